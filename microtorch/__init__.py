@@ -1,0 +1,145 @@
+"""microtorch: a small deep-learning framework you can read, step through and extend.
+
+``import microtorch as torch`` runs ordinary PyTorch code for the ops it has.
+"""
+
+from . import autograd, backend, cuda
+from ._tensor import Size, Tensor
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .backend import device, get_default_device, set_default_device
+from .dtypes import (
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from .factories import (
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_dlpack,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .functional import (
+    abs,
+    add,
+    all,
+    allclose,
+    amax,
+    any,
+    argmax,
+    argmin,
+    bmm,
+    broadcast_to,
+    cat,
+    chunk,
+    clamp,
+    clip,
+    clone,
+    concat,
+    div,
+    eq,
+    equal,
+    exp,
+    flatten,
+    gather,
+    ge,
+    gelu,
+    gt,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    log,
+    log_softmax,
+    logical_and,
+    logical_not,
+    logical_or,
+    lt,
+    masked_fill,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    mm,
+    mul,
+    ne,
+    neg,
+    norm,
+    permute,
+    pow,
+    relu,
+    reshape,
+    rsqrt,
+    sigmoid,
+    softmax,
+    split,
+    sqrt,
+    squeeze,
+    stack,
+    std,
+    sub,
+    sum,
+    tanh,
+    topk,
+    transpose,
+    tril,
+    triu,
+    unsqueeze,
+    var,
+    where,
+)
+from .random import (
+    Generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    multinomial,
+    rand,
+    randint,
+    randn,
+    randperm,
+    seed,
+    set_rng_state,
+)
+
+from . import nn  # noqa: E402  (nn builds on everything above)
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj: object) -> "builtins.bool":
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> "builtins.int":
+    return input.numel()
+
+
+import builtins  # noqa: E402

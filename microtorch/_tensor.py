@@ -1,0 +1,726 @@
+"""``Tensor``: one array (numpy or cupy) plus what autograd needs to know about it.
+
+    array          the raw numpy/cupy array holding the values
+    requires_grad  should backward() compute a gradient for this tensor?
+    grad           the accumulated gradient (a Tensor) after backward()
+    grad_fn        the Function that produced this tensor (None for leaves)
+
+Math methods (``x.exp()``, ``x @ w``, ``x.sum(dim=1)``...) call the functions in
+``microtorch.functional``, where each op's arguments are checked; the ops themselves
+(forward next to backward) live in ``microtorch/ops/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import numpy
+
+from . import backend
+from . import dtypes as _dtypes
+from .autograd import engine, grad_mode
+
+
+class _Version:
+    """In-place change counter, shared by a tensor and its views."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints like PyTorch's ``torch.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"microtorch.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    __slots__ = (
+        "array",
+        "requires_grad",
+        "grad",
+        "grad_fn",
+        "_version",
+        "_hooks",
+        "_is_param",
+        "__weakref__",
+    )
+    __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__
+
+    def __init__(self, data: Any = None, requires_grad: bool = False) -> None:
+        from .factories import tensor as make_tensor
+
+        if data is None:
+            data = []
+        t = make_tensor(data) if not isinstance(data, Tensor) else data
+        if isinstance(data, (list, tuple, int)) and not t.dtype.is_floating_point:
+            t = t.float()  # torch.Tensor([1, 2]) is a float tensor
+        self.array = t.array
+        self.grad = self.grad_fn = self._hooks = None
+        self._version = _Version()
+        self._is_param = False
+        self.requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, array: Any, requires_grad: bool = False, grad_fn: Any = None) -> "Tensor":
+        """Wrap an array without copying or checking (used by every op)."""
+        t = object.__new__(cls)
+        t.array = array
+        t.requires_grad = requires_grad
+        t.grad = None
+        t.grad_fn = grad_fn
+        t._version = _Version()
+        t._hooks = None
+        t._is_param = False
+        return t
+
+    # ----- what it is -------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self.array.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self.array.shape)
+        return self.array.shape[_wrap_dim(dim, self.ndim, "size")]
+
+    @property
+    def dtype(self) -> _dtypes.dtype:
+        return _dtypes.from_numpy_dtype(self.array.dtype)
+
+    @property
+    def device(self) -> backend.device:
+        return backend.device_of(self.array)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim
+
+    def dim(self) -> int:
+        return self.array.ndim
+
+    def numel(self) -> int:
+        return int(self.array.size)
+
+    def nelement(self) -> int:
+        return int(self.array.size)
+
+    def element_size(self) -> int:
+        return self.array.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self.array.dtype.kind == "f"
+
+    def is_contiguous(self) -> bool:
+        return bool(self.array.flags.c_contiguous)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def _version_value(self) -> int:
+        return self._version.value
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.array.shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.array.shape[0]))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # ----- autograd ---------------------------------------------------------------
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if requires_grad and self.array.dtype.kind != "f":
+            raise RuntimeError(
+                f"only Tensors of floating point dtype can require gradients, got {self.dtype}; "
+                "convert first with .float()"
+            )
+        if not requires_grad and self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables; use .detach() "
+                "to get a tensor that does not require grad"
+            )
+        self.requires_grad = requires_grad
+        return self
+
+    def backward(
+        self, gradient: "Tensor | None" = None, retain_graph: bool | None = None
+    ) -> None:
+        """Compute the gradient of this tensor with respect to every leaf that requires grad,
+        adding it into their ``.grad``. A non-scalar tensor needs ``gradient`` (dL/dself)."""
+        if not self.requires_grad:
+            raise RuntimeError(
+                "element 0 of tensors does not require grad and does not have a grad_fn: "
+                "nothing in its graph requires grad (set requires_grad=True on the inputs, "
+                "and do not compute it under no_grad)"
+            )
+        if gradient is None:
+            if self.array.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs, but this tensor "
+                    f"has shape {tuple(self.shape)}; pass gradient= of that shape, or reduce "
+                    "it first (e.g. .sum())"
+                )
+            grad = backend.xp_of(self.array).ones_like(self.array)
+        else:
+            g = gradient.array if isinstance(gradient, Tensor) else numpy.asarray(gradient)
+            if g.shape != self.array.shape:
+                raise RuntimeError(
+                    f"backward: gradient has shape {g.shape} but the tensor has shape "
+                    f"{self.array.shape}"
+                )
+            grad = g.astype(self.array.dtype, copy=False)
+        engine.backward(self, grad, retain_graph=bool(retain_graph))
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward (leaves always keep it)."""
+        if self.grad_fn is not None:
+            self.grad_fn.retained = engine.make_retained(self)
+        elif not self.requires_grad:
+            raise RuntimeError("can't retain_grad on a tensor that has requires_grad=False")
+
+    def register_hook(self, hook: Callable[["Tensor"], "Tensor | None"]) -> Callable:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
+        replaces the gradient. Returns a handle with ``.remove()``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            if self.grad_fn.hooks is None:
+                self.grad_fn.hooks = []
+            hooks = self.grad_fn.hooks
+        else:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+    def detach(self) -> "Tensor":
+        """The same values (shared memory) cut out of the graph."""
+        t = Tensor._make(self.array)
+        t._version = self._version
+        return t
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        return self.detach()
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self.array = value.array if isinstance(value, Tensor) else value
+
+    # ----- conversion -------------------------------------------------------------
+    def item(self) -> Any:
+        if self.array.size != 1:
+            raise RuntimeError(
+                f"item(): a Tensor with {self.array.size} elements cannot be converted to a "
+                "Python scalar"
+            )
+        return self.array.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return backend.to_numpy(self.array).tolist()
+
+    def numpy(self) -> numpy.ndarray:
+        if self.device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
+                "to copy the tensor to host memory first."
+            )
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy()"
+            )
+        return self.array
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> numpy.ndarray:
+        a = backend.to_numpy(self.array)
+        return a if dtype is None else a.astype(dtype)
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.array.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self.array.__dlpack_device__()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.array.dtype.kind not in "iu" or self.array.size != 1:
+            raise TypeError("only integer tensors of a single element can be used as an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.array.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with {self.array.size} elements is ambiguous"
+            )
+        return bool(self.item())
+
+    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(other_tensor)``, or keywords
+        ``device=``/``dtype=``. Returns self when nothing changes; otherwise a new tensor that
+        stays in the graph (gradients flow back through the move or cast)."""
+        dev, dt = kwargs.pop("device", None), kwargs.pop("dtype", None)
+        kwargs.pop("non_blocking", None), kwargs.pop("copy", None)
+        if kwargs:
+            raise TypeError(f"to(): unexpected arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, Tensor):
+                dev, dt = a.device, a.dtype
+            elif isinstance(a, (str, backend.device)):
+                dev = a
+            elif a is not None:
+                dt = a
+        out = self
+        if dt is not None and _dtypes.get_dtype(dt) is not self.dtype:
+            out = F.cast(out, _dtypes.get_dtype(dt))
+        if dev is not None:
+            target = backend.as_device(dev)
+            if target != out.device:
+                out = F.to_device(out, target)
+        return out
+
+    def cpu(self) -> "Tensor":
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None) -> "Tensor":
+        return self.to("cuda" if device is None else device)
+
+    def float(self) -> "Tensor":
+        return self.to(_dtypes.float32)
+
+    def double(self) -> "Tensor":
+        return self.to(_dtypes.float64)
+
+    def half(self) -> "Tensor":
+        return self.to(_dtypes.float16)
+
+    def long(self) -> "Tensor":
+        return self.to(_dtypes.int64)
+
+    def int(self) -> "Tensor":
+        return self.to(_dtypes.int32)
+
+    def bool(self) -> "Tensor":
+        return self.to(_dtypes.bool)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        return self.to(other.dtype)
+
+    def clone(self) -> "Tensor":
+        return F.clone(self)
+
+    def contiguous(self) -> "Tensor":
+        return self if self.is_contiguous() else F.contiguous(self)
+
+    def __repr__(self) -> str:
+        values = numpy.array2string(
+            backend.to_numpy(self.array), separator=", ", prefix="tensor(", precision=4
+        )
+        extras = [f"dtype={self.dtype}", f"device='{self.device}'"]
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return f"tensor({values}, {', '.join(extras)})"
+
+    # ----- arithmetic -------------------------------------------------------------
+    def __add__(self, other: Any) -> "Tensor":
+        return F.add(self, other)
+
+    def __radd__(self, other: Any) -> "Tensor":
+        return F.add(other, self)
+
+    def __sub__(self, other: Any) -> "Tensor":
+        return F.sub(self, other)
+
+    def __rsub__(self, other: Any) -> "Tensor":
+        return F.sub(other, self)
+
+    def __mul__(self, other: Any) -> "Tensor":
+        return F.mul(self, other)
+
+    def __rmul__(self, other: Any) -> "Tensor":
+        return F.mul(other, self)
+
+    def __truediv__(self, other: Any) -> "Tensor":
+        return F.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> "Tensor":
+        return F.div(other, self)
+
+    def __pow__(self, other: Any) -> "Tensor":
+        return F.pow(self, other)
+
+    def __rpow__(self, other: Any) -> "Tensor":
+        return F.pow(other, self)
+
+    def __matmul__(self, other: Any) -> "Tensor":
+        return F.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> "Tensor":
+        return F.matmul(other, self)
+
+    def __neg__(self) -> "Tensor":
+        return F.neg(self)
+
+    def __pos__(self) -> "Tensor":
+        return self
+
+    def __abs__(self) -> "Tensor":
+        return F.abs(self)
+
+    def __invert__(self) -> "Tensor":
+        return F.logical_not(self)
+
+    def __and__(self, other: Any) -> "Tensor":
+        return F.logical_and(self, other)
+
+    def __or__(self, other: Any) -> "Tensor":
+        return F.logical_or(self, other)
+
+    def __xor__(self, other: Any) -> "Tensor":
+        return F.logical_xor(self, other)
+
+    def __floordiv__(self, other: Any) -> "Tensor":
+        return F.floor_divide(self, other)
+
+    def __mod__(self, other: Any) -> "Tensor":
+        return F.remainder(self, other)
+
+    # comparisons give bool tensors and no gradient
+    def __eq__(self, other: Any) -> "Tensor":  # type: ignore[override]
+        return F.eq(self, other)
+
+    def __ne__(self, other: Any) -> "Tensor":  # type: ignore[override]
+        return F.ne(self, other)
+
+    def __lt__(self, other: Any) -> "Tensor":
+        return F.lt(self, other)
+
+    def __le__(self, other: Any) -> "Tensor":
+        return F.le(self, other)
+
+    def __gt__(self, other: Any) -> "Tensor":
+        return F.gt(self, other)
+
+    def __ge__(self, other: Any) -> "Tensor":
+        return F.ge(self, other)
+
+    # ----- in-place ---------------------------------------------------------------
+    def __iadd__(self, other: Any) -> "Tensor":
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> "Tensor":
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> "Tensor":
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> "Tensor":
+        return self.div_(other)
+
+    def add_(self, other: Any, alpha: Any = 1) -> "Tensor":
+        return F.inplace(self, F.add, other if alpha == 1 else F.mul(other, alpha))
+
+    def sub_(self, other: Any, alpha: Any = 1) -> "Tensor":
+        return F.inplace(self, F.sub, other if alpha == 1 else F.mul(other, alpha))
+
+    def mul_(self, other: Any) -> "Tensor":
+        return F.inplace(self, F.mul, other)
+
+    def div_(self, other: Any) -> "Tensor":
+        return F.inplace(self, F.div, other)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> "Tensor":
+        return F.inplace(self, F.clamp, min, max)
+
+    def masked_fill_(self, mask: "Tensor", value: Any) -> "Tensor":
+        return F.inplace(self, F.masked_fill, mask, value)
+
+    def copy_(self, src: Any) -> "Tensor":
+        return F.inplace(self, F.copy_from, src)
+
+    def fill_(self, value: Any) -> "Tensor":
+        return F.inplace(self, F.full_like_graph, value)
+
+    def zero_(self) -> "Tensor":
+        return F.inplace(self, F.full_like_graph, 0)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> "Tensor":
+        from . import random
+
+        sample = random.normal_array(self.shape, mean, std, self.dtype, self.device, generator)
+        return F.inplace(self, F.copy_from, Tensor._make(sample))
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> "Tensor":
+        from . import random
+
+        sample = random.uniform_array(self.shape, a, b, self.dtype, self.device, generator)
+        return F.inplace(self, F.copy_from, Tensor._make(sample))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        F.setitem(self, index, value)
+
+    def __getitem__(self, index: Any) -> "Tensor":
+        return F.getitem(self, index)
+
+    # ----- shape ------------------------------------------------------------------
+    def reshape(self, *shape: Any) -> "Tensor":
+        return F.reshape(self, _shape_args(shape))
+
+    def view(self, *shape: Any) -> "Tensor":
+        if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
+            return self.to(shape[0])  # view(dtype) is not a reinterpretation here
+        return F.view(self, _shape_args(shape))
+
+    def view_as(self, other: "Tensor") -> "Tensor":
+        return F.view(self, other.shape)
+
+    def reshape_as(self, other: "Tensor") -> "Tensor":
+        return F.reshape(self, other.shape)
+
+    def expand(self, *sizes: Any) -> "Tensor":
+        return F.expand(self, _shape_args(sizes))
+
+    def expand_as(self, other: "Tensor") -> "Tensor":
+        return F.expand(self, other.shape)
+
+    def transpose(self, dim0: int, dim1: int) -> "Tensor":
+        return F.transpose(self, dim0, dim1)
+
+    def permute(self, *dims: Any) -> "Tensor":
+        return F.permute(self, _shape_args(dims))
+
+    def unsqueeze(self, dim: int) -> "Tensor":
+        return F.unsqueeze(self, dim)
+
+    def squeeze(self, dim: Any = None) -> "Tensor":
+        return F.squeeze(self, dim)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        return F.flatten(self, start_dim, end_dim)
+
+    @property
+    def T(self) -> "Tensor":
+        return F.permute(self, tuple(reversed(range(self.ndim))))
+
+    @property
+    def mT(self) -> "Tensor":
+        return F.transpose(self, -2, -1)
+
+    def t(self) -> "Tensor":
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        return self.T
+
+    def split(self, split_size: Any, dim: int = 0) -> tuple:
+        return F.split(self, split_size, dim)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        return F.chunk(self, chunks, dim)
+
+    def repeat(self, *sizes: Any) -> "Tensor":
+        return F.repeat(self, _shape_args(sizes))
+
+    # ----- math methods -----------------------------------------------------------
+    def exp(self) -> "Tensor":
+        return F.exp(self)
+
+    def log(self) -> "Tensor":
+        return F.log(self)
+
+    def sqrt(self) -> "Tensor":
+        return F.sqrt(self)
+
+    def rsqrt(self) -> "Tensor":
+        return F.rsqrt(self)
+
+    def tanh(self) -> "Tensor":
+        return F.tanh(self)
+
+    def sigmoid(self) -> "Tensor":
+        return F.sigmoid(self)
+
+    def relu(self) -> "Tensor":
+        return F.relu(self)
+
+    def abs(self) -> "Tensor":
+        return F.abs(self)
+
+    def neg(self) -> "Tensor":
+        return F.neg(self)
+
+    def pow(self, exponent: Any) -> "Tensor":
+        return F.pow(self, exponent)
+
+    def add(self, other: Any, alpha: Any = 1) -> "Tensor":
+        return F.add(self, other if alpha == 1 else F.mul(other, alpha))
+
+    def sub(self, other: Any, alpha: Any = 1) -> "Tensor":
+        return F.sub(self, other if alpha == 1 else F.mul(other, alpha))
+
+    def mul(self, other: Any) -> "Tensor":
+        return F.mul(self, other)
+
+    def div(self, other: Any) -> "Tensor":
+        return F.div(self, other)
+
+    def matmul(self, other: "Tensor") -> "Tensor":
+        return F.matmul(self, other)
+
+    def clamp(self, min: Any = None, max: Any = None) -> "Tensor":
+        return F.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other: "Tensor") -> "Tensor":
+        return F.maximum(self, other)
+
+    def minimum(self, other: "Tensor") -> "Tensor":
+        return F.minimum(self, other)
+
+    def masked_fill(self, mask: "Tensor", value: Any) -> "Tensor":
+        return F.masked_fill(self, mask, value)
+
+    def tril(self, diagonal: int = 0) -> "Tensor":
+        return F.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> "Tensor":
+        return F.triu(self, diagonal)
+
+    def softmax(self, dim: int) -> "Tensor":
+        return F.softmax(self, dim)
+
+    def log_softmax(self, dim: int) -> "Tensor":
+        return F.log_softmax(self, dim)
+
+    def gather(self, dim: int, index: "Tensor") -> "Tensor":
+        return F.gather(self, dim, index)
+
+    def sum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> "Tensor":
+        return F.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim: Any = None, keepdim: bool = False) -> "Tensor":
+        return F.mean(self, dim, keepdim)
+
+    def var(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+            correction: Any = None) -> "Tensor":  # fmt: skip
+        return F.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+            correction: Any = None) -> "Tensor":  # fmt: skip
+        return F.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return F.max(self, dim, keepdim)
+
+    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return F.min(self, dim, keepdim)
+
+    def amax(self, dim: Any = None, keepdim: bool = False) -> "Tensor":
+        return F.amax(self, dim, keepdim)
+
+    def argmax(self, dim: Any = None, keepdim: bool = False) -> "Tensor":
+        return F.argmax(self, dim, keepdim)
+
+    def argmin(self, dim: Any = None, keepdim: bool = False) -> "Tensor":
+        return F.argmin(self, dim, keepdim)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+        return F.topk(self, k, dim, largest, sorted)
+
+    def all(self) -> "Tensor":
+        return F.all(self)
+
+    def any(self) -> "Tensor":
+        return F.any(self)
+
+    def isnan(self) -> "Tensor":
+        return F.isnan(self)
+
+    def isinf(self) -> "Tensor":
+        return F.isinf(self)
+
+    def isfinite(self) -> "Tensor":
+        return F.isfinite(self)
+
+    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
+        return F.norm(self, p, dim, keepdim)
+
+    def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Any = None):
+        from . import random
+
+        return random.multinomial(self, num_samples, replacement, generator=generator)
+
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None) -> "Tensor":
+        from .factories import zeros
+
+        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device)
+
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None) -> "Tensor":
+        from .factories import ones
+
+        return ones(*size, dtype=dtype or self.dtype, device=device or self.device)
+
+    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None) -> "Tensor":
+        from .factories import tensor
+
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device)
+
+
+class _HookHandle:
+    def __init__(self, hooks: list, hook: Callable) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def _shape_args(args: tuple) -> tuple:
+    """Accept both ``f(2, 3)`` and ``f((2, 3))``."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _wrap_dim(dim: int, ndim: int, op: str) -> int:
+    return F.wrap_dim(dim, ndim, op)
+
+
+from . import functional as F  # noqa: E402  (functional builds on Tensor)
+
+_ = grad_mode  # grad_mode is part of the tensor's story; imported for readers

@@ -1,0 +1,113 @@
+"""Reverse-mode autodiff: ``backward()`` walks the recorded graph from the loss to the leaves.
+
+The graph is made of ``Function`` nodes (one per op that ran on tensors requiring grad).
+Each node links to the nodes that made its inputs (``next_functions``), or to a leaf tensor
+(a parameter), or to ``None`` (an input that needs no gradient).
+
+    1. order the nodes so that every node comes before the nodes that made its inputs
+       (a topological order, found with an explicit stack: no recursion limit);
+    2. go through them in that order, calling each node's own ``backward`` with the
+       gradient of its output, and add what it returns onto its inputs' gradients;
+    3. leaves get their summed gradient added into ``.grad``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from .function import Function
+
+
+def topological_order(root: Function) -> list[Function]:
+    """All nodes reachable from ``root``, each before every node it depends on."""
+    order: list[Function] = []
+    visited = {root}
+    stack = [(root, iter(root.next_functions))]
+    while stack:
+        node, parents = stack[-1]
+        for parent in parents:
+            if isinstance(parent, Function) and parent not in visited:
+                visited.add(parent)
+                stack.append((parent, iter(parent.next_functions)))
+                break
+        else:  # every parent is done: node can go after them
+            stack.pop()
+            order.append(node)
+    order.reverse()
+    return order
+
+
+def backward(root_tensor: Any, grad: Any, retain_graph: bool = False) -> None:
+    """Accumulate d(root_tensor)/d(leaf) * grad into every leaf's ``.grad``."""
+    root = root_tensor.grad_fn
+    if root is None:  # backward() called on a leaf: its gradient is grad itself
+        _accumulate_leaf(root_tensor, grad)
+        return
+
+    grads: dict[Function, Any] = {root: grad}  # node -> gradient of its output so far
+    leaf_grads: dict[int, list] = {}  # id(leaf) -> [leaf, summed gradient]
+    for fn in topological_order(root):
+        grad_out = grads.pop(fn, None)
+        if grad_out is None:  # nothing flowed into this node
+            continue
+        grad_out = _run_output_hooks(fn, grad_out)
+        grad_inputs = fn.backward(grad_out)  # <- the op's own backward
+        if not isinstance(grad_inputs, tuple):
+            grad_inputs = (grad_inputs,)
+        if not retain_graph:
+            fn.release()
+        for parent, g in zip(fn.next_functions, grad_inputs):
+            if parent is None or g is None:
+                continue
+            if isinstance(parent, Function):
+                previous = grads.get(parent)
+                grads[parent] = g if previous is None else previous + g
+            else:  # a leaf tensor
+                entry = leaf_grads.get(id(parent))
+                if entry is None:
+                    leaf_grads[id(parent)] = [parent, g]
+                else:
+                    entry[1] = entry[1] + g
+
+    for leaf, g in leaf_grads.values():
+        _accumulate_leaf(leaf, g)
+
+
+def _run_output_hooks(fn: Function, grad: Any) -> Any:
+    """Tensor hooks and retain_grad() of a non-leaf: they see the gradient of fn's output."""
+    if fn.hooks is None and fn.retained is None:
+        return grad
+    from .._tensor import Tensor
+
+    for hook in fn.hooks or ():
+        replaced = hook(Tensor._make(grad))
+        if replaced is not None:
+            grad = replaced.array
+    output = fn.retained() if fn.retained is not None else None
+    if output is not None:
+        output.grad = Tensor._make(grad.copy() if output.grad is None else output.grad.array + grad)
+    return grad
+
+
+def _accumulate_leaf(leaf: Any, grad: Any) -> None:
+    from .._tensor import Tensor
+
+    for hook in leaf._hooks or ():
+        replaced = hook(Tensor._make(grad))
+        if replaced is not None:
+            grad = replaced.array
+    if grad.shape != leaf.shape or grad.dtype != leaf.array.dtype:
+        raise RuntimeError(
+            f"internal error: gradient of shape {grad.shape} {grad.dtype} for a leaf of shape "
+            f"{tuple(leaf.shape)} {leaf.array.dtype}"
+        )
+    if leaf.grad is None:
+        # a fresh array: the same array may also be another leaf's gradient
+        leaf.grad = Tensor._make(grad.copy())
+    else:
+        leaf.grad.array += grad
+
+
+def make_retained(tensor: Any) -> Any:
+    return weakref.ref(tensor)

@@ -1,0 +1,175 @@
+"""``Function``: the base class of every differentiable op.
+
+An op is a small class with two methods that work on raw arrays (numpy or cupy):
+
+    class Exp(Function):
+        def forward(self, x):
+            y = xp_of(x).exp(x)
+            self.save_for_backward(y)      # what backward will need
+            return y
+
+        def backward(self, grad):          # grad = dLoss/dOutput
+            (y,) = self.saved_arrays
+            return grad * y                # dLoss/dInput, one per input
+
+``Exp.apply(tensor)`` runs forward on the tensor's array and, when a gradient is
+needed, records the Function instance as the output's ``grad_fn``. The instance
+*is* the graph node: ``next_functions`` points at the nodes (or leaf tensors) that
+produced its inputs, and ``autograd.engine.backward`` walks those links.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from . import grad_mode
+
+
+class Function:
+    # Set by apply() when the graph is recorded:
+    next_functions: tuple  # per input: the producing Function, a leaf Tensor, or None
+    needs_input_grad: tuple  # per input: does backward need to compute this gradient?
+    hooks: list | None = None  # hooks registered on the output tensor (non-leaf)
+    retained: Any = None  # weakref to the output tensor when retain_grad() was called
+    creation_trace: Any = None  # user source line, recorded only under detect_anomaly()
+    saved_arrays: tuple | None = ()
+    is_view = False  # True for ops whose output may share memory with input 0
+
+    def forward(self, *arrays: Any) -> Any:
+        raise TypeError(f"{type(self).__name__} must define forward()")
+
+    def backward(self, grad: Any) -> Any:
+        raise RuntimeError(f"{type(self).__name__} does not support backward()")
+
+    # --- used inside forward -------------------------------------------------------
+    def save_for_backward(self, *arrays: Any) -> None:
+        """Keep arrays for backward; apply() remembers the version of each saved input or
+        output, so an in-place change before backward is caught instead of giving a wrong
+        gradient."""
+        self.saved_arrays = arrays
+
+    # --- the graph -----------------------------------------------------------------
+    @classmethod
+    def apply(cls, *inputs: Any, **params: Any) -> Any:
+        """Run the op and record it in the graph when any input requires grad.
+
+        ``inputs`` are tensors, ``None`` (an absent optional input such as a bias) or
+        Python numbers (constants); ``params`` are passed to forward unchanged."""
+        Tensor = _tensor_class()
+        fn = cls()
+        arrays = [t.array if isinstance(t, Tensor) else t for t in inputs]
+        _check_same_device(cls, inputs, Tensor)
+        out = fn.forward(*arrays, **params)
+        if isinstance(out, numpy.generic):  # numpy reductions may return scalars
+            out = numpy.asarray(out)
+
+        requires_grad = grad_mode.enabled and any(
+            isinstance(t, Tensor) and t.requires_grad for t in inputs
+        )
+        if not requires_grad:
+            fn.saved_arrays = None
+            result = Tensor._make(out)
+        else:
+            result = Tensor._make(out, requires_grad=True, grad_fn=fn)
+            fn.next_functions = tuple(
+                (t.grad_fn or t) if isinstance(t, Tensor) and t.requires_grad else None
+                for t in inputs
+            )
+            fn.needs_input_grad = tuple(
+                isinstance(t, Tensor) and t.requires_grad for t in inputs
+            )
+            fn._record_saved_versions(inputs, result)
+            if _anomaly_hook is not None:
+                _anomaly_hook(fn, result)
+        if cls.is_view:  # output may share the input's memory: share its version counter
+            result._version = inputs[0]._version
+        return result
+
+    def _record_saved_versions(self, inputs: tuple, output: Any) -> None:
+        versions = []
+        for array in self.saved_arrays or ():
+            for t in (*inputs, output):
+                if getattr(t, "array", None) is array:
+                    versions.append((t._version, t._version.value))
+                    break
+        self._saved_versions = versions
+
+    @property
+    def saved(self) -> tuple:
+        """The saved arrays, after checking that none was modified in place since forward."""
+        if self.saved_arrays is None:
+            raise RuntimeError(
+                f"{self.name()}: trying to backward through the graph a second time (or directly "
+                "access saved arrays after they have already been freed). Saved intermediate "
+                "values of the graph are freed when you call .backward(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time."
+            )
+        for counter, version in self._saved_versions:
+            if counter.value != version:
+                raise RuntimeError(
+                    f"{self.name()}: one of the variables needed for gradient computation has been "
+                    f"modified by an inplace operation: it was at version {version} when "
+                    f"{type(self).__name__} saved it and is now at version {counter.value}. "
+                    "Use an out-of-place op (e.g. x = x + 1 instead of x += 1) or .clone() first."
+                )
+        return self.saved_arrays
+
+    def release(self) -> None:
+        """Free the saved arrays once backward has used them."""
+        self.saved_arrays = None
+
+    def name(self) -> str:
+        return f"{type(self).__name__}Backward"
+
+    def __repr__(self) -> str:
+        return f"<{self.name()}>"
+
+
+# Set by autograd.anomaly while detect_anomaly() is active; None costs nothing.
+_anomaly_hook: Any = None
+
+
+def _check_same_device(cls: type, inputs: tuple, Tensor: type) -> None:
+    first = None
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            continue
+        if first is None:
+            first = type(t.array)
+        elif type(t.array) is not first:
+            devices = ", ".join(str(t.device) for t in inputs if isinstance(t, Tensor))
+            raise RuntimeError(
+                f"{cls.__name__}: expected all tensors to be on the same device, but found "
+                f"tensors on {devices}; move them with .to(device) first"
+            )
+
+
+_Tensor: Any = None
+
+
+def _tensor_class() -> Any:
+    """The Tensor class (imported late: Tensor's module imports the ops, which import us)."""
+    global _Tensor
+    if _Tensor is None:
+        from .._tensor import Tensor
+
+        _Tensor = Tensor
+    return _Tensor
+
+
+def unbroadcast(grad: Any, shape: tuple) -> Any:
+    """Sum ``grad`` down to ``shape``: the backward of NumPy broadcasting.
+
+    Broadcasting added leading dims and stretched size-1 dims; their gradient is
+    the sum over them."""
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra:
+        grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad

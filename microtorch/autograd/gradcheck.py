@@ -1,0 +1,131 @@
+"""``gradcheck``: compare backward() with finite differences, in float64.
+
+For a function f and inputs x, backward gives the gradient of L = sum(f(x) * r) for a
+fixed random r. Finite differences estimate the same gradient:
+
+    dL/dx_i ~ (L(x + eps e_i) - L(x - eps e_i)) / (2 eps)
+
+Small inputs are checked element by element; large ones along a few random directions
+u, comparing (L(x + eps u) - L(x - eps u)) / (2 eps) with <grad, u>."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy
+
+from .. import backend
+from . import grad_mode
+
+ELEMENTWISE_LIMIT = 2000  # inputs with more elements in total are checked along directions
+RANDOM_DIRECTIONS = 8
+
+
+class GradcheckError(RuntimeError):
+    pass
+
+
+def _outputs(result: Any) -> list:
+    from .._tensor import Tensor
+
+    if isinstance(result, Tensor):
+        return [result]
+    return [r for r in result if isinstance(r, Tensor)]
+
+
+def gradcheck(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, seed: int = 0) -> bool:  # fmt: skip
+    """Check ``fn``'s gradients with respect to every float64 input that requires grad.
+
+    Returns True, or raises ``GradcheckError`` naming the worst input and index."""
+    from .._tensor import Tensor
+
+    if not isinstance(inputs, (tuple, list)):
+        inputs = (inputs,)
+    checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if not checked:
+        raise ValueError("gradcheck: no input requires grad, so there is nothing to check")
+    for i in checked:
+        if inputs[i].dtype.name != "float64":
+            raise ValueError(
+                f"gradcheck: input {i} is {inputs[i].dtype}; use float64 inputs, finite "
+                "differences are too coarse in lower precision"
+            )
+    rng = numpy.random.default_rng(seed)
+    with grad_mode.enable_grad():
+        outs = _outputs(fn(*inputs))
+    projections = [rng.standard_normal(o.shape) for o in outs]
+
+    def scalar_loss() -> float:
+        with grad_mode.no_grad():
+            results = _outputs(fn(*inputs))
+        return float(
+            sum((backend.to_numpy(o.array).astype(numpy.float64) * r).sum()
+                for o, r in zip(results, projections))
+        )  # fmt: skip
+
+    # analytic gradients through backward()
+    for i in checked:
+        inputs[i].grad = None
+    with grad_mode.enable_grad():
+        outs = _outputs(fn(*inputs))
+        total = None
+        for o, r in zip(outs, projections):
+            if not o.requires_grad:
+                continue
+            term = (o * Tensor._make(backend.to_device(r.astype(o.array.dtype), o.device))).sum()
+            total = term if total is None else total + term
+    if total is None:
+        raise GradcheckError("gradcheck: no output requires grad, so backward cannot be checked")
+    total.backward()
+    analytic = {}
+    for i in checked:
+        g = inputs[i].grad
+        analytic[i] = numpy.zeros(inputs[i].shape) if g is None else backend.to_numpy(g.array)
+
+    n_total = sum(inputs[i].numel() for i in checked)
+    worst = (0.0, None)  # (excess over tolerance, message)
+    for i in checked:
+        x = inputs[i].array
+        if n_total <= ELEMENTWISE_LIMIT:
+            for flat in range(x.size):
+                idx = numpy.unravel_index(flat, x.shape)
+                original = x[idx].item()
+                x[idx] = original + eps
+                plus = scalar_loss()
+                x[idx] = original - eps
+                minus = scalar_loss()
+                x[idx] = original
+                numeric = (plus - minus) / (2 * eps)
+                a = float(analytic[i][idx])
+                worst = _compare(worst, a, numeric, atol, rtol, f"input {i} at index {tuple(int(j) for j in idx)}")
+        else:
+            original = x.copy()
+            for k in range(RANDOM_DIRECTIONS):
+                u = rng.standard_normal(x.shape)
+                u_dev = backend.to_device(u, inputs[i].device)
+                x[...] = original + eps * u_dev
+                plus = scalar_loss()
+                x[...] = original - eps * u_dev
+                minus = scalar_loss()
+                x[...] = original
+                numeric = (plus - minus) / (2 * eps)
+                a = float((analytic[i] * u).sum())
+                worst = _compare(worst, a, numeric, atol, rtol, f"input {i} along random direction {k}")
+    if worst[1] is not None:
+        raise GradcheckError(worst[1])
+    return True
+
+
+def _compare(worst: tuple, analytic: float, numeric: float, atol: float, rtol: float, where: str):
+    excess = abs(analytic - numeric) - (atol + rtol * abs(numeric))
+    if not numpy.isfinite(analytic) or not numpy.isfinite(numeric):
+        excess = float("inf") if numpy.isfinite(numeric) != numpy.isfinite(analytic) else -1
+    if excess > 0 and excess > worst[0]:
+        message = (
+            f"gradcheck: gradient mismatch for {where}: backward gives {analytic:.8g}, finite "
+            f"differences give {numeric:.8g} (difference {abs(analytic - numeric):.3g} > "
+            f"atol {atol} + rtol {rtol} * |numeric|)"
+        )
+        return (excess, message)
+    return worst

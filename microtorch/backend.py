@@ -1,0 +1,168 @@
+"""The one place that decides where arrays live: NumPy on the CPU, CuPy on a CUDA GPU.
+
+Every op works on raw arrays through ``xp`` (``numpy`` or ``cupy``), which it gets
+from :func:`xp_of`. Nothing else in microtorch imports numpy or cupy for array
+math. CuPy is imported only when CUDA is first asked for, so CPU users never
+need it installed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+_cupy: Any = None  # the cupy module, once CUDA has been asked for
+_cupy_error: str | None = None
+
+CUDA_INSTALL_HINT = (
+    'install CuPy for CUDA 12 with `pip install -e ".[cuda]"` (or `pip install cupy-cuda12x`) '
+    "on a machine with an NVIDIA GPU, or use device='cpu'"
+)
+
+
+class device:
+    """Where a tensor's array lives: ``device("cpu")`` or ``device("cuda")`` (= ``"cuda:0"``)."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, spec: "str | device", index: int | None = None) -> None:
+        if isinstance(spec, device):
+            self.type, self.index = spec.type, spec.index
+            return
+        if not isinstance(spec, str):
+            raise TypeError(f"device: expected a string such as 'cpu' or 'cuda', got {spec!r}")
+        kind, _, number = spec.partition(":")
+        if kind not in ("cpu", "cuda"):
+            raise ValueError(f"device: unknown device {spec!r}; microtorch knows 'cpu' and 'cuda'")
+        if number:
+            index = int(number)
+        if kind == "cuda" and index is None:
+            index = 0
+        if kind == "cpu":
+            index = None
+        self.type, self.index = kind, index
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except ValueError:
+                return False
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+
+CPU = device("cpu")
+_default_device = CPU
+
+
+def _load_cupy() -> Any:
+    """Import CuPy on first use and check that a GPU is really there."""
+    global _cupy, _cupy_error
+    if _cupy is not None:
+        return _cupy
+    if _cupy_error is None:
+        try:
+            import cupy
+
+            if cupy.cuda.runtime.getDeviceCount() < 1:
+                _cupy_error = "CuPy is installed but it sees no CUDA GPU"
+            else:
+                _cupy = cupy
+                return cupy
+        except ImportError:
+            _cupy_error = "CuPy is not installed"
+        except Exception as error:  # CUDA driver or runtime missing
+            _cupy_error = f"CuPy could not reach a GPU ({type(error).__name__}: {error})"
+    raise RuntimeError(f"CUDA was asked for but {_cupy_error}; {CUDA_INSTALL_HINT}")
+
+
+def cuda_is_available() -> bool:
+    """True when CuPy imports and sees at least one GPU."""
+    try:
+        _load_cupy()
+    except RuntimeError:
+        return False
+    return True
+
+
+def as_device(spec: "str | device | None") -> device:
+    """Turn ``None`` / ``"cpu"`` / ``"cuda"`` / a device into a device (None = the default)."""
+    if spec is None:
+        return _default_device
+    dev = spec if isinstance(spec, device) else device(spec)
+    if dev.type == "cuda":
+        _load_cupy()
+    return dev
+
+
+def set_default_device(spec: "str | device | None") -> None:
+    """Make factories such as ``zeros`` and ``randn`` create tensors on this device."""
+    global _default_device
+    _default_device = CPU if spec is None else as_device(spec)
+
+
+def get_default_device() -> device:
+    return _default_device
+
+
+def xp_for(dev: device) -> Any:
+    """The array module for a device: numpy for the CPU, cupy for CUDA."""
+    return numpy if dev.type == "cpu" else _load_cupy()
+
+
+def xp_of(array: Any) -> Any:
+    """The array module that owns ``array`` (numpy or cupy)."""
+    if isinstance(array, (numpy.ndarray, numpy.generic)):
+        return numpy
+    return _cupy if _cupy is not None else numpy
+
+
+def device_of(array: Any) -> device:
+    if isinstance(array, numpy.ndarray):
+        return CPU
+    return device("cuda", array.device.id)
+
+
+def is_array(obj: Any) -> bool:
+    """True for a numpy or cupy array."""
+    return isinstance(obj, numpy.ndarray) or (_cupy is not None and isinstance(obj, _cupy.ndarray))
+
+
+def to_device(array: Any, dev: device) -> Any:
+    """Move an array to ``dev`` (a no-op when it is already there)."""
+    if dev.type == "cpu":
+        if isinstance(array, numpy.ndarray):
+            return array
+        if _cupy is not None and isinstance(array, _cupy.ndarray):
+            return array.get()
+        return numpy.asarray(array)
+    cupy = _load_cupy()
+    if isinstance(array, cupy.ndarray) and array.device.id == dev.index:
+        return array
+    with cupy.cuda.Device(dev.index):
+        return cupy.asarray(array)
+
+
+def to_numpy(array: Any) -> numpy.ndarray:
+    """A host (numpy) copy or view of any array."""
+    return to_device(array, CPU)
+
+
+def synchronize() -> None:
+    """Wait for queued GPU work to finish (no-op on the CPU)."""
+    if _cupy is not None:
+        _cupy.cuda.Device().synchronize()

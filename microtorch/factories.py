@@ -1,0 +1,202 @@
+"""Making tensors: ``tensor``, ``zeros``, ``ones``, ``full``, ``empty``, ``arange``, ``eye``,
+``zeros_like``, ``ones_like``, ``from_numpy``... (random ones are in ``random.py``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from . import backend
+from . import dtypes as _dtypes
+from ._tensor import Tensor
+
+
+def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
+    """Turn Python data into a numpy array with PyTorch's default dtypes."""
+    if isinstance(data, Tensor):
+        return backend.to_numpy(data.array)
+    if backend.is_array(data):
+        array = backend.to_numpy(data)
+    elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        array = numpy.array(
+            _nested_map(data, lambda x: x.item() if isinstance(x, Tensor) else x)
+        )
+    else:
+        array = numpy.array(data)
+        if array.dtype.kind == "f" and dtype is None and not isinstance(data, numpy.generic):
+            array = array.astype(_dtypes.get_default_dtype().np)  # Python floats -> float32
+        elif array.dtype.kind == "i" and not isinstance(data, (numpy.ndarray, numpy.generic)):
+            array = array.astype(numpy.int64)
+    if array.dtype == object or array.dtype.kind in "USO":
+        raise TypeError(f"tensor: could not make a tensor from {type(data).__name__} data")
+    return array
+
+
+def _flat(data: Any):
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+def _nested_map(data: Any, fn: Any) -> Any:
+    if isinstance(data, (list, tuple)):
+        return [_nested_map(x, fn) for x in data]
+    return fn(data)
+
+
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays, tensors).
+    Python floats become float32, ints int64, bools bool; numpy arrays keep their dtype."""
+    array = _host_array(data, dtype)
+    if dtype is not None:
+        array = array.astype(_dtypes.get_dtype(dtype).np)
+    else:
+        _dtypes.from_numpy_dtype(array.dtype)  # clear error for unsupported dtypes
+    dev = backend.as_device(device if device is not None else _device_of_data(data))
+    if dev.type == "cpu" and (isinstance(data, numpy.ndarray) or isinstance(data, Tensor)):
+        array = array.copy() if array is data or _shares(array, data) else array
+    t = Tensor._make(backend.to_device(array, dev))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _shares(array: Any, data: Any) -> bool:
+    source = data.array if isinstance(data, Tensor) else data
+    return isinstance(source, numpy.ndarray) and numpy.shares_memory(array, source)
+
+
+def _device_of_data(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return data.device
+    if backend.is_array(data):
+        return backend.device_of(data)
+    return None
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    if isinstance(data, Tensor) and dtype is None and device is None:
+        return data
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: numpy.ndarray) -> Tensor:
+    """A CPU tensor sharing memory with ``array`` (changes to one show in the other)."""
+    if not isinstance(array, numpy.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}")
+    _dtypes.from_numpy_dtype(array.dtype)
+    return Tensor._make(array)
+
+
+def from_dlpack(obj: Any) -> Tensor:
+    """A tensor sharing memory with any DLPack producer (a numpy/cupy array, a torch tensor)."""
+    device_type = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else 1
+    if int(device_type) == 2:  # kDLCUDA
+        xp = backend.xp_for(backend.device("cuda"))
+    else:
+        xp = numpy
+    return Tensor._make(xp.from_dlpack(obj))
+
+
+def _size(size: tuple) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _make(fill: str, size: tuple, dtype: Any, device: Any, requires_grad: bool, value: Any = None):
+    dev = backend.as_device(device)
+    xp = backend.xp_for(dev)
+    np_dtype = (_dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)).np
+    if fill == "full":
+        array = xp.full(size, value, dtype=np_dtype)
+    else:
+        array = getattr(xp, fill)(size, dtype=np_dtype)
+    t = Tensor._make(array)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _make("zeros", _size(size), dtype, device, requires_grad)
+
+
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _make("ones", _size(size), dtype, device, requires_grad)
+
+
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _make("empty", _size(size), dtype, device, requires_grad)
+
+
+def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:  # fmt: skip
+    if dtype is None:  # full((2,), 3) is int64, full((2,), 3.0) float32, like PyTorch
+        if isinstance(fill_value, bool):
+            dtype = _dtypes.bool
+        elif isinstance(fill_value, int):
+            dtype = _dtypes.int64
+    return _make("full", _size((size,)), dtype, device, requires_grad, fill_value)
+
+
+def _like(fn: Any, input: Tensor, dtype: Any, device: Any, requires_grad: bool, *extra: Any):
+    return fn(*extra, dtype=dtype or input.dtype, device=device or input.device,
+              requires_grad=requires_grad)  # fmt: skip
+
+
+def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:  # fmt: skip
+    return _like(zeros, input, dtype, device, requires_grad, tuple(input.shape))
+
+
+def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:  # fmt: skip
+    return _like(ones, input, dtype, device, requires_grad, tuple(input.shape))
+
+
+def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:  # fmt: skip
+    return _like(empty, input, dtype, device, requires_grad, tuple(input.shape))
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:  # fmt: skip
+    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
+                device=device or input.device, requires_grad=requires_grad)  # fmt: skip
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
+           requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """Values from start (default 0) up to, not including, end; int64 when all are ints."""
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        all_int = all(isinstance(v, int) for v in (start, end, step))
+        dtype = _dtypes.int64 if all_int else _dtypes.get_default_dtype()
+    host = numpy.arange(start, end, step, dtype=_dtypes.get_dtype(dtype).np)
+    t = Tensor._make(backend.to_device(host, backend.as_device(device)))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None) -> Tensor:
+    np_dtype = (dtype and _dtypes.get_dtype(dtype) or _dtypes.get_default_dtype()).np
+    host = numpy.linspace(start, end, steps).astype(np_dtype)
+    return Tensor._make(backend.to_device(host, backend.as_device(device)))
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False) -> Tensor:  # fmt: skip
+    dev = backend.as_device(device)
+    np_dtype = (_dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)).np
+    t = Tensor._make(backend.xp_for(dev).eye(n, m, dtype=np_dtype))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t

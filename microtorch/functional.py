@@ -1,0 +1,867 @@
+"""The tensor functions users call (``microtorch.add``, ``microtorch.sum``, ``x.reshape``...).
+
+Each function checks its arguments (and says which op, shapes, dtypes and devices when
+something is wrong), applies PyTorch's dtype rules, and then calls one op's
+``Function.apply``. The ops themselves, forward next to backward, are in ``ops/``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import collections
+import math
+from typing import Any, Sequence
+
+from . import backend
+from . import dtypes as _dtypes
+from ._tensor import Tensor
+from .autograd import grad_mode
+from .autograd.function import Function
+from .ops import arithmetic, elementwise, indexing, linalg, reduction
+from .ops import shape as shape_ops
+from .ops import softmax as _softmax
+
+_Number = (int, float, bool)
+
+
+# ---------------------------------------------------------------- argument helpers
+def wrap_dim(dim: int, ndim: int, op: str) -> int:
+    """Turn a possibly negative dim into 0..ndim-1, or explain why it is out of range."""
+    low, high = -builtins.max(ndim, 1), builtins.max(ndim, 1) - 1
+    if not isinstance(dim, int) or not low <= dim <= high:
+        raise IndexError(
+            f"{op}: dimension {dim} is out of range for a tensor of {ndim} dims "
+            f"(expected to be in range of [{low}, {high}])"
+        )
+    return dim % builtins.max(ndim, 1) if ndim else 0
+
+
+def _dims(dim: Any, ndim: int, op: str) -> tuple | None:
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)):
+        return tuple(sorted(wrap_dim(d, ndim, op) for d in dim))
+    return (wrap_dim(dim, ndim, op),)
+
+
+def _check_tensor(x: Any, op: str, name: str = "input") -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: argument '{name}' must be a Tensor, not {type(x).__name__}")
+    return x
+
+
+def as_tensor_like(value: Any, like: Tensor) -> Tensor:
+    """A constant tensor on ``like``'s device (for a list or numpy value mixed with a tensor)."""
+    if isinstance(value, Tensor):
+        return value
+    from .factories import tensor
+
+    return tensor(value, device=like.device)
+
+
+def _binary_operands(a: Any, b: Any, op: str) -> tuple:
+    """Bring two operands to one dtype by PyTorch's rules. Python numbers stay numbers (they
+    adapt to the tensor's dtype); tensors of different dtypes are cast to the common one."""
+    if isinstance(a, _Number) and isinstance(b, Tensor):
+        target = _dtypes.result_type_with_scalar(b.dtype, a)
+        return a, (b if target is b.dtype else cast(b, target))
+    if isinstance(b, _Number) and isinstance(a, Tensor):
+        target = _dtypes.result_type_with_scalar(a.dtype, b)
+        return (a if target is a.dtype else cast(a, target)), b
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError(f"{op}: expected at least one Tensor, got {type(a).__name__} and {type(b).__name__}")
+    a = as_tensor_like(a, b if isinstance(b, Tensor) else a)
+    b = as_tensor_like(b, a)
+    if a.array.dtype != b.array.dtype:
+        target = _dtypes.promote_types(a.dtype, b.dtype)
+        a, b = cast(a, target), cast(b, target)
+    _check_broadcast(a.array.shape, b.array.shape, op)
+    return a, b
+
+
+def _check_broadcast(s1: tuple, s2: tuple, op: str) -> None:
+    for x, y in zip(reversed(s1), reversed(s2)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"{op}: shapes {tuple(s1)} and {tuple(s2)} cannot be broadcast together "
+                f"({x} != {y} and neither is 1)"
+            )
+
+
+def _float_operands(a: Any, b: Any, op: str) -> tuple:
+    """Like _binary_operands, then integer results become the default float (true division)."""
+    a, b = _binary_operands(a, b, op)
+    t = a if isinstance(a, Tensor) else b
+    if not t.dtype.is_floating_point:
+        target = _dtypes.get_default_dtype()
+        a = cast(a, target) if isinstance(a, Tensor) else a
+        b = cast(b, target) if isinstance(b, Tensor) else b
+    return a, b
+
+
+# ---------------------------------------------------------------- arithmetic
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    if alpha != 1:
+        other = mul(other, alpha)
+    return arithmetic.Add.apply(*_binary_operands(input, other, "add"))
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    if alpha != 1:
+        other = mul(other, alpha)
+    return arithmetic.Sub.apply(*_binary_operands(input, other, "sub"))
+
+
+def mul(input: Any, other: Any) -> Tensor:
+    return arithmetic.Mul.apply(*_binary_operands(input, other, "mul"))
+
+
+def div(input: Any, other: Any) -> Tensor:
+    return arithmetic.Div.apply(*_float_operands(input, other, "div"))
+
+
+def pow(input: Any, exponent: Any) -> Tensor:
+    a, b = _binary_operands(input, exponent, "pow")
+    return arithmetic.Pow.apply(a, b)
+
+
+def neg(input: Tensor) -> Tensor:
+    return arithmetic.Neg.apply(input)
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    a, b = _binary_operands(input, other, "floor_divide")
+    return _no_grad_result(_raw(a) // _raw(b))
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    a, b = _binary_operands(input, other, "remainder")
+    return _no_grad_result(_raw(a) % _raw(b))
+
+
+def _raw(x: Any) -> Any:
+    return x.array if isinstance(x, Tensor) else x
+
+
+def _no_grad_result(array: Any) -> Tensor:
+    if not backend.is_array(array):
+        array = backend.xp_of(array).asarray(array)
+    return Tensor._make(array)
+
+
+# ---------------------------------------------------------------- comparisons (no grad)
+def _compare(a: Any, b: Any, op: str, name: str) -> Tensor:
+    if b is None or a is None:
+        raise TypeError(f"{name}: cannot compare a Tensor with None")
+    a, b = _binary_operands(a, b, name)
+    return _no_grad_result(getattr(_raw(a), op)(_raw(b)))
+
+
+def eq(input: Any, other: Any) -> Tensor:
+    return _compare(input, other, "__eq__", "eq")
+
+
+def ne(input: Any, other: Any) -> Tensor:
+    return _compare(input, other, "__ne__", "ne")
+
+
+def lt(input: Any, other: Any) -> Tensor:
+    return _compare(input, other, "__lt__", "lt")
+
+
+def le(input: Any, other: Any) -> Tensor:
+    return _compare(input, other, "__le__", "le")
+
+
+def gt(input: Any, other: Any) -> Tensor:
+    return _compare(input, other, "__gt__", "gt")
+
+
+def ge(input: Any, other: Any) -> Tensor:
+    return _compare(input, other, "__ge__", "ge")
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    return tuple(input.shape) == tuple(other.shape) and builtins.bool(eq(input, other).all())
+
+
+def logical_not(input: Tensor) -> Tensor:
+    xp = backend.xp_of(input.array)
+    return Tensor._make(xp.logical_not(input.array))
+
+
+def logical_and(input: Any, other: Any) -> Tensor:
+    return _compare(input, other, "__and__", "logical_and").to(_dtypes.bool)
+
+
+def logical_or(input: Any, other: Any) -> Tensor:
+    return _compare(input, other, "__or__", "logical_or").to(_dtypes.bool)
+
+
+def logical_xor(input: Any, other: Any) -> Tensor:
+    return _compare(input, other, "__xor__", "logical_xor").to(_dtypes.bool)
+
+
+def isnan(input: Tensor) -> Tensor:
+    return Tensor._make(backend.xp_of(input.array).isnan(input.array))
+
+
+def isinf(input: Tensor) -> Tensor:
+    return Tensor._make(backend.xp_of(input.array).isinf(input.array))
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return Tensor._make(backend.xp_of(input.array).isfinite(input.array))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
+    xp = backend.xp_of(input.array)
+    return builtins.bool(xp.allclose(input.array, other.array, rtol=rtol, atol=atol))
+
+
+# ---------------------------------------------------------------- elementwise math
+def _float_input(x: Tensor, op: str) -> Tensor:
+    _check_tensor(x, op)
+    return x if x.array.dtype.kind == "f" else cast(x, _dtypes.get_default_dtype())
+
+
+def exp(input: Tensor) -> Tensor:
+    return elementwise.Exp.apply(_float_input(input, "exp"))
+
+
+def log(input: Tensor) -> Tensor:
+    return elementwise.Log.apply(_float_input(input, "log"))
+
+
+def sqrt(input: Tensor) -> Tensor:
+    return elementwise.Sqrt.apply(_float_input(input, "sqrt"))
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    return elementwise.Rsqrt.apply(_float_input(input, "rsqrt"))
+
+
+def tanh(input: Tensor) -> Tensor:
+    return elementwise.Tanh.apply(_float_input(input, "tanh"))
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return elementwise.Sigmoid.apply(_float_input(input, "sigmoid"))
+
+
+def relu(input: Tensor) -> Tensor:
+    return elementwise.Relu.apply(_check_tensor(input, "relu"))
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return elementwise.Gelu.apply(_float_input(input, "gelu"), approximate=approximate)
+
+
+def abs(input: Tensor) -> Tensor:
+    return elementwise.Abs.apply(_check_tensor(input, "abs"))
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    _check_tensor(input, "clamp")
+    if min is None and max is None:
+        raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose
+        out = input if min is None else maximum(input, min)
+        return out if max is None else minimum(out, max)
+    return elementwise.Clamp.apply(input, min=min, max=max)
+
+
+clip = clamp
+
+
+def maximum(input: Tensor, other: Any) -> Tensor:
+    return elementwise.Maximum.apply(*_binary_operands(input, as_tensor_like(other, input), "maximum"))
+
+
+def minimum(input: Tensor, other: Any) -> Tensor:
+    return elementwise.Minimum.apply(*_binary_operands(input, as_tensor_like(other, input), "minimum"))
+
+
+def where(condition: Tensor, input: Any, other: Any) -> Tensor:
+    _check_tensor(condition, "where", "condition")
+    if condition.array.dtype != bool:
+        raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
+    a, b = _binary_operands(input, other, "where")
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = as_tensor_like(a, condition)
+    return elementwise.Where.apply(condition, a, b)
+
+
+def cast(input: Tensor, dtype: Any) -> Tensor:
+    target = _dtypes.get_dtype(dtype)
+    if input.array.dtype == target.np:
+        return input
+    if target.is_floating_point and input.array.dtype.kind == "f":
+        return elementwise.Cast.apply(input, dtype=target.np)
+    return Tensor._make(input.array.astype(target.np))  # to or from integers: no gradient
+
+
+class _ToDevice(Function):
+    def forward(self, x, device=None):
+        self.source = backend.device_of(x)
+        return backend.to_device(x, device)
+
+    def backward(self, grad):
+        return backend.to_device(grad, self.source)
+
+
+def to_device(input: Tensor, device: Any) -> Tensor:
+    return _ToDevice.apply(input, device=backend.as_device(device))
+
+
+class _Clone(Function):
+    def forward(self, x):
+        return x.copy()
+
+    def backward(self, grad):
+        return grad
+
+
+def clone(input: Tensor) -> Tensor:
+    return _Clone.apply(input)
+
+
+def contiguous(input: Tensor) -> Tensor:
+    return shape_ops.Contiguous.apply(input)
+
+
+# ---------------------------------------------------------------- matmul
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    input, other = _check_tensor(input, "matmul"), _check_tensor(other, "matmul", "other")
+    a, b = input.array.shape, other.array.shape
+    if not a or not b:
+        raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes {a} and {b}")
+    k_left = a[-1]
+    k_right = b[0] if len(b) == 1 else b[-2]
+    if k_left != k_right:
+        raise RuntimeError(
+            f"matmul: shapes {a} and {b} cannot be multiplied ({k_left} != {k_right})"
+        )
+    if len(a) > 2 and len(b) > 2:
+        _check_broadcast(a[:-2], b[:-2], "matmul (batch dims)")
+    if input.array.dtype != other.array.dtype:
+        target = _dtypes.promote_types(input.dtype, other.dtype)
+        input, other = cast(input, target), cast(other, target)
+    return linalg.Matmul.apply(input, other)
+
+
+mm = bmm = matmul
+
+
+# ---------------------------------------------------------------- reductions
+ReturnTypes = collections.namedtuple("ReturnTypes", ["values", "indices"])
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    _check_tensor(input, "sum")
+    axes = _dims(dim, input.ndim, "sum")
+    out_dtype = None
+    if dtype is not None:
+        out_dtype = _dtypes.get_dtype(dtype).np
+    elif input.array.dtype.kind in "biu":
+        out_dtype = _dtypes.int64.np  # PyTorch sums integers and bools as int64
+    return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=out_dtype)
+
+
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    _check_tensor(input, "mean")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be a floating point dtype, "
+            f"got {input.dtype}; use .float() first"
+        )
+    return reduction.Mean.apply(input, axes=_dims(dim, input.ndim, "mean"), keepdim=keepdim)
+
+
+def _correction(unbiased: Any, correction: Any) -> Any:
+    if correction is not None:
+        return correction
+    if unbiased is None or unbiased is True:
+        return 1
+    return 0
+
+
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:  # fmt: skip
+    _check_tensor(input, "var")
+    if isinstance(dim, builtins.bool):  # var(x, False) means unbiased=False
+        dim, unbiased = None, dim
+    return reduction.Var.apply(
+        _float_input(input, "var"),
+        axes=_dims(dim, input.ndim, "var"),
+        correction=_correction(unbiased, correction),
+        keepdim=keepdim,
+    )
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:  # fmt: skip
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+
+
+def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -> Any:
+    _check_tensor(input, name)
+    if isinstance(dim, Tensor):  # max(a, b) is the elementwise maximum
+        return maximum(input, dim) if largest else minimum(input, dim)
+    if input.array.size == 0:
+        raise RuntimeError(f"{name}(): expected a non-empty tensor, got shape {tuple(input.shape)}")
+    if dim is None:
+        return reduction.MaxAll.apply(input, largest=largest)
+    d = wrap_dim(dim, input.ndim, name)
+    if input.ndim == 0:
+        return ReturnTypes(input, Tensor._make(backend.xp_of(input.array).zeros((), "int64")))
+    values = reduction.MaxDim.apply(input, dim=d, keepdim=keepdim, largest=largest)
+    indices = values.grad_fn.indices if values.grad_fn is not None else None
+    xp = backend.xp_of(input.array)
+    if indices is None:
+        fn = xp.argmax if largest else xp.argmin
+        indices = xp.expand_dims(fn(input.array, axis=d), d)
+    if not keepdim:
+        indices = indices.squeeze(d)
+    return ReturnTypes(values, Tensor._make(indices.astype("int64", copy=False)))
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _extreme(input, dim, keepdim, True, "max")
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _extreme(input, dim, keepdim, False, "min")
+
+
+def amax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return max(input)
+    return max(input, dim, keepdim).values
+
+
+def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    xp = backend.xp_of(input.array)
+    if dim is None:
+        return Tensor._make(xp.asarray(xp.argmax(input.array), dtype="int64"))
+    d = wrap_dim(dim, input.ndim, "argmax")
+    return Tensor._make(xp.argmax(input.array, axis=d, keepdims=keepdim).astype("int64"))
+
+
+def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    xp = backend.xp_of(input.array)
+    if dim is None:
+        return Tensor._make(xp.asarray(xp.argmin(input.array), dtype="int64"))
+    d = wrap_dim(dim, input.ndim, "argmin")
+    return Tensor._make(xp.argmin(input.array, axis=d, keepdims=keepdim).astype("int64"))
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """The k largest (or smallest) entries along ``dim`` and their indices; values carry
+    gradient back to the positions they came from."""
+    _check_tensor(input, "topk")
+    d = wrap_dim(dim, input.ndim, "topk")
+    n = input.array.shape[d] if input.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError(f"topk: k ({k}) is out of range for dimension {dim} of size {n}")
+    xp = backend.xp_of(input.array)
+    key = -input.array if largest else input.array
+    order = xp.argsort(key, axis=d, kind="stable")
+    indices = xp.take(order, xp.arange(k), axis=d)
+    values = gather(input, d, Tensor._make(indices))
+    return ReturnTypes(values, Tensor._make(indices.astype("int64", copy=False)))
+
+
+def all(input: Tensor, dim: Any = None) -> Tensor:
+    return Tensor._make(backend.xp_of(input.array).asarray(input.array.all(axis=dim)))
+
+
+def any(input: Tensor, dim: Any = None) -> Tensor:
+    return Tensor._make(backend.xp_of(input.array).asarray(input.array.any(axis=dim)))
+
+
+def norm(input: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if p in (2, "fro"):
+        return sqrt(sum(input * input, dim, keepdim))
+    if p == 1:
+        return sum(abs(input), dim, keepdim)
+    if p == float("inf"):
+        return amax(abs(input), dim, keepdim)
+    return pow(sum(pow(abs(input), p), dim, keepdim), 1.0 / p)
+
+
+# ---------------------------------------------------------------- shape
+def _resolve_shape(shape: Sequence, numel: int, op: str) -> tuple:
+    shape = tuple(int(s) for s in shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError(f"{op}: only one dimension can be inferred (-1), got shape {list(shape)}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def reshape(input: Tensor, shape: Sequence) -> Tensor:
+    target = _resolve_shape(shape, input.array.size, "reshape")
+    if target == input.array.shape:
+        return input
+    return shape_ops.Reshape.apply(input, shape=target)
+
+
+def view(input: Tensor, shape: Sequence) -> Tensor:
+    target = _resolve_shape(shape, input.array.size, "view")
+    if target == input.array.shape:
+        return input
+    return shape_ops.Reshape.apply(input, shape=target)
+
+
+def permute(input: Tensor, dims: Sequence) -> Tensor:
+    dims = tuple(wrap_dim(d, input.ndim, "permute") for d in dims)
+    if sorted(dims) != list(range(input.ndim)):
+        raise RuntimeError(
+            f"permute: dims {list(dims)} are not a permutation of the {input.ndim} dims of a "
+            f"tensor of shape {tuple(input.shape)}"
+        )
+    return shape_ops.Permute.apply(input, dims=dims)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    d0, d1 = wrap_dim(dim0, input.ndim, "transpose"), wrap_dim(dim1, input.ndim, "transpose")
+    if d0 == d1 or input.ndim < 2:
+        return input
+    dims = list(range(input.ndim))
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return shape_ops.Permute.apply(input, dims=tuple(dims))
+
+
+swapaxes = transpose
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    d = wrap_dim(dim, input.ndim + 1, "unsqueeze")
+    new = list(input.array.shape)
+    new.insert(d, 1)
+    return shape_ops.Reshape.apply(input, shape=tuple(new))
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    old = input.array.shape
+    if dim is None:
+        new = tuple(s for s in old if s != 1)
+    else:
+        dims = _dims(dim, input.ndim, "squeeze") or ()
+        new = tuple(s for i, s in enumerate(old) if not (i in dims and s == 1))
+    return input if new == old else shape_ops.Reshape.apply(input, shape=new)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if input.ndim == 0:
+        return reshape(input, (1,))
+    s, e = wrap_dim(start_dim, input.ndim, "flatten"), wrap_dim(end_dim, input.ndim, "flatten")
+    old = input.array.shape
+    return reshape(input, old[:s] + (-1,) + old[e + 1 :])
+
+
+def expand(input: Tensor, sizes: Sequence) -> Tensor:
+    sizes = tuple(sizes)
+    old = input.array.shape
+    if len(sizes) < len(old):
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
+            f"the number of dimensions in the tensor ({len(old)})"
+        )
+    padded = (1,) * (len(sizes) - len(old)) + old
+    target = []
+    for want, have in zip(sizes, padded):
+        if want == -1:
+            want = have
+        if have != 1 and want != have:
+            raise RuntimeError(
+                f"expand: the expanded size of the tensor ({want}) must match the existing size "
+                f"({have}) at a non-singleton dimension; target sizes {list(sizes)}, tensor "
+                f"shape {list(old)}"
+            )
+        target.append(want)
+    if tuple(target) == old:
+        return input
+    return shape_ops.Expand.apply(input, shape=tuple(target))
+
+
+def broadcast_to(input: Tensor, shape_: Sequence) -> Tensor:
+    return expand(input, shape_)
+
+
+def repeat(input: Tensor, sizes: Sequence) -> Tensor:
+    """Tile ``input``: reshape to (1, s0, 1, s1...), expand to (r0, s0, r1, s1...), merge."""
+    sizes = tuple(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError(
+            f"repeat: number of repeat dims ({len(sizes)}) can not be smaller than the number "
+            f"of tensor dims ({input.ndim})"
+        )
+    old = (1,) * (len(sizes) - input.ndim) + input.array.shape
+    interleaved = []
+    for s in old:
+        interleaved += [1, s]
+    expanded = []
+    for r, s in zip(sizes, old):
+        expanded += [r, s]
+    out = expand(reshape(input, interleaved), expanded)
+    return reshape(out, [r * s for r, s in zip(sizes, old)])
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("cat: expected a non-empty list of Tensors")
+    ref = tensors[0]
+    d = wrap_dim(dim, ref.ndim, "cat")
+    for i, t in enumerate(tensors):
+        _check_tensor(t, "cat", f"tensors[{i}]")
+        s, r = t.array.shape, ref.array.shape
+        if len(s) != len(r) or builtins.any(a != b for j, (a, b) in enumerate(zip(s, r)) if j != d):
+            raise RuntimeError(
+                f"cat: sizes of tensors must match except in dimension {d}; tensors[0] has shape "
+                f"{r} and tensors[{i}] has shape {s}"
+            )
+    tensors = _common_dtype(tensors)
+    return shape_ops.Cat.apply(*tensors, dim=d)
+
+
+concat = concatenate = cat
+
+
+def _common_dtype(tensors: list) -> list:
+    target = tensors[0].dtype
+    for t in tensors[1:]:
+        target = _dtypes.promote_types(target, t.dtype)
+    return [cast(t, target) for t in tensors]
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack: expected a non-empty list of Tensors")
+    d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
+    for i, t in enumerate(tensors):
+        _check_tensor(t, "stack", f"tensors[{i}]")
+        if t.array.shape != tensors[0].array.shape:
+            raise RuntimeError(
+                f"stack: expects each tensor to be equal size, but got {tensors[0].array.shape} "
+                f"at entry 0 and {t.array.shape} at entry {i}"
+            )
+    return shape_ops.Stack.apply(*_common_dtype(tensors), dim=d)
+
+
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    d = wrap_dim(dim, input.ndim, "split")
+    n = input.array.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size <= 0:
+            raise RuntimeError(f"split: split_size must be positive, got {size}")
+        sizes = [builtins.min(size, n - start) for start in range(0, n, size)] or [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split: split sizes {sizes} add up to {builtins.sum(sizes)} but dimension {d} "
+                f"has size {n}"
+            )
+    pieces, start = [], 0
+    for size in sizes:
+        index = (slice(None),) * d + (slice(start, start + size),)
+        pieces.append(indexing.GetItem.apply(input, index=index))
+        start += size
+    return tuple(pieces)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if chunks <= 0:
+        raise RuntimeError(f"chunk: chunks must be positive, got {chunks}")
+    n = input.array.shape[wrap_dim(dim, input.ndim, "chunk")]
+    return split(input, builtins.max(math.ceil(n / chunks), 1), dim)
+
+
+# ---------------------------------------------------------------- indexing
+def _convert_index(input: Tensor, index: Any) -> tuple:
+    """Turn a user index into a tuple of things numpy/cupy understand (tensors -> arrays)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    xp = backend.xp_of(input.array)
+    out = []
+    for i in index:
+        if isinstance(i, Tensor):
+            if i.device != input.device:
+                raise RuntimeError(
+                    f"index: indices are on {i.device} but the indexed tensor is on {input.device}"
+                )
+            if i.array.dtype.kind == "f":
+                raise IndexError(
+                    f"index: tensors used as indices must be long or bool tensors, got {i.dtype}"
+                )
+            i = i.array
+        elif isinstance(i, (list, range)):
+            i = xp.asarray(list(i))
+            if i.dtype.kind == "f":
+                raise IndexError("index: a list used as an index must hold integers or bools")
+        elif isinstance(i, builtins.bool):
+            i = xp.asarray(i)
+        out.append(i)
+    return tuple(out)
+
+
+def getitem(input: Tensor, index: Any) -> Tensor:
+    idx = _convert_index(input, index)
+    try:
+        return indexing.GetItem.apply(input, index=idx)
+    except IndexError as error:
+        raise IndexError(
+            f"index: {error} (indexing a tensor of shape {tuple(input.shape)})"
+        ) from None
+
+
+def setitem(input: Tensor, index: Any, value: Any) -> None:
+    """``input[index] = value``. Without gradient tracking this writes into the array;
+    with it, the write is recorded as an op (IndexPut) so gradients stay right."""
+    idx = _convert_index(input, index)
+    if isinstance(value, Tensor) and value.device != input.device:
+        raise RuntimeError(
+            f"setitem: value is on {value.device} but the tensor is on {input.device}"
+        )
+    tracking = grad_mode.enabled and (
+        input.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
+    )
+    if not tracking:
+        raw = value.array if isinstance(value, Tensor) else value
+        try:
+            input.array[idx] = raw
+        except (IndexError, ValueError) as error:
+            raise type(error)(
+                f"setitem: {error} (tensor of shape {tuple(input.shape)})"
+            ) from None
+        input._version.value += 1
+        return
+    if not isinstance(value, Tensor):
+        value = as_tensor_like(value, input)
+    inplace(input, _index_put, value, idx)
+
+
+def _index_put(input: Tensor, value: Tensor, idx: tuple) -> Tensor:
+    return indexing.IndexPut.apply(input, cast(value, input.dtype), index=idx)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    _check_tensor(mask, "masked_fill", "mask")
+    if mask.array.dtype != bool:
+        raise RuntimeError(f"masked_fill: expected a bool mask, got {mask.dtype}")
+    if mask.device != input.device:
+        raise RuntimeError(
+            f"masked_fill: mask is on {mask.device} but the input is on {input.device}"
+        )
+    _check_broadcast(input.array.shape, mask.array.shape, "masked_fill")
+    if isinstance(value, Tensor):
+        value = value.item()
+    return indexing.MaskedFill.apply(input, mask, value=value)
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    return indexing.Tri.apply(input, diagonal=diagonal, upper=False)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    return indexing.Tri.apply(input, diagonal=diagonal, upper=True)
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    d = wrap_dim(dim, input.ndim, "gather")
+    if index.ndim != input.ndim:
+        raise RuntimeError(
+            f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match"
+        )
+    # PyTorch allows an index smaller than input in the other dims: crop input to it
+    crop = tuple(
+        slice(None) if i == d else slice(0, index.array.shape[i]) for i in range(input.ndim)
+    )
+    if builtins.any(c != slice(None) for c in crop):
+        input = getitem(input, crop)
+    return indexing.TakeAlongDim.apply(input, index=index.array, dim=d)
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    x = _float_input(input, "softmax") if dtype is None else cast(input, dtype)
+    d = wrap_dim(-1 if dim is None else dim, x.ndim, "softmax")
+    return _softmax.Softmax.apply(x, dim=d)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    x = _float_input(input, "log_softmax") if dtype is None else cast(input, dtype)
+    d = wrap_dim(-1 if dim is None else dim, x.ndim, "log_softmax")
+    return _softmax.LogSoftmax.apply(x, dim=d)
+
+
+# ---------------------------------------------------------------- in-place
+def inplace(target: Tensor, op: Any, *args: Any) -> Tensor:
+    """Run ``op(target, *args)`` and write the result into ``target``'s own array.
+
+    This is how every in-place method works (``add_``, ``mul_``, ``copy_``, ``x[i] = v``...).
+    The version counter goes up, so a backward that saved the old values raises instead of
+    using the new ones. When gradients are tracked, the op is recorded on a snapshot of
+    the old values and ``target`` takes over the op's ``grad_fn``."""
+    if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation; "
+            "do the update under `with microtorch.no_grad():` (as optimizers do)"
+        )
+    tracking = grad_mode.enabled and (
+        target.requires_grad or builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args)
+    )
+    if tracking:
+        snapshot = Tensor._make(target.array.copy(), target.requires_grad, target.grad_fn)
+        result = op(snapshot, *args)
+    else:
+        with grad_mode.no_grad():
+            result = op(target, *args)
+    if result.array.shape != target.array.shape:
+        raise RuntimeError(
+            f"in-place op: output with shape {list(target.shape)} doesn't match the broadcast "
+            f"shape {list(result.shape)}"
+        )
+    if result.array.dtype != target.array.dtype:
+        if result.array.dtype.kind == "f" and target.array.dtype.kind != "f":
+            raise RuntimeError(
+                f"in-place op: result type {result.dtype} can't be cast to the desired output "
+                f"type {target.dtype}"
+            )
+    target.array[...] = result.array
+    target._version.value += 1
+    if tracking:
+        target.grad_fn = result.grad_fn
+        target.requires_grad = True
+    return target
+
+
+def copy_from(target: Tensor, src: Any) -> Tensor:
+    """The values of ``src`` in ``target``'s shape, dtype and device (for ``copy_``)."""
+    src = as_tensor_like(src, target) if not isinstance(src, Tensor) else src
+    out = src.to(target.device).to(target.dtype)
+    return expand(out, target.shape)
+
+
+def full_like_graph(target: Tensor, value: Any) -> Tensor:
+    """``value`` everywhere, in ``target``'s shape (for ``fill_`` and ``zero_``); inside a graph
+    the gradient with respect to ``target`` is zero."""
+    xp = backend.xp_of(target.array)
+    if isinstance(value, Tensor):
+        value = value.item()
+    return indexing.MaskedFill.apply(target, Tensor._make(xp.ones((), dtype=bool)), value=value)
+

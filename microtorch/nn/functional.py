@@ -1,0 +1,262 @@
+"""``microtorch.nn.functional``: the neural-network ops in PyTorch's functional form
+(softmax, cross_entropy, layer_norm, embedding, dropout, linear,
+scaled_dot_product_attention...), plus re-exports of the elementwise ones."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from .. import backend
+from .. import random as _random
+from .._tensor import Tensor
+from ..functional import (  # noqa: F401  (re-exported under F.*)
+    _check_tensor,
+    _float_input,
+    gelu,
+    log_softmax,
+    relu,
+    sigmoid,
+    softmax,
+    tanh,
+)
+from ..ops import attention as _attention
+from ..ops import dropout as _dropout
+from ..ops import embedding as _embedding
+from ..ops import linalg as _linalg
+from ..ops import loss as _loss
+from ..ops import normalization as _normalization
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = input @ weight.T + bias; input (..., in), weight (out, in), bias (out,)."""
+    _check_tensor(input, "linear")
+    if input.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
+        raise RuntimeError(
+            f"linear: input of shape {tuple(input.shape)} cannot be multiplied by weight^T of "
+            f"weight shape {tuple(weight.shape)} ({input.shape[-1] if input.ndim else None} != "
+            f"{weight.shape[-1]})"
+        )
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise RuntimeError(
+            f"linear: bias of shape {tuple(bias.shape)} does not match weight of shape "
+            f"{tuple(weight.shape)} (expected ({weight.shape[0]},))"
+        )
+    return _linalg.Linear.apply(input, weight, bias)
+
+
+def silu(input: Tensor) -> Tensor:
+    return input * sigmoid(input)
+
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:  # fmt: skip
+    """Normalise over the last ``len(normalized_shape)`` dims to mean 0, variance 1, then
+    scale by ``weight`` and shift by ``bias``."""
+    _check_tensor(input, "layer_norm")
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(normalized_shape) :]) != normalized_shape:
+        raise RuntimeError(
+            f"layer_norm: input of shape {tuple(input.shape)} does not end in normalized_shape "
+            f"{list(normalized_shape)}"
+        )
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p.shape) != normalized_shape:
+            raise RuntimeError(
+                f"layer_norm: {name} of shape {tuple(p.shape)} does not match normalized_shape "
+                f"{list(normalized_shape)}"
+            )
+    return _normalization.LayerNorm.apply(
+        _float_input(input, "layer_norm"), weight, bias, ndims=len(normalized_shape), eps=eps
+    )
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    """Rows of ``weight`` picked by the integer tensor ``input``: (...) -> (..., dim)."""
+    _check_tensor(input, "embedding")
+    if input.array.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"embedding: indices must be an integer tensor (long), got {input.dtype}"
+        )
+    if input.device != weight.device:
+        raise RuntimeError(
+            f"embedding: indices are on {input.device} but the weight is on {weight.device}"
+        )
+    num = weight.shape[0]
+    if input.numel():
+        low, high = int(input.array.min()), int(input.array.max())
+        if low < 0 or high >= num:
+            bad = low if low < 0 else high
+            raise IndexError(
+                f"embedding: index {bad} is out of range for an embedding of {num} rows "
+                f"(indices must be in 0..{num - 1})"
+            )
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += num
+    return _embedding.Embedding.apply(input, weight, padding_idx=padding_idx)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero elements with probability ``p`` and scale the others by 1/(1-p) (training only)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    mask = _random.bernoulli_mask(input.array.shape, 1.0 - p, input.array.dtype, input.device)
+    return _dropout.Dropout.apply(input, mask=mask)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:  # fmt: skip
+    """Cross-entropy between logits ``input`` (N, C) or (N, C, d1, ...) and class indices
+    ``target`` (N) or (N, d1, ...)."""
+    _check_tensor(input, "cross_entropy")
+    _check_tensor(target, "cross_entropy", "target")
+    if weight is not None:
+        raise ValueError("cross_entropy: class weights are not supported; pass weight=None")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    if target.array.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"cross_entropy: expected target of class indices with dtype long, got {target.dtype} "
+            "(probability targets are not supported)"
+        )
+    logits = _float_input(input, "cross_entropy")
+    if logits.ndim == 1:  # a single sample (C,) with a 0-d target
+        logits, target = logits.unsqueeze(0), target.reshape(1)
+    expected = (logits.shape[0],) + tuple(logits.shape[2:])
+    if tuple(target.shape) != expected:
+        raise RuntimeError(
+            f"cross_entropy: target of shape {tuple(target.shape)} does not match input of shape "
+            f"{tuple(input.shape)} (expected target shape {expected})"
+        )
+    num_classes = logits.shape[1]
+    if target.numel():
+        t = target.array
+        valid = t[t != ignore_index]
+        if valid.size and (int(valid.min()) < 0 or int(valid.max()) >= num_classes):
+            bad = int(valid.min()) if int(valid.min()) < 0 else int(valid.max())
+            raise IndexError(
+                f"cross_entropy: target {bad} is out of range for {num_classes} classes "
+                f"(expected 0..{num_classes - 1} or ignore_index={ignore_index})"
+            )
+    out_shape = expected
+    if logits.ndim > 2:  # (N, C, d...) -> (N*d..., C)
+        logits = logits.permute(0, *range(2, logits.ndim), 1)
+    flat_logits = logits.reshape(-1, num_classes)
+    loss = _loss.CrossEntropy.apply(
+        flat_logits, target.reshape(-1), ignore_index=ignore_index, reduction=reduction,
+        label_smoothing=label_smoothing,
+    )  # fmt: skip
+    if reduction == "none":
+        loss = loss.reshape(out_shape)
+    return loss
+
+
+def nll_loss(input: Tensor, target: Tensor, ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of log-probabilities ``input`` (N, C) at class ``target`` (N)."""
+    from .. import functional as F
+
+    picked = F.gather(input, 1, target.reshape(-1, 1)).reshape(-1)
+    keep = target != ignore_index
+    losses = -picked * keep.to(input.dtype)
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum()
+    return losses.sum() / keep.sum().to(input.dtype)
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    diff = input - target
+    sq = diff * diff
+    if reduction == "none":
+        return sq
+    return sq.sum() if reduction == "sum" else sq.mean()
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    xp = backend.xp_of(tensor.array)
+    if num_classes < 0:
+        num_classes = int(tensor.array.max()) + 1
+    return Tensor._make((tensor.array[..., None] == xp.arange(num_classes)).astype("int64"))
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False,
+                                 scale: float | None = None, enable_gqa: bool = False) -> Tensor:  # fmt: skip
+    """softmax(Q K^T * scale + mask) V over the last two dims, as one fused op.
+
+    query (..., L, E), key (..., S, E), value (..., S, Ev) -> (..., L, Ev).
+    A boolean ``attn_mask`` marks the positions allowed to take part (True); a float mask
+    is added to the scores. ``is_causal`` masks future positions (top-left aligned).
+    ``scale`` defaults to 1/sqrt(E)."""
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        _check_tensor(t, "scaled_dot_product_attention", name)
+    q_shape, k_shape, v_shape = tuple(query.shape), tuple(key.shape), tuple(value.shape)
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(
+            f"scaled_dot_product_attention: query, key and value need at least 2 dims, got "
+            f"{q_shape}, {k_shape}, {v_shape}"
+        )
+    if q_shape[-1] != k_shape[-1] or k_shape[-2] != v_shape[-2]:
+        raise RuntimeError(
+            f"scaled_dot_product_attention: query {q_shape}, key {k_shape} and value {v_shape} "
+            "do not fit: query and key need the same last dim, key and value the same "
+            "sequence length (dim -2)"
+        )
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or is_causal, not both")
+    mask_array = None
+    if attn_mask is not None:
+        if attn_mask.requires_grad:
+            raise RuntimeError("scaled_dot_product_attention: a mask that requires grad is not supported")
+        if attn_mask.device != query.device:
+            raise RuntimeError(
+                f"scaled_dot_product_attention: attn_mask is on {attn_mask.device} but query is on "
+                f"{query.device}"
+            )
+        mask_array = attn_mask.array
+        if mask_array.dtype != bool:
+            mask_array = mask_array.astype(query.array.dtype, copy=False)
+    q, k, v = query, key, value
+    if not (q.dtype is k.dtype is v.dtype):
+        raise RuntimeError(
+            f"scaled_dot_product_attention: query, key and value must have the same dtype, got "
+            f"{q.dtype}, {k.dtype}, {v.dtype}"
+        )
+    scale = 1.0 / math.sqrt(q_shape[-1]) if scale is None else float(scale)
+    drop = None
+    if dropout_p > 0.0:
+        scores_shape = q_shape[:-1] + (k_shape[-2],)
+        drop = _random.bernoulli_mask(scores_shape, 1.0 - dropout_p, q.array.dtype, q.device)
+    return _attention.ScaledDotProductAttention.apply(
+        q, k, v, attn_mask=mask_array, dropout_mask=drop, is_causal=is_causal, scale=scale
+    )
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0) -> Tensor:
+    """Constant padding; ``pad`` lists (left, right) pairs starting from the last dim."""
+    from .. import functional as F
+
+    if mode != "constant":
+        raise ValueError(f"pad: only mode='constant' is supported, got {mode!r}")
+    out = input
+    for i in range(len(pad) // 2):
+        dim = input.ndim - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        parts = []
+        for width in (left, right):
+            shape = list(out.shape)
+            shape[dim] = width
+            parts.append(
+                Tensor._make(backend.xp_of(out.array).full(shape, value, dtype=out.array.dtype))
+            )
+        out = F.cat([parts[0], out, parts[1]], dim)
+    return out
+

@@ -1,0 +1,93 @@
+"""+ - * / ** and negation, with NumPy broadcasting.
+
+Each input may be a tensor or a Python number (a constant that needs no gradient).
+Backward sums the gradient over broadcast dims (``unbroadcast``) so that every
+gradient has its input's shape.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..autograd.function import Function, unbroadcast
+from ..backend import xp_of
+
+
+def _shape(x: Any) -> tuple:
+    return getattr(x, "shape", ())
+
+
+class Add(Function):
+    def forward(self, a, b):
+        self.shapes = _shape(a), _shape(b)
+        return a + b
+
+    def backward(self, grad):
+        a_shape, b_shape = self.shapes
+        ga = unbroadcast(grad, a_shape) if self.needs_input_grad[0] else None
+        gb = unbroadcast(grad, b_shape) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Sub(Function):
+    def forward(self, a, b):
+        self.shapes = _shape(a), _shape(b)
+        return a - b
+
+    def backward(self, grad):
+        a_shape, b_shape = self.shapes
+        ga = unbroadcast(grad, a_shape) if self.needs_input_grad[0] else None
+        gb = unbroadcast(-grad, b_shape) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Mul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, grad):
+        a, b = self.saved
+        ga = unbroadcast(grad * b, _shape(a)) if self.needs_input_grad[0] else None
+        gb = unbroadcast(grad * a, _shape(b)) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Div(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a / b
+
+    def backward(self, grad):
+        a, b = self.saved
+        ga = unbroadcast(grad / b, _shape(a)) if self.needs_input_grad[0] else None
+        gb = unbroadcast(-grad * a / (b * b), _shape(b)) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Pow(Function):
+    """a ** b. With a constant exponent, d/da = b * a**(b-1); d/db = a**b * log(a)."""
+
+    def forward(self, a, b):
+        out = a**b
+        self.save_for_backward(a, b, out)
+        return out
+
+    def backward(self, grad):
+        a, b, out = self.saved
+        ga = gb = None
+        if self.needs_input_grad[0]:
+            ga = unbroadcast(grad * b * a ** (b - 1), _shape(a))
+        if self.needs_input_grad[1]:
+            log_a = xp_of(a).log(a) if hasattr(a, "shape") else math.log(a)
+            gb = unbroadcast(grad * out * log_a, _shape(b))
+        return ga, gb
+
+
+class Neg(Function):
+    def forward(self, x):
+        return -x
+
+    def backward(self, grad):
+        return -grad

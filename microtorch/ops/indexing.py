@@ -1,0 +1,93 @@
+"""Indexing (``x[...]``), masked_fill, tril/triu, and gather-style picks.
+
+Reading ``x[index]`` is one op for every kind of index (ints, slices, None, ...,
+integer arrays, boolean masks). Its backward scatters the gradient back with
+``add.at`` so that an index repeated k times receives k gradients."""
+
+from __future__ import annotations
+
+from ..autograd.function import Function, unbroadcast
+from ..backend import xp_of
+
+
+def is_basic_index(index: tuple) -> bool:
+    """Basic indexing (ints, slices, None, ...) gives a view and never repeats an element."""
+    return all(i is None or i is Ellipsis or isinstance(i, (int, slice)) for i in index)
+
+
+class GetItem(Function):
+    is_view = True  # basic indexing returns a view of the same memory
+
+    def forward(self, x, index=()):
+        self.in_shape, self.dtype, self.index = x.shape, x.dtype, index
+        return x[index]
+
+    def backward(self, grad):
+        xp = xp_of(grad)
+        full = xp.zeros(self.in_shape, dtype=self.dtype)
+        if is_basic_index(self.index):
+            full[self.index] = grad
+        else:
+            xp.add.at(full, self.index, grad)  # repeated indices accumulate
+        return full
+
+
+class IndexPut(Function):
+    """out = x with out[index] = value (the out-of-place form of ``x[index] = value``)."""
+
+    def forward(self, x, value, index=()):
+        self.index = index
+        self.value_shape = getattr(value, "shape", ())
+        out = x.copy()
+        out[index] = value
+        return out
+
+    def backward(self, grad):
+        gx = gv = None
+        if self.needs_input_grad[0]:
+            gx = grad.copy()
+            gx[self.index] = 0  # overwritten elements do not depend on x
+        if self.needs_input_grad[1]:
+            gv = unbroadcast(grad[self.index], self.value_shape)
+        return gx, gv
+
+
+class MaskedFill(Function):
+    def forward(self, x, mask, value=0.0):
+        self.mask = mask
+        self.in_shape = x.shape
+        return xp_of(x).where(mask, x.dtype.type(value), x)
+
+    def backward(self, grad):
+        zero = grad.dtype.type(0)
+        return unbroadcast(xp_of(grad).where(self.mask, zero, grad), self.in_shape), None
+
+
+class Tri(Function):
+    """tril (upper=False) or triu (upper=True) of the last two dims."""
+
+    def forward(self, x, diagonal=0, upper=False):
+        xp = xp_of(x)
+        self.upper, self.diagonal = upper, diagonal
+        return xp.triu(x, diagonal) if upper else xp.tril(x, diagonal)
+
+    def backward(self, grad):
+        xp = xp_of(grad)
+        return xp.triu(grad, self.diagonal) if self.upper else xp.tril(grad, self.diagonal)
+
+
+class TakeAlongDim(Function):
+    """gather(x, dim, index): out[..i..] = x[..index[i]..] along ``dim``."""
+
+    def forward(self, x, index=None, dim=0):
+        self.in_shape, self.index, self.dim = x.shape, index, dim
+        return xp_of(x).take_along_axis(x, index, axis=dim)
+
+    def backward(self, grad):
+        xp = xp_of(grad)
+        full = xp.zeros(self.in_shape, dtype=grad.dtype)
+        # add.at along one axis: build the full index grid
+        grid = list(xp.indices(self.index.shape, sparse=True))
+        grid[self.dim] = self.index
+        xp.add.at(full, tuple(grid), grad)
+        return full

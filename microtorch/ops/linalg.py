@@ -1,0 +1,61 @@
+"""Matrix products: ``matmul`` (1-D, 2-D and batched with broadcasting) and ``linear``."""
+
+from __future__ import annotations
+
+from ..autograd.function import Function, unbroadcast
+from ..backend import xp_of
+
+
+class Matmul(Function):
+    """a @ b with NumPy's rules: a 1-D operand is treated as a row (left) or column
+    (right) vector and that dim is dropped from the result; leading dims broadcast."""
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return xp_of(a).matmul(a, b)
+
+    def backward(self, grad):
+        a, b = self.saved
+        xp = xp_of(grad)
+        # Put the dropped vector dims back so the 2-D formulas apply:
+        #   dA = dC @ B^T,  dB = A^T @ dC
+        a2 = a[None, :] if a.ndim == 1 else a
+        b2 = b[:, None] if b.ndim == 1 else b
+        if b.ndim == 1:
+            grad = grad[..., None]
+        if a.ndim == 1:
+            grad = grad[..., None, :]
+        ga = gb = None
+        if self.needs_input_grad[0]:
+            ga = xp.matmul(grad, xp.swapaxes(b2, -1, -2))
+            ga = unbroadcast(ga, a2.shape).reshape(a.shape)
+        if self.needs_input_grad[1]:
+            gb = xp.matmul(xp.swapaxes(a2, -1, -2), grad)
+            gb = unbroadcast(gb, b2.shape).reshape(b.shape)
+        return ga, gb
+
+
+class Linear(Function):
+    """y = x @ W^T + b, x of shape (..., in), W (out, in), b (out,).
+
+    The weight gradient is one 2-D product over all leading dims folded together,
+    which BLAS runs much faster than a batch of small ones."""
+
+    def forward(self, x, weight, bias=None):
+        self.save_for_backward(x, weight)
+        y = x @ weight.T
+        if bias is not None:
+            y += bias
+        return y
+
+    def backward(self, grad):
+        x, weight = self.saved
+        gx = gw = gb = None
+        if self.needs_input_grad[0]:
+            gx = grad @ weight  # (..., out) @ (out, in) -> (..., in)
+        if self.needs_input_grad[1]:
+            g2 = grad.reshape(-1, grad.shape[-1])  # (N, out)
+            gw = g2.T @ x.reshape(-1, x.shape[-1])  # (out, N) @ (N, in) -> (out, in)
+        if len(self.needs_input_grad) > 2 and self.needs_input_grad[2]:
+            gb = grad.reshape(-1, grad.shape[-1]).sum(axis=0)
+        return gx, gw, gb

@@ -1,0 +1,95 @@
+"""Reductions: sum mean max min var over all elements or over ``dim`` (int or tuple), ``keepdim``.
+
+Backward puts the reduced dims back (size 1) and broadcasts the gradient over them."""
+
+from __future__ import annotations
+
+from ..autograd.function import Function
+from ..backend import xp_of
+
+
+def _restore_dims(grad, axes, keepdim, in_shape):
+    """Reshape ``grad`` so that it broadcasts against the input."""
+    if axes is None:
+        return grad.reshape((1,) * len(in_shape))
+    if not keepdim:
+        grad = xp_of(grad).expand_dims(grad, axes)
+    return grad
+
+
+class Sum(Function):
+    def forward(self, x, axes=None, keepdim=False, dtype=None):
+        self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
+        return x.sum(axis=axes, keepdims=keepdim, dtype=dtype)
+
+    def backward(self, grad):
+        grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
+        return xp_of(grad).broadcast_to(grad, self.in_shape)
+
+
+class Mean(Function):
+    def forward(self, x, axes=None, keepdim=False):
+        self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
+        out = x.mean(axis=axes, keepdims=keepdim)
+        self.count = x.size // max(out.size, 1) if x.size else 0
+        return out
+
+    def backward(self, grad):
+        grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
+        return xp_of(grad).broadcast_to(grad / self.count, self.in_shape)
+
+
+class MaxAll(Function):
+    """max()/min() of all elements; ties share the gradient evenly (PyTorch's rule)."""
+
+    def forward(self, x, largest=True):
+        out = x.max() if largest else x.min()
+        self.save_for_backward(x, out)
+        return out
+
+    def backward(self, grad):
+        x, out = self.saved
+        winners = x == out
+        return grad * winners / winners.sum(dtype=x.dtype)
+
+
+class MaxDim(Function):
+    """max(dim)/min(dim): values and the index of the first winner; the gradient goes
+    to that index only."""
+
+    def forward(self, x, dim=0, keepdim=False, largest=True):
+        xp = xp_of(x)
+        self.in_shape, self.dim, self.keepdim = x.shape, dim, keepdim
+        idx = xp.argmax(x, axis=dim) if largest else xp.argmin(x, axis=dim)
+        idx = xp.expand_dims(idx, dim)
+        values = xp.take_along_axis(x, idx, axis=dim)
+        self.indices = idx
+        if not keepdim:
+            values = values.squeeze(dim)
+        return values
+
+    def backward(self, grad):
+        xp = xp_of(grad)
+        if not self.keepdim:
+            grad = xp.expand_dims(grad, self.dim)
+        full = xp.zeros(self.in_shape, dtype=grad.dtype)
+        xp.put_along_axis(full, self.indices, grad, axis=self.dim)
+        return full
+
+
+class Var(Function):
+    """Variance with ``correction`` (1 = unbiased, Bessel's correction)."""
+
+    def forward(self, x, axes=None, correction=1, keepdim=False):
+        self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
+        centered = x - x.mean(axis=axes, keepdims=True)
+        n = x.size // max(x.mean(axis=axes).size, 1) if x.size else 0
+        self.denominator = max(n - correction, 0)
+        self.save_for_backward(centered)
+        sq = (centered * centered).sum(axis=axes, keepdims=keepdim)
+        return sq / self.denominator if self.denominator else sq * float("nan")
+
+    def backward(self, grad):
+        (centered,) = self.saved
+        grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
+        return grad * (2 / self.denominator) * centered

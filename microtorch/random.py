@@ -1,0 +1,169 @@
+"""Random numbers from one seeded host generator.
+
+Every random array (randn, rand, randint, dropout masks, multinomial samples, parameter
+initialisation) is drawn on the host by a NumPy generator and then moved to the device,
+so a seeded model is identical on the CPU and the GPU."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from . import backend
+from . import dtypes as _dtypes
+from ._tensor import Tensor
+
+
+class Generator:
+    """A seeded random stream (PCG64). ``manual_seed`` restarts it; ``get_state`` /
+    ``set_state`` save and restore it exactly (for resuming training)."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        self.seed_value = 0
+        self.rng = numpy.random.Generator(numpy.random.PCG64(0))
+
+    def manual_seed(self, seed: int) -> "Generator":
+        self.seed_value = int(seed)
+        self.rng = numpy.random.Generator(numpy.random.PCG64(self.seed_value))
+        return self
+
+    def initial_seed(self) -> int:
+        return self.seed_value
+
+    def get_state(self) -> dict:
+        return self.rng.bit_generator.state
+
+    def set_state(self, state: dict) -> None:
+        self.rng.bit_generator.state = state
+
+
+default_generator = Generator()
+default_generator.manual_seed(0)
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the global generator: the same seed gives the same numbers on every run."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    s = int(numpy.random.SeedSequence().entropy % (2**63))
+    manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> dict:
+    return default_generator.get_state()
+
+
+def set_rng_state(state: dict) -> None:
+    default_generator.set_state(state)
+
+
+def _rng(generator: Generator | None) -> numpy.random.Generator:
+    return (generator or default_generator).rng
+
+
+def _size(size: tuple) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _finish(host: numpy.ndarray, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    t = Tensor._make(backend.to_device(host, backend.as_device(device)))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _float_dtype(dtype: Any) -> Any:
+    return (_dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)).np
+
+
+def normal_array(size: tuple, mean: float, std: float, dtype: Any, device: Any, generator=None):
+    """A device array of normal samples (drawn in float64 on the host, then cast)."""
+    host = _rng(generator).normal(mean, std, size=tuple(size)).astype(_float_dtype(dtype))
+    return backend.to_device(host, backend.as_device(device))
+
+
+def uniform_array(size: tuple, low: float, high: float, dtype: Any, device: Any, generator=None):
+    host = _rng(generator).uniform(low, high, size=tuple(size)).astype(_float_dtype(dtype))
+    return backend.to_device(host, backend.as_device(device))
+
+
+def randn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          generator: Generator | None = None) -> Tensor:  # fmt: skip
+    """Standard normal samples of the given size."""
+    host = _rng(generator).standard_normal(_size(size)).astype(_float_dtype(dtype))
+    return _finish(host, dtype, device, requires_grad)
+
+
+def rand(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+         generator: Generator | None = None) -> Tensor:  # fmt: skip
+    """Uniform samples in [0, 1)."""
+    host = _rng(generator).random(_size(size)).astype(_float_dtype(dtype))
+    return _finish(host, dtype, device, requires_grad)
+
+
+def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = None,
+            device: Any = None, generator: Generator | None = None) -> Tensor:  # fmt: skip
+    """Integers in [low, high) (or [0, low) when high is omitted), int64 by default."""
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint: missing the 'size' argument, e.g. randint(0, 10, (3,))")
+    if low >= high:
+        raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
+    np_dtype = _dtypes.int64.np if dtype is None else _dtypes.get_dtype(dtype).np
+    host = _rng(generator).integers(low, high, size=_size((size,))).astype(np_dtype)
+    return _finish(host, dtype, device, False)
+
+
+def randperm(n: int, *, device: Any = None, generator: Generator | None = None) -> Tensor:
+    return _finish(_rng(generator).permutation(n).astype("int64"), None, device, False)
+
+
+def bernoulli_mask(shape: tuple, keep_prob: float, dtype: Any, device: Any) -> Any:
+    """Device array of 0 or 1/keep_prob (an inverted-dropout mask) in ``dtype``."""
+    host = _rng(None).random(shape, dtype=numpy.float32) < keep_prob
+    scaled = host.astype(dtype) * dtype.type(1.0 / keep_prob)
+    return backend.to_device(scaled, device)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Generator | None = None) -> Tensor:  # fmt: skip
+    """Draw category indices from the (unnormalised) probabilities in each row of ``input``."""
+    probs = backend.to_numpy(input.array).astype(numpy.float64)
+    one_d = probs.ndim == 1
+    if one_d:
+        probs = probs[None]
+    if probs.ndim != 2:
+        raise RuntimeError(f"multinomial: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
+    if (probs < 0).any() or not numpy.isfinite(probs).all():
+        raise RuntimeError("multinomial: probability tensor contains inf, nan or an element < 0")
+    n_categories = probs.shape[1]
+    if not replacement and num_samples > n_categories:
+        raise RuntimeError(
+            f"multinomial: cannot sample {num_samples} > {n_categories} categories without replacement"
+        )
+    rng = _rng(generator)
+    out = numpy.empty((probs.shape[0], num_samples), dtype=numpy.int64)
+    for row, p in enumerate(probs):
+        total = p.sum()
+        if total <= 0:
+            raise RuntimeError("multinomial: a row of the probability tensor sums to zero")
+        p = p / total
+        if replacement:
+            out[row] = numpy.searchsorted(numpy.cumsum(p), rng.random(num_samples), side="right")
+            numpy.minimum(out[row], n_categories - 1, out=out[row])
+        else:
+            out[row] = rng.choice(n_categories, size=num_samples, replace=False, p=p)
+    if one_d:
+        out = out[0]
+    return Tensor._make(backend.to_device(out, input.device))
