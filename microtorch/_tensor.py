@@ -243,7 +243,7 @@ class Tensor:
                 f"item(): a Tensor with {self.array.size} elements cannot be converted to a "
                 "Python scalar"
             )
-        return self.array.reshape(()).item()
+        return backend.to_numpy(self.array).reshape(()).item()
 
     def tolist(self) -> Any:
         return backend.to_numpy(self.array).tolist()

@@ -159,6 +159,8 @@ def to_device(array: Any, dev: device) -> Any:
 
 def to_numpy(array: Any) -> numpy.ndarray:
     """A host (numpy) copy or view of any array."""
+    if not isinstance(array, numpy.ndarray):
+        flush_checks()  # the host waits for the GPU here anyway
     return to_device(array, CPU)
 
 
@@ -166,3 +168,52 @@ def synchronize() -> None:
     """Wait for queued GPU work to finish (no-op on the CPU)."""
     if _cupy is not None:
         _cupy.cuda.Device().synchronize()
+        flush_checks()
+
+
+# ----- CUDA kernels and deferred checks ---------------------------------------------
+_kernels: dict = {}
+
+
+def elementwise_kernel(name: str, in_params: str, out_params: str, body: str) -> Any:
+    """A CuPy ElementwiseKernel, compiled on first use and cached by name.
+
+    Ops keep their CUDA kernel text next to their NumPy code and get the compiled kernel
+    from here, so importing microtorch never needs CuPy."""
+    kernel = _kernels.get(name)
+    if kernel is None:
+        cupy = _load_cupy()
+        kernel = cupy.ElementwiseKernel(in_params, out_params, body, name)
+        _kernels[name] = kernel
+    return kernel
+
+
+_pending_checks: list = []  # (device bool array, message) waiting for the next host sync
+
+
+def check_on_device(bad: Any, message: str) -> None:
+    """Raise ``IndexError(message)`` if the 0-d bool array ``bad`` is true.
+
+    On the CPU this checks at once. On a GPU, reading ``bad`` would stall the host until
+    the GPU catches up, so the check is queued and made at the next point where the host
+    waits for the GPU anyway (``.item()``, ``.cpu()``, ``synchronize()``), or after 64
+    queued checks: an error still surfaces, a few steps late, instead of a silent wrong
+    answer, and the training loop never waits for the GPU on its account."""
+    if isinstance(bad, (numpy.ndarray, numpy.generic, bool)):
+        if bool(bad):
+            raise IndexError(message)
+        return
+    _pending_checks.append((bad, message))
+    if len(_pending_checks) >= 64:
+        flush_checks()
+
+
+def flush_checks() -> None:
+    """Make the queued GPU-side checks (see ``check_on_device``)."""
+    if not _pending_checks:
+        return
+    pending = list(_pending_checks)
+    _pending_checks.clear()
+    for bad, message in pending:
+        if bool(bad.get()):
+            raise IndexError(message)

@@ -130,10 +130,40 @@ def randperm(n: int, *, device: Any = None, generator: Generator | None = None) 
 
 
 def bernoulli_mask(shape: tuple, keep_prob: float, dtype: Any, device: Any) -> Any:
-    """Device array of 0 or 1/keep_prob (an inverted-dropout mask) in ``dtype``."""
+    """Device array of 0 or 1/keep_prob (an inverted-dropout mask) in ``dtype``.
+
+    On the CPU the mask comes from the host generator. On a GPU, drawing millions of
+    numbers on the host and copying them over would cost more than the layer itself, so
+    the host generator draws one seed and a CUDA kernel hashes (seed, element index) into
+    uniform numbers: still fully determined by manual_seed, and resumable exactly."""
+    dtype = numpy.dtype(dtype)
+    dev = backend.as_device(device)
+    if dev.type == "cuda":
+        seed = int(_rng(None).integers(0, 2**63))
+        out = backend.xp_for(dev).empty(shape, dtype=dtype)
+        _dropout_kernel()(numpy.uint64(seed), numpy.float32(keep_prob), 1.0 / keep_prob, out)
+        return out
     host = _rng(None).random(shape, dtype=numpy.float32) < keep_prob
     scaled = host.astype(dtype) * dtype.type(1.0 / keep_prob)
-    return backend.to_device(scaled, device)
+    return backend.to_device(scaled, dev)
+
+
+def _dropout_kernel() -> Any:
+    # splitmix64: mixes (seed + i * golden ratio) into 64 well-spread bits; the top 24 bits
+    # give a uniform number in [0, 1).
+    return backend.elementwise_kernel(
+        "microtorch_dropout_mask",
+        "uint64 seed, float32 keep, float64 scale",
+        "T mask",
+        """
+        unsigned long long z = seed + (unsigned long long)i * 0x9E3779B97F4A7C15ULL;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        z = z ^ (z >> 31);
+        float u = (float)(z >> 40) * (1.0f / 16777216.0f);
+        mask = u < keep ? (T)scale : (T)0;
+        """,
+    )
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,

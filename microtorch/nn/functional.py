@@ -85,17 +85,34 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
             f"embedding: indices are on {input.device} but the weight is on {weight.device}"
         )
     num = weight.shape[0]
-    if input.numel():
-        low, high = int(input.array.min()), int(input.array.max())
-        if low < 0 or high >= num:
-            bad = low if low < 0 else high
-            raise IndexError(
-                f"embedding: index {bad} is out of range for an embedding of {num} rows "
-                f"(indices must be in 0..{num - 1})"
-            )
+    _check_index_range("embedding", input.array, num, f"an embedding of {num} rows", None)
     if padding_idx is not None and padding_idx < 0:
         padding_idx += num
     return _embedding.Embedding.apply(input, weight, padding_idx=padding_idx)
+
+
+def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None) -> None:
+    """Raise a clear IndexError if an index is outside 0..n-1 (``ignore`` is allowed).
+    On a GPU the check is queued instead of waiting for the GPU (backend.check_on_device)."""
+    if idx.size == 0:
+        return
+    xp = backend.xp_of(idx)
+    valid = idx if ignore is None else idx[idx != ignore]
+    allowed = "" if ignore is None else f" or ignore_index={ignore}"
+    if xp.__name__ == "numpy":
+        if valid.size and (valid.min() < 0 or valid.max() >= n):
+            bad = int(valid.min()) if valid.min() < 0 else int(valid.max())
+            name = "target" if ignore is not None else "index"
+            raise IndexError(
+                f"{op}: {name} {bad} is out of range for {what} (expected 0..{n - 1}{allowed})"
+            )
+        return
+    outside = (idx < 0) | (idx >= n)
+    if ignore is not None:
+        outside &= idx != ignore
+    backend.check_on_device(
+        outside.any(), f"{op}: an index is out of range for {what} (expected 0..{n - 1}{allowed})"
+    )
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -136,15 +153,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             f"{tuple(input.shape)} (expected target shape {expected})"
         )
     num_classes = logits.shape[1]
-    if target.numel():
-        t = target.array
-        valid = t[t != ignore_index]
-        if valid.size and (int(valid.min()) < 0 or int(valid.max()) >= num_classes):
-            bad = int(valid.min()) if int(valid.min()) < 0 else int(valid.max())
-            raise IndexError(
-                f"cross_entropy: target {bad} is out of range for {num_classes} classes "
-                f"(expected 0..{num_classes - 1} or ignore_index={ignore_index})"
-            )
+    _check_index_range("cross_entropy", target.array, num_classes, f"{num_classes} classes", ignore_index)
     out_shape = expected
     if logits.ndim > 2:  # (N, C, d...) -> (N*d..., C)
         logits = logits.permute(0, *range(2, logits.ndim), 1)
