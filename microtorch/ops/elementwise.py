@@ -142,6 +142,9 @@ class Gelu(Function):
     def forward(self, x, approximate="none"):
         xp = xp_of(x)
         self.approximate = approximate
+        if xp.__name__ == "cupy":  # one fused CUDA kernel instead of ~8 array passes
+            self.save_for_backward(x)
+            return _gelu_cuda_kernel("forward", approximate)(x)
         if approximate == "tanh":
             inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
             t = xp.tanh(inner)
@@ -152,6 +155,9 @@ class Gelu(Function):
         return x * cdf
 
     def backward(self, grad):
+        if xp_of(grad).__name__ == "cupy":
+            (x,) = self.saved
+            return _gelu_cuda_kernel("backward", self.approximate)(x, grad)
         x, s = self.saved
         xp = xp_of(x)
         if self.approximate == "tanh":  # s = tanh(inner)
@@ -159,6 +165,31 @@ class Gelu(Function):
             return grad * (0.5 * (1 + s) + 0.5 * x * (1 - s * s) * d_inner)
         pdf = _INV_SQRT_2PI * xp.exp(-0.5 * x * x)  # s = Phi(x)
         return grad * (s + x * pdf)
+
+
+# The same formulas as Gelu above, as CUDA C++ (T = float or double), one kernel each.
+_GELU_CUDA = {
+    ("forward", "none"): "y = x * (T)0.5 * ((T)1 + erf(x * (T)0.7071067811865476));",
+    ("backward", "none"): """
+        T cdf = (T)0.5 * ((T)1 + erf(x * (T)0.7071067811865476));
+        T pdf = (T)0.3989422804014327 * exp((T)-0.5 * x * x);
+        dx = g * (cdf + x * pdf);""",
+    ("forward", "tanh"): """
+        T t = tanh((T)0.7978845608028654 * (x + (T)0.044715 * x * x * x));
+        y = (T)0.5 * x * ((T)1 + t);""",
+    ("backward", "tanh"): """
+        T t = tanh((T)0.7978845608028654 * (x + (T)0.044715 * x * x * x));
+        T d_inner = (T)0.7978845608028654 * ((T)1 + (T)3 * (T)0.044715 * x * x);
+        dx = g * ((T)0.5 * ((T)1 + t) + (T)0.5 * x * ((T)1 - t * t) * d_inner);""",
+}
+
+
+def _gelu_cuda_kernel(direction, approximate):
+    from ..backend import elementwise_kernel
+
+    params = ("T x", "T y") if direction == "forward" else ("T x, T g", "T dx")
+    name = f"microtorch_gelu_{direction}_{approximate}"
+    return elementwise_kernel(name, *params, _GELU_CUDA[direction, approximate])
 
 
 class Abs(Function):
