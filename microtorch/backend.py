@@ -217,3 +217,60 @@ def flush_checks() -> None:
     for bad, message in pending:
         if bool(bad.get()):
             raise IndexError(message)
+
+
+_CTYPES = {"float32": "float", "float64": "double"}
+
+
+def row_kernel(name: str, source: str, dtype: Any) -> Any:
+    """A CUDA kernel that handles one row per thread block, compiled on first use.
+
+    ``source`` is CUDA C++ written for an element type ``T``; this prepends
+    ``typedef float T;`` (or double) and the block-wide reductions ``block_sum`` and
+    ``block_max`` that row kernels (softmax, layer norm) share."""
+    ctype = _CTYPES.get(numpy.dtype(dtype).name)
+    if ctype is None:
+        raise TypeError(f"{name}: CUDA row kernels support float32 and float64, got {dtype}")
+    key = (name, ctype)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        cupy = _load_cupy()
+        code = f"typedef {ctype} T;\n{_ROW_REDUCTIONS}\n{source}"
+        kernel = cupy.RawKernel(code, name)
+        _kernels[key] = kernel
+    return kernel
+
+
+ROW_BLOCK = 256  # threads per row; a power of two for the tree reductions below
+
+_ROW_REDUCTIONS = """
+// Every thread of the block passes its partial value; every thread gets the total.
+__device__ T block_sum(T v, T* buf) {
+    buf[threadIdx.x] = v;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) buf[threadIdx.x] += buf[threadIdx.x + stride];
+        __syncthreads();
+    }
+    T total = buf[0];
+    __syncthreads();
+    return total;
+}
+
+__device__ T block_max(T v, T* buf) {
+    buf[threadIdx.x] = v;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) buf[threadIdx.x] = fmax(buf[threadIdx.x], buf[threadIdx.x + stride]);
+        __syncthreads();
+    }
+    T top = buf[0];
+    __syncthreads();
+    return top;
+}
+"""
+
+
+def launch_rows(kernel: Any, rows: int, args: tuple) -> None:
+    """Run a row kernel with one block of ROW_BLOCK threads per row."""
+    kernel((rows,), (ROW_BLOCK,), args)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function, unbroadcast
 from ..backend import xp_of
-from .softmax import softmax_array
+from .softmax import softmax_array, softmax_backward_array
 
 _causal_cache: dict = {}
 
@@ -60,7 +60,7 @@ class ScaledDotProductAttention(Function):
             dp = xp.matmul(grad, xp.swapaxes(v, -1, -2))  # (..., L, S)
             if self.dropout_mask is not None:
                 dp *= self.dropout_mask
-            ds = p * (dp - (dp * p).sum(axis=-1, keepdims=True))
+            ds = softmax_backward_array(p, dp, -1)  # = P * (dP - sum(dP * P, -1))
             ds *= q.dtype.type(self.scale)
             if self.needs_input_grad[0]:
                 gq = unbroadcast(xp.matmul(ds, k), q.shape)

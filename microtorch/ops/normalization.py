@@ -14,6 +14,11 @@ class LayerNorm(Function):
     def forward(self, x, weight=None, bias=None, ndims=1, eps=1e-5):
         xp = xp_of(x)
         axes = tuple(range(x.ndim - ndims, x.ndim))
+        if _use_cuda_kernel(x, weight, bias):
+            self.axes = axes
+            y, xhat, inv_std = _layer_norm_cuda(x, weight, bias, ndims, eps)
+            self.save_for_backward(xhat, inv_std, weight)
+            return y
         mean = x.mean(axis=axes, keepdims=True)
         centered = x - mean
         var = (centered * centered).mean(axis=axes, keepdims=True)
@@ -34,9 +39,98 @@ class LayerNorm(Function):
             gw = (grad * xhat).sum(axis=batch_axes)
         if len(self.needs_input_grad) > 2 and self.needs_input_grad[2]:
             gb = grad.sum(axis=batch_axes)
-        if self.needs_input_grad[0]:
+        if self.needs_input_grad[0] and _use_cuda_kernel(grad, weight, weight):
+            gx = _layer_norm_backward_cuda(grad, xhat, inv_std, weight)
+        elif self.needs_input_grad[0]:
             g = grad * weight if weight is not None else grad
             mean_g = g.mean(axis=self.axes, keepdims=True)
             mean_gx = (g * xhat).mean(axis=self.axes, keepdims=True)
             gx = (g - mean_g - xhat * mean_gx) * inv_std
         return gx, gw, gb
+
+
+# ----- the same forward and backward as CUDA kernels: one thread block per row -------
+_LAYER_NORM_CUDA = """
+__device__ inline float t_rsqrt(float v) { return rsqrtf(v); }
+__device__ inline double t_rsqrt(double v) { return rsqrt(v); }
+
+extern "C" __global__ void microtorch_layer_norm_forward(
+        const T* x, const T* w, const T* b, T* y, T* xhat, T* inv_std, long long cols, double eps) {
+    __shared__ T buf[256];
+    long long base = (long long)blockIdx.x * cols;
+    T sum = 0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) sum += x[base + j];
+    T mean = block_sum(sum, buf) / (T)cols;
+    T sq = 0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {
+        T c = x[base + j] - mean;
+        sq += c * c;
+    }
+    T r = t_rsqrt(block_sum(sq, buf) / (T)cols + (T)eps);
+    if (threadIdx.x == 0) inv_std[blockIdx.x] = r;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {
+        T h = (x[base + j] - mean) * r;
+        xhat[base + j] = h;
+        y[base + j] = h * w[j] + b[j];
+    }
+}
+
+extern "C" __global__ void microtorch_layer_norm_backward(
+        const T* grad, const T* xhat, const T* inv_std, const T* w, T* dx, long long cols) {
+    __shared__ T buf[256];
+    long long base = (long long)blockIdx.x * cols;
+    T sum_g = 0, sum_gx = 0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {
+        T g = grad[base + j] * w[j];
+        sum_g += g;
+        sum_gx += g * xhat[base + j];
+    }
+    T mean_g = block_sum(sum_g, buf) / (T)cols;
+    T mean_gx = block_sum(sum_gx, buf) / (T)cols;
+    T r = inv_std[blockIdx.x];
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x)
+        dx[base + j] = (grad[base + j] * w[j] - mean_g - xhat[base + j] * mean_gx) * r;
+}
+"""
+
+
+def _use_cuda_kernel(x, weight, bias):
+    return (
+        xp_of(x).__name__ == "cupy"
+        and weight is not None
+        and bias is not None
+        and x.dtype.name in ("float32", "float64")
+        and x.flags.c_contiguous
+        and weight.flags.c_contiguous
+        and bias.flags.c_contiguous
+        and x.size > 0
+    )
+
+
+def _layer_norm_cuda(x, weight, bias, ndims, eps):
+    import numpy
+
+    from .. import backend
+
+    xp = xp_of(x)
+    cols = weight.size
+    rows = x.size // cols
+    y, xhat = xp.empty_like(x), xp.empty_like(x)
+    inv_std = xp.empty(x.shape[: x.ndim - ndims] + (1,) * ndims, dtype=x.dtype)
+    kernel = backend.row_kernel("microtorch_layer_norm_forward", _LAYER_NORM_CUDA, x.dtype)
+    args = (x, weight, bias, y, xhat, inv_std, numpy.int64(cols), numpy.float64(eps))
+    backend.launch_rows(kernel, rows, args)
+    return y, xhat, inv_std
+
+
+def _layer_norm_backward_cuda(grad, xhat, inv_std, weight):
+    import numpy
+
+    from .. import backend
+
+    grad = xp_of(grad).ascontiguousarray(grad)
+    dx = xp_of(grad).empty_like(grad)
+    cols = weight.size
+    kernel = backend.row_kernel("microtorch_layer_norm_backward", _LAYER_NORM_CUDA, grad.dtype)
+    backend.launch_rows(kernel, grad.size // cols, (grad, xhat, inv_std, weight, dx, numpy.int64(cols)))
+    return dx

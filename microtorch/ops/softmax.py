@@ -4,6 +4,8 @@ Both subtract the row maximum first so exp never overflows."""
 
 from __future__ import annotations
 
+import numpy
+
 from ..autograd.function import Function
 from ..backend import xp_of
 
@@ -11,9 +13,83 @@ from ..backend import xp_of
 def softmax_array(x, axis):
     """Numerically stable softmax of a raw array (shared by attention and cross-entropy)."""
     xp = xp_of(x)
+    if _use_cuda_rows(x, axis):
+        return _softmax_cuda(x)
     e = xp.exp(x - x.max(axis=axis, keepdims=True))
     e /= e.sum(axis=axis, keepdims=True)
     return e
+
+
+def softmax_backward_array(y, grad, axis):
+    """dx_i = y_i * (g_i - sum_j g_j y_j): the backward of y = softmax(x) (also used by
+    attention)."""
+    if _use_cuda_rows(y, axis) and grad.flags.c_contiguous:
+        return _softmax_backward_cuda(y, grad)
+    gy = grad * y
+    gy -= y * gy.sum(axis=axis, keepdims=True)
+    return gy
+
+
+# ----- the same two functions as CUDA kernels: one thread block per row, one pass each
+_SOFTMAX_CUDA = """
+__device__ inline float t_exp(float v) { return expf(v); }
+__device__ inline double t_exp(double v) { return exp(v); }
+
+extern "C" __global__ void microtorch_softmax_forward(const T* x, T* y, long long cols) {
+    __shared__ T buf[256];
+    long long base = (long long)blockIdx.x * cols;
+    T top = (T)__longlong_as_double(0xfff0000000000000ULL);  // -inf
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) top = fmax(top, x[base + j]);
+    top = block_max(top, buf);
+    T total = 0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {
+        T e = t_exp(x[base + j] - top);
+        y[base + j] = e;
+        total += e;
+    }
+    T inv = (T)1 / block_sum(total, buf);
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) y[base + j] *= inv;
+}
+
+extern "C" __global__ void microtorch_softmax_backward(const T* y, const T* g, T* dx, long long cols) {
+    __shared__ T buf[256];
+    long long base = (long long)blockIdx.x * cols;
+    T dot = 0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) dot += g[base + j] * y[base + j];
+    dot = block_sum(dot, buf);
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) dx[base + j] = y[base + j] * (g[base + j] - dot);
+}
+"""
+
+
+def _use_cuda_rows(x, axis):
+    return (
+        xp_of(x).__name__ == "cupy"
+        and axis in (-1, x.ndim - 1)
+        and x.dtype.name in ("float32", "float64")
+        and x.flags.c_contiguous
+        and x.size > 0
+    )
+
+
+def _softmax_cuda(x):
+    from .. import backend
+
+    y = xp_of(x).empty_like(x)
+    cols = x.shape[-1]
+    kernel = backend.row_kernel("microtorch_softmax_forward", _SOFTMAX_CUDA, x.dtype)
+    backend.launch_rows(kernel, x.size // cols, (x, y, numpy.int64(cols)))
+    return y
+
+
+def _softmax_backward_cuda(y, grad):
+    from .. import backend
+
+    dx = xp_of(y).empty_like(y)
+    cols = y.shape[-1]
+    kernel = backend.row_kernel("microtorch_softmax_backward", _SOFTMAX_CUDA, y.dtype)
+    backend.launch_rows(kernel, y.size // cols, (y, grad, dx, numpy.int64(cols)))
+    return dx
 
 
 def log_softmax_array(x, axis):
@@ -30,10 +106,8 @@ class Softmax(Function):
         return y
 
     def backward(self, grad):
-        # dx_i = y_i * (g_i - sum_j g_j y_j)
         (y,) = self.saved
-        gy = grad * y
-        return gy - y * gy.sum(axis=self.dim, keepdims=True)
+        return softmax_backward_array(y, grad, self.dim)
 
 
 class LogSoftmax(Function):
