@@ -85,6 +85,8 @@ class Function:
                 _anomaly_hook(fn, result)
         if cls.is_view:  # output may share the input's memory: share its version counter
             result._version = inputs[0]._version
+        if _trace_hook is not None:  # microtorch.trace() / detect_anomaly() watch every op
+            _trace_hook(fn, inputs, params, result)
         return result
 
     def _record_saved_versions(self, inputs: tuple, output: Any) -> None:
@@ -129,6 +131,9 @@ class Function:
 
 # Set by autograd.anomaly while detect_anomaly() is active; None costs nothing.
 _anomaly_hook: Any = None
+# Set by microtorch.trace() and detect_anomaly(): called as hook(fn, inputs, params, output)
+# after every op (recorded in the graph or not); None costs nothing.
+_trace_hook: Any = None
 
 
 def _check_same_device(cls: type, inputs: tuple, Tensor: type) -> None:
