@@ -1,6 +1,7 @@
 """Reverse-mode automatic differentiation: the graph (Function), the walk (engine),
 grad mode switches, and the gradient checker."""
 
+from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled
 from .function import Function
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
@@ -15,11 +16,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None):
 
 
 __all__ = [
+    "AnomalyError",
     "Function",
     "GradcheckError",
     "backward",
+    "detect_anomaly",
     "enable_grad",
     "gradcheck",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
     "set_grad_enabled",

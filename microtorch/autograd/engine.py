@@ -16,6 +16,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from . import anomaly
 from .function import Function
 
 
@@ -55,6 +56,8 @@ def backward(root_tensor: Any, grad: Any, retain_graph: bool = False) -> None:
         grad_inputs = fn.backward(grad_out)  # <- the op's own backward
         if not isinstance(grad_inputs, tuple):
             grad_inputs = (grad_inputs,)
+        if anomaly.enabled:  # detect_anomaly(): stop at the first NaN/Inf gradient
+            anomaly.check_backward(fn, grad_inputs)
         if not retain_graph:
             fn.release()
         for parent, g in zip(fn.next_functions, grad_inputs):
