@@ -1,5 +1,38 @@
-"""Neural-network building blocks."""
+"""Neural-network building blocks: ``Module``, ``Parameter``, layers, containers,
+``nn.init``, ``nn.utils`` and ``nn.functional``."""
 
-from . import functional
+from . import functional, init, utils
+from .activation import GELU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from .container import ModuleDict, ModuleList, Sequential
+from .dropout import Dropout
+from .embedding import Embedding
+from .linear import Identity, Linear
+from .loss import CrossEntropyLoss, MSELoss
+from .module import Module
+from .normalization import LayerNorm
+from .parameter import Parameter
 
-__all__ = ["functional"]
+__all__ = [
+    "CrossEntropyLoss",
+    "Dropout",
+    "Embedding",
+    "GELU",
+    "Identity",
+    "LayerNorm",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "Module",
+    "ModuleDict",
+    "ModuleList",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+    "functional",
+    "init",
+    "utils",
+]

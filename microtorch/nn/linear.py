@@ -1,0 +1,61 @@
+"""``Linear``: y = x W^T + b, and ``Identity``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import factories
+from .._tensor import Tensor
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+
+class Identity(Module):
+    """Returns its input unchanged (any constructor arguments are ignored, as in PyTorch)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input
+
+
+class Linear(Module):
+    """Applies y = x W^T + b to the last dim: (..., in_features) -> (..., out_features).
+
+    weight (out_features, in_features) and bias (out_features,) both start from
+    U(-1/sqrt(in_features), 1/sqrt(in_features)), PyTorch's default."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(
+            factories.empty(out_features, in_features, device=device, dtype=dtype)
+        )
+        if bias:
+            self.bias = Parameter(factories.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # kaiming_uniform_ with a=sqrt(5) gives the bound 1/sqrt(fan_in)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )

@@ -1,0 +1,492 @@
+"""``Module``: the base class of every layer and model.
+
+A module keeps three ordered dicts, filled by ordinary attribute assignment:
+
+    self.weight = Parameter(...)      -> self._parameters["weight"]
+    self.block = Linear(...)          -> self._modules["block"]
+    self.register_buffer("mask", t)   -> self._buffers["mask"]    (state, not learned)
+
+Reading ``self.weight`` then finds it again through ``__getattr__``. Everything else
+(``parameters()``, ``state_dict()``, ``to()``, ``train()``...) walks these dicts, children
+in the order they were assigned, exactly as PyTorch's ``nn.Module`` does.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .. import backend
+from .. import dtypes as _dtypes
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from .parameter import Parameter
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class _RemovableHandle:
+    """Returned by ``register_forward_hook``: call ``.remove()`` to take the hook out."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: dict) -> None:
+        self.hooks = hooks
+        self.id = _RemovableHandle._next_id
+        _RemovableHandle._next_id += 1
+
+    def remove(self) -> None:
+        self.hooks.pop(self.id, None)
+
+
+class Module:
+    training: bool
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args or kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got unexpected arguments; Module.__init__ "
+                "takes none (call super().__init__() with no arguments)"
+            )
+        # object.__setattr__: these must exist before our own __setattr__ can run
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    def register_forward_pre_hook(self, hook: Callable) -> _RemovableHandle:
+        """``hook(module, args)`` runs before forward; a returned value replaces ``args``."""
+        handle = _RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_forward_hook(self, hook: Callable) -> _RemovableHandle:
+        """``hook(module, args, output)`` runs after forward; a returned value replaces output."""
+        handle = _RemovableHandle(self._forward_hooks)
+        self._forward_hooks[handle.id] = hook
+        return handle
+
+    # ------------------------------------------------------------ attribute registration
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            params[name] = value
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as parameter '{name}' of "
+                    f"{type(self).__name__} (microtorch.nn.Parameter or None expected); "
+                    "wrap it with nn.Parameter(...) or change it in place with .copy_()"
+                )
+            params[name] = None
+        elif isinstance(value, Module):
+            modules = self.__dict__.get("_modules")
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name)
+            modules[name] = value
+        elif name in self.__dict__.get("_modules", {}):
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as child module '{name}' of "
+                    f"{type(self).__name__} (microtorch.nn.Module or None expected)"
+                )
+            self._modules[name] = None
+        elif name in self.__dict__.get("_buffers", {}):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as buffer '{name}' of "
+                    f"{type(self).__name__} (microtorch.Tensor or None expected)"
+                )
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        """Remove ``name`` wherever it is registered (before registering it anew)."""
+        self.__dict__.pop(name, None)
+        for registry in ("_parameters", "_buffers", "_modules"):
+            self.__dict__[registry].pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup failed: look in the three registries.
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            found = d.get(registry)
+            if found is not None and name in found:
+                return found[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(registry, {}):
+                del self.__dict__[registry][name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list:
+        return sorted(
+            set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules)
+        )
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` under ``name`` (None registers an absent parameter, e.g. a bias)."""
+        self._check_name(name, "parameter")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"register_parameter: cannot assign '{type(param).__name__}' as parameter "
+                f"'{name}' (microtorch.nn.Parameter or None expected)"
+            )
+        self._forget(name)
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """A tensor that belongs to the module's state but is not learned (e.g. a mask).
+        It moves with ``to()``; ``persistent=False`` leaves it out of ``state_dict``."""
+        self._check_name(name, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"register_buffer: cannot assign '{type(tensor).__name__}' as buffer '{name}' "
+                "(microtorch.Tensor or None expected)"
+            )
+        self._forget(name)
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        self._check_name(name, "module")
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module: {type(module).__name__} is not a Module subclass")
+        self._forget(name)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def _check_name(self, name: str, kind: str) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+        if "." in name or name == "":
+            raise KeyError(f"{kind} name can't contain \".\" and can't be empty, got {name!r}")
+
+    def get_submodule(self, target: str) -> Module:
+        """The module at a dotted path such as ``"blocks.0.attn"`` (``""`` is self)."""
+        module = self
+        for part in target.split(".") if target else []:
+            if part not in module._modules or module._modules[part] is None:
+                raise AttributeError(f"{type(module).__name__} has no submodule `{part}`")
+            module = module._modules[part]
+        return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if name not in module._parameters:
+            raise AttributeError(f"{type(module).__name__} has no parameter `{name}`")
+        return module._parameters[name]
+
+    # ------------------------------------------------------------ walking the tree
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:  # fmt: skip
+        """(dotted name, module) for this module and every module below it, depth first."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is None:
+                continue
+            child_prefix = prefix + ("." if prefix else "") + name
+            yield from child.named_modules(memo, child_prefix, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        seen = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
+
+    def children(self) -> Iterator[Module]:
+        for _, child in self.named_children():
+            yield child
+
+    def _named_members(self, registry: str, prefix: str, recurse: bool,
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:  # fmt: skip
+        seen = set()
+        walk = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for module_prefix, module in walk:
+            for name, value in module.__dict__[registry].items():
+                if value is None:
+                    continue
+                if remove_duplicate:
+                    if id(value) in seen:  # a tied parameter is listed once
+                        continue
+                    seen.add(id(value))
+                yield module_prefix + ("." if module_prefix else "") + name, value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:  # fmt: skip
+        """(dotted name, parameter) pairs; a parameter shared by two modules is listed once,
+        under the first name it was found at."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:  # fmt: skip
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call ``fn`` on every submodule (children first) and then on self; returns self.
+        Typical use: ``model.apply(init_weights)``."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # ------------------------------------------------------------ modes and gradients
+    def train(self, mode: bool = True) -> Module:
+        """Training mode (dropout active) or, with ``mode=False``, evaluation mode."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"train(): training mode is expected to be a boolean, got {mode!r}")
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear every parameter's ``.grad`` (to None by default, or to zeros)."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                p.grad.grad_fn = None
+                p.grad.array.fill(0)
+
+    # ------------------------------------------------------------ device and dtype
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` or keywords.
+
+        Parameters and buffers are moved *in place*: each keeps its identity and only its
+        array is replaced, so tied weights stay tied and an optimizer built before the move
+        still holds the right tensors. A dtype applies to floating-point tensors only."""
+        dev, dt = kwargs.pop("device", None), kwargs.pop("dtype", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, Tensor):
+                dev, dt = a.device, a.dtype
+            elif isinstance(a, (str, backend.device)):
+                dev = a
+            elif isinstance(a, _dtypes.dtype):
+                dt = a
+            elif a is not None:
+                raise TypeError(
+                    f"to(): expected a device, a dtype or a tensor, got {type(a).__name__}"
+                )
+        target_device = backend.as_device(dev) if dev is not None else None
+        target_dtype = _dtypes.get_dtype(dt) if dt is not None else None
+        if target_dtype is not None and not target_dtype.is_floating_point:
+            raise TypeError(
+                f"nn.Module.to only accepts floating point dtypes, but got desired dtype={target_dtype}"
+            )
+        return self._apply_to_arrays(target_device, target_dtype)
+
+    def _apply_to_arrays(self, target_device: Any, target_dtype: Any) -> Module:
+        def convert(array: Any) -> Any:
+            if (
+                target_dtype is not None
+                and array.dtype.kind == "f"
+                and array.dtype != target_dtype.np
+            ):
+                array = array.astype(target_dtype.np)
+            if target_device is not None:
+                array = backend.to_device(array, target_device)
+            return array
+
+        seen = set()
+        for module in self.modules():
+            for registry in (module._parameters, module._buffers):
+                for t in registry.values():
+                    if t is None or id(t) in seen:
+                        continue
+                    seen.add(id(t))
+                    t.array = convert(t.array)
+                    if t.grad is not None:
+                        t.grad.array = convert(t.grad.array)
+        return self
+
+    def cpu(self) -> Module:
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None) -> Module:
+        return self.to("cuda" if device is None else device)
+
+    def float(self) -> Module:
+        return self.to(_dtypes.float32)
+
+    def double(self) -> Module:
+        return self.to(_dtypes.float64)
+
+    def half(self) -> Module:
+        return self.to(_dtypes.float16)
+
+    # ------------------------------------------------------------ state dict
+    def state_dict(self, destination: dict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> OrderedDict[str, Tensor]:  # fmt: skip
+        """Every parameter and persistent buffer by dotted name (tied weights appear under
+        each of their names). Values share memory with the module; ``keep_vars=False`` gives
+        detached tensors."""
+        if destination is None:
+            destination = OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(destination, prefix + name + ".", keep_vars)
+        return destination
+
+    def _state_tensors(self) -> OrderedDict[str, Tensor]:
+        return self.state_dict(keep_vars=True)
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True,
+                        assign: bool = False) -> IncompatibleKeys:  # fmt: skip
+        """Copy values from ``state_dict`` into this module's parameters and buffers.
+
+        Values are written into the existing tensors, so tied weights stay tied and an
+        optimizer keeps pointing at the right ones (``assign=True`` shares the given arrays
+        instead of copying). With ``strict=True`` (the default) a missing or unexpected key
+        is an error; a shape mismatch is always an error. Returns (missing_keys,
+        unexpected_keys)."""
+        if not hasattr(state_dict, "keys"):
+            raise TypeError(
+                f"Expected state_dict to be dict-like, got {type(state_dict).__name__}."
+            )
+        own = self._state_tensors()
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict:
+            if unexpected:
+                errors.append(
+                    "Unexpected key(s) in state_dict: "
+                    + ", ".join(f'"{k}"' for k in unexpected)
+                    + ". "
+                )
+            if missing:
+                errors.append(
+                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". "
+                )
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(
+                    f'While copying the parameter named "{key}", expected a Tensor in the '
+                    f"state_dict, got {type(value).__name__}."
+                )
+                continue
+            if tuple(value.shape) != tuple(target.shape):
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                    f"checkpoint, the shape in current model is {target.shape}."
+                )
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
+        with grad_mode.no_grad():
+            for key, target in own.items():
+                if key in state_dict:
+                    _copy_into(target, state_dict[key], assign)
+        return IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------ printing
+    def extra_repr(self) -> str:
+        """The text between the parentheses of this module's line in ``repr`` (override it)."""
+        return ""
+
+    def __repr__(self) -> str:
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines = extra.split("\n")
+        for name, child in self._modules.items():
+            child_repr = repr(child).replace("\n", "\n  ")
+            lines.append(f"({name}): {child_repr}")
+        main = type(self).__name__ + "("
+        if not lines:
+            return main + ")"
+        if len(lines) == 1 and not self._modules:
+            return main + lines[0] + ")"
+        return main + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _copy_into(target: Tensor, value: Tensor, assign: bool) -> None:
+    """Write ``value``'s numbers into ``target``'s own array (cast and moved to fit it)."""
+    source = value.array.astype(target.array.dtype, copy=False)
+    source = backend.to_device(source, target.device)
+    if assign:
+        target.array = source  # share the given memory instead of copying
+    elif source is not target.array:
+        target.array[...] = source
+    target._version.value += 1

@@ -1,0 +1,60 @@
+"""``Parameter``: a tensor that a Module learns.
+
+A Parameter is an ordinary :class:`Tensor` (``isinstance(p, Tensor)`` is True) with
+``requires_grad=True``. Assigning one to a module attribute registers it, so
+``module.parameters()`` finds it and the optimizer can update it.
+
+Assigning the *same* Parameter to two modules ties them: both modules then share one
+tensor, one gradient and one optimizer state (``lm_head.weight = wte.weight``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor, _Version
+
+
+class Parameter(Tensor):
+    __slots__ = ()  # Tensor has __slots__; a Parameter holds nothing more
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        if data is None:
+            from ..factories import empty
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(
+                f"Parameter: expected a Tensor as data, got {type(data).__name__}; "
+                "wrap it first with microtorch.tensor(...)"
+            )
+        # Share the values (like PyTorch's Parameter(t)): no copy, and the same version
+        # counter, so an in-place change through either name is seen by autograd.
+        self.array = data.array
+        self._version = data._version if isinstance(data._version, _Version) else _Version()
+        self.grad = None
+        self.grad_fn = None
+        self._hooks = None
+        self._is_param = True
+        self.requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo: dict) -> Parameter:
+        if id(self) in memo:
+            return memo[id(self)]
+        copy = Parameter(Tensor._make(self.array.copy()), self.requires_grad)
+        if self.grad is not None:
+            copy.grad = Tensor._make(self.grad.array.copy())
+        memo[id(self)] = copy
+        return copy
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild_parameter, (Tensor._make(self.array), self.requires_grad))
+
+
+def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
+    return Parameter(data, requires_grad)

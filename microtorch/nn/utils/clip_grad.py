@@ -1,0 +1,81 @@
+"""Gradient clipping: rescale (``clip_grad_norm_``) or clamp (``clip_grad_value_``) the
+``.grad`` of parameters in place, between ``loss.backward()`` and ``optimizer.step()``.
+
+Both work on the raw gradient arrays. On a GPU the total norm stays a device array and
+the scale factor is applied without reading it back to the host, so clipping does not
+make the CPU wait for the GPU."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy
+
+from ... import backend
+from ..._tensor import Tensor
+
+
+def _grad_arrays(parameters: Tensor | Iterable[Tensor]) -> list:
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    grads = [p.grad.array for p in parameters if p.grad is not None]
+    kinds = {type(g) for g in grads}
+    if len(kinds) > 1:
+        raise RuntimeError(
+            "clip_grad: the gradients are on different devices (CPU and CUDA); move the "
+            "model to one device first"
+        )
+    return grads
+
+
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                    norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach: bool | None = None) -> Tensor:  # fmt: skip
+    """Scale all gradients together so that their combined norm is at most ``max_norm``.
+
+    The combined norm is the norm of the vector of all gradient elements (for the 2-norm:
+    sqrt of the sum of every element squared). Each gradient is multiplied by
+    min(1, max_norm / (total_norm + 1e-6)). Returns the total norm *before* clipping,
+    as a 0-d tensor."""
+    grads = _grad_arrays(parameters)
+    max_norm, norm_type = float(max_norm), float(norm_type)
+    if not grads:
+        return Tensor._make(numpy.zeros((), dtype=numpy.float32))
+    xp = backend.xp_of(grads[0])
+    # Half-precision sums overflow easily: measure in at least float32.
+    measured = [g if g.dtype.itemsize >= 4 else g.astype(numpy.float32) for g in grads]
+    if norm_type == math.inf:
+        total = xp.stack([xp.abs(g).max() for g in measured if g.size]).max()
+    elif norm_type == 2.0:
+        # vdot of a flat gradient with itself = its sum of squares, in one BLAS call
+        squares = [xp.vdot(g.ravel(), g.ravel()) for g in measured]
+        total = xp.sqrt(xp.stack(squares).sum())
+    else:
+        sums = [(xp.abs(g) ** norm_type).sum() for g in measured]
+        total = xp.stack(sums).sum() ** (1.0 / norm_type)
+    total = xp.asarray(total)  # a 0-d array (numpy reductions may give scalars)
+    if error_if_nonfinite and not bool(xp.isfinite(total)):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
+            "so it cannot be clipped. To disable this error and scale the gradients by the "
+            "non-finite norm anyway, set `error_if_nonfinite=False`"
+        )
+    coef = max_norm / (total + 1e-6)  # 0-d array, still on the device
+    if xp is numpy:
+        if coef < 1.0:  # on the host the comparison is free; multiplying by 1 changes nothing
+            for g in grads:
+                g *= coef.astype(g.dtype)
+    else:
+        coef = xp.minimum(coef, 1.0)  # no host sync: always multiply, by 1 when not clipping
+        for g in grads:
+            g *= coef.astype(g.dtype)
+    return Tensor._make(total)
+
+
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
+                     foreach: bool | None = None) -> None:  # fmt: skip
+    """Clamp every gradient element into [-clip_value, clip_value], in place."""
+    clip_value = float(clip_value)
+    for g in _grad_arrays(parameters):
+        backend.xp_of(g).clip(g, -clip_value, clip_value, out=g)
