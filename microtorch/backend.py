@@ -132,7 +132,7 @@ def xp_of(array: Any) -> Any:
 
 
 def device_of(array: Any) -> device:
-    if isinstance(array, numpy.ndarray):
+    if isinstance(array, (numpy.ndarray, numpy.generic)):  # numpy scalars live on the host too
         return CPU
     return device("cuda", array.device.id)
 

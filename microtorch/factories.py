@@ -18,11 +18,10 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
         return backend.to_numpy(data.array)
     if backend.is_array(data):
         array = backend.to_numpy(data)
-    elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
-        array = numpy.array(
-            _nested_map(data, lambda x: x.item() if isinstance(x, Tensor) else x)
-        )
     else:
+        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+            # a list of one-element tensors: their Python values follow the rules below
+            data = _nested_map(data, lambda x: x.item() if isinstance(x, Tensor) else x)
         array = numpy.array(data)
         if array.dtype.kind == "f" and dtype is None and not isinstance(data, numpy.generic):
             array = array.astype(_dtypes.get_default_dtype().np)  # Python floats -> float32

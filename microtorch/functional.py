@@ -40,8 +40,10 @@ def _dims(dim: Any, ndim: int, op: str) -> tuple | None:
     if dim is None:
         return None
     if isinstance(dim, (tuple, list)):
-        return tuple(sorted(wrap_dim(d, ndim, op) for d in dim))
-    return (wrap_dim(dim, ndim, op),)
+        axes = tuple(sorted(wrap_dim(d, ndim, op) for d in dim))
+    else:
+        axes = (wrap_dim(dim, ndim, op),)
+    return axes if ndim else ()  # a 0-d tensor accepts dim 0 or -1 but has no axis to reduce
 
 
 def _check_tensor(x: Any, op: str, name: str = "input") -> Tensor:
@@ -73,10 +75,22 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     a = as_tensor_like(a, b if isinstance(b, Tensor) else a)
     b = as_tensor_like(b, a)
     if a.array.dtype != b.array.dtype:
-        target = _dtypes.promote_types(a.dtype, b.dtype)
+        target = _promote_tensors(a, b)
         a, b = cast(a, target), cast(b, target)
     _check_broadcast(a.array.shape, b.array.shape, op)
     return a, b
+
+
+def _promote_tensors(a: Tensor, b: Tensor) -> _dtypes.dtype:
+    """PyTorch's rule: a 0-d tensor mixed with a tensor that has dims acts like a Python
+    number (it lifts the kind, bool < int < float, but never the width), so
+    ``float32_vector * float64_scalar_tensor`` stays float32."""
+    if (a.ndim == 0) == (b.ndim == 0):
+        return _dtypes.promote_types(a.dtype, b.dtype)
+    zero_d, dimensioned = (a, b) if a.ndim == 0 else (b, a)
+    if _dtypes._category(zero_d.dtype) > _dtypes._category(dimensioned.dtype):
+        return zero_d.dtype
+    return dimensioned.dtype
 
 
 def _check_broadcast(s1: tuple, s2: tuple, op: str) -> None:
@@ -288,9 +302,9 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
     _check_tensor(condition, "where", "condition")
     if condition.array.dtype != bool:
         raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = as_tensor_like(input, condition)  # where(mask, 1.0, 0.0): numbers only
     a, b = _binary_operands(input, other, "where")
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        a = as_tensor_like(a, condition)
     return elementwise.Where.apply(condition, a, b)
 
 

@@ -114,6 +114,8 @@ def rand(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
 def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = None,
             device: Any = None, generator: Generator | None = None) -> Tensor:  # fmt: skip
     """Integers in [low, high) (or [0, low) when high is omitted), int64 by default."""
+    if size is None and isinstance(high, (tuple, list)):  # randint(high, size), as in PyTorch
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:

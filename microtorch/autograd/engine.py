@@ -16,6 +16,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from .. import backend
 from . import anomaly
 from .function import Function
 
@@ -83,19 +84,22 @@ def _run_output_hooks(fn: Function, grad: Any) -> Any:
         return grad
     from .._tensor import Tensor
 
+    grad = backend.xp_of(grad).asarray(grad)  # a NumPy scalar (from 0-d math) -> 0-d array
     for hook in fn.hooks or ():
         replaced = hook(Tensor._make(grad))
         if replaced is not None:
             grad = replaced.array
     output = fn.retained() if fn.retained is not None else None
     if output is not None:
-        output.grad = Tensor._make(grad.copy() if output.grad is None else output.grad.array + grad)
+        total = grad if output.grad is None else output.grad.array + grad
+        output.grad = Tensor._make(backend.xp_of(total).array(total))
     return grad
 
 
 def _accumulate_leaf(leaf: Any, grad: Any) -> None:
     from .._tensor import Tensor
 
+    grad = backend.xp_of(grad).asarray(grad)  # a NumPy scalar (from 0-d math) -> 0-d array
     for hook in leaf._hooks or ():
         replaced = hook(Tensor._make(grad))
         if replaced is not None:
@@ -106,8 +110,9 @@ def _accumulate_leaf(leaf: Any, grad: Any) -> None:
             f"{tuple(leaf.shape)} {leaf.array.dtype}"
         )
     if leaf.grad is None:
-        # a fresh array: the same array may also be another leaf's gradient
-        leaf.grad = Tensor._make(grad.copy())
+        # a fresh array: the same array may also be another leaf's gradient (and NumPy math
+        # on 0-d arrays gives NumPy scalars, which xp.array turns back into a 0-d array)
+        leaf.grad = Tensor._make(backend.xp_of(grad).array(grad))
     else:
         leaf.grad.array += grad
 

@@ -13,15 +13,17 @@ def is_grad_enabled() -> bool:
     return enabled
 
 
-def set_grad_enabled(mode: bool) -> None:
-    global enabled
-    enabled = bool(mode)
-
-
 class _GradMode:
-    """Context manager and decorator that sets grad mode to ``self.mode`` inside."""
+    """Context manager and decorator that sets grad mode to ``self.mode`` inside.
+
+    Both ``@no_grad()`` and ``@no_grad`` (no parentheses) decorate a function."""
 
     mode = True
+
+    def __new__(cls, orig_func: Callable | None = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)  # used as a bare decorator: wrap the function
 
     def __enter__(self) -> None:
         global enabled
@@ -53,3 +55,30 @@ class enable_grad(_GradMode):
     """Turn recording back on inside a ``no_grad`` block."""
 
     mode = True
+
+
+class set_grad_enabled(_GradMode):
+    """Set grad mode now: ``set_grad_enabled(False)`` as a call, or
+    ``with set_grad_enabled(is_training): ...`` to restore the previous mode afterwards."""
+
+    def __new__(cls, mode: bool) -> "set_grad_enabled":
+        return object.__new__(cls)
+
+    def __init__(self, mode: bool) -> None:
+        global enabled
+        self.mode = bool(mode)
+        self._previous = enabled
+        enabled = self.mode
+
+    def __enter__(self) -> None:
+        pass  # the mode was already set by the call
+
+    def __call__(self, fn: Callable) -> Callable:
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper

@@ -7,7 +7,6 @@ gradient has its input's shape.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..autograd.function import Function, unbroadcast
@@ -76,12 +75,17 @@ class Pow(Function):
 
     def backward(self, grad):
         a, b, out = self.saved
+        xp = xp_of(grad)
         ga = gb = None
         if self.needs_input_grad[0]:
-            ga = unbroadcast(grad * b * a ** (b - 1), _shape(a))
+            # where b == 0, a ** b is the constant 1 (PyTorch's rule: even at a == 0)
+            local = xp.where(b == 0, 0, b * a ** (b - 1))
+            ga = unbroadcast(grad * local, _shape(a))
         if self.needs_input_grad[1]:
-            log_a = xp_of(a).log(a) if hasattr(a, "shape") else math.log(a)
-            gb = unbroadcast(grad * out * log_a, _shape(b))
+            log_a = xp.log(a) if hasattr(a, "shape") else xp.log(b.dtype.type(a))
+            # at a == 0 with b >= 0, 0 ** b does not change with b (PyTorch's rule)
+            local = xp.where((a == 0) & (b >= 0), 0, out * log_a)
+            gb = unbroadcast(grad * local, _shape(b))
         return ga, gb
 
 

@@ -92,4 +92,6 @@ class Var(Function):
     def backward(self, grad):
         (centered,) = self.saved
         grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
-        return grad * (2 / self.denominator) * centered
+        # no degrees of freedom left: the variance is NaN and so is its gradient (like PyTorch)
+        factor = 2 / self.denominator if self.denominator else float("nan")
+        return grad * factor * centered
