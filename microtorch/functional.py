@@ -281,6 +281,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     _check_tensor(input, "clamp")
     if min is None and max is None:
         raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
+    if not input.dtype.is_floating_point and builtins.any(isinstance(b, float) for b in (min, max)):
+        input = cast(input, _dtypes.get_default_dtype())  # int tensor, float bound -> float32
     if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose
         out = input if min is None else maximum(input, min)
         return out if max is None else minimum(out, max)
@@ -641,6 +643,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     d = wrap_dim(dim, ref.ndim, "cat")
     for i, t in enumerate(tensors):
         _check_tensor(t, "cat", f"tensors[{i}]")
+        if t.ndim == 0:
+            raise RuntimeError(
+                f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated; "
+                "use stack, or unsqueeze(0) it first"
+            )
         s, r = t.array.shape, ref.array.shape
         if len(s) != len(r) or builtins.any(a != b for j, (a, b) in enumerate(zip(s, r)) if j != d):
             raise RuntimeError(
@@ -725,7 +732,7 @@ def _convert_index(input: Tensor, index: Any) -> tuple:
                 )
             i = i.array
         elif isinstance(i, (list, range)):
-            i = xp.asarray(list(i))
+            i = xp.asarray(list(i)) if len(i) else xp.zeros(0, dtype="int64")
             if i.dtype.kind == "f":
                 raise IndexError("index: a list used as an index must hold integers or bools")
         elif isinstance(i, builtins.bool):
@@ -839,6 +846,15 @@ def inplace(target: Tensor, op: Any, *args: Any) -> Tensor:
     tracking = grad_mode.enabled and (
         target.requires_grad or builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args)
     )
+    if tracking and target.grad_fn is not None and target.grad_fn.is_view:
+        # The write would change the memory of the tensor this one views, but only this
+        # tensor's grad_fn would learn about it: the other tensor's gradient would be wrong.
+        raise RuntimeError(
+            f"in-place op on a view: this tensor was made by {target.grad_fn.name()} and shares "
+            "memory with another tensor that requires grad; microtorch cannot update that "
+            "tensor's graph, so its gradient would be wrong. Use an out-of-place op "
+            "(e.g. y = y * 2 instead of y *= 2) or .clone() the view first"
+        )
     if tracking:
         snapshot = Tensor._make(target.array.copy(), target.requires_grad, target.grad_fn)
         result = op(snapshot, *args)

@@ -83,7 +83,7 @@ class Function:
             fn._record_saved_versions(inputs, result)
             if _anomaly_hook is not None:
                 _anomaly_hook(fn, result)
-        if cls.is_view:  # output may share the input's memory: share its version counter
+        if fn.is_view:  # output may share the input's memory: share its version counter
             result._version = inputs[0]._version
         if _trace_hook is not None:  # microtorch.trace() / detect_anomaly() watch every op
             _trace_hook(fn, inputs, params, result)

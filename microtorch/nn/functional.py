@@ -42,6 +42,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"linear: bias of shape {tuple(bias.shape)} does not match weight of shape "
             f"{tuple(weight.shape)} (expected ({weight.shape[0]},))"
         )
+    dtypes = [t.dtype for t in (input, weight, bias) if t is not None]
+    if any(d is not dtypes[0] for d in dtypes):
+        raise RuntimeError(
+            f"linear: input, weight and bias must have the same dtype, got "
+            f"{', '.join(str(d) for d in dtypes)}; convert with .to(dtype) first"
+        )
     return _linalg.Linear.apply(input, weight, bias)
 
 

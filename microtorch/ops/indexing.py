@@ -20,6 +20,7 @@ class GetItem(Function):
 
     def forward(self, x, index=()):
         self.in_shape, self.dtype, self.index = x.shape, x.dtype, index
+        self.is_view = is_basic_index(index)  # integer-array or mask indexing makes a copy
         return x[index]
 
     def backward(self, grad):
