@@ -130,6 +130,7 @@ from .random import (
 )
 
 from . import nn  # noqa: E402  (nn builds on everything above)
+from . import optim  # noqa: E402  (optim updates nn's parameters)
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,147 @@
+"""Learning-rate schedules: each ``step()`` sets every parameter group's ``"lr"``.
+
+    scheduler = CosineAnnealingLR(optimizer, T_max=1000)
+    for batch in data:
+        loss.backward(); optimizer.step(); optimizer.zero_grad()
+        scheduler.step()
+
+A scheduler remembers each group's starting lr as ``base_lrs`` (stored in the group as
+``"initial_lr"``) and computes the lr for step ``last_epoch`` from it. Creating a
+scheduler already applies step 0's lr.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from .optimizer import Optimizer
+
+
+class LRScheduler:
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
+                        "an optimizer (last_epoch != -1)"
+                    )
+        self.base_lrs = [float(group["initial_lr"]) for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self.step()
+
+    def get_lr(self) -> list[float]:
+        """The lr of every group at step ``self.last_epoch`` (subclasses define it)."""
+        raise TypeError(f"{type(self).__name__} must define get_lr()")
+
+    def step(self, epoch: int | None = None) -> None:
+        """Advance one step (or jump to ``epoch``) and write the new lrs into the groups."""
+        self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
+        lrs = self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, lrs):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def get_last_lr(self) -> list[float]:
+        return self._last_lr
+
+    def state_dict(self) -> dict:
+        """Everything but the optimizer (and, for LambdaLR, the functions)."""
+        skip = ("optimizer", "lr_lambdas")
+        return {k: v for k, v in self.__dict__.items() if k not in skip}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.__dict__.update(state_dict)
+
+
+class LambdaLR(LRScheduler):
+    """lr = base_lr * lr_lambda(step); ``lr_lambda`` is one function or one per group."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [base * fn(self.last_epoch) for base, fn in zip(self.base_lrs, self.lr_lambdas)]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * step / T_max)) / 2: from base_lr at
+    step 0 down to eta_min at step T_max (the closed form of PyTorch's schedule)."""
+
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        if T_max <= 0:
+            raise ValueError(f"CosineAnnealingLR: T_max must be positive, got {T_max}")
+        self.T_max, self.eta_min = T_max, eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        cosine = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+        return [self.eta_min + (base - self.eta_min) * cosine for base in self.base_lrs]
+
+
+def warmup_cosine_lr(step: int, base_lr: float, warmup_steps: int, total_steps: int,
+                     eta_min: float = 0.0) -> float:  # fmt: skip
+    """The lr at ``step`` (0-based) of a linear warmup followed by a cosine decay:
+
+    step < warmup_steps:   base_lr * (step + 1) / warmup_steps
+    step >= total_steps:   eta_min
+    otherwise:             eta_min + (base_lr - eta_min) * (1 + cos(pi * r)) / 2,
+                           r = (step - warmup_steps) / (total_steps - warmup_steps)
+    """
+    if step < warmup_steps:
+        return base_lr * (step + 1) / warmup_steps
+    if step >= total_steps:
+        return eta_min
+    ratio = (step - warmup_steps) / (total_steps - warmup_steps)
+    return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * ratio)) / 2
+
+
+class WarmupCosineLR(LRScheduler):
+    """Linear warmup for ``warmup_steps`` steps, then cosine decay to ``eta_min`` at
+    ``total_steps`` (see :func:`warmup_cosine_lr`); the usual schedule for transformers.
+    PyTorch spells it SequentialLR(LinearLR, CosineAnnealingLR); this is one class."""
+
+    def __init__(self, optimizer: Optimizer, warmup_steps: int, total_steps: int,
+                 eta_min: float = 0.0, last_epoch: int = -1) -> None:  # fmt: skip
+        if warmup_steps < 0 or total_steps <= warmup_steps:
+            raise ValueError(
+                f"WarmupCosineLR: need 0 <= warmup_steps < total_steps, got warmup_steps="
+                f"{warmup_steps}, total_steps={total_steps}"
+            )
+        self.warmup_steps, self.total_steps, self.eta_min = warmup_steps, total_steps, eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [
+            warmup_cosine_lr(
+                self.last_epoch, base, self.warmup_steps, self.total_steps, self.eta_min
+            )
+            for base in self.base_lrs
+        ]
+
+
+_LRScheduler = LRScheduler  # the older PyTorch name
+
+__all__ = [
+    "CosineAnnealingLR",
+    "LRScheduler",
+    "LambdaLR",
+    "WarmupCosineLR",
+    "warmup_cosine_lr",
+]

@@ -1,0 +1,222 @@
+"""``Optimizer``: the base class of SGD, Adam and AdamW.
+
+An optimizer holds ``param_groups``, a list of dicts: each has its ``"params"`` (a list of
+tensors) and its own hyperparameters (``"lr"``, ``"weight_decay"``...). A training loop may
+change them between steps (``group["lr"] = new_lr``). ``state`` maps each parameter to what
+the update rule remembers about it (momentum, running averages, the step count).
+
+Subclasses implement ``step()``. For speed, updates work on the raw arrays (``p.array``,
+``p.grad.array``) with in-place NumPy/CuPy operations and record no graph, then bump the
+parameter's version counter, as any in-place change does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .. import backend
+from .._tensor import Tensor
+from ..autograd import grad_mode
+
+
+class _RequiredParameter:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+class Optimizer:
+    def __init__(self, params: Iterable[Any], defaults: dict) -> None:
+        self.defaults = defaults
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict] = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {type(params).__name__}; pass model.parameters()"
+            )
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters with its own hyperparameters (missing ones are taken
+        from the optimizer's defaults)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        group = dict(param_group)
+        params = group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs; use a list instead"
+            )
+        params = list(params)
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}"
+                )
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        group["params"] = params
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization parameter {name}"
+                )
+            group.setdefault(name, default)
+        ids = {id(p) for p in params}
+        if len(ids) != len(params):
+            raise ValueError("optimizer parameter group contains the same parameter more than once")
+        for other in self.param_groups:
+            if ids & {id(p) for p in other["params"]}:
+                raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    # ------------------------------------------------------------ gradients
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear every parameter's gradient: to None (the default, so the next backward
+        allocates a fresh one), or to zeros in place."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad.grad_fn = None
+                    p.grad.array.fill(0)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        raise TypeError(f"{type(self).__name__} must define step()")
+
+    def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
+        if closure is None:
+            return None
+        with grad_mode.enable_grad():
+            return closure()
+
+    # ------------------------------------------------------------ saving and resuming
+    def state_dict(self) -> dict:
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}``.
+
+        Parameters are named by their position across all groups (0, 1, 2...), as PyTorch
+        does, so a state dict can be loaded into a new optimizer over a new model of the
+        same shape. The state's tensors are the live ones (save or copy them)."""
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
+            groups.append(packed)
+        state = {}
+        for p, s in self.state.items():
+            if id(p) in index:
+                state[index[id(p)]] = dict(s)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore hyperparameters and per-parameter state saved by ``state_dict()``. State
+        tensors are copied onto each parameter's device (floating ones in its dtype)."""
+        if (
+            not isinstance(state_dict, dict)
+            or "state" not in state_dict
+            or "param_groups" not in state_dict
+        ):
+            raise ValueError(
+                "optimizer.load_state_dict: expected a dict with 'state' and 'param_groups', "
+                "as made by optimizer.state_dict()"
+            )
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError(
+                f"loaded state dict has a different number of parameter groups "
+                f"({len(saved_groups)}) than the optimizer ({len(self.param_groups)})"
+            )
+        for i, (group, saved) in enumerate(zip(self.param_groups, saved_groups)):
+            if len(group["params"]) != len(saved["params"]):
+                raise ValueError(
+                    f"loaded state dict contains a parameter group that doesn't match the size "
+                    f"of optimizer's group: group {i} has {len(saved['params'])} parameters in "
+                    f"the state dict and {len(group['params'])} in the optimizer"
+                )
+        by_index = {}
+        for group, saved in zip(self.param_groups, saved_groups):
+            for p, saved_index in zip(group["params"], saved["params"]):
+                by_index[int(saved_index)] = p
+        new_state: defaultdict = defaultdict(dict)
+        for key, values in state_dict["state"].items():
+            p = by_index.get(int(key))
+            if p is None:
+                continue
+            new_state[p] = {name: _state_value_for(p, name, v) for name, v in values.items()}
+        new_groups = []
+        for group, saved in zip(self.param_groups, saved_groups):
+            restored = {k: v for k, v in saved.items() if k != "params"}
+            restored["params"] = group["params"]
+            new_groups.append(restored)
+        self.state = new_state
+        self.param_groups = new_groups
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(k for k in group if k != "params"):
+                lines.append(f"    {key}: {group[key]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def _state_value_for(p: Tensor, name: str, value: Any) -> Any:
+    """A private copy of one saved state entry, on ``p``'s device and (if float) dtype."""
+    if not isinstance(value, Tensor):
+        return value
+    array = value.array
+    if array.dtype.kind == "f" and name != "step":
+        array = array.astype(p.array.dtype, copy=False)
+    array = backend.to_device(array, p.device)
+    if array is value.array:
+        array = array.copy()
+    return Tensor._make(array)
+
+
+def check_unsupported(name: str, **flags: Any) -> None:
+    """Clear errors for PyTorch options that change what step() computes but that
+    microtorch does not implement."""
+    why = {
+        "capturable": "it is for CUDA graph capture, which microtorch does not do",
+        "differentiable": "microtorch's step() records no graph, so it cannot be differentiated",
+    }
+    for flag, value in flags.items():
+        if value:
+            raise ValueError(f"{name}: {flag}=True is not supported ({why[flag]}); leave it False")
+
+
+def check_hyperparameters(name: str, lr: Any, eps: float | None = None, betas: Any = None,
+                          weight_decay: float = 0.0, momentum: float | None = None) -> None:  # fmt: skip
+    lr_value = float(lr.item() if isinstance(lr, Tensor) else lr)
+    if not lr_value >= 0.0 or math.isnan(lr_value):
+        raise ValueError(f"{name}: invalid learning rate: {lr}")
+    if eps is not None and not eps >= 0.0:
+        raise ValueError(f"{name}: invalid epsilon value: {eps}")
+    if betas is not None:
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"{name}: invalid beta parameter at index {i}: {beta}")
+    if not weight_decay >= 0.0:
+        raise ValueError(f"{name}: invalid weight_decay value: {weight_decay}")
+    if momentum is not None and not momentum >= 0.0:
+        raise ValueError(f"{name}: invalid momentum value: {momentum}")

@@ -1,0 +1,63 @@
+"""Stochastic gradient descent, with optional momentum, dampening, Nesterov momentum and
+(L2) weight decay: PyTorch's ``torch.optim.SGD`` rule.
+
+For each parameter p with gradient g (negated when ``maximize``):
+
+    g = g + weight_decay * p                       (if weight_decay != 0)
+    b = g                                          (first step)
+    b = momentum * b + (1 - dampening) * g         (later steps; if momentum != 0)
+    g = g + momentum * b   if nesterov   else   b  (if momentum != 0)
+    p = p - lr * g
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .._tensor import Tensor
+from .optimizer import Optimizer, check_hyperparameters, check_unsupported
+
+
+class SGD(Optimizer):
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
+                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False, fused: bool | None = None) -> None:  # fmt: skip
+        check_hyperparameters("SGD", lr, weight_decay=weight_decay, momentum=momentum)
+        check_unsupported("SGD", differentiable=differentiable)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("SGD: Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
+        loss = self._run_closure(closure)
+        for group in self.param_groups:
+            lr, momentum = float(group["lr"]), float(group["momentum"])
+            dampening, weight_decay = float(group["dampening"]), float(group["weight_decay"])
+            nesterov, maximize = group["nesterov"], group["maximize"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                g = p.grad.array
+                if maximize:
+                    g = -g
+                if weight_decay != 0.0:
+                    g = g + weight_decay * p.array  # a new array: the stored grad is unchanged
+                if momentum != 0.0:
+                    state = self.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = Tensor._make(g.copy())
+                    else:
+                        b = buf.array
+                        b *= momentum
+                        b += g if dampening == 0.0 else (1.0 - dampening) * g
+                    g = g + momentum * buf.array if nesterov else buf.array
+                p.array -= lr * g
+                p._version.value += 1
+        return loss
