@@ -8,6 +8,7 @@ need it installed.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy
@@ -169,6 +170,38 @@ def synchronize() -> None:
     if _cupy is not None:
         _cupy.cuda.Device().synchronize()
         flush_checks()
+
+
+# ----- host memory ------------------------------------------------------------------
+def keep_freed_host_memory() -> bool:
+    """Ask glibc's malloc to keep freed memory for reuse instead of handing it back to the OS.
+
+    Every op's output is a fresh NumPy array. By default glibc returns freed blocks above
+    128 KiB to the kernel (munmap, heap trimming), so the next op's output page-faults new
+    zeroed pages in. A training step allocates and frees the same activations every step,
+    so it would pay that again and again: measured 0.5 ms instead of 0.06 ms for one
+    768x512 float32 op on a 2-core VM. With these settings freed blocks (up to 32 MiB each)
+    are reused, as PyTorch's caching allocator does on the GPU; the cost is that the
+    process's resident memory stays near its high-water mark. Runs once at import (Linux
+    with glibc only); set MICROTORCH_MALLOC_TUNING=0 to leave malloc alone. Returns True
+    when the settings were applied."""
+    import ctypes
+    import sys
+
+    if sys.platform != "linux":
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt  # the C library already loaded in this process
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_mmap_threshold = -1, -3  # <malloc.h> constants
+    ok = mallopt(m_mmap_threshold, 32 * 1024 * 1024)  # blocks below 32 MiB come from the heap
+    ok &= mallopt(m_trim_threshold, 1024 * 1024 * 1024)  # keep up to 1 GiB of free heap
+    return bool(ok)
+
+
+if os.environ.get("MICROTORCH_MALLOC_TUNING", "1") != "0":
+    keep_freed_host_memory()
 
 
 # ----- CUDA kernels and deferred checks ---------------------------------------------
