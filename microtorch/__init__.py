@@ -128,6 +128,7 @@ from .random import (
     seed,
     set_rng_state,
 )
+from .serialization import load, save
 
 from . import nn  # noqa: E402  (nn builds on everything above)
 from . import optim  # noqa: E402  (optim updates nn's parameters)

@@ -1,0 +1,303 @@
+"""Checkpoints: ``microtorch.save(obj, path)`` and ``microtorch.load(path)``.
+
+``obj`` is any nesting of dicts, lists and tuples whose leaves are tensors, NumPy arrays,
+numbers, strings, bools, None, dtypes or devices: a model's ``state_dict()``, an
+optimizer's, the step count, the random generator's state...
+
+The file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) holding
+
+    __manifest__.npy   the structure of ``obj`` as JSON (as uint8 bytes), where each tensor
+                       is a reference such as {"tensor": "t3", "device": "cuda:0", ...}
+    t0.npy, t1.npy...  one array per distinct tensor (tied weights are stored once)
+
+Loading executes no code: nothing is unpickled (``numpy.load(allow_pickle=False)``), so a
+checkpoint from an untrusted source can at worst fail to load. PyTorch's ``.pt`` files are
+pickles and are refused for that reason.
+
+Saving to a path is atomic: the archive is written to a temporary file in the same folder,
+flushed to disk (fsync) and then renamed over the target (``os.replace``). A crash or kill
+during ``save`` leaves the previous checkpoint intact, never a half-written one.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+import zlib
+from typing import Any
+
+import numpy
+
+from . import backend
+from . import dtypes as _dtypes
+from ._tensor import Tensor
+
+FORMAT = "microtorch.checkpoint"
+FORMAT_VERSION = 1
+_MANIFEST = "__manifest__"
+
+
+# ---------------------------------------------------------------- save
+def save(obj: Any, f: str | os.PathLike | io.IOBase) -> None:
+    """Write ``obj`` to ``f`` (a path, written atomically, or a binary file object)."""
+    arrays: dict[str, numpy.ndarray] = {}
+    names: dict[int, str] = {}  # id(array) -> archive name, so a shared tensor is stored once
+    root = _encode(obj, arrays, names, "obj")
+    manifest = {"format": FORMAT, "version": FORMAT_VERSION, "root": root}
+    manifest_bytes = json.dumps(manifest).encode("utf-8")
+    arrays[_MANIFEST] = numpy.frombuffer(manifest_bytes, dtype=numpy.uint8)
+    if isinstance(f, (str, os.PathLike)):
+        _atomic_write(os.fspath(f), arrays)
+    elif hasattr(f, "write"):
+        numpy.savez(f, **arrays)
+    else:
+        raise TypeError(f"save: expected a path or a binary file object, got {type(f).__name__}")
+
+
+def _encode(obj: Any, arrays: dict, names: dict, where: str) -> Any:
+    """The JSON description of ``obj``; tensor data goes into ``arrays``."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return {"value": obj}
+    if isinstance(obj, (int, float)):
+        return {"value": obj}
+    if isinstance(obj, numpy.generic):  # a NumPy scalar: keep its value
+        return {"value": obj.item()}
+    if isinstance(obj, Tensor):
+        from .nn.parameter import Parameter
+
+        node = {
+            "tensor": _store(obj.array, arrays, names),
+            "device": str(obj.device),
+            "requires_grad": bool(obj.requires_grad),
+        }
+        if isinstance(obj, Parameter):
+            node["parameter"] = True
+        return node
+    if backend.is_array(obj):
+        return {"ndarray": _store(obj, arrays, names)}
+    if isinstance(obj, _dtypes.dtype):
+        return {"dtype": obj.name}
+    if isinstance(obj, backend.device):
+        return {"device": str(obj)}
+    if isinstance(obj, dict):
+        items = []
+        for key, value in obj.items():
+            if isinstance(key, (Tensor, dict, list)) or backend.is_array(key):
+                raise TypeError(
+                    f"save: {where} has a key of type {type(key).__name__}; keys must be strings, "
+                    "numbers, bools, None or tuples of them"
+                )
+            items.append(
+                [
+                    _encode(key, arrays, names, where),
+                    _encode(value, arrays, names, f"{where}[{key!r}]"),
+                ]
+            )
+        return {"dict": items}
+    if isinstance(obj, list):
+        return {"list": [_encode(v, arrays, names, f"{where}[{i}]") for i, v in enumerate(obj)]}
+    if isinstance(obj, tuple):
+        return {"tuple": [_encode(v, arrays, names, f"{where}[{i}]") for i, v in enumerate(obj)]}
+    raise TypeError(
+        f"save: cannot save {where} of type {type(obj).__name__}: checkpoints hold dicts, lists "
+        "and tuples of tensors, arrays, numbers, strings, bools and None (no arbitrary objects, "
+        "so that loading never runs code); convert it first, e.g. dataclasses.asdict(config)"
+    )
+
+
+def _store(array: Any, arrays: dict, names: dict) -> str:
+    name = names.get(id(array))
+    if name is None:
+        name = names[id(array)] = f"t{len(names)}"
+        arrays[name] = backend.to_numpy(array)
+    return name
+
+
+def _atomic_write(path: str, arrays: dict) -> None:
+    """Write the archive next to ``path``, fsync it, then rename it over ``path``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"save: the folder {directory!r} for {path!r} does not exist")
+    fd, tmp = tempfile.mkstemp(
+        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory
+    )
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            numpy.savez(fh, **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _file_mode(path))
+        os.replace(tmp, path)  # atomic: readers see the old file or the new one, never half
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_directory(directory)  # make the rename itself durable
+
+
+def _file_mode(path: str) -> int:
+    """Keep an existing checkpoint's permissions; otherwise the usual 0o666 minus umask
+    (mkstemp creates files readable by their owner only)."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _fsync_directory(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # e.g. Windows cannot open folders; the rename is still atomic
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------- load
+_CORRUPTION = (
+    zipfile.BadZipFile,
+    zlib.error,
+    ValueError,
+    EOFError,
+    KeyError,
+    UnicodeDecodeError,
+    OSError,
+)
+
+
+def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, weights_only: Any = None,
+         mmap: Any = None) -> Any:  # fmt: skip
+    """Read what ``save`` wrote.
+
+    ``map_location`` says where tensors go: None (where they were saved; CPU when CUDA is
+    not available), a device such as ``"cpu"`` or ``"cuda"``, or a dict from saved device to
+    device (``{"cuda:0": "cpu"}``). ``weights_only`` is accepted for PyTorch compatibility:
+    microtorch checkpoints never contain code, so loading is always weights-only."""
+    if mmap:
+        raise ValueError("load: mmap=True is not supported; leave it None")
+    mapper = _location_mapper(map_location)
+    name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", repr(f))
+    if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
+        raise FileNotFoundError(f"load: no such file: {name!r}")
+    try:
+        archive = numpy.load(f, allow_pickle=False)
+        if not isinstance(archive, numpy.lib.npyio.NpzFile):
+            raise _NotACheckpoint("it holds a single .npy array, not a checkpoint archive")
+        with archive:
+            if _MANIFEST not in archive.files:
+                raise _NotACheckpoint(_why_no_manifest(archive.files))
+            manifest = json.loads(bytes(archive[_MANIFEST]).decode("utf-8"))
+            if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+                raise _NotACheckpoint("its manifest is not a microtorch checkpoint manifest")
+            if manifest.get("version", 0) > FORMAT_VERSION:
+                raise _NotACheckpoint(
+                    f"it was written by a newer microtorch (format version {manifest['version']}, "
+                    f"this one reads up to {FORMAT_VERSION}); upgrade microtorch"
+                )
+            return _Decoder(archive, mapper).decode(manifest["root"])
+    except _NotACheckpoint as error:
+        raise RuntimeError(f"load: {name!r} is not a microtorch checkpoint: {error}") from None
+    except (FileNotFoundError, PermissionError, IsADirectoryError):
+        raise
+    except _CORRUPTION as error:
+        raise RuntimeError(
+            f"load: could not read checkpoint {name!r}: the file is truncated or corrupted "
+            f"({type(error).__name__}: {error}). Was it copied completely? An interrupted "
+            "microtorch.save never leaves a partial file, but a copy or download can."
+        ) from error
+
+
+class _NotACheckpoint(Exception):
+    pass
+
+
+def _why_no_manifest(files: list) -> str:
+    if any(f.endswith("data.pkl") for f in files):
+        return (
+            "it looks like a PyTorch .pt file, which is a pickle (it can run code when loaded) "
+            "and is not read; in PyTorch, save the state dict's tensors as NumPy arrays instead"
+        )
+    return "it is a zip/.npz archive without microtorch's manifest"
+
+
+def _location_mapper(map_location: Any) -> Any:
+    """A function from the saved device string to the device to load onto."""
+    if map_location is None:
+
+        def same_or_cpu(saved: str) -> backend.device:
+            dev = backend.device(saved)
+            if dev.type == "cuda" and not backend.cuda_is_available():
+                return backend.CPU
+            return dev
+
+        return same_or_cpu
+    if isinstance(map_location, (str, backend.device)):
+        target = backend.as_device(map_location)
+        return lambda saved: target
+    if isinstance(map_location, dict):
+        table = {str(backend.device(k)): backend.device(v) for k, v in map_location.items()}
+        fallback = _location_mapper(None)
+        return lambda saved: table.get(saved) or fallback(saved)
+    raise TypeError(
+        f"load: map_location must be None, a device (e.g. 'cpu') or a dict from saved device to "
+        f"device, got {type(map_location).__name__}"
+    )
+
+
+class _Decoder:
+    def __init__(self, archive: Any, mapper: Any) -> None:
+        self.archive, self.mapper = archive, mapper
+        self.tensors: dict[tuple, Tensor] = {}  # one object per stored tensor: ties survive
+
+    def array(self, name: str) -> numpy.ndarray:
+        if not isinstance(name, str) or name not in self.archive.files:
+            raise ValueError(f"the manifest refers to a missing array {name!r}")
+        return self.archive[name]
+
+    def decode(self, node: Any) -> Any:
+        if not isinstance(node, dict) or len(node) == 0:
+            raise ValueError(f"unexpected manifest entry {node!r}")
+        if "value" in node:
+            return node["value"]
+        if "tensor" in node:
+            return self.tensor(node)
+        if "ndarray" in node:
+            return self.array(node["ndarray"])
+        if "dict" in node:
+            return {self.decode(k): self.decode(v) for k, v in node["dict"]}
+        if "list" in node:
+            return [self.decode(v) for v in node["list"]]
+        if "tuple" in node:
+            return tuple(self.decode(v) for v in node["tuple"])
+        if "dtype" in node:
+            return _dtypes.get_dtype(node["dtype"])
+        if "device" in node:
+            return backend.device(node["device"])
+        raise ValueError(f"unexpected manifest entry {node!r}")
+
+    def tensor(self, node: dict) -> Tensor:
+        key = (node["tensor"], bool(node.get("parameter")), bool(node.get("requires_grad")))
+        if key in self.tensors:
+            return self.tensors[key]
+        host = self.array(node["tensor"])
+        _dtypes.from_numpy_dtype(host.dtype)  # a dtype microtorch knows, or a clear error
+        t = Tensor._make(backend.to_device(host, self.mapper(node.get("device", "cpu"))))
+        if node.get("parameter"):
+            from .nn.parameter import Parameter
+
+            t = Parameter(t, requires_grad=bool(node.get("requires_grad")))
+        elif node.get("requires_grad"):
+            t.requires_grad_(True)
+        self.tensors[key] = t
+        return t
