@@ -3,7 +3,7 @@
 ``import microtorch as torch`` runs ordinary PyTorch code for the ops it has.
 """
 
-from . import autograd, backend, cuda
+from . import autograd, backend, cuda, viz
 from ._tensor import Size, Tensor
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import device, get_default_device, set_default_device
@@ -129,6 +129,7 @@ from .random import (
     set_rng_state,
 )
 from .serialization import load, save
+from .tracing import trace
 
 from . import nn  # noqa: E402  (nn builds on everything above)
 from . import optim  # noqa: E402  (optim updates nn's parameters)

@@ -30,8 +30,9 @@ import functools
 import linecache
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .. import backend
 from . import function
