@@ -92,6 +92,8 @@ class Function:
     def _record_saved_versions(self, inputs: tuple, output: Any) -> None:
         versions = []
         for array in self.saved_arrays or ():
+            if array is None:  # an absent optional input (e.g. no weight) saved as None
+                continue
             for t in (*inputs, output):
                 if getattr(t, "array", None) is array:
                     versions.append((t._version, t._version.value))

@@ -1,0 +1,931 @@
+"""The op table: every op case in one list, checked by one parametrized test.
+
+Each ``OpCase`` has
+    name   a readable id (shown by pytest),
+    fn     the op written with the PyTorch API: ``fn(T, F, *inputs)``, where ``T`` is the
+           library (``microtorch`` here, ``torch`` in test_parity_torch.py) and ``F`` its
+           ``nn.functional``,
+    args   what each input is (shape and kind: random floats, positive floats, integer
+           indices, a boolean mask, fixed values...),
+    ref    the same forward in plain NumPy: ``ref(*arrays)``.
+
+``test_op_case`` runs fn on float64 inputs, compares every output with ``ref`` on the same
+arrays, and gradchecks fn (backward against finite differences) for every floating input.
+``test_op_case_float32`` runs it in float32 and checks that outputs stay float32 and that
+every gradient has exactly its input's shape and dtype. test_parity_torch.py runs the same
+table against PyTorch.
+
+To check a new op, add one ``OpCase`` to ``CASES``.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+import microtorch
+import microtorch.nn.functional as mF
+from microtorch.autograd import gradcheck
+
+
+# ----------------------------------------------------------------------------- inputs
+@dataclass(frozen=True)
+class Arg:
+    """One input of a case. Floating kinds require grad unless ``grad=False``."""
+
+    kind: str  # "float" | "positive" | "nonzero" | "distinct" | "int" | "mask" | "const"
+    shape: tuple = ()
+    high: int = 0  # "int": values in [0, high)
+    values: Any = None  # "const": these values
+    dtype: str = "float"  # "const": "float" (the case's float dtype), "int64" or "bool"
+    grad: bool = True
+
+
+def x(*shape: int, grad: bool = True) -> Arg:
+    """Standard normal floats."""
+    return Arg("float", shape, grad=grad)
+
+
+def pos(*shape: int) -> Arg:
+    """Floats in [0.5, 2): safe for log, sqrt, division."""
+    return Arg("positive", shape)
+
+
+def nz(*shape: int) -> Arg:
+    """Floats at least 0.2 away from 0: finite differences never straddle a kink at 0."""
+    return Arg("nonzero", shape)
+
+
+def distinct(*shape: int) -> Arg:
+    """Floats at least 0.1 apart: max/min/topk have no ties."""
+    return Arg("distinct", shape)
+
+
+def ints(high: int, *shape: int) -> Arg:
+    return Arg("int", shape, high=high, grad=False)
+
+
+def mask(*shape: int) -> Arg:
+    return Arg("mask", shape, grad=False)
+
+
+def const(values: Any, dtype: str = "float", grad: bool = True) -> Arg:
+    return Arg("const", np.shape(values), values=values, dtype=dtype, grad=grad)
+
+
+def make_arrays(case: OpCase, dtype: str) -> list[tuple[np.ndarray, bool]]:
+    """The case's input arrays (floats in ``dtype``), each with its requires-grad flag.
+    Seeded by the case name, so every run (and PyTorch parity) sees the same numbers."""
+    rng = np.random.default_rng(zlib.crc32(case.name.encode()))
+    out = []
+    for arg in case.args:
+        n = int(np.prod(arg.shape))
+        if arg.kind == "float":
+            a = rng.standard_normal(arg.shape)
+        elif arg.kind == "positive":
+            a = rng.uniform(0.5, 2.0, arg.shape)
+        elif arg.kind == "nonzero":
+            a = rng.uniform(0.2, 2.0, arg.shape) * rng.choice([-1.0, 1.0], arg.shape)
+        elif arg.kind == "distinct":
+            a = (rng.permutation(n) * 0.37 - n * 0.15 + rng.uniform(0, 0.05, n)).reshape(arg.shape)
+        elif arg.kind == "int":
+            out.append((rng.integers(0, arg.high, arg.shape).astype(np.int64), False))
+            continue
+        elif arg.kind == "mask":
+            out.append((rng.random(arg.shape) < 0.5, False))
+            continue
+        elif arg.kind == "const" and arg.dtype != "float":
+            out.append((np.array(arg.values, dtype=arg.dtype), False))
+            continue
+        else:  # a float "const"
+            a = np.array(arg.values, dtype=np.float64)
+        out.append((np.asarray(a, dtype=dtype), arg.grad))
+    return out
+
+
+def make_inputs(case: OpCase, dtype: str, device: str = "cpu") -> tuple[list, list]:
+    """(NumPy arrays, microtorch tensors on ``device``) for one case."""
+    arrays = make_arrays(case, dtype)
+    tensors = []
+    for a, grad in arrays:
+        t = microtorch.tensor(a, device=device)
+        tensors.append(t.requires_grad_() if grad else t)
+    return [a for a, _ in arrays], tensors
+
+
+def as_list(result: Any) -> list:
+    return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
+# ----------------------------------------------------------------------------- NumPy references
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def np_softmax(a: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(a - a.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def np_log_softmax(a: np.ndarray, axis: int) -> np.ndarray:
+    s = a - a.max(axis=axis, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
+
+
+def np_sigmoid(a: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-a))
+
+
+def np_gelu(a: np.ndarray) -> np.ndarray:
+    return 0.5 * a * (1 + _erf(a / math.sqrt(2)))
+
+
+def np_gelu_tanh(a: np.ndarray) -> np.ndarray:
+    return 0.5 * a * (1 + np.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a**3)))
+
+
+def np_extreme_dim(a: np.ndarray, dim: int, keepdim: bool, largest: bool) -> tuple:
+    """max(dim=)/min(dim=): (values, indices)."""
+    idx = a.argmax(axis=dim) if largest else a.argmin(axis=dim)
+    values = np.take_along_axis(a, np.expand_dims(idx, dim), axis=dim)
+    if keepdim:
+        return values, np.expand_dims(idx, dim)
+    return values.squeeze(dim), idx
+
+
+def np_topk(a: np.ndarray, k: int, dim: int) -> tuple:
+    idx = np.take(np.argsort(-a, axis=dim), np.arange(k), axis=dim)
+    return np.take_along_axis(a, idx, axis=dim), idx
+
+
+def np_cross_entropy(logits, target, ignore_index=-100, reduction="mean", smoothing=0.0):
+    """logits (N, C) or (N, C, d...), target (N,) or (N, d...) of class indices."""
+    logp = np_log_softmax(np.moveaxis(logits, 1, -1), -1)  # (..., C)
+    keep = target != ignore_index
+    picked = np.take_along_axis(logp, np.where(keep, target, 0)[..., None], -1)[..., 0]
+    losses = -(1 - smoothing) * picked - smoothing * logp.mean(-1)
+    losses = np.where(keep, losses, 0.0)
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.sum() / keep.sum()
+
+
+def np_layer_norm(a, ndims, weight=None, bias=None, eps=1e-5):
+    axes = tuple(range(a.ndim - ndims, a.ndim))
+    out = (a - a.mean(axes, keepdims=True)) / np.sqrt(a.var(axes, keepdims=True) + eps)
+    out = out * weight if weight is not None else out
+    return out + bias if bias is not None else out
+
+
+def np_sdpa(q, k, v, mask=None, causal=False, scale=None, keep=None, p=0.0):
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = q @ np.swapaxes(k, -1, -2) * scale
+    if causal:
+        mask = np.tril(np.ones((q.shape[-2], k.shape[-2]), dtype=bool))
+    if mask is not None and mask.dtype == bool:
+        scores = np.where(mask, scores, -np.inf)
+    elif mask is not None:
+        scores = scores + mask
+    weights = np_softmax(scores, -1)
+    if keep is not None:
+        weights = weights * keep / (1 - p)
+    return weights @ v
+
+
+def host_keep_mask(shape: tuple, p: float) -> np.ndarray:
+    """The dropout keep-mask that manual_seed(0) gives on the CPU: microtorch draws it from
+    its host generator, NumPy's PCG64, as uniform float32 numbers below 1 - p."""
+    rng = np.random.Generator(np.random.PCG64(0))
+    return rng.random(shape, dtype=np.float32) < 1 - p
+
+
+def seeded(fn: Callable) -> Callable:
+    """Re-seed before each call, so a random op draws the same numbers every time
+    (gradcheck calls fn many times)."""
+
+    def run(T: Any, F: Any, *inputs: Any) -> Any:
+        T.manual_seed(0)
+        return fn(T, F, *inputs)
+
+    return run
+
+
+# ----------------------------------------------------------------------------- the table
+@dataclass(frozen=True)
+class OpCase:
+    name: str
+    fn: Callable  # fn(T, F, *inputs) with T = microtorch or torch
+    args: tuple
+    ref: Callable  # ref(*numpy arrays) -> array or tuple of arrays
+    grad: bool = True  # False: the op has no gradient (comparisons, argmax): check none is made
+    torch: bool = True  # False: PyTorch cannot give the same numbers (random ops)
+    cpu_ref: bool = False  # True: ref reproduces the CPU random stream; skip it on CUDA
+
+
+C = OpCase
+
+ARITHMETIC = [
+    C("add", lambda T, F, a, b: a + b, (x(2, 3), x(2, 3)), np.add),
+    C("add_broadcast_row", lambda T, F, a, b: a + b, (x(2, 3, 4), x(4)), np.add),
+    C("add_broadcast_both", lambda T, F, a, b: T.add(a, b), (x(3, 1), x(1, 4)), np.add),
+    C("add_0d_and_matrix", lambda T, F, a, b: a + b, (x(), x(2, 3)), np.add),
+    C("add_0d_and_0d", lambda T, F, a, b: a + b, (x(), x()), np.add),
+    C("add_scalar_right", lambda T, F, a: a + 2.5, (x(3),), lambda a: a + 2.5),
+    C("add_scalar_left", lambda T, F, a: 2.5 + a, (x(3),), lambda a: 2.5 + a),
+    C("add_alpha", lambda T, F, a, b: T.add(a, b, alpha=2), (x(3), x(3)), lambda a, b: a + 2 * b),
+    C("add_self", lambda T, F, a: a + a, (x(2, 2),), lambda a: 2 * a),
+    C("sub", lambda T, F, a, b: a - b, (x(2, 3), x(3)), np.subtract),
+    C("sub_size1_dims", lambda T, F, a, b: a - b, (x(1, 3, 1), x(2, 1, 4)), np.subtract),
+    C("sub_scalar_right", lambda T, F, a: a - 1.5, (x(3),), lambda a: a - 1.5),
+    C("sub_scalar_left", lambda T, F, a: 1.5 - a, (x(3),), lambda a: 1.5 - a),
+    C("mul", lambda T, F, a, b: a * b, (x(2, 3), x(2, 3)), np.multiply),
+    C("mul_broadcast", lambda T, F, a, b: T.mul(a, b), (x(2, 1, 3), x(4, 1)), np.multiply),
+    C("mul_0d", lambda T, F, a, b: a * b, (x(2, 2), x()), np.multiply),
+    C("mul_scalar_right", lambda T, F, a: a * 3, (x(3),), lambda a: a * 3),
+    C("mul_scalar_left", lambda T, F, a: 0.5 * a, (x(3),), lambda a: 0.5 * a),
+    C("mul_self_reuse", lambda T, F, a: a * a, (x(2, 3),), lambda a: a * a),
+    C("div", lambda T, F, a, b: a / b, (x(2, 3), pos(2, 3)), np.divide),
+    C("div_broadcast", lambda T, F, a, b: T.div(a, b), (x(2, 3), pos(3)), np.divide),
+    C("div_scalar_right", lambda T, F, a: a / 4, (x(3),), lambda a: a / 4),
+    C("div_scalar_left", lambda T, F, b: 2 / b, (pos(3),), lambda b: 2 / b),
+    C("pow_2", lambda T, F, a: a**2, (x(2, 3),), lambda a: a**2),
+    C("pow_3_negative_base", lambda T, F, a: a**3, (x(4),), lambda a: a**3),
+    C("pow_half", lambda T, F, a: a**0.5, (pos(4),), np.sqrt),
+    C("pow_0", lambda T, F, a: a**0, (x(3),), lambda a: a**0),
+    C("pow_scalar_base", lambda T, F, b: 2**b, (x(3),), lambda b: 2.0**b),
+    C("pow_tensors_broadcast", lambda T, F, a, b: a**b, (pos(2, 3), x(3)), np.power),
+    C("pow_method", lambda T, F, a: a.pow(3), (x(3),), lambda a: a**3),
+    C("neg", lambda T, F, a: -a, (x(2, 3),), np.negative),
+    C("neg_function", lambda T, F, a: T.neg(a), (x(),), np.negative),
+]
+
+ELEMENTWISE = [
+    C("exp", lambda T, F, a: a.exp(), (x(2, 3),), np.exp),
+    C("exp_0d", lambda T, F, a: T.exp(a), (x(),), np.exp),
+    C("log", lambda T, F, a: a.log(), (pos(2, 3),), np.log),
+    C("sqrt", lambda T, F, a: T.sqrt(a), (pos(2, 3),), np.sqrt),
+    C("rsqrt", lambda T, F, a: a.rsqrt(), (pos(2, 3),), lambda a: 1 / np.sqrt(a)),
+    C("tanh", lambda T, F, a: a.tanh(), (x(2, 3),), np.tanh),
+    C("sigmoid", lambda T, F, a: T.sigmoid(a), (x(2, 3),), np_sigmoid),
+    C("sigmoid_large", lambda T, F, a: F.sigmoid(a * 50), (x(5),), lambda a: np_sigmoid(a * 50)),
+    C("relu", lambda T, F, a: a.relu(), (nz(2, 4),), lambda a: np.maximum(a, 0)),
+    C("relu_functional", lambda T, F, a: F.relu(a), (nz(5),), lambda a: np.maximum(a, 0)),
+    C("gelu_exact", lambda T, F, a: F.gelu(a), (x(2, 4),), np_gelu),
+    C("gelu_exact_wide", lambda T, F, a: F.gelu(a * 4), (x(6),), lambda a: np_gelu(a * 4)),
+    C(
+        "gelu_tanh",
+        lambda T, F, a: F.gelu(a, approximate="tanh"),
+        (x(2, 4),),
+        np_gelu_tanh,
+    ),
+    C("abs", lambda T, F, a: a.abs(), (nz(2, 3),), np.abs),
+    C("abs_builtin", lambda T, F, a: abs(a), (nz(3),), np.abs),
+    C(
+        "clamp_min_max",
+        lambda T, F, a: a.clamp(-0.5, 0.5),
+        (const([[-1.3, -0.2, 0.1], [0.7, 2.0, -0.6]]),),
+        lambda a: np.clip(a, -0.5, 0.5),
+    ),
+    C(
+        "clamp_min_only",
+        lambda T, F, a: T.clamp(a, min=0.0),
+        (nz(2, 3),),
+        lambda a: np.maximum(a, 0.0),
+    ),
+    C(
+        "clamp_max_only",
+        lambda T, F, a: a.clamp(max=0.3),
+        (const([-1.0, 0.1, 0.9, 2.5]),),
+        lambda a: np.minimum(a, 0.3),
+    ),
+    C("maximum", lambda T, F, a, b: T.maximum(a, b), (x(2, 3), x(2, 3)), np.maximum),
+    C("maximum_broadcast", lambda T, F, a, b: a.maximum(b), (x(2, 3), x(3)), np.maximum),
+    C("minimum", lambda T, F, a, b: T.minimum(a, b), (x(2, 3), x(1, 3)), np.minimum),
+    C("where", lambda T, F, m, a, b: T.where(m, a, b), (mask(2, 3), x(2, 3), x(2, 3)), np.where),
+    C(
+        "where_broadcast",
+        lambda T, F, m, a, b: T.where(m, a, b),
+        (mask(2, 3), x(3), x(2, 1)),
+        np.where,
+    ),
+    C(
+        "where_scalar",
+        lambda T, F, m, a: T.where(m, a, 0.0),
+        (mask(4), x(4)),
+        lambda m, a: np.where(m, a, 0.0),
+    ),
+]
+
+COMPARISONS = [
+    C("lt", lambda T, F, a, b: a < b, (x(2, 3), x(2, 3)), np.less, grad=False),
+    C("le_scalar", lambda T, F, a: a <= 0.0, (nz(5),), lambda a: a <= 0.0, grad=False),
+    C("gt_scalar_left", lambda T, F, a: 0.5 < a, (x(5),), lambda a: 0.5 < a, grad=False),
+    C("gt_broadcast", lambda T, F, a, b: a > b, (x(2, 3), x(3)), np.greater, grad=False),
+    C(
+        "ge_ties",
+        lambda T, F, a, b: a >= b,
+        (const([1.0, 2.0, 3.0]), const([1.0, 2.5, 2.0])),
+        np.greater_equal,
+        grad=False,
+    ),
+    C(
+        "eq",
+        lambda T, F, a, b: a == b,
+        (const([1.0, 2.0, 3.0]), const([1.0, 0.0, 3.0])),
+        np.equal,
+        grad=False,
+    ),
+    C(
+        "ne",
+        lambda T, F, a, b: a != b,
+        (const([1.0, 2.0, 3.0]), const([1.0, 0.0, 3.0])),
+        np.not_equal,
+        grad=False,
+    ),
+    C("eq_function", lambda T, F, a: T.eq(a, a), (x(3),), lambda a: a == a, grad=False),
+]
+
+REDUCTIONS = [
+    C("sum_all", lambda T, F, a: a.sum(), (x(2, 3, 4),), np.sum),
+    C("sum_dim", lambda T, F, a: a.sum(dim=1), (x(2, 3, 4),), lambda a: a.sum(1)),
+    C("sum_dim_negative", lambda T, F, a: T.sum(a, -1), (x(2, 3),), lambda a: a.sum(-1)),
+    C("sum_dim_tuple", lambda T, F, a: a.sum((0, 2)), (x(2, 3, 4),), lambda a: a.sum((0, 2))),
+    C(
+        "sum_keepdim",
+        lambda T, F, a: a.sum(1, keepdim=True),
+        (x(2, 3, 4),),
+        lambda a: a.sum(1, keepdims=True),
+    ),
+    C(
+        "sum_tuple_keepdim",
+        lambda T, F, a: a.sum(dim=(0, -1), keepdim=True),
+        (x(2, 3, 4),),
+        lambda a: a.sum((0, 2), keepdims=True),
+    ),
+    C("sum_0d", lambda T, F, a: a.sum(), (x(),), np.sum),
+    C("sum_0d_dim0", lambda T, F, a: a.sum(0), (x(),), lambda a: a),
+    C("sum_size1", lambda T, F, a: a.sum(0), (x(1, 3),), lambda a: a.sum(0)),
+    C("mean_all", lambda T, F, a: a.mean(), (x(2, 3, 4),), np.mean),
+    C("mean_dim", lambda T, F, a: T.mean(a, 2), (x(2, 3, 4),), lambda a: a.mean(2)),
+    C(
+        "mean_tuple_keepdim",
+        lambda T, F, a: a.mean((1, 2), keepdim=True),
+        (x(2, 3, 4),),
+        lambda a: a.mean((1, 2), keepdims=True),
+    ),
+    C("mean_0d", lambda T, F, a: a.mean(), (x(),), np.mean),
+    C("max_all", lambda T, F, a: a.max(), (distinct(3, 4),), np.max),
+    C("min_all", lambda T, F, a: T.min(a), (distinct(3, 4),), np.min),
+    C(
+        "max_dim",
+        lambda T, F, a: a.max(dim=1),
+        (distinct(3, 4),),
+        lambda a: np_extreme_dim(a, 1, False, True),
+    ),
+    C(
+        "max_dim_keepdim",
+        lambda T, F, a: T.max(a, 0, keepdim=True),
+        (distinct(3, 4),),
+        lambda a: np_extreme_dim(a, 0, True, True),
+    ),
+    C(
+        "max_dim_values_field",
+        lambda T, F, a: a.max(-1).values,
+        (distinct(2, 3, 4),),
+        lambda a: a.max(-1),
+    ),
+    C(
+        "min_dim",
+        lambda T, F, a: a.min(dim=-1),
+        (distinct(2, 5),),
+        lambda a: np_extreme_dim(a, -1, False, False),
+    ),
+    C(
+        "min_dim_keepdim",
+        lambda T, F, a: a.min(1, True),
+        (distinct(2, 3, 2),),
+        lambda a: np_extreme_dim(a, 1, True, False),
+    ),
+    C("max_elementwise", lambda T, F, a, b: T.max(a, b), (x(2, 3), x(2, 3)), np.maximum),
+    C("amax", lambda T, F, a: a.amax(1), (distinct(3, 4),), lambda a: a.max(1)),
+    C("var_all", lambda T, F, a: a.var(), (x(3, 4),), lambda a: a.var(ddof=1)),
+    C("var_dim", lambda T, F, a: a.var(dim=1), (x(3, 4),), lambda a: a.var(1, ddof=1)),
+    C(
+        "var_biased",
+        lambda T, F, a: a.var(1, unbiased=False),
+        (x(3, 4),),
+        lambda a: a.var(1),
+    ),
+    C(
+        "var_correction0",
+        lambda T, F, a: T.var(a, 0, correction=0),
+        (x(3, 4),),
+        lambda a: a.var(0),
+    ),
+    C(
+        "var_correction2_tuple_keepdim",
+        lambda T, F, a: a.var(dim=(0, 2), keepdim=True, correction=2),
+        (x(2, 3, 4),),
+        lambda a: a.var((0, 2), ddof=2, keepdims=True),
+    ),
+    C("std", lambda T, F, a: a.std(0), (x(4, 3),), lambda a: a.std(0, ddof=1)),
+    C(
+        "topk",
+        lambda T, F, a: a.topk(2, dim=1),
+        (distinct(3, 5),),
+        lambda a: np_topk(a, 2, 1),
+    ),
+    C(
+        "topk_smallest",
+        lambda T, F, a: T.topk(a, 3, largest=False),
+        (distinct(6),),
+        lambda a: (np.sort(a)[:3], np.argsort(a)[:3]),
+    ),
+    C("argmax", lambda T, F, a: a.argmax(1), (distinct(3, 4),), lambda a: a.argmax(1), grad=False),
+    C("argmax_all", lambda T, F, a: T.argmax(a), (distinct(3, 4),), np.argmax, grad=False),
+    C("argmin", lambda T, F, a: a.argmin(0), (distinct(3, 4),), lambda a: a.argmin(0), grad=False),
+]
+
+MATMUL = [
+    C("matmul_1d_1d", lambda T, F, a, b: a @ b, (x(4), x(4)), np.matmul),
+    C("matmul_1d_2d", lambda T, F, a, b: a @ b, (x(4), x(4, 3)), np.matmul),
+    C("matmul_2d_1d", lambda T, F, a, b: T.matmul(a, b), (x(3, 4), x(4)), np.matmul),
+    C("matmul_2d_2d", lambda T, F, a, b: a @ b, (x(3, 4), x(4, 2)), np.matmul),
+    C("matmul_batched_2d", lambda T, F, a, b: a @ b, (x(2, 3, 4), x(4, 5)), np.matmul),
+    C("matmul_2d_batched", lambda T, F, a, b: a.matmul(b), (x(3, 4), x(2, 4, 2)), np.matmul),
+    C(
+        "matmul_batch_broadcast",
+        lambda T, F, a, b: a @ b,
+        (x(2, 1, 3, 4), x(3, 4, 2)),
+        np.matmul,
+    ),
+    C("matmul_1d_batched", lambda T, F, a, b: a @ b, (x(4), x(2, 4, 3)), np.matmul),
+    C("matmul_batched_1d", lambda T, F, a, b: a @ b, (x(2, 3, 4), x(4)), np.matmul),
+    C("matmul_size1", lambda T, F, a, b: a @ b, (x(1, 1), x(1, 3)), np.matmul),
+    C("mm", lambda T, F, a, b: T.mm(a, b), (x(2, 3), x(3, 2)), np.matmul),
+    C("bmm", lambda T, F, a, b: T.bmm(a, b), (x(2, 2, 3), x(2, 3, 2)), np.matmul),
+]
+
+SHAPE = [
+    C("reshape_flat", lambda T, F, a: a.reshape(-1), (x(2, 3),), lambda a: a.reshape(-1)),
+    C(
+        "reshape_infer",
+        lambda T, F, a: T.reshape(a, (3, -1)),
+        (x(2, 3, 2),),
+        lambda a: a.reshape(3, -1),
+    ),
+    C("reshape_0d", lambda T, F, a: a.reshape(1, 1), (x(),), lambda a: a.reshape(1, 1)),
+    C("view", lambda T, F, a: a.view(6, 2), (x(3, 4),), lambda a: a.reshape(6, 2)),
+    C(
+        "view_as",
+        lambda T, F, a, b: a.view_as(b),
+        (x(2, 3), x(3, 2, grad=False)),
+        lambda a, b: a.reshape(3, 2),
+    ),
+    C("transpose", lambda T, F, a: a.transpose(0, 2), (x(2, 3, 4),), lambda a: a.swapaxes(0, 2)),
+    C("transpose_function", lambda T, F, a: T.transpose(a, -1, -2), (x(2, 3),), lambda a: a.T),
+    C("permute", lambda T, F, a: a.permute(2, 0, 1), (x(2, 3, 4),), lambda a: a.transpose(2, 0, 1)),
+    C("permute_tuple", lambda T, F, a: T.permute(a, (1, 0)), (x(2, 3),), lambda a: a.T),
+    C("unsqueeze", lambda T, F, a: a.unsqueeze(0), (x(2, 3),), lambda a: a[None]),
+    C("unsqueeze_last", lambda T, F, a: T.unsqueeze(a, -1), (x(2, 3),), lambda a: a[..., None]),
+    C("unsqueeze_0d", lambda T, F, a: a.unsqueeze(0), (x(),), lambda a: a[None]),
+    C("squeeze_all", lambda T, F, a: a.squeeze(), (x(1, 3, 1),), lambda a: a.squeeze()),
+    C("squeeze_dim", lambda T, F, a: a.squeeze(0), (x(1, 3, 1),), lambda a: a.squeeze(0)),
+    C("squeeze_non1_dim", lambda T, F, a: a.squeeze(1), (x(2, 3),), lambda a: a),
+    C(
+        "expand",
+        lambda T, F, a: a.expand(2, 3, 4),
+        (x(3, 1),),
+        lambda a: np.broadcast_to(a, (2, 3, 4)),
+    ),
+    C(
+        "expand_keep",
+        lambda T, F, a: a.expand(-1, 4),
+        (x(3, 1),),
+        lambda a: np.broadcast_to(a, (3, 4)),
+    ),
+    C(
+        "expand_as",
+        lambda T, F, a, b: a.expand_as(b),
+        (x(3), x(2, 3, grad=False)),
+        lambda a, b: np.broadcast_to(a, (2, 3)),
+    ),
+    C("flatten", lambda T, F, a: a.flatten(), (x(2, 3, 4),), lambda a: a.reshape(-1)),
+    C("flatten_start", lambda T, F, a: T.flatten(a, 1), (x(2, 3, 4),), lambda a: a.reshape(2, -1)),
+    C("flatten_range", lambda T, F, a: a.flatten(0, 1), (x(2, 3, 4),), lambda a: a.reshape(6, 4)),
+    C("flatten_0d", lambda T, F, a: a.flatten(), (x(),), lambda a: a.reshape(1)),
+    C("contiguous", lambda T, F, a: a.transpose(0, 1).contiguous(), (x(2, 3),), lambda a: a.T),
+    C("T", lambda T, F, a: a.T, (x(2, 3),), lambda a: a.T),
+    C("mT", lambda T, F, a: a.mT, (x(2, 3, 4),), lambda a: a.swapaxes(-1, -2)),
+    C("t", lambda T, F, a: a.t(), (x(3, 2),), lambda a: a.T),
+    C("repeat", lambda T, F, a: a.repeat(2, 1, 2), (x(2, 3),), lambda a: np.tile(a, (2, 1, 2))),
+    C(
+        "cat",
+        lambda T, F, a, b: T.cat([a, b]),
+        (x(2, 3), x(1, 3)),
+        lambda a, b: np.concatenate([a, b]),
+    ),
+    C(
+        "cat_dim1",
+        lambda T, F, a, b, c: T.cat((a, b, c), dim=1),
+        (x(2, 1), x(2, 3), x(2, 2)),
+        lambda a, b, c: np.concatenate([a, b, c], 1),
+    ),
+    C(
+        "cat_dim_negative",
+        lambda T, F, a, b: T.cat([a, b], -1),
+        (x(2, 2, 1), x(2, 2, 2)),
+        lambda a, b: np.concatenate([a, b], -1),
+    ),
+    C(
+        "stack",
+        lambda T, F, a, b: T.stack([a, b]),
+        (x(2, 3), x(2, 3)),
+        lambda a, b: np.stack([a, b]),
+    ),
+    C(
+        "stack_last",
+        lambda T, F, a, b, c: T.stack([a, b, c], dim=-1),
+        (x(3), x(3), x(3)),
+        lambda a, b, c: np.stack([a, b, c], -1),
+    ),
+    C("stack_0d", lambda T, F, a, b: T.stack([a, b]), (x(), x()), lambda a, b: np.stack([a, b])),
+    C(
+        "split_size",
+        lambda T, F, a: a.split(2, dim=1),
+        (x(3, 5),),
+        lambda a: tuple(np.split(a, [2, 4], axis=1)),
+    ),
+    C(
+        "split_sections",
+        lambda T, F, a: T.split(a, [1, 3]),
+        (x(4, 2),),
+        lambda a: tuple(np.split(a, [1])),
+    ),
+    C("chunk", lambda T, F, a: a.chunk(3), (x(5, 2),), lambda a: tuple(np.split(a, [2, 4]))),
+    C(
+        "chunk_dim",
+        lambda T, F, a: T.chunk(a, 2, dim=-1),
+        (x(2, 4),),
+        lambda a: tuple(np.split(a, 2, axis=-1)),
+    ),
+]
+
+INDEXING = [
+    C("index_int", lambda T, F, a: a[1], (x(4, 3),), lambda a: a[1]),
+    C("index_negative_int_slice", lambda T, F, a: a[-1, 1:], (x(4, 3),), lambda a: a[-1, 1:]),
+    C("index_slice_step", lambda T, F, a: a[1::2], (x(5, 2),), lambda a: a[1::2]),
+    C("index_none", lambda T, F, a: a[:, None, 1], (x(4, 3),), lambda a: a[:, None, 1]),
+    C("index_ellipsis", lambda T, F, a: a[..., 0], (x(2, 3, 4),), lambda a: a[..., 0]),
+    C(
+        "index_ellipsis_none",
+        lambda T, F, a: a[None, ..., 1:3],
+        (x(2, 4),),
+        lambda a: a[None, ..., 1:3],
+    ),
+    C("index_list_repeats", lambda T, F, a: a[[0, 2, 0]], (x(4, 3),), lambda a: a[[0, 2, 0]]),
+    C("index_list_columns", lambda T, F, a: a[:, [2, 0, 2]], (x(2, 3),), lambda a: a[:, [2, 0, 2]]),
+    C(
+        "index_tensor_repeats",
+        lambda T, F, a, i: a[i],
+        (x(4, 3), const([[0, 1], [1, 1]], "int64")),
+        lambda a, i: a[i],
+    ),
+    C(
+        "index_tensor_and_slice",
+        lambda T, F, a, i: a[i, 1:],
+        (x(4, 3), const([3, 3, 0], "int64")),
+        lambda a, i: a[i, 1:],
+    ),
+    C(
+        "index_two_tensors",
+        lambda T, F, a, i, j: a[i, j],
+        (x(3, 4), const([0, 2, 0], "int64"), const([1, 3, 1], "int64")),
+        lambda a, i, j: a[i, j],
+    ),
+    C("index_bool_mask", lambda T, F, a, m: a[m], (x(3, 4), mask(3, 4)), lambda a, m: a[m]),
+    C("index_bool_rows", lambda T, F, a, m: a[m], (x(4, 2), mask(4)), lambda a, m: a[m]),
+    C("index_by_comparison", lambda T, F, a: a[a > 0], (nz(2, 4),), lambda a: a[a > 0]),
+    C(
+        "gather",
+        lambda T, F, a, i: a.gather(1, i),
+        (x(3, 4), const([[0, 0], [3, 1], [2, 2]], "int64")),
+        lambda a, i: np.take_along_axis(a, i, 1),
+    ),
+    C(
+        "masked_fill",
+        lambda T, F, a, m: a.masked_fill(m, -1.5),
+        (x(3, 4), mask(3, 4)),
+        lambda a, m: np.where(m, -1.5, a),
+    ),
+    C(
+        "masked_fill_broadcast_mask",
+        lambda T, F, a, m: T.masked_fill(a, m, float("-inf")).exp(),
+        (x(2, 3, 3), const(np.triu(np.ones((3, 3)), 1).astype(bool), "bool")),
+        lambda a, m: np.exp(np.where(m, -np.inf, a)),
+    ),
+    C("tril", lambda T, F, a: a.tril(), (x(3, 4),), np.tril),
+    C(
+        "tril_negative_diagonal",
+        lambda T, F, a: T.tril(a, -1),
+        (x(2, 3, 3),),
+        lambda a: np.tril(a, -1),
+    ),
+    C("triu", lambda T, F, a: a.triu(), (x(4, 3),), np.triu),
+    C("triu_diagonal", lambda T, F, a: T.triu(a, 1), (x(2, 3, 4),), lambda a: np.triu(a, 1)),
+]
+
+SOFTMAX = [
+    C(
+        "softmax_last",
+        lambda T, F, a: F.softmax(a, dim=-1),
+        (x(2, 3, 4),),
+        lambda a: np_softmax(a, -1),
+    ),
+    C("softmax_dim0", lambda T, F, a: T.softmax(a, 0), (x(3, 4),), lambda a: np_softmax(a, 0)),
+    C("softmax_method", lambda T, F, a: a.softmax(1), (x(2, 3, 2),), lambda a: np_softmax(a, 1)),
+    C(
+        "softmax_large_inputs",
+        lambda T, F, a: F.softmax(a * 1000, dim=-1),
+        (x(2, 3),),
+        lambda a: np_softmax(a * 1000, -1),
+    ),
+    C(
+        "log_softmax_last",
+        lambda T, F, a: F.log_softmax(a, dim=-1),
+        (x(2, 5),),
+        lambda a: np_log_softmax(a, -1),
+    ),
+    C(
+        "log_softmax_dim1",
+        lambda T, F, a: a.log_softmax(1),
+        (x(2, 3, 2),),
+        lambda a: np_log_softmax(a, 1),
+    ),
+    C(
+        "log_softmax_large_inputs",
+        lambda T, F, a: T.log_softmax(a * 1000, -1),
+        (x(2, 3),),
+        lambda a: np_log_softmax(a * 1000, -1),
+    ),
+]
+
+NN = [
+    C(
+        "cross_entropy_mean",
+        lambda T, F, a, t: F.cross_entropy(a, t),
+        (x(4, 5), ints(5, 4)),
+        np_cross_entropy,
+    ),
+    C(
+        "cross_entropy_sum",
+        lambda T, F, a, t: F.cross_entropy(a, t, reduction="sum"),
+        (x(4, 5), ints(5, 4)),
+        lambda a, t: np_cross_entropy(a, t, reduction="sum"),
+    ),
+    C(
+        "cross_entropy_none",
+        lambda T, F, a, t: F.cross_entropy(a, t, reduction="none"),
+        (x(4, 5), ints(5, 4)),
+        lambda a, t: np_cross_entropy(a, t, reduction="none"),
+    ),
+    C(
+        "cross_entropy_ignore_index",
+        lambda T, F, a, t: F.cross_entropy(a, t, ignore_index=-100),
+        (x(4, 3), const([1, -100, 2, -100], "int64")),
+        np_cross_entropy,
+    ),
+    C(
+        "cross_entropy_ignore_index_custom",
+        lambda T, F, a, t: F.cross_entropy(a, t, ignore_index=0, reduction="none"),
+        (x(4, 3), const([1, 0, 2, 0], "int64")),
+        lambda a, t: np_cross_entropy(a, t, ignore_index=0, reduction="none"),
+    ),
+    C(
+        "cross_entropy_spatial",
+        lambda T, F, a, t: F.cross_entropy(a, t),
+        (x(2, 4, 3), ints(4, 2, 3)),
+        np_cross_entropy,
+    ),
+    C(
+        "cross_entropy_large_logits",
+        lambda T, F, a, t: F.cross_entropy(a * 1000, t),
+        (x(3, 4), ints(4, 3)),
+        lambda a, t: np_cross_entropy(a * 1000, t),
+    ),
+    C(
+        "cross_entropy_label_smoothing",
+        lambda T, F, a, t: F.cross_entropy(a, t, label_smoothing=0.1),
+        (x(4, 5), ints(5, 4)),
+        lambda a, t: np_cross_entropy(a, t, smoothing=0.1),
+    ),
+    C(
+        "layer_norm_affine",
+        lambda T, F, a, w, b: F.layer_norm(a, (4,), w, b),
+        (x(2, 3, 4), x(4), x(4)),
+        lambda a, w, b: np_layer_norm(a, 1, w, b),
+    ),
+    C(
+        "layer_norm_plain",
+        lambda T, F, a: F.layer_norm(a, [5]),
+        (x(3, 5),),
+        lambda a: np_layer_norm(a, 1),
+    ),
+    C(
+        "layer_norm_2d_shape",
+        lambda T, F, a, w, b: F.layer_norm(a, (2, 3), w, b, eps=1e-3),
+        (x(2, 2, 3), x(2, 3), x(2, 3)),
+        lambda a, w, b: np_layer_norm(a, 2, w, b, eps=1e-3),
+    ),
+    C(
+        "embedding_repeats",
+        lambda T, F, i, w: F.embedding(i, w),
+        (const([[0, 2, 0], [4, 2, 2]], "int64"), x(5, 3)),
+        lambda i, w: w[i],
+    ),
+    C(
+        "embedding_0d_index",
+        lambda T, F, i, w: F.embedding(i, w),
+        (const(3, "int64"), x(4, 2)),
+        lambda i, w: w[i],
+    ),
+    C(
+        "dropout_train",
+        seeded(lambda T, F, a: F.dropout(a, 0.25, training=True)),
+        (x(4, 5),),
+        lambda a: a * host_keep_mask(a.shape, 0.25) / 0.75,
+        torch=False,
+        cpu_ref=True,
+    ),
+    C("dropout_eval", lambda T, F, a: F.dropout(a, 0.5, training=False), (x(3, 3),), lambda a: a),
+    C(
+        "dropout_p0",
+        lambda T, F, a: F.dropout(a, 0.0),
+        (
+            x(
+                3,
+            ),
+        ),
+        lambda a: a,
+    ),
+    C(
+        "linear",
+        lambda T, F, a, w, b: F.linear(a, w, b),
+        (x(2, 3, 4), x(5, 4), x(5)),
+        lambda a, w, b: a @ w.T + b,
+    ),
+    C(
+        "linear_no_bias",
+        lambda T, F, a, w: F.linear(a, w),
+        (x(3, 4), x(2, 4)),
+        lambda a, w: a @ w.T,
+    ),
+    C(
+        "linear_1d_input",
+        lambda T, F, a, w, b: F.linear(a, w, b),
+        (x(4), x(3, 4), x(3)),
+        lambda a, w, b: w @ a + b,
+    ),
+    C(
+        "sdpa",
+        lambda T, F, q, k, v: F.scaled_dot_product_attention(q, k, v),
+        (x(2, 3, 4), x(2, 5, 4), x(2, 5, 3)),
+        np_sdpa,
+    ),
+    C(
+        "sdpa_causal",
+        lambda T, F, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        (x(1, 2, 4, 3), x(1, 2, 4, 3), x(1, 2, 4, 3)),
+        lambda q, k, v: np_sdpa(q, k, v, causal=True),
+    ),
+    C(
+        "sdpa_causal_rectangular",
+        lambda T, F, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        (x(3, 2), x(5, 2), x(5, 2)),
+        lambda q, k, v: np_sdpa(q, k, v, causal=True),
+    ),
+    C(
+        "sdpa_bool_mask",
+        lambda T, F, q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+        (
+            x(2, 3, 4),
+            x(2, 4, 4),
+            x(2, 4, 2),
+            const([[1, 0, 1, 1], [0, 1, 1, 0], [1, 1, 0, 0]], "bool"),
+        ),
+        lambda q, k, v, m: np_sdpa(q, k, v, mask=m),
+    ),
+    C(
+        "sdpa_float_mask",
+        lambda T, F, q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+        (x(2, 3, 4), x(2, 4, 4), x(2, 4, 2), x(2, 3, 4, grad=False)),
+        lambda q, k, v, m: np_sdpa(q, k, v, mask=m),
+    ),
+    C(
+        "sdpa_scale",
+        lambda T, F, q, k, v: F.scaled_dot_product_attention(q, k, v, scale=0.3),
+        (x(3, 4), x(3, 4), x(3, 5)),
+        lambda q, k, v: np_sdpa(q, k, v, scale=0.3),
+    ),
+    C(
+        "sdpa_batch_broadcast",
+        lambda T, F, q, k, v: F.scaled_dot_product_attention(q, k, v),
+        (x(2, 2, 3, 4), x(1, 2, 3, 4), x(3, 2)),
+        np_sdpa,
+    ),
+    C(
+        "sdpa_dropout",
+        seeded(lambda T, F, q, k, v: F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)),
+        (x(2, 3, 4), x(2, 3, 4), x(2, 3, 2)),
+        lambda q, k, v: np_sdpa(q, k, v, keep=host_keep_mask((2, 3, 3), 0.5), p=0.5),
+        torch=False,
+        cpu_ref=True,
+    ),
+]
+
+CASES = ARITHMETIC + ELEMENTWISE + COMPARISONS + REDUCTIONS + MATMUL + SHAPE + INDEXING
+CASES += SOFTMAX + NN
+
+
+def test_case_names_are_unique() -> None:
+    names = [c.name for c in CASES]
+    assert len(names) == len(set(names))
+
+
+# ----------------------------------------------------------------------------- the tests
+def _check_forward(case: OpCase, outputs: list, arrays: list, rtol: float, atol: float) -> None:
+    expected = [
+        np.asarray(e)
+        for e in as_list(
+            case.ref(*[a.astype(np.float64) if a.dtype.kind == "f" else a for a in arrays])
+        )
+    ]
+    assert len(outputs) == len(expected), (
+        f"{case.name}: {len(outputs)} outputs, NumPy gives {len(expected)}"
+    )
+    for out, exp in zip(outputs, expected):
+        assert tuple(out.shape) == exp.shape, (
+            f"{case.name}: shape {tuple(out.shape)} != {exp.shape}"
+        )
+        got = np.asarray(out.detach().cpu().numpy())
+        if exp.dtype.kind == "f":
+            np.testing.assert_allclose(got, exp, rtol=rtol, atol=atol, err_msg=case.name)
+        else:
+            np.testing.assert_array_equal(got, exp, err_msg=case.name)
+            assert got.dtype == (np.int64 if exp.dtype.kind in "iu" else np.bool_), case.name
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_op_case(case: OpCase, device: str) -> None:
+    """float64: the forward equals NumPy's, and backward passes gradcheck."""
+    arrays, inputs = make_inputs(case, "float64", device)
+    outputs = as_list(case.fn(microtorch, mF, *inputs))
+    if not (case.cpu_ref and device != "cpu"):
+        _check_forward(case, outputs, arrays, rtol=1e-7, atol=1e-10)
+    for out in outputs:
+        if out.dtype.is_floating_point:
+            assert out.dtype is microtorch.float64, f"{case.name}: float64 in, {out.dtype} out"
+    if case.grad:
+        assert gradcheck(lambda *t: case.fn(microtorch, mF, *t), inputs)
+    else:
+        assert not any(o.requires_grad for o in outputs), f"{case.name} must not make a graph"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_op_case_float32(case: OpCase, device: str) -> None:
+    """float32 stays float32, and every gradient has its input's exact shape and dtype."""
+    arrays, inputs = make_inputs(case, "float32", device)
+    outputs = as_list(case.fn(microtorch, mF, *inputs))
+    if not (case.cpu_ref and device != "cpu"):
+        _check_forward(case, outputs, arrays, rtol=2e-5, atol=2e-5)
+    for out in outputs:
+        if out.dtype.is_floating_point:
+            assert out.dtype is microtorch.float32, f"{case.name}: float32 in, {out.dtype} out"
+    if not case.grad:
+        return
+    rng = np.random.default_rng(0)
+    total = None
+    for out in outputs:
+        if out.requires_grad:
+            r = microtorch.tensor(
+                rng.standard_normal(tuple(out.shape)).astype(np.float32), device=device
+            )
+            term = (out * r).sum()
+            total = term if total is None else total + term
+    total.backward()
+    for i, t in enumerate(inputs):
+        if t.requires_grad:
+            assert t.grad is not None, f"{case.name}: input {i} got no gradient"
+            assert tuple(t.grad.shape) == tuple(t.shape), f"{case.name}: input {i} grad shape"
+            assert t.grad.dtype is microtorch.float32, (
+                f"{case.name}: input {i} grad is {t.grad.dtype}"
+            )
+            assert t.grad.device == t.device
+            assert np.isfinite(t.grad.cpu().numpy()).all(), (
+                f"{case.name}: input {i} grad not finite"
+            )
