@@ -188,8 +188,29 @@ def _inputs_text(inputs: list, out_dtype: str, names: dict[int, str]) -> str:
 def _source_text(source: SourceLine | None, width: int) -> str:
     if source is None:
         return ""
-    code = source.line if len(source.line) <= width else source.line[: width - 3] + "..."
+    code = source.line
+    if len(code) > width and "  #" in code:  # too long: the comment goes first
+        code = code[: code.index("  #")]
+    if len(code) > width:
+        code = code[: width - 3] + "..."
     return f"{source.location}  {code}"
+
+
+def _index_text(index: Any) -> str:
+    """An indexing tuple as it was written: ``[:, :, 0:64]``, ``[..., None]``, ``[idx]``."""
+    parts = []
+    for i in index if isinstance(index, tuple) else (index,):
+        if isinstance(i, slice):
+            text = ("" if i.start is None else str(i.start)) + ":"
+            text += "" if i.stop is None else str(i.stop)
+            parts.append(text + ("" if i.step is None else f":{i.step}"))
+        elif i is Ellipsis:
+            parts.append("...")
+        elif hasattr(i, "shape"):
+            parts.append(f"<{i.dtype} array {tuple(i.shape)}>")
+        else:
+            parts.append(repr(i))
+    return "[" + ", ".join(parts) + "]"
 
 
 def _short_repr(value: Any) -> str:
@@ -226,7 +247,10 @@ def op_details(op: str, params: dict) -> dict:
         return details
     details = {}
     for key, value in params.items():
-        if value is None or hasattr(value, "shape"):
+        if key == "index":
+            details[key] = _index_text(value)
+            continue
+        if value is None or hasattr(value, "shape") or key == "shape":  # shape: see output
             continue
         if key == "axes":  # reductions call it axes internally; users say dim
             key = "dim"
