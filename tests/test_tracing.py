@@ -23,8 +23,8 @@ def test_records_ops_shapes_and_user_lines(device):
     layer = nn.Linear(3, 5).to(device)
     x = torch.randn(4, 3, device=device)
     with torch.trace(print_table=False) as t:
+        line = this_line() + 1
         y = torch.softmax(layer(x), dim=-1)
-        line = this_line()  # noqa: E702
     assert t.ops() == ["Linear", "Softmax"]
     linear, softmax = t.records
     assert linear.input_shapes == [(4, 3), (5, 3), (5,)] and linear.output == (4, 5)
