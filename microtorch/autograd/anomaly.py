@@ -41,7 +41,7 @@ from . import function
 enabled = False
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_STACK_LIMIT = 6  # user frames kept per op: the line that ran it and a few callers
+_STACK_LIMIT = 4  # user frames kept per op: the line that ran it and three callers
 
 
 @dataclass(frozen=True)
