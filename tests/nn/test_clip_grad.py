@@ -1,0 +1,83 @@
+"""nn.utils.clip_grad_norm_ and clip_grad_value_."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import microtorch as torch
+from microtorch import nn
+
+
+def _params_with_grads(device: str = "cpu", scale: float = 1.0) -> tuple[list, list]:
+    rng = np.random.default_rng(0)
+    grads = [rng.standard_normal(s).astype(np.float32) * scale for s in [(3, 4), (4,), (2, 2, 2)]]
+    params = []
+    for g in grads:
+        p = nn.Parameter(torch.zeros(*g.shape, device=device))
+        p.grad = torch.tensor(g, device=device)
+        params.append(p)
+    return params, grads
+
+
+def test_clip_grad_norm_scales_all_gradients_together(device: str) -> None:
+    params, grads = _params_with_grads(device)
+    total = math.sqrt(sum(float((g.astype(np.float64) ** 2).sum()) for g in grads))
+    norm = nn.utils.clip_grad_norm_(params, max_norm=1.0)
+    assert isinstance(norm, torch.Tensor) and norm.ndim == 0 and norm.device.type == device
+    assert norm.item() == pytest.approx(total, rel=1e-6)
+    coef = 1.0 / (total + 1e-6)
+    for p, g in zip(params, grads):
+        np.testing.assert_allclose(p.grad.cpu().numpy(), g * coef, rtol=1e-6)
+    clipped = math.sqrt(
+        sum(float((p.grad.cpu().numpy().astype(np.float64) ** 2).sum()) for p in params)
+    )
+    assert clipped == pytest.approx(1.0, rel=1e-5)
+
+
+def test_clip_grad_norm_leaves_small_gradients_alone(device: str) -> None:
+    params, grads = _params_with_grads(device, scale=0.01)
+    norm = nn.utils.clip_grad_norm_(params, max_norm=5.0)
+    assert norm.item() < 5.0
+    for p, g in zip(params, grads):
+        np.testing.assert_array_equal(p.grad.cpu().numpy(), g)
+
+
+def test_clip_grad_norm_other_norms_and_edge_cases() -> None:
+    params, grads = _params_with_grads()
+    norm = nn.utils.clip_grad_norm_(params, max_norm=100.0, norm_type=math.inf)
+    assert norm.item() == pytest.approx(max(np.abs(g).max() for g in grads))
+    norm = nn.utils.clip_grad_norm_(params, max_norm=100.0, norm_type=1)
+    assert norm.item() == pytest.approx(sum(np.abs(g).sum() for g in grads), rel=1e-6)
+    single = nn.Parameter(torch.zeros(2))
+    single.grad = torch.tensor([3.0, 4.0])
+    assert nn.utils.clip_grad_norm_(single, 1.0).item() == pytest.approx(5.0)
+    np.testing.assert_allclose(single.grad.numpy(), [0.6, 0.8], rtol=1e-5)
+    assert nn.utils.clip_grad_norm_([nn.Parameter(torch.zeros(2))], 1.0).item() == 0.0
+    bad = nn.Parameter(torch.zeros(2))
+    bad.grad = torch.tensor([float("nan"), 1.0])
+    with pytest.raises(RuntimeError, match="non-finite"):
+        nn.utils.clip_grad_norm_([bad], 1.0, error_if_nonfinite=True)
+
+
+def test_clip_grad_norm_matches_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    params, grads = _params_with_grads(scale=3.0)
+    tparams = [pt.zeros(g.shape, requires_grad=True) for g in grads]
+    for tp, g in zip(tparams, grads):
+        tp.grad = pt.from_numpy(g.copy())
+    for norm_type in (2.0, math.inf):
+        ours = nn.utils.clip_grad_norm_(params, 0.5, norm_type=norm_type)
+        theirs = pt.nn.utils.clip_grad_norm_(tparams, 0.5, norm_type=norm_type)
+        assert ours.item() == pytest.approx(theirs.item(), rel=1e-6)
+        for p, tp in zip(params, tparams):
+            np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_clip_grad_value(device: str) -> None:
+    params, grads = _params_with_grads(device)
+    nn.utils.clip_grad_value_(params, 0.5)
+    for p, g in zip(params, grads):
+        np.testing.assert_array_equal(p.grad.cpu().numpy(), np.clip(g, -0.5, 0.5))

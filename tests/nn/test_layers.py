@@ -1,0 +1,192 @@
+"""Layers: forward values, gradients (gradcheck in float64), PyTorch parity, devices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch as torch
+from microtorch import nn
+from microtorch.autograd import gradcheck
+
+
+def _params(module: nn.Module) -> list:
+    return list(module.parameters())
+
+
+LAYERS = {
+    "linear": (lambda: nn.Linear(4, 3), (2, 5, 4)),
+    "linear_no_bias": (lambda: nn.Linear(4, 3, bias=False), (6, 4)),
+    "layer_norm": (lambda: nn.LayerNorm(5), (3, 5)),
+    "layer_norm_no_bias": (lambda: nn.LayerNorm(5, bias=False), (2, 3, 5)),
+    "layer_norm_no_affine": (lambda: nn.LayerNorm(5, elementwise_affine=False), (3, 5)),
+    "layer_norm_2d": (lambda: nn.LayerNorm((2, 3)), (4, 2, 3)),
+    "gelu": (lambda: nn.GELU(), (3, 4)),
+    "gelu_tanh": (lambda: nn.GELU(approximate="tanh"), (3, 4)),
+    "relu": (lambda: nn.ReLU(), (3, 4)),
+    "tanh": (lambda: nn.Tanh(), (3, 4)),
+    "sigmoid": (lambda: nn.Sigmoid(), (3, 4)),
+    "silu": (lambda: nn.SiLU(), (3, 4)),
+    "softmax": (lambda: nn.Softmax(dim=-1), (3, 4)),
+    "log_softmax": (lambda: nn.LogSoftmax(dim=1), (3, 4)),
+    "identity": (lambda: nn.Identity(7, key="ignored"), (3, 4)),
+    "sequential": (
+        lambda: nn.Sequential(nn.Linear(4, 6), nn.GELU(), nn.LayerNorm(6), nn.Linear(6, 2)),
+        (3, 4),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_layer_gradcheck(name: str) -> None:
+    make, shape = LAYERS[name]
+    layer = make().double()
+    a = np.random.default_rng(0).standard_normal(shape)
+    a[np.abs(a) < 0.1] = 0.5  # away from ReLU's kink at 0, where finite differences fail
+    x = torch.tensor(a, requires_grad=True)
+    assert gradcheck(lambda x, *params: layer(x), [x, *_params(layer)])
+
+
+def test_embedding_gradcheck() -> None:
+    emb = nn.Embedding(6, 3).double()
+    idx = torch.tensor([[0, 2, 5], [5, 1, 2]])
+    assert gradcheck(lambda w: emb(idx), [emb.weight])
+    # padding_idx: by design its row gets no gradient (so no gradcheck there)
+    emb = nn.Embedding(6, 3, padding_idx=2)
+    out = emb(idx)
+    out.sum().backward()
+    assert np.all(emb.weight.grad.numpy()[2] == 0)  # the padding row learns nothing
+    assert np.all(emb.weight.detach().numpy()[2] == 0)  # and starts at zero
+    np.testing.assert_array_equal(emb.weight.grad.numpy()[5], 2.0)  # id 5 used twice
+
+
+def test_linear_shapes_and_math() -> None:
+    layer = nn.Linear(3, 2)
+    x = torch.randn(4, 5, 3)
+    y = layer(x)
+    assert tuple(y.shape) == (4, 5, 2)
+    w, b = layer.weight.detach().numpy(), layer.bias.detach().numpy()
+    np.testing.assert_allclose(y.detach().numpy(), x.numpy() @ w.T + b, rtol=1e-6, atol=1e-6)
+    with pytest.raises(RuntimeError, match="linear"):
+        layer(torch.randn(2, 4))
+
+
+def test_layer_norm_math() -> None:
+    ln = nn.LayerNorm(6, eps=1e-5)
+    x = torch.randn(3, 6) * 3 + 1
+    with torch.no_grad():
+        ln.weight.copy_(torch.randn(6))
+        ln.bias.copy_(torch.randn(6))
+    a = x.numpy().astype(np.float64)
+    expected = (a - a.mean(-1, keepdims=True)) / np.sqrt(a.var(-1, keepdims=True) + 1e-5)
+    expected = expected * ln.weight.detach().numpy() + ln.bias.detach().numpy()
+    np.testing.assert_allclose(ln(x).detach().numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_dropout_train_and_eval() -> None:
+    drop = nn.Dropout(p=0.25)
+    x = torch.ones(200, 200)
+    y = drop(x).numpy()
+    kept = y != 0
+    assert abs(kept.mean() - 0.75) < 0.01
+    np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
+    drop.eval()
+    assert drop(x) is x
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nn.Dropout(1.5)
+
+
+def test_dropout_gradient_uses_the_same_mask() -> None:
+    drop = nn.Dropout(0.5)
+    x = torch.randn(50, 40, requires_grad=True)
+    y = drop(x)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy() != 0, y.detach().numpy() != 0)
+
+
+def test_activation_values() -> None:
+    x = torch.linspace(-3, 3, 13)
+    a = x.numpy().astype(np.float64)
+    np.testing.assert_allclose(nn.ReLU()(x).numpy(), np.maximum(a, 0), atol=1e-7)
+    np.testing.assert_allclose(nn.Tanh()(x).numpy(), np.tanh(a), atol=1e-6)
+    np.testing.assert_allclose(nn.Sigmoid()(x).numpy(), 1 / (1 + np.exp(-a)), atol=1e-6)
+    soft = nn.Softmax(dim=0)(x).numpy()
+    np.testing.assert_allclose(soft, np.exp(a) / np.exp(a).sum(), atol=1e-6)
+    with pytest.raises(ValueError, match="approximate"):
+        nn.GELU(approximate="fast")
+
+
+def test_layers_match_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    x = torch.randn(2, 3, 8)
+    tx = pt.from_numpy(x.numpy().copy())
+    cases = [
+        (nn.Linear(8, 5), pt.nn.Linear(8, 5)),
+        (nn.LayerNorm(8), pt.nn.LayerNorm(8)),
+        (nn.LayerNorm(8, bias=False), pt.nn.LayerNorm(8, bias=False)),
+        (nn.GELU(), pt.nn.GELU()),
+        (nn.GELU("tanh"), pt.nn.GELU("tanh")),
+        (nn.Softmax(-1), pt.nn.Softmax(-1)),
+    ]
+    for ours, theirs in cases:
+        with torch.no_grad():
+            for p in ours.parameters():
+                p.copy_(torch.randn(*p.shape))
+        theirs.load_state_dict(
+            {k: pt.from_numpy(v.numpy().copy()) for k, v in ours.state_dict().items()}
+        )
+        np.testing.assert_allclose(
+            ours(x).detach().numpy(), theirs(tx).detach().numpy(), rtol=1e-5, atol=1e-6
+        )
+    emb, temb = nn.Embedding(10, 4), pt.nn.Embedding(10, 4)
+    temb.load_state_dict({"weight": pt.from_numpy(emb.weight.detach().numpy().copy())})
+    idx = torch.tensor([[1, 9, 3]])
+    np.testing.assert_array_equal(
+        emb(idx).detach().numpy(), temb(pt.tensor([[1, 9, 3]])).detach().numpy()
+    )
+
+
+@pytest.mark.parametrize("name", ["linear", "layer_norm", "gelu", "sequential"])
+def test_layers_on_device_match_cpu(device: str, name: str) -> None:
+    make, shape = LAYERS[name]
+    torch.manual_seed(1)
+    cpu_layer = make()
+    torch.manual_seed(1)
+    dev_layer = make().to(device)
+    x = torch.randn(*shape)
+    xd = x.to(device).requires_grad_(True)
+    x.requires_grad_(True)
+    y_cpu, y_dev = cpu_layer(x), dev_layer(xd)
+    assert y_dev.device.type == device
+    np.testing.assert_allclose(
+        y_dev.detach().cpu().numpy(), y_cpu.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
+    y_cpu.sum().backward()
+    y_dev.sum().backward()
+    np.testing.assert_allclose(xd.grad.cpu().numpy(), x.grad.numpy(), rtol=1e-5, atol=1e-5)
+    for p_cpu, p_dev in zip(cpu_layer.parameters(), dev_layer.parameters()):
+        np.testing.assert_allclose(
+            p_dev.grad.cpu().numpy(), p_cpu.grad.numpy(), rtol=1e-5, atol=1e-5
+        )
+
+
+def test_embedding_on_device(device: str) -> None:
+    torch.manual_seed(3)
+    emb = nn.Embedding(7, 3).to(device)
+    idx = torch.tensor([[0, 6], [6, 6]], device=device)
+    out = emb(idx)
+    assert out.device.type == device
+    out.sum().backward()
+    np.testing.assert_array_equal(emb.weight.grad.cpu().numpy()[6], 3.0)
+
+
+def test_embedding_errors() -> None:
+    emb = nn.Embedding(4, 2)
+    with pytest.raises(IndexError, match="out of range"):
+        emb(torch.tensor([4]))
+    with pytest.raises(RuntimeError, match="integer"):
+        emb(torch.tensor([1.0]))
+    with pytest.raises(ValueError, match="padding_idx"):
+        nn.Embedding(4, 2, padding_idx=4)
+    frozen = nn.Embedding.from_pretrained(torch.ones(3, 2))
+    assert not frozen.weight.requires_grad

@@ -1,0 +1,289 @@
+"""Module: registration, walking the tree, modes, device/dtype moves, state dicts, repr."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import microtorch as torch
+from microtorch import nn
+
+
+class Tied(nn.Module):
+    """An embedding and an output head sharing one weight, plus a buffer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(5, 3)
+        self.body = nn.Sequential(nn.Linear(3, 3), nn.GELU(), nn.LayerNorm(3))
+        self.head = nn.Linear(3, 5, bias=False)
+        self.head.weight = self.emb.weight  # tie
+        self.register_buffer("mask", torch.ones(3))
+        self.register_buffer("cache", torch.zeros(2), persistent=False)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(self.emb(idx)) * self.mask)
+
+
+def _values(module: nn.Module) -> dict:
+    return {k: v.cpu().numpy().copy() for k, v in module.state_dict().items()}
+
+
+def test_registration_order_and_names() -> None:
+    m = Tied()
+    names = [n for n, _ in m.named_parameters()]
+    assert names == ["emb.weight", "body.0.weight", "body.0.bias", "body.2.weight", "body.2.bias"]
+    assert len(list(m.parameters())) == 5  # the tied weight is listed once
+    assert list(m.state_dict()) == [
+        "mask", "emb.weight", "body.0.weight", "body.0.bias", "body.2.weight", "body.2.bias",
+        "head.weight",
+    ]  # fmt: skip
+    assert [n for n, _ in m.named_buffers()] == ["mask", "cache"]
+    assert [n for n, _ in m.named_children()] == ["emb", "body", "head"]
+    assert [n for n, _ in m.named_modules()] == [
+        "",
+        "emb",
+        "body",
+        "body.0",
+        "body.1",
+        "body.2",
+        "head",
+    ]
+    assert m.get_submodule("body.2") is m.body[2]
+    assert m.get_parameter("body.0.bias") is m.body[0].bias
+    assert "mask" in dir(m) and "emb" in dir(m)
+
+
+def test_missing_attribute_raises_attribute_error_naming_class() -> None:
+    m = Tied()
+    with pytest.raises(AttributeError, match="'Tied' object has no attribute 'nope'"):
+        m.nope  # noqa: B018
+    assert not hasattr(m, "nope")
+
+
+def test_assignment_rules() -> None:
+    m = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="cannot assign 'Tensor' as parameter 'weight'"):
+        m.weight = torch.zeros(2, 2)
+    m.bias = None
+    assert m.bias is None and [n for n, _ in m.named_parameters()] == ["weight"]
+    m.extra = nn.Parameter(torch.zeros(1))
+    assert [n for n, _ in m.named_parameters()] == ["weight", "extra"]
+    del m.extra
+    assert [n for n, _ in m.named_parameters()] == ["weight"]
+    m.note = 3  # a plain attribute
+    assert m.note == 3 and "note" not in m.state_dict()
+
+    class NoInit(nn.Module):
+        def __init__(self) -> None:
+            self.w = nn.Parameter(torch.zeros(1))
+
+    with pytest.raises(AttributeError, match="before Module.__init__"):
+        NoInit()
+    with pytest.raises(KeyError, match="contain"):
+        m.register_buffer("a.b", torch.zeros(1))
+    with pytest.raises(TypeError, match="forward"):
+        nn.Module()(1)
+
+
+def test_parameter_is_a_tensor() -> None:
+    p = nn.Parameter(torch.ones(2))
+    assert isinstance(p, torch.Tensor) and p.requires_grad and p.is_leaf
+    assert repr(p).startswith("Parameter containing:\ntensor(")
+    y = p * 2
+    assert type(y) is torch.Tensor and type(p.detach()) is torch.Tensor
+    frozen = nn.Parameter(torch.ones(2), requires_grad=False)
+    assert not frozen.requires_grad
+    twin = copy.deepcopy(p)
+    assert isinstance(twin, nn.Parameter) and twin is not p and twin.array is not p.array
+    with pytest.raises(TypeError, match="expected a Tensor"):
+        nn.Parameter([1.0, 2.0])
+
+
+def test_apply_train_eval_requires_grad() -> None:
+    m = Tied()
+    seen = []
+    m.apply(lambda mod: seen.append(type(mod).__name__))
+    assert seen == ["Embedding", "Linear", "GELU", "LayerNorm", "Sequential", "Linear", "Tied"]
+    assert m.training and all(mod.training for mod in m.modules())
+    m.eval()
+    assert not any(mod.training for mod in m.modules())
+    m.train()
+    assert all(mod.training for mod in m.modules())
+    m.requires_grad_(False)
+    assert not any(p.requires_grad for p in m.parameters())
+
+
+def test_zero_grad() -> None:
+    m = Tied()
+    m(torch.tensor([[1, 2]])).sum().backward()
+    assert all(p.grad is not None for p in m.parameters())
+    m.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and not p.grad.numpy().any() for p in m.parameters())
+    m.zero_grad()
+    assert all(p.grad is None for p in m.parameters())
+
+
+def test_tied_weights_get_both_gradients() -> None:
+    m = Tied()
+    m(torch.tensor([[1, 2, 3]])).sum().backward()
+    assert m.head.weight.grad is m.emb.weight.grad
+
+
+def test_to_dtype_in_place_keeps_identity_ties_and_optimizer() -> None:
+    m = Tied()
+    params = list(m.parameters())
+    mask = m.mask
+    m(torch.tensor([[0, 1]])).sum().backward()
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    assert m.double() is m
+    assert all(a is b for a, b in zip(params, m.parameters()))
+    assert m.head.weight is m.emb.weight
+    assert m.emb.weight.dtype is torch.float64 and m.emb.weight.grad.dtype is torch.float64
+    assert m.mask is mask and mask.dtype is torch.float64
+    before = m.body[0].weight.detach().numpy().copy()
+    opt.step()  # the optimizer still holds the same (now float64) parameters
+    assert not np.array_equal(before, m.body[0].weight.detach().numpy())
+    m.float()
+    assert m.emb.weight.dtype is torch.float32
+    with pytest.raises(TypeError, match="floating point"):
+        m.to(torch.long)
+
+
+def test_to_device_keeps_ties_and_moves_buffers(device: str) -> None:
+    m = Tied()
+    expected = _values(m)
+    weight = m.emb.weight
+    m.to(device)
+    assert m.emb.weight is weight and m.head.weight is m.emb.weight
+    assert all(p.device.type == device for p in m.parameters())
+    assert m.mask.device.type == device and m.cache.device.type == device
+    out = m(torch.tensor([[1, 4]], device=device))
+    assert out.device.type == device
+    out.sum().backward()
+    assert m.emb.weight.grad.device.type == device
+    for k, v in _values(m).items():
+        np.testing.assert_array_equal(v, expected[k])
+    m.cpu()
+    assert m.emb.weight.device.type == "cpu" and m.emb.weight.grad.device.type == "cpu"
+
+
+def test_state_dict_round_trip_is_bit_exact() -> None:
+    torch.manual_seed(1)
+    a = Tied()
+    torch.manual_seed(2)
+    b = Tied()
+    result = b.load_state_dict(a.state_dict())
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    for k, v in _values(b).items():
+        np.testing.assert_array_equal(v, _values(a)[k])
+    idx = torch.tensor([[0, 3, 4]])
+    np.testing.assert_array_equal(a(idx).detach().numpy(), b(idx).detach().numpy())
+
+
+def test_load_state_dict_keeps_ties_and_copies_in_place() -> None:
+    a, b = Tied(), Tied()
+    weight, array = b.emb.weight, b.emb.weight.array
+    b.load_state_dict(a.state_dict())
+    assert b.emb.weight is weight and b.emb.weight.array is array  # copied into, not replaced
+    assert b.head.weight is b.emb.weight
+    with torch.no_grad():
+        b.emb.weight[0, 0] = 42.0
+    assert b.head.weight[0, 0].item() == 42.0
+    # the state dict shares memory with the module, like PyTorch's
+    sd = b.state_dict()
+    assert sd["emb.weight"].array is b.emb.weight.array and not sd["emb.weight"].requires_grad
+
+
+def test_strict_loading_errors_name_the_keys() -> None:
+    m = Tied()
+    sd = m.state_dict()
+    del sd["body.0.bias"]
+    sd["extra.weight"] = torch.zeros(1)
+    with pytest.raises(RuntimeError) as info:
+        m.load_state_dict(sd)
+    message = str(info.value)
+    assert "Error(s) in loading state_dict for Tied" in message
+    assert 'Missing key(s) in state_dict: "body.0.bias"' in message
+    assert 'Unexpected key(s) in state_dict: "extra.weight"' in message
+    result = m.load_state_dict(sd, strict=False)
+    assert result.missing_keys == ["body.0.bias"] and result.unexpected_keys == ["extra.weight"]
+
+    bad = m.state_dict()
+    bad["body.0.weight"] = torch.zeros(4, 3)
+    with pytest.raises(
+        RuntimeError, match=r"size mismatch for body.0.weight: copying a param with shape"
+    ):
+        m.load_state_dict(bad, strict=False)
+
+
+def test_load_state_dict_casts_and_moves(device: str) -> None:
+    source = nn.Linear(3, 2).double()
+    target = nn.Linear(3, 2).to(device)
+    target.load_state_dict(source.state_dict())
+    assert target.weight.dtype is torch.float32 and target.weight.device.type == device
+    np.testing.assert_allclose(
+        target.weight.detach().cpu().numpy(), source.weight.detach().numpy(), rtol=1e-6
+    )
+
+
+def test_load_state_dict_assign_shares_memory() -> None:
+    a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    sd = a.state_dict()
+    b.load_state_dict(sd, assign=True)
+    assert b.weight.array is a.weight.array
+
+
+def test_repr_tree() -> None:
+    text = repr(Tied())
+    assert text.startswith(
+        "Tied(\n  (emb): Embedding(5, 3)\n  (body): Sequential(\n    (0): Linear("
+    )
+    assert "(2): LayerNorm((3,), eps=1e-05, elementwise_affine=True)" in text
+    assert text.endswith("(head): Linear(in_features=3, out_features=5, bias=False)\n)")
+    assert repr(nn.ReLU()) == "ReLU()"
+    assert repr(nn.Dropout(0.1)) == "Dropout(p=0.1, inplace=False)"
+
+
+def test_forward_hooks() -> None:
+    m = nn.Linear(2, 2)
+    calls = []
+    handle = m.register_forward_hook(lambda mod, args, out: calls.append(tuple(out.shape)))
+    pre = m.register_forward_pre_hook(lambda mod, args: (args[0] * 0,))
+    out = m(torch.ones(4, 2))
+    np.testing.assert_allclose(
+        out.detach().numpy(), np.broadcast_to(m.bias.detach().numpy(), (4, 2))
+    )
+    assert calls == [(4, 2)]
+    handle.remove()
+    pre.remove()
+    m(torch.ones(1, 2))
+    assert calls == [(4, 2)]
+
+
+def test_containers() -> None:
+    seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
+    seq.append(nn.Linear(3, 1))
+    assert len(seq) == 3 and isinstance(seq[-1], nn.Linear)
+    assert isinstance(seq[:2], nn.Sequential) and len(seq[:2]) == 2
+    assert tuple(seq(torch.ones(5, 2)).shape) == (5, 1)
+    assert list(seq.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+
+    blocks = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])
+    blocks.append(nn.Tanh())
+    assert len(blocks) == 4 and [type(b).__name__ for b in blocks][-1] == "Tanh"
+    assert blocks[-1] is blocks[3]
+    assert [n for n, _ in blocks.named_parameters()][-2:] == ["2.weight", "2.bias"]
+    with pytest.raises(IndexError):
+        blocks[4]
+    with pytest.raises(TypeError, match="not a Module"):
+        blocks.append(3)
+
+    parts = nn.ModuleDict({"a": nn.Linear(1, 1), "b": nn.ReLU()})
+    parts["c"] = nn.Linear(1, 2)
+    assert list(parts.keys()) == ["a", "b", "c"] and "a" in parts and len(parts) == 3
+    assert list(parts.state_dict()) == ["a.weight", "a.bias", "c.weight", "c.bias"]
+    with pytest.raises(KeyError, match="no key"):
+        parts["z"]
