@@ -78,6 +78,11 @@ class TrainConfig:
                 raise ValueError(
                     f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}"
                 )
+        if self.n_head < 1 or self.n_embd % self.n_head:
+            raise ValueError(
+                f"--n-embd ({self.n_embd}) must be a multiple of --n-head ({self.n_head}): "
+                "every attention head gets n_embd / n_head channels"
+            )
         if self.max_iters < 0 or self.warmup_iters < 0:
             raise ValueError("--max-iters and --warmup-iters must not be negative")
 
