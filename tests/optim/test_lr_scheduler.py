@@ -1,0 +1,116 @@
+"""Learning-rate schedules: formulas, PyTorch parity, state dicts."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import microtorch as torch
+from microtorch import nn, optim
+from microtorch.optim import lr_scheduler
+
+
+def _optimizer(lr: float = 0.1, groups: int = 1) -> optim.SGD:
+    params = [{"params": [nn.Parameter(torch.ones(1))], "lr": lr * (i + 1)} for i in range(groups)]
+    return optim.SGD(params, lr=lr)
+
+
+def _lrs(scheduler, opt, steps: int) -> list:
+    seen = []
+    for _ in range(steps):
+        seen.append([g["lr"] for g in opt.param_groups])
+        opt.step()
+        scheduler.step()
+    return seen
+
+
+def test_lambda_lr() -> None:
+    opt = _optimizer(0.1, groups=2)
+    sched = lr_scheduler.LambdaLR(opt, lambda step: 0.5**step)
+    seen = _lrs(sched, opt, 4)
+    assert seen[0] == [0.1, 0.2]
+    assert seen[3] == pytest.approx([0.1 / 8, 0.2 / 8])
+    assert sched.get_last_lr() == pytest.approx([0.1 / 16, 0.2 / 16])
+    assert opt.param_groups[0]["initial_lr"] == 0.1
+    per_group = lr_scheduler.LambdaLR(_optimizer(0.1, 2), [lambda s: 1.0, lambda s: 0.0])
+    assert per_group.get_last_lr() == [0.1, 0.0]
+    with pytest.raises(ValueError, match="Expected 2 lr_lambdas"):
+        lr_scheduler.LambdaLR(_optimizer(0.1, 2), [lambda s: 1.0])
+
+
+def test_cosine_annealing_formula() -> None:
+    opt = _optimizer(1.0)
+    sched = lr_scheduler.CosineAnnealingLR(opt, T_max=10, eta_min=0.1)
+    seen = [lrs[0] for lrs in _lrs(sched, opt, 11)]
+    expected = [0.1 + 0.9 * (1 + math.cos(math.pi * t / 10)) / 2 for t in range(11)]
+    assert seen == pytest.approx(expected)
+    assert seen[0] == 1.0 and seen[10] == pytest.approx(0.1)
+
+
+def test_warmup_cosine() -> None:
+    opt = _optimizer(1.0)
+    sched = lr_scheduler.WarmupCosineLR(opt, warmup_steps=4, total_steps=12, eta_min=0.1)
+    seen = [lrs[0] for lrs in _lrs(sched, opt, 14)]
+    assert seen[:4] == pytest.approx([0.25, 0.5, 0.75, 1.0])
+    assert seen[4] == pytest.approx(1.0)
+    assert seen[8] == pytest.approx(0.1 + 0.9 * 0.5)  # half way through the decay
+    assert seen[12:] == pytest.approx([0.1, 0.1])
+    assert all(a >= b for a, b in zip(seen[4:], seen[5:]))  # decays monotonically
+    assert lr_scheduler.warmup_cosine_lr(0, 3e-4, 100, 1000) == pytest.approx(3e-6)
+    with pytest.raises(ValueError, match="warmup_steps < total_steps"):
+        lr_scheduler.WarmupCosineLR(opt, warmup_steps=5, total_steps=5)
+
+
+def test_state_dict_round_trip() -> None:
+    opt = _optimizer(1.0)
+    sched = lr_scheduler.CosineAnnealingLR(opt, T_max=20)
+    _lrs(sched, opt, 5)
+    state = sched.state_dict()
+    assert state["last_epoch"] == 5 and "optimizer" not in state
+    opt2 = _optimizer(1.0)
+    sched2 = lr_scheduler.CosineAnnealingLR(opt2, T_max=20)
+    sched2.load_state_dict(state)
+    sched.step()
+    sched2.step()
+    assert sched.get_last_lr() == sched2.get_last_lr()
+    lam = lr_scheduler.LambdaLR(_optimizer(), lambda s: 1.0)
+    assert "lr_lambdas" not in lam.state_dict()
+
+
+def test_resuming_needs_initial_lr() -> None:
+    with pytest.raises(KeyError, match="initial_lr"):
+        lr_scheduler.CosineAnnealingLR(_optimizer(), T_max=5, last_epoch=3)
+
+
+def test_match_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+
+    def torch_lrs(make, steps):
+        p = pt.nn.Parameter(pt.ones(1))
+        opt = pt.optim.SGD([p], lr=0.5)
+        sched = make(opt)
+        seen = []
+        for _ in range(steps):
+            seen.append(opt.param_groups[0]["lr"])
+            opt.step()
+            sched.step()
+        return seen
+
+    ours_opt = _optimizer(0.5)
+    ours = [
+        x[0]
+        for x in _lrs(
+            lr_scheduler.CosineAnnealingLR(ours_opt, T_max=15, eta_min=0.01), ours_opt, 15
+        )
+    ]
+    theirs = torch_lrs(
+        lambda o: pt.optim.lr_scheduler.CosineAnnealingLR(o, T_max=15, eta_min=0.01), 15
+    )
+    assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-12)
+
+    fn = lambda step: min(1.0, (step + 1) / 5)  # noqa: E731
+    ours_opt = _optimizer(0.5)
+    ours = [x[0] for x in _lrs(lr_scheduler.LambdaLR(ours_opt, fn), ours_opt, 10)]
+    theirs = torch_lrs(lambda o: pt.optim.lr_scheduler.LambdaLR(o, fn), 10)
+    assert ours == pytest.approx(theirs, rel=1e-12)

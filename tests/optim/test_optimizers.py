@@ -1,0 +1,359 @@
+"""SGD, Adam and AdamW: several steps against a NumPy reference of the documented update
+rules, against PyTorch where it is installed, parameter groups, state dicts, errors."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+
+import microtorch as torch
+from microtorch import nn, optim
+
+SHAPES = [(3, 4), (4,), (2, 1, 3)]
+STEPS = 5
+
+
+def _start(dtype=np.float64) -> tuple[list, list]:
+    """Starting values and a gradient sequence per parameter (fixed, seeded)."""
+    rng = np.random.default_rng(42)
+    values = [rng.standard_normal(s).astype(dtype) for s in SHAPES]
+    grads = [[rng.standard_normal(s).astype(dtype) for s in SHAPES] for _ in range(STEPS)]
+    return values, grads
+
+
+# ------------------------------------------------------------------ NumPy references
+def ref_sgd(
+    values, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, maximize=False
+):
+    ps = [v.copy() for v in values]
+    bufs = [None] * len(ps)
+    for step_grads in grads:
+        for i, g in enumerate(step_grads):
+            g = -g if maximize else g
+            g = g + weight_decay * ps[i]
+            if momentum:
+                bufs[i] = g.copy() if bufs[i] is None else momentum * bufs[i] + (1 - dampening) * g
+                g = g + momentum * bufs[i] if nesterov else bufs[i]
+            ps[i] = ps[i] - lr * g
+    return ps
+
+
+def ref_adam(values, grads, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False,
+             decoupled=False, maximize=False):  # fmt: skip
+    b1, b2 = betas
+    ps = [v.copy() for v in values]
+    m = [np.zeros_like(v) for v in values]
+    v = [np.zeros_like(x) for x in values]
+    vmax = [np.zeros_like(x) for x in values]
+    for t, step_grads in enumerate(grads, start=1):
+        for i, g in enumerate(step_grads):
+            g = -g if maximize else g
+            if decoupled:
+                ps[i] = ps[i] * (1 - lr * weight_decay)
+            else:
+                g = g + weight_decay * ps[i]
+            m[i] = b1 * m[i] + (1 - b1) * g
+            v[i] = b2 * v[i] + (1 - b2) * g * g
+            m_hat = m[i] / (1 - b1**t)
+            if amsgrad:
+                vmax[i] = np.maximum(vmax[i], v[i])
+                v_hat = vmax[i] / (1 - b2**t)
+            else:
+                v_hat = v[i] / (1 - b2**t)
+            ps[i] = ps[i] - lr * m_hat / (np.sqrt(v_hat) + eps)
+    return ps
+
+
+def _run(make_optimizer, values, grads, device="cpu", dtype=torch.float64) -> list:
+    params = [nn.Parameter(torch.tensor(v, dtype=dtype, device=device)) for v in values]
+    opt = make_optimizer(params)
+    for step_grads in grads:
+        for p, g in zip(params, step_grads):
+            p.grad = torch.tensor(g, dtype=dtype, device=device)
+        opt.step()
+    return [p.detach().cpu().numpy() for p in params]
+
+
+SGD_CASES = {
+    "plain": dict(lr=0.1),
+    "momentum": dict(lr=0.1, momentum=0.9),
+    "dampening": dict(lr=0.05, momentum=0.8, dampening=0.3),
+    "nesterov_wd": dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+    "maximize": dict(lr=0.1, momentum=0.5, maximize=True),
+}
+ADAM_CASES = {
+    "adam": (optim.Adam, dict(lr=0.01), False),
+    "adam_l2": (optim.Adam, dict(lr=0.01, weight_decay=0.1, betas=(0.8, 0.99)), False),
+    "adam_amsgrad": (optim.Adam, dict(lr=0.01, amsgrad=True), False),
+    "adam_maximize": (optim.Adam, dict(lr=0.01, maximize=True, eps=1e-6), False),
+    "adam_decoupled": (
+        optim.Adam,
+        dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+        True,
+    ),
+    "adamw": (optim.AdamW, dict(lr=0.01), True),
+    "adamw_wd": (optim.AdamW, dict(lr=0.01, weight_decay=0.1, betas=(0.9, 0.95)), True),
+    "adamw_amsgrad": (optim.AdamW, dict(lr=0.01, weight_decay=0.1, amsgrad=True), True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SGD_CASES))
+def test_sgd_matches_reference(case: str) -> None:
+    values, grads = _start()
+    kw = SGD_CASES[case]
+    ours = _run(lambda ps: optim.SGD(ps, **kw), values, grads)
+    for a, b in zip(ours, ref_sgd(values, grads, **kw)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", sorted(ADAM_CASES))
+def test_adam_family_matches_reference(case: str) -> None:
+    cls, kw, decoupled = ADAM_CASES[case]
+    values, grads = _start()
+    ours = _run(lambda ps: cls(ps, **kw), values, grads)
+    ref_kw = {k: v for k, v in kw.items() if k != "decoupled_weight_decay"}
+    if cls is optim.AdamW:
+        ref_kw.setdefault("weight_decay", 0.01)  # AdamW's default
+    expected = ref_adam(values, grads, decoupled=decoupled, **ref_kw)
+    for a, b in zip(ours, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", ["adamw_wd", "adam_l2", "adam_maximize", "adamw_amsgrad"])
+def test_adam_family_on_device_matches_reference_float32(device: str, case: str) -> None:
+    cls, kw, decoupled = ADAM_CASES[case]
+    values, grads = _start(np.float32)
+    ours = _run(lambda ps: cls(ps, **kw), values, grads, device=device, dtype=torch.float32)
+    ref_kw = {k: v for k, v in kw.items() if k != "decoupled_weight_decay"}
+    if cls is optim.AdamW:
+        ref_kw.setdefault("weight_decay", 0.01)
+    expected = ref_adam([v.astype(np.float64) for v in values],
+                        [[g.astype(np.float64) for g in s] for s in grads], decoupled=decoupled, **ref_kw)  # fmt: skip
+    for a, b in zip(ours, expected):
+        assert a.dtype == np.float32  # no silent upcast to float64
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_sgd_on_device(device: str) -> None:
+    values, grads = _start(np.float32)
+    kw = SGD_CASES["nesterov_wd"]
+    ours = _run(lambda ps: optim.SGD(ps, **kw), values, grads, device=device, dtype=torch.float32)
+    for a, b in zip(ours, ref_sgd(values, grads, **kw)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _torch_run(pt, cls_name, kw, values, grads) -> list:
+    params = [pt.tensor(v, requires_grad=True) for v in values]
+    opt = getattr(pt.optim, cls_name)(params, **kw)
+    for step_grads in grads:
+        for p, g in zip(params, step_grads):
+            p.grad = pt.tensor(g)
+        opt.step()
+    return [p.detach().numpy() for p in params]
+
+
+@pytest.mark.parametrize("case", sorted(SGD_CASES) + sorted(ADAM_CASES))
+def test_matches_pytorch(case: str) -> None:
+    pt = pytest.importorskip("torch")
+    if case in SGD_CASES:
+        cls_name, kw = "SGD", SGD_CASES[case]
+    else:
+        cls, kw, _ = ADAM_CASES[case]
+        cls_name = cls.__name__
+    for dtype, rtol, atol in ((np.float64, 1e-10, 1e-12), (np.float32, 2e-6, 1e-6)):
+        values, grads = _start(dtype)
+        ours = _run(lambda ps, c=cls_name: getattr(optim, c)(ps, **kw), values, grads,
+                    dtype=torch.float64 if dtype == np.float64 else torch.float32)  # fmt: skip
+        theirs = _torch_run(pt, cls_name, kw, values, grads)
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def test_param_groups_have_their_own_lr_and_weight_decay() -> None:
+    values, grads = _start()
+    a = [nn.Parameter(torch.tensor(v)) for v in values[:2]]
+    b = [nn.Parameter(torch.tensor(values[2]))]
+    opt = optim.AdamW(
+        [{"params": a, "weight_decay": 0.1}, {"params": b, "lr": 0.05, "weight_decay": 0.0}],
+        lr=0.01,
+    )
+    assert opt.param_groups[0]["lr"] == 0.01 and opt.param_groups[1]["lr"] == 0.05
+    assert opt.param_groups[0]["betas"] == (0.9, 0.999)  # filled from the defaults
+    for step_grads in grads:
+        for p, g in zip(a + b, step_grads):
+            p.grad = torch.tensor(g)
+        opt.step()
+    exp_a = ref_adam(values[:2], [s[:2] for s in grads], lr=0.01, weight_decay=0.1, decoupled=True)
+    exp_b = ref_adam(values[2:], [s[2:] for s in grads], lr=0.05, weight_decay=0.0, decoupled=True)
+    for p, e in zip(a + b, exp_a + exp_b):
+        np.testing.assert_allclose(p.detach().numpy(), e, rtol=1e-10)
+
+
+def test_lr_can_be_changed_every_step() -> None:
+    values, grads = _start()
+    params = [nn.Parameter(torch.tensor(v)) for v in values]
+    opt = optim.SGD(params, lr=1.0)
+    expected = [v.copy() for v in values]
+    for step, step_grads in enumerate(grads):
+        lr = 0.1 / (step + 1)
+        for group in opt.param_groups:
+            group["lr"] = lr
+        for p, g in zip(params, step_grads):
+            p.grad = torch.tensor(g)
+        opt.step()
+        expected = [e - lr * g for e, g in zip(expected, step_grads)]
+    for p, e in zip(params, expected):
+        np.testing.assert_allclose(p.detach().numpy(), e, rtol=1e-12)
+
+
+def test_step_skips_params_without_grad_bumps_versions_and_runs_closure() -> None:
+    p, q = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2))
+    opt = optim.Adam([p, q], lr=0.1)
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+
+    version = p._version.value
+    loss = opt.step(closure)
+    assert loss.item() == pytest.approx(2.0)
+    assert p._version.value == version + 1
+    np.testing.assert_allclose(p.detach().numpy(), [0.9, 0.9], rtol=1e-6)
+    np.testing.assert_array_equal(q.detach().numpy(), [1.0, 1.0])
+    assert q not in opt.state
+
+
+def test_zero_grad() -> None:
+    p = nn.Parameter(torch.ones(2))
+    p.grad = torch.ones(2)
+    opt = optim.SGD([p], lr=0.1)
+    opt.zero_grad(set_to_none=False)
+    np.testing.assert_array_equal(p.grad.numpy(), [0.0, 0.0])
+    opt.zero_grad()
+    assert p.grad is None
+
+
+def test_state_dict_resume_is_exact(tmp_path) -> None:
+    """Train 3 steps, save, restore into a fresh model and optimizer, train 3 more: the
+    result is bit-identical to 6 uninterrupted steps."""
+    values, grads = _start(np.float32)
+    grads = grads + grads  # 10 steps of gradients
+
+    def make(params):
+        return optim.AdamW([{"params": params[:2], "weight_decay": 0.1}, {"params": params[2:], "weight_decay": 0.0}], lr=0.01, amsgrad=True)  # fmt: skip
+
+    def train(params, opt, steps):
+        for step_grads in steps:
+            for p, g in zip(params, step_grads):
+                p.grad = torch.tensor(g)
+            opt.step()
+
+    straight = [nn.Parameter(torch.tensor(v)) for v in values]
+    opt = make(straight)
+    train(straight, opt, grads[:6])
+
+    first = [nn.Parameter(torch.tensor(v)) for v in values]
+    opt1 = make(first)
+    train(first, opt1, grads[:3])
+    torch.save(
+        {"params": [p.detach() for p in first], "optimizer": opt1.state_dict()}, tmp_path / "ck.pt"
+    )
+    del opt1
+
+    checkpoint = torch.load(tmp_path / "ck.pt")
+    resumed = [nn.Parameter(torch.zeros(*s)) for s in SHAPES]
+    with torch.no_grad():
+        for p, saved in zip(resumed, checkpoint["params"]):
+            p.copy_(saved)
+    opt2 = make(resumed)
+    opt2.load_state_dict(checkpoint["optimizer"])
+    assert opt2.state[resumed[0]]["step"] == 3
+    train(resumed, opt2, grads[3:6])
+    for a, b in zip(straight, resumed):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    # the loaded state is a private copy: the checkpoint's tensors are untouched
+    assert checkpoint["optimizer"]["state"][0]["step"] == 3
+
+
+def test_load_state_dict_restores_hyperparameters_and_moves_state(device: str) -> None:
+    p = nn.Parameter(torch.ones(3))
+    opt = optim.SGD([p], lr=0.5, momentum=0.9)
+    p.grad = torch.ones(3)
+    opt.step()
+    sd = copy.deepcopy(opt.state_dict())
+    q = nn.Parameter(torch.ones(3, device=device))
+    opt2 = optim.SGD([q], lr=0.01, momentum=0.9)
+    opt2.load_state_dict(sd)
+    assert opt2.param_groups[0]["lr"] == 0.5 and opt2.param_groups[0]["params"][0] is q
+    assert opt2.state[q]["momentum_buffer"].device.type == device
+
+
+def test_load_state_dict_errors() -> None:
+    a = [nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2))]
+    sd = optim.Adam(a).state_dict()
+    with pytest.raises(ValueError, match="doesn't match the size"):
+        optim.Adam([nn.Parameter(torch.ones(2))]).load_state_dict(sd)
+    with pytest.raises(ValueError, match="number of parameter groups"):
+        optim.Adam([{"params": [a[0]]}, {"params": [a[1]]}]).load_state_dict(sd)
+
+
+def test_constructor_errors_and_pytorch_keywords() -> None:
+    p = nn.Parameter(torch.ones(2))
+    with pytest.raises(ValueError, match="empty parameter list"):
+        optim.SGD([], lr=0.1)
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1)
+    with pytest.raises(TypeError, match="iterable of Tensors"):
+        optim.SGD(p, lr=0.1)
+    with pytest.raises(ValueError, match="invalid learning rate"):
+        optim.Adam([p], lr=-1)
+    with pytest.raises(ValueError, match="invalid beta parameter at index 1"):
+        optim.AdamW([p], betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match="Nesterov"):
+        optim.SGD([p], lr=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="capturable=True is not supported"):
+        optim.AdamW([p], capturable=True)
+    with pytest.raises(ValueError, match="differentiable=True is not supported"):
+        optim.SGD([p], lr=0.1, differentiable=True)
+    with pytest.raises(ValueError, match="non-leaf"):
+        optim.SGD([p * 2], lr=0.1)
+    # accepted: these select a kernel in PyTorch, the update is the same
+    opt = optim.AdamW([p], lr=1e-3, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1, amsgrad=False,
+                      foreach=None, fused=True, maximize=False)  # fmt: skip
+    assert opt.defaults["fused"] is True and "Parameter Group 0" in repr(opt)
+    assert optim.AdamW([p]).defaults["weight_decay"] == 0.01
+
+
+def test_mlp_learns_xor() -> None:
+    torch.manual_seed(0)
+    x = torch.tensor([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    y = torch.tensor([[0.0], [1.0], [1.0], [0.0]])
+    model = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+    opt = optim.Adam(model.parameters(), lr=0.05)
+    for _ in range(300):
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert loss.item() < 1e-4
+
+
+def test_mlp_learns_regression_with_sgd(device: str) -> None:
+    torch.manual_seed(0)
+    x = torch.linspace(-1, 1, 64, device=device).reshape(64, 1)
+    y = x * x * 0.5 - 0.2
+    model = nn.Sequential(nn.Linear(1, 32), nn.GELU(), nn.Linear(32, 1)).to(device)
+    opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    for _ in range(400):
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+    assert loss.item() < 1e-3
+    assert math.isfinite(loss.item())
