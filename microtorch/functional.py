@@ -876,15 +876,17 @@ def inplace(target: Tensor, op: Any, *args: Any) -> Tensor:
     target._version.value += 1
     if tracking:
         target.grad_fn = result.grad_fn
-        target.requires_grad = True
+        target.requires_grad = result.requires_grad  # False if overwritten by constants
     return target
 
 
 def copy_from(target: Tensor, src: Any) -> Tensor:
     """The values of ``src`` in ``target``'s shape, dtype and device (for ``copy_``)."""
     src = as_tensor_like(src, target) if not isinstance(src, Tensor) else src
-    out = src.to(target.device).to(target.dtype)
-    return expand(out, target.shape)
+    out = expand(src.to(target.device).to(target.dtype), target.shape)
+    if grad_mode.enabled and out.requires_grad:
+        out = clone(out)  # a node of its own, leading back to src (out may be src itself)
+    return out
 
 
 def full_like_graph(target: Tensor, value: Any) -> Tensor:

@@ -78,13 +78,18 @@ class Pow(Function):
         xp = xp_of(grad)
         ga = gb = None
         if self.needs_input_grad[0]:
-            # where b == 0, a ** b is the constant 1 (PyTorch's rule: even at a == 0)
-            local = xp.where(b == 0, 0, b * a ** (b - 1))
+            # where b == 0, a ** b is the constant 1 (PyTorch's rule: even at a == 0); those
+            # places use exponent 1 so that 0 ** -1 is never computed
+            if hasattr(b, "shape"):
+                local = xp.where(b == 0, 0, b * a ** xp.where(b == 0, 1, b - 1))
+            else:
+                local = b * a ** (b - 1) if b != 0 else xp.zeros_like(a)
             ga = unbroadcast(grad * local, _shape(a))
         if self.needs_input_grad[1]:
-            log_a = xp.log(a) if hasattr(a, "shape") else xp.log(b.dtype.type(a))
             # at a == 0 with b >= 0, 0 ** b does not change with b (PyTorch's rule)
-            local = xp.where((a == 0) & (b >= 0), 0, out * log_a)
+            a_arr = a if hasattr(a, "shape") else b.dtype.type(a)
+            flat = (a_arr == 0) & (b >= 0)
+            local = xp.where(flat, 0, out * xp.log(xp.where(flat, 1, a_arr)))
             gb = unbroadcast(grad * local, _shape(b))
         return ga, gb
 

@@ -1,0 +1,512 @@
+"""The autograd graph: how gradients flow, accumulate and get freed, grad modes, in-place ops
+with the version counter, hooks, retain_grad, and the errors PyTorch users expect."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch
+from microtorch import nn
+
+
+def leaf(values, device: str = "cpu", dtype=None) -> microtorch.Tensor:
+    return microtorch.tensor(values, dtype=dtype, device=device, requires_grad=True)
+
+
+def values(t: microtorch.Tensor) -> list:
+    return t.detach().cpu().tolist()
+
+
+# ------------------------------------------------------------------ graph shapes
+def test_diamond_graph(device: str) -> None:
+    # a feeds two branches that meet again: d = (2a) * (a + 1), dd/da = 2(a + 1) + 2a
+    a = leaf([1.0, -2.0, 3.0], device)
+    b = a * 2
+    c = a + 1
+    d = (b * c).sum()
+    d.backward()
+    assert values(a.grad) == pytest.approx([6.0, -6.0, 14.0])
+
+
+def test_deeper_diamond_reaches_every_branch_once(device: str) -> None:
+    a = leaf([0.5], device)
+    b = a.exp()
+    c = b * b  # b used twice
+    d = b + c
+    (d * b).sum().backward()
+    # f = b^2 + b^3 with b = e^a: df/da = (2b^2 + 3b^3)
+    e = np.exp(0.5)
+    assert a.grad.item() == pytest.approx(2 * e**2 + 3 * e**3, rel=1e-6)
+
+
+def test_reuse_a_times_a(device: str) -> None:
+    a = leaf([3.0, -1.0], device)
+    (a * a).sum().backward()
+    assert values(a.grad) == [6.0, -2.0]
+
+
+def test_leaf_used_by_many_ops_gets_the_sum(device: str) -> None:
+    a = leaf([2.0], device)
+    (a + a + 3 * a + a * a).sum().backward()
+    assert a.grad.item() == pytest.approx(1 + 1 + 3 + 4)
+
+
+def test_gradients_accumulate_over_backward_calls_until_reset(device: str) -> None:
+    a = leaf([1.0, 2.0], device)
+    (a * 3).sum().backward()
+    (a * 3).sum().backward()
+    assert values(a.grad) == [6.0, 6.0]
+    a.grad = None
+    (a * 3).sum().backward()
+    assert values(a.grad) == [3.0, 3.0]
+
+
+def test_ten_thousand_op_chain_has_no_recursion_limit() -> None:
+    x = leaf(1.0, dtype=microtorch.float64)
+    y = x
+    for _ in range(10_000):
+        y = y * 1.0001
+    y.backward()
+    assert x.grad.item() == pytest.approx(1.0001**10_000, rel=1e-9)
+
+
+def test_long_mixed_chain_frees_without_recursion() -> None:
+    x = leaf([0.1, 0.2])
+    y = x
+    for i in range(5_000):
+        y = (y + 0.001).tanh() if i % 2 else y * 1.0
+    y.sum().backward()
+    assert x.grad is not None and np.isfinite(x.grad.numpy()).all()
+    del y  # dropping a 5,000-node graph must not overflow the stack
+
+
+def test_only_inputs_that_require_grad_get_gradients(device: str) -> None:
+    a = leaf([1.0, 2.0], device)
+    b = microtorch.tensor([3.0, 4.0], device=device)
+    out = (a * b).sum()
+    assert out.requires_grad and not b.requires_grad
+    out.backward()
+    assert values(a.grad) == [3.0, 4.0]
+    assert b.grad is None
+
+
+def test_is_leaf_and_grad_fn() -> None:
+    a = leaf([1.0])
+    b = a * 2
+    c = microtorch.tensor([1.0])
+    assert a.is_leaf and a.grad_fn is None
+    assert not b.is_leaf and b.grad_fn.name() == "MulBackward"
+    assert c.is_leaf and (c * 2).is_leaf  # no graph is recorded without requires_grad
+    assert b.grad_fn.next_functions[0] is a  # a leaf that requires grad is a graph input
+
+
+def test_detach_cuts_the_graph() -> None:
+    a = leaf([2.0])
+    b = (a * a).detach()
+    assert not b.requires_grad and b.grad_fn is None
+    (a * b).sum().backward()
+    assert a.grad.item() == 4.0  # b is a constant
+
+
+def test_gradient_flows_through_dtype_casts_and_keeps_the_leaf_dtype(device: str) -> None:
+    a = leaf([1.0, 2.0], device)  # float32
+    (a.double() * 2).sum().backward()
+    assert a.grad.dtype is microtorch.float32
+    b = leaf([1.0, 2.0], device, dtype=microtorch.float64)
+    (b.to(microtorch.float32) ** 2).sum().backward()
+    assert b.grad.dtype is microtorch.float64
+    assert values(b.grad) == [2.0, 4.0]
+
+
+def test_clone_passes_the_gradient() -> None:
+    a = leaf([1.0, 2.0])
+    (a.clone() * 3).sum().backward()
+    assert values(a.grad) == [3.0, 3.0]
+
+
+def test_integer_results_do_not_require_grad() -> None:
+    a = leaf([1.0, 5.0, 3.0])
+    assert not a.argmax().requires_grad
+    assert not (a > 2).requires_grad
+    assert not a.max(dim=0).indices.requires_grad
+
+
+def test_autograd_backward_function() -> None:
+    a = leaf([1.0, 2.0])
+    microtorch.autograd.backward((a * a).sum())
+    assert values(a.grad) == [2.0, 4.0]
+
+
+# ------------------------------------------------------------------ backward's arguments
+def test_backward_on_non_scalar_needs_gradient() -> None:
+    a = leaf([1.0, 2.0])
+    with pytest.raises(
+        RuntimeError, match="grad can be implicitly created only for scalar outputs"
+    ):
+        (a * 2).backward()
+
+
+def test_backward_with_gradient_is_a_vector_jacobian_product(device: str) -> None:
+    a = leaf([1.0, 2.0, 3.0], device)
+    (a * a).backward(gradient=microtorch.tensor([1.0, 0.0, -1.0], device=device))
+    assert values(a.grad) == [2.0, 0.0, -6.0]
+
+
+def test_backward_gradient_of_wrong_shape_is_rejected() -> None:
+    a = leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"gradient has shape \(3,\).*shape \(2,\)"):
+        (a * 2).backward(microtorch.ones(3))
+
+
+def test_backward_on_tensor_without_grad_raises() -> None:
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        microtorch.ones(2).sum().backward()
+
+
+def test_backward_on_a_one_element_non_0d_tensor() -> None:
+    a = leaf([2.0])
+    (a * 3).backward()  # shape (1,): one element, like PyTorch this needs no gradient=
+    assert a.grad.item() == 3.0
+
+
+# ------------------------------------------------------------------ freeing and retain_graph
+def test_second_backward_without_retain_graph_raises_clearly() -> None:
+    a = leaf([1.0, 2.0])
+    y = (a * a).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="second time.*retain_graph=True"):
+        y.backward()
+
+
+def test_retain_graph_allows_a_second_backward() -> None:
+    a = leaf([1.0, 2.0])
+    y = (a.exp() * a).sum()
+    y.backward(retain_graph=True)
+    first = a.grad.numpy().copy()
+    y.backward()
+    np.testing.assert_allclose(a.grad.numpy(), 2 * first, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="retain_graph"):
+        y.backward()  # the second call did not retain it
+
+
+# ------------------------------------------------------------------ grad modes
+def test_no_grad_context_manager(device: str) -> None:
+    a = leaf([1.0], device)
+    with microtorch.no_grad():
+        b = a * 2
+        assert not microtorch.is_grad_enabled()
+    assert microtorch.is_grad_enabled()
+    assert not b.requires_grad and b.grad_fn is None
+
+
+def test_no_grad_decorator_with_and_without_parentheses() -> None:
+    a = leaf([1.0])
+
+    @microtorch.no_grad()
+    def double(t):
+        return t * 2
+
+    @microtorch.no_grad
+    def triple(t):
+        return t * 3
+
+    assert not double(a).requires_grad
+    assert not triple(a).requires_grad
+    assert triple.__name__ == "triple"
+    assert (a * 2).requires_grad
+
+
+def test_enable_grad_inside_no_grad() -> None:
+    a = leaf([1.0])
+    with microtorch.no_grad():
+        with microtorch.enable_grad():
+            b = a * 2
+        c = a * 2
+
+        @microtorch.enable_grad()
+        def inside(t):
+            return t * 2
+
+        d = inside(a)
+    assert b.requires_grad and not c.requires_grad and d.requires_grad
+
+
+def test_grad_mode_is_restored_after_an_exception() -> None:
+    with pytest.raises(ValueError):
+        with microtorch.no_grad():
+            raise ValueError("boom")
+    assert microtorch.is_grad_enabled()
+
+
+def test_set_grad_enabled_as_call_and_context_manager() -> None:
+    a = leaf([1.0])
+    with microtorch.set_grad_enabled(False):
+        assert not (a * 2).requires_grad
+    assert (a * 2).requires_grad
+    microtorch.set_grad_enabled(False)
+    try:
+        assert not microtorch.is_grad_enabled()
+    finally:
+        microtorch.set_grad_enabled(True)
+    assert microtorch.is_grad_enabled()
+
+
+# ------------------------------------------------------------------ in-place ops
+def test_inplace_methods_return_self_and_change_values(device: str) -> None:
+    t = microtorch.tensor([1.0, 2.0, 3.0], device=device)
+    assert t.add_(1) is t and values(t) == [2.0, 3.0, 4.0]
+    assert t.sub_(1) is t and values(t) == [1.0, 2.0, 3.0]
+    assert t.mul_(2) is t and values(t) == [2.0, 4.0, 6.0]
+    assert t.div_(2) is t and values(t) == [1.0, 2.0, 3.0]
+    assert t.add_(microtorch.ones(3, device=device), alpha=2) is t and values(t) == [3.0, 4.0, 5.0]
+    mask = microtorch.tensor([True, False, True], device=device)
+    assert t.masked_fill_(mask, 0.5) is t and values(t) == [0.5, 4.0, 0.5]
+    assert t.copy_(microtorch.tensor([7.0, 8.0, 9.0], device=device)) is t
+    assert values(t) == [7.0, 8.0, 9.0]
+    assert t.fill_(2.5) is t and values(t) == [2.5, 2.5, 2.5]
+    assert t.zero_() is t and values(t) == [0.0, 0.0, 0.0]
+    before = t
+    t += 4
+    assert t is before and values(t) == [4.0, 4.0, 4.0]
+
+
+def test_copy_broadcasts_and_casts() -> None:
+    t = microtorch.zeros(2, 3)
+    t.copy_(microtorch.tensor([1, 2, 3]))  # int64 source, broadcast over rows
+    assert t.dtype is microtorch.float32
+    assert t.tolist() == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+
+
+def test_setitem_forms(device: str) -> None:
+    t = microtorch.zeros(3, 4, device=device)
+    t[0] = 1.0
+    t[1, 1:3] = microtorch.tensor([2.0, 3.0], device=device)
+    t[:, -1] = 9.0
+    t[microtorch.tensor([2, 2], device=device), 0] = 5.0
+    assert values(t) == [[1.0, 1.0, 1.0, 9.0], [0.0, 2.0, 3.0, 9.0], [5.0, 0.0, 0.0, 9.0]]
+
+
+def test_boolean_mask_assignment_under_no_grad(device: str) -> None:
+    # the top-k sampling idiom: logits[logits < v[:, [-1]]] = -float("inf")
+    logits = leaf([[1.0, 4.0, 2.0, 3.0]], device)
+    v, _ = microtorch.topk(logits, 2)
+    with microtorch.no_grad():
+        logits[logits < v[:, [-1]]] = -float("inf")
+    assert values(logits) == [[-float("inf"), 4.0, -float("inf"), 3.0]]
+    probs = microtorch.softmax(logits.detach(), dim=-1)
+    assert values(probs)[0][0] == 0.0 and sum(values(probs)[0]) == pytest.approx(1.0)
+
+
+def test_inplace_on_a_leaf_that_requires_grad_raises() -> None:
+    a = leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        a.add_(1)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        a[0] = 5.0
+
+
+def test_inplace_on_a_leaf_under_no_grad_is_allowed() -> None:
+    # what an optimizer step does
+    a = leaf([1.0, 2.0])
+    with microtorch.no_grad():
+        a.sub_(0.5 * microtorch.ones(2))
+        a[0] = 0.0
+    assert values(a) == [0.0, 1.5]
+    assert a.requires_grad and a.is_leaf
+
+
+def test_gradient_through_inplace_ops_on_non_leaves(device: str) -> None:
+    a = leaf([1.0, 2.0, 3.0], device)
+    b = leaf([10.0, 20.0, 30.0], device)
+    h = a * 2
+    h.mul_(3)  # h = 6a
+    h.add_(b)  # h = 6a + b
+    h.masked_fill_(microtorch.tensor([False, True, False], device=device), 0.0)
+    (h * h).sum().backward()
+    # d/da sum(h^2) = 2h * 6 where not masked; d/db = 2h where not masked
+    assert values(a.grad) == [12 * 16.0, 0.0, 12 * 48.0]
+    assert values(b.grad) == [32.0, 0.0, 96.0]
+
+
+def test_gradient_through_setitem_and_copy(device: str) -> None:
+    a = leaf([1.0, 2.0, 3.0], device)
+    v = leaf(5.0, device)
+    h = a * 1
+    h[1] = v  # position 1 now comes from v
+    (h * h).sum().backward()
+    assert values(a.grad) == [2.0, 0.0, 6.0]
+    assert v.grad.item() == 10.0
+
+    b = leaf([4.0, 5.0], device)
+    buf = microtorch.zeros(2, device=device)
+    buf.copy_(b)  # a buffer that did not require grad now depends on b
+    assert buf.requires_grad
+    (buf * 3).sum().backward()
+    assert values(b.grad) == [3.0, 3.0]
+
+
+def test_zero_and_fill_cut_the_gradient_of_old_values() -> None:
+    a = leaf([1.0, 2.0])
+    h = a * 2
+    h.zero_()
+    h.add_(a)
+    h.sum().backward()
+    assert values(a.grad) == [1.0, 1.0]  # only the add_ after zero_ depends on a
+
+
+def test_version_counter_catches_modified_saved_tensor() -> None:
+    a = leaf([1.0, 2.0])
+    h = a * 1
+    y = (h * h).sum()  # Mul saved h
+    h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_version_counter_catches_modified_saved_output() -> None:
+    a = leaf([1.0, 2.0])
+    y = a.exp()  # Exp saves its output
+    z = y.sum()
+    with microtorch.no_grad():
+        y.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+
+
+def test_version_counter_is_shared_with_views_and_detach() -> None:
+    a = leaf([1.0, 2.0, 3.0, 4.0])
+    h = a * 1
+    y = (h * h).sum()
+    with microtorch.no_grad():
+        h.view(2, 2)[0, 0] = 10.0  # a write through a view of h
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+    b = leaf([1.0, 2.0])
+    z = (b * b).sum()
+    b.detach().zero_()  # shares b's memory and version counter
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+
+
+def test_inplace_change_that_no_backward_needs_is_fine() -> None:
+    a = leaf([1.0, 2.0])
+    h = a * 1
+    y = (h + 1).sum()  # Add saves nothing
+    h.add_(5)
+    y.backward()
+    assert values(a.grad) == [1.0, 1.0]
+
+
+def test_inplace_on_a_view_under_autograd_raises_instead_of_a_wrong_gradient() -> None:
+    a = leaf([1.0, 2.0, 3.0])
+    h = a * 1
+    with pytest.raises(RuntimeError, match="in-place op on a view"):
+        h[0:2].mul_(2)
+    with pytest.raises(RuntimeError, match="in-place op on a view"):
+        a[0:1].add_(1)  # a view of a leaf
+    c = h[[0, 1]]  # integer-list indexing copies, so this is not a view
+    c.mul_(2)
+    c.sum().backward()
+    assert values(a.grad) == [2.0, 2.0, 0.0]
+
+
+# ------------------------------------------------------------------ hooks and retain_grad
+def test_hook_on_a_leaf_sees_and_replaces_the_gradient(device: str) -> None:
+    a = leaf([1.0, 2.0], device)
+    seen = []
+
+    def hook(g):
+        seen.append(values(g))
+        return g * 10
+
+    a.register_hook(hook)
+    (a * 3).sum().backward()
+    assert seen == [[3.0, 3.0]]
+    assert values(a.grad) == [30.0, 30.0]
+
+
+def test_hook_on_a_non_leaf_changes_what_flows_upstream() -> None:
+    a = leaf([1.0, 2.0])
+    b = a * 2
+    seen = []
+    b.register_hook(lambda g: seen.append(values(g)))  # returns None: observe only
+    b.register_hook(lambda g: g + 1)
+    (b * 5).sum().backward()
+    assert seen == [[5.0, 5.0]]
+    assert values(a.grad) == [12.0, 12.0]  # (5 + 1) * 2
+
+
+def test_hook_handle_remove() -> None:
+    a = leaf([1.0])
+    handle = a.register_hook(lambda g: g * 0)
+    handle.remove()
+    (a * 2).sum().backward()
+    assert a.grad.item() == 2.0
+
+
+def test_hook_on_tensor_without_grad_raises() -> None:
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        microtorch.ones(2).register_hook(lambda g: g)
+
+
+def test_retain_grad_keeps_a_non_leaf_gradient(device: str) -> None:
+    a = leaf([1.0, 2.0], device)
+    b = a * 3
+    c = a * 4
+    b.retain_grad()
+    (b * b + c).sum().backward()
+    assert values(b.grad) == [6.0, 12.0]
+    assert c.grad is None  # not retained
+    assert values(a.grad) == [18 + 4.0, 36 + 4.0]
+
+
+def test_retain_grad_on_a_0d_result() -> None:
+    a = leaf([1.0, 2.0])
+    loss = (a * a).sum()
+    loss.retain_grad()
+    loss.backward()
+    assert loss.grad.item() == 1.0 and loss.grad.shape == ()
+
+
+def test_0d_leaf_gets_a_0d_array_gradient() -> None:
+    a = leaf(2.0)
+    (a * a * a).backward()
+    assert a.grad.shape == () and a.grad.item() == 12.0
+    assert a.grad.device == microtorch.device("cpu")
+    assert "12." in repr(a.grad)
+
+
+# ------------------------------------------------------------------ conventions at kinks and ties
+def test_gradient_conventions_at_ties_and_kinks_match_pytorch() -> None:
+    def grad_of(fn, data):
+        t = leaf(data)
+        fn(t).sum().backward()
+        return values(t.grad)
+
+    assert grad_of(lambda t: t.max(), [1.0, 3.0, 3.0]) == [0.0, 0.5, 0.5]  # ties share
+    assert grad_of(lambda t: t.min(), [2.0, 2.0]) == [0.5, 0.5]
+    assert grad_of(lambda t: t.max(dim=1).values, [[1.0, 3.0, 3.0]]) == [[0.0, 1.0, 0.0]]
+    assert grad_of(lambda t: t.relu(), [0.0, -1.0, 1.0]) == [0.0, 0.0, 1.0]
+    assert grad_of(lambda t: t.abs(), [0.0, -1.0, 1.0]) == [0.0, -1.0, 1.0]
+    assert grad_of(lambda t: t.clamp(0.0, 1.0), [-1.0, 0.0, 1.0, 2.0]) == [0.0, 1.0, 1.0, 0.0]
+    a, b = leaf([1.0, 2.0]), leaf([1.0, 3.0])
+    microtorch.maximum(a, b).sum().backward()
+    assert values(a.grad) == [0.5, 0.0] and values(b.grad) == [0.5, 1.0]
+    assert grad_of(lambda t: t**0, [0.0, 2.0]) == [0.0, 0.0]  # not NaN at 0 ** 0
+
+
+def test_embedding_padding_idx_gets_no_gradient() -> None:
+    weight = leaf(np.arange(8.0, dtype=np.float32).reshape(4, 2))
+    idx = microtorch.tensor([[0, 2], [2, 3]])
+    out = nn.functional.embedding(idx, weight, padding_idx=2)
+    assert out.tolist()[0][1] == [4.0, 5.0]  # the padding row is still looked up
+    out.sum().backward()
+    assert values(weight.grad) == [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0], [1.0, 1.0]]
+
+
+def test_indexing_with_repeated_indices_accumulates(device: str) -> None:
+    a = leaf([1.0, 2.0, 3.0], device)
+    a[[0, 0, 2, 0]].sum().backward()
+    assert values(a.grad) == [3.0, 0.0, 1.0]
