@@ -1,0 +1,234 @@
+"""Checkpoints: round trips, devices, refusing unsafe or broken files, atomic writes."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+
+import numpy as np
+import pytest
+
+import microtorch as torch
+from microtorch import nn, optim
+
+
+def _model() -> nn.Module:
+    model = nn.Sequential(nn.Embedding(11, 4), nn.LayerNorm(4), nn.Linear(4, 11, bias=False))
+    model[2].weight = model[0].weight  # tied
+    model.register_buffer("scale", torch.tensor([2.0]))
+    return model
+
+
+def test_nested_round_trip_keeps_types_and_values(tmp_path) -> None:
+    obj = {
+        "f32": torch.randn(3, 2),
+        "f64": torch.randn(2, dtype=torch.float64),
+        "f16": torch.randn(4).half(),
+        "i64": torch.tensor([1, -2, 3]),
+        "bool": torch.tensor([True, False]),
+        "scalar": torch.tensor(1.5),
+        "grad": torch.ones(2, requires_grad=True),
+        "param": nn.Parameter(torch.zeros(2)),
+        "array": np.arange(6, dtype=np.int32).reshape(2, 3),
+        "numbers": [1, 2.5, -3, True, None, float("inf")],
+        "tuple": (1, "two", (3.0,)),
+        "int_keys": {0: "a", 7: "b"},
+        "tuple_key": {(1, 2): "c"},
+        "text": "héllo",
+        "np_scalar": np.float64(0.25),
+        "dtype": torch.float64,
+        "device": torch.device("cpu"),
+        "empty": {},
+    }
+    torch.save(obj, tmp_path / "x.ckpt")
+    back = torch.load(tmp_path / "x.ckpt")
+    assert list(back) == list(obj)
+    for key in ("f32", "f64", "f16", "i64", "bool", "scalar"):
+        assert back[key].dtype is obj[key].dtype and back[key].shape == obj[key].shape
+        np.testing.assert_array_equal(back[key].numpy(), obj[key].numpy())
+    assert back["grad"].requires_grad and not back["f32"].requires_grad
+    assert isinstance(back["param"], nn.Parameter) and back["param"].requires_grad
+    assert back["array"].dtype == np.int32 and back["array"].tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert back["numbers"] == obj["numbers"]
+    assert back["tuple"] == (1, "two", (3.0,)) and isinstance(back["tuple"][2], tuple)
+    assert back["int_keys"] == {0: "a", 7: "b"} and back["tuple_key"] == {(1, 2): "c"}
+    assert back["text"] == "héllo" and back["np_scalar"] == 0.25 and back["empty"] == {}
+    assert back["dtype"] is torch.float64 and back["device"] == torch.device("cpu")
+
+
+def test_model_and_optimizer_round_trip_bit_exact(tmp_path) -> None:
+    model = _model()
+    opt = optim.AdamW(model.parameters(), lr=0.01)
+    model(torch.tensor([[1, 5, 9]])).sum().backward()
+    opt.step()
+    torch.save(
+        {"model": model.state_dict(), "optimizer": opt.state_dict(), "step": 1}, tmp_path / "ck.pt"
+    )
+    ck = torch.load(tmp_path / "ck.pt")
+    # tied weights are stored once and come back as one tensor
+    assert ck["model"]["0.weight"] is ck["model"]["2.weight"]
+    with zipfile.ZipFile(tmp_path / "ck.pt") as z:
+        # model: tied weight once, LayerNorm weight and bias, buffer; optimizer: m and v each
+        assert len([n for n in z.namelist() if n.startswith("t")]) == 4 + 3 * 2
+    torch.manual_seed(99)
+    fresh = _model()
+    fresh.load_state_dict(ck["model"])
+    for (k, a), (_, b) in zip(model.state_dict().items(), fresh.state_dict().items()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=k)
+    assert fresh[2].weight is fresh[0].weight
+    opt2 = optim.AdamW(fresh.parameters(), lr=0.5)
+    opt2.load_state_dict(ck["optimizer"])
+    assert opt2.param_groups[0]["lr"] == 0.01
+    for p, q in zip(model.parameters(), fresh.parameters()):
+        for name in ("exp_avg", "exp_avg_sq"):
+            np.testing.assert_array_equal(opt.state[p][name].numpy(), opt2.state[q][name].numpy())
+
+
+def test_file_objects(tmp_path) -> None:
+    buffer = io.BytesIO()
+    torch.save({"w": torch.arange(5)}, buffer)
+    buffer.seek(0)
+    assert torch.load(buffer)["w"].tolist() == [0, 1, 2, 3, 4]
+
+
+def test_map_location_and_devices(tmp_path, device: str) -> None:
+    t = torch.randn(3, device=device)
+    torch.save({"t": t}, tmp_path / "d.pt")
+    default = torch.load(tmp_path / "d.pt")["t"]
+    assert default.device.type == device  # back where it was saved
+    on_cpu = torch.load(tmp_path / "d.pt", map_location="cpu")["t"]
+    assert on_cpu.device.type == "cpu"
+    np.testing.assert_array_equal(on_cpu.numpy(), t.cpu().numpy())
+    mapped = torch.load(tmp_path / "d.pt", map_location={str(t.device): "cpu"})["t"]
+    assert mapped.device.type == "cpu"
+    moved = torch.load(tmp_path / "d.pt", map_location=device, weights_only=True)["t"]
+    assert moved.device.type == device
+    with pytest.raises(TypeError, match="map_location"):
+        torch.load(tmp_path / "d.pt", map_location=lambda storage, loc: storage)
+
+
+def test_model_saved_on_device_loads_into_cpu_model(tmp_path, device: str) -> None:
+    model = _model().to(device)
+    torch.save(model.state_dict(), tmp_path / "m.pt")
+    cpu_model = _model()
+    cpu_model.load_state_dict(torch.load(tmp_path / "m.pt", map_location="cpu"))
+    for a, b in zip(model.parameters(), cpu_model.parameters()):
+        np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().numpy())
+
+
+def test_unsupported_objects_are_refused_with_their_path(tmp_path) -> None:
+    class Config:
+        pass
+
+    with pytest.raises(TypeError, match=r"obj\['cfg'\] of type Config"):
+        torch.save({"cfg": Config()}, tmp_path / "bad.pt")
+    with pytest.raises(TypeError, match="keys must be"):
+        torch.save({torch.ones(1): 1}, tmp_path / "bad.pt")
+    assert not os.listdir(tmp_path)  # nothing written, no temporary file left behind
+
+
+def _load_error(path) -> str:
+    with pytest.raises(RuntimeError) as info:
+        torch.load(path)
+    assert str(path) in str(info.value)  # the error names the file
+    return str(info.value)
+
+
+def test_truncated_and_corrupted_files_give_clear_errors(tmp_path) -> None:
+    path = tmp_path / "good.pt"
+    torch.save({"w": torch.randn(1000), "n": 3}, path)
+    data = path.read_bytes()
+    for size in (0, 10, len(data) // 2, len(data) - 30):
+        broken = tmp_path / f"cut{size}.pt"
+        broken.write_bytes(data[:size])
+        assert "truncated or corrupted" in _load_error(broken)
+    # flip bytes inside the tensor data: the zip's CRC check catches it
+    flipped = bytearray(data)
+    for i in range(1000, 1010):
+        flipped[i] ^= 0xFF
+    (tmp_path / "flip.pt").write_bytes(bytes(flipped))
+    assert "truncated or corrupted" in _load_error(tmp_path / "flip.pt")
+    (tmp_path / "junk.pt").write_bytes(b"this is not a checkpoint at all" * 10)
+    _load_error(tmp_path / "junk.pt")
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        torch.load(tmp_path / "missing.pt")
+
+
+def test_foreign_archives_are_refused(tmp_path) -> None:
+    np.savez(tmp_path / "plain.npz", a=np.ones(2))
+    assert "without microtorch's manifest" in _load_error(tmp_path / "plain.npz")
+    np.save(tmp_path / "one.npy", np.ones(2))
+    assert "single .npy array" in _load_error(tmp_path / "one.npy")
+
+
+def test_pytorch_pickles_are_refused(tmp_path) -> None:
+    pt = pytest.importorskip("torch")
+    pt.save({"w": pt.ones(2)}, tmp_path / "torch.pt")
+    assert "pickle" in _load_error(tmp_path / "torch.pt")
+
+
+def test_save_replaces_the_old_file_and_keeps_its_permissions(tmp_path) -> None:
+    path = tmp_path / "ck.pt"
+    torch.save({"v": 1}, path)
+    os.chmod(path, 0o640)
+    torch.save({"v": 2}, path)
+    assert torch.load(path) == {"v": 2}
+    assert os.stat(path).st_mode & 0o777 == 0o640
+    assert os.listdir(tmp_path) == ["ck.pt"]
+
+
+def _run_writer(script: str, tmp_path) -> subprocess.Popen:
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])
+    )
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def test_writer_killed_before_rename_leaves_previous_checkpoint(tmp_path) -> None:
+    """The writer dies (SIGKILL) after writing and fsyncing the new archive but before the
+    rename: the old checkpoint must still be there, whole."""
+    path = tmp_path / "ck.pt"
+    torch.save({"version": 1, "w": torch.ones(10)}, path)
+    proc = _run_writer(
+        """
+        import os, signal
+        import microtorch as torch
+        os.replace = lambda *args: os.kill(os.getpid(), signal.SIGKILL)
+        torch.save({"version": 2, "w": torch.zeros(100000)}, "ck.pt")
+        """,
+        tmp_path,
+    )
+    proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    ck = torch.load(path)
+    assert ck["version"] == 1 and ck["w"].tolist() == [1.0] * 10
+
+
+def test_writer_killed_mid_save_never_leaves_a_broken_checkpoint(tmp_path) -> None:
+    """A writer saving a large checkpoint over and over is killed at some moment: whatever
+    is at the path afterwards is a complete checkpoint (old or new), never a partial one."""
+    path = tmp_path / "ck.pt"
+    torch.save({"version": 0, "w": torch.zeros(4)}, path)
+    proc = _run_writer(
+        """
+        import microtorch as torch
+        w = torch.randn(4_000_000)  # 16 MB: each save takes a while
+        for version in range(1, 1000):
+            print(version, flush=True)
+            torch.save({"version": version, "w": w}, "ck.pt")
+        """,
+        tmp_path,
+    )
+    assert proc.stdout.readline().strip() == "1"  # the first save has started
+    time.sleep(0.05)
+    proc.kill()
+    proc.wait(timeout=60)
+    ck = torch.load(path)
+    assert ck["version"] >= 0 and ck["w"].numel() in (4, 4_000_000)
