@@ -61,9 +61,16 @@ def as_tensor_like(value: Any, like: Tensor) -> Tensor:
     return tensor(value, device=like.device)
 
 
+def _plain_number(x: Any) -> Any:
+    """numpy.float64 passes for a Python float, but in NumPy math it widens a float32 array
+    to float64; as a plain float it adapts to the tensor's dtype like any Python number."""
+    return x.item() if isinstance(x, _Number) and hasattr(x, "item") else x
+
+
 def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     """Bring two operands to one dtype by PyTorch's rules. Python numbers stay numbers (they
     adapt to the tensor's dtype); tensors of different dtypes are cast to the common one."""
+    a, b = _plain_number(a), _plain_number(b)
     if isinstance(a, _Number) and isinstance(b, Tensor):
         target = _dtypes.result_type_with_scalar(b.dtype, a)
         return a, (b if target is b.dtype else cast(b, target))
@@ -286,7 +293,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose
         out = input if min is None else maximum(input, min)
         return out if max is None else minimum(out, max)
-    return elementwise.Clamp.apply(input, min=min, max=max)
+    return elementwise.Clamp.apply(input, min=_plain_number(min), max=_plain_number(max))
 
 
 clip = clamp

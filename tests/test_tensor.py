@@ -1,0 +1,387 @@
+"""The Tensor API, factories, dtype rules, repr, and the seeded random functions
+(manual_seed, randn, rand, randint, multinomial) plus topk and argmax."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch
+from microtorch import Tensor
+
+
+# ------------------------------------------------------------------ dtypes of new tensors
+@pytest.mark.parametrize(
+    "data, dtype",
+    [
+        (1.5, microtorch.float32),
+        ([1.0, 2.0], microtorch.float32),
+        ([1, 2.5], microtorch.float32),
+        (3, microtorch.int64),
+        ([[1, 2], [3, 4]], microtorch.int64),
+        (True, microtorch.bool),
+        ([True, False], microtorch.bool),
+        ([], microtorch.float32),
+        (np.zeros(2, dtype=np.float64), microtorch.float64),
+        (np.zeros(2, dtype=np.float16), microtorch.float16),
+        (np.zeros(2, dtype=np.int32), microtorch.int32),
+        (np.zeros(2, dtype=np.uint8), microtorch.uint8),
+        (np.float64(2.0), microtorch.float64),
+        (np.int32(2), microtorch.int32),
+    ],
+)
+def test_tensor_dtype_follows_pytorch(data, dtype) -> None:
+    assert microtorch.tensor(data).dtype is dtype
+
+
+def test_tensor_from_tensors_and_explicit_dtype() -> None:
+    assert microtorch.tensor([microtorch.tensor(1.0), microtorch.tensor(2.0)]).dtype is (
+        microtorch.float32
+    )
+    assert microtorch.tensor([1, 2], dtype=microtorch.float64).dtype is microtorch.float64
+    assert microtorch.tensor([1.7, -1.7], dtype=microtorch.long).tolist() == [1, -1]
+    assert microtorch.tensor(np.ones(2), dtype=microtorch.float32).dtype is microtorch.float32
+
+
+def test_tensor_class_constructor_makes_float() -> None:
+    t = Tensor([1, 2])
+    assert t.dtype is microtorch.float32 and t.tolist() == [1.0, 2.0]
+
+
+def test_default_dtype_can_be_float64() -> None:
+    microtorch.set_default_dtype(microtorch.float64)
+    try:
+        assert microtorch.tensor(1.5).dtype is microtorch.float64
+        assert microtorch.zeros(2).dtype is microtorch.float64
+        assert microtorch.get_default_dtype() is microtorch.float64
+    finally:
+        microtorch.set_default_dtype(microtorch.float32)
+    assert microtorch.tensor(1.5).dtype is microtorch.float32
+
+
+def test_unsupported_data_is_rejected_clearly() -> None:
+    with pytest.raises(TypeError, match="could not make a tensor"):
+        microtorch.tensor(["a", "b"])
+    with pytest.raises(TypeError, match="no dtype for"):
+        microtorch.tensor(np.zeros(2, dtype=np.complex64))
+
+
+# ------------------------------------------------------------------ dtype promotion in ops
+def _t(values, dtype=None) -> Tensor:
+    return microtorch.tensor(values, dtype=dtype)
+
+
+@pytest.mark.parametrize(
+    "make, dtype",
+    [
+        (lambda: _t([1, 2]) + 1, microtorch.int64),
+        (lambda: _t([1, 2]) * 1.5, microtorch.float32),
+        (lambda: 2.5 - _t([1, 2]), microtorch.float32),
+        (lambda: _t([1, 2]) / _t([2, 4]), microtorch.float32),  # true division
+        (lambda: _t([1, 2]) / 2, microtorch.float32),
+        (lambda: _t([1, 2]) ** 0.5, microtorch.float32),
+        (lambda: 2 ** _t([1, 2]), microtorch.int64),
+        (lambda: _t([1, 2]) + _t([0.5, 1.5]), microtorch.float32),
+        (lambda: _t([1.0], microtorch.float32) + _t([1.0], microtorch.float64), microtorch.float64),
+        # a 0-d tensor acts like a Python number: it never widens a tensor with dims
+        (lambda: _t([1.0, 2.0]) * _t(np.float64(2.0)), microtorch.float32),
+        (lambda: _t([1, 2], microtorch.int32) + _t(1), microtorch.int32),
+        (lambda: _t([1, 2]) + _t(1.5, microtorch.float64), microtorch.float64),  # kind rises
+        (lambda: _t([True, False]) + 1, microtorch.int64),
+        (lambda: _t([True]) + _t([2]), microtorch.int64),
+        (lambda: _t([1.0]) * np.float64(3.0), microtorch.float32),
+        (lambda: _t([1, 2]).sum(), microtorch.int64),
+        (lambda: _t([True, True]).sum(), microtorch.int64),
+        (lambda: _t([1, 2]).clamp(min=0.5), microtorch.float32),
+        (lambda: _t([1.0, 2.0]).exp(), microtorch.float32),
+        (lambda: microtorch.exp(_t([1, 2])), microtorch.float32),  # ints become float32
+        (lambda: microtorch.where(_t([True, False]), 1.0, 0.0), microtorch.float32),
+        (lambda: _t([1.0]) < 2, microtorch.bool),
+    ],
+)
+def test_result_dtypes(make, dtype) -> None:
+    assert make().dtype is dtype
+
+
+# ------------------------------------------------------------------ what a tensor is
+def test_shape_size_dim_numel(device: str) -> None:
+    t = microtorch.zeros(2, 3, 4, device=device)
+    assert t.shape == (2, 3, 4) and isinstance(t.shape, microtorch.Size)
+    assert t.size() == (2, 3, 4) and t.size(1) == 3 and t.size(-1) == 4
+    assert t.dim() == 3 and t.ndim == 3
+    assert t.numel() == 24 and microtorch.numel(t) == 24 and t.shape.numel() == 24
+    assert len(t) == 2
+    assert repr(t.shape) == "microtorch.Size([2, 3, 4])"
+    assert t.device == microtorch.device(device) and t.device == device
+    scalar = microtorch.tensor(3.0, device=device)
+    assert scalar.shape == () and scalar.dim() == 0 and scalar.numel() == 1
+
+
+def test_size_with_bad_dim_raises() -> None:
+    with pytest.raises(IndexError, match="out of range"):
+        microtorch.zeros(2, 3).size(2)
+
+
+def test_item_tolist_bool_and_iteration() -> None:
+    t = microtorch.tensor([[1.5, 2.0], [3.0, 4.0]])
+    assert t[0, 0].item() == 1.5 and isinstance(t[0, 0].item(), float)
+    assert microtorch.tensor([7]).item() == 7 and isinstance(microtorch.tensor([7]).item(), int)
+    assert t.tolist() == [[1.5, 2.0], [3.0, 4.0]]
+    assert [row.tolist() for row in t] == [[1.5, 2.0], [3.0, 4.0]]
+    assert bool(microtorch.tensor([1.0])) and not bool(microtorch.tensor(0))
+    assert float(microtorch.tensor(2.5)) == 2.5 and int(microtorch.tensor(3)) == 3
+    with pytest.raises(RuntimeError, match="cannot be converted to a Python scalar"):
+        t.item()
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        bool(t)
+    with pytest.raises(TypeError, match="0-d"):
+        len(microtorch.tensor(1.0))
+
+
+def test_numpy_shares_memory_and_refuses_tensors_that_require_grad() -> None:
+    t = microtorch.zeros(3)
+    a = t.numpy()
+    a[0] = 5.0
+    assert t[0].item() == 5.0
+    with pytest.raises(RuntimeError, match=r"detach\(\)\.numpy\(\)"):
+        microtorch.zeros(2, requires_grad=True).numpy()
+    assert np.asarray(microtorch.ones(2)).tolist() == [1.0, 1.0]
+
+
+def test_from_numpy_shares_memory_and_tensor_copies() -> None:
+    a = np.zeros(3, dtype=np.float32)
+    shared, copied = microtorch.from_numpy(a), microtorch.tensor(a)
+    a[1] = 4.0
+    assert shared.tolist() == [0.0, 4.0, 0.0]
+    assert copied.tolist() == [0.0, 0.0, 0.0]
+    original = microtorch.ones(2)
+    again = microtorch.tensor(original)
+    again.add_(1)
+    assert original.tolist() == [1.0, 1.0]
+
+
+def test_detach_shares_memory_and_clone_copies(device: str) -> None:
+    a = microtorch.tensor([1.0, 2.0], device=device, requires_grad=True)
+    d, c = a.detach(), a.clone()
+    assert not d.requires_grad and d.is_leaf
+    assert c.requires_grad and c.grad_fn is not None
+    with microtorch.no_grad():
+        a.mul_(10)
+    assert d.tolist() == [10.0, 20.0]
+    assert c.tolist() == [1.0, 2.0]
+
+
+def test_contiguous() -> None:
+    t = microtorch.arange(6).reshape(2, 3).T
+    assert not t.is_contiguous()
+    c = t.contiguous()
+    assert c.is_contiguous() and c.tolist() == t.tolist()
+    assert c.contiguous() is c
+
+
+def test_to_dtype_and_device(device: str) -> None:
+    t = microtorch.tensor([1.5, 2.5])
+    assert t.to(microtorch.float32) is t and t.to("cpu") is t and t.cpu() is t
+    assert t.to(microtorch.float64).dtype is microtorch.float64
+    assert t.to(dtype=microtorch.int64).tolist() == [1, 2]
+    assert t.double().dtype is microtorch.float64
+    assert t.long().dtype is microtorch.int64
+    assert t.long().float().dtype is microtorch.float32
+    assert t.to(int).dtype is microtorch.int64 and t.to(float).dtype is microtorch.float32
+    moved = t.to(device)
+    assert moved.device == device and moved.tolist() == [1.5, 2.5]
+    both = t.to(device, microtorch.float64)
+    assert both.device == device and both.dtype is microtorch.float64
+    like = microtorch.zeros(1, dtype=microtorch.float64, device=device)
+    assert t.to(like).dtype is microtorch.float64 and t.to(like).device == device
+    assert moved.cpu().device == "cpu"
+
+
+def test_to_unknown_device_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        microtorch.ones(1).to("tpu")
+
+
+def test_requires_grad_flag() -> None:
+    t = microtorch.zeros(2)
+    assert not t.requires_grad
+    assert t.requires_grad_() is t and t.requires_grad
+    t.requires_grad_(False)
+    assert not t.requires_grad
+    assert microtorch.ones(2, requires_grad=True).requires_grad
+    with pytest.raises(RuntimeError, match="floating point"):
+        microtorch.tensor([1, 2]).requires_grad_()
+
+
+# ------------------------------------------------------------------ repr
+def test_repr_shows_values_dtype_device_and_grad_fn() -> None:
+    plain = repr(microtorch.tensor([1.5, 2.0]))
+    assert "1.5" in plain and "2." in plain
+    assert "dtype=microtorch.float32" in plain and "device='cpu'" in plain
+    assert "grad_fn" not in plain
+    leaf = microtorch.tensor([1.0], requires_grad=True)
+    assert "requires_grad=True" in repr(leaf)
+    assert "grad_fn=<MulBackward>" in repr(leaf * 2)
+    assert "grad_fn=<SumBackward>" in repr((leaf * 2).sum())
+    assert "dtype=microtorch.int64" in repr(microtorch.tensor([1, 2]))
+    assert repr(microtorch.tensor(3.25)).startswith("tensor(3.25")
+
+
+# ------------------------------------------------------------------ factories
+def test_factories(device: str) -> None:
+    assert microtorch.zeros(2, 3, device=device).tolist() == [[0.0] * 3] * 2
+    assert microtorch.zeros((2, 3)).shape == (2, 3)
+    assert microtorch.ones(2, dtype=microtorch.int64, device=device).tolist() == [1, 1]
+    assert microtorch.empty(3, 2, device=device).shape == (3, 2)
+    full = microtorch.full((2,), 7, device=device)
+    assert full.dtype is microtorch.int64 and full.tolist() == [7, 7]
+    assert microtorch.full((2,), 0.5).dtype is microtorch.float32
+    assert microtorch.full((1,), True).dtype is microtorch.bool
+    assert microtorch.arange(4, device=device).tolist() == [0, 1, 2, 3]
+    assert microtorch.arange(4).dtype is microtorch.int64
+    assert microtorch.arange(1, 7, 2).tolist() == [1, 3, 5]
+    r = microtorch.arange(0, 1, 0.25)
+    assert r.dtype is microtorch.float32 and r.tolist() == [0.0, 0.25, 0.5, 0.75]
+    assert microtorch.eye(2, device=device).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert microtorch.eye(2, 3).shape == (2, 3)
+    assert microtorch.linspace(0, 1, 3).tolist() == [0.0, 0.5, 1.0]
+    z = microtorch.zeros(3, requires_grad=True, device=device)
+    assert z.requires_grad and z.is_leaf and z.device == device
+
+
+def test_like_factories_keep_dtype_and_device(device: str) -> None:
+    base = microtorch.tensor([[1, 2], [3, 4]], device=device)
+    for made in (
+        microtorch.zeros_like(base),
+        microtorch.ones_like(base),
+        microtorch.empty_like(base),
+        microtorch.full_like(base, 9),
+    ):
+        assert made.shape == (2, 2) and made.dtype is microtorch.int64 and made.device == device
+    assert microtorch.ones_like(base).tolist() == [[1, 1], [1, 1]]
+    assert microtorch.zeros_like(base, dtype=microtorch.float32).dtype is microtorch.float32
+    assert base.new_zeros(3).dtype is microtorch.int64
+    assert microtorch.ones(2).type_as(base).dtype is microtorch.int64
+
+
+def test_factories_reject_integer_requires_grad() -> None:
+    with pytest.raises(RuntimeError, match="floating point"):
+        microtorch.zeros(2, dtype=microtorch.int64, requires_grad=True)
+
+
+# ------------------------------------------------------------------ random numbers
+def test_manual_seed_gives_the_same_numbers_every_time() -> None:
+    microtorch.manual_seed(123)
+    first = (microtorch.randn(5), microtorch.rand(3), microtorch.randint(0, 10, (4,)))
+    microtorch.manual_seed(123)
+    second = (microtorch.randn(5), microtorch.rand(3), microtorch.randint(0, 10, (4,)))
+    for a, b in zip(first, second):
+        assert a.tolist() == b.tolist()
+    microtorch.manual_seed(124)
+    assert microtorch.randn(5).tolist() != first[0].tolist()
+
+
+def test_seeded_numbers_are_stable_across_runs_and_machines() -> None:
+    # the generator is NumPy's PCG64 seeded with manual_seed's value: these numbers are fixed
+    microtorch.manual_seed(7)
+    expected = np.random.Generator(np.random.PCG64(7)).standard_normal(4).astype(np.float32)
+    np.testing.assert_array_equal(microtorch.randn(4).numpy(), expected)
+    assert microtorch.initial_seed() == 7
+
+
+def test_rng_state_resumes_exactly() -> None:
+    microtorch.manual_seed(0)
+    microtorch.randn(3)
+    state = microtorch.get_rng_state()
+    a = microtorch.randn(4).tolist()
+    microtorch.randn(10)
+    microtorch.set_rng_state(state)
+    assert microtorch.randn(4).tolist() == a
+
+
+def test_generator_objects_are_independent() -> None:
+    g1 = microtorch.Generator().manual_seed(5)
+    g2 = microtorch.Generator().manual_seed(5)
+    microtorch.randn(3)  # the global stream does not disturb them
+    assert microtorch.randn(3, generator=g1).tolist() == microtorch.randn(3, generator=g2).tolist()
+
+
+def test_random_shapes_dtypes_and_ranges(device: str) -> None:
+    n = microtorch.randn(2, 3, device=device)
+    assert n.shape == (2, 3) and n.dtype is microtorch.float32 and n.device == device
+    assert microtorch.randn((4,), dtype=microtorch.float64).dtype is microtorch.float64
+    u = microtorch.rand(1000, device=device).cpu().numpy()
+    assert u.min() >= 0.0 and u.max() < 1.0 and abs(u.mean() - 0.5) < 0.05
+    big = microtorch.randn(10_000).numpy()
+    assert abs(big.mean()) < 0.05 and abs(big.std() - 1.0) < 0.05
+    ri = microtorch.randint(3, 7, (1000,), device=device)
+    assert ri.dtype is microtorch.int64 and ri.device == device
+    assert set(ri.cpu().tolist()) == {3, 4, 5, 6}
+    assert set(microtorch.randint(4, (200,)).tolist()) == {0, 1, 2, 3}  # randint(high, size)
+    assert microtorch.randn(3, requires_grad=True).requires_grad
+    perm = microtorch.randperm(6)
+    assert sorted(perm.tolist()) == list(range(6)) and perm.dtype is microtorch.int64
+
+
+def test_random_numbers_do_not_depend_on_the_device(device: str) -> None:
+    microtorch.manual_seed(3)
+    on_cpu = (microtorch.randn(4), microtorch.rand(2), microtorch.randint(0, 9, (3,)))
+    microtorch.manual_seed(3)
+    on_dev = (
+        microtorch.randn(4, device=device),
+        microtorch.rand(2, device=device),
+        microtorch.randint(0, 9, (3,), device=device),
+    )
+    for a, b in zip(on_cpu, on_dev):
+        assert a.tolist() == b.cpu().tolist()
+
+
+def test_randint_errors() -> None:
+    with pytest.raises(RuntimeError, match="low < high"):
+        microtorch.randint(5, 5, (2,))
+    with pytest.raises(TypeError, match="size"):
+        microtorch.randint(0, 5)
+
+
+def test_multinomial() -> None:
+    probs = microtorch.tensor([0.0, 3.0, 1.0])  # unnormalised is fine
+    draws = microtorch.multinomial(probs, 4000, replacement=True)
+    assert draws.dtype is microtorch.int64 and draws.shape == (4000,)
+    counts = np.bincount(draws.numpy(), minlength=3)
+    assert counts[0] == 0  # zero probability is never drawn
+    assert abs(counts[1] / 4000 - 0.75) < 0.03
+    without = probs.multinomial(2)
+    assert sorted(without.tolist()) == [1, 2]  # no repeats without replacement
+    rows = microtorch.multinomial(microtorch.tensor([[1.0, 0.0], [0.0, 1.0]]), 1)
+    assert rows.shape == (2, 1) and rows.tolist() == [[0], [1]]
+    microtorch.manual_seed(9)
+    a = microtorch.multinomial(microtorch.ones(10), 5).tolist()
+    microtorch.manual_seed(9)
+    assert microtorch.multinomial(microtorch.ones(10), 5).tolist() == a
+
+
+def test_multinomial_errors() -> None:
+    with pytest.raises(RuntimeError, match="cannot sample 3 > 2"):
+        microtorch.multinomial(microtorch.ones(2), 3)
+    with pytest.raises(RuntimeError, match="inf, nan or an element < 0"):
+        microtorch.multinomial(microtorch.tensor([1.0, -1.0]), 1)
+
+
+# ------------------------------------------------------------------ topk, argmax, max
+def test_topk_and_argmax(device: str) -> None:
+    t = microtorch.tensor([[1.0, 5.0, 3.0], [9.0, 2.0, 4.0]], device=device)
+    values, indices = t.topk(2)
+    assert values.tolist() == [[5.0, 3.0], [9.0, 4.0]] and indices.tolist() == [[1, 2], [0, 2]]
+    assert indices.dtype is microtorch.int64
+    low = microtorch.topk(t, 1, dim=0, largest=False)
+    assert low.values.tolist() == [[1.0, 2.0, 3.0]] and low.indices.tolist() == [[0, 1, 0]]
+    assert t.argmax().item() == 3
+    assert t.argmax(dim=1).tolist() == [1, 0]
+    assert microtorch.argmax(t, dim=0, keepdim=True).tolist() == [[1, 0, 1]]
+    assert t.argmin(1).tolist() == [0, 1]
+    result = t.max(dim=1)
+    assert result.values.tolist() == [5.0, 9.0] and result.indices.tolist() == [1, 0]
+    values, indices = t.min(1)
+    assert values.tolist() == [1.0, 2.0] and indices.tolist() == [0, 1]
+    with pytest.raises(RuntimeError, match="out of range"):
+        t.topk(4)
