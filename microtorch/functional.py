@@ -79,6 +79,12 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple:
         return (a if target is a.dtype else cast(a, target)), b
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{op}: expected at least one Tensor, got {type(a).__name__} and {type(b).__name__}")
+    for x in (a, b):
+        if not isinstance(x, (Tensor, list, tuple, *_Number)) and not hasattr(x, "dtype"):
+            raise TypeError(
+                f"{op}: unsupported operand types {type(a).__name__} and {type(b).__name__} "
+                "(expected Tensors or Python numbers)"
+            )
     a = as_tensor_like(a, b if isinstance(b, Tensor) else a)
     b = as_tensor_like(b, a)
     if a.array.dtype != b.array.dtype:
@@ -147,6 +153,11 @@ def pow(input: Any, exponent: Any) -> Tensor:
 
 
 def neg(input: Tensor) -> Tensor:
+    if _check_tensor(input, "neg").array.dtype == bool:
+        raise RuntimeError(
+            "neg: negation, the `-` operator, on a bool tensor is not supported; to invert a "
+            "mask use the `~` operator or logical_not()"
+        )
     return arithmetic.Neg.apply(input)
 
 
@@ -314,6 +325,9 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = as_tensor_like(input, condition)  # where(mask, 1.0, 0.0): numbers only
     a, b = _binary_operands(input, other, "where")
+    for t in (a, b):  # a and b fit each other; each must also fit the condition
+        if isinstance(t, Tensor):
+            _check_broadcast(condition.array.shape, t.array.shape, "where")
     return elementwise.Where.apply(condition, a, b)
 
 
@@ -803,11 +817,19 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    return indexing.Tri.apply(input, diagonal=diagonal, upper=False)
+    return indexing.Tri.apply(_check_matrix(input, "tril"), diagonal=diagonal, upper=False)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    return indexing.Tri.apply(input, diagonal=diagonal, upper=True)
+    return indexing.Tri.apply(_check_matrix(input, "triu"), diagonal=diagonal, upper=True)
+
+
+def _check_matrix(input: Tensor, op: str) -> Tensor:
+    if _check_tensor(input, op).ndim < 2:
+        raise RuntimeError(
+            f"{op}: input tensor must have at least 2 dimensions, got shape {tuple(input.shape)}"
+        )
+    return input
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -815,6 +837,15 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index.ndim != input.ndim:
         raise RuntimeError(
             f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match"
+        )
+    if index.array.dtype.kind not in "iu":
+        raise RuntimeError(f"gather: index must be an integer (long) tensor, got {index.dtype}")
+    n = input.array.shape[d]
+    if index.array.size:
+        backend.check_on_device(
+            (index.array < 0).any() | (index.array >= n).any(),
+            f"gather: an index is out of bounds for dimension {d} with size {n} "
+            f"(input shape {tuple(input.shape)})",
         )
     # PyTorch allows an index smaller than input in the other dims: crop input to it
     crop = tuple(

@@ -11,6 +11,7 @@ from .. import backend
 from .. import random as _random
 from .._tensor import Tensor
 from ..functional import (  # noqa: F401  (re-exported under F.*)
+    _check_broadcast,
     _check_tensor,
     _float_input,
     gelu,
@@ -236,6 +237,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                 f"scaled_dot_product_attention: attn_mask is on {attn_mask.device} but query is on "
                 f"{query.device}"
             )
+        scores_shape = q_shape[:-1] + (k_shape[-2],)  # (..., L, S)
+        _check_broadcast(scores_shape, tuple(attn_mask.shape), "scaled_dot_product_attention: attn_mask")
         mask_array = attn_mask.array
         if mask_array.dtype != bool:
             mask_array = mask_array.astype(query.array.dtype, copy=False)
