@@ -1,0 +1,379 @@
+"""Bad input gets a clear error that names the op and the shapes, dtypes or devices involved
+(and says what to do), never a bare NumPy traceback from deep inside."""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import microtorch
+import microtorch.nn.functional as F
+from microtorch import backend
+
+from .conftest import cuda_available, requires_cuda
+
+
+def test_matmul_shape_mismatch_message() -> None:
+    with pytest.raises(RuntimeError) as info:
+        microtorch.ones(3, 4) @ microtorch.ones(5, 6)
+    assert str(info.value) == "matmul: shapes (3, 4) and (5, 6) cannot be multiplied (4 != 5)"
+
+
+def test_matmul_other_errors() -> None:
+    with pytest.raises(RuntimeError, match=r"matmul: shapes \(4,\) and \(3, 2\).*\(4 != 3\)"):
+        microtorch.ones(4) @ microtorch.ones(3, 2)
+    with pytest.raises(RuntimeError, match="matmul: both arguments need at least 1 dimension"):
+        microtorch.ones(3) @ microtorch.tensor(2.0)
+    with pytest.raises(RuntimeError, match=r"matmul \(batch dims\).*\(2,\) and \(3,\)"):
+        microtorch.ones(2, 3, 4) @ microtorch.ones(3, 4, 5)
+
+
+def test_requires_grad_on_an_integer_tensor() -> None:
+    message = "only Tensors of floating point dtype can require gradients, got microtorch.int64"
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        microtorch.tensor([1, 2], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"floating point.*\.float\(\)"):
+        microtorch.arange(3).requires_grad_()
+
+
+def test_cross_entropy_target_out_of_range() -> None:
+    with pytest.raises(IndexError, match=r"cross_entropy: target 7 is out of range for 5 classes"):
+        F.cross_entropy(microtorch.zeros(3, 5), microtorch.tensor([0, 7, 1]))
+    with pytest.raises(IndexError, match=r"target -3 is out of range.*ignore_index=-100"):
+        F.cross_entropy(microtorch.zeros(3, 5), microtorch.tensor([0, -3, 1]))
+
+
+def test_cross_entropy_other_errors() -> None:
+    logits = microtorch.zeros(3, 5)
+    with pytest.raises(RuntimeError, match=r"cross_entropy: target of shape \(2,\).*\(3, 5\)"):
+        F.cross_entropy(logits, microtorch.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match="cross_entropy: expected target of class indices"):
+        F.cross_entropy(logits, microtorch.tensor([0.0, 1.0, 1.0]))
+    with pytest.raises(ValueError, match="cross_entropy: reduction must be"):
+        F.cross_entropy(logits, microtorch.tensor([0, 1, 1]), reduction="avg")
+
+
+def test_view_of_incompatible_size() -> None:
+    with pytest.raises(
+        RuntimeError, match=re.escape("view: shape '[4, 4]' is invalid for input of size 6")
+    ):
+        microtorch.ones(2, 3).view(4, 4)
+    with pytest.raises(
+        RuntimeError, match=r"reshape: shape '\[5, -1\]' is invalid for input of size 6"
+    ):
+        microtorch.ones(2, 3).reshape(5, -1)
+    with pytest.raises(RuntimeError, match="only one dimension can be inferred"):
+        microtorch.ones(2, 3).view(-1, -1)
+
+
+@pytest.mark.skipif(cuda_available(), reason="this machine has CUDA")
+@pytest.mark.parametrize(
+    "ask",
+    [
+        lambda: microtorch.zeros(2, device="cuda"),
+        lambda: microtorch.tensor([1.0], device="cuda"),
+        lambda: microtorch.randn(2, device="cuda"),
+        lambda: microtorch.ones(2).to("cuda"),
+        lambda: microtorch.ones(2).cuda(),
+        lambda: microtorch.set_default_device("cuda"),
+        lambda: microtorch.arange(3, device=microtorch.device("cuda")),
+    ],
+    ids=["zeros", "tensor", "randn", "to", "cuda", "set_default_device", "arange"],
+)
+def test_cuda_without_cupy_says_how_to_install(ask) -> None:
+    with pytest.raises(RuntimeError, match=re.escape('pip install -e ".[cuda]"')):
+        ask()
+    assert microtorch.get_default_device() == "cpu"  # no silent switch, no silent fallback
+    assert not microtorch.cuda.is_available()
+
+
+def test_cuda_with_cupy_but_no_gpu_also_says_how_to_install(monkeypatch) -> None:
+    fake_cupy = types.ModuleType("cupy")
+    fake_cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=lambda: 0))
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy)
+    monkeypatch.setattr(backend, "_cupy", None)
+    monkeypatch.setattr(backend, "_cupy_error", None)
+    with pytest.raises(RuntimeError, match=r"sees no CUDA GPU.*pip install -e \"\.\[cuda\]\""):
+        microtorch.zeros(1, device="cuda")
+
+
+class _FakeGpuArray(np.ndarray):
+    """A NumPy array that says it lives on cuda:0: lets the CPU-only test suite check the
+    mixed-device errors (the real thing runs in test_mixed_devices_on_a_real_gpu)."""
+
+
+@pytest.fixture
+def on_fake_gpu(monkeypatch):
+    real_device_of = backend.device_of
+
+    def device_of(array):
+        if isinstance(array, _FakeGpuArray):
+            return backend.device("cuda:0")
+        return real_device_of(array)
+
+    monkeypatch.setattr(backend, "device_of", device_of)
+    return lambda t: microtorch.Tensor._make(t.array.view(_FakeGpuArray))
+
+
+def test_ops_mixing_devices_name_the_op_and_both_devices(on_fake_gpu) -> None:
+    cpu = microtorch.ones(2, 2)
+    gpu = on_fake_gpu(microtorch.ones(2, 2))
+    assert gpu.device == "cuda:0"
+    for op, name in [
+        (lambda: cpu + gpu, "Add"),
+        (lambda: gpu * cpu, "Mul"),
+        (lambda: cpu @ gpu, "Matmul"),
+        (lambda: microtorch.cat([cpu, gpu]), "Cat"),
+        (lambda: microtorch.maximum(cpu, gpu), "Maximum"),
+    ]:
+        with pytest.raises(RuntimeError) as info:
+            op()
+        message = str(info.value)
+        assert message.startswith(name) and "same device" in message
+        assert "cpu" in message and "cuda:0" in message
+
+
+def test_indexing_and_masks_on_other_devices(on_fake_gpu) -> None:
+    t = microtorch.ones(3)
+    gpu_index = on_fake_gpu(microtorch.tensor([0, 1]))
+    gpu_mask = on_fake_gpu(microtorch.tensor([True, False, True]))
+    with pytest.raises(
+        RuntimeError, match="index: indices are on cuda:0 but the indexed tensor is on cpu"
+    ):
+        t[gpu_index]
+    with pytest.raises(
+        RuntimeError, match="masked_fill: mask is on cuda:0 but the input is on cpu"
+    ):
+        t.masked_fill(gpu_mask, 0.0)
+    with pytest.raises(RuntimeError, match="setitem: value is on cuda:0 but the tensor is on cpu"):
+        t[0:2] = on_fake_gpu(microtorch.zeros(2))
+    with pytest.raises(
+        RuntimeError, match="embedding: indices are on cuda:0 but the weight is on cpu"
+    ):
+        F.embedding(gpu_index, microtorch.ones(3, 2))
+
+
+@requires_cuda
+def test_mixed_devices_on_a_real_gpu() -> None:
+    with pytest.raises(RuntimeError, match=r"Add: .*same device.*cpu.*cuda:0"):
+        microtorch.ones(2) + microtorch.ones(2, device="cuda")
+
+
+def test_unknown_device() -> None:
+    with pytest.raises(ValueError, match="unknown device 'gpu'; microtorch knows 'cpu' and 'cuda'"):
+        microtorch.zeros(2, device="gpu")
+
+
+@pytest.mark.parametrize(
+    "bad, error, pattern",
+    [
+        (
+            lambda: microtorch.ones(2, 3) + microtorch.ones(4),
+            RuntimeError,
+            r"add: shapes \(2, 3\) and \(4,\) cannot be broadcast together \(3 != 4",
+        ),
+        (
+            lambda: microtorch.ones(2).pow(microtorch.ones(3)),
+            RuntimeError,
+            r"pow: shapes \(2,\) and \(3,\)",
+        ),
+        (
+            lambda: microtorch.where(
+                microtorch.ones(5, dtype=microtorch.bool), microtorch.ones(2, 3), 0.0
+            ),
+            RuntimeError,
+            r"where: shapes \(5,\) and \(2, 3\)",
+        ),
+        (
+            lambda: microtorch.where(microtorch.ones(2), microtorch.ones(2), 0.0),
+            TypeError,
+            "where: condition must be a bool tensor",
+        ),
+        (
+            lambda: microtorch.ones(2, 3).sum(dim=5),
+            IndexError,
+            r"sum: dimension 5 is out of range for a tensor of 2 dims \(expected to be in range of \[-2, 1\]\)",
+        ),
+        (
+            lambda: microtorch.ones(2, 3).transpose(0, 2),
+            IndexError,
+            "transpose: dimension 2 is out of range",
+        ),
+        (
+            lambda: microtorch.ones(2, 3).softmax(3),
+            IndexError,
+            "softmax: dimension 3 is out of range",
+        ),
+        (lambda: microtorch.ones(3)[5], IndexError, r"index 5 is out of bounds.*shape \(3,\)"),
+        (
+            lambda: microtorch.ones(3)[microtorch.tensor([0.0])],
+            IndexError,
+            "tensors used as indices must be long or bool tensors",
+        ),
+        (
+            lambda: microtorch.ones(2, 3).gather(1, microtorch.tensor([[5], [0]])),
+            IndexError,
+            r"gather: an index is out of bounds for dimension 1 with size 3",
+        ),
+        (
+            lambda: microtorch.stack([microtorch.ones(2), microtorch.ones(3)]),
+            RuntimeError,
+            r"stack: expects each tensor to be equal size, but got \(2,\) at entry 0 and \(3,\) at entry 1",
+        ),
+        (
+            lambda: microtorch.cat([microtorch.ones(2, 3), microtorch.ones(2, 4)]),
+            RuntimeError,
+            r"cat: sizes of tensors must match except in dimension 0.*\(2, 3\).*\(2, 4\)",
+        ),
+        (
+            lambda: microtorch.cat([microtorch.tensor(1.0)]),
+            RuntimeError,
+            "cat: zero-dimensional tensor",
+        ),
+        (
+            lambda: microtorch.ones(2, 3).expand(4, 3),
+            RuntimeError,
+            "expand: the expanded size of the tensor",
+        ),
+        (
+            lambda: microtorch.ones(2, 3).permute(0, 0),
+            RuntimeError,
+            "permute: dims .* are not a permutation",
+        ),
+        (lambda: microtorch.ones(2, 3).split([1, 1], dim=1), RuntimeError, "split: split sizes"),
+        (
+            lambda: microtorch.ones(3).tril(),
+            RuntimeError,
+            "tril: input tensor must have at least 2 dimensions",
+        ),
+        (
+            lambda: microtorch.ones(2).masked_fill(microtorch.ones(2), 0.0),
+            RuntimeError,
+            "masked_fill: expected a bool mask",
+        ),
+        (lambda: microtorch.tensor([1, 2]).mean(), RuntimeError, "mean.*floating point.*float"),
+        (lambda: -microtorch.tensor([True]), RuntimeError, "neg: .*bool tensor.*logical_not"),
+        (
+            lambda: microtorch.ones(2) + None,
+            TypeError,
+            "add: unsupported operand types Tensor and NoneType",
+        ),
+        (
+            lambda: microtorch.ones(2, 3).item(),
+            RuntimeError,
+            "a Tensor with 6 elements cannot be converted",
+        ),
+        (
+            lambda: microtorch.ones(3).add_(microtorch.ones(2, 3)),
+            RuntimeError,
+            r"in-place op: output with shape \[3\] doesn't match the broadcast shape \[2, 3\]",
+        ),
+        (
+            lambda: microtorch.ones(3, dtype=microtorch.long).add_(1.5),
+            RuntimeError,
+            "in-place op: result type microtorch.float32 can't be cast",
+        ),
+        (lambda: microtorch.zeros(0).max(), RuntimeError, "max\\(\\): expected a non-empty tensor"),
+    ],
+)
+def test_core_errors(bad, error, pattern) -> None:
+    with pytest.raises(error, match=pattern):
+        bad()
+
+
+@pytest.mark.parametrize(
+    "bad, error, pattern",
+    [
+        (
+            lambda: F.embedding(microtorch.tensor([5]), microtorch.ones(3, 2)),
+            IndexError,
+            r"embedding: index 5 is out of range for an embedding of 3 rows",
+        ),
+        (
+            lambda: F.embedding(microtorch.tensor([1.0]), microtorch.ones(3, 2)),
+            RuntimeError,
+            "embedding: indices must be an integer tensor",
+        ),
+        (
+            lambda: F.layer_norm(microtorch.ones(2, 3), (4,)),
+            RuntimeError,
+            r"layer_norm: input of shape \(2, 3\) does not end in normalized_shape \[4\]",
+        ),
+        (
+            lambda: F.layer_norm(microtorch.ones(2, 3), (3,), microtorch.ones(4)),
+            RuntimeError,
+            r"layer_norm: weight of shape \(4,\) does not match",
+        ),
+        (
+            lambda: F.linear(microtorch.ones(2, 3), microtorch.ones(4, 5)),
+            RuntimeError,
+            r"linear: input of shape \(2, 3\) cannot be multiplied by weight\^T of weight shape \(4, 5\)",
+        ),
+        (
+            lambda: F.linear(microtorch.ones(2, 3), microtorch.ones(4, 3), microtorch.ones(3)),
+            RuntimeError,
+            r"linear: bias of shape \(3,\)",
+        ),
+        (
+            lambda: F.linear(
+                microtorch.ones(2, 3), microtorch.ones(4, 3, dtype=microtorch.float64)
+            ),
+            RuntimeError,
+            "linear: input, weight and bias must have the same dtype",
+        ),
+        (
+            lambda: F.dropout(microtorch.ones(2), 1.5),
+            ValueError,
+            "dropout: probability has to be between 0 and 1",
+        ),
+        (
+            lambda: F.gelu(microtorch.ones(2), approximate="fast"),
+            ValueError,
+            "gelu: approximate must be",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
+                microtorch.ones(2, 3), microtorch.ones(2, 4), microtorch.ones(2, 3)
+            ),
+            RuntimeError,
+            r"scaled_dot_product_attention: query \(2, 3\), key \(2, 4\) and value \(2, 3\) do not fit",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
+                microtorch.ones(2, 3),
+                microtorch.ones(2, 3),
+                microtorch.ones(2, 3),
+                attn_mask=microtorch.ones(3, 3, dtype=microtorch.bool),
+            ),
+            RuntimeError,
+            r"attn_mask: shapes \(2, 2\) and \(3, 3\)",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
+                microtorch.ones(2, 3),
+                microtorch.ones(2, 3),
+                microtorch.ones(2, 3),
+                attn_mask=microtorch.ones(2, 2, dtype=microtorch.bool),
+                is_causal=True,
+            ),
+            RuntimeError,
+            "pass either attn_mask or is_causal",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
+                microtorch.ones(2, 3),
+                microtorch.ones(2, 3, dtype=microtorch.float64),
+                microtorch.ones(2, 3),
+            ),
+            RuntimeError,
+            "query, key and value must have the same dtype",
+        ),
+    ],
+)
+def test_nn_functional_errors(bad, error, pattern) -> None:
+    with pytest.raises(error, match=pattern):
+        bad()
