@@ -37,7 +37,16 @@ def gradcheck(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6, atol: floa
               rtol: float = 1e-3, seed: int = 0) -> bool:  # fmt: skip
     """Check ``fn``'s gradients with respect to every float64 input that requires grad.
 
-    Returns True, or raises ``GradcheckError`` naming the worst input and index."""
+    ``fn(*inputs)`` returns a tensor or a tuple of tensors. backward() is compared with
+    central finite differences (step ``eps``) of the float64 forward: element by element
+    when the checked inputs have at most ``ELEMENTWISE_LIMIT`` elements in total, otherwise
+    along ``RANDOM_DIRECTIONS`` random directions. An element passes when
+    ``|analytic - numeric| <= atol + rtol * |numeric|``.
+
+    Returns True, or raises ``GradcheckError`` naming the worst input and index.
+
+        x = microtorch.randn(3, 4, dtype=microtorch.float64, requires_grad=True)
+        gradcheck(lambda t: t.tanh().sum(dim=1), (x,))"""
     from .._tensor import Tensor
 
     if not isinstance(inputs, (tuple, list)):
