@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._tensor import Tensor, _Version
+from .._tensor import Tensor
 
 
 class Parameter(Tensor):
@@ -31,7 +31,7 @@ class Parameter(Tensor):
         # Share the values (like PyTorch's Parameter(t)): no copy, and the same version
         # counter, so an in-place change through either name is seen by autograd.
         self.array = data.array
-        self._version = data._version if isinstance(data._version, _Version) else _Version()
+        self._version = data._version
         self.grad = None
         self.grad_fn = None
         self._hooks = None

@@ -190,3 +190,15 @@ def test_embedding_errors() -> None:
         nn.Embedding(4, 2, padding_idx=4)
     frozen = nn.Embedding.from_pretrained(torch.ones(3, 2))
     assert not frozen.weight.requires_grad
+
+
+def test_functional_re_exports() -> None:
+    F = nn.functional
+    assert hasattr(F, "scaled_dot_product_attention")
+    pt = pytest.importorskip("torch")
+    top_level = {n for n in dir(torch) if not n.startswith("_")}
+    wanted = {n for n in dir(pt.nn.functional) if not n.startswith("_")} & top_level
+    missing = sorted(n for n in wanted if not hasattr(F, n))
+    assert not missing, (
+        f"microtorch has these ops but nn.functional does not re-export them: {missing}"
+    )

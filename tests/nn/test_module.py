@@ -287,3 +287,11 @@ def test_containers() -> None:
     assert list(parts.state_dict()) == ["a.weight", "a.bias", "c.weight", "c.bias"]
     with pytest.raises(KeyError, match="no key"):
         parts["z"]
+
+
+def test_deepcopy_keeps_ties_inside_the_copy() -> None:
+    m = Tied()
+    twin = copy.deepcopy(m)
+    assert twin.head.weight is twin.emb.weight and twin.emb.weight is not m.emb.weight
+    np.testing.assert_array_equal(twin.emb.weight.detach().numpy(), m.emb.weight.detach().numpy())
+    assert twin.mask is not m.mask

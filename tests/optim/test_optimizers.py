@@ -357,3 +357,25 @@ def test_mlp_learns_regression_with_sgd(device: str) -> None:
         opt.step()
     assert loss.item() < 1e-3
     assert math.isfinite(loss.item())
+
+
+@pytest.mark.parametrize("cls", [optim.AdamW, optim.SGD])
+def test_model_moved_after_steps_keeps_training(cls, device: str) -> None:
+    """State created before ``model.to(...)`` follows the parameters to their new
+    dtype and device on the next step."""
+    model = nn.Linear(3, 2)
+    kw = dict(lr=0.1, momentum=0.9) if cls is optim.SGD else dict(lr=0.1)
+    opt = cls(model.parameters(), **kw)
+    for _ in range(2):
+        model(torch.ones(4, 3)).sum().backward()
+        opt.step()
+    model.to(device).double()
+    model(torch.ones(4, 3, device=device, dtype=torch.float64)).sum().backward()
+    opt.step()
+    state = opt.state[model.weight]
+    moved = state["momentum_buffer"] if cls is optim.SGD else state["exp_avg"]
+    assert moved.device.type == device and moved.dtype is torch.float64
+    assert (
+        model.weight.dtype is torch.float64
+        and np.isfinite(model.weight.detach().cpu().numpy()).all()
+    )
