@@ -138,17 +138,15 @@ class Progress:
 
 
 def plot_losses(out_dir: Path) -> Path | None:
-    """Draw DIR/loss.png from DIR/metrics.jsonl; None when matplotlib is not installed."""
+    """Draw DIR/loss.png from DIR/metrics.jsonl (None when matplotlib is not installed)."""
     try:
         import matplotlib
 
-        matplotlib.use("Agg")
+        matplotlib.use("Agg")  # draw into a file; no window needed
         import matplotlib.pyplot as plt
     except ImportError:
         return None
     rows = read_metrics(out_dir / "metrics.jsonl")
-    if not rows:
-        return None
     fig, ax = plt.subplots(figsize=(7, 4))
     steps = [r["iter"] for r in rows]
     ax.plot(steps, [r["train_loss"] for r in rows], label="train", marker=".")
@@ -331,7 +329,7 @@ def train(cfg: TrainConfig, out_dir: str | Path, resume: dict | None = None,
                     "iter": it,
                     "train_loss": round(losses["train"], 6),
                     "val_loss": round(losses["val"], 6),
-                    "lr": get_lr(min(it, cfg.max_iters - 1) if cfg.max_iters else 0, cfg),
+                    "lr": get_lr(it, cfg),  # the rate of the step that starts here
                     "elapsed_s": round(elapsed_before + elapsed, 3),
                     "tokens_per_s": round(
                         (it - start_it) * tokens_per_step / max(elapsed, 1e-9), 1

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import signal
+import sys
 from pathlib import Path
 
 import numpy
@@ -267,3 +268,27 @@ def test_training_steps_do_not_leak(device):
     assert nodes[200] == nodes[20]  # the same count every step: nothing accumulates
     assert nodes[200][1] == 0  # and without the loss, no graph node is left at all
     assert rss[200] - rss[20] < 8 * 2**20, f"RSS grew by {(rss[200] - rss[20]) / 2**20:.1f} MiB"
+
+
+def _write_metrics(folder: Path) -> None:
+    rows = [{"iter": i, "train_loss": 3.0 - i / 10, "val_loss": 3.1 - i / 10, "lr": 1e-3,
+             "elapsed_s": i, "tokens_per_s": 1.0} for i in range(4)]  # fmt: skip
+    (folder / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_loss_curve_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    _write_metrics(tmp_path)
+    path = train_mod.plot_losses(tmp_path)
+    assert path == tmp_path / "loss.png" and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_loss_curve_skipped_without_matplotlib(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
+    _write_metrics(tmp_path)
+    assert train_mod.plot_losses(tmp_path) is None
+    text_file = tmp_path / "t.txt"
+    text_file.write_text(TEXT)
+    train_mod.train(small_config(text_file, max_iters=1), tmp_path / "run")
+    assert "matplotlib is not installed: no loss.png" in capsys.readouterr().out
+    assert not (tmp_path / "run" / "loss.png").exists()
