@@ -473,10 +473,14 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme(input, dim, keepdim, False, "min")
 
 
-def amax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    if dim is None:
-        return max(input)
-    return max(input, dim, keepdim).values
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """The maximum over ``dim`` (an int or a tuple; all dims by default). Unlike max(dim=)
+    it returns no indices, and tied maxima share the gradient evenly, as in PyTorch."""
+    _check_tensor(input, "amax")
+    if input.array.size == 0:
+        raise RuntimeError(f"amax(): expected a non-empty tensor, got shape {tuple(input.shape)}")
+    axes = None if dim is None or dim == () else _dims(dim, input.ndim, "amax")
+    return reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim)
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:

@@ -488,6 +488,7 @@ def test_gradient_conventions_at_ties_and_kinks_match_pytorch() -> None:
     assert grad_of(lambda t: t.max(), [1.0, 3.0, 3.0]) == [0.0, 0.5, 0.5]  # ties share
     assert grad_of(lambda t: t.min(), [2.0, 2.0]) == [0.5, 0.5]
     assert grad_of(lambda t: t.max(dim=1).values, [[1.0, 3.0, 3.0]]) == [[0.0, 1.0, 0.0]]
+    assert grad_of(lambda t: t.amax(dim=1), [[1.0, 3.0, 3.0]]) == [[0.0, 0.5, 0.5]]
     assert grad_of(lambda t: t.relu(), [0.0, -1.0, 1.0]) == [0.0, 0.0, 1.0]
     assert grad_of(lambda t: t.abs(), [0.0, -1.0, 1.0]) == [0.0, -1.0, 1.0]
     assert grad_of(lambda t: t.clamp(0.0, 1.0), [-1.0, 0.0, 1.0, 2.0]) == [0.0, 1.0, 1.0, 0.0]

@@ -413,6 +413,13 @@ REDUCTIONS = [
     ),
     C("max_elementwise", lambda T, F, a, b: T.max(a, b), (x(2, 3), x(2, 3)), np.maximum),
     C("amax", lambda T, F, a: a.amax(1), (distinct(3, 4),), lambda a: a.max(1)),
+    C("amax_all", lambda T, F, a: T.amax(a), (distinct(3, 4),), np.max),
+    C(
+        "amax_tuple_keepdim",
+        lambda T, F, a: a.amax((0, 2), keepdim=True),
+        (distinct(2, 3, 2),),
+        lambda a: a.max((0, 2), keepdims=True),
+    ),
     C("var_all", lambda T, F, a: a.var(), (x(3, 4),), lambda a: a.var(ddof=1)),
     C("var_dim", lambda T, F, a: a.var(dim=1), (x(3, 4),), lambda a: a.var(1, ddof=1)),
     C(

@@ -40,17 +40,20 @@ class Mean(Function):
 
 
 class MaxAll(Function):
-    """max()/min() of all elements; ties share the gradient evenly (PyTorch's rule)."""
+    """max()/min() of all elements, or amax()/amin() over ``axes``; ties share the gradient
+    evenly (PyTorch's rule for these)."""
 
-    def forward(self, x, largest=True):
-        out = x.max() if largest else x.min()
-        self.save_for_backward(x, out)
-        return out
+    def forward(self, x, largest=True, axes=None, keepdim=False):
+        kept = x.max(axis=axes, keepdims=True) if largest else x.min(axis=axes, keepdims=True)
+        self.axes, self.keepdim = axes, keepdim
+        self.save_for_backward(x, kept)
+        return kept if keepdim else kept.squeeze(axis=axes)
 
     def backward(self, grad):
-        x, out = self.saved
-        winners = x == out
-        return grad * winners / winners.sum(dtype=x.dtype)
+        x, kept = self.saved
+        grad = _restore_dims(grad, self.axes, self.keepdim, x.shape)
+        winners = x == kept
+        return grad * winners / winners.sum(axis=self.axes, keepdims=True, dtype=x.dtype)
 
 
 class MaxDim(Function):
