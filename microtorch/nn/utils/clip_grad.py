@@ -19,7 +19,7 @@ from ..._tensor import Tensor
 def _grad_arrays(parameters: Tensor | Iterable[Tensor]) -> list:
     if isinstance(parameters, Tensor):
         parameters = [parameters]
-    grads = [p.grad.array for p in parameters if p.grad is not None]
+    grads = [p.grad.array for p in parameters if p.grad is not None and p.grad.array.size]
     kinds = {type(g) for g in grads}
     if len(kinds) > 1:
         raise RuntimeError(
@@ -46,7 +46,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     # Half-precision sums overflow easily: measure in at least float32.
     measured = [g if g.dtype.itemsize >= 4 else g.astype(numpy.float32) for g in grads]
     if norm_type == math.inf:
-        total = xp.stack([xp.abs(g).max() for g in measured if g.size]).max()
+        total = xp.stack([xp.abs(g).max() for g in measured]).max()
     elif norm_type == 2.0:
         # vdot of a flat gradient with itself = its sum of squares, in one BLAS call
         squares = [xp.vdot(g.ravel(), g.ravel()) for g in measured]
