@@ -34,6 +34,8 @@ def softmax_backward_array(y, grad, axis):
 _SOFTMAX_CUDA = """
 __device__ inline float t_exp(float v) { return expf(v); }
 __device__ inline double t_exp(double v) { return exp(v); }
+__device__ inline float t_log(float v) { return logf(v); }
+__device__ inline double t_log(double v) { return log(v); }
 
 extern "C" __global__ void microtorch_softmax_forward(const T* x, T* y, long long cols) {
     __shared__ T buf[256];
@@ -49,6 +51,18 @@ extern "C" __global__ void microtorch_softmax_forward(const T* x, T* y, long lon
     }
     T inv = (T)1 / block_sum(total, buf);
     for (long long j = threadIdx.x; j < cols; j += blockDim.x) y[base + j] *= inv;
+}
+
+extern "C" __global__ void microtorch_log_softmax_forward(const T* x, T* y, long long cols) {
+    __shared__ T buf[256];
+    long long base = (long long)blockIdx.x * cols;
+    T top = (T)__longlong_as_double(0xfff0000000000000ULL);  // -inf
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) top = fmax(top, x[base + j]);
+    top = block_max(top, buf);
+    T total = 0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) total += t_exp(x[base + j] - top);
+    T log_total = t_log(block_sum(total, buf));
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) y[base + j] = x[base + j] - top - log_total;
 }
 
 extern "C" __global__ void microtorch_softmax_backward(const T* y, const T* g, T* dx, long long cols) {
@@ -72,12 +86,13 @@ def _use_cuda_rows(x, axis):
     )
 
 
-def _softmax_cuda(x):
+def _softmax_cuda(x, log=False):
     from .. import backend
 
     y = xp_of(x).empty_like(x)
     cols = x.shape[-1]
-    kernel = backend.row_kernel("microtorch_softmax_forward", _SOFTMAX_CUDA, x.dtype)
+    name = "microtorch_log_softmax_forward" if log else "microtorch_softmax_forward"
+    kernel = backend.row_kernel(name, _SOFTMAX_CUDA, x.dtype)
     backend.launch_rows(kernel, x.size // cols, (x, y, numpy.int64(cols)))
     return y
 
@@ -93,7 +108,10 @@ def _softmax_backward_cuda(y, grad):
 
 
 def log_softmax_array(x, axis):
+    """log(softmax(x)) = x - max - log(sum(exp(x - max))), without forming softmax."""
     xp = xp_of(x)
+    if _use_cuda_rows(x, axis):
+        return _softmax_cuda(x, log=True)
     shifted = x - x.max(axis=axis, keepdims=True)
     return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
 
