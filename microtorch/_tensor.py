@@ -18,7 +18,7 @@ import numpy
 
 from . import backend
 from . import dtypes as _dtypes
-from .autograd import engine, grad_mode
+from .autograd import engine
 
 
 class _Version:
@@ -723,4 +723,3 @@ def _wrap_dim(dim: int, ndim: int, op: str) -> int:
 
 from . import functional as F  # noqa: E402  (functional builds on Tensor)
 
-_ = grad_mode  # grad_mode is part of the tensor's story; imported for readers
