@@ -936,3 +936,86 @@ def test_op_case_float32(case: OpCase, device: str) -> None:
             assert np.isfinite(t.grad.cpu().numpy()).all(), (
                 f"{case.name}: input {i} grad not finite"
             )
+
+
+# ----------------------------------------------------------------------------- semantics the
+# table cannot express: statistics of random ops, and equivalences between arguments
+def test_dropout_statistics_train_and_eval(device: str) -> None:
+    x = microtorch.ones(200, 100, device=device)
+    out = mF.dropout(x, p=0.3, training=True).cpu().numpy()
+    zero_fraction = (out == 0).mean()
+    assert abs(zero_fraction - 0.3) < 0.02
+    kept = out[out != 0]
+    np.testing.assert_allclose(kept, 1 / 0.7, rtol=1e-6)  # survivors are scaled by 1/(1-p)
+    assert abs(out.mean() - 1.0) < 0.03  # the expected value is unchanged
+    assert mF.dropout(x, p=0.3, training=False) is x  # eval: the identity
+    assert (mF.dropout(x, p=1.0).cpu().numpy() == 0).all()
+    microtorch.manual_seed(5)
+    a = mF.dropout(x, 0.5).cpu().numpy()
+    microtorch.manual_seed(5)
+    np.testing.assert_array_equal(mF.dropout(x, 0.5).cpu().numpy(), a)  # seeded
+    assert not np.array_equal(mF.dropout(x, 0.5).cpu().numpy(), a)  # a fresh mask each call
+
+
+def test_dropout_gradient_uses_the_same_mask(device: str) -> None:
+    x = microtorch.ones(50, 40, device=device, requires_grad=True)
+    out = mF.dropout(x, 0.4)
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), out.detach().cpu().numpy())
+
+
+def _qkv(device: str, L: int = 4, S: int = 4, E: int = 8) -> tuple:
+    return (
+        microtorch.randn(2, L, E, device=device),
+        microtorch.randn(2, S, E, device=device),
+        microtorch.randn(2, S, E, device=device),
+    )
+
+
+def test_sdpa_mask_semantics(device: str) -> None:
+    q, k, v = _qkv(device)
+    causal = mF.scaled_dot_product_attention(q, k, v, is_causal=True).cpu().numpy()
+    allowed = microtorch.ones(4, 4, dtype=microtorch.bool, device=device).tril()
+    as_bool = mF.scaled_dot_product_attention(q, k, v, attn_mask=allowed).cpu().numpy()
+    additive = microtorch.zeros(4, 4, device=device).masked_fill(~allowed, float("-inf"))
+    as_float = mF.scaled_dot_product_attention(q, k, v, attn_mask=additive).cpu().numpy()
+    np.testing.assert_allclose(as_bool, causal, rtol=1e-6, atol=1e-6)  # True = takes part
+    np.testing.assert_allclose(as_float, causal, rtol=1e-6, atol=1e-6)  # a float mask is added
+    # the first query may only look at the first key: its output is that key's value
+    np.testing.assert_allclose(causal[:, 0], v.cpu().numpy()[:, 0], rtol=1e-6)
+
+
+def test_sdpa_default_scale_is_one_over_sqrt_head_dim(device: str) -> None:
+    q, k, v = _qkv(device, E=16)
+    default = mF.scaled_dot_product_attention(q, k, v).cpu().numpy()
+    explicit = mF.scaled_dot_product_attention(q, k, v, scale=0.25).cpu().numpy()
+    np.testing.assert_allclose(default, explicit, rtol=1e-6)
+    other = mF.scaled_dot_product_attention(q, k, v, scale=1.0).cpu().numpy()
+    assert not np.allclose(default, other)
+
+
+def test_sdpa_dropout_is_seeded_and_changes_the_weights(device: str) -> None:
+    q, k, v = _qkv(device)
+    plain = mF.scaled_dot_product_attention(q, k, v).cpu().numpy()
+    microtorch.manual_seed(1)
+    a = mF.scaled_dot_product_attention(q, k, v, dropout_p=0.5).cpu().numpy()
+    microtorch.manual_seed(1)
+    b = mF.scaled_dot_product_attention(q, k, v, dropout_p=0.5).cpu().numpy()
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, plain)
+
+
+def test_softmax_with_minus_infinity_and_huge_values(device: str) -> None:
+    x = microtorch.tensor([[0.0, float("-inf"), 1.0], [1e30, 0.0, -1e30]], device=device)
+    p = x.softmax(-1).cpu().numpy()
+    assert np.isfinite(p).all()
+    np.testing.assert_allclose(p[0], [1 / (1 + np.e), 0.0, np.e / (1 + np.e)], rtol=1e-6)
+    np.testing.assert_allclose(p[1], [1.0, 0.0, 0.0])
+    logp = x.log_softmax(-1).cpu().numpy()
+    assert logp[0, 1] == -np.inf and np.isfinite(logp[1, 0])
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # 0 / 0
+def test_cross_entropy_with_every_target_ignored_is_nan_like_pytorch() -> None:
+    loss = mF.cross_entropy(microtorch.zeros(2, 3), microtorch.tensor([-100, -100]))
+    assert np.isnan(loss.item())
