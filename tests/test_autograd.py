@@ -119,6 +119,14 @@ def test_gradient_flows_through_dtype_casts_and_keeps_the_leaf_dtype(device: str
     assert values(b.grad) == [2.0, 4.0]
 
 
+def test_sum_with_a_wider_dtype_gives_the_input_dtype_gradient() -> None:
+    a = leaf([[1.0, 2.0]])
+    total = a.sum(dtype=microtorch.float64)
+    assert total.dtype is microtorch.float64
+    total.backward()
+    assert a.grad.dtype is microtorch.float32 and values(a.grad) == [[1.0, 1.0]]
+
+
 def test_clone_passes_the_gradient() -> None:
     a = leaf([1.0, 2.0])
     (a.clone() * 3).sum().backward()

@@ -732,6 +732,24 @@ NN = [
         lambda a, t: np_cross_entropy(a, t, smoothing=0.1),
     ),
     C(
+        "nll_loss_ignore_index",
+        lambda T, F, a, t: F.nll_loss(F.log_softmax(a, 1), t),
+        (x(4, 3), const([2, -100, 0, 1], "int64")),
+        np_cross_entropy,
+    ),
+    C(
+        "nll_loss_none",
+        lambda T, F, a, t: F.nll_loss(a, t, reduction="none"),
+        (x(3, 4), ints(4, 3)),
+        lambda a, t: -np.take_along_axis(a, t[:, None], 1)[:, 0],
+    ),
+    C(
+        "mse_loss",
+        lambda T, F, a, b: F.mse_loss(a, b),
+        (x(2, 3), x(2, 3)),
+        lambda a, b: ((a - b) ** 2).mean(),
+    ),
+    C(
         "layer_norm_affine",
         lambda T, F, a, w, b: F.layer_norm(a, (4,), w, b),
         (x(2, 3, 4), x(4), x(4)),

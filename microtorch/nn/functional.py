@@ -178,8 +178,9 @@ def nll_loss(input: Tensor, target: Tensor, ignore_index: int = -100, reduction:
     """Negative log-likelihood of log-probabilities ``input`` (N, C) at class ``target`` (N)."""
     from .. import functional as F
 
-    picked = F.gather(input, 1, target.reshape(-1, 1)).reshape(-1)
     keep = target != ignore_index
+    safe_target = F.where(keep, target, 0)  # ignored rows pick class 0, then count for nothing
+    picked = F.gather(input, 1, safe_target.reshape(-1, 1)).reshape(-1)
     losses = -picked * keep.to(input.dtype)
     if reduction == "none":
         return losses

@@ -20,11 +20,12 @@ def _restore_dims(grad, axes, keepdim, in_shape):
 class Sum(Function):
     def forward(self, x, axes=None, keepdim=False, dtype=None):
         self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
+        self.in_dtype = x.dtype  # sum(dtype=float64) of float32: the gradient is float32
         return x.sum(axis=axes, keepdims=keepdim, dtype=dtype)
 
     def backward(self, grad):
         grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
-        return xp_of(grad).broadcast_to(grad, self.in_shape)
+        return xp_of(grad).broadcast_to(grad.astype(self.in_dtype, copy=False), self.in_shape)
 
 
 class Mean(Function):
