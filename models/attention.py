@@ -90,7 +90,13 @@ def draw(weights: list[numpy.ndarray], prompt: str, dest: Path) -> list[Path]:
         cols = min(nh, 4)
         rows = math.ceil(nh / cols)
         size = max(3.0, 0.16 * T + 1.5)
-        fig, axes = plt.subplots(rows, cols, figsize=(size * cols, size * rows), squeeze=False)
+        fig, axes = plt.subplots(
+            rows,
+            cols,
+            figsize=(size * cols + 1, size * rows + 0.6),
+            squeeze=False,
+            layout="constrained",
+        )
         for h in range(rows * cols):
             ax = axes[h // cols][h % cols]
             if h >= nh:
