@@ -101,11 +101,11 @@ PRESETS: dict[str, dict[str, Any]] = {
         block_size=64,
         dropout=0.0,
         batch_size=16,
-        max_iters=1500,
+        max_iters=3000,
         learning_rate=2e-3,
         min_lr=2e-4,
         warmup_iters=50,
-        eval_interval=250,
+        eval_interval=500,
         eval_iters=10,
     ),  # fmt: skip
     "baby": dict(
