@@ -93,56 +93,25 @@ class TrainConfig:
 
 MODEL_FIELDS = ("n_layer", "n_head", "n_embd", "block_size", "bias")  # fixed by a checkpoint
 
+# fmt: off
 PRESETS: dict[str, dict[str, Any]] = {
     "tiny": dict(
-        n_layer=2,
-        n_head=4,
-        n_embd=64,
-        block_size=64,
-        dropout=0.0,
-        batch_size=16,
-        max_iters=3000,
-        learning_rate=2e-3,
-        min_lr=2e-4,
-        warmup_iters=50,
-        eval_interval=500,
-        eval_iters=10,
-    ),  # fmt: skip
+        n_layer=2, n_head=4, n_embd=64, block_size=64, dropout=0.0,
+        batch_size=16, max_iters=3000, learning_rate=2e-3, min_lr=2e-4, warmup_iters=50,
+        eval_interval=500, eval_iters=10,
+    ),
     "baby": dict(
-        n_layer=4,
-        n_head=4,
-        n_embd=128,
-        block_size=64,
-        dropout=0.0,
-        batch_size=12,
-        max_iters=2000,
-        learning_rate=1e-3,
-        min_lr=1e-4,
-        warmup_iters=100,
-        beta2=0.99,
-        weight_decay=0.1,
-        grad_clip=1.0,
-        eval_interval=250,
-        eval_iters=20,
-    ),  # fmt: skip
+        n_layer=4, n_head=4, n_embd=128, block_size=64, dropout=0.0,
+        batch_size=12, max_iters=2000, learning_rate=1e-3, min_lr=1e-4, warmup_iters=100,
+        beta2=0.99, weight_decay=0.1, grad_clip=1.0, eval_interval=250, eval_iters=20,
+    ),
     "shakespeare": dict(
-        n_layer=6,
-        n_head=6,
-        n_embd=384,
-        block_size=256,
-        dropout=0.2,
-        batch_size=64,
-        max_iters=5000,
-        learning_rate=1e-3,
-        min_lr=1e-4,
-        warmup_iters=100,
-        beta2=0.99,
-        weight_decay=0.1,
-        grad_clip=1.0,
-        eval_interval=250,
-        eval_iters=200,
-    ),  # fmt: skip
+        n_layer=6, n_head=6, n_embd=384, block_size=256, dropout=0.2,
+        batch_size=64, max_iters=5000, learning_rate=1e-3, min_lr=1e-4, warmup_iters=100,
+        beta2=0.99, weight_decay=0.1, grad_clip=1.0, eval_interval=250, eval_iters=200,
+    ),
 }
+# fmt: on
 DEFAULT_PRESET = "tiny"
 
 
