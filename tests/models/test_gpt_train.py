@@ -9,6 +9,7 @@ import math
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy
@@ -292,3 +293,17 @@ def test_loss_curve_skipped_without_matplotlib(tmp_path, monkeypatch, capsys):
     train_mod.train(small_config(text_file, max_iters=1), tmp_path / "run")
     assert "matplotlib is not installed: no loss.png" in capsys.readouterr().out
     assert not (tmp_path / "run" / "loss.png").exists()
+
+
+def test_train_resume_and_sample_on_device(text_file, tmp_path, device):
+    """The whole loop on each device: train, stop, resume, sample (CUDA skips without a GPU)."""
+    devnull = open(os.devnull, "w")
+    cfg = small_config(text_file, device=device, max_iters=6, eval_interval=3)
+    full = train_mod.train(cfg, tmp_path / "full", stream=devnull)
+    half = train_mod.train(replace(cfg, max_iters=3), tmp_path / "half", stream=devnull)
+    resumed_cfg, ckpt = train_mod.resume_config(tmp_path / "half", {"max_iters": 6})
+    rest = train_mod.train(resumed_cfg, tmp_path / "half", resume=ckpt, stream=devnull)
+    assert {**half.losses, **rest.losses} == full.losses
+    model = GPT(GPTConfig(**ckpt["model_config"])).to(device)
+    text = train_mod.sample_text(model, CharDataset(TEXT, 16).tokenizer, 12, device)
+    assert len(text) == 13  # the newline prompt and 12 new characters
