@@ -562,7 +562,25 @@ def view(input: Tensor, shape: Sequence) -> Tensor:
     target = _resolve_shape(shape, input.array.size, "view")
     if target == input.array.shape:
         return input
+    if not _is_viewable(input.array, target):
+        raise RuntimeError(
+            f"view: shape {list(target)} is not compatible with the memory layout of a tensor of "
+            f"shape {tuple(input.shape)} (it is not contiguous, e.g. after transpose): a view "
+            "must share memory with its input. Use .reshape(...) (which copies when it must) "
+            "or .contiguous().view(...)"
+        )
     return shape_ops.Reshape.apply(input, shape=target)
+
+
+def _is_viewable(array: Any, shape: tuple) -> bool:
+    """Can ``array`` take ``shape`` without copying? (NumPy refuses to set such a shape.)"""
+    if backend.xp_of(array).__name__ != "numpy" or array.flags.c_contiguous:
+        return True
+    try:
+        array.view().shape = shape
+    except AttributeError:
+        return False
+    return True
 
 
 def permute(input: Tensor, dims: Sequence) -> Tensor:
