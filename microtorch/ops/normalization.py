@@ -6,6 +6,8 @@ Backward (per normalized group of size N, g = dL/dxhat = dL/dy * weight):
 
 from __future__ import annotations
 
+import math
+
 from ..autograd.function import Function
 from ..backend import xp_of
 
@@ -19,12 +21,18 @@ class LayerNorm(Function):
             y, xhat, inv_std = _layer_norm_cuda(x, weight, bias, ndims, eps)
             self.save_for_backward(xhat, inv_std, weight)
             return y
-        mean = x.mean(axis=axes, keepdims=True)
-        centered = x - mean
-        var = (centered * centered).mean(axis=axes, keepdims=True)
-        inv_std = 1 / xp.sqrt(var + x.dtype.type(eps))
-        xhat = centered * inv_std
+        # Work on rows: (R, n), one row per normalized group. Row means are products with a
+        # vector of 1/n (one BLAS matrix-vector call, ~3x faster than .mean() on short rows).
+        n = math.prod(x.shape[x.ndim - ndims :])
+        rows = x.reshape(-1, n)
+        avg = xp.full(n, 1 / max(n, 1), dtype=x.dtype)
+        xhat = rows - (rows @ avg)[:, None]  # centered: x - mean
+        var = (xhat * xhat) @ avg  # (R,)
+        inv_std = 1 / xp.sqrt(var + x.dtype.type(eps))[:, None]  # (R, 1)
+        xhat *= inv_std  # (x - mean) / sqrt(var + eps), in place
         self.axes = axes
+        xhat = xhat.reshape(x.shape)  # back to x's shape (views)
+        inv_std = inv_std.reshape(x.shape[: x.ndim - ndims] + (1,) * ndims)
         self.save_for_backward(xhat, inv_std, weight)
         out = xhat * weight if weight is not None else xhat.copy()
         if bias is not None:
@@ -42,10 +50,18 @@ class LayerNorm(Function):
         if self.needs_input_grad[0] and _use_cuda_kernel(grad, weight, weight):
             gx = _layer_norm_backward_cuda(grad, xhat, inv_std, weight)
         elif self.needs_input_grad[0]:
-            g = grad * weight if weight is not None else grad
-            mean_g = g.mean(axis=self.axes, keepdims=True)
-            mean_gx = (g * xhat).mean(axis=self.axes, keepdims=True)
-            gx = (g - mean_g - xhat * mean_gx) * inv_std
+            xp = xp_of(grad)
+            n = xhat.size // max(inv_std.size, 1)  # elements per normalized group
+            xhat_rows, grad_rows = xhat.reshape(-1, n), grad.reshape(-1, n)  # (R, n)
+            w = weight.reshape(n) if weight is not None else xp.ones(n, dtype=grad.dtype)
+            g = grad_rows * w  # dL/dxhat
+            # row means of g and of g * xhat = (grad * xhat) * w, as matrix-vector products
+            mean_g = (grad_rows @ (w / n))[:, None]
+            mean_gx = ((grad_rows * xhat_rows) @ (w / n))[:, None]
+            g -= mean_g
+            g -= xhat_rows * mean_gx
+            g *= inv_std.reshape(-1, 1)
+            gx = g.reshape(grad.shape)
         return gx, gw, gb
 
 
