@@ -57,7 +57,12 @@ def test_numpy_method_shares_memory_on_cpu():
 def test_dlpack_round_trip_with_the_array_library(device, dtype):
     xp = backend.xp_for(backend.as_device(device))
     t = microtorch.tensor(np.arange(6).reshape(2, 3).astype(dtype), device=device)
-    a = xp.from_dlpack(t)  # numpy (or cupy on a GPU) reads the tensor's memory
+    try:
+        a = xp.from_dlpack(t)  # numpy (or cupy on a GPU) reads the tensor's memory
+    except (TypeError, BufferError, ValueError) as error:
+        if device == "cuda" and dtype == "bool":  # bool in DLPack needs a recent CuPy
+            pytest.skip(f"this CuPy cannot exchange bool arrays through DLPack: {error}")
+        raise
     assert a.dtype == np.dtype(dtype) and a.shape == (2, 3)
     back = microtorch.from_dlpack(a)
     assert back.device == t.device and back.dtype is t.dtype
