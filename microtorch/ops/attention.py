@@ -30,14 +30,24 @@ def causal_mask(xp, q_len: int, k_len: int):
     return mask
 
 
+def causal_bias(xp, q_len: int, k_len: int, dtype):
+    """(q_len, k_len) additive mask: 0 where causal_mask allows attention, -inf elsewhere.
+    Adding it in place is cheaper than a where() that builds a new scores array."""
+    key = ("bias", xp.__name__, q_len, k_len, str(dtype))
+    bias = _causal_cache.get(key)
+    if bias is None:
+        bias = xp.where(causal_mask(xp, q_len, k_len), 0, -xp.inf).astype(dtype)
+        _causal_cache[key] = bias
+    return bias
+
+
 class ScaledDotProductAttention(Function):
     def forward(self, q, k, v, attn_mask=None, dropout_mask=None, is_causal=False, scale=1.0):
         xp = xp_of(q)
         scores = xp.matmul(q, xp.swapaxes(k, -1, -2))  # (..., L, S)
         scores *= q.dtype.type(scale)
-        if is_causal:
-            allowed = causal_mask(xp, q.shape[-2], k.shape[-2])
-            scores = xp.where(allowed, scores, q.dtype.type(-xp.inf))
+        if is_causal:  # add -inf above the diagonal, in place (cached 0 / -inf matrix)
+            scores += causal_bias(xp, q.shape[-2], k.shape[-2], q.dtype)
         if attn_mask is not None:
             if attn_mask.dtype == bool:
                 scores = xp.where(attn_mask, scores, q.dtype.type(-xp.inf))

@@ -15,7 +15,8 @@ def softmax_array(x, axis):
     xp = xp_of(x)
     if _use_cuda_rows(x, axis):
         return _softmax_cuda(x)
-    e = xp.exp(x - x.max(axis=axis, keepdims=True))
+    e = x - x.max(axis=axis, keepdims=True)
+    xp.exp(e, out=e)  # in place: one array for the whole computation
     e /= e.sum(axis=axis, keepdims=True)
     return e
 
