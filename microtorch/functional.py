@@ -70,6 +70,10 @@ def _plain_number(x: Any) -> Any:
 def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     """Bring two operands to one dtype by PyTorch's rules. Python numbers stay numbers (they
     adapt to the tensor's dtype); tensors of different dtypes are cast to the common one."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.array.dtype == b.array.dtype:
+        if a.array.shape != b.array.shape:  # the common case first: nothing to convert
+            _check_broadcast(a.array.shape, b.array.shape, op)
+        return a, b
     a, b = _plain_number(a), _plain_number(b)
     if isinstance(a, _Number) and isinstance(b, Tensor):
         target = _dtypes.result_type_with_scalar(b.dtype, a)

@@ -35,6 +35,7 @@ class Function:
     retained: Any = None  # weakref to the output tensor when retain_grad() was called
     creation_trace: Any = None  # user source line, recorded only under detect_anomaly()
     saved_arrays: tuple | None = ()
+    _saved_versions: Any = ()  # (version counter, value at save time) per saved tensor array
     is_view = False  # True for ops whose output may share memory with input 0
 
     def forward(self, *arrays: Any) -> Any:
@@ -57,30 +58,43 @@ class Function:
 
         ``inputs`` are tensors, ``None`` (an absent optional input such as a bias) or
         Python numbers (constants); ``params`` are passed to forward unchanged."""
-        Tensor = _tensor_class()
+        Tensor = _Tensor or _tensor_class()
+        # One pass over the inputs: their arrays, whether any needs a gradient, and a check
+        # that all tensors live on one device (their arrays are all numpy or all cupy).
+        arrays = []
+        nodes = []  # per input: the node that made it (or the leaf itself), None if no grad
+        requires_grad = False
+        array_type = None
+        for t in inputs:
+            if isinstance(t, Tensor):
+                a = t.array
+                if array_type is None:
+                    array_type = type(a)
+                elif type(a) is not array_type:
+                    _check_same_device(cls, inputs, Tensor)  # raises, naming the devices
+                arrays.append(a)
+                if t.requires_grad:
+                    requires_grad = True
+                    nodes.append(t.grad_fn or t)
+                else:
+                    nodes.append(None)
+            else:
+                arrays.append(t)
+                nodes.append(None)
         fn = cls()
-        arrays = [t.array if isinstance(t, Tensor) else t for t in inputs]
-        _check_same_device(cls, inputs, Tensor)
         out = fn.forward(*arrays, **params)
         if isinstance(out, numpy.generic):  # numpy reductions may return scalars
             out = numpy.asarray(out)
 
-        requires_grad = grad_mode.enabled and any(
-            isinstance(t, Tensor) and t.requires_grad for t in inputs
-        )
-        if not requires_grad:
+        if not (requires_grad and grad_mode.enabled):
             fn.saved_arrays = None
             result = Tensor._make(out)
         else:
             result = Tensor._make(out, requires_grad=True, grad_fn=fn)
-            fn.next_functions = tuple(
-                (t.grad_fn or t) if isinstance(t, Tensor) and t.requires_grad else None
-                for t in inputs
-            )
-            fn.needs_input_grad = tuple(
-                isinstance(t, Tensor) and t.requires_grad for t in inputs
-            )
-            fn._record_saved_versions(inputs, result)
+            fn.next_functions = tuple(nodes)
+            fn.needs_input_grad = tuple([node is not None for node in nodes])
+            if fn.saved_arrays:
+                fn._record_saved_versions(inputs, result)
             if _anomaly_hook is not None:
                 _anomaly_hook(fn, result)
         if fn.is_view:  # output may share the input's memory: share its version counter
