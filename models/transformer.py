@@ -96,15 +96,12 @@ class CausalSelfAttention(nn.Module):
         if cache is not None:
             past = cache.length
             k, v = cache.update(layer, k, v)  # (B, nh, past + T, hs)
-        if past == 0:  # queries and keys are the same positions: the usual causal mask
-            mask, causal = None, True
-        elif T == 1:  # one new position after the cached ones: it may see all of them
-            mask, causal = None, False
-        else:  # T new positions after `past` cached ones: query i sees keys 0 .. past + i
-            mask, causal = (
-                torch.ones(T, past + T, dtype=torch.bool, device=x.device).tril(past),
-                False,
-            )
+        # Which keys may each query see? With nothing cached: the usual causal mask. One new
+        # position after cached ones: all of them (no mask). T new positions after `past`
+        # cached ones: query i sees keys 0 .. past + i (an explicit (T, past + T) mask).
+        causal, mask = past == 0, None
+        if past > 0 and T > 1:
+            mask = torch.ones(T, past + T, dtype=torch.bool, device=x.device).tril(past)
         y = F.scaled_dot_product_attention(
             q, k, v, attn_mask=mask, is_causal=causal,
             dropout_p=self.dropout if self.training else 0.0,
