@@ -87,21 +87,24 @@ def machine_info() -> dict:
         "blas_env": {name: os.environ.get(name) for name in BLAS_ENV_VARS},
         "numpy_blas": numpy_blas(),
     }
-    try:
-        import torch
-
-        info["torch"] = torch.__version__
-    except ImportError:
-        info["torch"] = None
+    info["torch"] = torch_version()
     return info
 
 
-def torch_available() -> bool:
+def torch_version() -> str | None:
+    """PyTorch's version without importing it (the parent process stays small)."""
+    from importlib import metadata
+
     try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def torch_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
 
 
 def measure_matmul_gflops(n: int = 1024, repeats: int = 10) -> float:
