@@ -92,8 +92,8 @@ def erf(x):
     """The error function (NumPy has none; on a GPU it is CUDA's own erf).
 
     float64: a Maclaurin series for |x| <= 2 and a continued fraction for erfc beyond,
-    accurate to about 1e-14. Lower precisions: Numerical Recipes' erfc approximation,
-    relative error below 1.2e-7 (float32's own rounding), several times cheaper."""
+    accurate to about 1e-14. Lower precisions: Abramowitz & Stegun's formula 7.1.26,
+    absolute error below 1.5e-7 (about float32's own rounding near 1), and cheap."""
     xp = xp_of(x)
     if xp.__name__ == "cupy":
         from ..backend import elementwise_kernel
@@ -101,29 +101,28 @@ def erf(x):
         return elementwise_kernel("microtorch_erf", "T x", "T y", "y = erf(x);")(x)
     if x.dtype == xp.float64:
         return _erf_float64(x)
-    # erfc(z) = t * exp(-z^2 + poly(t)) with t = 1 / (1 + z/2), z = |x|; then erf(x) =
+    # erfc(z) = poly(t) * exp(-z^2) with t = 1 / (1 + p z), z = |x|; then erf(x) =
     # sign(x) * (1 - erfc(|x|)). Written with in-place array ops: three buffers in all
-    # instead of a fresh array per operation (4x faster on a (768, 512) array).
+    # instead of a fresh array per operation (5x faster on a (768, 512) array).
     z = xp.abs(x)
-    t = z * 0.5
+    t = z * _ERFC_P
     t += 1
-    xp.reciprocal(t, out=t)
+    xp.divide(1, t, out=t)
     poly = t * _ERFC_POLY[-1]  # Horner's rule, highest coefficient first
-    for c in _ERFC_POLY[-2:0:-1]:
+    for c in _ERFC_POLY[-2::-1]:
         poly += c
-        poly *= t
-    poly += _ERFC_POLY[0]
+        poly *= t  # poly(t) = a1 t + a2 t^2 + ... + a5 t^5
     z *= z
-    poly -= z  # -z^2 + poly(t)
-    erfc = xp.exp(poly, out=poly)
-    erfc *= t
+    xp.negative(z, out=z)
+    erfc = poly
+    erfc *= xp.exp(z, out=z)
     one_minus = xp.subtract(1, erfc, out=erfc)  # erf(|x|)
     return xp.copysign(one_minus, x, out=one_minus)  # erf is odd (copysign: no branches)
 
 
-# Numerical Recipes' erfc coefficients, constant term first.
-_ERFC_POLY = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
-              -1.13520398, 1.48851587, -0.82215223, 0.17087277)  # fmt: skip
+# Abramowitz & Stegun 7.1.26: p and a1..a5.
+_ERFC_P = 0.3275911
+_ERFC_POLY = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
 
 
 def _erf_float64(x):
