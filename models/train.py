@@ -429,12 +429,11 @@ def build_parser() -> argparse.ArgumentParser:
             "preset on the Python documentation that ships with Python (about two minutes on "
             "a laptop CPU). A preset sets every value below; any flag overrides it."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument(
         "--preset", choices=sorted(PRESETS), default=DEFAULT_PRESET,
         help="starting values: tiny (2-minute CPU demo), baby (nanoGPT's baby GPT, CPU), "
-        "shakespeare (nanoGPT's shakespeare_char, GPU)",
+        "shakespeare (nanoGPT's shakespeare_char, GPU); default: tiny",
     )  # fmt: skip
     parser.add_argument(
         "--out", default=None,
