@@ -102,11 +102,13 @@ PRESETS: dict[str, dict[str, Any]] = {
     ),
     "baby": dict(
         n_layer=4, n_head=4, n_embd=128, block_size=64, dropout=0.0,
+        bias=False,  # as nanoGPT, whose published losses these presets reproduce
         batch_size=12, max_iters=2000, learning_rate=1e-3, min_lr=1e-4, warmup_iters=100,
         beta2=0.99, weight_decay=0.1, grad_clip=1.0, eval_interval=250, eval_iters=20,
     ),
     "shakespeare": dict(
         n_layer=6, n_head=6, n_embd=384, block_size=256, dropout=0.2,
+        bias=False,  # as nanoGPT, whose published losses these presets reproduce
         batch_size=64, max_iters=5000, learning_rate=1e-3, min_lr=1e-4, warmup_iters=100,
         beta2=0.99, weight_decay=0.1, grad_clip=1.0, eval_interval=250, eval_iters=200,
     ),
