@@ -124,6 +124,29 @@ def measure_matmul_gflops(n: int = 1024, repeats: int = 10) -> float:
     return 2 * n**3 / statistics.median(times) / 1e9
 
 
+def measure_cuda_matmul_gflops(framework: str, n: int = 4096, repeats: int = 10) -> float:
+    """float32 GFLOP/s of an n x n matmul on the GPU, with CuPy (the array library microtorch
+    uses there) or PyTorch (TF32 off in both, their defaults)."""
+    if framework == "torch":
+        import torch
+
+        a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
+        matmul, sync = torch.matmul, torch.cuda.synchronize
+    else:
+        import cupy
+
+        a = cupy.random.standard_normal((n, n), dtype=cupy.float32)
+        b = cupy.random.standard_normal((n, n), dtype=cupy.float32)
+        matmul, sync = cupy.matmul, cupy.cuda.Device().synchronize
+    matmul(a, b)
+    sync()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        matmul(a, b)
+    sync()
+    return 2 * n**3 * repeats / (time.perf_counter() - start) / 1e9
+
+
 def time_call(fn: Callable[[], Any], sync: Callable[[], None], min_time: float = 0.05,
               max_iters: int = 200, samples: int = 5) -> float:  # fmt: skip
     """Median seconds per call of ``fn``: after a warm-up, ``samples`` batches of calls, each

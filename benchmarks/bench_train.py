@@ -29,8 +29,10 @@ Figures
   and the backward's two products); the second term is attention's QK^T and PV products
   (full T x T, not halved for the causal mask). Bias, LayerNorm, softmax, GELU and the
   optimizer are not counted.
-- achieved GFLOP/s = FLOP per step / step time, and its fraction of NumPy's float32 matmul
-  rate measured in the worker (1024 x 1024 @ 1024 x 1024, same thread count).
+- achieved GFLOP/s = FLOP per step / step time, and its fraction of the machine's float32
+  matmul rate, measured in every worker and pooled (median): on the CPU NumPy's
+  1024 x 1024 @ 1024 x 1024 with the same thread count; on CUDA a 4096 x 4096 product with
+  CuPy (microtorch workers) or PyTorch (PyTorch workers), TF32 off.
 - peak memory: the worker's resident-set high-water mark at the end (VmHWM in
   /proc/self/status on Linux, resource.getrusage ru_maxrss elsewhere), which includes the
   imported framework itself; and "train MB" = that high-water mark minus the resident set
@@ -205,7 +207,10 @@ def train_worker(args: argparse.Namespace) -> dict:
     cfg = preset_model(args.preset)
     init = dict(numpy.load(args.init))
     batches = make_batches(cfg, args.warmup + args.steps)
-    matmul_gflops = _common.measure_matmul_gflops() if args.device == "cpu" else None
+    if args.device == "cpu":
+        matmul_gflops = _common.measure_matmul_gflops()
+    else:
+        matmul_gflops = _common.measure_cuda_matmul_gflops(args.framework)
 
     if args.framework == "torch":
         import torch
@@ -386,7 +391,7 @@ def main() -> None:
     print_summary(results, frameworks, args.device)
     for preset, r in results.items():
         if r.get("profile"):
-            print(f"\nmicrotorch profile, {preset} ({steps} steps, sorted by own time):")
+            print(f"\nmicrotorch profile, {preset} ({r['steps']} steps, sorted by own time):")
             print(r["profile"])
     _common.write_json(args.json, {"machine": info, "args": vars(args), "results": results})
 
@@ -454,7 +459,7 @@ def print_summary(results: dict, frameworks: list[str], device: str) -> None:
                 f"{r['tokens_per_step']} tokens/step, {r['steps']} timed steps per worker")  # fmt: skip
         rate = r.get("matmul_gflops")
         if rate:
-            line += (f"; numpy float32 matmul {rate['median']:.0f} GFLOP/s "
+            line += (f"; float32 matmul {rate['median']:.0f} GFLOP/s "
                      f"({rate['min']:.0f}..{rate['max']:.0f})")  # fmt: skip
         print(line)
         if "ratio_time" in r:
