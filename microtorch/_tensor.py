@@ -150,6 +150,16 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
+    def __getattr__(self, name: str) -> Any:
+        """Only reached for a name the class does not define (x.log1p(), x.cumsum()...)."""
+        if name.startswith("__") or name in Tensor.__slots__:
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise AttributeError(
+            f"'Tensor' object has no attribute '{name}': microtorch implements a subset of "
+            f"PyTorch's Tensor methods and '{name}' is not one of them; write it from the ops "
+            "there are, or add it as an op (docs/adding_an_op.md)"
+        )
+
     # ----- autograd ---------------------------------------------------------------
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         if requires_grad and self.array.dtype.kind != "f":
@@ -256,7 +266,8 @@ class Tensor:
             )
         if self.requires_grad:
             raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy()"
+                f"Can't call numpy() on Tensor that requires grad (shape {tuple(self.shape)}, "
+                f"{self.dtype}). Use tensor.detach().numpy()"
             )
         return self.array
 
@@ -275,6 +286,11 @@ class Tensor:
 
     def __int__(self) -> int:
         return int(self.item())
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:  # f"{loss:.4f}" formats the number, as in PyTorch
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
 
     def __index__(self) -> int:
         if self.array.dtype.kind not in "iu" or self.array.size != 1:
@@ -630,34 +646,36 @@ class Tensor:
     def gather(self, dim: int, index: "Tensor") -> "Tensor":
         return F.gather(self, dim, index)
 
-    def sum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> "Tensor":
-        return F.sum(self, dim, keepdim, dtype=dtype)
+    # reductions also take NumPy's axis= and keepdims= (as PyTorch's do): **numpy_style
+    def sum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None,
+            **numpy_style: Any) -> "Tensor":  # fmt: skip
+        return F.sum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def mean(self, dim: Any = None, keepdim: bool = False) -> "Tensor":
-        return F.mean(self, dim, keepdim)
+    def mean(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> "Tensor":
+        return F.mean(self, dim, keepdim, **numpy_style)
 
     def var(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-            correction: Any = None) -> "Tensor":  # fmt: skip
-        return F.var(self, dim, unbiased, keepdim, correction=correction)
+            correction: Any = None, **numpy_style: Any) -> "Tensor":  # fmt: skip
+        return F.var(self, dim, unbiased, keepdim, correction=correction, **numpy_style)
 
     def std(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-            correction: Any = None) -> "Tensor":  # fmt: skip
-        return F.std(self, dim, unbiased, keepdim, correction=correction)
+            correction: Any = None, **numpy_style: Any) -> "Tensor":  # fmt: skip
+        return F.std(self, dim, unbiased, keepdim, correction=correction, **numpy_style)
 
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return F.max(self, dim, keepdim)
+    def max(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+        return F.max(self, dim, keepdim, **numpy_style)
 
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return F.min(self, dim, keepdim)
+    def min(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+        return F.min(self, dim, keepdim, **numpy_style)
 
-    def amax(self, dim: Any = None, keepdim: bool = False) -> "Tensor":
-        return F.amax(self, dim, keepdim)
+    def amax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> "Tensor":
+        return F.amax(self, dim, keepdim, **numpy_style)
 
-    def argmax(self, dim: Any = None, keepdim: bool = False) -> "Tensor":
-        return F.argmax(self, dim, keepdim)
+    def argmax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> "Tensor":
+        return F.argmax(self, dim, keepdim, **numpy_style)
 
-    def argmin(self, dim: Any = None, keepdim: bool = False) -> "Tensor":
-        return F.argmin(self, dim, keepdim)
+    def argmin(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> "Tensor":
+        return F.argmin(self, dim, keepdim, **numpy_style)
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
         return F.topk(self, k, dim, largest, sorted)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import collections
 import math
+import warnings
 from typing import Any, Sequence
 
 from . import backend
@@ -400,8 +401,20 @@ mm = bmm = matmul
 ReturnTypes = collections.namedtuple("ReturnTypes", ["values", "indices"])
 
 
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def numpy_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple:
+    """PyTorch's reductions also accept NumPy's spellings ``axis=`` and ``keepdims=``."""
+    if "axis" in names:
+        dim = names.pop("axis")
+    keepdim = names.pop("keepdims", keepdim)
+    if names:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(names))}'")
+    return dim, keepdim
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+        **numpy_style: Any) -> Tensor:  # fmt: skip
     _check_tensor(input, "sum")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "sum")
     axes = _dims(dim, input.ndim, "sum")
     out_dtype = None
     if dtype is not None:
@@ -411,8 +424,9 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=out_dtype)
 
 
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
     _check_tensor(input, "mean")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "mean")
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be a floating point dtype, "
@@ -430,8 +444,9 @@ def _correction(unbiased: Any, correction: Any) -> Any:
 
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None) -> Tensor:  # fmt: skip
+        correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     _check_tensor(input, "var")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
     if isinstance(dim, builtins.bool):  # var(x, False) means unbiased=False
         dim, unbiased = None, dim
     return reduction.Var.apply(
@@ -443,7 +458,8 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None) -> Tensor:  # fmt: skip
+        correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
     return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
 
 
@@ -469,25 +485,27 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -
     return ReturnTypes(values, Tensor._make(indices.astype("int64", copy=False)))
 
 
-def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    return _extreme(input, dim, keepdim, True, "max")
+def max(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+    return _extreme(input, *numpy_names(dim, keepdim, numpy_style, "max"), True, "max")
 
 
-def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    return _extreme(input, dim, keepdim, False, "min")
+def min(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+    return _extreme(input, *numpy_names(dim, keepdim, numpy_style, "min"), False, "min")
 
 
-def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any) -> Tensor:
     """The maximum over ``dim`` (an int or a tuple; all dims by default). Unlike max(dim=)
     it returns no indices, and tied maxima share the gradient evenly, as in PyTorch."""
     _check_tensor(input, "amax")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amax")
     if input.array.size == 0:
         raise RuntimeError(f"amax(): expected a non-empty tensor, got shape {tuple(input.shape)}")
     axes = None if dim is None or dim == () else _dims(dim, input.ndim, "amax")
     return reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim)
 
 
-def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmax")
     xp = backend.xp_of(input.array)
     if dim is None:
         return Tensor._make(xp.asarray(xp.argmax(input.array), dtype="int64"))
@@ -495,7 +513,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return Tensor._make(xp.argmax(input.array, axis=d, keepdims=keepdim).astype("int64"))
 
 
-def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmin")
     xp = backend.xp_of(input.array)
     if dim is None:
         return Tensor._make(xp.asarray(xp.argmin(input.array), dtype="int64"))
@@ -882,15 +901,30 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return indexing.TakeAlongDim.apply(input, index=index.array, dim=d)
 
 
+def _implicit_softmax_dim(ndim: int, op: str) -> int:
+    """PyTorch's legacy choice when ``dim`` is left out: 0 for 0-, 1- and 3-d inputs, else 1
+    (so a (B, T, C) input is normalised over B, not C). It warns; so do we."""
+    warnings.warn(
+        f"{op}: implicit dimension choice has been deprecated; pass dim= (dim=-1 for the last "
+        "dim). Without it PyTorch, and so microtorch, picks dim 0 for 0-, 1- and 3-d inputs, "
+        "else dim 1",
+        UserWarning,
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
 def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     x = _float_input(input, "softmax") if dtype is None else cast(input, dtype)
-    d = wrap_dim(-1 if dim is None else dim, x.ndim, "softmax")
+    dim = _implicit_softmax_dim(x.ndim, "softmax") if dim is None else dim
+    d = wrap_dim(dim, x.ndim, "softmax")
     return _softmax.Softmax.apply(x, dim=d)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     x = _float_input(input, "log_softmax") if dtype is None else cast(input, dtype)
-    d = wrap_dim(-1 if dim is None else dim, x.ndim, "log_softmax")
+    dim = _implicit_softmax_dim(x.ndim, "log_softmax") if dim is None else dim
+    d = wrap_dim(dim, x.ndim, "log_softmax")
     return _softmax.LogSoftmax.apply(x, dim=d)
 
 
