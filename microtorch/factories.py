@@ -21,15 +21,36 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
     else:
         if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
             # a list of one-element tensors: their Python values follow the rules below
+            if any(isinstance(x, Tensor) and x.numel() != 1 for x in _flat(data)):
+                raise ValueError(
+                    "tensor: a list of tensors works only when each has one element; to join "
+                    "tensors of shape (n, ...) into one, use microtorch.stack(list) or cat(list)"
+                )
             data = _nested_map(data, lambda x: x.item() if isinstance(x, Tensor) else x)
-        array = numpy.array(data)
+        try:
+            array = numpy.array(data)
+        except ValueError:  # [[1, 2], [3]]: NumPy's message talks about "inhomogeneous" parts
+            raise ValueError(
+                "tensor: nested lists must be rectangular (every inner list at one depth the "
+                "same length); pad them, or build each row separately and use stack"
+            ) from None
         if array.dtype.kind == "f" and dtype is None and not isinstance(data, numpy.generic):
-            array = array.astype(_dtypes.get_default_dtype().np)  # Python floats -> float32
+            array = array.astype(_list_float_dtype(data))  # Python floats -> float32
         elif array.dtype.kind == "i" and not isinstance(data, (numpy.ndarray, numpy.generic)):
             array = array.astype(numpy.int64)
     if array.dtype == object or array.dtype.kind in "USO":
         raise TypeError(f"tensor: could not make a tensor from {type(data).__name__} data")
     return array
+
+
+def _list_float_dtype(data: Any) -> numpy.dtype:
+    """Python floats take the default dtype; NumPy float scalars in a list keep theirs
+    (``tensor([numpy.float64(0.5), 1.0])`` is float64, as in PyTorch)."""
+    default = _dtypes.get_default_dtype().np
+    if not isinstance(data, (list, tuple)):
+        return default
+    found = {x.dtype for x in _flat(data) if isinstance(x, numpy.floating)}
+    return numpy.result_type(default, *found) if found else default
 
 
 def _flat(data: Any):
@@ -54,7 +75,9 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         array = array.astype(_dtypes.get_dtype(dtype).np)
     else:
         _dtypes.from_numpy_dtype(array.dtype)  # clear error for unsupported dtypes
-    dev = backend.as_device(device if device is not None else _device_of_data(data))
+    if device is None and backend.get_default_device() == backend.CPU:
+        device = _device_of_data(data)  # a tensor or CuPy array stays where it is
+    dev = backend.as_device(device)  # None: the default device (set_default_device("cuda"))
     if dev.type == "cpu" and (isinstance(data, numpy.ndarray) or isinstance(data, Tensor)):
         array = array.copy() if array is data or _shares(array, data) else array
     t = Tensor._make(backend.to_device(array, dev))
