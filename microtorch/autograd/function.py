@@ -35,7 +35,7 @@ class Function:
     retained: Any = None  # weakref to the output tensor when retain_grad() was called
     creation_trace: Any = None  # user source line, recorded only under detect_anomaly()
     saved_arrays: tuple | None = ()
-    _saved_versions: Any = ()  # (version counter, value at save time) per saved tensor array
+    _saved_versions: Any = ()  # (version counter, value at save time, array) per saved array
     is_view = False  # True for ops whose output may share memory with input 0
 
     def forward(self, *arrays: Any) -> Any:
@@ -110,7 +110,7 @@ class Function:
                 continue
             for t in (*inputs, output):
                 if getattr(t, "array", None) is array:
-                    versions.append((t._version, t._version.value))
+                    versions.append((t._version, t._version.value, array))
                     break
         self._saved_versions = versions
 
@@ -124,11 +124,12 @@ class Function:
                 "values of the graph are freed when you call .backward(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time."
             )
-        for counter, version in self._saved_versions:
+        for counter, version, array in self._saved_versions:
             if counter.value != version:
                 raise RuntimeError(
                     f"{self.name()}: one of the variables needed for gradient computation has been "
-                    f"modified by an inplace operation: it was at version {version} when "
+                    f"modified by an inplace operation: the {array.dtype} tensor of shape "
+                    f"{tuple(array.shape)} was at version {version} when "
                     f"{type(self).__name__} saved it and is now at version {counter.value}. "
                     "Use an out-of-place op (e.g. x = x + 1 instead of x += 1) or .clone() first."
                 )
