@@ -5,6 +5,7 @@ scaled_dot_product_attention...), plus re-exports of the elementwise ones."""
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Sequence
 
 from .. import backend
@@ -32,6 +33,10 @@ from ..ops import normalization as _normalization
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y = input @ weight.T + bias; input (..., in), weight (out, in), bias (out,)."""
     _check_tensor(input, "linear")
+    if input.ndim == 0:
+        raise RuntimeError(
+            "linear: input must have at least 1 dimension (features), got a 0-d tensor"
+        )
     if input.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
         raise RuntimeError(
             f"linear: input of shape {tuple(input.shape)} cannot be multiplied by weight^T of "
@@ -155,9 +160,15 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         logits, target = logits.unsqueeze(0), target.reshape(1)
     expected = (logits.shape[0],) + tuple(logits.shape[2:])
     if tuple(target.shape) != expected:
+        hint = ""
+        if logits.ndim == 3 and tuple(target.shape) == tuple(logits.shape[:2]):
+            hint = (
+                "; classes go in dim 1: for (B, T, C) logits pass logits.view(-1, C) and "
+                "targets.view(-1), or logits.transpose(1, 2)"
+            )
         raise RuntimeError(
             f"cross_entropy: target of shape {tuple(target.shape)} does not match input of shape "
-            f"{tuple(input.shape)} (expected target shape {expected})"
+            f"{tuple(input.shape)} (expected target shape {expected}){hint}"
         )
     num_classes = logits.shape[1]
     _check_index_range("cross_entropy", target.array, num_classes, f"{num_classes} classes", ignore_index)
@@ -190,6 +201,14 @@ def nll_loss(input: Tensor, target: Tensor, ignore_index: int = -100, reduction:
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    if tuple(input.shape) != tuple(target.shape):  # (N, 1) vs (N,) broadcasts to (N, N)
+        warnings.warn(
+            f"mse_loss: target of shape {tuple(target.shape)} differs from input of shape "
+            f"{tuple(input.shape)}; they broadcast together, which is likely not what you want "
+            "(e.g. pred.squeeze(-1) or target.unsqueeze(-1) first)",
+            UserWarning,
+            stacklevel=2,
+        )
     diff = input - target
     sq = diff * diff
     if reduction == "none":

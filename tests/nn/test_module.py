@@ -241,7 +241,7 @@ def test_repr_tree() -> None:
     assert text.startswith(
         "Tied(\n  (emb): Embedding(5, 3)\n  (body): Sequential(\n    (0): Linear("
     )
-    assert "(2): LayerNorm((3,), eps=1e-05, elementwise_affine=True)" in text
+    assert "(2): LayerNorm((3,), eps=1e-05, elementwise_affine=True, bias=True)" in text
     assert text.endswith("(head): Linear(in_features=3, out_features=5, bias=False)\n)")
     assert repr(nn.ReLU()) == "ReLU()"
     assert repr(nn.Dropout(0.1)) == "Dropout(p=0.1, inplace=False)"
