@@ -145,4 +145,15 @@ def numel(input: Tensor) -> "builtins.int":
     return input.numel()
 
 
+def __getattr__(name: str) -> object:
+    """Only reached for a name microtorch does not define (torch.einsum, torch.log1p...)."""
+    if name.startswith("__"):
+        raise AttributeError(f"module 'microtorch' has no attribute '{name}'")
+    raise AttributeError(
+        f"module 'microtorch' has no attribute '{name}': microtorch implements a subset of "
+        f"PyTorch and '{name}' is not in it; write it from the ops there are, or add it as an "
+        "op (docs/adding_an_op.md)"
+    )
+
+
 import builtins  # noqa: E402
