@@ -58,7 +58,10 @@ def test_exercise_tests_pass_against_the_solutions():
     code, output = run_exercise_tests(solutions=True)
     found = counts(output)
     assert code == 0, output
-    assert found.get("passed", 0) >= 25 and "skipped" not in found and "failed" not in found, output
+    # only the PyTorch parity tests may skip, and only where torch is not installed
+    no_torch = sum(int(n) for n in re.findall(r"SKIPPED \[(\d+)\] .*could not import 'torch'", output))
+    assert found.get("passed", 0) >= 25 and "failed" not in found, output
+    assert found.get("skipped", 0) == no_torch, output
 
 
 @pytest.mark.slow  # a pytest subprocess: about 4 s
