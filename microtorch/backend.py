@@ -207,6 +207,23 @@ if os.environ.get("MICROTORCH_MALLOC_TUNING", "1") != "0":
 # ----- CUDA kernels and deferred checks ---------------------------------------------
 _kernels: dict = {}
 
+# Every CUDA kernel's source, declared at import by the module that uses it, so that a
+# test can compile them all with nvcc even on a machine without a GPU.
+CUDA_SOURCES: dict = {}
+
+
+def elementwise_source(name: str, in_params: str, out_params: str, body: str) -> tuple:
+    """Declare an elementwise CUDA kernel; returns the arguments for ``elementwise_kernel``."""
+    CUDA_SOURCES[name] = ("elementwise", in_params, out_params, body)
+    return (name, in_params, out_params, body)
+
+
+def row_source(source: str, *names: str) -> str:
+    """Declare CUDA C++ that defines the row kernels ``names`` (see ``row_kernel``)."""
+    for name in names:
+        CUDA_SOURCES[name] = ("rows", source)
+    return source
+
 
 def elementwise_kernel(name: str, in_params: str, out_params: str, body: str) -> Any:
     """A CuPy ElementwiseKernel, compiled on first use and cached by name.
@@ -268,10 +285,14 @@ def row_kernel(name: str, source: str, dtype: Any) -> Any:
     kernel = _kernels.get(key)
     if kernel is None:
         cupy = _load_cupy()
-        code = f"typedef {ctype} T;\n{_ROW_REDUCTIONS}\n{source}"
-        kernel = cupy.RawKernel(code, name)
+        kernel = cupy.RawKernel(row_kernel_code(source, ctype), name)
         _kernels[key] = kernel
     return kernel
+
+
+def row_kernel_code(source: str, ctype: str) -> str:
+    """The complete CUDA C++ of a row-kernel source for element type ``ctype``."""
+    return f"typedef {ctype} T;\n{_ROW_REDUCTIONS}\n{source}"
 
 
 ROW_BLOCK = 256  # threads per row; a power of two for the tree reductions below

@@ -150,14 +150,13 @@ def bernoulli_mask(shape: tuple, keep_prob: float, dtype: Any, device: Any) -> A
     return backend.to_device(scaled, dev)
 
 
-def _dropout_kernel() -> Any:
-    # splitmix64: mixes (seed + i * golden ratio) into 64 well-spread bits; the top 24 bits
-    # give a uniform number in [0, 1).
-    return backend.elementwise_kernel(
-        "microtorch_dropout_mask",
-        "uint64 seed, float32 keep, float64 scale",
-        "T mask",
-        """
+# splitmix64: mixes (seed + i * golden ratio) into 64 well-spread bits; the top 24 bits
+# give a uniform number in [0, 1).
+_DROPOUT_CUDA = backend.elementwise_source(
+    "microtorch_dropout_mask",
+    "uint64 seed, float32 keep, float64 scale",
+    "T mask",
+    """
         unsigned long long z = seed + (unsigned long long)i * 0x9E3779B97F4A7C15ULL;
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
@@ -165,7 +164,11 @@ def _dropout_kernel() -> Any:
         float u = (float)(z >> 40) * (1.0f / 16777216.0f);
         mask = u < keep ? (T)scale : (T)0;
         """,
-    )
+)
+
+
+def _dropout_kernel() -> Any:
+    return backend.elementwise_kernel(*_DROPOUT_CUDA)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from ..autograd.function import Function, unbroadcast
+from .. import backend
 from ..backend import xp_of
 
 
@@ -96,9 +97,7 @@ def erf(x):
     absolute error below 1.5e-7 (about float32's own rounding near 1), and cheap."""
     xp = xp_of(x)
     if xp.__name__ == "cupy":
-        from ..backend import elementwise_kernel
-
-        return elementwise_kernel("microtorch_erf", "T x", "T y", "y = erf(x);")(x)
+        return backend.elementwise_kernel(*_ERF_CUDA)(x)
     if x.dtype == xp.float64:
         return _erf_float64(x)
     # erfc(z) = poly(t) * exp(-z^2) with t = 1 / (1 + p z), z = |x|; then erf(x) =
@@ -123,6 +122,9 @@ def erf(x):
 # Abramowitz & Stegun 7.1.26: p and a1..a5.
 _ERFC_P = 0.3275911
 _ERFC_POLY = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+_ERF_CUDA = backend.elementwise_source("microtorch_erf", "T x", "T y", "y = erf(x);")
 
 
 def _erf_float64(x):
@@ -212,7 +214,7 @@ class Gelu(Function):
 
 
 # The same formulas as Gelu above, as CUDA C++ (T = float or double), one kernel each.
-_GELU_CUDA = {
+_GELU_CUDA_BODIES = {
     ("forward", "none"): "y = x * (T)0.5 * ((T)1 + erf(x * (T)0.7071067811865476));",
     ("backward", "none"): """
         T cdf = (T)0.5 * ((T)1 + erf(x * (T)0.7071067811865476));
@@ -226,14 +228,19 @@ _GELU_CUDA = {
         T d_inner = (T)0.7978845608028654 * ((T)1 + (T)3 * (T)0.044715 * x * x);
         dx = g * ((T)0.5 * ((T)1 + t) + (T)0.5 * x * ((T)1 - t * t) * d_inner);""",
 }
+_GELU_CUDA = {
+    (direction, approximate): backend.elementwise_source(
+        f"microtorch_gelu_{direction}_{approximate}",
+        "T x" if direction == "forward" else "T x, T g",
+        "T y" if direction == "forward" else "T dx",
+        body,
+    )
+    for (direction, approximate), body in _GELU_CUDA_BODIES.items()
+}
 
 
 def _gelu_cuda_kernel(direction, approximate):
-    from ..backend import elementwise_kernel
-
-    params = ("T x", "T y") if direction == "forward" else ("T x, T g", "T dx")
-    name = f"microtorch_gelu_{direction}_{approximate}"
-    return elementwise_kernel(name, *params, _GELU_CUDA[direction, approximate])
+    return backend.elementwise_kernel(*_GELU_CUDA[direction, approximate])
 
 
 class Abs(Function):

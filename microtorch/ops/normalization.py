@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from .. import backend
 from ..autograd.function import Function
 from ..backend import xp_of
 
@@ -66,7 +67,8 @@ class LayerNorm(Function):
 
 
 # ----- the same forward and backward as CUDA kernels: one thread block per row -------
-_LAYER_NORM_CUDA = """
+_LAYER_NORM_CUDA = backend.row_source(
+    """
 __device__ inline float t_rsqrt(float v) { return rsqrtf(v); }
 __device__ inline double t_rsqrt(double v) { return rsqrt(v); }
 
@@ -107,7 +109,10 @@ extern "C" __global__ void microtorch_layer_norm_backward(
     for (long long j = threadIdx.x; j < cols; j += blockDim.x)
         dx[base + j] = (grad[base + j] * w[j] - mean_g - xhat[base + j] * mean_gx) * r;
 }
-"""
+""",
+    "microtorch_layer_norm_forward",
+    "microtorch_layer_norm_backward",
+)
 
 
 def _use_cuda_kernel(x, weight, bias):
@@ -126,8 +131,6 @@ def _use_cuda_kernel(x, weight, bias):
 def _layer_norm_cuda(x, weight, bias, ndims, eps):
     import numpy
 
-    from .. import backend
-
     xp = xp_of(x)
     cols = weight.size
     rows = x.size // cols
@@ -141,8 +144,6 @@ def _layer_norm_cuda(x, weight, bias, ndims, eps):
 
 def _layer_norm_backward_cuda(grad, xhat, inv_std, weight):
     import numpy
-
-    from .. import backend
 
     grad = xp_of(grad).ascontiguousarray(grad)
     dx = xp_of(grad).empty_like(grad)

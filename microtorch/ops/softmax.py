@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy
 
+from .. import backend
 from ..autograd.function import Function
 from ..backend import xp_of
 
@@ -32,7 +33,8 @@ def softmax_backward_array(y, grad, axis):
 
 
 # ----- the same two functions as CUDA kernels: one thread block per row, one pass each
-_SOFTMAX_CUDA = """
+_SOFTMAX_CUDA = backend.row_source(
+    """
 __device__ inline float t_exp(float v) { return expf(v); }
 __device__ inline double t_exp(double v) { return exp(v); }
 __device__ inline float t_log(float v) { return logf(v); }
@@ -74,7 +76,11 @@ extern "C" __global__ void microtorch_softmax_backward(const T* y, const T* g, T
     dot = block_sum(dot, buf);
     for (long long j = threadIdx.x; j < cols; j += blockDim.x) dx[base + j] = y[base + j] * (g[base + j] - dot);
 }
-"""
+""",
+    "microtorch_softmax_forward",
+    "microtorch_log_softmax_forward",
+    "microtorch_softmax_backward",
+)
 
 
 def _use_cuda_rows(x, axis):
@@ -88,8 +94,6 @@ def _use_cuda_rows(x, axis):
 
 
 def _softmax_cuda(x, log=False):
-    from .. import backend
-
     y = xp_of(x).empty_like(x)
     cols = x.shape[-1]
     name = "microtorch_log_softmax_forward" if log else "microtorch_softmax_forward"
@@ -99,8 +103,6 @@ def _softmax_cuda(x, log=False):
 
 
 def _softmax_backward_cuda(y, grad):
-    from .. import backend
-
     dx = xp_of(y).empty_like(y)
     cols = y.shape[-1]
     kernel = backend.row_kernel("microtorch_softmax_backward", _SOFTMAX_CUDA, y.dtype)

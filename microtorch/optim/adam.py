@@ -138,10 +138,13 @@ _ADAM_CUDA_BODY = """
 """
 
 
+_ADAM_CUDA = backend.elementwise_source(
+    "microtorch_adam_step",
+    "T g, T sign, T keep, T l2, T beta1, T beta2, T step_size, T bias_correction2_sqrt, T eps",
+    "T p, T m, T v",
+    _ADAM_CUDA_BODY,
+)
+
+
 def _adam_cuda_kernel() -> Any:
-    return backend.elementwise_kernel(
-        "microtorch_adam_step",
-        "T g, T sign, T keep, T l2, T beta1, T beta2, T step_size, T bias_correction2_sqrt, T eps",
-        "T p, T m, T v",
-        _ADAM_CUDA_BODY,
-    )
+    return backend.elementwise_kernel(*_ADAM_CUDA)
