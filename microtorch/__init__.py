@@ -5,7 +5,7 @@
 
 from . import autograd, backend, cuda, viz
 from ._tensor import Size, Tensor
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import device, get_default_device, set_default_device
 from .dtypes import (
     bool,

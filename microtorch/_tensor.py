@@ -36,6 +36,16 @@ class Size(tuple):
     def __repr__(self) -> str:
         return f"microtorch.Size({list(self)})"
 
+    def __getitem__(self, index: Any) -> Any:  # x.shape[-2:] is a Size too
+        out = tuple.__getitem__(self, index)
+        return Size(out) if isinstance(index, slice) else out
+
+    def __add__(self, other: Any) -> "Size":
+        return Size(tuple(self) + other) if isinstance(other, tuple) else NotImplemented
+
+    def __radd__(self, other: Any) -> "Size":
+        return Size(other + tuple(self)) if isinstance(other, tuple) else NotImplemented
+
     def numel(self) -> int:
         n = 1
         for s in self:
@@ -56,14 +66,23 @@ class Tensor:
     )
     __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__
 
-    def __init__(self, data: Any = None, requires_grad: bool = False) -> None:
-        from .factories import tensor as make_tensor
+    def __init__(self, *data: Any, requires_grad: bool = False) -> None:
+        """PyTorch's legacy constructor: ``Tensor(2, 3)`` is an uninitialised float tensor of
+        that shape; ``Tensor([1, 2])`` or ``Tensor(array)`` a copy of the data in the default
+        float dtype; ``Tensor(other)`` shares other's values."""
+        from . import factories
 
-        if data is None:
-            data = []
-        t = make_tensor(data) if not isinstance(data, Tensor) else data
-        if isinstance(data, (list, tuple, int)) and not t.dtype.is_floating_point:
-            t = t.float()  # torch.Tensor([1, 2]) is a float tensor
+        if data and all(type(d) is int for d in data):
+            t = factories.empty(*data)  # nn.Parameter(torch.Tensor(out_features, in_features))
+        elif len(data) > 1:
+            raise TypeError(
+                f"Tensor(): expected sizes (ints) or one data argument, got {data!r}; use "
+                "microtorch.tensor(data) to make a tensor from data"
+            )
+        elif data and isinstance(data[0], Tensor):
+            t = data[0]
+        else:
+            t = factories.tensor(data[0] if data else [], dtype=_dtypes.get_default_dtype())
         self.array = t.array
         self.grad = self.grad_fn = self._hooks = None
         self._version = _Version()
@@ -454,6 +473,9 @@ class Tensor:
 
     def __ge__(self, other: Any) -> "Tensor":
         return F.ge(self, other)
+
+    # the same as methods: pred.eq(target.view_as(pred)).sum()
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
     # ----- in-place ---------------------------------------------------------------
     def __iadd__(self, other: Any) -> "Tensor":

@@ -667,6 +667,62 @@ def no_grad_inference_and_eval(torch):
 
 
 @snippet
+def inference_mode_and_bare_no_grad_decorator(torch):
+    lin = torch.nn.Linear(2, 2)
+    x = torch.ones(1, 2)
+
+    @torch.no_grad
+    def f(v):
+        return lin(v)
+
+    @torch.inference_mode()
+    def g(v):
+        return lin(v)
+
+    with torch.inference_mode():
+        y = lin(x)
+    with torch.inference_mode(False):
+        z = lin(x)
+    print(f(x).requires_grad, g(x).requires_grad, y.requires_grad, z.requires_grad)
+    print(torch.is_grad_enabled())
+
+
+@snippet
+def custom_layer_with_the_legacy_tensor_constructor(torch):
+    nn = torch.nn
+
+    class MyLinear(nn.Module):
+        def __init__(self, in_features, out_features):
+            super().__init__()
+            self.weight = nn.Parameter(torch.Tensor(out_features, in_features))
+            self.bias = nn.Parameter(torch.Tensor(out_features))
+            nn.init.ones_(self.weight)
+            nn.init.zeros_(self.bias)
+
+        def forward(self, x):
+            return x @ self.weight.t() + self.bias
+
+    layer = MyLinear(3, 2)
+    y = layer(torch.Tensor([[1, 2, 3]]))
+    print(
+        layer.weight.shape, layer.weight.dtype, torch.Tensor(np.ones(2)).dtype, torch.Tensor().shape
+    )
+    return [y, torch.Tensor((2, 3)), torch.Tensor([True, False])]
+
+
+@snippet
+def shape_slices_and_comparison_methods(torch):
+    # PyTorch's MNIST example: correct += pred.eq(target.view_as(pred)).sum().item()
+    output = torch.tensor(randn(28, 6, 4))
+    target = torch.tensor([0, 1, 2, 3, 0, 1])
+    pred = output.argmax(dim=1, keepdim=True)
+    correct = pred.eq(target.view_as(pred)).sum().item()
+    x = torch.zeros(2, 3, 4)
+    print(x.shape[-2:], x.shape[:1] + (5,), (7,) + x.shape[1:], x.shape[0], x.size()[1:])
+    return [correct, target.ne(1), target.lt(2), target.le(2), target.gt(0), target.ge(3)]
+
+
+@snippet
 def estimate_loss_like_nanogpt(torch):
     nn, F = torch.nn, torch.nn.functional
     model = nn.Linear(4, 3)

@@ -3,7 +3,7 @@ grad mode switches, and the gradient checker."""
 
 from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled
 from .function import Function
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
 
 
@@ -23,6 +23,7 @@ __all__ = [
     "detect_anomaly",
     "enable_grad",
     "gradcheck",
+    "inference_mode",
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",

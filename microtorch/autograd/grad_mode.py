@@ -82,3 +82,33 @@ class set_grad_enabled(_GradMode):
                 return fn(*args, **kwargs)
 
         return wrapper
+
+
+class inference_mode(no_grad):
+    """PyTorch's ``no_grad`` for pure inference (``with torch.inference_mode():`` or
+    ``@torch.inference_mode()``). microtorch has no separate inference tensors, so it is
+    ``no_grad`` here; ``inference_mode(False)`` leaves grad mode as it is."""
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode):
+            return cls()(mode)  # used as a bare decorator: wrap the function
+        return object.__new__(cls)
+
+    def __init__(self, mode: Any = True) -> None:
+        self.active = bool(mode)
+
+    def __enter__(self) -> None:
+        global enabled
+        self._previous = enabled
+        if self.active:
+            enabled = False
+
+    def __call__(self, fn: Callable) -> Callable:
+        active = self.active
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(active):
+                return fn(*args, **kwargs)
+
+        return wrapper
