@@ -71,9 +71,17 @@ def _plain_number(x: Any) -> Any:
 def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     """Bring two operands to one dtype by PyTorch's rules. Python numbers stay numbers (they
     adapt to the tensor's dtype); tensors of different dtypes are cast to the common one."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.array.dtype == b.array.dtype:
-        if a.array.shape != b.array.shape:  # the common case first: nothing to convert
-            _check_broadcast(a.array.shape, b.array.shape, op)
+    # The common cases first, where nothing needs converting: two tensors of one dtype, or
+    # a float tensor with a Python float or int (which takes the tensor's dtype).
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            if a.array.dtype == b.array.dtype:
+                if a.array.shape != b.array.shape:
+                    _check_broadcast(a.array.shape, b.array.shape, op)
+                return a, b
+        elif (type(b) is float or type(b) is int) and a.array.dtype.kind == "f":
+            return a, b
+    elif (type(a) is float or type(a) is int) and isinstance(b, Tensor) and b.array.dtype.kind == "f":
         return a, b
     a, b = _plain_number(a), _plain_number(b)
     if isinstance(a, _Number) and isinstance(b, Tensor):

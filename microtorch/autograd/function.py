@@ -63,6 +63,7 @@ class Function:
         # that all tensors live on one device (their arrays are all numpy or all cupy).
         arrays = []
         nodes = []  # per input: the node that made it (or the leaf itself), None if no grad
+        needs = []  # per input: does it need a gradient?
         requires_grad = False
         array_type = None
         for t in inputs:
@@ -76,11 +77,14 @@ class Function:
                 if t.requires_grad:
                     requires_grad = True
                     nodes.append(t.grad_fn or t)
+                    needs.append(True)
                 else:
                     nodes.append(None)
+                    needs.append(False)
             else:
                 arrays.append(t)
                 nodes.append(None)
+                needs.append(False)
         fn = cls()
         out = fn.forward(*arrays, **params)
         if isinstance(out, numpy.generic):  # numpy reductions may return scalars
@@ -92,7 +96,7 @@ class Function:
         else:
             result = Tensor._make(out, requires_grad=True, grad_fn=fn)
             fn.next_functions = tuple(nodes)
-            fn.needs_input_grad = tuple([node is not None for node in nodes])
+            fn.needs_input_grad = tuple(needs)
             if fn.saved_arrays:
                 fn._record_saved_versions(inputs, result)
             if _anomaly_hook is not None:
@@ -108,10 +112,13 @@ class Function:
         for array in self.saved_arrays or ():
             if array is None:  # an absent optional input (e.g. no weight) saved as None
                 continue
-            for t in (*inputs, output):
+            for t in inputs:
                 if getattr(t, "array", None) is array:
                     versions.append((t._version, t._version.value, array))
                     break
+            else:  # not an input's array: the output's, or one the op made (nothing to check)
+                if output.array is array:
+                    versions.append((output._version, output._version.value, array))
         self._saved_versions = versions
 
     @property
