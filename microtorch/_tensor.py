@@ -327,24 +327,12 @@ class Tensor:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(other_tensor)``, or keywords
         ``device=``/``dtype=``. Returns self when nothing changes; otherwise a new tensor that
         stays in the graph (gradients flow back through the move or cast)."""
-        dev, dt = kwargs.pop("device", None), kwargs.pop("dtype", None)
-        kwargs.pop("non_blocking", None), kwargs.pop("copy", None)
-        if kwargs:
-            raise TypeError(f"to(): unexpected arguments {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, Tensor):
-                dev, dt = a.device, a.dtype
-            elif isinstance(a, (str, backend.device)):
-                dev = a
-            elif a is not None:
-                dt = a
+        device, dtype = parse_to_args(args, kwargs)
         out = self
-        if dt is not None and _dtypes.get_dtype(dt) is not self.dtype:
-            out = F.cast(out, _dtypes.get_dtype(dt))
-        if dev is not None:
-            target = backend.as_device(dev)
-            if target != out.device:
-                out = F.to_device(out, target)
+        if dtype is not None and dtype is not self.dtype:
+            out = F.cast(out, dtype)
+        if device is not None and device != out.device:
+            out = F.to_device(out, device)
         return out
 
     def cpu(self) -> "Tensor":
@@ -739,6 +727,39 @@ class Tensor:
         from .factories import tensor
 
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device)
+
+
+def parse_to_args(args: tuple, kwargs: dict) -> tuple:
+    """The (device, dtype) asked for by any form of ``to(...)`` (either may be None);
+    shared by ``Tensor.to`` and ``Module.to``."""
+    device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None), kwargs.pop("copy", None)
+    if kwargs:
+        raise TypeError(f"to(): unexpected arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, (str, backend.device)):
+            device = a
+        elif a is not None:
+            dtype = a
+    return (
+        None if device is None else backend.as_device(device),
+        None if dtype is None else _dtypes.get_dtype(dtype),
+    )
+
+
+def clear_grads(tensors: Any, set_to_none: bool = True) -> None:
+    """Forget the gradients of ``tensors`` (set ``.grad`` to None), or zero them in place;
+    what ``Module.zero_grad`` and ``Optimizer.zero_grad`` do."""
+    for t in tensors:
+        if t.grad is None:
+            continue
+        if set_to_none:
+            t.grad = None
+        else:
+            t.grad.grad_fn = None
+            t.grad.array.fill(0)
 
 
 class _HookHandle:

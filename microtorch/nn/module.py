@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import backend
 from .. import dtypes as _dtypes
-from .._tensor import Tensor
+from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
 from .parameter import Parameter
 
@@ -306,14 +306,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's ``.grad`` (to None by default, or to zeros)."""
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                p.grad.grad_fn = None
-                p.grad.array.fill(0)
+        clear_grads(self.parameters(), set_to_none)
 
     # ------------------------------------------------------------ device and dtype
     def to(self, *args: Any, **kwargs: Any) -> Module:
@@ -322,23 +315,7 @@ class Module:
         Parameters and buffers are moved *in place*: each keeps its identity and only its
         array is replaced, so tied weights stay tied and an optimizer built before the move
         still holds the right tensors. A dtype applies to floating-point tensors only."""
-        dev, dt = kwargs.pop("device", None), kwargs.pop("dtype", None)
-        kwargs.pop("non_blocking", None)
-        if kwargs:
-            raise TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, Tensor):
-                dev, dt = a.device, a.dtype
-            elif isinstance(a, (str, backend.device)):
-                dev = a
-            elif isinstance(a, _dtypes.dtype):
-                dt = a
-            elif a is not None:
-                raise TypeError(
-                    f"to(): expected a device, a dtype or a tensor, got {type(a).__name__}"
-                )
-        target_device = backend.as_device(dev) if dev is not None else None
-        target_dtype = _dtypes.get_dtype(dt) if dt is not None else None
+        target_device, target_dtype = parse_to_args(args, kwargs)
         if target_dtype is not None and not target_dtype.is_floating_point:
             raise TypeError(
                 f"nn.Module.to only accepts floating point dtypes, but got desired dtype={target_dtype}"

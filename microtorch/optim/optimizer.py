@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import backend
-from .._tensor import Tensor
+from .._tensor import Tensor, clear_grads
 from ..autograd import grad_mode
 
 
@@ -90,14 +90,7 @@ class Optimizer:
         """Clear every parameter's gradient: to None (the default, so the next backward
         allocates a fresh one), or to zeros in place."""
         for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    p.grad.grad_fn = None
-                    p.grad.array.fill(0)
+            clear_grads(group["params"], set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         raise TypeError(f"{type(self).__name__} must define step()")
