@@ -3,7 +3,14 @@
 ``import microtorch as torch`` runs ordinary PyTorch code for the ops it has.
 """
 
-from . import autograd, backend, cuda, viz
+from . import (
+    autograd,
+    backend,
+    cuda,
+    nn,  # noqa: E402  (nn builds on everything above)
+    optim,  # noqa: E402  (optim updates nn's parameters)
+    viz,
+)
 from ._tensor import Size, Tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import device, get_default_device, set_default_device
@@ -130,9 +137,6 @@ from .random import (
 )
 from .serialization import load, save
 from .tracing import trace
-
-from . import nn  # noqa: E402  (nn builds on everything above)
-from . import optim  # noqa: E402  (optim updates nn's parameters)
 
 __version__ = "0.1.0"
 

@@ -12,7 +12,8 @@ Math methods (``x.exp()``, ``x @ w``, ``x.sum(dim=1)``...) call the functions in
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy
 
@@ -40,10 +41,10 @@ class Size(tuple):
         out = tuple.__getitem__(self, index)
         return Size(out) if isinstance(index, slice) else out
 
-    def __add__(self, other: Any) -> "Size":
+    def __add__(self, other: Any) -> Size:
         return Size(tuple(self) + other) if isinstance(other, tuple) else NotImplemented
 
-    def __radd__(self, other: Any) -> "Size":
+    def __radd__(self, other: Any) -> Size:
         return Size(other + tuple(self)) if isinstance(other, tuple) else NotImplemented
 
     def numel(self) -> int:
@@ -92,7 +93,7 @@ class Tensor:
             self.requires_grad_(True)
 
     @classmethod
-    def _make(cls, array: Any, requires_grad: bool = False, grad_fn: Any = None) -> "Tensor":
+    def _make(cls, array: Any, requires_grad: bool = False, grad_fn: Any = None) -> Tensor:
         """Wrap an array without copying or checking (used by every op)."""
         t = object.__new__(cls)
         t.array = array
@@ -161,7 +162,7 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self.array.shape[0]
 
-    def __iter__(self) -> Iterator["Tensor"]:
+    def __iter__(self) -> Iterator[Tensor]:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.array.shape[0]))
@@ -180,7 +181,7 @@ class Tensor:
         )
 
     # ----- autograd ---------------------------------------------------------------
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if requires_grad and self.array.dtype.kind != "f":
             raise RuntimeError(
                 f"only Tensors of floating point dtype can require gradients, got {self.dtype}; "
@@ -194,9 +195,7 @@ class Tensor:
         self.requires_grad = requires_grad
         return self
 
-    def backward(
-        self, gradient: "Tensor | None" = None, retain_graph: bool | None = None
-    ) -> None:
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None) -> None:
         """Compute the gradient of this tensor with respect to every leaf that requires grad,
         adding it into their ``.grad``. A non-scalar tensor needs ``gradient`` (dL/dself)."""
         if not self.requires_grad:
@@ -230,7 +229,7 @@ class Tensor:
         elif not self.requires_grad:
             raise RuntimeError("can't retain_grad on a tensor that has requires_grad=False")
 
-    def register_hook(self, hook: Callable[["Tensor"], "Tensor | None"]) -> Callable:
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Callable:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
         replaces the gradient. Returns a handle with ``.remove()``."""
         if not self.requires_grad:
@@ -246,23 +245,23 @@ class Tensor:
         hooks.append(hook)
         return _HookHandle(hooks, hook)
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         """The same values (shared memory) cut out of the graph."""
         t = Tensor._make(self.array)
         t._version = self._version
         return t
 
-    def detach_(self) -> "Tensor":
+    def detach_(self) -> Tensor:
         self.grad_fn = None
         self.requires_grad = False
         return self
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         return self.detach()
 
     @data.setter
-    def data(self, value: "Tensor") -> None:
+    def data(self, value: Tensor) -> None:
         self.array = value.array if isinstance(value, Tensor) else value
 
     # ----- conversion -------------------------------------------------------------
@@ -323,7 +322,7 @@ class Tensor:
             )
         return bool(self.item())
 
-    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(other_tensor)``, or keywords
         ``device=``/``dtype=``. Returns self when nothing changes; otherwise a new tensor that
         stays in the graph (gradients flow back through the move or cast)."""
@@ -335,37 +334,37 @@ class Tensor:
             out = F.to_device(out, device)
         return out
 
-    def cpu(self) -> "Tensor":
+    def cpu(self) -> Tensor:
         return self.to("cpu")
 
-    def cuda(self, device: Any = None) -> "Tensor":
+    def cuda(self, device: Any = None) -> Tensor:
         return self.to("cuda" if device is None else device)
 
-    def float(self) -> "Tensor":
+    def float(self) -> Tensor:
         return self.to(_dtypes.float32)
 
-    def double(self) -> "Tensor":
+    def double(self) -> Tensor:
         return self.to(_dtypes.float64)
 
-    def half(self) -> "Tensor":
+    def half(self) -> Tensor:
         return self.to(_dtypes.float16)
 
-    def long(self) -> "Tensor":
+    def long(self) -> Tensor:
         return self.to(_dtypes.int64)
 
-    def int(self) -> "Tensor":
+    def int(self) -> Tensor:
         return self.to(_dtypes.int32)
 
-    def bool(self) -> "Tensor":
+    def bool(self) -> Tensor:
         return self.to(_dtypes.bool)
 
-    def type_as(self, other: "Tensor") -> "Tensor":
+    def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
 
-    def clone(self) -> "Tensor":
+    def clone(self) -> Tensor:
         return F.clone(self)
 
-    def contiguous(self) -> "Tensor":
+    def contiguous(self) -> Tensor:
         return self if self.is_contiguous() else F.contiguous(self)
 
     def __repr__(self) -> str:
@@ -380,138 +379,138 @@ class Tensor:
         return f"tensor({values}, {', '.join(extras)})"
 
     # ----- arithmetic -------------------------------------------------------------
-    def __add__(self, other: Any) -> "Tensor":
+    def __add__(self, other: Any) -> Tensor:
         return F.add(self, other)
 
-    def __radd__(self, other: Any) -> "Tensor":
+    def __radd__(self, other: Any) -> Tensor:
         return F.add(other, self)
 
-    def __sub__(self, other: Any) -> "Tensor":
+    def __sub__(self, other: Any) -> Tensor:
         return F.sub(self, other)
 
-    def __rsub__(self, other: Any) -> "Tensor":
+    def __rsub__(self, other: Any) -> Tensor:
         return F.sub(other, self)
 
-    def __mul__(self, other: Any) -> "Tensor":
+    def __mul__(self, other: Any) -> Tensor:
         return F.mul(self, other)
 
-    def __rmul__(self, other: Any) -> "Tensor":
+    def __rmul__(self, other: Any) -> Tensor:
         return F.mul(other, self)
 
-    def __truediv__(self, other: Any) -> "Tensor":
+    def __truediv__(self, other: Any) -> Tensor:
         return F.div(self, other)
 
-    def __rtruediv__(self, other: Any) -> "Tensor":
+    def __rtruediv__(self, other: Any) -> Tensor:
         return F.div(other, self)
 
-    def __pow__(self, other: Any) -> "Tensor":
+    def __pow__(self, other: Any) -> Tensor:
         return F.pow(self, other)
 
-    def __rpow__(self, other: Any) -> "Tensor":
+    def __rpow__(self, other: Any) -> Tensor:
         return F.pow(other, self)
 
-    def __matmul__(self, other: Any) -> "Tensor":
+    def __matmul__(self, other: Any) -> Tensor:
         return F.matmul(self, other)
 
-    def __rmatmul__(self, other: Any) -> "Tensor":
+    def __rmatmul__(self, other: Any) -> Tensor:
         return F.matmul(other, self)
 
-    def __neg__(self) -> "Tensor":
+    def __neg__(self) -> Tensor:
         return F.neg(self)
 
-    def __pos__(self) -> "Tensor":
+    def __pos__(self) -> Tensor:
         return self
 
-    def __abs__(self) -> "Tensor":
+    def __abs__(self) -> Tensor:
         return F.abs(self)
 
-    def __invert__(self) -> "Tensor":
+    def __invert__(self) -> Tensor:
         return F.logical_not(self)
 
-    def __and__(self, other: Any) -> "Tensor":
+    def __and__(self, other: Any) -> Tensor:
         return F.logical_and(self, other)
 
-    def __or__(self, other: Any) -> "Tensor":
+    def __or__(self, other: Any) -> Tensor:
         return F.logical_or(self, other)
 
-    def __xor__(self, other: Any) -> "Tensor":
+    def __xor__(self, other: Any) -> Tensor:
         return F.logical_xor(self, other)
 
-    def __floordiv__(self, other: Any) -> "Tensor":
+    def __floordiv__(self, other: Any) -> Tensor:
         return F.floor_divide(self, other)
 
-    def __mod__(self, other: Any) -> "Tensor":
+    def __mod__(self, other: Any) -> Tensor:
         return F.remainder(self, other)
 
     # comparisons give bool tensors and no gradient
-    def __eq__(self, other: Any) -> "Tensor":  # type: ignore[override]
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         return F.eq(self, other)
 
-    def __ne__(self, other: Any) -> "Tensor":  # type: ignore[override]
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
         return F.ne(self, other)
 
-    def __lt__(self, other: Any) -> "Tensor":
+    def __lt__(self, other: Any) -> Tensor:
         return F.lt(self, other)
 
-    def __le__(self, other: Any) -> "Tensor":
+    def __le__(self, other: Any) -> Tensor:
         return F.le(self, other)
 
-    def __gt__(self, other: Any) -> "Tensor":
+    def __gt__(self, other: Any) -> Tensor:
         return F.gt(self, other)
 
-    def __ge__(self, other: Any) -> "Tensor":
+    def __ge__(self, other: Any) -> Tensor:
         return F.ge(self, other)
 
     # the same as methods: pred.eq(target.view_as(pred)).sum()
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
     # ----- in-place ---------------------------------------------------------------
-    def __iadd__(self, other: Any) -> "Tensor":
+    def __iadd__(self, other: Any) -> Tensor:
         return self.add_(other)
 
-    def __isub__(self, other: Any) -> "Tensor":
+    def __isub__(self, other: Any) -> Tensor:
         return self.sub_(other)
 
-    def __imul__(self, other: Any) -> "Tensor":
+    def __imul__(self, other: Any) -> Tensor:
         return self.mul_(other)
 
-    def __itruediv__(self, other: Any) -> "Tensor":
+    def __itruediv__(self, other: Any) -> Tensor:
         return self.div_(other)
 
-    def add_(self, other: Any, alpha: Any = 1) -> "Tensor":
+    def add_(self, other: Any, alpha: Any = 1) -> Tensor:
         return F.inplace(self, F.add, other if alpha == 1 else F.mul(other, alpha))
 
-    def sub_(self, other: Any, alpha: Any = 1) -> "Tensor":
+    def sub_(self, other: Any, alpha: Any = 1) -> Tensor:
         return F.inplace(self, F.sub, other if alpha == 1 else F.mul(other, alpha))
 
-    def mul_(self, other: Any) -> "Tensor":
+    def mul_(self, other: Any) -> Tensor:
         return F.inplace(self, F.mul, other)
 
-    def div_(self, other: Any) -> "Tensor":
+    def div_(self, other: Any) -> Tensor:
         return F.inplace(self, F.div, other)
 
-    def clamp_(self, min: Any = None, max: Any = None) -> "Tensor":
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return F.inplace(self, F.clamp, min, max)
 
-    def masked_fill_(self, mask: "Tensor", value: Any) -> "Tensor":
+    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return F.inplace(self, F.masked_fill, mask, value)
 
-    def copy_(self, src: Any) -> "Tensor":
+    def copy_(self, src: Any) -> Tensor:
         return F.inplace(self, F.copy_from, src)
 
-    def fill_(self, value: Any) -> "Tensor":
+    def fill_(self, value: Any) -> Tensor:
         return F.inplace(self, F.full_like_graph, value)
 
-    def zero_(self) -> "Tensor":
+    def zero_(self) -> Tensor:
         return F.inplace(self, F.full_like_graph, 0)
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> "Tensor":
+    def normal_(self, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
         from . import random
 
         sample = random.normal_array(self.shape, mean, std, self.dtype, self.device, generator)
         return F.inplace(self, F.copy_from, Tensor._make(sample))
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> "Tensor":
+    def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
         from . import random
 
         sample = random.uniform_array(self.shape, a, b, self.dtype, self.device, generator)
@@ -520,56 +519,58 @@ class Tensor:
     def __setitem__(self, index: Any, value: Any) -> None:
         F.setitem(self, index, value)
 
-    def __getitem__(self, index: Any) -> "Tensor":
+    def __getitem__(self, index: Any) -> Tensor:
         return F.getitem(self, index)
 
     # ----- shape ------------------------------------------------------------------
-    def reshape(self, *shape: Any) -> "Tensor":
+    def reshape(self, *shape: Any) -> Tensor:
         return F.reshape(self, _shape_args(shape))
 
-    def view(self, *shape: Any) -> "Tensor":
+    def view(self, *shape: Any) -> Tensor:
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
             return self.to(shape[0])  # view(dtype) is not a reinterpretation here
         return F.view(self, _shape_args(shape))
 
-    def view_as(self, other: "Tensor") -> "Tensor":
+    def view_as(self, other: Tensor) -> Tensor:
         return F.view(self, other.shape)
 
-    def reshape_as(self, other: "Tensor") -> "Tensor":
+    def reshape_as(self, other: Tensor) -> Tensor:
         return F.reshape(self, other.shape)
 
-    def expand(self, *sizes: Any) -> "Tensor":
+    def expand(self, *sizes: Any) -> Tensor:
         return F.expand(self, _shape_args(sizes))
 
-    def expand_as(self, other: "Tensor") -> "Tensor":
+    def expand_as(self, other: Tensor) -> Tensor:
         return F.expand(self, other.shape)
 
-    def transpose(self, dim0: int, dim1: int) -> "Tensor":
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
         return F.transpose(self, dim0, dim1)
 
-    def permute(self, *dims: Any) -> "Tensor":
+    def permute(self, *dims: Any) -> Tensor:
         return F.permute(self, _shape_args(dims))
 
-    def unsqueeze(self, dim: int) -> "Tensor":
+    def unsqueeze(self, dim: int) -> Tensor:
         return F.unsqueeze(self, dim)
 
-    def squeeze(self, dim: Any = None) -> "Tensor":
+    def squeeze(self, dim: Any = None) -> Tensor:
         return F.squeeze(self, dim)
 
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return F.flatten(self, start_dim, end_dim)
 
     @property
-    def T(self) -> "Tensor":
+    def T(self) -> Tensor:
         return F.permute(self, tuple(reversed(range(self.ndim))))
 
     @property
-    def mT(self) -> "Tensor":
+    def mT(self) -> Tensor:
         return F.transpose(self, -2, -1)
 
-    def t(self) -> "Tensor":
+    def t(self) -> Tensor:
         if self.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
+            )
         return self.T
 
     def split(self, split_size: Any, dim: int = 0) -> tuple:
@@ -578,98 +579,98 @@ class Tensor:
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
         return F.chunk(self, chunks, dim)
 
-    def repeat(self, *sizes: Any) -> "Tensor":
+    def repeat(self, *sizes: Any) -> Tensor:
         return F.repeat(self, _shape_args(sizes))
 
     # ----- math methods -----------------------------------------------------------
-    def exp(self) -> "Tensor":
+    def exp(self) -> Tensor:
         return F.exp(self)
 
-    def log(self) -> "Tensor":
+    def log(self) -> Tensor:
         return F.log(self)
 
-    def sqrt(self) -> "Tensor":
+    def sqrt(self) -> Tensor:
         return F.sqrt(self)
 
-    def rsqrt(self) -> "Tensor":
+    def rsqrt(self) -> Tensor:
         return F.rsqrt(self)
 
-    def tanh(self) -> "Tensor":
+    def tanh(self) -> Tensor:
         return F.tanh(self)
 
-    def sigmoid(self) -> "Tensor":
+    def sigmoid(self) -> Tensor:
         return F.sigmoid(self)
 
-    def relu(self) -> "Tensor":
+    def relu(self) -> Tensor:
         return F.relu(self)
 
-    def abs(self) -> "Tensor":
+    def abs(self) -> Tensor:
         return F.abs(self)
 
-    def neg(self) -> "Tensor":
+    def neg(self) -> Tensor:
         return F.neg(self)
 
-    def pow(self, exponent: Any) -> "Tensor":
+    def pow(self, exponent: Any) -> Tensor:
         return F.pow(self, exponent)
 
-    def add(self, other: Any, alpha: Any = 1) -> "Tensor":
+    def add(self, other: Any, alpha: Any = 1) -> Tensor:
         return F.add(self, other if alpha == 1 else F.mul(other, alpha))
 
-    def sub(self, other: Any, alpha: Any = 1) -> "Tensor":
+    def sub(self, other: Any, alpha: Any = 1) -> Tensor:
         return F.sub(self, other if alpha == 1 else F.mul(other, alpha))
 
-    def mul(self, other: Any) -> "Tensor":
+    def mul(self, other: Any) -> Tensor:
         return F.mul(self, other)
 
-    def div(self, other: Any) -> "Tensor":
+    def div(self, other: Any) -> Tensor:
         return F.div(self, other)
 
-    def matmul(self, other: "Tensor") -> "Tensor":
+    def matmul(self, other: Tensor) -> Tensor:
         return F.matmul(self, other)
 
-    def clamp(self, min: Any = None, max: Any = None) -> "Tensor":
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
         return F.clamp(self, min, max)
 
     clip = clamp
 
-    def maximum(self, other: "Tensor") -> "Tensor":
+    def maximum(self, other: Tensor) -> Tensor:
         return F.maximum(self, other)
 
-    def minimum(self, other: "Tensor") -> "Tensor":
+    def minimum(self, other: Tensor) -> Tensor:
         return F.minimum(self, other)
 
-    def masked_fill(self, mask: "Tensor", value: Any) -> "Tensor":
+    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         return F.masked_fill(self, mask, value)
 
-    def tril(self, diagonal: int = 0) -> "Tensor":
+    def tril(self, diagonal: int = 0) -> Tensor:
         return F.tril(self, diagonal)
 
-    def triu(self, diagonal: int = 0) -> "Tensor":
+    def triu(self, diagonal: int = 0) -> Tensor:
         return F.triu(self, diagonal)
 
-    def softmax(self, dim: int) -> "Tensor":
+    def softmax(self, dim: int) -> Tensor:
         return F.softmax(self, dim)
 
-    def log_softmax(self, dim: int) -> "Tensor":
+    def log_softmax(self, dim: int) -> Tensor:
         return F.log_softmax(self, dim)
 
-    def gather(self, dim: int, index: "Tensor") -> "Tensor":
+    def gather(self, dim: int, index: Tensor) -> Tensor:
         return F.gather(self, dim, index)
 
     # reductions also take NumPy's axis= and keepdims= (as PyTorch's do): **numpy_style
     def sum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None,
-            **numpy_style: Any) -> "Tensor":  # fmt: skip
+            **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.sum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def mean(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> "Tensor":
+    def mean(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.mean(self, dim, keepdim, **numpy_style)
 
     def var(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-            correction: Any = None, **numpy_style: Any) -> "Tensor":  # fmt: skip
+            correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.var(self, dim, unbiased, keepdim, correction=correction, **numpy_style)
 
     def std(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-            correction: Any = None, **numpy_style: Any) -> "Tensor":  # fmt: skip
+            correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.std(self, dim, unbiased, keepdim, correction=correction, **numpy_style)
 
     def max(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
@@ -678,34 +679,34 @@ class Tensor:
     def min(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
         return F.min(self, dim, keepdim, **numpy_style)
 
-    def amax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> "Tensor":
+    def amax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.amax(self, dim, keepdim, **numpy_style)
 
-    def argmax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> "Tensor":
+    def argmax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.argmax(self, dim, keepdim, **numpy_style)
 
-    def argmin(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> "Tensor":
+    def argmin(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.argmin(self, dim, keepdim, **numpy_style)
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
         return F.topk(self, k, dim, largest, sorted)
 
-    def all(self) -> "Tensor":
+    def all(self) -> Tensor:
         return F.all(self)
 
-    def any(self) -> "Tensor":
+    def any(self) -> Tensor:
         return F.any(self)
 
-    def isnan(self) -> "Tensor":
+    def isnan(self) -> Tensor:
         return F.isnan(self)
 
-    def isinf(self) -> "Tensor":
+    def isinf(self) -> Tensor:
         return F.isinf(self)
 
-    def isfinite(self) -> "Tensor":
+    def isfinite(self) -> Tensor:
         return F.isfinite(self)
 
-    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
+    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
         return F.norm(self, p, dim, keepdim)
 
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Any = None):
@@ -713,17 +714,17 @@ class Tensor:
 
         return random.multinomial(self, num_samples, replacement, generator=generator)
 
-    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None) -> "Tensor":
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None) -> Tensor:
         from .factories import zeros
 
         return zeros(*size, dtype=dtype or self.dtype, device=device or self.device)
 
-    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None) -> "Tensor":
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None) -> Tensor:
         from .factories import ones
 
         return ones(*size, dtype=dtype or self.dtype, device=device or self.device)
 
-    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None) -> "Tensor":
+    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         from .factories import tensor
 
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device)
@@ -783,4 +784,3 @@ def _wrap_dim(dim: int, ndim: int, op: str) -> int:
 
 
 from . import functional as F  # noqa: E402  (functional builds on Tensor)
-

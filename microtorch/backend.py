@@ -27,7 +27,7 @@ class device:
 
     __slots__ = ("type", "index")
 
-    def __init__(self, spec: "str | device", index: int | None = None) -> None:
+    def __init__(self, spec: str | device, index: int | None = None) -> None:
         if isinstance(spec, device):
             self.type, self.index = spec.type, spec.index
             return
@@ -100,7 +100,7 @@ def cuda_is_available() -> bool:
     return True
 
 
-def as_device(spec: "str | device | None") -> device:
+def as_device(spec: str | device | None) -> device:
     """Turn ``None`` / ``"cpu"`` / ``"cuda"`` / a device into a device (None = the default)."""
     if spec is None:
         return _default_device
@@ -110,7 +110,7 @@ def as_device(spec: "str | device | None") -> device:
     return dev
 
 
-def set_default_device(spec: "str | device | None") -> None:
+def set_default_device(spec: str | device | None) -> None:
     """Make factories such as ``zeros`` and ``randn`` create tensors on this device."""
     global _default_device
     _default_device = CPU if spec is None else as_device(spec)

@@ -11,7 +11,11 @@ def is_available() -> bool:
 
 
 def device_count() -> int:
-    return backend.xp_for(backend.device("cuda")).cuda.runtime.getDeviceCount() if is_available() else 0
+    return (
+        backend.xp_for(backend.device("cuda")).cuda.runtime.getDeviceCount()
+        if is_available()
+        else 0
+    )
 
 
 def synchronize() -> None:

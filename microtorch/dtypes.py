@@ -3,6 +3,7 @@ and PyTorch's promotion rules for mixing them."""
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy
@@ -38,7 +39,7 @@ int64 = long = dtype("int64")
 bool = dtype("bool")
 
 # this module's names shadow the builtins float/int/bool, so keep the Python types here
-_py_float, _py_int, _py_bool = type(0.0), type(0), type(True)
+_py_float, _py_int, _py_bool = builtins.float, builtins.int, builtins.bool
 
 _BY_NUMPY = {d.np: d for d in (float16, float32, float64, uint8, int8, int16, int32, int64, bool)}
 _default_float = float32
@@ -62,7 +63,9 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
         return _BY_NUMPY[numpy.dtype(np_dtype)]
     except (KeyError, TypeError):
         supported = ", ".join(sorted(d.name for d in _BY_NUMPY.values()))
-        raise TypeError(f"microtorch has no dtype for {np_dtype!r}; supported: {supported}") from None
+        raise TypeError(
+            f"microtorch has no dtype for {np_dtype!r}; supported: {supported}"
+        ) from None
 
 
 def get_dtype(spec: Any) -> dtype:

@@ -67,7 +67,9 @@ def _nested_map(data: Any, fn: Any) -> Any:
     return fn(data)
 
 
-def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def tensor(
+    data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays, tensors).
     Python floats become float32, ints int64, bools bool; numpy arrays keep their dtype."""
     array = _host_array(data, dtype)
@@ -208,7 +210,9 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     return t
 
 
-def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None) -> Tensor:
+def linspace(
+    start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None
+) -> Tensor:
     np_dtype = (dtype and _dtypes.get_dtype(dtype) or _dtypes.get_default_dtype()).np
     host = numpy.linspace(start, end, steps).astype(np_dtype)
     return Tensor._make(backend.to_device(host, backend.as_device(device)))

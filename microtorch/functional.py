@@ -11,7 +11,8 @@ import builtins
 import collections
 import math
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import backend
 from . import dtypes as _dtypes
@@ -81,7 +82,9 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple:
                 return a, b
         elif (type(b) is float or type(b) is int) and a.array.dtype.kind == "f":
             return a, b
-    elif (type(a) is float or type(a) is int) and isinstance(b, Tensor) and b.array.dtype.kind == "f":
+    elif (
+        (type(a) is float or type(a) is int) and isinstance(b, Tensor) and b.array.dtype.kind == "f"
+    ):
         return a, b
     a, b = _plain_number(a), _plain_number(b)
     if isinstance(a, _Number) and isinstance(b, Tensor):
@@ -91,7 +94,9 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple:
         target = _dtypes.result_type_with_scalar(a.dtype, b)
         return (a if target is a.dtype else cast(a, target)), b
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        raise TypeError(f"{op}: expected at least one Tensor, got {type(a).__name__} and {type(b).__name__}")
+        raise TypeError(
+            f"{op}: expected at least one Tensor, got {type(a).__name__} and {type(b).__name__}"
+        )
     for x in (a, b):
         if not isinstance(x, (Tensor, list, tuple, *_Number)) and not hasattr(x, "dtype"):
             raise TypeError(
@@ -324,11 +329,15 @@ clip = clamp
 
 
 def maximum(input: Tensor, other: Any) -> Tensor:
-    return elementwise.Maximum.apply(*_binary_operands(input, as_tensor_like(other, input), "maximum"))
+    return elementwise.Maximum.apply(
+        *_binary_operands(input, as_tensor_like(other, input), "maximum")
+    )
 
 
 def minimum(input: Tensor, other: Any) -> Tensor:
-    return elementwise.Minimum.apply(*_binary_operands(input, as_tensor_like(other, input), "minimum"))
+    return elementwise.Minimum.apply(
+        *_binary_operands(input, as_tensor_like(other, input), "minimum")
+    )
 
 
 def where(condition: Tensor, input: Any, other: Any) -> Tensor:
@@ -387,7 +396,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     input, other = _check_tensor(input, "matmul"), _check_tensor(other, "matmul", "other")
     a, b = input.array.shape, other.array.shape
     if not a or not b:
-        raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes {a} and {b}")
+        raise RuntimeError(
+            f"matmul: both arguments need at least 1 dimension, got shapes {a} and {b}"
+        )
     k_left = a[-1]
     k_right = b[0] if len(b) == 1 else b[-2]
     if k_left != k_right:
@@ -568,7 +579,9 @@ def norm(input: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> T
 def _resolve_shape(shape: Sequence, numel: int, op: str) -> tuple:
     shape = tuple(int(s) for s in shape)
     if shape.count(-1) > 1:
-        raise RuntimeError(f"{op}: only one dimension can be inferred (-1), got shape {list(shape)}")
+        raise RuntimeError(
+            f"{op}: only one dimension can be inferred (-1), got shape {list(shape)}"
+        )
     known = 1
     for s in shape:
         if s != -1:
@@ -841,9 +854,7 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         try:
             input.array[idx] = raw
         except (IndexError, ValueError) as error:
-            raise type(error)(
-                f"setitem: {error} (tensor of shape {tuple(input.shape)})"
-            ) from None
+            raise type(error)(f"setitem: {error} (tensor of shape {tuple(input.shape)})") from None
         input._version.value += 1
         return
     if not isinstance(value, Tensor):
@@ -950,7 +961,8 @@ def inplace(target: Tensor, op: Any, *args: Any) -> Tensor:
             "do the update under `with microtorch.no_grad():` (as optimizers do)"
         )
     tracking = grad_mode.enabled and (
-        target.requires_grad or builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args)
+        target.requires_grad
+        or builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args)
     )
     if tracking and target.grad_fn is not None and target.grad_fn.is_view:
         # The write would change the memory of the tensor this one views, but only this
@@ -1002,4 +1014,3 @@ def full_like_graph(target: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         value = value.item()
     return indexing.MaskedFill.apply(target, Tensor._make(xp.ones((), dtype=bool)), value=value)
-

@@ -23,7 +23,7 @@ class Generator:
         self.seed_value = 0
         self.rng = numpy.random.Generator(numpy.random.PCG64(0))
 
-    def manual_seed(self, seed: int) -> "Generator":
+    def manual_seed(self, seed: int) -> Generator:
         self.seed_value = int(seed)
         self.rng = numpy.random.Generator(numpy.random.PCG64(self.seed_value))
         return self
@@ -179,7 +179,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if one_d:
         probs = probs[None]
     if probs.ndim != 2:
-        raise RuntimeError(f"multinomial: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
+        raise RuntimeError(
+            f"multinomial: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}"
+        )
     if (probs < 0).any() or not numpy.isfinite(probs).all():
         raise RuntimeError("multinomial: probability tensor contains inf, nan or an element < 0")
     n_categories = probs.shape[1]

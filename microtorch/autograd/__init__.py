@@ -10,7 +10,9 @@ from .gradcheck import GradcheckError, gradcheck
 def backward(tensors, grad_tensors=None, retain_graph=None):
     """``autograd.backward(loss)``: the same as ``loss.backward()``."""
     tensors = tensors if isinstance(tensors, (list, tuple)) else [tensors]
-    grads = grad_tensors if isinstance(grad_tensors, (list, tuple)) else [grad_tensors] * len(tensors)
+    grads = (
+        grad_tensors if isinstance(grad_tensors, (list, tuple)) else [grad_tensors] * len(tensors)
+    )
     for t, g in zip(tensors, grads):
         t.backward(g, retain_graph=retain_graph)
 

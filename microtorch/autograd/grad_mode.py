@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # Read by Function.apply on every op: when False, no graph is recorded.
 enabled = True
@@ -61,7 +62,7 @@ class set_grad_enabled(_GradMode):
     """Set grad mode now: ``set_grad_enabled(False)`` as a call, or
     ``with set_grad_enabled(is_training): ...`` to restore the previous mode afterwards."""
 
-    def __new__(cls, mode: bool) -> "set_grad_enabled":
+    def __new__(cls, mode: bool) -> set_grad_enabled:
         return object.__new__(cls)
 
     def __init__(self, mode: bool) -> None:

@@ -10,7 +10,8 @@ u, comparing (L(x + eps u) - L(x - eps u)) / (2 eps) with <grad, u>."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy
 
@@ -107,7 +108,14 @@ def gradcheck(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6, atol: floa
                 x[idx] = original
                 numeric = (plus - minus) / (2 * eps)
                 a = float(analytic[i][idx])
-                worst = _compare(worst, a, numeric, atol, rtol, f"input {i} at index {tuple(int(j) for j in idx)}")
+                worst = _compare(
+                    worst,
+                    a,
+                    numeric,
+                    atol,
+                    rtol,
+                    f"input {i} at index {tuple(int(j) for j in idx)}",
+                )
         else:
             original = x.copy()
             for k in range(RANDOM_DIRECTIONS):
@@ -120,7 +128,9 @@ def gradcheck(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6, atol: floa
                 x[...] = original
                 numeric = (plus - minus) / (2 * eps)
                 a = float((analytic[i] * u).sum())
-                worst = _compare(worst, a, numeric, atol, rtol, f"input {i} along random direction {k}")
+                worst = _compare(
+                    worst, a, numeric, atol, rtol, f"input {i} along random direction {k}"
+                )
     if worst[1] is not None:
         raise GradcheckError(worst[1])
     return True

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import backend
 from .. import random as _random
@@ -149,7 +150,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if weight is not None:
         raise ValueError("cross_entropy: class weights are not supported; pass weight=None")
     if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        raise ValueError(
+            f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got {reduction!r}"
+        )
     if target.array.dtype.kind not in "iu":
         raise RuntimeError(
             f"cross_entropy: expected target of class indices with dtype long, got {target.dtype} "
@@ -171,7 +174,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             f"{tuple(input.shape)} (expected target shape {expected}){hint}"
         )
     num_classes = logits.shape[1]
-    _check_index_range("cross_entropy", target.array, num_classes, f"{num_classes} classes", ignore_index)
+    _check_index_range(
+        "cross_entropy", target.array, num_classes, f"{num_classes} classes", ignore_index
+    )
     out_shape = expected
     if logits.ndim > 2:  # (N, C, d...) -> (N*d..., C)
         logits = logits.permute(0, *range(2, logits.ndim), 1)
@@ -185,7 +190,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     return loss
 
 
-def nll_loss(input: Tensor, target: Tensor, ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+def nll_loss(
+    input: Tensor, target: Tensor, ignore_index: int = -100, reduction: str = "mean"
+) -> Tensor:
     """Negative log-likelihood of log-probabilities ``input`` (N, C) at class ``target`` (N)."""
     from .. import functional as F
 
@@ -247,18 +254,24 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             "sequence length (dim -2)"
         )
     if is_causal and attn_mask is not None:
-        raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or is_causal, not both")
+        raise RuntimeError(
+            "scaled_dot_product_attention: pass either attn_mask or is_causal, not both"
+        )
     mask_array = None
     if attn_mask is not None:
         if attn_mask.requires_grad:
-            raise RuntimeError("scaled_dot_product_attention: a mask that requires grad is not supported")
+            raise RuntimeError(
+                "scaled_dot_product_attention: a mask that requires grad is not supported"
+            )
         if attn_mask.device != query.device:
             raise RuntimeError(
                 f"scaled_dot_product_attention: attn_mask is on {attn_mask.device} but query is on "
                 f"{query.device}"
             )
         scores_shape = q_shape[:-1] + (k_shape[-2],)  # (..., L, S)
-        _check_broadcast(scores_shape, tuple(attn_mask.shape), "scaled_dot_product_attention: attn_mask")
+        _check_broadcast(
+            scores_shape, tuple(attn_mask.shape), "scaled_dot_product_attention: attn_mask"
+        )
         mask_array = attn_mask.array
         if mask_array.dtype != bool:
             mask_array = mask_array.astype(query.array.dtype, copy=False)
@@ -297,4 +310,3 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
             )
         out = F.cat([parts[0], out, parts[1]], dim)
     return out
-

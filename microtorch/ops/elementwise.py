@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.function import Function, unbroadcast
 from .. import backend
+from ..autograd.function import Function, unbroadcast
 from ..backend import xp_of
 
 

@@ -149,5 +149,7 @@ def _layer_norm_backward_cuda(grad, xhat, inv_std, weight):
     dx = xp_of(grad).empty_like(grad)
     cols = weight.size
     kernel = backend.row_kernel("microtorch_layer_norm_backward", _LAYER_NORM_CUDA, grad.dtype)
-    backend.launch_rows(kernel, grad.size // cols, (grad, xhat, inv_std, weight, dx, numpy.int64(cols)))
+    backend.launch_rows(
+        kernel, grad.size // cols, (grad, xhat, inv_std, weight, dx, numpy.int64(cols))
+    )
     return dx

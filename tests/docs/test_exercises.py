@@ -59,7 +59,9 @@ def test_exercise_tests_pass_against_the_solutions():
     found = counts(output)
     assert code == 0, output
     # only the PyTorch parity tests may skip, and only where torch is not installed
-    no_torch = sum(int(n) for n in re.findall(r"SKIPPED \[(\d+)\] .*could not import 'torch'", output))
+    no_torch = sum(
+        int(n) for n in re.findall(r"SKIPPED \[(\d+)\] .*could not import 'torch'", output)
+    )
     assert found.get("passed", 0) >= 25 and "failed" not in found, output
     assert found.get("skipped", 0) == no_torch, output
 
