@@ -3,12 +3,14 @@
 ``import microtorch as torch`` runs ordinary PyTorch code for the ops it has.
 """
 
+import builtins  # this module rebinds bool, float and int to dtypes
+
 from . import (
     autograd,
     backend,
     cuda,
-    nn,  # noqa: E402  (nn builds on everything above)
-    optim,  # noqa: E402  (optim updates nn's parameters)
+    nn,
+    optim,
     viz,
 )
 from ._tensor import Size, Tensor
@@ -158,6 +160,3 @@ def __getattr__(name: str) -> object:
         f"PyTorch and '{name}' is not in it; write it from the ops there are, or add it as an "
         "op (docs/adding_an_op.md)"
     )
-
-
-import builtins  # noqa: E402
