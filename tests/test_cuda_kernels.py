@@ -21,6 +21,7 @@ CASES = {
     "softmax_small_rows": (lambda x: F.softmax(x, dim=-1), [(7, 3)]),
     "log_softmax": (lambda x: F.log_softmax(x, dim=-1), [(6, 65)]),
     "layer_norm": (lambda x, w, b: F.layer_norm(x, (384,), w, b), [(2, 5, 384), (384,), (384,)]),
+    "layer_norm_no_bias": (lambda x, w: F.layer_norm(x, (384,), w, None), [(2, 5, 384), (384,)]),
     "layer_norm_2d": (
         lambda x, w, b: F.layer_norm(x, (3, 40), w, b),
         [(2, 3, 40), (3, 40), (3, 40)],

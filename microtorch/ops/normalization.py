@@ -48,7 +48,7 @@ class LayerNorm(Function):
             gw = (grad * xhat).sum(axis=batch_axes)
         if len(self.needs_input_grad) > 2 and self.needs_input_grad[2]:
             gb = grad.sum(axis=batch_axes)
-        if self.needs_input_grad[0] and _use_cuda_kernel(grad, weight, weight):
+        if self.needs_input_grad[0] and _use_cuda_kernel(grad, weight, None):
             gx = _layer_norm_backward_cuda(grad, xhat, inv_std, weight)
         elif self.needs_input_grad[0]:
             xp = xp_of(grad)
@@ -73,7 +73,8 @@ __device__ inline float t_rsqrt(float v) { return rsqrtf(v); }
 __device__ inline double t_rsqrt(double v) { return rsqrt(v); }
 
 extern "C" __global__ void microtorch_layer_norm_forward(
-        const T* x, const T* w, const T* b, T* y, T* xhat, T* inv_std, long long cols, double eps) {
+        const T* x, const T* w, const T* b, int has_bias, T* y, T* xhat, T* inv_std,
+        long long cols, double eps) {
     __shared__ T buf[256];
     long long base = (long long)blockIdx.x * cols;
     T sum = 0;
@@ -89,7 +90,7 @@ extern "C" __global__ void microtorch_layer_norm_forward(
     for (long long j = threadIdx.x; j < cols; j += blockDim.x) {
         T h = (x[base + j] - mean) * r;
         xhat[base + j] = h;
-        y[base + j] = h * w[j] + b[j];
+        y[base + j] = has_bias ? h * w[j] + b[j] : h * w[j];
     }
 }
 
@@ -119,11 +120,10 @@ def _use_cuda_kernel(x, weight, bias):
     return (
         xp_of(x).__name__ == "cupy"
         and weight is not None
-        and bias is not None
         and x.dtype.name in ("float32", "float64")
         and x.flags.c_contiguous
         and weight.flags.c_contiguous
-        and bias.flags.c_contiguous
+        and (bias is None or bias.flags.c_contiguous)
         and x.size > 0
     )
 
@@ -137,7 +137,9 @@ def _layer_norm_cuda(x, weight, bias, ndims, eps):
     y, xhat = xp.empty_like(x), xp.empty_like(x)
     inv_std = xp.empty(x.shape[: x.ndim - ndims] + (1,) * ndims, dtype=x.dtype)
     kernel = backend.row_kernel("microtorch_layer_norm_forward", _LAYER_NORM_CUDA, x.dtype)
-    args = (x, weight, bias, y, xhat, inv_std, numpy.int64(cols), numpy.float64(eps))
+    has_bias = numpy.int32(bias is not None)  # without a bias, b is never read
+    b = bias if bias is not None else weight
+    args = (x, weight, b, has_bias, y, xhat, inv_std, numpy.int64(cols), numpy.float64(eps))
     backend.launch_rows(kernel, rows, args)
     return y, xhat, inv_std
 
