@@ -210,3 +210,20 @@ def write_json(path: str | None, payload: dict) -> None:
     if path:
         Path(path).write_text(json.dumps(payload, indent=2, default=str) + "\n")
         print(f"\nwrote {path}")
+
+
+def frameworks_and_machine(args: Any) -> tuple[list[str], dict]:
+    """Which frameworks to run (PyTorch when installed and not --no-torch) and the machine
+    description; prints both as the benchmark's header."""
+    frameworks = ["microtorch"]
+    if args.no_torch:
+        print("PyTorch columns skipped (--no-torch)")
+    elif torch_available():
+        frameworks.append("torch")
+    else:
+        print("PyTorch is not installed: its columns are skipped (pip install torch to compare)")
+    info = machine_info()
+    print(f"{info['date']}  {info['cpu']}, {info['cores']} cores, {args.threads} threads, "
+          f"device {args.device}; numpy {info['numpy_blas']['numpy']}, torch {info['torch']}")  # fmt: skip
+    print(f"BLAS: {info['numpy_blas'].get('blas')}; BLAS env: {info['blas_env']}")
+    return frameworks, info

@@ -345,17 +345,7 @@ def main() -> None:
     )
     if args.device == "cpu" and args.preset is None:
         print("shakespeare preset skipped on the CPU (pass --preset shakespeare for a few steps)")
-    frameworks = ["microtorch"]
-    if args.no_torch:
-        print("PyTorch columns skipped (--no-torch)")
-    elif _common.torch_available():
-        frameworks.append("torch")
-    else:
-        print("PyTorch is not installed: its columns are skipped (pip install torch to compare)")
-    info = _common.machine_info()
-    print(f"{info['date']}  {info['cpu']}, {info['cores']} cores, {args.threads} threads, "
-          f"device {args.device}; numpy {info['numpy_blas']['numpy']}, torch {info['torch']}")  # fmt: skip
-    print(f"BLAS: {info['numpy_blas'].get('blas')}; BLAS env: {info['blas_env']}")
+    frameworks, info = _common.frameworks_and_machine(args)
 
     import tempfile
 
