@@ -214,6 +214,11 @@ class Tensor:
             grad = backend.xp_of(self.array).ones_like(self.array)
         else:
             g = gradient.array if isinstance(gradient, Tensor) else numpy.asarray(gradient)
+            if type(g) is not type(self.array):
+                raise RuntimeError(
+                    f"backward: gradient is on {backend.device_of(g)} but the tensor is on "
+                    f"{self.device}; move it with .to({str(self.device)!r})"
+                )
             if g.shape != self.array.shape:
                 raise RuntimeError(
                     f"backward: gradient has shape {g.shape} but the tensor has shape "
