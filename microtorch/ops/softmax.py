@@ -40,12 +40,17 @@ __device__ inline double t_exp(double v) { return exp(v); }
 __device__ inline float t_log(float v) { return logf(v); }
 __device__ inline double t_log(double v) { return log(v); }
 
+// The largest element of a row, for every thread of the block.
+__device__ T row_max(const T* row, long long cols, T* buf) {
+    T top = (T)__longlong_as_double(0xfff0000000000000ULL);  // -inf
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) top = fmax(top, row[j]);
+    return block_max(top, buf);
+}
+
 extern "C" __global__ void microtorch_softmax_forward(const T* x, T* y, long long cols) {
     __shared__ T buf[256];
     long long base = (long long)blockIdx.x * cols;
-    T top = (T)__longlong_as_double(0xfff0000000000000ULL);  // -inf
-    for (long long j = threadIdx.x; j < cols; j += blockDim.x) top = fmax(top, x[base + j]);
-    top = block_max(top, buf);
+    T top = row_max(x + base, cols, buf);
     T total = 0;
     for (long long j = threadIdx.x; j < cols; j += blockDim.x) {
         T e = t_exp(x[base + j] - top);
@@ -59,9 +64,7 @@ extern "C" __global__ void microtorch_softmax_forward(const T* x, T* y, long lon
 extern "C" __global__ void microtorch_log_softmax_forward(const T* x, T* y, long long cols) {
     __shared__ T buf[256];
     long long base = (long long)blockIdx.x * cols;
-    T top = (T)__longlong_as_double(0xfff0000000000000ULL);  // -inf
-    for (long long j = threadIdx.x; j < cols; j += blockDim.x) top = fmax(top, x[base + j]);
-    top = block_max(top, buf);
+    T top = row_max(x + base, cols, buf);
     T total = 0;
     for (long long j = threadIdx.x; j < cols; j += blockDim.x) total += t_exp(x[base + j] - top);
     T log_total = t_log(block_sum(total, buf));
