@@ -28,9 +28,10 @@ from . import grad_mode
 
 
 class Function:
-    # Set by apply() when the graph is recorded:
-    next_functions: tuple  # per input: the producing Function, a leaf Tensor, or None
+    # Set by apply(): needs_input_grad before forward (all False when no graph is recorded),
+    # next_functions after it, when the graph is recorded.
     needs_input_grad: tuple  # per input: does backward need to compute this gradient?
+    next_functions: tuple  # per input: the producing Function, a leaf Tensor, or None
     hooks: list | None = None  # hooks registered on the output tensor (non-leaf)
     retained: Any = None  # weakref to the output tensor when retain_grad() was called
     creation_trace: Any = None  # user source line, recorded only under detect_anomaly()
@@ -86,17 +87,19 @@ class Function:
                 nodes.append(None)
                 needs.append(False)
         fn = cls()
+        recording = requires_grad and grad_mode.enabled
+        # set before forward, so that forward can skip work only backward would use
+        fn.needs_input_grad = tuple(needs) if recording else (False,) * len(inputs)
         out = fn.forward(*arrays, **params)
         if isinstance(out, numpy.generic):  # numpy reductions may return scalars
             out = numpy.asarray(out)
 
-        if not (requires_grad and grad_mode.enabled):
+        if not recording:
             fn.saved_arrays = None
             result = Tensor._make(out)
         else:
             result = Tensor._make(out, requires_grad=True, grad_fn=fn)
             fn.next_functions = tuple(nodes)
-            fn.needs_input_grad = tuple(needs)
             if fn.saved_arrays:
                 fn._record_saved_versions(inputs, result)
             if _anomaly_hook is not None:

@@ -202,6 +202,8 @@ class Gelu(Function):
         cdf += 1
         cdf *= 0.5  # Phi(x) = (1 + erf(x / sqrt(2))) / 2
         out = x * cdf
+        if not self.needs_input_grad[0]:  # no backward will run (e.g. under no_grad)
+            return out
         # The derivative d/dx x Phi(x) = Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi),
         # shares exp(-x^2 / 2) with erf: computed here, it makes backward one multiply (and
         # only one array is kept for it).
