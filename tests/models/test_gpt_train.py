@@ -4,12 +4,12 @@ leaks over many steps."""
 from __future__ import annotations
 
 import gc
-import warnings
 import json
 import math
 import os
 import signal
 import sys
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
