@@ -227,3 +227,16 @@ def frameworks_and_machine(args: Any) -> tuple[list[str], dict]:
           f"device {args.device}; numpy {info['numpy_blas']['numpy']}, torch {info['torch']}")  # fmt: skip
     print(f"BLAS: {info['numpy_blas'].get('blas')}; BLAS env: {info['blas_env']}")
     return frameworks, info
+
+
+def add_comparison_args(parser: Any) -> None:
+    """The options every side-by-side benchmark takes."""
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument(
+        "--threads", type=int, default=2, help="BLAS/OpenMP/torch threads (default 2)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="worker pairs (alternating frameworks)"
+    )
+    parser.add_argument("--no-torch", action="store_true", help="skip PyTorch even if installed")
+    parser.add_argument("--json", help="write all results to this JSON file")

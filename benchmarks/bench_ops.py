@@ -293,20 +293,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    parser.add_argument(
-        "--threads", type=int, default=2, help="BLAS/OpenMP/torch threads (default 2)"
-    )
-    parser.add_argument(
-        "--repeats", type=int, default=3, help="worker pairs (alternating frameworks)"
-    )
+    _common.add_comparison_args(parser)
     parser.add_argument(
         "--ops", nargs="+", default=list(CASES), help="op cases to run (default: all)"
     )
     parser.add_argument("--sizes", nargs="+", default=list(SIZES), choices=SIZES)
     parser.add_argument("--min-time", type=float, default=0.05, help="seconds per timing batch")
-    parser.add_argument("--no-torch", action="store_true", help="skip PyTorch even if installed")
-    parser.add_argument("--json", help="write all results to this JSON file")
     parser.add_argument("--framework", choices=["microtorch", "torch"], help=argparse.SUPPRESS)
     parser.add_argument("--worker-json", help=argparse.SUPPRESS)
     args = parser.parse_args()

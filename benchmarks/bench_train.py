@@ -308,13 +308,7 @@ def main() -> None:
     )
     parser.add_argument("--preset", nargs="+", choices=["tiny", "baby", "shakespeare"],
                         help="default: tiny baby on cpu; tiny baby shakespeare on cuda")  # fmt: skip
-    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    parser.add_argument(
-        "--threads", type=int, default=2, help="BLAS/OpenMP/torch threads (default 2)"
-    )
-    parser.add_argument(
-        "--repeats", type=int, default=3, help="worker pairs (alternating frameworks)"
-    )
+    _common.add_comparison_args(parser)
     parser.add_argument(
         "--steps",
         type=int,
@@ -323,8 +317,6 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (default 3)")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="also run one profiled microtorch worker and print its top N functions")  # fmt: skip
-    parser.add_argument("--no-torch", action="store_true", help="skip PyTorch even if installed")
-    parser.add_argument("--json", help="write all results to this JSON file")
     parser.add_argument("--framework", choices=["microtorch", "torch"], help=argparse.SUPPRESS)
     parser.add_argument("--init", help=argparse.SUPPRESS)
     parser.add_argument("--make-init", action="store_true", help=argparse.SUPPRESS)
