@@ -113,8 +113,13 @@ class TakeAlongDim(Function):
     def backward(self, grad):
         xp = xp_of(grad)
         full = xp.zeros(self.in_shape, dtype=grad.dtype)
-        # add.at along one axis: build the full index grid
-        grid = list(xp.indices(self.index.shape, sparse=True))
+        # add.at along one axis: the index grid is arange(n) along every other axis (each
+        # shaped to broadcast: (n0, 1, 1), (1, n1, 1), ...) and self.index along dim
+        shape = self.index.shape
+        grid = [
+            xp.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
+            for d, n in enumerate(shape)
+        ]
         grid[self.dim] = self.index
         xp.add.at(full, tuple(grid), grad)
         return full
