@@ -3,6 +3,8 @@
 ``device``: every test that takes it runs once on the CPU and once on CUDA; the CUDA run
 skips cleanly when CuPy or a GPU is absent. Set MICROTORCH_TEST_DEVICE=cuda to run only
 the CUDA cases (benchmarks/gpu_check.sh does), or =cpu for only the CPU ones.
+MICROTORCH_TEST_DEVICE=fakecuda runs the CUDA cases on the CPU, with tests/fake_cupy
+standing in for CuPy (no GPU needed; see that module for what it does and cannot show).
 """
 
 from __future__ import annotations
@@ -11,9 +13,15 @@ import os
 
 import pytest
 
-import microtorch
-
 _ONLY = os.environ.get("MICROTORCH_TEST_DEVICE")
+if _ONLY == "fakecuda":
+    from tests import fake_cupy
+
+    fake_cupy.install()  # before microtorch first imports cupy
+    _ONLY = "cuda"
+
+import microtorch  # noqa: E402
+
 DEVICES = [d for d in ("cpu", "cuda") if _ONLY in (None, "", d)]
 
 

@@ -2,7 +2,7 @@
 
 tests/fake_cupy/kernels.py compiles each kernel's CUDA C++ as host C++ (with g++) and runs
 it with CuPy's calling conventions: ``ElementwiseKernel`` as a loop, ``RawKernel`` with one
-OS thread per CUDA thread and a real barrier for ``__syncthreads()``. The first tests check
+fiber per CUDA thread, taking turns at every ``__syncthreads()``. The first tests check
 the emulator itself; the rest launch every kernel in ``backend.CUDA_SOURCES`` through the
 ops' own CUDA helpers (``_softmax_cuda``, ``_layer_norm_cuda``, ...), with the CPU
 emulator standing in for CuPy, and compare with the NumPy path. Skipped without g++."""
@@ -58,6 +58,37 @@ def test_raw_kernel_block_sum_over_rows(cols: int) -> None:
     out = np.zeros(3)
     kernel((3,), (256,), (x, out, np.int64(cols)))
     np.testing.assert_allclose(out, x.sum(axis=1), rtol=1e-12)
+
+
+TWO_SUMS_RACING = """
+// block_sum twice in a row, the first without its closing barrier: thread 0 reads the total
+// and goes on to write its next partial into buf[0] while other threads still read buf[0].
+__device__ T racy_block_sum(T v, T* buf) {
+    buf[threadIdx.x] = v;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) buf[threadIdx.x] += buf[threadIdx.x + stride];
+        __syncthreads();
+    }
+    return buf[0];
+}
+
+extern "C" __global__ void two_sums(T* out) {
+    __shared__ T buf[256];
+    T first = racy_block_sum((T)1, buf);
+    T second = block_sum((T)2, buf);
+    out[threadIdx.x] = first + second;
+}
+"""
+
+
+def test_a_missing_syncthreads_is_caught() -> None:
+    """A GPU may or may not show this race; the emulator's turn order shows it every time."""
+    kernel = RawKernel(backend.row_kernel_code(TWO_SUMS_RACING, "double"), "two_sums")
+    out = np.zeros(256)
+    kernel((1,), (256,), (out,))
+    assert out[0] == 256 + 512  # thread 0 read its total before anyone wrote over it
+    assert (out[1:] != 256 + 512).all()  # the others read thread 0's next partial instead
 
 
 BLOCK_TOTALS = """

@@ -110,9 +110,9 @@ def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None)
     if idx.size == 0:
         return
     xp = backend.xp_of(idx)
-    valid = idx if ignore is None else idx[idx != ignore]
     allowed = "" if ignore is None else f" or ignore_index={ignore}"
     if xp.__name__ == "numpy":
+        valid = idx if ignore is None else idx[idx != ignore]  # (a mask: on a GPU, a sync)
         if valid.size and (valid.min() < 0 or valid.max() >= n):
             bad = int(valid.min()) if valid.min() < 0 else int(valid.max())
             name = "target" if ignore is not None else "index"

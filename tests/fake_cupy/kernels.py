@@ -11,13 +11,17 @@ to them on any machine that has g++:
 - ``RawKernel(code, name)`` behaves like ``cupy.RawKernel``: ``kernel(grid, block, args)``.
   The CUDA source is compiled as host C++ behind a small shim header that defines CUDA's
   vocabulary (``threadIdx``, ``__syncthreads()``, ``__shared__``, ``atomicAdd``, ``rsqrtf``,
-  ...). Every CUDA thread of a block is a real OS thread; ``__syncthreads()`` is a
-  ``std::barrier`` for those threads; ``__shared__`` variables are ``static``, so all threads
-  of the running block share them. The threads run the blocks one after another (block 0,
-  then block 1, ...), with a barrier between blocks. A thread that returns from the kernel
-  drops out of the other threads' ``__syncthreads()``, as on current GPUs.
+  ...). Every CUDA thread of a block is a fiber (its own stack, so its own local
+  variables), and the threads take turns on the launching OS thread: each runs until it
+  reaches ``__syncthreads()`` or finishes, then the next one runs; when all have had their
+  turn they are all at the same barrier, and the next round passes it. ``__shared__``
+  variables are ``static``, so all threads of the running block share them. Blocks run one
+  after another. A thread that returns from the kernel drops out of the other threads'
+  ``__syncthreads()``, as on current GPUs. Thread 0 always goes first and as far as it can,
+  so a missing ``__syncthreads()`` (one thread overwriting shared memory that another has
+  not read yet) shows up every time, not by luck.
 
-Needs g++ 11 or newer (for ``std::barrier``); without g++ a RuntimeError says so.
+Needs g++ with C++20 and glibc's ucontext (Linux); without g++ a RuntimeError says so.
 
 Compiled libraries are cached in memory and on disk, in a folder under
 ``tempfile.gettempdir()``, keyed by a hash of the generated code and compiler flags.
@@ -27,7 +31,7 @@ What it cannot show:
 - speed, or anything about warps: there are no warps, so warp shuffles, votes and
   ``__syncwarp`` are not available (such code fails to compile here);
 - bugs that depend on blocks running at the same time: blocks run in order, one at a time;
-- races inside a block show up only when the OS happens to interleave the threads badly;
+- races that need two threads to run at the same moment (the turns above are one order);
 - only 1-D launches (grid and block in x); the kernel must be ``extern "C"``;
 - out-of-bounds accesses are not caught: they corrupt memory or crash the Python process.
 
@@ -222,9 +226,9 @@ struct Indexer {
 
 # Raw kernels also get threads, blocks, barriers and shared memory.
 _BLOCK_SHIM = r"""
-#include <barrier>
+#include <csetjmp>
 #include <cstdlib>
-#include <pthread.h>
+#include <ucontext.h>
 #include <utility>
 
 // Launch geometry. Only x is used: y and z are always index 0 of size 1.
@@ -233,7 +237,8 @@ struct dim3 {
     constexpr dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1)
         : x(x_), y(y_), z(z_) {}
 };
-static thread_local dim3 threadIdx(0, 0, 0), blockIdx(0, 0, 0), blockDim, gridDim;
+// Set by the scheduler below before it switches to a thread.
+static dim3 threadIdx(0, 0, 0), blockIdx(0, 0, 0), blockDim, gridDim;
 
 // __shared__ variables are statics (one copy, shared by the threads of the running block),
 // placed in their own section so that they can be refilled with 0xFF before each block.
@@ -241,9 +246,38 @@ static thread_local dim3 threadIdx(0, 0, 0), blockIdx(0, 0, 0), blockDim, gridDi
 extern "C" char __start_microtorch_shared[] __attribute__((weak, visibility("hidden")));
 extern "C" char __stop_microtorch_shared[] __attribute__((weak, visibility("hidden")));
 
+// The CUDA threads of a block are fibers: each has its own stack (its own local variables,
+// as a GPU thread has its own registers) and they take turns on the one OS thread that
+// launched the kernel. A thread runs until it reaches __syncthreads() (or finishes); then
+// the next one runs. When every live thread has had its turn, all of them are at the same
+// barrier, so the next round can pass it. Switching costs a _setjmp/_longjmp pair.
 namespace microtorch_cpu {
-static std::barrier<>* block_barrier = nullptr;  // __syncthreads() of the running block
 static unsigned char* dynamic_shared = nullptr;  // what `extern __shared__ T x[];` points to
+
+struct Fiber {
+    std::jmp_buf resume;  // where the thread waits (inside __syncthreads, or block's end)
+    bool started, finished;
+};
+
+static std::jmp_buf scheduler;
+static Fiber* fibers = nullptr;
+static unsigned int current = 0;
+static void (*kernel_call)(void**) = nullptr;
+static void** kernel_args = nullptr;
+
+// Back to the scheduler; returns when the scheduler gives this thread its next turn.
+__attribute__((noinline)) inline void yield_to_scheduler() {
+    if (!_setjmp(fibers[current].resume)) _longjmp(scheduler, 1);
+}
+
+// A fiber's whole life: run the kernel for the current block, say so, wait for the next.
+inline void fiber_main() {
+    for (;;) {
+        kernel_call(kernel_args);
+        fibers[current].finished = true;
+        yield_to_scheduler();
+    }
+}
 
 // A GPU gives a block whatever its shared memory held last: fill it with 0xFF bytes (NaN
 // as floats) so that reading shared memory the block never wrote is not silently zero.
@@ -257,92 +291,63 @@ inline void poison_shared_memory(std::size_t dynamic_bytes) {
 
 inline void __syncthreads() {
     __asm__ __volatile__("" ::: "memory");  // the compiler must reload shared memory after
-    microtorch_cpu::block_barrier->arrive_and_wait();
+    microtorch_cpu::yield_to_scheduler();
     __asm__ __volatile__("" ::: "memory");
 }
 
 namespace microtorch_cpu {
-struct Launch;
+constexpr std::size_t STACK_BYTES = 64 * 1024;  // per CUDA thread; kernels use little
 
-// Runs when every thread has finished a block: a fresh barrier and poisoned shared memory
-// for the next one.
-struct NextBlock {
-    Launch* launch;
-    void operator()() noexcept;
-};
-
-struct Launch {
-    void (*call)(void** args);  // the kernel, with its arguments unpacked from args
-    void** args;
-    unsigned int grid, block;
-    std::size_t shared_bytes;
-    std::barrier<>* gate;  // threads start together, or not at all if one failed to start
-    std::barrier<NextBlock>* end_of_block;
-    bool failed;
-};
-
-inline void NextBlock::operator()() noexcept {
-    delete block_barrier;
-    block_barrier = new std::barrier<>(launch->block);
-    poison_shared_memory(launch->shared_bytes);
-}
-
-struct ThreadStart {
-    Launch* launch;
-    unsigned int index;
-};
-
-inline void* run_thread(void* start_pointer) {
-    ThreadStart* start = static_cast<ThreadStart*>(start_pointer);
-    Launch* launch = start->launch;
-    launch->gate->arrive_and_wait();
-    if (launch->failed) return nullptr;
-    threadIdx = dim3(start->index, 0, 0);
-    blockDim = dim3(launch->block);
-    gridDim = dim3(launch->grid);
-    for (unsigned int b = 0; b < launch->grid; ++b) {
-        blockIdx = dim3(b, 0, 0);
-        launch->call(launch->args);
-        // A thread that has finished (or returned early) no longer holds up the
-        // __syncthreads() of the others, as on current GPUs.
-        block_barrier->arrive_and_drop();
-        launch->end_of_block->arrive_and_wait();
-    }
-    return nullptr;
-}
-
-// One OS thread per CUDA thread of a block; each runs every block in turn.
-// Returns 0, or -1 if the threads could not be started.
+// Runs the grid block after block; returns 0, or -1 if memory for the stacks ran out.
 inline int launch(void (*call)(void**), unsigned int grid, unsigned int block,
                   std::size_t shared_bytes, void** args) {
     std::size_t dynamic_size = (shared_bytes + 15) / 16 * 16;
     dynamic_shared = dynamic_size ? static_cast<unsigned char*>(std::aligned_alloc(16, dynamic_size))
                                   : nullptr;
-    block_barrier = new std::barrier<>(block);
-    poison_shared_memory(shared_bytes);
-    std::barrier<> gate(block + 1);
-    Launch run{call, args, grid, block, shared_bytes, &gate, nullptr, false};
-    std::barrier<NextBlock> end_of_block(block, NextBlock{&run});
-    run.end_of_block = &end_of_block;
-    pthread_t* threads = new pthread_t[block];
-    ThreadStart* starts = new ThreadStart[block];
-    unsigned int started = 0;
-    for (; started < block; ++started) {
-        starts[started] = ThreadStart{&run, started};
-        if (pthread_create(&threads[started], nullptr, run_thread, &starts[started]) != 0) {
-            run.failed = true;
-            break;
+    unsigned char* stacks = static_cast<unsigned char*>(std::malloc(STACK_BYTES * block));
+    if (stacks == nullptr) return -1;
+    fibers = new Fiber[block];
+    ucontext_t* starts = new ucontext_t[block];
+    kernel_call = call;
+    kernel_args = args;
+    blockDim = dim3(block);
+    gridDim = dim3(grid);
+    for (unsigned int t = 0; t < block; ++t) {
+        getcontext(&starts[t]);
+        starts[t].uc_stack.ss_sp = stacks + STACK_BYTES * t;
+        starts[t].uc_stack.ss_size = STACK_BYTES;
+        starts[t].uc_link = nullptr;  // fiber_main never returns
+        makecontext(&starts[t], fiber_main, 0);
+        fibers[t].started = false;
+    }
+    for (unsigned int b = 0; b < grid; ++b) {
+        blockIdx = dim3(b, 0, 0);
+        poison_shared_memory(shared_bytes);
+        for (unsigned int t = 0; t < block; ++t) fibers[t].finished = false;
+        for (bool alive = true; alive;) {  // one round: every live thread takes a turn
+            alive = false;
+            for (unsigned int t = 0; t < block; ++t) {
+                if (fibers[t].finished) continue;
+                current = t;
+                threadIdx = dim3(t, 0, 0);
+                if (!_setjmp(scheduler)) {
+                    if (!fibers[t].started) {
+                        fibers[t].started = true;
+                        setcontext(&starts[t]);  // first turn: onto its own stack
+                    }
+                    _longjmp(fibers[t].resume, 1);
+                }
+                alive = alive || !fibers[t].finished;
+            }
         }
     }
-    (void)gate.arrive(1 + (block - started));  // this thread, and any that did not start
-    for (unsigned int t = 0; t < started; ++t) pthread_join(threads[t], nullptr);
-    delete[] threads;
     delete[] starts;
-    delete block_barrier;
-    block_barrier = nullptr;
+    delete[] fibers;
+    fibers = nullptr;
+    std::free(stacks);
     std::free(dynamic_shared);
     dynamic_shared = nullptr;
-    return run.failed ? -1 : 0;
+    return 0;
 }
 
 // Calls kernel(P0, P1, ...) with each argument read from the memory args[k] points to.
@@ -867,7 +872,7 @@ class RawKernel:
             status = launcher(grid_x, block_x, shared_mem, pointers)
         if status != 0:
             raise RuntimeError(
-                f"RawKernel {self.name}: could not start {block_x} threads for a block"
+                f"RawKernel {self.name}: no memory for the stacks of {block_x} threads"
             )
 
     def _extent(self, what: str, value: Any, limit: int) -> int:

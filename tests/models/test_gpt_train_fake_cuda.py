@@ -1,0 +1,63 @@
+"""On CUDA, a char-GPT training step never makes the host wait for the GPU, and it trains
+the same model as the CPU does.
+
+These run only under ``MICROTORCH_TEST_DEVICE=fakecuda``, where tests/fake_cupy stands in
+for CuPy and counts every point at which real CuPy would block the host (``.item()``,
+``.get()``, ``bool()`` of a device array, boolean-mask indexing, ...). On a real GPU the
+loss match is checked at full size by benchmarks/cuda_cpu_match.py."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import microtorch as torch
+from microtorch import nn
+from models.data import CharDataset
+from models.transformer import GPT, GPTConfig
+
+fake_cupy = sys.modules.get("cupy")
+pytestmark = pytest.mark.skipif(
+    getattr(fake_cupy, "__version__", "") != "0.0-fake",
+    reason="needs MICROTORCH_TEST_DEVICE=fakecuda (tests/fake_cupy counts host syncs)",
+)
+
+TEXT = "".join(f"line {i}: the quick brown fox jumps over {i % 7} lazy dogs.\n" for i in range(60))
+
+
+def _train_steps(device: str, steps: int, dropout: float) -> tuple[list, int]:
+    """``steps`` AdamW steps of a small GPT, written as models/train.py's loop writes them.
+    Returns the loss tensors (not yet read) and the host syncs the steps made."""
+    torch.manual_seed(0)
+    dataset = CharDataset(TEXT, block_size=16, seed=0)
+    config = GPTConfig(vocab_size=dataset.tokenizer.vocab_size, block_size=16, n_layer=2,
+                       n_head=2, n_embd=32, dropout=dropout, bias=False)  # fmt: skip
+    model = GPT(config).to(device)
+    optimizer = model.configure_optimizers(0.1, 3e-3, (0.9, 0.99), torch.device(device).type)
+    losses = []
+    with fake_cupy.count_host_syncs() as syncs:
+        for _ in range(steps):
+            x, y = dataset.get_batch("train", 4, device)
+            loss = model(x, y)[1]
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            losses.append(loss)
+    return losses, syncs[0]
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.1])
+def test_a_training_step_never_waits_for_the_gpu(dropout: float) -> None:
+    losses, syncs = _train_steps("cuda", steps=6, dropout=dropout)
+    assert syncs == 0, f"{syncs} host syncs in 6 training steps (expected none)"
+    assert all(loss.item() > 0 for loss in losses)  # reading the losses is where it waits
+
+
+def test_cuda_trains_the_same_model_as_the_cpu() -> None:
+    """Host-seeded initialisation and batches, dropout 0: the losses agree step by step."""
+    cpu = [loss.item() for loss in _train_steps("cpu", steps=8, dropout=0.0)[0]]
+    cuda = [loss.item() for loss in _train_steps("cuda", steps=8, dropout=0.0)[0]]
+    assert cpu[-1] < cpu[0]  # it is learning
+    assert cuda == pytest.approx(cpu, abs=1e-5)
