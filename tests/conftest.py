@@ -15,6 +15,10 @@ import pytest
 
 _ONLY = os.environ.get("MICROTORCH_TEST_DEVICE")
 if _ONLY == "fakecuda":
+    import shutil
+
+    if shutil.which("g++") is None:
+        raise pytest.UsageError("MICROTORCH_TEST_DEVICE=fakecuda runs CUDA kernels with g++")
     from tests import fake_cupy
 
     fake_cupy.install()  # before microtorch first imports cupy

@@ -473,6 +473,24 @@ class _Cuda:
 cuda = _Cuda()
 
 
+class _Random:
+    """``cupy.random``: the few functions benchmarks use (microtorch itself draws on the host)."""
+
+    _generator = numpy.random.default_rng(0)
+
+    def seed(self, seed: int | None = None) -> None:
+        _Random._generator = numpy.random.default_rng(seed)
+
+    def standard_normal(self, size: Any = None, dtype: Any = float) -> FakeArray:
+        return FakeArray(numpy.asarray(self._generator.standard_normal(size), dtype=dtype))
+
+    def random(self, size: Any = None, dtype: Any = float) -> FakeArray:
+        return FakeArray(numpy.asarray(self._generator.random(size), dtype=dtype))
+
+
+random = _Random()
+
+
 def __getattr__(name: str) -> Any:
     """Everything else is NumPy's: dtypes and constants as they are, functions wrapped."""
     target = getattr(numpy, name)
