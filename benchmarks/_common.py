@@ -107,6 +107,14 @@ def torch_available() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
+def torch_has_cuda() -> bool:
+    """Does the installed PyTorch see a GPU? Asked in a separate process, so that this one
+    neither imports torch nor holds a CUDA context while the workers run."""
+    check = [sys.executable, "-c", "import torch; print(torch.cuda.is_available())"]
+    result = subprocess.run(check, capture_output=True, text=True, timeout=300)
+    return result.stdout.strip() == "True"
+
+
 def measure_matmul_gflops(n: int = 1024, repeats: int = 10) -> float:
     """float32 GFLOP/s of NumPy's n x n matmul in this process (the machine's BLAS rate;
     run it in a worker with the benchmark's thread count)."""
@@ -218,6 +226,8 @@ def frameworks_and_machine(args: Any) -> tuple[list[str], dict]:
     frameworks = ["microtorch"]
     if args.no_torch:
         print("PyTorch columns skipped (--no-torch)")
+    elif torch_available() and args.device == "cuda" and not torch_has_cuda():
+        print("PyTorch is installed without CUDA (or sees no GPU): its columns are skipped")
     elif torch_available():
         frameworks.append("torch")
     else:

@@ -12,12 +12,17 @@
 #
 # Each step has a time limit so that the whole check ends within about 8 minutes plus N.
 # Logs and JSON go to $GPU_CHECK_OUT (default gpu_check_out/). A short table comes last.
+# GPU_CHECK_PRESET=tiny (default shakespeare) and GPU_CHECK_MATCH_ITERS=3 (default 50) make
+# steps 2-4 small. With PYTHONPATH=tests/fake_cupy/as_cupy as well, the check runs on a
+# machine without a GPU (CuPy faked, kernels on the CPU): a dry run of this script.
 set -u
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 DATA=${1:-python-docs}
 OUT=${GPU_CHECK_OUT:-gpu_check_out}
 TRAIN_SECONDS=${GPU_TRAIN_SECONDS:-0}
+PRESET=${GPU_CHECK_PRESET:-shakespeare}
+ITERS=${GPU_CHECK_MATCH_ITERS:-50}
 mkdir -p "$OUT"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 
@@ -28,7 +33,7 @@ $PY -c "import torch; print('torch', torch.__version__, '| cuda', torch.version.
 
 echo "== 2a. CPU reference losses (background, on the host cores)"
 OMP_NUM_THREADS=8 OPENBLAS_NUM_THREADS=8 timeout 420 $PY benchmarks/cuda_cpu_match.py \
-    --device cpu --data "$DATA" --json "$OUT/losses_cpu.json" > "$OUT/match_cpu.log" 2>&1 &
+    --device cpu --preset "$PRESET" --iters "$ITERS" --data "$DATA" --json "$OUT/losses_cpu.json" > "$OUT/match_cpu.log" 2>&1 &
 cpu_pid=$!
 
 echo "== 1. test suite on CUDA"
@@ -40,7 +45,7 @@ tests_rc=$?
 tail -n 25 "$OUT/tests.log"
 
 echo "== 2b. CUDA losses"
-timeout 120 $PY benchmarks/cuda_cpu_match.py --device cuda --data "$DATA" \
+timeout 120 $PY benchmarks/cuda_cpu_match.py --device cuda --preset "$PRESET" --iters "$ITERS" --data "$DATA" \
     --json "$OUT/losses_cuda.json" 2>&1 | tail -n 3
 wait $cpu_pid
 tail -n 2 "$OUT/match_cpu.log"
@@ -49,16 +54,16 @@ $PY benchmarks/cuda_cpu_match.py --compare "$OUT/losses_cpu.json" "$OUT/losses_c
 match_rc=$?
 cat "$OUT/match.txt"
 
-echo "== 3. training step, microtorch vs PyTorch CUDA (shakespeare preset)"
-timeout 240 $PY benchmarks/bench_train.py --device cuda --preset shakespeare --repeats 3 \
+echo "== 3. training step, microtorch vs PyTorch CUDA ($PRESET preset)"
+timeout 240 $PY benchmarks/bench_train.py --device cuda --preset "$PRESET" --repeats 3 \
     --json "$OUT/bench_cuda.json" > "$OUT/bench.log" 2>&1
 bench_rc=$?
 tail -n 20 "$OUT/bench.log"
 
 train_rc=skipped
 if [ "$TRAIN_SECONDS" -gt 0 ]; then
-    echo "== 4. shakespeare preset training for ${TRAIN_SECONDS}s"
-    timeout -s TERM "$TRAIN_SECONDS" $PY -m models.train --preset shakespeare --device cuda \
+    echo "== 4. $PRESET preset training for ${TRAIN_SECONDS}s"
+    timeout -s TERM "$TRAIN_SECONDS" $PY -m models.train --preset "$PRESET" --device cuda \
         --data "$DATA" --out "$OUT/run" --eval-iters 20 > "$OUT/train.log" 2>&1
     train_rc=$?
     tail -n 8 "$OUT/train.log"
@@ -68,7 +73,7 @@ echo
 echo "== summary"
 printf '%-34s %s\n' "test suite on CUDA (rc)" "$tests_rc: $(grep -E '(passed|failed)' "$OUT/tests.log" | tail -n 1)"
 printf '%-34s %s\n' "CPU vs CUDA first 50 losses (rc)" "$match_rc: $(tail -n 1 "$OUT/match.txt")"
-printf '%-34s %s\n' "bench_train shakespeare (rc)" "$bench_rc: $(grep -E 'microtorch/PyTorch' "$OUT/bench.log" | tail -n 1)"
+printf '%-34s %s\n' "bench_train $PRESET (rc)" "$bench_rc: $(grep -E 'microtorch/PyTorch' "$OUT/bench.log" | tail -n 1)"
 if [ "$train_rc" != skipped ]; then
     printf '%-34s %s\n' "training run (rc)" "$train_rc: $(tail -n 1 "$OUT/run/metrics.jsonl" 2>/dev/null)"
 fi
