@@ -63,6 +63,23 @@ def test_float32_gelu_forward_and_backward_match_float64(device, approximate):
     np.testing.assert_allclose(_np(xt.grad), g * dref, atol=3e-6, rtol=1e-5)
 
 
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_float16_gelu_and_erf_work_on_every_device(device, approximate):
+    """The CUDA kernels are built for float32/float64; float16 takes the array code."""
+    x = np.linspace(-4, 4, 101).astype(np.float16)
+    xt = _t(x, device, grad=True)
+    y = F.gelu(xt, approximate=approximate)
+    y.sum().backward()
+    x32 = _t(x.astype(np.float32), device, grad=True)
+    y32 = F.gelu(x32, approximate=approximate)
+    y32.sum().backward()
+    assert y.dtype is microtorch.float16 and xt.grad.dtype is microtorch.float16
+    np.testing.assert_allclose(_np(y).astype(np.float32), _np(y32), atol=1e-2, rtol=1e-2)
+    np.testing.assert_allclose(_np(xt.grad).astype(np.float32), _np(x32.grad), atol=1e-2, rtol=1e-2)
+    e = microtorch.backend.to_numpy(erf(_t(x, device).array))
+    np.testing.assert_allclose(e.astype(np.float64), _erf64(x.astype(np.float64)), atol=2e-3)
+
+
 def test_gelu_float64_gradcheck():
     x = microtorch.tensor(np.linspace(-4, 4, 9), dtype=microtorch.float64, requires_grad=True)
     assert microtorch.autograd.gradcheck(lambda a: F.gelu(a), (x,))

@@ -104,10 +104,12 @@ def erf(x):
     """The error function (NumPy has none; on a GPU it is CUDA's own erf).
 
     float64: a Maclaurin series for |x| <= 2 and a continued fraction for erfc beyond,
-    accurate to about 1e-14. Lower precisions: Abramowitz & Stegun's formula 7.1.26,
-    absolute error below 1.5e-7 (about float32's own rounding near 1), and cheap."""
+    accurate to about 1e-14. float32: Abramowitz & Stegun's formula 7.1.26, absolute error
+    below 1.5e-7 (about float32's own rounding near 1), and cheap. float16: via float32."""
     xp = xp_of(x)
-    if xp.__name__ == "cupy":
+    if x.dtype == xp.float16:  # computed in float32 and rounded once, as PyTorch does
+        return erf(x.astype(xp.float32)).astype(xp.float16)
+    if _fused_on_gpu(x):
         return backend.elementwise_kernel(*_ERF_CUDA)(x)
     if x.dtype == xp.float64:
         return _erf_float64(x)
@@ -178,7 +180,8 @@ class Gelu(Function):
     def forward(self, x, approximate="none"):
         xp = xp_of(x)
         self.approximate = approximate
-        if xp.__name__ == "cupy":  # one fused CUDA kernel instead of ~8 array passes
+        self.fused = _fused_on_gpu(x)
+        if self.fused:  # one fused CUDA kernel instead of ~8 array passes
             self.save_for_backward(x)
             return _gelu_cuda_kernel("forward", approximate)(x)
         # In-place steps on arrays this op owns: each line is one pass, no extra copies.
@@ -215,7 +218,7 @@ class Gelu(Function):
         return out
 
     def backward(self, grad):
-        if xp_of(grad).__name__ == "cupy":
+        if self.fused:
             (x,) = self.saved
             return _gelu_cuda_kernel("backward", self.approximate)(x, grad)
         if self.approximate != "tanh":
@@ -263,6 +266,12 @@ _GELU_CUDA = {
     )
     for (direction, approximate), body in _GELU_CUDA_BODIES.items()
 }
+
+
+def _fused_on_gpu(x) -> bool:
+    """Use the CUDA kernels: a CuPy array of float32 or float64 (the types they are built
+    for; float16 takes the array code)."""
+    return xp_of(x).__name__ == "cupy" and x.dtype.name in ("float32", "float64")
 
 
 def _gelu_cuda_kernel(direction, approximate):
