@@ -975,6 +975,14 @@ def test_dropout_statistics_train_and_eval(device: str) -> None:
     assert not np.array_equal(mF.dropout(x, 0.5).cpu().numpy(), a)  # a fresh mask each call
 
 
+def test_dropout_in_float16(device: str) -> None:
+    x = microtorch.ones(100, 100, dtype=microtorch.float16, device=device)
+    out = mF.dropout(x, p=0.25, training=True)
+    values = out.cpu().numpy()
+    assert out.dtype is microtorch.float16 and abs((values == 0).mean() - 0.25) < 0.03
+    np.testing.assert_allclose(values[values != 0], np.float16(1 / 0.75))
+
+
 def test_dropout_gradient_uses_the_same_mask(device: str) -> None:
     x = microtorch.ones(50, 40, device=device, requires_grad=True)
     out = mF.dropout(x, 0.4)

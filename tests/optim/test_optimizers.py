@@ -137,6 +137,19 @@ def test_adam_family_on_device_matches_reference_float32(device: str, case: str)
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
+def test_adamw_on_float16_params_on_every_device(device: str) -> None:
+    """float16 takes the array code (the CUDA kernel is built for float32/float64)."""
+    values, grads = _start(np.float32)
+    ours = _run(lambda ps: optim.AdamW(ps, lr=0.01), values, grads, device=device,
+                dtype=torch.float16)  # fmt: skip
+    expected = ref_adam([v.astype(np.float64) for v in values],
+                        [[g.astype(np.float64) for g in s] for s in grads], decoupled=True,
+                        lr=0.01, weight_decay=0.01)  # fmt: skip
+    for a, b in zip(ours, expected):
+        assert a.dtype == np.float16
+        np.testing.assert_allclose(a, b, rtol=1e-2, atol=2e-3)
+
+
 def test_sgd_on_device(device: str) -> None:
     values, grads = _start(np.float32)
     kw = SGD_CASES["nesterov_wd"]
