@@ -72,7 +72,7 @@ fi
 echo
 echo "== summary"
 printf '%-34s %s\n' "test suite on CUDA (rc)" "$tests_rc: $(grep -E '(passed|failed)' "$OUT/tests.log" | tail -n 1)"
-printf '%-34s %s\n' "CPU vs CUDA first 50 losses (rc)" "$match_rc: $(tail -n 1 "$OUT/match.txt")"
+printf '%-34s %s\n' "CPU vs CUDA first $ITERS losses (rc)" "$match_rc: $(tail -n 1 "$OUT/match.txt")"
 printf '%-34s %s\n' "bench_train $PRESET (rc)" "$bench_rc: $(grep -E 'microtorch/PyTorch' "$OUT/bench.log" | tail -n 1)"
 if [ "$train_rc" != skipped ]; then
     printf '%-34s %s\n' "training run (rc)" "$train_rc: $(tail -n 1 "$OUT/run/metrics.jsonl" 2>/dev/null)"
