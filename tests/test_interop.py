@@ -34,6 +34,10 @@ def test_from_numpy_errors():
 
 def test_array_protocol(device):
     t = microtorch.tensor([[1.5, -2.0], [0.0, 3.25]], device=device)
+    if device != "cpu":  # as in PyTorch: the copy to the host is asked for, never implicit
+        with pytest.raises(TypeError, match=r"can't convert cuda:0 .* Use Tensor.cpu\(\)"):
+            np.asarray(t)
+        t = t.cpu()
     a = np.asarray(t)
     assert isinstance(a, np.ndarray) and a.dtype == np.float32
     np.testing.assert_array_equal(a, [[1.5, -2.0], [0.0, 3.25]])
@@ -42,6 +46,8 @@ def test_array_protocol(device):
     assert np.concatenate([t, t]).shape == (4, 2)  # NumPy functions accept tensors
     w = microtorch.ones(2, requires_grad=True)
     np.testing.assert_array_equal(np.asarray(w.detach()), [1.0, 1.0])
+    with pytest.raises(RuntimeError, match=r"requires grad\. Use tensor\.detach\(\)"):
+        np.asarray(w)  # as in PyTorch
 
 
 def test_numpy_method_shares_memory_on_cpu():
@@ -66,7 +72,7 @@ def test_dlpack_round_trip_with_the_array_library(device, dtype):
     assert a.dtype == np.dtype(dtype) and a.shape == (2, 3)
     back = microtorch.from_dlpack(a)
     assert back.device == t.device and back.dtype is t.dtype
-    np.testing.assert_array_equal(np.asarray(back), np.asarray(t))
+    np.testing.assert_array_equal(back.cpu().numpy(), t.cpu().numpy())
     if dtype != "bool":
         a[0, 1] = 9
         assert t[0, 1].item() == 9 and back[0, 1].item() == 9  # all three share memory
