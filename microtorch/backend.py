@@ -293,8 +293,9 @@ def row_kernel(name: str, source: str, dtype: Any) -> Any:
 
 
 def row_kernel_code(source: str, ctype: str) -> str:
-    """The complete CUDA C++ of a row-kernel source for element type ``ctype``."""
-    return f"typedef {ctype} T;\n{_ROW_REDUCTIONS}\n{source}"
+    """The complete CUDA C++ of a row-kernel source for element type ``ctype``; the
+    kernels size their shared buffers with ROW_BLOCK, the launch's threads per block."""
+    return f"typedef {ctype} T;\n#define ROW_BLOCK {ROW_BLOCK}\n{_ROW_REDUCTIONS}\n{source}"
 
 
 ROW_BLOCK = 256  # threads per row; a power of two for the tree reductions below

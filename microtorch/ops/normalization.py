@@ -75,7 +75,7 @@ __device__ inline double t_rsqrt(double v) { return rsqrt(v); }
 extern "C" __global__ void microtorch_layer_norm_forward(
         const T* x, const T* w, const T* b, int has_bias, T* y, T* xhat, T* inv_std,
         long long cols, double eps) {
-    __shared__ T buf[256];
+    __shared__ T buf[ROW_BLOCK];
     long long base = (long long)blockIdx.x * cols;
     T sum = 0;
     for (long long j = threadIdx.x; j < cols; j += blockDim.x) sum += x[base + j];
@@ -96,7 +96,7 @@ extern "C" __global__ void microtorch_layer_norm_forward(
 
 extern "C" __global__ void microtorch_layer_norm_backward(
         const T* grad, const T* xhat, const T* inv_std, const T* w, T* dx, long long cols) {
-    __shared__ T buf[256];
+    __shared__ T buf[ROW_BLOCK];
     long long base = (long long)blockIdx.x * cols;
     T sum_g = 0, sum_gx = 0;
     for (long long j = threadIdx.x; j < cols; j += blockDim.x) {

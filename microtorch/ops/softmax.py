@@ -48,7 +48,7 @@ __device__ T row_max(const T* row, long long cols, T* buf) {
 }
 
 extern "C" __global__ void microtorch_softmax_forward(const T* x, T* y, long long cols) {
-    __shared__ T buf[256];
+    __shared__ T buf[ROW_BLOCK];
     long long base = (long long)blockIdx.x * cols;
     T top = row_max(x + base, cols, buf);
     T total = 0;
@@ -62,7 +62,7 @@ extern "C" __global__ void microtorch_softmax_forward(const T* x, T* y, long lon
 }
 
 extern "C" __global__ void microtorch_log_softmax_forward(const T* x, T* y, long long cols) {
-    __shared__ T buf[256];
+    __shared__ T buf[ROW_BLOCK];
     long long base = (long long)blockIdx.x * cols;
     T top = row_max(x + base, cols, buf);
     T total = 0;
@@ -72,7 +72,7 @@ extern "C" __global__ void microtorch_log_softmax_forward(const T* x, T* y, long
 }
 
 extern "C" __global__ void microtorch_softmax_backward(const T* y, const T* g, T* dx, long long cols) {
-    __shared__ T buf[256];
+    __shared__ T buf[ROW_BLOCK];
     long long base = (long long)blockIdx.x * cols;
     T dot = 0;
     for (long long j = threadIdx.x; j < cols; j += blockDim.x) dot += g[base + j] * y[base + j];
