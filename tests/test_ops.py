@@ -1041,6 +1041,18 @@ def test_softmax_with_minus_infinity_and_huge_values(device: str) -> None:
     assert logp[0, 1] == -np.inf and np.isfinite(logp[1, 0])
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # inf - inf
+def test_softmax_rows_with_nan_or_all_minus_infinity_are_nan_like_pytorch(device: str) -> None:
+    inf = float("inf")
+    x = microtorch.tensor([[1.0, float("nan"), 2.0], [-inf, -inf, -inf], [1.0, 2.0, 3.0]],
+                          device=device)  # fmt: skip
+    for op in (microtorch.softmax, microtorch.log_softmax):
+        out = op(x, -1).cpu().numpy()
+        # NaN reaches every output of its row (the CUDA kernel's fmax skips NaN; exp does not)
+        assert np.isnan(out[:2]).all(), op.__name__
+        assert np.isfinite(out[2]).all(), op.__name__
+
+
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # 0 / 0
 def test_cross_entropy_with_every_target_ignored_is_nan_like_pytorch() -> None:
     loss = mF.cross_entropy(microtorch.zeros(2, 3), microtorch.tensor([-100, -100]))
