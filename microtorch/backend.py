@@ -149,6 +149,7 @@ def to_device(array: Any, dev: device) -> Any:
         if isinstance(array, numpy.ndarray):
             return array
         if _cupy is not None and isinstance(array, _cupy.ndarray):
+            flush_checks()  # the host waits for the GPU here anyway
             return array.get()
         return numpy.asarray(array)
     cupy = _load_cupy()
@@ -160,8 +161,6 @@ def to_device(array: Any, dev: device) -> Any:
 
 def to_numpy(array: Any) -> numpy.ndarray:
     """A host (numpy) copy or view of any array."""
-    if not isinstance(array, numpy.ndarray):
-        flush_checks()  # the host waits for the GPU here anyway
     return to_device(array, CPU)
 
 
@@ -240,34 +239,37 @@ def elementwise_kernel(name: str, in_params: str, out_params: str, body: str) ->
     return kernel
 
 
-_pending_checks: list = []  # (device bool array, message) waiting for the next host sync
+_check_numbers: dict = {}  # message -> its number (1, 2, ...), for the device-side flag
+_failed_check: dict = {}  # device id -> 0-d device array: the number of a failed check, or 0
 
 
 def check_on_device(bad: Any, message: str) -> None:
     """Raise ``IndexError(message)`` if the 0-d bool array ``bad`` is true.
 
     On the CPU this checks at once. On a GPU, reading ``bad`` would stall the host until
-    the GPU catches up, so the check is queued and made at the next point where the host
-    waits for the GPU anyway (``.item()``, ``.cpu()``, ``synchronize()``), or after 64
-    queued checks: an error still surfaces, a few steps late, instead of a silent wrong
-    answer, and the training loop never waits for the GPU on its account."""
+    the GPU catches up, so the check stays on the GPU: it folds into one flag there
+    (``flag = max(flag, bad * number of this message)``), and the flag is read at the next
+    point where the host waits for the GPU anyway (``.item()``, ``.cpu()``,
+    ``synchronize()``). An error still surfaces, a few steps late at most, instead of a
+    silent wrong answer, and the training loop never waits for the GPU on its account."""
     if isinstance(bad, (numpy.ndarray, numpy.generic, bool)):
         if bool(bad):
             raise IndexError(message)
         return
-    _pending_checks.append((bad, message))
-    if len(_pending_checks) >= 64:
-        flush_checks()
+    number = _check_numbers.setdefault(message, len(_check_numbers) + 1)
+    failed = bad * number
+    device_id = bad.device.id
+    flag = _failed_check.get(device_id)
+    _failed_check[device_id] = failed if flag is None else xp_of(bad).maximum(flag, failed)
 
 
 def flush_checks() -> None:
-    """Make the queued GPU-side checks (see ``check_on_device``)."""
-    if not _pending_checks:
-        return
-    pending = list(_pending_checks)
-    _pending_checks.clear()
-    for bad, message in pending:
-        if bool(bad.get()):
+    """Read the GPU-side check flags (see ``check_on_device``); raise for a failed check."""
+    while _failed_check:
+        _, flag = _failed_check.popitem()
+        number = int(flag.get())
+        if number:
+            message = next(m for m, n in _check_numbers.items() if n == number)
             raise IndexError(message)
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import types
@@ -45,6 +46,21 @@ def test_cross_entropy_target_out_of_range() -> None:
         F.cross_entropy(microtorch.zeros(3, 5), microtorch.tensor([0, 7, 1]))
     with pytest.raises(IndexError, match=r"target -3 is out of range.*ignore_index=-100"):
         F.cross_entropy(microtorch.zeros(3, 5), microtorch.tensor([0, -3, 1]))
+
+
+def test_out_of_range_indices_are_reported_on_every_device(device: str) -> None:
+    """On a GPU the checks stay on the device and raise at the next sync (.item(), .cpu())."""
+    weight = microtorch.ones(3, 2, device=device)
+    with pytest.raises(IndexError, match="out of range for an embedding of 3 rows"):
+        F.embedding(microtorch.tensor([0, 5], device=device), weight).sum().item()
+    assert F.embedding(microtorch.tensor([2], device=device), weight).sum().item() == 2.0
+    logits = microtorch.zeros(3, 5, device=device)
+    with pytest.raises(IndexError, match=r"out of range for 5 classes"):
+        F.cross_entropy(logits, microtorch.tensor([0, 7, 1], device=device)).item()
+    with pytest.raises(IndexError, match=r"gather: an index is out of bounds for dimension 1"):
+        microtorch.gather(logits, 1, microtorch.tensor([[0], [5], [1]], device=device)).cpu()
+    loss = F.cross_entropy(logits, microtorch.tensor([0, -100, 4], device=device))
+    assert loss.item() == pytest.approx(math.log(5))  # ignore_index is not out of range
 
 
 def test_cross_entropy_other_errors() -> None:

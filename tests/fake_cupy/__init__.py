@@ -13,6 +13,7 @@ NumPy, but behave the way CuPy's do where the difference would hide a bug:
   a NumPy array to a CuPy function, operator or kernel (except the host-to-device copies
   ``cupy.array`` / ``cupy.asarray``).
 - Reductions and scalar indexing give 0-d arrays, not Python or NumPy scalars.
+- Integer index arrays past the end wrap around instead of raising, as CuPy's do.
 - Every place where real CuPy makes the host wait for the GPU (``.get()``, ``.item()``,
   ``bool(x)``, ``float(x)``, printing, boolean-mask indexing, ``nonzero``) adds one to
   ``host_syncs``, so a test can prove a training step has none (``count_host_syncs()``).
@@ -251,7 +252,7 @@ class FakeArray:
         index = _index(index)
         if _has_mask(index):
             _host_sync()  # the result's size depends on the mask's contents
-        return _wrap(self._a[index])
+        return _wrap(self._a[_wrap_around(index, self._a.shape)])
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._a[_index(index)] = _unwrap(value, "ndarray.__setitem__")
@@ -270,6 +271,25 @@ def _index(index: Any) -> Any:
     if isinstance(index, tuple):
         return tuple(_index(i) for i in index)
     return index
+
+
+def _wrap_around(index: Any, shape: tuple) -> Any:
+    """CuPy does not check integer index arrays: an index past the end wraps around (NumPy
+    would raise IndexError). Reproduced here so that microtorch's own range checks, which
+    on a GPU report later, are what catches a bad index, as on a GPU."""
+    parts = list(index) if isinstance(index, tuple) else [index]
+    if any(p is Ellipsis for p in parts):
+        at = next(k for k, p in enumerate(parts) if p is Ellipsis)
+        used = sum(1 for p in parts if p is not None and p is not Ellipsis)
+        parts[at : at + 1] = [slice(None)] * (len(shape) - used)
+    axis = 0
+    for k, part in enumerate(parts):
+        if part is None:
+            continue
+        if isinstance(part, numpy.ndarray) and part.dtype.kind in "iu" and axis < len(shape):
+            parts[k] = part % shape[axis] if shape[axis] else part
+        axis += part.ndim if isinstance(part, numpy.ndarray) and part.dtype == bool else 1
+    return tuple(parts) if isinstance(index, tuple) else parts[0]
 
 
 def _has_mask(index: Any) -> bool:
@@ -415,6 +435,20 @@ def from_dlpack(obj: Any) -> FakeArray:
     if int(obj.__dlpack_device__()[0]) != _KDLCUDA:
         raise TypeError(f"fake cupy: from_dlpack got a host producer ({type(obj).__name__})")
     return FakeArray(numpy.from_dlpack(_HostView(obj)))
+
+
+def take_along_axis(a: FakeArray, indices: FakeArray, axis: int) -> FakeArray:
+    """CuPy's take_along_axis indexes, so its indices wrap around too (see _wrap_around)."""
+    a, indices = _unwrap(a, "cupy.take_along_axis"), _unwrap(indices, "cupy.take_along_axis")
+    n = a.shape[axis] if a.ndim else 1
+    return _wrap(numpy.take_along_axis(a, indices % n if n else indices, axis=axis))
+
+
+def take(a: FakeArray, indices: Any, axis: int | None = None, out: Any = None) -> FakeArray:
+    a, indices = _unwrap(a, "cupy.take"), _index(indices)
+    n = a.size if axis is None else a.shape[axis]
+    wrapped = numpy.asarray(indices) % n if n else indices
+    return _wrap(numpy.take(a, wrapped, axis=axis, out=_unwrap(out, "cupy.take")))
 
 
 def get_array_module(*args: Any) -> Any:
