@@ -106,7 +106,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
 
 def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None) -> None:
     """Raise a clear IndexError if an index is outside 0..n-1 (``ignore`` is allowed).
-    On a GPU the check is queued instead of waiting for the GPU (backend.check_on_device)."""
+    On a GPU the check stays on the GPU, read at the next sync (backend.check_on_device)."""
     if idx.size == 0:
         return
     xp = backend.xp_of(idx)
