@@ -141,7 +141,7 @@ def bernoulli_mask(shape: tuple, keep_prob: float, dtype: Any, device: Any) -> A
     dtype = numpy.dtype(dtype)
     dev = backend.as_device(device)
     if dev.type == "cuda":
-        seed = int(_rng(None).integers(0, 2**63))
+        seed = gpu_dropout_seed()
         kernel_dtype = dtype if dtype.name in ("float32", "float64") else numpy.dtype("float32")
         out = backend.xp_for(dev).empty(shape, dtype=kernel_dtype)
         _dropout_kernel()(numpy.uint64(seed), numpy.float32(keep_prob), 1.0 / keep_prob, out)
@@ -153,20 +153,27 @@ def bernoulli_mask(shape: tuple, keep_prob: float, dtype: Any, device: Any) -> A
     return backend.to_device(scaled, dev)
 
 
-# splitmix64: mixes (seed + i * golden ratio) into 64 well-spread bits; the top 24 bits
-# give a uniform number in [0, 1).
-_DROPOUT_CUDA = backend.elementwise_source(
-    "microtorch_dropout_mask",
-    "uint64 seed, float32 keep, float64 scale",
-    "T mask",
-    """
+def gpu_dropout_seed() -> int:
+    """The seed a GPU dropout mask is hashed from, drawn from the host generator."""
+    return int(_rng(None).integers(0, 2**63))
+
+
+# CUDA C++ that sets ``float u``, uniform in [0, 1), from ``seed`` and the element index
+# ``i``: splitmix64 mixes (seed + i * golden ratio) into 64 well-spread bits, and the top 24
+# bits make u. Element i is kept when u < keep. The fused attention kernel
+# (ops/attention.py) hashes the same way, so its dropout equals this mask's.
+DROPOUT_UNIFORM_CUDA = """
         unsigned long long z = seed + (unsigned long long)i * 0x9E3779B97F4A7C15ULL;
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
         z = z ^ (z >> 31);
-        float u = (float)(z >> 40) * (1.0f / 16777216.0f);
-        mask = u < keep ? (T)scale : (T)0;
-        """,
+        float u = (float)(z >> 40) * (1.0f / 16777216.0f);"""
+
+_DROPOUT_CUDA = backend.elementwise_source(
+    "microtorch_dropout_mask",
+    "uint64 seed, float32 keep, float64 scale",
+    "T mask",
+    DROPOUT_UNIFORM_CUDA + "\n        mask = u < keep ? (T)scale : (T)0;\n",
 )
 
 

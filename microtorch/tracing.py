@@ -242,7 +242,7 @@ def op_details(op: str, params: dict) -> dict:
             "mask": attention_mask_kind(params),
             "scale": _short_repr(params.get("scale", 1.0)),
         }
-        if params.get("dropout_mask") is not None:
+        if params.get("dropout_p", 0.0) > 0.0:
             details["dropout"] = "on"
         return details
     details = {}

@@ -22,7 +22,7 @@ import microtorch.nn.functional as F
 import microtorch.optim  # noqa: F401  (declares the Adam kernel)
 from microtorch import backend
 from microtorch import random as mt_random
-from microtorch.ops import elementwise, normalization, softmax
+from microtorch.ops import attention, elementwise, normalization, softmax
 from microtorch.optim import adam
 from tests.fake_cupy.kernels import ElementwiseKernel, RawKernel
 
@@ -463,6 +463,41 @@ def test_dropout_mask(on_cpu: list, dtype: str) -> None:
     )
 
 
+ATTENTION_SHAPES = [(2, 2, 5, 5), (1, 2, 3, 7), (1, 1, 7, 3), (1, 1, 4, 300)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", ATTENTION_SHAPES)
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("keep", [1.0, 0.7])
+def test_attention_softmax_forward_and_backward(
+    on_cpu: list, shape: tuple, causal: bool, keep: float, dtype: str
+) -> None:
+    """The fused kernels against the array code: scale, causal -inf, softmax, dropout."""
+    scores, upstream = random_array(shape, dtype, seed=1), random_array(shape, dtype, seed=2)
+    scale, seed = 0.35, 2**61 + 7
+    p, p_used = attention._attention_softmax_cuda(scores, scale, causal, seed, keep)
+    ds = attention._attention_softmax_backward_cuda(p, upstream, scale, seed, keep)
+    assert on_cpu == ["microtorch_attention_forward", "microtorch_attention_backward"]
+
+    s = scores * np.dtype(dtype).type(scale)
+    if causal:
+        s += attention.causal_bias(np, shape[-2], shape[-1], s.dtype)
+    want_p = softmax.softmax_array(s, -1)
+    mask = np.ones(shape, dtype)
+    if keep < 1.0:
+        mask = dropout_mask_reference(seed, keep, scores.size, dtype).reshape(shape)
+        assert 0 < (mask == 0).mean() < 0.6
+    else:
+        assert p_used is p
+    close(p, want_p, dtype)
+    close(p_used, want_p * mask, dtype)
+    want_ds = softmax.softmax_backward_array(want_p, upstream * mask, -1) * np.dtype(dtype).type(
+        scale
+    )
+    close(ds, want_ds, dtype)
+
+
 # Each kernel's CPU check (a test above asserts that it launched that kernel).
 CHECKED_BY = {
     "microtorch_softmax_forward": test_softmax_forward,
@@ -477,6 +512,8 @@ CHECKED_BY = {
     "microtorch_erf": test_erf,
     "microtorch_adam_step": test_adam_step,
     "microtorch_dropout_mask": test_dropout_mask,
+    "microtorch_attention_forward": test_attention_softmax_forward_and_backward,
+    "microtorch_attention_backward": test_attention_softmax_forward_and_backward,
 }
 
 

@@ -1031,6 +1031,37 @@ def test_sdpa_dropout_is_seeded_and_changes_the_weights(device: str) -> None:
     assert not np.allclose(a, plain)
 
 
+def test_sdpa_dropout_p_bounds(device: str) -> None:
+    q, k, v = _qkv(device)
+    assert (mF.scaled_dot_product_attention(q, k, v, dropout_p=1.0).cpu().numpy() == 0).all()
+    with pytest.raises(ValueError, match="dropout_p has to be between 0 and 1, got -0.5"):
+        mF.scaled_dot_product_attention(q, k, v, dropout_p=-0.5)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("dropout_p", [0.0, 0.3])
+def test_sdpa_gpu_kernels_equal_the_array_code(device: str, causal: bool, dropout_p: float,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """On a GPU, scale, causal mask, softmax and dropout run as one kernel each way; the
+    same seed must give what the separate array steps give (same dropout mask included)."""
+    if device == "cpu":
+        pytest.skip("the fused attention kernels run on CUDA only")
+    from microtorch.ops import attention
+
+    results = []
+    for fused in (True, False):
+        if not fused:
+            monkeypatch.setattr(attention, "_fused_on_gpu", lambda scores, mask: False)
+        microtorch.manual_seed(3)
+        q, k, v = (microtorch.randn(2, 3, 6, 8, device=device, requires_grad=True)
+                   for _ in range(3))  # fmt: skip
+        out = mF.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=causal)
+        (out * microtorch.randn(*out.shape, device=device)).sum().backward()
+        results.append([t.detach().cpu().numpy() for t in (out, q.grad, k.grad, v.grad)])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 def test_softmax_with_minus_infinity_and_huge_values(device: str) -> None:
     x = microtorch.tensor([[0.0, float("-inf"), 1.0], [1e30, 0.0, -1e30]], device=device)
     p = x.softmax(-1).cpu().numpy()

@@ -281,14 +281,17 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             f"scaled_dot_product_attention: query, key and value must have the same dtype, got "
             f"{q.dtype}, {k.dtype}, {v.dtype}"
         )
+    if not 0.0 <= dropout_p <= 1.0:
+        raise ValueError(
+            f"scaled_dot_product_attention: dropout_p has to be between 0 and 1, got {dropout_p}"
+        )
+    if dropout_p == 1.0:  # every attention weight dropped
+        return scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale) * 0.0
     scale = 1.0 / math.sqrt(q_shape[-1]) if scale is None else float(scale)
-    drop = None
-    if dropout_p > 0.0:
-        scores_shape = q_shape[:-1] + (k_shape[-2],)
-        drop = _random.bernoulli_mask(scores_shape, 1.0 - dropout_p, q.array.dtype, q.device)
     return _attention.ScaledDotProductAttention.apply(
-        q, k, v, attn_mask=mask_array, dropout_mask=drop, is_causal=is_causal, scale=scale
-    )
+        q, k, v, attn_mask=mask_array, dropout_p=float(dropout_p), is_causal=is_causal,
+        scale=scale,
+    )  # fmt: skip
 
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0) -> Tensor:
