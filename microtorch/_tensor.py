@@ -295,19 +295,10 @@ class Tensor:
         return self.array
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> numpy.ndarray:
-        """``numpy.asarray(t)``: the values of a CPU tensor; a GPU tensor must be copied with
-        ``.cpu()`` first, as in PyTorch (a silent copy would hide a wait for the GPU)."""
-        if self.device.type != "cpu":
-            raise TypeError(
-                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
-                "to copy the tensor to host memory first."
-            )
-        if self.requires_grad:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                f"instead (numpy.asarray on a tensor of shape {tuple(self.shape)})"
-            )
-        a = self.array
+        """``numpy.asarray(t)`` is ``t.numpy()``, as in PyTorch: a GPU tensor (copy it with
+        ``.cpu()`` first; a silent copy would hide a wait for the GPU) or one that requires
+        grad is refused."""
+        a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
