@@ -14,6 +14,7 @@ NumPy, but behave the way CuPy's do where the difference would hide a bug:
   ``cupy.array`` / ``cupy.asarray``).
 - Reductions and scalar indexing give 0-d arrays, not Python or NumPy scalars.
 - Integer index arrays past the end wrap around instead of raising, as CuPy's do.
+- float32 matrix products round differently from NumPy's (see ``_matmul``), as a GPU's do.
 - Every place where real CuPy makes the host wait for the GPU (``.get()``, ``.item()``,
   ``bool(x)``, ``float(x)``, printing, boolean-mask indexing, ``nonzero``) adds one to
   ``host_syncs``, so a test can prove a training step has none (``count_host_syncs()``).
