@@ -8,6 +8,10 @@
 Backward, with Pd = P * dropout_mask:
     dV = Pd^T dO,  dPd = dO V^T,  dP = dPd * dropout_mask,
     dS = P * (dP - sum(dP * P, -1)),  dQ = dS K * scale,  dK = dS^T Q * scale
+
+On a GPU (no mask or a causal one), the steps between the two products (scale, mask,
+softmax, dropout; and backward's dropout, softmax backward, scale) are one CUDA kernel
+each way, at the end of this file.
 """
 
 from __future__ import annotations
