@@ -825,7 +825,32 @@ def _convert_index(input: Tensor, index: Any) -> tuple:
         elif isinstance(i, builtins.bool):
             i = xp.asarray(i)
         out.append(i)
+    if xp.__name__ == "cupy":
+        _check_index_arrays_on_gpu(input, out)
     return tuple(out)
+
+
+def _check_index_arrays_on_gpu(input: Tensor, index: list) -> None:
+    """CuPy does not raise for an integer index past the end (it wraps around), so each
+    index array is checked on the GPU and reported at the next sync (check_on_device)."""
+    parts = list(index)
+    if builtins.any(p is Ellipsis for p in parts):
+        at = next(k for k, p in enumerate(parts) if p is Ellipsis)
+        used = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
+        parts[at : at + 1] = [slice(None)] * (input.ndim - used)
+    axis = 0
+    for part in parts:
+        if part is None:
+            continue
+        is_array = backend.is_array(part)
+        if is_array and part.dtype.kind in "iu" and part.size and axis < input.ndim:
+            n = input.shape[axis]
+            backend.check_on_device(
+                ((part < -n) | (part >= n)).any(),
+                f"index: an index is out of bounds for dimension {axis} with size {n} "
+                f"(indexing a tensor of shape {tuple(input.shape)})",
+            )
+        axis += part.ndim if is_array and part.dtype == bool else 1
 
 
 def getitem(input: Tensor, index: Any) -> Tensor:

@@ -63,6 +63,25 @@ def test_out_of_range_indices_are_reported_on_every_device(device: str) -> None:
     assert loss.item() == pytest.approx(math.log(5))  # ignore_index is not out of range
 
 
+def test_out_of_range_tensor_indices_are_reported_on_every_device(device: str) -> None:
+    """CuPy wraps an index past the end around; microtorch must still report it."""
+    x = microtorch.arange(6, device=device).reshape(2, 3)
+    index = microtorch.tensor([1, 3], device=device)
+    with pytest.raises(IndexError, match=r"out of bounds for (dimension|axis) 1 with size 3"):
+        x[:, index].tolist()
+    with pytest.raises(IndexError, match=r"out of bounds for (dimension|axis) 1 with size 3"):
+        x[..., index].tolist()
+    with pytest.raises(IndexError, match=r"out of bounds for (dimension|axis) 0 with size 2"):
+        x[microtorch.tensor([-3], device=device)].tolist()
+    with pytest.raises(IndexError, match=r"out of bounds for (dimension|axis) 1 with size 3"):
+        x[0, index] = 7
+        x.cpu()
+    assert x[microtorch.tensor([-2, 1], device=device), 2].tolist() == [
+        2,
+        5,
+    ]  # negatives count back
+
+
 def test_cross_entropy_other_errors() -> None:
     logits = microtorch.zeros(3, 5)
     with pytest.raises(RuntimeError, match=r"cross_entropy: target of shape \(2,\).*\(3, 5\)"):

@@ -13,7 +13,8 @@ NumPy, but behave the way CuPy's do where the difference would hide a bug:
   a NumPy array to a CuPy function, operator or kernel (except the host-to-device copies
   ``cupy.array`` / ``cupy.asarray``).
 - Reductions and scalar indexing give 0-d arrays, not Python or NumPy scalars.
-- Integer index arrays past the end wrap around instead of raising, as CuPy's do.
+- Integer index arrays past the end wrap around instead of raising, as CuPy's do (read
+  and write: CuPy's documentation of ``ndarray.__getitem__`` / ``__setitem__``).
 - float32 matrix products round differently from NumPy's (see ``_matmul``), as a GPU's do.
 - Every place where real CuPy makes the host wait for the GPU (``.get()``, ``.item()``,
   ``bool(x)``, ``float(x)``, printing, boolean-mask indexing, ``nonzero``) adds one to
@@ -256,7 +257,8 @@ class FakeArray:
         return _wrap(self._a[_wrap_around(index, self._a.shape)])
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._a[_index(index)] = _unwrap(value, "ndarray.__setitem__")
+        index = _wrap_around(_index(index), self._a.shape)
+        self._a[index] = _unwrap(value, "ndarray.__setitem__")
 
     def __copy__(self) -> FakeArray:
         return FakeArray(self._a.copy())
