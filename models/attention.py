@@ -34,7 +34,7 @@ from microtorch import backend
 
 from .checkpoint import CheckpointError
 from .data import DataError
-from .sample import load_model
+from .sample import add_checkpoint_args, load_model
 from .transformer import GPT
 
 DEFAULT_PROMPT = "To be, or not to be, that is the question."
@@ -160,9 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Draw the attention weights of every head of a trained char-GPT on a prompt.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--out", default="out/tiny", help="the --out directory of a training run")
-    parser.add_argument("--checkpoint", choices=["best", "latest"], default="best",
-                        help="best: lowest validation loss; latest: the last one saved")  # fmt: skip
+    add_checkpoint_args(parser)
     parser.add_argument("--prompt", default=DEFAULT_PROMPT,
                         help="the text to look at (its last block_size characters are used)")  # fmt: skip
     parser.add_argument("--dest", default=None,

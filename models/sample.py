@@ -32,15 +32,20 @@ def load_model(out_dir: str | Path, which: str = "best", device: str = "cpu") ->
     return model, CharTokenizer.from_dict(ckpt["tokenizer"]), path, ckpt
 
 
+def add_checkpoint_args(parser: argparse.ArgumentParser) -> None:
+    """--out and --checkpoint: which saved model ``load_model`` loads (shared by the CLIs)."""
+    parser.add_argument("--out", default="out/tiny", help="the --out directory of a training run")
+    parser.add_argument("--checkpoint", choices=["best", "latest"], default="best",
+                        help="best: lowest validation loss; latest: the last one saved")  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m models.sample",
         description="Sample text from a char-GPT trained with `python -m models.train`.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--out", default="out/tiny", help="the --out directory of a training run")
-    parser.add_argument("--checkpoint", choices=["best", "latest"], default="best",
-                        help="best: lowest validation loss; latest: the last one saved")  # fmt: skip
+    add_checkpoint_args(parser)
     parser.add_argument("--prompt", default=None,
                         help="text to continue (default: a newline); every character must be in "
                         "the training text's vocabulary")  # fmt: skip

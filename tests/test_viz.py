@@ -119,6 +119,15 @@ def _gpt_loss(n_layer: int = 2):
 
 def _cluster_of(dot: str, node_label: str) -> list[str]:
     """The labels of the clusters enclosing the first node with this label, outermost first."""
+    return _clusters_around(dot, lambda line: f'label="{node_label}' in line, node_label)
+
+
+def _cluster_of_id(dot: str, nid: str) -> list[str]:
+    return _clusters_around(dot, lambda line: line.strip().startswith(f"{nid} ["), nid)
+
+
+def _clusters_around(dot: str, is_node, what: str) -> list[str]:
+    """The cluster labels around the first line for which ``is_node`` holds."""
     stack = []
     for line in dot.splitlines():
         if "subgraph cluster_" in line:
@@ -127,9 +136,9 @@ def _cluster_of(dot: str, node_label: str) -> list[str]:
             stack[-1] = re.search(r'label="([^"]*)"', line).group(1)
         elif line.strip() == "}" and stack:
             stack.pop()
-        elif f'label="{node_label}' in line:
+        elif is_node(line):
             return list(stack)
-    raise AssertionError(f"no node labelled {node_label}")
+    raise AssertionError(f"no node {what}")
 
 
 def test_transformer_block_is_grouped_by_module():
@@ -150,20 +159,6 @@ def test_transformer_block_is_grouped_by_module():
     adds = [nid for nid, lines in labels.items() if lines[0] == "AddBackward"]
     residual = [_cluster_of_id(dot, nid) for nid in adds]
     assert ["h", "h.0"] in residual and ["h", "h.1"] in residual  # x = x + ... in each block
-
-
-def _cluster_of_id(dot: str, nid: str) -> list[str]:
-    stack = []
-    for line in dot.splitlines():
-        if "subgraph cluster_" in line:
-            stack.append(None)
-        elif line.strip().startswith("label=") and stack and stack[-1] is None:
-            stack[-1] = re.search(r'label="([^"]*)"', line).group(1)
-        elif line.strip() == "}" and stack:
-            stack.pop()
-        elif line.strip().startswith(f"{nid} ["):
-            return list(stack)
-    raise AssertionError(nid)
 
 
 def test_collapse_folds_repeated_blocks():
