@@ -273,7 +273,19 @@ def flush_checks() -> None:
             raise IndexError(message)
 
 
-_CTYPES = {"float32": "float", "float64": "double"}
+_CTYPES = {"float32": "float", "float64": "double"}  # the element types kernels are built for
+
+
+def has_cuda_kernels(array: Any) -> bool:
+    """True for a CuPy array of a type microtorch's CUDA kernels are built for (float32,
+    float64); other arrays, float16 included, take the ops' array code."""
+    return xp_of(array).__name__ == "cupy" and array.dtype.name in _CTYPES
+
+
+def kernel_dtype(dtype: Any) -> numpy.dtype:
+    """``dtype`` if CUDA kernels are built for it, else float32 (compute, then cast)."""
+    dtype = numpy.dtype(dtype)
+    return dtype if dtype.name in _CTYPES else numpy.dtype("float32")
 
 
 def row_kernel(name: str, source: str, dtype: Any) -> Any:

@@ -142,10 +142,9 @@ def bernoulli_mask(shape: tuple, keep_prob: float, dtype: Any, device: Any) -> A
     dev = backend.as_device(device)
     if dev.type == "cuda":
         seed = gpu_dropout_seed()
-        kernel_dtype = dtype if dtype.name in ("float32", "float64") else numpy.dtype("float32")
-        out = backend.xp_for(dev).empty(shape, dtype=kernel_dtype)
+        out = backend.xp_for(dev).empty(shape, dtype=backend.kernel_dtype(dtype))
         _dropout_kernel()(numpy.uint64(seed), numpy.float32(keep_prob), 1.0 / keep_prob, out)
-        if kernel_dtype != dtype:  # the kernel is built for float32/float64
+        if out.dtype != dtype:  # e.g. float16: the mask is made in float32
             out = out.astype(dtype)
         return out
     host = _rng(None).random(shape, dtype=numpy.float32) < keep_prob

@@ -178,8 +178,7 @@ def _fused_on_gpu(scores, attn_mask) -> bool:
     """The kernels: a CuPy float32/float64 scores array, causal or no mask."""
     return (
         attn_mask is None
-        and xp_of(scores).__name__ == "cupy"
-        and scores.dtype.name in ("float32", "float64")
+        and backend.has_cuda_kernels(scores)
         and scores.flags.c_contiguous
         and scores.size > 0
     )

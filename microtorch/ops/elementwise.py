@@ -109,7 +109,7 @@ def erf(x):
     xp = xp_of(x)
     if x.dtype == xp.float16:  # computed in float32 and rounded once, as PyTorch does
         return erf(x.astype(xp.float32)).astype(xp.float16)
-    if _fused_on_gpu(x):
+    if backend.has_cuda_kernels(x):
         return backend.elementwise_kernel(*_ERF_CUDA)(x)
     if x.dtype == xp.float64:
         return _erf_float64(x)
@@ -180,7 +180,7 @@ class Gelu(Function):
     def forward(self, x, approximate="none"):
         xp = xp_of(x)
         self.approximate = approximate
-        self.fused = _fused_on_gpu(x)
+        self.fused = backend.has_cuda_kernels(x)
         if self.fused:  # one fused CUDA kernel instead of ~8 array passes
             self.save_for_backward(x)
             return _gelu_cuda_kernel("forward", approximate)(x)
@@ -266,12 +266,6 @@ _GELU_CUDA = {
     )
     for (direction, approximate), body in _GELU_CUDA_BODIES.items()
 }
-
-
-def _fused_on_gpu(x) -> bool:
-    """Use the CUDA kernels: a CuPy array of float32 or float64 (the types they are built
-    for; float16 takes the array code)."""
-    return xp_of(x).__name__ == "cupy" and x.dtype.name in ("float32", "float64")
 
 
 def _gelu_cuda_kernel(direction, approximate):

@@ -118,9 +118,8 @@ extern "C" __global__ void microtorch_layer_norm_backward(
 
 def _use_cuda_kernel(x, weight, bias):
     return (
-        xp_of(x).__name__ == "cupy"
+        backend.has_cuda_kernels(x)
         and weight is not None
-        and x.dtype.name in ("float32", "float64")
         and x.flags.c_contiguous
         and weight.flags.c_contiguous
         and (bias is None or bias.flags.c_contiguous)

@@ -23,8 +23,6 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import numpy
-
 from .. import backend
 from .._tensor import Tensor
 from .optimizer import Optimizer, check_hyperparameters, check_unsupported
@@ -76,8 +74,7 @@ class Adam(Optimizer):
                 l2 = 0.0 if decoupled else weight_decay
                 a, g = p.array, p.grad.array
                 m, v = _like(state["exp_avg"], a), _like(state["exp_avg_sq"], a)
-                fused = not isinstance(a, numpy.ndarray) and a.dtype.name in ("float32", "float64")
-                if amsgrad or not fused:  # (the CUDA kernel: float32/float64, no amsgrad)
+                if amsgrad or not backend.has_cuda_kernels(a):  # (the kernel: no amsgrad)
                     v_max = _like(state["max_exp_avg_sq"], a) if amsgrad else None
                     _adam_arrays(a, g, m, v, v_max, keep, l2, beta1, beta2, step_size,
                                  bias_correction2_sqrt, eps, maximize)  # fmt: skip
