@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy
 
-CXX_FLAGS = ("-std=c++20", "-O1", "-fPIC", "-shared", "-pthread", "-fvisibility=hidden")
+CXX_FLAGS = ("-std=c++20", "-O1", "-fPIC", "-shared", "-fvisibility=hidden")
 
 # The element types kernels can take: NumPy dtype name -> C type.
 _C_TYPE_OF_DTYPE = {
