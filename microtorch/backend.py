@@ -9,6 +9,7 @@ need it installed.
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import numpy
@@ -203,6 +204,20 @@ def keep_freed_host_memory() -> bool:
 
 if os.environ.get("MICROTORCH_MALLOC_TUNING", "1") != "0":
     keep_freed_host_memory()
+
+
+# ----- NumPy's floating-point warnings ----------------------------------------------
+# NumPy warns when an op makes inf or nan ("RuntimeWarning: divide by zero encountered in
+# log"), pointing at a line inside microtorch. PyTorch and CuPy say nothing: log(0) = -inf
+# is an answer, not an error. So the warnings NumPy raises from microtorch's own modules
+# are ignored (a user's own NumPy code still warns); to find where a nan first appears,
+# use ``microtorch.autograd.detect_anomaly()``.
+warnings.filterwarnings(
+    "ignore",
+    message="(divide by zero|invalid value|overflow|underflow) encountered",
+    category=RuntimeWarning,
+    module=r"microtorch(\.|$)",
+)
 
 
 # ----- CUDA kernels and deferred checks ---------------------------------------------

@@ -113,3 +113,27 @@ def test_cuda_request_fails_loudly_instead_of_falling_back() -> None:
         backend.xp_for(backend.device("cuda"))
     with pytest.raises(RuntimeError, match="CUDA was asked for"):
         backend.to_device(np.ones(2), backend.device("cuda"))
+
+
+def test_ops_that_make_inf_or_nan_do_not_warn_as_in_pytorch() -> None:
+    """log(0), x / 0, sqrt(-1), exp overflow: PyTorch (and CuPy) answer -inf, inf or nan
+    without a warning; NumPy would print a RuntimeWarning pointing into microtorch. Run in
+    a fresh interpreter: pytest puts back its own warning filters after importing a test
+    module, so the filter microtorch adds at import is not in force inside a test."""
+    code = (
+        "import numpy, microtorch\n"
+        "x = microtorch.tensor([0.0, -1.0, 100.0], requires_grad=True)\n"
+        "ys = [microtorch.log(x), x / 0, microtorch.sqrt(x), microtorch.exp(x * 1000)]\n"
+        "sum(ys).sum().backward()\n"
+        "half = microtorch.tensor(60000.0, dtype=microtorch.float16) * 2\n"
+        "print([y.tolist() for y in ys], x.grad.tolist(), half.item())\n"
+        "numpy.log(numpy.zeros(1))  # a user's own NumPy code still warns\n"
+    )
+    run = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True,
+                         text=True, check=True, cwd=PACKAGE.parent)  # fmt: skip
+    assert run.stdout.strip() == (
+        "[[-inf, nan, 4.605170249938965], [nan, -inf, inf], [0.0, nan, 10.0], [1.0, 0.0, inf]]"
+        " [inf, nan, inf] inf"  # what PyTorch prints for the same code
+    )
+    warned = [line for line in run.stderr.splitlines() if "Warning" in line]
+    assert len(warned) == 1 and warned[0].startswith("<string>:7: RuntimeWarning: divide by zero")
