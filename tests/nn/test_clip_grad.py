@@ -45,6 +45,22 @@ def test_clip_grad_norm_leaves_small_gradients_alone(device: str) -> None:
         np.testing.assert_array_equal(p.grad.cpu().numpy(), g)
 
 
+def test_clip_grad_norm_of_float16_and_float32_parameters_together(device: str) -> None:
+    """Each gradient keeps its dtype; a float16 one is scaled by the float32 factor and
+    rounded once, as in PyTorch (whose float16 math runs in float32)."""
+    rng = np.random.default_rng(1)
+    grads = [rng.standard_normal(1000).astype(np.float16), rng.standard_normal(10) * 10]
+    params = [nn.Parameter(torch.zeros(g.size, dtype=torch.float16 if i == 0 else torch.float32,
+                                       device=device)) for i, g in enumerate(grads)]  # fmt: skip
+    for p, g in zip(params, grads):
+        p.grad = torch.tensor(g, device=device).to(p.dtype)
+    norm = nn.utils.clip_grad_norm_(params, max_norm=1.0)
+    assert [p.grad.dtype for p in params] == [torch.float16, torch.float32]
+    coef = np.float32(1.0) / (np.float32(norm.item()) + np.float32(1e-6))
+    expected = (grads[0].astype(np.float32) * coef).astype(np.float16)
+    np.testing.assert_array_equal(params[0].grad.cpu().numpy(), expected)
+
+
 def test_clip_grad_norm_other_norms_and_edge_cases() -> None:
     params, grads = _params_with_grads()
     norm = nn.utils.clip_grad_norm_(params, max_norm=100.0, norm_type=math.inf)

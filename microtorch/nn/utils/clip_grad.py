@@ -65,11 +65,11 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     if xp is numpy:
         if coef < 1.0:  # on the host the comparison is free; multiplying by 1 changes nothing
             for g in grads:
-                g *= coef.astype(g.dtype)
+                g *= coef  # (a float16 gradient: multiplied in float32, rounded once)
     else:
         coef = xp.minimum(coef, 1.0)  # no host sync: always multiply, by 1 when not clipping
         for g in grads:
-            g *= coef.astype(g.dtype)
+            g *= coef
     return Tensor._make(total)
 
 
