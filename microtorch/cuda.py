@@ -11,11 +11,7 @@ def is_available() -> bool:
 
 
 def device_count() -> int:
-    return (
-        backend.xp_for(backend.device("cuda")).cuda.runtime.getDeviceCount()
-        if is_available()
-        else 0
-    )
+    return _cupy().cuda.runtime.getDeviceCount() if is_available() else 0
 
 
 def synchronize() -> None:
@@ -32,8 +28,42 @@ def manual_seed(seed: int) -> None:
 manual_seed_all = manual_seed
 
 
+def current_device() -> int:
+    """The index of the GPU that ``"cuda"`` means (microtorch uses one GPU: 0)."""
+    return backend.device("cuda").index
+
+
+def get_device_name(device: int | str | backend.device | None = None) -> str:
+    """The GPU's name as its driver reports it, e.g. "NVIDIA H200"."""
+    index = device if isinstance(device, int) else backend.device(device or "cuda").index
+    name = _cupy().cuda.runtime.getDeviceProperties(index)["name"]
+    return name.decode() if isinstance(name, bytes) else name
+
+
+# ----- memory: CuPy's memory pool keeps freed GPU blocks for reuse, like PyTorch's
+# caching allocator; these report it with PyTorch's names. On a machine without a GPU
+# they report 0 and do nothing, as PyTorch's do.
+def memory_allocated() -> int:
+    """Bytes of GPU memory held by arrays now."""
+    return _cupy().get_default_memory_pool().used_bytes() if is_available() else 0
+
+
+def memory_reserved() -> int:
+    """Bytes of GPU memory the pool holds: in use, plus freed blocks kept for reuse."""
+    return _cupy().get_default_memory_pool().total_bytes() if is_available() else 0
+
+
 def max_memory_allocated() -> int:
-    """Bytes held by CuPy's memory pool (its high-water mark is not tracked)."""
-    if not is_available():
-        return 0
-    return backend.xp_for(backend.device("cuda")).get_default_memory_pool().total_bytes()
+    """The pool's size (memory_reserved): CuPy does not track a high-water mark, and the
+    pool only grows until empty_cache(), so this is an upper bound on the peak."""
+    return memory_reserved()
+
+
+def empty_cache() -> None:
+    """Hand the pool's unused blocks back to the GPU (arrays in use are not touched)."""
+    if is_available():
+        _cupy().get_default_memory_pool().free_all_blocks()
+
+
+def _cupy():  # noqa: ANN202 (the cupy module)
+    return backend.xp_for(backend.device("cuda"))

@@ -514,6 +514,12 @@ class _Runtime:
     def getDeviceCount() -> int:  # noqa: N802 (CuPy's name)
         return 1
 
+    @staticmethod
+    def getDeviceProperties(device: int) -> dict:  # noqa: N802 (CuPy's name)
+        if device != 0:
+            raise RuntimeError(f"fake cupy: no GPU {device} (there is one, GPU 0)")
+        return {"name": b"fake GPU (tests/fake_cupy)", "totalGlobalMem": 0}
+
 
 class _Cuda:
     runtime = _Runtime()

@@ -1,0 +1,45 @@
+"""microtorch.cuda: GPU housekeeping with PyTorch's names (is_available, device_count,
+get_device_name, synchronize, the memory counters, empty_cache)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import microtorch
+from tests.conftest import cuda_available
+
+FAKE = getattr(sys.modules.get("cupy"), "__version__", "") == "0.0-fake"
+
+
+@pytest.mark.skipif(cuda_available(), reason="this machine has CUDA")
+def test_without_a_gpu_the_counters_are_zero_and_empty_cache_does_nothing() -> None:
+    cuda = microtorch.cuda
+    assert cuda.device_count() == 0
+    assert cuda.memory_allocated() == cuda.memory_reserved() == cuda.max_memory_allocated() == 0
+    cuda.empty_cache()
+
+
+@pytest.mark.skipif(not cuda_available(), reason="CUDA not available")
+def test_device_name_and_index() -> None:
+    name = microtorch.cuda.get_device_name()
+    assert isinstance(name, str) and name
+    assert microtorch.cuda.get_device_name(0) == microtorch.cuda.get_device_name("cuda:0") == name
+    assert microtorch.cuda.current_device() == 0 and microtorch.cuda.device_count() >= 1
+
+
+@pytest.mark.skipif(not cuda_available() or FAKE, reason="needs a GPU (the fake has no pool)")
+def test_memory_counters_follow_the_tensors() -> None:
+    cuda = microtorch.cuda
+    cuda.synchronize()
+    before = cuda.memory_allocated()
+    x = microtorch.zeros(1024, 1024, device="cuda")  # 4 MiB
+    assert cuda.memory_allocated() >= before + 4 * 2**20
+    assert cuda.memory_reserved() >= cuda.memory_allocated()
+    assert cuda.max_memory_allocated() >= cuda.memory_allocated()
+    del x
+    assert cuda.memory_allocated() == before
+    assert cuda.memory_reserved() - cuda.memory_allocated() >= 4 * 2**20  # kept for reuse
+    cuda.empty_cache()  # ... until now: the freed 4 MiB block goes back to the GPU
+    assert cuda.memory_reserved() - cuda.memory_allocated() < 4 * 2**20
