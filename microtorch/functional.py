@@ -810,9 +810,12 @@ def _convert_index(input: Tensor, index: Any) -> tuple:
     for i in index:
         if isinstance(i, Tensor):
             if i.device != input.device:
-                raise RuntimeError(
-                    f"index: indices are on {i.device} but the indexed tensor is on {input.device}"
-                )
+                if i.device.type != "cpu":
+                    raise RuntimeError(
+                        f"index: indices are on {i.device} but the indexed tensor is on "
+                        f"{input.device}; indices must be on the CPU or on {input.device}"
+                    )
+                i = i.to(input.device)  # as in PyTorch: CPU indices go to the tensor's GPU
             if i.array.dtype.kind == "f":
                 raise IndexError(
                     f"index: tensors used as indices must be long or bool tensors, got {i.dtype}"

@@ -192,6 +192,22 @@ def test_indexing_and_masks_on_other_devices(on_fake_gpu) -> None:
         F.embedding(gpu_index, microtorch.ones(3, 2))
 
 
+def test_cpu_index_tensors_index_a_gpu_tensor_as_in_pytorch(device: str) -> None:
+    """PyTorch copies CPU index tensors to the indexed tensor's GPU (the other way round is
+    an error, above); reading, writing and the gradient all work."""
+    x = microtorch.arange(5.0, device=device, requires_grad=True)
+    index, mask = microtorch.tensor([4, 0, 0]), microtorch.tensor([True, False, True, False, True])
+    picked = x[index]
+    assert picked.device == x.device and picked.tolist() == [4.0, 0.0, 0.0]
+    assert x[mask].tolist() == [0.0, 2.0, 4.0]
+    picked.sum().backward()
+    assert x.grad.tolist() == [2.0, 0.0, 0.0, 0.0, 1.0]
+    y = microtorch.zeros(5, device=device)
+    y[index] = 7.0
+    y[mask & (microtorch.arange(5) > 0)] = 1.0
+    assert y.tolist() == [7.0, 0.0, 1.0, 0.0, 1.0]
+
+
 @requires_cuda
 def test_mixed_devices_on_a_real_gpu() -> None:
     with pytest.raises(RuntimeError, match=r"Add: .*same device.*cpu.*cuda:0"):
