@@ -149,6 +149,13 @@ class Tensor:
     def is_contiguous(self) -> bool:
         return bool(self.array.flags.c_contiguous)
 
+    def stride(self, dim: int | None = None) -> Any:
+        """How many elements apart neighbours along each dim are in memory (as in PyTorch;
+        NumPy's ``strides`` count bytes). A transpose swaps them: that is why it is not
+        contiguous."""
+        strides = tuple(s // self.array.itemsize for s in self.array.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self.ndim, "stride")]
+
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None

@@ -179,6 +179,16 @@ def test_contiguous() -> None:
     assert c.contiguous() is c
 
 
+def test_stride_counts_elements_as_in_pytorch(device: str) -> None:
+    x = microtorch.arange(12.0, device=device).view(3, 4)
+    assert x.stride() == (4, 1) and x.stride(0) == 4 and x.stride(-1) == 1
+    assert x.t().stride() == (1, 4) and x[:, ::2].stride() == (4, 2)
+    assert x[0:1].expand(5, 4).stride() == (0, 1)
+    assert microtorch.zeros(2, 3, dtype=microtorch.float16, device=device).stride() == (3, 1)
+    with pytest.raises(IndexError, match="stride"):
+        x.stride(2)
+
+
 def test_to_dtype_and_device(device: str) -> None:
     t = microtorch.tensor([1.5, 2.5])
     assert t.to(microtorch.float32) is t and t.to("cpu") is t and t.cpu() is t
