@@ -356,9 +356,14 @@ def main() -> None:
             for r in range(args.repeats):
                 order = frameworks if r % 2 == 0 else frameworks[::-1]
                 for f in order:
-                    print(f"  {preset}: repeat {r + 1}/{args.repeats}: {f} ...", flush=True)
+                    print(f"  {preset}: repeat {r + 1}/{args.repeats}: {f} ...", end="", flush=True)
                     runs[f].append(
                         _common.run_worker(script, [*run_args, "--framework", f], args.threads)
+                    )
+                    # each result as it comes: a run cut short still shows what it measured
+                    step_s, tokens = runs[f][-1]["step_s"], tokens_per_step(preset)
+                    print(
+                        f" {step_s * 1e3:.1f} ms/step, {tokens / step_s:,.0f} tokens/s", flush=True
                     )
             profile = None
             if args.profile:
@@ -378,10 +383,15 @@ def main() -> None:
     _common.write_json(args.json, {"machine": info, "args": vars(args), "results": results})
 
 
+def tokens_per_step(preset: str) -> int:
+    cfg = preset_model(preset)
+    return cfg["batch_size"] * cfg["block_size"]
+
+
 def summarize(preset: str, meta: dict, runs: dict, steps: int, profile: str | None) -> dict:
     cfg = preset_model(preset)
     flops = flops_per_step(cfg, meta["n_matmul_params"])
-    tokens = cfg["batch_size"] * cfg["block_size"]
+    tokens = tokens_per_step(preset)
     out: dict[str, Any] = {"config": cfg, "n_params": meta["n_params"],
                            "n_matmul_params": meta["n_matmul_params"], "flop_per_step": flops,
                            "tokens_per_step": tokens, "steps": steps, "profile": profile}  # fmt: skip

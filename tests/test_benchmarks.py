@@ -13,8 +13,9 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 def _run(args: list[str]) -> str:
     proc = subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False
-    )
+        [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False,
+        cwd=BENCH.parent,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     return proc.stdout
 
@@ -50,3 +51,15 @@ def test_bench_train_tiny_runs_and_counts_flops(tmp_path):
     mt = result["microtorch"]
     assert mt["ms_per_step"]["median"] > 0 and mt["peak_rss_mb"]["median"] > 0
     assert len(mt["losses"]) == 3 and all(loss > 0 for loss in mt["losses"])
+
+
+def test_run_progress_reports_a_stopped_run(tmp_path):
+    """gpu_check.sh's timed training run: what it reached and the projected full time."""
+    out = tmp_path / "run"
+    _run(["-m", "models.train", "--preset", "tiny", "--max-iters", "4", "--eval-interval", "2",
+          "--eval-iters", "1", "--sample-length", "0", "--out", str(out)])  # fmt: skip
+    text = _run([str(BENCH / "run_progress.py"), str(out), "tiny"])
+    # the preset runs 3000 iterations; this one stopped (here: ended) after 4
+    assert text.startswith("iter 4/3000: val loss ") and "tokens/s" in text
+    assert "3000 iterations would take about" in text
+    assert _run([str(BENCH / "run_progress.py"), str(tmp_path)]).startswith("no evaluation")
