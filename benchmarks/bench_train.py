@@ -38,6 +38,9 @@ Figures
   imported framework itself; and "train MB" = that high-water mark minus the resident set
   just before the first step (what training adds on top of the library and the built model).
   On CUDA: torch.cuda.max_memory_allocated / CuPy's memory pool total_bytes.
+- on CUDA, host ms/step: the time step() takes to return, before the synchronize that ends
+  the timed step, i.e. the host's time to launch the step's kernels. Near the step time, the
+  GPU waits for the host (per-launch overhead dominates); well below it, the GPU is busy.
 """
 
 from __future__ import annotations
@@ -256,7 +259,7 @@ def train_worker(args: argparse.Namespace) -> dict:
         return loss
 
     rss_before = rss_mb()
-    losses, times = [], []
+    losses, times, host_times = [], [], []
     profiler = None
     for i in range(args.warmup + args.steps):
         if i == args.warmup and args.profile:
@@ -267,13 +270,16 @@ def train_worker(args: argparse.Namespace) -> dict:
         sync()
         start = time.perf_counter()
         loss = step(i)
+        issued = time.perf_counter() - start  # on a GPU: the host's time to launch the work
         sync()
         elapsed = time.perf_counter() - start
         losses.append(float(loss.item()))  # after the timing: the host read is not timed
         if i >= args.warmup:
             times.append(elapsed)
+            host_times.append(issued)
     result = {
         "step_s": statistics.median(times),
+        "host_s": statistics.median(host_times),
         "step_times_s": times,
         "losses": losses,
         "matmul_gflops": matmul_gflops,
@@ -415,6 +421,7 @@ def summarize(preset: str, meta: dict, runs: dict, steps: int, profile: str | No
             entry["fraction_of_matmul"] = entry["gflops"]["median"] / statistics.median(rates)
         if "gpu_peak_mb" in reps[0]:
             entry["gpu_peak_mb"] = _common.median_spread([r["gpu_peak_mb"] for r in reps])
+            entry["host_ms_per_step"] = _common.median_spread([r["host_s"] * 1e3 for r in reps])
         out[f] = entry
     if "torch" in out:
         mt, th = out["microtorch"], out["torch"]
@@ -454,6 +461,10 @@ def print_summary(results: dict, frameworks: list[str], device: str) -> None:
             line += (f"; float32 matmul {rate['median']:.0f} GFLOP/s "
                      f"({rate['min']:.0f}..{rate['max']:.0f})")  # fmt: skip
         print(line)
+        if device == "cuda":  # host time near the step time: the GPU waits for the launches
+            print("  host time per step (launching the work, before the final synchronize): "
+                  + ", ".join(f"{f} {r[f]['host_ms_per_step']['median']:.1f} ms"
+                              for f in frameworks))  # fmt: skip
         if "ratio_time" in r:
             print(f"  microtorch/PyTorch: time {r['ratio_time']:.2f}, peak RSS "
                   f"{r['ratio_peak_rss']:.2f}, train MB {r['ratio_train_mb']:.2f}; largest loss "

@@ -26,9 +26,10 @@ def run(args: argparse.Namespace) -> int:
     from models.presets import preset_config
     from models.train import train
 
+    batch = {"batch_size": args.batch_size} if args.batch_size else {}
     cfg = preset_config(
         args.preset, dropout=0.0, max_iters=args.iters, log_interval=1, eval_interval=args.iters,
-        eval_iters=1, sample_length=0, device=args.device, data=args.data, seed=args.seed,
+        eval_iters=1, sample_length=0, device=args.device, data=args.data, seed=args.seed, **batch,
     )  # fmt: skip
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as out:
@@ -64,6 +65,7 @@ def main() -> int:
     p.add_argument("--iters", type=int, default=50, help="training steps to record (default 50)")
     p.add_argument("--data", default="python-docs", help="training text file (or a built-in name)")
     p.add_argument("--seed", type=int, default=1337)
+    p.add_argument("--batch-size", type=int, help="sequences per step (default: the preset's)")
     p.add_argument("--json", default="losses.json", help="where to write the losses")
     p.add_argument("--compare", nargs=2, metavar=("A_JSON", "B_JSON"), help="compare two runs")
     p.add_argument("--tolerance", type=float, default=1e-3)
