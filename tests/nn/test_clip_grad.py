@@ -61,6 +61,15 @@ def test_clip_grad_norm_of_float16_and_float32_parameters_together(device: str) 
     np.testing.assert_array_equal(params[0].grad.cpu().numpy(), expected)
 
 
+def test_a_nan_norm_makes_every_gradient_nan_as_in_pytorch(device: str) -> None:
+    """Not silently left unclipped: PyTorch multiplies by max_norm / (nan + eps) = nan."""
+    params, _ = _params_with_grads(device)
+    params[0].grad = torch.full_like(params[0].grad, float("nan"))
+    norm = nn.utils.clip_grad_norm_(params, max_norm=1.0)
+    assert math.isnan(norm.item())
+    assert all(np.isnan(p.grad.cpu().numpy()).all() for p in params)
+
+
 def test_clip_grad_norm_other_norms_and_edge_cases() -> None:
     params, grads = _params_with_grads()
     norm = nn.utils.clip_grad_norm_(params, max_norm=100.0, norm_type=math.inf)

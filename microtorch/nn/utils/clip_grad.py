@@ -63,14 +63,21 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
         )
     coef = max_norm / (total + 1e-6)  # 0-d array, still on the device
     if xp is numpy:
-        if coef < 1.0:  # on the host the comparison is free; multiplying by 1 changes nothing
-            for g in grads:
-                g *= coef  # (a float16 gradient: multiplied in float32, rounded once)
+        # on the host the test is free: multiplying by 1 changes nothing (a nan norm scales
+        # every gradient to nan, as in PyTorch and on the GPU)
+        if not coef >= 1.0:
+            _scale(grads, coef)
     else:
-        coef = xp.minimum(coef, 1.0)  # no host sync: always multiply, by 1 when not clipping
-        for g in grads:
-            g *= coef
+        _scale(grads, xp.minimum(coef, 1.0))  # no host sync: always scale, by 1 if not clipping
     return Tensor._make(total)
+
+
+def _scale(grads: list, coef) -> None:  # noqa: ANN001 (a 0-d float32/float64 array)
+    for g in grads:
+        if g.dtype.itemsize < 4:  # float16: scaled in float32 and rounded once, as PyTorch does
+            g[...] = g.astype(coef.dtype) * coef
+        else:
+            g *= coef
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
