@@ -1,8 +1,9 @@
 """Random numbers from one seeded host generator.
 
-Every random array (randn, rand, randint, dropout masks, multinomial samples, parameter
-initialisation) is drawn on the host by a NumPy generator and then moved to the device,
-so a seeded model is identical on the CPU and the GPU."""
+Every random array (randn, rand, randint, multinomial samples, parameter initialisation,
+dropout masks on the CPU) is drawn on the host by a NumPy generator and then moved to the
+device, so a seeded model is identical on the CPU and the GPU. On a GPU a dropout mask is
+hashed by a kernel from one seed the host generator draws (``bernoulli_mask``)."""
 
 from __future__ import annotations
 

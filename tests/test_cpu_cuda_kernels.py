@@ -22,7 +22,7 @@ import microtorch.nn.functional as F
 import microtorch.optim  # noqa: F401  (declares the Adam kernel)
 from microtorch import backend
 from microtorch import random as mt_random
-from microtorch.ops import attention, elementwise, normalization, softmax
+from microtorch.ops import attention, dropout, elementwise, normalization, softmax
 from microtorch.optim import adam
 from tests.fake_cupy.kernels import ElementwiseKernel, RawKernel
 
@@ -463,6 +463,21 @@ def test_dropout_mask(on_cpu: list, dtype: str) -> None:
     )
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dropout_apply(on_cpu: list, dtype: str) -> None:
+    """The fused dropout kernel gives x * the mask bernoulli_mask hashes from the same seed,
+    also for an input that is not C-contiguous (the hash counts elements in C order);
+    inf or nan times a dropped 0 is nan, as in x * mask."""
+    seed, keep = 2**62 + 99, 0.8
+    x = random_array((60, 70), dtype, seed=3)
+    x[0, :4] = [np.inf, -np.inf, np.nan, 1.0]
+    mask = dropout_mask_reference(seed, keep, x.size, dtype).reshape(x.shape)
+    np.testing.assert_array_equal(dropout._apply_hashed_mask(x, seed, keep), x * mask)
+    fortran = np.asfortranarray(x)
+    np.testing.assert_array_equal(dropout._apply_hashed_mask(fortran, seed, keep), x * mask)
+    assert on_cpu == ["microtorch_dropout_apply"] * 2
+
+
 ATTENTION_SHAPES = [(2, 2, 5, 5), (1, 2, 3, 7), (1, 1, 7, 3), (1, 1, 4, 300)]
 
 
@@ -512,6 +527,7 @@ CHECKED_BY = {
     "microtorch_erf": test_erf,
     "microtorch_adam_step": test_adam_step,
     "microtorch_dropout_mask": test_dropout_mask,
+    "microtorch_dropout_apply": test_dropout_apply,
     "microtorch_attention_forward": test_attention_softmax_forward_and_backward,
     "microtorch_attention_backward": test_attention_softmax_forward_and_backward,
 }

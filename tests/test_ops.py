@@ -31,6 +31,7 @@ import pytest
 
 import microtorch
 import microtorch.nn.functional as mF
+from microtorch import backend
 from microtorch.autograd import gradcheck
 
 
@@ -988,6 +989,23 @@ def test_dropout_gradient_uses_the_same_mask(device: str) -> None:
     out = mF.dropout(x, 0.4)
     out.sum().backward()
     np.testing.assert_array_equal(x.grad.cpu().numpy(), out.detach().cpu().numpy())
+
+
+@pytest.mark.parametrize("dtype", [microtorch.float32, microtorch.float16])
+def test_dropout_is_x_times_the_seeded_bernoulli_mask(device: str, dtype) -> None:
+    """Whichever way it is computed (a mask kept for backward, or on a GPU one kernel that
+    hashes the mask as it multiplies), dropout is x * random.bernoulli_mask for the same
+    seed, and its gradient is the upstream gradient times that mask."""
+    x = microtorch.randn(30, 20, device=device).to(dtype).t().requires_grad_()  # strided
+    microtorch.manual_seed(11)
+    out = mF.dropout(x, 0.3)
+    microtorch.manual_seed(11)
+    mask = microtorch.random.bernoulli_mask((20, 30), 0.7, x.array.dtype, x.device)
+    expected = backend.to_numpy(x.array * mask)
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), expected)
+    upstream = microtorch.randn(20, 30, device=device).to(dtype)
+    out.backward(upstream)
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), backend.to_numpy(upstream.array * mask))
 
 
 def _qkv(device: str, L: int = 4, S: int = 4, E: int = 8) -> tuple:

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import backend
-from .. import random as _random
 from .._tensor import Tensor
 from ..functional import (  # noqa: F401  (re-exported under F.*)
     _check_broadcast,
@@ -136,8 +135,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         return input * 0.0
-    mask = _random.bernoulli_mask(input.array.shape, 1.0 - p, input.array.dtype, input.device)
-    return _dropout.Dropout.apply(input, mask=mask)
+    return _dropout.Dropout.apply(input, p=p)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
