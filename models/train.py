@@ -300,6 +300,7 @@ def train(cfg: TrainConfig, out_dir: str | Path, resume: dict | None = None,
     say(
         f"model: {model.num_params() / 1e6:.2f}M parameters ({cfg.n_layer} layers, {cfg.n_head} "
         f"heads, {cfg.n_embd} wide, context {cfg.block_size}) on {device}"
+        + (f" ({torch.cuda.get_device_name()})" if device.type == "cuda" else "")
     )
     say(
         f"{'resuming at' if resume else 'training for'} "
@@ -394,6 +395,8 @@ def train(cfg: TrainConfig, out_dir: str | Path, resume: dict | None = None,
             f"({result.tokens_per_s:,.0f} tokens/s); best val loss {best_val_loss:.4f}; "
             f"checkpoints in {out_dir}"
         )
+    if device.type == "cuda":  # CuPy's pool keeps what training needed at its peak
+        say(f"GPU memory held by CuPy's pool: {torch.cuda.memory_reserved() / 2**30:.2f} GiB")
     if plot_losses(out_dir) is None:
         say("matplotlib is not installed: no loss.png (pip install -e '.[plot]' to get one)")
     else:

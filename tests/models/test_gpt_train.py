@@ -4,6 +4,7 @@ leaks over many steps."""
 from __future__ import annotations
 
 import gc
+import io
 import json
 import math
 import os
@@ -302,7 +303,11 @@ def test_train_resume_and_sample_on_device(text_file, tmp_path, device):
     """The whole loop on each device: train, stop, resume, sample (CUDA skips without a GPU)."""
     devnull = open(os.devnull, "w")
     cfg = small_config(text_file, device=device, max_iters=6, eval_interval=3)
-    full = train_mod.train(cfg, tmp_path / "full", stream=devnull)
+    log = io.StringIO()
+    full = train_mod.train(cfg, tmp_path / "full", stream=log)
+    if device == "cuda":  # the GPU's name, and the memory CuPy's pool kept
+        assert f"on cuda:0 ({torch.cuda.get_device_name()})" in log.getvalue()
+    assert ("GPU memory held by CuPy's pool:" in log.getvalue()) == (device == "cuda")
     half = train_mod.train(replace(cfg, max_iters=3), tmp_path / "half", stream=devnull)
     resumed_cfg, ckpt = train_mod.resume_config(tmp_path / "half", {"max_iters": 6})
     rest = train_mod.train(resumed_cfg, tmp_path / "half", resume=ckpt, stream=devnull)
