@@ -137,6 +137,9 @@ line() { printf '%-34s %s\n' "$1" "$2"; }
     line "bench_train $PRESET (rc)" "$bench_rc: $(grep -E 'microtorch/PyTorch' "$OUT/bench.log" ||
         echo "no table; workers done: $(grep -oE '(microtorch|torch) \.\.\. [0-9.]+ ms/step' \
             "$OUT/bench.log" | sed 's/ \.\.\.//' | paste -sd ';')")"
+[ "$bench_rc" != skipped ] && grep -q "host time per step" "$OUT/bench.log" &&
+    line "  host ms/step (launching the work)" "$(grep -oE 'microtorch [0-9.]+ ms.*' "$OUT/bench.log" |
+        tail -n 1)"
 [ "$train_rc" != skipped ] &&
     line "training run (rc)" "$train_rc: $($PY benchmarks/run_progress.py "$OUT/run" "$PRESET")"
 exit 0
