@@ -27,6 +27,7 @@ on a GPU machine.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import operator
 import sys
@@ -37,6 +38,7 @@ import numpy
 
 __version__ = "0.0-fake"
 host_syncs = 0  # how many times the host would have waited for the GPU
+kernel_launches: collections.Counter = collections.Counter()  # microtorch's kernels, by name
 
 
 def _host_sync() -> None:
@@ -53,6 +55,18 @@ def count_host_syncs() -> Iterator[list]:
         yield result
     finally:
         result[0] = host_syncs - start
+
+
+@contextlib.contextmanager
+def count_kernel_launches() -> Iterator[collections.Counter]:
+    """``with count_kernel_launches() as launched: ...`` then ``launched`` maps each
+    ElementwiseKernel / RawKernel name to the number of its launches inside."""
+    start = kernel_launches.copy()
+    result: collections.Counter = collections.Counter()
+    try:
+        yield result
+    finally:
+        result.update(kernel_launches - start)
 
 
 def _refuse_host_array(where: str) -> TypeError:
@@ -475,6 +489,7 @@ def ElementwiseKernel(in_params: str, out_params: str, operation: str, name: str
     kernel = kernels.ElementwiseKernel(in_params, out_params, operation, name)
 
     def launch(*args: Any, size: int | None = None) -> Any:
+        kernel_launches[name] += 1
         return _wrap(kernel(*_unwrap(args, f"ElementwiseKernel {name}"), size=size))
 
     return launch
@@ -486,6 +501,7 @@ def RawKernel(code: str, name: str, **options: Any) -> Any:
     kernel = kernels.RawKernel(code, name)
 
     def launch(grid: tuple, block: tuple, args: tuple, shared_mem: int = 0) -> None:
+        kernel_launches[name] += 1
         kernel(grid, block, _unwrap(tuple(args), f"RawKernel {name}"), shared_mem=shared_mem)
 
     return launch

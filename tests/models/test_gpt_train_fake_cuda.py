@@ -72,3 +72,31 @@ def test_cuda_trains_the_same_model_as_the_cpu() -> None:
     cuda = [loss.item() for loss in _train_steps("cuda", steps=8, dropout=0.0)[0]]
     assert cpu[-1] < cpu[0]  # it is learning
     assert cuda == pytest.approx(cpu, abs=1e-5)
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.1])
+def test_a_training_step_uses_every_fused_kernel(dropout: float) -> None:
+    """A silent fall-back to the array code (say, a non-contiguous input that a kernel
+    skips) would still give the right numbers, only slower and with more memory, so the
+    kernels one GPT step launches are counted. Per block: layer norm twice, attention and
+    GELU once, each way; then the final layer norm, log-softmax (cross-entropy) and one
+    Adam update per parameter; with dropout, one hashed-mask kernel each way after the
+    embeddings and in each block's two residual branches."""
+    with fake_cupy.count_kernel_launches() as launched:
+        _train_steps("cuda", steps=1, dropout=dropout)
+    n_layer = 2
+    norms = 2 * n_layer + 1
+    n_params = 2 + 6 * n_layer + 1  # wte, wpe; per block 2 norms + 4 matrices; ln_f
+    expected = {
+        "microtorch_layer_norm_forward": norms,
+        "microtorch_layer_norm_backward": norms,
+        "microtorch_attention_forward": n_layer,
+        "microtorch_attention_backward": n_layer,
+        "microtorch_gelu_forward_none": n_layer,
+        "microtorch_gelu_backward_none": n_layer,
+        "microtorch_log_softmax_forward": 1,
+        "microtorch_adam_step": n_params,
+    }
+    if dropout:
+        expected["microtorch_dropout_apply"] = 2 * (2 * n_layer + 1)
+    assert dict(launched) == expected
