@@ -36,6 +36,7 @@ from typing import Any
 
 from .. import backend
 from . import function
+from .grad_mode import run_inside
 
 # Read by engine.backward once per node: is a detect_anomaly() block active?
 enabled = False
@@ -210,14 +211,7 @@ class detect_anomaly:
         enabled, function._anomaly_hook, function._trace_hook = self._previous
 
     def __call__(self, fn: Callable) -> Callable:
-        check_nan = self.check_nan
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with detect_anomaly(check_nan):
-                return fn(*args, **kwargs)
-
-        return wrapper
+        return run_inside(functools.partial(detect_anomaly, self.check_nan), fn)
 
 
 def is_anomaly_enabled() -> bool:

@@ -14,6 +14,18 @@ def is_grad_enabled() -> bool:
     return enabled
 
 
+def run_inside(make_context: Callable[[], Any], fn: Callable) -> Callable:
+    """``fn`` wrapped so that each call runs inside a fresh ``make_context()``: the body of
+    every mode decorator here (``@no_grad()``, ``@set_grad_enabled(False)``, ...)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with make_context():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
 class _GradMode:
     """Context manager and decorator that sets grad mode to ``self.mode`` inside.
 
@@ -36,14 +48,7 @@ class _GradMode:
         enabled = self._previous
 
     def __call__(self, fn: Callable) -> Callable:
-        mode_class = type(self)
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with mode_class():
-                return fn(*args, **kwargs)
-
-        return wrapper
+        return run_inside(type(self), fn)
 
 
 class no_grad(_GradMode):
@@ -75,14 +80,7 @@ class set_grad_enabled(_GradMode):
         pass  # the mode was already set by the call
 
     def __call__(self, fn: Callable) -> Callable:
-        mode = self.mode
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-
-        return wrapper
+        return run_inside(functools.partial(set_grad_enabled, self.mode), fn)
 
 
 class inference_mode(no_grad):
@@ -105,11 +103,4 @@ class inference_mode(no_grad):
             enabled = False
 
     def __call__(self, fn: Callable) -> Callable:
-        active = self.active
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with inference_mode(active):
-                return fn(*args, **kwargs)
-
-        return wrapper
+        return run_inside(functools.partial(inference_mode, self.active), fn)
