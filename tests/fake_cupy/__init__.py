@@ -197,45 +197,7 @@ class FakeArray:
             return out
         return numpy.array(self._a, order=order)
 
-    def item(self, *args: Any) -> Any:
-        _host_sync()
-        return self._a.item(*args)
-
-    def tolist(self) -> Any:
-        _host_sync()
-        return self._a.tolist()
-
-    def __bool__(self) -> bool:
-        _host_sync()
-        return bool(self._a)
-
-    def __float__(self) -> float:
-        _host_sync()
-        return float(self._a)
-
-    def __int__(self) -> int:
-        _host_sync()
-        return int(self._a)
-
-    def __index__(self) -> int:
-        _host_sync()
-        return operator.index(self._a)
-
-    def __complex__(self) -> complex:
-        _host_sync()
-        return complex(self._a)
-
-    def __repr__(self) -> str:
-        _host_sync()
-        return repr(self._a)
-
-    def __str__(self) -> str:
-        _host_sync()
-        return str(self._a)
-
-    def __format__(self, spec: str) -> str:
-        _host_sync()
-        return format(self._a, spec)
+    # (and item, tolist, bool(), float(), repr(), ...: _HOST_READS below)
 
     # ----- NumPy must not take it for one of its own --------------------------------
     def __array__(self, dtype: Any = None, copy: Any = None) -> numpy.ndarray:
@@ -362,6 +324,25 @@ _INPLACE = {
     "pow": operator.ipow, "matmul": operator.imatmul, "and": operator.iand,
     "or": operator.ior, "xor": operator.ixor,
 }  # fmt: skip
+# Reading a value on the host: each waits for the GPU (counted), then reads the NumPy array.
+_HOST_READS = {
+    "item": lambda a, *args: a.item(*args), "tolist": lambda a: a.tolist(),
+    "__bool__": bool, "__float__": float, "__int__": int, "__index__": operator.index,
+    "__complex__": complex, "__repr__": repr, "__str__": str, "__format__": format,
+}  # fmt: skip
+
+
+def _host_read(read: Any, name: str) -> Any:
+    def method(self: FakeArray, *args: Any) -> Any:
+        _host_sync()
+        return read(self._a, *args)
+
+    method.__name__ = name
+    return method
+
+
+for _name, _read in _HOST_READS.items():
+    setattr(FakeArray, _name, _host_read(_read, _name))
 for _name, _op in _BINARY.items():
     setattr(FakeArray, f"__{_name}__", _operator(_op, f"__{_name}__"))
     setattr(FakeArray, f"__r{_name}__", _operator(_op, f"__r{_name}__", reflected=True))
