@@ -14,7 +14,6 @@ import numpy
 from .. import backend
 from .. import random as _random
 from ..autograd.function import Function
-from ..backend import device_of
 
 
 class Dropout(Function):
@@ -23,7 +22,7 @@ class Dropout(Function):
         if backend.has_cuda_kernels(x):
             self.mask, self.seed = None, _random.gpu_dropout_seed()
             return _apply_hashed_mask(x, self.seed, self.keep)
-        self.mask = _random.bernoulli_mask(x.shape, self.keep, x.dtype, device_of(x))
+        self.mask = _random.bernoulli_mask(x.shape, self.keep, x.dtype, backend.device_of(x))
         return x * self.mask  # mask: 0 or 1/(1-p), in x's dtype
 
     def backward(self, grad):
