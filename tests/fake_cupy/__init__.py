@@ -16,6 +16,9 @@ NumPy, but behave the way CuPy's do where the difference would hide a bug:
 - Integer index arrays past the end wrap around instead of raising, as CuPy's do (read
   and write: CuPy's documentation of ``ndarray.__getitem__`` / ``__setitem__``).
 - float32 matrix products round differently from NumPy's (see ``_matmul``), as a GPU's do.
+- Each operand that CuPy's ``matmul`` would first copy into a contiguous array (see
+  ``_matmul``) is recorded, so a test can check which copies a training step makes
+  (``count_matmul_copies()``).
 - Every place where real CuPy makes the host wait for the GPU (``.get()``, ``.item()``,
   ``bool(x)``, ``float(x)``, printing, boolean-mask indexing, ``nonzero``) adds one to
   ``host_syncs``, so a test can prove a training step has none (``count_host_syncs()``).
@@ -39,6 +42,7 @@ import numpy
 __version__ = "0.0-fake"
 host_syncs = 0  # how many times the host would have waited for the GPU
 kernel_launches: collections.Counter = collections.Counter()  # microtorch's kernels, by name
+matmul_copies: list = []  # (shape, nbytes) of each operand matmul copied to contiguous first
 
 
 def _host_sync() -> None:
@@ -67,6 +71,18 @@ def count_kernel_launches() -> Iterator[collections.Counter]:
         yield result
     finally:
         result.update(kernel_launches - start)
+
+
+@contextlib.contextmanager
+def count_matmul_copies() -> Iterator[list]:
+    """``with count_matmul_copies() as copies: ...`` then ``copies`` lists (shape, nbytes) of
+    every operand that CuPy's matmul would have copied to a contiguous array inside."""
+    start = len(matmul_copies)
+    result: list = []
+    try:
+        yield result
+    finally:
+        result.extend(matmul_copies[start:])
 
 
 def _refuse_host_array(where: str) -> TypeError:
@@ -299,7 +315,21 @@ def _matmul(a: Any, b: Any, out: Any = None) -> Any:
 
     A GPU's matrix products do not round like the CPU's BLAS; giving the fake's float32
     products different last bits too makes a test that expects CPU and CUDA results to be
-    bit-identical fail here, as it would on a GPU."""
+    bit-identical fail here, as it would on a GPU.
+
+    It also records the operands CuPy 14 copies before calling cuBLAS
+    (``cupy/_core/_routines_linalg.pyx``): a batched product (either operand over 2-D)
+    makes each operand C-contiguous in the result dtype, so a transposed view is copied;
+    a 2-D product takes C- or F-contiguous matrices (a transpose) as they are."""
+    batched = max(a.ndim, b.ndim) > 2
+    result_dtype = numpy.promote_types(a.dtype, b.dtype)
+    for x in (a, b):
+        if batched:
+            copied = not x.flags.c_contiguous or x.dtype != result_dtype
+        else:
+            copied = not (x.flags.c_contiguous or x.flags.f_contiguous)
+        if copied:
+            matmul_copies.append((x.shape, x.size * result_dtype.itemsize))
     if a.dtype == numpy.float32 and b.dtype == numpy.float32:
         result = numpy.matmul(a.astype(numpy.float64), b.astype(numpy.float64)).astype(
             numpy.float32
