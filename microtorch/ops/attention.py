@@ -86,8 +86,12 @@ class ScaledDotProductAttention(Function):
             p_used = p if self.dropout_mask is None else p * self.dropout_mask
         xp = xp_of(grad)
         gq = gk = gv = None
+        # dV = Pd^T dO and dK = dS^T Q are computed as (dO^T Pd)^T and (Q^T dS)^T: the same
+        # products, but a batched product on CuPy first copies each transposed operand into
+        # a contiguous array, and dO^T, Q^T (..., E, L) are much smaller than Pd^T, dS^T.
         if self.needs_input_grad[2]:
-            gv = unbroadcast(xp.matmul(xp.swapaxes(p_used, -1, -2), grad), v.shape)
+            gv = xp.swapaxes(xp.matmul(xp.swapaxes(grad, -1, -2), p_used), -1, -2)
+            gv = unbroadcast(gv, v.shape)
         if self.needs_input_grad[0] or self.needs_input_grad[1]:
             dp = xp.matmul(grad, xp.swapaxes(v, -1, -2))  # (..., L, S)
             if self.fused:  # dropout, softmax backward and scale in one kernel
@@ -100,7 +104,8 @@ class ScaledDotProductAttention(Function):
             if self.needs_input_grad[0]:
                 gq = unbroadcast(xp.matmul(ds, k), q.shape)
             if self.needs_input_grad[1]:
-                gk = unbroadcast(xp.matmul(xp.swapaxes(ds, -1, -2), q), k.shape)
+                gk = xp.swapaxes(xp.matmul(xp.swapaxes(q, -1, -2), ds), -1, -2)
+                gk = unbroadcast(gk, k.shape)
         return gq, gk, gv
 
 

@@ -100,3 +100,18 @@ def test_a_training_step_uses_every_fused_kernel(dropout: float) -> None:
     if dropout:
         expected["microtorch_dropout_apply"] = 2 * (2 * n_layer + 1)
     assert dict(launched) == expected
+
+
+def test_attention_backward_never_copies_the_score_matrices() -> None:
+    """CuPy's batched matmul first copies every non-contiguous operand (a transposed view)
+    into a contiguous array. Attention's backward is written so that only the small
+    (..., T, head_size) operands are copied, never the (..., T, T) scores or their
+    gradient, which are the biggest arrays of a step (T = 16 > head_size = 8 here)."""
+    torch.manual_seed(0)
+    config = GPTConfig(vocab_size=11, block_size=16, n_layer=1, n_head=2, n_embd=16, bias=False)
+    model = GPT(config).to("cuda")
+    idx = torch.randint(0, 11, (4, 16), device="cuda")
+    with fake_cupy.count_matmul_copies() as copies:
+        model(idx, idx)[1].backward()
+    shapes = sorted({shape for shape, _ in copies})
+    assert shapes == [(4, 2, 8, 16), (4, 2, 16, 8)]
