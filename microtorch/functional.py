@@ -785,10 +785,13 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
                 f"split: split sizes {sizes} add up to {builtins.sum(sizes)} but dimension {d} "
                 f"has size {n}"
             )
+    whole = shape_ops.Split.apply(input, sizes=tuple(sizes), dim=d)
     pieces, start = [], 0
-    for size in sizes:
-        index = (slice(None),) * d + (slice(start, start + size),)
-        pieces.append(indexing.GetItem.apply(input, index=index))
+    for position, size in enumerate(sizes):
+        piece = shape_ops.SplitPiece.apply(
+            whole, position=position, start=start, stop=start + size, dim=d
+        )
+        pieces.append(piece)
         start += size
     return tuple(pieces)
 

@@ -582,6 +582,20 @@ SHAPE = [
         (x(2, 4),),
         lambda a: tuple(np.split(a, 2, axis=-1)),
     ),
+    # only the middle piece is used: the others' part of the gradient is zero
+    C(
+        "split_one_piece_used",
+        lambda T, F, a: a.split(2, dim=1)[1] * 3.0,
+        (x(3, 5),),
+        lambda a: np.split(a, [2, 4], axis=1)[1] * 3.0,
+    ),
+    # q, k, v = qkv.split(C, dim=2) as in attention, one piece used twice, one not at all
+    C(
+        "split_qkv_pieces_reused",
+        lambda T, F, a: (lambda q, k, v: q * k + q)(*a.split(2, dim=2)),
+        (x(2, 3, 6),),
+        lambda a: (lambda q, k, v: q * k + q)(*np.split(a, 3, axis=2)),
+    ),
 ]
 
 INDEXING = [
@@ -1106,3 +1120,19 @@ def test_softmax_rows_with_nan_or_all_minus_infinity_are_nan_like_pytorch(device
 def test_cross_entropy_with_every_target_ignored_is_nan_like_pytorch() -> None:
     loss = mF.cross_entropy(microtorch.zeros(2, 3), microtorch.tensor([-100, -100]))
     assert np.isnan(loss.item())
+
+
+def test_split_pieces_lead_to_one_node_whose_backward_joins_their_gradients() -> None:
+    """Each piece of a split is a view with a node of its own, and all of them lead to one
+    Split node, whose backward puts the pieces' gradients side by side in one array (not
+    one zero-filled array of the input's size per piece, added up)."""
+    qkv = microtorch.randn(2, 3, 6, requires_grad=True)
+    q, k, v = qkv.split(2, dim=2)
+    assert np.shares_memory(q.array, qkv.array)
+    split_nodes = {id(piece.grad_fn.next_functions[0]) for piece in (q, k, v)}
+    assert len(split_nodes) == 1
+    assert q.grad_fn.name() == "SplitPieceBackward"
+    assert q.grad_fn.next_functions[0].name() == "SplitBackward"
+    (q * 2 + v).sum().backward()
+    expected = np.concatenate([np.full((2, 3, 2), 2.0), np.zeros((2, 3, 2)), np.ones((2, 3, 2))], 2)
+    np.testing.assert_array_equal(qkv.grad.numpy(), expected)
