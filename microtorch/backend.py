@@ -18,8 +18,9 @@ _cupy: Any = None  # the cupy module, once CUDA has been asked for
 _cupy_error: str | None = None
 
 CUDA_INSTALL_HINT = (
-    'install CuPy for CUDA 12 with `pip install -e ".[cuda]"` (or `pip install cupy-cuda12x`) '
-    "on a machine with an NVIDIA GPU, or use device='cpu'"
+    'install CuPy on a machine with an NVIDIA GPU: `pip install -e ".[cuda]"` (or `pip install '
+    "cupy-cuda12x`) for CUDA 12, which a CUDA 13 driver also runs, or `pip install cupy-cuda13x` "
+    "for CUDA 13; or use device='cpu'"
 )
 
 
