@@ -34,6 +34,7 @@ import collections
 import contextlib
 import operator
 import sys
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -310,6 +311,33 @@ def _inplace(op: Any, name: str) -> Any:
     return method
 
 
+class _RoutinesLinalg:
+    """``cupy._core._routines_linalg``: the compute type of float32 products (CuPy's switch
+    behind CUPY_TF32), as far as microtorch uses it."""
+
+    COMPUTE_TYPE_DEFAULT, COMPUTE_TYPE_TF32 = 1, 7
+    compute_type = COMPUTE_TYPE_DEFAULT
+
+    @classmethod
+    def set_compute_type(cls, dtype: Any, compute_type: int) -> None:
+        assert numpy.dtype(dtype) == numpy.float32, "only float32 has a TF32 compute type"
+        cls.compute_type = compute_type
+
+    @classmethod
+    def get_compute_type(cls, dtype: Any) -> int:
+        return cls.compute_type
+
+
+_routines_linalg = _RoutinesLinalg
+_core = types.SimpleNamespace(_routines_linalg=_routines_linalg)
+
+
+def _round_to_tf32(x: numpy.ndarray) -> numpy.ndarray:
+    """float32 with the low 13 of its 23 mantissa bits rounded off (to nearest)."""
+    bits = numpy.ascontiguousarray(x).view(numpy.uint32)
+    return ((bits + numpy.uint32(0x1000)) & numpy.uint32(0xFFFFE000)).view(numpy.float32)
+
+
 def _matmul(a: Any, b: Any, out: Any = None) -> Any:
     """NumPy's matmul, except that float32 products are summed in float64 and rounded once.
 
@@ -320,7 +348,11 @@ def _matmul(a: Any, b: Any, out: Any = None) -> Any:
     It also records the operands CuPy 14 copies before calling cuBLAS
     (``cupy/_core/_routines_linalg.pyx``): a batched product (either operand over 2-D)
     makes each operand C-contiguous in the result dtype, so a transposed view is copied;
-    a 2-D product takes C- or F-contiguous matrices (a transpose) as they are."""
+    a 2-D product takes C- or F-contiguous matrices (a transpose) as they are.
+
+    With the float32 compute type set to TF32 (``_core._routines_linalg``), a 2-D float32
+    product rounds its inputs to TF32's 10 mantissa bits first, as the GPU's tensor cores
+    do; batched products stay in float32, as CuPy's do."""
     batched = max(a.ndim, b.ndim) > 2
     result_dtype = numpy.promote_types(a.dtype, b.dtype)
     for x in (a, b):
@@ -331,6 +363,8 @@ def _matmul(a: Any, b: Any, out: Any = None) -> Any:
         if copied:
             matmul_copies.append((x.shape, x.size * result_dtype.itemsize))
     if a.dtype == numpy.float32 and b.dtype == numpy.float32:
+        if not batched and _routines_linalg.compute_type == _routines_linalg.COMPUTE_TYPE_TF32:
+            a, b = _round_to_tf32(a), _round_to_tf32(b)
         result = numpy.matmul(a.astype(numpy.float64), b.astype(numpy.float64)).astype(
             numpy.float32
         )
