@@ -8,6 +8,7 @@ import builtins  # this module rebinds bool, float and int to dtypes
 from . import (
     autograd,
     backend,
+    backends,
     cuda,
     nn,
     optim,
@@ -15,7 +16,13 @@ from . import (
 )
 from ._tensor import Size, Tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from .backend import device, get_default_device, set_default_device
+from .backend import (
+    device,
+    get_default_device,
+    get_float32_matmul_precision,
+    set_default_device,
+    set_float32_matmul_precision,
+)
 from .dtypes import (
     bool,
     double,

@@ -85,6 +85,7 @@ def _load_cupy() -> Any:
                 _cupy_error = "CuPy is installed but it sees no CUDA GPU"
             else:
                 _cupy = cupy
+                _apply_float32_matmul_precision(cupy)
                 return cupy
         except ImportError:
             _cupy_error = "CuPy is not installed"
@@ -171,6 +172,46 @@ def synchronize() -> None:
     if _cupy is not None:
         _cupy.cuda.Device().synchronize()
         flush_checks()
+
+
+# ----- float32 matrix products: float32 throughout, or TensorFloat-32 on a GPU ----------
+# PyTorch's set_float32_matmul_precision. "highest" (the default) multiplies float32 in
+# float32. "high" and "medium" let a GPU with TF32 tensor cores (compute capability 8.0
+# and newer) round each product's inputs to 10 mantissa bits (about 3 significant digits
+# instead of 7) and still add up in float32: several times faster. CuPy does this in its
+# 2-D products, which are every Linear layer's; batched products (attention's) stay in
+# float32. The CPU always multiplies in float32. CUPY_TF32=1 in the environment starts in
+# "high", as it does for CuPy itself.
+FLOAT32_MATMUL_PRECISIONS = ("highest", "high", "medium")
+_float32_matmul_precision = (
+    "high" if os.environ.get("CUPY_TF32", "0") not in ("", "0") else "highest"
+)
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """ "highest": float32 products in float32; "high" or "medium": TF32 on a GPU that has it."""
+    global _float32_matmul_precision
+    if precision not in FLOAT32_MATMUL_PRECISIONS:
+        raise RuntimeError(
+            f"set_float32_matmul_precision: precision must be one of "
+            f"{', '.join(repr(p) for p in FLOAT32_MATMUL_PRECISIONS)}, got {precision!r}"
+        )
+    _float32_matmul_precision = precision
+    if _cupy is not None:
+        _apply_float32_matmul_precision(_cupy)
+
+
+def get_float32_matmul_precision() -> str:
+    return _float32_matmul_precision
+
+
+def _apply_float32_matmul_precision(cupy: Any) -> None:
+    # CuPy's own switch for the compute type of its cuBLAS products (CUPY_TF32 sets it at
+    # start); on a GPU older than compute capability 8.0 CuPy warns and stays in float32.
+    linalg = cupy._core._routines_linalg
+    tf32 = _float32_matmul_precision != "highest"
+    compute = linalg.COMPUTE_TYPE_TF32 if tf32 else linalg.COMPUTE_TYPE_DEFAULT
+    linalg.set_compute_type(numpy.float32, compute)
 
 
 # ----- host memory ------------------------------------------------------------------

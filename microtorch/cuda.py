@@ -40,6 +40,14 @@ def get_device_name(device: int | str | backend.device | None = None) -> str:
     return name.decode() if isinstance(name, bytes) else name
 
 
+def get_device_capability(device: int | str | backend.device | None = None) -> tuple[int, int]:
+    """The GPU's compute capability as (major, minor), e.g. (9, 0) for an H100 or H200;
+    TF32 tensor cores (set_float32_matmul_precision("high")) need (8, 0) or newer."""
+    index = device if isinstance(device, int) else backend.device(device or "cuda").index
+    digits = _cupy().cuda.Device(index).compute_capability  # "90"
+    return int(digits[:-1]), int(digits[-1])
+
+
 # ----- memory: CuPy's memory pool keeps freed GPU blocks for reuse, like PyTorch's
 # caching allocator; these report it with PyTorch's names. On a machine without a GPU
 # they report 0 and do nothing, as PyTorch's do.

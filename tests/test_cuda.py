@@ -1,5 +1,5 @@
 """microtorch.cuda: GPU housekeeping with PyTorch's names (is_available, device_count,
-get_device_name, synchronize, the memory counters, empty_cache)."""
+get_device_name, get_device_capability, synchronize, the memory counters, empty_cache)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,9 @@ def test_device_name_and_index() -> None:
     assert isinstance(name, str) and name
     assert microtorch.cuda.get_device_name(0) == microtorch.cuda.get_device_name("cuda:0") == name
     assert microtorch.cuda.current_device() == 0 and microtorch.cuda.device_count() >= 1
+    major, minor = microtorch.cuda.get_device_capability()
+    assert major >= 3 and 0 <= minor <= 9
+    assert microtorch.cuda.get_device_capability("cuda:0") == (major, minor)
 
 
 @pytest.mark.skipif(not cuda_available() or FAKE, reason="needs a GPU (the fake has no pool)")

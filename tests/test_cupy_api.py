@@ -82,3 +82,15 @@ def _parameters(fn: object) -> list[str] | None:
     args = ast.parse(f"def f({text}): pass").body[0].args
     names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
     return names + (["**"] if args.kwarg else [])
+
+
+def test_cupy_has_the_tf32_switch_backend_uses() -> None:
+    """set_float32_matmul_precision goes through CuPy's compute-type switch, which is not
+    in CuPy's public API: check it is still there, with the names backend.py uses."""
+    linalg = cupy._core._routines_linalg
+    assert _parameters(linalg.set_compute_type) == ["dtype", "compute_type"]
+    assert {linalg.COMPUTE_TYPE_TF32, linalg.COMPUTE_TYPE_DEFAULT} == {7, 1}
+    assert linalg.compute_type_to_str(linalg.get_compute_type("float32")) in (
+        "COMPUTE_TYPE_DEFAULT",
+        "COMPUTE_TYPE_TF32",
+    )

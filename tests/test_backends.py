@@ -1,0 +1,64 @@
+"""microtorch.backends and set_float32_matmul_precision: the lines of PyTorch training
+scripts that pick TF32 run here, and on a GPU they really switch CuPy's 2-D float32
+products to TF32 (on the CPU nothing changes)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch
+
+
+@pytest.fixture(autouse=True)
+def _float32_products_afterwards():
+    yield
+    microtorch.set_float32_matmul_precision("highest")
+
+
+def test_pytorch_script_lines_run() -> None:
+    torch = microtorch
+    assert torch.get_float32_matmul_precision() == "highest"
+    assert torch.backends.cuda.matmul.allow_tf32 is False
+    torch.backends.cuda.matmul.allow_tf32 = True  # nanoGPT's train.py
+    torch.backends.cudnn.allow_tf32 = True
+    torch.backends.cudnn.benchmark = True
+    assert torch.get_float32_matmul_precision() == "high"
+    torch.set_float32_matmul_precision("medium")  # as in PyTorch, medium allows TF32 too
+    assert torch.backends.cuda.matmul.allow_tf32 is True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    assert torch.get_float32_matmul_precision() == "highest"
+    assert torch.backends.mps.is_available() is False
+
+
+def test_an_unknown_precision_is_refused() -> None:
+    with pytest.raises(RuntimeError, match="'highest', 'high', 'medium', got 'low'"):
+        microtorch.set_float32_matmul_precision("low")
+    assert microtorch.get_float32_matmul_precision() == "highest"
+
+
+def _products(device: str) -> tuple:
+    """(a @ b, the same as a batch of one, float64 reference) for a 2-D float32 product."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 96, 96)).astype(np.float32)
+    ta, tb = microtorch.tensor(a, device=device), microtorch.tensor(b, device=device)
+    product = (ta @ tb).cpu().numpy()
+    batched = (ta[None] @ tb[None]).cpu().numpy()[0]
+    return product, batched, a.astype(np.float64) @ b.astype(np.float64)
+
+
+def test_tf32_rounds_only_2d_gpu_products(device: str) -> None:
+    full, full_batched, reference = _products(device)
+    microtorch.set_float32_matmul_precision("high")
+    tf32, tf32_batched, _ = _products(device)
+    error_full = np.abs(full - reference).max()
+    error_tf32 = np.abs(tf32 - reference).max()
+    if device == "cpu":
+        np.testing.assert_array_equal(tf32, full)
+        return
+    if microtorch.cuda.get_device_capability() < (8, 0):
+        pytest.skip("TF32 needs compute capability 8.0 or newer (CuPy stays in float32)")
+    # inputs rounded to 10 mantissa bits: errors ~1e-3 of the values, not float32's ~1e-6
+    assert 20 * error_full < error_tf32 < 0.05, (error_full, error_tf32)
+    # batched products (attention's) are left in float32 by CuPy
+    assert np.abs(tf32_batched - reference).max() <= 4 * np.abs(full_batched - reference).max()
