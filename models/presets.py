@@ -69,6 +69,13 @@ class TrainConfig:
     )
     seed: int = _knob(1337, "random seed (model init, batches, dropout)", "run")
     device: str = _knob("cpu", "cpu or cuda", "run")
+    tf32: bool = _knob(
+        False,
+        "on a GPU with TF32 tensor cores (compute capability 8.0+), let the Linear layers' "
+        "float32 products round their inputs to TF32: several times faster, ~3 significant "
+        "digits per input instead of ~7 (set_float32_matmul_precision('high'))",
+        "run",
+    )
 
     def __post_init__(self) -> None:
         if self.lr_decay_iters <= 0:

@@ -252,6 +252,7 @@ def train(cfg: TrainConfig, out_dir: str | Path, resume: dict | None = None,
     result = TrainResult(out_dir=out_dir)
     device = torch.device(cfg.device)
     torch.manual_seed(cfg.seed)
+    torch.set_float32_matmul_precision("high" if cfg.tf32 else "highest")
 
     # --- data: the tokenizer comes from the checkpoint when resuming
     text, data_source = load_text(cfg.data)
@@ -301,6 +302,7 @@ def train(cfg: TrainConfig, out_dir: str | Path, resume: dict | None = None,
         f"model: {model.num_params() / 1e6:.2f}M parameters ({cfg.n_layer} layers, {cfg.n_head} "
         f"heads, {cfg.n_embd} wide, context {cfg.block_size}) on {device}"
         + (f" ({torch.cuda.get_device_name()})" if device.type == "cuda" else "")
+        + (", TF32 products" if cfg.tf32 and device.type == "cuda" else "")
     )
     say(
         f"{'resuming at' if resume else 'training for'} "

@@ -315,3 +315,17 @@ def test_train_resume_and_sample_on_device(text_file, tmp_path, device):
     model = GPT(GPTConfig(**ckpt["model_config"])).to(device)
     text = train_mod.sample_text(model, CharDataset(TEXT, 16).tokenizer, 12, device)
     assert len(text) == 13  # the newline prompt and 12 new characters
+
+
+def test_tf32_flag_sets_the_matmul_precision_for_the_run(text_file, tmp_path, device, capsys):
+    """--tf32 is set_float32_matmul_precision("high") for the run (a GPU's Linear products
+    in TF32; tests/test_backends.py checks what that does); without it, float32 products."""
+    try:
+        flags = small_flags(text_file, tmp_path / "run", max_iters=2, device=device)
+        assert train_mod.main([*flags, "--tf32"]) == 0
+        assert torch.get_float32_matmul_precision() == "high"
+        assert ("TF32 products" in capsys.readouterr().out) == (device == "cuda")
+        assert train_mod.main([*small_flags(text_file, tmp_path / "run2", max_iters=2)]) == 0
+        assert torch.get_float32_matmul_precision() == "highest"
+    finally:
+        torch.set_float32_matmul_precision("highest")
