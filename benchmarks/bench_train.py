@@ -32,7 +32,7 @@ Figures
 - achieved GFLOP/s = FLOP per step / step time, and its fraction of the machine's float32
   matmul rate, measured in every worker and pooled (median): on the CPU NumPy's
   1024 x 1024 @ 1024 x 1024 with the same thread count; on CUDA a 4096 x 4096 product with
-  CuPy (microtorch workers) or PyTorch (PyTorch workers), TF32 off.
+  CuPy (microtorch workers) or PyTorch (PyTorch workers), TF32 off (on with --tf32).
 - peak memory: the worker's resident-set high-water mark at the end (VmHWM in
   /proc/self/status on Linux, resource.getrusage ru_maxrss elsewhere), which includes the
   imported framework itself; and "train MB" = that high-water mark minus the resident set
@@ -210,6 +210,16 @@ def train_worker(args: argparse.Namespace) -> dict:
     cfg = preset_model(args.preset)
     init = dict(numpy.load(args.init))
     batches = make_batches(cfg, args.warmup + args.steps)
+    if args.tf32:  # before the matmul rate is measured, so that it is the TF32 rate
+        if args.framework == "torch":
+            import torch
+
+            torch.backends.cuda.matmul.allow_tf32 = True
+        else:
+            import microtorch
+
+            microtorch.set_float32_matmul_precision("high")
+            microtorch.backend.as_device(args.device)  # loads CuPy, which takes the setting
     if args.device == "cpu":
         matmul_gflops = _common.measure_matmul_gflops()
     else:
@@ -323,6 +333,10 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (default 3)")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="also run one profiled microtorch worker and print its top N functions")  # fmt: skip
+    parser.add_argument("--tf32", action="store_true",
+                        help="on CUDA, let float32 products use TF32 tensor cores in both "
+                        "frameworks (PyTorch: every product; microtorch through CuPy: the 2-D "
+                        "ones, i.e. the Linear layers). Default: float32 throughout")  # fmt: skip
     parser.add_argument("--framework", choices=["microtorch", "torch"], help=argparse.SUPPRESS)
     parser.add_argument("--init", help=argparse.SUPPRESS)
     parser.add_argument("--make-init", action="store_true", help=argparse.SUPPRESS)
@@ -355,7 +369,7 @@ def main() -> None:
                                    else DEFAULT_STEPS[preset])  # fmt: skip
             init = str(Path(tmp) / f"{preset}_init.npz")
             base = ["--preset", preset, "--device", args.device, "--threads", str(args.threads),
-                    "--init", init]  # fmt: skip
+                    "--init", init] + (["--tf32"] if args.tf32 else [])  # fmt: skip
             meta = _common.run_worker(script, [*base, "--make-init"], args.threads)
             run_args = [*base, "--steps", str(steps), "--warmup", str(args.warmup)]
             runs: dict[str, list] = {f: [] for f in frameworks}
@@ -382,6 +396,8 @@ def main() -> None:
             results[preset] = summarize(preset, meta, runs, steps, profile)
 
     print_summary(results, frameworks, args.device)
+    if args.tf32:
+        print("(--tf32: float32 products in TF32, PyTorch's all of them, CuPy's the 2-D ones)")
     for preset, r in results.items():
         if r.get("profile"):
             print(f"\nmicrotorch profile, {preset} ({r['steps']} steps, sorted by own time):")
