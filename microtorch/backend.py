@@ -189,7 +189,8 @@ _float32_matmul_precision = (
 
 
 def set_float32_matmul_precision(precision: str) -> None:
-    """ "highest": float32 products in float32; "high" or "medium": TF32 on a GPU that has it."""
+    """Float32 products in float32 ("highest"), or in TF32 on a GPU that has it ("high",
+    "medium")."""
     global _float32_matmul_precision
     if precision not in FLOAT32_MATMUL_PRECISIONS:
         raise RuntimeError(

@@ -58,7 +58,11 @@ def test_tf32_rounds_only_2d_gpu_products(device: str) -> None:
         return
     if microtorch.cuda.get_device_capability() < (8, 0):
         pytest.skip("TF32 needs compute capability 8.0 or newer (CuPy stays in float32)")
-    # inputs rounded to 10 mantissa bits: errors ~1e-3 of the values, not float32's ~1e-6
-    assert 20 * error_full < error_tf32 < 0.05, (error_full, error_tf32)
-    # batched products (attention's) are left in float32 by CuPy
-    assert np.abs(tf32_batched - reference).max() <= 4 * np.abs(full_batched - reference).max()
+    # inputs rounded to 10 mantissa bits: errors ~1e-3 of the values (up to ~30 here), not
+    # float32's ~1e-6
+    assert 20 * error_full < error_tf32 < 0.2, (error_full, error_tf32)
+    error_batched = np.abs(tf32_batched - reference).max()
+    assert error_batched <= 4 * np.abs(full_batched - reference).max(), (
+        f"a batched product's error grew to {error_batched} with TF32 on: docs/gpu.md says "
+        "that CuPy leaves batched products in float32"
+    )
