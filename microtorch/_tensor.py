@@ -440,15 +440,36 @@ class Tensor:
         return F.abs(self)
 
     def __invert__(self) -> Tensor:
-        return F.logical_not(self)
+        return F.bitwise_not(self)
 
     def __and__(self, other: Any) -> Tensor:
-        return F.logical_and(self, other)
+        return F.bitwise_and(self, other)
 
     def __or__(self, other: Any) -> Tensor:
-        return F.logical_or(self, other)
+        return F.bitwise_or(self, other)
 
     def __xor__(self, other: Any) -> Tensor:
+        return F.bitwise_xor(self, other)
+
+    def __rand__(self, other: Any) -> Tensor:
+        return F.bitwise_and(other, self)
+
+    def __ror__(self, other: Any) -> Tensor:
+        return F.bitwise_or(other, self)
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return F.bitwise_xor(other, self)
+
+    def logical_not(self) -> Tensor:
+        return F.logical_not(self)
+
+    def logical_and(self, other: Any) -> Tensor:
+        return F.logical_and(self, other)
+
+    def logical_or(self, other: Any) -> Tensor:
+        return F.logical_or(self, other)
+
+    def logical_xor(self, other: Any) -> Tensor:
         return F.logical_xor(self, other)
 
     def __floordiv__(self, other: Any) -> Tensor:

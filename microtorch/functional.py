@@ -152,6 +152,11 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    if builtins.any(isinstance(t, Tensor) and t.array.dtype == bool for t in (input, other)):
+        raise RuntimeError(
+            "sub: subtraction, the `-` operator, with a bool tensor is not supported; to invert "
+            "a mask use the `~` operator or logical_not()"
+        )
     if alpha != 1:
         other = mul(other, alpha)
     return arithmetic.Sub.apply(*_binary_operands(input, other, "sub"))
@@ -235,21 +240,67 @@ def equal(input: Tensor, other: Tensor) -> bool:
     return tuple(input.shape) == tuple(other.shape) and builtins.bool(eq(input, other).all())
 
 
+# logical_*: every nonzero value counts as True, the result is bool. bitwise_*: bit by bit
+# on integers (on bools the same as logical_*); they are the `&`, `|`, `^`, `~` operators.
 def logical_not(input: Tensor) -> Tensor:
-    xp = backend.xp_of(input.array)
+    xp = backend.xp_of(_check_tensor(input, "logical_not").array)
     return Tensor._make(xp.logical_not(input.array))
 
 
+def _logical(a: Any, b: Any, name: str) -> Tensor:
+    a, b = _binary_operands(a, b, name)
+    xp = backend.xp_of((a if isinstance(a, Tensor) else b).array)
+    return _no_grad_result(getattr(xp, name)(_raw(a), _raw(b)))
+
+
 def logical_and(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "__and__", "logical_and").to(_dtypes.bool)
+    return _logical(input, other, "logical_and")
 
 
 def logical_or(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "__or__", "logical_or").to(_dtypes.bool)
+    return _logical(input, other, "logical_or")
 
 
 def logical_xor(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "__xor__", "logical_xor").to(_dtypes.bool)
+    return _logical(input, other, "logical_xor")
+
+
+def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
+    for operand in (a, b):  # checked before promotion, which would turn an int tensor float
+        if isinstance(operand, Tensor) and operand.array.dtype.kind in ("f", "c"):
+            found = str(operand.dtype)
+        elif isinstance(operand, (float, complex)):
+            found = f"a Python {type(operand).__name__}"
+        else:
+            continue
+        raise TypeError(
+            f"{name}: `{symbol}` works on integer and bool tensors, got {found}; for "
+            f"conditions on floats compare first (x > 0), or use logical_{name[8:]}()"
+        )
+    a, b = _binary_operands(a, b, name)
+    xp = backend.xp_of((a if isinstance(a, Tensor) else b).array)
+    return _no_grad_result(getattr(xp, name)(_raw(a), _raw(b)))
+
+
+def bitwise_and(input: Any, other: Any) -> Tensor:
+    return _bitwise(input, other, "bitwise_and", "&")
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:
+    return _bitwise(input, other, "bitwise_or", "|")
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:
+    return _bitwise(input, other, "bitwise_xor", "^")
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    if _check_tensor(input, "bitwise_not").array.dtype.kind in ("f", "c"):
+        raise TypeError(
+            f"bitwise_not: `~` works on integer and bool tensors, got {input.dtype}; for a "
+            "float condition use logical_not()"
+        )
+    return Tensor._make(backend.xp_of(input.array).invert(input.array))
 
 
 def isnan(input: Tensor) -> Tensor:

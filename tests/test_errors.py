@@ -308,6 +308,15 @@ def test_unknown_device() -> None:
         ),
         (lambda: microtorch.tensor([1, 2]).mean(), RuntimeError, "mean.*floating point.*float"),
         (lambda: -microtorch.tensor([True]), RuntimeError, "neg: .*bool tensor.*logical_not"),
+        (lambda: 1 - microtorch.tensor([True]), RuntimeError, "sub: .*bool tensor.*logical_not"),
+        (
+            lambda: microtorch.ones(2) & microtorch.tensor([True, False]),
+            TypeError,
+            "bitwise_and: `&` works on integer and bool tensors, got microtorch.float32.*"
+            r"logical_and\(\)",
+        ),
+        (lambda: microtorch.tensor([3]) | 1.5, TypeError, "bitwise_or: .*a Python float"),
+        (lambda: ~microtorch.ones(2), TypeError, "bitwise_not: `~` .*logical_not"),
         (
             lambda: microtorch.ones(2) + None,
             TypeError,

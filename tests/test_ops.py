@@ -349,6 +349,36 @@ COMPARISONS = [
         grad=False,
     ),
     C("eq_function", lambda T, F, a: T.eq(a, a), (x(3),), lambda a: a == a, grad=False),
+    # logical_*: any nonzero value is True, the result is bool, whatever the dtypes
+    C(
+        "logical_and_floats",
+        lambda T, F, a, b: T.logical_and(a, b),
+        (const([1.5, 0.0, -2.0, 0.0]), const([3, 3, 0, 0], "int64")),
+        np.logical_and,
+        grad=False,
+    ),
+    C(
+        "logical_or_xor_ints",
+        lambda T, F, a, b: (T.logical_or(a, b), T.logical_xor(a, b), a.logical_not()),
+        (const([1, 2, 0, 0], "int64"), const([2, 0, 4, 0], "int64")),
+        lambda a, b: (np.logical_or(a, b), np.logical_xor(a, b), np.logical_not(a)),
+        grad=False,
+    ),
+    # &, |, ^, ~ are bitwise on integers (1 & 2 == 0, ~5 == -6) and logical on bools
+    C(
+        "bitwise_operators_ints",
+        lambda T, F, a, b: (a & b, a | b, a ^ b, ~a, 6 & a),
+        (const([5, 1, 2, -3], "int64"), const([3, 2, 2, 7], "int64")),
+        lambda a, b: (a & b, a | b, a ^ b, ~a, 6 & a),
+        grad=False,
+    ),
+    C(
+        "bitwise_operators_masks",
+        lambda T, F, a, b: (a & b, a | b, a ^ b, ~a, T.bitwise_not(b)),
+        (mask(2, 3), mask(3)),
+        lambda a, b: (a & b, a | b, a ^ b, ~a, ~b),
+        grad=False,
+    ),
 ]
 
 REDUCTIONS = [
