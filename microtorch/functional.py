@@ -537,11 +537,15 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -
     _check_tensor(input, name)
     if isinstance(dim, Tensor):  # max(a, b) is the elementwise maximum
         return maximum(input, dim) if largest else minimum(input, dim)
-    if input.array.size == 0:
-        raise RuntimeError(f"{name}(): expected a non-empty tensor, got shape {tuple(input.shape)}")
     if dim is None:
+        if input.array.size == 0:
+            raise RuntimeError(
+                f"{name}(): expected a non-empty tensor, got shape {tuple(input.shape)} "
+                "(with dim=, the other dims may be empty)"
+            )
         return reduction.MaxAll.apply(input, largest=largest)
     d = wrap_dim(dim, input.ndim, name)
+    _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), name)
     if input.ndim == 0:
         return ReturnTypes(input, Tensor._make(backend.xp_of(input.array).zeros((), "int64")))
     values = reduction.MaxDim.apply(input, dim=d, keepdim=keepdim, largest=largest)
@@ -568,10 +572,19 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any
     it returns no indices, and tied maxima share the gradient evenly, as in PyTorch."""
     _check_tensor(input, "amax")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amax")
-    if input.array.size == 0:
-        raise RuntimeError(f"amax(): expected a non-empty tensor, got shape {tuple(input.shape)}")
     axes = None if dim is None or dim == () else _dims(dim, input.ndim, "amax")
+    _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, "amax")
     return reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim)
+
+
+def _check_reduced_dims_not_empty(input: Tensor, axes: Any, name: str) -> None:
+    """The maximum over an empty dim does not exist; over the others it may be empty."""
+    for a in axes:
+        if input.shape[a] == 0:
+            raise IndexError(
+                f"{name}(): expected reduction dim {a} to have non-zero size, got shape "
+                f"{tuple(input.shape)}"
+            )
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:

@@ -274,6 +274,7 @@ ELEMENTWISE = [
     C("tanh", lambda T, F, a: a.tanh(), (x(2, 3),), np.tanh),
     C("sigmoid", lambda T, F, a: T.sigmoid(a), (x(2, 3),), np_sigmoid),
     C("sigmoid_large", lambda T, F, a: F.sigmoid(a * 50), (x(5),), lambda a: np_sigmoid(a * 50)),
+    C("sigmoid_0d", lambda T, F, a: a.sigmoid(), (x(),), np_sigmoid),
     C("relu", lambda T, F, a: a.relu(), (nz(2, 4),), lambda a: np.maximum(a, 0)),
     C("relu_functional", lambda T, F, a: F.relu(a), (nz(5),), lambda a: np.maximum(a, 0)),
     C("gelu_exact", lambda T, F, a: F.gelu(a), (x(2, 4),), np_gelu),
@@ -1166,3 +1167,17 @@ def test_split_pieces_lead_to_one_node_whose_backward_joins_their_gradients() ->
     (q * 2 + v).sum().backward()
     expected = np.concatenate([np.full((2, 3, 2), 2.0), np.zeros((2, 3, 2)), np.ones((2, 3, 2))], 2)
     np.testing.assert_array_equal(qkv.grad.numpy(), expected)
+
+
+def test_max_over_a_nonempty_dim_of_an_empty_tensor_is_empty(device: str) -> None:
+    """As in PyTorch: reducing a (0, 3) tensor over dim 1 gives shape (0,); over dim 0 there
+    is no maximum, which is an error."""
+    empty = microtorch.zeros(0, 3, device=device)
+    assert tuple(empty.amax(dim=1).shape) == (0,)
+    values, indices = empty.max(dim=-1)
+    assert tuple(values.shape) == tuple(indices.shape) == (0,)
+    assert tuple(empty.min(dim=1, keepdim=True).values.shape) == (0, 1)
+    with pytest.raises(IndexError, match=r"amax\(\): expected reduction dim 0 to have non-zero"):
+        empty.amax(dim=0)
+    with pytest.raises(IndexError, match=r"max\(\): expected reduction dim 0 .*shape \(0, 3\)"):
+        empty.max(dim=0)

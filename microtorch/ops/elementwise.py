@@ -71,7 +71,7 @@ class Sigmoid(Function):
         # 1 / (1 + e^-x) written so that no exp overflows for large |x|: with e = exp(-|x|),
         # it is 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0. The numerator is picked by
         # arithmetic on the sign masks (where() on a random sign mask is branchy and 4x slower).
-        e = xp.abs(x)
+        e = xp.abs(x, out=xp.empty_like(x))  # out=: an array even for a 0-d x
         xp.negative(e, out=e)
         xp.exp(e, out=e)
         y = (x < 0).astype(x.dtype)
