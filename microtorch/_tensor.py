@@ -727,11 +727,11 @@ class Tensor:
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
         return F.topk(self, k, dim, largest, sorted)
 
-    def all(self) -> Tensor:
-        return F.all(self)
+    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return F.all(self, dim, keepdim)
 
-    def any(self) -> Tensor:
-        return F.any(self)
+    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return F.any(self, dim, keepdim)
 
     def isnan(self) -> Tensor:
         return F.isnan(self)

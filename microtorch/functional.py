@@ -621,12 +621,18 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return ReturnTypes(values, Tensor._make(indices.astype("int64", copy=False)))
 
 
-def all(input: Tensor, dim: Any = None) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).asarray(input.array.all(axis=dim)))
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Whether every value (over ``dim``, an int or a tuple; all by default) is nonzero."""
+    axes = _dims(dim, _check_tensor(input, "all").ndim, "all")
+    result = input.array.all(axis=axes, keepdims=keepdim)
+    return Tensor._make(backend.xp_of(input.array).asarray(result))
 
 
-def any(input: Tensor, dim: Any = None) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).asarray(input.array.any(axis=dim)))
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Whether any value (over ``dim``, an int or a tuple; all by default) is nonzero."""
+    axes = _dims(dim, _check_tensor(input, "any").ndim, "any")
+    result = input.array.any(axis=axes, keepdims=keepdim)
+    return Tensor._make(backend.xp_of(input.array).asarray(result))
 
 
 def norm(input: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:

@@ -365,6 +365,13 @@ COMPARISONS = [
         lambda a, b: (np.logical_or(a, b), np.logical_xor(a, b), np.logical_not(a)),
         grad=False,
     ),
+    C(
+        "any_all_dims",
+        lambda T, F, m: (m.any(dim=1), m.all(dim=-1, keepdim=True), T.any(m), m.all((0, 2))),
+        (mask(2, 3, 4),),
+        lambda m: (m.any(1), m.all(-1, keepdims=True), m.any(), m.all((0, 2))),
+        grad=False,
+    ),
     # &, |, ^, ~ are bitwise on integers (1 & 2 == 0, ~5 == -6) and logical on bools
     C(
         "bitwise_operators_ints",
