@@ -209,8 +209,18 @@ def get_float32_matmul_precision() -> str:
 def _apply_float32_matmul_precision(cupy: Any) -> None:
     # CuPy's own switch for the compute type of its cuBLAS products (CUPY_TF32 sets it at
     # start); on a GPU older than compute capability 8.0 CuPy warns and stays in float32.
-    linalg = cupy._core._routines_linalg
+    # The switch is not in CuPy's public API: if a CuPy lacks it, CUDA still works.
+    linalg = getattr(getattr(cupy, "_core", None), "_routines_linalg", None)
     tf32 = _float32_matmul_precision != "highest"
+    if not hasattr(linalg, "set_compute_type"):
+        if tf32:
+            warnings.warn(
+                f"set_float32_matmul_precision({_float32_matmul_precision!r}): CuPy "
+                f"{getattr(cupy, '__version__', '?')} has no compute-type switch "
+                "(cupy._core._routines_linalg.set_compute_type), so products stay in float32",
+                stacklevel=3,
+            )
+        return
     compute = linalg.COMPUTE_TYPE_TF32 if tf32 else linalg.COMPUTE_TYPE_DEFAULT
     linalg.set_compute_type(numpy.float32, compute)
 

@@ -4,6 +4,8 @@ products to TF32 (on the CPU nothing changes)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -66,3 +68,17 @@ def test_tf32_rounds_only_2d_gpu_products(device: str) -> None:
         f"a batched product's error grew to {error_batched} with TF32 on: docs/gpu.md says "
         "that CuPy leaves batched products in float32"
     )
+
+
+def test_a_cupy_without_the_switch_still_works(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compute-type switch is private CuPy API: without it, TF32 is refused with a
+    warning and nothing else changes (CUDA must not become unusable)."""
+    from microtorch import backend
+
+    fake_cupy = type("cupy", (), {"__version__": "99.0"})()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        backend._apply_float32_matmul_precision(fake_cupy)  # float32: nothing to say
+    monkeypatch.setattr(backend, "_float32_matmul_precision", "high")
+    with pytest.warns(UserWarning, match="CuPy 99.0 has no compute-type switch"):
+        backend._apply_float32_matmul_precision(fake_cupy)
