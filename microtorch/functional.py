@@ -247,22 +247,23 @@ def logical_not(input: Tensor) -> Tensor:
     return Tensor._make(xp.logical_not(input.array))
 
 
-def _logical(a: Any, b: Any, name: str) -> Tensor:
+def _xp_function(a: Any, b: Any, name: str) -> Tensor:
+    """The array library's function ``name`` on two operands (tensors or numbers)."""
     a, b = _binary_operands(a, b, name)
     xp = backend.xp_of((a if isinstance(a, Tensor) else b).array)
     return _no_grad_result(getattr(xp, name)(_raw(a), _raw(b)))
 
 
 def logical_and(input: Any, other: Any) -> Tensor:
-    return _logical(input, other, "logical_and")
+    return _xp_function(input, other, "logical_and")
 
 
 def logical_or(input: Any, other: Any) -> Tensor:
-    return _logical(input, other, "logical_or")
+    return _xp_function(input, other, "logical_or")
 
 
 def logical_xor(input: Any, other: Any) -> Tensor:
-    return _logical(input, other, "logical_xor")
+    return _xp_function(input, other, "logical_xor")
 
 
 def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
@@ -277,9 +278,7 @@ def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
             f"{name}: `{symbol}` works on integer and bool tensors, got {found}; for "
             f"conditions on floats compare first (x > 0), or use logical_{name[8:]}()"
         )
-    a, b = _binary_operands(a, b, name)
-    xp = backend.xp_of((a if isinstance(a, Tensor) else b).array)
-    return _no_grad_result(getattr(xp, name)(_raw(a), _raw(b)))
+    return _xp_function(a, b, name)
 
 
 def bitwise_and(input: Any, other: Any) -> Tensor:
