@@ -529,7 +529,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    return elementwise.NormRoot.apply(var(input, dim, unbiased, keepdim, correction=correction))
 
 
 def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -> Any:
@@ -636,12 +636,12 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 def norm(input: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
     if p in (2, "fro"):
-        return sqrt(sum(input * input, dim, keepdim))
+        return elementwise.NormRoot.apply(sum(input * input, dim, keepdim), p=2)
     if p == 1:
         return sum(abs(input), dim, keepdim)
     if p == float("inf"):
         return amax(abs(input), dim, keepdim)
-    return pow(sum(pow(abs(input), p), dim, keepdim), 1.0 / p)
+    return elementwise.NormRoot.apply(sum(pow(abs(input), p), dim, keepdim), p=float(p))
 
 
 # ---------------------------------------------------------------- shape

@@ -1188,3 +1188,24 @@ def test_max_over_a_nonempty_dim_of_an_empty_tensor_is_empty(device: str) -> Non
         empty.amax(dim=0)
     with pytest.raises(IndexError, match=r"max\(\): expected reduction dim 0 .*shape \(0, 3\)"):
         empty.max(dim=0)
+
+
+def test_norm_and_std_have_zero_gradient_where_they_are_zero(device: str) -> None:
+    """At a zero vector (norm) or equal values (std) the root's derivative is infinite; as
+    in PyTorch the gradient there is 0, not the nan of 0 * inf. Elsewhere it is unchanged."""
+    rows = np.array([[0.0, 0.0, 0.0], [3.0, 3.0, 3.0], [1.0, -2.0, 2.0]])
+    for f in (lambda t: t.norm(dim=1), lambda t: t.norm(p=3, dim=1), lambda t: t.std(dim=1)):
+        t = microtorch.tensor(rows, device=device, requires_grad=True)
+        f(t).sum().backward()
+        grad = t.grad.cpu().numpy()
+        assert np.isfinite(grad).all(), grad
+        assert (grad[0] == 0).all()
+        assert not (grad[2] == 0).all()
+    t = microtorch.tensor(rows, device=device, requires_grad=True)
+    t.norm(dim=1).sum().backward()
+    np.testing.assert_allclose(
+        t.grad.cpu().numpy()[1:], rows[1:] / np.linalg.norm(rows[1:], axis=1)[:, None]
+    )
+    t = microtorch.tensor(rows, device=device, requires_grad=True)
+    t.std(dim=1).sum().backward()
+    assert (t.grad.cpu().numpy()[1] == 0).all()  # equal values: std 0, gradient 0

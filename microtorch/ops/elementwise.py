@@ -43,6 +43,25 @@ class Sqrt(Function):
         return grad / (2 * y)  # d/dx sqrt(x) = 1 / (2 sqrt(x))
 
 
+class NormRoot(Function):
+    """y = s ** (1/p), the root that ends a p-norm (s = sum of |x|^p) and std (s = the
+    variance, p = 2); s >= 0. Where s is 0 (a zero vector, or values all equal) the gradient
+    is taken as 0, as in PyTorch: the true d/ds = s^(1/p) / (p s) is inf there, and further
+    back it would meet a zero and make 0 * inf = nan."""
+
+    def forward(self, s, p=2.0):
+        self.p = p
+        y = xp_of(s).sqrt(s) if p == 2 else s ** (1.0 / p)
+        self.save_for_backward(s, y)
+        return y
+
+    def backward(self, grad):
+        s, y = self.saved
+        xp = xp_of(y)
+        d = grad * y / (self.p * xp.where(s == 0, 1, s))  # the 1 only keeps 1 / 0 away
+        return xp.where(s == 0, 0, d)
+
+
 class Rsqrt(Function):
     def forward(self, x):
         y = 1 / xp_of(x).sqrt(x)
