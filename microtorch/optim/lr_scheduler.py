@@ -12,6 +12,7 @@ scheduler already applies step 0's lr.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable
 
@@ -95,6 +96,103 @@ class CosineAnnealingLR(LRScheduler):
         return [self.eta_min + (base - self.eta_min) * cosine for base in self.base_lrs]
 
 
+class StepLR(LRScheduler):
+    """lr = base_lr * gamma ** (step // step_size): multiplied by gamma every step_size steps."""
+
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        if step_size <= 0:
+            raise ValueError(f"StepLR: step_size must be positive, got {step_size}")
+        self.step_size, self.gamma = step_size, gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """lr = base_lr * gamma ** (how many milestones step has reached)."""
+
+    def __init__(self, optimizer: Optimizer, milestones: list[int], gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        self.milestones, self.gamma = sorted(milestones), gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        passed = bisect.bisect_right(self.milestones, self.last_epoch)
+        return [base * self.gamma**passed for base in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """lr = base_lr * gamma ** step."""
+
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [base * self.gamma**self.last_epoch for base in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """lr = base_lr * factor, the factor going in a straight line from start_factor at step 0
+    to end_factor at step total_iters, then staying there (a linear warmup, by default)."""
+
+    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
+                 total_iters: int = 5, last_epoch: int = -1) -> None:  # fmt: skip
+        if not (0 < start_factor <= 1 and 0 <= end_factor <= 1):
+            raise ValueError(
+                "LinearLR: start_factor must be in (0, 1] and end_factor in [0, 1], got "
+                f"{start_factor} and {end_factor}"
+            )
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        done = min(self.last_epoch, self.total_iters) / self.total_iters if self.total_iters else 1
+        factor = self.start_factor + (self.end_factor - self.start_factor) * done
+        return [base * factor for base in self.base_lrs]
+
+
+class SequentialLR(LRScheduler):
+    """One schedule after another: ``schedulers[i]`` runs from ``milestones[i-1]`` (from step
+    0 for the first), counting its own steps from 0 there. The usual warmup then decay:
+
+        SequentialLR(opt, [LinearLR(opt, 0.01, total_iters=100),
+                           CosineAnnealingLR(opt, T_max=4900)], milestones=[100])
+    """
+
+    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler],
+                 milestones: list[int], last_epoch: int = -1) -> None:  # fmt: skip
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                f"SequentialLR: expected {len(schedulers) - 1} milestones for "
+                f"{len(schedulers)} schedulers, got {len(milestones)}"
+            )
+        for scheduler in schedulers:
+            if scheduler.optimizer is not optimizer:
+                raise ValueError("SequentialLR: every scheduler must drive the same optimizer")
+        self._schedulers, self.milestones = list(schedulers), list(milestones)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        i = bisect.bisect_right(self.milestones, self.last_epoch)
+        current = self._schedulers[i]
+        current.last_epoch = self.last_epoch - (self.milestones[i - 1] if i else 0)
+        return current.get_lr()
+
+    def state_dict(self) -> dict:
+        state = super().state_dict()
+        state["_schedulers"] = [scheduler.state_dict() for scheduler in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state = dict(state_dict)
+        for scheduler, sub_state in zip(self._schedulers, state.pop("_schedulers")):
+            scheduler.load_state_dict(sub_state)
+        super().load_state_dict(state)
+
+
 def warmup_cosine_lr(step: int, base_lr: float, warmup_steps: int, total_steps: int,
                      eta_min: float = 0.0) -> float:  # fmt: skip
     """The lr at ``step`` (0-based) of a linear warmup followed by a cosine decay:
@@ -115,7 +213,8 @@ def warmup_cosine_lr(step: int, base_lr: float, warmup_steps: int, total_steps: 
 class WarmupCosineLR(LRScheduler):
     """Linear warmup for ``warmup_steps`` steps, then cosine decay to ``eta_min`` at
     ``total_steps`` (see :func:`warmup_cosine_lr`); the usual schedule for transformers.
-    PyTorch spells it SequentialLR(LinearLR, CosineAnnealingLR); this is one class."""
+    PyTorch spells it SequentialLR(LinearLR, CosineAnnealingLR), which works here too;
+    this is the same schedule in one class."""
 
     def __init__(self, optimizer: Optimizer, warmup_steps: int, total_steps: int,
                  eta_min: float = 0.0, last_epoch: int = -1) -> None:  # fmt: skip
@@ -140,8 +239,13 @@ _LRScheduler = LRScheduler  # the older PyTorch name
 
 __all__ = [
     "CosineAnnealingLR",
+    "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
+    "LinearLR",
+    "MultiStepLR",
+    "SequentialLR",
+    "StepLR",
     "WarmupCosineLR",
     "warmup_cosine_lr",
 ]

@@ -114,3 +114,78 @@ def test_match_pytorch() -> None:
     ours = [x[0] for x in _lrs(lr_scheduler.LambdaLR(ours_opt, fn), ours_opt, 10)]
     theirs = torch_lrs(lambda o: pt.optim.lr_scheduler.LambdaLR(o, fn), 10)
     assert ours == pytest.approx(theirs, rel=1e-12)
+
+
+# The same schedule built with either library: ``lib`` is microtorch or torch.
+SCHEDULES = {
+    "step": lambda lib, o: lib.optim.lr_scheduler.StepLR(o, step_size=3, gamma=0.5),
+    "multistep": lambda lib, o: lib.optim.lr_scheduler.MultiStepLR(o, [4, 2, 7], gamma=0.3),
+    "exponential": lambda lib, o: lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.9),
+    "linear_warmup": lambda lib, o: lib.optim.lr_scheduler.LinearLR(o, 0.1, total_iters=4),
+    "linear_decay": lambda lib, o: lib.optim.lr_scheduler.LinearLR(o, 1.0, 0.2, total_iters=6),
+    "warmup_then_cosine": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+        o,
+        [
+            lib.optim.lr_scheduler.LinearLR(o, 0.01, total_iters=3),
+            lib.optim.lr_scheduler.CosineAnnealingLR(o, T_max=8, eta_min=0.01),
+        ],
+        milestones=[3],
+    ),
+    "three_stages": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+        o,
+        [
+            lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.8),
+            lib.optim.lr_scheduler.StepLR(o, step_size=2, gamma=0.5),
+            lib.optim.lr_scheduler.LinearLR(o, 1.0, 0.5, total_iters=3),
+        ],
+        milestones=[2, 6],
+    ),
+}
+
+
+def _lrs_with(lib, make, steps: int = 12) -> list:
+    param = lib.nn.Parameter(lib.ones(1))
+    opt = lib.optim.SGD([{"params": [param]}, {"params": [], "lr": 0.2}], lr=0.5)
+    scheduler = make(lib, opt)
+    seen = []
+    for _ in range(steps):
+        seen.append([group["lr"] for group in opt.param_groups])
+        opt.step()
+        scheduler.step()
+    return seen
+
+
+def test_step_multistep_exponential_linear_and_sequential_formulas() -> None:
+    step = _lrs_with(torch, SCHEDULES["step"], 7)
+    assert [lrs[0] for lrs in step] == pytest.approx([0.5] * 3 + [0.25] * 3 + [0.125])
+    warmup = [lrs[0] for lrs in _lrs_with(torch, SCHEDULES["linear_warmup"], 6)]
+    assert warmup == pytest.approx([0.05, 0.1625, 0.275, 0.3875, 0.5, 0.5])
+    sequential = [lrs[0] for lrs in _lrs_with(torch, SCHEDULES["warmup_then_cosine"], 12)]
+    assert sequential[:3] == pytest.approx([0.005, 0.17, 0.335])  # LinearLR from 0.01
+    assert sequential[3] == pytest.approx(0.5)  # the cosine's step 0
+    assert sequential[11] == pytest.approx(0.01)  # its step 8 = T_max
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
+def test_more_schedules_match_pytorch(name: str) -> None:
+    pt = pytest.importorskip("torch")
+    ours = sum(_lrs_with(torch, SCHEDULES[name]), [])  # every group's lr at every step
+    theirs = sum(_lrs_with(pt, SCHEDULES[name]), [])
+    assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-12)
+
+
+def test_sequential_state_dict_resumes_the_same_schedule() -> None:
+    full = _lrs_with(torch, SCHEDULES["warmup_then_cosine"], 10)
+    param = nn.Parameter(torch.ones(1))
+    opt = optim.SGD([{"params": [param]}, {"params": [], "lr": 0.2}], lr=0.5)
+    first = SCHEDULES["warmup_then_cosine"](torch, opt)
+    for _ in range(5):
+        first.step()
+    state = first.state_dict()
+    opt2 = optim.SGD([{"params": [param]}, {"params": [], "lr": 0.2}], lr=0.5)
+    second = SCHEDULES["warmup_then_cosine"](torch, opt2)
+    second.load_state_dict(state)
+    second.step()
+    assert [g["lr"] for g in opt2.param_groups] == pytest.approx(full[6])
+    with pytest.raises(ValueError, match="expected 1 milestones for 2 schedulers, got 0"):
+        lr_scheduler.SequentialLR(opt, [first, second], milestones=[])
