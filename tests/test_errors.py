@@ -90,6 +90,10 @@ def test_cross_entropy_other_errors() -> None:
         F.cross_entropy(logits, microtorch.tensor([0.0, 1.0, 1.0]))
     with pytest.raises(ValueError, match="cross_entropy: reduction must be"):
         F.cross_entropy(logits, microtorch.tensor([0, 1, 1]), reduction="avg")
+    with pytest.raises(
+        RuntimeError, match=r"weight must be a float tensor of shape \(5,\).*\(4,\)"
+    ):
+        F.cross_entropy(logits, microtorch.tensor([0, 1, 1]), weight=microtorch.ones(4))
 
 
 def test_view_of_incompatible_size() -> None:

@@ -164,16 +164,22 @@ def np_topk(a: np.ndarray, k: int, dim: int) -> tuple:
     return np.take_along_axis(a, idx, axis=dim), idx
 
 
-def np_cross_entropy(logits, target, ignore_index=-100, reduction="mean", smoothing=0.0):
-    """logits (N, C) or (N, C, d...), target (N,) or (N, d...) of class indices."""
+def np_cross_entropy(logits, target, ignore_index=-100, reduction="mean", smoothing=0.0,
+                     weight=None):  # fmt: skip
+    """logits (N, C) or (N, C, d...), target (N,) or (N, d...) of class indices; with a
+    weight per class, row n counts weight[target_n] times and "mean" divides by their sum."""
     logp = np_log_softmax(np.moveaxis(logits, 1, -1), -1)  # (..., C)
+    num_classes = logp.shape[-1]
+    weight = np.ones(num_classes) if weight is None else weight
     keep = target != ignore_index
-    picked = np.take_along_axis(logp, np.where(keep, target, 0)[..., None], -1)[..., 0]
-    losses = -(1 - smoothing) * picked - smoothing * logp.mean(-1)
-    losses = np.where(keep, losses, 0.0)
+    safe = np.where(keep, target, 0)
+    row_weight = np.where(keep, weight[safe], 0.0)
+    picked = np.take_along_axis(logp, safe[..., None], -1)[..., 0]
+    losses = -(1 - smoothing) * picked * row_weight
+    losses -= smoothing / num_classes * (logp * weight).sum(-1) * keep
     if reduction == "none":
         return losses
-    return losses.sum() if reduction == "sum" else losses.sum() / keep.sum()
+    return losses.sum() if reduction == "sum" else losses.sum() / row_weight.sum()
 
 
 def np_layer_norm(a, ndims, weight=None, bias=None, eps=1e-5):
@@ -783,6 +789,24 @@ NN = [
         lambda T, F, a, t: F.cross_entropy(a, t, label_smoothing=0.1),
         (x(4, 5), ints(5, 4)),
         lambda a, t: np_cross_entropy(a, t, smoothing=0.1),
+    ),
+    C(
+        "cross_entropy_class_weights",
+        lambda T, F, a, t, w: F.cross_entropy(a, t, weight=w),
+        (x(5, 4), const([0, 3, 1, 3, 2], "int64"), const([1.0, 2.0, 0.5, 3.0], grad=False)),
+        lambda a, t, w: np_cross_entropy(a, t, weight=w),
+    ),
+    C(
+        "cross_entropy_class_weights_smoothing_ignore",
+        lambda T, F, a, t, w: F.cross_entropy(a, t, weight=w, label_smoothing=0.2),
+        (x(5, 4), const([0, 3, -100, 1, 3], "int64"), const([1.0, 2.0, 0.5, 3.0], grad=False)),
+        lambda a, t, w: np_cross_entropy(a, t, smoothing=0.2, weight=w),
+    ),
+    C(
+        "cross_entropy_class_weights_none_spatial",
+        lambda T, F, a, t, w: F.cross_entropy(a, t, weight=w, reduction="none"),
+        (x(2, 3, 4), ints(3, 2, 4), const([0.2, 1.0, 4.0], grad=False)),
+        lambda a, t, w: np_cross_entropy(a, t, reduction="none", weight=w),
     ),
     C(
         "nll_loss_ignore_index",

@@ -145,8 +145,6 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     ``target`` (N) or (N, d1, ...)."""
     _check_tensor(input, "cross_entropy")
     _check_tensor(target, "cross_entropy", "target")
-    if weight is not None:
-        raise ValueError("cross_entropy: class weights are not supported; pass weight=None")
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(
             f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got {reduction!r}"
@@ -179,13 +177,45 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if logits.ndim > 2:  # (N, C, d...) -> (N*d..., C)
         logits = logits.permute(0, *range(2, logits.ndim), 1)
     flat_logits = logits.reshape(-1, num_classes)
-    loss = _loss.CrossEntropy.apply(
-        flat_logits, target.reshape(-1), ignore_index=ignore_index, reduction=reduction,
-        label_smoothing=label_smoothing,
-    )  # fmt: skip
+    if weight is not None:
+        loss = _weighted_cross_entropy(flat_logits, target.reshape(-1), weight, ignore_index,
+                                       reduction, label_smoothing)  # fmt: skip
+    else:
+        loss = _loss.CrossEntropy.apply(
+            flat_logits, target.reshape(-1), ignore_index=ignore_index, reduction=reduction,
+            label_smoothing=label_smoothing,
+        )  # fmt: skip
     if reduction == "none":
         loss = loss.reshape(out_shape)
     return loss
+
+
+def _weighted_cross_entropy(logits: Tensor, target: Tensor, weight: Tensor, ignore_index: int,
+                            reduction: str, label_smoothing: float) -> Tensor:  # fmt: skip
+    """Cross-entropy with a weight per class, from ordinary ops (the fused op has none):
+    row n counts weight[target_n] times, and "mean" divides by the sum of those weights.
+    With label smoothing, the smoothing term weighs each class's log-probability too."""
+    _check_tensor(weight, "cross_entropy", "weight")
+    num_classes = logits.shape[1]
+    if tuple(weight.shape) != (num_classes,) or not weight.dtype.is_floating_point:
+        raise RuntimeError(
+            f"cross_entropy: weight must be a float tensor of shape ({num_classes},), one per "
+            f"class, got {weight.dtype} of shape {tuple(weight.shape)}"
+        )
+    from .. import functional as F
+
+    weight = weight.to(logits.dtype)
+    logp = F.log_softmax(logits, 1)  # (N, C)
+    keep = target != ignore_index
+    safe_target = F.where(keep, target, 0)  # ignored rows pick class 0, then weigh nothing
+    row_weight = weight[safe_target] * keep.to(logits.dtype)  # (N,)
+    losses = -F.gather(logp, 1, safe_target.reshape(-1, 1)).reshape(-1) * row_weight
+    if label_smoothing:
+        smooth = -(logp * weight).sum(1) * keep.to(logits.dtype)
+        losses = (1 - label_smoothing) * losses + label_smoothing / num_classes * smooth
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.sum() / row_weight.sum()
 
 
 def nll_loss(

@@ -13,7 +13,7 @@ class CrossEntropyLoss(Module):
     def __init__(self, weight: Tensor | None = None, ignore_index: int = -100,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:  # fmt: skip
         super().__init__()
-        self.weight = weight
+        self.register_buffer("weight", weight)  # a buffer: .to(device) moves it with the module
         self.ignore_index = ignore_index
         self.reduction = reduction
         self.label_smoothing = label_smoothing
