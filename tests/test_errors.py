@@ -94,6 +94,8 @@ def test_cross_entropy_other_errors() -> None:
         RuntimeError, match=r"weight must be a float tensor of shape \(5,\).*\(4,\)"
     ):
         F.cross_entropy(logits, microtorch.tensor([0, 1, 1]), weight=microtorch.ones(4))
+    with pytest.raises(RuntimeError, match=r"layer_norm: .*same dtype, got .*float32, .*float64"):
+        F.layer_norm(logits, (5,), weight=microtorch.ones(5, dtype=microtorch.float64))
 
 
 def test_view_of_incompatible_size() -> None:

@@ -80,6 +80,12 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
                 f"layer_norm: {name} of shape {tuple(p.shape)} does not match normalized_shape "
                 f"{list(normalized_shape)}"
             )
+    dtypes = [t.dtype for t in (input, weight, bias) if t is not None]
+    if any(d is not dtypes[0] for d in dtypes):
+        raise RuntimeError(
+            f"layer_norm: input, weight and bias must have the same dtype, got "
+            f"{', '.join(str(d) for d in dtypes)}; convert with .to(dtype) first"
+        )
     return _normalization.LayerNorm.apply(
         _float_input(input, "layer_norm"), weight, bias, ndims=len(normalized_shape), eps=eps
     )
