@@ -144,15 +144,10 @@ SCHEDULES = {
 
 
 def _lrs_with(lib, make, steps: int = 12) -> list:
+    """Each group's lr at each step of ``make``'s schedule, built with ``lib``."""
     param = lib.nn.Parameter(lib.ones(1))
     opt = lib.optim.SGD([{"params": [param]}, {"params": [], "lr": 0.2}], lr=0.5)
-    scheduler = make(lib, opt)
-    seen = []
-    for _ in range(steps):
-        seen.append([group["lr"] for group in opt.param_groups])
-        opt.step()
-        scheduler.step()
-    return seen
+    return _lrs(make(lib, opt), opt, steps)
 
 
 def test_step_multistep_exponential_linear_and_sequential_formulas() -> None:
