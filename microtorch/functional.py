@@ -205,35 +205,42 @@ def _no_grad_result(array: Any) -> Tensor:
 
 
 # ---------------------------------------------------------------- comparisons (no grad)
-def _compare(a: Any, b: Any, op: str, name: str) -> Tensor:
+def _xp_function(a: Any, b: Any, function: str, name: str) -> Tensor:
+    """The array library's ``function`` (e.g. "less") on two operands, tensors or numbers,
+    brought to one dtype first; the result records no gradient. ``name`` is the op's."""
+    a, b = _binary_operands(a, b, name)
+    xp = backend.xp_of((a if isinstance(a, Tensor) else b).array)
+    return _no_grad_result(getattr(xp, function)(_raw(a), _raw(b)))
+
+
+def _compare(a: Any, b: Any, function: str, name: str) -> Tensor:
     if b is None or a is None:
         raise TypeError(f"{name}: cannot compare a Tensor with None")
-    a, b = _binary_operands(a, b, name)
-    return _no_grad_result(getattr(_raw(a), op)(_raw(b)))
+    return _xp_function(a, b, function, name)
 
 
 def eq(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "__eq__", "eq")
+    return _compare(input, other, "equal", "eq")
 
 
 def ne(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "__ne__", "ne")
+    return _compare(input, other, "not_equal", "ne")
 
 
 def lt(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "__lt__", "lt")
+    return _compare(input, other, "less", "lt")
 
 
 def le(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "__le__", "le")
+    return _compare(input, other, "less_equal", "le")
 
 
 def gt(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "__gt__", "gt")
+    return _compare(input, other, "greater", "gt")
 
 
 def ge(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "__ge__", "ge")
+    return _compare(input, other, "greater_equal", "ge")
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
@@ -247,23 +254,16 @@ def logical_not(input: Tensor) -> Tensor:
     return Tensor._make(xp.logical_not(input.array))
 
 
-def _xp_function(a: Any, b: Any, name: str) -> Tensor:
-    """The array library's function ``name`` on two operands (tensors or numbers)."""
-    a, b = _binary_operands(a, b, name)
-    xp = backend.xp_of((a if isinstance(a, Tensor) else b).array)
-    return _no_grad_result(getattr(xp, name)(_raw(a), _raw(b)))
-
-
 def logical_and(input: Any, other: Any) -> Tensor:
-    return _xp_function(input, other, "logical_and")
+    return _xp_function(input, other, "logical_and", "logical_and")
 
 
 def logical_or(input: Any, other: Any) -> Tensor:
-    return _xp_function(input, other, "logical_or")
+    return _xp_function(input, other, "logical_or", "logical_or")
 
 
 def logical_xor(input: Any, other: Any) -> Tensor:
-    return _xp_function(input, other, "logical_xor")
+    return _xp_function(input, other, "logical_xor", "logical_xor")
 
 
 def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
@@ -278,7 +278,7 @@ def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
             f"{name}: `{symbol}` works on integer and bool tensors, got {found}; for "
             f"conditions on floats compare first (x > 0), or use logical_{name[8:]}()"
         )
-    return _xp_function(a, b, name)
+    return _xp_function(a, b, name, name)
 
 
 def bitwise_and(input: Any, other: Any) -> Tensor:
