@@ -356,6 +356,13 @@ COMPARISONS = [
         grad=False,
     ),
     C("eq_function", lambda T, F, a: T.eq(a, a), (x(3),), lambda a: a == a, grad=False),
+    C(
+        "compare_number_first",
+        lambda T, F, a: (T.lt(0.5, a), T.ge(0, a), T.eq(1.0, a)),
+        (const([0.0, 0.5, 1.0]),),
+        lambda a: (0.5 < a, 0 >= a, 1.0 == a),
+        grad=False,
+    ),
     # logical_*: any nonzero value is True, the result is bool, whatever the dtypes
     C(
         "logical_and_floats",
