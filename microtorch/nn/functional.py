@@ -214,10 +214,11 @@ def _weighted_cross_entropy(logits: Tensor, target: Tensor, weight: Tensor, igno
     logp = F.log_softmax(logits, 1)  # (N, C)
     keep = target != ignore_index
     safe_target = F.where(keep, target, 0)  # ignored rows pick class 0, then weigh nothing
-    row_weight = weight[safe_target] * keep.to(logits.dtype)  # (N,)
+    kept = keep.to(logits.dtype)  # 1 for a row that counts, 0 for an ignored one
+    row_weight = weight[safe_target] * kept  # (N,)
     losses = -F.gather(logp, 1, safe_target.reshape(-1, 1)).reshape(-1) * row_weight
     if label_smoothing:
-        smooth = -(logp * weight).sum(1) * keep.to(logits.dtype)
+        smooth = -(logp * weight).sum(1) * kept
         losses = (1 - label_smoothing) * losses + label_smoothing / num_classes * smooth
     if reduction == "none":
         return losses
