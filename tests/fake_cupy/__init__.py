@@ -323,10 +323,6 @@ class _RoutinesLinalg:
         assert numpy.dtype(dtype) == numpy.float32, "only float32 has a TF32 compute type"
         cls.compute_type = compute_type
 
-    @classmethod
-    def get_compute_type(cls, dtype: Any) -> int:
-        return cls.compute_type
-
 
 _routines_linalg = _RoutinesLinalg
 _core = types.SimpleNamespace(_routines_linalg=_routines_linalg)
