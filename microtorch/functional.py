@@ -900,18 +900,23 @@ def _convert_index(input: Tensor, index: Any) -> tuple:
         elif isinstance(i, builtins.bool):
             i = xp.asarray(i)
         out.append(i)
-    if xp.__name__ == "cupy":
-        _check_index_arrays_on_gpu(input, out)
+    _check_index_arrays(input, out)
     return tuple(out)
 
 
-def _check_index_arrays_on_gpu(input: Tensor, index: list) -> None:
-    """CuPy does not raise for an integer index past the end (it wraps around), so each
-    index array is checked on the GPU and reported at the next sync (check_on_device)."""
+def _check_index_arrays(input: Tensor, index: list) -> None:
+    """Each integer index array against the dim of ``input`` it indexes: at once on the CPU,
+    at the next sync on a GPU (check_on_device), since CuPy does not raise for an index past
+    the end (it wraps around). NumPy would raise too, but about the dims of the view that
+    ``_torch_index_steps`` may index, not the dims of the tensor the user indexed."""
     parts = list(index)
     if builtins.any(p is Ellipsis for p in parts):
         at = next(k for k, p in enumerate(parts) if p is Ellipsis)
-        used = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
+        used = builtins.sum(
+            p.ndim if backend.is_array(p) and p.dtype == bool else 1  # a mask takes p.ndim
+            for p in parts
+            if p is not None and p is not Ellipsis
+        )
         parts[at : at + 1] = [slice(None)] * (input.ndim - used)
     axis = 0
     for part in parts:
@@ -928,10 +933,47 @@ def _check_index_arrays_on_gpu(input: Tensor, index: list) -> None:
         axis += part.ndim if is_array and part.dtype == bool else 1
 
 
+def _torch_index_steps(index: tuple, ndim: int) -> list:
+    """``x[index]`` in PyTorch's order, as one or two NumPy indexes applied one after the other.
+
+    NumPy and PyTorch agree, except when integers meet integer arrays or masks ("advanced"
+    indices). NumPy counts an int as advanced too, and puts the advanced dims first when
+    advanced indices are apart: a (2, 3, 4) ``x[1, :, [0, 2]]`` has shape (2, 3) in NumPy.
+    PyTorch first applies the ints, slices, None and ... (x[1] is (3, 4)), then the arrays at
+    the dims they now sit on ([:, [0, 2]]), giving (3, 2). A 0-d integer tensor counts as an
+    int. So when an index has arrays and anything else, it is split into those two steps."""
+    is_array = [backend.is_array(i) and not (i.ndim == 0 and i.dtype.kind in "iu") for i in index]
+    if not builtins.any(is_array):
+        return [index]  # ints, slices, None, ...: NumPy's basic indexing is PyTorch's
+    used = builtins.sum(
+        (i.ndim if i.dtype == bool else 1) if arr else (i is not None and i is not Ellipsis)
+        for i, arr in zip(index, is_array)
+    )
+    first, then = [], []  # first: x[first] (a view); then: the arrays on the dims left
+    for i, arr in zip(index, is_array):
+        if arr:
+            first += [slice(None)] * (i.ndim if i.dtype == bool else 1)  # a mask takes i.ndim
+            then.append(i)
+        elif i is Ellipsis:
+            first.append(i)
+            then += [slice(None)] * builtins.max(ndim - used, 0)
+        elif i is None or isinstance(i, slice):
+            first.append(i)
+            then.append(slice(None))
+        else:  # an int (or a 0-d integer array, read to the host): the dim goes
+            first.append(builtins.int(i))
+    if builtins.all(f == slice(None) for f in first):
+        return [tuple(then)]
+    return [tuple(first), tuple(then)]
+
+
 def getitem(input: Tensor, index: Any) -> Tensor:
-    idx = _convert_index(input, index)
+    steps = _torch_index_steps(_convert_index(input, index), input.ndim)
     try:
-        return indexing.GetItem.apply(input, index=idx)
+        out = input
+        for idx in steps:
+            out = indexing.GetItem.apply(out, index=idx)
+        return out
     except IndexError as error:
         raise IndexError(
             f"index: {error} (indexing a tensor of shape {tuple(input.shape)})"
@@ -941,7 +983,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
 def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``. Without gradient tracking this writes into the array;
     with it, the write is recorded as an op (IndexPut) so gradients stay right."""
-    idx = _convert_index(input, index)
+    steps = _torch_index_steps(_convert_index(input, index), input.ndim)
     if isinstance(value, Tensor) and value.device != input.device:
         raise RuntimeError(
             f"setitem: value is on {value.device} but the tensor is on {input.device}"
@@ -952,18 +994,18 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     if not tracking:
         raw = value.array if isinstance(value, Tensor) else value
         try:
-            input.array[idx] = raw
+            indexing.view_to_index(input.array, steps)[steps[-1]] = raw
         except (IndexError, ValueError) as error:
             raise type(error)(f"setitem: {error} (tensor of shape {tuple(input.shape)})") from None
         input._version.value += 1
         return
     if not isinstance(value, Tensor):
         value = as_tensor_like(value, input)
-    inplace(input, _index_put, value, idx)
+    inplace(input, _index_put, value, steps)
 
 
-def _index_put(input: Tensor, value: Tensor, idx: tuple) -> Tensor:
-    return indexing.IndexPut.apply(input, cast(value, input.dtype), index=idx)
+def _index_put(input: Tensor, value: Tensor, steps: list) -> Tensor:
+    return indexing.IndexPut.apply(input, cast(value, input.dtype), steps=steps)
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:

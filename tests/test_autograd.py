@@ -295,6 +295,23 @@ def test_setitem_forms(device: str) -> None:
     assert values(t) == [[1.0, 1.0, 1.0, 9.0], [0.0, 2.0, 3.0, 9.0], [5.0, 0.0, 0.0, 9.0]]
 
 
+def test_setitem_with_ints_and_index_arrays_in_pytorchs_order(device: str) -> None:
+    """An int next to an index array is applied first, as in PyTorch: t[1, :, [0, 2]] is
+    t[1][:, [0, 2]], a (3, 2) block (NumPy's order would make it (2, 3))."""
+    t = microtorch.zeros(2, 3, 4, device=device)
+    t[1, :, [0, 2]] = microtorch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], device=device)
+    assert values(t[1]) == [[1.0, 0.0, 2.0, 0.0], [3.0, 0.0, 4.0, 0.0], [5.0, 0.0, 6.0, 0.0]]
+    assert values(t[0]) == [[0.0] * 4] * 3
+    # the same write recorded in the graph: the gradients land where PyTorch puts them
+    a = leaf(np.zeros((2, 3, 4)).tolist(), device)
+    v = leaf([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], device)
+    h = a * 1
+    h[1, :, [0, 2]] = v
+    (h * microtorch.arange(24.0, device=device).reshape(2, 3, 4)).sum().backward()
+    assert values(v.grad) == [[12.0, 14.0], [16.0, 18.0], [20.0, 22.0]]
+    assert values(a.grad)[1][0] == [0.0, 13.0, 0.0, 15.0]
+
+
 def test_boolean_mask_assignment_under_no_grad(device: str) -> None:
     # the top-k sampling idiom: logits[logits < v[:, [-1]]] = -float("inf")
     logits = leaf([[1.0, 4.0, 2.0, 3.0]], device)

@@ -80,6 +80,14 @@ def test_out_of_range_tensor_indices_are_reported_on_every_device(device: str) -
         2,
         5,
     ]  # negatives count back
+    # the dim named is the user's, also where the index is applied in two steps (an int
+    # first, as in PyTorch) or where a mask and an Ellipsis come before the index
+    cube = microtorch.zeros(2, 3, 4, device=device)
+    with pytest.raises(IndexError, match=r"dimension 2 with size 4 \(indexing a tensor of shape"):
+        cube[1, :, microtorch.tensor([0, 4], device=device)].tolist()
+    rows = microtorch.tensor([[True, False, False], [False, False, True]], device=device)
+    with pytest.raises(IndexError, match=r"dimension 2 with size 4 \(indexing a tensor of shape"):
+        cube[rows, ..., microtorch.tensor([0, 4], device=device)].tolist()
 
 
 def test_cross_entropy_other_errors() -> None:

@@ -674,6 +674,32 @@ INDEXING = [
         (x(3, 4), const([0, 2, 0], "int64"), const([1, 3, 1], "int64")),
         lambda a, i, j: a[i, j],
     ),
+    # PyTorch applies ints (and 0-d integer tensors) before index arrays; NumPy counts an int
+    # as an array index, so the references below index in PyTorch's order, in two steps
+    C(
+        "index_int_slice_list",
+        lambda T, F, a: a[1, :, [2, 0, 2]],
+        (x(2, 3, 4),),
+        lambda a: a[1][:, [2, 0, 2]],
+    ),
+    C(
+        "index_slice_list_slice_int",
+        lambda T, F, a: a[:, [0, 2, 0], :, -1],
+        (x(2, 3, 2, 4),),
+        lambda a: a[..., -1][:, [0, 2, 0], :],
+    ),
+    C(
+        "index_0d_tensor_slice_mask",
+        lambda T, F, a, i, m: a[i, :, m],
+        (x(2, 3, 4), const(1, "int64"), mask(4)),
+        lambda a, i, m: a[int(i)][:, m],
+    ),
+    C(
+        "index_ellipsis_of_no_dims_between_lists",
+        lambda T, F, a: a[:, [0, 1, 1], ..., [2, 0, 3]],
+        (x(3, 2, 4),),
+        lambda a: a[:, [0, 1, 1], [2, 0, 3]],
+    ),
     C("index_bool_mask", lambda T, F, a, m: a[m], (x(3, 4), mask(3, 4)), lambda a, m: a[m]),
     C("index_bool_rows", lambda T, F, a, m: a[m], (x(4, 2), mask(4)), lambda a, m: a[m]),
     C("index_by_comparison", lambda T, F, a: a[a > 0], (nz(2, 4),), lambda a: a[a > 0]),

@@ -143,7 +143,8 @@ def indexing(torch):
     x = torch.tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
     outs = [x[0], x[:, 1], x[..., -1], x[0, 1:, ::2], x[:, None, 0], x[[0, 1, 1]],
             x[torch.tensor([1, 0])], x[x > 10], x[0][x[0] > 5], x[:, [0, 2], 1], x[1, 2, 3],
-            x[-1, -1], torch.arange(10)[::3], torch.arange(10)[-3:]]  # fmt: skip
+            x[-1, -1], torch.arange(10)[::3], torch.arange(10)[-3:],
+            x[1, :, [0, 2]], x[torch.tensor(1), :, [0, 2]], x[[0, 1], :, 0]]  # fmt: skip
     for o in outs:
         print(o.shape)
     return outs
@@ -162,7 +163,9 @@ def index_assignment(torch):
     y[y % 2 == 0] = 0
     z = torch.zeros(4)
     z[torch.tensor([0, 2])] = 1.0
-    return [x, y, z]
+    w = torch.zeros(2, 3, 4)
+    w[1, :, [0, 2]] = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    return [x, y, z, w]
 
 
 @snippet

@@ -59,23 +59,32 @@ class GetItem(Function):
         return full
 
 
-class IndexPut(Function):
-    """out = x with out[index] = value (the out-of-place form of ``x[index] = value``)."""
+def view_to_index(a, steps):
+    """a[steps[0]][steps[1]]... up to the last step: a view that ``steps[-1]`` then indexes.
+    (An index in PyTorch's order can take two NumPy steps: ints and slices, then arrays.)"""
+    for index in steps[:-1]:
+        a = a[index]
+    return a
 
-    def forward(self, x, value, index=()):
-        self.index = index
+
+class IndexPut(Function):
+    """out = x with out[index] = value (the out-of-place form of ``x[index] = value``);
+    ``steps``: the index as one or two NumPy indexes applied in turn."""
+
+    def forward(self, x, value, steps=((),)):
+        self.steps = steps
         self.value_shape = getattr(value, "shape", ())
         out = x.copy()
-        out[index] = value
+        view_to_index(out, steps)[steps[-1]] = value
         return out
 
     def backward(self, grad):
         gx = gv = None
         if self.needs_input_grad[0]:
             gx = grad.copy()
-            gx[self.index] = 0  # overwritten elements do not depend on x
+            view_to_index(gx, self.steps)[self.steps[-1]] = 0  # overwritten: not from x
         if self.needs_input_grad[1]:
-            gv = unbroadcast(grad[self.index], self.value_shape)
+            gv = unbroadcast(view_to_index(grad, self.steps)[self.steps[-1]], self.value_shape)
         return gx, gv
 
 
