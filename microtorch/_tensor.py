@@ -475,8 +475,26 @@ class Tensor:
     def __floordiv__(self, other: Any) -> Tensor:
         return F.floor_divide(self, other)
 
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return F.floor_divide(other, self)
+
     def __mod__(self, other: Any) -> Tensor:
         return F.remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return F.remainder(other, self)
+
+    floor_divide, remainder = __floordiv__, __mod__
+    bitwise_and, bitwise_or, bitwise_xor, bitwise_not = __and__, __or__, __xor__, __invert__
+
+    def __contains__(self, element: Any) -> bool:
+        """``element in t``: does any element of t equal it (as in PyTorch)."""
+        if not isinstance(element, (Tensor, int, float, bool)):
+            raise RuntimeError(
+                f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                f"{type(element)}"
+            )
+        return bool(F.eq(self, element).any())
 
     # comparisons give bool tensors and no gradient
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
@@ -512,6 +530,42 @@ class Tensor:
 
     def __itruediv__(self, other: Any) -> Tensor:
         return self.div_(other)
+
+    def __ipow__(self, other: Any) -> Tensor:
+        return self.pow_(other)
+
+    def __ifloordiv__(self, other: Any) -> Tensor:
+        return self.floor_divide_(other)
+
+    def __imod__(self, other: Any) -> Tensor:
+        return self.remainder_(other)
+
+    def __iand__(self, other: Any) -> Tensor:
+        return self.bitwise_and_(other)
+
+    def __ior__(self, other: Any) -> Tensor:
+        return self.bitwise_or_(other)
+
+    def __ixor__(self, other: Any) -> Tensor:
+        return self.bitwise_xor_(other)
+
+    def pow_(self, exponent: Any) -> Tensor:
+        return F.inplace(self, F.pow, exponent)
+
+    def floor_divide_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.floor_divide, other)
+
+    def remainder_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.remainder, other)
+
+    def bitwise_and_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.bitwise_and, other)
+
+    def bitwise_or_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.bitwise_or, other)
+
+    def bitwise_xor_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.bitwise_xor, other)
 
     def add_(self, other: Any, alpha: Any = 1) -> Tensor:
         return F.inplace(self, F.add, other if alpha == 1 else F.mul(other, alpha))

@@ -185,13 +185,38 @@ def neg(input: Tensor) -> Tensor:
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
+    """a // b, rounded down; no gradient (it is 0 wherever it exists)."""
     a, b = _binary_operands(input, other, "floor_divide")
+    _check_integer_divisor(a, b, "floor_divide")
     return _no_grad_result(_raw(a) // _raw(b))
 
 
 def remainder(input: Any, other: Any) -> Tensor:
+    """a % b, with the sign of b as in Python."""
     a, b = _binary_operands(input, other, "remainder")
-    return _no_grad_result(_raw(a) % _raw(b))
+    _check_integer_divisor(a, b, "remainder")
+    return arithmetic.Remainder.apply(a, b)
+
+
+def _check_integer_divisor(a: Any, b: Any, op: str) -> None:
+    """An integer division by zero raises, as in PyTorch on the CPU (NumPy would give 0). A
+    divisor tensor on a GPU is not checked, as in PyTorch: that would make the host wait."""
+    dividend, divisor = _raw(a), _raw(b)
+    if _is_float(dividend) or _is_float(divisor):
+        return  # a float division: inf or nan, as in PyTorch
+    if not backend.is_array(divisor):
+        zero = divisor == 0  # a Python number
+    elif backend.xp_of(divisor).__name__ != "cupy":
+        zero = builtins.bool((divisor == 0).any())
+    else:
+        return
+    if zero:
+        raise RuntimeError(f"{op}: integer division by zero (ZeroDivisionError)")
+
+
+def _is_float(x: Any) -> builtins.bool:
+    """A float array or a Python float."""
+    return x.dtype.kind == "f" if backend.is_array(x) else isinstance(x, builtins.float)
 
 
 def _raw(x: Any) -> Any:

@@ -90,6 +90,19 @@ def test_out_of_range_tensor_indices_are_reported_on_every_device(device: str) -
         cube[rows, ..., microtorch.tensor([0, 4], device=device)].tolist()
 
 
+def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
+    t = microtorch.tensor([5, -7])
+    with pytest.raises(RuntimeError, match=r"floor_divide: integer division by zero"):
+        t // 0
+    with pytest.raises(RuntimeError, match=r"remainder: integer division by zero"):
+        t % microtorch.tensor([3, 0])
+    with pytest.raises(RuntimeError, match=r"floor_divide: integer division by zero"):
+        7 // microtorch.tensor([0, 1])
+    # float division by zero is inf or nan, as in PyTorch (and NumPy)
+    assert (t.float() // 0).tolist() == [float("inf"), float("-inf")]
+    assert (t // 2.5).tolist() == [2.0, -3.0]
+
+
 def test_cross_entropy_other_errors() -> None:
     logits = microtorch.zeros(3, 5)
     with pytest.raises(RuntimeError, match=r"cross_entropy: target of shape \(2,\).*\(3, 5\)"):

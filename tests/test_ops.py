@@ -267,6 +267,36 @@ ARITHMETIC = [
     C("pow_scalar_base", lambda T, F, b: 2**b, (x(3),), lambda b: 2.0**b),
     C("pow_tensors_broadcast", lambda T, F, a, b: a**b, (pos(2, 3), x(3)), np.power),
     C("pow_method", lambda T, F, a: a.pow(3), (x(3),), lambda a: a**3),
+    # a % b takes the sign of b (np.mod, Python's %); d/da = 1, d/db = -floor(a / b)
+    C("remainder", lambda T, F, a, b: a % b, (x(2, 3), pos(3)), np.mod),
+    C("remainder_scalar", lambda T, F, a: a % 0.75, (x(5),), lambda a: np.mod(a, 0.75)),
+    C(
+        "remainder_negative_divisor",
+        lambda T, F, a: a.remainder(-0.75),
+        (x(5),),
+        lambda a: np.mod(a, -0.75),
+    ),
+    C(
+        "remainder_scalar_left",  # PyTorch has no gradient for a number % tensor
+        lambda T, F, b: 7.5 % b,
+        (x(4, grad=False),),
+        lambda b: np.mod(7.5, b),
+        grad=False,
+    ),
+    C(
+        "floor_divide",  # no gradient (PyTorch has none either)
+        lambda T, F, a, b: a // b,
+        (x(2, 3, grad=False), x(3, grad=False)),
+        np.floor_divide,
+        grad=False,
+    ),
+    C(
+        "floor_divide_scalar_left_ints",
+        lambda T, F, b: 7 // b,
+        (const([2, -2, 3, -5], "int64", grad=False),),
+        lambda b: np.floor_divide(7, b),
+        grad=False,
+    ),
     C("neg", lambda T, F, a: -a, (x(2, 3),), np.negative),
     C("neg_function", lambda T, F, a: T.neg(a), (x(),), np.negative),
 ]

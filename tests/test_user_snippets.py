@@ -169,6 +169,23 @@ def index_assignment(torch):
 
 
 @snippet
+def integer_and_in_place_operators(torch):
+    t = torch.tensor([5, -7, 12])
+    outs = [t // 4, t % 4, 7 // t, 7.5 % t, t.floor_divide(-5), t.remainder(5), 5 in t, 6 in t]
+    x = torch.tensor([5.0, -3.5])
+    alias = x  # in-place operators change the tensor itself, so the alias sees them
+    x **= 2
+    x //= 3
+    x %= 5
+    mask = torch.tensor([True, False, True])
+    alias_mask = mask
+    mask &= torch.tensor([True, True, False])
+    mask |= torch.tensor([False, True, False])
+    mask ^= torch.tensor([True, True, True])
+    return outs + [alias, alias_mask]
+
+
+@snippet
 def index_assignment_inside_the_graph(torch):
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 2

@@ -94,6 +94,23 @@ class Pow(Function):
         return ga, gb
 
 
+class Remainder(Function):
+    """a % b, with the sign of b (Python's and PyTorch's rule): a - floor(a / b) * b.
+    d/da = 1; d/db = -floor(a / b)."""
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a % b
+
+    def backward(self, grad):
+        a, b = self.saved
+        ga = unbroadcast(grad, _shape(a)) if self.needs_input_grad[0] else None
+        gb = None
+        if self.needs_input_grad[1]:
+            gb = unbroadcast(-grad * xp_of(grad).floor_divide(a, b), _shape(b))
+        return ga, gb
+
+
 class Neg(Function):
     def forward(self, x):
         return -x
