@@ -171,7 +171,8 @@ def index_assignment(torch):
 @snippet
 def integer_and_in_place_operators(torch):
     t = torch.tensor([5, -7, 12])
-    outs = [t // 4, t % 4, 7 // t, 7.5 % t, t.floor_divide(-5), t.remainder(5), 5 in t, 6 in t]
+    outs = [t // 4, t % 4, 7 // t, 7.5 % t, t.floor_divide(-5), t.remainder(5), 5 in t, 6 in t,
+            torch.floor_divide(t, 3), torch.remainder(t, -3)]  # fmt: skip
     x = torch.tensor([5.0, -3.5])
     alias = x  # in-place operators change the tensor itself, so the alias sees them
     x **= 2
