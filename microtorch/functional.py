@@ -10,13 +10,13 @@ from __future__ import annotations
 import builtins
 import collections
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from . import backend
 from . import dtypes as _dtypes
 from ._tensor import Tensor
+from ._warn import warn_user
 from .autograd import grad_mode
 from .autograd.function import Function
 from .ops import arithmetic, elementwise, indexing, linalg, reduction
@@ -543,11 +543,15 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
     if isinstance(dim, builtins.bool):  # var(x, False) means unbiased=False
         dim, unbiased = None, dim
+    axes, correction = _dims(dim, input.ndim, "var"), _correction(unbiased, correction)
+    n = math.prod(input.shape if axes is None else [input.shape[a] for a in axes])
+    if n - correction <= 0:
+        warn_user(
+            f"var/std: degrees of freedom is <= 0 ({n} elements reduced, correction "
+            f"{correction}); the result is inf, or nan where the elements are all equal"
+        )
     return reduction.Var.apply(
-        _float_input(input, "var"),
-        axes=_dims(dim, input.ndim, "var"),
-        correction=_correction(unbiased, correction),
-        keepdim=keepdim,
+        _float_input(input, "var"), axes=axes, correction=correction, keepdim=keepdim
     )
 
 
@@ -1090,28 +1094,35 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
 def _implicit_softmax_dim(ndim: int, op: str) -> int:
     """PyTorch's legacy choice when ``dim`` is left out: 0 for 0-, 1- and 3-d inputs, else 1
     (so a (B, T, C) input is normalised over B, not C). It warns; so do we."""
-    warnings.warn(
+    warn_user(
         f"{op}: implicit dimension choice has been deprecated; pass dim= (dim=-1 for the last "
         "dim). Without it PyTorch, and so microtorch, picks dim 0 for 0-, 1- and 3-d inputs, "
-        "else dim 1",
-        UserWarning,
-        stacklevel=3,
+        "else dim 1"
     )
     return 0 if ndim in (0, 1, 3) else 1
+
+
+def _normalise_along(op: type[Function], x: Tensor, dim: int, name: str) -> Tensor:
+    """softmax or log_softmax along ``dim``; as in PyTorch, an empty input gives an empty
+    result and a 0-d input counts as one row of one element (softmax 1, log_softmax 0)."""
+    d = wrap_dim(dim, x.ndim, name)
+    if x.array.size == 0:
+        return x.clone()
+    if x.ndim == 0:
+        return op.apply(x.reshape(1), dim=0).reshape(())
+    return op.apply(x, dim=d)
 
 
 def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     x = _float_input(input, "softmax") if dtype is None else cast(input, dtype)
     dim = _implicit_softmax_dim(x.ndim, "softmax") if dim is None else dim
-    d = wrap_dim(dim, x.ndim, "softmax")
-    return _softmax.Softmax.apply(x, dim=d)
+    return _normalise_along(_softmax.Softmax, x, dim, "softmax")
 
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     x = _float_input(input, "log_softmax") if dtype is None else cast(input, dtype)
     dim = _implicit_softmax_dim(x.ndim, "log_softmax") if dim is None else dim
-    d = wrap_dim(dim, x.ndim, "log_softmax")
-    return _softmax.LogSoftmax.apply(x, dim=d)
+    return _normalise_along(_softmax.LogSoftmax, x, dim, "log_softmax")
 
 
 # ---------------------------------------------------------------- in-place

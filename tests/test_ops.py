@@ -795,6 +795,11 @@ SOFTMAX = [
         (x(2, 3),),
         lambda a: np_log_softmax(a * 1000, -1),
     ),
+    # a 0-d input is one row of one element; an empty input gives an empty result
+    C("softmax_0d", lambda T, F, a: T.softmax(a, 0), (x(),), np.ones_like),
+    C("log_softmax_0d", lambda T, F, a: a.log_softmax(-1), (x(),), np.zeros_like),
+    C("softmax_empty_rows", lambda T, F, a: F.softmax(a, -1), (x(0, 3),), lambda a: a),
+    C("log_softmax_empty_dim", lambda T, F, a: F.log_softmax(a, -1), (x(2, 0),), lambda a: a),
 ]
 
 NN = [

@@ -1115,6 +1115,25 @@ def test_softmax_without_dim_warns_like_pytorch() -> None:
     np.testing.assert_allclose(y.numpy(), np.full((2, 3, 4), 0.5))  # over dim 0, as PyTorch
 
 
+def test_var_without_degrees_of_freedom_warns_like_pytorch() -> None:
+    """correction >= the number of elements reduced: the variance divides by 0, giving inf
+    (or nan where every element is equal), as in PyTorch, with a warning at the user's line."""
+
+    def user_warnings(compute: Callable[[], Any]) -> tuple:
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            result = compute()
+        return result, [w for w in record if w.category is UserWarning]
+
+    x = microtorch.tensor([[1.0, 3.0], [2.0, 2.0]])
+    v, record = user_warnings(lambda: x.var(dim=1, correction=2))
+    assert len(record) == 1 and "var/std: degrees of freedom is <= 0" in str(record[0].message)
+    assert record[0].filename == __file__  # the user's line, not one inside microtorch
+    assert v.tolist()[0] == float("inf") and np.isnan(v.tolist()[1])
+    s, record = user_warnings(lambda: microtorch.std(microtorch.tensor([2.0])))  # 1 element
+    assert len(record) == 1 and record[0].filename == __file__ and np.isnan(s.item())
+
+
 def test_mse_loss_warns_when_shapes_broadcast() -> None:
     pred, target = microtorch.zeros(3, 1), microtorch.tensor([1.0, 2.0, 3.0])
     with pytest.warns(

@@ -5,12 +5,12 @@ scaled_dot_product_attention...), plus re-exports of the elementwise ones."""
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from .. import backend
 from .._tensor import Tensor
+from .._warn import warn_user
 from ..functional import (  # noqa: F401  (re-exported under F.*)
     _check_broadcast,
     _check_tensor,
@@ -244,12 +244,10 @@ def nll_loss(
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     if tuple(input.shape) != tuple(target.shape):  # (N, 1) vs (N,) broadcasts to (N, N)
-        warnings.warn(
+        warn_user(
             f"mse_loss: target of shape {tuple(target.shape)} differs from input of shape "
             f"{tuple(input.shape)}; they broadcast together, which is likely not what you want "
-            "(e.g. pred.squeeze(-1) or target.unsqueeze(-1) first)",
-            UserWarning,
-            stacklevel=2,
+            "(e.g. pred.squeeze(-1) or target.unsqueeze(-1) first)"
         )
     diff = input - target
     sq = diff * diff

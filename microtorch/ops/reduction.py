@@ -91,11 +91,10 @@ class Var(Function):
         self.denominator = max(n - correction, 0)
         self.save_for_backward(centered)
         sq = (centered * centered).sum(axis=axes, keepdims=keepdim)
-        return sq / self.denominator if self.denominator else sq * float("nan")
+        # no degrees of freedom left (denominator 0): inf, or nan where sq is 0, as in PyTorch
+        return sq / self.denominator
 
     def backward(self, grad):
         (centered,) = self.saved
         grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
-        # no degrees of freedom left: the variance is NaN and so is its gradient (like PyTorch)
-        factor = 2 / self.denominator if self.denominator else float("nan")
-        return grad * factor * centered
+        return grad * 2 * centered / self.denominator
