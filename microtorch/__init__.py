@@ -113,6 +113,7 @@ from .functional import (
     mul,
     ne,
     neg,
+    nonzero,
     norm,
     permute,
     pow,

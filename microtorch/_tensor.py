@@ -663,6 +663,12 @@ class Tensor:
             )
         return self.T
 
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        return F.nonzero(self, as_tuple=as_tuple)
+
+    def where(self, condition: Tensor, other: Any) -> Tensor:
+        return F.where(condition, self, other)
+
     def split(self, split_size: Any, dim: int = 0) -> tuple:
         return F.split(self, split_size, dim)
 

@@ -200,6 +200,11 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     """Values from start (default 0) up to, not including, end; int64 when all are ints."""
     if end is None:
         start, end = 0, start
+    if step == 0 or (end - start) * step < 0:
+        raise RuntimeError(
+            f"arange: start {start}, end {end} and step {step} give no range (the step must be "
+            "non-zero and have the sign of end - start)"
+        )
     if dtype is None:
         all_int = all(isinstance(v, int) for v in (start, end, step))
         dtype = _dtypes.int64 if all_int else _dtypes.get_default_dtype()

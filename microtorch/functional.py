@@ -415,7 +415,11 @@ def minimum(input: Tensor, other: Any) -> Tensor:
     )
 
 
-def where(condition: Tensor, input: Any, other: Any) -> Tensor:
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+    """input where condition is True, else other; ``where(condition)`` alone is
+    ``nonzero(condition, as_tuple=True)``, as in PyTorch."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
     _check_tensor(condition, "where", "condition")
     if condition.array.dtype != bool:
         raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
@@ -426,6 +430,18 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
         if isinstance(t, Tensor):
             _check_broadcast(condition.array.shape, t.array.shape, "where")
     return elementwise.Where.apply(condition, a, b)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """The indices of the non-zero elements: an (n, input.ndim) int64 tensor, or with
+    ``as_tuple=True`` one 1-D int64 tensor per dim (which ``x[...]`` takes). No gradient.
+    On a GPU the host waits for the answer: its size depends on the values."""
+    _check_tensor(input, "nonzero")
+    xp = backend.xp_of(input.array)
+    if as_tuple:  # a 0-d input counts as 1-d, as in PyTorch
+        found = xp.nonzero(input.array.reshape(-1) if input.ndim == 0 else input.array)
+        return tuple(Tensor._make(i.astype("int64", copy=False)) for i in found)
+    return Tensor._make(xp.argwhere(input.array).astype("int64", copy=False))
 
 
 def cast(input: Tensor, dtype: Any) -> Tensor:
@@ -824,10 +840,15 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("cat: expected a non-empty list of Tensors")
-    ref = tensors[0]
-    d = wrap_dim(dim, ref.ndim, "cat")
     for i, t in enumerate(tensors):
         _check_tensor(t, "cat", f"tensors[{i}]")
+    target = _promoted_dtype(tensors)
+    # As in PyTorch, 1-D empty tensors are left out (they count for the dtype only): the
+    # usual start of `out = torch.tensor([])` then `out = torch.cat([out, x])` in a loop.
+    kept = [(i, t) for i, t in enumerate(tensors) if t.array.shape != (0,)] or [(0, tensors[0])]
+    ref = kept[0][1]
+    d = wrap_dim(dim, ref.ndim, "cat")
+    for i, t in kept:
         if t.ndim == 0:
             raise RuntimeError(
                 f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated; "
@@ -836,21 +857,25 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         s, r = t.array.shape, ref.array.shape
         if len(s) != len(r) or builtins.any(a != b for j, (a, b) in enumerate(zip(s, r)) if j != d):
             raise RuntimeError(
-                f"cat: sizes of tensors must match except in dimension {d}; tensors[0] has shape "
-                f"{r} and tensors[{i}] has shape {s}"
+                f"cat: sizes of tensors must match except in dimension {d}; tensors[{kept[0][0]}] "
+                f"has shape {r} and tensors[{i}] has shape {s}"
             )
-    tensors = _common_dtype(tensors)
-    return shape_ops.Cat.apply(*tensors, dim=d)
+    return shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d)
 
 
 concat = concatenate = cat
 
 
 def _common_dtype(tensors: list) -> list:
+    target = _promoted_dtype(tensors)
+    return [cast(t, target) for t in tensors]
+
+
+def _promoted_dtype(tensors: list) -> Any:
     target = tensors[0].dtype
     for t in tensors[1:]:
         target = _dtypes.promote_types(target, t.dtype)
-    return [cast(t, target) for t in tensors]
+    return target
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -898,7 +923,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk: chunks must be positive, got {chunks}")
     n = input.array.shape[wrap_dim(dim, input.ndim, "chunk")]
-    return split(input, builtins.max(math.ceil(n / chunks), 1), dim)
+    if n == 0:  # as in PyTorch: `chunks` empty pieces
+        return split(input, [0] * chunks, dim)
+    return split(input, math.ceil(n / chunks), dim)
 
 
 # ---------------------------------------------------------------- indexing

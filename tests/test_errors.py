@@ -90,6 +90,14 @@ def test_out_of_range_tensor_indices_are_reported_on_every_device(device: str) -
         cube[rows, ..., microtorch.tensor([0, 4], device=device)].tolist()
 
 
+def test_arange_with_a_step_that_never_reaches_the_end() -> None:
+    with pytest.raises(RuntimeError, match=r"arange: start 0, end -1 and step 0.3 give no range"):
+        microtorch.arange(0, -1, 0.3)
+    with pytest.raises(RuntimeError, match=r"the step must be non-zero"):
+        microtorch.arange(0, 5, 0)
+    assert microtorch.arange(5, 5).shape == (0,)  # an empty range is fine
+
+
 def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
     t = microtorch.tensor([5, -7])
     with pytest.raises(RuntimeError, match=r"floor_divide: integer division by zero"):

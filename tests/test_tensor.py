@@ -160,6 +160,18 @@ def test_from_numpy_shares_memory_and_tensor_copies() -> None:
     assert original.tolist() == [1.0, 1.0]
 
 
+def test_nonzero_where_and_legacy_empty_cat(device: str) -> None:
+    x = microtorch.tensor([[0.0, 1.5], [2.0, 0.0]], device=device)
+    assert x.nonzero().tolist() == [[0, 1], [1, 0]] and x.nonzero().dtype is microtorch.int64
+    rows, cols = microtorch.where(x > 1.7)
+    assert rows.tolist() == [1] and cols.tolist() == [0] and rows.device == x.device
+    assert x[microtorch.where(x > 1.7)].tolist() == [2.0]  # the tuple form indexes x
+    assert microtorch.nonzero(microtorch.zeros(2, 3, device=device)).shape == (0, 2)
+    start = microtorch.tensor([], device=device)
+    grown = microtorch.cat([start, x, start])
+    assert grown.shape == (2, 2) and grown.device == x.device
+
+
 def test_detach_shares_memory_and_clone_copies(device: str) -> None:
     a = microtorch.tensor([1.0, 2.0], device=device, requires_grad=True)
     d, c = a.detach(), a.clone()

@@ -187,6 +187,18 @@ def integer_and_in_place_operators(torch):
 
 
 @snippet
+def growing_a_tensor_in_a_loop_and_finding_elements(torch):
+    out = torch.tensor([])  # an empty 1-D start: cat leaves it out, whatever the other shapes
+    for i in range(3):
+        out = torch.cat([out, torch.full((1, 2), float(i))])
+    x = torch.tensor([[0.0, 1.5], [2.0, 0.0]])
+    rows, cols = torch.where(x > 1)
+    return [out, torch.cat([torch.tensor([]), torch.tensor([])]), rows, cols,
+            torch.nonzero(x), x.nonzero(as_tuple=True)[1], torch.nonzero(torch.tensor(5)),
+            x.where(x > 1, -1.0), *torch.zeros(0, 2).chunk(3)]  # fmt: skip
+
+
+@snippet
 def index_assignment_inside_the_graph(torch):
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 2
