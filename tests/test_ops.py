@@ -882,6 +882,30 @@ NN = [
         lambda a, t: -np.take_along_axis(a, t[:, None], 1)[:, 0],
     ),
     C(
+        "nll_loss_class_weights_spatial",
+        lambda T, F, a, t, w: F.nll_loss(F.log_softmax(a, 1), t, weight=w, reduction="sum"),
+        (x(2, 3, 4), ints(3, 2, 4), const([0.2, 1.0, 4.0], grad=False)),
+        lambda a, t, w: np_cross_entropy(a, t, reduction="sum", weight=w),
+    ),
+    C(
+        "nll_loss_weight_positional_ignore_index",  # PyTorch's order: (input, target, weight)
+        lambda T, F, a, t, w: F.nll_loss(F.log_softmax(a, 1), t, w, ignore_index=1),
+        (x(5, 3), const([0, 1, 2, 1, 0], "int64"), const([0.5, 2.0, 1.5], grad=False)),
+        lambda a, t, w: np_cross_entropy(a, t, ignore_index=1, weight=w),
+    ),
+    C(
+        "nll_loss_unbatched",
+        lambda T, F, a, t: F.nll_loss(F.log_softmax(a, 0), t),
+        (x(4), const(1, "int64")),
+        lambda a, t: np_cross_entropy(a[None], t.reshape(1)),
+    ),
+    C(
+        "cross_entropy_unbatched_none",  # a 0-d loss for a 0-d target
+        lambda T, F, a, t: F.cross_entropy(a, t, reduction="none"),
+        (x(4), const(2, "int64")),
+        lambda a, t: np_cross_entropy(a[None], t.reshape(1), reduction="none").reshape(()),
+    ),
+    C(
         "mse_loss",
         lambda T, F, a, b: F.mse_loss(a, b),
         (x(2, 3), x(2, 3)),
@@ -1240,9 +1264,21 @@ def test_softmax_rows_with_nan_or_all_minus_infinity_are_nan_like_pytorch(device
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # 0 / 0
-def test_cross_entropy_with_every_target_ignored_is_nan_like_pytorch() -> None:
-    loss = mF.cross_entropy(microtorch.zeros(2, 3), microtorch.tensor([-100, -100]))
+@pytest.mark.parametrize("weight", [None, [1.0, 2.0, 3.0]], ids=["fused", "class_weights"])
+@pytest.mark.parametrize("loss_fn", ["cross_entropy", "nll_loss"])
+def test_every_target_ignored_gives_nan_loss_but_zero_gradient_like_pytorch(
+    device: str, loss_fn: str, weight: list | None
+) -> None:
+    """A batch of nothing but padding: the mean is 0 / 0 = nan, but the gradient is 0, so an
+    optimizer step after it does not turn every weight into nan."""
+    logits = microtorch.tensor([[0.5, 1.0, -1.0], [2.0, 0.0, 1.0]], device=device)
+    logits.requires_grad_(True)
+    w = None if weight is None else microtorch.tensor(weight, device=device)
+    target = microtorch.tensor([-100, -100], device=device)
+    loss = getattr(mF, loss_fn)(logits, target, weight=w)
+    loss.backward()
     assert np.isnan(loss.item())
+    assert logits.grad.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
 
 
 def test_split_pieces_lead_to_one_node_whose_backward_joins_their_gradients() -> None:

@@ -199,6 +199,19 @@ def growing_a_tensor_in_a_loop_and_finding_elements(torch):
 
 
 @snippet
+def loss_modules_with_weights_and_ignored_targets(torch):
+    logp = torch.log_softmax(torch.tensor([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0], [1.0, 1.0, 1.0]]), 1)
+    t = torch.tensor([1, 2, 0])
+    w = torch.tensor([1.0, 2.0, 0.5])
+    nn = torch.nn
+    images = torch.log_softmax(torch.arange(24.0).reshape(2, 3, 2, 2) / 10, dim=1)
+    return [nn.NLLLoss()(logp, t), nn.NLLLoss(w)(logp, t), nn.NLLLoss(reduction="none")(logp, t),
+            nn.NLLLoss(w, ignore_index=2)(logp, t), nn.CrossEntropyLoss(w, ignore_index=0)(logp, t),
+            nn.NLLLoss(reduction="none")(images, torch.zeros(2, 2, 2, dtype=torch.long)),
+            torch.nn.functional.cross_entropy(logp[0], t[0], reduction="none")]  # fmt: skip
+
+
+@snippet
 def index_assignment_inside_the_graph(torch):
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 2
@@ -1144,6 +1157,16 @@ def test_var_without_degrees_of_freedom_warns_like_pytorch() -> None:
     assert v.tolist()[0] == float("inf") and np.isnan(v.tolist()[1])
     s, record = user_warnings(lambda: microtorch.std(microtorch.tensor([2.0])))  # 1 element
     assert len(record) == 1 and record[0].filename == __file__ and np.isnan(s.item())
+
+
+def test_legacy_size_average_and_reduce_flags_warn_and_mean_what_they_mean_in_pytorch() -> None:
+    a, b = microtorch.tensor([1.0, 2.0]), microtorch.tensor([0.0, 0.0])
+    with pytest.warns(UserWarning, match=r"mse_loss: size_average and reduce are deprecated"):
+        assert microtorch.nn.functional.mse_loss(a, b, size_average=False).item() == 5.0
+    with pytest.warns(UserWarning, match=r"use reduction='none'"):
+        assert microtorch.nn.MSELoss(reduce=False)(a, b).tolist() == [1.0, 4.0]
+    with pytest.raises(ValueError, match=r"mse_loss: reduction must be 'mean', 'sum' or 'none'"):
+        microtorch.nn.functional.mse_loss(a, b, reduction="avg")  # a typo gave the mean
 
 
 def test_mse_loss_warns_when_shapes_broadcast() -> None:

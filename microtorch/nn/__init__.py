@@ -7,7 +7,7 @@ from .container import ModuleDict, ModuleList, Sequential
 from .dropout import Dropout
 from .embedding import Embedding
 from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss
+from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter
@@ -25,6 +25,7 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "NLLLoss",
     "Parameter",
     "ReLU",
     "Sequential",

@@ -147,102 +147,118 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                   ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:  # fmt: skip
-    """Cross-entropy between logits ``input`` (N, C) or (N, C, d1, ...) and class indices
-    ``target`` (N) or (N, d1, ...)."""
-    _check_tensor(input, "cross_entropy")
-    _check_tensor(target, "cross_entropy", "target")
+    """Cross-entropy between logits ``input`` (N, C), (N, C, d1, ...) or (C,) and class
+    indices ``target`` (N), (N, d1, ...) or ()."""
+    reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
+    logits = _float_input(_check_tensor(input, "cross_entropy"), "cross_entropy")
+    rows, targets, out_shape = _rows_of_classes(logits, target, ignore_index, "cross_entropy")
+    if weight is not None:  # from ordinary ops: the fused op has no class weights
+        logp = rows.log_softmax(1)
+        loss = _weighted_nll(logp, targets, weight, ignore_index, reduction, "cross_entropy",
+                             label_smoothing)  # fmt: skip
+    else:
+        loss = _loss.CrossEntropy.apply(
+            rows, targets, ignore_index=ignore_index, reduction=reduction,
+            label_smoothing=label_smoothing,
+        )  # fmt: skip
+    return loss.reshape(out_shape) if reduction == "none" else loss
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+             ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:  # fmt: skip
+    """Negative log-likelihood of log-probabilities ``input`` (N, C), (N, C, d1, ...) or (C,)
+    at class indices ``target`` (N), (N, d1, ...) or ()."""
+    reduction = _reduction(size_average, reduce, reduction, "nll_loss")
+    _check_tensor(input, "nll_loss")
+    rows, targets, out_shape = _rows_of_classes(input, target, ignore_index, "nll_loss")
+    loss = _weighted_nll(rows, targets, weight, ignore_index, reduction, "nll_loss")
+    return loss.reshape(out_shape) if reduction == "none" else loss
+
+
+def _reduction(size_average: Any, reduce: Any, reduction: str, op: str) -> str:
+    """``reduction``, or what PyTorch's deprecated size_average/reduce flags mean, with
+    PyTorch's warning: reduce=False -> "none", else size_average=False -> "sum"."""
+    if size_average is not None or reduce is not None:
+        reduction = "none" if reduce is False else "sum" if size_average is False else "mean"
+        warn_user(f"{op}: size_average and reduce are deprecated; use reduction='{reduction}'")
     if reduction not in ("mean", "sum", "none"):
-        raise ValueError(
-            f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got {reduction!r}"
-        )
+        raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    return reduction
+
+
+def _rows_of_classes(input: Tensor, target: Tensor, ignore_index: int, op: str) -> tuple:
+    """Check a class-index ``target`` against ``input`` (classes in dim 1, or the only dim),
+    then return (rows (M, C), targets (M,), the shape of an unreduced loss)."""
+    _check_tensor(target, op, "target")
     if target.array.dtype.kind not in "iu":
         raise RuntimeError(
-            f"cross_entropy: expected target of class indices with dtype long, got {target.dtype} "
+            f"{op}: expected target of class indices with dtype long, got {target.dtype} "
             "(probability targets are not supported)"
         )
-    logits = _float_input(input, "cross_entropy")
-    if logits.ndim == 1:  # a single sample (C,) with a 0-d target
-        logits, target = logits.unsqueeze(0), target.reshape(1)
-    expected = (logits.shape[0],) + tuple(logits.shape[2:])
-    if tuple(target.shape) != expected:
+    if input.ndim == 1:  # a single sample (C,) with a 0-d target
+        out_shape, input, target = (), input.unsqueeze(0), target.reshape(-1)
+    else:
+        out_shape = (input.shape[0],) + tuple(input.shape[2:])
+    if input.ndim == 0 or (input.shape[0],) + tuple(input.shape[2:]) != tuple(target.shape):
         hint = ""
-        if logits.ndim == 3 and tuple(target.shape) == tuple(logits.shape[:2]):
+        if input.ndim == 3 and tuple(target.shape) == tuple(input.shape[:2]):
             hint = (
                 "; classes go in dim 1: for (B, T, C) logits pass logits.view(-1, C) and "
                 "targets.view(-1), or logits.transpose(1, 2)"
             )
+        expected = "()" if input.ndim == 0 else (input.shape[0],) + tuple(input.shape[2:])
         raise RuntimeError(
-            f"cross_entropy: target of shape {tuple(target.shape)} does not match input of shape "
+            f"{op}: target of shape {tuple(target.shape)} does not match input of shape "
             f"{tuple(input.shape)} (expected target shape {expected}){hint}"
         )
-    num_classes = logits.shape[1]
-    _check_index_range(
-        "cross_entropy", target.array, num_classes, f"{num_classes} classes", ignore_index
-    )
-    out_shape = expected
-    if logits.ndim > 2:  # (N, C, d...) -> (N*d..., C)
-        logits = logits.permute(0, *range(2, logits.ndim), 1)
-    flat_logits = logits.reshape(-1, num_classes)
-    if weight is not None:
-        loss = _weighted_cross_entropy(flat_logits, target.reshape(-1), weight, ignore_index,
-                                       reduction, label_smoothing)  # fmt: skip
-    else:
-        loss = _loss.CrossEntropy.apply(
-            flat_logits, target.reshape(-1), ignore_index=ignore_index, reduction=reduction,
-            label_smoothing=label_smoothing,
-        )  # fmt: skip
-    if reduction == "none":
-        loss = loss.reshape(out_shape)
-    return loss
+    num_classes = input.shape[1]
+    _check_index_range(op, target.array, num_classes, f"{num_classes} classes", ignore_index)
+    if input.ndim > 2:  # (N, C, d...) -> (N, d..., C)
+        input = input.permute(0, *range(2, input.ndim), 1)
+    return input.reshape(-1, num_classes), target.reshape(-1), out_shape
 
 
-def _weighted_cross_entropy(logits: Tensor, target: Tensor, weight: Tensor, ignore_index: int,
-                            reduction: str, label_smoothing: float) -> Tensor:  # fmt: skip
-    """Cross-entropy with a weight per class, from ordinary ops (the fused op has none):
-    row n counts weight[target_n] times, and "mean" divides by the sum of those weights.
-    With label smoothing, the smoothing term weighs each class's log-probability too."""
-    _check_tensor(weight, "cross_entropy", "weight")
-    num_classes = logits.shape[1]
-    if tuple(weight.shape) != (num_classes,) or not weight.dtype.is_floating_point:
-        raise RuntimeError(
-            f"cross_entropy: weight must be a float tensor of shape ({num_classes},), one per "
-            f"class, got {weight.dtype} of shape {tuple(weight.shape)}"
-        )
+def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
+                  reduction: str, op: str, label_smoothing: float = 0.0) -> Tensor:  # fmt: skip
+    """-logp[n, target_n] for rows logp (M, C), from ordinary ops. With a weight per class,
+    row n counts weight[target_n] times, and "mean" divides by the sum of those weights (the
+    number of rows kept, without). Label smoothing adds the (weighted) mean over classes."""
     from .. import functional as F
 
-    weight = weight.to(logits.dtype)
-    logp = F.log_softmax(logits, 1)  # (N, C)
+    num_classes = logp.shape[1]
     keep = target != ignore_index
     safe_target = F.where(keep, target, 0)  # ignored rows pick class 0, then weigh nothing
-    kept = keep.to(logits.dtype)  # 1 for a row that counts, 0 for an ignored one
-    row_weight = weight[safe_target] * kept  # (N,)
+    row_weight = keep.to(logp.dtype)  # 1 for a row that counts, 0 for an ignored one
+    if weight is not None:
+        _check_tensor(weight, op, "weight")
+        if tuple(weight.shape) != (num_classes,) or not weight.dtype.is_floating_point:
+            raise RuntimeError(
+                f"{op}: weight must be a float tensor of shape ({num_classes},), one per "
+                f"class, got {weight.dtype} of shape {tuple(weight.shape)}"
+            )
+        weight = weight.to(logp.dtype)
+        row_weight = weight[safe_target] * row_weight  # (M,)
     losses = -F.gather(logp, 1, safe_target.reshape(-1, 1)).reshape(-1) * row_weight
     if label_smoothing:
-        smooth = -(logp * weight).sum(1) * kept
+        per_class = logp if weight is None else logp * weight
+        smooth = -per_class.sum(1) * keep.to(logp.dtype)
         losses = (1 - label_smoothing) * losses + label_smoothing / num_classes * smooth
-    if reduction == "none":
-        return losses
-    return losses.sum() if reduction == "sum" else losses.sum() / row_weight.sum()
-
-
-def nll_loss(
-    input: Tensor, target: Tensor, ignore_index: int = -100, reduction: str = "mean"
-) -> Tensor:
-    """Negative log-likelihood of log-probabilities ``input`` (N, C) at class ``target`` (N)."""
-    from .. import functional as F
-
-    keep = target != ignore_index
-    safe_target = F.where(keep, target, 0)  # ignored rows pick class 0, then count for nothing
-    picked = F.gather(input, 1, safe_target.reshape(-1, 1)).reshape(-1)
-    losses = -picked * keep.to(input.dtype)
     if reduction == "none":
         return losses
     if reduction == "sum":
         return losses.sum()
-    return losses.sum() / keep.sum().to(input.dtype)
+    # As in PyTorch, every row ignored gives a nan loss (0 / 0) but zero gradients, so one
+    # batch of padding does not turn the weights to nan: divide by a total of at least 1
+    # (the same where any row counts), then add a constant nan where the total is 0.
+    total = row_weight.sum().detach()
+    nothing = total == 0
+    nan_if_nothing = F.where(nothing, math.nan, 0.0).to(logp.dtype)
+    return losses.sum() / F.where(nothing, 1.0, total) + nan_if_nothing
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:  # fmt: skip
+    reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     if tuple(input.shape) != tuple(target.shape):  # (N, 1) vs (N,) broadcasts to (N, N)
         warn_user(
             f"mse_loss: target of shape {tuple(target.shape)} differs from input of shape "

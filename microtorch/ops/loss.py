@@ -46,7 +46,9 @@ class CrossEntropy(Function):
         if self.reduction == "none":
             scale = grad[:, None] * self.keep[:, None]
         elif self.reduction == "mean":
-            scale = (grad / self.count.astype(logp.dtype)) * self.keep[:, None]
+            # every row ignored: the loss is nan (0 / 0), but the gradient 0, as in PyTorch
+            count = xp.maximum(self.count, 1).astype(logp.dtype)
+            scale = (grad / count) * self.keep[:, None]
         else:
             scale = grad * self.keep[:, None]
         d *= scale
