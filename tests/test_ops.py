@@ -198,7 +198,9 @@ def np_sdpa(q, k, v, mask=None, causal=False, scale=None, keep=None, p=0.0):
         scores = np.where(mask, scores, -np.inf)
     elif mask is not None:
         scores = scores + mask
-    weights = np_softmax(scores, -1)
+    with np.errstate(invalid="ignore"):  # a row of only -inf: nan here, 0 on the next line
+        weights = np_softmax(scores, -1)
+    weights[np.all(scores == -np.inf, -1)] = 0.0  # a query that sees no key: weights 0
     if keep is not None:
         weights = weights * keep / (1 - p)
     return weights @ v
@@ -1004,6 +1006,28 @@ NN = [
             x(2, 4, 4),
             x(2, 4, 2),
             const([[1, 0, 1, 1], [0, 1, 1, 0], [1, 1, 0, 0]], "bool"),
+        ),
+        lambda q, k, v, m: np_sdpa(q, k, v, mask=m),
+    ),
+    C(
+        "sdpa_bool_mask_a_query_sees_no_key",  # as in PyTorch: its output and gradients are 0
+        lambda T, F, q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+        (
+            x(2, 3, 4),
+            x(2, 4, 4),
+            x(2, 4, 2),
+            const([[1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 0, 0]], "bool"),
+        ),
+        lambda q, k, v, m: np_sdpa(q, k, v, mask=m),
+    ),
+    C(
+        "sdpa_float_mask_of_minus_infinity_row",
+        lambda T, F, q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+        (
+            x(3, 2),
+            x(2, 2),
+            x(2, 3),
+            const([[0.0, -1.0], [-np.inf, -np.inf], [0.5, -np.inf]], grad=False),
         ),
         lambda q, k, v, m: np_sdpa(q, k, v, mask=m),
     ),

@@ -287,7 +287,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     query (..., L, E), key (..., S, E), value (..., S, Ev) -> (..., L, Ev).
     A boolean ``attn_mask`` marks the positions allowed to take part (True); a float mask
     is added to the scores. ``is_causal`` masks future positions (top-left aligned).
-    ``scale`` defaults to 1/sqrt(E)."""
+    ``scale`` defaults to 1/sqrt(E). A query the mask lets see no key (all False, or all
+    -inf) gets output 0 and gradient 0, as in PyTorch (softmax alone would give nan)."""
     for name, t in (("query", query), ("key", key), ("value", value)):
         _check_tensor(t, "scaled_dot_product_attention", name)
     q_shape, k_shape, v_shape = tuple(query.shape), tuple(key.shape), tuple(value.shape)

@@ -2,7 +2,7 @@
 
     S = Q K^T * scale          (..., L, S)    scores
     S = S masked               boolean mask: False -> -inf; float mask: added
-    P = softmax(S, dim=-1)                    attention weights
+    P = softmax(S, dim=-1)                    attention weights (0 in a row of only -inf)
     O = (P * dropout_mask) V   (..., L, Ev)
 
 Backward, with Pd = P * dropout_mask:
@@ -69,6 +69,12 @@ class ScaledDotProductAttention(Function):
             else:
                 scores = scores + attn_mask
         p = softmax_array(scores, -1)
+        if attn_mask is not None:
+            # As in PyTorch, a query that the mask lets see no key at all (a row of -inf,
+            # e.g. a padding position) gets weights 0, so output 0 and gradient 0, where
+            # softmax alone would give nan (0 / 0) and the nan would reach every weight.
+            sees_nothing = (scores == -xp.inf).all(axis=-1, keepdims=True)
+            xp.copyto(p, p.dtype.type(0), where=sees_nothing)
         self.dropout_mask = None
         if dropout_p > 0:
             self.dropout_mask = _random.bernoulli_mask(
