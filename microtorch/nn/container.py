@@ -114,6 +114,23 @@ class ModuleList(Module):
             "ModuleList has no forward(): iterate over it and call each module yourself"
         )
 
+    def __repr__(self) -> str:
+        """As PyTorch prints it: a run of children that print the same shares one line,
+        "(0-5): 6 x Block(...)", so a stack of identical layers reads at a glance."""
+        children = [repr(m).replace("\n", "\n  ") for m in self._modules.values()]
+        if not children:
+            return "ModuleList()"
+        lines, start = [], 0
+        while start < len(children):
+            end = start
+            while end + 1 < len(children) and children[end + 1] == children[start]:
+                end += 1
+            count = end - start + 1
+            label = f"({start})" if count == 1 else f"({start}-{end}): {count} x"
+            lines.append(f"{label}{':' if count == 1 else ''} {children[start]}")
+            start = end + 1
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
 
 class ModuleDict(Module):
     """A dict of modules (string keys, insertion order) that the parent module can see."""

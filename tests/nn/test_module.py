@@ -247,6 +247,20 @@ def test_repr_tree() -> None:
     assert repr(nn.Dropout(0.1)) == "Dropout(p=0.1, inplace=False)"
 
 
+def test_module_list_repr_groups_identical_children_as_pytorch_does() -> None:
+    stack = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2)])
+    assert repr(stack) == (
+        "ModuleList(\n"
+        "  (0-1): 2 x Linear(in_features=2, out_features=2, bias=True)\n"
+        "  (2): ReLU()\n"
+        "  (3): Linear(in_features=2, out_features=2, bias=True)\n"
+        ")"
+    )
+    blocks = nn.ModuleList([nn.Sequential(nn.Linear(2, 3), nn.GELU()) for _ in range(3)])
+    assert repr(blocks).startswith("ModuleList(\n  (0-2): 3 x Sequential(\n    (0): Linear(")
+    assert repr(nn.ModuleList()) == "ModuleList()"
+
+
 def test_forward_hooks() -> None:
     m = nn.Linear(2, 2)
     calls = []
