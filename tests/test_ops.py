@@ -1305,6 +1305,16 @@ def test_every_target_ignored_gives_nan_loss_but_zero_gradient_like_pytorch(
     assert logits.grad.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
 
 
+def test_relu_gradient_stops_at_non_positive_inputs_even_when_nan_or_inf(device: str) -> None:
+    """As in PyTorch: relu's backward is 'grad where x > 0, else 0', not grad * (x > 0),
+    which would let a nan or inf from further down through as nan."""
+    x = microtorch.tensor([-1.0, 2.0, 0.0, float("nan")], device=device, requires_grad=True)
+    microtorch.relu(x).backward(
+        microtorch.tensor([float("nan"), 1.0, float("inf"), 3.0], device=device)
+    )
+    assert x.grad.tolist() == [0.0, 1.0, 0.0, 3.0]
+
+
 def test_split_pieces_lead_to_one_node_whose_backward_joins_their_gradients() -> None:
     """Each piece of a split is a view with a node of its own, and all of them lead to one
     Split node, whose backward puts the pieces' gradients side by side in one array (not

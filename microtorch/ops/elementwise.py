@@ -116,7 +116,8 @@ class Relu(Function):
 
     def backward(self, grad):
         (x,) = self.saved
-        return grad * (x > 0)
+        # where, not grad * (x > 0): a nan or inf gradient stops where x <= 0, as in PyTorch
+        return xp_of(grad).where(x <= 0, grad.dtype.type(0), grad)
 
 
 def erf(x):
