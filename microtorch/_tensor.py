@@ -636,6 +636,18 @@ class Tensor:
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         return F.transpose(self, dim0, dim1)
 
+    def flip(self, *dims: Any) -> Tensor:
+        return F.flip(self, _shape_args(dims))
+
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        return F.narrow(self, dim, start, length)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        return F.unbind(self, dim)
+
+    def index_select(self, dim: int, index: Tensor) -> Tensor:
+        return F.index_select(self, dim, index)
+
     def permute(self, *dims: Any) -> Tensor:
         return F.permute(self, _shape_args(dims))
 
@@ -693,6 +705,21 @@ class Tensor:
 
     def tanh(self) -> Tensor:
         return F.tanh(self)
+
+    def sin(self) -> Tensor:
+        return F.sin(self)
+
+    def cos(self) -> Tensor:
+        return F.cos(self)
+
+    def square(self) -> Tensor:
+        return F.square(self)
+
+    def reciprocal(self) -> Tensor:
+        return F.reciprocal(self)
+
+    def outer(self, vec2: Tensor) -> Tensor:
+        return F.outer(self, vec2)
 
     def sigmoid(self) -> Tensor:
         return F.sigmoid(self)
@@ -777,6 +804,9 @@ class Tensor:
 
     def amax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.amax(self, dim, keepdim, **numpy_style)
+
+    def amin(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+        return F.amin(self, dim, keepdim, **numpy_style)
 
     def argmax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.argmax(self, dim, keepdim, **numpy_style)

@@ -104,3 +104,40 @@ def result_type_with_scalar(d: dtype, scalar: Any) -> dtype:
     if isinstance(scalar, _py_float):
         return d if d.is_floating_point else _default_float
     raise TypeError(f"expected a Python number, got {type(scalar).__name__}")
+
+
+class finfo:
+    """The limits of a float dtype, with PyTorch's names: ``finfo(float32).min`` is the most
+    negative float32 (a common fill value for masked attention scores)."""
+
+    def __init__(self, type: dtype | None = None) -> None:
+        d = _default_float if type is None else get_dtype(type)
+        if not d.is_floating_point:
+            raise TypeError(f"finfo: {d} is not a floating point dtype; use iinfo")
+        info = numpy.finfo(d.np)
+        self.dtype, self.bits = d.name, info.bits
+        self.eps, self.resolution = _py_float(info.eps), 10.0**-info.precision
+        self.max, self.min = _py_float(info.max), _py_float(info.min)
+        self.tiny = self.smallest_normal = _py_float(info.smallest_normal)
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution}, min={self.min:e}, max={self.max:e}, "
+            f"eps={self.eps:e}, smallest_normal={self.tiny:e}, tiny={self.tiny:e}, "
+            f"dtype={self.dtype})"
+        )
+
+
+class iinfo:
+    """The limits of an integer dtype (``iinfo(int64).max``), with PyTorch's names."""
+
+    def __init__(self, type: dtype) -> None:
+        d = get_dtype(type)
+        if d.is_floating_point or d is bool:
+            raise TypeError(f"iinfo: {d} is not an integer dtype; use finfo for floats")
+        info = numpy.iinfo(d.np)
+        self.dtype, self.bits = d.name, info.bits
+        self.max, self.min = _py_int(info.max), _py_int(info.min)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

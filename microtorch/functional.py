@@ -370,6 +370,24 @@ def tanh(input: Tensor) -> Tensor:
     return elementwise.Tanh.apply(_float_input(input, "tanh"))
 
 
+def sin(input: Tensor) -> Tensor:
+    return elementwise.Sin.apply(_float_input(input, "sin"))
+
+
+def cos(input: Tensor) -> Tensor:
+    return elementwise.Cos.apply(_float_input(input, "cos"))
+
+
+def square(input: Tensor) -> Tensor:
+    """input * input (integers stay integers, as in PyTorch)."""
+    return pow(_check_tensor(input, "square"), 2)
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    """1 / input (integers give floats, as in PyTorch)."""
+    return div(1.0, _check_tensor(input, "reciprocal"))
+
+
 def sigmoid(input: Tensor) -> Tensor:
     return elementwise.Sigmoid.apply(_float_input(input, "sigmoid"))
 
@@ -444,6 +462,10 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     return Tensor._make(xp.argwhere(input.array).astype("int64", copy=False))
 
 
+def is_floating_point(input: Tensor) -> builtins.bool:
+    return _check_tensor(input, "is_floating_point").dtype.is_floating_point
+
+
 def cast(input: Tensor, dtype: Any) -> Tensor:
     target = _dtypes.get_dtype(dtype)
     if input.array.dtype == target.np:
@@ -505,6 +527,20 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 
 mm = bmm = matmul
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """The (n, m) table of products input[i] * vec2[j] of two 1-D tensors."""
+    for name, t in (("input", input), ("vec2", vec2)):
+        if _check_tensor(t, "outer", name).ndim != 1:
+            raise RuntimeError(
+                f"outer: expected 1-D tensors, got shapes {tuple(input.shape)} and "
+                f"{tuple(vec2.shape)}"
+            )
+    return mul(input.reshape(-1, 1), vec2.reshape(1, -1))  # (n, 1) * (1, m) -> (n, m)
+
+
+ger = outer
 
 
 # ---------------------------------------------------------------- reductions
@@ -619,6 +655,15 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any
     axes = None if dim is None or dim == () else _dims(dim, input.ndim, "amax")
     _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, "amax")
     return reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any) -> Tensor:
+    """The minimum over ``dim`` (an int or a tuple; all dims by default); see amax."""
+    _check_tensor(input, "amin")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amin")
+    axes = None if dim is None or dim == () else _dims(dim, input.ndim, "amin")
+    _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, "amin")
+    return reduction.MaxAll.apply(input, largest=False, axes=axes, keepdim=keepdim)
 
 
 def _check_reduced_dims_not_empty(input: Tensor, axes: Any, name: str) -> None:
@@ -758,6 +803,47 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     dims = list(range(input.ndim))
     dims[d0], dims[d1] = dims[d1], dims[d0]
     return shape_ops.Permute.apply(input, dims=tuple(dims))
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    """Reverse the order of elements along ``dims`` (an int or a sequence of them)."""
+    dims = (dims,) if isinstance(dims, builtins.int) else tuple(dims)
+    axes = tuple(wrap_dim(d, input.ndim, "flip") for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError(f"flip: dims {list(dims)} name the same dim twice")
+    return shape_ops.Flip.apply(input, dims=axes) if axes else input
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """The ``length`` elements from ``start`` along ``dim`` (a view, as in PyTorch)."""
+    d = wrap_dim(dim, input.ndim, "narrow")
+    size = input.shape[d]
+    begin = start + size if start < 0 else start
+    if not 0 <= begin <= size or length < 0 or begin + length > size:
+        raise RuntimeError(
+            f"narrow: start {start} and length {length} do not fit in dim {d} of size {size} "
+            f"(shape {tuple(input.shape)})"
+        )
+    return getitem(input, (slice(None),) * d + (slice(begin, begin + length),))
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """The slices along ``dim``, each without that dim: unbind(x)[i] is x[i]."""
+    d = wrap_dim(dim, input.ndim, "unbind")
+    return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The entries ``index`` (a 1-D integer tensor) along ``dim``; repeats allowed."""
+    d = wrap_dim(dim, builtins.max(input.ndim, 1), "index_select")
+    if _check_tensor(index, "index_select", "index").ndim > 1 or index.dtype.is_floating_point:
+        raise IndexError(
+            f"index_select: index must be a 1-D integer tensor, got {index.dtype} of shape "
+            f"{tuple(index.shape)}"
+        )
+    if input.ndim == 0:  # as in PyTorch: a 0-d input is one element, picked by index 0
+        return getitem(input.reshape(1), (index.reshape(-1),)).reshape(())
+    return getitem(input, (slice(None),) * d + (index.reshape(-1),))
 
 
 swapaxes = transpose

@@ -112,6 +112,20 @@ def rand(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
     return _finish(host, dtype, device, requires_grad)
 
 
+def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """randn of input's shape, dtype and device (unless given)."""
+    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)  # fmt: skip
+
+
+def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """rand of input's shape, dtype and device (unless given)."""
+    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)  # fmt: skip
+
+
 def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = None,
             device: Any = None, generator: Generator | None = None) -> Tensor:  # fmt: skip
     """Integers in [low, high) (or [0, low) when high is omitted), int64 by default."""

@@ -212,6 +212,24 @@ def loss_modules_with_weights_and_ignored_targets(torch):
 
 
 @snippet
+def dtype_limits_positions_and_random_like(torch):
+    scores = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    mask = torch.tensor([[True, False], [True, True]])
+    filled = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)  # the HF-style mask fill
+    limits = [torch.finfo(torch.float32).eps, torch.finfo().max, torch.finfo(torch.float16).tiny,
+              torch.finfo(torch.float64).resolution, torch.iinfo(torch.int64).max,
+              torch.iinfo(torch.uint8).min, torch.finfo(torch.float32).bits]  # fmt: skip
+    # rotary-style angles: positions times inverse frequencies, then sin and cos
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, 4, 2).float() / 4))
+    angles = torch.outer(torch.arange(3).float(), inv_freq)
+    noise = torch.randn_like(scores, dtype=torch.float64)  # (different numbers: shape only)
+    return [filled, torch.softmax(filled, -1), limits, angles.sin(), angles.cos(),
+            scores.is_floating_point(), torch.is_floating_point(torch.tensor([1])),
+            list(noise.shape), str(torch.rand_like(scores).dtype).split(".")[-1],
+            scores.flip(-1), torch.amin(scores, 0), scores.index_select(0, torch.tensor([1, 1]))]  # fmt: skip
+
+
+@snippet
 def index_assignment_inside_the_graph(torch):
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 2

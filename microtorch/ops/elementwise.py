@@ -1,4 +1,5 @@
-"""Elementwise math: exp log sqrt rsqrt tanh sigmoid relu gelu abs clamp maximum minimum where.
+"""Elementwise math: exp log sqrt rsqrt sin cos tanh sigmoid relu gelu abs clamp maximum minimum
+where.
 
 Each op's backward is the derivative written next to its forward."""
 
@@ -41,6 +42,26 @@ class Sqrt(Function):
     def backward(self, grad):
         (y,) = self.saved
         return grad / (2 * y)  # d/dx sqrt(x) = 1 / (2 sqrt(x))
+
+
+class Sin(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).sin(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * xp_of(x).cos(x)  # d/dx sin x = cos x
+
+
+class Cos(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).cos(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return -grad * xp_of(x).sin(x)  # d/dx cos x = -sin x
 
 
 class NormRoot(Function):

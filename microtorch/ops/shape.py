@@ -21,6 +21,17 @@ class Reshape(Function):
         return grad.reshape(self.in_shape)
 
 
+class Flip(Function):
+    """Reverse the order along ``dims``; a copy, as in PyTorch (NumPy's flip is a view)."""
+
+    def forward(self, x, dims=()):
+        self.dims = dims
+        return xp_of(x).ascontiguousarray(xp_of(x).flip(x, axis=dims))
+
+    def backward(self, grad):
+        return xp_of(grad).flip(grad, axis=self.dims)  # flipping again puts it back
+
+
 class Permute(Function):
     """Reorder dims; transpose(d0, d1) is the permutation that swaps two of them."""
 
