@@ -387,6 +387,8 @@ class Tensor:
             backend.to_numpy(self.array), separator=", ", prefix="tensor(", precision=4
         )
         extras = [f"dtype={self.dtype}", f"device='{self.device}'"]
+        if self.array.size == 0 and self.ndim > 1:  # "[]" alone would hide the shape
+            extras.insert(0, f"size={tuple(self.shape)}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self.requires_grad:

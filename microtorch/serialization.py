@@ -33,7 +33,7 @@ import numpy
 
 from . import backend
 from . import dtypes as _dtypes
-from ._tensor import Tensor
+from ._tensor import Size, Tensor
 
 FORMAT = "microtorch.checkpoint"
 FORMAT_VERSION = 1
@@ -99,6 +99,8 @@ def _encode(obj: Any, arrays: dict, names: dict, where: str) -> Any:
         return {"dict": items}
     if isinstance(obj, list):
         return {"list": [_encode(v, arrays, names, f"{where}[{i}]") for i, v in enumerate(obj)]}
+    if isinstance(obj, Size):  # (a tuple too; it comes back a Size, as in PyTorch)
+        return {"size": [int(n) for n in obj]}
     if isinstance(obj, tuple):
         return {"tuple": [_encode(v, arrays, names, f"{where}[{i}]") for i, v in enumerate(obj)]}
     raise TypeError(
@@ -280,6 +282,8 @@ class _Decoder:
             return [self.decode(v) for v in node["list"]]
         if "tuple" in node:
             return tuple(self.decode(v) for v in node["tuple"])
+        if "size" in node:
+            return Size(node["size"])
         if "dtype" in node:
             return _dtypes.get_dtype(node["dtype"])
         if "device" in node:

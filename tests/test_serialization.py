@@ -45,6 +45,8 @@ def test_nested_round_trip_keeps_types_and_values(tmp_path) -> None:
         "dtype": torch.float64,
         "device": torch.device("cpu"),
         "empty": {},
+        "size": torch.zeros(2, 3).shape,
+        "empty_tensor": torch.zeros(0, 3),
     }
     torch.save(obj, tmp_path / "x.ckpt")
     back = torch.load(tmp_path / "x.ckpt")
@@ -60,6 +62,8 @@ def test_nested_round_trip_keeps_types_and_values(tmp_path) -> None:
     assert back["int_keys"] == {0: "a", 7: "b"} and back["tuple_key"] == {(1, 2): "c"}
     assert back["text"] == "héllo" and back["np_scalar"] == 0.25 and back["empty"] == {}
     assert back["dtype"] is torch.float64 and back["device"] == torch.device("cpu")
+    assert isinstance(back["size"], torch.Size) and back["size"] == (2, 3)
+    assert back["empty_tensor"].shape == (0, 3)
 
 
 def test_model_and_optimizer_round_trip_bit_exact(tmp_path) -> None:

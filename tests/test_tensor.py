@@ -247,6 +247,9 @@ def test_repr_shows_values_dtype_device_and_grad_fn() -> None:
     assert "grad_fn=<SumBackward>" in repr((leaf * 2).sum())
     assert "dtype=microtorch.int64" in repr(microtorch.tensor([1, 2]))
     assert repr(microtorch.tensor(3.25)).startswith("tensor(3.25")
+    # an empty tensor of several dims says its shape, as PyTorch's does ("[]" alone hides it)
+    assert repr(microtorch.zeros(0, 3)).startswith("tensor([], size=(0, 3), dtype=")
+    assert "size=" not in repr(microtorch.zeros(0))
 
 
 # ------------------------------------------------------------------ factories
