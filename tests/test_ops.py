@@ -917,6 +917,23 @@ NN = [
         (x(3, 4), ints(4, 3)),
         lambda a, t: -np.take_along_axis(a, t[:, None], 1)[:, 0],
     ),
+    # soft labels (distillation, mixup): a distribution over classes per sample
+    C(
+        "cross_entropy_probability_targets",
+        lambda T, F, a, p: F.cross_entropy(a, p.softmax(1)),
+        (x(3, 4), x(3, 4)),
+        lambda a, p: -(np_softmax(p, 1) * np_log_softmax(a, 1)).sum(1).mean(),
+    ),
+    C(
+        "cross_entropy_probability_targets_spatial_weights_smoothing",
+        lambda T, F, a, p, w: F.cross_entropy(
+            a, p.softmax(1), weight=w, label_smoothing=0.2, reduction="none"
+        ),
+        (x(2, 3, 2), x(2, 3, 2), const([0.5, 1.0, 2.0], grad=False)),
+        lambda a, p, w: (
+            -((np_softmax(p, 1) * 0.8 + 0.2 / 3) * w[:, None] * np_log_softmax(a, 1)).sum(1)
+        ),
+    ),
     C(
         "nll_loss_class_weights_spatial",
         lambda T, F, a, t, w: F.nll_loss(F.log_softmax(a, 1), t, weight=w, reduction="sum"),

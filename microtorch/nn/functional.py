@@ -148,9 +148,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:  # fmt: skip
     """Cross-entropy between logits ``input`` (N, C), (N, C, d1, ...) or (C,) and class
-    indices ``target`` (N), (N, d1, ...) or ()."""
+    indices ``target`` (N), (N, d1, ...) or (); or, with a float ``target`` of input's shape,
+    class probabilities (soft labels)."""
     reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
     logits = _float_input(_check_tensor(input, "cross_entropy"), "cross_entropy")
+    if isinstance(target, Tensor) and target.dtype.is_floating_point:
+        return _cross_entropy_with_probabilities(logits, target, weight, reduction,
+                                                 label_smoothing)  # fmt: skip
     rows, targets, out_shape = _rows_of_classes(logits, target, ignore_index, "cross_entropy")
     if weight is not None:  # from ordinary ops: the fused op has no class weights
         logp = rows.log_softmax(1)
@@ -162,6 +166,39 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             label_smoothing=label_smoothing,
         )  # fmt: skip
     return loss.reshape(out_shape) if reduction == "none" else loss
+
+
+def _cross_entropy_with_probabilities(logits: Tensor, target: Tensor, weight: Tensor | None,
+                                      reduction: str, label_smoothing: float) -> Tensor:  # fmt: skip
+    """Cross-entropy against a distribution over classes (soft labels: distillation, mixup):
+    target has input's shape, and loss = -sum_c target_c * weight_c * log_softmax(input)_c
+    over the class dim (dim 1, or the only dim). "mean" divides by the number of samples
+    (positions), not by the weights, as in PyTorch. From ordinary ops."""
+    if tuple(target.shape) != tuple(logits.shape):
+        raise RuntimeError(
+            f"cross_entropy: a target of class probabilities must have the input's shape "
+            f"{tuple(logits.shape)}, got {tuple(target.shape)} (or pass class indices as a long "
+            "tensor)"
+        )
+    class_dim = 0 if logits.ndim == 1 else 1
+    num_classes = logits.shape[class_dim]
+    target = target.to(logits.dtype)
+    if label_smoothing:
+        target = target * (1 - label_smoothing) + label_smoothing / num_classes
+    logp = logits.log_softmax(class_dim)
+    if weight is not None:
+        if tuple(weight.shape) != (num_classes,) or not weight.dtype.is_floating_point:
+            raise RuntimeError(
+                f"cross_entropy: weight must be a float tensor of shape ({num_classes},), one "
+                f"per class, got {weight.dtype} of shape {tuple(weight.shape)}"
+            )
+        logp = logp * weight.to(logits.dtype).reshape(
+            (num_classes,) + (1,) * (logits.ndim - 1 - class_dim)
+        )
+    losses = -(target * logp).sum(class_dim)  # (N, d1, ...) or ()
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.mean()
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
@@ -192,8 +229,7 @@ def _rows_of_classes(input: Tensor, target: Tensor, ignore_index: int, op: str) 
     _check_tensor(target, op, "target")
     if target.array.dtype.kind not in "iu":
         raise RuntimeError(
-            f"{op}: expected target of class indices with dtype long, got {target.dtype} "
-            "(probability targets are not supported)"
+            f"{op}: expected target of class indices with dtype long, got {target.dtype}"
         )
     if input.ndim == 1:  # a single sample (C,) with a 0-d target
         out_shape, input, target = (), input.unsqueeze(0), target.reshape(-1)

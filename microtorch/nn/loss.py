@@ -11,7 +11,8 @@ from .module import Module
 
 
 class CrossEntropyLoss(Module):
-    """Cross-entropy of logits (N, C) against class ids (N,); see F.cross_entropy."""
+    """Cross-entropy of logits (N, C) against class ids (N,) or class probabilities (N, C);
+    see F.cross_entropy."""
 
     def __init__(self, weight: Tensor | None = None, size_average: Any = None,
                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
