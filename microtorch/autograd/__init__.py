@@ -1,6 +1,7 @@
 """Reverse-mode automatic differentiation: the graph (Function), the walk (engine),
-grad mode switches, and the gradient checker."""
+grad mode switches, the gradient checker, and the functions backward() and grad()."""
 
+from .. import backend
 from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled
 from .function import Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
@@ -17,6 +18,65 @@ def backward(tensors, grad_tensors=None, retain_graph=None):
         t.backward(g, retain_graph=retain_graph)
 
 
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:  # fmt: skip
+    """``autograd.grad(loss, params)``: the gradients of ``outputs`` (summed, each weighted by
+    its ``grad_outputs``) with respect to each of ``inputs``, returned as a tuple. Unlike
+    ``backward()``, no leaf's ``.grad`` changes. An input no gradient reaches is an error, unless
+    ``allow_unused=True`` (then None, or zeros with ``materialize_grads=True``)."""
+    from .. import factories
+    from .. import functional as F
+    from .._tensor import Tensor
+    from . import engine
+
+    if create_graph or is_grads_batched:
+        raise NotImplementedError(
+            "autograd.grad: create_graph and is_grads_batched are not supported: microtorch's "
+            "backward functions work on raw arrays, so they record no graph of their own "
+            "(no gradients of gradients)"
+        )
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    single = isinstance(inputs, Tensor)
+    inputs = [inputs] if single else list(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs] * len(outputs)
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise RuntimeError(
+                f"autograd.grad: inputs[{i}] does not require grad (every input must be a "
+                "tensor that requires grad)"
+            )
+    with enable_grad():  # one scalar: the sum of each output times its grad_output
+        total = None
+        for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+            if not out.requires_grad:
+                raise RuntimeError(
+                    f"autograd.grad: element {i} of outputs does not require grad and does not "
+                    "have a grad_fn"
+                )
+            if g is None and out.numel() != 1:
+                raise RuntimeError(
+                    f"autograd.grad: grad can be implicitly created only for scalar outputs, "
+                    f"but outputs[{i}] has shape {tuple(out.shape)}; pass grad_outputs"
+                )
+            term = out.sum() if g is None else F.mul(out, g.detach()).sum()
+            total = term if total is None else total + term
+    seed = backend.xp_of(total.array).ones_like(total.array)
+    found = engine.backward(total, seed, retain_graph=bool(retain_graph), capture=inputs)
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, found)):
+        if g is None:
+            if not allow_unused and not materialize_grads:
+                raise RuntimeError(
+                    f"autograd.grad: inputs[{i}] was not used in computing the outputs; pass "
+                    "allow_unused=True if that is expected"
+                )
+            result.append(factories.zeros_like(t) if materialize_grads else None)
+        else:
+            result.append(Tensor._make(backend.xp_of(g).asarray(g).astype(t.array.dtype)))
+    return tuple(result)
+
+
 __all__ = [
     "AnomalyError",
     "Function",
@@ -24,6 +84,7 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "grad",
     "gradcheck",
     "inference_mode",
     "is_anomaly_enabled",

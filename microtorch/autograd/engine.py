@@ -8,7 +8,8 @@ Each node links to the nodes that made its inputs (``next_functions``), or to a 
        (a topological order, found with an explicit stack: no recursion limit);
     2. go through them in that order, calling each node's own ``backward`` with the
        gradient of its output, and add what it returns onto its inputs' gradients;
-    3. leaves get their summed gradient added into ``.grad``.
+    3. leaves get their summed gradient added into ``.grad`` (or, for ``autograd.grad``,
+       the gradients of the tensors asked for are returned and no ``.grad`` changes).
 """
 
 from __future__ import annotations
@@ -40,20 +41,30 @@ def topological_order(root: Function) -> list[Function]:
     return order
 
 
-def backward(root_tensor: Any, grad: Any, retain_graph: bool = False) -> None:
-    """Accumulate d(root_tensor)/d(leaf) * grad into every leaf's ``.grad``."""
+def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
+             capture: list | None = None) -> list | None:  # fmt: skip
+    """Accumulate d(root_tensor)/d(leaf) * grad into every leaf's ``.grad``.
+
+    With ``capture`` (a list of tensors; ``autograd.grad``), return d(root_tensor)/d(t) * grad
+    for each t in it instead (None where no gradient reaches t), and leave the leaves'
+    ``.grad`` as they are (a retain_grad() non-leaf still gets its own, as in PyTorch)."""
     root = root_tensor.grad_fn
     if root is None:  # backward() called on a leaf: its gradient is grad itself
+        if capture is not None:
+            return [grad if t is root_tensor else None for t in capture]
         _accumulate_leaf(root_tensor, grad)
-        return
+        return None
 
     grads: dict[Function, Any] = {root: grad}  # node -> gradient of its output so far
     leaf_grads: dict[int, list] = {}  # id(leaf) -> [leaf, summed gradient]
+    wanted = {t.grad_fn: None for t in capture or () if t.grad_fn is not None}  # non-leaves
     for fn in topological_order(root):
         grad_out = grads.pop(fn, None)
         if grad_out is None:  # nothing flowed into this node
             continue
         grad_out = _run_output_hooks(fn, grad_out)
+        if fn in wanted:  # the whole gradient of fn's output is in by now
+            wanted[fn] = grad_out
         grad_inputs = fn.backward(grad_out)  # <- the op's own backward
         if not isinstance(grad_inputs, tuple):
             grad_inputs = (grad_inputs,)
@@ -74,8 +85,19 @@ def backward(root_tensor: Any, grad: Any, retain_graph: bool = False) -> None:
                 else:
                     entry[1] = entry[1] + g
 
+    if capture is not None:
+        found = []
+        for t in capture:
+            if t.grad_fn is not None:  # a non-leaf: the gradient of its node's output
+                found.append(wanted[t.grad_fn])
+            elif id(t) in leaf_grads:  # a leaf: its summed gradient, after its hooks
+                found.append(_leaf_hooks(t, leaf_grads[id(t)][1]))
+            else:
+                found.append(None)  # no path from the root to t
+        return found
     for leaf, g in leaf_grads.values():
         _accumulate_leaf(leaf, g)
+    return None
 
 
 def _run_output_hooks(fn: Function, grad: Any) -> Any:
@@ -96,7 +118,8 @@ def _run_output_hooks(fn: Function, grad: Any) -> Any:
     return grad
 
 
-def _accumulate_leaf(leaf: Any, grad: Any) -> None:
+def _leaf_hooks(leaf: Any, grad: Any) -> Any:
+    """The leaf's gradient as an array, after the leaf's register_hook hooks."""
     from .._tensor import Tensor
 
     grad = backend.xp_of(grad).asarray(grad)  # a NumPy scalar (from 0-d math) -> 0-d array
@@ -104,6 +127,13 @@ def _accumulate_leaf(leaf: Any, grad: Any) -> None:
         replaced = hook(Tensor._make(grad))
         if replaced is not None:
             grad = replaced.array
+    return grad
+
+
+def _accumulate_leaf(leaf: Any, grad: Any) -> None:
+    from .._tensor import Tensor
+
+    grad = _leaf_hooks(leaf, grad)
     if grad.shape != leaf.shape or grad.dtype != leaf.array.dtype:
         raise RuntimeError(
             f"internal error: gradient of shape {grad.shape} {grad.dtype} for a leaf of shape "

@@ -1,0 +1,61 @@
+"""autograd.grad: gradients returned as a tuple, with no leaf's .grad touched."""
+
+from __future__ import annotations
+
+import pytest
+
+import microtorch
+
+
+def _leaf(values: list, device: str) -> microtorch.Tensor:
+    return microtorch.tensor(values, device=device, requires_grad=True)
+
+
+def test_grad_returns_gradients_and_leaves_dot_grad_alone(device: str) -> None:
+    x, w = _leaf([1.0, 2.0, 3.0], device), _leaf([0.5, -1.0, 2.0], device)
+    h = x * w
+    y = (h * h).sum() + x.sum()
+    gx, gh = microtorch.autograd.grad(y, [x, h], retain_graph=True)  # a leaf and a non-leaf
+    assert gx.tolist() == [1.5, 5.0, 25.0]  # 2 h w + 1
+    assert gh.tolist() == [1.0, -4.0, 12.0]  # 2 h
+    assert x.grad is None and w.grad is None
+    (g,) = microtorch.autograd.grad(h, x, microtorch.tensor([1.0, 0.0, 2.0], device=device))
+    assert g.tolist() == [0.5, 0.0, 4.0]  # grad_outputs weigh the non-scalar output
+    assert g.device == x.device
+
+
+def test_several_outputs_add_up_and_backward_still_works_after() -> None:
+    p = _leaf([1.0, 2.0], "cpu")
+    q = (p**3).sum()
+    (g1,) = microtorch.autograd.grad([q, p.sum()], [p], retain_graph=True)
+    assert g1.tolist() == [4.0, 13.0]  # 3 p^2 + 1
+    q.backward()  # the kept graph still serves an ordinary backward
+    assert p.grad.tolist() == [3.0, 12.0]
+
+
+def test_unused_inputs_hooks_and_retained_gradients_as_in_pytorch() -> None:
+    z, u = _leaf(2.0, "cpu"), _leaf(3.0, "cpu")
+    with pytest.raises(RuntimeError, match=r"inputs\[0\] was not used.*allow_unused=True"):
+        microtorch.autograd.grad(z * 3, [u])
+    gz, gu = microtorch.autograd.grad(z * 3, [z, u], allow_unused=True)
+    assert gz.item() == 3.0 and gu is None
+    gz, gu = microtorch.autograd.grad(z * 3, [z, u], materialize_grads=True)
+    assert gu.item() == 0.0
+    a = _leaf([1.0, 2.0], "cpu")
+    a.register_hook(lambda g: g * 10)  # a leaf's hooks see its gradient, as in backward()
+    assert microtorch.autograd.grad((a * a).sum(), a)[0].tolist() == [20.0, 40.0]
+    b = _leaf([1.0, 2.0], "cpu")
+    c = b * 2
+    c.retain_grad()  # PyTorch fills a retained non-leaf's .grad in autograd.grad too
+    microtorch.autograd.grad(c.sum(), b)
+    assert c.grad.tolist() == [1.0, 1.0] and b.grad is None
+
+
+def test_grad_errors() -> None:
+    x = _leaf([1.0, 2.0], "cpu")
+    with pytest.raises(RuntimeError, match=r"implicitly created only for scalar outputs"):
+        microtorch.autograd.grad(x * 2, x)
+    with pytest.raises(RuntimeError, match=r"inputs\[0\] does not require grad"):
+        microtorch.autograd.grad((x * 2).sum(), microtorch.ones(2))
+    with pytest.raises(NotImplementedError, match=r"no gradients of gradients"):
+        microtorch.autograd.grad((x * 2).sum(), x, create_graph=True)
