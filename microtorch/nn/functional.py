@@ -176,9 +176,9 @@ def _cross_entropy_with_probabilities(logits: Tensor, target: Tensor, weight: Te
     (positions), not by the weights, as in PyTorch. From ordinary ops."""
     if tuple(target.shape) != tuple(logits.shape):
         raise RuntimeError(
-            f"cross_entropy: a target of class probabilities must have the input's shape "
-            f"{tuple(logits.shape)}, got {tuple(target.shape)} (or pass class indices as a long "
-            "tensor)"
+            f"cross_entropy: target is {target.dtype} of shape {tuple(target.shape)}: class "
+            f"indices must have dtype long (e.g. target.long()), and a float target of class "
+            f"probabilities must have the input's shape {tuple(logits.shape)}"
         )
     class_dim = 0 if logits.ndim == 1 else 1
     num_classes = logits.shape[class_dim]
