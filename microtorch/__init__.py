@@ -126,6 +126,7 @@ from .functional import (
     outer,
     permute,
     pow,
+    prod,
     reciprocal,
     relu,
     remainder,

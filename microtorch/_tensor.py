@@ -810,6 +810,9 @@ class Tensor:
     def amin(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.amin(self, dim, keepdim, **numpy_style)
 
+    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return F.prod(self, dim, keepdim, dtype=dtype)
+
     def argmax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.argmax(self, dim, keepdim, **numpy_style)
 

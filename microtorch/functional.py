@@ -570,6 +570,21 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=out_dtype)
 
 
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The product of all elements, or along ``dim``; integers and bools give int64, as in
+    PyTorch."""
+    _check_tensor(input, "prod")
+    if isinstance(dim, (tuple, list)):
+        raise TypeError("prod: dim must be one int (PyTorch's prod reduces one dim at a time)")
+    axes = _dims(dim, input.ndim, "prod")
+    out_dtype = None
+    if dtype is not None:
+        out_dtype = _dtypes.get_dtype(dtype).np
+    elif input.array.dtype.kind in "biu":
+        out_dtype = _dtypes.int64.np
+    return reduction.Prod.apply(input, axes=axes, keepdim=keepdim, dtype=out_dtype)
+
+
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
     _check_tensor(input, "mean")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "mean")

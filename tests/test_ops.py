@@ -508,6 +508,19 @@ REDUCTIONS = [
         (distinct(2, 3, 2),),
         lambda a: a.max((0, 2), keepdims=True),
     ),
+    C("prod_all", lambda T, F, a: a.prod(), (x(2, 3),), np.prod),
+    C(
+        "prod_dim_with_zeros",  # rows with no 0, one 0 and two 0s: each gradient rule
+        lambda T, F, a: T.prod(a, 1),
+        (const([[1.5, -2.0, 3.0], [0.5, 0.0, 2.0], [0.0, 0.0, 4.0]]),),
+        lambda a: a.prod(1),
+    ),
+    C(
+        "prod_keepdim",
+        lambda T, F, a: a.prod(-1, keepdim=True),
+        (x(2, 3),),
+        lambda a: a.prod(-1, keepdims=True),
+    ),
     C("amin", lambda T, F, a: a.amin(-1), (distinct(3, 4),), lambda a: a.min(-1)),
     C(
         "amin_tuple_keepdim_ties",  # tied minima share the gradient evenly, as in PyTorch

@@ -1,4 +1,5 @@
-"""Reductions: sum mean max min var over all elements or over ``dim`` (int or tuple), ``keepdim``.
+"""Reductions: sum mean prod max min var over all elements or over ``dim`` (int or tuple),
+``keepdim``.
 
 Backward puts the reduced dims back (size 1) and broadcasts the gradient over them."""
 
@@ -38,6 +39,29 @@ class Mean(Function):
     def backward(self, grad):
         grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
         return xp_of(grad).broadcast_to(grad / self.count, self.in_shape)
+
+
+class Prod(Function):
+    """The product of the elements. d/dx_i = the product of the others: prod / x_i where no
+    element is 0; with one 0, only that element has a gradient (the product of the others);
+    with two or more, none has (as in PyTorch, without ever dividing by 0)."""
+
+    def forward(self, x, axes=None, keepdim=False, dtype=None):
+        self.axes, self.keepdim = axes, keepdim
+        out = x.prod(axis=axes, keepdims=True, dtype=dtype)
+        self.save_for_backward(x, out)
+        return out if keepdim else out.reshape(() if axes is None else out.squeeze(axes).shape)
+
+    def backward(self, grad):
+        x, out = self.saved
+        xp = xp_of(x)
+        grad = _restore_dims(grad, self.axes, self.keepdim, x.shape)
+        zero = x == 0
+        zeros = zero.sum(axis=self.axes, keepdims=True)  # per product: how many 0s
+        others = xp.where(zero, 1, x).prod(axis=self.axes, keepdims=True)  # the nonzero ones
+        local = xp.where(zeros == 0, out / xp.where(zero, 1, x), 0)  # no 0: prod / x_i
+        local = xp.where((zeros == 1) & zero, others, local)  # one 0: it gets the rest
+        return (grad * local).astype(x.dtype, copy=False)
 
 
 class MaxAll(Function):
