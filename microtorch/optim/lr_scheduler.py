@@ -193,6 +193,109 @@ class SequentialLR(LRScheduler):
         super().load_state_dict(state)
 
 
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: the lr climbs from max_lr / div_factor to max_lr over the first
+    ``pct_start`` of ``total_steps``, then anneals to max_lr / div_factor / final_div_factor
+    (with ``three_phase``: back down to the start first, then on to the minimum). Momentum
+    (SGD's ``momentum``, Adam's beta1) moves the opposite way between max_momentum and
+    base_momentum. Each stretch is a half cosine (or a straight line with
+    anneal_strategy="linear"); as in PyTorch, call ``step()`` after every batch."""
+
+    def __init__(self, optimizer: Optimizer, max_lr: float | list, total_steps: int | None = None,
+                 epochs: int | None = None, steps_per_epoch: int | None = None,
+                 pct_start: float = 0.3, anneal_strategy: str = "cos",
+                 cycle_momentum: bool = True, base_momentum: float | list = 0.85,
+                 max_momentum: float | list = 0.95, div_factor: float = 25.0,
+                 final_div_factor: float = 1e4, three_phase: bool = False,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        if total_steps is None:
+            if epochs is None or steps_per_epoch is None:
+                raise ValueError("OneCycleLR: pass total_steps, or epochs and steps_per_epoch")
+            total_steps = epochs * steps_per_epoch
+        if total_steps <= 0 or not 0 <= pct_start <= 1:
+            raise ValueError(
+                f"OneCycleLR: need total_steps > 0 and 0 <= pct_start <= 1, got {total_steps} "
+                f"and {pct_start}"
+            )
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(
+                f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got {anneal_strategy!r}"
+            )
+        self.total_steps, self.anneal_strategy = total_steps, anneal_strategy
+        self.cycle_momentum = cycle_momentum
+        up = pct_start * total_steps - 1  # the step where each stretch ends
+        # (where the stretch ends, the lr and momentum it goes from and to)
+        if three_phase:
+            self._phases = [
+                (up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (2 * pct_start * total_steps - 2, "max_lr", "initial_lr", "base_momentum",
+                 "max_momentum"),
+                (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+            ]  # fmt: skip
+        else:
+            self._phases = [
+                (up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
+            ]
+        groups = optimizer.param_groups
+        self._use_beta1 = "betas" in optimizer.defaults
+        if cycle_momentum and not self._use_beta1 and "momentum" not in optimizer.defaults:
+            raise ValueError("OneCycleLR: cycle_momentum needs an optimizer with momentum or betas")
+        for group, top, low, high in zip(groups, _per_group(max_lr, groups, "max_lr"),
+                                         _per_group(base_momentum, groups, "base_momentum"),
+                                         _per_group(max_momentum, groups, "max_momentum")):  # fmt: skip
+            if last_epoch == -1:
+                group["initial_lr"] = top / div_factor
+                group["max_lr"], group["min_lr"] = top, top / div_factor / final_div_factor
+            if cycle_momentum:
+                group["base_momentum"], group["max_momentum"] = low, high
+                if last_epoch == -1:
+                    self._set_momentum(group, high)
+        super().__init__(optimizer, last_epoch)
+
+    def _set_momentum(self, group: dict, momentum: float) -> None:
+        if self._use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def _anneal(self, start: float, end: float, fraction: float) -> float:
+        if self.anneal_strategy == "linear":
+            return start + (end - start) * fraction
+        return end + (start - end) / 2 * (math.cos(math.pi * fraction) + 1)
+
+    def get_lr(self) -> list[float]:
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(
+                f"OneCycleLR: tried to step {step} times; the specified number of total steps "
+                f"is {self.total_steps}"
+            )
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for i, (end, lr_from, lr_to, m_from, m_to) in enumerate(self._phases):
+                if step <= end or i == len(self._phases) - 1:
+                    fraction = (step - start) / (end - start)
+                    lrs.append(self._anneal(group[lr_from], group[lr_to], fraction))
+                    if self.cycle_momentum:
+                        self._set_momentum(
+                            group, self._anneal(group[m_from], group[m_to], fraction)
+                        )
+                    break
+                start = end
+        return lrs
+
+
+def _per_group(value: float | list, groups: list, name: str) -> list:
+    """One value per parameter group: the list given, or the one value for every group."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(groups):
+            raise ValueError(f"expected {len(groups)} values for {name}, got {len(value)}")
+        return list(value)
+    return [value] * len(groups)
+
+
 def warmup_cosine_lr(step: int, base_lr: float, warmup_steps: int, total_steps: int,
                      eta_min: float = 0.0) -> float:  # fmt: skip
     """The lr at ``step`` (0-based) of a linear warmup followed by a cosine decay:
@@ -244,6 +347,7 @@ __all__ = [
     "LambdaLR",
     "LinearLR",
     "MultiStepLR",
+    "OneCycleLR",
     "SequentialLR",
     "StepLR",
     "WarmupCosineLR",

@@ -131,6 +131,18 @@ SCHEDULES = {
         ],
         milestones=[3],
     ),
+    "one_cycle": lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, max_lr=1.0, total_steps=12),
+    "one_cycle_three_phase_linear": lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(
+        o,
+        max_lr=[1.0, 0.4],
+        epochs=3,
+        steps_per_epoch=4,
+        pct_start=0.25,
+        anneal_strategy="linear",
+        three_phase=True,
+        div_factor=10,
+        final_div_factor=100,
+    ),  # fmt: skip
     "three_stages": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
         o,
         [
@@ -184,3 +196,39 @@ def test_sequential_state_dict_resumes_the_same_schedule() -> None:
     assert [g["lr"] for g in opt2.param_groups] == pytest.approx(full[6])
     with pytest.raises(ValueError, match="expected 1 milestones for 2 schedulers, got 0"):
         lr_scheduler.SequentialLR(opt, [first, second], milestones=[])
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "AdamW"])
+def test_one_cycle_moves_momentum_against_the_lr_as_pytorch_does(optimizer: str) -> None:
+    """SGD's momentum or Adam's beta1 goes from max_momentum down to base_momentum while the
+    lr climbs, then back up while it anneals; step after step equal to PyTorch's."""
+
+    def run(lib) -> list:
+        param = lib.nn.Parameter(lib.ones(1))
+        kwargs = {"momentum": 0.9} if optimizer == "SGD" else {}
+        opt = getattr(lib.optim, optimizer)([param], lr=0.1, **kwargs)
+        sched = lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=10, pct_start=0.4)
+        seen = []
+        for _ in range(10):
+            group = opt.param_groups[0]
+            seen.append((group["lr"], group["betas"][0] if "betas" in group else group["momentum"]))
+            opt.step()
+            sched.step()
+        return seen
+
+    ours = run(torch)
+    assert ours[0] == pytest.approx((0.02, 0.95))  # max_lr / 25, max_momentum
+    assert max(lr for lr, _ in ours) == pytest.approx(0.5)
+    assert ours[-1][0] == pytest.approx(0.5 / 25 / 1e4) and ours[-1][1] == pytest.approx(0.95)
+    pt = pytest.importorskip("torch")
+    assert ours == pytest.approx(run(pt), rel=1e-9, abs=1e-12)
+
+
+def test_one_cycle_refuses_to_step_past_the_end() -> None:
+    opt = _optimizer()
+    sched = lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=3)
+    for _ in range(2):
+        sched.step()
+    sched.step()  # step 3 == total_steps: PyTorch allows it too
+    with pytest.raises(ValueError, match=r"tried to step 4 times; .* total steps is 3"):
+        sched.step()
