@@ -662,6 +662,9 @@ class Tensor:
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return F.flatten(self, start_dim, end_dim)
 
+    def unflatten(self, dim: int, sizes: Any) -> Tensor:
+        return F.unflatten(self, dim, sizes)
+
     @property
     def T(self) -> Tensor:
         return F.permute(self, tuple(reversed(range(self.ndim))))

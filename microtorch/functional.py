@@ -886,7 +886,16 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return reshape(input, (1,))
     s, e = wrap_dim(start_dim, input.ndim, "flatten"), wrap_dim(end_dim, input.ndim, "flatten")
     old = input.array.shape
-    return reshape(input, old[:s] + (-1,) + old[e + 1 :])
+    if s > e:
+        raise RuntimeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+    return reshape(input, old[:s] + (math.prod(old[s : e + 1]),) + old[e + 1 :])
+
+
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Split dim ``dim`` into ``sizes`` (one of them may be -1): the inverse of flatten."""
+    d = wrap_dim(dim, input.ndim, "unflatten")
+    old = input.array.shape
+    return reshape(input, old[:d] + tuple(sizes) + old[d + 1 :])
 
 
 def expand(input: Tensor, sizes: Sequence) -> Tensor:

@@ -334,6 +334,18 @@ ELEMENTWISE = [
         (x(2, 4),),
         np_gelu_tanh,
     ),
+    C(
+        "leaky_relu",
+        lambda T, F, a: F.leaky_relu(a, 0.2),
+        (nz(2, 4),),
+        lambda a: np.where(a > 0, a, 0.2 * a),
+    ),
+    C(
+        "normalize_rows",
+        lambda T, F, a: F.normalize(a, dim=-1),
+        (x(3, 4),),
+        lambda a: a / np.linalg.norm(a, axis=-1, keepdims=True),
+    ),
     C("abs", lambda T, F, a: a.abs(), (nz(2, 3),), np.abs),
     C("abs_builtin", lambda T, F, a: abs(a), (nz(3),), np.abs),
     C(
@@ -634,6 +646,18 @@ SHAPE = [
     C("flatten_start", lambda T, F, a: T.flatten(a, 1), (x(2, 3, 4),), lambda a: a.reshape(2, -1)),
     C("flatten_range", lambda T, F, a: a.flatten(0, 1), (x(2, 3, 4),), lambda a: a.reshape(6, 4)),
     C("flatten_0d", lambda T, F, a: a.flatten(), (x(),), lambda a: a.reshape(1)),
+    C(
+        "flatten_empty_dim",
+        lambda T, F, a: a.flatten(0, 1),
+        (x(2, 3, 0),),
+        lambda a: a.reshape(6, 0),
+    ),
+    C(
+        "unflatten",
+        lambda T, F, a: a.unflatten(-1, (2, -1)),
+        (x(3, 4),),
+        lambda a: a.reshape(3, 2, 2),
+    ),
     C("contiguous", lambda T, F, a: a.transpose(0, 1).contiguous(), (x(2, 3),), lambda a: a.T),
     C("T", lambda T, F, a: a.T, (x(2, 3),), lambda a: a.T),
     C("mT", lambda T, F, a: a.mT, (x(2, 3, 4),), lambda a: a.swapaxes(-1, -2)),

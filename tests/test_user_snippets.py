@@ -244,6 +244,22 @@ def autograd_grad_for_an_input_saliency(torch):
 
 
 @snippet
+def a_small_classifier_with_flatten_and_leaky_relu(torch):
+    nn = torch.nn
+    model = nn.Sequential(nn.Flatten(), nn.Linear(12, 5), nn.LeakyReLU(0.1), nn.Linear(5, 3),
+                          nn.Unflatten(1, (3, 1)))  # fmt: skip
+    with torch.no_grad():  # the same weights in both libraries
+        for p in model.parameters():
+            p.copy_(torch.linspace(-0.5, 0.5, p.numel()).reshape(p.shape))
+    x = torch.arange(24.0).reshape(2, 3, 4) / 10
+    out = model(x)
+    emb = torch.nn.functional.normalize(out.squeeze(-1), dim=1)
+    (emb @ emb.T).sum().backward()
+    print(model)
+    return [out, emb, model[1].weight.grad]
+
+
+@snippet
 def index_assignment_inside_the_graph(torch):
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 2

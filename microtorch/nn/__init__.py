@@ -2,10 +2,11 @@
 ``nn.init``, ``nn.utils`` and ``nn.functional``."""
 
 from . import functional, init, utils
-from .activation import GELU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
 from .container import ModuleDict, ModuleList, Sequential
 from .dropout import Dropout
 from .embedding import Embedding
+from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
 from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module
@@ -16,9 +17,11 @@ __all__ = [
     "CrossEntropyLoss",
     "Dropout",
     "Embedding",
+    "Flatten",
     "GELU",
     "Identity",
     "LayerNorm",
+    "LeakyReLU",
     "Linear",
     "LogSoftmax",
     "MSELoss",
@@ -33,6 +36,7 @@ __all__ = [
     "Sigmoid",
     "Softmax",
     "Tanh",
+    "Unflatten",
     "functional",
     "init",
     "utils",

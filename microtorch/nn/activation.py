@@ -1,5 +1,5 @@
-"""Activation modules: ``GELU``, ``ReLU``, ``Tanh``, ``Sigmoid``, ``SiLU``, ``Softmax``,
-``LogSoftmax``. Each is a thin wrapper over the function of the same name."""
+"""Activation modules: ``GELU``, ``ReLU``, ``LeakyReLU``, ``Tanh``, ``Sigmoid``, ``SiLU``,
+``Softmax``, ``LogSoftmax``. Each is a thin wrapper over the function of the same name."""
 
 from __future__ import annotations
 
@@ -36,6 +36,20 @@ class ReLU(Module):
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    """x where x > 0, else negative_slope * x."""
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
 class Tanh(Module):

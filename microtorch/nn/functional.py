@@ -61,6 +61,18 @@ def silu(input: Tensor) -> Tensor:
     return input * sigmoid(input)
 
 
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, else negative_slope * x."""
+    from .. import functional as F
+
+    return F.where(input > 0, input, input * negative_slope)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    """input divided by its p-norm along ``dim`` (at least ``eps``): unit vectors."""
+    return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
+
+
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:  # fmt: skip
     """Normalise over the last ``len(normalized_shape)`` dims to mean 0, variance 1, then
