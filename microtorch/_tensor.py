@@ -816,6 +816,12 @@ class Tensor:
     def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         return F.prod(self, dim, keepdim, dtype=dtype)
 
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+        return F.sort(self, dim, descending, stable)
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+        return F.argsort(self, dim, descending, stable)
+
     def argmax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.argmax(self, dim, keepdim, **numpy_style)
 

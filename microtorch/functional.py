@@ -725,6 +725,38 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return ReturnTypes(values, Tensor._make(indices.astype("int64", copy=False)))
 
 
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    """The values along ``dim`` in order, and where each came from: (values, indices).
+    Values carry gradient back to their positions."""
+    order = _sort_order(input, dim, descending, "sort")
+    if input.ndim == 0:
+        return ReturnTypes(input.clone(), Tensor._make(order))
+    return ReturnTypes(gather(input, wrap_dim(dim, input.ndim, "sort"), Tensor._make(order)),
+                       Tensor._make(order))  # fmt: skip
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that put ``input`` in order along ``dim`` (sort(...).indices)."""
+    return Tensor._make(_sort_order(input, dim, descending, "argsort"))
+
+
+def _sort_order(input: Tensor, dim: int, descending: bool, op: str) -> Any:
+    """The sorting indices (int64 array), always stable: equal values keep their order, which
+    is PyTorch's stable=True and one of the orders stable=False allows. nan sorts as the
+    largest value (last, or first when descending), as in PyTorch."""
+    xp = backend.xp_of(_check_tensor(input, op).array)
+    if input.ndim == 0:
+        return xp.zeros((), dtype="int64")
+    d = wrap_dim(dim, input.ndim, op)
+    a = input.array
+    if not descending:
+        order = xp.argsort(a, axis=d, kind="stable")
+    else:  # the reversed array in ascending order, read backwards: ties stay in order
+        reversed_order = xp.argsort(xp.flip(a, axis=d), axis=d, kind="stable")
+        order = a.shape[d] - 1 - xp.flip(reversed_order, axis=d)
+    return order.astype("int64", copy=False)
+
+
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Whether every value (over ``dim``, an int or a tuple; all by default) is nonzero."""
     axes = _dims(dim, _check_tensor(input, "all").ndim, "all")

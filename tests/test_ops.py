@@ -807,6 +807,26 @@ INDEXING = [
         lambda a, i: a[:, i],
     ),
     C(
+        "sort_values",  # each value's gradient goes back to where it came from
+        lambda T, F, a: a.sort(dim=0).values,
+        (distinct(4, 3),),
+        lambda a: np.sort(a, 0),
+    ),
+    C(
+        "sort_descending_ties_keep_their_order",
+        lambda T, F, a: T.sort(a, descending=True, stable=True),
+        (const([[1.0, 3.0, 3.0, 2.0], [0.5, 0.5, 0.5, -1.0]], grad=False),),
+        lambda a: (-np.sort(-a, -1), np.array([[1, 2, 3, 0], [0, 1, 2, 3]])),
+        grad=False,  # at a tie finite differences reorder; sort_values checks the gradient
+    ),
+    C(
+        "argsort",
+        lambda T, F, a: a.argsort(dim=-1),
+        (distinct(2, 5),),
+        lambda a: np.argsort(a, -1),
+        grad=False,
+    ),
+    C(
         "gather",
         lambda T, F, a, i: a.gather(1, i),
         (x(3, 4), const([[0, 0], [3, 1], [2, 2]], "int64")),
