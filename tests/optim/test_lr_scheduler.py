@@ -221,7 +221,8 @@ def test_one_cycle_moves_momentum_against_the_lr_as_pytorch_does(optimizer: str)
     assert max(lr for lr, _ in ours) == pytest.approx(0.5)
     assert ours[-1][0] == pytest.approx(0.5 / 25 / 1e4) and ours[-1][1] == pytest.approx(0.95)
     pt = pytest.importorskip("torch")
-    assert ours == pytest.approx(run(pt), rel=1e-9, abs=1e-12)
+    flat = [value for pair in ours for value in pair]  # (approx compares flat sequences)
+    assert flat == pytest.approx([v for pair in run(pt) for v in pair], rel=1e-9, abs=1e-12)
 
 
 def test_one_cycle_refuses_to_step_past_the_end() -> None:
