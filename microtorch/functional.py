@@ -562,12 +562,15 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     _check_tensor(input, "sum")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "sum")
     axes = _dims(dim, input.ndim, "sum")
-    out_dtype = None
+    return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=_total_dtype(input, dtype))
+
+
+def _total_dtype(input: Tensor, dtype: Any) -> Any:
+    """The NumPy dtype a sum or product is computed in: ``dtype`` if given, else int64 for
+    integers and bools (as PyTorch does), else None (the input's own)."""
     if dtype is not None:
-        out_dtype = _dtypes.get_dtype(dtype).np
-    elif input.array.dtype.kind in "biu":
-        out_dtype = _dtypes.int64.np  # PyTorch sums integers and bools as int64
-    return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=out_dtype)
+        return _dtypes.get_dtype(dtype).np
+    return _dtypes.int64.np if input.array.dtype.kind in "biu" else None
 
 
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -577,12 +580,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     if isinstance(dim, (tuple, list)):
         raise TypeError("prod: dim must be one int (PyTorch's prod reduces one dim at a time)")
     axes = _dims(dim, input.ndim, "prod")
-    out_dtype = None
-    if dtype is not None:
-        out_dtype = _dtypes.get_dtype(dtype).np
-    elif input.array.dtype.kind in "biu":
-        out_dtype = _dtypes.int64.np
-    return reduction.Prod.apply(input, axes=axes, keepdim=keepdim, dtype=out_dtype)
+    return reduction.Prod.apply(input, axes=axes, keepdim=keepdim, dtype=_total_dtype(input, dtype))
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
