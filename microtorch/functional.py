@@ -881,7 +881,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries ``index`` (a 1-D integer tensor) along ``dim``; repeats allowed."""
     d = wrap_dim(dim, builtins.max(input.ndim, 1), "index_select")
-    if _check_tensor(index, "index_select", "index").ndim > 1 or index.dtype.is_floating_point:
+    _check_tensor(index, "index_select", "index")
+    if index.ndim > 1 or index.dtype.is_floating_point or index.dtype is _dtypes.bool:
         raise IndexError(
             f"index_select: index must be a 1-D integer tensor, got {index.dtype} of shape "
             f"{tuple(index.shape)}"

@@ -119,6 +119,11 @@ def test_cross_entropy_other_errors() -> None:
         F.cross_entropy(logits, microtorch.tensor([0.0, 1.0, 1.0]))  # floats: probabilities
     with pytest.raises(RuntimeError, match="nll_loss: expected target of class indices"):
         F.nll_loss(logits, microtorch.tensor([0.0, 1.0, 1.0]))
+    with pytest.raises(RuntimeError, match=r"cross_entropy: input must have a dim of classes"):
+        F.cross_entropy(microtorch.tensor(1.0), microtorch.tensor(0))
+    with pytest.raises(RuntimeError, match=r"shape \(2,\) does not match input of shape \(5,\)"):
+        F.nll_loss(logits[0], microtorch.tensor([0, 1]))  # one sample: a 0-d target
+    assert F.nll_loss(logits[0], microtorch.tensor([3])).shape == ()  # (1,): PyTorch takes it
     with pytest.raises(ValueError, match="cross_entropy: reduction must be"):
         F.cross_entropy(logits, microtorch.tensor([0, 1, 1]), reduction="avg")
     with pytest.raises(

@@ -243,27 +243,30 @@ def _rows_of_classes(input: Tensor, target: Tensor, ignore_index: int, op: str) 
         raise RuntimeError(
             f"{op}: expected target of class indices with dtype long, got {target.dtype}"
         )
-    if input.ndim == 1:  # a single sample (C,) with a 0-d target
-        out_shape, input, target = (), input.unsqueeze(0), target.reshape(-1)
-    else:
-        out_shape = (input.shape[0],) + tuple(input.shape[2:])
-    if input.ndim == 0 or (input.shape[0],) + tuple(input.shape[2:]) != tuple(target.shape):
+    if input.ndim == 0:
+        raise RuntimeError(f"{op}: input must have a dim of classes, got a 0-d tensor")
+    # (C,) is one sample with a 0-d target; (N, C, d1, ...) has targets (N, d1, ...)
+    expected = () if input.ndim == 1 else (input.shape[0],) + tuple(input.shape[2:])
+    if input.ndim == 1 and tuple(target.shape) == (1,):  # PyTorch takes this one too
+        target = target.reshape(())
+    if tuple(target.shape) != expected:
         hint = ""
         if input.ndim == 3 and tuple(target.shape) == tuple(input.shape[:2]):
             hint = (
                 "; classes go in dim 1: for (B, T, C) logits pass logits.view(-1, C) and "
                 "targets.view(-1), or logits.transpose(1, 2)"
             )
-        expected = "()" if input.ndim == 0 else (input.shape[0],) + tuple(input.shape[2:])
         raise RuntimeError(
             f"{op}: target of shape {tuple(target.shape)} does not match input of shape "
             f"{tuple(input.shape)} (expected target shape {expected}){hint}"
         )
+    if input.ndim == 1:
+        input, target = input.unsqueeze(0), target.reshape(1)
     num_classes = input.shape[1]
     _check_index_range(op, target.array, num_classes, f"{num_classes} classes", ignore_index)
     if input.ndim > 2:  # (N, C, d...) -> (N, d..., C)
         input = input.permute(0, *range(2, input.ndim), 1)
-    return input.reshape(-1, num_classes), target.reshape(-1), out_shape
+    return input.reshape(-1, num_classes), target.reshape(-1), expected
 
 
 def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
