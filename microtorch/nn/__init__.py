@@ -3,7 +3,7 @@
 
 from . import functional, init, utils
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
-from .container import ModuleDict, ModuleList, Sequential
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import Dropout
 from .embedding import Embedding
 from .flatten import Flatten, Unflatten
@@ -30,6 +30,8 @@ __all__ = [
     "ModuleList",
     "NLLLoss",
     "Parameter",
+    "ParameterDict",
+    "ParameterList",
     "ReLU",
     "Sequential",
     "SiLU",

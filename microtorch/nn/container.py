@@ -1,5 +1,6 @@
-"""Containers: ``Sequential`` (run modules one after another), ``ModuleList`` (a list whose
-modules are registered) and ``ModuleDict`` (a dict whose modules are registered)."""
+"""Containers: ``Sequential`` (run modules one after another), ``ModuleList`` and
+``ModuleDict`` (a list and a dict whose modules are registered), ``ParameterList`` and
+``ParameterDict`` (a list and a dict whose parameters are registered)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from .._tensor import Tensor
 from .module import Module
+from .parameter import Parameter
 
 
 def _check_module(module: Any, container: str) -> Module:
@@ -184,6 +187,121 @@ class ModuleDict(Module):
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("ModuleDict has no forward(): look up a module by key and call it")
+
+
+def _as_parameter(value: Any, container: str) -> Parameter:
+    """A Parameter as it is; a plain tensor becomes one (requires grad), as in PyTorch."""
+    if isinstance(value, Parameter):
+        return value
+    if isinstance(value, Tensor):
+        return Parameter(value)
+    raise TypeError(f"{container}: {type(value).__name__} is not a Tensor or Parameter")
+
+
+def _parameter_lines(items: Iterable[tuple[str, Parameter]], container: str) -> str:
+    """PyTorch's way of listing parameters: "(0): Parameter containing: [float32 of size 2x3]"."""
+    lines = [
+        f"    ({name}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
+        for name, p in items
+    ]
+    return container + "(\n" + "".join(line + "\n" for line in lines) + ")"
+
+
+class ParameterList(Module):
+    """A list of parameters that the parent module can see: they appear in ``parameters()``
+    and ``state_dict()`` as "0", "1", ... (e.g. one learned scale per layer)."""
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        if values is not None:
+            self.extend(values)
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(self._parameters.values())
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return ParameterList(list(self._parameters.values())[idx])
+        return self._parameters[str(_index(idx, len(self), "ParameterList"))]
+
+    def __setitem__(self, idx: int, value: Any) -> None:
+        name = str(_index(idx, len(self), "ParameterList"))
+        self.register_parameter(name, _as_parameter(value, "ParameterList"))
+
+    def append(self, value: Any) -> ParameterList:
+        self.register_parameter(str(len(self)), _as_parameter(value, "ParameterList"))
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        for value in values:
+            self.append(value)
+        return self
+
+    def __iadd__(self, values: Iterable[Any]) -> ParameterList:
+        return self.extend(values)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("ParameterList has no forward(): use its parameters in your own module")
+
+    def __repr__(self) -> str:
+        return _parameter_lines(self._parameters.items(), "ParameterList")
+
+
+class ParameterDict(Module):
+    """A dict of parameters (string keys, insertion order) that the parent module can see."""
+
+    def __init__(self, parameters: Mapping[str, Any] | Iterable | None = None) -> None:
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Parameter:
+        if key not in self._parameters:
+            raise KeyError(f"ParameterDict has no key {key!r}; keys are {list(self._parameters)}")
+        return self._parameters[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.register_parameter(key, _as_parameter(value, "ParameterDict"))
+
+    def __delitem__(self, key: str) -> None:
+        del self._parameters[key]
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parameters)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._parameters
+
+    def keys(self) -> Iterable[str]:
+        return self._parameters.keys()
+
+    def values(self) -> Iterable[Parameter]:
+        return self._parameters.values()
+
+    def items(self) -> Iterable[tuple[str, Parameter]]:
+        return self._parameters.items()
+
+    def pop(self, key: str) -> Parameter:
+        value = self[key]
+        del self._parameters[key]
+        return value
+
+    def update(self, parameters: Mapping[str, Any] | Iterable) -> None:
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, value in items:
+            self[key] = value
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("ParameterDict has no forward(): look up a parameter by key")
+
+    def __repr__(self) -> str:
+        return _parameter_lines(self._parameters.items(), "ParameterDict")
 
 
 def _index(idx: int, length: int, container: str) -> int:

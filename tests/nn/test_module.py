@@ -261,6 +261,38 @@ def test_module_list_repr_groups_identical_children_as_pytorch_does() -> None:
     assert repr(nn.ModuleList()) == "ModuleList()"
 
 
+def test_parameter_list_and_dict_register_their_parameters(device: str) -> None:
+    class Scaled(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.scales = nn.ParameterList([nn.Parameter(torch.ones(1) * i) for i in range(3)])
+            self.scales.append(torch.zeros(2))  # a plain tensor becomes a Parameter
+            self.extra = nn.ParameterDict({"bias": nn.Parameter(torch.zeros(2))})
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return sum(x * p for p in list(self.scales)[:3]) + self.extra["bias"]
+
+    model = Scaled().to(device)
+    assert list(model.state_dict()) == [
+        "scales.0",
+        "scales.1",
+        "scales.2",
+        "scales.3",
+        "extra.bias",
+    ]
+    assert isinstance(model.scales[3], nn.Parameter) and model.scales[3].requires_grad
+    assert model.scales[-1].device == torch.device(device)  # moved with the module
+    model(torch.ones(2, device=device)).sum().backward()
+    assert [p.grad.tolist() for p in list(model.scales)[:3]] == [[2.0], [2.0], [2.0]]
+    assert len(torch.optim.SGD(model.parameters(), lr=0.1).param_groups[0]["params"]) == 5
+    assert repr(model.scales).startswith(
+        "ParameterList(\n    (0): Parameter containing: [microtorch.float32 of size 1]"
+    )
+    assert "bias" in model.extra and model.extra.pop("bias").shape == (2,)
+    with pytest.raises(TypeError, match=r"ParameterList: str is not a Tensor or Parameter"):
+        model.scales.append("x")
+
+
 def test_forward_hooks() -> None:
     m = nn.Linear(2, 2)
     calls = []
