@@ -1331,7 +1331,9 @@ def inplace(target: Tensor, op: Any, *args: Any) -> Tensor:
             f"shape {list(result.shape)}"
         )
     if result.array.dtype != target.array.dtype:
-        if result.array.dtype.kind == "f" and target.array.dtype.kind != "f":
+        # PyTorch's rule: never down a kind (float -> integer or bool, integer -> bool)
+        rank = {"b": 0, "u": 1, "i": 1, "f": 2}
+        if rank[result.array.dtype.kind] > rank[target.array.dtype.kind]:
             raise RuntimeError(
                 f"in-place op: result type {result.dtype} can't be cast to the desired output "
                 f"type {target.dtype}"

@@ -98,6 +98,21 @@ def test_arange_with_a_step_that_never_reaches_the_end() -> None:
     assert microtorch.arange(5, 5).shape == (0,)  # an empty range is fine
 
 
+def test_in_place_ops_never_cast_a_result_down_a_kind() -> None:
+    """As in PyTorch: x += 0.5 on an integer tensor, or mask += 1 on a bool one, raises
+    instead of silently truncating the result into the tensor's dtype."""
+    counts, mask = microtorch.tensor([1, 2]), microtorch.tensor([True, False])
+    with pytest.raises(RuntimeError, match=r"result type microtorch.float32 can't be cast to"):
+        counts += 0.5
+    with pytest.raises(RuntimeError, match=r"result type microtorch.int64 can't be cast to the "):
+        mask += 1
+    with pytest.raises(RuntimeError, match=r"desired output type microtorch.bool"):
+        mask.mul_(microtorch.tensor([2, 3]))
+    counts += microtorch.tensor([True, False])  # up a kind is fine: bool into int64
+    mask &= microtorch.tensor([False, True])  # and bool into bool
+    assert counts.tolist() == [2, 2] and mask.tolist() == [False, False]
+
+
 def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
     t = microtorch.tensor([5, -7])
     with pytest.raises(RuntimeError, match=r"floor_divide: integer division by zero"):
