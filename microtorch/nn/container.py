@@ -61,7 +61,63 @@ class Sequential(Module):
         return self
 
 
-class ModuleList(Module):
+class _ListContainer(Module):
+    """What ModuleList and ParameterList share: the list protocol over the one store of the
+    module they register into, whose names are the positions "0", "1", ..."""
+
+    def _store(self) -> dict:  # self._modules or self._parameters
+        raise NotImplementedError
+
+    def _put(self, name: str, value: Any) -> None:  # register value under name
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._store())
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._store().values())
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return type(self)(list(self._store().values())[idx])
+        return self._store()[str(_index(idx, len(self), type(self).__name__))]
+
+    def __setitem__(self, idx: int, value: Any) -> None:
+        self._put(str(_index(idx, len(self), type(self).__name__)), value)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        self._renumber(lambda values: values.__delitem__(idx))
+
+    def insert(self, index: int, value: Any) -> None:
+        self._renumber(lambda values: values.insert(index, value))
+
+    def _renumber(self, change: Any) -> None:
+        """Apply ``change`` to the list of values, then register them again as 0, 1, ..."""
+        values = list(self._store().values())
+        change(values)
+        self._store().clear()
+        for i, value in enumerate(values):
+            self._put(str(i), value)
+
+    def append(self, value: Any) -> Any:
+        self._put(str(len(self)), value)
+        return self
+
+    def extend(self, values: Iterable[Any]) -> Any:
+        for value in values:
+            self.append(value)
+        return self
+
+    def __iadd__(self, values: Iterable[Any]) -> Any:
+        return self.extend(values)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"{type(self).__name__} has no forward(): iterate over it and use each entry yourself"
+        )
+
+
+class ModuleList(_ListContainer):
     """A Python list of modules that the parent module can see: their parameters appear
     in ``parameters()`` and ``state_dict()`` as "0.weight", "1.weight", ..."""
 
@@ -70,52 +126,11 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
-    def __len__(self) -> int:
-        return len(self._modules)
+    def _store(self) -> dict:
+        return self._modules
 
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
-
-    def __getitem__(self, idx: int | slice) -> Any:
-        if isinstance(idx, slice):
-            return ModuleList(list(self._modules.values())[idx])
-        return self._modules[str(_index(idx, len(self), "ModuleList"))]
-
-    def __setitem__(self, idx: int, module: Module) -> None:
-        self.add_module(
-            str(_index(idx, len(self), "ModuleList")), _check_module(module, "ModuleList")
-        )
-
-    def __delitem__(self, idx: int | slice) -> None:
-        modules = list(self._modules.values())
-        del modules[idx]
-        self._modules.clear()
-        for i, module in enumerate(modules):
-            self._modules[str(i)] = module
-
-    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
-        return self.extend(modules)
-
-    def append(self, module: Module) -> ModuleList:
-        self.add_module(str(len(self)), _check_module(module, "ModuleList"))
-        return self
-
-    def extend(self, modules: Iterable[Module]) -> ModuleList:
-        for module in modules:
-            self.append(module)
-        return self
-
-    def insert(self, index: int, module: Module) -> None:
-        modules = list(self._modules.values())
-        modules.insert(index, _check_module(module, "ModuleList"))
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self._modules[str(i)] = m
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
-            "ModuleList has no forward(): iterate over it and call each module yourself"
-        )
+    def _put(self, name: str, module: Any) -> None:
+        self.add_module(name, _check_module(module, "ModuleList"))
 
     def __repr__(self) -> str:
         """As PyTorch prints it: a run of children that print the same shares one line,
@@ -135,7 +150,57 @@ class ModuleList(Module):
         return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
 
-class ModuleDict(Module):
+class _DictContainer(Module):
+    """What ModuleDict and ParameterDict share: the dict protocol (string keys, insertion
+    order) over the one store of the module they register into."""
+
+    def _store(self) -> dict:  # self._modules or self._parameters
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Any:
+        store = self._store()
+        if key not in store:
+            raise KeyError(f"{type(self).__name__} has no key {key!r}; keys are {list(store)}")
+        return store[key]
+
+    def __delitem__(self, key: str) -> None:
+        del self._store()[key]
+
+    def __len__(self) -> int:
+        return len(self._store())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._store())
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._store()
+
+    def keys(self) -> Iterable[str]:
+        return self._store().keys()
+
+    def values(self) -> Iterable[Any]:
+        return self._store().values()
+
+    def items(self) -> Iterable[tuple[str, Any]]:
+        return self._store().items()
+
+    def pop(self, key: str) -> Any:
+        value = self[key]
+        del self._store()[key]
+        return value
+
+    def clear(self) -> None:
+        self._store().clear()
+
+    def update(self, values: Mapping[str, Any] | Iterable) -> None:
+        for key, value in values.items() if hasattr(values, "items") else values:
+            self[key] = value
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{type(self).__name__} has no forward(): look up an entry by key")
+
+
+class ModuleDict(_DictContainer):
     """A dict of modules (string keys, insertion order) that the parent module can see."""
 
     def __init__(self, modules: Mapping[str, Module] | Iterable | None = None) -> None:
@@ -143,50 +208,11 @@ class ModuleDict(Module):
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key: str) -> Module:
-        if key not in self._modules:
-            raise KeyError(f"ModuleDict has no key {key!r}; keys are {list(self._modules)}")
-        return self._modules[key]
+    def _store(self) -> dict:
+        return self._modules
 
     def __setitem__(self, key: str, module: Module) -> None:
         self.add_module(key, _check_module(module, "ModuleDict"))
-
-    def __delitem__(self, key: str) -> None:
-        del self._modules[key]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._modules)
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._modules
-
-    def keys(self) -> Iterable[str]:
-        return self._modules.keys()
-
-    def values(self) -> Iterable[Module]:
-        return self._modules.values()
-
-    def items(self) -> Iterable[tuple[str, Module]]:
-        return self._modules.items()
-
-    def pop(self, key: str) -> Module:
-        module = self[key]
-        del self._modules[key]
-        return module
-
-    def clear(self) -> None:
-        self._modules.clear()
-
-    def update(self, modules: Mapping[str, Module] | Iterable) -> None:
-        items = modules.items() if hasattr(modules, "items") else modules
-        for key, module in items:
-            self[key] = module
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("ModuleDict has no forward(): look up a module by key and call it")
 
 
 def _as_parameter(value: Any, container: str) -> Parameter:
@@ -207,7 +233,7 @@ def _parameter_lines(items: Iterable[tuple[str, Parameter]], container: str) -> 
     return container + "(\n" + "".join(line + "\n" for line in lines) + ")"
 
 
-class ParameterList(Module):
+class ParameterList(_ListContainer):
     """A list of parameters that the parent module can see: they appear in ``parameters()``
     and ``state_dict()`` as "0", "1", ... (e.g. one learned scale per layer)."""
 
@@ -216,41 +242,17 @@ class ParameterList(Module):
         if values is not None:
             self.extend(values)
 
-    def __len__(self) -> int:
-        return len(self._parameters)
+    def _store(self) -> dict:
+        return self._parameters
 
-    def __iter__(self) -> Iterator[Parameter]:
-        return iter(self._parameters.values())
-
-    def __getitem__(self, idx: int | slice) -> Any:
-        if isinstance(idx, slice):
-            return ParameterList(list(self._parameters.values())[idx])
-        return self._parameters[str(_index(idx, len(self), "ParameterList"))]
-
-    def __setitem__(self, idx: int, value: Any) -> None:
-        name = str(_index(idx, len(self), "ParameterList"))
+    def _put(self, name: str, value: Any) -> None:
         self.register_parameter(name, _as_parameter(value, "ParameterList"))
-
-    def append(self, value: Any) -> ParameterList:
-        self.register_parameter(str(len(self)), _as_parameter(value, "ParameterList"))
-        return self
-
-    def extend(self, values: Iterable[Any]) -> ParameterList:
-        for value in values:
-            self.append(value)
-        return self
-
-    def __iadd__(self, values: Iterable[Any]) -> ParameterList:
-        return self.extend(values)
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("ParameterList has no forward(): use its parameters in your own module")
 
     def __repr__(self) -> str:
         return _parameter_lines(self._parameters.items(), "ParameterList")
 
 
-class ParameterDict(Module):
+class ParameterDict(_DictContainer):
     """A dict of parameters (string keys, insertion order) that the parent module can see."""
 
     def __init__(self, parameters: Mapping[str, Any] | Iterable | None = None) -> None:
@@ -258,47 +260,11 @@ class ParameterDict(Module):
         if parameters is not None:
             self.update(parameters)
 
-    def __getitem__(self, key: str) -> Parameter:
-        if key not in self._parameters:
-            raise KeyError(f"ParameterDict has no key {key!r}; keys are {list(self._parameters)}")
-        return self._parameters[key]
+    def _store(self) -> dict:
+        return self._parameters
 
     def __setitem__(self, key: str, value: Any) -> None:
         self.register_parameter(key, _as_parameter(value, "ParameterDict"))
-
-    def __delitem__(self, key: str) -> None:
-        del self._parameters[key]
-
-    def __len__(self) -> int:
-        return len(self._parameters)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._parameters)
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._parameters
-
-    def keys(self) -> Iterable[str]:
-        return self._parameters.keys()
-
-    def values(self) -> Iterable[Parameter]:
-        return self._parameters.values()
-
-    def items(self) -> Iterable[tuple[str, Parameter]]:
-        return self._parameters.items()
-
-    def pop(self, key: str) -> Parameter:
-        value = self[key]
-        del self._parameters[key]
-        return value
-
-    def update(self, parameters: Mapping[str, Any] | Iterable) -> None:
-        items = parameters.items() if hasattr(parameters, "items") else parameters
-        for key, value in items:
-            self[key] = value
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("ParameterDict has no forward(): look up a parameter by key")
 
     def __repr__(self) -> str:
         return _parameter_lines(self._parameters.items(), "ParameterDict")
