@@ -750,8 +750,8 @@ class Tensor:
     def mul(self, other: Any) -> Tensor:
         return F.mul(self, other)
 
-    def div(self, other: Any) -> Tensor:
-        return F.div(self, other)
+    def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        return F.div(self, other, rounding_mode=rounding_mode)
 
     def matmul(self, other: Tensor) -> Tensor:
         return F.matmul(self, other)
@@ -863,6 +863,17 @@ class Tensor:
         from .factories import ones
 
         return ones(*size, dtype=dtype or self.dtype, device=device or self.device)
+
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None,
+                 device: Any = None) -> Tensor:  # fmt: skip
+        from .factories import full
+
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device)
+
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None) -> Tensor:
+        from .factories import empty
+
+        return empty(*size, dtype=dtype or self.dtype, device=device or self.device)
 
     def new_tensor(self, data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         from .factories import tensor

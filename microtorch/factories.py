@@ -147,16 +147,22 @@ def _make(fill: str, size: tuple, dtype: Any, device: Any, requires_grad: bool, 
     return t
 
 
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _make("zeros", _size(size), dtype, device, requires_grad)
+def zeros(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """zeros(2, 3), zeros((2, 3)) or zeros(size=(2, 3))."""
+    return _make("zeros", _size(shape if size is None else (size,)), dtype, device, requires_grad)
 
 
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _make("ones", _size(size), dtype, device, requires_grad)
+def ones(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """ones(2, 3), ones((2, 3)) or ones(size=(2, 3))."""
+    return _make("ones", _size(shape if size is None else (size,)), dtype, device, requires_grad)
 
 
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _make("empty", _size(size), dtype, device, requires_grad)
+def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """empty(2, 3), empty((2, 3)) or empty(size=(2, 3))."""
+    return _make("empty", _size(shape if size is None else (size,)), dtype, device, requires_grad)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,

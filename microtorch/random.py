@@ -98,17 +98,19 @@ def uniform_array(size: tuple, low: float, high: float, dtype: Any, device: Any,
     return backend.to_device(host, backend.as_device(device))
 
 
-def randn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          generator: Generator | None = None) -> Tensor:  # fmt: skip
-    """Standard normal samples of the given size."""
-    host = _rng(generator).standard_normal(_size(size)).astype(_float_dtype(dtype))
+def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
+    """Standard normal samples of the given size: randn(2, 3), randn((2, 3)), randn(size=...)."""
+    size = _size(shape if size is None else (size,))
+    host = _rng(generator).standard_normal(size).astype(_float_dtype(dtype))
     return _finish(host, dtype, device, requires_grad)
 
 
-def rand(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-         generator: Generator | None = None) -> Tensor:  # fmt: skip
-    """Uniform samples in [0, 1)."""
-    host = _rng(generator).random(_size(size)).astype(_float_dtype(dtype))
+def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
+    """Uniform samples in [0, 1) of the given size (as for randn)."""
+    size = _size(shape if size is None else (size,))
+    host = _rng(generator).random(size).astype(_float_dtype(dtype))
     return _finish(host, dtype, device, requires_grad)
 
 

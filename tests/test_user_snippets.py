@@ -260,6 +260,18 @@ def a_small_classifier_with_flatten_and_leaky_relu(torch):
 
 
 @snippet
+def division_modes_and_keyword_sizes(torch):
+    a, b = torch.tensor([7, -7, 6, -6, 0]), torch.tensor([2, 2, -4, -4, 3])
+    f = torch.tensor([7.5, -7.5, 2.0])
+    pos = torch.arange(6)
+    return [torch.div(a, b, rounding_mode="trunc"), torch.div(a, b, rounding_mode="floor"),
+            a.div(2, rounding_mode="trunc"), torch.div(f, 2, rounding_mode="trunc"), torch.div(a, b),
+            torch.div(pos, 2, rounding_mode="floor"), f.new_full((2,), 3), a.new_full((2,), 3.7),
+            list(f.new_empty(2, 1).shape), torch.zeros(size=(2, 3)), torch.ones(size=(2,)),
+            list(torch.randn(size=(3,)).shape)]  # fmt: skip
+
+
+@snippet
 def index_assignment_inside_the_graph(torch):
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 2
