@@ -711,6 +711,40 @@ class Tensor:
     def tanh(self) -> Tensor:
         return F.tanh(self)
 
+    def log1p(self) -> Tensor:
+        return F.log1p(self)
+
+    def erf(self) -> Tensor:
+        return F.erf(self)
+
+    def floor(self) -> Tensor:
+        return F.floor(self)
+
+    def ceil(self) -> Tensor:
+        return F.ceil(self)
+
+    def round(self, *, decimals: int = 0) -> Tensor:
+        return F.round(self, decimals=decimals)
+
+    def trunc(self) -> Tensor:
+        return F.trunc(self)
+
+    def sign(self) -> Tensor:
+        return F.sign(self)
+
+    def lerp(self, end: Any, weight: Any) -> Tensor:
+        return F.lerp(self, end, weight)
+
+    def lerp_(self, end: Any, weight: Any) -> Tensor:
+        return F.inplace(self, F.lerp, end, weight)
+
+    def isclose(self, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
+                equal_nan: bool = False) -> Tensor:  # fmt: skip
+        return F.isclose(self, other, rtol, atol, equal_nan)
+
+    def repeat_interleave(self, repeats: Any, dim: int | None = None) -> Tensor:
+        return F.repeat_interleave(self, repeats, dim)
+
     def sin(self) -> Tensor:
         return F.sin(self)
 

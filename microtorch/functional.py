@@ -357,6 +357,14 @@ def isfinite(input: Tensor) -> Tensor:
     return Tensor._make(backend.xp_of(input.array).isfinite(input.array))
 
 
+def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
+            equal_nan: bool = False) -> Tensor:  # fmt: skip
+    """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient)."""
+    a, b = _binary_operands(input, other, "isclose")
+    xp = backend.xp_of((a if isinstance(a, Tensor) else b).array)
+    return _no_grad_result(xp.isclose(_raw(a), _raw(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
     xp = backend.xp_of(input.array)
     return builtins.bool(xp.allclose(input.array, other.array, rtol=rtol, atol=atol))
@@ -386,6 +394,50 @@ def rsqrt(input: Tensor) -> Tensor:
 
 def tanh(input: Tensor) -> Tensor:
     return elementwise.Tanh.apply(_float_input(input, "tanh"))
+
+
+def log1p(input: Tensor) -> Tensor:
+    return elementwise.Log1p.apply(_float_input(input, "log1p"))
+
+
+def erf(input: Tensor) -> Tensor:
+    return elementwise.Erf.apply(_float_input(input, "erf"))
+
+
+def _rounding(input: Tensor, how: str, decimals: builtins.int = 0) -> Tensor:
+    """floor/ceil/round/trunc/sign: integers come back as they are (they are whole already),
+    except sign, which is computed for them too; bool is refused, as in PyTorch."""
+    if _check_tensor(input, how).dtype is _dtypes.bool:
+        raise TypeError(f"{how}: not supported for bool tensors")
+    if not input.dtype.is_floating_point and how != "sign":
+        return input.clone()
+    return elementwise.Rounding.apply(input, how=how, decimals=decimals)
+
+
+def floor(input: Tensor) -> Tensor:
+    return _rounding(input, "floor")
+
+
+def ceil(input: Tensor) -> Tensor:
+    return _rounding(input, "ceil")
+
+
+def round(input: Tensor, *, decimals: builtins.int = 0) -> Tensor:
+    """To the nearest integer (or ``decimals`` places); halves go to the even neighbour."""
+    return _rounding(input, "round", decimals)
+
+
+def trunc(input: Tensor) -> Tensor:
+    return _rounding(input, "trunc")
+
+
+def sign(input: Tensor) -> Tensor:
+    return _rounding(input, "sign")
+
+
+def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
+    """input + weight * (end - input): from input (weight 0) to end (weight 1)."""
+    return add(input, mul(weight, sub(end, input)))
 
 
 def sin(input: Tensor) -> Tensor:
@@ -875,6 +927,27 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"flip: dims {list(dims)} name the same dim twice")
     return shape_ops.Flip.apply(input, dims=axes) if axes else input
+
+
+def repeat_interleave(
+    input: Tensor, repeats: builtins.int, dim: builtins.int | None = None
+) -> Tensor:
+    """Each element (or slice along ``dim``) ``repeats`` times in a row: [a, b] -> [a, a, b, b].
+    (Grouped-query attention shares each key head among several query heads this way.)"""
+    if isinstance(repeats, Tensor):
+        if repeats.numel() != 1:
+            raise NotImplementedError("repeat_interleave: repeats must be one number here")
+        repeats = builtins.int(repeats.item())
+    if repeats < 0:
+        raise RuntimeError(f"repeat_interleave: repeats must be non-negative, got {repeats}")
+    if dim is None:
+        input, d = input.reshape(-1), 0
+    else:
+        d = wrap_dim(dim, input.ndim, "repeat_interleave")
+    shape = tuple(input.shape)
+    # (..., n, ...) -> (..., n, 1, ...) -> (..., n, repeats, ...) -> (..., n * repeats, ...)
+    spread = input.unsqueeze(d + 1).expand(shape[: d + 1] + (repeats,) + shape[d + 1 :])
+    return spread.reshape(shape[:d] + (shape[d] * repeats,) + shape[d + 1 :])
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:

@@ -313,6 +313,34 @@ ELEMENTWISE = [
     C("sigmoid", lambda T, F, a: T.sigmoid(a), (x(2, 3),), np_sigmoid),
     C("sigmoid_large", lambda T, F, a: F.sigmoid(a * 50), (x(5),), lambda a: np_sigmoid(a * 50)),
     C("sigmoid_0d", lambda T, F, a: a.sigmoid(), (x(),), np_sigmoid),
+    C("log1p", lambda T, F, a: a.log1p(), (pos(2, 3),), np.log1p),
+    C("erf", lambda T, F, a: T.erf(a), (x(2, 3),), lambda a: np.vectorize(math.erf)(a)),
+    # steps: the gradient is 0 (inputs kept away from the steps, so finite differences agree)
+    C(
+        "floor_ceil_trunc_sign_round",
+        lambda T, F, a: (a.floor(), T.ceil(a), a.trunc(), a.sign(), T.round(a, decimals=1)),
+        (const([[0.52, -1.47, 2.33], [-0.26, 1.74, -2.91]]),),
+        lambda a: (np.floor(a), np.ceil(a), np.trunc(a), np.sign(a), np.round(a, 1)),
+    ),
+    C(
+        "lerp_ema",  # ema.lerp(param, 1 - decay): a step from ema towards param
+        lambda T, F, a, b: T.lerp(a, b, 0.1),
+        (x(2, 3), x(2, 3)),
+        lambda a, b: a + 0.1 * (b - a),
+    ),
+    C(
+        "lerp_tensor_weight",
+        lambda T, F, a, b, w: a.lerp(b, w),
+        (x(3), x(3), x(3)),
+        lambda a, b, w: a + w * (b - a),
+    ),
+    C(
+        "isclose",
+        lambda T, F, a, b: T.isclose(a, b, atol=0.5),
+        (x(2, 3, grad=False), x(2, 3, grad=False)),
+        lambda a, b: np.isclose(a, b, atol=0.5),
+        grad=False,
+    ),
     C("sin", lambda T, F, a: a.sin(), (x(2, 3),), np.sin),
     C("cos", lambda T, F, a: T.cos(a * 3), (x(4),), lambda a: np.cos(a * 3)),
     C("square", lambda T, F, a: T.square(a), (x(2, 3),), np.square),
@@ -792,6 +820,18 @@ INDEXING = [
     C("index_by_comparison", lambda T, F, a: a[a > 0], (nz(2, 4),), lambda a: a[a > 0]),
     C("flip", lambda T, F, a: a.flip(0), (x(3, 2),), lambda a: np.flip(a, 0)),
     C("flip_dims", lambda T, F, a: T.flip(a, (0, -1)), (x(2, 3, 2),), lambda a: a[::-1, :, ::-1]),
+    C(
+        "repeat_interleave_heads",  # (B, kv_heads, T, hs) -> (B, 2 * kv_heads, T, hs), as in GQA
+        lambda T, F, a: a.repeat_interleave(2, dim=1),
+        (x(2, 2, 3, 2),),
+        lambda a: np.repeat(a, 2, axis=1),
+    ),
+    C(
+        "repeat_interleave_flat",
+        lambda T, F, a: T.repeat_interleave(a, 3),
+        (x(2, 2),),
+        lambda a: np.repeat(a, 3),
+    ),
     C("narrow", lambda T, F, a: a.narrow(1, 1, 2), (x(2, 4),), lambda a: a[:, 1:3]),
     C("narrow_negative_start", lambda T, F, a: T.narrow(a, 0, -2, 2), (x(3, 2),), lambda a: a[1:]),
     C(

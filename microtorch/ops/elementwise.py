@@ -1,5 +1,5 @@
-"""Elementwise math: exp log sqrt rsqrt sin cos tanh sigmoid relu gelu abs clamp maximum minimum
-where.
+"""Elementwise math: exp log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp maximum
+minimum where, and the rounding ops (floor ceil round trunc sign).
 
 Each op's backward is the derivative written next to its forward."""
 
@@ -62,6 +62,42 @@ class Cos(Function):
     def backward(self, grad):
         (x,) = self.saved
         return -grad * xp_of(x).sin(x)  # d/dx cos x = -sin x
+
+
+class Log1p(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).log1p(x)  # log(1 + x), exact for tiny x
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad / (1 + x)
+
+
+class Erf(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return erf(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return (
+            grad * (2 / math.sqrt(math.pi)) * xp_of(x).exp(-x * x)
+        )  # d/dx erf = 2/sqrt(pi) e^-x^2
+
+
+class Rounding(Function):
+    """floor, ceil, round (to ``decimals`` places, half to even), trunc or sign: steps, so
+    the gradient is 0 wherever it exists (PyTorch's convention)."""
+
+    def forward(self, x, how="floor", decimals=0):
+        xp = xp_of(x)
+        if how == "round":
+            return xp.round(x, decimals)
+        return getattr(xp, how)(x)
+
+    def backward(self, grad):
+        return xp_of(grad).zeros_like(grad)
 
 
 class NormRoot(Function):
