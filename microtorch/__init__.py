@@ -88,6 +88,7 @@ from .functional import (
     concat,
     cos,
     div,
+    einsum,
     eq,
     equal,
     erf,

@@ -599,6 +599,46 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 mm = bmm = matmul
 
 
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Products and sums named by letters, one per dim: einsum("ij,jk->ik", a, b) is a @ b;
+    einsum("bhqd,bhkd->bhqk", q, k) the attention scores. Without "->" the output is the
+    letters used once, in alphabetical order (NumPy's and PyTorch's rule). A gradient needs
+    one letter per dim (no "..." and no letter twice in one operand)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])  # einsum(eq, [a, b]), as PyTorch also takes it
+    for i, t in enumerate(operands):
+        _check_tensor(t, "einsum", f"operands[{i}]")
+    equation = equation.replace(" ", "")
+    inputs_part, arrow, output = equation.partition("->")
+    inputs = tuple(inputs_part.split(","))
+    if len(inputs) != len(operands):
+        raise RuntimeError(
+            f"einsum: the equation {equation!r} names {len(inputs)} operands, got {len(operands)}"
+        )
+    for letters, t in zip(inputs, operands):
+        if "..." not in letters and len(letters) != t.ndim:
+            raise RuntimeError(
+                f"einsum: {letters!r} names {len(letters)} dims for an operand of shape "
+                f"{tuple(t.shape)}"
+            )
+    if not arrow:
+        counts = collections.Counter("".join(inputs).replace(".", ""))
+        output = "".join(sorted(c for c, n in counts.items() if n == 1))
+    target = _promoted_dtype(list(operands))
+    operands = tuple(cast(t, target) for t in operands)
+    simple = "." not in equation and builtins.all(len(set(s)) == len(s) for s in inputs)
+    if not simple:
+        if grad_mode.enabled and builtins.any(t.requires_grad for t in operands):
+            raise NotImplementedError(
+                f"einsum: no gradient for {equation!r}: it needs one letter per dim, with no "
+                "'...' and no letter twice in one operand"
+            )
+        xp = backend.xp_of(operands[0].array)
+        spec = f"{','.join(inputs)}->{output}"
+        return _no_grad_result(xp.einsum(spec, *[t.array for t in operands], optimize=True))
+    return linalg.Einsum.apply(*operands, inputs=inputs, output=output)
+
+
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """The (n, m) table of products input[i] * vec2[j] of two 1-D tensors."""
     for name, t in (("input", input), ("vec2", vec2)):

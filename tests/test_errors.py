@@ -90,6 +90,21 @@ def test_out_of_range_tensor_indices_are_reported_on_every_device(device: str) -
         cube[rows, ..., microtorch.tensor([0, 4], device=device)].tolist()
 
 
+def test_einsum_errors_name_the_equation() -> None:
+    a = microtorch.ones(2, 3)
+    with pytest.raises(
+        RuntimeError, match=r"einsum: the equation 'ij,jk->ik' names 2 operands, got 1"
+    ):
+        microtorch.einsum("ij,jk->ik", a)
+    with pytest.raises(
+        RuntimeError, match=r"einsum: 'ijk' names 3 dims for an operand of shape \(2, 3\)"
+    ):
+        microtorch.einsum("ijk->i", a)
+    with pytest.raises(NotImplementedError, match=r"einsum: no gradient for 'ii->i'"):
+        microtorch.einsum("ii->i", microtorch.ones(2, 2, requires_grad=True))
+    assert microtorch.einsum("ii->i", microtorch.eye(2)).tolist() == [1.0, 1.0]  # no grad: fine
+
+
 def test_arange_with_a_step_that_never_reaches_the_end() -> None:
     with pytest.raises(RuntimeError, match=r"arange: start 0, end -1 and step 0.3 give no range"):
         microtorch.arange(0, -1, 0.3)

@@ -607,6 +607,30 @@ REDUCTIONS = [
 ]
 
 MATMUL = [
+    C(
+        "einsum_attention_scores",
+        lambda T, F, q, k: T.einsum("bhqd,bhkd->bhqk", q, k),
+        (x(2, 2, 3, 4), x(2, 2, 5, 4)),
+        lambda q, k: np.einsum("bhqd,bhkd->bhqk", q, k),
+    ),
+    C(
+        "einsum_implicit_output",  # no "->": the letters used once, in order: "ik"
+        lambda T, F, a, b: T.einsum("ij,jk", a, b),
+        (x(2, 3), x(3, 4)),
+        lambda a, b: a @ b,
+    ),
+    C(
+        "einsum_letters_summed_away",  # j and k only in the first operand
+        lambda T, F, a, v: T.einsum("ijk,i->i", a, v),
+        (x(2, 3, 4), x(2)),
+        lambda a, v: np.einsum("ijk,i->i", a, v),
+    ),
+    C(
+        "einsum_three_operands_list",
+        lambda T, F, a, b, c: T.einsum("ij,ij,j->i", [a, b, c]),
+        (x(2, 3), x(2, 3), x(3)),
+        lambda a, b, c: np.einsum("ij,ij,j->i", a, b, c),
+    ),
     C("matmul_1d_1d", lambda T, F, a, b: a @ b, (x(4), x(4)), np.matmul),
     C("matmul_1d_2d", lambda T, F, a, b: a @ b, (x(4), x(4, 3)), np.matmul),
     C("matmul_2d_1d", lambda T, F, a, b: T.matmul(a, b), (x(3, 4), x(4)), np.matmul),

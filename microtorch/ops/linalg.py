@@ -1,4 +1,5 @@
-"""Matrix products: ``matmul`` (1-D, 2-D and batched with broadcasting) and ``linear``."""
+"""Matrix products: ``matmul`` (1-D, 2-D and batched with broadcasting), ``linear`` and
+``einsum``."""
 
 from __future__ import annotations
 
@@ -62,3 +63,35 @@ class Linear(Function):
         if len(self.needs_input_grad) > 2 and self.needs_input_grad[2]:
             gb = grad.reshape(-1, grad.shape[-1]).sum(axis=0)
         return gx, gw, gb
+
+
+class Einsum(Function):
+    """einsum("bhqd,bhkd->bhqk", q, k): ``inputs`` are the operands' letters (one per dim,
+    none repeated within an operand), ``output`` the result's.
+
+    The gradient for operand k is an einsum too: the output's gradient with every other
+    operand, down to operand k's letters. A letter only operand k has was summed away in
+    forward; its gradient is the same all along it, so it comes back by broadcasting."""
+
+    def forward(self, *operands, inputs=(), output=""):
+        self.inputs, self.output = inputs, output
+        self.save_for_backward(*operands)
+        return xp_of(operands[0]).einsum(f"{','.join(inputs)}->{output}", *operands, optimize=True)
+
+    def backward(self, grad):
+        operands = self.saved
+        xp = xp_of(grad)
+        grads = []
+        for k, (letters, operand) in enumerate(zip(self.inputs, operands)):
+            if not self.needs_input_grad[k]:
+                grads.append(None)
+                continue
+            others = [j for j in range(len(operands)) if j != k]
+            reachable = set(self.output).union(*(self.inputs[j] for j in others))
+            kept = "".join(c for c in letters if c in reachable)
+            spec = ",".join([self.output] + [self.inputs[j] for j in others]) + "->" + kept
+            g = xp.einsum(spec, grad, *[operands[j] for j in others], optimize=True)
+            # put back the dims of the letters only this operand had: size 1, then broadcast
+            g = g.reshape([n if c in reachable else 1 for c, n in zip(letters, operand.shape)])
+            grads.append(xp.broadcast_to(g, operand.shape))
+        return tuple(grads)
