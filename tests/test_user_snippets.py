@@ -1305,8 +1305,8 @@ LEARNER_ERRORS = {
                            r"unsupported format string passed to Tensor.__format__"),
     "missing_tensor_method": (lambda: microtorch.ones(2).cumsum(0), AttributeError,
                               r"'Tensor' object has no attribute 'cumsum': .*docs/adding_an_op\.md"),
-    "missing_function": (lambda: microtorch.einsum, AttributeError,
-                         r"module 'microtorch' has no attribute 'einsum': .*docs/adding_an_op\.md"),
+    "missing_function": (lambda: microtorch.kron, AttributeError,
+                         r"module 'microtorch' has no attribute 'kron': .*docs/adding_an_op\.md"),
 }  # fmt: skip
 
 
