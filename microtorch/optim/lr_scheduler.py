@@ -296,6 +296,76 @@ def _per_group(value: float | list, groups: list, name: str) -> list:
     return [value] * len(groups)
 
 
+class ReduceLROnPlateau(LRScheduler):
+    """Multiply every group's lr by ``factor`` when a metric has stopped improving:
+
+        scheduler = ReduceLROnPlateau(optimizer, mode="min", factor=0.1, patience=10)
+        for epoch in range(epochs):
+            train(...)
+            scheduler.step(val_loss)  # the metric, once per evaluation
+
+    A value improves on the best so far when it is lower (mode "min"; higher for "max") by
+    more than ``threshold``: relative to the best (threshold_mode "rel") or absolute ("abs").
+    After more than ``patience`` steps without improvement the lr drops, not below
+    ``min_lr``, and not at all when the drop would be smaller than ``eps``; then the next
+    ``cooldown`` steps do not count as bad ones."""
+
+    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
+                 patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
+                 cooldown: int = 0, min_lr: float | list = 0.0, eps: float = 1e-8) -> None:  # fmt: skip
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau: factor must be < 1.0, got {factor}")
+        if mode not in ("min", "max") or threshold_mode not in ("rel", "abs"):
+            raise ValueError(
+                f"ReduceLROnPlateau: mode must be 'min' or 'max' and threshold_mode 'rel' or "
+                f"'abs', got {mode!r} and {threshold_mode!r}"
+            )
+        self.optimizer = optimizer
+        self.min_lrs = [float(v) for v in _per_group(min_lr, optimizer.param_groups, "min_lr")]
+        self.mode, self.factor, self.patience = mode, factor, patience
+        self.threshold, self.threshold_mode = threshold, threshold_mode
+        self.cooldown, self.eps = cooldown, eps
+        self.best = math.inf if mode == "min" else -math.inf
+        self.num_bad_epochs, self.cooldown_counter, self.last_epoch = 0, 0, 0
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+
+    def _is_better(self, value: float) -> bool:
+        if self.mode == "min":
+            bar = self.best * (1 - self.threshold) if self.threshold_mode == "rel" else (
+                self.best - self.threshold
+            )  # fmt: skip
+            return value < bar
+        bar = self.best * (1 + self.threshold) if self.threshold_mode == "rel" else (
+            self.best + self.threshold
+        )  # fmt: skip
+        return value > bar
+
+    def step(self, metrics: float, epoch: int | None = None) -> None:  # type: ignore[override]
+        """Record one value of the metric (a number or a 0-d tensor) and lower the lrs if it
+        has not improved for more than ``patience`` steps."""
+        value = float(metrics)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
+        if self._is_better(value):
+            self.best, self.num_bad_epochs = value, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:  # just lowered: these steps do not count
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for group, floor in zip(self.optimizer.param_groups, self.min_lrs):
+                lowered = max(group["lr"] * self.factor, floor)
+                if group["lr"] - lowered > self.eps:
+                    group["lr"] = lowered
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def get_lr(self) -> list[float]:
+        return list(self._last_lr)
+
+
 def warmup_cosine_lr(step: int, base_lr: float, warmup_steps: int, total_steps: int,
                      eta_min: float = 0.0) -> float:  # fmt: skip
     """The lr at ``step`` (0-based) of a linear warmup followed by a cosine decay:
@@ -348,6 +418,7 @@ __all__ = [
     "LinearLR",
     "MultiStepLR",
     "OneCycleLR",
+    "ReduceLROnPlateau",
     "SequentialLR",
     "StepLR",
     "WarmupCosineLR",

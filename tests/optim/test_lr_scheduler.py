@@ -233,3 +233,44 @@ def test_one_cycle_refuses_to_step_past_the_end() -> None:
     sched.step()  # step 3 == total_steps: PyTorch allows it too
     with pytest.raises(ValueError, match=r"tried to step 4 times; .* total steps is 3"):
         sched.step()
+
+
+def _plateau_lrs(lib, metrics: list, **kwargs) -> list:
+    param = lib.nn.Parameter(lib.ones(1))
+    opt = lib.optim.SGD([{"params": [param]}, {"params": [], "lr": 0.3}], lr=0.5)
+    sched = lib.optim.lr_scheduler.ReduceLROnPlateau(opt, **kwargs)
+    seen = []
+    for value in metrics:
+        opt.step()
+        sched.step(value)
+        seen += [group["lr"] for group in opt.param_groups]
+    return seen
+
+
+def test_reduce_lr_on_plateau_waits_patience_then_cools_down() -> None:
+    # the loss stops improving after step 1; patience 2: the 4th bad step lowers the lr,
+    # then cooldown 1 makes the next step not count
+    lrs = _plateau_lrs(torch, [1.0, 0.5, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6], patience=2, cooldown=1,
+                       factor=0.5, min_lr=[0.2, 0.0])  # fmt: skip
+    first_group = lrs[::2]
+    assert first_group == pytest.approx([0.5, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25])
+    assert lrs[1::2][-1] == pytest.approx(0.15)  # the second group: 0.3 * 0.5
+    loss = torch.tensor(0.7)  # a 0-d tensor is a metric too
+    sched = lr_scheduler.ReduceLROnPlateau(_optimizer(), mode="max")
+    sched.step(loss)
+    assert sched.best == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(mode="min", factor=0.5, patience=1, threshold=0.05, threshold_mode="abs"),
+        dict(mode="max", factor=0.1, patience=0, cooldown=2, min_lr=0.01),
+        dict(mode="min", patience=2, threshold=0.0, eps=0.02),
+    ],
+)
+def test_reduce_lr_on_plateau_matches_pytorch(kwargs: dict) -> None:
+    pt = pytest.importorskip("torch")
+    metrics = [1.0, 0.9, 0.95, 0.97, 0.85, 0.86, 0.9, 0.84, 0.9, 0.9, 0.9, 0.7, 0.8, 0.8]
+    ours = _plateau_lrs(torch, metrics, **kwargs)
+    assert ours == pytest.approx(_plateau_lrs(pt, metrics, **kwargs), rel=1e-12)
