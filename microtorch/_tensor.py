@@ -615,13 +615,13 @@ class Tensor:
         return F.getitem(self, index)
 
     # ----- shape ------------------------------------------------------------------
-    def reshape(self, *shape: Any) -> Tensor:
-        return F.reshape(self, _shape_args(shape))
+    def reshape(self, *args: Any, shape: Any = None) -> Tensor:
+        return F.reshape(self, _shape_args(args, shape))
 
-    def view(self, *shape: Any) -> Tensor:
-        if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
-            return self.to(shape[0])  # view(dtype) is not a reinterpretation here
-        return F.view(self, _shape_args(shape))
+    def view(self, *args: Any, size: Any = None) -> Tensor:
+        if len(args) == 1 and not isinstance(args[0], (int, tuple, list, Size)):
+            return self.to(args[0])  # view(dtype) is not a reinterpretation here
+        return F.view(self, _shape_args(args, size))
 
     def view_as(self, other: Tensor) -> Tensor:
         return F.view(self, other.shape)
@@ -629,8 +629,8 @@ class Tensor:
     def reshape_as(self, other: Tensor) -> Tensor:
         return F.reshape(self, other.shape)
 
-    def expand(self, *sizes: Any) -> Tensor:
-        return F.expand(self, _shape_args(sizes))
+    def expand(self, *args: Any, size: Any = None) -> Tensor:
+        return F.expand(self, _shape_args(args, size))
 
     def expand_as(self, other: Tensor) -> Tensor:
         return F.expand(self, other.shape)
@@ -638,8 +638,8 @@ class Tensor:
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         return F.transpose(self, dim0, dim1)
 
-    def flip(self, *dims: Any) -> Tensor:
-        return F.flip(self, _shape_args(dims))
+    def flip(self, *args: Any, dims: Any = None) -> Tensor:
+        return F.flip(self, _shape_args(args, dims))
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         return F.narrow(self, dim, start, length)
@@ -650,8 +650,8 @@ class Tensor:
     def index_select(self, dim: int, index: Tensor) -> Tensor:
         return F.index_select(self, dim, index)
 
-    def permute(self, *dims: Any) -> Tensor:
-        return F.permute(self, _shape_args(dims))
+    def permute(self, *args: Any, dims: Any = None) -> Tensor:
+        return F.permute(self, _shape_args(args, dims))
 
     def unsqueeze(self, dim: int) -> Tensor:
         return F.unsqueeze(self, dim)
@@ -692,8 +692,8 @@ class Tensor:
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
         return F.chunk(self, chunks, dim)
 
-    def repeat(self, *sizes: Any) -> Tensor:
-        return F.repeat(self, _shape_args(sizes))
+    def repeat(self, *args: Any, repeats: Any = None) -> Tensor:
+        return F.repeat(self, _shape_args(args, repeats))
 
     # ----- math methods -----------------------------------------------------------
     def exp(self) -> Tensor:
@@ -957,8 +957,12 @@ class _HookHandle:
             self._hooks.remove(self._hook)
 
 
-def _shape_args(args: tuple) -> tuple:
-    """Accept both ``f(2, 3)`` and ``f((2, 3))``."""
+def _shape_args(args: tuple, keyword: Any = None) -> tuple:
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and PyTorch's keyword form ``f(shape=(2, 3))``."""
+    if keyword is not None:
+        if args:
+            raise TypeError("give the sizes either as arguments or by keyword, not both")
+        return tuple(keyword) if isinstance(keyword, (tuple, list)) else (keyword,)
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     return tuple(args)

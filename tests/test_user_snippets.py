@@ -272,6 +272,14 @@ def division_modes_and_keyword_sizes(torch):
 
 
 @snippet
+def shape_methods_with_keyword_arguments(torch):
+    x = torch.arange(6.0).reshape(2, 3)
+    return [x.view(size=(3, 2)), x.expand(size=(2, 2, 3)), x.permute(dims=(1, 0)),
+            x.reshape(shape=(3, 2)), x.repeat(repeats=(2, 1)), x.flip(dims=(0,)),
+            torch.reshape(x, shape=(6,)), torch.permute(x, dims=(1, 0))]  # fmt: skip
+
+
+@snippet
 def index_assignment_inside_the_graph(torch):
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 2
