@@ -156,3 +156,35 @@ def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """The identity matrix (ones on the diagonal of a 2-D tensor, also when not square)."""
+    _check_float(tensor, "eye_")
+    if tensor.ndim != 2:
+        raise ValueError(f"nn.init.eye_: only 2-D tensors are supported, got {tuple(tensor.shape)}")
+    host = backend.xp_for(backend.device("cpu"))
+    return _write(tensor, host.eye(*tensor.shape, dtype=tensor.dtype.np))
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """A (semi-)orthogonal matrix times ``gain``: orthonormal rows or columns, whichever
+    there are fewer of. A tensor of more dims is taken as one (rows, rest) matrix. It is the
+    Q of a QR factorization of a normal matrix, with Q's columns signed by R's diagonal so
+    that every orthogonal matrix is equally likely (PyTorch's recipe)."""
+    _check_float(tensor, "orthogonal_")
+    if tensor.ndim < 2:
+        raise ValueError(
+            f"nn.init.orthogonal_: needs 2 or more dims, got shape {tuple(tensor.shape)}"
+        )
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows if rows else 0
+    if rows == 0 or cols == 0:
+        return tensor
+    host = backend.xp_for(backend.device("cpu"))
+    sample = (generator or _random.default_generator).rng.normal(0.0, 1.0, size=(rows, cols))
+    tall = sample if rows >= cols else sample.T  # QR of the tall way round
+    q, r = host.linalg.qr(tall)
+    q = q * host.sign(host.diag(r))
+    q = q if rows >= cols else q.T
+    return _write(tensor, (gain * q).reshape(tuple(tensor.shape)).astype(tensor.dtype.np))

@@ -96,3 +96,23 @@ def test_seeded_init_is_identical_on_every_device(device: str) -> None:
 def test_init_dtype_argument() -> None:
     layer = nn.Linear(3, 2, dtype=torch.float64)
     assert layer.weight.dtype is torch.float64 and layer.bias.dtype is torch.float64
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 2), (5, 5)])
+def test_orthogonal_rows_or_columns_are_orthonormal_times_gain(shape: tuple, device: str) -> None:
+    w = nn.init.orthogonal_(torch.empty(*shape, device=device), gain=2.0)
+    q = w.numpy().reshape(shape[0], -1)
+    gram = q @ q.T if q.shape[0] <= q.shape[1] else q.T @ q  # the fewer of rows and columns
+    np.testing.assert_allclose(gram, 4.0 * np.eye(gram.shape[0]), atol=1e-5)
+    torch.manual_seed(3)
+    again = nn.init.orthogonal_(torch.empty(*shape))
+    torch.manual_seed(3)
+    np.testing.assert_array_equal(again.numpy(), nn.init.orthogonal_(torch.empty(*shape)).numpy())
+
+
+def test_eye_and_the_errors_of_matrix_inits() -> None:
+    assert nn.init.eye_(torch.empty(2, 3)).tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    with pytest.raises(ValueError, match=r"orthogonal_: needs 2 or more dims, got shape \(3,\)"):
+        nn.init.orthogonal_(torch.empty(3))
+    with pytest.raises(ValueError, match=r"eye_: only 2-D tensors"):
+        nn.init.eye_(torch.empty(2, 2, 2))
