@@ -101,7 +101,7 @@ def test_init_dtype_argument() -> None:
 @pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 2), (5, 5)])
 def test_orthogonal_rows_or_columns_are_orthonormal_times_gain(shape: tuple, device: str) -> None:
     w = nn.init.orthogonal_(torch.empty(*shape, device=device), gain=2.0)
-    q = w.numpy().reshape(shape[0], -1)
+    q = w.cpu().numpy().reshape(shape[0], -1)
     gram = q @ q.T if q.shape[0] <= q.shape[1] else q.T @ q  # the fewer of rows and columns
     np.testing.assert_allclose(gram, 4.0 * np.eye(gram.shape[0]), atol=1e-5)
     torch.manual_seed(3)
