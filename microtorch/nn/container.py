@@ -63,13 +63,13 @@ class Sequential(Module):
 
 class _ListContainer(Module):
     """What ModuleList and ParameterList share: the list protocol over the one store of the
-    module they register into, whose names are the positions "0", "1", ..."""
+    module they register into (``_store_name``), whose names are the positions "0", "1", ...
+    Each subclass names its store and defines ``_put(name, value)``, which registers one."""
 
-    def _store(self) -> dict:  # self._modules or self._parameters
-        raise NotImplementedError
+    _store_name = "_modules"
 
-    def _put(self, name: str, value: Any) -> None:  # register value under name
-        raise NotImplementedError
+    def _store(self) -> dict:
+        return getattr(self, self._store_name)
 
     def __len__(self) -> int:
         return len(self._store())
@@ -126,9 +126,6 @@ class ModuleList(_ListContainer):
         if modules is not None:
             self.extend(modules)
 
-    def _store(self) -> dict:
-        return self._modules
-
     def _put(self, name: str, module: Any) -> None:
         self.add_module(name, _check_module(module, "ModuleList"))
 
@@ -152,10 +149,16 @@ class ModuleList(_ListContainer):
 
 class _DictContainer(Module):
     """What ModuleDict and ParameterDict share: the dict protocol (string keys, insertion
-    order) over the one store of the module they register into."""
+    order) over the one store of the module they register into (``_store_name``). Each
+    subclass names its store and defines ``_put(key, value)``, which registers one."""
 
-    def _store(self) -> dict:  # self._modules or self._parameters
-        raise NotImplementedError
+    _store_name = "_modules"
+
+    def _store(self) -> dict:
+        return getattr(self, self._store_name)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._put(key, value)
 
     def __getitem__(self, key: str) -> Any:
         store = self._store()
@@ -208,10 +211,7 @@ class ModuleDict(_DictContainer):
         if modules is not None:
             self.update(modules)
 
-    def _store(self) -> dict:
-        return self._modules
-
-    def __setitem__(self, key: str, module: Module) -> None:
+    def _put(self, key: str, module: Any) -> None:
         self.add_module(key, _check_module(module, "ModuleDict"))
 
 
@@ -242,8 +242,7 @@ class ParameterList(_ListContainer):
         if values is not None:
             self.extend(values)
 
-    def _store(self) -> dict:
-        return self._parameters
+    _store_name = "_parameters"
 
     def _put(self, name: str, value: Any) -> None:
         self.register_parameter(name, _as_parameter(value, "ParameterList"))
@@ -260,10 +259,9 @@ class ParameterDict(_DictContainer):
         if parameters is not None:
             self.update(parameters)
 
-    def _store(self) -> dict:
-        return self._parameters
+    _store_name = "_parameters"
 
-    def __setitem__(self, key: str, value: Any) -> None:
+    def _put(self, key: str, value: Any) -> None:
         self.register_parameter(key, _as_parameter(value, "ParameterDict"))
 
     def __repr__(self) -> str:
