@@ -248,12 +248,12 @@ def _no_grad_result(array: Any) -> Tensor:
 
 
 # ---------------------------------------------------------------- comparisons (no grad)
-def _xp_function(a: Any, b: Any, function: str, name: str) -> Tensor:
+def _xp_function(a: Any, b: Any, function: str, name: str, **options: Any) -> Tensor:
     """The array library's ``function`` (e.g. "less") on two operands, tensors or numbers,
     brought to one dtype first; the result records no gradient. ``name`` is the op's."""
     a, b = _binary_operands(a, b, name)
     xp = backend.xp_of((a if isinstance(a, Tensor) else b).array)
-    return _no_grad_result(getattr(xp, function)(_raw(a), _raw(b)))
+    return _no_grad_result(getattr(xp, function)(_raw(a), _raw(b), **options))
 
 
 def _compare(a: Any, b: Any, function: str, name: str) -> Tensor:
@@ -360,9 +360,8 @@ def isfinite(input: Tensor) -> Tensor:
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
             equal_nan: bool = False) -> Tensor:  # fmt: skip
     """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient)."""
-    a, b = _binary_operands(input, other, "isclose")
-    xp = backend.xp_of((a if isinstance(a, Tensor) else b).array)
-    return _no_grad_result(xp.isclose(_raw(a), _raw(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return _xp_function(input, other, "isclose", "isclose", rtol=rtol, atol=atol,
+                        equal_nan=equal_nan)  # fmt: skip
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
