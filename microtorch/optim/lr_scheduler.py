@@ -332,15 +332,13 @@ class ReduceLROnPlateau(LRScheduler):
         self._last_lr = [group["lr"] for group in optimizer.param_groups]
 
     def _is_better(self, value: float) -> bool:
-        if self.mode == "min":
-            bar = self.best * (1 - self.threshold) if self.threshold_mode == "rel" else (
-                self.best - self.threshold
-            )  # fmt: skip
-            return value < bar
-        bar = self.best * (1 + self.threshold) if self.threshold_mode == "rel" else (
-            self.best + self.threshold
-        )  # fmt: skip
-        return value > bar
+        """Better than the best so far by more than the threshold, in the mode's direction."""
+        direction = 1 if self.mode == "max" else -1
+        if self.threshold_mode == "rel":
+            bar = self.best * (1 + direction * self.threshold)
+        else:
+            bar = self.best + direction * self.threshold
+        return value > bar if self.mode == "max" else value < bar
 
     def step(self, metrics: float, epoch: int | None = None) -> None:  # type: ignore[override]
         """Record one value of the metric (a number or a 0-d tensor) and lower the lrs if it
