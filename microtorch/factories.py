@@ -127,7 +127,10 @@ def from_dlpack(obj: Any) -> Tensor:
     return Tensor._make(xp.from_dlpack(obj))
 
 
-def _size(size: tuple) -> tuple:
+def _size(size: tuple, keyword: Any = None) -> tuple:
+    """The shape from f(2, 3), f((2, 3)) or PyTorch's keyword form f(size=(2, 3))."""
+    if keyword is not None:
+        size = (keyword,)
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     return tuple(int(s) for s in size)
@@ -150,19 +153,19 @@ def _make(fill: str, size: tuple, dtype: Any, device: Any, requires_grad: bool, 
 def zeros(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
     """zeros(2, 3), zeros((2, 3)) or zeros(size=(2, 3))."""
-    return _make("zeros", _size(shape if size is None else (size,)), dtype, device, requires_grad)
+    return _make("zeros", _size(shape, size), dtype, device, requires_grad)
 
 
 def ones(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
     """ones(2, 3), ones((2, 3)) or ones(size=(2, 3))."""
-    return _make("ones", _size(shape if size is None else (size,)), dtype, device, requires_grad)
+    return _make("ones", _size(shape, size), dtype, device, requires_grad)
 
 
 def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
     """empty(2, 3), empty((2, 3)) or empty(size=(2, 3))."""
-    return _make("empty", _size(shape if size is None else (size,)), dtype, device, requires_grad)
+    return _make("empty", _size(shape, size), dtype, device, requires_grad)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,

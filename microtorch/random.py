@@ -14,6 +14,7 @@ import numpy
 from . import backend
 from . import dtypes as _dtypes
 from ._tensor import Tensor
+from .factories import _like, _size
 
 
 class Generator:
@@ -70,12 +71,6 @@ def _rng(generator: Generator | None) -> numpy.random.Generator:
     return (generator or default_generator).rng
 
 
-def _size(size: tuple) -> tuple:
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    return tuple(int(s) for s in size)
-
-
 def _finish(host: numpy.ndarray, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
     t = Tensor._make(backend.to_device(host, backend.as_device(device)))
     if requires_grad:
@@ -101,7 +96,7 @@ def uniform_array(size: tuple, low: float, high: float, dtype: Any, device: Any,
 def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
     """Standard normal samples of the given size: randn(2, 3), randn((2, 3)), randn(size=...)."""
-    size = _size(shape if size is None else (size,))
+    size = _size(shape, size)
     host = _rng(generator).standard_normal(size).astype(_float_dtype(dtype))
     return _finish(host, dtype, device, requires_grad)
 
@@ -109,7 +104,7 @@ def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
     """Uniform samples in [0, 1) of the given size (as for randn)."""
-    size = _size(shape if size is None else (size,))
+    size = _size(shape, size)
     host = _rng(generator).random(size).astype(_float_dtype(dtype))
     return _finish(host, dtype, device, requires_grad)
 
@@ -117,15 +112,13 @@ def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:  # fmt: skip
     """randn of input's shape, dtype and device (unless given)."""
-    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
-                 requires_grad=requires_grad)  # fmt: skip
+    return _like(randn, input, dtype, device, requires_grad, tuple(input.shape))
 
 
 def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:  # fmt: skip
     """rand of input's shape, dtype and device (unless given)."""
-    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)  # fmt: skip
+    return _like(rand, input, dtype, device, requires_grad, tuple(input.shape))
 
 
 def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = None,
