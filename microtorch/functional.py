@@ -968,25 +968,32 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     return shape_ops.Flip.apply(input, dims=axes) if axes else input
 
 
-def repeat_interleave(
-    input: Tensor, repeats: builtins.int, dim: builtins.int | None = None
-) -> Tensor:
+def repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None = None) -> Tensor:
     """Each element (or slice along ``dim``) ``repeats`` times in a row: [a, b] -> [a, a, b, b].
-    (Grouped-query attention shares each key head among several query heads this way.)"""
-    if isinstance(repeats, Tensor):
-        if repeats.numel() != 1:
-            raise NotImplementedError("repeat_interleave: repeats must be one number here")
-        repeats = builtins.int(repeats.item())
-    if repeats < 0:
-        raise RuntimeError(f"repeat_interleave: repeats must be non-negative, got {repeats}")
+    (Grouped-query attention shares each key head among several query heads this way.)
+    ``repeats`` may also be a tensor of one count per element (read to the host: the
+    result's size depends on it)."""
     if dim is None:
         input, d = input.reshape(-1), 0
     else:
         d = wrap_dim(dim, input.ndim, "repeat_interleave")
     shape = tuple(input.shape)
+    counts = repeats.tolist() if isinstance(repeats, Tensor) else repeats
+    if isinstance(counts, list) and len(counts) == 1:
+        counts = counts[0]
+    if isinstance(counts, list):  # one count per entry along d: pick entries by index
+        if len(counts) != shape[d] or builtins.any(c < 0 for c in counts):
+            raise RuntimeError(
+                f"repeat_interleave: repeats must be {shape[d]} non-negative counts (one per "
+                f"entry of dim {d}), got {counts}"
+            )
+        index = [i for i, c in enumerate(counts) for _ in range(c)]
+        return index_select(input, d, as_tensor_like(index, input).long())
+    if counts < 0:
+        raise RuntimeError(f"repeat_interleave: repeats must be non-negative, got {counts}")
     # (..., n, ...) -> (..., n, 1, ...) -> (..., n, repeats, ...) -> (..., n * repeats, ...)
-    spread = input.unsqueeze(d + 1).expand(shape[: d + 1] + (repeats,) + shape[d + 1 :])
-    return spread.reshape(shape[:d] + (shape[d] * repeats,) + shape[d + 1 :])
+    spread = input.unsqueeze(d + 1).expand(shape[: d + 1] + (counts,) + shape[d + 1 :])
+    return spread.reshape(shape[:d] + (shape[d] * counts,) + shape[d + 1 :])
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:

@@ -851,6 +851,12 @@ INDEXING = [
         lambda a: np.repeat(a, 2, axis=1),
     ),
     C(
+        "repeat_interleave_counts_per_entry",
+        lambda T, F, a: a.repeat_interleave(T.tensor([1, 0, 2]), dim=1),
+        (x(2, 3),),
+        lambda a: np.repeat(a, [1, 0, 2], axis=1),
+    ),
+    C(
         "repeat_interleave_flat",
         lambda T, F, a: T.repeat_interleave(a, 3),
         (x(2, 2),),
