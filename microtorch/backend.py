@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy
 
+from ._warn import warn_user
+
 _cupy: Any = None  # the cupy module, once CUDA has been asked for
 _cupy_error: str | None = None
 
@@ -214,11 +216,10 @@ def _apply_float32_matmul_precision(cupy: Any) -> None:
     tf32 = _float32_matmul_precision != "highest"
     if not hasattr(linalg, "set_compute_type"):
         if tf32:
-            warnings.warn(
+            warn_user(
                 f"set_float32_matmul_precision({_float32_matmul_precision!r}): CuPy "
                 f"{getattr(cupy, '__version__', '?')} has no compute-type switch "
-                "(cupy._core._routines_linalg.set_compute_type), so products stay in float32",
-                stacklevel=3,
+                "(cupy._core._routines_linalg.set_compute_type), so products stay in float32"
             )
         return
     compute = linalg.COMPUTE_TYPE_TF32 if tf32 else linalg.COMPUTE_TYPE_DEFAULT
