@@ -50,7 +50,9 @@ class Prod(Function):
         self.axes, self.keepdim = axes, keepdim
         out = x.prod(axis=axes, keepdims=True, dtype=dtype)
         self.save_for_backward(x, out)
-        return out if keepdim else out.reshape(() if axes is None else out.squeeze(axes).shape)
+        if keepdim:
+            return out
+        return out.reshape(()) if axes is None else out.squeeze(axis=axes)
 
     def backward(self, grad):
         x, out = self.saved
