@@ -635,6 +635,9 @@ class Tensor:
     def expand_as(self, other: Tensor) -> Tensor:
         return F.expand(self, other.shape)
 
+    def broadcast_to(self, size: Any) -> Tensor:
+        return F.expand(self, _shape_args((size,)))
+
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         return F.transpose(self, dim0, dim1)
 
@@ -674,11 +677,7 @@ class Tensor:
         return F.transpose(self, -2, -1)
 
     def t(self) -> Tensor:
-        if self.ndim > 2:
-            raise RuntimeError(
-                f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
-            )
-        return self.T
+        return F.t(self)
 
     def nonzero(self, *, as_tuple: bool = False) -> Any:
         return F.nonzero(self, as_tuple=as_tuple)
@@ -789,6 +788,19 @@ class Tensor:
 
     def matmul(self, other: Tensor) -> Tensor:
         return F.matmul(self, other)
+
+    def mm(self, mat2: Tensor) -> Tensor:
+        return F.mm(self, mat2)
+
+    def bmm(self, mat2: Tensor) -> Tensor:
+        return F.bmm(self, mat2)
+
+    def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
+                 equal_nan: bool = False) -> bool:  # fmt: skip
+        return F.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other: Tensor) -> bool:
+        return F.equal(self, other)
 
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:
         return F.clamp(self, min, max)

@@ -364,9 +364,9 @@ def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
                         equal_nan=equal_nan)  # fmt: skip
 
 
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
-    xp = backend.xp_of(input.array)
-    return builtins.bool(xp.allclose(input.array, other.array, rtol=rtol, atol=atol))
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
+             equal_nan: bool = False) -> bool:  # fmt: skip
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
 # ---------------------------------------------------------------- elementwise math
@@ -595,7 +595,30 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return linalg.Matmul.apply(input, other)
 
 
-mm = bmm = matmul
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """The product of two matrices: (n, k) @ (k, m) -> (n, m); no broadcasting."""
+    _check_ranks("mm", input, mat2, 2, "matrices")
+    return matmul(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """A batch of matrix products: (b, n, k) @ (b, k, m) -> (b, n, m); no broadcasting."""
+    _check_ranks("bmm", input, mat2, 3, "batches of matrices")
+    if input.shape[0] != mat2.shape[0]:
+        raise RuntimeError(
+            f"bmm: the batch sizes differ: shapes {tuple(input.shape)} and "
+            f"{tuple(mat2.shape)}; use matmul to broadcast batch dims"
+        )
+    return matmul(input, mat2)
+
+
+def _check_ranks(op: str, input: Tensor, mat2: Tensor, ndim: int, what: str) -> None:
+    _check_tensor(input, op), _check_tensor(mat2, op, "mat2")
+    if input.ndim != ndim or mat2.ndim != ndim:
+        raise RuntimeError(
+            f"{op}: both arguments must be {ndim}-D {what}, got shapes {tuple(input.shape)} "
+            f"and {tuple(mat2.shape)}; matmul (the @ operator) takes other ranks"
+        )
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
@@ -957,6 +980,20 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     dims = list(range(input.ndim))
     dims[d0], dims[d1] = dims[d1], dims[d0]
     return shape_ops.Permute.apply(input, dims=tuple(dims))
+
+
+def t(input: Tensor) -> Tensor:
+    """The transpose of a matrix; a 0-D or 1-D tensor comes back as it is."""
+    if _check_tensor(input, "t").ndim > 2:
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D (shape "
+            f"{tuple(input.shape)}); use transpose(dim0, dim1) or .mT for batches of matrices"
+        )
+    return transpose(input, 0, 1) if input.ndim == 2 else input
+
+
+def detach(input: Tensor) -> Tensor:
+    return _check_tensor(input, "detach").detach()
 
 
 def flip(input: Tensor, dims: Any) -> Tensor:

@@ -62,6 +62,12 @@ class trace:
 
     def __init__(self, print_table: bool = True, file: TextIO | None = None,
                  names: dict[str, int] | None = None) -> None:  # fmt: skip
+        if hasattr(print_table, "array"):  # torch.trace(matrix) from PyTorch code
+            raise TypeError(
+                "microtorch.trace() is the op tracer (with microtorch.trace(): ...), not "
+                "PyTorch's torch.trace(input), the sum of a matrix's diagonal; for that write "
+                "(m * microtorch.eye(*m.shape, device=m.device)).sum()"
+            )
         self.print_table = print_table
         self.file = file
         self.names = dict(names or {})

@@ -410,6 +410,26 @@ def test_unknown_device() -> None:
             "in-place op: result type microtorch.float32 can't be cast",
         ),
         (lambda: microtorch.zeros(0).max(), RuntimeError, "max\\(\\): expected a non-empty tensor"),
+        (
+            lambda: microtorch.mm(microtorch.ones(2, 3, 4), microtorch.ones(4, 2)),
+            RuntimeError,
+            r"mm: both arguments must be 2-D matrices, got shapes \(2, 3, 4\) and \(4, 2\); matmul",
+        ),
+        (
+            lambda: microtorch.ones(2, 3, 4).bmm(microtorch.ones(1, 4, 5)),
+            RuntimeError,
+            r"bmm: the batch sizes differ: shapes \(2, 3, 4\) and \(1, 4, 5\)",
+        ),
+        (
+            lambda: microtorch.ones(2, 3, 4).t(),
+            RuntimeError,
+            r"t\(\) expects a tensor with <= 2 dimensions, but self is 3D.*\.mT",
+        ),
+        (
+            lambda: microtorch.trace(microtorch.eye(3)),  # PyTorch's torch.trace is another thing
+            TypeError,
+            r"microtorch.trace\(\) is the op tracer .*sum of a matrix's diagonal",
+        ),
     ],
 )
 def test_core_errors(bad, error, pattern) -> None:

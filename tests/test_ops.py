@@ -648,6 +648,8 @@ MATMUL = [
     C("matmul_size1", lambda T, F, a, b: a @ b, (x(1, 1), x(1, 3)), np.matmul),
     C("mm", lambda T, F, a, b: T.mm(a, b), (x(2, 3), x(3, 2)), np.matmul),
     C("bmm", lambda T, F, a, b: T.bmm(a, b), (x(2, 2, 3), x(2, 3, 2)), np.matmul),
+    C("mm_method", lambda T, F, a, b: a.mm(b), (x(3, 2), x(2, 4)), np.matmul),
+    C("bmm_method", lambda T, F, a, b: a.bmm(b), (x(3, 1, 2), x(3, 2, 2)), np.matmul),
 ]
 
 SHAPE = [
@@ -668,6 +670,14 @@ SHAPE = [
     ),
     C("transpose", lambda T, F, a: a.transpose(0, 2), (x(2, 3, 4),), lambda a: a.swapaxes(0, 2)),
     C("transpose_function", lambda T, F, a: T.transpose(a, -1, -2), (x(2, 3),), lambda a: a.T),
+    C("t_function", lambda T, F, a: T.t(a), (x(2, 3),), lambda a: a.T),
+    C("t_of_a_vector", lambda T, F, a: a.t(), (x(3),), lambda a: a),
+    C(
+        "broadcast_to_method",
+        lambda T, F, a: a.broadcast_to((2, 3)) * 1,
+        (x(3),),
+        lambda a: np.broadcast_to(a, (2, 3)),
+    ),
     C("permute", lambda T, F, a: a.permute(2, 0, 1), (x(2, 3, 4),), lambda a: a.transpose(2, 0, 1)),
     C("permute_tuple", lambda T, F, a: T.permute(a, (1, 0)), (x(2, 3),), lambda a: a.T),
     C("unsqueeze", lambda T, F, a: a.unsqueeze(0), (x(2, 3),), lambda a: a[None]),
@@ -709,6 +719,12 @@ SHAPE = [
         lambda T, F, a: a.unflatten(-1, (2, -1)),
         (x(3, 4),),
         lambda a: a.reshape(3, 2, 2),
+    ),
+    C(
+        "unflatten_function",
+        lambda T, F, a: T.unflatten(a, 0, (2, 3)),
+        (x(6, 2),),
+        lambda a: a.reshape(2, 3, 2),
     ),
     C("contiguous", lambda T, F, a: a.transpose(0, 1).contiguous(), (x(2, 3),), lambda a: a.T),
     C("T", lambda T, F, a: a.T, (x(2, 3),), lambda a: a.T),

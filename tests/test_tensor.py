@@ -174,13 +174,22 @@ def test_nonzero_where_and_legacy_empty_cat(device: str) -> None:
 
 def test_detach_shares_memory_and_clone_copies(device: str) -> None:
     a = microtorch.tensor([1.0, 2.0], device=device, requires_grad=True)
-    d, c = a.detach(), a.clone()
-    assert not d.requires_grad and d.is_leaf
+    d, c, f = a.detach(), a.clone(), microtorch.detach(a)
+    assert not d.requires_grad and d.is_leaf and not f.requires_grad
     assert c.requires_grad and c.grad_fn is not None
     with microtorch.no_grad():
         a.mul_(10)
-    assert d.tolist() == [10.0, 20.0]
+    assert d.tolist() == [10.0, 20.0] and f.tolist() == [10.0, 20.0]
     assert c.tolist() == [1.0, 2.0]
+
+
+def test_allclose_and_equal_as_functions_and_methods(device: str) -> None:
+    a = microtorch.tensor([1.0, float("nan")], device=device)
+    b = microtorch.tensor([1.0 + 1e-7, float("nan")], device=device)
+    assert not a.allclose(b) and not microtorch.allclose(a, b)  # nan is not close to nan...
+    assert a.allclose(b, equal_nan=True) and microtorch.allclose(a, b, equal_nan=True)  # ...unless
+    assert not a.equal(a)  # nan != nan, as in PyTorch
+    assert a[:1].equal(microtorch.ones(1, device=device))
 
 
 def test_contiguous() -> None:
