@@ -584,6 +584,8 @@ class Tensor:
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return F.inplace(self, F.clamp, min, max)
 
+    clip_ = clamp_
+
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return F.inplace(self, F.masked_fill, mask, value)
 
@@ -830,6 +832,73 @@ class Tensor:
 
     def gather(self, dim: int, index: Tensor) -> Tensor:
         return F.gather(self, dim, index)
+
+    # in-place forms of the math above: x.exp_() writes exp(x) into x's own memory
+    def exp_(self) -> Tensor:
+        return F.inplace(self, F.exp)
+
+    def log_(self) -> Tensor:
+        return F.inplace(self, F.log)
+
+    def log1p_(self) -> Tensor:
+        return F.inplace(self, F.log1p)
+
+    def sqrt_(self) -> Tensor:
+        return F.inplace(self, F.sqrt)
+
+    def rsqrt_(self) -> Tensor:
+        return F.inplace(self, F.rsqrt)
+
+    def square_(self) -> Tensor:
+        return F.inplace(self, F.square)
+
+    def reciprocal_(self) -> Tensor:
+        return F.inplace(self, F.reciprocal)
+
+    def abs_(self) -> Tensor:
+        return F.inplace(self, F.abs)
+
+    def neg_(self) -> Tensor:
+        return F.inplace(self, F.neg)
+
+    def sign_(self) -> Tensor:
+        return F.inplace(self, F.sign)
+
+    def sin_(self) -> Tensor:
+        return F.inplace(self, F.sin)
+
+    def cos_(self) -> Tensor:
+        return F.inplace(self, F.cos)
+
+    def tanh_(self) -> Tensor:
+        return F.inplace(self, F.tanh)
+
+    def sigmoid_(self) -> Tensor:
+        return F.inplace(self, F.sigmoid)
+
+    def relu_(self) -> Tensor:
+        return F.inplace(self, F.relu)
+
+    def erf_(self) -> Tensor:
+        return F.inplace(self, F.erf)
+
+    def floor_(self) -> Tensor:
+        return F.inplace(self, F.floor)
+
+    def ceil_(self) -> Tensor:
+        return F.inplace(self, F.ceil)
+
+    def round_(self, *, decimals: int = 0) -> Tensor:
+        return F.inplace(self, F.round, decimals=decimals)
+
+    def trunc_(self) -> Tensor:
+        return F.inplace(self, F.trunc)
+
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        return F.inplace(self, F.tril, diagonal)
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        return F.inplace(self, F.triu, diagonal)
 
     # reductions also take NumPy's axis= and keepdims= (as PyTorch's do): **numpy_style
     def sum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None,

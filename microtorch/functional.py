@@ -1363,6 +1363,7 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         input.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
     )
     if not tracking:
+        _check_writable(input, "setitem")
         raw = value.array if isinstance(value, Tensor) else value
         try:
             indexing.view_to_index(input.array, steps)[steps[-1]] = raw
@@ -1468,13 +1469,14 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
 
 
 # ---------------------------------------------------------------- in-place
-def inplace(target: Tensor, op: Any, *args: Any) -> Tensor:
-    """Run ``op(target, *args)`` and write the result into ``target``'s own array.
+def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
+    """Run ``op(target, *args, **kwargs)`` and write the result into ``target``'s own array.
 
     This is how every in-place method works (``add_``, ``mul_``, ``copy_``, ``x[i] = v``...).
     The version counter goes up, so a backward that saved the old values raises instead of
     using the new ones. When gradients are tracked, the op is recorded on a snapshot of
     the old values and ``target`` takes over the op's ``grad_fn``."""
+    _check_writable(target, "in-place op")
     if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation; "
@@ -1495,10 +1497,10 @@ def inplace(target: Tensor, op: Any, *args: Any) -> Tensor:
         )
     if tracking:
         snapshot = Tensor._make(target.array.copy(), target.requires_grad, target.grad_fn)
-        result = op(snapshot, *args)
+        result = op(snapshot, *args, **kwargs)
     else:
         with grad_mode.no_grad():
-            result = op(target, *args)
+            result = op(target, *args, **kwargs)
     if result.array.shape != target.array.shape:
         raise RuntimeError(
             f"in-place op: output with shape {list(target.shape)} doesn't match the broadcast "
@@ -1518,6 +1520,18 @@ def inplace(target: Tensor, op: Any, *args: Any) -> Tensor:
         target.grad_fn = result.grad_fn
         target.requires_grad = result.requires_grad  # False if overwritten by constants
     return target
+
+
+def _check_writable(target: Tensor, op: str) -> None:
+    """Refuse a write into an expanded tensor, where many elements share one memory cell
+    (NumPy marks such arrays read-only; CuPy would write them, racing)."""
+    array = target.array
+    if builtins.any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape)):
+        raise RuntimeError(
+            f"{op}: unsupported operation: more than one element of the written-to tensor "
+            f"(shape {tuple(target.shape)}, made by expand) refers to a single memory "
+            "location. Please clone() the tensor before performing the operation."
+        )
 
 
 def copy_from(target: Tensor, src: Any) -> Tensor:

@@ -279,6 +279,30 @@ def test_inplace_methods_return_self_and_change_values(device: str) -> None:
     assert t is before and values(t) == [4.0, 4.0, 4.0]
 
 
+def test_inplace_math_methods_write_into_the_tensor(device: str) -> None:
+    t = microtorch.tensor([[0.25, 4.0], [1.0, 16.0]], device=device)
+    alias = t.view(4)
+    assert t.sqrt_() is t and values(alias) == [0.5, 2.0, 1.0, 4.0]
+    assert t.reciprocal_().neg_() is t and values(t) == [[-2.0, -0.5], [-1.0, -0.25]]
+    assert t.relu_().tril_() is t and values(t) == [[0.0, 0.0], [0.0, 0.0]]
+    n = microtorch.tensor([1, 4], device=device)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        n.sqrt_()  # float results do not fit an integer tensor, as in PyTorch
+    assert values(n) == [1, 4]
+
+
+def test_writes_into_an_expanded_tensor_are_refused_clearly(device: str) -> None:
+    rows = microtorch.ones(3, 1, device=device).expand(3, 4)  # 4 elements share a cell
+    for write in (lambda: rows.mul_(2), lambda: rows.relu_(), lambda: rows.__setitem__(0, 5.0)):
+        with pytest.raises(RuntimeError, match="refers to a single memory location.*clone"):
+            write()
+    rows.clone().mul_(2)  # what the message says to do
+    # an expand that repeats nothing is an ordinary view: a write reaches the original
+    base = microtorch.ones(3, device=device)
+    base.expand(1, 3).mul_(2)
+    assert values(base) == [2.0, 2.0, 2.0]
+
+
 def test_copy_broadcasts_and_casts() -> None:
     t = microtorch.zeros(2, 3)
     t.copy_(microtorch.tensor([1, 2, 3]))  # int64 source, broadcast over rows

@@ -1253,8 +1253,67 @@ NN = [
     ),
 ]
 
+# In-place forms, run on a non-leaf (a * 1): the values and gradients of the out-of-place op.
+INPLACE = [
+    C("exp_", lambda T, F, a: (a * 1).exp_(), (x(2, 3),), np.exp),
+    C("log_", lambda T, F, a: (a * 1).log_(), (pos(2, 3),), np.log),
+    C("log1p_", lambda T, F, a: (a * 1).log1p_(), (pos(3),), np.log1p),
+    C("sqrt_", lambda T, F, a: (a * 1).sqrt_(), (pos(2, 3),), np.sqrt),
+    C("rsqrt_", lambda T, F, a: (a * 1).rsqrt_(), (pos(3),), lambda a: 1 / np.sqrt(a)),
+    C("square_", lambda T, F, a: (a * 1).square_(), (x(2, 3),), np.square),
+    C("reciprocal_", lambda T, F, a: (a * 1).reciprocal_(), (pos(3),), np.reciprocal),
+    C("abs_", lambda T, F, a: (a * 1).abs_(), (nz(2, 3),), np.abs),
+    C("neg_", lambda T, F, a: (a * 1).neg_(), (x(3),), np.negative),
+    C("sin_", lambda T, F, a: (a * 1).sin_(), (x(3),), np.sin),
+    C("cos_", lambda T, F, a: (a * 1).cos_(), (x(3),), np.cos),
+    C("tanh_", lambda T, F, a: (a * 1).tanh_(), (x(2, 3),), np.tanh),
+    C("sigmoid_", lambda T, F, a: (a * 1).sigmoid_(), (x(2, 3),), np_sigmoid),
+    C("relu_", lambda T, F, a: (a * 1).relu_(), (nz(2, 4),), lambda a: np.maximum(a, 0)),
+    C("erf_", lambda T, F, a: (a * 1).erf_(), (x(3),), lambda a: np.vectorize(math.erf)(a)),
+    C(
+        "floor_ceil_trunc_sign_round_",
+        lambda T, F, a: (
+            (a * 1).floor_(),
+            (a * 1).ceil_(),
+            (a * 1).trunc_(),
+            (a * 1).sign_(),
+            (a * 1).round_(decimals=1),
+        ),  # fmt: skip
+        (const([[0.52, -1.47, 2.33], [-0.26, 1.74, -2.91]]),),
+        lambda a: (np.floor(a), np.ceil(a), np.trunc(a), np.sign(a), np.round(a, 1)),
+    ),
+    C(
+        "tril_triu_",
+        lambda T, F, a: ((a * 1).tril_(), (a * 1).triu_(1)),
+        (x(3, 4),),
+        lambda a: (np.tril(a), np.triu(a, 1)),
+    ),
+    C(
+        "clip_",
+        lambda T, F, a: (a * 1).clip_(-0.5, 0.5),
+        (const([[-1.3, -0.2, 0.1], [0.7, 2.0, -0.6]]),),
+        lambda a: np.clip(a, -0.5, 0.5),
+    ),
+    C(
+        "activations_inplace",  # what nn.ReLU(inplace=True) & co. do after a Linear
+        lambda T, F, a: (
+            F.relu(a * 1, inplace=True),
+            F.leaky_relu(a * 1, 0.2, inplace=True),
+            F.silu(a * 1, inplace=True),
+            T.nn.ReLU(inplace=True)(a * 1),
+        ),  # fmt: skip
+        (nz(2, 4),),
+        lambda a: (
+            np.maximum(a, 0),
+            np.where(a > 0, a, 0.2 * a),
+            a * np_sigmoid(a),
+            np.maximum(a, 0),
+        ),  # fmt: skip
+    ),
+]
+
 CASES = ARITHMETIC + ELEMENTWISE + COMPARISONS + REDUCTIONS + MATMUL + SHAPE + INDEXING
-CASES += SOFTMAX + NN
+CASES += SOFTMAX + NN + INPLACE
 
 
 def test_case_names_are_unique() -> None:

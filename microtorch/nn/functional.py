@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import backend
+from .. import functional as _functional
 from .._tensor import Tensor
 from .._warn import warn_user
 from ..functional import (  # noqa: F401  (re-exported under F.*)
@@ -17,7 +18,6 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
     _float_input,
     gelu,
     log_softmax,
-    relu,
     sigmoid,
     softmax,
     tanh,
@@ -57,15 +57,31 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return _linalg.Linear.apply(input, weight, bias)
 
 
-def silu(input: Tensor) -> Tensor:
+# inplace=True writes the result into ``input``'s own memory and returns ``input``, as in
+# PyTorch; ``_functional.inplace`` is the one place every in-place write goes through.
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0)."""
+    if inplace:
+        return _functional.inplace(input, _functional.relu)
+    return _functional.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x)."""
+    if inplace:
+        return _functional.inplace(input, silu)
     return input * sigmoid(input)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x."""
-    from .. import functional as F
-
-    return F.where(input > 0, input, input * negative_slope)
+    if inplace:
+        return _functional.inplace(input, leaky_relu, negative_slope)
+    return _functional.where(input > 0, input, input * negative_slope)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
@@ -151,6 +167,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout: probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
+    if inplace:
+        return _functional.inplace(input, dropout, p)
     if p == 1.0:
         return input * 0.0
     return _dropout.Dropout.apply(input, p=p)

@@ -6,6 +6,8 @@ the input's version counter (an in-place change to one is a change to both)."""
 
 from __future__ import annotations
 
+import math
+
 from ..autograd.function import Function
 from ..backend import xp_of
 
@@ -53,7 +55,9 @@ class Expand(Function):
 
     def forward(self, x, shape=()):
         self.in_shape = x.shape
-        return xp_of(x).broadcast_to(x, shape)
+        if math.prod(shape) == x.size:  # nothing repeats (only 1s added): a writable view
+            return x.reshape(shape)
+        return xp_of(x).broadcast_to(x, shape)  # read-only: its elements share memory
 
     def backward(self, grad):
         from ..autograd.function import unbroadcast

@@ -104,6 +104,41 @@ def test_dropout_gradient_uses_the_same_mask() -> None:
     np.testing.assert_array_equal(x.grad.numpy() != 0, y.detach().numpy() != 0)
 
 
+INPLACE_LAYERS = {
+    "ReLU": lambda inplace: nn.ReLU(inplace=inplace),
+    "LeakyReLU": lambda inplace: nn.LeakyReLU(0.1, inplace=inplace),
+    "SiLU": lambda inplace: nn.SiLU(inplace=inplace),
+    "Dropout": lambda inplace: nn.Dropout(0.5, inplace=inplace),
+}
+
+
+@pytest.mark.parametrize("name", INPLACE_LAYERS)
+def test_inplace_layers_write_into_their_input(name: str) -> None:
+    """inplace=True, as in PyTorch: the result is the input tensor itself, now holding the
+    new values; values and gradients are those of the out-of-place layer."""
+    x = torch.randn(4, 6, requires_grad=True)
+    weights = torch.arange(24.0).view(4, 6)
+    results = []
+    for inplace in (True, False):
+        torch.manual_seed(2)  # the same dropout mask both times
+        h = x * 1
+        out = INPLACE_LAYERS[name](inplace)(h)
+        assert (out is h) == inplace
+        (out * weights).sum().backward()
+        results.append((out.detach().numpy(), x.grad.numpy().copy()))
+        x.grad = None
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+
+
+def test_inplace_dropout_in_eval_mode_leaves_the_input_alone() -> None:
+    x = torch.ones(3, 3)
+    assert torch.nn.functional.dropout(x, 0.5, training=False, inplace=True) is x
+    assert x.tolist() == [[1.0] * 3] * 3
+    with pytest.raises(RuntimeError, match="leaf Variable"):  # as in PyTorch
+        nn.ReLU(inplace=True)(torch.ones(2, requires_grad=True))
+
+
 def test_activation_values() -> None:
     x = torch.linspace(-3, 3, 13)
     a = x.numpy().astype(np.float64)
