@@ -19,6 +19,7 @@ import numpy
 
 from . import backend
 from . import dtypes as _dtypes
+from ._repr import tensor_repr
 from .autograd import engine
 
 
@@ -383,9 +384,6 @@ class Tensor:
         return self if self.is_contiguous() else F.contiguous(self)
 
     def __repr__(self) -> str:
-        values = numpy.array2string(
-            backend.to_numpy(self.array), separator=", ", prefix="tensor(", precision=4
-        )
         extras = [f"dtype={self.dtype}", f"device='{self.device}'"]
         if self.array.size == 0 and self.ndim > 1:  # "[]" alone would hide the shape
             extras.insert(0, f"size={tuple(self.shape)}")
@@ -393,7 +391,7 @@ class Tensor:
             extras.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self.requires_grad:
             extras.append("requires_grad=True")
-        return f"tensor({values}, {', '.join(extras)})"
+        return tensor_repr(self.array, extras)
 
     # ----- arithmetic -------------------------------------------------------------
     def __add__(self, other: Any) -> Tensor:
