@@ -14,6 +14,7 @@ from . import (
     optim,
     viz,
 )
+from ._repr import set_printoptions
 from ._tensor import Size, Tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import (

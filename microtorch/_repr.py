@@ -10,10 +10,13 @@
 - Every element is padded to one width; rows wrap at 80 characters.
 - A tensor of more than 1000 elements shows its first and last 3 along each dim around "...".
 - Unlike PyTorch, dtype and device are always shown: learners should see them.
+
+``microtorch.set_printoptions`` changes the numbers above, as ``torch.set_printoptions`` does.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -21,24 +24,48 @@ import numpy
 
 from . import backend
 
-LINE_WIDTH = 80  # characters
-THRESHOLD = 1000  # more elements than this are summarized...
-EDGE_ITEMS = 3  # ...to this many at each end of each dim
-DECIMALS = 4
 PREFIX = "tensor("
+
+
+PROFILES = {  # PyTorch's print profiles
+    "default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
+    "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
+    "full": dict(precision=4, threshold=math.inf, edgeitems=3, linewidth=80),
+}
+# precision: decimals; threshold: more elements than this are summarized to edgeitems at
+# each end of each dim; linewidth: characters; sci_mode None: the values decide
+OPTIONS: dict[str, Any] = dict(PROFILES["default"], sci_mode=None)
+
+
+def set_printoptions(precision: int | None = None, threshold: float | None = None,
+                     edgeitems: int | None = None, linewidth: int | None = None,
+                     profile: str | None = None, sci_mode: bool | None = None) -> None:  # fmt: skip
+    """Change how tensors print, as ``torch.set_printoptions`` does: ``profile`` ('default',
+    'short' or 'full') sets the first four at once; ``sci_mode`` True or False forces
+    scientific notation on or off, None (what every call without it sets) lets the values
+    decide."""
+    if profile is not None:
+        if profile not in PROFILES:
+            raise ValueError(f"set_printoptions: profile must be one of {list(PROFILES)}, "
+                             f"got {profile!r}")  # fmt: skip
+        OPTIONS.update(PROFILES[profile])
+    given = dict(precision=precision, threshold=threshold, edgeitems=edgeitems,
+                 linewidth=linewidth)  # fmt: skip
+    OPTIONS.update({name: value for name, value in given.items() if value is not None})
+    OPTIONS["sci_mode"] = sci_mode
 
 
 def tensor_repr(values: Any, extras: list[str]) -> str:
     """``tensor(values, extra, ...)``; ``values`` a NumPy or CuPy array, ``extras`` the
     ``name=value`` texts to append (moved to a new line where the last one is full)."""
     a = backend.to_numpy(values)
-    summarize = a.size > THRESHOLD
+    summarize = a.size > OPTIONS["threshold"]
     element, width = _formatter(_edges(a) if summarize else a)
     body = _nested(a, element, width, len(PREFIX), summarize) if a.size else "[]"
     text = PREFIX + body
     line = len(text) - text.rfind("\n") + 1  # (PyTorch counts the last line this way)
     for extra in extras:
-        if line + len(extra) + 2 > LINE_WIDTH:
+        if line + len(extra) + 2 > OPTIONS["linewidth"]:
             text += ",\n" + " " * len(PREFIX) + extra
             line = len(PREFIX) + len(extra)
         else:
@@ -55,11 +82,14 @@ def _formatter(shown: numpy.ndarray) -> tuple[Callable[[Any], str], int]:
         return (lambda v: str(v).rjust(width)), width
     nonzero = shown[numpy.isfinite(shown) & (shown != 0)].astype(numpy.float64)
     whole = bool((nonzero == numpy.ceil(nonzero)).all())
-    scientific = False
+    scientific = False  # (all zeros, nan or inf: "0.", "nan")
     if nonzero.size:
         largest, smallest = numpy.abs(nonzero).max(), numpy.abs(nonzero).min()
         scientific = largest / smallest > 1000 or largest > 1e8 or (not whole and smallest < 1e-4)
-    spec = f".{DECIMALS}e" if scientific else (".0f" if whole else f".{DECIMALS}f")
+        if OPTIONS["sci_mode"] is not None:
+            scientific = OPTIONS["sci_mode"]
+    decimals = OPTIONS["precision"]
+    spec = f".{decimals}e" if scientific else (".0f" if whole else f".{decimals}f")
     dot = whole and not scientific  # "2." for a whole number (not for nan or inf)
 
     def text(v: float) -> str:
@@ -70,11 +100,11 @@ def _formatter(shown: numpy.ndarray) -> tuple[Callable[[Any], str], int]:
 
 
 def _edges(a: numpy.ndarray) -> numpy.ndarray:
-    """The elements a summarized print shows: the first and last EDGE_ITEMS of each long dim."""
+    """The elements a summarized print shows: the first and last few of each long dim."""
+    edge = OPTIONS["edgeitems"]
     for dim, size in enumerate(a.shape):
-        if size > 2 * EDGE_ITEMS:
-            keep = list(range(EDGE_ITEMS)) + list(range(size - EDGE_ITEMS, size))
-            a = numpy.take(a, keep, axis=dim)
+        if size > 2 * edge:
+            a = numpy.take(a, list(range(edge)) + list(range(size - edge, size)), axis=dim)
     return a
 
 
@@ -83,11 +113,12 @@ def _nested(a: numpy.ndarray, element: Callable, width: int, indent: int,
     """The bracketed text of ``a``, its rows indented to line up under ``indent``."""
     if a.ndim == 0:
         return element(a.item())
-    cut = summarize and a.shape[0] > 2 * EDGE_ITEMS
-    rows = [*range(EDGE_ITEMS), None, *range(len(a) - EDGE_ITEMS, len(a))] if cut else range(len(a))
+    edge = OPTIONS["edgeitems"]
+    cut = summarize and a.shape[0] > 2 * edge
+    rows = [*range(edge), None, *range(len(a) - edge, len(a))] if cut else range(len(a))
     if a.ndim == 1:
         items = [" ..." if i is None else element(a[i].item()) for i in rows]
-        per_line = max(1, (LINE_WIDTH - indent) // (width + 2))  # ", " after each
+        per_line = max(1, (OPTIONS["linewidth"] - indent) // (width + 2))  # ", " after each
         lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     parts = ["..." if i is None else _nested(a[i], element, width, indent + 1, summarize)

@@ -94,3 +94,42 @@ def test_random_tensors_print_their_numbers_exactly_as_pytorch() -> None:
             continue  # PyTorch then names the dtype, which microtorch always does
         extras = [f"size={a.shape}"] if a.size == 0 else []
         assert tensor_repr(a, extras) == repr(torch.from_numpy(a.copy())), (shape, kind)
+
+
+@pytest.fixture
+def restore_printoptions():
+    yield
+    microtorch.set_printoptions(profile="default")
+
+
+def test_set_printoptions_as_in_pytorch(restore_printoptions) -> None:
+    microtorch.set_printoptions(precision=2)
+    assert repr(microtorch.tensor([1.12345, 2.0])).startswith("tensor([1.12, 2.00], ")
+    microtorch.set_printoptions(threshold=5)  # precision stays 2
+    assert repr(microtorch.arange(10)).startswith("tensor([0, 1, 2,  ..., 7, 8, 9], ")
+    microtorch.set_printoptions(sci_mode=True)
+    assert repr(microtorch.tensor([1.5, 2.0])).startswith("tensor([1.50e+00, 2.00e+00], ")
+    microtorch.set_printoptions(profile="default")
+    assert repr(microtorch.tensor([1.12345])).startswith("tensor([1.1235], ")
+    assert repr(microtorch.arange(10)).startswith("tensor([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], ")
+    with pytest.raises(ValueError, match="profile must be one of"):
+        microtorch.set_printoptions(profile="long")
+
+
+def test_printoptions_match_pytorch_on_random_tensors(restore_printoptions) -> None:
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    settings = [dict(precision=2), dict(sci_mode=True), dict(sci_mode=False),
+                dict(profile="short"), dict(profile="full"), dict(edgeitems=1, threshold=10),
+                dict(linewidth=40), dict(linewidth=120, precision=6)]  # fmt: skip
+    try:
+        for setting in settings:
+            torch.set_printoptions(**setting)
+            microtorch.set_printoptions(**setting)
+            for trial in range(40):
+                shape = [(), (5,), (3, 4), (2, 3, 4), (1001,), (40, 50), (12,), (3, 30)][trial % 8]
+                a = rng.standard_normal(shape) * 10.0 ** rng.integers(-9, 11)
+                a = np.asarray(np.round(a) if trial % 3 == 1 else a, dtype=np.float32)
+                assert tensor_repr(a, []) == repr(torch.from_numpy(a)), (setting, shape)
+    finally:
+        torch.set_printoptions(profile="default")
