@@ -1131,6 +1131,60 @@ def padding_new_tensors_and_where(torch):
     return outs
 
 
+@snippet(rtol=1e-4, atol=1e-5)
+def custom_autograd_function_tutorial(torch):
+    # the PyTorch tutorial's "Defining new autograd Functions": a Legendre polynomial fit
+    class LegendrePolynomial3(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, input):
+            ctx.save_for_backward(input)
+            return 0.5 * (5 * input**3 - 3 * input)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (input,) = ctx.saved_tensors
+            return grad_output * 1.5 * (5 * input**2 - 1)
+
+    x = torch.linspace(-math.pi, math.pi, 200)
+    y = torch.sin(x)
+    a, b, c, d = (torch.full((), v, requires_grad=True) for v in (0.0, -1.0, 0.0, 0.3))
+    losses = []
+    for _ in range(50):
+        y_pred = a + b * LegendrePolynomial3.apply(c + d * x)
+        loss = (y_pred - y).pow(2).sum()
+        losses.append(loss.item())
+        loss.backward()
+        with torch.no_grad():
+            for p in (a, b, c, d):
+                p -= 5e-5 * p.grad
+                p.grad = None
+    print(f"loss {losses[0]:.2f} -> {losses[-1]:.2f}")
+    return [torch.tensor(losses), a, b, c, d]
+
+
+@snippet
+def custom_function_with_setup_context_and_a_constant(torch):
+    class ScaledTanh(torch.autograd.Function):
+        @staticmethod
+        def forward(x, scale):
+            return torch.tanh(x) * scale
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.scale = inputs[1]
+            ctx.save_for_backward(output)
+
+        @staticmethod
+        def backward(ctx, grad):
+            (out,) = ctx.saved_tensors
+            return grad * (ctx.scale - out * out / ctx.scale), None  # no gradient for scale
+
+    x = torch.tensor(randn(7, 2, 3), requires_grad=True)
+    y = ScaledTanh.apply(x * 2, 3.0)
+    (y * torch.tensor(randn(8, 2, 3))).sum().backward()
+    return [y, x.grad]
+
+
 # ------------------------------------------------------------------ running and comparing
 def run(fn: Callable[..., Any], module: Any, tmp_path: Any) -> tuple[Any, str]:
     """Call the snippet with ``module`` as ``torch``; return its result and what it printed."""

@@ -16,10 +16,13 @@ An op is a small class with two methods that work on raw arrays (numpy or cupy):
 needed, records the Function instance as the output's ``grad_fn``. The instance
 *is* the graph node: ``next_functions`` points at the nodes (or leaf tensors) that
 produced its inputs, and ``autograd.engine.backward`` walks those links.
+
+PyTorch's form, ``@staticmethod def forward(ctx, x)`` on tensors, works too (custom.py).
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy
@@ -38,6 +41,12 @@ class Function:
     saved_arrays: tuple | None = ()
     _saved_versions: Any = ()  # (version counter, value at save time, array) per saved array
     is_view = False  # True for ops whose output may share memory with input 0
+    pytorch_style = False  # set for each subclass: is forward a staticmethod (custom.py)?
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # PyTorch's form of a custom op (staticmethods on tensors, with ctx): see custom.py
+        cls.pytorch_style = isinstance(inspect.getattr_static(cls, "forward"), staticmethod)
 
     def forward(self, *arrays: Any) -> Any:
         raise TypeError(f"{type(self).__name__} must define forward()")
@@ -59,6 +68,10 @@ class Function:
 
         ``inputs`` are tensors, ``None`` (an absent optional input such as a bias) or
         Python numbers (constants); ``params`` are passed to forward unchanged."""
+        if cls.pytorch_style:
+            from . import custom
+
+            return custom.apply(cls, *inputs, **params)
         Tensor = _Tensor or _tensor_class()
         # One pass over the inputs: their arrays, whether any needs a gradient, and a check
         # that all tensors live on one device (their arrays are all numpy or all cupy).

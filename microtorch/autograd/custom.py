@@ -1,0 +1,173 @@
+"""PyTorch's way to write your own op, for code that comes from PyTorch:
+
+    class Cube(microtorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):                  # tensors in, one tensor out (runs under no_grad)
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad_output):       # dLoss/dOutput -> dLoss/dInput, one per input
+            (x,) = ctx.saved_tensors
+            return grad_output * 3 * x**2
+
+    y = Cube.apply(x)
+
+microtorch's own ops are written on raw arrays instead (function.py). A Function subclass
+whose ``forward`` is a staticmethod is taken to be of PyTorch's kind: ``Function.apply``
+hands it to ``apply`` here, which runs ``forward`` with gradients off and records one
+``CustomBackward`` node; the engine calls that node's ``backward`` like any op's, and it
+calls the class's own ``backward`` with tensors.
+
+Also as in PyTorch: ``setup_context(ctx, inputs, output)`` beside a ``forward`` without ctx;
+``ctx.needs_input_grad``; ``ctx.mark_non_differentiable(output)``; any attribute stored on
+ctx. One difference: forward returns one tensor (a tuple of outputs is refused).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from . import function, grad_mode
+from .function import Function, unbroadcast
+
+
+class FunctionCtx:
+    """The ``ctx`` that a call's ``forward`` (or ``setup_context``) and ``backward`` share."""
+
+    def __init__(self, needs_input_grad: tuple) -> None:
+        self.needs_input_grad = needs_input_grad  # per input: is its gradient wanted?
+        self.to_save: tuple = ()
+        self.saved_versions: tuple = ()
+        self.freed = False
+        self.non_differentiable: tuple = ()
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        """Keep tensors for backward; an in-place change to one before backward is an error."""
+        self.to_save = tensors
+        self.saved_versions = tuple(None if t is None else t._version.value for t in tensors)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self.freed:
+            raise RuntimeError(
+                "saved_tensors: trying to backward through the graph a second time; the saved "
+                "tensors were freed by the first backward. Specify retain_graph=True if you "
+                "need to backward through the graph a second time."
+            )
+        for t, version in zip(self.to_save, self.saved_versions):
+            if t is not None and t._version.value != version:
+                raise RuntimeError(
+                    f"saved_tensors: one of the variables needed for gradient computation has "
+                    f"been modified by an inplace operation: the tensor of shape "
+                    f"{tuple(t.shape)} was at version {version} when it was saved and is now "
+                    f"at version {t._version.value}. Use an out-of-place op or .clone() first."
+                )
+        return self.to_save
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        """The output (an integer result, say) gets no gradient and no grad_fn."""
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Accepted for PyTorch code; with one output, backward's gradient is never None."""
+
+
+class CustomBackward(Function):
+    """The graph node of one call of a PyTorch-style Function."""
+
+    def __init__(self, function_class: type, ctx: FunctionCtx, inputs: tuple) -> None:
+        self.function_class, self.ctx = function_class, ctx
+        self.input_arrays = [getattr(t, "array", None) for t in inputs]  # shapes, dtypes
+
+    def backward(self, grad: Any) -> tuple:
+        Tensor = function._tensor_class()
+        with grad_mode.no_grad():
+            grads = self.function_class.backward(self.ctx, Tensor._make(grad))  # <- yours
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        n = len(self.input_arrays)
+        if len(grads) < n or any(g is not None for g in grads[n:]):
+            raise RuntimeError(
+                f"{self.name()}: backward returned an incorrect number of gradients (expected "
+                f"{n}, one per input of forward, got {len(grads)})"
+            )
+        return tuple(self._as_input_grad(i, g) for i, g in enumerate(grads[:n]))
+
+    def _as_input_grad(self, i: int, g: Any) -> Any:
+        """Gradient ``i`` as an array of input ``i``'s shape and dtype (None: no gradient)."""
+        like = self.input_arrays[i]
+        if g is not None and like is None:
+            raise RuntimeError(
+                f"{self.name()}: backward returned a gradient different than None at position "
+                f"{i}, but the corresponding forward input was not a tensor"
+            )
+        if g is None or not self.ctx.needs_input_grad[i]:
+            return None
+        if not isinstance(g, function._tensor_class()) or type(g.array) is not type(like):
+            raise RuntimeError(
+                f"{self.name()}: backward must return tensors on the input's device "
+                f"({type(like).__module__.split('.')[0]} arrays); gradient {i} is {type(g)}"
+            )
+        array = g.array
+        if array.shape != like.shape:
+            try:  # a gradient of a broadcast shape is summed down, as PyTorch does
+                array = unbroadcast(array, like.shape).reshape(like.shape)
+            except ValueError:
+                array = None
+            if array is None or array.shape != like.shape:
+                raise RuntimeError(
+                    f"{self.name()}: backward returned an invalid gradient at index {i} - got "
+                    f"{list(g.shape)} but expected shape compatible with {list(like.shape)}"
+                )
+        return array.astype(like.dtype, copy=False)
+
+    def release(self) -> None:
+        self.ctx.freed, self.ctx.to_save = True, ()
+
+    def name(self) -> str:
+        return f"{self.function_class.__name__}Backward"
+
+
+def apply(cls: type, *inputs: Any, **kwargs: Any) -> Any:
+    """Run ``cls.forward`` with gradients off; record a CustomBackward node if any input
+    tensor requires grad (and gradients are on)."""
+    Tensor = function._tensor_class()
+    function._check_same_device(cls, inputs, Tensor)
+    needs = tuple(isinstance(t, Tensor) and t.requires_grad for t in inputs)
+    recording = grad_mode.enabled and any(needs)
+    ctx = FunctionCtx(needs if recording else (False,) * len(inputs))
+    with grad_mode.no_grad():
+        if _has_setup_context(cls):  # forward(*inputs), then setup_context(ctx, inputs, output)
+            output = cls.forward(*inputs, **kwargs)
+            cls.setup_context(ctx, inputs, output)
+        else:
+            output = cls.forward(ctx, *inputs, **kwargs)
+    if not isinstance(output, Tensor):
+        raise TypeError(
+            f"{cls.__name__}.forward must return one tensor, got {type(output).__name__}"
+            + (
+                "; microtorch's custom Functions have one output"
+                if isinstance(output, tuple)
+                else ""
+            )
+        )
+    for t in inputs:
+        if output is t:  # forward returned an input: a new tensor on the same memory
+            output = Tensor._make(t.array)
+            output._version = t._version
+            break
+    if recording and not any(output is t for t in ctx.non_differentiable):
+        node = CustomBackward(cls, ctx, inputs)
+        node.needs_input_grad = needs
+        node.next_functions = tuple(
+            (t.grad_fn or t) if need else None for t, need in zip(inputs, needs)
+        )
+        output.requires_grad, output.grad_fn = True, node
+        if function._anomaly_hook is not None:  # detect_anomaly(): remember the user's line
+            function._anomaly_hook(node, output)
+    return output  # (microtorch.trace() lists the ops forward ran, each on its own row)
+
+
+def _has_setup_context(cls: type) -> bool:
+    return isinstance(inspect.getattr_static(cls, "setup_context", None), staticmethod)

@@ -1,0 +1,203 @@
+"""PyTorch-style custom Functions (microtorch/autograd/custom.py): staticmethod forward and
+backward on tensors with a ctx, recorded as one node of the graph."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch
+from microtorch.autograd import Function, gradcheck
+
+
+class Cube(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x**2
+
+
+class Affine(Function):
+    """y = x * w + shift, with a Python number among the inputs."""
+
+    @staticmethod
+    def forward(ctx, x, w, shift):
+        ctx.save_for_backward(x, w)
+        ctx.seen = ctx.needs_input_grad
+        return x * w + shift
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        grad_x = grad * w if ctx.needs_input_grad[0] else None
+        grad_w = grad * x if ctx.needs_input_grad[1] else None
+        return grad_x, grad_w, None
+
+
+def test_a_custom_function_is_one_node_with_its_own_backward(device: str) -> None:
+    x = microtorch.tensor([1.0, -2.0, 0.5], device=device, requires_grad=True)
+    h = x * 1
+    y = Cube.apply(h)
+    assert y.grad_fn.name() == "CubeBackward" and y.grad_fn.next_functions == (h.grad_fn,)
+    assert y.tolist() == [1.0, -8.0, 0.125]
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 12.0, 0.75]
+
+
+def test_gradcheck_of_custom_functions() -> None:
+    x = microtorch.randn(3, 4, dtype=microtorch.float64, requires_grad=True)
+    w = microtorch.randn(4, dtype=microtorch.float64, requires_grad=True)
+    assert gradcheck(Cube.apply, (x,))
+    assert gradcheck(lambda x, w: Affine.apply(x, w, 2.5), (x, w))
+
+
+def test_needs_input_grad_and_inputs_without_gradient() -> None:
+    x = microtorch.ones(2, 3, requires_grad=True)
+    w = microtorch.full((3,), 2.0)  # no gradient wanted: backward skips it
+    y = Affine.apply(x, w, 1.0)
+    assert y.grad_fn.ctx.seen == (True, False, False)
+    y.sum().backward()
+    assert x.grad.tolist() == [[2.0] * 3] * 2 and w.grad is None
+    with microtorch.no_grad():
+        z = Affine.apply(x, w, 1.0)
+    assert z.grad_fn is None and not z.requires_grad
+    assert Affine.apply(w, w, 0.0).grad_fn is None  # nothing requires grad
+
+
+def test_a_gradient_of_a_broadcast_shape_is_summed_down() -> None:
+    class AddRow(Function):
+        @staticmethod
+        def forward(ctx, x, row):
+            return x + row
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, grad  # grad has x's shape (2, 3); row is (3,)
+
+    x = microtorch.zeros(2, 3, requires_grad=True)
+    row = microtorch.zeros(3, requires_grad=True)
+    AddRow.apply(x, row).sum().backward()
+    assert row.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_setup_context_and_mark_non_differentiable() -> None:
+    class TopIndex(Function):
+        @staticmethod
+        def forward(x):
+            return x.argmax(-1)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.mark_non_differentiable(output)
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise AssertionError("never called")
+
+    out = TopIndex.apply(microtorch.tensor([[1.0, 3.0, 2.0]], requires_grad=True))
+    assert out.tolist() == [1] and not out.requires_grad and out.grad_fn is None
+
+
+def test_saved_tensors_are_checked_and_freed_like_any_op() -> None:
+    x = microtorch.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 1
+    y = Cube.apply(h)
+    with microtorch.no_grad():
+        h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+    y = Cube.apply(x * 1).sum()
+    y.backward(retain_graph=True)
+    y.backward()  # kept by retain_graph
+    assert x.grad.tolist() == [6.0, 24.0]
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+
+
+def test_forward_that_returns_its_input_gives_a_new_tensor() -> None:
+    class Identity(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2  # (a made-up gradient, to see it is this one that runs)
+
+    x = microtorch.ones(2, requires_grad=True)
+    y = Identity.apply(x)
+    assert y is not x and x.is_leaf and y.grad_fn.name() == "IdentityBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+class _Returns(Function):
+    """backward returns whatever ``ctx.answer`` is."""
+
+    @staticmethod
+    def forward(ctx, x, answer, scale=1.0):
+        ctx.answer = answer
+        return x * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.answer(grad)
+
+
+@pytest.mark.parametrize(
+    "answer, pattern",
+    [
+        (lambda g: (), r"incorrect number of gradients \(expected 2.*got 0\)"),
+        (lambda g: (g, None, g), "incorrect number of gradients"),
+        (lambda g: (g, g), "gradient different than None at position 1.*not a tensor"),
+        (lambda g: (g[:1], None), r"invalid gradient at index 0 - got \[1\] but expected .*\[3\]"),
+        (lambda g: (g.numpy(), None), "backward must return tensors"),
+    ],
+)
+def test_wrong_gradients_from_backward_are_named(answer, pattern) -> None:
+    x = microtorch.ones(3, requires_grad=True)
+    y = _Returns.apply(x, answer)
+    with pytest.raises(RuntimeError, match=pattern):
+        y.sum().backward()
+
+
+def test_extra_none_gradients_and_keyword_arguments_are_accepted() -> None:
+    x = microtorch.ones(3, requires_grad=True)
+    _Returns.apply(x, lambda g: (g * 3, None, None), scale=3.0).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_forward_must_return_one_tensor() -> None:
+    class Pair(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, a, b):
+            return a * 2 + b * 3
+
+    with pytest.raises(TypeError, match="must return one tensor, got tuple.*one output"):
+        Pair.apply(microtorch.ones(2, requires_grad=True))
+
+
+def test_array_level_ops_are_unchanged() -> None:
+    """microtorch's own form (forward on arrays, instance methods) still goes its own way."""
+
+    class Double(Function):
+        def forward(self, x):
+            return x * 2
+
+        def backward(self, grad):
+            return grad * 2
+
+    x = microtorch.tensor(np.arange(3.0), requires_grad=True)
+    Double.apply(x).sum().backward()
+    assert not Double.pytorch_style and Cube.pytorch_style
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
