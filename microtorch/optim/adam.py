@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import backend
 from .._tensor import Tensor
-from .optimizer import Optimizer, check_hyperparameters, check_unsupported
+from .optimizer import Optimizer, check_hyperparameters, check_unsupported, state_array
 
 
 class Adam(Optimizer):
@@ -73,9 +73,9 @@ class Adam(Optimizer):
                 keep = 1.0 - lr * weight_decay if decoupled else 1.0
                 l2 = 0.0 if decoupled else weight_decay
                 a, g = p.array, p.grad.array
-                m, v = _like(state["exp_avg"], a), _like(state["exp_avg_sq"], a)
+                m, v = state_array(state["exp_avg"], a), state_array(state["exp_avg_sq"], a)
                 if amsgrad or not backend.has_cuda_kernels(a):  # (the kernel: no amsgrad)
-                    v_max = _like(state["max_exp_avg_sq"], a) if amsgrad else None
+                    v_max = state_array(state["max_exp_avg_sq"], a) if amsgrad else None
                     _adam_arrays(a, g, m, v, v_max, keep, l2, beta1, beta2, step_size,
                                  bias_correction2_sqrt, eps, maximize)  # fmt: skip
                 else:
@@ -86,15 +86,6 @@ class Adam(Optimizer):
                     )  # fmt: skip
                 p._version.value += 1
         return loss
-
-
-def _like(state_tensor: Tensor, a: Any) -> Any:
-    """The state's array, first moved/cast to match the parameter's array if the model was
-    moved with ``.to()`` after the state was created."""
-    array = state_tensor.array
-    if type(array) is not type(a) or array.dtype != a.dtype:
-        array = state_tensor.array = backend.to_device(array.astype(a.dtype), backend.device_of(a))
-    return array
 
 
 def _adam_arrays(a: Any, g: Any, m: Any, v: Any, v_max: Any, keep: float, l2: float,

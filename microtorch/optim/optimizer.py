@@ -186,6 +186,15 @@ def _state_value_for(p: Tensor, name: str, value: Any) -> Any:
     return Tensor._make(array)
 
 
+def state_array(state_tensor: Tensor, a: Any) -> Any:
+    """The array of a state entry (a running average...), first moved and cast to match the
+    parameter's array ``a`` if the model was moved with ``.to()`` after the state was made."""
+    array = state_tensor.array
+    if type(array) is not type(a) or array.dtype != a.dtype:
+        array = state_tensor.array = backend.to_device(array.astype(a.dtype), backend.device_of(a))
+    return array
+
+
 def check_unsupported(name: str, **flags: Any) -> None:
     """Clear errors for PyTorch options that change what step() computes but that
     microtorch does not implement."""

@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import backend
 from .._tensor import Tensor
-from .optimizer import Optimizer, check_hyperparameters, check_unsupported
+from .optimizer import Optimizer, check_hyperparameters, check_unsupported, state_array
 
 
 class SGD(Optimizer):
@@ -55,11 +54,7 @@ class SGD(Optimizer):
                     if buf is None:
                         buf = state["momentum_buffer"] = Tensor._make(g.copy())
                     else:
-                        b = buf.array
-                        if type(b) is not type(g) or b.dtype != g.dtype:  # model moved by .to()
-                            b = buf.array = backend.to_device(
-                                b.astype(g.dtype), backend.device_of(g)
-                            )
+                        b = state_array(buf, g)
                         b *= momentum
                         b += g if dampening == 0.0 else (1.0 - dampening) * g
                     g = g + momentum * buf.array if nesterov else buf.array
