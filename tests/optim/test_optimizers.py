@@ -1,4 +1,4 @@
-"""SGD, Adam and AdamW: several steps against a NumPy reference of the documented update
+"""SGD, Adam, AdamW and RMSprop: several steps against a NumPy reference of the documented update
 rules, against PyTorch where it is installed, parameter groups, state dicts, errors."""
 
 from __future__ import annotations
@@ -67,6 +67,21 @@ def ref_adam(values, grads, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, 
     return ps
 
 
+def ref_rmsprop(values, grads, lr, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
+                centered=False, maximize=False):  # fmt: skip
+    ps = [v.copy() for v in values]
+    sq, mean, buf = ([np.zeros_like(v) for v in values] for _ in range(3))
+    for step_grads in grads:
+        for i, g in enumerate(step_grads):
+            g = (-g if maximize else g) + weight_decay * ps[i]
+            sq[i] = alpha * sq[i] + (1 - alpha) * g * g
+            mean[i] = alpha * mean[i] + (1 - alpha) * g
+            rms = np.sqrt(sq[i] - mean[i] ** 2 if centered else sq[i]) + eps
+            buf[i] = momentum * buf[i] + g / rms
+            ps[i] = ps[i] - lr * (buf[i] if momentum else g / rms)
+    return ps
+
+
 def _run(make_optimizer, values, grads, device="cpu", dtype=torch.float64) -> list:
     params = [nn.Parameter(torch.tensor(v, dtype=dtype, device=device)) for v in values]
     opt = make_optimizer(params)
@@ -98,6 +113,36 @@ ADAM_CASES = {
     "adamw_wd": (optim.AdamW, dict(lr=0.01, weight_decay=0.1, betas=(0.9, 0.95)), True),
     "adamw_amsgrad": (optim.AdamW, dict(lr=0.01, weight_decay=0.1, amsgrad=True), True),
 }
+
+
+RMSPROP_CASES = {
+    "rmsprop": dict(lr=0.01),
+    "rmsprop_momentum_wd": dict(lr=0.01, momentum=0.9, weight_decay=0.1, alpha=0.9),
+    "rmsprop_centered": dict(lr=0.01, centered=True, eps=1e-6),
+    "rmsprop_centered_momentum_maximize": dict(
+        lr=0.005, centered=True, momentum=0.5, maximize=True
+    ),  # fmt: skip
+}
+
+
+@pytest.mark.parametrize("case", sorted(RMSPROP_CASES))
+def test_rmsprop_matches_reference(case: str) -> None:
+    values, grads = _start()
+    kw = RMSPROP_CASES[case]
+    ours = _run(lambda ps: optim.RMSprop(ps, **kw), values, grads)
+    for a, b in zip(ours, ref_rmsprop(values, grads, **kw)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_rmsprop_on_device(device: str) -> None:
+    values, grads = _start(np.float32)
+    kw = RMSPROP_CASES["rmsprop_centered_momentum_maximize"]
+    ours = _run(lambda ps: optim.RMSprop(ps, **kw), values, grads, device=device,
+                dtype=torch.float32)  # fmt: skip
+    for a, b in zip(ours, ref_rmsprop([v.astype(np.float64) for v in values],
+                                      [[g.astype(np.float64) for g in s] for s in grads], **kw)):  # fmt: skip
+        assert a.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("case", sorted(SGD_CASES))
@@ -168,11 +213,13 @@ def _torch_run(pt, cls_name, kw, values, grads) -> list:
     return [p.detach().numpy() for p in params]
 
 
-@pytest.mark.parametrize("case", sorted(SGD_CASES) + sorted(ADAM_CASES))
+@pytest.mark.parametrize("case", sorted(SGD_CASES) + sorted(ADAM_CASES) + sorted(RMSPROP_CASES))
 def test_matches_pytorch(case: str) -> None:
     pt = pytest.importorskip("torch")
     if case in SGD_CASES:
         cls_name, kw = "SGD", SGD_CASES[case]
+    elif case in RMSPROP_CASES:
+        cls_name, kw = "RMSprop", RMSPROP_CASES[case]
     else:
         cls, kw, _ = ADAM_CASES[case]
         cls_name = cls.__name__
@@ -372,12 +419,12 @@ def test_mlp_learns_regression_with_sgd(device: str) -> None:
     assert math.isfinite(loss.item())
 
 
-@pytest.mark.parametrize("cls", [optim.AdamW, optim.SGD])
+@pytest.mark.parametrize("cls", [optim.AdamW, optim.SGD, optim.RMSprop])
 def test_model_moved_after_steps_keeps_training(cls, device: str) -> None:
     """State created before ``model.to(...)`` follows the parameters to their new
     dtype and device on the next step."""
     model = nn.Linear(3, 2)
-    kw = dict(lr=0.1, momentum=0.9) if cls is optim.SGD else dict(lr=0.1)
+    kw = dict(lr=0.1) if cls is optim.AdamW else dict(lr=0.1, momentum=0.9)
     opt = cls(model.parameters(), **kw)
     for _ in range(2):
         model(torch.ones(4, 3)).sum().backward()
@@ -386,7 +433,7 @@ def test_model_moved_after_steps_keeps_training(cls, device: str) -> None:
     model(torch.ones(4, 3, device=device, dtype=torch.float64)).sum().backward()
     opt.step()
     state = opt.state[model.weight]
-    moved = state["momentum_buffer"] if cls is optim.SGD else state["exp_avg"]
+    moved = state["exp_avg"] if cls is optim.AdamW else state["momentum_buffer"]
     assert moved.device.type == device and moved.dtype is torch.float64
     assert (
         model.weight.dtype is torch.float64
