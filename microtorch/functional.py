@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import collections
 import math
+import string
 from collections.abc import Sequence
 from typing import Any
 
@@ -623,9 +624,10 @@ def _check_ranks(op: str, input: Tensor, mat2: Tensor, ndim: int, what: str) -> 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Products and sums named by letters, one per dim: einsum("ij,jk->ik", a, b) is a @ b;
-    einsum("bhqd,bhkd->bhqk", q, k) the attention scores. Without "->" the output is the
-    letters used once, in alphabetical order (NumPy's and PyTorch's rule). A gradient needs
-    one letter per dim (no "..." and no letter twice in one operand)."""
+    einsum("bhqd,bhkd->bhqk", q, k) the attention scores; einsum("ii", m) the trace.
+    Without "->" the output is the letters used once, in alphabetical order (NumPy's and
+    PyTorch's rule). "..." stands for the dims the letters leave over (broadcast across
+    operands); dims of size 1 broadcast against the same letter elsewhere."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])  # einsum(eq, [a, b]), as PyTorch also takes it
     for i, t in enumerate(operands):
@@ -637,28 +639,49 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         raise RuntimeError(
             f"einsum: the equation {equation!r} names {len(inputs)} operands, got {len(operands)}"
         )
+    if not arrow:
+        counts = collections.Counter("".join(inputs).replace(".", ""))
+        output = ("..." if "..." in inputs_part else "") + "".join(
+            sorted(c for c, n in counts.items() if n == 1)
+        )
+    inputs, output = _einsum_letters_for_ellipsis(inputs, output, operands)
     for letters, t in zip(inputs, operands):
-        if "..." not in letters and len(letters) != t.ndim:
+        if len(letters) != t.ndim:
             raise RuntimeError(
                 f"einsum: {letters!r} names {len(letters)} dims for an operand of shape "
                 f"{tuple(t.shape)}"
             )
-    if not arrow:
-        counts = collections.Counter("".join(inputs).replace(".", ""))
-        output = "".join(sorted(c for c, n in counts.items() if n == 1))
     target = _promoted_dtype(list(operands))
     operands = tuple(cast(t, target) for t in operands)
-    simple = "." not in equation and builtins.all(len(set(s)) == len(s) for s in inputs)
-    if not simple:
-        if grad_mode.enabled and builtins.any(t.requires_grad for t in operands):
-            raise NotImplementedError(
-                f"einsum: no gradient for {equation!r}: it needs one letter per dim, with no "
-                "'...' and no letter twice in one operand"
+    try:
+        return linalg.Einsum.apply(*operands, inputs=inputs, output=output)
+    except ValueError as error:  # NumPy's words for sizes or letters that do not fit
+        shapes = ", ".join(str(tuple(t.shape)) for t in operands)
+        raise RuntimeError(
+            f"einsum: {error} (equation {equation!r}, operand shapes {shapes})"
+        ) from None
+
+
+def _einsum_letters_for_ellipsis(inputs: tuple, output: str, operands: tuple) -> tuple:
+    """Replace each "..." by letters the equation does not use, one per dim it covers,
+    aligned from the right across operands (as broadcasting aligns dims)."""
+    if "..." not in "".join(inputs) + output:
+        return inputs, output
+    spare = [c for c in string.ascii_letters if c not in "".join(inputs) + output]
+    widths = []
+    for letters, t in zip(inputs, operands):
+        width = t.ndim - (len(letters) - 3) if "..." in letters else 0
+        if width < 0:
+            raise RuntimeError(
+                f"einsum: {letters!r} names {len(letters) - 3} dims besides '...' for an "
+                f"operand of shape {tuple(t.shape)}"
             )
-        xp = backend.xp_of(operands[0].array)
-        spec = f"{','.join(inputs)}->{output}"
-        return _no_grad_result(xp.einsum(spec, *[t.array for t in operands], optimize=True))
-    return linalg.Einsum.apply(*operands, inputs=inputs, output=output)
+        widths.append(width)
+    fill = "".join(spare[: builtins.max(widths, default=0)])
+    inputs = tuple(
+        letters.replace("...", fill[len(fill) - w :]) for letters, w in zip(inputs, widths)
+    )
+    return inputs, output.replace("...", fill)  # (no "..." there: those dims are summed)
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:

@@ -439,6 +439,22 @@ def test_version_counter_is_shared_with_views_and_detach() -> None:
         z.backward()
 
 
+def test_einsum_of_one_operand_is_a_view_as_in_pytorch(device: str) -> None:
+    m = microtorch.arange(9.0, device=device).reshape(3, 3)
+    microtorch.einsum("ii->i", m).fill_(0.0)  # zeroes m's diagonal, as in PyTorch
+    assert values(m) == [[0.0, 1.0, 2.0], [3.0, 0.0, 5.0], [6.0, 7.0, 0.0]]
+    a = leaf([[1.0, 2.0], [3.0, 4.0]], device)
+    h = a * 1
+    y = (h * h).sum()
+    with microtorch.no_grad():
+        microtorch.einsum("ij->ji", h).mul_(2)  # a write through the view changes h
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+    s = microtorch.einsum("ij->j", m)  # a sum is new memory: writing it leaves m alone
+    s.add_(1)
+    assert values(m)[0] == [0.0, 1.0, 2.0]
+
+
 def test_inplace_change_that_no_backward_needs_is_fine() -> None:
     a = leaf([1.0, 2.0])
     h = a * 1

@@ -631,6 +631,34 @@ MATMUL = [
         (x(2, 3), x(2, 3), x(3)),
         lambda a, b, c: np.einsum("ij,ij,j->i", a, b, c),
     ),
+    C(
+        "einsum_ellipsis_batched_matmul",  # "..." covers (2, 3) in a, (3,) in b: broadcast
+        lambda T, F, a, b: T.einsum("...ij,...jk->...ik", a, b),
+        (x(2, 3, 2, 4), x(3, 4, 2)),
+        lambda a, b: np.einsum("...ij,...jk->...ik", a, b),
+    ),
+    C(
+        "einsum_ellipsis_implicit_and_summed",  # "...ij,jk": "..." leads the output; "->ij"
+        lambda T, F, a, b: (T.einsum("...ij,jk", a, b), T.einsum("...ij->ij", a)),
+        (x(2, 3, 4), x(4, 2)),
+        lambda a, b: (np.einsum("...ij,jk", a, b), a.sum(0)),
+    ),
+    C(
+        "einsum_size1_dims_broadcast",  # z: 1 in a, 5 in b; i: 3 in a only met by 1 in c
+        lambda T, F, a, b, c: T.einsum("zij,zjk,i->zik", a, b, c),
+        (x(1, 3, 4), x(5, 4, 2), x(1)),
+        lambda a, b, c: np.einsum("zij,zjk,i->zik", a, b, np.broadcast_to(c, (3,))),
+    ),
+    C(
+        "einsum_trace_and_diagonals",  # a letter twice: the diagonal (its gradient too)
+        lambda T, F, m, b: (
+            T.einsum("ii", m),
+            T.einsum("ii->i", m),
+            T.einsum("bjj,bj->b", b, b[:, 0]),
+        ),
+        (x(3, 3), x(2, 3, 3)),
+        lambda m, b: (np.trace(m), np.diag(m), np.einsum("bjj,bj->b", b, b[:, 0])),
+    ),
     C("matmul_1d_1d", lambda T, F, a, b: a @ b, (x(4), x(4)), np.matmul),
     C("matmul_1d_2d", lambda T, F, a, b: a @ b, (x(4), x(4, 3)), np.matmul),
     C("matmul_2d_1d", lambda T, F, a, b: T.matmul(a, b), (x(3, 4), x(4)), np.matmul),

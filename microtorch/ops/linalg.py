@@ -67,16 +67,25 @@ class Linear(Function):
 
 class Einsum(Function):
     """einsum("bhqd,bhkd->bhqk", q, k): ``inputs`` are the operands' letters (one per dim,
-    none repeated within an operand), ``output`` the result's.
+    "..." already spelled out), ``output`` the result's.
 
     The gradient for operand k is an einsum too: the output's gradient with every other
-    operand, down to operand k's letters. A letter only operand k has was summed away in
-    forward; its gradient is the same all along it, so it comes back by broadcasting."""
+    operand, down to operand k's letters. Three things then give it operand k's shape:
+    - a letter only operand k has was summed away in forward, so its gradient is the same
+      all along it: it comes back by broadcasting;
+    - a dim of size 1 that broadcast against a longer one elsewhere is summed back to 1
+      (and a dim that met only size 1 elsewhere gets its gradient by broadcasting);
+    - a letter twice in operand k ("ii" of a trace) read a diagonal, so the gradient is
+      written onto that diagonal, zero elsewhere."""
 
     def forward(self, *operands, inputs=(), output=""):
         self.inputs, self.output = inputs, output
         self.save_for_backward(*operands)
-        return xp_of(operands[0]).einsum(f"{','.join(inputs)}->{output}", *operands, optimize=True)
+        xp = xp_of(operands[0])
+        out = xp.einsum(f"{','.join(inputs)}->{output}", *operands, optimize=True)
+        if len(operands) == 1 and xp.may_share_memory(out, operands[0]):
+            self.is_view = True  # "ij->ji", "ii->i": a view of the operand, as in PyTorch
+        return out
 
     def backward(self, grad):
         operands = self.saved
@@ -88,10 +97,29 @@ class Einsum(Function):
                 continue
             others = [j for j in range(len(operands)) if j != k]
             reachable = set(self.output).union(*(self.inputs[j] for j in others))
-            kept = "".join(c for c in letters if c in reachable)
+            unique = "".join(dict.fromkeys(letters))  # each letter once, in order
+            kept = "".join(c for c in unique if c in reachable)
             spec = ",".join([self.output] + [self.inputs[j] for j in others]) + "->" + kept
             g = xp.einsum(spec, grad, *[operands[j] for j in others], optimize=True)
-            # put back the dims of the letters only this operand had: size 1, then broadcast
-            g = g.reshape([n if c in reachable else 1 for c, n in zip(letters, operand.shape)])
-            grads.append(xp.broadcast_to(g, operand.shape))
+            size = dict(zip(letters, operand.shape))
+            stretched = tuple(i for i, c in enumerate(kept) if size[c] == 1 and g.shape[i] != 1)
+            if stretched:
+                g = g.sum(axis=stretched, keepdims=True)
+            g = g.reshape([g.shape[kept.index(c)] if c in reachable else 1 for c in unique])
+            g = xp.broadcast_to(g, [size[c] for c in unique])  # (1s stretch to full size)
+            if len(unique) < len(letters):
+                g = _onto_diagonal(g, letters, unique, operand.shape)
+            grads.append(g)
         return tuple(grads)
+
+
+def _onto_diagonal(g, letters, unique, shape):
+    """An array of ``shape`` (dims named by ``letters``, some repeated) holding ``g`` (dims
+    named by ``unique``) where the repeated letters' indices are equal, zero elsewhere."""
+    xp = xp_of(g)
+    out = xp.zeros(shape, dtype=g.dtype)
+    index = tuple(
+        xp.arange(n).reshape([-1 if u == c else 1 for u in unique]) for c, n in zip(letters, shape)
+    )
+    out[index] = g
+    return out
