@@ -528,6 +528,16 @@ def test_core_errors(bad, error, pattern) -> None:
             RuntimeError,
             "query, key and value must have the same dtype",
         ),
+        (
+            lambda: F.pad(microtorch.ones(2, 3), (1, 1, 1)),
+            RuntimeError,
+            r"pad: \(1, 1, 1\) must be \(left, right\) pairs, at most one per dim.*\(2, 3\)",
+        ),
+        (
+            lambda: F.pad(microtorch.ones(2, 3), (-2, -2)),
+            RuntimeError,
+            r"pad: \(-2, -2\) takes more than the 3 elements of dim 1 away",
+        ),
     ],
 )
 def test_nn_functional_errors(bad, error, pattern) -> None:

@@ -967,6 +967,18 @@ INDEXING = [
     ),
     C("triu", lambda T, F, a: a.triu(), (x(4, 3),), np.triu),
     C("triu_diagonal", lambda T, F, a: T.triu(a, 1), (x(2, 3, 4),), lambda a: np.triu(a, 1)),
+    C(
+        "pad_constant",
+        lambda T, F, a: F.pad(a, (1, 2, 0, 1), value=0.5),
+        (x(2, 3, 4),),
+        lambda a: np.pad(a, ((0, 0), (0, 1), (1, 2)), constant_values=0.5),
+    ),
+    C(
+        "pad_negative_crops",  # (-1, 2): one element off the left, two of padding on the right
+        lambda T, F, a: F.pad(a, (-1, 2, -2, -1)),
+        (x(2, 5, 4),),
+        lambda a: np.pad(a[:, 2:4, 1:], ((0, 0), (0, 0), (0, 2))),
+    ),
 ]
 
 SOFTMAX = [

@@ -4,6 +4,7 @@ scaled_dot_product_attention...), plus re-exports of the elementwise ones."""
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -413,22 +414,38 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     )  # fmt: skip
 
 
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0) -> Tensor:
-    """Constant padding; ``pad`` lists (left, right) pairs starting from the last dim."""
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> Tensor:  # fmt: skip
+    """Constant padding; ``pad`` lists (left, right) pairs starting from the last dim. A
+    negative width takes that many elements away instead, as in PyTorch."""
     from .. import functional as F
 
     if mode != "constant":
         raise ValueError(f"pad: only mode='constant' is supported, got {mode!r}")
+    pad = tuple(pad)
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise RuntimeError(
+            f"pad: {pad} must be (left, right) pairs, at most one per dim, from the last; the "
+            f"input has shape {tuple(input.shape)}"
+        )
     out = input
     for i in range(len(pad) // 2):
         dim = input.ndim - 1 - i
         left, right = pad[2 * i], pad[2 * i + 1]
-        parts = []
-        for width in (left, right):
-            shape = list(out.shape)
-            shape[dim] = width
-            parts.append(
-                Tensor._make(backend.xp_of(out.array).full(shape, value, dtype=out.array.dtype))
-            )
-        out = F.cat([parts[0], out, parts[1]], dim)
+        if left < 0 or right < 0:  # take elements away first
+            start, stop = builtins.max(-left, 0), out.shape[dim] - builtins.max(-right, 0)
+            if stop < start:
+                raise RuntimeError(
+                    f"pad: {pad} takes more than the {out.shape[dim]} elements of dim {dim} "
+                    f"away (input shape {tuple(input.shape)})"
+                )
+            out = F.narrow(out, dim, start, stop - start)
+        if left > 0 or right > 0:
+            parts = []
+            for width in (builtins.max(left, 0), builtins.max(right, 0)):
+                shape = list(out.shape)
+                shape[dim] = width
+                filled = backend.xp_of(out.array).full(shape, value or 0, dtype=out.array.dtype)
+                parts.append(Tensor._make(filled))
+            out = F.cat([parts[0], out, parts[1]], dim)
     return out
