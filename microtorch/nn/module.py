@@ -159,7 +159,7 @@ class Module:
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register ``param`` under ``name`` (None registers an absent parameter, e.g. a bias)."""
-        self._check_name(name, "parameter")
+        self._check_name(name, "parameter", "_parameters")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
                 f"register_parameter: cannot assign '{type(param).__name__}' as parameter "
@@ -171,7 +171,7 @@ class Module:
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """A tensor that belongs to the module's state but is not learned (e.g. a mask).
         It moves with ``to()``; ``persistent=False`` leaves it out of ``state_dict``."""
-        self._check_name(name, "buffer")
+        self._check_name(name, "buffer", "_buffers")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"register_buffer: cannot assign '{type(tensor).__name__}' as buffer '{name}' "
@@ -183,7 +183,7 @@ class Module:
             self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name: str, module: Module | None) -> None:
-        self._check_name(name, "module")
+        self._check_name(name, "module", "_modules")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: {type(module).__name__} is not a Module subclass")
         self._forget(name)
@@ -191,13 +191,18 @@ class Module:
 
     register_module = add_module
 
-    def _check_name(self, name: str, kind: str) -> None:
+    def _check_name(self, name: str, kind: str, registry: str) -> None:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
         if "." in name or name == "":
             raise KeyError(f"{kind} name can't contain \".\" and can't be empty, got {name!r}")
+        if hasattr(self, name) and name not in self.__dict__[registry]:
+            raise KeyError(
+                f"attribute '{name}' already exists in {type(self).__name__}: register the "
+                f"{kind} under another name (assigning self.{name} = ... replaces it)"
+            )
 
     def get_submodule(self, target: str) -> Module:
         """The module at a dotted path such as ``"blocks.0.attn"`` (``""`` is self)."""

@@ -84,6 +84,15 @@ def test_assignment_rules() -> None:
         NoInit()
     with pytest.raises(KeyError, match="contain"):
         m.register_buffer("a.b", torch.zeros(1))
+    m.register_buffer("mask", torch.ones(1))
+    with pytest.raises(KeyError, match="attribute 'mask' already exists"):
+        m.register_parameter("mask", nn.Parameter(torch.ones(1)))  # as in PyTorch
+    with pytest.raises(KeyError, match="attribute 'note' already exists"):
+        m.register_buffer("note", torch.ones(1))
+    with pytest.raises(KeyError, match="attribute 'forward' already exists"):
+        m.add_module("forward", nn.ReLU())
+    m.register_buffer("mask", torch.zeros(2))  # the same kind again: replaced
+    assert m.mask.tolist() == [0.0, 0.0] and "mask" in dict(m.named_buffers())
     with pytest.raises(TypeError, match="forward"):
         nn.Module()(1)
 
