@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import builtins
+import operator
 from typing import Any
 
 import numpy
@@ -127,13 +129,31 @@ def from_dlpack(obj: Any) -> Tensor:
     return Tensor._make(xp.from_dlpack(obj))
 
 
-def _size(size: tuple, keyword: Any = None) -> tuple:
+def _size(size: tuple, keyword: Any = None, *, op: str) -> tuple:
     """The shape from f(2, 3), f((2, 3)) or PyTorch's keyword form f(size=(2, 3))."""
     if keyword is not None:
         size = (keyword,)
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    shape = whole_numbers(size, op)
+    if builtins.any(n < 0 for n in shape):
+        raise RuntimeError(f"{op}(): dimension sizes must be non-negative, got {shape}")
+    return shape
+
+
+def whole_numbers(sizes: Any, op: str, name: str = "size") -> tuple:
+    """``sizes`` as a tuple of Python ints: each a Python or NumPy int or a one-element
+    integer tensor. A float is an error, not a silently truncated size."""
+    out = []
+    for pos, n in enumerate(sizes):
+        try:
+            out.append(operator.index(n))
+        except TypeError:
+            raise TypeError(
+                f"{op}(): argument '{name}' must be a tuple of ints, but found element of type "
+                f"{type(n).__name__} at pos {pos} ({name} {tuple(sizes)})"
+            ) from None
+    return tuple(out)
 
 
 def _make(fill: str, size: tuple, dtype: Any, device: Any, requires_grad: bool, value: Any = None):
@@ -153,19 +173,19 @@ def _make(fill: str, size: tuple, dtype: Any, device: Any, requires_grad: bool, 
 def zeros(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
     """zeros(2, 3), zeros((2, 3)) or zeros(size=(2, 3))."""
-    return _make("zeros", _size(shape, size), dtype, device, requires_grad)
+    return _make("zeros", _size(shape, size, op="zeros"), dtype, device, requires_grad)
 
 
 def ones(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
     """ones(2, 3), ones((2, 3)) or ones(size=(2, 3))."""
-    return _make("ones", _size(shape, size), dtype, device, requires_grad)
+    return _make("ones", _size(shape, size, op="ones"), dtype, device, requires_grad)
 
 
 def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
     """empty(2, 3), empty((2, 3)) or empty(size=(2, 3))."""
-    return _make("empty", _size(shape, size), dtype, device, requires_grad)
+    return _make("empty", _size(shape, size, op="empty"), dtype, device, requires_grad)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
@@ -175,7 +195,7 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
             dtype = _dtypes.bool
         elif isinstance(fill_value, int):
             dtype = _dtypes.int64
-    return _make("full", _size((size,)), dtype, device, requires_grad, fill_value)
+    return _make("full", _size((size,), op="full"), dtype, device, requires_grad, fill_value)
 
 
 def _like(fn: Any, input: Tensor, dtype: Any, device: Any, requires_grad: bool, *extra: Any):

@@ -20,6 +20,7 @@ from ._tensor import Tensor
 from ._warn import warn_user
 from .autograd import grad_mode
 from .autograd.function import Function
+from .factories import whole_numbers
 from .ops import arithmetic, elementwise, indexing, linalg, reduction
 from .ops import shape as shape_ops
 from .ops import softmax as _softmax
@@ -936,7 +937,7 @@ def norm(input: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> T
 
 # ---------------------------------------------------------------- shape
 def _resolve_shape(shape: Sequence, numel: int, op: str) -> tuple:
-    shape = tuple(int(s) for s in shape)
+    shape = whole_numbers(shape, op, "shape")
     if shape.count(-1) > 1:
         raise RuntimeError(
             f"{op}: only one dimension can be inferred (-1), got shape {list(shape)}"
@@ -1127,7 +1128,7 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 
 def expand(input: Tensor, sizes: Sequence) -> Tensor:
-    sizes = tuple(sizes)
+    sizes = whole_numbers(sizes, "expand")
     old = input.array.shape
     if len(sizes) < len(old):
         raise RuntimeError(
@@ -1157,7 +1158,7 @@ def broadcast_to(input: Tensor, shape_: Sequence) -> Tensor:
 
 def repeat(input: Tensor, sizes: Sequence) -> Tensor:
     """Tile ``input``: reshape to (1, s0, 1, s1...), expand to (r0, s0, r1, s1...), merge."""
-    sizes = tuple(sizes)
+    sizes = whole_numbers(sizes, "repeat", "repeats")
     if len(sizes) < input.ndim:
         raise RuntimeError(
             f"repeat: number of repeat dims ({len(sizes)}) can not be smaller than the number "

@@ -96,7 +96,7 @@ def uniform_array(size: tuple, low: float, high: float, dtype: Any, device: Any,
 def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
     """Standard normal samples of the given size: randn(2, 3), randn((2, 3)), randn(size=...)."""
-    size = _size(shape, size)
+    size = _size(shape, size, op="randn")
     host = _rng(generator).standard_normal(size).astype(_float_dtype(dtype))
     return _finish(host, dtype, device, requires_grad)
 
@@ -104,7 +104,7 @@ def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
     """Uniform samples in [0, 1) of the given size (as for randn)."""
-    size = _size(shape, size)
+    size = _size(shape, size, op="rand")
     host = _rng(generator).random(size).astype(_float_dtype(dtype))
     return _finish(host, dtype, device, requires_grad)
 
@@ -133,7 +133,7 @@ def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any =
     if low >= high:
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
     np_dtype = _dtypes.int64.np if dtype is None else _dtypes.get_dtype(dtype).np
-    host = _rng(generator).integers(low, high, size=_size((size,))).astype(np_dtype)
+    host = _rng(generator).integers(low, high, size=_size((size,), op="randint")).astype(np_dtype)
     return _finish(host, dtype, device, False)
 
 

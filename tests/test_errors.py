@@ -430,6 +430,22 @@ def test_unknown_device() -> None:
             r"t\(\) expects a tensor with <= 2 dimensions, but self is 3D.*\.mT",
         ),
         (
+            lambda: microtorch.ones(6).reshape(2, 3.5),  # not silently (2, 3)
+            TypeError,
+            r"reshape\(\): argument 'shape' must be a tuple of ints, but found element of type "
+            r"float at pos 1 \(shape \(2, 3.5\)\)",
+        ),
+        (
+            lambda: microtorch.zeros(2.5),
+            TypeError,
+            r"zeros\(\): argument 'size' must be a tuple of ints, but found element of type float",
+        ),
+        (
+            lambda: microtorch.randn(2, -3),
+            RuntimeError,
+            r"randn\(\): dimension sizes must be non-negative, got \(2, -3\)",
+        ),
+        (
             lambda: microtorch.trace(microtorch.eye(3)),  # PyTorch's torch.trace is another thing
             TypeError,
             r"microtorch.trace\(\) is the op tracer .*sum of a matrix's diagonal",
