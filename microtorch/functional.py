@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import collections
 import math
+import operator
 import string
 from collections.abc import Sequence
 from typing import Any
@@ -32,7 +33,12 @@ _Number = (int, float, bool)
 def wrap_dim(dim: int, ndim: int, op: str) -> int:
     """Turn a possibly negative dim into 0..ndim-1, or explain why it is out of range."""
     low, high = -builtins.max(ndim, 1), builtins.max(ndim, 1) - 1
-    if not isinstance(dim, int) or not low <= dim <= high:
+    if not isinstance(dim, int):
+        try:
+            dim = operator.index(dim)  # a NumPy int is fine, a float is not
+        except TypeError:
+            raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__} {dim!r}") from None
+    if not low <= dim <= high:
         raise IndexError(
             f"{op}: dimension {dim} is out of range for a tensor of {ndim} dims "
             f"(expected to be in range of [{low}, {high}])"
@@ -1259,6 +1265,7 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    (chunks,) = whole_numbers((chunks,), "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk: chunks must be positive, got {chunks}")
     n = input.array.shape[wrap_dim(dim, input.ndim, "chunk")]
@@ -1419,10 +1426,12 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    (diagonal,) = whole_numbers((diagonal,), "tril", "diagonal")
     return indexing.Tri.apply(_check_matrix(input, "tril"), diagonal=diagonal, upper=False)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    (diagonal,) = whole_numbers((diagonal,), "triu", "diagonal")
     return indexing.Tri.apply(_check_matrix(input, "triu"), diagonal=diagonal, upper=True)
 
 

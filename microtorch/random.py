@@ -138,6 +138,8 @@ def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any =
 
 
 def randperm(n: int, *, device: Any = None, generator: Generator | None = None) -> Tensor:
+    """0..n-1 in random order (int64)."""
+    (n,) = _size((n,), op="randperm")
     return _finish(_rng(generator).permutation(n).astype("int64"), None, device, False)
 
 

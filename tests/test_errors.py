@@ -436,6 +436,21 @@ def test_unknown_device() -> None:
             r"float at pos 1 \(shape \(2, 3.5\)\)",
         ),
         (
+            lambda: microtorch.ones(2, 3).sum(dim=1.0),
+            TypeError,
+            r"sum: dim must be an int, got float 1.0",
+        ),
+        (
+            lambda: microtorch.ones(4, 2).chunk(2.0),
+            TypeError,
+            r"chunk\(\): argument 'chunks' must be a tuple of ints",
+        ),
+        (
+            lambda: microtorch.ones(3, 3).tril(0.5),  # not silently tril(0)
+            TypeError,
+            r"tril\(\): argument 'diagonal' must be a tuple of ints",
+        ),
+        (
             lambda: microtorch.zeros(2.5),
             TypeError,
             r"zeros\(\): argument 'size' must be a tuple of ints, but found element of type float",
@@ -553,6 +568,16 @@ def test_core_errors(bad, error, pattern) -> None:
             lambda: F.pad(microtorch.ones(2, 3), (-2, -2)),
             RuntimeError,
             r"pad: \(-2, -2\) takes more than the 3 elements of dim 1 away",
+        ),
+        (
+            lambda: F.one_hot(microtorch.tensor([0, 3]), 3),  # not a row of zeros
+            IndexError,
+            r"one_hot: index 3 is out of range for one_hot with num_classes=3 \(expected 0..2\)",
+        ),
+        (
+            lambda: F.one_hot(microtorch.tensor([0.0, 1.0])),
+            RuntimeError,
+            r"one_hot: expects an index tensor of dtype long \(int64\), got microtorch.float32",
         ),
     ],
 )

@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import backend
+from .. import dtypes as _dtypes
 from .. import functional as _functional
 from .._tensor import Tensor
 from .._warn import warn_user
+from ..factories import whole_numbers
 from ..functional import (  # noqa: F401  (re-exported under F.*)
     _check_broadcast,
     _check_tensor,
@@ -343,9 +345,22 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """(..., num_classes) int64: 1 at each class index, 0 elsewhere. num_classes=-1: one
+    more than the largest index."""
+    _check_tensor(tensor, "one_hot")
+    if tensor.dtype is not _dtypes.int64:
+        raise RuntimeError(
+            f"one_hot: expects an index tensor of dtype long (int64), got {tensor.dtype}; "
+            "convert with .long()"
+        )
     xp = backend.xp_of(tensor.array)
+    (num_classes,) = whole_numbers((num_classes,), "one_hot", "num_classes")
     if num_classes < 0:
+        if tensor.array.size == 0:
+            raise RuntimeError("one_hot: can not infer the number of classes of an empty tensor")
         num_classes = int(tensor.array.max()) + 1
+    what = f"one_hot with num_classes={num_classes}"
+    _check_index_range("one_hot", tensor.array, num_classes, what, None)
     return Tensor._make((tensor.array[..., None] == xp.arange(num_classes)).astype("int64"))
 
 
