@@ -289,7 +289,11 @@ class Tensor:
     def tolist(self) -> Any:
         return backend.to_numpy(self.array).tolist()
 
-    def numpy(self) -> numpy.ndarray:
+    def numpy(self, *, force: bool = False) -> numpy.ndarray:
+        """The values as a NumPy array sharing this tensor's memory (CPU only). ``force=True``
+        detaches and copies to the host first, as ``detach().cpu().numpy()`` does."""
+        if force:
+            return backend.to_numpy(self.array)
         if self.device.type != "cpu":
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
@@ -353,7 +357,7 @@ class Tensor:
     def cpu(self) -> Tensor:
         return self.to("cpu")
 
-    def cuda(self, device: Any = None) -> Tensor:
+    def cuda(self, device: Any = None, non_blocking: bool = False) -> Tensor:
         return self.to("cuda" if device is None else device)
 
     def float(self) -> Tensor:
@@ -576,8 +580,8 @@ class Tensor:
     def mul_(self, other: Any) -> Tensor:
         return F.inplace(self, F.mul, other)
 
-    def div_(self, other: Any) -> Tensor:
-        return F.inplace(self, F.div, other)
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        return F.inplace(self, F.div, other, rounding_mode=rounding_mode)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return F.inplace(self, F.clamp, min, max)
@@ -587,7 +591,7 @@ class Tensor:
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return F.inplace(self, F.masked_fill, mask, value)
 
-    def copy_(self, src: Any) -> Tensor:
+    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
         return F.inplace(self, F.copy_from, src)
 
     def fill_(self, value: Any) -> Tensor:
@@ -741,8 +745,9 @@ class Tensor:
                 equal_nan: bool = False) -> Tensor:  # fmt: skip
         return F.isclose(self, other, rtol, atol, equal_nan)
 
-    def repeat_interleave(self, repeats: Any, dim: int | None = None) -> Tensor:
-        return F.repeat_interleave(self, repeats, dim)
+    def repeat_interleave(self, repeats: Any, dim: int | None = None, *,
+                          output_size: int | None = None) -> Tensor:  # fmt: skip
+        return F.repeat_interleave(self, repeats, dim, output_size=output_size)
 
     def sin(self) -> Tensor:
         return F.sin(self)
@@ -903,8 +908,9 @@ class Tensor:
             **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.sum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def mean(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
-        return F.mean(self, dim, keepdim, **numpy_style)
+    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+             **numpy_style: Any) -> Tensor:  # fmt: skip
+        return F.mean(self, dim, keepdim, dtype=dtype, **numpy_style)
 
     def var(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
             correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
@@ -967,31 +973,41 @@ class Tensor:
 
         return random.multinomial(self, num_samples, replacement, generator=generator)
 
-    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    # new_*: a new tensor with this one's dtype and device unless given
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:  # fmt: skip
         from .factories import zeros
 
-        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device)
+        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+                     requires_grad=requires_grad)  # fmt: skip
 
-    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:  # fmt: skip
         from .factories import ones
 
-        return ones(*size, dtype=dtype or self.dtype, device=device or self.device)
+        return ones(*size, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)  # fmt: skip
 
-    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None,
-                 device: Any = None) -> Tensor:  # fmt: skip
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:  # fmt: skip
         from .factories import full
 
-        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device)
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)  # fmt: skip
 
-    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:  # fmt: skip
         from .factories import empty
 
-        return empty(*size, dtype=dtype or self.dtype, device=device or self.device)
+        return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
+                     requires_grad=requires_grad)  # fmt: skip
 
-    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
+                   requires_grad: bool = False) -> Tensor:  # fmt: skip
         from .factories import tensor
 
-        return tensor(data, dtype=dtype or self.dtype, device=device or self.device)
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                      requires_grad=requires_grad)  # fmt: skip
 
 
 def parse_to_args(args: tuple, kwargs: dict) -> tuple:

@@ -745,9 +745,13 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     return reduction.Prod.apply(input, axes=axes, keepdim=keepdim, dtype=_total_dtype(input, dtype))
 
 
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+         **numpy_style: Any) -> Tensor:  # fmt: skip
+    """The average over ``dim`` (all elements if None); ``dtype``: cast the input first."""
     _check_tensor(input, "mean")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "mean")
+    if dtype is not None:
+        input = cast(input, _dtypes.get_dtype(dtype))
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be a floating point dtype, "
@@ -1035,11 +1039,22 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     return shape_ops.Flip.apply(input, dims=axes) if axes else input
 
 
-def repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None = None) -> Tensor:
+def repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None = None, *,
+                      output_size: builtins.int | None = None) -> Tensor:  # fmt: skip
     """Each element (or slice along ``dim``) ``repeats`` times in a row: [a, b] -> [a, a, b, b].
     (Grouped-query attention shares each key head among several query heads this way.)
     ``repeats`` may also be a tensor of one count per element (read to the host: the
-    result's size depends on it)."""
+    result's size depends on it). ``output_size``, if given, must be that size."""
+    out = _repeat_interleave(input, repeats, dim)
+    d = 0 if dim is None else wrap_dim(dim, input.ndim, "repeat_interleave")
+    if output_size is not None and out.shape[d] != output_size:
+        raise RuntimeError(
+            f"repeat_interleave: output_size={output_size} but the repeats make {out.shape[d]}"
+        )
+    return out
+
+
+def _repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None) -> Tensor:
     if dim is None:
         input, d = input.reshape(-1), 0
     else:

@@ -1185,6 +1185,23 @@ def custom_function_with_setup_context_and_a_constant(torch):
     return [y, x.grad]
 
 
+@snippet
+def keyword_arguments_of_tensor_methods(torch):
+    x = torch.tensor([[7.0, -7.0], [2.5, 3.0]])
+    d = x.clone()
+    d.div_(2, rounding_mode="floor")
+    buf = torch.zeros(2, 2)
+    buf.copy_(x, non_blocking=True)
+    w = x.new_zeros(2, requires_grad=True)
+    (w * 2).sum().backward()
+    outs = [torch.tensor([1, 2]).mean(dtype=torch.float64), x.mean(0, dtype=torch.float64), d,
+            buf, w.grad, x.new_full((2,), 3.0, requires_grad=True), x.new_tensor([1.0]),
+            x.repeat_interleave(2, dim=0, output_size=4), torch.tensor(x.numpy(force=True))]  # fmt: skip
+    for o in outs:
+        print(o.dtype, o.shape, o.requires_grad)
+    return outs
+
+
 # ------------------------------------------------------------------ running and comparing
 def run(fn: Callable[..., Any], module: Any, tmp_path: Any) -> tuple[Any, str]:
     """Call the snippet with ``module`` as ``torch``; return its result and what it printed."""
