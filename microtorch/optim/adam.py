@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import backend
-from .._tensor import Tensor
 from .optimizer import Optimizer, check_hyperparameters, check_unsupported, state_array
 
 
@@ -57,14 +56,8 @@ class Adam(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self.state[p]
-                if not state:
-                    xp = backend.xp_of(p.array)
-                    state["step"] = 0
-                    state["exp_avg"] = Tensor._make(xp.zeros_like(p.array))
-                    state["exp_avg_sq"] = Tensor._make(xp.zeros_like(p.array))
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = Tensor._make(xp.zeros_like(p.array))
+                buffers = ["exp_avg", "exp_avg_sq"] + (["max_exp_avg_sq"] if amsgrad else [])
+                state = self._state_of(p, *buffers)
                 state["step"] += 1
                 step = state["step"]
                 step_size = lr / (1.0 - beta1**step)

@@ -101,6 +101,17 @@ class Optimizer:
         with grad_mode.enable_grad():
             return closure()
 
+    def _state_of(self, p: Tensor, *buffers: str) -> dict:
+        """``self.state[p]``, set up on p's first step: ``"step"`` 0 and, for each name in
+        ``buffers``, an array of zeros like p (a running average, a momentum...)."""
+        state = self.state[p]
+        if not state:
+            xp = backend.xp_of(p.array)
+            state["step"] = 0
+            for name in buffers:
+                state[name] = Tensor._make(xp.zeros_like(p.array))
+        return state
+
     # ------------------------------------------------------------ saving and resuming
     def state_dict(self) -> dict:
         """``{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}``.

@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import backend
-from .._tensor import Tensor
 from .optimizer import Optimizer, check_hyperparameters, check_unsupported, state_array
 
 
@@ -46,15 +45,9 @@ class RMSprop(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self.state[p]
-                if not state:
-                    xp = backend.xp_of(p.array)
-                    state["step"] = 0
-                    state["square_avg"] = Tensor._make(xp.zeros_like(p.array))
-                    if momentum > 0:
-                        state["momentum_buffer"] = Tensor._make(xp.zeros_like(p.array))
-                    if centered:
-                        state["grad_avg"] = Tensor._make(xp.zeros_like(p.array))
+                buffers = (["square_avg"] + (["momentum_buffer"] if momentum > 0 else [])
+                           + (["grad_avg"] if centered else []))  # fmt: skip
+                state = self._state_of(p, *buffers)
                 state["step"] += 1
                 a, g = p.array, p.grad.array
                 xp = backend.xp_of(a)
