@@ -194,7 +194,14 @@ def _dropout_kernel() -> Any:
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:  # fmt: skip
-    """Draw category indices from the (unnormalised) probabilities in each row of ``input``."""
+    """Draw category indices from the (unnormalised) probabilities in each row of ``input``.
+    Without replacement, categories of probability 0 come only after all the others."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"multinomial: expects floating-point probabilities, got {input.dtype}; use .float()"
+        )
+    if num_samples <= 0:
+        raise RuntimeError(f"multinomial: cannot sample {num_samples} <= 0 samples")
     probs = backend.to_numpy(input.array).astype(numpy.float64)
     one_d = probs.ndim == 1
     if one_d:
@@ -221,7 +228,10 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
             out[row] = numpy.searchsorted(numpy.cumsum(p), rng.random(num_samples), side="right")
             numpy.minimum(out[row], n_categories - 1, out=out[row])
         else:
-            out[row] = rng.choice(n_categories, size=num_samples, replace=False, p=p)
+            possible = int(numpy.count_nonzero(p))
+            drawn = rng.choice(n_categories, size=min(num_samples, possible), replace=False, p=p)
+            impossible = rng.permutation(numpy.flatnonzero(p == 0))[: num_samples - len(drawn)]
+            out[row] = numpy.concatenate([drawn, impossible])
     if one_d:
         out = out[0]
     return Tensor._make(backend.to_device(out, input.device))

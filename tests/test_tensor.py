@@ -392,6 +392,10 @@ def test_multinomial() -> None:
     a = microtorch.multinomial(microtorch.ones(10), 5).tolist()
     microtorch.manual_seed(9)
     assert microtorch.multinomial(microtorch.ones(10), 5).tolist() == a
+    # without replacement, more draws than possible categories: the impossible ones come last
+    for _ in range(20):
+        drawn = microtorch.multinomial(microtorch.tensor([0.0, 2.0, 0.0, 1.0]), 4).tolist()
+        assert sorted(drawn[:2]) == [1, 3] and sorted(drawn[2:]) == [0, 2]
 
 
 def test_multinomial_errors() -> None:
@@ -399,6 +403,10 @@ def test_multinomial_errors() -> None:
         microtorch.multinomial(microtorch.ones(2), 3)
     with pytest.raises(RuntimeError, match="inf, nan or an element < 0"):
         microtorch.multinomial(microtorch.tensor([1.0, -1.0]), 1)
+    with pytest.raises(RuntimeError, match="expects floating-point probabilities"):
+        microtorch.multinomial(microtorch.tensor([1, 2]), 1)
+    with pytest.raises(RuntimeError, match="cannot sample 0 <= 0 samples"):
+        microtorch.multinomial(microtorch.ones(2), 0)
 
 
 # ------------------------------------------------------------------ topk, argmax, max
