@@ -78,18 +78,27 @@ def _finish(host: numpy.ndarray, dtype: Any, device: Any, requires_grad: bool) -
     return t
 
 
-def _float_dtype(dtype: Any) -> Any:
-    return (_dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)).np
+def _float_dtype(dtype: Any, op: str) -> Any:
+    """The NumPy dtype for samples of ``dtype`` (the default float if None); an integer or
+    bool dtype is an error, as in PyTorch (samples cast to it would be silently truncated)."""
+    chosen = _dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)
+    if not chosen.is_floating_point:
+        raise RuntimeError(
+            f"{op}: random samples need a floating point dtype, got {chosen}; draw floats and "
+            "round them, or use randint for integers"
+        )
+    return chosen.np
 
 
 def normal_array(size: tuple, mean: float, std: float, dtype: Any, device: Any, generator=None):
     """A device array of normal samples (drawn in float64 on the host, then cast)."""
-    host = _rng(generator).normal(mean, std, size=tuple(size)).astype(_float_dtype(dtype))
+    host = _rng(generator).normal(mean, std, size=tuple(size)).astype(_float_dtype(dtype, "normal"))
     return backend.to_device(host, backend.as_device(device))
 
 
 def uniform_array(size: tuple, low: float, high: float, dtype: Any, device: Any, generator=None):
-    host = _rng(generator).uniform(low, high, size=tuple(size)).astype(_float_dtype(dtype))
+    host = _rng(generator).uniform(low, high, size=tuple(size))
+    host = host.astype(_float_dtype(dtype, "uniform"))
     return backend.to_device(host, backend.as_device(device))
 
 
@@ -97,7 +106,7 @@ def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
     """Standard normal samples of the given size: randn(2, 3), randn((2, 3)), randn(size=...)."""
     size = _size(shape, size, op="randn")
-    host = _rng(generator).standard_normal(size).astype(_float_dtype(dtype))
+    host = _rng(generator).standard_normal(size).astype(_float_dtype(dtype, "randn"))
     return _finish(host, dtype, device, requires_grad)
 
 
@@ -105,7 +114,7 @@ def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
     """Uniform samples in [0, 1) of the given size (as for randn)."""
     size = _size(shape, size, op="rand")
-    host = _rng(generator).random(size).astype(_float_dtype(dtype))
+    host = _rng(generator).random(size).astype(_float_dtype(dtype, "rand"))
     return _finish(host, dtype, device, requires_grad)
 
 
@@ -137,10 +146,12 @@ def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any =
     return _finish(host, dtype, device, False)
 
 
-def randperm(n: int, *, device: Any = None, generator: Generator | None = None) -> Tensor:
-    """0..n-1 in random order (int64)."""
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
+             device: Any = None) -> Tensor:  # fmt: skip
+    """0..n-1 in random order (int64 unless ``dtype`` says otherwise)."""
     (n,) = _size((n,), op="randperm")
-    return _finish(_rng(generator).permutation(n).astype("int64"), None, device, False)
+    np_dtype = _dtypes.int64.np if dtype is None else _dtypes.get_dtype(dtype).np
+    return _finish(_rng(generator).permutation(n).astype(np_dtype), dtype, device, False)
 
 
 def bernoulli_mask(shape: tuple, keep_prob: float, dtype: Any, device: Any) -> Any:

@@ -340,6 +340,19 @@ def test_generator_objects_are_independent() -> None:
     assert microtorch.randn(3, generator=g1).tolist() == microtorch.randn(3, generator=g2).tolist()
 
 
+def test_random_floats_refuse_integer_dtypes() -> None:
+    """rand(2, dtype=long) would be all zeros, randn's samples truncated: PyTorch refuses."""
+    for draw in (lambda: microtorch.rand(2, dtype=microtorch.long),
+                 lambda: microtorch.randn(2, dtype=microtorch.int32),
+                 lambda: microtorch.randn_like(microtorch.ones(2, dtype=microtorch.long)),
+                 lambda: microtorch.ones(2, dtype=microtorch.long).normal_(),
+                 lambda: microtorch.ones(2, dtype=microtorch.long).uniform_()):  # fmt: skip
+        with pytest.raises(RuntimeError, match="need a floating point dtype, got microtorch.int"):
+            draw()
+    perm = microtorch.randperm(5, dtype=microtorch.int32)
+    assert perm.dtype is microtorch.int32 and sorted(perm.tolist()) == [0, 1, 2, 3, 4]
+
+
 def test_random_shapes_dtypes_and_ranges(device: str) -> None:
     n = microtorch.randn(2, 3, device=device)
     assert n.shape == (2, 3) and n.dtype is microtorch.float32 and n.device == device
