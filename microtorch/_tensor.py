@@ -12,6 +12,7 @@ Math methods (``x.exp()``, ``x @ w``, ``x.sum(dim=1)``...) call the functions in
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -33,20 +34,30 @@ class _Version:
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple that prints like PyTorch's ``torch.Size([2, 3])``."""
+    """A tensor's shape: a tuple of ints that prints like PyTorch's ``torch.Size([2, 3])``."""
+
+    def __new__(cls, sizes: Any = ()) -> Size:
+        # (0-d int tensors become ints; an array's shape, known to hold ints, is made with
+        # tuple.__new__(Size, shape) instead, which skips this check: .shape is frequent)
+        return super().__new__(cls, (operator.index(n) for n in sizes))
 
     def __repr__(self) -> str:
         return f"microtorch.Size({list(self)})"
 
     def __getitem__(self, index: Any) -> Any:  # x.shape[-2:] is a Size too
         out = tuple.__getitem__(self, index)
-        return Size(out) if isinstance(index, slice) else out
+        return tuple.__new__(Size, out) if isinstance(index, slice) else out
 
     def __add__(self, other: Any) -> Size:
         return Size(tuple(self) + other) if isinstance(other, tuple) else NotImplemented
 
     def __radd__(self, other: Any) -> Size:
         return Size(other + tuple(self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, times: Any) -> Size:
+        return Size(tuple(self) * times)
+
+    __rmul__ = __mul__
 
     def numel(self) -> int:
         n = 1
@@ -109,11 +120,11 @@ class Tensor:
     # ----- what it is -------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self.array.shape)
+        return tuple.__new__(Size, self.array.shape)
 
     def size(self, dim: int | None = None) -> Any:
         if dim is None:
-            return Size(self.array.shape)
+            return tuple.__new__(Size, self.array.shape)
         return self.array.shape[_wrap_dim(dim, self.ndim, "size")]
 
     @property

@@ -112,6 +112,8 @@ def test_shape_size_dim_numel(device: str) -> None:
     assert t.numel() == 24 and microtorch.numel(t) == 24 and t.shape.numel() == 24
     assert len(t) == 2
     assert repr(t.shape) == "microtorch.Size([2, 3, 4])"
+    assert isinstance(t.shape * 2, microtorch.Size) and t.shape[1:] == (3, 4)
+    assert microtorch.Size([microtorch.tensor(2), 3]) == (2, 3)  # one-element tensors: ints
     assert t.device == microtorch.device(device) and t.device == device
     scalar = microtorch.tensor(3.0, device=device)
     assert scalar.shape == () and scalar.dim() == 0 and scalar.numel() == 1
