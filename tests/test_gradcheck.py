@@ -107,6 +107,18 @@ def test_inputs_are_restored_after_checking() -> None:
     np.testing.assert_array_equal(x.detach().numpy(), before)
 
 
+def test_gradients_the_user_has_are_left_alone() -> None:
+    x = f64(2, 2)
+    x.grad = microtorch.ones(2, 2, dtype=microtorch.float64)  # e.g. accumulated by training
+    gradcheck(Cube.apply, (x,))
+    assert x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_raise_exception_false_returns_false() -> None:
+    assert gradcheck(WrongCube.apply, (f64(2, 2),), raise_exception=False) is False
+    assert gradcheck(Cube.apply, f64(2), raise_exception=False) is True  # one tensor: fine
+
+
 def test_non_finite_gradients_are_mismatches() -> None:
     class NanGrad(Function):
         def forward(self, x):
