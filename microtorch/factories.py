@@ -12,6 +12,7 @@ import numpy
 from . import backend
 from . import dtypes as _dtypes
 from ._tensor import Tensor
+from ._warn import warn_user
 
 
 def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
@@ -74,6 +75,12 @@ def tensor(
 ) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays, tensors).
     Python floats become float32, ints int64, bools bool; numpy arrays keep their dtype."""
+    if isinstance(data, Tensor):
+        warn_user(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than microtorch.tensor(sourceTensor)."
+        )
     array = _host_array(data, dtype)
     if dtype is not None:
         array = array.astype(_dtypes.get_dtype(dtype).np)
