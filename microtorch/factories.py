@@ -83,6 +83,8 @@ def tensor(
         )
     array = _host_array(data, dtype)
     if dtype is not None:
+        if not backend.is_array(data) and not isinstance(data, Tensor):
+            _check_fits(array, _dtypes.get_dtype(dtype))
         array = array.astype(_dtypes.get_dtype(dtype).np)
     else:
         _dtypes.from_numpy_dtype(array.dtype)  # clear error for unsupported dtypes
@@ -95,6 +97,21 @@ def tensor(
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _check_fits(values: numpy.ndarray, dtype: Any) -> None:
+    """Python numbers bound for an integer dtype must fit it, as in PyTorch (an unsigned
+    dtype also takes negatives down to -max, which wrap around); NumPy would wrap silently."""
+    if dtype.is_floating_point or dtype.np.kind == "b" or values.size == 0:
+        return
+    info = numpy.iinfo(dtype.np)
+    low = -info.max if info.min == 0 else info.min
+    bad = values[(values < low) | (values > info.max)] if values.dtype.kind in "iuf" else []
+    if len(bad):
+        raise RuntimeError(
+            f"tensor: value {bad.reshape(-1)[0].item()} cannot be converted to type {dtype} "
+            "without overflow"
+        )
 
 
 def _shares(array: Any, data: Any) -> bool:

@@ -451,6 +451,17 @@ def test_unknown_device() -> None:
             r"tril\(\): argument 'diagonal' must be a tuple of ints",
         ),
         (
+            lambda: microtorch.tensor([3e9], dtype=microtorch.int32),  # not silently wrapped
+            RuntimeError,
+            r"tensor: value 3000000000.0 cannot be converted to type microtorch.int32 without "
+            "overflow",
+        ),
+        (
+            lambda: microtorch.tensor([2**63], dtype=microtorch.int64),
+            RuntimeError,
+            r"tensor: value 9223372036854775808 cannot be converted",
+        ),
+        (
             lambda: microtorch.zeros(2.5),
             TypeError,
             r"zeros\(\): argument 'size' must be a tuple of ints, but found element of type float",

@@ -34,6 +34,18 @@ def test_tensor_dtype_follows_pytorch(data, dtype) -> None:
     assert microtorch.tensor(data).dtype is dtype
 
 
+def test_python_numbers_must_fit_an_integer_dtype() -> None:
+    """As in PyTorch: an unsigned dtype takes negatives down to -max (they wrap around), a
+    number outside the range raises; a NumPy array is cast as NumPy casts."""
+    assert microtorch.tensor([-1, 255], dtype=microtorch.uint8).tolist() == [255, 255]
+    assert microtorch.tensor([127, -128], dtype=microtorch.int8).tolist() == [127, -128]
+    with pytest.raises(RuntimeError, match="value 256 cannot be converted"):
+        microtorch.tensor([1, 256], dtype=microtorch.uint8)
+    with pytest.raises(RuntimeError, match="value -129 cannot be converted"):
+        microtorch.tensor([-129], dtype=microtorch.int8)
+    assert microtorch.tensor(np.array([300]), dtype=microtorch.uint8).tolist() == [44]
+
+
 def test_tensor_from_tensors_and_explicit_dtype() -> None:
     assert microtorch.tensor([microtorch.tensor(1.0), microtorch.tensor(2.0)]).dtype is (
         microtorch.float32
