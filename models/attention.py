@@ -156,6 +156,7 @@ def summary(weights: list[numpy.ndarray]) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,  # --lr must not quietly mean --lr-decay-iters
         prog="python -m models.attention",
         description="Draw the attention weights of every head of a trained char-GPT on a prompt.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,

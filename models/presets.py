@@ -78,7 +78,17 @@ class TrainConfig:
     )
 
     def __post_init__(self) -> None:
-        if self.lr_decay_iters <= 0:
+        for name in ("learning_rate", "min_lr", "weight_decay", "grad_clip", "lr_decay_iters"):
+            if not getattr(self, name) >= 0:  # (also catches nan)
+                raise ValueError(
+                    f"--{name.replace('_', '-')} must not be negative, got {getattr(self, name)}"
+                )
+        for name in ("dropout", "beta1", "beta2"):
+            if not 0 <= getattr(self, name) < 1:
+                raise ValueError(
+                    f"--{name.replace('_', '-')} must be in [0, 1), got {getattr(self, name)}"
+                )
+        if self.lr_decay_iters == 0:
             self.lr_decay_iters = self.max_iters
         for name in ("batch_size", "eval_interval", "eval_iters", "log_interval"):
             if getattr(self, name) < 1:

@@ -41,6 +41,7 @@ def add_checkpoint_args(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,  # --lr must not quietly mean --lr-decay-iters
         prog="python -m models.sample",
         description="Sample text from a char-GPT trained with `python -m models.train`.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,

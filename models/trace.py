@@ -45,6 +45,7 @@ def size_names(config: GPTConfig, batch: int, context: int) -> tuple[dict[str, i
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,  # --lr must not quietly mean --lr-decay-iters
         prog="python -m models.trace",
         description="Print every op of one GPT forward pass with its input and output shapes.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,

@@ -428,6 +428,7 @@ def sample_text(model: GPT, tokenizer: CharTokenizer, length: int, device: Any,
 # ------------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,  # --lr must not quietly mean --lr-decay-iters
         prog="python -m models.train",
         description=(
             "Train a character-level GPT built from microtorch. With no arguments: the 'tiny' "

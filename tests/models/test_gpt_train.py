@@ -147,6 +147,13 @@ def test_cli_errors_are_clear(text_file, tmp_path, capsys):
     assert "nothing to resume" in capsys.readouterr().err
     assert train_mod.main(small_flags(text_file, tmp_path / "bad", n_head=3)) == 2
     assert "multiple of --n-head" in capsys.readouterr().err
+    assert train_mod.main(small_flags(text_file, tmp_path / "bad", learning_rate=-1.0)) == 2
+    assert "--learning-rate must not be negative" in capsys.readouterr().err
+    assert train_mod.main(small_flags(text_file, tmp_path / "bad", dropout=1.0)) == 2
+    assert "--dropout must be in [0, 1)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # no prefix matching: --lr is not --lr-decay-iters
+        train_mod.main(["--lr", "-1", "--out", str(tmp_path / "o")])
+    assert "unrecognized arguments: --lr" in capsys.readouterr().err
 
 
 def test_resume_cannot_change_the_model(text_file, tmp_path, capsys):
