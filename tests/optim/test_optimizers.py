@@ -125,13 +125,16 @@ RMSPROP_CASES = {
 }
 
 
+def _assert_matches_reference(cls: type, kw: dict, reference) -> None:
+    values, grads = _start()
+    ours = _run(lambda ps: cls(ps, **kw), values, grads)
+    for a, b in zip(ours, reference(values, grads, **kw)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("case", sorted(RMSPROP_CASES))
 def test_rmsprop_matches_reference(case: str) -> None:
-    values, grads = _start()
-    kw = RMSPROP_CASES[case]
-    ours = _run(lambda ps: optim.RMSprop(ps, **kw), values, grads)
-    for a, b in zip(ours, ref_rmsprop(values, grads, **kw)):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    _assert_matches_reference(optim.RMSprop, RMSPROP_CASES[case], ref_rmsprop)
 
 
 def test_rmsprop_on_device(device: str) -> None:
@@ -147,11 +150,7 @@ def test_rmsprop_on_device(device: str) -> None:
 
 @pytest.mark.parametrize("case", sorted(SGD_CASES))
 def test_sgd_matches_reference(case: str) -> None:
-    values, grads = _start()
-    kw = SGD_CASES[case]
-    ours = _run(lambda ps: optim.SGD(ps, **kw), values, grads)
-    for a, b in zip(ours, ref_sgd(values, grads, **kw)):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    _assert_matches_reference(optim.SGD, SGD_CASES[case], ref_sgd)
 
 
 @pytest.mark.parametrize("case", sorted(ADAM_CASES))
