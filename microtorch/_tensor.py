@@ -75,6 +75,7 @@ class Tensor:
         "_version",
         "_hooks",
         "_is_param",
+        "_view",  # None, or (base, index) when this tensor views base's memory (see inplace)
         "__weakref__",
     )
     __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__
@@ -100,6 +101,7 @@ class Tensor:
         self.grad = self.grad_fn = self._hooks = None
         self._version = _Version()
         self._is_param = False
+        self._view = None
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -115,6 +117,7 @@ class Tensor:
         t._version = _Version()
         t._hooks = None
         t._is_param = False
+        t._view = None
         return t
 
     # ----- what it is -------------------------------------------------------------

@@ -1390,6 +1390,8 @@ def getitem(input: Tensor, index: Any) -> Tensor:
         out = input
         for idx in steps:
             out = indexing.GetItem.apply(out, index=idx)
+        if out is not input and out._version is input._version:  # a view (basic indexing)
+            out._view = (input, index, None)  # lets an in-place op on it reach input's graph
         return out
     except IndexError as error:
         raise IndexError(
@@ -1534,14 +1536,16 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
         target.requires_grad
         or builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args)
     )
-    if tracking and target.grad_fn is not None and target.grad_fn.is_view:
-        # The write would change the memory of the tensor this one views, but only this
-        # tensor's grad_fn would learn about it: the other tensor's gradient would be wrong.
+    if tracking and target._view is not None and not _can_write_through(target._view):
+        # the write would change the memory of the tensor this one views, whose graph
+        # microtorch cannot update for this kind of view: its gradient would be wrong
+        op_name = type(target._view[2]).__name__
         raise RuntimeError(
-            f"in-place op on a view: this tensor was made by {target.grad_fn.name()} and shares "
-            "memory with another tensor that requires grad; microtorch cannot update that "
-            "tensor's graph, so its gradient would be wrong. Use an out-of-place op "
-            "(e.g. y = y * 2 instead of y *= 2) or .clone() the view first"
+            f"in-place op on a view: this tensor was made by {op_name} and shares memory with "
+            "another tensor; with gradients tracked microtorch writes through views made by "
+            "indexing (x[i], narrow...), view/reshape and permute/transpose, but not this one, "
+            "so the other tensor's gradient would be wrong. Use an out-of-place op (e.g. "
+            "y = y * 2 instead of y *= 2) or .clone() the view first"
         )
     if tracking:
         snapshot = Tensor._make(target.array.copy(), target.requires_grad, target.grad_fn)
@@ -1562,12 +1566,40 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
                 f"in-place op: result type {result.dtype} can't be cast to the desired output "
                 f"type {target.dtype}"
             )
+    if tracking and target._view is not None:
+        return _write_through_view(target, result)
     target.array[...] = result.array
     target._version.value += 1
     if tracking:
         target.grad_fn = result.grad_fn
         target.requires_grad = result.requires_grad  # False if overwritten by constants
     return target
+
+
+def _can_write_through(view_of: tuple) -> builtins.bool:
+    _base, index, op = view_of
+    return index is not None or isinstance(op, (shape_ops.Reshape, shape_ops.Permute))
+
+
+def _write_through_view(view: Tensor, result: Tensor) -> Tensor:
+    """An in-place op on a view of ``base``, with gradients tracked: the new values go into
+    the base as an op recorded in the base's graph (``base[index] = result``, or all of the
+    base for a reshaped or permuted view; through the base's own base if it is a view too),
+    then ``view`` becomes a fresh view of the updated base. Both gradients stay right
+    (PyTorch does this with CopySlices)."""
+    base, index, op = view._view
+    if index is not None:  # base[index]
+        setitem(base, index, result)  # writes the memory view shares, and bumps the version
+        fresh = getitem(base, index)
+    elif isinstance(op, shape_ops.Reshape):  # the same elements in another shape
+        inplace(base, copy_from, reshape(result, base.shape))
+        fresh = reshape(base, view.shape)
+    else:  # Permute: the same elements with the dims reordered
+        inverse = tuple(sorted(range(len(op.dims)), key=lambda i: op.dims[i]))
+        inplace(base, copy_from, permute(result, inverse))
+        fresh = permute(base, op.dims)
+    view.grad_fn, view.requires_grad = fresh.grad_fn, fresh.requires_grad
+    return view
 
 
 def _check_writable(target: Tensor, op: str) -> None:

@@ -464,17 +464,53 @@ def test_inplace_change_that_no_backward_needs_is_fine() -> None:
     assert values(a.grad) == [1.0, 1.0]
 
 
-def test_inplace_on_a_view_under_autograd_raises_instead_of_a_wrong_gradient() -> None:
-    a = leaf([1.0, 2.0, 3.0])
+def test_inplace_through_views_reaches_the_base_and_its_gradient(device: str) -> None:
+    """h[0:2].mul_(2) changes h, and h's gradient knows (PyTorch's CopySlices); the same for
+    views of views, reshaped and transposed views."""
+    a = leaf([1.0, 2.0, 3.0], device)
     h = a * 1
-    with pytest.raises(RuntimeError, match="in-place op on a view"):
-        h[0:2].mul_(2)
-    with pytest.raises(RuntimeError, match="in-place op on a view"):
-        a[0:1].add_(1)  # a view of a leaf
+    h[0:2].mul_(2)  # h = [2a0, 2a1, a2]
+    (h * h).sum().backward()
+    assert values(h) == [2.0, 4.0, 3.0] and values(a.grad) == [8.0, 16.0, 6.0]
+
+    m = leaf([[1.0, 2.0], [3.0, 4.0]], device)
+    g = m * 1
+    g.T[0].mul_(3)  # column 0 of g, through a transposed view
+    g.view(4)[3:].add_(10)  # g[1, 1], through a flat view
+    (g * g).sum().backward()
+    assert values(g) == [[3.0, 2.0], [9.0, 14.0]]
+    assert values(m.grad) == [[18.0, 4.0], [54.0, 28.0]]
+
+
+def test_writing_a_tensor_that_needs_grad_into_a_view_of_a_buffer(device: str) -> None:
+    """buf[0:2].copy_(w): buf now depends on w (its gradient was silently lost before)."""
+    w = leaf([1.0, 2.0], device)
+    buf = microtorch.zeros(3, device=device)
+    buf[0:2].copy_(w)
+    assert buf.requires_grad and values(buf) == [1.0, 2.0, 0.0]
+    (buf * microtorch.tensor([5.0, 6.0, 7.0], device=device)).sum().backward()
+    assert values(w.grad) == [5.0, 6.0]
+
+
+def test_inplace_on_views_that_cannot_be_tracked_raises() -> None:
+    a = leaf([1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        a[0:1].add_(1)  # a view of a leaf, as in PyTorch
+    h = a * 1
+    with pytest.raises(RuntimeError, match="in-place op on a view: this tensor was made by Split"):
+        h.split(2)[0].mul_(2)  # PyTorch refuses this one too
     c = h[[0, 1]]  # integer-list indexing copies, so this is not a view
     c.mul_(2)
     c.sum().backward()
     assert values(a.grad) == [2.0, 2.0, 0.0]
+
+
+def test_an_element_of_a_vector_is_a_view(device: str) -> None:
+    """x[1] of a 1-D tensor shares x's memory (NumPy gives a scalar copy there)."""
+    x = microtorch.zeros(3, device=device)
+    x[1].fill_(2.0)
+    x[2].add_(5.0)
+    assert values(x) == [0.0, 2.0, 5.0]
 
 
 # ------------------------------------------------------------------ hooks and retain_grad

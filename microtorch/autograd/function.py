@@ -119,6 +119,7 @@ class Function:
                 _anomaly_hook(fn, result)
         if fn.is_view:  # output may share the input's memory: share its version counter
             result._version = inputs[0]._version
+            result._view = (inputs[0], None, fn)  # (base, index, op): see functional.inplace
         if _trace_hook is not None:  # microtorch.trace() / detect_anomaly() watch every op
             _trace_hook(fn, inputs, params, result)
         return result

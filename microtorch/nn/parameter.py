@@ -36,6 +36,7 @@ class Parameter(Tensor):
         self.grad_fn = None
         self._hooks = None
         self._is_param = True
+        self._view = None
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)

@@ -39,7 +39,10 @@ class GetItem(Function):
     def forward(self, x, index=()):
         self.in_shape, self.dtype, self.index = x.shape, x.dtype, index
         self.is_view = is_basic_index(index)  # integer-array or mask indexing makes a copy
-        return x[index]
+        out = x[index]
+        if self.is_view and type(out) is not type(x):  # x[i] of a 1-D NumPy array: a scalar
+            out = x[index + (Ellipsis,)]  # ...but x[i, ...] is a 0-d view of x's memory
+        return out
 
     def backward(self, grad):
         xp = xp_of(grad)
@@ -81,7 +84,7 @@ class IndexPut(Function):
     def backward(self, grad):
         gx = gv = None
         if self.needs_input_grad[0]:
-            gx = grad.copy()
+            gx = xp_of(grad).array(grad)  # a copy (and an array even if grad is a 0-d scalar)
             view_to_index(gx, self.steps)[self.steps[-1]] = 0  # overwritten: not from x
         if self.needs_input_grad[1]:
             gv = unbroadcast(view_to_index(grad, self.steps)[self.steps[-1]], self.value_shape)

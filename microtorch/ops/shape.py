@@ -17,7 +17,10 @@ class Reshape(Function):
 
     def forward(self, x, shape=()):
         self.in_shape = x.shape
-        return x.reshape(shape)
+        out = x.reshape(shape)
+        # a view unless x's layout forced a copy (an empty array holds no memory to share)
+        self.is_view = out.size == 0 or xp_of(x).may_share_memory(out, x)
+        return out
 
     def backward(self, grad):
         return grad.reshape(self.in_shape)

@@ -247,7 +247,11 @@ class FakeArray:
         index = _index(index)
         if _has_mask(index):
             _host_sync()  # the result's size depends on the mask's contents
-        return _wrap(self._a[_wrap_around(index, self._a.shape)])
+        index = _wrap_around(index, self._a.shape)
+        out = self._a[index]
+        if isinstance(out, numpy.generic):  # ints only: CuPy gives a 0-d view, not a copy
+            out = self._a[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
+        return _wrap(out)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         index = _wrap_around(_index(index), self._a.shape)
@@ -285,7 +289,9 @@ def _wrap_around(index: Any, shape: tuple) -> Any:
         if isinstance(part, numpy.ndarray) and part.dtype.kind in "iu" and axis < len(shape):
             parts[k] = part % shape[axis] if shape[axis] else part
         axis += part.ndim if isinstance(part, numpy.ndarray) and part.dtype == bool else 1
-    return tuple(parts) if isinstance(index, tuple) else parts[0]
+    if isinstance(index, tuple) or not parts:  # (a[...] of a 0-d array: parts is empty)
+        return tuple(parts)
+    return parts[0]
 
 
 def _has_mask(index: Any) -> bool:
