@@ -398,6 +398,21 @@ class Tensor:
     def clone(self) -> Tensor:
         return F.clone(self)
 
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """copy.deepcopy: a new leaf with copied values (and a copied .grad), as in PyTorch."""
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                f"protocol; this one was made by {self.grad_fn.name()}: deepcopy "
+                "tensor.detach() (or .detach().clone()) instead"
+            )
+        if id(self) not in memo:
+            copy = Tensor._make(self.array.copy(), self.requires_grad)
+            if self.grad is not None:
+                copy.grad = Tensor._make(self.grad.array.copy())
+            memo[id(self)] = copy
+        return memo[id(self)]
+
     def contiguous(self) -> Tensor:
         return self if self.is_contiguous() else F.contiguous(self)
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -196,6 +198,19 @@ def test_detach_shares_memory_and_clone_copies(device: str) -> None:
         a.mul_(10)
     assert d.tolist() == [10.0, 20.0] and f.tolist() == [10.0, 20.0]
     assert c.tolist() == [1.0, 2.0]
+
+
+def test_deepcopy_copies_leaves_and_refuses_graph_nodes() -> None:
+    x = microtorch.ones(2, requires_grad=True)
+    x.grad = microtorch.full((2,), 3.0)
+    y = copy.deepcopy(x)
+    assert y is not x and y.requires_grad and y.is_leaf and y.grad.tolist() == [3.0, 3.0]
+    y.detach().add_(1)
+    assert x.tolist() == [1.0, 1.0]  # its own memory
+    both = copy.deepcopy({"a": x, "b": x})
+    assert both["a"] is both["b"]  # shared stays shared
+    with pytest.raises(RuntimeError, match="graph leaves.*made by MulBackward"):
+        copy.deepcopy(x * 2)  # as in PyTorch
 
 
 def test_allclose_and_equal_as_functions_and_methods(device: str) -> None:
