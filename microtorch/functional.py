@@ -179,21 +179,13 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     towards zero; both keep integers integers and have no gradient (it is 0)."""
     if rounding_mode is None:
         return arithmetic.Div.apply(*_float_operands(input, other, "div"))
-    if rounding_mode == "floor":
-        return floor_divide(input, other)
-    if rounding_mode != "trunc":
+    if rounding_mode not in ("trunc", "floor"):
         raise ValueError(
             f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}"
         )
     a, b = _binary_operands(input, other, "div")
     _check_integer_divisor(a, b, "div")
-    dividend, divisor = _raw(a), _raw(b)
-    xp = backend.xp_of((a if isinstance(a, Tensor) else b).array)
-    if _is_float(dividend) or _is_float(divisor):
-        return _no_grad_result(xp.trunc(dividend / divisor))
-    # integers: |a| // |b| with the quotient's sign, exact (no float rounding on the way)
-    sign = xp.sign(dividend) * xp.sign(divisor)
-    return _no_grad_result(sign * (xp.abs(dividend) // xp.abs(divisor)))
+    return arithmetic.RoundedDiv.apply(a, b, rounding_mode=rounding_mode)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:

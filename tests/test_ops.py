@@ -299,6 +299,16 @@ ARITHMETIC = [
         lambda b: np.floor_divide(7, b),
         grad=False,
     ),
+    C(
+        "div_rounding_modes",  # steps: a gradient of 0 for both inputs, as in PyTorch
+        lambda T, F, a, b: (
+            T.div(a, b, rounding_mode="floor"),
+            a.div(b, rounding_mode="trunc"),
+            T.div(a, 0.7, rounding_mode="trunc"),
+        ),  # fmt: skip
+        (const([[1.35, -2.61, 4.43], [-0.52, 3.14, -5.27]]), const([0.9, -1.1, 1.7])),
+        lambda a, b: (np.floor_divide(a, b), np.trunc(a / b), np.trunc(a / 0.7)),
+    ),
     C("neg", lambda T, F, a: -a, (x(2, 3),), np.negative),
     C("neg_function", lambda T, F, a: T.neg(a), (x(),), np.negative),
 ]

@@ -111,6 +111,32 @@ class Remainder(Function):
         return ga, gb
 
 
+class RoundedDiv(Function):
+    """a / b rounded down ("floor", as //) or towards zero ("trunc"): steps, so the gradient
+    is 0 for both inputs (PyTorch's convention). Integers divide exactly, with no float on
+    the way."""
+
+    def forward(self, a, b, rounding_mode="floor"):
+        self.shapes = (_shape(a), _shape(b))
+        xp = xp_of(a if hasattr(a, "dtype") else b)
+        if rounding_mode == "floor":
+            return a // b
+        if _is_float(a) or _is_float(b):
+            return xp.trunc(a / b)
+        return xp.sign(a) * xp.sign(b) * (xp.abs(a) // xp.abs(b))  # |a| // |b|, signed
+
+    def backward(self, grad):
+        xp = xp_of(grad)
+        return tuple(
+            xp.zeros(shape, dtype=grad.dtype) if need else None
+            for shape, need in zip(self.shapes, self.needs_input_grad)
+        )
+
+
+def _is_float(x: Any) -> bool:
+    return x.dtype.kind == "f" if hasattr(x, "dtype") else isinstance(x, float)
+
+
 class Neg(Function):
     def forward(self, x):
         return -x
