@@ -15,6 +15,8 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
+import numpy
+
 from . import backend
 from . import dtypes as _dtypes
 from ._tensor import Tensor
@@ -77,6 +79,17 @@ def _plain_number(x: Any) -> Any:
     return x.item() if isinstance(x, _Number) and hasattr(x, "item") else x
 
 
+def _wrapped_into(number: Any, dtype: Any) -> Any:
+    """A Python int too big for a small integer dtype wraps around, as in PyTorch
+    (int8_tensor * 200 multiplies by -56); NumPy would raise OverflowError instead."""
+    if type(number) is not builtins.int or dtype.np.kind not in "iu":
+        return number
+    info = numpy.iinfo(dtype.np)
+    if info.min <= number <= info.max:
+        return number
+    return numpy.array(number).astype(dtype.np)[()]  # (a NumPy scalar of that dtype)
+
+
 def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     """Bring two operands to one dtype by PyTorch's rules. Python numbers stay numbers (they
     adapt to the tensor's dtype); tensors of different dtypes are cast to the common one."""
@@ -97,10 +110,10 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     a, b = _plain_number(a), _plain_number(b)
     if isinstance(a, _Number) and isinstance(b, Tensor):
         target = _dtypes.result_type_with_scalar(b.dtype, a)
-        return a, (b if target is b.dtype else cast(b, target))
+        return _wrapped_into(a, target), (b if target is b.dtype else cast(b, target))
     if isinstance(b, _Number) and isinstance(a, Tensor):
         target = _dtypes.result_type_with_scalar(a.dtype, b)
-        return (a if target is a.dtype else cast(a, target)), b
+        return (a if target is a.dtype else cast(a, target)), _wrapped_into(b, target)
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(
             f"{op}: expected at least one Tensor, got {type(a).__name__} and {type(b).__name__}"

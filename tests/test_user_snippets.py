@@ -108,6 +108,16 @@ def dtype_promotion(torch):
 
 
 @snippet
+def small_integer_dtypes_wrap_around(torch):
+    a = torch.tensor([1, 2, -3], dtype=torch.int8)
+    u = torch.tensor([1, 250], dtype=torch.uint8)
+    outs = [a * 200, a + 300, 300 - a, u - 2, u + 10, a > 200]
+    for o in outs:
+        print(o.dtype)
+    return outs
+
+
+@snippet
 def integer_arithmetic(torch):
     a = torch.tensor([-7, -3, 0, 3, 7])
     return [a // 2, a % 3, a / 2, a / 0.5, a * True, a.abs(), -a, a**2, a.clamp(-2, 2), a > 0,
