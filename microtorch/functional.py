@@ -1582,8 +1582,12 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
 
 
 def _can_write_through(view_of: tuple) -> builtins.bool:
+    """Views by indexing, reshaping (an expand that repeats nothing is one) or permuting;
+    an expand that repeats elements never gets here (_check_writable refuses it)."""
     _base, index, op = view_of
-    return index is not None or isinstance(op, (shape_ops.Reshape, shape_ops.Permute))
+    return index is not None or isinstance(
+        op, (shape_ops.Reshape, shape_ops.Expand, shape_ops.Permute)
+    )
 
 
 def _write_through_view(view: Tensor, result: Tensor) -> Tensor:
@@ -1596,7 +1600,7 @@ def _write_through_view(view: Tensor, result: Tensor) -> Tensor:
     if index is not None:  # base[index]
         setitem(base, index, result)  # writes the memory view shares, and bumps the version
         fresh = getitem(base, index)
-    elif isinstance(op, shape_ops.Reshape):  # the same elements in another shape
+    elif isinstance(op, (shape_ops.Reshape, shape_ops.Expand)):  # same elements, new shape
         inplace(base, copy_from, reshape(result, base.shape))
         fresh = reshape(base, view.shape)
     else:  # Permute: the same elements with the dims reordered

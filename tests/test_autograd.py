@@ -477,6 +477,7 @@ def test_inplace_through_views_reaches_the_base_and_its_gradient(device: str) ->
     g = m * 1
     g.T[0].mul_(3)  # column 0 of g, through a transposed view
     g.view(4)[3:].add_(10)  # g[1, 1], through a flat view
+    g.expand(1, 2, 2).mul_(1)  # an expand that repeats nothing is a view like the others
     (g * g).sum().backward()
     assert values(g) == [[3.0, 2.0], [9.0, 14.0]]
     assert values(m.grad) == [[18.0, 4.0], [54.0, 28.0]]
