@@ -1530,7 +1530,8 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     This is how every in-place method works (``add_``, ``mul_``, ``copy_``, ``x[i] = v``...).
     The version counter goes up, so a backward that saved the old values raises instead of
     using the new ones. When gradients are tracked, the op is recorded on a snapshot of
-    the old values and ``target`` takes over the op's ``grad_fn``."""
+    the old values and ``target`` takes over the op's ``grad_fn``; if ``target`` is a view
+    of another tensor, the write goes through that tensor instead (_write_through_view)."""
     _check_writable(target, "in-place op")
     if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
         raise RuntimeError(
