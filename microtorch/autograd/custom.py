@@ -79,14 +79,16 @@ class CustomBackward(Function):
 
     def __init__(self, function_class: type, ctx: FunctionCtx, inputs: tuple) -> None:
         self.function_class, self.ctx = function_class, ctx
-        self.input_arrays = [getattr(t, "array", None) for t in inputs]  # shapes, dtypes
+        # per input: (shape, dtype, array type) of a tensor, None for anything else
+        self.inputs_like = [(t.array.shape, t.array.dtype, type(t.array)) if hasattr(t, "array")
+                            else None for t in inputs]  # fmt: skip
 
     def backward(self, grad: Any) -> tuple:
         Tensor = function._tensor_class()
         with grad_mode.no_grad():
             grads = self.function_class.backward(self.ctx, Tensor._make(grad))  # <- yours
         grads = grads if isinstance(grads, tuple) else (grads,)
-        n = len(self.input_arrays)
+        n = len(self.inputs_like)
         if len(grads) < n or any(g is not None for g in grads[n:]):
             raise RuntimeError(
                 f"{self.name()}: backward returned an incorrect number of gradients (expected "
@@ -96,7 +98,7 @@ class CustomBackward(Function):
 
     def _as_input_grad(self, i: int, g: Any) -> Any:
         """Gradient ``i`` as an array of input ``i``'s shape and dtype (None: no gradient)."""
-        like = self.input_arrays[i]
+        like = self.inputs_like[i]
         if g is not None and like is None:
             raise RuntimeError(
                 f"{self.name()}: backward returned a gradient different than None at position "
@@ -104,23 +106,24 @@ class CustomBackward(Function):
             )
         if g is None or not self.ctx.needs_input_grad[i]:
             return None
-        if not isinstance(g, function._tensor_class()) or type(g.array) is not type(like):
+        shape, dtype, array_type = like
+        if not isinstance(g, function._tensor_class()) or type(g.array) is not array_type:
             raise RuntimeError(
                 f"{self.name()}: backward must return tensors on the input's device "
-                f"({type(like).__module__.split('.')[0]} arrays); gradient {i} is {type(g)}"
+                f"({array_type.__module__.split('.')[0]} arrays); gradient {i} is {type(g)}"
             )
         array = g.array
-        if array.shape != like.shape:
+        if array.shape != shape:
             try:  # a gradient of a broadcast shape is summed down, as PyTorch does
-                array = unbroadcast(array, like.shape).reshape(like.shape)
+                array = unbroadcast(array, shape).reshape(shape)
             except ValueError:
                 array = None
-            if array is None or array.shape != like.shape:
+            if array is None or array.shape != shape:
                 raise RuntimeError(
                     f"{self.name()}: backward returned an invalid gradient at index {i} - got "
-                    f"{list(g.shape)} but expected shape compatible with {list(like.shape)}"
+                    f"{list(g.shape)} but expected shape compatible with {list(shape)}"
                 )
-        return array.astype(like.dtype, copy=False)
+        return array.astype(dtype, copy=False)
 
     def release(self) -> None:
         self.ctx.freed, self.ctx.to_save = True, ()
