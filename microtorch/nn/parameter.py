@@ -45,13 +45,11 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __deepcopy__(self, memo: dict) -> Parameter:
-        if id(self) in memo:
-            return memo[id(self)]
-        copy = Parameter(Tensor._make(self.array.copy()), self.requires_grad)
-        if self.grad is not None:
-            copy.grad = Tensor._make(self.grad.array.copy())
-        memo[id(self)] = copy
-        return copy
+        if id(self) not in memo:
+            leaf = Tensor.__deepcopy__(self, {})  # the values and the .grad, copied
+            copy = memo[id(self)] = Parameter(leaf, self.requires_grad)
+            copy.grad = leaf.grad
+        return memo[id(self)]
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         return (_rebuild_parameter, (Tensor._make(self.array), self.requires_grad))
