@@ -118,10 +118,11 @@ class RoundedDiv(Function):
 
     def forward(self, a, b, rounding_mode="floor"):
         self.shapes = (_shape(a), _shape(b))
-        xp = xp_of(a if hasattr(a, "dtype") else b)
+        array = a if hasattr(a, "dtype") else b  # (the other may be a Python number)
+        xp = xp_of(array)
         if rounding_mode == "floor":
             return a // b
-        if _is_float(a) or _is_float(b):
+        if array.dtype.kind == "f":  # (div brought both operands to one dtype first)
             return xp.trunc(a / b)
         return xp.sign(a) * xp.sign(b) * (xp.abs(a) // xp.abs(b))  # |a| // |b|, signed
 
@@ -131,10 +132,6 @@ class RoundedDiv(Function):
             xp.zeros(shape, dtype=grad.dtype) if need else None
             for shape, need in zip(self.shapes, self.needs_input_grad)
         )
-
-
-def _is_float(x: Any) -> bool:
-    return x.dtype.kind == "f" if hasattr(x, "dtype") else isinstance(x, float)
 
 
 class Neg(Function):
