@@ -92,7 +92,7 @@ def _adam_arrays(a: Any, g: Any, m: Any, v: Any, v_max: Any, keep: float, l2: fl
         g = g + l2 * a  # Adam's L2 penalty: a new array, the stored gradient is unchanged
     if keep != 1.0:
         a *= keep  # AdamW: decoupled weight decay
-    tmp = g * (1.0 - beta1)  # the one scratch array, reused below
+    tmp = xp.multiply(g, 1.0 - beta1, out=xp.empty_like(a))  # the one scratch array, reused below
     m *= beta1
     m += tmp  # m = beta1 * m + (1 - beta1) * g
     xp.multiply(g, g, out=tmp)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .. import backend
 from .._tensor import Tensor
 from .optimizer import Optimizer, check_hyperparameters, check_unsupported, state_array
 
@@ -52,9 +53,11 @@ class SGD(Optimizer):
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = state["momentum_buffer"] = Tensor._make(g.copy())
+                        # a copy of g, as an array: for a 0-d p, NumPy's arithmetic gave a scalar
+                        first = backend.xp_of(p.array).array(g, dtype=p.array.dtype)
+                        buf = state["momentum_buffer"] = Tensor._make(first)
                     else:
-                        b = state_array(buf, g)
+                        b = state_array(buf, p.array)
                         b *= momentum
                         b += g if dampening == 0.0 else (1.0 - dampening) * g
                     g = g + momentum * buf.array if nesterov else buf.array

@@ -12,7 +12,7 @@ import pytest
 import microtorch as torch
 from microtorch import nn, optim
 
-SHAPES = [(3, 4), (4,), (2, 1, 3)]
+SHAPES = [(3, 4), (4,), (2, 1, 3), ()]  # () a 0-d parameter: NumPy makes its arithmetic scalars
 STEPS = 5
 
 
