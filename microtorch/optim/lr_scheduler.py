@@ -6,14 +6,17 @@
         scheduler.step()
 
 A scheduler remembers each group's starting lr as ``base_lrs`` (stored in the group as
-``"initial_lr"``) and computes the lr for step ``last_epoch`` from it. Creating a
-scheduler already applies step 0's lr.
+``"initial_lr"``). Creating a scheduler already applies step 0's lr. Most schedules move
+the group's current lr on by a factor each step, as PyTorch's do, so that two schedulers on
+one optimizer compose (``ChainedScheduler``); each class's docstring gives the closed form
+it amounts to alone.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
+import warnings
 from collections.abc import Callable
 
 from .optimizer import Optimizer
@@ -36,19 +39,57 @@ class LRScheduler:
                     )
         self.base_lrs = [float(group["initial_lr"]) for group in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self.step()
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """The step a scheduler takes when it is made: step 0's lr (when resuming, most
+        schedules leave the groups' lrs as they are)."""
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self) -> list[float]:
-        """The lr of every group at step ``self.last_epoch`` (subclasses define it)."""
+        """The lr of every group at step ``self.last_epoch``, worked out from the group's
+        current lr (subclasses define it). Starting from the current lr, rather than from
+        ``base_lrs``, is what lets schedulers chain: two schedulers stepped on one optimizer
+        apply one after the other, as in PyTorch."""
         raise TypeError(f"{type(self).__name__} must define get_lr()")
 
+    def _get_closed_form_lr(self) -> list[float]:
+        """The lr of every group at step ``self.last_epoch`` worked out from ``base_lrs``
+        alone, for ``step(epoch)``; schedules that never chain need nothing else."""
+        return self.get_lr()
+
     def step(self, epoch: int | None = None) -> None:
-        """Advance one step (or jump to ``epoch``) and write the new lrs into the groups."""
-        self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
-        lrs = self.get_lr()
+        """Advance one step and write the new lrs into the groups.
+
+        ``step(epoch)`` jumps to ``epoch`` instead, with the closed form of the schedule;
+        PyTorch deprecates it (and warns), and so does microtorch."""
+        if epoch is None:
+            self.last_epoch += 1
+            self._set_lrs(self.get_lr())
+        else:
+            warnings.warn(
+                "scheduler.step(epoch) is deprecated, as in PyTorch: call scheduler.step() "
+                "once per step; with an epoch the closed form of the schedule is used",
+                UserWarning,
+                stacklevel=2,
+            )
+            self._jump_to(epoch)
+
+    def _jump_to(self, epoch: int) -> None:
+        self.last_epoch = int(epoch)
+        self._set_lrs(self._get_closed_form_lr())
+
+    def _set_lrs(self, lrs: list[float]) -> None:
         for group, lr in zip(self.optimizer.param_groups, lrs):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def _current_lrs(self) -> list[float]:
+        return [group["lr"] for group in self.optimizer.param_groups]
 
     def get_last_lr(self) -> list[float]:
         return self._last_lr
@@ -63,7 +104,8 @@ class LRScheduler:
 
 
 class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(step); ``lr_lambda`` is one function or one per group."""
+    """lr = base_lr * lr_lambda(step); ``lr_lambda`` is one function or one per group.
+    It sets the lr outright, so it does not chain with other schedulers."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
                  last_epoch: int = -1) -> None:  # fmt: skip
@@ -81,8 +123,12 @@ class LambdaLR(LRScheduler):
 
 
 class CosineAnnealingLR(LRScheduler):
-    """lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * step / T_max)) / 2: from base_lr at
-    step 0 down to eta_min at step T_max (the closed form of PyTorch's schedule)."""
+    """From base_lr at step 0 down to eta_min at step T_max along half a cosine, then back up
+    (the cosine goes on); alone, at step t:
+
+        lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * t / T_max)) / 2
+
+    Each step moves the current lr by that curve's ratio around eta_min, as PyTorch does."""
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:  # fmt: skip
@@ -91,13 +137,27 @@ class CosineAnnealingLR(LRScheduler):
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 
+    def _curve(self, step: int) -> float:
+        return 1 + math.cos(math.pi * step / self.T_max)
+
     def get_lr(self) -> list[float]:
-        cosine = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-        return [self.eta_min + (base - self.eta_min) * cosine for base in self.base_lrs]
+        t, lrs = self.last_epoch, self._current_lrs()
+        if self._is_initial:
+            return lrs
+        if (t - 1 - self.T_max) % (2 * self.T_max) == 0:  # leaving the bottom: the curve was 0
+            rise = (1 - math.cos(math.pi / self.T_max)) / 2
+            return [lr + (base - self.eta_min) * rise for lr, base in zip(lrs, self.base_lrs)]
+        ratio = self._curve(t) / self._curve(t - 1)
+        return [self.eta_min + (lr - self.eta_min) * ratio for lr in lrs]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        half = self._curve(self.last_epoch) / 2
+        return [self.eta_min + (base - self.eta_min) * half for base in self.base_lrs]
 
 
 class StepLR(LRScheduler):
-    """lr = base_lr * gamma ** (step // step_size): multiplied by gamma every step_size steps."""
+    """The lr is multiplied by gamma every step_size steps; alone:
+    lr = base_lr * gamma ** (step // step_size)."""
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1) -> None:  # fmt: skip
@@ -107,11 +167,17 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        t = self.last_epoch
+        factor = self.gamma if t != 0 and t % self.step_size == 0 else 1.0
+        return [lr * factor for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
         return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):
-    """lr = base_lr * gamma ** (how many milestones step has reached)."""
+    """The lr is multiplied by gamma at each milestone (twice at a milestone given twice);
+    alone: lr = base_lr * gamma ** (how many milestones step has reached)."""
 
     def __init__(self, optimizer: Optimizer, milestones: list[int], gamma: float = 0.1,
                  last_epoch: int = -1) -> None:  # fmt: skip
@@ -119,24 +185,33 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        factor = self.gamma ** self.milestones.count(self.last_epoch)
+        return [lr * factor for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
         passed = bisect.bisect_right(self.milestones, self.last_epoch)
         return [base * self.gamma**passed for base in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
-    """lr = base_lr * gamma ** step."""
+    """The lr is multiplied by gamma every step; alone: lr = base_lr * gamma ** step."""
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        factor = 1.0 if self._is_initial else self.gamma
+        return [lr * factor for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
         return [base * self.gamma**self.last_epoch for base in self.base_lrs]
 
 
 class LinearLR(LRScheduler):
     """lr = base_lr * factor, the factor going in a straight line from start_factor at step 0
-    to end_factor at step total_iters, then staying there (a linear warmup, by default)."""
+    to end_factor at step total_iters, then staying there (a linear warmup, by default).
+    Each step multiplies the current lr by factor(step) / factor(step - 1)."""
 
     def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
                  total_iters: int = 5, last_epoch: int = -1) -> None:  # fmt: skip
@@ -148,10 +223,21 @@ class LinearLR(LRScheduler):
         self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
         super().__init__(optimizer, last_epoch)
 
+    def _factor(self, step: int) -> float:
+        done = min(step, self.total_iters) / self.total_iters if self.total_iters else 1
+        return self.start_factor + (self.end_factor - self.start_factor) * done
+
     def get_lr(self) -> list[float]:
-        done = min(self.last_epoch, self.total_iters) / self.total_iters if self.total_iters else 1
-        factor = self.start_factor + (self.end_factor - self.start_factor) * done
-        return [base * factor for base in self.base_lrs]
+        t, lrs = self.last_epoch, self._current_lrs()
+        if t == 0:
+            return [lr * self.start_factor for lr in lrs]
+        if self._is_initial or t > self.total_iters:
+            return lrs
+        ratio = self._factor(t) / self._factor(t - 1)
+        return [lr * ratio for lr in lrs]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base * self._factor(self.last_epoch) for base in self.base_lrs]
 
 
 class SequentialLR(LRScheduler):
@@ -160,29 +246,43 @@ class SequentialLR(LRScheduler):
 
         SequentialLR(opt, [LinearLR(opt, 0.01, total_iters=100),
                            CosineAnnealingLR(opt, T_max=4900)], milestones=[100])
-    """
+
+    Making each scheduler already took its first step; SequentialLR undoes those and starts
+    from the groups' initial lrs, as PyTorch does."""
 
     def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler],
                  milestones: list[int], last_epoch: int = -1) -> None:  # fmt: skip
+        if not schedulers:
+            raise ValueError("SequentialLR expects at least one scheduler, but got none")
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 f"SequentialLR: expected {len(schedulers) - 1} milestones for "
                 f"{len(schedulers)} schedulers, got {len(milestones)}"
             )
-        for scheduler in schedulers:
-            if scheduler.optimizer is not optimizer:
-                raise ValueError("SequentialLR: every scheduler must drive the same optimizer")
-        self._schedulers, self.milestones = list(schedulers), list(milestones)
-        super().__init__(optimizer, last_epoch)
+        _check_schedulers("SequentialLR", schedulers, optimizer)
+        self.optimizer = optimizer
+        self._schedulers, self._milestones = list(schedulers), list(milestones)
+        self.last_epoch = last_epoch + 1
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        for scheduler in self._schedulers:
+            _undo_first_step(scheduler)
+        first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
 
-    def get_lr(self) -> list[float]:
-        i = bisect.bisect_right(self.milestones, self.last_epoch)
+    def step(self) -> None:  # type: ignore[override]
+        self.last_epoch += 1
+        i = bisect.bisect_right(self._milestones, self.last_epoch)
         current = self._schedulers[i]
-        current.last_epoch = self.last_epoch - (self.milestones[i - 1] if i else 0)
-        return current.get_lr()
+        if i > 0 and self._milestones[i - 1] == self.last_epoch:
+            current._jump_to(0)  # its own step 0, from the base lrs
+        else:
+            current.step()
+        self._last_lr = current.get_last_lr()
 
     def state_dict(self) -> dict:
-        state = super().state_dict()
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
         state["_schedulers"] = [scheduler.state_dict() for scheduler in self._schedulers]
         return state
 
@@ -190,7 +290,53 @@ class SequentialLR(LRScheduler):
         state = dict(state_dict)
         for scheduler, sub_state in zip(self._schedulers, state.pop("_schedulers")):
             scheduler.load_state_dict(sub_state)
-        super().load_state_dict(state)
+        self.__dict__.update(state)
+
+
+class ChainedScheduler(LRScheduler):
+    """Steps several schedulers of one optimizer together, each after the other, so that
+    their changes compose: ``ChainedScheduler([ExponentialLR(opt, 0.9), StepLR(opt, 30)])``.
+    (Calling their ``step()`` one after the other in the loop does the same.)"""
+
+    def __init__(self, schedulers: list[LRScheduler], optimizer: Optimizer | None = None) -> None:
+        if not schedulers:
+            raise ValueError("ChainedScheduler expects at least one scheduler, but got none")
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_schedulers("ChainedScheduler", schedulers, optimizer)
+        self.optimizer = optimizer
+        self._schedulers = list(schedulers)
+        self._last_lr = self._current_lrs()
+
+    def step(self) -> None:  # type: ignore[override]
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = self._current_lrs()
+
+    # saved with the inner schedulers' states, as SequentialLR is
+    state_dict = SequentialLR.state_dict
+    load_state_dict = SequentialLR.load_state_dict
+
+
+def _check_schedulers(name: str, schedulers: list, optimizer: Optimizer) -> None:
+    for i, scheduler in enumerate(schedulers):
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{name} does not support ReduceLROnPlateau (at index {i}): its step() needs "
+                "the metric"
+            )
+        if getattr(scheduler, "optimizer", None) is not optimizer:
+            raise ValueError(
+                f"{name}: every scheduler must drive the same optimizer, but "
+                f"{type(scheduler).__name__} at index {i} has another one"
+            )
+
+
+def _undo_first_step(scheduler: LRScheduler) -> None:
+    """Take back the step count of the step a scheduler took when it was made."""
+    for inner in getattr(scheduler, "_schedulers", []):
+        _undo_first_step(inner)
+    if not hasattr(scheduler, "_schedulers"):
+        scheduler.last_epoch -= 1
 
 
 class OneCycleLR(LRScheduler):
@@ -409,6 +555,7 @@ class WarmupCosineLR(LRScheduler):
 _LRScheduler = LRScheduler  # the older PyTorch name
 
 __all__ = [
+    "ChainedScheduler",
     "CosineAnnealingLR",
     "ExponentialLR",
     "LRScheduler",

@@ -70,12 +70,60 @@ def test_state_dict_round_trip() -> None:
     assert state["last_epoch"] == 5 and "optimizer" not in state
     opt2 = _optimizer(1.0)
     sched2 = lr_scheduler.CosineAnnealingLR(opt2, T_max=20)
+    # schedules move the group's lr on from where it is, so the optimizer's lr is restored
+    # too, as in PyTorch: a checkpoint holds both state dicts
+    opt2.load_state_dict(opt.state_dict())
     sched2.load_state_dict(state)
     sched.step()
     sched2.step()
     assert sched.get_last_lr() == sched2.get_last_lr()
     lam = lr_scheduler.LambdaLR(_optimizer(), lambda s: 1.0)
     assert "lr_lambdas" not in lam.state_dict()
+
+
+def test_schedulers_stepped_in_turn_multiply() -> None:
+    """Two schedules on one optimizer compose, as PyTorch's do: alone each is a closed form
+    base_lr * factor(step); together the lr is base_lr times both factors."""
+    opt = _optimizer(1.0)
+    decay = lr_scheduler.ExponentialLR(opt, gamma=0.9)
+    steps = lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
+    seen = []
+    for _ in range(8):
+        seen.append(opt.param_groups[0]["lr"])
+        decay.step()
+        steps.step()
+    assert seen == pytest.approx([0.9**t * 0.5 ** (t // 3) for t in range(8)])
+    assert decay.get_last_lr() == pytest.approx([0.9**8 * 0.5**2])
+
+
+def test_a_changed_lr_is_where_the_schedule_goes_on_from() -> None:
+    opt = _optimizer(1.0)
+    sched = lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    sched.step()
+    opt.param_groups[0]["lr"] = 0.1  # the user lowers it by hand
+    sched.step()
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.05)
+
+
+def test_step_with_an_epoch_warns_and_jumps_by_the_closed_form() -> None:
+    opt = _optimizer(1.0)
+    sched = lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    with pytest.warns(UserWarning, match="deprecated"):
+        sched.step(5)
+    assert sched.last_epoch == 5 and opt.param_groups[0]["lr"] == pytest.approx(0.25)
+    sched.step()  # on from there: step 6 halves again
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.125)
+
+
+def test_chained_and_sequential_refuse_plateau_and_other_optimizers() -> None:
+    opt = _optimizer()
+    plateau = lr_scheduler.ReduceLROnPlateau(opt)
+    with pytest.raises(ValueError, match="does not support ReduceLROnPlateau"):
+        lr_scheduler.ChainedScheduler([lr_scheduler.StepLR(opt, 2), plateau])
+    with pytest.raises(ValueError, match="same optimizer"):
+        lr_scheduler.SequentialLR(
+            opt, [lr_scheduler.StepLR(opt, 2), lr_scheduler.StepLR(_optimizer(), 2)], [3]
+        )
 
 
 def test_resuming_needs_initial_lr() -> None:
@@ -152,6 +200,20 @@ SCHEDULES = {
         ],
         milestones=[2, 6],
     ),
+    # chaining: each schedule moves the lr the last one left, so their factors multiply
+    "chained_exponential_and_multistep": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
+        [
+            lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.9),
+            lib.optim.lr_scheduler.MultiStepLR(o, [2, 5, 5], gamma=0.5),
+        ]
+    ),
+    "chained_warmup_and_cosine": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
+        [
+            lib.optim.lr_scheduler.LinearLR(o, 0.2, total_iters=4),
+            lib.optim.lr_scheduler.CosineAnnealingLR(o, T_max=5, eta_min=0.02),
+            lib.optim.lr_scheduler.StepLR(o, step_size=4, gamma=0.5),
+        ]
+    ),
 }
 
 
@@ -191,6 +253,7 @@ def test_sequential_state_dict_resumes_the_same_schedule() -> None:
     state = first.state_dict()
     opt2 = optim.SGD([{"params": [param]}, {"params": [], "lr": 0.2}], lr=0.5)
     second = SCHEDULES["warmup_then_cosine"](torch, opt2)
+    opt2.load_state_dict(opt.state_dict())
     second.load_state_dict(state)
     second.step()
     assert [g["lr"] for g in opt2.param_groups] == pytest.approx(full[6])
