@@ -571,6 +571,25 @@ def test_core_errors(bad, error, pattern) -> None:
             "query, key and value must have the same dtype",
         ),
         (
+            lambda: F.scaled_dot_product_attention(
+                microtorch.ones(2, 6, 3, 4),
+                microtorch.ones(2, 2, 3, 4),
+                microtorch.ones(2, 2, 3, 4),
+            ),
+            RuntimeError,
+            r"batch dims of query \(2, 6, 3, 4\), key \(2, 2, 3, 4\).*pass enable_gqa=True",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
+                microtorch.ones(6, 3, 4),
+                microtorch.ones(4, 3, 4),
+                microtorch.ones(4, 3, 4),
+                enable_gqa=True,
+            ),
+            RuntimeError,
+            r"enable_gqa=True: key \(4, 3, 4\) needs a heads dim \(-3\) whose size divides query's 6",
+        ),
+        (
             lambda: F.pad(microtorch.ones(2, 3), (1, 1, 1)),
             RuntimeError,
             r"pad: \(1, 1, 1\) must be \(left, right\) pairs, at most one per dim.*\(2, 3\)",

@@ -1294,6 +1294,12 @@ NN = [
         np_sdpa,
     ),
     C(
+        "sdpa_grouped_query",  # key: 2 heads for query's 6, value: 3
+        lambda T, F, q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True),
+        (x(2, 6, 3, 4), x(2, 2, 5, 4), x(2, 3, 5, 2)),
+        lambda q, k, v: np_sdpa(q, np.repeat(k, 3, axis=-3), np.repeat(v, 2, axis=-3)),
+    ),
+    C(
         "sdpa_dropout",
         seeded(lambda T, F, q, k, v: F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)),
         (x(2, 3, 4), x(2, 3, 4), x(2, 3, 2)),

@@ -373,7 +373,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     A boolean ``attn_mask`` marks the positions allowed to take part (True); a float mask
     is added to the scores. ``is_causal`` masks future positions (top-left aligned).
     ``scale`` defaults to 1/sqrt(E). A query the mask lets see no key (all False, or all
-    -inf) gets output 0 and gradient 0, as in PyTorch (softmax alone would give nan)."""
+    -inf) gets output 0 and gradient 0, as in PyTorch (softmax alone would give nan).
+    ``enable_gqa`` (grouped-query attention): key and value may have fewer heads (dim -3)
+    than query, each a divisor of query's; each of their heads then serves that many
+    query heads in a row."""
     for name, t in (("query", query), ("key", key), ("value", value)):
         _check_tensor(t, "scaled_dot_product_attention", name)
     q_shape, k_shape, v_shape = tuple(query.shape), tuple(key.shape), tuple(value.shape)
@@ -392,6 +395,19 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         raise RuntimeError(
             "scaled_dot_product_attention: pass either attn_mask or is_causal, not both"
         )
+    if enable_gqa and query.ndim >= 3:
+        key = _repeat_heads(key, q_shape[-3], "key")
+        value = _repeat_heads(value, q_shape[-3], "value")
+        k_shape, v_shape = tuple(key.shape), tuple(value.shape)
+    for batch in (k_shape[:-2], v_shape[:-2]):
+        for x, y in zip(reversed(q_shape[:-2]), reversed(batch)):
+            if x != y and x != 1 and y != 1:
+                raise RuntimeError(
+                    f"scaled_dot_product_attention: the batch dims of query {q_shape}, key "
+                    f"{k_shape} and value {v_shape} (all but the last two) cannot be broadcast "
+                    "together; for key and value with fewer heads than query pass "
+                    "enable_gqa=True"
+                )
     mask_array = None
     if attn_mask is not None:
         if attn_mask.requires_grad:
@@ -427,6 +443,18 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         q, k, v, attn_mask=mask_array, dropout_p=float(dropout_p), is_causal=is_causal,
         scale=scale,
     )  # fmt: skip
+
+
+def _repeat_heads(t: Tensor, query_heads: int, name: str) -> Tensor:
+    """Grouped-query attention: each of ``t``'s heads (dim -3) repeated for the
+    ``query_heads // heads`` query heads it serves, (..., H, S, E) -> (..., query_heads, S, E)."""
+    if t.ndim < 3 or query_heads % t.shape[-3]:
+        raise RuntimeError(
+            f"scaled_dot_product_attention with enable_gqa=True: {name} {tuple(t.shape)} needs "
+            f"a heads dim (-3) whose size divides query's {query_heads} heads"
+        )
+    heads = t.shape[-3]
+    return t if heads == query_heads else t.repeat_interleave(query_heads // heads, dim=-3)
 
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
