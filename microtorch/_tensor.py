@@ -358,15 +358,16 @@ class Tensor:
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(other_tensor)``, or keywords
-        ``device=``/``dtype=``. Returns self when nothing changes; otherwise a new tensor that
-        stays in the graph (gradients flow back through the move or cast)."""
-        device, dtype = parse_to_args(args, kwargs)
+        ``device=``/``dtype=``. Returns self when nothing changes (unless ``copy=True``);
+        otherwise a new tensor that stays in the graph (gradients flow back through the move
+        or cast)."""
+        device, dtype, copy = parse_to_args(args, kwargs)
         out = self
         if dtype is not None and dtype is not self.dtype:
             out = F.cast(out, dtype)
         if device is not None and device != out.device:
             out = F.to_device(out, device)
-        return out
+        return out.clone() if copy and out is self else out
 
     def cpu(self) -> Tensor:
         return self.to("cpu")
@@ -1040,22 +1041,29 @@ class Tensor:
 
 
 def parse_to_args(args: tuple, kwargs: dict) -> tuple:
-    """The (device, dtype) asked for by any form of ``to(...)`` (either may be None);
-    shared by ``Tensor.to`` and ``Module.to``."""
+    """The (device, dtype, copy) asked for by any form of ``to(...)`` (device and dtype may
+    be None); shared by ``Tensor.to`` and ``Module.to``. After the device/dtype/tensor come
+    PyTorch's two optional flags, ``non_blocking`` (a hint, nothing to do here) and
+    ``copy``, positionally or by keyword."""
     device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
-    kwargs.pop("non_blocking", None), kwargs.pop("copy", None)
+    flags = {"non_blocking": kwargs.pop("non_blocking", False), "copy": kwargs.pop("copy", False)}
     if kwargs:
         raise TypeError(f"to(): unexpected arguments {sorted(kwargs)}")
+    positional_flags = [a for a in args if isinstance(a, bool)]
+    if len(positional_flags) > 2:
+        raise TypeError(f"to(): at most two flags (non_blocking, copy), got {args}")
+    flags.update(zip(("non_blocking", "copy"), positional_flags))
     for a in args:
         if isinstance(a, Tensor):
             device, dtype = a.device, a.dtype
         elif isinstance(a, (str, backend.device)):
             device = a
-        elif a is not None:
+        elif a is not None and not isinstance(a, bool):
             dtype = a
     return (
         None if device is None else backend.as_device(device),
         None if dtype is None else _dtypes.get_dtype(dtype),
+        bool(flags["copy"]),
     )
 
 

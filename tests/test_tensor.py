@@ -258,6 +258,16 @@ def test_to_dtype_and_device(device: str) -> None:
     assert moved.cpu().device == "cpu"
 
 
+def test_to_with_copy_true_always_copies() -> None:
+    t = microtorch.tensor([1.5, 2.5], requires_grad=True)
+    for copied in (t.to("cpu", copy=True), t.to(copy=True), t.to(microtorch.float32, False, True)):
+        assert copied is not t and copied.tolist() == [1.5, 2.5]
+        assert copied.grad_fn is not None  # still in the graph, as PyTorch's copy is
+    assert t.to(microtorch.float32, True) is t  # (non_blocking=True alone copies nothing)
+    with pytest.raises(TypeError, match="Module.to\\(\\) does not take copy="):
+        microtorch.nn.Linear(2, 2).to("cpu", copy=True)
+
+
 def test_to_unknown_device_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown device 'tpu'"):
         microtorch.ones(1).to("tpu")

@@ -320,7 +320,9 @@ class Module:
         Parameters and buffers are moved *in place*: each keeps its identity and only its
         array is replaced, so tied weights stay tied and an optimizer built before the move
         still holds the right tensors. A dtype applies to floating-point tensors only."""
-        target_device, target_dtype = parse_to_args(args, kwargs)
+        target_device, target_dtype, copy = parse_to_args(args, kwargs)
+        if copy:
+            raise TypeError("Module.to() does not take copy=; it moves the module in place")
         if target_dtype is not None and not target_dtype.is_floating_point:
             raise TypeError(
                 f"nn.Module.to only accepts floating point dtypes, but got desired dtype={target_dtype}"
