@@ -173,7 +173,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    if builtins.any(isinstance(t, Tensor) and t.array.dtype == bool for t in (input, other)):
+    if builtins.any(_is_bool(t) for t in (input, other)):
         raise RuntimeError(
             "sub: subtraction, the `-` operator, with a bool tensor is not supported; to invert "
             "a mask use the `~` operator or logical_not()"
@@ -197,12 +197,16 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
             f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}"
         )
     a, b = _binary_operands(input, other, "div")
+    _check_not_bool(a, b, "div")
     _check_integer_divisor(a, b, "div")
     return arithmetic.RoundedDiv.apply(a, b, rounding_mode=rounding_mode)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:
+    if _is_bool(input) and isinstance(exponent, bool):  # x ** True is x, x ** False all True
+        return pow(input, int(exponent)).bool()  # (PyTorch's answer, though bools have no pow)
     a, b = _binary_operands(input, exponent, "pow")
+    _check_not_bool(a, b, "pow")
     return arithmetic.Pow.apply(a, b)
 
 
@@ -218,6 +222,7 @@ def neg(input: Tensor) -> Tensor:
 def floor_divide(input: Any, other: Any) -> Tensor:
     """a // b, rounded down; no gradient (it is 0 wherever it exists)."""
     a, b = _binary_operands(input, other, "floor_divide")
+    _check_not_bool(a, b, "floor_divide")
     _check_integer_divisor(a, b, "floor_divide")
     return _no_grad_result(_raw(a) // _raw(b))
 
@@ -225,8 +230,25 @@ def floor_divide(input: Any, other: Any) -> Tensor:
 def remainder(input: Any, other: Any) -> Tensor:
     """a % b, with the sign of b as in Python."""
     a, b = _binary_operands(input, other, "remainder")
+    _check_not_bool(a, b, "remainder")
     _check_integer_divisor(a, b, "remainder")
     return arithmetic.Remainder.apply(a, b)
+
+
+def _is_bool(x: Any) -> builtins.bool:
+    """A bool tensor or a Python bool."""
+    return isinstance(x, (builtins.bool, numpy.bool_)) or (
+        isinstance(x, Tensor) and x.array.dtype == bool
+    )
+
+
+def _check_not_bool(a: Any, b: Any, op: str) -> None:
+    """pow, floor division and remainder have no bool version (NumPy would answer in int8)."""
+    if _is_bool(a) and _is_bool(b):
+        raise RuntimeError(
+            f"{op}: not implemented for bool operands, as in PyTorch; convert a bool tensor "
+            "first, with .long() or .float()"
+        )
 
 
 def _check_integer_divisor(a: Any, b: Any, op: str) -> None:

@@ -132,6 +132,13 @@ def test_in_place_ops_never_cast_a_result_down_a_kind() -> None:
     assert counts.tolist() == [2, 2] and mask.tolist() == [False, False]
 
 
+def test_a_bool_tensor_to_a_python_bool_power_stays_bool_as_in_pytorch() -> None:
+    mask = microtorch.tensor([True, False])
+    assert (mask**True).dtype is microtorch.bool and (mask**True).tolist() == [True, False]
+    assert (mask**False).tolist() == [True, True]
+    assert (mask**2).dtype is microtorch.int64 and (mask**2).tolist() == [1, 0]
+
+
 def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
     t = microtorch.tensor([5, -7])
     with pytest.raises(RuntimeError, match=r"floor_divide: integer division by zero"):
@@ -385,6 +392,31 @@ def test_unknown_device() -> None:
         (lambda: microtorch.tensor([1, 2]).mean(), RuntimeError, "mean.*floating point.*float"),
         (lambda: -microtorch.tensor([True]), RuntimeError, "neg: .*bool tensor.*logical_not"),
         (lambda: 1 - microtorch.tensor([True]), RuntimeError, "sub: .*bool tensor.*logical_not"),
+        (lambda: True - microtorch.ones(2), RuntimeError, "sub: .*bool.*logical_not"),
+        (lambda: microtorch.ones(2) - True, RuntimeError, "sub: .*bool.*logical_not"),
+        (
+            lambda: microtorch.tensor([True]) ** microtorch.tensor([True]),
+            RuntimeError,
+            r"pow: not implemented for bool operands.*\.long\(\)",
+        ),
+        (lambda: True ** microtorch.tensor([True]), RuntimeError, "pow: not implemented for bool"),
+        (
+            lambda: microtorch.tensor([True]) // True,
+            RuntimeError,
+            "floor_divide: not implemented for bool",
+        ),
+        (
+            lambda: microtorch.tensor(True) % microtorch.tensor([True]),
+            RuntimeError,
+            "remainder: not implemented for bool",
+        ),
+        (
+            lambda: microtorch.div(
+                microtorch.tensor([True]), microtorch.tensor([True]), rounding_mode="trunc"
+            ),
+            RuntimeError,
+            "div: not implemented for bool",
+        ),
         (
             lambda: microtorch.ones(2) & microtorch.tensor([True, False]),
             TypeError,
