@@ -884,6 +884,8 @@ def _check_reduced_dims_not_empty(input: Tensor, axes: Any, name: str) -> None:
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmax")
+    if _check_tensor(input, "argmax").array.dtype == bool:
+        raise RuntimeError("argmax(): bool tensors are not supported, as in PyTorch; use .long()")
     xp = backend.xp_of(input.array)
     if dim is None:
         return Tensor._make(xp.asarray(xp.argmax(input.array), dtype="int64"))
@@ -893,6 +895,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style:
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmin")
+    if _check_tensor(input, "argmin").array.dtype == bool:
+        raise RuntimeError("argmin(): bool tensors are not supported, as in PyTorch; use .long()")
     xp = backend.xp_of(input.array)
     if dim is None:
         return Tensor._make(xp.asarray(xp.argmin(input.array), dtype="int64"))
@@ -903,17 +907,18 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style:
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     """The k largest (or smallest) entries along ``dim`` and their indices; values carry
     gradient back to the positions they came from."""
-    _check_tensor(input, "topk")
+    if _check_tensor(input, "topk").array.dtype == bool:
+        raise RuntimeError("topk: bool tensors are not supported, as in PyTorch; use .long()")
     d = wrap_dim(dim, input.ndim, "topk")
     n = input.array.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk: k ({k}) is out of range for dimension {dim} of size {n}")
-    xp = backend.xp_of(input.array)
-    key = -input.array if largest else input.array
-    order = xp.argsort(key, axis=d, kind="stable")
+    if input.ndim == 0:  # its one value (for k = 0 too, as in PyTorch)
+        return sort(input)
+    order = _sort_order(input, d, largest, "topk")  # largest first: nan counts as largest
+    xp = backend.xp_of(order)
     indices = xp.take(order, xp.arange(k), axis=d)
-    values = gather(input, d, Tensor._make(indices))
-    return ReturnTypes(values, Tensor._make(indices.astype("int64", copy=False)))
+    return ReturnTypes(gather(input, d, Tensor._make(indices)), Tensor._make(indices))
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:

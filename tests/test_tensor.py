@@ -480,3 +480,18 @@ def test_topk_and_argmax(device: str) -> None:
     assert values.tolist() == [1.0, 2.0] and indices.tolist() == [0, 1]
     with pytest.raises(RuntimeError, match="out of range"):
         t.topk(4)
+
+
+def test_topk_of_unsigned_integers_nan_and_0d_as_in_pytorch(device: str) -> None:
+    # largest first was found by negating, which wraps around for unsigned integers
+    small = microtorch.tensor([1, 2, 0, 2], dtype=microtorch.uint8, device=device)
+    assert small.topk(2).values.tolist() == [2, 2] and small.topk(2).indices.tolist() == [1, 3]
+    with_nan = microtorch.tensor([1.0, float("nan"), 3.0], device=device)
+    assert with_nan.topk(1).indices.tolist() == [1]  # nan counts as the largest
+    assert with_nan.topk(1, largest=False).indices.tolist() == [0]
+    scalar = microtorch.tensor(2.0, device=device)
+    assert scalar.topk(1).values.item() == 2.0 and scalar.topk(1).indices.item() == 0
+    mask = microtorch.tensor([True, False], device=device)
+    for bad in (lambda: mask.topk(1), lambda: mask.argmax(), lambda: mask.argmin(0)):
+        with pytest.raises(RuntimeError, match="bool tensors are not supported.*long"):
+            bad()
