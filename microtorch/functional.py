@@ -440,8 +440,11 @@ def erf(input: Tensor) -> Tensor:
 
 def _rounding(input: Tensor, how: str, decimals: builtins.int = 0) -> Tensor:
     """floor/ceil/round/trunc/sign: integers come back as they are (they are whole already),
-    except sign, which is computed for them too; bool is refused, as in PyTorch."""
+    except sign, which is computed for them too; for bool only sign exists (it is the
+    identity), as in PyTorch."""
     if _check_tensor(input, how).dtype is _dtypes.bool:
+        if how == "sign":
+            return input.clone()
         raise TypeError(f"{how}: not supported for bool tensors")
     if not input.dtype.is_floating_point and how != "sign":
         return input.clone()

@@ -139,6 +139,13 @@ def test_a_bool_tensor_to_a_python_bool_power_stays_bool_as_in_pytorch() -> None
     assert (mask**2).dtype is microtorch.int64 and (mask**2).tolist() == [1, 0]
 
 
+def test_sign_of_bools_is_themselves_and_floor_refuses_them_as_in_pytorch() -> None:
+    mask = microtorch.tensor([True, False])
+    assert mask.sign().dtype is microtorch.bool and mask.sign().tolist() == [True, False]
+    with pytest.raises(TypeError, match="floor: not supported for bool tensors"):
+        mask.floor()
+
+
 def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
     t = microtorch.tensor([5, -7])
     with pytest.raises(RuntimeError, match=r"floor_divide: integer division by zero"):
