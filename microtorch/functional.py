@@ -1345,6 +1345,12 @@ def _convert_index(input: Tensor, index: Any) -> tuple:
                     f"index: tensors used as indices must be long or bool tensors, got {i.dtype}"
                 )
             i = i.array
+            if i.dtype == "uint8":  # PyTorch's old meaning of a byte tensor: a mask
+                warn_user(
+                    "index: a uint8 tensor used as an index is a mask (nonzero = True), as in "
+                    "PyTorch, which deprecates it; use a bool tensor, or .long() for indices"
+                )
+                i = i.astype(bool)
         elif isinstance(i, (list, range)):
             i = xp.asarray(list(i)) if len(i) else xp.zeros(0, dtype="int64")
             if i.dtype.kind == "f":

@@ -347,6 +347,14 @@ def test_boolean_mask_assignment_under_no_grad(device: str) -> None:
     assert values(probs)[0][0] == 0.0 and sum(values(probs)[0]) == pytest.approx(1.0)
 
 
+def test_a_uint8_index_is_a_mask_as_in_pytorch(device: str) -> None:
+    x = microtorch.arange(6.0, device=device).view(2, 3)
+    byte_mask = microtorch.tensor([1, 0, 1], dtype=microtorch.uint8, device=device)
+    with pytest.warns(UserWarning, match="uint8 tensor used as an index is a mask"):
+        picked = x[:, byte_mask]
+    assert values(picked) == [[0.0, 2.0], [3.0, 5.0]]  # not columns 1, 0, 1
+
+
 def test_inplace_on_a_leaf_that_requires_grad_raises() -> None:
     a = leaf([1.0, 2.0])
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
