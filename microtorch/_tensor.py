@@ -652,9 +652,11 @@ class Tensor:
     def reshape(self, *args: Any, shape: Any = None) -> Tensor:
         return F.reshape(self, _shape_args(args, shape))
 
-    def view(self, *args: Any, size: Any = None) -> Tensor:
+    def view(self, *args: Any, size: Any = None, dtype: Any = None) -> Tensor:
+        if dtype is not None:
+            return F.view_dtype(self, dtype)
         if len(args) == 1 and not isinstance(args[0], (int, tuple, list, Size)):
-            return self.to(args[0])  # view(dtype) is not a reinterpretation here
+            return F.view_dtype(self, args[0])  # view(dtype): the bytes read as dtype
         return F.view(self, _shape_args(args, size))
 
     def view_as(self, other: Tensor) -> Tensor:

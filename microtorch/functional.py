@@ -49,10 +49,15 @@ def wrap_dim(dim: int, ndim: int, op: str) -> int:
 
 
 def _dims(dim: Any, ndim: int, op: str) -> tuple | None:
-    if dim is None:
+    """The sorted axes a reduction's ``dim`` names, or None for all of them: dim=None, and
+    also dim=() as in PyTorch (except for any and all, which pass () on themselves)."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return None
     if isinstance(dim, (tuple, list)):
         axes = tuple(sorted(wrap_dim(d, ndim, op) for d in dim))
+        for a, b in zip(axes, axes[1:]):
+            if a == b:
+                raise RuntimeError(f"{op}: dim {a} appears multiple times in the list of dims")
     else:
         axes = (wrap_dim(dim, ndim, op),)
     return axes if ndim else ()  # a 0-d tensor accepts dim 0 or -1 but has no axis to reduce
@@ -861,7 +866,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any
     it returns no indices, and tied maxima share the gradient evenly, as in PyTorch."""
     _check_tensor(input, "amax")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amax")
-    axes = None if dim is None or dim == () else _dims(dim, input.ndim, "amax")
+    axes = _dims(dim, input.ndim, "amax")
     _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, "amax")
     return reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim)
 
@@ -870,7 +875,7 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any
     """The minimum over ``dim`` (an int or a tuple; all dims by default); see amax."""
     _check_tensor(input, "amin")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amin")
-    axes = None if dim is None or dim == () else _dims(dim, input.ndim, "amin")
+    axes = _dims(dim, input.ndim, "amin")
     _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, "amin")
     return reduction.MaxAll.apply(input, largest=False, axes=axes, keepdim=keepdim)
 
@@ -958,14 +963,16 @@ def _sort_order(input: Tensor, dim: int, descending: bool, op: str) -> Any:
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Whether every value (over ``dim``, an int or a tuple; all by default) is nonzero."""
-    axes = _dims(dim, _check_tensor(input, "all").ndim, "all")
+    _check_tensor(input, "all")
+    axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "all")
     result = input.array.all(axis=axes, keepdims=keepdim)
     return Tensor._make(backend.xp_of(input.array).asarray(result))
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Whether any value (over ``dim``, an int or a tuple; all by default) is nonzero."""
-    axes = _dims(dim, _check_tensor(input, "any").ndim, "any")
+    _check_tensor(input, "any")
+    axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "any")
     result = input.array.any(axis=axes, keepdims=keepdim)
     return Tensor._make(backend.xp_of(input.array).asarray(result))
 
@@ -1019,6 +1026,35 @@ def view(input: Tensor, shape: Sequence) -> Tensor:
             "or .contiguous().view(...)"
         )
     return shape_ops.Reshape.apply(input, shape=target)
+
+
+def view_dtype(input: Tensor, dtype: Any) -> Tensor:
+    """``input.view(dtype)``: the same bytes read as ``dtype``, sharing memory, as in
+    PyTorch (``tensor([1.0]).view(int32)`` is 1065353216, the bits of 1.0). Such a view has
+    no gradient. When the element sizes differ, the last dim grows or shrinks by their ratio;
+    it must then have stride 1 and a size the ratio divides."""
+    target = _dtypes.get_dtype(dtype)
+    if target is input.dtype:
+        return view(input, input.shape)
+    a = input.array
+    old_size, new_size = a.dtype.itemsize, numpy.dtype(target.np).itemsize
+    if old_size != new_size:
+        what = f"view {input.dtype} as {target} (elements of {old_size} and {new_size} bytes)"
+        if input.ndim == 0:
+            raise RuntimeError(f"view: a 0-d tensor cannot {what}")
+        if a.shape[-1] != 1 and a.strides[-1] != old_size:
+            raise RuntimeError(
+                f"view: to {what} the last dim must have stride 1, but the tensor of shape "
+                f"{tuple(input.shape)} is not contiguous there; use .contiguous() first"
+            )
+        if (a.shape[-1] * old_size) % new_size:
+            raise RuntimeError(
+                f"view: to {what} the size of the last dim must be divisible by "
+                f"{new_size // old_size}, but got {a.shape[-1]}"
+            )
+    out = Tensor._make(a.view(target.np))
+    out._version = input._version  # one memory: an in-place change to either bumps both
+    return out
 
 
 def _is_viewable(array: Any, shape: tuple) -> bool:

@@ -258,6 +258,35 @@ def test_to_dtype_and_device(device: str) -> None:
     assert moved.cpu().device == "cpu"
 
 
+def test_reductions_over_dim_empty_tuple_reduce_everything_as_in_pytorch() -> None:
+    x = microtorch.arange(6.0).view(2, 3)
+    assert x.sum(()).item() == 15.0 and x.mean([]).item() == 2.5 and x.amax(()).item() == 5.0
+    assert x.sum((), keepdim=True).shape == (1, 1)
+    assert x.std(()).item() == pytest.approx(1.8708287)
+    assert x.bool().any(()).shape == (2, 3)  # any and all reduce nothing, as in PyTorch
+    with pytest.raises(RuntimeError, match="sum: dim 1 appears multiple times"):
+        x.sum((1, -1))
+
+
+def test_view_dtype_reads_the_same_bytes_as_in_pytorch(device: str) -> None:
+    x = microtorch.tensor([1.0, -2.0], device=device)
+    bits = x.view(microtorch.int32)
+    assert bits.dtype is microtorch.int32 and bits.tolist() == [1065353216, -1073741824]
+    assert x.view(dtype=microtorch.int16).shape == (4,)  # smaller elements: more of them
+    assert microtorch.zeros(2, 4, dtype=microtorch.int16, device=device).view(
+        microtorch.float64
+    ).shape == (2, 1)
+    bits[0] = 0  # one memory
+    assert x.tolist() == [0.0, -2.0] and x._version is bits._version
+    assert x.view(microtorch.float32) is not None and not bits.requires_grad
+    with pytest.raises(RuntimeError, match="last dim must be divisible by 2, but got 3"):
+        microtorch.ones(3, device=device).view(microtorch.float64)
+    with pytest.raises(RuntimeError, match="last dim must have stride 1"):
+        microtorch.ones(2, 3, device=device).t().view(microtorch.float16)
+    with pytest.raises(RuntimeError, match="a 0-d tensor cannot view"):
+        microtorch.ones((), device=device).view(microtorch.float16)
+
+
 def test_to_with_copy_true_always_copies() -> None:
     t = microtorch.tensor([1.5, 2.5], requires_grad=True)
     for copied in (t.to("cpu", copy=True), t.to(copy=True), t.to(microtorch.float32, False, True)):
