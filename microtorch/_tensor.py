@@ -217,9 +217,11 @@ class Tensor:
         self.requires_grad = requires_grad
         return self
 
-    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None) -> None:
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:  # fmt: skip
         """Compute the gradient of this tensor with respect to every leaf that requires grad,
-        adding it into their ``.grad``. A non-scalar tensor needs ``gradient`` (dL/dself)."""
+        adding it into their ``.grad``. A non-scalar tensor needs ``gradient`` (dL/dself).
+        With ``inputs`` (tensors), only their ``.grad`` changes, leaves or not."""
         if not self.requires_grad:
             raise RuntimeError(
                 "element 0 of tensors does not require grad and does not have a grad_fn: "
@@ -247,7 +249,24 @@ class Tensor:
                     f"{self.array.shape}"
                 )
             grad = g.astype(self.array.dtype, copy=False)
-        engine.backward(self, grad, retain_graph=bool(retain_graph))
+        if create_graph:
+            from . import autograd
+
+            raise autograd.no_gradients_of_gradients("backward: create_graph=True is")
+        if inputs is None:
+            engine.backward(self, grad, retain_graph=bool(retain_graph))
+            return
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        if not inputs:
+            raise RuntimeError("backward: the inputs argument cannot be empty")
+        for i, t in enumerate(inputs):
+            if not isinstance(t, Tensor) or not t.requires_grad:
+                raise RuntimeError(f"backward: inputs[{i}] is not a tensor that requires grad")
+        found = engine.backward(self, grad, retain_graph=bool(retain_graph), capture=inputs)
+        for t, g in zip(inputs, found):
+            retained = t.grad_fn is not None and t.grad_fn.retained is not None
+            if g is not None and not retained:  # (retain_grad() has filled its .grad)
+                engine.add_to_grad(t, backend.xp_of(g).asarray(g).astype(t.array.dtype))
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor after backward (leaves always keep it)."""

@@ -1244,8 +1244,8 @@ def expand(input: Tensor, sizes: Sequence) -> Tensor:
     return shape_ops.Expand.apply(input, shape=tuple(target))
 
 
-def broadcast_to(input: Tensor, shape_: Sequence) -> Tensor:
-    return expand(input, shape_)
+def broadcast_to(input: Tensor, size: Sequence) -> Tensor:
+    return expand(input, size)
 
 
 def repeat(input: Tensor, sizes: Sequence) -> Tensor:

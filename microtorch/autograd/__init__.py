@@ -18,6 +18,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None):
         t.backward(g, retain_graph=retain_graph)
 
 
+def no_gradients_of_gradients(what: str) -> NotImplementedError:
+    """The one thing microtorch's autograd cannot do, and why."""
+    return NotImplementedError(
+        f"{what} not supported: microtorch's backward functions work on raw arrays, so "
+        "they record no graph of their own (no gradients of gradients)"
+    )
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:  # fmt: skip
     """``autograd.grad(loss, params)``: the gradients of ``outputs`` (summed, each weighted by
@@ -30,11 +38,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     from . import engine
 
     if create_graph or is_grads_batched:
-        raise NotImplementedError(
-            "autograd.grad: create_graph and is_grads_batched are not supported: microtorch's "
-            "backward functions work on raw arrays, so they record no graph of their own "
-            "(no gradients of gradients)"
-        )
+        raise no_gradients_of_gradients("autograd.grad: create_graph and is_grads_batched are")
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     single = isinstance(inputs, Tensor)
     inputs = [inputs] if single else list(inputs)

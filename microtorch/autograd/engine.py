@@ -131,20 +131,24 @@ def _leaf_hooks(leaf: Any, grad: Any) -> Any:
 
 
 def _accumulate_leaf(leaf: Any, grad: Any) -> None:
+    add_to_grad(leaf, _leaf_hooks(leaf, grad))
+
+
+def add_to_grad(tensor: Any, grad: Any) -> None:
+    """``tensor.grad += grad`` (the first time, ``tensor.grad = grad``)."""
     from .._tensor import Tensor
 
-    grad = _leaf_hooks(leaf, grad)
-    if grad.shape != leaf.shape or grad.dtype != leaf.array.dtype:
+    if grad.shape != tensor.shape or grad.dtype != tensor.array.dtype:
         raise RuntimeError(
-            f"internal error: gradient of shape {grad.shape} {grad.dtype} for a leaf of shape "
-            f"{tuple(leaf.shape)} {leaf.array.dtype}"
+            f"internal error: gradient of shape {grad.shape} {grad.dtype} for a tensor of "
+            f"shape {tuple(tensor.shape)} {tensor.array.dtype}"
         )
-    if leaf.grad is None:
+    if tensor.grad is None:
         # a fresh array: the same array may also be another leaf's gradient (and NumPy math
         # on 0-d arrays gives NumPy scalars, which xp.array turns back into a 0-d array)
-        leaf.grad = Tensor._make(backend.xp_of(grad).array(grad))
+        tensor.grad = Tensor._make(backend.xp_of(grad).array(grad))
     else:
-        leaf.grad.array += grad
+        tensor.grad.array += grad
 
 
 def make_retained(tensor: Any) -> Any:

@@ -59,3 +59,21 @@ def test_grad_errors() -> None:
         microtorch.autograd.grad((x * 2).sum(), microtorch.ones(2))
     with pytest.raises(NotImplementedError, match=r"no gradients of gradients"):
         microtorch.autograd.grad((x * 2).sum(), x, create_graph=True)
+
+
+def test_backward_with_inputs_fills_only_their_grads(device: str) -> None:
+    a, b = _leaf([1.0, 2.0], device), _leaf([3.0, 4.0], device)
+    h = a * b
+    h.retain_grad()
+    loss = (h * a).sum()
+    loss.backward(inputs=[b, h], retain_graph=True)
+    assert a.grad is None  # not asked for
+    assert b.grad.tolist() == [1.0, 4.0] and h.grad.tolist() == [1.0, 2.0]
+    loss.backward(inputs=b)  # accumulates, as backward() does
+    assert b.grad.tolist() == [2.0, 8.0] and a.grad is None
+    with pytest.raises(RuntimeError, match="inputs argument cannot be empty"):
+        (a * 2).sum().backward(inputs=[])
+    with pytest.raises(RuntimeError, match=r"inputs\[0\] is not a tensor that requires grad"):
+        (a * 2).sum().backward(inputs=[microtorch.ones(2)])
+    with pytest.raises(NotImplementedError, match="backward: create_graph=True is not supported"):
+        (a * 2).sum().backward(create_graph=True)
