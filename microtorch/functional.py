@@ -1274,10 +1274,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     for i, t in enumerate(tensors):
         _check_tensor(t, "cat", f"tensors[{i}]")
     target = _promoted_dtype(tensors)
-    # As in PyTorch, 1-D empty tensors are left out (they count for the dtype only): the
-    # usual start of `out = torch.tensor([])` then `out = torch.cat([out, x])` in a loop.
-    kept = [(i, t) for i, t in enumerate(tensors) if t.array.shape != (0,)] or [(0, tensors[0])]
-    ref = kept[0][1]
+    # As in PyTorch, 1-D empty tensors joined to tensors of more dims are left out (they
+    # count for the dtype only): the usual start of `out = torch.tensor([])` then
+    # `out = torch.cat([out, x])` in a loop. Among 1-D tensors they are kept (in the graph).
+    ref = next((t for t in tensors if t.array.shape != (0,)), tensors[0])
+    kept = [(i, t) for i, t in enumerate(tensors) if t.array.shape != (0,) or ref.ndim == 1]
     d = wrap_dim(dim, ref.ndim, "cat")
     for i, t in kept:
         if t.ndim == 0:

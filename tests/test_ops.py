@@ -989,6 +989,18 @@ INDEXING = [
         (x(2, 5, 4),),
         lambda a: np.pad(a[:, 2:4, 1:], ((0, 0), (0, 0), (0, 2))),
     ),
+    C(
+        "pad_crops_all_then_pads",  # the output still depends on the input (zero gradient)
+        lambda T, F, a: F.pad(a, (-1, 2), value=1.5),
+        (x(1),),
+        lambda a: np.full(2, 1.5),
+    ),
+    C(
+        "cat_with_an_empty_piece",  # 1-D pieces: the empty one stays in the graph
+        lambda T, F, a, b: T.cat([a, b]),
+        (x(0), x(2)),
+        lambda a, b: np.concatenate([a, b]),
+    ),
 ]
 
 SOFTMAX = [
@@ -1223,6 +1235,12 @@ NN = [
         lambda T, F, a, w, b: F.linear(a, w, b),
         (x(4), x(3, 4), x(3)),
         lambda a, w, b: w @ a + b,
+    ),
+    C(
+        "linear_1d_weight",  # weight (in,): one output per row, no out dim
+        lambda T, F, a, w, b: F.linear(a, w, b),
+        (x(2, 3, 4), x(4), x()),
+        lambda a, w, b: a @ w + b,
     ),
     C(
         "sdpa",

@@ -34,12 +34,21 @@ from ..ops import normalization as _normalization
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """y = input @ weight.T + bias; input (..., in), weight (out, in), bias (out,)."""
+    """y = input @ weight.T + bias; input (..., in), weight (out, in), bias (out,). A 1-D
+    weight (in,) gives one output per row without the out dim, (...), as in PyTorch."""
     _check_tensor(input, "linear")
     if input.ndim == 0:
         raise RuntimeError(
             "linear: input must have at least 1 dimension (features), got a 0-d tensor"
         )
+    if weight.ndim == 1 and input.shape[-1] == weight.shape[0]:
+        if bias is not None and bias.ndim != 0:
+            raise RuntimeError(
+                f"linear: with a 1-D weight {tuple(weight.shape)} the bias must be 0-d, got "
+                f"shape {tuple(bias.shape)}"
+            )
+        out = _functional.matmul(input, weight)  # (..., in) @ (in,) -> (...)
+        return out if bias is None else out + bias
     if input.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
         raise RuntimeError(
             f"linear: input of shape {tuple(input.shape)} cannot be multiplied by weight^T of "
