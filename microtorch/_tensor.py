@@ -21,6 +21,7 @@ import numpy
 from . import backend
 from . import dtypes as _dtypes
 from ._repr import tensor_repr
+from ._warn import warn_user
 from .autograd import engine
 
 
@@ -70,7 +71,7 @@ class Tensor:
     __slots__ = (
         "array",
         "requires_grad",
-        "grad",
+        "_grad",  # what .grad reads and (checked) sets
         "grad_fn",
         "_version",
         "_hooks",
@@ -98,7 +99,7 @@ class Tensor:
         else:
             t = factories.tensor(data[0] if data else [], dtype=_dtypes.get_default_dtype())
         self.array = t.array
-        self.grad = self.grad_fn = self._hooks = None
+        self._grad = self.grad_fn = self._hooks = None
         self._version = _Version()
         self._is_param = False
         self._view = None
@@ -112,13 +113,45 @@ class Tensor:
         t = object.__new__(cls)
         t.array = array
         t.requires_grad = requires_grad
-        t.grad = None
+        t._grad = None
         t.grad_fn = grad_fn
         t._version = _Version()
         t._hooks = None
         t._is_param = False
         t._view = None
         return t
+
+    # ----- its gradient ------------------------------------------------------------
+    @property
+    def grad(self) -> Tensor | None:
+        """d(loss)/d(self), which backward() adds up here for leaves that require grad (and
+        for tensors that called retain_grad()); None until then."""
+        if self._grad is None and self.grad_fn is not None and self.grad_fn.retained is None:
+            warn_user(
+                "the .grad of a tensor that is not a leaf is being read; backward() does not "
+                "fill it (only leaves get .grad). Call .retain_grad() on it before backward() "
+                "if you want it, or read the .grad of the leaf you meant."
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            for what, mine, given in (("size", tuple(self.shape), tuple(value.shape)),
+                                      ("dtype", self.dtype, value.dtype),
+                                      ("device", self.device, value.device)):  # fmt: skip
+                if mine != given:
+                    raise RuntimeError(
+                        f"attempting to assign a gradient with {what} {given} to a tensor with "
+                        f"{what} {mine}; the gradient must match the tensor's size, dtype and "
+                        "device"
+                    )
+        self._grad = value
 
     # ----- what it is -------------------------------------------------------------
     @property

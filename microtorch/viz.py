@@ -192,8 +192,8 @@ def _shape_text(shape: tuple, dtype: Any) -> str:
 
 def _box(label: str, tensor: Any, color: str) -> str:
     text = f"{label}\n{_shape_text(tensor.array.shape, tensor.array.dtype)}"
-    if tensor.grad is not None:
-        text += f"\ngrad {_shape_text(tensor.grad.array.shape, tensor.grad.array.dtype)}"
+    if tensor._grad is not None:
+        text += f"\ngrad {_shape_text(tensor._grad.array.shape, tensor._grad.array.dtype)}"
     return f'shape=box, style=filled, fillcolor="{color}", label="{_escape(text)}"'
 
 
@@ -202,8 +202,8 @@ def _op_attrs(fn: Function, meta: tuple | None) -> str:
     if meta is not None:
         text += "\n" + _shape_text(*meta)
     output = fn.retained() if fn.retained is not None else None
-    if output is not None and output.grad is not None:  # retain_grad() was called
-        text += f"\ngrad {_shape_text(output.grad.array.shape, output.grad.array.dtype)}"
+    if output is not None and output._grad is not None:  # retain_grad() was called
+        text += f"\ngrad {_shape_text(output._grad.array.shape, output._grad.array.dtype)}"
     return f'shape=ellipse, label="{_escape(text)}"'
 
 

@@ -568,8 +568,28 @@ def test_retain_grad_keeps_a_non_leaf_gradient(device: str) -> None:
     b.retain_grad()
     (b * b + c).sum().backward()
     assert values(b.grad) == [6.0, 12.0]
-    assert c.grad is None  # not retained
+    with pytest.warns(UserWarning, match="not a leaf is being read; backward.. does not fill"):
+        assert c.grad is None  # not retained: PyTorch warns about reading it too
     assert values(a.grad) == [18 + 4.0, 36 + 4.0]
+
+
+def test_assigning_a_grad_that_does_not_fit_raises(device: str) -> None:
+    a = leaf([1.0, 2.0], device)
+    a.grad = microtorch.ones(2, device=device)  # fits: kept, and backward adds to it
+    (a * 3).sum().backward()
+    assert values(a.grad) == [4.0, 4.0]
+    for bad, pattern in (
+        (microtorch.zeros(3, device=device), r"with size \(3,\) to a tensor with size \(2,\)"),
+        (microtorch.zeros(2, dtype=microtorch.float64, device=device), "with dtype"),
+    ):
+        with pytest.raises(RuntimeError, match=pattern):
+            a.grad = bad
+    with pytest.raises(
+        TypeError, match="expected to be a Tensor or None but got grad of type list"
+    ):
+        a.grad = [0.0, 0.0]
+    a.grad = None
+    assert a.grad is None
 
 
 def test_retain_grad_on_a_0d_result() -> None:

@@ -143,12 +143,12 @@ def add_to_grad(tensor: Any, grad: Any) -> None:
             f"internal error: gradient of shape {grad.shape} {grad.dtype} for a tensor of "
             f"shape {tuple(tensor.shape)} {tensor.array.dtype}"
         )
-    if tensor.grad is None:
+    if tensor._grad is None:  # (._grad: .grad would warn for a non-leaf in backward(inputs=))
         # a fresh array: the same array may also be another leaf's gradient (and NumPy math
         # on 0-d arrays gives NumPy scalars, which xp.array turns back into a 0-d array)
         tensor.grad = Tensor._make(backend.xp_of(grad).array(grad))
     else:
-        tensor.grad.array += grad
+        tensor._grad.array += grad
 
 
 def make_retained(tensor: Any) -> Any:
