@@ -73,7 +73,7 @@ class Tensor:
         "requires_grad",
         "_grad",  # what .grad reads and (checked) sets
         "grad_fn",
-        "_version",
+        "_version_counter",
         "_hooks",
         "_is_param",
         "_view",  # None, or (base, index) when this tensor views base's memory (see inplace)
@@ -100,7 +100,7 @@ class Tensor:
             t = factories.tensor(data[0] if data else [], dtype=_dtypes.get_default_dtype())
         self.array = t.array
         self._grad = self.grad_fn = self._hooks = None
-        self._version = _Version()
+        self._version_counter = _Version()
         self._is_param = False
         self._view = None
         self.requires_grad = False
@@ -115,7 +115,7 @@ class Tensor:
         t.requires_grad = requires_grad
         t._grad = None
         t.grad_fn = grad_fn
-        t._version = _Version()
+        t._version_counter = _Version()
         t._hooks = None
         t._is_param = False
         t._view = None
@@ -209,8 +209,10 @@ class Tensor:
         return self.grad_fn is None
 
     @property
-    def _version_value(self) -> int:
-        return self._version.value
+    def _version(self) -> int:
+        """How many in-place changes this tensor's memory has had (PyTorch's ``_version``);
+        a view shares its base's counter."""
+        return self._version_counter.value
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -327,7 +329,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """The same values (shared memory) cut out of the graph."""
         t = Tensor._make(self.array)
-        t._version = self._version
+        t._version_counter = self._version_counter
         return t
 
     def detach_(self) -> Tensor:

@@ -1053,7 +1053,9 @@ def view_dtype(input: Tensor, dtype: Any) -> Tensor:
                 f"{new_size // old_size}, but got {a.shape[-1]}"
             )
     out = Tensor._make(a.view(target.np))
-    out._version = input._version  # one memory: an in-place change to either bumps both
+    out._version_counter = (
+        input._version_counter
+    )  # one memory: an in-place change to either bumps both
     return out
 
 
@@ -1468,7 +1470,9 @@ def getitem(input: Tensor, index: Any) -> Tensor:
         out = input
         for idx in steps:
             out = indexing.GetItem.apply(out, index=idx)
-        if out is not input and out._version is input._version:  # a view (basic indexing)
+        if (
+            out is not input and out._version_counter is input._version_counter
+        ):  # a view (basic indexing)
             out._view = (input, index, None)  # lets an in-place op on it reach input's graph
         return out
     except IndexError as error:
@@ -1495,7 +1499,7 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
             indexing.view_to_index(input.array, steps)[steps[-1]] = raw
         except (IndexError, ValueError) as error:
             raise type(error)(f"setitem: {error} (tensor of shape {tuple(input.shape)})") from None
-        input._version.value += 1
+        input._version_counter.value += 1
         return
     if not isinstance(value, Tensor):
         value = as_tensor_like(value, input)
@@ -1648,7 +1652,7 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     if tracking and target._view is not None:
         return _write_through_view(target, result)
     target.array[...] = result.array
-    target._version.value += 1
+    target._version_counter.value += 1
     if tracking:
         target.grad_fn = result.grad_fn
         target.requires_grad = result.requires_grad  # False if overwritten by constants

@@ -46,7 +46,9 @@ class FunctionCtx:
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors for backward; an in-place change to one before backward is an error."""
         self.to_save = tensors
-        self.saved_versions = tuple(None if t is None else t._version.value for t in tensors)
+        self.saved_versions = tuple(
+            None if t is None else t._version_counter.value for t in tensors
+        )
 
     @property
     def saved_tensors(self) -> tuple:
@@ -57,12 +59,12 @@ class FunctionCtx:
                 "need to backward through the graph a second time."
             )
         for t, version in zip(self.to_save, self.saved_versions):
-            if t is not None and t._version.value != version:
+            if t is not None and t._version_counter.value != version:
                 raise RuntimeError(
                     f"saved_tensors: one of the variables needed for gradient computation has "
                     f"been modified by an inplace operation: the tensor of shape "
                     f"{tuple(t.shape)} was at version {version} when it was saved and is now "
-                    f"at version {t._version.value}. Use an out-of-place op or .clone() first."
+                    f"at version {t._version_counter.value}. Use an out-of-place op or .clone() first."
                 )
         return self.to_save
 
@@ -158,7 +160,7 @@ def apply(cls: type, *inputs: Any, **kwargs: Any) -> Any:
     for t in inputs:
         if output is t:  # forward returned an input: a new tensor on the same memory
             output = Tensor._make(t.array)
-            output._version = t._version
+            output._version_counter = t._version_counter
             break
     if recording and not any(output is t for t in ctx.non_differentiable):
         node = CustomBackward(cls, ctx, inputs)

@@ -118,7 +118,7 @@ class Function:
             if _anomaly_hook is not None:
                 _anomaly_hook(fn, result)
         if fn.is_view:  # output may share the input's memory: share its version counter
-            result._version = inputs[0]._version
+            result._version_counter = inputs[0]._version_counter
             result._view = (inputs[0], None, fn)  # (base, index, op): see functional.inplace
         if _trace_hook is not None:  # microtorch.trace() / detect_anomaly() watch every op
             _trace_hook(fn, inputs, params, result)
@@ -131,11 +131,11 @@ class Function:
                 continue
             for t in inputs:
                 if getattr(t, "array", None) is array:
-                    versions.append((t._version, t._version.value, array))
+                    versions.append((t._version_counter, t._version_counter.value, array))
                     break
             else:  # not an input's array: the output's, or one the op made (nothing to check)
                 if output.array is array:
-                    versions.append((output._version, output._version.value, array))
+                    versions.append((output._version_counter, output._version_counter.value, array))
         self._saved_versions = versions
 
     @property

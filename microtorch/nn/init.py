@@ -24,7 +24,7 @@ def _write(tensor: Tensor, host_or_device_array: Any) -> Tensor:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"nn.init: expected a Tensor, got {type(tensor).__name__}")
     tensor.array[...] = backend.to_device(host_or_device_array, tensor.device)
-    tensor._version.value += 1
+    tensor._version_counter.value += 1
     return tensor
 
 
@@ -110,7 +110,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 def constant_(tensor: Tensor, val: float) -> Tensor:
     _check_float(tensor, "constant_")
     tensor.array.fill(val)
-    tensor._version.value += 1
+    tensor._version_counter.value += 1
     return tensor
 
 

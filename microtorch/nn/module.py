@@ -473,4 +473,4 @@ def _copy_into(target: Tensor, value: Tensor, assign: bool) -> None:
         target.array = source  # share the given memory instead of copying
     elif source is not target.array:
         target.array[...] = source
-    target._version.value += 1
+    target._version_counter.value += 1

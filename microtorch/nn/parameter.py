@@ -31,7 +31,7 @@ class Parameter(Tensor):
         # Share the values (like PyTorch's Parameter(t)): no copy, and the same version
         # counter, so an in-place change through either name is seen by autograd.
         self.array = data.array
-        self._version = data._version
+        self._version_counter = data._version_counter
         self.grad = None
         self.grad_fn = None
         self._hooks = None

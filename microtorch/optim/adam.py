@@ -77,7 +77,7 @@ class Adam(Optimizer):
                         g, t(-1.0 if maximize else 1.0), t(keep), t(l2), t(beta1), t(beta2),
                         t(step_size), t(bias_correction2_sqrt), t(eps), a, m, v,
                     )  # fmt: skip
-                p._version.value += 1
+                p._version_counter.value += 1
         return loss
 
 

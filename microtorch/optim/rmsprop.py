@@ -73,5 +73,5 @@ class RMSprop(Optimizer):
                     a -= lr * b
                 else:
                     a -= lr * (g / denominator)
-                p._version.value += 1
+                p._version_counter.value += 1
         return loss

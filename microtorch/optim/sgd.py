@@ -62,5 +62,5 @@ class SGD(Optimizer):
                         b += g if dampening == 0.0 else (1.0 - dampening) * g
                     g = g + momentum * buf.array if nesterov else buf.array
                 p.array -= lr * g
-                p._version.value += 1
+                p._version_counter.value += 1
         return loss

@@ -75,10 +75,10 @@ def test_calculate_gain() -> None:
 
 def test_init_is_in_place_without_a_graph_and_counts_versions() -> None:
     p = nn.Parameter(torch.zeros(3, 4))
-    before = p._version.value
+    before = p._version_counter.value
     out = nn.init.normal_(p, std=0.02)
     assert out is p and p.grad_fn is None and p.requires_grad
-    assert p._version.value > before
+    assert p._version_counter.value > before
     with pytest.raises(TypeError, match="floating point"):
         nn.init.normal_(torch.zeros(3, dtype=torch.long))
 
