@@ -81,6 +81,10 @@ def test_clip_grad_norm_other_norms_and_edge_cases() -> None:
     assert nn.utils.clip_grad_norm_(single, 1.0).item() == pytest.approx(5.0)
     np.testing.assert_allclose(single.grad.numpy(), [0.6, 0.8], rtol=1e-5)
     assert nn.utils.clip_grad_norm_([nn.Parameter(torch.zeros(2))], 1.0).item() == 0.0
+    # norm_type 0, as in PyTorch: the 0-"norm" of the gradients' 0-"norms", which is how many
+    # gradients are not all zero
+    params[0].grad.zero_()
+    assert nn.utils.clip_grad_norm_(params, max_norm=100.0, norm_type=0).item() == 2.0
     bad = nn.Parameter(torch.zeros(2))
     bad.grad = torch.tensor([float("nan"), 1.0])
     with pytest.raises(RuntimeError, match="non-finite"):
@@ -93,7 +97,9 @@ def test_clip_grad_norm_matches_pytorch() -> None:
     tparams = [pt.zeros(g.shape, requires_grad=True) for g in grads]
     for tp, g in zip(tparams, grads):
         tp.grad = pt.from_numpy(g.copy())
-    for norm_type in (2.0, math.inf):
+    params[1].grad.zero_()  # (a gradient of zeros: the "0-norm" counts the others)
+    tparams[1].grad.zero_()
+    for norm_type in (2.0, math.inf, 0.0, 3.0):
         ours = nn.utils.clip_grad_norm_(params, 0.5, norm_type=norm_type)
         theirs = pt.nn.utils.clip_grad_norm_(tparams, 0.5, norm_type=norm_type)
         assert ours.item() == pytest.approx(theirs.item(), rel=1e-6)

@@ -51,6 +51,9 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
         # vdot of a flat gradient with itself = its sum of squares, in one BLAS call
         squares = [xp.vdot(g.ravel(), g.ravel()) for g in measured]
         total = xp.sqrt(xp.stack(squares).sum())
+    elif norm_type == 0.0:  # PyTorch's "0-norm" of the per-gradient 0-norms: how many
+        counts = xp.stack([xp.count_nonzero(g) for g in measured])  # gradients are not all 0
+        total = xp.count_nonzero(counts).astype(measured[0].dtype)
     else:
         sums = [(xp.abs(g) ** norm_type).sum() for g in measured]
         total = xp.stack(sums).sum() ** (1.0 / norm_type)
