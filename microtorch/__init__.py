@@ -12,6 +12,7 @@ from . import (
     cuda,
     nn,
     optim,
+    utils,
     viz,
 )
 from ._repr import set_printoptions
