@@ -837,7 +837,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -
                 f"{name}(): expected a non-empty tensor, got shape {tuple(input.shape)} "
                 "(with dim=, the other dims may be empty)"
             )
-        return reduction.MaxAll.apply(input, largest=largest)
+        return reduction.MaxAll.apply(input, largest=largest, nan_wins=True)
     d = wrap_dim(dim, input.ndim, name)
     _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), name)
     if input.ndim == 0:

@@ -573,6 +573,19 @@ def test_retain_grad_keeps_a_non_leaf_gradient(device: str) -> None:
     assert values(a.grad) == [18 + 4.0, 36 + 4.0]
 
 
+def test_max_of_values_with_nan_and_prod_of_one_value_as_in_pytorch(device: str) -> None:
+    nan = float("nan")
+    x = leaf([nan, 2.0, nan], device)
+    x.max().backward()  # the nans are the maximum: they share the gradient
+    assert values(x.grad) == [0.5, 0.0, 0.5]
+    y = leaf([[nan, 1.0], [2.0, 3.0]], device)
+    y.amin(-1).sum().backward()  # amin's rule, 0 / 0 where the result is nan: as PyTorch's
+    assert np.isnan(values(y.grad)[0]).all() and values(y.grad)[1] == [1.0, 0.0]
+    z = leaf(nan, device)
+    z.prod().backward()  # the product of one number is itself
+    assert z.grad.item() == 1.0
+
+
 def test_assigning_a_grad_that_does_not_fit_raises(device: str) -> None:
     a = leaf([1.0, 2.0], device)
     a.grad = microtorch.ones(2, device=device)  # fits: kept, and backward adds to it

@@ -58,6 +58,8 @@ class Prod(Function):
         x, out = self.saved
         xp = xp_of(x)
         grad = _restore_dims(grad, self.axes, self.keepdim, x.shape)
+        if x.ndim == 0:  # the product of one number is that number: d/dx = 1
+            return grad.astype(x.dtype, copy=False)
         zero = x == 0
         zeros = zero.sum(axis=self.axes, keepdims=True)  # per product: how many 0s
         others = xp.where(zero, 1, x).prod(axis=self.axes, keepdims=True)  # the nonzero ones
@@ -68,11 +70,12 @@ class Prod(Function):
 
 class MaxAll(Function):
     """max()/min() of all elements, or amax()/amin() over ``axes``; ties share the gradient
-    evenly (PyTorch's rule for these)."""
+    evenly (PyTorch's rule for these). Where the result is nan, PyTorch's max() and min()
+    give the gradient to the nans (``nan_wins``); its amax and amin give nan (0 / 0)."""
 
-    def forward(self, x, largest=True, axes=None, keepdim=False):
+    def forward(self, x, largest=True, axes=None, keepdim=False, nan_wins=False):
         kept = x.max(axis=axes, keepdims=True) if largest else x.min(axis=axes, keepdims=True)
-        self.axes, self.keepdim = axes, keepdim
+        self.axes, self.keepdim, self.nan_wins = axes, keepdim, nan_wins
         self.save_for_backward(x, kept)
         return kept if keepdim else kept.squeeze(axis=axes)
 
@@ -80,6 +83,9 @@ class MaxAll(Function):
         x, kept = self.saved
         grad = _restore_dims(grad, self.axes, self.keepdim, x.shape)
         winners = x == kept
+        if self.nan_wins and x.dtype.kind == "f":
+            xp = xp_of(x)
+            winners |= xp.isnan(x) & xp.isnan(kept)
         return grad * winners / winners.sum(axis=self.axes, keepdims=True, dtype=x.dtype)
 
 
