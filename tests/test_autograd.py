@@ -586,6 +586,36 @@ def test_max_of_values_with_nan_and_prod_of_one_value_as_in_pytorch(device: str)
     assert z.grad.item() == 1.0
 
 
+def test_gradients_at_nan_and_extreme_values_as_in_pytorch(device: str) -> None:
+    nan = float("nan")
+    x = leaf([nan, -2.0], device)
+    assert values(x.detach().sign())[0] == 0.0  # PyTorch's sign(nan) is 0
+    x.abs().sum().backward()
+    assert values(x.grad) == [0.0, -1.0]
+    a, b = leaf([nan, 1.0, 2.0], device), leaf([0.0, 1.0, 3.0], device)
+    microtorch.maximum(a, b).sum().backward()  # a nan sends the gradient to both sides
+    assert values(a.grad) == [1.0, 0.5, 0.0] and values(b.grad) == [1.0, 0.5, 1.0]
+    # d(a / b)/db = -a / b^2 for a = 1e100, b = 1e160: b * b overflows, (a / b) / b does not
+    f64 = {"dtype": microtorch.float64, "device": device}
+    big = microtorch.tensor(1e160, **f64, requires_grad=True)
+    (microtorch.tensor(1e100, **f64) / big).backward()
+    assert big.grad.item() == pytest.approx(-1e-220)
+
+
+def test_gelu_and_erf_of_a_0d_tensor(device: str) -> None:
+    for dtype in (microtorch.float32, microtorch.float16, microtorch.float64):
+        for approximate in ("none", "tanh"):
+            x = microtorch.tensor(0.7, dtype=dtype, device=device, requires_grad=True)
+            y = microtorch.nn.functional.gelu(x, approximate=approximate)
+            y.backward()
+            assert y.shape == () and x.grad.shape == ()
+            assert y.item() == pytest.approx(0.5306, abs=2e-3)
+            assert x.grad.item() == pytest.approx(0.977, abs=2e-3)
+        assert microtorch.erf(microtorch.tensor(0.7, dtype=dtype, device=device)).item() == (
+            pytest.approx(0.6778, abs=2e-3)
+        )
+
+
 def test_assigning_a_grad_that_does_not_fit_raises(device: str) -> None:
     a = leaf([1.0, 2.0], device)
     a.grad = microtorch.ones(2, device=device)  # fits: kept, and backward adds to it

@@ -61,7 +61,8 @@ class Div(Function):
     def backward(self, grad):
         a, b = self.saved
         ga = unbroadcast(grad / b, _shape(a)) if self.needs_input_grad[0] else None
-        gb = unbroadcast(-grad * a / (b * b), _shape(b)) if self.needs_input_grad[1] else None
+        # -grad * a / b^2, as -grad * (a / b) / b: b * b would overflow (or underflow) first
+        gb = unbroadcast(-grad * (a / b) / b, _shape(b)) if self.needs_input_grad[1] else None
         return ga, gb
 
 

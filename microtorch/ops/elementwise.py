@@ -94,6 +94,8 @@ class Rounding(Function):
         xp = xp_of(x)
         if how == "round":
             return xp.round(x, decimals)
+        if how == "sign":
+            return _sign(x)
         return getattr(xp, how)(x)
 
     def backward(self, grad):
@@ -197,6 +199,9 @@ def _erf_and_gaussian(x):
     """erf(x) and exp(-x^2) of a float32/float16 NumPy array: the formula computes exp(-x^2)
     on the way (GELU reuses it for its derivative)."""
     xp = xp_of(x)
+    if x.ndim == 0:  # NumPy's arithmetic on a 0-d array gives scalars, which out= refuses
+        erf_x, gaussian = _erf_and_gaussian(x.reshape(1))
+        return erf_x.reshape(()), gaussian.reshape(())
     # erfc(z) = poly(t) * exp(-z^2) with t = 1 / (1 + p z), z = |x|; then erf(x) =
     # sign(x) * (1 - erfc(|x|)). Written with in-place array ops: three buffers in all
     # instead of a fresh array per operation (5x faster on a (768, 512) array).
@@ -262,6 +267,8 @@ class Gelu(Function):
             self.save_for_backward(x)
             return _gelu_cuda_kernel("forward", approximate)(x)
         # In-place steps on arrays this op owns: each line is one pass, no extra copies.
+        if x.ndim == 0:  # (NumPy's arithmetic on a 0-d array gives scalars: out= refuses)
+            return self.forward(x.reshape(1), approximate).reshape(())
         if approximate == "tanh":
             inner = x * x
             inner *= 0.044715
@@ -300,7 +307,7 @@ class Gelu(Function):
             return _gelu_cuda_kernel("backward", self.approximate)(x, grad)
         if self.approximate != "tanh":
             (deriv,) = self.saved  # Phi(x) + x phi(x), from forward
-            return grad * deriv
+            return (grad * deriv).reshape(grad.shape)  # (reshape: for a 0-d x, saved as (1,))
         x, s = self.saved  # s = tanh(inner)
         xp = xp_of(x)
         # d/dx = 0.5 (1 + s) + 0.5 x (1 - s^2) d_inner, d_inner = sqrt(2/pi) (1 + 3 * 0.044715 x^2)
@@ -316,7 +323,7 @@ class Gelu(Function):
         dx += 1
         dx *= 0.5
         dx *= grad
-        return dx
+        return dx.reshape(grad.shape)
 
 
 # The same formulas as Gelu above, as CUDA C++ (T = float or double), one kernel each.
@@ -356,7 +363,14 @@ class Abs(Function):
 
     def backward(self, grad):
         (x,) = self.saved
-        return grad * xp_of(x).sign(x)
+        return grad * _sign(x)
+
+
+def _sign(x):
+    """-1, 0 or 1, and 0 for nan as in PyTorch (NumPy's sign(nan) is nan)."""
+    xp = xp_of(x)
+    signs = xp.sign(x)
+    return xp.where(xp.isnan(x), 0, signs) if x.dtype.kind == "f" else signs
 
 
 class Clamp(Function):
@@ -379,7 +393,8 @@ class Clamp(Function):
 
 
 class Maximum(Function):
-    """Ties split the gradient half and half, as PyTorch does."""
+    """The gradient goes to the larger operand; ties split it half and half, as PyTorch
+    does (and, as there, a nan on either side sends it to both)."""
 
     def forward(self, a, b):
         self.save_for_backward(a, b)
@@ -387,7 +402,7 @@ class Maximum(Function):
 
     def backward(self, grad):
         a, b = self.saved
-        return _split_by_winner(grad, a, b, a > b, self.needs_input_grad)
+        return _split_by_winner(grad, a, b, a < b, a > b, self.needs_input_grad)
 
 
 class Minimum(Function):
@@ -397,18 +412,18 @@ class Minimum(Function):
 
     def backward(self, grad):
         a, b = self.saved
-        return _split_by_winner(grad, a, b, a < b, self.needs_input_grad)
+        return _split_by_winner(grad, a, b, a > b, a < b, self.needs_input_grad)
 
 
-def _split_by_winner(grad, a, b, a_wins, needs):
+def _split_by_winner(grad, a, b, a_loses, b_loses, needs):
     xp = xp_of(grad)
     half = grad * 0.5
     tie = a == b
     ga = gb = None
     if needs[0]:
-        ga = unbroadcast(xp.where(tie, half, grad * a_wins), a.shape)
+        ga = unbroadcast(xp.where(tie, half, grad * ~a_loses), a.shape)
     if needs[1]:
-        gb = unbroadcast(xp.where(tie, half, grad * ~(a_wins | tie)), b.shape)
+        gb = unbroadcast(xp.where(tie, half, grad * ~b_loses), b.shape)
     return ga, gb
 
 
