@@ -37,23 +37,37 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
                 "tensor: nested lists must be rectangular (every inner list at one depth the "
                 "same length); pad them, or build each row separately and use stack"
             ) from None
-        if array.dtype.kind == "f" and dtype is None and not isinstance(data, numpy.generic):
-            array = array.astype(_list_float_dtype(data))  # Python floats -> float32
-        elif array.dtype.kind == "i" and not isinstance(data, (numpy.ndarray, numpy.generic)):
+        if isinstance(data, (list, tuple)):
+            if dtype is None and array.dtype.kind in "biuf":
+                array = array.astype(_list_dtype(data).np)
+        elif array.dtype.kind == "f" and dtype is None and not isinstance(data, numpy.generic):
+            array = array.astype(_dtypes.get_default_dtype().np)  # a Python float
+        elif array.dtype.kind == "i" and not isinstance(data, numpy.generic):
             array = array.astype(numpy.int64)
     if array.dtype == object or array.dtype.kind in "USO":
         raise TypeError(f"tensor: could not make a tensor from {type(data).__name__} data")
     return array
 
 
-def _list_float_dtype(data: Any) -> numpy.dtype:
-    """Python floats take the default dtype; NumPy float scalars in a list keep theirs
-    (``tensor([numpy.float64(0.5), 1.0])`` is float64, as in PyTorch)."""
-    default = _dtypes.get_default_dtype().np
-    if not isinstance(data, (list, tuple)):
-        return default
-    found = {x.dtype for x in _flat(data) if isinstance(x, numpy.floating)}
-    return numpy.result_type(default, *found) if found else default
+def _list_dtype(data: list | tuple) -> _dtypes.dtype:
+    """PyTorch's dtype for a (nested) list: each element's own (a Python float the default
+    float dtype, an int int64, a bool bool, a NumPy scalar or array its dtype), promoted
+    together: ``[numpy.int8(1), numpy.int8(2)]`` is int8, ``[numpy.float16(1), 0.5]``
+    float32 (NumPy would say int8 and float64)."""
+    found = None
+    for x in _flat(data):
+        if isinstance(x, (numpy.generic, numpy.ndarray)):  # (first: numpy.float64 is a float)
+            kind = _dtypes.from_numpy_dtype(x.dtype)
+        elif isinstance(x, bool):
+            kind = _dtypes.bool
+        elif isinstance(x, int):
+            kind = _dtypes.int64
+        elif isinstance(x, float):
+            kind = _dtypes.get_default_dtype()
+        else:
+            continue
+        found = kind if found is None or found is kind else _dtypes.promote_types(found, kind)
+    return found if found is not None else _dtypes.get_default_dtype()  # [] is float32
 
 
 def _flat(data: Any):
@@ -106,7 +120,10 @@ def _check_fits(values: numpy.ndarray, dtype: Any) -> None:
         return
     info = numpy.iinfo(dtype.np)
     low = -info.max if info.min == 0 else info.min
-    bad = values[(values < low) | (values > info.max)] if values.dtype.kind in "iuf" else []
+    outside = (values < low) | (values > info.max)
+    if values.dtype.kind == "f":
+        outside |= numpy.isnan(values)  # nan fits no integer (inf is caught above)
+    bad = values[outside] if values.dtype.kind in "iuf" else []
     if len(bad):
         raise RuntimeError(
             f"tensor: value {bad.reshape(-1)[0].item()} cannot be converted to type {dtype} "
@@ -253,6 +270,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     """Values from start (default 0) up to, not including, end; int64 when all are ints."""
     if end is None:
         start, end = 0, start
+    # a 0-d tensor or NumPy number counts as the Python number it holds
+    start, end, step = (v.item() if isinstance(v, (Tensor, numpy.generic)) else v for v in (start, end, step))  # fmt: skip
     if step == 0 or (end - start) * step < 0:
         raise RuntimeError(
             f"arange: start {start}, end {end} and step {step} give no range (the step must be "
@@ -261,7 +280,16 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     if dtype is None:
         all_int = all(isinstance(v, int) for v in (start, end, step))
         dtype = _dtypes.int64 if all_int else _dtypes.get_default_dtype()
-    host = numpy.arange(start, end, step, dtype=_dtypes.get_dtype(dtype).np)
+    target = _dtypes.get_dtype(dtype)
+    if target.is_floating_point:  # start + i * step in float64, then rounded, as PyTorch does
+        host = numpy.arange(start, end, step, dtype=numpy.float64).astype(target.np)
+    else:
+        if step != int(step):  # PyTorch: "step must be nonzero", or a run of one repeated value
+            raise ValueError(
+                f"arange: with the integer dtype {target} the step must be a whole number, got "
+                f"{step}; use a float dtype"
+            )
+        host = numpy.arange(start, end, step, dtype=target.np)
     t = Tensor._make(backend.to_device(host, backend.as_device(device)))
     if requires_grad:
         t.requires_grad_(True)

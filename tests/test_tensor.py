@@ -57,6 +57,27 @@ def test_tensor_from_tensors_and_explicit_dtype() -> None:
     assert microtorch.tensor(np.ones(2), dtype=microtorch.float32).dtype is microtorch.float32
 
 
+def test_tensor_of_a_list_takes_each_elements_dtype_promoted_as_in_pytorch() -> None:
+    assert microtorch.tensor([np.int8(1), np.int8(2)]).dtype is microtorch.int8
+    assert microtorch.tensor([np.float16(1.5)]).dtype is microtorch.float16
+    assert microtorch.tensor([np.float16(1), 0.5]).dtype is microtorch.float32
+    assert microtorch.tensor([np.int8(1), 3]).dtype is microtorch.int64
+    assert microtorch.tensor([np.float64(0.5), 1.0]).dtype is microtorch.float64
+    assert microtorch.tensor([True, 2]).dtype is microtorch.int64
+    assert microtorch.tensor([[]]).dtype is microtorch.float32
+    with pytest.raises(RuntimeError, match="value nan cannot be converted to type"):
+        microtorch.tensor([float("nan")], dtype=microtorch.int64)
+
+
+def test_arange_takes_0d_tensors_and_refuses_a_fractional_step_for_integers() -> None:
+    assert microtorch.arange(microtorch.tensor(3)).tolist() == [0, 1, 2]
+    assert microtorch.arange(microtorch.tensor(3)).dtype is microtorch.int64
+    assert microtorch.arange(np.int64(2), 5).dtype is microtorch.int64
+    assert microtorch.arange(0, 1, 0.1)[9].item() == np.float32(0.9)  # the nearest float32
+    with pytest.raises(ValueError, match="integer dtype microtorch.int64 the step must be a whole"):
+        microtorch.arange(0, 3, 0.5, dtype=microtorch.int64)
+
+
 def test_tensor_class_constructor_makes_float() -> None:
     t = Tensor([1, 2])
     assert t.dtype is microtorch.float32 and t.tolist() == [1.0, 2.0]
