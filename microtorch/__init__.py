@@ -177,6 +177,7 @@ from .random import (
     initial_seed,
     manual_seed,
     multinomial,
+    normal,
     rand,
     rand_like,
     randint,

@@ -118,6 +118,32 @@ def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
     return _finish(host, dtype, device, requires_grad)
 
 
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
+           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """Normal samples: ``size`` of them for a number mean and std; for tensors, one per
+    element of mean and std broadcast together (mean + std * a standard normal sample),
+    in the first tensor's dtype and on its device. As in PyTorch, no gradient reaches mean
+    or std through the samples (here the result records none)."""
+    tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    if not isinstance(std, Tensor) and not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if not tensors:
+        if size is None:
+            raise TypeError("normal: with numbers for mean and std, give the size= of the result")
+        host = _rng(generator).normal(mean, std, size=_size((size,), op="normal"))
+        return _finish(host.astype(_float_dtype(dtype, "normal")), dtype, device, requires_grad)
+    if size is not None:
+        raise TypeError("normal: size= goes with numbers for mean and std; a tensor sets the shape")
+    from . import functional as F
+    from .autograd import grad_mode
+
+    first = tensors[0]
+    shape = numpy.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    sample = randn(shape, dtype=first.dtype, device=first.device, generator=generator)
+    with grad_mode.no_grad():
+        return F.add(mean, F.mul(std, sample))
+
+
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:  # fmt: skip
     """randn of input's shape, dtype and device (unless given)."""

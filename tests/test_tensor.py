@@ -477,6 +477,21 @@ def test_random_numbers_do_not_depend_on_the_device(device: str) -> None:
         assert a.tolist() == b.cpu().tolist()
 
 
+def test_normal_with_numbers_or_tensors(device: str) -> None:
+    microtorch.manual_seed(0)
+    assert microtorch.normal(2.0, 3.0, size=(2, 3), device=device).shape == (2, 3)
+    mean = microtorch.full((20000,), 5.0, dtype=microtorch.float64, device=device)
+    samples = microtorch.normal(mean, microtorch.full((20000,), 2.0, device=device))
+    assert samples.dtype is microtorch.float64 and samples.device == device
+    assert samples.mean().item() == pytest.approx(5.0, abs=0.1)
+    assert samples.std().item() == pytest.approx(2.0, abs=0.1)
+    assert microtorch.normal(microtorch.zeros(2, 1), microtorch.ones(3)).shape == (2, 3)
+    with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
+        microtorch.normal(0.0, -1.0, size=(2,))
+    with pytest.raises(TypeError, match="give the size= of the result"):
+        microtorch.normal(0.0, 1.0)
+
+
 def test_randint_errors() -> None:
     with pytest.raises(RuntimeError, match="low < high"):
         microtorch.randint(5, 5, (2,))
