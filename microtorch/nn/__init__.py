@@ -8,18 +8,33 @@ from .dropout import Dropout
 from .embedding import Embedding
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter
 
 __all__ = [
+    "BCELoss",
+    "BCEWithLogitsLoss",
     "CrossEntropyLoss",
     "Dropout",
     "Embedding",
     "Flatten",
     "GELU",
+    "HuberLoss",
     "Identity",
+    "KLDivLoss",
+    "L1Loss",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
@@ -35,6 +50,7 @@ __all__ = [
     "ReLU",
     "Sequential",
     "SiLU",
+    "SmoothL1Loss",
     "Sigmoid",
     "Softmax",
     "Tanh",

@@ -26,6 +26,7 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
     tanh,
 )
 from ..ops import attention as _attention
+from ..ops import binary_loss as _binary_loss
 from ..ops import dropout as _dropout
 from ..ops import embedding as _embedding
 from ..ops import linalg as _linalg
@@ -340,17 +341,142 @@ def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_in
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean") -> Tensor:  # fmt: skip
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
+    _warn_if_broadcast(input, target, "mse_loss")
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def _reduce(losses: Tensor, reduction: str) -> Tensor:
+    """The per-element losses as they are ("none"), summed, or averaged."""
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.mean()
+
+
+def _warn_if_broadcast(input: Tensor, target: Tensor, op: str) -> None:
     if tuple(input.shape) != tuple(target.shape):  # (N, 1) vs (N,) broadcasts to (N, N)
         warn_user(
-            f"mse_loss: target of shape {tuple(target.shape)} differs from input of shape "
+            f"{op}: target of shape {tuple(target.shape)} differs from input of shape "
             f"{tuple(input.shape)}; they broadcast together, which is likely not what you want "
             "(e.g. pred.squeeze(-1) or target.unsqueeze(-1) first)"
         )
-    diff = input - target
-    sq = diff * diff
-    if reduction == "none":
-        return sq
-    return sq.sum() if reduction == "sum" else sq.mean()
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:  # fmt: skip
+    """|input - target|, averaged (or summed, or per element with reduction="none")."""
+    reduction = _reduction(size_average, reduce, reduction, "l1_loss")
+    _warn_if_broadcast(input, target, "l1_loss")
+    return _reduce((input - target).abs(), reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:  # fmt: skip
+    """With d = |input - target|: 0.5 d^2 / beta where d < beta, else d - 0.5 beta (a
+    squared error near 0, an absolute one further out); beta = 0 is l1_loss."""
+    reduction = _reduction(size_average, reduce, reduction, "smooth_l1_loss")
+    if beta < 0:
+        raise RuntimeError(f"smooth_l1_loss: beta must not be negative, got {beta}")
+    _warn_if_broadcast(input, target, "smooth_l1_loss")
+    d = (input - target).abs()
+    if beta == 0:
+        return _reduce(d, reduction)
+    return _reduce(_functional.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:  # fmt: skip
+    """With d = |input - target|: 0.5 d^2 where d < delta, else delta (d - 0.5 delta);
+    smooth_l1_loss times delta (with beta = delta). ``weight`` multiplies each element."""
+    reduction = _reduction(None, None, reduction, "huber_loss")
+    if not delta > 0:
+        raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
+    _warn_if_broadcast(input, target, "huber_loss")
+    d = (input - target).abs()
+    losses = _functional.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return _reduce(losses if weight is None else losses * weight, reduction)
+
+
+def _check_binary_targets(input: Tensor, target: Tensor, op: str) -> None:
+    """Binary cross-entropy wants one float dtype and one shape for input and target."""
+    _check_tensor(input, op)
+    _check_tensor(target, op, "target")
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"{op}: target of shape {tuple(target.shape)} must have the same shape as input "
+            f"{tuple(input.shape)}"
+        )
+    if not input.dtype.is_floating_point or target.dtype is not input.dtype:
+        raise RuntimeError(
+            f"{op}: input and target must be floating point of one dtype, got {input.dtype} "
+            f"and {target.dtype}; convert the target with .to(input.dtype)"
+        )
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Tensor:  # fmt: skip
+    """-(y log x + (1 - y) log(1 - x)) for probabilities x = ``input`` in [0, 1] and targets
+    y; each log is clamped at -100, as in PyTorch, so a wrong certainty costs 100, not inf.
+    ``weight`` multiplies each element's loss. For logits use
+    binary_cross_entropy_with_logits (more stable than sigmoid then this)."""
+    reduction = _reduction(size_average, reduce, reduction, "binary_cross_entropy")
+    _check_binary_targets(input, target, "binary_cross_entropy")
+    x = input.array
+    why = "binary_cross_entropy: all elements of input should be between 0 and 1"
+    if backend.xp_of(x).__name__ == "numpy":
+        if x.size and not ((x >= 0) & (x <= 1)).all():
+            raise RuntimeError(f"{why} (probabilities: apply sigmoid first, or use the _with_logits form)")  # fmt: skip
+    else:  # on a GPU: checked at the next sync, without making the host wait here
+        backend.check_on_device(((x < 0) | (x > 1)).any(), why)
+    losses = _binary_loss.BinaryCrossEntropy.apply(input, target)
+    return _reduce(losses if weight is None else losses * weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: Any = None, reduce: Any = None,
+                                     reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:  # fmt: skip
+    """binary_cross_entropy of sigmoid(input), computed from the logits without ever
+    overflowing. ``pos_weight`` (broadcast along the last dim: one per class) scales the
+    loss of the positive targets; ``weight`` multiplies each element's loss."""
+    op = "binary_cross_entropy_with_logits"
+    reduction = _reduction(size_average, reduce, reduction, op)
+    _check_binary_targets(input, target, op)
+    positive = None
+    if pos_weight is not None:
+        if pos_weight.requires_grad:
+            raise RuntimeError(f"{op}: a pos_weight that requires grad is not supported")
+        positive = pos_weight.array.astype(input.array.dtype, copy=False)
+    losses = _binary_loss.BinaryCrossEntropyWithLogits.apply(input, target, pos_weight=positive)
+    return _reduce(losses if weight is None else losses * weight, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:  # fmt: skip
+    """KL(target || model) with ``input`` the model's log-probabilities: per element
+    target * (log target - input), 0 where target is 0 (``log_target=True``: the target is
+    given as log-probabilities too). reduction="batchmean" divides the sum by the batch size
+    (dim 0): the true KL divergence per sample; "mean" divides by every element, as PyTorch
+    does (and warns)."""
+    if reduction == "batchmean":
+        reduction_kind = "batchmean"
+    else:
+        reduction_kind = _reduction(size_average, reduce, reduction, "kl_div")
+        if reduction_kind == "mean":
+            warn_user(
+                "kl_div: reduction='mean' divides the total by the batch size and the support "
+                "size; 'batchmean' divides by the batch size only, which is the KL divergence"
+            )
+    if log_target:
+        losses = target.exp() * (target - input)
+    else:  # target * log(target), taken as 0 where target is 0 (not 0 * -inf = nan)
+        positive = target > 0
+        safe = _functional.where(positive, target, 1.0)
+        losses = target * safe.log() - target * input
+    if reduction_kind == "batchmean":
+        return losses.sum() / (input.shape[0] if input.ndim else 1)
+    return _reduce(losses, reduction_kind)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

@@ -8,6 +8,7 @@ shape.py        reshape permute expand contiguous cat stack
 indexing.py     x[...] index_put masked_fill tril triu gather
 softmax.py      softmax log_softmax
 loss.py         cross_entropy
+binary_loss.py  binary_cross_entropy (on probabilities, on logits)
 normalization.py layer_norm
 embedding.py    embedding
 dropout.py      dropout
