@@ -20,6 +20,7 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module
+from .multihead_attention import MultiheadAttention
 from .normalization import LayerNorm
 from .parameter import Parameter
 
@@ -43,6 +44,7 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiheadAttention",
     "NLLLoss",
     "Parameter",
     "ParameterDict",

@@ -1,0 +1,193 @@
+"""``MultiheadAttention``: PyTorch's attention module, with its parameters and masks.
+
+    out, weights = mha(query, key, value)      # self-attention: mha(x, x, x)
+
+Each of query, key and value is projected to ``embed_dim`` channels, split into
+``num_heads`` heads of ``embed_dim // num_heads``, attended (softmax(q k^T / sqrt(d)) v per
+head), joined again and projected by ``out_proj``. The parameters are PyTorch's, under its
+names (``in_proj_weight`` holds the query, key and value projections stacked, or
+``q_proj_weight``/``k_proj_weight``/``v_proj_weight`` when key and value have other widths),
+so a PyTorch state dict loads as it is.
+
+Masks follow PyTorch's convention for this module, which is the opposite of
+scaled_dot_product_attention's: in a bool ``attn_mask`` (L, S) or (N * num_heads, L, S), or
+a bool ``key_padding_mask`` (N, S), True means "may NOT attend"; float masks are added to
+the scores. models/attention.py is the char-LM's own, smaller causal attention.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes as _dtypes
+from .. import factories
+from .. import functional as _functional
+from .._tensor import Tensor
+from . import functional as F
+from . import init
+from .linear import Linear
+from .module import Module
+from .parameter import Parameter
+
+
+class MultiheadAttention(Module):
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False,
+                 kdim: int | None = None, vdim: int | None = None, batch_first: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        if embed_dim <= 0 or num_heads <= 0 or embed_dim % num_heads:
+            raise ValueError(
+                f"MultiheadAttention: embed_dim ({embed_dim}) must be a positive multiple of "
+                f"num_heads ({num_heads})"
+            )
+        self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.head_dim = embed_dim // num_heads
+        self.batch_first, self.add_zero_attn = batch_first, add_zero_attn
+        make = {"device": device, "dtype": dtype}
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(factories.empty(3 * embed_dim, embed_dim, **make))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.register_parameter("in_proj_weight", None)
+            self.q_proj_weight = Parameter(factories.empty(embed_dim, embed_dim, **make))
+            self.k_proj_weight = Parameter(factories.empty(embed_dim, self.kdim, **make))
+            self.v_proj_weight = Parameter(factories.empty(embed_dim, self.vdim, **make))
+        if bias:
+            self.in_proj_bias = Parameter(factories.empty(3 * embed_dim, **make))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **make)
+        if add_bias_kv:
+            self.bias_k = Parameter(factories.empty(1, 1, embed_dim, **make))
+            self.bias_v = Parameter(factories.empty(1, 1, embed_dim, **make))
+        else:
+            self.bias_k = self.bias_v = None
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        """PyTorch's initialisation: Xavier-uniform projections, zero biases."""
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor,
+                key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:  # fmt: skip
+        """(attention output, attention weights or None). Inputs are (L, N, E), or (N, L, E)
+        with ``batch_first``, or unbatched (L, E). The weights, with ``need_weights``, are
+        (N, L, S), averaged over the heads, or (N, num_heads, L, S)."""
+        if is_causal and attn_mask is None:
+            raise RuntimeError(
+                "MultiheadAttention: is_causal is a hint that attn_mask is causal; pass the "
+                "causal attn_mask itself (True above the diagonal)"
+            )
+        unbatched = query.ndim == 2
+        if unbatched:  # one sequence: a batch of one, taken away again at the end
+            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif self.batch_first:  # work in (L, N, E), as PyTorch does
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        L, N, E = query.shape
+        S = key.shape[0]
+        expected = ((L, N, self.embed_dim), (S, N, self.kdim), (S, N, self.vdim))
+        if any(tuple(t.shape) != want for t, want in zip((query, key, value), expected)):
+            raise RuntimeError(
+                f"MultiheadAttention: query, key and value of shapes {tuple(query.shape)}, "
+                f"{tuple(key.shape)}, {tuple(value.shape)} (as (length, batch, channels)) do "
+                f"not fit: they need one batch size, key and value one length, and "
+                f"{self.embed_dim}, {self.kdim} and {self.vdim} channels"
+            )
+        q, k, v = self._project(query, key, value)  # (L, N, E), (S, N, E), (S, N, E)
+        if self.bias_k is not None:  # one more key and value: learned ones
+            k = _functional.cat([k, self.bias_k.expand(1, N, E)])
+            v = _functional.cat([v, self.bias_v.expand(1, N, E)])
+            attn_mask, key_padding_mask = _pad_masks(attn_mask, key_padding_mask)
+        H, D = self.num_heads, self.head_dim
+        q, k, v = (t.reshape(t.shape[0], N, H, D).permute(1, 2, 0, 3) for t in (q, k, v))
+        if self.add_zero_attn:  # one more key and value: zeros
+            zeros = factories.zeros(N, H, 1, D, dtype=q.dtype, device=q.device)
+            k, v = _functional.cat([k, zeros], dim=2), _functional.cat([v, zeros], dim=2)
+            attn_mask, key_padding_mask = _pad_masks(attn_mask, key_padding_mask)
+        # q (N, H, L, D), k and v (N, H, S, D)
+        mask = _scores_mask(attn_mask, key_padding_mask, N, H, k.shape[2], q.dtype)
+        p = self.dropout if self.training else 0.0
+        if need_weights:
+            scores = (q * D**-0.5) @ k.transpose(-2, -1)  # (N, H, L, S)
+            if mask is not None:
+                scores = scores + mask
+            weights = F.dropout(_functional.softmax(scores, dim=-1), p)
+            out = weights @ v  # (N, H, L, D)
+        else:  # one fused op; a query that may see no key gets 0 there (PyTorch's too)
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+            weights = None
+        out = self.out_proj(out.permute(2, 0, 1, 3).reshape(L, N, E))  # (L, N, E)
+        if weights is not None and average_attn_weights:
+            weights = weights.mean(dim=1)  # (N, L, S)
+        if unbatched:
+            return out.squeeze(1), None if weights is None else weights.squeeze(0)
+        return (out.transpose(0, 1) if self.batch_first else out), weights
+
+    def _project(self, query: Tensor, key: Tensor, value: Tensor) -> tuple:
+        E = self.embed_dim
+        b = self.in_proj_bias
+        bq, bk, bv = (None, None, None) if b is None else (b[:E], b[E : 2 * E], b[2 * E :])
+        if self._qkv_same_embed_dim:
+            w = self.in_proj_weight
+            wq, wk, wv = w[:E], w[E : 2 * E], w[2 * E :]
+        else:
+            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+
+    def extra_repr(self) -> str:
+        return ""  # PyTorch prints only out_proj
+
+
+def _pad_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> tuple:
+    """One more key: each mask gets a column that lets every query see it."""
+    if attn_mask is not None:
+        attn_mask = F.pad(attn_mask, (0, 1))
+    if key_padding_mask is not None:
+        key_padding_mask = F.pad(key_padding_mask, (0, 1))
+    return attn_mask, key_padding_mask
+
+
+def _scores_mask(attn_mask: Tensor | None, key_padding_mask: Tensor | None, N: int, H: int,
+                 S: int, dtype: Any) -> Tensor | None:  # fmt: skip
+    """Both masks as one float mask to add to the scores (N, H, L, S): -inf where a bool
+    mask says True (may not attend), a float mask as it is."""
+    total = None
+    if attn_mask is not None:
+        mask = _as_added(attn_mask, dtype)
+        if mask.ndim == 3:  # (N * H, L, S)
+            mask = mask.reshape(N, H, mask.shape[1], S)
+        total = mask
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (N, S):
+            raise RuntimeError(
+                f"MultiheadAttention: key_padding_mask should have shape {(N, S)}, got "
+                f"{tuple(key_padding_mask.shape)}"
+            )
+        padding = _as_added(key_padding_mask, dtype).reshape(N, 1, 1, S)
+        total = padding if total is None else total + padding
+    return total
+
+
+def _as_added(mask: Tensor, dtype: Any) -> Tensor:
+    if mask.dtype is _dtypes.bool:
+        return _functional.where(mask, float("-inf"), 0.0).to(dtype)
+    return mask.to(dtype)

@@ -1,0 +1,135 @@
+"""nn.MultiheadAttention: a NumPy reference, PyTorch's parameter names and mask
+conventions, shapes for every layout, errors, and, where PyTorch is installed, outputs,
+weights and gradients against torch.nn.MultiheadAttention given the same parameters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch
+from microtorch import nn
+
+
+def _np_softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _np_mha(m, q, k, v, blocked=None):
+    """Self-contained reference for (L, N, E) inputs and a bool (L, S) mask (True: blocked)."""
+    E, H = m.embed_dim, m.num_heads
+    D = E // H
+    w, b = m.in_proj_weight.detach().cpu().numpy(), m.in_proj_bias.detach().cpu().numpy()
+    qp, kp, vp = (
+        x @ w[i * E : (i + 1) * E].T + b[i * E : (i + 1) * E] for i, x in enumerate((q, k, v))
+    )
+    L, N, _ = q.shape
+    S = k.shape[0]
+    split = lambda t, n: t.reshape(n, N, H, D).transpose(1, 2, 0, 3)  # noqa: E731
+    scores = split(qp, L) @ split(kp, S).transpose(0, 1, 3, 2) / np.sqrt(D)
+    if blocked is not None:
+        scores = np.where(blocked, -np.inf, scores)
+    weights = _np_softmax(scores)  # (N, H, L, S)
+    out = (weights @ split(vp, S)).transpose(2, 0, 1, 3).reshape(L, N, E)
+    ow, ob = m.out_proj.weight.detach().cpu().numpy(), m.out_proj.bias.detach().cpu().numpy()
+    return out @ ow.T + ob, weights.mean(axis=1)
+
+
+def test_matches_a_numpy_reference_with_a_causal_mask(device: str) -> None:
+    microtorch.manual_seed(0)
+    m = nn.MultiheadAttention(8, 2, dtype=microtorch.float64).to(device)
+    rng = np.random.default_rng(0)
+    q, kv = rng.standard_normal((4, 3, 8)), rng.standard_normal((5, 3, 8))
+    blocked = np.triu(np.ones((4, 5), dtype=bool), 1)
+    t = lambda a: microtorch.tensor(a, device=device)  # noqa: E731
+    out, weights = m(t(q), t(kv), t(kv), attn_mask=t(blocked))
+    ref_out, ref_weights = _np_mha(m, q, kv, kv, blocked)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), ref_out, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(weights.detach().cpu().numpy(), ref_weights, rtol=1e-10, atol=1e-12)
+    assert (weights.detach().cpu().numpy()[:, 0, 1:] == 0).all()  # the first query sees one key
+    fused, none = m(t(q), t(kv), t(kv), attn_mask=t(blocked), need_weights=False)
+    assert none is None
+    np.testing.assert_allclose(fused.detach().cpu().numpy(), ref_out, rtol=1e-9, atol=1e-12)
+
+
+def test_parameters_and_shapes_as_in_pytorch() -> None:
+    m = nn.MultiheadAttention(6, 3, batch_first=True)
+    assert sorted(m.state_dict()) == [
+        "in_proj_bias",
+        "in_proj_weight",
+        "out_proj.bias",
+        "out_proj.weight",
+    ]
+    assert m.in_proj_weight.shape == (18, 6) and (m.in_proj_bias.detach().numpy() == 0).all()
+    x = microtorch.randn(2, 4, 6)
+    out, w = m(x, x, x)
+    assert out.shape == (2, 4, 6) and w.shape == (2, 4, 4)
+    _, per_head = m(x, x, x, average_attn_weights=False)
+    assert per_head.shape == (2, 3, 4, 4)
+    single, w1 = m(x[0], x[0], x[0])  # unbatched (L, E)
+    assert single.shape == (4, 6) and w1.shape == (4, 4)
+    other = nn.MultiheadAttention(
+        4, 2, kdim=3, vdim=5, add_bias_kv=True, add_zero_attn=True, bias=False
+    )
+    names = sorted(other.state_dict())
+    assert names == [
+        "bias_k",
+        "bias_v",
+        "k_proj_weight",
+        "out_proj.weight",
+        "q_proj_weight",
+        "v_proj_weight",
+    ]
+    out, w = other(microtorch.randn(3, 2, 4), microtorch.randn(5, 2, 3), microtorch.randn(5, 2, 5))
+    assert out.shape == (3, 2, 4) and w.shape == (2, 3, 7)  # 5 keys + a learned one + a zero one
+
+
+def test_key_padding_mask_hides_keys_and_errors() -> None:
+    m = nn.MultiheadAttention(4, 2, batch_first=True)
+    x = microtorch.randn(2, 3, 4)
+    pad = microtorch.tensor([[False, False, True], [False, True, True]])
+    _, w = m(x, x, x, key_padding_mask=pad)
+    assert (w.detach().numpy()[0, :, 2] == 0).all() and (w.detach().numpy()[1, :, 1:] == 0).all()
+    with pytest.raises(
+        ValueError, match=r"embed_dim \(5\) must be a positive multiple of num_heads \(2\)"
+    ):
+        nn.MultiheadAttention(5, 2)
+    with pytest.raises(RuntimeError, match="is_causal is a hint that attn_mask is causal"):
+        m(x, x, x, is_causal=True)
+    with pytest.raises(RuntimeError, match=r"key_padding_mask should have shape \(2, 3\)"):
+        m(x, x, x, key_padding_mask=pad[:, :2])
+    with pytest.raises(RuntimeError, match=r"need one batch size, key and value one length"):
+        m(x, microtorch.randn(1, 3, 4), microtorch.randn(1, 3, 4))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_matches_pytorch(batch_first: bool) -> None:
+    pt = pytest.importorskip("torch")
+    theirs = pt.nn.MultiheadAttention(6, 2, dropout=0.0, batch_first=batch_first, dtype=pt.float64)
+    ours = nn.MultiheadAttention(6, 2, batch_first=batch_first, dtype=microtorch.float64)
+    ours.load_state_dict(
+        {k: microtorch.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()}
+    )
+    rng = np.random.default_rng(1)
+    q, k = rng.standard_normal((3, 2, 6)), rng.standard_normal((4, 2, 6))  # (length, batch, E)
+    if batch_first:
+        q, k = q.transpose(1, 0, 2), k.transpose(1, 0, 2)
+    attn = rng.standard_normal((3, 4))  # a float mask: added to the scores
+    pad = np.array([[0.0, -np.inf, 0.0, 0.0], [0.0, 0.0, 0.0, -np.inf]])  # float, as attn
+    for need_weights in (True, False):
+        results = []
+        for lib, m in ((microtorch, ours), (pt, theirs)):
+            tq, tk = (lib.tensor(a, requires_grad=True) for a in (q, k))
+            out, w = m(tq, tk, tk, attn_mask=lib.tensor(attn), key_padding_mask=lib.tensor(pad),
+                       need_weights=need_weights)  # fmt: skip
+            out.sum().backward()
+            grads = [tq.grad.numpy(), tk.grad.numpy(), m.in_proj_weight.grad.numpy()]
+            m.zero_grad()
+            results.append((out.detach().numpy(), None if w is None else w.detach().numpy(), grads))
+        (o1, w1, g1), (o2, w2, g2) = results
+        np.testing.assert_allclose(o1, o2, rtol=1e-9, atol=1e-12)
+        if need_weights:
+            np.testing.assert_allclose(w1, w2, rtol=1e-9, atol=1e-12)
+        for a, b in zip(g1, g2):
+            np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-12)
