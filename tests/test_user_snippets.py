@@ -1212,6 +1212,112 @@ def keyword_arguments_of_tensor_methods(torch):
     return outs
 
 
+@snippet(rtol=1e-4, atol=1e-5)
+def transformer_encoder_language_model_as_in_the_pytorch_tutorial(torch):
+    nn = torch.nn
+
+    class PositionalEncoding(nn.Module):
+        def __init__(self, d_model, max_len=64):
+            super().__init__()
+            position = torch.arange(max_len).unsqueeze(1)
+            div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+            pe = torch.zeros(max_len, 1, d_model)
+            pe[:, 0, 0::2] = torch.sin(position * div_term)
+            pe[:, 0, 1::2] = torch.cos(position * div_term)
+            self.register_buffer("pe", pe, persistent=False)
+
+        def forward(self, x):
+            return x + self.pe[: x.size(0)]
+
+    class TransformerModel(nn.Module):
+        def __init__(self, ntoken, d_model, nhead, d_hid, nlayers):
+            super().__init__()
+            self.pos_encoder = PositionalEncoding(d_model)
+            layers = nn.TransformerEncoderLayer(d_model, nhead, d_hid, dropout=0.0)
+            self.transformer_encoder = nn.TransformerEncoder(
+                layers, nlayers, enable_nested_tensor=False
+            )
+            self.embedding = nn.Embedding(ntoken, d_model)
+            self.d_model = d_model
+            self.linear = nn.Linear(d_model, ntoken)
+
+        def forward(self, src, src_mask):
+            src = self.embedding(src) * math.sqrt(self.d_model)
+            src = self.pos_encoder(src)
+            return self.linear(self.transformer_encoder(src, src_mask))
+
+    model = TransformerModel(ntoken=11, d_model=8, nhead=2, d_hid=16, nlayers=2)
+    load_numpy_weights(torch, model, 20, scale=0.3)
+    data = torch.tensor(np.random.default_rng(21).integers(0, 11, (7, 3)))  # (length, batch)
+    src, targets = data[:-1], data[1:].reshape(-1)
+    mask = nn.Transformer.generate_square_subsequent_mask(src.size(0))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1, gamma=0.95)
+    losses = []
+    for _ in range(4):
+        output = model(src, mask)
+        loss = nn.CrossEntropyLoss()(output.view(-1, 11), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+        optimizer.step()
+        scheduler.step()
+        losses.append(loss.item())
+    print(output.shape, scheduler.get_last_lr())
+    return [losses, model.linear.weight, model.transformer_encoder.layers[1].norm2.weight]
+
+
+@snippet(rtol=1e-4, atol=1e-5)
+def dataloader_and_a_binary_classifier(torch):
+    DataLoader, TensorDataset = torch.utils.data.DataLoader, torch.utils.data.TensorDataset
+    nn = torch.nn
+    X = torch.tensor(randn(22, 10, 3))
+    y = torch.tensor((randn(23, 10, 1) > 0).astype(np.float32))
+    loader = DataLoader(TensorDataset(X, y), batch_size=4)
+    model = nn.Sequential(nn.Linear(3, 5), nn.ReLU(), nn.Linear(5, 1))
+    load_numpy_weights(torch, model, 24, scale=0.5)
+    loss_fn = nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0]))
+    opt = torch.optim.Adam(model.parameters(), lr=0.05)
+    losses = []
+    for _epoch in range(2):
+        for xb, yb in loader:
+            loss = loss_fn(model(xb), yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    probs = torch.sigmoid(model(X)).detach()
+    print(len(loader), len(losses), xb.shape, nn.BCELoss()(probs, y).dtype)
+    return [losses, probs, nn.L1Loss()(probs, y), nn.SmoothL1Loss(beta=0.5)(probs, y)]
+
+
+@snippet
+def multihead_attention_with_a_padding_mask(torch):
+    nn = torch.nn
+    mha = nn.MultiheadAttention(embed_dim=6, num_heads=2, batch_first=True)
+    load_numpy_weights(torch, mha, 25, scale=0.4)
+    x = torch.tensor(randn(26, 2, 4, 6))
+    pad = torch.tensor([[False, False, False, True], [False, False, True, True]])
+    out, weights = mha(x, x, x, key_padding_mask=pad)
+    out2, _ = mha(x, x, x, key_padding_mask=pad, need_weights=False)
+    print(out.shape, weights.shape)
+    return [out, weights, out2]
+
+
+@snippet
+def chained_learning_rate_schedulers(torch):
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=1.0)
+    warmup = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
+    decay = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)
+    lrs = []
+    for _ in range(6):
+        opt.step()
+        warmup.step()
+        decay.step()
+        lrs.append(opt.param_groups[0]["lr"])
+    return lrs
+
+
 # ------------------------------------------------------------------ running and comparing
 def run(fn: Callable[..., Any], module: Any, tmp_path: Any) -> tuple[Any, str]:
     """Call the snippet with ``module`` as ``torch``; return its result and what it printed."""

@@ -23,6 +23,13 @@ from .module import Module
 from .multihead_attention import MultiheadAttention
 from .normalization import LayerNorm
 from .parameter import Parameter
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "BCELoss",
@@ -56,6 +63,11 @@ __all__ = [
     "Sigmoid",
     "Softmax",
     "Tanh",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "Unflatten",
     "functional",
     "init",

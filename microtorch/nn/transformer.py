@@ -1,0 +1,234 @@
+"""PyTorch's transformer modules: ``TransformerEncoderLayer``, ``TransformerEncoder``,
+``TransformerDecoderLayer``, ``TransformerDecoder`` and ``Transformer`` (the encoder-decoder
+of "Attention Is All You Need"), with PyTorch's parameters, names and defaults.
+
+An encoder layer is self-attention then a feed-forward block (linear, activation, linear),
+each added back to its input (a residual) with dropout, and layer-normed: after the
+residual (``norm_first=False``, PyTorch's default, the original paper's "post-LN") or
+before the block (``norm_first=True``, "pre-LN", what GPT-2 and models/transformer.py do).
+A decoder layer adds attention over the encoder's output (``memory``) between the two.
+
+Masks are MultiheadAttention's (True or -inf: may not attend); for a language model's
+causal mask use ``Transformer.generate_square_subsequent_mask(length)``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from .. import factories
+from .._tensor import Tensor
+from . import functional as F
+from . import init
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .multihead_attention import MultiheadAttention
+from .normalization import LayerNorm
+
+
+def _activation(activation: str | Callable) -> Callable:
+    if callable(activation):
+        return activation
+    if activation in ("relu", "gelu"):
+        return F.relu if activation == "relu" else F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+class TransformerEncoderLayer(Module):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable = "relu",
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        make = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **make)  # fmt: skip
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **make)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **make)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(self, src: Tensor, src_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:  # fmt: skip
+        x = src
+        if self.norm_first:  # pre-LN: x + block(norm(x))
+            x = x + self._self_attention(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._feed_forward(self.norm2(x))
+        else:  # post-LN: norm(x + block(x))
+            x = self.norm1(x + self._self_attention(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._feed_forward(x))
+        return x
+
+    def _self_attention(self, x: Tensor, mask: Any, padding: Any, is_causal: bool) -> Tensor:
+        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding,
+                             need_weights=False, is_causal=is_causal)[0]  # fmt: skip
+        return self.dropout1(out)
+
+    def _feed_forward(self, x: Tensor) -> Tensor:
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerDecoderLayer(Module):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable = "relu",
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        make = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **make)  # fmt: skip
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, **make)  # fmt: skip
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **make)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **make)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False,
+                memory_is_causal: bool = False) -> Tensor:  # fmt: skip
+        x = tgt
+        if self.norm_first:
+            x = x + self._self_attention(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)  # fmt: skip
+            x = x + self._cross_attention(self.norm2(x), memory, memory_mask,
+                                          memory_key_padding_mask, memory_is_causal)  # fmt: skip
+            x = x + self._feed_forward(self.norm3(x))
+        else:
+            x = self.norm1(x + self._self_attention(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))  # fmt: skip
+            x = self.norm2(x + self._cross_attention(x, memory, memory_mask,
+                                                     memory_key_padding_mask, memory_is_causal))  # fmt: skip
+            x = self.norm3(x + self._feed_forward(x))
+        return x
+
+    def _self_attention(self, x: Tensor, mask: Any, padding: Any, is_causal: bool) -> Tensor:
+        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding,
+                             need_weights=False, is_causal=is_causal)[0]  # fmt: skip
+        return self.dropout1(out)
+
+    def _cross_attention(self, x: Tensor, memory: Tensor, mask: Any, padding: Any,
+                         is_causal: bool) -> Tensor:  # fmt: skip
+        out = self.multihead_attn(x, memory, memory, attn_mask=mask, key_padding_mask=padding,
+                                  need_weights=False, is_causal=is_causal)[0]  # fmt: skip
+        return self.dropout2(out)
+
+    def _feed_forward(self, x: Tensor) -> Tensor:
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` copies of ``encoder_layer`` (each with its own parameters), one after
+    the other, then ``norm`` if given."""
+
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int,
+                 norm: Module | None = None, enable_nested_tensor: bool = True,
+                 mask_check: bool = True) -> None:  # fmt: skip
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, src: Tensor, mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None, is_causal: bool | None = None) -> Tensor:  # fmt: skip
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                      is_causal=bool(is_causal))  # fmt: skip
+        return x if self.norm is None else self.norm(x)
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` copies of ``decoder_layer``, each attending to ``memory``, then
+    ``norm`` if given."""
+
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
+                 norm: Module | None = None) -> None:  # fmt: skip
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:  # fmt: skip
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)  # fmt: skip
+        return x if self.norm is None else self.norm(x)
+
+
+class Transformer(Module):
+    """The encoder-decoder transformer: ``decoder(tgt, encoder(src))``, each a stack of
+    layers ending in a LayerNorm; every weight matrix starts Xavier-uniform."""
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable = "relu", custom_encoder: Module | None = None,
+                 custom_decoder: Module | None = None, layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        make = {"device": device, "dtype": dtype}
+        layer_options = dict(dim_feedforward=dim_feedforward, dropout=dropout,
+                             activation=activation, layer_norm_eps=layer_norm_eps,
+                             batch_first=batch_first, norm_first=norm_first, bias=bias, **make)  # fmt: skip
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, **layer_options)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, **layer_options)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None,
+                tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, src_is_causal: bool | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:  # fmt: skip
+        batch_dim = 0 if self.batch_first else 1
+        if src.ndim == 3 and src.shape[batch_dim] != tgt.shape[batch_dim]:
+            raise RuntimeError("Transformer: the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("Transformer: the feature number of src and tgt must be equal to d_model")  # fmt: skip
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)  # fmt: skip
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)  # fmt: skip
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
+        """(sz, sz) float mask for causal attention: -inf above the diagonal (a position may
+        not attend to later ones), 0 elsewhere."""
+        return factories.full((sz, sz), float("-inf"), device=device, dtype=dtype).triu(1)
