@@ -731,6 +731,13 @@ class Tensor:
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         return F.transpose(self, dim0, dim1)
 
+    swapaxes = swapdims = transpose
+
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        return F.movedim(self, source, destination)
+
+    moveaxis = movedim
+
     def flip(self, *args: Any, dims: Any = None) -> Tensor:
         return F.flip(self, _shape_args(args, dims))
 
@@ -783,6 +790,9 @@ class Tensor:
 
     def repeat(self, *args: Any, repeats: Any = None) -> Tensor:
         return F.repeat(self, _shape_args(args, repeats))
+
+    def tile(self, *dims: Any) -> Tensor:
+        return F.tile(self, _shape_args(dims))
 
     # ----- math methods -----------------------------------------------------------
     def exp(self) -> Tensor:
@@ -849,6 +859,12 @@ class Tensor:
 
     def outer(self, vec2: Tensor) -> Tensor:
         return F.outer(self, vec2)
+
+    def dot(self, tensor: Tensor) -> Tensor:
+        return F.dot(self, tensor)
+
+    def mv(self, vec: Tensor) -> Tensor:
+        return F.mv(self, vec)
 
     def sigmoid(self) -> Tensor:
         return F.sigmoid(self)

@@ -19,7 +19,7 @@ import numpy
 
 from . import backend
 from . import dtypes as _dtypes
-from ._tensor import Tensor
+from ._tensor import Size, Tensor
 from ._warn import warn_user
 from .autograd import grad_mode
 from .autograd.function import Function
@@ -740,6 +740,32 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 ger = outer
 
 
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """The sum of products of two 1-D tensors of one size (a 0-d tensor)."""
+    _check_vectors_for("dot", input, tensor, "1D tensors expected")
+    if input.shape[0] != tensor.shape[0]:
+        raise RuntimeError(
+            f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+            f"[{tensor.shape[0]}] to have the same number of elements"
+        )
+    return matmul(input, tensor)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix (n, m) times vector (m,) -> (n,)."""
+    if _check_tensor(input, "mv").ndim != 2 or _check_tensor(vec, "mv", "vec").ndim != 1:
+        raise RuntimeError(
+            f"mv: expected a matrix and a vector, got shapes {tuple(input.shape)} and "
+            f"{tuple(vec.shape)}"
+        )
+    return matmul(input, vec)
+
+
+def _check_vectors_for(op: str, a: Any, b: Any, what: str) -> None:
+    if _check_tensor(a, op).ndim != 1 or _check_tensor(b, op, "tensor").ndim != 1:
+        raise RuntimeError(f"{op}: {what}, but got shapes {tuple(a.shape)} and {tuple(b.shape)}")
+
+
 # ---------------------------------------------------------------- reductions
 ReturnTypes = collections.namedtuple("ReturnTypes", ["values", "indices"])
 
@@ -1184,7 +1210,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return getitem(input, (slice(None),) * d + (index.reshape(-1),))
 
 
-swapaxes = transpose
+swapaxes = swapdims = transpose
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -1269,6 +1295,12 @@ def repeat(input: Tensor, sizes: Sequence) -> Tensor:
     return reshape(out, [r * s for r, s in zip(sizes, old)])
 
 
+def tile(input: Tensor, dims: Sequence) -> Tensor:
+    """repeat, but with fewer repeats than dims allowed: missing ones (at the front) are 1."""
+    dims = whole_numbers(tuple(dims), "tile", "dims")
+    return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
+
+
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
@@ -1325,6 +1357,74 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 f"at entry 0 and {t.array.shape} at entry {i}"
             )
     return shape_ops.Stack.apply(*_common_dtype(tensors), dim=d)
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
+    tensors = [t if t.ndim else t.reshape(1) for t in tensors]
+    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dim 0, 1-D (and 0-d) tensors first made rows (1, n): one under another."""
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+
+
+row_stack = vstack
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join as columns: 1-D (and 0-d) tensors become (n, 1) columns, then hstack."""
+    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors], 1)
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape the given shapes broadcast to (an error names the ones that do not)."""
+    listed = [(s,) if isinstance(s, builtins.int) else tuple(s) for s in shapes]
+    result: list = []
+    for shape in listed:
+        for i, s in enumerate(reversed(shape)):
+            if i == len(result):
+                result.insert(0, s)
+            elif result[-1 - i] == 1:
+                result[-1 - i] = s
+            elif s != 1 and s != result[-1 - i]:
+                raise RuntimeError(
+                    f"broadcast_shapes: shapes {listed} cannot be broadcast together (at dim "
+                    f"{-1 - i}: {result[-1 - i]} and {s})"
+                )
+    return Size(result)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple:
+    """Each tensor expanded (a view) to the shape they broadcast to together."""
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """A view with dim(s) ``source`` moved to ``destination``; the others keep their order."""
+    single = isinstance(source, builtins.int)
+    source = [source] if single else list(source)
+    destination = [destination] if isinstance(destination, builtins.int) else list(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(
+            f"movedim: invalid source or destination dims: source ({source} dims) should "
+            f"contain the same number of dims as destination ({destination} dims)"
+        )
+    n = input.ndim
+    src = [wrap_dim(d, n, "movedim") for d in source]
+    dst = [wrap_dim(d, n, "movedim") for d in destination]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in source {source} or destination {destination}")
+    order: list = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    return permute(input, [o if o is not None else next(rest) for o in order])
+
+
+moveaxis = movedim
 
 
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:

@@ -78,6 +78,35 @@ def test_arange_takes_0d_tensors_and_refuses_a_fractional_step_for_integers() ->
         microtorch.arange(0, 3, 0.5, dtype=microtorch.int64)
 
 
+def test_stacking_tiling_and_axis_helpers_as_numpy_does_them(device: str) -> None:
+    a = np.arange(6.0).reshape(2, 3)
+    t = microtorch.tensor(a, device=device, requires_grad=True)
+    v = microtorch.tensor([1.0, 2.0, 3.0], device=device)
+    host = lambda x: x.detach().cpu().numpy()  # noqa: E731
+    np.testing.assert_array_equal(host(microtorch.hstack([t, t])), np.hstack([a, a]))
+    np.testing.assert_array_equal(host(microtorch.vstack([t, v])), np.vstack([a, v.cpu().numpy()]))
+    np.testing.assert_array_equal(
+        host(microtorch.column_stack([v, v])), np.column_stack([[1, 2, 3]] * 2)
+    )
+    np.testing.assert_array_equal(host(t.tile(2)), np.tile(a, 2))
+    np.testing.assert_array_equal(host(microtorch.tile(t, (2, 1, 1))), np.tile(a, (2, 1, 1)))
+    assert t.movedim(0, 1).shape == (3, 2) and microtorch.moveaxis(t, [0, 1], [1, 0]).shape == (
+        3,
+        2,
+    )
+    assert t.swapaxes(0, 1).shape == (3, 2) and t.swapdims(1, 0).shape == (3, 2)
+    assert microtorch.dot(v, v).item() == 14.0 and t.mv(v).tolist() == [8.0, 26.0]
+    x, y = microtorch.broadcast_tensors(t, v)
+    assert x.shape == y.shape == (2, 3)
+    assert microtorch.broadcast_shapes((2, 1), (3,), 1) == (2, 3)
+    with pytest.raises(RuntimeError, match=r"broadcast_shapes: shapes \[\(2,\), \(3,\)\] cannot"):
+        microtorch.broadcast_shapes((2,), (3,))
+    with pytest.raises(RuntimeError, match="dot: inconsistent tensor size"):
+        microtorch.dot(v, microtorch.ones(2, device=device))
+    microtorch.hstack([t, t]).sum().backward()
+    assert host(t.grad).tolist() == [[2.0] * 3] * 2
+
+
 def test_tensor_class_constructor_makes_float() -> None:
     t = Tensor([1, 2])
     assert t.dtype is microtorch.float32 and t.tolist() == [1.0, 2.0]
