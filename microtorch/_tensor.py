@@ -750,6 +750,26 @@ class Tensor:
     def index_select(self, dim: int, index: Tensor) -> Tensor:
         return F.index_select(self, dim, index)
 
+    def scatter(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+                reduce: str | None = None) -> Tensor:  # fmt: skip
+        return F.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+                 reduce: str | None = None) -> Tensor:  # fmt: skip
+        return F.inplace(self, F.scatter, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        return F.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        return F.inplace(self, F.scatter_add, dim, index, src)
+
+    def index_add(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        return F.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        return F.inplace(self, F.index_add, dim, index, source, alpha=alpha)
+
     def permute(self, *args: Any, dims: Any = None) -> Tensor:
         return F.permute(self, _shape_args(args, dims))
 

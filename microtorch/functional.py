@@ -1666,6 +1666,92 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return indexing.TakeAlongDim.apply(input, index=index.array, dim=d)
 
 
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> Tensor:  # fmt: skip
+    """The reverse of gather: a copy of ``input`` in which, along ``dim``, the position
+    ``index[i]`` holds ``src[i]`` (or ``value``) for every position i of ``index``: for a
+    2-D input and dim=1, out[i][index[i][j]] = src[i][j]. Where an index repeats, one of
+    the values wins (which one is not defined, as in PyTorch)."""
+    if reduce is not None:
+        raise ValueError(
+            f"scatter: reduce={reduce!r} is not supported (PyTorch deprecates it); use "
+            "scatter_add for 'add'"
+        )
+    if src is None and value is None:
+        raise TypeError("scatter: give src (a tensor) or value (a number)")
+    return _scatter(input, dim, index, value if src is None else src, "scatter", add=False)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """Like scatter, but each src[i] is added at its position, so values that meet at one
+    position add up: out[i][index[i][j]] += src[i][j] (dim=1)."""
+    return _scatter(input, dim, index, src, "scatter_add", add=True)
+
+
+def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: bool) -> Tensor:
+    _check_tensor(input, op)
+    _check_tensor(index, op, "index")
+    d = wrap_dim(dim, input.ndim, op)
+    if index.dtype is not _dtypes.int64:
+        raise RuntimeError(f"{op}: index must be an int64 (long) tensor, got {index.dtype}")
+    if not isinstance(src, Tensor):  # a number: as if a tensor of it, shaped like index
+        src = Tensor._make(
+            backend.xp_of(input.array).full(index.array.shape, src, dtype=input.array.dtype)
+        )
+    if src.dtype is not input.dtype:
+        raise RuntimeError(
+            f"{op}: src has dtype {src.dtype} but input has {input.dtype}; they must be the same"
+        )
+    i_shape, in_shape, s_shape = tuple(index.shape), tuple(input.shape), tuple(src.shape)
+    fits = len(i_shape) == len(in_shape) == len(s_shape) and builtins.all(
+        i <= s and (k == d or i <= n) for k, (i, n, s) in enumerate(zip(i_shape, in_shape, s_shape))
+    )
+    if not fits:
+        raise RuntimeError(
+            f"{op}: index of shape {i_shape} must have as many dims as input {in_shape} and src "
+            f"{s_shape}, and be no larger than src in any dim, nor than input except in dim {d}"
+        )
+    n = in_shape[d]
+    if index.array.size:
+        backend.check_on_device(
+            (index.array < 0).any() | (index.array >= n).any(),
+            f"{op}: an index is out of bounds for dimension {d} with size {n}",
+        )
+    return indexing.Scatter.apply(input, src, index=index.array, dim=d, add=add)
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """A copy of ``input`` in which ``alpha * source``'s slice i along ``dim`` is added to
+    the slice ``index[i]``; slices that meet at one index add up."""
+    _check_tensor(input, "index_add")
+    _check_tensor(source, "index_add", "source")
+    d = wrap_dim(dim, input.ndim, "index_add")
+    if index.ndim != 1 or index.array.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"index_add: index must be a 1-D integer tensor, got {index.dtype} of shape "
+            f"{tuple(index.shape)}"
+        )
+    expected = list(input.shape)
+    expected[d] = index.shape[0]
+    if tuple(source.shape) != tuple(expected) or input.ndim == 0:
+        raise RuntimeError(
+            f"index_add: source of shape {tuple(source.shape)} does not fit: with index of "
+            f"{index.shape[0]} elements and input {tuple(input.shape)} it must be {tuple(expected)}"
+        )
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"index_add: source has dtype {source.dtype} but input has {input.dtype}; they must "
+            "be the same"
+        )
+    n = input.shape[d]
+    if index.array.size:
+        backend.check_on_device(
+            (index.array < 0).any() | (index.array >= n).any(),
+            f"index_add: an index is out of range for dimension {d} with size {n}",
+        )
+    return indexing.IndexAdd.apply(input, source, index=index.array, dim=d, alpha=alpha)
+
+
 def _implicit_softmax_dim(ndim: int, op: str) -> int:
     """PyTorch's legacy choice when ``dim`` is left out: 0 for 0-, 1- and 3-d inputs, else 1
     (so a (B, T, C) input is normalised over B, not C). It warns; so do we."""

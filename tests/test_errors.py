@@ -515,6 +515,27 @@ def test_unknown_device() -> None:
             TypeError,
             r"microtorch.trace\(\) is the op tracer .*sum of a matrix's diagonal",
         ),
+        (
+            lambda: microtorch.zeros(2, 3).scatter(
+                1, microtorch.tensor([[0], [5]]), microtorch.ones(2, 1)
+            ),
+            IndexError,
+            "scatter: an index is out of bounds for dimension 1 with size 3",
+        ),
+        (
+            lambda: microtorch.zeros(2, 3).scatter(
+                1, microtorch.tensor([0, 1]), microtorch.ones(2)
+            ),
+            RuntimeError,
+            r"scatter: index of shape \(2,\) must have as many dims as input \(2, 3\)",
+        ),
+        (
+            lambda: microtorch.zeros(2, 3).index_add(
+                1, microtorch.tensor([0, 1]), microtorch.ones(2, 3)
+            ),
+            RuntimeError,
+            r"index_add: source of shape \(2, 3\) does not fit.*it must be \(2, 2\)",
+        ),
     ],
 )
 def test_core_errors(bad, error, pattern) -> None:

@@ -76,6 +76,26 @@ def mask(*shape: int) -> Arg:
     return Arg("mask", shape, grad=False)
 
 
+def _np_scatter(a, index, src, add):
+    """Along dim 1 of 2-D arrays: out[i][index[i][j]] = (or +=) src[i][j]."""
+    out = a.copy()
+    for i in range(index.shape[0]):
+        for j in range(index.shape[1]):
+            if add:
+                out[i, index[i, j]] += src[i, j]
+            else:
+                out[i, index[i, j]] = src[i, j]
+    return out
+
+
+def _np_index_add(a, index, source):
+    """Along dim 1: out[:, index[k]] += source[:, k]."""
+    out = a.copy()
+    for k, col in enumerate(index):
+        out[:, col] += source[:, k]
+    return out
+
+
 def const(values: Any, dtype: str = "float", grad: bool = True) -> Arg:
     return Arg("const", np.shape(values), values=values, dtype=dtype, grad=grad)
 
@@ -955,6 +975,30 @@ INDEXING = [
         lambda T, F, a, i: a.gather(1, i),
         (x(3, 4), const([[0, 0], [3, 1], [2, 2]], "int64")),
         lambda a, i: np.take_along_axis(a, i, 1),
+    ),
+    C(
+        "scatter",  # the reverse of gather: out[i][index[i][j]] = src[i][j]
+        lambda T, F, a, i, s: a.scatter(1, i, s),
+        (x(3, 4), const([[0, 2], [3, 1], [1, 0]], "int64"), x(3, 2)),
+        lambda a, i, s: _np_scatter(a, i, s, add=False),
+    ),
+    C(
+        "scatter_value",
+        lambda T, F, a, i: T.scatter(a, 0, i, value=2.5),
+        (x(3, 2), const([[2, 0]], "int64")),
+        lambda a, i: _np_scatter(a.T, i.T, np.full(i.T.shape, 2.5), add=False).T,
+    ),
+    C(
+        "scatter_add",  # repeated indices add up
+        lambda T, F, a, i, s: T.scatter_add(a, 1, i, s),
+        (x(2, 3), const([[0, 0, 2], [1, 1, 1]], "int64"), x(2, 3)),
+        lambda a, i, s: _np_scatter(a, i, s, add=True),
+    ),
+    C(
+        "index_add",
+        lambda T, F, a, i, s: a.index_add(1, i, s, alpha=2.0),
+        (x(2, 4), const([3, 0, 3], "int64"), x(2, 3)),
+        lambda a, i, s: _np_index_add(a, i, s * 2.0),
     ),
     C(
         "masked_fill",

@@ -115,6 +115,20 @@ class Tri(Function):
         return xp.triu(grad, self.diagonal) if self.upper else xp.tril(grad, self.diagonal)
 
 
+def along_dim(index, dim):
+    """The positions ``index`` names along ``dim``, as an index tuple: arange(n) along every
+    other axis (each shaped to broadcast: (n0, 1, 1), (1, n1, 1), ...) and ``index`` along
+    dim. ``x[along_dim(index, d)]`` is gather; assigning to it, or add.at, is scatter."""
+    xp = xp_of(index)
+    shape = index.shape
+    grid = [
+        xp.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
+        for d, n in enumerate(shape)
+    ]
+    grid[dim] = index
+    return tuple(grid)
+
+
 class TakeAlongDim(Function):
     """gather(x, dim, index): out[..i..] = x[..index[i]..] along ``dim``."""
 
@@ -123,15 +137,58 @@ class TakeAlongDim(Function):
         return xp_of(x).take_along_axis(x, index, axis=dim)
 
     def backward(self, grad):
-        xp = xp_of(grad)
-        full = xp.zeros(self.in_shape, dtype=grad.dtype)
-        # add.at along one axis: the index grid is arange(n) along every other axis (each
-        # shaped to broadcast: (n0, 1, 1), (1, n1, 1), ...) and self.index along dim
-        shape = self.index.shape
-        grid = [
-            xp.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
-            for d, n in enumerate(shape)
-        ]
-        grid[self.dim] = self.index
-        xp.add.at(full, tuple(grid), grad)
+        full = xp_of(grad).zeros(self.in_shape, dtype=grad.dtype)
+        xp_of(grad).add.at(full, along_dim(self.index, self.dim), grad)
         return full
+
+
+class Scatter(Function):
+    """The reverse of gather: out = x, then out[..index[i]..] along ``dim`` is set to src[i]
+    (``add=True``: increased by src[i], so repeated indices add up). src is cut to index's
+    shape. The gradient reaches src through gather; x's gradient is 0 where it was set."""
+
+    def forward(self, x, src, index=None, dim=0, add=False):
+        xp = xp_of(x)
+        self.where, self.add = along_dim(index, dim), add
+        self.src_shape, self.used = src.shape, tuple(slice(0, n) for n in index.shape)
+        out = x.copy()
+        if add:
+            xp.add.at(out, self.where, src[self.used])
+        else:
+            out[self.where] = src[self.used]
+        return out
+
+    def backward(self, grad):
+        xp = xp_of(grad)
+        gx = gs = None
+        if self.needs_input_grad[0]:
+            gx = grad if self.add else grad.copy()
+            if not self.add:
+                gx[self.where] = 0  # those values were replaced
+        if self.needs_input_grad[1]:
+            gs = xp.zeros(self.src_shape, dtype=grad.dtype)
+            gs[self.used] = grad[self.where]  # gather: each src element's one position
+        return gx, gs
+
+
+class IndexAdd(Function):
+    """out = x, then out's slice ``index[i]`` along ``dim`` is increased by alpha * source's
+    slice i (repeated indices add up). Gradients: x's passes through; source's is the
+    gradient's slices at index, times alpha."""
+
+    def forward(self, x, source, index=None, dim=0, alpha=1):
+        xp = xp_of(x)
+        self.index, self.dim, self.alpha = index, dim, alpha
+        out = xp.moveaxis(x, dim, 0).copy()  # dim first: index picks rows
+        rows = xp.moveaxis(source if alpha == 1 else source * alpha, dim, 0)
+        add_rows_at(out, index, rows)
+        return xp.moveaxis(out, 0, dim)
+
+    def backward(self, grad):
+        gx = grad if self.needs_input_grad[0] else None
+        gs = None
+        if self.needs_input_grad[1]:
+            gs = xp_of(grad).take(grad, self.index, axis=self.dim)
+            if self.alpha != 1:
+                gs = gs * self.alpha
+        return gx, gs
