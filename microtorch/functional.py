@@ -178,7 +178,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    if builtins.any(_is_bool(t) for t in (input, other)):
+    if _is_bool(input) or _is_bool(other):
         raise RuntimeError(
             "sub: subtraction, the `-` operator, with a bool tensor is not supported; to invert "
             "a mask use the `~` operator or logical_not()"
