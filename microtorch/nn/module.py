@@ -23,7 +23,14 @@ from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
 from .parameter import Parameter
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns; it prints as PyTorch's does when nothing is amiss."""
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
 
 
 class _RemovableHandle:

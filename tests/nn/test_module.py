@@ -192,6 +192,13 @@ def test_state_dict_round_trip_is_bit_exact() -> None:
     np.testing.assert_array_equal(a(idx).detach().numpy(), b(idx).detach().numpy())
 
 
+def test_load_state_dict_result_prints_as_in_pytorch() -> None:
+    layer = nn.Linear(2, 2)
+    assert repr(layer.load_state_dict(layer.state_dict())) == "<All keys matched successfully>"
+    partial = layer.load_state_dict({"weight": layer.weight}, strict=False)
+    assert partial.missing_keys == ["bias"] and "missing_keys=['bias']" in repr(partial)
+
+
 def test_load_state_dict_keeps_ties_and_copies_in_place() -> None:
     a, b = Tied(), Tied()
     weight, array = b.emb.weight, b.emb.weight.array
