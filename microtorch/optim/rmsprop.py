@@ -22,7 +22,7 @@ from .optimizer import Optimizer, check_hyperparameters, check_unsupported, stat
 
 class RMSprop(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99,
-                 eps: float = 1e-8, weight_decay: float = 0.0, momentum: float = 0.0,
+                 eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
                  centered: bool = False, capturable: bool = False, foreach: bool | None = None,
                  maximize: bool = False, differentiable: bool = False) -> None:  # fmt: skip
         check_hyperparameters("RMSprop", lr, eps=eps, weight_decay=weight_decay,

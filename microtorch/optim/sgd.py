@@ -21,8 +21,8 @@ from .optimizer import Optimizer, check_hyperparameters, check_unsupported, stat
 
 
 class SGD(Optimizer):
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False, *,
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None,
                  differentiable: bool = False, fused: bool | None = None) -> None:  # fmt: skip
         check_hyperparameters("SGD", lr, weight_decay=weight_decay, momentum=momentum)

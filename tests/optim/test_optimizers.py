@@ -438,3 +438,11 @@ def test_model_moved_after_steps_keeps_training(cls, device: str) -> None:
         model.weight.dtype is torch.float64
         and np.isfinite(model.weight.detach().cpu().numpy()).all()
     )
+
+
+def test_optimizers_print_as_pytorchs() -> None:
+    pt = pytest.importorskip("torch")
+    for name in ("SGD", "Adam", "AdamW", "RMSprop"):
+        ours = getattr(optim, name)([nn.Parameter(torch.zeros(2))], lr=0.1)
+        theirs = getattr(pt.optim, name)([pt.nn.Parameter(pt.zeros(2))], lr=0.1)
+        assert repr(ours) == repr(theirs), name
