@@ -127,6 +127,7 @@ from .functional import (
     logical_xor,
     lt,
     masked_fill,
+    masked_select,
     matmul,
     max,
     maximum,
@@ -173,6 +174,7 @@ from .functional import (
     swapaxes,
     swapdims,
     t,
+    take_along_dim,
     tanh,
     tile,
     topk,
@@ -189,6 +191,7 @@ from .functional import (
 )
 from .random import (
     Generator,
+    bernoulli,
     get_rng_state,
     initial_seed,
     manual_seed,

@@ -943,6 +943,17 @@ class Tensor:
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         return F.masked_fill(self, mask, value)
 
+    def masked_select(self, mask: Tensor) -> Tensor:
+        return F.masked_select(self, mask)
+
+    def take_along_dim(self, indices: Tensor, dim: int | None = None) -> Tensor:
+        return F.take_along_dim(self, indices, dim)
+
+    def bernoulli(self, p: float | None = None, *, generator: Any = None) -> Tensor:
+        from . import random
+
+        return random.bernoulli(self, p, generator=generator)
+
     def tril(self, diagonal: int = 0) -> Tensor:
         return F.tril(self, diagonal)
 

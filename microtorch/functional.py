@@ -1666,6 +1666,35 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return indexing.TakeAlongDim.apply(input, index=index.array, dim=d)
 
 
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``input`` where the bool ``mask`` (broadcast with it) is True, as a
+    1-D tensor in row-major order."""
+    _check_tensor(input, "masked_select")
+    if _check_tensor(mask, "masked_select", "mask").array.dtype != bool:
+        raise RuntimeError(f"masked_select: expected a bool mask, got {mask.dtype}")
+    shape = broadcast_shapes(input.shape, mask.shape)
+    return getitem(expand(input, shape), expand(mask, shape))
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: builtins.int | None = None) -> Tensor:
+    """gather with broadcasting: along ``dim``, the elements at ``indices`` (which
+    broadcasts with input in the other dims); with no dim, of the flattened input."""
+    if dim is None:
+        return gather(reshape(input, (-1,)), 0, reshape(indices, (-1,)))
+    d = wrap_dim(dim, input.ndim, "take_along_dim")
+    if indices.ndim != input.ndim:
+        raise RuntimeError(
+            f"take_along_dim: input {tuple(input.shape)} and indices {tuple(indices.shape)} "
+            "should have the same number of dims"
+        )
+    in_shape, idx_shape = list(input.shape), list(indices.shape)
+    in_shape[d] = idx_shape[d] = 1
+    common = list(broadcast_shapes(in_shape, idx_shape))
+    input = expand(input, common[:d] + [input.shape[d]] + common[d + 1 :])
+    indices = expand(indices, common[:d] + [indices.shape[d]] + common[d + 1 :])
+    return gather(input, d, indices)
+
+
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> Tensor:  # fmt: skip
     """The reverse of gather: a copy of ``input`` in which, along ``dim``, the position

@@ -118,6 +118,20 @@ def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
     return _finish(host, dtype, device, requires_grad)
 
 
+def bernoulli(input: Tensor, p: float | None = None, *,
+              generator: Generator | None = None) -> Tensor:  # fmt: skip
+    """1 with probability ``input`` (elementwise; or ``p`` for every element), else 0, in
+    input's dtype and on its device; no gradient."""
+    probs = input.array if p is None else None
+    host_probs = backend.to_numpy(probs) if probs is not None else p
+    if probs is not None and not ((host_probs >= 0) & (host_probs <= 1)).all():
+        raise RuntimeError("bernoulli: all probabilities must be between 0 and 1")
+    if p is not None and not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli: p must be between 0 and 1, got {p}")
+    draws = _rng(generator).random(tuple(input.shape)) < host_probs
+    return Tensor._make(backend.to_device(draws.astype(input.array.dtype), input.device))
+
+
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """Normal samples: ``size`` of them for a number mean and std; for tensors, one per

@@ -521,6 +521,29 @@ def test_normal_with_numbers_or_tensors(device: str) -> None:
         microtorch.normal(0.0, 1.0)
 
 
+def test_bernoulli_masked_select_and_take_along_dim(device: str) -> None:
+    microtorch.manual_seed(0)
+    probs = microtorch.full((20000,), 0.3, device=device)
+    draws = microtorch.bernoulli(probs)
+    assert draws.dtype is microtorch.float32 and draws.device == device
+    assert set(draws.cpu().numpy().tolist()) == {0.0, 1.0}
+    assert draws.mean().item() == pytest.approx(0.3, abs=0.02)
+    assert probs.bernoulli(0.9).mean().item() == pytest.approx(0.9, abs=0.02)
+    with pytest.raises(RuntimeError, match="between 0 and 1"):
+        microtorch.bernoulli(microtorch.tensor([1.5], device=device))
+    x = microtorch.tensor([[1.0, 2.0], [3.0, 4.0]], device=device, requires_grad=True)
+    picked = microtorch.masked_select(x, microtorch.tensor([True, False], device=device))
+    assert picked.tolist() == [1.0, 3.0]  # the mask broadcasts over the rows
+    order = microtorch.tensor([[1], [0]], device=device)
+    assert x.take_along_dim(order, dim=1).tolist() == [[2.0], [3.0]]
+    assert microtorch.take_along_dim(x, microtorch.tensor([3, 0], device=device)).tolist() == [
+        4.0,
+        1.0,
+    ]
+    picked.sum().backward()
+    assert x.grad.tolist() == [[1.0, 0.0], [1.0, 0.0]]
+
+
 def test_randint_errors() -> None:
     with pytest.raises(RuntimeError, match="low < high"):
         microtorch.randint(5, 5, (2,))
