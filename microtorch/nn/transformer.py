@@ -38,25 +38,52 @@ def _activation(activation: str | Callable) -> Callable:
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
-class TransformerEncoderLayer(Module):
+class _TransformerLayer(Module):
+    """What encoder and decoder layers share: self-attention and the feed-forward block,
+    under PyTorch's module names, in PyTorch's order. A decoder layer also has attention
+    over the memory (``multihead_attn``), a third norm and a third dropout."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float,
+                 activation: str | Callable, layer_norm_eps: float, batch_first: bool,
+                 norm_first: bool, bias: bool, device: Any, dtype: Any, decoder: bool) -> None:  # fmt: skip
+        super().__init__()
+        make = {"device": device, "dtype": dtype}
+        attention = dict(dropout=dropout, bias=bias, batch_first=batch_first, **make)
+        self.self_attn = MultiheadAttention(d_model, nhead, **attention)
+        if decoder:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, **attention)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **make)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **make)
+        self.norm_first = norm_first
+        norm = dict(eps=layer_norm_eps, bias=bias, **make)
+        self.norm1, self.norm2 = LayerNorm(d_model, **norm), LayerNorm(d_model, **norm)
+        if decoder:
+            self.norm3 = LayerNorm(d_model, **norm)
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+        if decoder:
+            self.dropout3 = Dropout(dropout)
+        self._feed_forward_dropout = "dropout3" if decoder else "dropout2"
+        self.activation = _activation(activation)
+
+    def _self_attention(self, x: Tensor, mask: Any, padding: Any, is_causal: bool) -> Tensor:
+        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding,
+                             need_weights=False, is_causal=is_causal)[0]  # fmt: skip
+        return self.dropout1(out)
+
+    def _feed_forward(self, x: Tensor) -> Tensor:
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return getattr(self, self._feed_forward_dropout)(x)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
                  dropout: float = 0.1, activation: str | Callable = "relu",
                  layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:  # fmt: skip
-        super().__init__()
-        make = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **make)  # fmt: skip
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **make)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **make)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.activation = _activation(activation)
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                         batch_first, norm_first, bias, device, dtype, decoder=False)  # fmt: skip
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:  # fmt: skip
@@ -69,38 +96,15 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._feed_forward(x))
         return x
 
-    def _self_attention(self, x: Tensor, mask: Any, padding: Any, is_causal: bool) -> Tensor:
-        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding,
-                             need_weights=False, is_causal=is_causal)[0]  # fmt: skip
-        return self.dropout1(out)
 
-    def _feed_forward(self, x: Tensor) -> Tensor:
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
-
-
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
                  dropout: float = 0.1, activation: str | Callable = "relu",
                  layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:  # fmt: skip
-        super().__init__()
-        make = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **make)  # fmt: skip
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, **make)  # fmt: skip
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **make)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **make)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **make)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(activation)
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                         batch_first, norm_first, bias, device, dtype, decoder=True)  # fmt: skip
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
@@ -119,19 +123,11 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._feed_forward(x))
         return x
 
-    def _self_attention(self, x: Tensor, mask: Any, padding: Any, is_causal: bool) -> Tensor:
-        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding,
-                             need_weights=False, is_causal=is_causal)[0]  # fmt: skip
-        return self.dropout1(out)
-
     def _cross_attention(self, x: Tensor, memory: Tensor, mask: Any, padding: Any,
                          is_causal: bool) -> Tensor:  # fmt: skip
         out = self.multihead_attn(x, memory, memory, attn_mask=mask, key_padding_mask=padding,
                                   need_weights=False, is_causal=is_causal)[0]  # fmt: skip
         return self.dropout2(out)
-
-    def _feed_forward(self, x: Tensor) -> Tensor:
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
 class TransformerEncoder(Module):
