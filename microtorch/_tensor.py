@@ -731,7 +731,10 @@ class Tensor:
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         return F.transpose(self, dim0, dim1)
 
-    swapaxes = swapdims = transpose
+    swapdims = transpose
+
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        return F.transpose(self, axis0, axis1)
 
     def movedim(self, source: Any, destination: Any) -> Tensor:
         return F.movedim(self, source, destination)

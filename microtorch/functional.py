@@ -1210,7 +1210,12 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return getitem(input, (slice(None),) * d + (index.reshape(-1),))
 
 
-swapaxes = swapdims = transpose
+swapdims = transpose
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """transpose, under NumPy's name (and argument names)."""
+    return transpose(input, axis0, axis1)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
