@@ -742,7 +742,11 @@ ger = outer
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The sum of products of two 1-D tensors of one size (a 0-d tensor)."""
-    _check_vectors_for("dot", input, tensor, "1D tensors expected")
+    if _check_tensor(input, "dot").ndim != 1 or _check_tensor(tensor, "dot", "tensor").ndim != 1:
+        raise RuntimeError(
+            f"dot: 1D tensors expected, but got shapes {tuple(input.shape)} and "
+            f"{tuple(tensor.shape)}"
+        )
     if input.shape[0] != tensor.shape[0]:
         raise RuntimeError(
             f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
@@ -759,11 +763,6 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
             f"{tuple(vec.shape)}"
         )
     return matmul(input, vec)
-
-
-def _check_vectors_for(op: str, a: Any, b: Any, what: str) -> None:
-    if _check_tensor(a, op).ndim != 1 or _check_tensor(b, op, "tensor").ndim != 1:
-        raise RuntimeError(f"{op}: {what}, but got shapes {tuple(a.shape)} and {tuple(b.shape)}")
 
 
 # ---------------------------------------------------------------- reductions
@@ -1079,9 +1078,7 @@ def view_dtype(input: Tensor, dtype: Any) -> Tensor:
                 f"{new_size // old_size}, but got {a.shape[-1]}"
             )
     out = Tensor._make(a.view(target.np))
-    out._version_counter = (
-        input._version_counter
-    )  # one memory: an in-place change to either bumps both
+    out._version_counter = input._version_counter  # one memory: in-place changes bump both
     return out
 
 
@@ -1409,8 +1406,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
 
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """A view with dim(s) ``source`` moved to ``destination``; the others keep their order."""
-    single = isinstance(source, builtins.int)
-    source = [source] if single else list(source)
+    source = [source] if isinstance(source, builtins.int) else list(source)
     destination = [destination] if isinstance(destination, builtins.int) else list(destination)
     if len(source) != len(destination):
         raise RuntimeError(
@@ -1575,9 +1571,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
         out = input
         for idx in steps:
             out = indexing.GetItem.apply(out, index=idx)
-        if (
-            out is not input and out._version_counter is input._version_counter
-        ):  # a view (basic indexing)
+        if out is not input and out._version_counter is input._version_counter:  # a view
             out._view = (input, index, None)  # lets an in-place op on it reach input's graph
         return out
     except IndexError as error:
@@ -1757,7 +1751,8 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: boo
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """A copy of ``input`` in which ``alpha * source``'s slice i along ``dim`` is added to
     the slice ``index[i]``; slices that meet at one index add up."""
-    _check_tensor(input, "index_add")
+    if _check_tensor(input, "index_add").ndim == 0:
+        raise RuntimeError("index_add: input must have at least one dim, got a 0-d tensor")
     _check_tensor(source, "index_add", "source")
     d = wrap_dim(dim, input.ndim, "index_add")
     if index.ndim != 1 or index.array.dtype.kind not in "iu":
@@ -1767,7 +1762,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
         )
     expected = list(input.shape)
     expected[d] = index.shape[0]
-    if tuple(source.shape) != tuple(expected) or input.ndim == 0:
+    if tuple(source.shape) != tuple(expected):
         raise RuntimeError(
             f"index_add: source of shape {tuple(source.shape)} does not fit: with index of "
             f"{index.shape[0]} elements and input {tuple(input.shape)} it must be {tuple(expected)}"

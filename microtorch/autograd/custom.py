@@ -46,9 +46,7 @@ class FunctionCtx:
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors for backward; an in-place change to one before backward is an error."""
         self.to_save = tensors
-        self.saved_versions = tuple(
-            None if t is None else t._version_counter.value for t in tensors
-        )
+        self.saved_versions = tuple(None if t is None else t._version for t in tensors)
 
     @property
     def saved_tensors(self) -> tuple:
@@ -59,12 +57,12 @@ class FunctionCtx:
                 "need to backward through the graph a second time."
             )
         for t, version in zip(self.to_save, self.saved_versions):
-            if t is not None and t._version_counter.value != version:
+            if t is not None and t._version != version:
                 raise RuntimeError(
                     f"saved_tensors: one of the variables needed for gradient computation has "
                     f"been modified by an inplace operation: the tensor of shape "
                     f"{tuple(t.shape)} was at version {version} when it was saved and is now "
-                    f"at version {t._version_counter.value}. Use an out-of-place op or .clone() first."
+                    f"at version {t._version}. Use an out-of-place op or .clone() first."
                 )
         return self.to_save
 
