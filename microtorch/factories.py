@@ -271,7 +271,9 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     if end is None:
         start, end = 0, start
     # a 0-d tensor or NumPy number counts as the Python number it holds
-    start, end, step = (v.item() if isinstance(v, (Tensor, numpy.generic)) else v for v in (start, end, step))  # fmt: skip
+    start, end, step = [
+        v.item() if isinstance(v, (Tensor, numpy.generic)) else v for v in (start, end, step)
+    ]
     if step == 0 or (end - start) * step < 0:
         raise RuntimeError(
             f"arange: start {start}, end {end} and step {step} give no range (the step must be "

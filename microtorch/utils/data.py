@@ -10,8 +10,9 @@ one sample of stacked tensors.
     for xb, yb in loader:                          # xb: (32, ...), yb: (32, ...)
         ...
 
-Everything runs in the calling process: ``num_workers`` and ``pin_memory`` are accepted
-for PyTorch code and change nothing about which batches come out.
+Everything runs in the calling process: ``num_workers``, ``pin_memory``, ``timeout``,
+``worker_init_fn`` and the other worker options are accepted for PyTorch code and change
+nothing about which batches come out (only how fast they would in PyTorch).
 """
 
 from __future__ import annotations
@@ -184,8 +185,14 @@ class DataLoader:
                  pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
                  worker_init_fn: Callable | None = None, generator: Generator | None = None,
                  **pytorch_options: Any) -> None:  # fmt: skip
-        known = {"prefetch_factor", "persistent_workers", "pin_memory_device", "multiprocessing_context", "in_order"}  # fmt: skip
-        unknown = sorted(set(pytorch_options) - known)
+        worker_options = {
+            "prefetch_factor",
+            "persistent_workers",
+            "pin_memory_device",
+            "multiprocessing_context",
+            "in_order",
+        }  # (there are no workers)
+        unknown = sorted(set(pytorch_options) - worker_options)
         if unknown:
             raise TypeError(f"DataLoader: unexpected arguments {unknown}")
         if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
@@ -200,7 +207,9 @@ class DataLoader:
             )
         if sampler is not None and shuffle:
             raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle")
-        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or drop_last):  # fmt: skip
+        if batch_sampler is not None and (
+            batch_size != 1 or shuffle or sampler is not None or drop_last
+        ):
             raise ValueError(
                 "DataLoader: batch_sampler option is mutually exclusive with batch_size, "
                 "shuffle, sampler, and drop_last"
@@ -208,7 +217,8 @@ class DataLoader:
         self.dataset, self.batch_size, self.drop_last = dataset, batch_size, drop_last
         self.shuffle, self.sampler, self.batch_sampler = bool(shuffle), sampler, batch_sampler
         self.generator, self.num_workers, self.pin_memory = generator, num_workers, pin_memory
-        self.collate_fn = collate_fn or (default_collate if batch_size is not None or batch_sampler is not None else _no_collate)  # fmt: skip
+        batching = batch_size is not None or batch_sampler is not None
+        self.collate_fn = collate_fn or (default_collate if batching else _no_collate)
 
     def _indices(self) -> Iterable[int]:
         """One epoch's sample indices, in order (or shuffled, or from the sampler)."""
