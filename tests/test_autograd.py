@@ -573,6 +573,7 @@ def test_retain_grad_keeps_a_non_leaf_gradient(device: str) -> None:
     assert values(a.grad) == [18 + 4.0, 36 + 4.0]
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # (tests/fake_cupy's 0 / 0)
 def test_max_of_values_with_nan_and_prod_of_one_value_as_in_pytorch(device: str) -> None:
     nan = float("nan")
     x = leaf([nan, 2.0, nan], device)
