@@ -18,6 +18,7 @@ from . import (
 from ._repr import set_printoptions
 from ._tensor import Size, Tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import functional as _autograd_functional  # noqa: F401 (autograd.functional)
 from .backend import (
     device,
     get_default_device,
