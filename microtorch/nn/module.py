@@ -47,6 +47,14 @@ class _RemovableHandle:
         self.hooks.pop(self.id, None)
 
 
+def _add_hook(hooks: OrderedDict, entry: tuple, prepend: bool) -> _RemovableHandle:
+    handle = _RemovableHandle(hooks)
+    hooks[handle.id] = entry  # (hook, with_kwargs, always_call)
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
 class Module:
     training: bool
 
@@ -73,28 +81,43 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks):
             return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, output)
+        for hook, with_kwargs, _ in list(self._forward_pre_hooks.values()):
+            if with_kwargs:  # hook(module, args, kwargs) -> None or (args, kwargs)
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    args, kwargs = result
+            else:  # hook(module, args) -> None or the new args
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        try:
+            output = self.forward(*args, **kwargs)
+        except Exception:
+            for hook, with_kwargs, always_call in list(self._forward_hooks.values()):
+                if always_call and with_kwargs:  # even when forward raised (output None)
+                    hook(self, args, kwargs, None)
+                elif always_call:
+                    hook(self, args, None)
+            raise
+        for hook, with_kwargs, _ in list(self._forward_hooks.values()):
+            result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
         return output
 
-    def register_forward_pre_hook(self, hook: Callable) -> _RemovableHandle:
-        """``hook(module, args)`` runs before forward; a returned value replaces ``args``."""
-        handle = _RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        return handle
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> _RemovableHandle:  # fmt: skip
+        """``hook(module, args)`` runs before forward; a returned value replaces ``args``.
+        With ``with_kwargs``: ``hook(module, args, kwargs)``, returning None or (args,
+        kwargs). ``prepend`` runs it before the hooks already there."""
+        return _add_hook(self._forward_pre_hooks, (hook, with_kwargs, False), prepend)
 
-    def register_forward_hook(self, hook: Callable) -> _RemovableHandle:
-        """``hook(module, args, output)`` runs after forward; a returned value replaces output."""
-        handle = _RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        return handle
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
+                              with_kwargs: bool = False, always_call: bool = False) -> _RemovableHandle:  # fmt: skip
+        """``hook(module, args, output)`` runs after forward; a returned value replaces output.
+        With ``with_kwargs``: ``hook(module, args, kwargs, output)``. ``always_call`` runs it
+        even when forward raises; ``prepend`` before the hooks already there."""
+        return _add_hook(self._forward_hooks, (hook, with_kwargs, always_call), prepend)
 
     # ------------------------------------------------------------ attribute registration
     def __setattr__(self, name: str, value: Any) -> None:

@@ -192,6 +192,37 @@ def test_state_dict_round_trip_is_bit_exact() -> None:
     np.testing.assert_array_equal(a(idx).detach().numpy(), b(idx).detach().numpy())
 
 
+def test_forward_hooks_with_kwargs_prepend_and_always_call() -> None:
+    seen = []
+    layer = nn.Linear(2, 2)
+    layer.register_forward_hook(lambda m, args, out: seen.append("second"))
+    layer.register_forward_hook(lambda m, args, out: seen.append("first"), prepend=True)
+
+    def double_input(m, args, kwargs):
+        seen.append(("pre", sorted(kwargs)))
+        return (args[0] * 2,), kwargs
+
+    layer.register_forward_pre_hook(double_input, with_kwargs=True)
+    layer.register_forward_hook(
+        lambda m, args, kwargs, out: seen.append(args[0].tolist()), with_kwargs=True
+    )
+    layer(torch.ones(1, 2))
+    assert seen == [("pre", []), "first", "second", [[2.0, 2.0]]]
+
+    class Failing(nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+
+    failing = Failing()
+    failing.register_forward_hook(
+        lambda m, args, out: seen.append(("always", out)), always_call=True
+    )
+    failing.register_forward_hook(lambda m, args, out: seen.append("not this one"))
+    with pytest.raises(ValueError, match="boom"):
+        failing(1)
+    assert seen[-1] == ("always", None)
+
+
 def test_load_state_dict_result_prints_as_in_pytorch() -> None:
     layer = nn.Linear(2, 2)
     assert repr(layer.load_state_dict(layer.state_dict())) == "<All keys matched successfully>"
