@@ -132,7 +132,8 @@ class TransformerDecoderLayer(_TransformerLayer):
 
 class TransformerEncoder(Module):
     """``num_layers`` copies of ``encoder_layer`` (each with its own parameters), one after
-    the other, then ``norm`` if given."""
+    the other, then ``norm`` if given. ``enable_nested_tensor`` and ``mask_check`` belong
+    to PyTorch's fast inference path; they change nothing here."""
 
     def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int,
                  norm: Module | None = None, enable_nested_tensor: bool = True,
