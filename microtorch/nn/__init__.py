@@ -4,6 +4,7 @@
 from . import functional, init, utils
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .distance import CosineSimilarity
 from .dropout import Dropout
 from .embedding import Embedding
 from .flatten import Flatten, Unflatten
@@ -34,6 +35,7 @@ from .transformer import (
 __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
+    "CosineSimilarity",
     "CrossEntropyLoss",
     "Dropout",
     "Embedding",

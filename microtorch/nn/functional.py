@@ -102,6 +102,15 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
     return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
 
 
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """x1 . x2 / (max(|x1|, eps) max(|x2|, eps)) along ``dim`` (after broadcasting the two),
+    which goes away: the cosine of the angle between the vectors."""
+    x1, x2 = _functional.broadcast_tensors(x1, x2)
+    n1 = x1.norm(dim=dim).clamp(min=eps)
+    n2 = x2.norm(dim=dim).clamp(min=eps)
+    return (x1 * x2).sum(dim) / (n1 * n2)
+
+
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:  # fmt: skip
     """Normalise over the last ``len(normalized_shape)`` dims to mean 0, variance 1, then
