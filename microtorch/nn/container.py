@@ -52,12 +52,59 @@ class Sequential(Module):
         key = list(self._modules)[_index(idx, len(self), "Sequential")]
         self._modules[key] = _check_module(module, "Sequential")
 
-    def __delitem__(self, idx: int) -> None:
-        key = list(self._modules)[_index(idx, len(self), "Sequential")]
-        del self._modules[key]
+    def __delitem__(self, idx: int | slice) -> None:
+        """Remove module(s); the rest are numbered again 0, 1, ... as in PyTorch."""
+        modules = list(self._modules.values())
+        del modules[idx if isinstance(idx, slice) else _index(idx, len(self), "Sequential")]
+        self._modules.clear()
+        for i, module in enumerate(modules):
+            self.add_module(str(i), module)
 
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), _check_module(module, "Sequential"))
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Put ``module`` at ``index`` (the ones from there on move up one)."""
+        n = len(self)
+        if not -n <= index <= n:
+            raise IndexError(f"Sequential.insert: index {index} is out of range for {n} modules")
+        modules = list(self._modules.values())
+        modules.insert(index, _check_module(module, "Sequential"))
+        self._modules.clear()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+        return self
+
+    def extend(self, sequential: Iterable[Module]) -> Sequential:
+        for module in sequential:
+            self.append(module)
+        return self
+
+    def pop(self, key: int) -> Module:
+        module = self[key]
+        del self[key]
+        return module
+
+    def __add__(self, other: Sequential) -> Sequential:
+        """A new Sequential of self's modules then other's (the same module objects)."""
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only Sequential, got {type(other).__name__}")
+        return Sequential(*self, *other)
+
+    def __mul__(self, times: int) -> Sequential:
+        """A new Sequential running self's modules ``times`` times (the same objects)."""
+        if not isinstance(times, int) or times <= 0:
+            raise ValueError(f"Sequential: can only be multiplied by a positive int, got {times!r}")
+        return Sequential(*(list(self) * times))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times: int) -> Sequential:
+        repeated = self * times
+        self._modules.clear()
+        for i, module in enumerate(repeated):
+            self.add_module(str(i), module)
         return self
 
 
@@ -128,6 +175,15 @@ class ModuleList(_ListContainer):
 
     def _put(self, name: str, module: Any) -> None:
         self.add_module(name, _check_module(module, "ModuleList"))
+
+    def pop(self, key: int) -> Module:
+        module = self[key]
+        del self[key]
+        return module
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        """A new ModuleList of self's modules then other's (the same module objects)."""
+        return ModuleList([*self, *other])
 
     def __repr__(self) -> str:
         """As PyTorch prints it: a run of children that print the same shares one line,

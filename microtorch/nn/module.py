@@ -285,7 +285,10 @@ class Module:
     def _named_members(self, registry: str, prefix: str, recurse: bool,
                        remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:  # fmt: skip
         seen = set()
-        walk = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        if recurse:  # (a module reached twice is walked twice unless duplicates are removed)
+            walk = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+        else:
+            walk = [(prefix, self)]
         for module_prefix, module in walk:
             for name, value in module.__dict__[registry].items():
                 if value is None:

@@ -382,6 +382,33 @@ def test_containers() -> None:
         parts["z"]
 
 
+def test_sequential_and_module_list_editing_as_in_pytorch() -> None:
+    relu, tanh, sigmoid = nn.ReLU(), nn.Tanh(), nn.Sigmoid()
+    seq = nn.Sequential(relu, tanh)
+    seq.insert(1, sigmoid)
+    assert list(seq) == [relu, sigmoid, tanh] and list(seq._modules) == ["0", "1", "2"]
+    assert seq.pop(0) is relu and list(seq._modules) == ["0", "1"]  # numbered again
+    del seq[0]
+    assert list(seq) == [tanh] and list(seq._modules) == ["0"]
+    assert list(seq.extend([relu])) == [tanh, relu]
+    twice = nn.Sequential(relu) * 2
+    assert len(twice) == 2 and twice[0] is twice[1]  # the same module, run twice
+    assert list(nn.Sequential(relu) + nn.Sequential(tanh)) == [relu, tanh]
+    with pytest.raises(IndexError, match="index 5 is out of range for 1 modules"):
+        nn.Sequential(relu).insert(5, tanh)
+    modules = nn.ModuleList([relu, tanh])
+    assert modules.pop(-1) is tanh and len(modules) == 1
+    assert list(modules + nn.ModuleList([sigmoid])) == [relu, sigmoid]
+
+
+def test_shared_modules_listed_twice_without_duplicate_removal() -> None:
+    shared = nn.Linear(2, 2)
+    model = nn.Sequential(shared, shared)
+    assert [n for n, _ in model.named_parameters()] == ["0.weight", "0.bias"]
+    everything = [n for n, _ in model.named_parameters(remove_duplicate=False)]
+    assert everything == ["0.weight", "0.bias", "1.weight", "1.bias"]
+
+
 def test_deepcopy_keeps_ties_inside_the_copy() -> None:
     m = Tied()
     twin = copy.deepcopy(m)
