@@ -586,9 +586,13 @@ class Tensor:
 
     # comparisons give bool tensors and no gradient
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        if other is None:  # as in PyTorch: a tensor is not None (`x == None` is False)
+            return False
         return F.eq(self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        if other is None:
+            return True
         return F.ne(self, other)
 
     def __lt__(self, other: Any) -> Tensor:
@@ -671,6 +675,50 @@ class Tensor:
         return F.inplace(self, F.clamp, min, max)
 
     clip_ = clamp_
+
+    def clamp_min_(self, min: Any) -> Tensor:
+        return F.inplace(self, F.clamp, min, None)
+
+    def clamp_max_(self, max: Any) -> Tensor:
+        return F.inplace(self, F.clamp, None, max)
+
+    # ----- PyTorch's older spellings and memory details -----------------------------------
+    def ndimension(self) -> int:
+        return self.ndim
+
+    @property
+    def itemsize(self) -> int:
+        return self.array.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.array.nbytes)
+
+    def is_complex(self) -> bool:
+        return False  # microtorch has no complex dtypes
+
+    def storage_offset(self) -> int:
+        """Where this tensor starts in the memory it shares with the tensor it views, in
+        elements: ``x[1].storage_offset()`` of a contiguous (2, 3) ``x`` is 3."""
+        a = root = self.array
+        while isinstance(root.base, type(a)):
+            root = root.base
+        return (_address(a) - _address(root)) // a.itemsize
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        """With no argument, the legacy type name ("microtorch.FloatTensor"); with a dtype
+        or such a name, the tensor converted to it (``to(dtype)``)."""
+        if dtype is None:
+            prefix = "microtorch.cuda." if self.is_cuda else "microtorch."
+            return prefix + _LEGACY_TYPE_NAMES[self.dtype.name]
+        if isinstance(dtype, str):
+            name = dtype.rsplit(".", 1)[-1]
+            by_name = {v: k for k, v in _LEGACY_TYPE_NAMES.items()}
+            if name not in by_name:
+                raise ValueError(f"type: unknown tensor type {dtype!r}")
+            device = "cuda" if ".cuda." in dtype else None
+            return self.to(device=device, dtype=_dtypes.get_dtype(by_name[name]))
+        return self.to(dtype=dtype)
 
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return F.inplace(self, F.masked_fill, mask, value)
@@ -1144,6 +1192,19 @@ class Tensor:
 
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
                       requires_grad=requires_grad)  # fmt: skip
+
+
+_LEGACY_TYPE_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+    "uint8": "ByteTensor", "bool": "BoolTensor",
+}  # fmt: skip
+
+
+def _address(array: Any) -> int:
+    """The memory address an array starts at (NumPy or CuPy)."""
+    ptr = getattr(array.data, "ptr", None)  # CuPy: a MemoryPointer
+    return array.__array_interface__["data"][0] if ptr is None else ptr
 
 
 def parse_to_args(args: tuple, kwargs: dict) -> tuple:

@@ -107,6 +107,19 @@ def test_stacking_tiling_and_axis_helpers_as_numpy_does_them(device: str) -> Non
     assert host(t.grad).tolist() == [[2.0] * 3] * 2
 
 
+def test_memory_details_legacy_type_names_and_none_comparison() -> None:
+    x = microtorch.arange(6.0).reshape(2, 3)
+    assert x[1].storage_offset() == 3 and x[:, 1].storage_offset() == 1
+    assert (x * 1).storage_offset() == 0 and x.t()[2].storage_offset() == 2
+    assert x.nbytes == 24 and x.itemsize == 4 and x.ndimension() == 2 and not x.is_complex()
+    assert x.type() == "microtorch.FloatTensor" and x.long().type() == "microtorch.LongTensor"
+    assert x.type("torch.LongTensor").dtype is microtorch.int64
+    assert x.type(microtorch.float64).dtype is microtorch.float64
+    assert (x == None) is False and (x != None) is True  # noqa: E711 (what PyTorch gives)
+    assert x.clone().clamp_min_(2.0)[0].tolist() == [2.0, 2.0, 2.0]
+    assert x.clone().clamp_max_(1.0)[1].tolist() == [1.0, 1.0, 1.0]
+
+
 def test_tensor_class_constructor_makes_float() -> None:
     t = Tensor([1, 2])
     assert t.dtype is microtorch.float32 and t.tolist() == [1.0, 2.0]
