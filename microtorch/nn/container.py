@@ -56,6 +56,10 @@ class Sequential(Module):
         """Remove module(s); the rest are numbered again 0, 1, ... as in PyTorch."""
         modules = list(self._modules.values())
         del modules[idx if isinstance(idx, slice) else _index(idx, len(self), "Sequential")]
+        self._renumber(modules)
+
+    def _renumber(self, modules: list) -> None:
+        """Make ``modules`` the children, named "0", "1", ... in order."""
         self._modules.clear()
         for i, module in enumerate(modules):
             self.add_module(str(i), module)
@@ -71,9 +75,7 @@ class Sequential(Module):
             raise IndexError(f"Sequential.insert: index {index} is out of range for {n} modules")
         modules = list(self._modules.values())
         modules.insert(index, _check_module(module, "Sequential"))
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self.add_module(str(i), m)
+        self._renumber(modules)
         return self
 
     def extend(self, sequential: Iterable[Module]) -> Sequential:
@@ -101,10 +103,7 @@ class Sequential(Module):
     __rmul__ = __mul__
 
     def __imul__(self, times: int) -> Sequential:
-        repeated = self * times
-        self._modules.clear()
-        for i, module in enumerate(repeated):
-            self.add_module(str(i), module)
+        self._renumber(list(self * times))
         return self
 
 
