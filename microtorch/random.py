@@ -144,8 +144,9 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     if not tensors:
         if size is None:
             raise TypeError("normal: with numbers for mean and std, give the size= of the result")
-        host = _rng(generator).normal(mean, std, size=_size((size,), op="normal"))
-        return _finish(host.astype(_float_dtype(dtype, "normal")), dtype, device, requires_grad)
+        shape = _size((size,), op="normal")
+        samples = Tensor._make(normal_array(shape, mean, std, dtype, device, generator))
+        return samples.requires_grad_(True) if requires_grad else samples
     if size is not None:
         raise TypeError("normal: size= goes with numbers for mean and std; a tensor sets the shape")
     from . import functional as F
