@@ -229,42 +229,21 @@ class DataLoader:
             return randperm(n, generator=self.generator).tolist()
         return range(n)
 
-    def _batches_of_indices(self) -> Iterator[list]:
-        if self.batch_sampler is not None:
-            yield from self.batch_sampler
-            return
-        batch = []
-        for i in self._indices():
-            batch.append(i)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
-
     def __iter__(self) -> Iterator:
-        if isinstance(self.dataset, IterableDataset):
-            yield from self._iterate_stream()
-        elif self.batch_size is None and self.batch_sampler is None:
-            for i in self._indices():
-                yield self.collate_fn(self.dataset[i])
-        else:
-            for indices in self._batches_of_indices():
-                yield self.collate_fn([self.dataset[i] for i in indices])
-
-    def _iterate_stream(self) -> Iterator:
-        if self.batch_size is None:
-            for sample in self.dataset:
+        stream = isinstance(self.dataset, IterableDataset)
+        if self.batch_size is None and self.batch_sampler is None:  # samples one by one
+            samples = self.dataset if stream else (self.dataset[i] for i in self._indices())
+            for sample in samples:
                 yield self.collate_fn(sample)
-            return
-        batch = []
-        for sample in self.dataset:
-            batch.append(sample)
-            if len(batch) == self.batch_size:
+        elif stream:
+            for batch in _in_batches(self.dataset, self.batch_size, self.drop_last):
                 yield self.collate_fn(batch)
-                batch = []
-        if batch and not self.drop_last:
-            yield self.collate_fn(batch)
+        else:
+            batches = self.batch_sampler
+            if batches is None:
+                batches = _in_batches(self._indices(), self.batch_size, self.drop_last)
+            for indices in batches:
+                yield self.collate_fn([self.dataset[i] for i in indices])
 
     def __len__(self) -> int:
         """Batches per epoch (for an IterableDataset, from its own len(), if it has one)."""
@@ -274,6 +253,18 @@ class DataLoader:
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+
+
+def _in_batches(items: Iterable, size: int, drop_last: bool) -> Iterator[list]:
+    """Lists of ``size`` consecutive items; the last one shorter, unless ``drop_last``."""
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch and not drop_last:
+        yield batch
 
 
 def _no_collate(sample: Any) -> Any:
