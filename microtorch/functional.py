@@ -1165,7 +1165,7 @@ def _repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None) ->
                 f"repeat_interleave: repeats must be {shape[d]} non-negative counts (one per "
                 f"entry of dim {d}), got {counts}"
             )
-        index = [i for i, c in enumerate(counts) for _ in range(c)]
+        index = numpy.repeat(numpy.arange(len(counts)), counts)  # entry i, counts[i] times
         return index_select(input, d, as_tensor_like(index, input).long())
     if counts < 0:
         raise RuntimeError(f"repeat_interleave: repeats must be non-negative, got {counts}")
@@ -1649,13 +1649,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
         )
     if index.array.dtype.kind not in "iu":
         raise RuntimeError(f"gather: index must be an integer (long) tensor, got {index.dtype}")
-    n = input.array.shape[d]
-    if index.array.size:
-        backend.check_on_device(
-            (index.array < 0).any() | (index.array >= n).any(),
-            f"gather: an index is out of bounds for dimension {d} with size {n} "
-            f"(input shape {tuple(input.shape)})",
-        )
+    _check_indices_below(index, input.array.shape[d], d, "gather", tuple(input.shape))
     # PyTorch allows an index smaller than input in the other dims: crop input to it
     crop = tuple(
         slice(None) if i == d else slice(0, index.array.shape[i]) for i in range(input.ndim)
@@ -1663,6 +1657,17 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if builtins.any(c != slice(None) for c in crop):
         input = getitem(input, crop)
     return indexing.TakeAlongDim.apply(input, index=index.array, dim=d)
+
+
+def _check_indices_below(index: Tensor, n: int, dim: int, op: str, shape: tuple) -> None:
+    """Every index in 0..n-1 (dim ``dim`` of a tensor of ``shape``): at once on the CPU, at
+    the next sync on a GPU (backend.check_on_device)."""
+    if index.array.size:
+        backend.check_on_device(
+            (index.array < 0).any() | (index.array >= n).any(),
+            f"{op}: an index is out of bounds for dimension {dim} with size {n} (input shape "
+            f"{shape})",
+        )
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
@@ -1739,12 +1744,7 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: boo
             f"{op}: index of shape {i_shape} must have as many dims as input {in_shape} and src "
             f"{s_shape}, and be no larger than src in any dim, nor than input except in dim {d}"
         )
-    n = in_shape[d]
-    if index.array.size:
-        backend.check_on_device(
-            (index.array < 0).any() | (index.array >= n).any(),
-            f"{op}: an index is out of bounds for dimension {d} with size {n}",
-        )
+    _check_indices_below(index, in_shape[d], d, op, in_shape)
     return indexing.Scatter.apply(input, src, index=index.array, dim=d, add=add)
 
 
@@ -1772,12 +1772,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
             f"index_add: source has dtype {source.dtype} but input has {input.dtype}; they must "
             "be the same"
         )
-    n = input.shape[d]
-    if index.array.size:
-        backend.check_on_device(
-            (index.array < 0).any() | (index.array >= n).any(),
-            f"index_add: an index is out of range for dimension {d} with size {n}",
-        )
+    _check_indices_below(index, input.shape[d], d, "index_add", tuple(input.shape))
     return indexing.IndexAdd.apply(input, source, index=index.array, dim=d, alpha=alpha)
 
 
