@@ -126,6 +126,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """hardtanh written into ``input``, which is returned."""
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
@@ -166,6 +167,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """elu written into ``input``, which is returned."""
     return elu(input, alpha, inplace=True)
 
 
@@ -182,6 +184,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def selu_(input: Tensor) -> Tensor:
+    """selu written into ``input``, which is returned."""
     return selu(input, inplace=True)
 
 
@@ -195,6 +198,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """celu written into ``input``, which is returned."""
     return celu(input, alpha, inplace=True)
 
 
@@ -258,6 +262,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 
 
 def _threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """threshold out of place (the public function's argument ``threshold`` hides its name)."""
     if _check_tensor(input, "threshold").dtype is _dtypes.bool:
         raise NotImplementedError("threshold: not implemented for bool tensors, as in PyTorch")
     if not input.dtype.is_floating_point:  # integers stay integers: both truncated to ints
@@ -274,6 +279,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """threshold written into ``input``, which is returned."""
     return _functional.inplace(input, _threshold, threshold, value)
 
 
@@ -306,6 +312,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
            training: bool = False) -> Tensor:  # fmt: skip
+    """rrelu written into ``input``, which is returned."""
     return rrelu(input, lower, upper, training, inplace=True)
 
 
