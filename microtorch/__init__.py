@@ -109,6 +109,7 @@ from .functional import (
     ge,
     gelu,
     gt,
+    hardshrink,
     hstack,
     index_add,
     index_select,
@@ -148,6 +149,7 @@ from .functional import (
     outer,
     permute,
     pow,
+    prelu,
     prod,
     reciprocal,
     relu,
@@ -189,6 +191,16 @@ from .functional import (
     var,
     vstack,
     where,
+)
+from .nn.functional import (  # the activations PyTorch also has as torch.xxx
+    celu,
+    celu_,
+    rrelu,
+    rrelu_,
+    selu,
+    selu_,
+    threshold,
+    threshold_,
 )
 from .random import (
     Generator,

@@ -943,6 +943,12 @@ class Tensor:
     def relu(self) -> Tensor:
         return F.relu(self)
 
+    def hardshrink(self, lambd: float = 0.5) -> Tensor:
+        return F.hardshrink(self, lambd)
+
+    def prelu(self, weight: Tensor) -> Tensor:
+        return F.prelu(self, weight)
+
     def abs(self) -> Tensor:
         return F.abs(self)
 

@@ -508,6 +508,51 @@ def relu(input: Tensor) -> Tensor:
     return elementwise.Relu.apply(_check_tensor(input, "relu"))
 
 
+def _floating_only(x: Tensor, op: str, name: str = "input") -> Tensor:
+    """``x`` itself if it is a floating tensor; PyTorch has no integer or bool kernel for
+    ``op`` (elu, hardshrink, prelu...), so neither do we: NotImplementedError, as there."""
+    if not _check_tensor(x, op, name).dtype.is_floating_point:
+        raise NotImplementedError(
+            f"{op}: not implemented for {x.dtype} tensors, as in PyTorch; convert the {name} "
+            "with .float() first"
+        )
+    return x
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """0 where |input| <= lambd, else input."""
+    x = _floating_only(input, "hardshrink")
+    # |x| <= lambd picks 0, so a nan goes to x (gradient 1) and the edges get 0, as in PyTorch
+    return where(abs(x) <= lambd, 0.0, x)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """input where input > 0, else weight * input: one slope, or one per channel (dim 1)."""
+    x, w = _check_tensor(input, "prelu"), _check_tensor(weight, "prelu", "weight")
+    if x.dtype is not w.dtype:
+        raise RuntimeError(
+            f"prelu: Type promoting not supported. Got {x.dtype} input and {w.dtype} weight; "
+            "convert the weight with .to(input.dtype)"
+        )
+    _floating_only(x, "prelu")
+    if w.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.ndim}"
+        )
+    channels = x.shape[1] if x.ndim >= 2 else 1  # fewer than 2 dims: one channel
+    if w.numel() == 1:
+        w = w.reshape(())
+    elif w.numel() == channels:  # (C,) -> (C, 1, ...): one slope per position along dim 1
+        w = w.reshape((channels,) + (1,) * (x.ndim - 2))
+    else:
+        raise RuntimeError(
+            f"prelu: Mismatch of parameter numbers and input channel size. Found parameter "
+            f"numbers = {w.numel()} and channel size = {channels} (input shape "
+            f"{tuple(x.shape)}: the channels are dim 1)"
+        )
+    return where(x > 0, x, w * x)
+
+
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")

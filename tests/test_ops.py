@@ -170,6 +170,35 @@ def np_gelu_tanh(a: np.ndarray) -> np.ndarray:
     return 0.5 * a * (1 + np.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a**3)))
 
 
+def np_elu(a: np.ndarray, alpha: float = 1.0) -> np.ndarray:
+    return np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0)))
+
+
+def np_hardsigmoid(a: np.ndarray) -> np.ndarray:
+    return np.clip(a + 3, 0, 6) / 6
+
+
+def np_shrink(a: np.ndarray, lambd: float, soft: bool) -> np.ndarray:
+    """softshrink (soft=True: moved lambd towards 0) or hardshrink, 0 where |a| <= lambd."""
+    return np.where(np.abs(a) > lambd, a - np.sign(a) * lambd * soft, 0.0)
+
+
+def np_prelu(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """w: one slope, or one per channel (dim 1)."""
+    w = w.reshape((-1,) + (1,) * (a.ndim - 2)) if w.size > 1 else w.reshape(())
+    return np.where(a > 0, a, w * a)
+
+
+def np_rrelu_train(a: np.ndarray, lower: float, upper: float) -> np.ndarray:
+    """rrelu in training after manual_seed(0): one slope per element, drawn by the host
+    generator (NumPy's PCG64) in float64 and cast, whatever the device."""
+    slopes = np.random.Generator(np.random.PCG64(0)).uniform(lower, upper, a.shape)
+    return np.where(a > 0, a, a * slopes.astype(a.dtype))
+
+
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
 def np_extreme_dim(a: np.ndarray, dim: int, keepdim: bool, largest: bool) -> tuple:
     """max(dim=)/min(dim=): (values, indices)."""
     idx = a.argmax(axis=dim) if largest else a.argmin(axis=dim)
@@ -397,6 +426,103 @@ ELEMENTWISE = [
         lambda T, F, a: F.leaky_relu(a, 0.2),
         (nz(2, 4),),
         lambda a: np.where(a > 0, a, 0.2 * a),
+    ),
+    # piecewise activations: nz inputs, scaled so that they fall on both sides of each edge
+    C("relu6", lambda T, F, a: F.relu6(a * 4), (nz(2, 4),), lambda a: np.clip(a * 4, 0, 6)),
+    C("hardtanh", lambda T, F, a: F.hardtanh(a), (nz(2, 4),), lambda a: np.clip(a, -1, 1)),
+    C(
+        "hardtanh_bounds",
+        lambda T, F, a: F.hardtanh(a, min_val=-0.5, max_val=1.5),
+        (nz(3, 4),),
+        lambda a: np.clip(a, -0.5, 1.5),
+    ),
+    C("elu", lambda T, F, a: F.elu(a), (nz(2, 4),), np_elu),
+    C("elu_alpha", lambda T, F, a: F.elu(a * 3, alpha=0.7), (nz(6),), lambda a: np_elu(a * 3, 0.7)),
+    C("selu", lambda T, F, a: F.selu(a), (nz(2, 4),), lambda a: SELU_SCALE * np_elu(a, SELU_ALPHA)),
+    C(
+        "selu_top_level",
+        lambda T, F, a: T.selu(a * 2),
+        (nz(5),),
+        lambda a: SELU_SCALE * np_elu(a * 2, SELU_ALPHA),
+    ),
+    C(
+        "celu",
+        lambda T, F, a: (F.celu(a), T.celu(a, alpha=1.5)),
+        (nz(2, 4),),
+        lambda a: (np_elu(a), 1.5 * np.expm1(np.minimum(a, 0) / 1.5) + np.maximum(a, 0)),
+    ),
+    C(
+        "softsign",
+        lambda T, F, a: F.softsign(a * 3),
+        (x(2, 4),),
+        lambda a: a * 3 / (1 + np.abs(a * 3)),
+    ),
+    C("tanhshrink", lambda T, F, a: F.tanhshrink(a), (x(2, 4),), lambda a: a - np.tanh(a)),
+    C(
+        "logsigmoid",
+        lambda T, F, a: F.logsigmoid(a * 4),
+        (x(2, 4),),
+        lambda a: -np.logaddexp(0, -a * 4),
+    ),
+    C(
+        "mish",
+        lambda T, F, a: F.mish(a * 3),
+        (x(2, 4),),
+        lambda a: a * 3 * np.tanh(np.logaddexp(0, a * 3)),
+    ),
+    C(
+        "hardsigmoid",
+        lambda T, F, a: F.hardsigmoid(a * 3),
+        (nz(2, 4),),
+        lambda a: np_hardsigmoid(a * 3),
+    ),
+    C(
+        "hardswish",
+        lambda T, F, a: F.hardswish(a * 3),
+        (nz(2, 4),),
+        lambda a: a * 3 * np_hardsigmoid(a * 3),
+    ),
+    C(
+        "glu",
+        lambda T, F, a: (F.glu(a), F.glu(a, dim=0)),
+        (x(4, 6),),
+        lambda a: (a[:, :3] * np_sigmoid(a[:, 3:]), a[:2] * np_sigmoid(a[2:])),
+    ),
+    C("softmin", lambda T, F, a: F.softmin(a, dim=1), (x(3, 4),), lambda a: np_softmax(-a, 1)),
+    C(
+        "threshold",
+        lambda T, F, a: (F.threshold(a, 0.3, -2.0), T.threshold(a, -0.5, 0.25)),
+        (nz(2, 4),),
+        lambda a: (np.where(a > 0.3, a, -2.0), np.where(a > -0.5, a, 0.25)),
+    ),
+    C(
+        "softshrink",
+        lambda T, F, a: (F.softshrink(a), F.softshrink(a, lambd=1.0)),
+        (nz(2, 4),),
+        lambda a: (np_shrink(a, 0.5, True), np_shrink(a, 1.0, True)),
+    ),
+    C(
+        "hardshrink",
+        lambda T, F, a: (F.hardshrink(a), T.hardshrink(a, 1.0), a.hardshrink(lambd=0.3)),
+        (nz(2, 4),),
+        lambda a: (np_shrink(a, 0.5, False), np_shrink(a, 1.0, False), np_shrink(a, 0.3, False)),
+    ),
+    C("prelu", lambda T, F, a, w: F.prelu(a, w), (nz(2, 3, 4), x(1)), np_prelu),
+    C("prelu_per_channel", lambda T, F, a, w: F.prelu(a, w), (nz(2, 3, 4), x(3)), np_prelu),
+    C("prelu_method_2d", lambda T, F, a, w: a.prelu(w), (nz(4, 3), x(3)), np_prelu),
+    C("prelu_top_level_1d", lambda T, F, a, w: T.prelu(a, w), (nz(5), x(1)), np_prelu),
+    C(
+        "rrelu_eval",
+        lambda T, F, a: (F.rrelu(a), T.rrelu(a, 0.1, 0.3)),
+        (nz(2, 4),),
+        lambda a: (np.where(a > 0, a, a * (1 / 8 + 1 / 3) / 2), np.where(a > 0, a, a * 0.2)),
+    ),
+    C(
+        "rrelu_training",  # the host generator draws the slopes: the same numbers on any device
+        seeded(lambda T, F, a: F.rrelu(a, 0.1, 0.3, training=True)),
+        (nz(3, 4),),
+        lambda a: np_rrelu_train(a, 0.1, 0.3),
+        torch=False,
     ),
     C(
         "normalize_rows",
@@ -1426,6 +1552,50 @@ INPLACE = [
             np.where(a > 0, a, 0.2 * a),
             a * np_sigmoid(a),
             np.maximum(a, 0),
+        ),  # fmt: skip
+    ),
+    C(
+        "activations_inplace_more",  # the in-place forms of the activations above
+        lambda T, F, a: (
+            F.relu6(a * 4, inplace=True),
+            F.hardtanh(a * 1, -0.5, 0.5, inplace=True),
+            F.hardtanh_(a * 1),
+            F.elu(a * 1, 0.5, inplace=True),
+            F.elu_(a * 1),
+            F.selu(a * 1, inplace=True),
+            T.selu_(a * 1),
+            F.celu_(a * 1, 2.0),
+            T.celu_(a * 1),
+            F.mish(a * 1, inplace=True),
+            F.hardswish(a * 3, inplace=True),
+            F.hardsigmoid(a * 3, inplace=True),
+            F.threshold(a * 1, 0.3, -1.0, inplace=True),
+            F.threshold_(a * 1, 0.3, -1.0),
+            T.threshold_(a * 1, -0.3, 1.0),
+            F.rrelu(a * 1, inplace=True),
+            F.rrelu_(a * 1, 0.1, 0.2),
+            T.rrelu_(a * 1),
+        ),  # fmt: skip
+        (nz(2, 4),),
+        lambda a: (
+            np.clip(a * 4, 0, 6),
+            np.clip(a, -0.5, 0.5),
+            np.clip(a, -1, 1),
+            np_elu(a, 0.5),
+            np_elu(a),
+            SELU_SCALE * np_elu(a, SELU_ALPHA),
+            SELU_SCALE * np_elu(a, SELU_ALPHA),
+            2.0 * np.expm1(np.minimum(a, 0) / 2.0) + np.maximum(a, 0),
+            np_elu(a),
+            a * np.tanh(np.logaddexp(0, a)),
+            a * 3 * np_hardsigmoid(a * 3),
+            np_hardsigmoid(a * 3),
+            np.where(a > 0.3, a, -1.0),
+            np.where(a > 0.3, a, -1.0),
+            np.where(a > -0.3, a, 1.0),
+            np.where(a > 0, a, a * (1 / 8 + 1 / 3) / 2),
+            np.where(a > 0, a, a * 0.15),
+            np.where(a > 0, a, a * (1 / 8 + 1 / 3) / 2),
         ),  # fmt: skip
     ),
 ]

@@ -12,6 +12,7 @@ from typing import Any
 from .. import backend
 from .. import dtypes as _dtypes
 from .. import functional as _functional
+from .. import random as _random
 from .._tensor import Tensor
 from .._warn import warn_user
 from ..factories import whole_numbers
@@ -19,8 +20,11 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
     _check_broadcast,
     _check_tensor,
     _float_input,
+    _floating_only,
     gelu,
+    hardshrink,
     log_softmax,
+    prelu,
     sigmoid,
     softmax,
     tanh,
@@ -28,6 +32,7 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
 from ..ops import attention as _attention
 from ..ops import binary_loss as _binary_loss
 from ..ops import dropout as _dropout
+from ..ops import elementwise as _elementwise
 from ..ops import embedding as _embedding
 from ..ops import linalg as _linalg
 from ..ops import loss as _loss
@@ -95,6 +100,220 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     if inplace:
         return _functional.inplace(input, leaky_relu, negative_slope)
     return _functional.where(input > 0, input, input * negative_slope)
+
+
+# The piecewise activations below are compositions of where(): where routes the gradient to
+# the branch it picked, so at an edge (x == min_val, x == threshold...) the gradient is the
+# one of the branch PyTorch picks there. clamp() would pass the gradient at both edges.
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:  # fmt: skip
+    """min_val below min_val, max_val above max_val, input in between (gradient 0 at the
+    two edges, as in PyTorch)."""
+    if min_val > max_val:
+        raise ValueError(
+            f"hardtanh: min_val cannot be greater than max_val, got min_val={min_val} and "
+            f"max_val={max_val}"
+        )
+    if inplace:
+        return _functional.inplace(input, hardtanh, min_val, max_val)
+    if _check_tensor(input, "hardtanh").dtype is _dtypes.bool:
+        raise RuntimeError("hardtanh: Bool inputs not supported, as in PyTorch; convert first")
+    if not input.dtype.is_floating_point:  # integers stay integers, bounds truncated to ints
+        return _functional.clamp(input, int(min_val), int(max_val))
+    # x <= min_val and x >= max_val pick the constants: a nan goes to x, as in PyTorch
+    inner = _functional.where(input >= max_val, max_val, input)
+    return _functional.where(input <= min_val, min_val, inner)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """hardtanh written into ``input``, which is returned."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(x, 0), 6): hardtanh between 0 and 6."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6: 0 below -3, 1 above 3, a straight line in between."""
+    if inplace:
+        return _functional.inplace(input, hardsigmoid)
+    return relu6(_floating_only(input, "hardsigmoid") + 3) / 6
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * relu6(x + 3) / 6: 0 below -3, x above 3."""
+    if inplace:
+        return _functional.inplace(input, hardswish)
+    x = _floating_only(input, "hardswish")
+    return x * relu6(x + 3) / 6
+
+
+def _exponential_unit(x: Tensor, alpha: float, input_scale: float) -> Tensor:
+    """x where x > 0, else alpha * (exp(x * input_scale) - 1): elu, selu and celu. The
+    exponential sees only min(x, 0), so a large x cannot overflow it (exp(1000) = inf, and
+    the masked-out branch's gradient 0 * inf would be nan); x == 0 takes the exponential
+    branch (gradient alpha * input_scale), as in PyTorch."""
+    negative = alpha * _elementwise.Expm1.apply(x.clamp(max=0.0) * input_scale)
+    return _functional.where(x <= 0, negative, x)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    if inplace:
+        return _functional.inplace(input, elu, alpha)
+    return _exponential_unit(_floating_only(input, "elu"), alpha, 1.0)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """elu written into ``input``, which is returned."""
+    return elu(input, alpha, inplace=True)
+
+
+# SELU's constants (Klambauer et al. 2017), the digits PyTorch uses
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(x, alpha) with SELU's fixed alpha ~ 1.6733 and scale ~ 1.0507."""
+    if inplace:
+        return _functional.inplace(input, selu)
+    return SELU_SCALE * _exponential_unit(_floating_only(input, "selu"), SELU_ALPHA, 1.0)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """selu written into ``input``, which is returned."""
+    return selu(input, inplace=True)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    if alpha == 0:
+        raise RuntimeError("celu: ZeroDivisionError: alpha cannot be 0 for CELU")
+    if inplace:
+        return _functional.inplace(input, celu, alpha)
+    return _exponential_unit(_floating_only(input, "celu"), alpha, 1.0 / alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """celu written into ``input``, which is returned."""
+    return celu(input, alpha, inplace=True)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|)."""
+    if _check_tensor(input, "softsign").dtype is _dtypes.bool:  # integers give floats
+        raise NotImplementedError("softsign: not implemented for bool tensors, as in PyTorch")
+    return input / (_functional.abs(input) + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+    return input - tanh(_check_tensor(input, "tanhshrink"))
+
+
+def _log1p_exp(x: Tensor) -> Tensor:
+    """log(1 + exp(x)) that never overflows: max(x, 0) + log1p(exp(-|x|)), the exp of a
+    number <= 0. Private on purpose: the public softplus is left for learners to write."""
+    return _functional.maximum(x, 0.0) + _functional.log1p(_functional.exp(-_functional.abs(x)))
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)) = -log(1 + exp(-x)), without overflow for large negative x."""
+    return -_log1p_exp(-_floating_only(input, "logsigmoid"))
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(log(1 + exp(x)))."""
+    if inplace:
+        return _functional.inplace(input, mish)
+    x = _floating_only(input, "mish")
+    return x * tanh(_log1p_exp(x))
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b), where a and b are the first and second half of input along ``dim``."""
+    x = _check_tensor(input, "glu")
+    if x.ndim == 0:
+        raise RuntimeError("glu: does not support scalars because halving size must be even")
+    d = _functional.wrap_dim(dim, x.ndim, "glu")
+    half, odd = divmod(x.shape[d], 2)
+    if odd:
+        raise RuntimeError(
+            f"glu: Halving dimension must be even, but dimension {d} is size {x.shape[d]} "
+            f"(input shape {tuple(x.shape)})"
+        )
+    _floating_only(x, "glu")
+    return _functional.narrow(x, d, 0, half) * sigmoid(_functional.narrow(x, d, half, half))
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:  # fmt: skip
+    """softmax(-input) along ``dim``: the smallest entries get the largest weights.
+    ``dtype`` casts the input first (an integer input needs it, as in PyTorch)."""
+    negated = -_check_tensor(input, "softmin")
+    if dtype is None:
+        _floating_only(input, "softmin")
+    if dim is None:
+        dim = _functional._implicit_softmax_dim(input.ndim, "softmin")
+    return softmax(negated, dim, dtype)
+
+
+def _threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """threshold out of place (the public function's argument ``threshold`` hides its name)."""
+    if _check_tensor(input, "threshold").dtype is _dtypes.bool:
+        raise NotImplementedError("threshold: not implemented for bool tensors, as in PyTorch")
+    if not input.dtype.is_floating_point:  # integers stay integers: both truncated to ints
+        threshold, value = int(threshold), int(value)
+    # x <= threshold picks value: a nan stays nan (gradient 1), as in PyTorch
+    return _functional.where(input <= threshold, value, input)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """input where input > threshold, else value."""
+    if inplace:
+        return _functional.inplace(input, _threshold, threshold, value)
+    return _threshold(input, threshold, value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """threshold written into ``input``, which is returned."""
+    return _functional.inplace(input, _threshold, threshold, value)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """0 where |input| <= lambd, else input moved lambd towards 0."""
+    x = _floating_only(input, "softshrink")
+    if lambd < 0:
+        raise RuntimeError(f"softshrink: lambda must be at least 0, but found {lambd}")
+    # x - lambd * sign(x) where |x| > lambd: a nan goes there too (gradient 1, as in PyTorch)
+    return _functional.where(_functional.abs(x) <= lambd, 0.0, x - _functional.sign(x) * lambd)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:  # fmt: skip
+    """leaky_relu with slope (lower + upper) / 2; in training, each element's slope is drawn
+    uniformly from [lower, upper) by the host generator (the same numbers on CPU and GPU)."""
+    if lower > upper:
+        raise RuntimeError(
+            f"rrelu: Lower bound should be less than or equal to the upper bound, got "
+            f"lower={lower} and upper={upper}"
+        )
+    if inplace:
+        return _functional.inplace(input, rrelu, lower, upper, training)
+    x = _floating_only(input, "rrelu")
+    if not training:
+        return leaky_relu(x, (lower + upper) / 2)
+    slopes = _random.uniform_array(tuple(x.shape), lower, upper, x.dtype, x.device)
+    return _functional.where(x > 0, x, x * Tensor._make(slopes))
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:  # fmt: skip
+    """rrelu written into ``input``, which is returned."""
+    return rrelu(input, lower, upper, training, inplace=True)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:

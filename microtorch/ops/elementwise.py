@@ -1,5 +1,5 @@
-"""Elementwise math: exp log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp maximum
-minimum where, and the rounding ops (floor ceil round trunc sign).
+"""Elementwise math: exp expm1 log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp
+maximum minimum where, and the rounding ops (floor ceil round trunc sign).
 
 Each op's backward is the derivative written next to its forward."""
 
@@ -72,6 +72,17 @@ class Log1p(Function):
     def backward(self, grad):
         (x,) = self.saved
         return grad / (1 + x)
+
+
+class Expm1(Function):
+    def forward(self, x):
+        y = xp_of(x).expm1(x)  # exp(x) - 1, exact for tiny x
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad):
+        (y,) = self.saved
+        return grad * (y + 1)  # d/dx (e^x - 1) = e^x
 
 
 class Erf(Function):

@@ -29,6 +29,25 @@ LAYERS = {
     "silu": (lambda: nn.SiLU(), (3, 4)),
     "softmax": (lambda: nn.Softmax(dim=-1), (3, 4)),
     "log_softmax": (lambda: nn.LogSoftmax(dim=1), (3, 4)),
+    "relu6": (lambda: nn.ReLU6(), (3, 4)),
+    "hardtanh": (lambda: nn.Hardtanh(-0.4, 0.6), (3, 4)),  # 0.5 is where |a| < 0.1 goes
+    "elu": (lambda: nn.ELU(0.5), (3, 4)),
+    "selu": (lambda: nn.SELU(), (3, 4)),
+    "celu": (lambda: nn.CELU(2.0), (3, 4)),
+    "softsign": (lambda: nn.Softsign(), (3, 4)),
+    "logsigmoid": (lambda: nn.LogSigmoid(), (3, 4)),
+    "mish": (lambda: nn.Mish(), (3, 4)),
+    "hardswish": (lambda: nn.Hardswish(), (3, 4)),
+    "hardsigmoid": (lambda: nn.Hardsigmoid(), (3, 4)),
+    "glu": (lambda: nn.GLU(dim=1), (3, 4)),
+    "softmin": (lambda: nn.Softmin(dim=-1), (3, 4)),
+    "threshold": (lambda: nn.Threshold(0.2, -1.0), (3, 4)),
+    "tanhshrink": (lambda: nn.Tanhshrink(), (3, 4)),
+    "softshrink": (lambda: nn.Softshrink(0.3), (3, 4)),
+    "hardshrink": (lambda: nn.Hardshrink(0.3), (3, 4)),
+    "prelu": (lambda: nn.PReLU(), (3, 4)),
+    "prelu_per_channel": (lambda: nn.PReLU(4, init=0.1), (2, 4, 3)),
+    "rrelu_eval": (lambda: nn.RReLU().eval(), (3, 4)),
     "identity": (lambda: nn.Identity(7, key="ignored"), (3, 4)),
     "sequential": (
         lambda: nn.Sequential(nn.Linear(4, 6), nn.GELU(), nn.LayerNorm(6), nn.Linear(6, 2)),
@@ -109,6 +128,16 @@ INPLACE_LAYERS = {
     "LeakyReLU": lambda inplace: nn.LeakyReLU(0.1, inplace=inplace),
     "SiLU": lambda inplace: nn.SiLU(inplace=inplace),
     "Dropout": lambda inplace: nn.Dropout(0.5, inplace=inplace),
+    "ReLU6": lambda inplace: nn.ReLU6(inplace=inplace),
+    "Hardtanh": lambda inplace: nn.Hardtanh(-0.5, 0.5, inplace=inplace),
+    "ELU": lambda inplace: nn.ELU(0.5, inplace=inplace),
+    "SELU": lambda inplace: nn.SELU(inplace=inplace),
+    "CELU": lambda inplace: nn.CELU(2.0, inplace=inplace),
+    "Mish": lambda inplace: nn.Mish(inplace=inplace),
+    "Hardswish": lambda inplace: nn.Hardswish(inplace=inplace),
+    "Hardsigmoid": lambda inplace: nn.Hardsigmoid(inplace=inplace),
+    "Threshold": lambda inplace: nn.Threshold(0.2, -1.0, inplace=inplace),
+    "RReLU": lambda inplace: nn.RReLU(0.1, 0.3, inplace=inplace),  # training: random slopes
 }
 
 
@@ -181,7 +210,9 @@ def test_layers_match_pytorch() -> None:
     )
 
 
-@pytest.mark.parametrize("name", ["linear", "layer_norm", "gelu", "sequential"])
+@pytest.mark.parametrize(
+    "name", ["linear", "layer_norm", "gelu", "sequential", "prelu_per_channel", "elu", "hardswish"]
+)
 def test_layers_on_device_match_cpu(device: str, name: str) -> None:
     make, shape = LAYERS[name]
     torch.manual_seed(1)
@@ -237,3 +268,87 @@ def test_functional_re_exports() -> None:
     assert not missing, (
         f"microtorch has these ops but nn.functional does not re-export them: {missing}"
     )
+
+
+def _activation_modules(nn_: object) -> list:
+    """The activation modules that nn_ (microtorch.nn or torch.nn) makes, with every
+    argument that changes their repr."""
+    return [
+        nn_.ReLU6(), nn_.ReLU6(inplace=True), nn_.Hardtanh(), nn_.Hardtanh(-2, 3.0, True),
+        nn_.ELU(), nn_.ELU(0.5, inplace=True), nn_.SELU(), nn_.SELU(True), nn_.CELU(),
+        nn_.CELU(2.0, True), nn_.Softsign(), nn_.LogSigmoid(), nn_.Mish(), nn_.Mish(True),
+        nn_.Hardswish(), nn_.Hardswish(True), nn_.Hardsigmoid(), nn_.Hardsigmoid(True),
+        nn_.GLU(), nn_.GLU(dim=0), nn_.Softmin(), nn_.Softmin(dim=1), nn_.Threshold(0.1, 20),
+        nn_.Threshold(0.1, 20.0, inplace=True), nn_.Tanhshrink(), nn_.Softshrink(),
+        nn_.Softshrink(1), nn_.Hardshrink(), nn_.Hardshrink(lambd=0.3), nn_.PReLU(),
+        nn_.PReLU(3, 0.1), nn_.RReLU(), nn_.RReLU(0.1, 0.3, inplace=True),
+    ]  # fmt: skip
+
+
+def test_activation_modules_repr_as_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    ours = [repr(m) for m in _activation_modules(nn)]
+    assert ours == [repr(m) for m in _activation_modules(pt.nn)]
+    seq = nn.Sequential(nn.Linear(2, 4), nn.PReLU(4), nn.GLU())
+    assert repr(seq) == repr(pt.nn.Sequential(pt.nn.Linear(2, 4), pt.nn.PReLU(4), pt.nn.GLU()))
+
+
+def test_activation_modules_match_pytorch() -> None:
+    """Forward and input gradient of each module (RReLU in eval mode) against PyTorch's, on
+    inputs spread across -3.5..3.5 (both sides of every edge; the edges themselves are in
+    test_functional_activations.py)."""
+    pt = pytest.importorskip("torch")
+    a = np.linspace(-3.5, 3.5, 48, dtype=np.float32).reshape(2, 3, 8)
+    for ours, theirs in zip(_activation_modules(nn), _activation_modules(pt.nn)):
+        if isinstance(ours, nn.Softmin) and ours.dim is None:
+            ours.dim = theirs.dim = -1
+        ours.eval(), theirs.eval()
+        x, tx = torch.tensor(a, requires_grad=True), pt.tensor(a, requires_grad=True)
+        y, ty = ours(x * 1), theirs(tx * 1)  # * 1: the inplace ones write into a copy
+        np.testing.assert_allclose(
+            y.detach().numpy(), ty.detach().numpy(), rtol=1e-6, atol=1e-7, err_msg=repr(ours)
+        )
+        weights = np.cos(np.arange(y.numel(), dtype=np.float32)).reshape(tuple(y.shape))
+        (y * torch.tensor(weights)).sum().backward()
+        (ty * pt.tensor(weights)).sum().backward()
+        np.testing.assert_allclose(
+            x.grad.numpy(), tx.grad.numpy(), rtol=1e-6, atol=1e-7, err_msg=repr(ours)
+        )
+
+
+def test_prelu_state_dict_loads_pytorchs_weights() -> None:
+    pt = pytest.importorskip("torch")
+    theirs = pt.nn.PReLU(3)
+    with pt.no_grad():
+        theirs.weight.copy_(pt.tensor([0.1, -0.2, 0.7]))
+    ours = nn.PReLU(3)
+    assert list(ours.state_dict()) == ["weight"]
+    assert tuple(ours.weight.shape) == (3,) and ours.weight.tolist() == [0.25] * 3
+    ours.load_state_dict({k: torch.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    a = np.random.default_rng(0).standard_normal((2, 3, 5)).astype(np.float32)
+    x, tx = torch.tensor(a, requires_grad=True), pt.tensor(a, requires_grad=True)
+    y, ty = ours(x), theirs(tx)
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-6)
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(ours.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=1e-5)
+    with pytest.raises(RuntimeError, match="channel"):
+        ours(torch.ones(2, 4))  # 4 channels, 3 slopes
+    double = nn.PReLU(2, init=0.5, dtype=torch.float64)
+    assert double.weight.dtype is torch.float64 and double.weight.tolist() == [0.5, 0.5]
+
+
+def test_rrelu_module_random_in_training_fixed_in_eval() -> None:
+    layer = nn.RReLU(0.1, 0.3)
+    x = -torch.ones(1000)
+    slopes = -layer(x).numpy()
+    assert slopes.min() >= 0.1 and slopes.max() < 0.3 and slopes.std() > 0.03
+    assert not np.array_equal(slopes, -layer(x).numpy())  # new slopes on every call
+    layer.eval()
+    np.testing.assert_allclose(layer(x).numpy(), -0.2, rtol=1e-6)
+    layer.train()
+    torch.manual_seed(4)
+    first = layer(x).numpy()
+    torch.manual_seed(4)
+    np.testing.assert_array_equal(layer(x).numpy(), first)  # the seed decides them
