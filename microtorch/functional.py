@@ -266,7 +266,7 @@ def _is_bool(x: Any) -> builtins.bool:
 def _check_not_bool(a: Any, b: Any, op: str) -> None:
     """pow, floor division and remainder have no bool version (NumPy would answer in int8)."""
     if _is_bool(a) and _is_bool(b):
-        raise RuntimeError(
+        raise NotImplementedError(
             f"{op}: not implemented for bool operands, as in PyTorch; convert a bool tensor "
             "first, with .long() or .float()"
         )

@@ -297,7 +297,8 @@ class Xlogy(Function):
 class Logit(Function):
     """log(x / (1 - x)), the inverse of sigmoid; with ``eps``, x is first clamped to
     [eps, 1 - eps]. d/dx = 1 / (x (1 - x)); PyTorch's conventions elsewhere: 0 where the
-    clamp moved x, and nan outside [0, 1] when there is no eps."""
+    clamp moved x (and at nan), nan outside [0, 1] when there is no eps, and grad * inf at
+    0 and 1."""
 
     def forward(self, x, eps=None):
         xp = xp_of(x)
@@ -312,12 +313,12 @@ class Logit(Function):
     def backward(self, grad):
         (x,) = self.saved
         xp = xp_of(x)
-        if self.eps is not None:
-            d = grad / (x * (1 - x))
-            return xp.where((x < self.eps) | (x > 1 - self.eps), d.dtype.type(0), d)
         edge = (x == 0) | (x == 1)  # grad * inf there, whatever the sign of a zero x
         d = grad / xp.where(edge, 1, x * (1 - x))
         d = xp.where(edge, grad * d.dtype.type("inf"), d)
+        if self.eps is not None:  # (nan is not inside, so its gradient is 0 too)
+            inside = (x >= self.eps) & (x <= 1 - self.eps)
+            return xp.where(inside, d, d.dtype.type(0))
         return xp.where((x < 0) | (x > 1), d.dtype.type("nan"), d)
 
 
