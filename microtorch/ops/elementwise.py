@@ -231,7 +231,7 @@ class Expm1(Function):
 
 class LogAddExp(Function):
     """log(e^a + e^b), with no overflow. d/da = e^a / (e^a + e^b) = 1 / (1 + e^(b - a)), and
-    the same with a and b swapped (PyTorch's formula: nan where a and b are the same inf)."""
+    likewise for b (PyTorch's formula: nan where a and b are the same inf)."""
 
     def forward(self, a, b):
         self.save_for_backward(a, b)
@@ -239,12 +239,9 @@ class LogAddExp(Function):
 
     def backward(self, grad):
         a, b = self.saved
-        xp = xp_of(a)
-        ga = gb = None
-        if self.needs_input_grad[0]:
-            ga = unbroadcast(grad / (1 + xp.exp(b - a)), a.shape)
-        if self.needs_input_grad[1]:
-            gb = unbroadcast(grad / (1 + xp.exp(a - b)), b.shape)
+        power = xp_of(a).exp
+        ga = unbroadcast(grad * _share(a, b, power), a.shape) if self.needs_input_grad[0] else None
+        gb = unbroadcast(grad * _share(b, a, power), b.shape) if self.needs_input_grad[1] else None
         return ga, gb
 
 
@@ -257,13 +254,20 @@ class LogAddExp2(Function):
 
     def backward(self, grad):
         a, b = self.saved
-        xp = xp_of(a)
-        ga = gb = None
-        if self.needs_input_grad[0]:
-            ga = unbroadcast(grad / (1 + xp.exp2(b - a)), a.shape)
-        if self.needs_input_grad[1]:
-            gb = unbroadcast(grad / (1 + xp.exp2(a - b)), b.shape)
+        power = xp_of(a).exp2
+        ga = unbroadcast(grad * _share(a, b, power), a.shape) if self.needs_input_grad[0] else None
+        gb = unbroadcast(grad * _share(b, a, power), b.shape) if self.needs_input_grad[1] else None
         return ga, gb
+
+
+def _share(a, b, power):
+    """a's share of power(a) + power(b), 1 / (1 + power(b - a)), computed from
+    e = power(-|a - b|) <= 1 so that nothing overflows: 1 / (1 + e) where a >= b, else
+    e / (1 + e)."""
+    xp = xp_of(a)
+    d = a - b
+    e = power(-xp.abs(d))
+    return xp.where(d >= 0, 1 / (1 + e), e / (1 + e))
 
 
 def _xlogy(x, y):
