@@ -272,14 +272,14 @@ def _share(a, b, power):
 
 def _xlogy(x, y):
     """x * log(y), and 0 where x == 0 (unless y is nan), as in PyTorch."""
-    xp = xp_of(y if hasattr(y, "dtype") else x)
+    xp = xp_of(y)
     with_log = x * xp.log(y)
     return xp.where((x == 0) & ~xp.isnan(y), 0, with_log)
 
 
 class Xlogy(Function):
-    """x * log(y), 0 where x == 0 (the limit of x log x at 0). Either may be a number.
-    d/dx = log(y), taken as 0 where x == 0 and y <= 0 (PyTorch's convention, where log(y)
+    """x * log(y), 0 where x == 0 (the limit of x log x at 0). (A Python number comes as a
+    0-d array of the other's dtype: functional.xlogy.) d/dx = log(y), taken as 0 where x == 0 and y <= 0 (PyTorch's convention, where log(y)
     is -inf or nan); d/dy = x / y."""
 
     def forward(self, x, y):
@@ -506,7 +506,7 @@ _ERF_CUDA = backend.elementwise_source("microtorch_erf", "T x", "T y", "y = erf(
 
 def _erf_float64(x):
     xp = xp_of(x)
-    erf_z, erfc_z = _erf_and_erfc_float64(xp.abs(x))
+    erf_z, _ = _erf_and_erfc_float64(xp.abs(x))
     return xp.sign(x) * erf_z
 
 
@@ -779,11 +779,11 @@ class Hypot(Function):
 
 class Fmod(Function):
     """C's fmod: a - trunc(a / b) * b, with the sign of a (remainder's has the sign of b).
-    d/da = 1; d/db = -trunc(a / b). Either may be a Python number."""
+    d/da = 1; d/db = -trunc(a / b). b may be a Python number."""
 
     def forward(self, a, b):
         self.save_for_backward(a, b)
-        return xp_of(a if hasattr(a, "dtype") else b).fmod(a, b)
+        return xp_of(a).fmod(a, b)
 
     def backward(self, grad):
         a, b = self.saved
