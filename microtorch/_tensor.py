@@ -609,6 +609,7 @@ class Tensor:
 
     # the same as methods: pred.eq(target.view_as(pred)).sum()
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
     # ----- in-place ---------------------------------------------------------------
     def __iadd__(self, other: Any) -> Tensor:
@@ -670,6 +671,30 @@ class Tensor:
 
     def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return F.inplace(self, F.div, other, rounding_mode=rounding_mode)
+
+    def true_divide_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.true_divide, other)
+
+    def negative_(self) -> Tensor:
+        return F.inplace(self, F.neg)
+
+    divide_, multiply_, subtract_ = div_, mul_, sub_
+
+    # comparisons written into self: 1 where true, 0 where false, in self's dtype
+    def greater_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.gt, other)
+
+    def greater_equal_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.ge, other)
+
+    def less_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.lt, other)
+
+    def less_equal_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.le, other)
+
+    def not_equal_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.ne, other)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return F.inplace(self, F.clamp, min, max)
@@ -899,6 +924,8 @@ class Tensor:
     def trunc(self) -> Tensor:
         return F.trunc(self)
 
+    fix = trunc
+
     def sign(self) -> Tensor:
         return F.sign(self)
 
@@ -921,6 +948,115 @@ class Tensor:
 
     def cos(self) -> Tensor:
         return F.cos(self)
+
+    def tan(self) -> Tensor:
+        return F.tan(self)
+
+    def sinh(self) -> Tensor:
+        return F.sinh(self)
+
+    def cosh(self) -> Tensor:
+        return F.cosh(self)
+
+    def asin(self) -> Tensor:
+        return F.asin(self)
+
+    def acos(self) -> Tensor:
+        return F.acos(self)
+
+    def atan(self) -> Tensor:
+        return F.atan(self)
+
+    def asinh(self) -> Tensor:
+        return F.asinh(self)
+
+    def acosh(self) -> Tensor:
+        return F.acosh(self)
+
+    def atanh(self) -> Tensor:
+        return F.atanh(self)
+
+    def atan2(self, other: Tensor) -> Tensor:
+        return F.atan2(self, other)
+
+    arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def log2(self) -> Tensor:
+        return F.log2(self)
+
+    def log10(self) -> Tensor:
+        return F.log10(self)
+
+    def exp2(self) -> Tensor:
+        return F.exp2(self)
+
+    def expm1(self) -> Tensor:
+        return F.expm1(self)
+
+    def logaddexp(self, other: Tensor) -> Tensor:
+        return F.logaddexp(self, other)
+
+    def logaddexp2(self, other: Tensor) -> Tensor:
+        return F.logaddexp2(self, other)
+
+    def xlogy(self, other: Any) -> Tensor:
+        return F.xlogy(self, other)
+
+    def logit(self, eps: float | None = None) -> Tensor:
+        return F.logit(self, eps)
+
+    def erfc(self) -> Tensor:
+        return F.erfc(self)
+
+    def erfinv(self) -> Tensor:
+        return F.erfinv(self)
+
+    def hypot(self, other: Tensor) -> Tensor:
+        return F.hypot(self, other)
+
+    def fmod(self, other: Any) -> Tensor:
+        return F.fmod(self, other)
+
+    def copysign(self, other: Any) -> Tensor:
+        return F.copysign(self, other)
+
+    def heaviside(self, values: Tensor) -> Tensor:
+        return F.heaviside(self, values)
+
+    def sinc(self) -> Tensor:
+        return F.sinc(self)
+
+    def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
+                   neginf: float | None = None) -> Tensor:  # fmt: skip
+        return F.nan_to_num(self, nan, posinf, neginf)
+
+    def frac(self) -> Tensor:
+        return F.frac(self)
+
+    def signbit(self) -> Tensor:
+        return F.signbit(self)
+
+    def isposinf(self) -> Tensor:
+        return F.isposinf(self)
+
+    def isneginf(self) -> Tensor:
+        return F.isneginf(self)
+
+    def deg2rad(self) -> Tensor:
+        return F.deg2rad(self)
+
+    def rad2deg(self) -> Tensor:
+        return F.rad2deg(self)
+
+    def float_power(self, exponent: Any) -> Tensor:
+        return F.float_power(self, exponent)
+
+    def fmax(self, other: Tensor) -> Tensor:
+        return F.fmax(self, other)
+
+    def fmin(self, other: Tensor) -> Tensor:
+        return F.fmin(self, other)
 
     def square(self) -> Tensor:
         return F.square(self)
@@ -969,6 +1105,14 @@ class Tensor:
 
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return F.div(self, other, rounding_mode=rounding_mode)
+
+    def true_divide(self, other: Any) -> Tensor:
+        return F.true_divide(self, other)
+
+    def positive(self) -> Tensor:
+        return F.positive(self)
+
+    divide, multiply, subtract, negative = div, mul, sub, neg  # PyTorch's longer names
 
     def matmul(self, other: Tensor) -> Tensor:
         return F.matmul(self, other)
@@ -1062,6 +1206,102 @@ class Tensor:
 
     def cos_(self) -> Tensor:
         return F.inplace(self, F.cos)
+
+    def tan_(self) -> Tensor:
+        return F.inplace(self, F.tan)
+
+    def sinh_(self) -> Tensor:
+        return F.inplace(self, F.sinh)
+
+    def cosh_(self) -> Tensor:
+        return F.inplace(self, F.cosh)
+
+    def asin_(self) -> Tensor:
+        return F.inplace(self, F.asin)
+
+    def acos_(self) -> Tensor:
+        return F.inplace(self, F.acos)
+
+    def atan_(self) -> Tensor:
+        return F.inplace(self, F.atan)
+
+    def asinh_(self) -> Tensor:
+        return F.inplace(self, F.asinh)
+
+    def acosh_(self) -> Tensor:
+        return F.inplace(self, F.acosh)
+
+    def atanh_(self) -> Tensor:
+        return F.inplace(self, F.atanh)
+
+    def atan2_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.atan2, other)
+
+    arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
+    arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
+
+    def log2_(self) -> Tensor:
+        return F.inplace(self, F.log2)
+
+    def log10_(self) -> Tensor:
+        return F.inplace(self, F.log10)
+
+    def exp2_(self) -> Tensor:
+        return F.inplace(self, F.exp2)
+
+    def expm1_(self) -> Tensor:
+        return F.inplace(self, F.expm1)
+
+    def xlogy_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.xlogy, other)
+
+    def logit_(self, eps: float | None = None) -> Tensor:
+        return F.inplace(self, F.logit, eps)
+
+    def erfc_(self) -> Tensor:
+        return F.inplace(self, F.erfc)
+
+    def erfinv_(self) -> Tensor:
+        return F.inplace(self, F.erfinv)
+
+    def hypot_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.hypot, other)
+
+    def fmod_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.fmod, other)
+
+    def copysign_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.copysign, other)
+
+    def heaviside_(self, values: Tensor) -> Tensor:
+        return F.inplace(self, F.heaviside, values)
+
+    def sinc_(self) -> Tensor:
+        return F.inplace(self, F.sinc)
+
+    def nan_to_num_(self, nan: float = 0.0, posinf: float | None = None,
+                    neginf: float | None = None) -> Tensor:  # fmt: skip
+        return F.inplace(self, F.nan_to_num, nan, posinf, neginf)
+
+    def frac_(self) -> Tensor:
+        return F.inplace(self, F.frac)
+
+    def fix_(self) -> Tensor:
+        return F.inplace(self, F.trunc)
+
+    def deg2rad_(self) -> Tensor:
+        return F.inplace(self, F.deg2rad)
+
+    def rad2deg_(self) -> Tensor:
+        return F.inplace(self, F.rad2deg)
+
+    def float_power_(self, exponent: Any) -> Tensor:
+        if self.dtype is not _dtypes.float64:  # the result is float64: nowhere else to go
+            raise RuntimeError(
+                f"the base given to float_power_ has dtype {self.dtype} but the operation's "
+                "result requires dtype float64 (as in PyTorch); use float_power() instead"
+            )
+        return F.inplace(self, F.float_power, exponent)
 
     def tanh_(self) -> Tensor:
         return F.inplace(self, F.tanh)

@@ -224,6 +224,22 @@ def neg(input: Tensor) -> Tensor:
     return arithmetic.Neg.apply(input)
 
 
+def positive(input: Tensor) -> Tensor:
+    """input itself (unary +); not for bool tensors, as in PyTorch."""
+    if _check_tensor(input, "positive").array.dtype == bool:
+        raise RuntimeError("positive: the `+` operator, on a bool tensor is not supported")
+    return input
+
+
+def true_divide(input: Any, other: Any) -> Tensor:
+    """input / other, integers giving floats (div without a rounding mode)."""
+    return div(input, other)
+
+
+# PyTorch's longer names (NumPy's) for the arithmetic above
+divide, multiply, subtract, negative = div, mul, sub, neg
+
+
 def floor_divide(input: Any, other: Any) -> Tensor:
     """a // b, rounded down; no gradient (it is 0 wherever it exists)."""
     a, b = _binary_operands(input, other, "floor_divide")
@@ -250,7 +266,7 @@ def _is_bool(x: Any) -> builtins.bool:
 def _check_not_bool(a: Any, b: Any, op: str) -> None:
     """pow, floor division and remainder have no bool version (NumPy would answer in int8)."""
     if _is_bool(a) and _is_bool(b):
-        raise RuntimeError(
+        raise NotImplementedError(
             f"{op}: not implemented for bool operands, as in PyTorch; convert a bool tensor "
             "first, with .long() or .float()"
         )
@@ -324,6 +340,9 @@ def gt(input: Any, other: Any) -> Tensor:
 
 def ge(input: Any, other: Any) -> Tensor:
     return _compare(input, other, "greater_equal", "ge")
+
+
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne  # PyTorch's aliases
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
@@ -473,6 +492,9 @@ def trunc(input: Tensor) -> Tensor:
     return _rounding(input, "trunc")
 
 
+fix = trunc  # PyTorch's other name for it
+
+
 def sign(input: Tensor) -> Tensor:
     return _rounding(input, "sign")
 
@@ -488,6 +510,252 @@ def sin(input: Tensor) -> Tensor:
 
 def cos(input: Tensor) -> Tensor:
     return elementwise.Cos.apply(_float_input(input, "cos"))
+
+
+def tan(input: Tensor) -> Tensor:
+    """The tangent, elementwise."""
+    return elementwise.Tan.apply(_float_input(input, "tan"))
+
+
+def sinh(input: Tensor) -> Tensor:
+    """The hyperbolic sine, elementwise."""
+    return elementwise.Sinh.apply(_float_input(input, "sinh"))
+
+
+def cosh(input: Tensor) -> Tensor:
+    """The hyperbolic cosine, elementwise."""
+    return elementwise.Cosh.apply(_float_input(input, "cosh"))
+
+
+def asin(input: Tensor) -> Tensor:
+    """The inverse sine (nan outside [-1, 1])."""
+    return elementwise.Asin.apply(_float_input(input, "asin"))
+
+
+def acos(input: Tensor) -> Tensor:
+    """The inverse cosine (nan outside [-1, 1])."""
+    return elementwise.Acos.apply(_float_input(input, "acos"))
+
+
+def atan(input: Tensor) -> Tensor:
+    """The inverse tangent, in (-pi/2, pi/2)."""
+    return elementwise.Atan.apply(_float_input(input, "atan"))
+
+
+def asinh(input: Tensor) -> Tensor:
+    """The inverse hyperbolic sine."""
+    return elementwise.Asinh.apply(_float_input(input, "asinh"))
+
+
+def acosh(input: Tensor) -> Tensor:
+    """The inverse hyperbolic cosine (nan below 1)."""
+    return elementwise.Acosh.apply(_float_input(input, "acosh"))
+
+
+def atanh(input: Tensor) -> Tensor:
+    """The inverse hyperbolic tangent (+-inf at +-1, nan outside [-1, 1])."""
+    return elementwise.Atanh.apply(_float_input(input, "atanh"))
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """The angle of the point (other, input) in (-pi, pi], elementwise, with broadcasting."""
+    a, b = _tensor_operands(input, other, "atan2")
+    return elementwise.Atan2.apply(*_float_operands(a, b, "atan2"))
+
+
+# NumPy's names, which PyTorch has as aliases
+arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
+def _tensor_operands(input: Any, other: Any, op: str, name: str = "other") -> tuple:
+    """Two tensors (where PyTorch takes no Python number) brought to one dtype."""
+    _check_tensor(input, op)
+    _check_tensor(other, op, name)
+    return _binary_operands(input, other, op)
+
+
+def _floating_tensor_operands(input: Any, other: Any, op: str) -> tuple:
+    """Two tensors brought to one dtype, which must be floating: like PyTorch's hypot and
+    logaddexp, these ops have no integer version (an integer tensor beside a float one is
+    promoted, as usual)."""
+    a, b = _tensor_operands(input, other, op)
+    if not a.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"{op}: not implemented for {a.dtype} tensors, as in PyTorch; convert them first, "
+            "e.g. with .float()"
+        )
+    return a, b
+
+
+def log2(input: Tensor) -> Tensor:
+    """The base-2 logarithm."""
+    return elementwise.Log2.apply(_float_input(input, "log2"))
+
+
+def log10(input: Tensor) -> Tensor:
+    """The base-10 logarithm."""
+    return elementwise.Log10.apply(_float_input(input, "log10"))
+
+
+def exp2(input: Tensor) -> Tensor:
+    """2 ** input."""
+    return elementwise.Exp2.apply(_float_input(input, "exp2"))
+
+
+def expm1(input: Tensor) -> Tensor:
+    """exp(input) - 1, accurate when input is close to 0."""
+    return elementwise.Expm1.apply(_float_input(input, "expm1"))
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """log(exp(input) + exp(other)), without overflow, with broadcasting."""
+    return elementwise.LogAddExp.apply(*_floating_tensor_operands(input, other, "logaddexp"))
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """log2(2 ** input + 2 ** other), without overflow, with broadcasting."""
+    return elementwise.LogAddExp2.apply(*_floating_tensor_operands(input, other, "logaddexp2"))
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """input * log(other), and 0 where input == 0 (unless other is nan); either may be a
+    number, integers give floats."""
+    a, b = _float_operands(input, other, "xlogy")
+    like = a if isinstance(a, Tensor) else b
+    # a number becomes a 0-d array of the tensor's dtype: log(number) is then no float64
+    a, b = _number_as_tensor(a, like), _number_as_tensor(b, like)
+    return elementwise.Xlogy.apply(a, b)
+
+
+def _number_as_tensor(value: Any, like: Tensor) -> Tensor:
+    """A Python number as a 0-d constant tensor of ``like``'s dtype and device."""
+    if isinstance(value, Tensor):
+        return value
+    return Tensor._make(backend.xp_of(like.array).asarray(value, dtype=like.array.dtype))
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """log(input / (1 - input)), the inverse of sigmoid; with ``eps``, input is first clamped
+    to [eps, 1 - eps]."""
+    return elementwise.Logit.apply(_float_input(input, "logit"), eps=_plain_number(eps))
+
+
+def erfc(input: Tensor) -> Tensor:
+    """1 - erf(input), accurate also where it is tiny."""
+    return elementwise.Erfc.apply(_float_input(input, "erfc"))
+
+
+def erfinv(input: Tensor) -> Tensor:
+    """The inverse of erf on [-1, 1] (+-inf at +-1, nan outside)."""
+    return elementwise.Erfinv.apply(_float_input(input, "erfinv"))
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """sqrt(input ** 2 + other ** 2), without overflow, with broadcasting."""
+    return elementwise.Hypot.apply(*_floating_tensor_operands(input, other, "hypot"))
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """C's remainder, input - trunc(input / other) * other: the sign of input (remainder()
+    follows the sign of other). Integers stay integers."""
+    a, b = _binary_operands(_check_tensor(input, "fmod"), other, "fmod")
+    _check_not_bool(a, b, "fmod")
+    _check_integer_divisor(a, b, "fmod")
+    return elementwise.Fmod.apply(a, b)
+
+
+def copysign(input: Tensor, other: Any) -> Tensor:
+    """|input| with the sign of other (-0.0 counts as negative); integers give floats."""
+    return elementwise.Copysign.apply(*_float_operands(_check_tensor(input, "copysign"), other,
+                                                       "copysign"))  # fmt: skip
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The step function: 0 where input < 0, 1 where input > 0, ``values`` where it is 0."""
+    _check_tensor(input, "heaviside")
+    _check_tensor(values, "heaviside", "values")
+    if input.dtype is not values.dtype:
+        raise RuntimeError(
+            f"heaviside is not yet implemented for tensors with different dtypes (got "
+            f"{input.dtype} and {values.dtype}, as in PyTorch); convert values with "
+            "values.to(input.dtype)"
+        )
+    _check_broadcast(input.array.shape, values.array.shape, "heaviside")
+    return elementwise.Heaviside.apply(input, values)
+
+
+def sinc(input: Tensor) -> Tensor:
+    """sin(pi * input) / (pi * input), and 1 where input is 0."""
+    return elementwise.Sinc.apply(_float_input(input, "sinc"))
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:  # fmt: skip
+    """nan, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (None: the dtype's
+    largest and lowest finite values); integer tensors come back as a copy."""
+    if not _check_tensor(input, "nan_to_num").dtype.is_floating_point:
+        return input.clone()
+    return elementwise.NanToNum.apply(input, nan=_plain_number(nan), posinf=_plain_number(posinf),
+                                      neginf=_plain_number(neginf))  # fmt: skip
+
+
+def frac(input: Tensor) -> Tensor:
+    """The fractional part, input - trunc(input), with input's sign; gradient 1."""
+    if not _check_tensor(input, "frac").dtype.is_floating_point:
+        raise NotImplementedError(
+            f"frac: not implemented for {input.dtype} tensors, as in PyTorch (an integer "
+            "has no fractional part); convert first, e.g. with .float()"
+        )
+    return sub(input, trunc(input))  # trunc's gradient is 0: frac's is 1
+
+
+def signbit(input: Tensor) -> Tensor:
+    """True where the sign bit is set: negative numbers, -0.0 and -nan (a bool tensor, no
+    gradient)."""
+    array = _check_tensor(input, "signbit").array
+    if array.dtype.kind == "f":
+        return _no_grad_result(backend.xp_of(array).signbit(array))
+    return _no_grad_result(array < 0)  # integers (and bools, never negative)
+
+
+def isposinf(input: Tensor) -> Tensor:
+    """True where input is +inf (a bool tensor, no gradient)."""
+    return _no_grad_result(_check_tensor(input, "isposinf").array == math.inf)
+
+
+def isneginf(input: Tensor) -> Tensor:
+    """True where input is -inf (a bool tensor, no gradient)."""
+    return _no_grad_result(_check_tensor(input, "isneginf").array == -math.inf)
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    """Degrees to radians: input * pi / 180."""
+    return mul(_float_input(input, "deg2rad"), math.pi / 180)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    """Radians to degrees: input * 180 / pi."""
+    return mul(_float_input(input, "rad2deg"), 180 / math.pi)
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent computed in float64, whatever the dtypes (as PyTorch's)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        _check_tensor(input, "float_power")  # raises: at least one must be a tensor
+    base = cast(input, _dtypes.float64) if isinstance(input, Tensor) else input
+    power = cast(exponent, _dtypes.float64) if isinstance(exponent, Tensor) else exponent
+    return pow(base, power)
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """The larger of the two, elementwise, ignoring a nan (nan only where both are)."""
+    return elementwise.Fmax.apply(*_tensor_operands(input, other, "fmax"))
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """The smaller of the two, elementwise, ignoring a nan (nan only where both are)."""
+    return elementwise.Fmin.apply(*_tensor_operands(input, other, "fmin"))
 
 
 def square(input: Tensor) -> Tensor:

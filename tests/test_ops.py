@@ -148,6 +148,26 @@ def as_list(result: Any) -> list:
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
+np_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+
+
+def _erfinv_by_bisection(y: float) -> float:
+    """erfinv(y) found another way than microtorch's Newton steps: halving an interval until
+    it cannot shrink, with math.erf (math.erfc near |y| = 1, where erf(x) - y would cancel)."""
+    if abs(y) >= 1:
+        return math.copysign(math.inf, y) if abs(y) == 1 else math.nan
+    a, low, high = abs(y), 0.0, 10.0
+    while True:
+        mid = (low + high) / 2
+        if mid in (low, high):
+            return math.copysign(mid, y)
+        below = math.erf(mid) < a if a < 0.5 else math.erfc(mid) > 1 - a
+        low, high = (mid, high) if below else (low, mid)
+
+
+np_erfinv = np.vectorize(_erfinv_by_bisection, otypes=[np.float64])
+
+
 def np_softmax(a: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(a - a.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -402,6 +422,153 @@ ELEMENTWISE = [
     ),
     C("sin", lambda T, F, a: a.sin(), (x(2, 3),), np.sin),
     C("cos", lambda T, F, a: T.cos(a * 3), (x(4),), lambda a: np.cos(a * 3)),
+    C("tan", lambda T, F, a: a.tan(), (x(2, 3),), np.tan),
+    C("sinh", lambda T, F, a: T.sinh(a), (x(2, 3),), np.sinh),
+    C("cosh", lambda T, F, a: a.cosh(), (x(2, 3),), np.cosh),
+    # asin, acos, atanh need |x| < 1: pos(...) - 1.25 is in [-0.75, 0.75)
+    C("asin", lambda T, F, a: T.asin(a - 1.25), (pos(2, 3),), lambda a: np.arcsin(a - 1.25)),
+    C("acos", lambda T, F, a: (a - 1.25).acos(), (pos(2, 3),), lambda a: np.arccos(a - 1.25)),
+    C("atan", lambda T, F, a: a.atan(), (x(2, 3),), np.arctan),
+    C("asinh", lambda T, F, a: T.asinh(a * 3), (x(2, 3),), lambda a: np.arcsinh(a * 3)),
+    C("acosh", lambda T, F, a: (a + 1).acosh(), (pos(2, 3),), lambda a: np.arccosh(a + 1)),
+    C("atanh", lambda T, F, a: T.atanh(a - 1.25), (pos(2, 3),), lambda a: np.arctanh(a - 1.25)),
+    C(
+        "arc_aliases",
+        lambda T, F, a: (
+            T.arcsin(a - 1.25),
+            T.arccos(a - 1.25),
+            a.arctan(),
+            T.arcsinh(a),
+            (a + 1).arccosh(),
+            (a - 1.25).arctanh(),
+        ),  # fmt: skip
+        (pos(4),),
+        lambda a: (
+            np.arcsin(a - 1.25),
+            np.arccos(a - 1.25),
+            np.arctan(a),
+            np.arcsinh(a),
+            np.arccosh(a + 1),
+            np.arctanh(a - 1.25),
+        ),  # fmt: skip
+    ),
+    C("atan2", lambda T, F, a, b: T.atan2(a, b), (x(2, 3), x(2, 3)), np.arctan2),
+    C("atan2_broadcast", lambda T, F, a, b: a.arctan2(b), (x(2, 1), x(3)), np.arctan2),
+    C("log2", lambda T, F, a: a.log2(), (pos(2, 3),), np.log2),
+    C("log10", lambda T, F, a: T.log10(a), (pos(2, 3),), np.log10),
+    C("exp2", lambda T, F, a: T.exp2(a), (x(2, 3),), np.exp2),
+    C("expm1", lambda T, F, a: a.expm1(), (x(2, 3),), np.expm1),
+    C("expm1_tiny", lambda T, F, a: T.expm1(a * 1e-9), (x(3),), lambda a: np.expm1(a * 1e-9)),
+    C("logaddexp", lambda T, F, a, b: T.logaddexp(a, b), (x(2, 3), x(3)), np.logaddexp),
+    C(
+        "logaddexp_large",
+        lambda T, F, a, b: (a * 400).logaddexp(b * 400),
+        (x(4), x(4)),
+        lambda a, b: np.logaddexp(a * 400, b * 400),
+    ),  # fmt: skip
+    C("logaddexp2", lambda T, F, a, b: a.logaddexp2(b), (x(2, 1), x(1, 3)), np.logaddexp2),
+    C("xlogy", lambda T, F, a, b: T.xlogy(a, b), (x(2, 3), pos(3)), lambda a, b: a * np.log(b)),
+    C(
+        "xlogy_zero_x",  # x == 0 (the gradient is still log(y); y == 0: tests/test_elementwise_math.py)
+        lambda T, F, a, b: a.xlogy(b),
+        (const([0.0, 0.0, 1.5]), const([0.5, 2.0, 3.0])),
+        lambda a, b: a * np.log(b),
+    ),
+    C("xlogy_number", lambda T, F, b: T.xlogy(2.0, b), (pos(3),), lambda b: 2 * np.log(b)),
+    C(
+        "logit",
+        lambda T, F, a: T.logit(a * 0.4),
+        (pos(2, 3),),
+        lambda a: np.log(a * 0.4 / (1 - a * 0.4)),
+    ),
+    C(
+        "logit_eps",  # clamped to [eps, 1 - eps]: no gradient where the clamp moved x
+        lambda T, F, a: a.logit(eps=0.1),
+        (const([0.02, 0.3, 0.6, 0.97]),),
+        lambda a: np.log(np.clip(a, 0.1, 0.9) / (1 - np.clip(a, 0.1, 0.9))),
+    ),
+    C("erfc", lambda T, F, a: T.erfc(a * 2), (x(2, 3),), lambda a: np_erfc(a * 2)),
+    C("erfc_tail", lambda T, F, a: a.erfc(), (const([3.0, 5.0, 8.0]),), np_erfc),
+    C("erfinv", lambda T, F, a: T.erfinv(a - 1.25), (pos(2, 3),), lambda a: np_erfinv(a - 1.25)),
+    C(
+        "erfinv_near_one",
+        lambda T, F, a: a.erfinv(),
+        (const([-0.999, 0.99, 0.9999]),),
+        np_erfinv,
+    ),
+    C("hypot", lambda T, F, a, b: T.hypot(a, b), (nz(2, 3), nz(3)), np.hypot),
+    C("fmod", lambda T, F, a, b: T.fmod(a, b), (x(2, 3), nz(3)), np.fmod),
+    C("fmod_number", lambda T, F, a: (a * 3).fmod(-1.5), (x(5),), lambda a: np.fmod(a * 3, -1.5)),
+    C("copysign", lambda T, F, a, b: T.copysign(a, b), (nz(2, 3), nz(2, 3)), np.copysign),
+    C(
+        "copysign_zero",  # the gradient at input 0 is 0; the sign's (other's) is 0 everywhere
+        lambda T, F, a, b: a.copysign(b),
+        (const([0.0, 1.5, -2.0]), const([-1.0, -0.5, 0.7])),
+        np.copysign,
+    ),
+    C(
+        "heaviside",
+        lambda T, F, a, v: T.heaviside(a, v),
+        (const([-1.5, 0.0, 2.0, 0.0], grad=False), const([0.5], grad=False)),
+        np.heaviside,
+        grad=False,
+    ),
+    C("sinc", lambda T, F, a: T.sinc(a), (x(2, 3),), np.sinc),
+    C(
+        "sinc_zero",  # 1 at 0, gradient 0 there
+        lambda T, F, a: a.sinc(),
+        (const([0.0, 0.5, -1.0, 2.5]),),
+        np.sinc,
+    ),
+    C(
+        "nan_to_num",
+        lambda T, F, a: T.nan_to_num(a, posinf=10.0, neginf=-5.0),  # (defaults: tested apart)
+        (const([np.nan, np.inf, -np.inf, 1.5]),),
+        lambda a: np.nan_to_num(a, posinf=10.0, neginf=-5.0),
+    ),
+    C(
+        "frac",
+        lambda T, F, a: T.frac(a * 3),
+        (const([0.5, -1.25, 2.75, -3.5]),),
+        lambda a: np.modf(a * 3)[0],
+    ),  # fmt: skip
+    C("fix", lambda T, F, a: a.fix(), (const([0.5, -1.25, 2.75]),), np.trunc),
+    C(
+        "signbit",
+        lambda T, F, a: T.signbit(a),
+        (const([-1.0, -0.0, 0.0, 2.0]),),
+        np.signbit,
+        grad=False,
+    ),  # fmt: skip
+    C("deg2rad", lambda T, F, a: T.deg2rad(a * 90), (x(2, 3),), lambda a: np.deg2rad(a * 90)),
+    C("rad2deg", lambda T, F, a: a.rad2deg(), (x(2, 3),), np.rad2deg),
+    C(
+        "float_power",  # float64 whatever the inputs; the gradients in the inputs' dtypes
+        # (.to(a.dtype): the table checks float32 stays float32; float64 out is tested apart)
+        lambda T, F, a, b: T.float_power(a, b).to(a.dtype),
+        (pos(2, 3), x(3)),
+        lambda a, b: np.power(a.astype(np.float64), b.astype(np.float64)),
+    ),
+    C(
+        "float_power_number",
+        lambda T, F, a: a.float_power(3).to(a.dtype),
+        (x(4),),
+        lambda a: a.astype(np.float64) ** 3,
+    ),  # fmt: skip
+    C(
+        "fmax_fmin",  # a nan is ignored (ties: tests/test_elementwise_math.py)
+        lambda T, F, a, b: (T.fmax(a, b), a.fmin(b)),
+        (const([0.5, np.nan, 2.0, 3.0]), const([1.0, 2.0, np.nan, -1.0])),
+        lambda a, b: (np.fmax(a, b), np.fmin(a, b)),
+    ),
+    C("fmax_broadcast", lambda T, F, a, b: T.fmax(a, b), (distinct(2, 3), distinct(3)), np.fmax),
+    C(
+        "isposinf_isneginf",
+        lambda T, F, a: (T.isposinf(a), a.isneginf()),
+        (const([np.inf, -np.inf, 1.0, np.nan]),),
+        lambda a: (np.isposinf(a), np.isneginf(a)),
+        grad=False,
+    ),
     C("square", lambda T, F, a: T.square(a), (x(2, 3),), np.square),
     C("reciprocal", lambda T, F, a: a.reciprocal(), (pos(3),), np.reciprocal),
     # sinusoidal position encodings: sin and cos of positions times frequencies (outer)

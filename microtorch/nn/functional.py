@@ -32,7 +32,6 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
 from ..ops import attention as _attention
 from ..ops import binary_loss as _binary_loss
 from ..ops import dropout as _dropout
-from ..ops import elementwise as _elementwise
 from ..ops import embedding as _embedding
 from ..ops import linalg as _linalg
 from ..ops import loss as _loss
@@ -155,7 +154,7 @@ def _exponential_unit(x: Tensor, alpha: float, input_scale: float) -> Tensor:
     exponential sees only min(x, 0), so a large x cannot overflow it (exp(1000) = inf, and
     the masked-out branch's gradient 0 * inf would be nan); x == 0 takes the exponential
     branch (gradient alpha * input_scale), as in PyTorch."""
-    negative = alpha * _elementwise.Expm1.apply(x.clamp(max=0.0) * input_scale)
+    negative = alpha * _functional.expm1(x.clamp(max=0.0) * input_scale)
     return _functional.where(x <= 0, negative, x)
 
 

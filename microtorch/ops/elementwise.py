@@ -1,5 +1,7 @@
-"""Elementwise math: exp expm1 log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp
-maximum minimum where, and the rounding ops (floor ceil round trunc sign).
+"""Elementwise math: exp log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp maximum
+minimum where, and the rounding ops (floor ceil round trunc sign); tan sinh cosh asin acos atan
+asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy logit, erfc erfinv,
+hypot fmod copysign heaviside sinc nan_to_num fmax fmin.
 
 Each op's backward is the derivative written next to its forward."""
 
@@ -64,6 +66,117 @@ class Cos(Function):
         return -grad * xp_of(x).sin(x)  # d/dx cos x = -sin x
 
 
+class Tan(Function):
+    def forward(self, x):
+        y = xp_of(x).tan(x)
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad):
+        (y,) = self.saved
+        return grad * (1 + y * y)  # d/dx tan x = 1 + tan^2 x
+
+
+class Sinh(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).sinh(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * xp_of(x).cosh(x)  # d/dx sinh x = cosh x
+
+
+class Cosh(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).cosh(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * xp_of(x).sinh(x)  # d/dx cosh x = sinh x
+
+
+class Asin(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).arcsin(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad / xp_of(x).sqrt(1 - x * x)  # d/dx asin x = 1 / sqrt(1 - x^2)
+
+
+class Acos(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).arccos(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return -grad / xp_of(x).sqrt(1 - x * x)  # d/dx acos x = -1 / sqrt(1 - x^2)
+
+
+class Atan(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).arctan(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad / (1 + x * x)  # d/dx atan x = 1 / (1 + x^2)
+
+
+class Asinh(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).arcsinh(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad / xp_of(x).sqrt(x * x + 1)  # d/dx asinh x = 1 / sqrt(x^2 + 1)
+
+
+class Acosh(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).arccosh(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad / xp_of(x).sqrt(x * x - 1)  # d/dx acosh x = 1 / sqrt(x^2 - 1)
+
+
+class Atanh(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).arctanh(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad / (1 - x * x)  # d/dx atanh x = 1 / (1 - x^2)
+
+
+class Atan2(Function):
+    """atan2(a, b): the angle of the point (b, a), in (-pi, pi]. d/da = b / (a^2 + b^2),
+    d/db = -a / (a^2 + b^2); where a^2 + b^2 is 0 (or underflows to 0) both are taken as 0,
+    as in PyTorch."""
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return xp_of(a).arctan2(a, b)
+
+    def backward(self, grad):
+        a, b = self.saved
+        xp = xp_of(a)
+        squared = a * a + b * b
+        inverse = 1 / xp.where(squared == 0, 1, squared)  # (the 1 only keeps 1 / 0 away)
+        inverse = xp.where((squared == 0) | xp.isinf(inverse), 0, inverse)
+        ga = unbroadcast(grad * b * inverse, a.shape) if self.needs_input_grad[0] else None
+        gb = unbroadcast(grad * -a * inverse, b.shape) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
 class Log1p(Function):
     def forward(self, x):
         self.save_for_backward(x)
@@ -74,15 +187,143 @@ class Log1p(Function):
         return grad / (1 + x)
 
 
+class Log2(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).log2(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad / (x * math.log(2))  # d/dx log2 x = 1 / (x ln 2)
+
+
+class Log10(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).log10(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad / (x * math.log(10))  # d/dx log10 x = 1 / (x ln 10)
+
+
+class Exp2(Function):
+    def forward(self, x):
+        y = xp_of(x).exp2(x)
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad):
+        (y,) = self.saved
+        return grad * y * math.log(2)  # d/dx 2^x = 2^x ln 2
+
+
 class Expm1(Function):
     def forward(self, x):
-        y = xp_of(x).expm1(x)  # exp(x) - 1, exact for tiny x
+        y = xp_of(x).expm1(x)  # e^x - 1, exact for tiny x
         self.save_for_backward(y)
         return y
 
     def backward(self, grad):
         (y,) = self.saved
         return grad * (y + 1)  # d/dx (e^x - 1) = e^x
+
+
+class LogAddExp(Function):
+    """log(e^a + e^b), with no overflow. d/da = e^a / (e^a + e^b) = 1 / (1 + e^(b - a)), and
+    likewise for b (PyTorch's formula: nan where a and b are the same inf)."""
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return xp_of(a).logaddexp(a, b)
+
+    def backward(self, grad):
+        a, b = self.saved
+        power = xp_of(a).exp
+        ga = unbroadcast(grad * _share(a, b, power), a.shape) if self.needs_input_grad[0] else None
+        gb = unbroadcast(grad * _share(b, a, power), b.shape) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class LogAddExp2(Function):
+    """log2(2^a + 2^b). d/da = 2^a / (2^a + 2^b) = 1 / (1 + 2^(b - a)), likewise for b."""
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return xp_of(a).logaddexp2(a, b)
+
+    def backward(self, grad):
+        a, b = self.saved
+        power = xp_of(a).exp2
+        ga = unbroadcast(grad * _share(a, b, power), a.shape) if self.needs_input_grad[0] else None
+        gb = unbroadcast(grad * _share(b, a, power), b.shape) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+def _share(a, b, power):
+    """a's share of power(a) + power(b), 1 / (1 + power(b - a)), computed from
+    e = power(-|a - b|) <= 1 so that nothing overflows: 1 / (1 + e) where a >= b, else
+    e / (1 + e)."""
+    xp = xp_of(a)
+    d = a - b
+    e = power(-xp.abs(d))
+    return xp.where(d >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _xlogy(x, y):
+    """x * log(y), and 0 where x == 0 (unless y is nan), as in PyTorch."""
+    xp = xp_of(y)
+    with_log = x * xp.log(y)
+    return xp.where((x == 0) & ~xp.isnan(y), 0, with_log)
+
+
+class Xlogy(Function):
+    """x * log(y), 0 where x == 0 (the limit of x log x at 0). (A Python number comes as a
+    0-d array of the other's dtype: functional.xlogy.) d/dx = log(y), taken as 0 where x == 0 and y <= 0 (PyTorch's convention, where log(y)
+    is -inf or nan); d/dy = x / y."""
+
+    def forward(self, x, y):
+        self.save_for_backward(x, y)
+        return _xlogy(x, y)
+
+    def backward(self, grad):
+        x, y = self.saved
+        xp = xp_of(grad)
+        gx = gy = None
+        if self.needs_input_grad[0]:
+            gx = xp.where((x == 0) & (y <= 0), 0, _xlogy(grad, y))
+            gx = unbroadcast(gx, x.shape)
+        if self.needs_input_grad[1]:
+            gy = unbroadcast(grad * x / y, y.shape)
+        return gx, gy
+
+
+class Logit(Function):
+    """log(x / (1 - x)), the inverse of sigmoid; with ``eps``, x is first clamped to
+    [eps, 1 - eps]. d/dx = 1 / (x (1 - x)); PyTorch's conventions elsewhere: 0 where the
+    clamp moved x (and at nan), nan outside [0, 1] when there is no eps, and grad * inf at
+    0 and 1."""
+
+    def forward(self, x, eps=None):
+        xp = xp_of(x)
+        self.eps = eps
+        self.save_for_backward(x)
+        if eps is not None:  # (in this order, as PyTorch: with eps > 0.5 the bounds cross)
+            x = xp.where(
+                x < eps, x.dtype.type(eps), xp.where(x > 1 - eps, x.dtype.type(1 - eps), x)
+            )
+        return xp.log(x / (1 - x))
+
+    def backward(self, grad):
+        (x,) = self.saved
+        xp = xp_of(x)
+        edge = (x == 0) | (x == 1)  # grad * inf there, whatever the sign of a zero x
+        d = grad / xp.where(edge, 1, x * (1 - x))
+        d = xp.where(edge, grad * d.dtype.type("inf"), d)
+        if self.eps is not None:  # (nan is not inside, so its gradient is 0 too)
+            inside = (x >= self.eps) & (x <= 1 - self.eps)
+            return xp.where(inside, d, d.dtype.type(0))
+        return xp.where((x < 0) | (x > 1), d.dtype.type("nan"), d)
 
 
 class Erf(Function):
@@ -95,6 +336,28 @@ class Erf(Function):
         return (
             grad * (2 / math.sqrt(math.pi)) * xp_of(x).exp(-x * x)
         )  # d/dx erf = 2/sqrt(pi) e^-x^2
+
+
+class Erfc(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return erfc(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * (-2 / math.sqrt(math.pi)) * xp_of(x).exp(-x * x)  # d/dx erfc = -d/dx erf
+
+
+class Erfinv(Function):
+    def forward(self, x):
+        y = erfinv(x)
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad):
+        (y,) = self.saved
+        # the inverse function's derivative, 1 / erf'(y) = sqrt(pi)/2 e^(y^2)
+        return grad * (math.sqrt(math.pi) / 2) * xp_of(y).exp(y * y)
 
 
 class Rounding(Function):
@@ -193,8 +456,8 @@ class Relu(Function):
 def erf(x):
     """The error function (NumPy has none; on a GPU it is CUDA's own erf).
 
-    float64: a Maclaurin series for |x| <= 2 and a continued fraction for erfc beyond,
-    accurate to about 1e-14. float32: Abramowitz & Stegun's formula 7.1.26, absolute error
+    float64: a Maclaurin series for |x| <= 1.2 and a continued fraction for erfc beyond,
+    accurate to about 1e-15. float32: Abramowitz & Stegun's formula 7.1.26, absolute error
     below 1.5e-7 (about float32's own rounding near 1), and cheap. float16: via float32."""
     xp = xp_of(x)
     if x.dtype == xp.float16:  # computed in float32 and rounded once, as PyTorch does
@@ -243,8 +506,16 @@ _ERF_CUDA = backend.elementwise_source("microtorch_erf", "T x", "T y", "y = erf(
 
 def _erf_float64(x):
     xp = xp_of(x)
-    z = xp.abs(x)
-    small = z <= 2
+    erf_z, _ = _erf_and_erfc_float64(xp.abs(x))
+    return xp.sign(x) * erf_z
+
+
+def _erf_and_erfc_float64(z):
+    """erf(z) and erfc(z) = 1 - erf(z) of a float64 array z >= 0, each to about 1e-14 of its
+    own size: a Maclaurin series for erf where z <= 1.2, a continued fraction for erfc beyond
+    (where erf is close to 1 and 1 - erf would lose erfc's digits; 120 terms converge there)."""
+    xp = xp_of(z)
+    small = z <= 1.2
     # erf(z) = 2/sqrt(pi) * sum_n (-1)^n z^(2n+1) / (n! (2n+1))
     zs = xp.where(small, z, 0.0)
     term, total = zs.copy(), zs.copy()
@@ -255,10 +526,44 @@ def _erf_float64(x):
     # erfc(z) = e^(-z^2)/sqrt(pi) / (z + (1/2)/(z + (2/2)/(z + (3/2)/(z + ...))))
     zl = xp.where(small, 3.0, z)
     fraction = zl.copy()
-    for k in range(80, 0, -1):
+    for k in range(120, 0, -1):
         fraction = zl + (k / 2) / fraction
-    erfc = xp.exp(-zl * zl) / math.sqrt(math.pi) / fraction
-    return xp.sign(x) * xp.where(small, series, 1 - erfc)
+    tail = xp.exp(-zl * zl) / math.sqrt(math.pi) / fraction
+    return xp.where(small, series, 1 - tail), xp.where(small, 1 - series, tail)
+
+
+def erfc(x):
+    """1 - erf(x), accurate also where it is tiny (large x), computed in float64."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:  # float32/float16: through float64, rounded once
+        return erfc(x.astype(xp.float64)).astype(x.dtype)
+    _, erfc_z = _erf_and_erfc_float64(xp.abs(x))
+    return xp.where(x < 0, 2 - erfc_z, erfc_z)  # erfc(-z) = 2 - erfc(z)
+
+
+def erfinv(y):
+    """The inverse of erf: x with erf(x) = y for y in (-1, 1), +-inf at +-1, nan outside;
+    computed in float64. NumPy has none, so: a first guess good to about 2e-3 (Winitzki's
+    closed form), then Newton steps on erf(x) = |y|, each doubling the correct digits."""
+    xp = xp_of(y)
+    if y.dtype != xp.float64:
+        return erfinv(y.astype(xp.float64)).astype(y.dtype)
+    a = xp.abs(y)
+    inside = a < 1
+    a = xp.where(inside, a, 0.0)  # solved for |y| only: erfinv is odd
+    one_minus = 1 - a  # exact where it matters (a >= 0.5)
+    # first guess: with L = log(1 - a^2) and c = 2 / (pi k) + L / 2 (k = 0.147),
+    # erfinv(a) ~ sqrt(sqrt(c^2 - L / k) - c)
+    log_term = xp.log(one_minus * (1 + a))  # log(1 - a^2), no cancellation near a = 1
+    c = 2 / (math.pi * 0.147) + log_term / 2
+    x = xp.sqrt(xp.maximum(xp.sqrt(c * c - log_term / 0.147) - c, 0.0))
+    for _ in range(4):
+        erf_x, erfc_x = _erf_and_erfc_float64(x)
+        # erf(x) - a, near a = 1 as (1 - a) - erfc(x): there erf(x) - a would cancel
+        residual = xp.where(a < 0.5, erf_x - a, one_minus - erfc_x)
+        x = x - residual / ((2 / math.sqrt(math.pi)) * xp.exp(-x * x))  # x - f(x) / f'(x)
+    x = xp.where(inside, x, xp.where(xp.abs(y) == 1, math.inf, math.nan))
+    return xp.copysign(x, y)
 
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -454,6 +759,143 @@ class Where(Function):
         if self.needs_input_grad[2]:
             gb = unbroadcast(xp_of(grad).where(self.cond, zero, grad), self.shapes[1])
         return None, ga, gb
+
+
+class Hypot(Function):
+    """sqrt(a^2 + b^2), without overflow. d/da = a / hypot, d/db = b / hypot (nan at
+    (0, 0), as in PyTorch)."""
+
+    def forward(self, a, b):
+        y = xp_of(a).hypot(a, b)
+        self.save_for_backward(a, b, y)
+        return y
+
+    def backward(self, grad):
+        a, b, y = self.saved
+        ga = unbroadcast(grad * a / y, a.shape) if self.needs_input_grad[0] else None
+        gb = unbroadcast(grad * b / y, b.shape) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Fmod(Function):
+    """C's fmod: a - trunc(a / b) * b, with the sign of a (remainder's has the sign of b).
+    d/da = 1; d/db = -trunc(a / b). b may be a Python number."""
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return xp_of(a).fmod(a, b)
+
+    def backward(self, grad):
+        a, b = self.saved
+        xp = xp_of(grad)
+        ga = unbroadcast(grad, a.shape) if self.needs_input_grad[0] else None
+        gb = unbroadcast(-grad * xp.trunc(a / b), b.shape) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Copysign(Function):
+    """|a| with the sign of b (-0.0 counts as negative). d/da = copysign(a, b) / a, which is
+    +-1, and 0 where a == 0 (PyTorch's convention); d/db = 0 (the sign only jumps)."""
+
+    def forward(self, a, b):
+        y = xp_of(a).copysign(a, b)
+        self.save_for_backward(a, y)
+        self.b_shape = getattr(b, "shape", None)  # None: b is a Python number
+        return y
+
+    def backward(self, grad):
+        a, y = self.saved
+        xp = xp_of(grad)
+        ga = gb = None
+        if self.needs_input_grad[0]:
+            ratio = xp.where(a == 0, 0, y / xp.where(a == 0, 1, a))  # (the 1 keeps 0 / 0 away)
+            ga = unbroadcast(grad * ratio, a.shape)
+        if self.needs_input_grad[1]:
+            gb = xp.zeros(self.b_shape, dtype=grad.dtype)
+        return ga, gb
+
+
+class Heaviside(Function):
+    """The step function: 0 for x < 0, 1 for x > 0 and ``values`` where x == 0 (0 for nan,
+    as in PyTorch). PyTorch has no derivative for it, so backward raises, as there."""
+
+    def forward(self, x, values):
+        xp = xp_of(x)
+        return xp.where(x == 0, values, x > 0).astype(x.dtype)
+
+    def backward(self, grad):
+        raise RuntimeError(
+            "heaviside: the derivative is not implemented (as in PyTorch); for a gradient "
+            "through a step use a smooth stand-in such as sigmoid(k * x)"
+        )
+
+
+class Sinc(Function):
+    """sin(pi x) / (pi x), and 1 at x = 0. d/dx = (pi x cos(pi x) - sin(pi x)) / (pi x^2),
+    and 0 at x = 0 (its limit)."""
+
+    def forward(self, x):
+        xp = xp_of(x)
+        self.save_for_backward(x)
+        px = math.pi * xp.where(x == 0, 1, x)  # (the 1 only keeps 0 / 0 away)
+        return xp.where(x == 0, 1, xp.sin(px) / px).astype(x.dtype)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        xp = xp_of(x)
+        safe = xp.where(x == 0, 1, x)
+        px = math.pi * safe
+        d = (px * xp.cos(px) - xp.sin(px)) / px / safe  # (not / (px * x): x^2 would underflow)
+        return xp.where(x == 0, 0, grad * d)
+
+
+class NanToNum(Function):
+    """nan, +inf and -inf replaced by the given numbers (for None: the dtype's largest and
+    lowest finite values). The gradient passes where x is finite, 0 elsewhere."""
+
+    def forward(self, x, nan=0.0, posinf=None, neginf=None):
+        self.save_for_backward(x)
+        return xp_of(x).nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * xp_of(x).isfinite(x)
+
+
+class Fmax(Function):
+    """The larger operand, a nan ignored (fmax(nan, 1) = 1; nan only where both are): a
+    where a >= b or b is nan, else b. On a tie it is a (-0.0 or 0.0 as a has it) and so is
+    the whole gradient, as in PyTorch (maximum splits it)."""
+
+    def forward(self, a, b):
+        self.shapes = a.shape, b.shape
+        self.pick_a = (a >= b) | xp_of(b).isnan(b)
+        return xp_of(a).where(self.pick_a, a, b)
+
+    def backward(self, grad):
+        return _route(grad, self.pick_a, self.shapes, self.needs_input_grad)
+
+
+class Fmin(Function):
+    """The smaller operand, a nan ignored: a where a <= b or b is nan, else b (the gradient
+    likewise)."""
+
+    def forward(self, a, b):
+        self.shapes = a.shape, b.shape
+        self.pick_a = (a <= b) | xp_of(b).isnan(b)
+        return xp_of(a).where(self.pick_a, a, b)
+
+    def backward(self, grad):
+        return _route(grad, self.pick_a, self.shapes, self.needs_input_grad)
+
+
+def _route(grad, to_a, shapes, needs):
+    """All of the gradient to a where ``to_a`` holds, to b elsewhere."""
+    xp = xp_of(grad)
+    zero = grad.dtype.type(0)
+    ga = unbroadcast(xp.where(to_a, grad, zero), shapes[0]) if needs[0] else None
+    gb = unbroadcast(xp.where(to_a, zero, grad), shapes[1]) if needs[1] else None
+    return ga, gb
 
 
 class Cast(Function):

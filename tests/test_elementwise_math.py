@@ -1,0 +1,441 @@
+"""Edge cases of the elementwise math (tan ... erfinv, hypot ... fmax, and the aliases) that
+the op table cannot express: values at kinks, zeros, infinities and nan, integer and bool
+inputs, bad arguments, in-place forms, and erfinv's accuracy.
+
+The op table (test_ops.py) covers each op at ordinary values; here the answer is PyTorch's
+wherever it is installed, and a few conventions are also pinned as plain numbers so that
+they are checked without it."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import microtorch
+
+from .test_ops import np_erfinv
+
+INF, NAN = math.inf, math.nan
+
+# values that probe each op's awkward points: signed zeros, +-1, infinities, nan, tiny
+SPECIAL = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -3.0, INF, -INF, NAN, 1e-300, 1e-20]
+UNARY = [
+    "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "log2", "log10",
+    "exp2", "expm1", "erfc", "erfinv", "sinc", "frac", "fix", "deg2rad", "rad2deg", "logit",
+    "nan_to_num", "signbit", "isposinf", "isneginf",
+]  # fmt: skip
+# pairs of (input, other) with ties, signed zeros, zero divisors, infinities and nan
+PAIRS_A = [0.0, -0.0, 0.0, 1.0, -1.0, 2.0, -3.0, INF, -INF, NAN, 0.0, 5.0, 1e-200, 1e200, -0.0]
+PAIRS_B = [0.0, 0.0, -0.0, 0.0, -0.0, -2.0, 4.0, INF, 1.0, 2.0, NAN, 0.0, 0.0, 1e200, -1.0]
+BINARY = [
+    "atan2", "hypot", "fmod", "copysign", "fmax", "fmin", "logaddexp", "logaddexp2", "xlogy",
+    "float_power", "heaviside",
+]  # fmt: skip
+
+
+def _same(ours: np.ndarray, theirs: np.ndarray, what: str) -> None:
+    """Equal values (nan where nan), equal signs of zero, equal dtypes."""
+    assert ours.dtype == theirs.dtype, f"{what}: dtype {ours.dtype} vs {theirs.dtype}"
+    rtol = 1e-12 if ours.dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=0, equal_nan=True, err_msg=what)
+    zeros = (theirs == 0) & (ours == 0)
+    np.testing.assert_array_equal(np.signbit(ours[zeros]), np.signbit(theirs[zeros]), what)
+
+
+def _run(lib: object, fn: object, values: list, dtype: str) -> tuple:
+    """fn's output and the gradients of its inputs (None where there is none) for a sum."""
+    inputs = [lib.tensor(v, dtype=getattr(lib, dtype), requires_grad=True) for v in values]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy's warnings for log(0), 0/0...
+        out = fn(lib, *inputs)
+        if out.requires_grad:
+            try:
+                out.sum().backward()
+            except RuntimeError as e:  # heaviside: no derivative, in either library
+                assert "heaviside" in str(e) and "not implemented" in str(e)
+                return out.detach().numpy(), ["raised"]
+    return out.detach().numpy(), [None if t.grad is None else t.grad.numpy() for t in inputs]
+
+
+def _compare_with_torch(fn: object, values: list, dtype: str, what: str) -> None:
+    torch = pytest.importorskip("torch")
+    ours, our_grads = _run(microtorch, fn, values, dtype)
+    theirs, their_grads = _run(torch, fn, values, dtype)
+    _same(ours, theirs, f"{what}: forward")
+    assert len(our_grads) == len(their_grads), f"{what}: gradients"
+    for i, (g, h) in enumerate(zip(our_grads, their_grads)):
+        if g is None or h is None or isinstance(h, str):
+            assert type(g) is type(h), f"{what}: gradient {i} is {g!r}, PyTorch's {h!r}"
+        else:
+            _same(g, h, f"{what}: gradient of input {i}")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_at_special_values_matches_pytorch(name: str, dtype: str) -> None:
+    _compare_with_torch(lambda T, x: getattr(T, name)(x), [SPECIAL], dtype, name)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_at_special_values_matches_pytorch(name: str, dtype: str) -> None:
+    _compare_with_torch(lambda T, a, b: getattr(T, name)(a, b), [PAIRS_A, PAIRS_B], dtype, name)
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("logit_eps", lambda T, x: T.logit(x, eps=0.1)),
+        ("logit_eps_over_half", lambda T, x: x.logit(0.6)),  # bounds cross: PyTorch's order
+        ("logit_eps_0", lambda T, x: T.logit(x, 0.0)),
+        ("nan_to_num_values", lambda T, x: x.nan_to_num(nan=1.5, posinf=2.0, neginf=-7)),
+        ("fmod_number", lambda T, x: T.fmod(x, -2.5)),
+        ("fmod_by_zero", lambda T, x: T.fmod(x, 0.0)),
+        ("copysign_number", lambda T, x: x.copysign(-0.0)),
+        ("xlogy_number_left", lambda T, x: T.xlogy(2, x)),
+        ("xlogy_number_right", lambda T, x: T.xlogy(x, 0.0)),
+        ("xlogy_zero_left", lambda T, x: T.xlogy(0.0, x)),
+        ("float_power_number", lambda T, x: x.float_power(2.5)),
+        ("float_power_number_base", lambda T, x: T.float_power(2, x)),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_arguments_at_special_values_match_pytorch(name: str, fn: object, dtype: str) -> None:
+    values = SPECIAL + [0.05, 0.1, 0.9, 0.95]
+    if name.startswith("logit_eps"):  # PyTorch's float32 and float64 kernels disagree at
+        values = [v for v in values if v == v and math.copysign(1, v) > 0]  # nan and -0.0
+    _compare_with_torch(fn, [values], dtype, name)
+
+
+def test_broadcasting_and_0d_match_pytorch() -> None:
+    for name in BINARY:
+        fn = getattr(microtorch, name)
+        a = microtorch.tensor([[1.0], [-2.0], [0.0]])
+        b = microtorch.tensor([0.5, -1.5])
+        assert tuple(fn(a, b).shape) == (3, 2), name
+        assert fn(microtorch.tensor(2.0), microtorch.tensor(0.5)).shape == (), name
+    _compare_with_torch(lambda T, a, b: T.atan2(a, b.reshape(2, 1)), [[1.0, 0.0, 3.0], [2.0, 0.0]],
+                        "float64", "atan2 broadcast")  # fmt: skip
+    _compare_with_torch(lambda T, a, b: T.fmax(a, b.reshape(2, 1)), [[1.0, NAN, 3.0], [2.0, NAN]],
+                        "float64", "fmax broadcast")  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- conventions
+def _grads(fn: object, *values: list) -> tuple:
+    out, grads = _run(microtorch, fn, list(values), "float64")
+    return out, grads
+
+
+def test_conventions_without_pytorch() -> None:
+    """The awkward points, as PyTorch answers them, written out as numbers."""
+    out, (gx, gy) = _grads(
+        lambda T, x, y: T.xlogy(x, y), [0.0, 0.0, 0.0, 2.0], [0.0, -1.0, NAN, 3.0]
+    )
+    np.testing.assert_array_equal(out, [0.0, 0.0, NAN, 2 * math.log(3)])  # 0 log 0 = 0; nan stays
+    np.testing.assert_array_equal(gx, [0.0, 0.0, NAN, math.log(3)])  # 0 where x == 0 and y <= 0
+    assert math.isnan(gy[0]) and gy[1] == 0 and gy[3] == 2 / 3  # x / y
+    _, (ga, gb) = _grads(lambda T, a, b: T.hypot(a, b), [0.0, 3.0], [0.0, 4.0])
+    assert math.isnan(ga[0]) and math.isnan(gb[0])  # at (0, 0): 0 / 0, as in PyTorch
+    np.testing.assert_allclose([ga[1], gb[1]], [0.6, 0.8])
+    _, (ga, gb) = _grads(lambda T, a, b: T.atan2(a, b), [0.0], [0.0])
+    assert ga[0] == 0 and gb[0] == 0  # at (0, 0): 0, not nan
+    _, (ga, gb) = _grads(lambda T, a, b: T.fmod(a, b), [5.0, -5.0, 5.5], [3.0, 3.0, -2.0])
+    np.testing.assert_array_equal(ga, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(gb, [-1.0, 1.0, 2.0])  # -trunc(a / b)
+    _, (ga, gb) = _grads(lambda T, a, b: T.copysign(a, b), [0.0, 2.0, -3.0], [-1.0, -0.0, 1.0])
+    np.testing.assert_array_equal(ga, [0.0, -1.0, -1.0])  # 0 at a == 0
+    np.testing.assert_array_equal(gb, [0.0, 0.0, 0.0])  # zeros, not None
+    out, (g,) = _grads(lambda T, x: T.logit(x, eps=0.1), [0.05, 0.1, 0.5, 0.95])
+    np.testing.assert_allclose(g, [0.0, 1 / 0.09, 4.0, 0.0])  # the bound itself has a gradient
+    _, (g,) = _grads(lambda T, x: T.logit(x), [-0.5, 0.0, 1.0, 1.5])
+    assert math.isnan(g[0]) and g[1] == INF and g[2] == INF and math.isnan(g[3])
+    _, (g,) = _grads(lambda T, x: T.frac(x), [1.5, -1.5, 2.0, INF])
+    np.testing.assert_array_equal(g, [1.0, 1.0, 1.0, 1.0])
+    _, (g,) = _grads(lambda T, x: T.nan_to_num(x), [NAN, INF, -INF, 1.0])
+    np.testing.assert_array_equal(g, [0.0, 0.0, 0.0, 1.0])
+    _, (g,) = _grads(lambda T, x: T.sinc(x), [0.0, 1e-300])
+    np.testing.assert_array_equal(g, [0.0, 0.0])
+    out, (ga, gb) = _grads(lambda T, a, b: T.fmax(a, b), [1.0, NAN, -0.0], [1.0, 2.0, 0.0])
+    np.testing.assert_array_equal(out, [1.0, 2.0, -0.0])  # a tie gives input (here -0.0)
+    assert np.signbit(out[2])
+    np.testing.assert_array_equal(ga, [1.0, 0.0, 1.0])  # a tie's gradient all to input
+    np.testing.assert_array_equal(gb, [0.0, 1.0, 0.0])
+
+
+def test_heaviside_values_and_no_derivative() -> None:
+    x = microtorch.tensor([-1.5, 0.0, 2.0, NAN], requires_grad=True)
+    out = microtorch.heaviside(x, microtorch.tensor([0.25]))
+    np.testing.assert_array_equal(out.detach().numpy(), [0.0, 0.25, 1.0, 0.0])  # nan gives 0
+    assert out.requires_grad  # as in PyTorch: recorded, and backward says why it cannot run
+    with pytest.raises(RuntimeError, match="heaviside: the derivative is not implemented"):
+        out.sum().backward()
+
+
+def test_ops_without_a_gradient_record_no_graph() -> None:
+    x = microtorch.tensor([-1.0, 0.0, INF], requires_grad=True)
+    for out in (x.signbit(), x.isposinf(), microtorch.isneginf(x), x.greater(0),
+                microtorch.less_equal(x, 0), x.not_equal(x), microtorch.greater_equal(x, 1)):  # fmt: skip
+        assert out.dtype is microtorch.bool and not out.requires_grad and out.grad_fn is None
+
+
+def test_signbit_isposinf_isneginf_values() -> None:
+    x = microtorch.tensor([-1.0, -0.0, 0.0, INF, -INF, NAN, -NAN])
+    assert x.signbit().tolist() == [True, True, False, False, True, False, True]
+    assert x.isposinf().tolist() == [False, False, False, True, False, False, False]
+    assert x.isneginf().tolist() == [False, False, False, False, True, False, False]
+    ints = microtorch.tensor([-2, 0, 3])
+    assert ints.signbit().tolist() == [True, False, False]
+    assert not ints.isposinf().any() and not microtorch.tensor([True]).signbit().any()
+
+
+def test_nan_to_num_defaults_are_the_dtypes_extremes() -> None:
+    for dtype in (microtorch.float16, microtorch.float32, microtorch.float64):
+        out = microtorch.tensor([NAN, INF, -INF], dtype=dtype).nan_to_num()
+        info = microtorch.finfo(dtype)
+        assert out.dtype is dtype
+        assert out.tolist() == [0.0, info.max, info.min]
+    ints = microtorch.tensor([1, 2])
+    assert microtorch.nan_to_num(ints).tolist() == [1, 2]
+    assert microtorch.nan_to_num(ints) is not ints  # a copy, as in PyTorch
+
+
+def test_float_power_is_float64_with_gradients_in_the_inputs_dtypes() -> None:
+    a = microtorch.tensor([2.0, 3.0], requires_grad=True)  # float32
+    b = microtorch.tensor([0.5, 2.0], dtype=microtorch.float16, requires_grad=True)
+    out = microtorch.float_power(a, b)
+    assert out.dtype is microtorch.float64
+    out.sum().backward()
+    assert a.grad.dtype is microtorch.float32 and b.grad.dtype is microtorch.float16
+    assert microtorch.float_power(microtorch.tensor([2]), 3).dtype is microtorch.float64
+    assert microtorch.float_power(2, microtorch.tensor([True])).tolist() == [2.0]
+
+
+# ----------------------------------------------------------------------------- dtypes
+INT_AND_BOOL = [("int64", [3, 0, -2]), ("int32", [1, 0, 5]), ("bool", [True, False, True])]
+
+
+def _outcome(lib: object, fn: object, *args: object) -> str:
+    """The result's dtype, or the error's type: what a caller sees."""
+    try:
+        return str(fn(lib, *args).dtype).rsplit(".", 1)[-1]
+    except (RuntimeError, TypeError) as e:  # (NotImplementedError is a RuntimeError)
+        return type(e).__name__
+
+
+@pytest.mark.parametrize("dtype, values", INT_AND_BOOL, ids=[d for d, _ in INT_AND_BOOL])
+@pytest.mark.parametrize("name", UNARY + ["positive", "negative"])
+def test_unary_integer_and_bool_inputs_match_pytorch(name: str, dtype: str, values: list) -> None:
+    torch = pytest.importorskip("torch")
+    if name == "fix" and dtype == "bool":
+        pytest.skip("trunc (fix) of a bool tensor raises TypeError, PyTorch NotImplementedError")
+
+    def fn(T: object, v: list) -> object:
+        return getattr(T, name)(T.tensor(v, dtype=getattr(T, dtype)))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = _outcome(microtorch, fn, values), _outcome(torch, fn, values)
+    assert ours == theirs, f"{name}({dtype}): {ours}, PyTorch {theirs}"
+
+
+OPERANDS = {  # (input, other) as (dtype or "number", values)
+    "int_int": (("int64", [1, 2]), ("int64", [1, 3])),
+    "bool_bool": (("bool", [True, False]), ("bool", [True, True])),
+    "int_float": (("int64", [1, 2]), ("float32", [1.0, 2.0])),
+    "float32_float64": (("float32", [1.0, 2.0]), ("float64", [1.0, 2.0])),
+    "float32_0d_float64": (("float32", [1.0, 2.0]), ("float64", 2.0)),
+    "float_number": (("float32", [1.0, 2.0]), ("number", 2)),
+    "int_float_number": (("int64", [1, 2]), ("number", 2.5)),
+    "number_float": (("number", 2), ("float32", [1.0, 2.0])),
+}
+COMPARISONS = ("greater", "less_equal", "not_equal")
+
+
+def _operand(T: object, spec: tuple) -> object:
+    dtype, values = spec
+    return values if dtype == "number" else T.tensor(values, dtype=getattr(T, dtype))
+
+
+@pytest.mark.parametrize("operands", list(OPERANDS), ids=list(OPERANDS))
+@pytest.mark.parametrize("name", BINARY + ["true_divide", "divide", "multiply", "subtract",
+                                           "greater", "less_equal", "not_equal"])  # fmt: skip
+def test_binary_dtypes_and_number_operands_match_pytorch(name: str, operands: str) -> None:
+    torch = pytest.importorskip("torch")
+    if name in COMPARISONS and operands == "number_float":
+        pytest.skip("microtorch's comparisons take a number first (2 < x), PyTorch's do not")
+    a, b = OPERANDS[operands]
+
+    def fn(T: object) -> object:
+        return getattr(T, name)(_operand(T, a), _operand(T, b))
+
+    ours, theirs = _outcome(microtorch, fn), _outcome(torch, fn)
+    assert ours == theirs, f"{name}({operands}): {ours}, PyTorch {theirs}"
+
+
+def test_errors_name_the_op() -> None:
+    ints = microtorch.tensor([1, 2])
+    with pytest.raises(NotImplementedError, match="hypot: not implemented for .*int64"):
+        microtorch.hypot(ints, ints)
+    with pytest.raises(NotImplementedError, match="logaddexp"):
+        microtorch.logaddexp(ints, ints)
+    with pytest.raises(NotImplementedError, match="frac: not implemented for .*int64"):
+        ints.frac()
+    with pytest.raises(TypeError, match="atan2: argument 'other' must be a Tensor"):
+        microtorch.atan2(microtorch.tensor([1.0]), 2.0)
+    with pytest.raises(TypeError, match="fmax: argument 'input' must be a Tensor"):
+        microtorch.fmax(1.0, microtorch.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        microtorch.fmod(ints, 0)
+    with pytest.raises(RuntimeError, match="different dtypes"):
+        microtorch.heaviside(microtorch.tensor([1.0]), microtorch.tensor([1.0], dtype="float64"))
+    with pytest.raises(RuntimeError, match="cannot be broadcast"):
+        microtorch.fmin(microtorch.ones(2), microtorch.ones(3))
+    with pytest.raises(RuntimeError, match="bool"):
+        microtorch.positive(microtorch.tensor([True]))
+    with pytest.raises(TypeError, match="at least one Tensor"):
+        microtorch.xlogy(2.0, 3.0)
+
+
+# ----------------------------------------------------------------------------- methods, in place
+ALIASES = {
+    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2", "fix": "trunc",
+    "divide": "div", "multiply": "mul", "subtract": "sub", "negative": "neg", "greater": "gt",
+    "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne",
+}  # fmt: skip
+
+
+def test_aliases_are_the_same_functions() -> None:
+    for alias, name in ALIASES.items():
+        assert getattr(microtorch, alias) is getattr(microtorch, name), alias
+        assert getattr(microtorch.Tensor, alias) is getattr(microtorch.Tensor, name), alias
+    x = microtorch.tensor([1.0, -2.0])
+    assert microtorch.positive(x) is x and x.positive() is x
+    assert microtorch.true_divide(x, 2).tolist() == [0.5, -1.0]
+
+
+IN_PLACE = [  # (method, arguments), each also a function and a method of the same name
+    ("tan_", ()), ("sinh_", ()), ("cosh_", ()), ("asin_", ()), ("acos_", ()), ("atan_", ()),
+    ("asinh_", ()), ("acosh_", ()), ("atanh_", ()), ("arcsin_", ()), ("arccos_", ()),
+    ("arctan_", ()), ("arcsinh_", ()), ("arccosh_", ()), ("arctanh_", ()), ("log2_", ()),
+    ("log10_", ()), ("exp2_", ()), ("expm1_", ()), ("erfc_", ()), ("erfinv_", ()),
+    ("sinc_", ()), ("frac_", ()), ("fix_", ()), ("deg2rad_", ()), ("rad2deg_", ()),
+    ("logit_", (0.2,)), ("nan_to_num_", (0.0, 3.0)), ("atan2_", ("t",)), ("arctan2_", ("t",)),
+    ("hypot_", ("t",)), ("fmod_", ("t",)), ("fmod_", (0.3,)), ("copysign_", ("t",)),
+    ("xlogy_", ("t",)), ("heaviside_", ("t",)), ("divide_", ("t",)), ("true_divide_", ("t",)),
+    ("multiply_", ("t",)), ("subtract_", ("t",)), ("negative_", ()), ("greater_", ("t",)),
+    ("greater_equal_", ("t",)), ("less_", ("t",)), ("less_equal_", ("t",)),
+    ("not_equal_", ("t",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("method, args", IN_PLACE, ids=[f"{m}{a}" for m, a in IN_PLACE])
+def test_in_place_forms_match_pytorch(method: str, args: tuple) -> None:
+    torch = pytest.importorskip("torch")
+    values = [0.3, -0.7, 0.0, 0.9, 2.5]
+    other = [0.5, 0.5, -1.0, 0.9, 1.5]
+    results = []
+    for T in (microtorch, torch):
+        x = T.tensor(values, dtype=T.float64)
+        call = [T.tensor(other, dtype=T.float64) if a == "t" else a for a in args]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert getattr(x, method)(*call) is x
+        results.append(x.numpy())
+    _same(results[0], results[1], method)
+
+
+def test_in_place_keeps_the_graph_and_checks_dtypes() -> None:
+    w = microtorch.tensor([0.2, 0.5], requires_grad=True)
+    y = w * 1.0
+    y.atan_()
+    y.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), 1 / (1 + np.array([0.2, 0.5], dtype="f") ** 2))
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        microtorch.tensor([1, 2]).tan_()  # a float result into an int tensor, as in PyTorch
+    with pytest.raises(RuntimeError, match="float_power_ has dtype .*float32"):
+        microtorch.tensor([1.0, 2.0]).float_power_(2)
+    x = microtorch.tensor([2.0, 3.0], dtype=microtorch.float64)
+    assert x.float_power_(2).tolist() == [4.0, 9.0]
+
+
+def test_empty_and_0d_inputs() -> None:
+    empty = microtorch.zeros(0, 3)
+    for name in UNARY:
+        assert tuple(getattr(microtorch, name)(empty).shape) == (0, 3), name
+    for name in BINARY:
+        assert tuple(getattr(microtorch, name)(empty, microtorch.zeros(3)).shape) == (0, 3), name
+    x = microtorch.tensor(0.5, requires_grad=True)
+    out = microtorch.erfinv(x) + x.logit() + x.sinc() + x.nan_to_num()
+    out.backward()
+    assert out.shape == () and x.grad.shape == ()
+
+
+# ----------------------------------------------------------------------------- accuracy
+def test_erfinv_float64_accuracy_against_bisection() -> None:
+    """erfinv (Newton steps on erf) against a reference found by bisection with math.erf and
+    math.erfc: across (-1, 1), close to 0, and in the tails up to 1 - 2^-53."""
+    y = np.concatenate([
+        np.linspace(-0.9999, 0.9999, 801),
+        1 - np.logspace(-16, -1, 60),
+        -(1 - np.logspace(-15, -2, 20)),
+        np.logspace(-300, -1, 40),
+    ])  # fmt: skip
+    ours = microtorch.erfinv(microtorch.tensor(y, dtype=microtorch.float64)).numpy()
+    np.testing.assert_allclose(ours, np_erfinv(y), rtol=2e-14, atol=0)
+    edges = microtorch.tensor([1.0, -1.0, 1.5, -2.0, NAN, 0.0, -0.0], dtype=microtorch.float64)
+    out = edges.erfinv().numpy()
+    assert out[0] == INF and out[1] == -INF and np.isnan(out[2:5]).all()
+    assert out[5] == 0 and not np.signbit(out[5]) and np.signbit(out[6])
+
+
+def test_erfinv_is_the_inverse_of_erf_in_float32() -> None:
+    x = np.linspace(-3.5, 3.5, 141)
+    y = microtorch.erf(microtorch.tensor(x, dtype=microtorch.float64)).float()
+    back = microtorch.erfinv(y)
+    assert back.dtype is microtorch.float32
+    np.testing.assert_allclose(back.numpy(), np_erfinv(y.numpy().astype(np.float64)), rtol=2e-7)
+
+
+def test_erfc_keeps_its_digits_in_the_tail() -> None:
+    x = np.concatenate([np.linspace(-6, 6, 241), np.linspace(6, 26, 41)])
+    ours = microtorch.erfc(microtorch.tensor(x, dtype=microtorch.float64)).numpy()
+    reference = np.array([math.erfc(v) for v in x])
+    np.testing.assert_allclose(ours, reference, rtol=1e-13, atol=0)  # relative, even at 1e-296
+    x32 = microtorch.tensor([9.0, 30.0], dtype=microtorch.float32)  # (erfc(9) = 4e-37)
+    np.testing.assert_allclose(x32.erfc().numpy(), [math.erfc(9.0), 0.0], rtol=1e-6)
+
+
+def test_on_device_matches_cpu(device: str) -> None:
+    """Every op on the device (CUDA, or the fake CuPy) gives the CPU's values and gradients."""
+    a = np.array([0.3, -0.7, 0.0, 0.9, -0.0])
+    b = np.array([0.5, 0.5, -1.0, 0.9, 2.0])
+    for name in UNARY + BINARY + ["xlogy_number"]:
+
+        def fn(T: object, x: object, y: object, name: str = name) -> object:
+            if name == "xlogy_number":
+                return T.xlogy(x, 3.0) + T.xlogy(2, y)
+            op = getattr(T, name)
+            return op(x, y) if name in BINARY else op(x)
+
+        results = []
+        for dev in ("cpu", device):
+            x = microtorch.tensor(a, requires_grad=True, device=dev)
+            y = microtorch.tensor(b, requires_grad=True, device=dev)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = fn(microtorch, x, y)
+                if out.requires_grad and name != "heaviside":
+                    out.sum().backward()
+            assert out.device == x.device, name
+            grads = [t.grad.cpu().numpy() if t.grad is not None else None for t in (x, y)]
+            results.append((out.detach().cpu().numpy(), grads))
+        (cpu_out, cpu_grads), (dev_out, dev_grads) = results
+        np.testing.assert_allclose(dev_out, cpu_out, rtol=1e-12, equal_nan=True, err_msg=name)
+        for g, h in zip(cpu_grads, dev_grads):
+            assert (g is None) == (h is None), name
+            if g is not None:
+                np.testing.assert_allclose(h, g, rtol=1e-12, equal_nan=True, err_msg=name)
