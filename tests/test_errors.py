@@ -511,9 +511,9 @@ def test_unknown_device() -> None:
             r"randn\(\): dimension sizes must be non-negative, got \(2, -3\)",
         ),
         (
-            lambda: microtorch.trace(microtorch.eye(3)),  # PyTorch's torch.trace is another thing
-            TypeError,
-            r"microtorch.trace\(\) is the op tracer .*sum of a matrix's diagonal",
+            lambda: microtorch.trace(microtorch.ones(3)),  # with a tensor: PyTorch's trace
+            RuntimeError,
+            r"trace: expected a matrix, got shape \(3,\)",
         ),
         (
             lambda: microtorch.zeros(2, 3).scatter(
