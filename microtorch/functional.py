@@ -885,6 +885,11 @@ def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None) -> Tens
     """The cross product of the 3-vectors along ``dim`` (inputs broadcast). Without dim,
     the first dim of size 3, with PyTorch's warning (torch.linalg.cross takes dim=-1)."""
     _check_tensor(input, "cross"), _check_tensor(other, "cross", "other")
+    if input.ndim != other.ndim:
+        raise RuntimeError(
+            f"cross: inputs must have the same number of dims, got shapes {tuple(input.shape)} "
+            f"and {tuple(other.shape)}"
+        )
     shape = tuple(broadcast_shapes(input.shape, other.shape))
     if dim is None:
         warn_user(
