@@ -1113,6 +1113,8 @@ MinMax = collections.namedtuple("aminmax", ["min", "max"])
 def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> MinMax:
     """(min, max) as a named tuple: of all elements, or along ``dim``; tied extremes share
     the gradient evenly, as amin and amax."""
+    if dim is None and _check_tensor(input, "aminmax").array.size == 0:
+        raise RuntimeError("aminmax(): an empty tensor has no minimum or maximum")
     axes = () if dim is None else dim
     return MinMax(amin(input, axes, keepdim), amax(input, axes, keepdim))
 
@@ -1449,6 +1451,8 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
             raise RuntimeError(f"roll: with dims=None give one shift, got shifts={list(shifts)}")
         return _roll_along(reshape(input, (-1,)), shifts[0], 0).reshape(input.shape)
     dims = (dims,) if not isinstance(dims, (tuple, list)) else tuple(dims)
+    if input.ndim == 0:
+        raise IndexError(f"roll: dims {list(dims)} given, but the tensor has no dims")
     if len(shifts) != len(dims):
         raise RuntimeError(
             f"roll: shifts and dims must have the same length, got shifts={list(shifts)} and "
@@ -1504,7 +1508,7 @@ def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2,
 def _embed_diagonal(input: Tensor, offset: builtins.int, dim1: builtins.int,
                     dim2: builtins.int, op: str) -> Tensor:  # fmt: skip
     if input.ndim == 0:
-        raise RuntimeError(f"{op}: input must be at least 1-d, got a 0-d tensor")
+        raise IndexError(f"{op}: input must be at least 1-d, got a 0-d tensor")
     d1, d2 = wrap_dim(dim1, input.ndim + 1, op), wrap_dim(dim2, input.ndim + 1, op)
     if d1 == d2:
         raise RuntimeError(f"{op}: dim1 and dim2 cannot be the same dim, got {dim1} and {dim2}")
@@ -1546,6 +1550,11 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
         raise RuntimeError(f"diff: order n must be non-negative, got {n}")
     d = wrap_dim(dim, input.ndim, "diff")
     parts = [as_tensor_like(t, input) for t in (prepend, input, append) if t is not None]
+    if builtins.any(t.ndim != input.ndim for t in parts):
+        raise RuntimeError(
+            f"diff: prepend and append must have as many dims as input {tuple(input.shape)}, "
+            f"got shapes {[tuple(t.shape) for t in parts]}"
+        )
     out = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
         size = builtins.max(out.shape[d] - 1, 0)
@@ -2294,20 +2303,27 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 def index_fill(input: Tensor, dim: builtins.int, index: Tensor, value: Any) -> Tensor:
     """A copy of input in which the slices ``index`` along ``dim`` all hold ``value`` (a
-    number, or a 0-d tensor that gets the sum of their gradients)."""
+    number, or a 0-d tensor that gets the sum of their gradients); index may count from the
+    end. A 0-d input counts as one element."""
+    if _check_tensor(input, "index_fill").ndim == 0:
+        return reshape(index_fill(reshape(input, (1,)), dim, index, value), ())
     out = clone(input)
-    setitem(out, _slices_at(input, dim, index, "index_fill"), value)
+    setitem(out, _slices_at(input, dim, index, True, "index_fill"), value)
     return out
 
 
 def index_copy(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of input in which the slice index[i] along ``dim`` is source's slice i; where
-    an index repeats, one of its slices wins (which one is not defined, as in PyTorch)."""
-    where_to = _slices_at(input, dim, index, "index_copy")
+    an index repeats, one of its slices wins (which one is not defined, as in PyTorch). A
+    0-d input counts as one element."""
+    if _check_tensor(input, "index_copy").ndim == 0:
+        source = reshape(_check_tensor(source, "index_copy", "source"), (-1,))
+        return reshape(index_copy(reshape(input, (1,)), dim, index, source), ())
+    where_to = _slices_at(input, dim, index, False, "index_copy")
     expected = list(input.shape)
     expected[len(where_to) - 1] = index.array.size  # (where_to is (:, ..., :, index))
     if tuple(_check_tensor(source, "index_copy", "source").shape) != tuple(expected):
-        raise RuntimeError(
+        raise IndexError(
             f"index_copy: source of shape {tuple(source.shape)} does not fit: with index of "
             f"{index.array.size} elements and input {tuple(input.shape)} it must be "
             f"{tuple(expected)}"
@@ -2322,18 +2338,23 @@ def index_copy(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor) 
     return out
 
 
-def _slices_at(input: Tensor, dim: builtins.int, index: Tensor, op: str) -> tuple:
-    """The index (:, ..., :, index) that picks the slices ``index`` along ``dim``, once index is
-    known to be a 1-D (or 0-d) integer tensor within that dim."""
-    if _check_tensor(input, op).ndim == 0:
-        raise RuntimeError(f"{op}: input must have at least one dim, got a 0-d tensor")
+def _slices_at(input: Tensor, dim: builtins.int, index: Tensor, negative_ok: builtins.bool,
+               op: str) -> tuple:  # fmt: skip
+    """The index (:, ..., :, index) that picks the slices ``index`` along ``dim`` of a tensor
+    of at least one dim, once index is known to be a 1-D (or 0-d) int64 tensor within that
+    dim (from the end too, when ``negative_ok``)."""
     d = wrap_dim(dim, input.ndim, op)
-    if _check_tensor(index, op, "index").ndim > 1 or index.array.dtype.kind not in "iu":
-        raise IndexError(
-            f"{op}: index must be a 1-D integer tensor, got {index.dtype} of shape "
-            f"{tuple(index.shape)}"
+    if _check_tensor(index, op, "index").ndim > 1:
+        raise RuntimeError(f"{op}: index must be 1-D (or 0-d), got shape {tuple(index.shape)}")
+    if index.dtype is not _dtypes.int64:
+        raise IndexError(f"{op}: index must be an int64 (long) tensor, got {index.dtype}")
+    n = input.shape[d]
+    if index.array.size:
+        backend.check_on_device(
+            ((index.array < (-n if negative_ok else 0)) | (index.array >= n)).any(),
+            f"{op}: an index is out of bounds for dimension {d} with size {n} (input shape "
+            f"{tuple(input.shape)})",
         )
-    _check_indices_below(index, input.shape[d], d, op, tuple(input.shape))
     return (slice(None),) * d + (reshape(index, (-1,)),)
 
 
@@ -2379,6 +2400,11 @@ def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple:
     for i, t in enumerate(tensors):
         if _check_tensor(t, "meshgrid", f"tensors[{i}]").ndim > 1:
             raise RuntimeError(f"meshgrid: expected 0-d or 1-D tensors, got shape {tuple(t.shape)}")
+        if t.dtype is not tensors[0].dtype or t.device != tensors[0].device:
+            raise RuntimeError(
+                "meshgrid: all tensors must have the same dtype and device, got "
+                f"{tensors[0].dtype} on {tensors[0].device} and {t.dtype} on {t.device}"
+            )
     shape = [t.array.size for t in tensors]
     grids = []
     for i, t in enumerate(tensors):
@@ -2479,8 +2505,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
             "dim=None, the unique elements of the flattened input"
         )
     xp = backend.xp_of(input.array)
-    values, inverse, counts = xp.unique(
-        input.array.reshape(-1), return_inverse=True, return_counts=True
+    values, inverse, counts = xp.unique(  # each nan distinct, as in PyTorch
+        input.array.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
     )
     out = [Tensor._make(values)]
     if return_inverse:
