@@ -806,6 +806,8 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) 
             f"product, {shape}"
         )
     scaled = product if alpha == 1 else mul(product, alpha)
+    if beta == 0 and grad_mode.enabled and input.requires_grad:  # (zeros, in input's graph)
+        return add(scaled, full_like_graph(input, 0))  # input's gradient: 0, as in PyTorch
     if beta == 0:
         return scaled
     return add(scaled, input if beta == 1 else mul(input, beta))
@@ -1064,13 +1066,15 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The middle value, the lower of the two middles for an even count (as PyTorch), or nan
     if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
-    The gradient goes to the chosen element."""
+    The gradient of median() is shared by the elements equal to it, that of median(dim=) goes
+    to the index returned, as in PyTorch."""
     _check_tensor(input, "median")
     if dim is None:
         flat = reshape(input, (-1,))
         if flat.shape[0] == 0:  # as in PyTorch: nan
             return Tensor._make(backend.xp_of(flat.array).full((), math.nan, flat.array.dtype))
-        return _order_statistic(flat, 0, False, (flat.shape[0] - 1) // 2, True, "median").values
+        middle = _order_statistic(flat, 0, False, (flat.shape[0] - 1) // 2, True, "median")
+        return reduction.MedianAll.apply(input, position=middle.indices.array)
     d = wrap_dim(dim, input.ndim, "median")
     n = input.shape[d] if input.ndim else 1
     return _order_statistic(input, d, keepdim, (n - 1) // 2, True, "median")
@@ -1494,7 +1498,9 @@ def _diagonal_of(input: Tensor, offset: builtins.int, dim1: builtins.int, dim2: 
     rows = Tensor._make(xp.arange(first_row, first_row + length, dtype="int64"))
     cols = Tensor._make(xp.arange(first_col, first_col + length, dtype="int64"))
     # the matrices in the last two dims, then the pairs (i, i + offset) picked by indexing
-    return getitem(movedim(input, (d1, d2), (-2, -1)), (Ellipsis, rows, cols))
+    if (d1, d2) != (input.ndim - 2, input.ndim - 1):
+        input = movedim(input, (d1, d2), (-2, -1))
+    return getitem(input, (slice(None),) * (input.ndim - 2) + (rows, cols))  # one NumPy index
 
 
 def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Any
 
 import numpy as np
@@ -871,3 +872,79 @@ def test_new_ops_at_their_edges_match_pytorch(name: str) -> None:
         assert dtype == want_dtype
         assert values.shape == want.shape
         np.testing.assert_array_equal(values, want)  # (nan equals nan here)
+
+
+def _gradients(lib, fn, *values) -> list:
+    inputs = [lib.tensor(v, dtype=lib.float64, requires_grad=True) for v in values]
+    fn(lib, *inputs).sum().backward()
+    return [t.grad.numpy() for t in inputs]
+
+
+@pytest.mark.parametrize(
+    "fn, values",
+    [
+        (lambda T, a: T.median(a), ([[1.0, 1.0], [1.0, 2.0]],)),  # shared by the tied 1s
+        (lambda T, a: T.median(a), ([1.0, float("nan"), float("nan")],)),  # by the nans
+        (lambda T, a: T.median(a, 1).values, ([[2.0, 1.0, 3.0], [0.0, 5.0, 4.0]],)),
+        (lambda T, a: T.kthvalue(a, 3, 0).values, ([[2.0, 1.0], [0.0, 5.0], [3.0, 4.0]],)),
+        (lambda T, a: T.aminmax(a, dim=1).max, ([[1.0, 3.0, 3.0], [1.0, 0.0, 2.0]],)),
+        (lambda T, c, a, b: T.addmm(c, a, b, beta=0), ([1.0, 2.0], [[1.0], [2.0]], [[3.0, 4.0]])),
+        (lambda T, a: T.nansum(a) + T.nanmean(a), ([1.0, float("nan"), 3.0],)),
+        (
+            lambda T, a, v: T.index_fill(a, 0, T.tensor([0, 2]), v) * T.arange(3.0),
+            ([1.0, 2.0, 3.0], 4.0),
+        ),  # fmt: skip
+    ],
+)
+def test_gradients_of_the_new_reductions_match_pytorch(fn, values) -> None:
+    """Where finite differences cannot tell (ties, nan, a zero beta), the gradient is
+    PyTorch's: median() shares it among the elements equal to the median, median(dim=)
+    and kthvalue send it to the index they return, addmm with beta=0 gives input zeros."""
+    torch = pytest.importorskip("torch")
+    for ours, theirs in zip(_gradients(microtorch, fn, *values), _gradients(torch, fn, *values)):
+        np.testing.assert_allclose(ours, theirs)
+
+
+def test_diagonal_is_a_copy_with_the_values_and_gradient_of_pytorchs_view(device: str) -> None:
+    m = microtorch.arange(6.0, device=device).reshape(2, 3).requires_grad_()
+    d = m.diagonal(1)
+    assert d.tolist() == [1.0, 5.0]
+    (d * microtorch.tensor([2.0, 3.0], device=device)).sum().backward()
+    assert m.grad.tolist() == [[0.0, 2.0, 0.0], [0.0, 0.0, 3.0]]
+    copy_ = microtorch.arange(4.0, device=device).reshape(2, 2)
+    copy_.diagonal().fill_(-1.0)  # PyTorch would write into the matrix; here it is a copy
+    assert copy_.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+
+
+def test_meshgrid_without_indexing_warns_as_pytorch_and_uses_ij(device: str) -> None:
+    a, b = microtorch.arange(2, device=device), microtorch.arange(3, device=device)
+    with pytest.warns(UserWarning, match="meshgrid: .*pass indexing='ij'"):
+        x, y = microtorch.meshgrid(a, b)
+    assert tuple(x.shape) == (2, 3) and y.tolist() == [[0, 1, 2], [0, 1, 2]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x, y = microtorch.meshgrid(a, b, indexing="xy")  # no warning when it is given
+    assert tuple(x.shape) == (3, 2) and x.tolist() == [[0, 1], [0, 1], [0, 1]]
+
+
+def test_cross_without_dim_warns_and_takes_the_first_dim_of_size_3(device: str) -> None:
+    a = microtorch.randn(3, 3, 2, device=device)
+    b = microtorch.randn(3, 3, 2, device=device)
+    with pytest.warns(UserWarning, match="cross: .*pass dim="):
+        out = microtorch.cross(a, b)
+    np.testing.assert_allclose(out.cpu().numpy(), a.cross(b, dim=0).cpu().numpy())
+
+
+def test_unique_with_dim_is_refused_with_a_clear_error() -> None:
+    with pytest.raises(NotImplementedError, match=r"unique: dim= .* only dim=None"):
+        microtorch.unique(microtorch.ones(2, 2), dim=0)
+
+
+def test_in_place_products_and_index_forms_write_into_the_tensor(device: str) -> None:
+    t = microtorch.ones(2, 2, device=device)
+    same = t.addmm_(microtorch.eye(2, device=device), microtorch.eye(2, device=device), beta=2)
+    assert same is t and t.tolist() == [[3.0, 2.0], [2.0, 3.0]]
+    t.addcdiv_(t, t, value=-1).index_fill_(1, microtorch.tensor([0], device=device), 0.0)
+    assert t.tolist() == [[0.0, 1.0], [0.0, 2.0]]
+    t.index_copy_(0, microtorch.tensor([1], device=device), microtorch.ones(1, 2, device=device))
+    assert t.tolist() == [[0.0, 1.0], [1.0, 1.0]]
