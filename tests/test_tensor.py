@@ -648,8 +648,11 @@ EDGE_CASES = {
         *T.kthvalue(T.tensor([3, 1, 2]), 2),
         *T.kthvalue(T.tensor(3.0), 1),
     ),  # fmt: skip
-    "kthvalue_nan_is_largest": lambda T: T.kthvalue(T.tensor([1.0, float("nan"), 0.0]), 3),
+    "kthvalue_nan_is_largest_dim_none_refused": lambda T: T.kthvalue(
+        T.tensor([[1.0, float("nan"), 0.0]]), 3, None
+    ),
     "kthvalue_k_out_of_range": lambda T: T.kthvalue(T.tensor([3.0, 1.0]), 3),
+    "kthvalue_nan_is_largest": lambda T: T.kthvalue(T.tensor([1.0, float("nan"), 0.0]), 3),
     "nansum_ints_and_bools": lambda T: (
         T.nansum(T.tensor([1, 2], dtype=T.int32)),
         T.nansum(T.tensor([True, True])),
