@@ -1070,11 +1070,11 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     to the index returned, as in PyTorch."""
     _check_tensor(input, "median")
     if dim is None:
-        flat = reshape(input, (-1,))
+        flat = reshape(input.detach(), (-1,))  # (only to find the middle)
         if flat.shape[0] == 0:  # as in PyTorch: nan
             return Tensor._make(backend.xp_of(flat.array).full((), math.nan, flat.array.dtype))
-        middle = _order_statistic(flat, 0, False, (flat.shape[0] - 1) // 2, True, "median")
-        return reduction.MedianAll.apply(input, position=middle.indices.array)
+        middle = _sorted_position(flat, 0, (flat.shape[0] - 1) // 2, True, "median")
+        return reduction.MedianAll.apply(input, position=middle.reshape(()))
     d = wrap_dim(dim, input.ndim, "median")
     n = input.shape[d] if input.ndim else 1
     return _order_statistic(input, d, keepdim, (n - 1) // 2, True, "median")
@@ -1093,22 +1093,30 @@ def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: bo
 
 def _order_statistic(input: Tensor, d: builtins.int, keepdim: bool, position: builtins.int,
                      nan_wins: bool, op: str) -> ReturnTypes:  # fmt: skip
-    """The element at ``position`` of each row along d once sorted, and its index in input;
-    with ``nan_wins`` a row holding nan gives its first nan instead (median)."""
-    xp = backend.xp_of(input.array)
+    """The element at ``position`` of each row along d once sorted, and its index in input."""
     if input.ndim == 0:
+        xp = backend.xp_of(input.array)
         return ReturnTypes(clone(input), Tensor._make(xp.zeros((), dtype="int64")))
-    _check_reduced_dims_not_empty(input, (d,), op)
-    order = _sort_order(input, d, False, op)
-    index = xp.take(order, xp.asarray([position]), axis=d)  # keeps dim d, of size 1
-    if nan_wins and input.dtype.is_floating_point:
-        nan = xp.isnan(input.array)
-        first_nan = xp.expand_dims(xp.argmax(nan, axis=d), d)
-        index = xp.where(nan.any(axis=d, keepdims=True), first_nan, index)
+    index = _sorted_position(input, d, position, nan_wins, op)
     values = gather(input, d, Tensor._make(index))
     if not keepdim:
         values, index = squeeze(values, d), index.squeeze(d)
     return ReturnTypes(values, Tensor._make(index.astype("int64", copy=False)))
+
+
+def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
+                     nan_wins: bool, op: str) -> Any:  # fmt: skip
+    """The index along d (an int64 array keeping dim d, of size 1) of the element at
+    ``position`` of each row once sorted; with ``nan_wins`` a row holding nan gives its first
+    nan instead (median)."""
+    _check_reduced_dims_not_empty(input, (d,), op)
+    xp = backend.xp_of(input.array)
+    index = xp.take(_sort_order(input, d, False, op), xp.asarray([position]), axis=d)
+    if nan_wins and input.dtype.is_floating_point:
+        nan = xp.isnan(input.array)
+        first_nan = xp.expand_dims(xp.argmax(nan, axis=d), d)
+        index = xp.where(nan.any(axis=d, keepdims=True), first_nan, index)
+    return index
 
 
 MinMax = collections.namedtuple("aminmax", ["min", "max"])

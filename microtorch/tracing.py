@@ -63,7 +63,7 @@ class trace:
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         """``microtorch.trace(matrix)``, PyTorch's torch.trace, is the sum of the matrix's
         diagonal (functional.trace); without a tensor, the tracer."""
-        if args and hasattr(args[0], "array"):
+        if (args and hasattr(args[0], "array")) or "input" in kwargs:
             from .functional import trace as diagonal_sum
 
             return diagonal_sum(*args, **kwargs)
