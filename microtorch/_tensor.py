@@ -846,6 +846,18 @@ class Tensor:
     def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
         return F.inplace(self, F.index_add, dim, index, source, alpha=alpha)
 
+    def index_fill(self, dim: int, index: Tensor, value: Any) -> Tensor:
+        return F.index_fill(self, dim, index, value)
+
+    def index_fill_(self, dim: int, index: Tensor, value: Any) -> Tensor:
+        return F.inplace(self, F.index_fill, dim, index, value)
+
+    def index_copy(self, dim: int, index: Tensor, source: Tensor) -> Tensor:
+        return F.index_copy(self, dim, index, source)
+
+    def index_copy_(self, dim: int, index: Tensor, source: Tensor) -> Tensor:
+        return F.inplace(self, F.index_copy, dim, index, source)
+
     def permute(self, *args: Any, dims: Any = None) -> Tensor:
         return F.permute(self, _shape_args(args, dims))
 
@@ -889,6 +901,58 @@ class Tensor:
 
     def tile(self, *dims: Any) -> Tensor:
         return F.tile(self, _shape_args(dims))
+
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        return F.roll(self, shifts, dims)
+
+    def flipud(self) -> Tensor:
+        return F.flipud(self)
+
+    def fliplr(self) -> Tensor:
+        return F.fliplr(self)
+
+    def rot90(self, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+        return F.rot90(self, k, dims)
+
+    def diag(self, diagonal: int = 0) -> Tensor:
+        return F.diag(self, diagonal)
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        return F.diagonal(self, offset, dim1, dim2)
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+        return F.diag_embed(self, offset, dim1, dim2)
+
+    def trace(self) -> Tensor:
+        return F.trace(self)
+
+    def diff(self, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+        return F.diff(self, n, dim, prepend, append)
+
+    def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> tuple:
+        return F.tensor_split(self, indices_or_sections, dim)
+
+    def hsplit(self, indices_or_sections: Any) -> tuple:
+        return F.hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections: Any) -> tuple:
+        return F.vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections: Any) -> tuple:
+        return F.dsplit(self, indices_or_sections)
+
+    def ravel(self) -> Tensor:
+        return F.ravel(self)
+
+    def select(self, dim: int, index: int) -> Tensor:
+        return F.select(self, dim, index)
+
+    def take(self, index: Tensor) -> Tensor:
+        return F.take(self, index)
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False,
+               return_counts: bool = False, dim: int | None = None) -> Any:  # fmt: skip
+        return F.unique(self, sorted, return_inverse, return_counts, dim)
 
     # ----- math methods -----------------------------------------------------------
     def exp(self) -> Tensor:
@@ -1122,6 +1186,55 @@ class Tensor:
 
     def bmm(self, mat2: Tensor) -> Tensor:
         return F.bmm(self, mat2)
+
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return F.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return F.inplace(self, F.addmm, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return F.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return F.inplace(self, F.addmv, mat, vec, beta=beta, alpha=alpha)
+
+    def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return F.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return F.inplace(self, F.addbmm, batch1, batch2, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return F.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+                 alpha: Any = 1) -> Tensor:  # fmt: skip
+        return F.inplace(self, F.baddbmm, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return F.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return F.inplace(self, F.addr, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return F.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return F.inplace(self, F.addcmul, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return F.addcdiv(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return F.inplace(self, F.addcdiv, tensor1, tensor2, value=value)
+
+    def kron(self, other: Tensor) -> Tensor:
+        return F.kron(self, other)
+
+    def cross(self, other: Tensor, dim: int | None = None) -> Tensor:
+        return F.cross(self, other, dim)
 
     def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
                  equal_nan: bool = False) -> bool:  # fmt: skip
@@ -1379,6 +1492,24 @@ class Tensor:
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
         return F.topk(self, k, dim, largest, sorted)
+
+    def nansum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+        return F.nansum(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return F.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def count_nonzero(self, dim: Any = None) -> Tensor:
+        return F.count_nonzero(self, dim)
+
+    def median(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return F.median(self, dim, keepdim)
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+        return F.kthvalue(self, k, dim, keepdim)
+
+    def aminmax(self, *, dim: Any = None, keepdim: bool = False) -> Any:
+        return F.aminmax(self, dim=dim, keepdim=keepdim)
 
     def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         return F.all(self, dim, keepdim)

@@ -1078,6 +1078,167 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return matmul(input, vec)
 
 
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2) for matrices; input broadcasts to the product."""
+    return _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * input + alpha * (mat @ vec) for a matrix and a vector."""
+    return _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+           alpha: Any = 1) -> Tensor:  # fmt: skip
+    """beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b]."""
+    return _scaled_sum(input, sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm")
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+            alpha: Any = 1) -> Tensor:  # fmt: skip
+    """beta * input + alpha * (batch1 @ batch2), a batch of matrix products."""
+    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * input + alpha * outer(vec1, vec2)."""
+    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr")
+
+
+def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) -> Tensor:
+    """beta * input + alpha * product, input broadcast to the product's shape. With beta = 0
+    input is left out, so nan and inf in it do not reach the result (PyTorch's rule)."""
+    shape = tuple(product.shape)
+    try:
+        fits = tuple(broadcast_shapes(_check_tensor(input, op).shape, shape)) == shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise RuntimeError(
+            f"{op}: input of shape {tuple(input.shape)} cannot be broadcast to the shape of the "
+            f"product, {shape}"
+        )
+    scaled = product if alpha == 1 else mul(product, alpha)
+    if beta == 0 and grad_mode.enabled and input.requires_grad:  # (zeros, in input's graph)
+        return add(scaled, full_like_graph(input, 0))  # input's gradient: 0, as in PyTorch
+    if beta == 0:
+        return scaled
+    return add(scaled, input if beta == 1 else mul(input, beta))
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """input + value * tensor1 * tensor2, all three broadcast together."""
+    _check_tensor(input, "addcmul")
+    return add(input, mul(mul(tensor1, tensor2), value))
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """input + value * tensor1 / tensor2, all three broadcast together (Adam's update has
+    this form)."""
+    _check_tensor(input, "addcdiv")
+    if not (_check_tensor(tensor1, "addcdiv", "tensor1").dtype.is_floating_point
+            or _check_tensor(tensor2, "addcdiv", "tensor2").dtype.is_floating_point):  # fmt: skip
+        raise RuntimeError(
+            f"addcdiv: integer division is not supported (tensor1 is {tensor1.dtype}, tensor2 "
+            f"{tensor2.dtype}), as in PyTorch; write input + value * tensor1 / tensor2"
+        )
+    return add(input, mul(div(tensor1, tensor2), value))
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """The sum of products over pairs of dims of a and b: an int n pairs a's last n dims
+    with b's first n; a pair of lists pairs a's dim dims[0][i] with b's dim dims[1][i]. The
+    result has a's other dims, then b's."""
+    _check_tensor(a, "tensordot", "a"), _check_tensor(b, "tensordot", "b")
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (list, tuple)):
+        if len(dims) != 2:
+            raise RuntimeError(f"tensordot: dims must be an int or two lists of dims, got {dims}")
+        dims_a, dims_b = ([d] if isinstance(d, builtins.int) else list(d) for d in dims)
+    else:
+        n = operator.index(dims)
+        if not 0 <= n <= builtins.min(a.ndim, b.ndim):
+            raise RuntimeError(
+                f"tensordot: dims={n} must be between 0 and the smaller ndim of the shapes "
+                f"{tuple(a.shape)} and {tuple(b.shape)}"
+            )
+        dims_a, dims_b = list(range(a.ndim - n, a.ndim)), list(range(n))
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError(f"tensordot: the two lists of dims differ in length: {dims}")
+    dims_a = [wrap_dim(d, a.ndim, "tensordot") for d in dims_a]
+    dims_b = [wrap_dim(d, b.ndim, "tensordot") for d in dims_b]
+    letters_a = list(string.ascii_letters[: a.ndim])
+    letters_b = list(string.ascii_letters[a.ndim : a.ndim + b.ndim])
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(
+                f"tensordot: contracted dims must match in size, but dim {da} of a has "
+                f"{a.shape[da]} and dim {db} of b has {b.shape[db]} (shapes {tuple(a.shape)} "
+                f"and {tuple(b.shape)})"
+            )
+        letters_b[db] = letters_a[da]  # one letter for a pair: einsum sums over it
+    kept = [c for i, c in enumerate(letters_a) if i not in dims_a]
+    kept += [c for i, c in enumerate(letters_b) if i not in dims_b]
+    return einsum(f"{''.join(letters_a)},{''.join(letters_b)}->{''.join(kept)}", a, b)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: a block for each element of input, that element times other
+    ((m, n) and (p, q) give (m * p, n * q)); the tensor of fewer dims gets leading 1s."""
+    _check_tensor(input, "kron"), _check_tensor(other, "kron", "other")
+    ndim = builtins.max(input.ndim, other.ndim)
+    a_shape = (1,) * (ndim - input.ndim) + tuple(input.shape)
+    b_shape = (1,) * (ndim - other.ndim) + tuple(other.shape)
+    # (a0, 1, a1, 1, ...) * (1, b0, 1, b1, ...) -> (a0, b0, a1, b1, ...) -> (a0 * b0, ...)
+    a = reshape(input, [s for size in a_shape for s in (size, 1)])
+    b = reshape(other, [s for size in b_shape for s in (1, size)])
+    return reshape(mul(a, b), [m * n for m, n in zip(a_shape, b_shape)])
+
+
+def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None) -> Tensor:
+    """The cross product of the 3-vectors along ``dim`` (inputs broadcast). Without dim,
+    the first dim of size 3, with PyTorch's warning (torch.linalg.cross takes dim=-1)."""
+    _check_tensor(input, "cross"), _check_tensor(other, "cross", "other")
+    if input.ndim != other.ndim:
+        raise RuntimeError(
+            f"cross: inputs must have the same number of dims, got shapes {tuple(input.shape)} "
+            f"and {tuple(other.shape)}"
+        )
+    shape = tuple(broadcast_shapes(input.shape, other.shape))
+    if dim is None:
+        warn_user(
+            "cross: using cross without dim is deprecated in PyTorch; pass dim= (without it, "
+            "the first dim of size 3 is used)"
+        )
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError(f"cross: no dim of size 3 in the shape {shape}")
+    d = wrap_dim(dim, len(shape), "cross")
+    if shape[d] != 3:
+        raise RuntimeError(
+            f"cross: dim {d} must have size 3, got shapes {tuple(input.shape)} and "
+            f"{tuple(other.shape)}"
+        )
+    a, b = broadcast_tensors(input, other)
+    # (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0): rolled copies line up the terms
+    return sub(mul(roll(a, -1, d), roll(b, -2, d)), mul(roll(a, -2, d), roll(b, -1, d)))
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every way to pick one element of each 1-D tensor, as the rows of an (n0 * n1 * ...,
+    k) tensor in itertools.product's order; a single tensor comes back as it is."""
+    for i, t in enumerate(tensors):
+        if _check_tensor(t, "cartesian_prod", f"tensors[{i}]").ndim != 1:
+            raise RuntimeError(
+                f"cartesian_prod: expected 1-D tensors, got shape {tuple(t.shape)} at {i}"
+            )
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
 # ---------------------------------------------------------------- reductions
 ReturnTypes = collections.namedtuple("ReturnTypes", ["values", "indices"])
 
@@ -1163,6 +1324,124 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
     return elementwise.NormRoot.apply(var(input, dim, unbiased, keepdim, correction=correction))
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:  # fmt: skip
+    """(var, mean) over ``dim`` in one call; ``correction`` and ``unbiased`` as in var."""
+    return _with_mean(var, input, dim, unbiased, keepdim, correction, "var_mean")
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:  # fmt: skip
+    """(std, mean) over ``dim`` in one call; ``correction`` and ``unbiased`` as in std."""
+    return _with_mean(std, input, dim, unbiased, keepdim, correction, "std_mean")
+
+
+def _with_mean(spread: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+               correction: Any, op: str) -> tuple:  # fmt: skip
+    if not _check_tensor(input, op).dtype.is_floating_point:
+        raise RuntimeError(f"{op}: only floating point inputs are supported, got {input.dtype}")
+    if isinstance(dim, builtins.bool):  # var_mean(x, False) means unbiased=False
+        dim, unbiased = None, dim
+    average = mean(input, dim, keepdim)
+    return spread(input, dim, unbiased, keepdim, correction=correction), average
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """sum, with nan counted as zero (and a gradient of zero there)."""
+    if _check_tensor(input, "nansum").dtype.is_floating_point:
+        input = where(isnan(input), 0.0, input)
+    return sum(input, dim, keepdim, dtype=dtype)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+            dtype: Any = None) -> Tensor:  # fmt: skip
+    """The mean of the values that are not nan (nan where there are none)."""
+    _check_tensor(input, "nanmean")
+    if dtype is not None:
+        input = cast(input, _dtypes.get_dtype(dtype))
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"nanmean(): expected a floating point input, got {input.dtype}; use .float() first"
+        )
+    return div(nansum(input, dim, keepdim), sum(logical_not(isnan(input)), dim, keepdim))
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """How many elements are not zero (over ``dim``, an int or a tuple; all by default),
+    as int64. No gradient."""
+    axes = _dims(dim, _check_tensor(input, "count_nonzero").ndim, "count_nonzero")
+    xp = backend.xp_of(input.array)
+    return Tensor._make(xp.asarray((input.array != 0).sum(axis=axes, dtype="int64")))
+
+
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The middle value, the lower of the two middles for an even count (as PyTorch), or nan
+    if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
+    The gradient of median() is shared by the elements equal to it, that of median(dim=) goes
+    to the index returned, as in PyTorch."""
+    _check_tensor(input, "median")
+    if dim is None:
+        flat = reshape(input.detach(), (-1,))  # (only to find the middle)
+        if flat.shape[0] == 0:  # as in PyTorch: nan
+            return Tensor._make(backend.xp_of(flat.array).full((), math.nan, flat.array.dtype))
+        middle = _sorted_position(flat, 0, (flat.shape[0] - 1) // 2, True, "median")
+        return reduction.MedianAll.apply(input, position=middle.reshape(()))
+    d = wrap_dim(dim, input.ndim, "median")
+    n = input.shape[d] if input.ndim else 1
+    return _order_statistic(input, d, keepdim, (n - 1) // 2, True, "median")
+
+
+def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: bool = False) -> Any:
+    """The k-th smallest value along ``dim`` (k counts from 1) and where it came from:
+    (values, indices); nan counts as larger than any number. The gradient goes to the
+    chosen element."""
+    d = wrap_dim(dim, _check_tensor(input, "kthvalue").ndim, "kthvalue")
+    n = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue: k ({k}) is out of range for dim {d} of size {n}")
+    return _order_statistic(input, d, keepdim, k - 1, False, "kthvalue")
+
+
+def _order_statistic(input: Tensor, d: builtins.int, keepdim: bool, position: builtins.int,
+                     nan_wins: bool, op: str) -> ReturnTypes:  # fmt: skip
+    """The element at ``position`` of each row along d once sorted, and its index in input."""
+    if input.ndim == 0:
+        xp = backend.xp_of(input.array)
+        return ReturnTypes(clone(input), Tensor._make(xp.zeros((), dtype="int64")))
+    index = _sorted_position(input, d, position, nan_wins, op)
+    values = gather(input, d, Tensor._make(index))
+    if not keepdim:
+        values, index = squeeze(values, d), index.squeeze(d)
+    return ReturnTypes(values, Tensor._make(index.astype("int64", copy=False)))
+
+
+def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
+                     nan_wins: bool, op: str) -> Any:  # fmt: skip
+    """The index along d (an int64 array keeping dim d, of size 1) of the element at
+    ``position`` of each row once sorted; with ``nan_wins`` a row holding nan gives its first
+    nan instead (median)."""
+    _check_reduced_dims_not_empty(input, (d,), op)
+    xp = backend.xp_of(input.array)
+    index = xp.take(_sort_order(input, d, False, op), xp.asarray([position]), axis=d)
+    if nan_wins and input.dtype.is_floating_point:
+        nan = xp.isnan(input.array)
+        first_nan = xp.expand_dims(xp.argmax(nan, axis=d), d)
+        index = xp.where(nan.any(axis=d, keepdims=True), first_nan, index)
+    return index
+
+
+MinMax = collections.namedtuple("aminmax", ["min", "max"])
+
+
+def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> MinMax:
+    """(min, max) as a named tuple: of all elements, or along ``dim``; tied extremes share
+    the gradient evenly, as amin and amax."""
+    if dim is None and _check_tensor(input, "aminmax").array.size == 0:
+        raise RuntimeError("aminmax(): an empty tensor has no minimum or maximum")
+    axes = () if dim is None else dim
+    return MinMax(amin(input, axes, keepdim), amax(input, axes, keepdim))
 
 
 def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -> Any:
@@ -1448,6 +1727,169 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     return shape_ops.Flip.apply(input, dims=axes) if axes else input
 
 
+def flipud(input: Tensor) -> Tensor:
+    """input with the order of its rows (dim 0) reversed."""
+    if _check_tensor(input, "flipud").ndim < 1:
+        raise RuntimeError("flipud: input must be at least 1-d, got a 0-d tensor")
+    return flip(input, 0)
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """input with the order of its columns (dim 1) reversed."""
+    if _check_tensor(input, "fliplr").ndim < 2:
+        raise RuntimeError(f"fliplr: input must be at least 2-d, got shape {tuple(input.shape)}")
+    return flip(input, 1)
+
+
+def rot90(input: Tensor, k: builtins.int = 1, dims: Sequence[builtins.int] = (0, 1)) -> Tensor:
+    """input turned ``k`` quarter turns in the plane of ``dims``, from the first dim towards
+    the second (as numpy.rot90); a negative k turns the other way."""
+    _check_tensor(input, "rot90")
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"rot90: expected 2 rotation dims, got dims={dims}")
+    if input.ndim < 2:
+        raise RuntimeError(
+            f"rot90: expected a tensor of 2 or more dims, got shape {tuple(input.shape)}"
+        )
+    d0, d1 = wrap_dim(dims[0], input.ndim, "rot90"), wrap_dim(dims[1], input.ndim, "rot90")
+    if d0 == d1:
+        raise RuntimeError(f"rot90: the rotation dims must differ, got dims={dims}")
+    k = operator.index(k) % 4
+    if k == 1:  # reverse the second dim, then swap the two
+        return transpose(flip(input, d1), d0, d1)
+    if k == 2:
+        return flip(input, (d0, d1))
+    if k == 3:  # swap the two, then reverse the second
+        return flip(transpose(input, d0, d1), d1)
+    return clone(input)
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """input with its elements moved ``shifts`` places along ``dims``, those pushed past the
+    end coming back at the start; with dims=None the flattened tensor is rolled and then
+    takes input's shape again. shifts and dims may be tuples of one shift per dim."""
+    _check_tensor(input, "roll")
+    shifts = (shifts,) if not isinstance(shifts, (tuple, list)) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"roll: with dims=None give one shift, got shifts={list(shifts)}")
+        return _roll_along(reshape(input, (-1,)), shifts[0], 0).reshape(input.shape)
+    dims = (dims,) if not isinstance(dims, (tuple, list)) else tuple(dims)
+    if input.ndim == 0:
+        raise IndexError(f"roll: dims {list(dims)} given, but the tensor has no dims")
+    if len(shifts) != len(dims):
+        raise RuntimeError(
+            f"roll: shifts and dims must have the same length, got shifts={list(shifts)} and "
+            f"dims={list(dims)}"
+        )
+    out = input
+    for shift, dim in zip(shifts, dims):
+        out = _roll_along(out, shift, wrap_dim(dim, input.ndim, "roll"))
+    return out
+
+
+def _roll_along(input: Tensor, shift: Any, d: builtins.int) -> Tensor:
+    """One dim of roll: the last ``shift`` elements along d, then the others (two views, one
+    cat, so autograd gives the gradient: the gradient rolled back)."""
+    n = input.shape[d] if input.ndim else 1
+    s = operator.index(shift) % n if n else 0
+    if s == 0:
+        return clone(input)
+    return cat([narrow(input, d, n - s, s), narrow(input, d, 0, n - s)], d)
+
+
+def diagonal(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0,
+             dim2: builtins.int = 1) -> Tensor:  # fmt: skip
+    """The diagonal input[i, i + offset] of the matrices in dims ``dim1`` and ``dim2``, as a
+    new last dim (the other dims keep their order). Unlike PyTorch's it is a copy, not a
+    view: the values and the gradient are PyTorch's, but writing into it leaves input as it
+    was."""
+    return _diagonal_of(_check_tensor(input, "diagonal"), offset, dim1, dim2, "diagonal")
+
+
+def _diagonal_of(input: Tensor, offset: builtins.int, dim1: builtins.int, dim2: builtins.int,
+                 op: str) -> Tensor:  # fmt: skip
+    d1, d2 = wrap_dim(dim1, input.ndim, op), wrap_dim(dim2, input.ndim, op)
+    if d1 == d2:
+        raise RuntimeError(f"{op}: dim1 and dim2 cannot be the same dim, got {dim1} and {dim2}")
+    first_row, first_col = builtins.max(-offset, 0), builtins.max(offset, 0)
+    length = builtins.max(builtins.min(input.shape[d1] - first_row, input.shape[d2] - first_col), 0)
+    xp = backend.xp_of(input.array)
+    rows = Tensor._make(xp.arange(first_row, first_row + length, dtype="int64"))
+    cols = Tensor._make(xp.arange(first_col, first_col + length, dtype="int64"))
+    # the matrices in the last two dims, then the pairs (i, i + offset) picked by indexing
+    if (d1, d2) != (input.ndim - 2, input.ndim - 1):
+        input = movedim(input, (d1, d2), (-2, -1))
+    return getitem(input, (slice(None),) * (input.ndim - 2) + (rows, cols))  # one NumPy index
+
+
+def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2,
+               dim2: builtins.int = -1) -> Tensor:  # fmt: skip
+    """A tensor of one more dim whose matrices in dims ``dim1`` and ``dim2`` hold input's
+    last dim on their ``offset``-th diagonal (above the main one for offset > 0) and zeros
+    elsewhere: the inverse of diagonal(..., offset, dim1, dim2)."""
+    return _embed_diagonal(_check_tensor(input, "diag_embed"), offset, dim1, dim2, "diag_embed")
+
+
+def _embed_diagonal(input: Tensor, offset: builtins.int, dim1: builtins.int,
+                    dim2: builtins.int, op: str) -> Tensor:  # fmt: skip
+    if input.ndim == 0:
+        raise IndexError(f"{op}: input must be at least 1-d, got a 0-d tensor")
+    d1, d2 = wrap_dim(dim1, input.ndim + 1, op), wrap_dim(dim2, input.ndim + 1, op)
+    if d1 == d2:
+        raise RuntimeError(f"{op}: dim1 and dim2 cannot be the same dim, got {dim1} and {dim2}")
+    n = input.shape[-1]
+    size = n + builtins.abs(offset)
+    xp = backend.xp_of(input.array)
+    out = Tensor._make(xp.zeros(tuple(input.shape[:-1]) + (size, size), dtype=input.array.dtype))
+    rows = Tensor._make(xp.arange(n, dtype="int64") + builtins.max(-offset, 0))
+    cols = Tensor._make(xp.arange(n, dtype="int64") + builtins.max(offset, 0))
+    setitem(out, (Ellipsis, rows, cols), input)  # recorded in the graph when input needs grad
+    return movedim(out, (-2, -1), (d1, d2))
+
+
+def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
+    """For a 1-D input, the square matrix with input on its ``diagonal``-th diagonal (zeros
+    elsewhere); for a 2-D input, that diagonal as a 1-D tensor (a copy, see diagonal)."""
+    if _check_tensor(input, "diag").ndim == 1:
+        return _embed_diagonal(input, diagonal, 0, 1, "diag")
+    if input.ndim == 2:
+        return _diagonal_of(input, diagonal, 0, 1, "diag")
+    raise RuntimeError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a matrix (integers and bools give int64, as sum)."""
+    if _check_tensor(input, "trace").ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
+    return sum(_diagonal_of(input, 0, 0, 1, "trace"))
+
+
+def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: Any = None,
+         append: Any = None) -> Tensor:  # fmt: skip
+    """The n-th forward difference along ``dim``: out[i] = input[i + 1] - input[i], n times,
+    after ``prepend`` and ``append`` (tensors) are joined before and after; for bools
+    input[i + 1] != input[i], as in PyTorch."""
+    if _check_tensor(input, "diff").ndim == 0:
+        raise RuntimeError("diff: input must be at least 1-d, got a 0-d tensor")
+    if n < 0:
+        raise RuntimeError(f"diff: order n must be non-negative, got {n}")
+    d = wrap_dim(dim, input.ndim, "diff")
+    parts = [as_tensor_like(t, input) for t in (prepend, input, append) if t is not None]
+    if builtins.any(t.ndim != input.ndim for t in parts):
+        raise RuntimeError(
+            f"diff: prepend and append must have as many dims as input {tuple(input.shape)}, "
+            f"got shapes {[tuple(t.shape) for t in parts]}"
+        )
+    out = cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        size = builtins.max(out.shape[d] - 1, 0)
+        later, earlier = narrow(out, d, out.shape[d] - size, size), narrow(out, d, 0, size)
+        out = ne(later, earlier) if out.dtype is _dtypes.bool else sub(later, earlier)
+    return out
+
+
 def repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None = None, *,
                       output_size: builtins.int | None = None) -> Tensor:  # fmt: skip
     """Each element (or slice along ``dim``) ``repeats`` times in a row: [a, b] -> [a, a, b, b].
@@ -1560,6 +2002,43 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     d = wrap_dim(dim, input.ndim, "unflatten")
     old = input.array.shape
     return reshape(input, old[:d] + tuple(sizes) + old[d + 1 :])
+
+
+def ravel(input: Tensor) -> Tensor:
+    """input as a 1-D tensor (a view when its layout allows, as reshape(-1))."""
+    return reshape(_check_tensor(input, "ravel"), (-1,))
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """Each tensor with at least 1 dim (0-d becomes (1,)); one tensor in gives one out,
+    several (or a list of them) a tuple."""
+    return _at_least(tensors, 1, "atleast_1d")
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """Each tensor with at least 2 dims: 0-d becomes (1, 1), (n,) becomes (1, n)."""
+    return _at_least(tensors, 2, "atleast_2d")
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least 3 dims: 0-d becomes (1, 1, 1), (n,) becomes (1, n, 1) and
+    (m, n) becomes (m, n, 1), as NumPy does."""
+    return _at_least(tensors, 3, "atleast_3d")
+
+
+def _at_least(tensors: tuple, ndim: builtins.int, op: str) -> Any:
+    single = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    out = []
+    for i, t in enumerate(tensors):
+        shape = tuple(_check_tensor(t, op, f"tensors[{i}]").shape) or (1,)
+        if ndim >= 2 and len(shape) == 1:
+            shape = (1, *shape)
+        if ndim == 3 and len(shape) == 2:
+            shape = (*shape, 1)
+        out.append(reshape(t, shape))
+    return out[0] if single else tuple(out)
 
 
 def expand(input: Tensor, sizes: Sequence) -> Tensor:
@@ -1775,6 +2254,66 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if n == 0:  # as in PyTorch: `chunks` empty pieces
         return split(input, [0] * chunks, dim)
     return split(input, math.ceil(n / chunks), dim)
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: builtins.int = 0) -> tuple:
+    """input cut along ``dim`` into views: an int ``sections`` gives that many pieces of
+    near-equal size (the first size % sections one longer); a list of indices cuts before
+    each, as Python slices do (input[:i0], input[i0:i1], ..., input[ik:])."""
+    if _check_tensor(input, "tensor_split").ndim == 0:
+        raise RuntimeError("tensor_split: input must be at least 1-d, got a 0-d tensor")
+    d = wrap_dim(dim, input.ndim, "tensor_split")
+    cuts = indices_or_sections
+    if isinstance(cuts, Tensor):  # a 0-d tensor of sections, or a 1-D tensor of indices
+        if cuts.dtype.is_floating_point or cuts.dtype is _dtypes.bool or cuts.ndim > 1:
+            raise RuntimeError(
+                "tensor_split: a tensor of indices_or_sections must be a 0-d or 1-D integer "
+                f"tensor, got {cuts.dtype} of shape {tuple(cuts.shape)}"
+            )
+        cuts = cuts.tolist()
+    n = input.shape[d]
+    if isinstance(cuts, (list, tuple)):
+        bounds = [0, *(operator.index(i) for i in cuts), None]
+    else:
+        sections = operator.index(cuts)
+        if sections <= 0:
+            raise RuntimeError(f"tensor_split: number of sections must be positive, got {sections}")
+        size, longer = divmod(n, sections)
+        bounds = [i * size + builtins.min(i, longer) for i in range(sections + 1)]
+    before = (slice(None),) * d
+    return tuple(getitem(input, before + (slice(a, b),)) for a, b in zip(bounds, bounds[1:]))
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """tensor_split along dim 1 (dim 0 of a 1-D input); sections must divide that dim."""
+    dim = 0 if _check_tensor(input, "hsplit").ndim == 1 else 1
+    return _split_evenly(input, indices_or_sections, dim, 1, "hsplit")
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """tensor_split along dim 0 of an input of 2 or more dims; sections must divide it."""
+    return _split_evenly(input, indices_or_sections, 0, 2, "vsplit")
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """tensor_split along dim 2 of an input of 3 or more dims; sections must divide it."""
+    return _split_evenly(input, indices_or_sections, 2, 3, "dsplit")
+
+
+def _split_evenly(input: Tensor, cuts: Any, dim: builtins.int, min_ndim: builtins.int,
+                  op: str) -> tuple:  # fmt: skip
+    if _check_tensor(input, op).ndim < min_ndim:
+        raise RuntimeError(
+            f"{op}: input must have at least {min_ndim} dims, got shape {tuple(input.shape)}"
+        )
+    if not isinstance(cuts, (list, tuple, Tensor)):
+        sections = operator.index(cuts)
+        if sections <= 0 or input.shape[dim] % sections:
+            raise RuntimeError(
+                f"{op}: cannot split dim {dim} of size {input.shape[dim]} into {sections} equal "
+                "pieces; give a divisor of it, or a list of indices"
+            )
+    return tensor_split(input, cuts, dim)
 
 
 # ---------------------------------------------------------------- indexing
@@ -2087,6 +2626,221 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
         )
     _check_indices_below(index, input.shape[d], d, "index_add", tuple(input.shape))
     return indexing.IndexAdd.apply(input, source, index=index.array, dim=d, alpha=alpha)
+
+
+def index_fill(input: Tensor, dim: builtins.int, index: Tensor, value: Any) -> Tensor:
+    """A copy of input in which the slices ``index`` along ``dim`` all hold ``value`` (a
+    number, or a 0-d tensor that gets the sum of their gradients); index may count from the
+    end. A 0-d input counts as one element."""
+    if _check_tensor(input, "index_fill").ndim == 0:
+        return reshape(index_fill(reshape(input, (1,)), dim, index, value), ())
+    out = clone(input)
+    setitem(out, _slices_at(input, dim, index, True, "index_fill"), value)
+    return out
+
+
+def index_copy(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of input in which the slice index[i] along ``dim`` is source's slice i; where
+    an index repeats, one of its slices wins (which one is not defined, as in PyTorch). A
+    0-d input counts as one element."""
+    if _check_tensor(input, "index_copy").ndim == 0:
+        source = reshape(_check_tensor(source, "index_copy", "source"), (-1,))
+        return reshape(index_copy(reshape(input, (1,)), dim, index, source), ())
+    where_to = _slices_at(input, dim, index, False, "index_copy")
+    expected = list(input.shape)
+    expected[len(where_to) - 1] = index.array.size  # (where_to is (:, ..., :, index))
+    if tuple(_check_tensor(source, "index_copy", "source").shape) != tuple(expected):
+        raise IndexError(
+            f"index_copy: source of shape {tuple(source.shape)} does not fit: with index of "
+            f"{index.array.size} elements and input {tuple(input.shape)} it must be "
+            f"{tuple(expected)}"
+        )
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"index_copy: source has dtype {source.dtype} but input has {input.dtype}; they "
+            "must be the same"
+        )
+    out = clone(input)
+    setitem(out, where_to, source)
+    return out
+
+
+def _slices_at(input: Tensor, dim: builtins.int, index: Tensor, negative_ok: builtins.bool,
+               op: str) -> tuple:  # fmt: skip
+    """The index (:, ..., :, index) that picks the slices ``index`` along ``dim`` of a tensor
+    of at least one dim, once index is known to be a 1-D (or 0-d) int64 tensor within that
+    dim (from the end too, when ``negative_ok``)."""
+    d = wrap_dim(dim, input.ndim, op)
+    if _check_tensor(index, op, "index").ndim > 1:
+        raise RuntimeError(f"{op}: index must be 1-D (or 0-d), got shape {tuple(index.shape)}")
+    if index.dtype is not _dtypes.int64:
+        raise IndexError(f"{op}: index must be an int64 (long) tensor, got {index.dtype}")
+    n = input.shape[d]
+    if index.array.size:
+        backend.check_on_device(
+            ((index.array < (-n if negative_ok else 0)) | (index.array >= n)).any(),
+            f"{op}: an index is out of bounds for dimension {d} with size {n} (input shape "
+            f"{tuple(input.shape)})",
+        )
+    return (slice(None),) * d + (reshape(index, (-1,)),)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """The elements of input read as 1-D, at ``index`` (an integer tensor of any shape;
+    negative counts from the end): the result has index's shape."""
+    _check_tensor(input, "take")
+    if _check_tensor(index, "take", "index").array.dtype.kind not in "iu":
+        raise RuntimeError(f"take: index must be an integer (long) tensor, got {index.dtype}")
+    return getitem(reshape(input, (-1,)), (index,))
+
+
+def select(input: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
+    """The slice at ``index`` along ``dim``, without that dim (input.select(0, i) is
+    input[i]); a view, as in PyTorch."""
+    if _check_tensor(input, "select").ndim == 0:
+        raise IndexError("select: cannot be applied to a 0-d tensor")
+    d = wrap_dim(dim, input.ndim, "select")
+    n, i = input.shape[d], operator.index(index)
+    if not -n <= i < n:
+        raise IndexError(
+            f"select: index {i} is out of range for dim {d} of size {n} (shape "
+            f"{tuple(input.shape)})"
+        )
+    return getitem(input, (slice(None),) * d + (i,))
+
+
+def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple:
+    """Coordinate grids of 1-D (or 0-d) tensors of sizes n0, n1, ...: output i has shape
+    (n0, n1, ...) and holds tensor i's values along dim i ("ij"); "xy" swaps the first two
+    dims ((n1, n0, ...)), as NumPy's default. Without indexing, "ij" and PyTorch's warning.
+    The outputs are expanded views."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warn_user(
+            "meshgrid: in an upcoming release PyTorch will require the indexing argument; "
+            "pass indexing='ij' (what is used without it) or indexing='xy'"
+        )
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    for i, t in enumerate(tensors):
+        if _check_tensor(t, "meshgrid", f"tensors[{i}]").ndim > 1:
+            raise RuntimeError(f"meshgrid: expected 0-d or 1-D tensors, got shape {tuple(t.shape)}")
+        if t.dtype is not tensors[0].dtype or t.device != tensors[0].device:
+            raise RuntimeError(
+                "meshgrid: all tensors must have the same dtype and device, got "
+                f"{tensors[0].dtype} on {tensors[0].device} and {t.dtype} on {t.device}"
+            )
+    shape = [t.array.size for t in tensors]
+    grids = []
+    for i, t in enumerate(tensors):
+        along = [1] * len(tensors)
+        along[i] = -1
+        grids.append(expand(reshape(t, along), shape))
+    if indexing == "xy" and len(tensors) >= 2:
+        grids = [transpose(g, 0, 1) for g in grids]
+    return tuple(grids)
+
+
+def tril_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *,
+                 dtype: Any = None, device: Any = None, layout: Any = None) -> Tensor:  # fmt: skip
+    """The (2, N) row and column indices of the lower triangle of a row x col matrix (on and
+    below diagonal ``offset``), in row-major order. int64 unless ``dtype`` says."""
+    return _triangle_indices(numpy.tril_indices, row, col, offset, dtype, device, "tril_indices")
+
+
+def triu_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *,
+                 dtype: Any = None, device: Any = None, layout: Any = None) -> Tensor:  # fmt: skip
+    """The (2, N) row and column indices of the upper triangle of a row x col matrix (on and
+    above diagonal ``offset``), in row-major order. int64 unless ``dtype`` says."""
+    return _triangle_indices(numpy.triu_indices, row, col, offset, dtype, device, "triu_indices")
+
+
+def _triangle_indices(numpy_indices: Any, row: builtins.int, col: builtins.int,
+                      offset: builtins.int, dtype: Any, device: Any, op: str) -> Tensor:  # fmt: skip
+    """Made on the host (a small table of sizes, as the factories make theirs), then moved."""
+    from .factories import tensor
+
+    if row < 0 or col < 0:
+        raise RuntimeError(f"{op}: row and col must be non-negative, got {row} and {col}")
+    rows, cols = numpy_indices(row, offset, col)
+    pairs = numpy.stack([rows, cols]).astype(numpy.int64)
+    return tensor(pairs, dtype=_dtypes.int64 if dtype is None else dtype, device=device)
+
+
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None,
+                 sorter: Tensor | None = None) -> Tensor:  # fmt: skip
+    """For each value of input, the index at which it would go into the last dim of
+    ``sorted_sequence`` to keep it sorted: before equal entries (side="left"), or after them
+    (right=True or side="right"). sorted_sequence is 1-D, or has input's leading dims (one
+    sorted row per row of input); ``sorter``: the indices that sort it. No gradient."""
+    seq = _check_tensor(sorted_sequence, "searchsorted", "sorted_sequence")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        if right and side == "left":
+            raise RuntimeError("searchsorted: side='left' and right=True contradict each other")
+        right = side == "right"
+    if seq.ndim == 0:
+        raise RuntimeError("searchsorted: sorted_sequence must have at least one dim, got 0-d")
+    if sorter is not None:
+        seq = gather(seq, -1, sorter)
+    values = input if isinstance(input, Tensor) else as_tensor_like(input, seq)
+    xp = backend.xp_of(seq.array)
+    if seq.ndim == 1:
+        found = xp.searchsorted(seq.array, values.array, side="right" if right else "left")
+    elif tuple(seq.shape[:-1]) == tuple(values.shape[:-1]):
+        # the number of entries of each row that come before each value of that row
+        before = (
+            seq.array[..., None, :] <= values.array[..., :, None]
+            if right
+            else (seq.array[..., None, :] < values.array[..., :, None])
+        )
+        found = before.sum(-1)
+    else:
+        raise RuntimeError(
+            "searchsorted: sorted_sequence must be 1-D or share all but the last dim with "
+            f"input, got shapes {tuple(seq.shape)} and {tuple(values.shape)}"
+        )
+    return Tensor._make(xp.asarray(found).astype("int32" if out_int32 else "int64"))
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
+              right: bool = False) -> Tensor:  # fmt: skip
+    """The bucket of each value of input among the sorted 1-D ``boundaries``: the i with
+    boundaries[i - 1] < x <= boundaries[i] (right=False), or boundaries[i - 1] <= x <
+    boundaries[i] (right=True). No gradient."""
+    if _check_tensor(boundaries, "bucketize", "boundaries").ndim != 1:
+        raise RuntimeError(
+            f"bucketize: boundaries must be 1-D, got shape {tuple(boundaries.shape)}"
+        )
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: builtins.int | None = None) -> Any:  # fmt: skip
+    """The distinct values of input in ascending order (sorted=False too, one of the orders
+    PyTorch allows); with ``return_inverse`` also where each element of input is in them
+    (input's shape), with ``return_counts`` how often each occurs. No gradient. On a GPU the
+    host waits for the answer: its size depends on the values."""
+    _check_tensor(input, "unique")
+    if dim is not None:
+        raise NotImplementedError(
+            "unique: dim= (unique slices along a dim) is not supported by microtorch; only "
+            "dim=None, the unique elements of the flattened input"
+        )
+    xp = backend.xp_of(input.array)
+    values, inverse, counts = xp.unique(  # each nan distinct, as in PyTorch
+        input.array.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
+    )
+    out = [Tensor._make(values)]
+    if return_inverse:
+        out.append(Tensor._make(inverse.reshape(input.array.shape).astype("int64")))
+    if return_counts:
+        out.append(Tensor._make(counts.astype("int64")))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def _implicit_softmax_dim(ndim: int, op: str) -> int:

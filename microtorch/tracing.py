@@ -60,14 +60,17 @@ class trace:
     ``print_table``: print the table when the block ends (to ``file``, default stdout).
     ``names``: sizes to write by name in the table, e.g. ``{"B": 2, "T": 12, "C": 32}``."""
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """``microtorch.trace(matrix)``, PyTorch's torch.trace, is the sum of the matrix's
+        diagonal (functional.trace); without a tensor, the tracer."""
+        if (args and hasattr(args[0], "array")) or "input" in kwargs:
+            from .functional import trace as diagonal_sum
+
+            return diagonal_sum(*args, **kwargs)
+        return super().__new__(cls)
+
     def __init__(self, print_table: bool = True, file: TextIO | None = None,
                  names: dict[str, int] | None = None) -> None:  # fmt: skip
-        if hasattr(print_table, "array"):  # torch.trace(matrix) from PyTorch code
-            raise TypeError(
-                "microtorch.trace() is the op tracer (with microtorch.trace(): ...), not "
-                "PyTorch's torch.trace(input), the sum of a matrix's diagonal; for that write "
-                "(m * microtorch.eye(*m.shape, device=m.device)).sum()"
-            )
         self.print_table = print_table
         self.file = file
         self.names = dict(names or {})

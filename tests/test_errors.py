@@ -511,9 +511,76 @@ def test_unknown_device() -> None:
             r"randn\(\): dimension sizes must be non-negative, got \(2, -3\)",
         ),
         (
-            lambda: microtorch.trace(microtorch.eye(3)),  # PyTorch's torch.trace is another thing
-            TypeError,
-            r"microtorch.trace\(\) is the op tracer .*sum of a matrix's diagonal",
+            lambda: microtorch.trace(microtorch.ones(3)),  # with a tensor: PyTorch's trace
+            RuntimeError,
+            r"trace: expected a matrix, got shape \(3,\)",
+        ),
+        (
+            lambda: microtorch.addmm(
+                microtorch.ones(3, 3), microtorch.ones(2, 2), microtorch.ones(2, 2)
+            ),
+            RuntimeError,
+            r"addmm: input of shape \(3, 3\) cannot be broadcast to the shape of the product, \(2, 2\)",
+        ),
+        (
+            lambda: microtorch.addcdiv(
+                microtorch.ones(2), microtorch.arange(2), microtorch.arange(2)
+            ),
+            RuntimeError,
+            r"addcdiv: integer division is not supported \(tensor1 is microtorch.int64",
+        ),
+        (
+            lambda: microtorch.tensordot(microtorch.ones(2, 3), microtorch.ones(2, 2), ([1], [0])),
+            RuntimeError,
+            r"tensordot: contracted dims must match in size, but dim 1 of a has 3 and dim 0 of b has 2",
+        ),
+        (
+            lambda: microtorch.cross(microtorch.ones(2, 4), microtorch.ones(2, 4), dim=1),
+            RuntimeError,
+            r"cross: dim 1 must have size 3, got shapes \(2, 4\) and \(2, 4\)",
+        ),
+        (
+            lambda: microtorch.hsplit(microtorch.ones(2, 3), 2),
+            RuntimeError,
+            r"hsplit: cannot split dim 1 of size 3 into 2 equal pieces",
+        ),
+        (
+            lambda: microtorch.rot90(microtorch.ones(2, 3), 1, [0, -2]),
+            RuntimeError,
+            r"rot90: the rotation dims must differ, got dims=\[0, -2\]",
+        ),
+        (
+            lambda: microtorch.kthvalue(microtorch.ones(2, 3), 4),
+            RuntimeError,
+            r"kthvalue: k \(4\) is out of range for dim 1 of size 3",
+        ),
+        (
+            lambda: microtorch.searchsorted(microtorch.ones(2, 3), microtorch.ones(3, 1)),
+            RuntimeError,
+            r"searchsorted: sorted_sequence must be 1-D or share all but the last dim with input, "
+            r"got shapes \(2, 3\) and \(3, 1\)",
+        ),
+        (
+            lambda: microtorch.ones(2, 3).index_fill(1, microtorch.tensor([3]), 0.0),
+            IndexError,
+            r"index_fill: an index is out of bounds for dimension 1 with size 3",
+        ),
+        (
+            lambda: microtorch.ones(2, 3).index_copy(
+                1, microtorch.tensor([0]), microtorch.ones(2, 2)
+            ),
+            IndexError,
+            r"index_copy: source of shape \(2, 2\) does not fit: .* it must be \(2, 1\)",
+        ),
+        (
+            lambda: microtorch.ones(2, 3).select(1, 3),
+            IndexError,
+            r"select: index 3 is out of range for dim 1 of size 3 \(shape \(2, 3\)\)",
+        ),
+        (
+            lambda: microtorch.meshgrid(microtorch.arange(2), microtorch.ones(2), indexing="ij"),
+            RuntimeError,
+            r"meshgrid: all tensors must have the same dtype and device",
         ),
         (
             lambda: microtorch.zeros(2, 3).scatter(

@@ -96,6 +96,28 @@ def _np_index_add(a, index, source):
     return out
 
 
+def _np_diag_embed(a, offset, dim1, dim2):
+    """diag_embed: each vector along the last dim on the offset-th diagonal of a matrix in
+    dims dim1 (rows) and dim2 (columns) of the result."""
+    rows = [np.diag(v, offset) for v in a.reshape(-1, a.shape[-1])]
+    size = a.shape[-1] + abs(offset)
+    return np.moveaxis(np.stack(rows).reshape(a.shape[:-1] + (size, size)), (-2, -1), (dim1, dim2))
+
+
+def _np_replaced(a, dim, index, value):
+    """index_fill / index_copy along ``dim``: the slices ``index`` set to ``value``."""
+    out = a.copy()
+    out[(slice(None),) * dim + (index,)] = value
+    return out
+
+
+def _np_order_statistic(a, position, axis, keepdims=False):
+    """(values, indices) of the element at ``position`` of each sorted row (no ties)."""
+    idx = np.take(np.argsort(a, axis), [position], axis)
+    values = np.take_along_axis(a, idx, axis)
+    return (values, idx) if keepdims else (values.squeeze(axis), idx.squeeze(axis))
+
+
 def const(values: Any, dtype: str = "float", grad: bool = True) -> Arg:
     return Arg("const", np.shape(values), values=values, dtype=dtype, grad=grad)
 
@@ -913,6 +935,67 @@ REDUCTIONS = [
     ),
     C("std", lambda T, F, a: a.std(0), (x(4, 3),), lambda a: a.std(0, ddof=1)),
     C(
+        "var_mean",
+        lambda T, F, a: (*T.var_mean(a, 1), *T.var_mean(a)),
+        (x(3, 4),),
+        lambda a: (a.var(1, ddof=1), a.mean(1), a.var(ddof=1), a.mean()),
+    ),
+    C(
+        "std_mean_correction_keepdim",
+        lambda T, F, a: T.std_mean(a, (0, 2), keepdim=True, correction=0),
+        (x(2, 3, 4),),
+        lambda a: (a.std((0, 2), keepdims=True), a.mean((0, 2), keepdims=True)),
+    ),
+    C(
+        "nansum_nanmean",  # nan counts as missing; its gradient is 0
+        lambda T, F, a: (T.nansum(a, 1), a.nansum(), a.nanmean(0), T.nanmean(a, 1, keepdim=True)),
+        (const([[1.5, float("nan"), -2.0], [0.5, 3.0, float("nan")]]),),
+        lambda a: (
+            np.nansum(a, 1),
+            np.nansum(a),
+            np.nanmean(a, 0),
+            np.nanmean(a, 1, keepdims=True),
+        ),
+    ),
+    C(
+        "count_nonzero",
+        lambda T, F, a: (T.count_nonzero(a, (0, -1)), a.count_nonzero(), a.count_nonzero(1)),
+        (const([[[0.0, 1.5], [2.0, 0.0]], [[0.0, 0.0], [-1.0, 3.0]]], grad=False),),
+        lambda a: (np.count_nonzero(a, (0, 2)), np.count_nonzero(a), np.count_nonzero(a, 1)),
+        grad=False,
+    ),
+    C(
+        "median_all",  # an even count: the lower of the two middles, as PyTorch
+        lambda T, F, a: a.median(),
+        (distinct(3, 4),),
+        lambda a: np.sort(a.ravel())[5],
+    ),
+    C(
+        "median_dim",
+        lambda T, F, a: (*T.median(a, 1), *a.median(0, keepdim=True)),
+        (distinct(3, 4),),
+        lambda a: (*_np_order_statistic(a, 1, 1), *_np_order_statistic(a, 1, 0, True)),
+    ),
+    C(
+        "kthvalue",
+        lambda T, F, a: (*a.kthvalue(2, 0), *T.kthvalue(a, 4, keepdim=True)),
+        (distinct(3, 4),),
+        lambda a: (*_np_order_statistic(a, 1, 0), *_np_order_statistic(a, 3, 1, True)),
+    ),
+    C(
+        "aminmax",
+        lambda T, F, a: (*T.aminmax(a, dim=1), *a.aminmax(), *a.aminmax(dim=-1, keepdim=True)),
+        (distinct(3, 4),),
+        lambda a: (
+            a.min(1),
+            a.max(1),
+            a.min(),
+            a.max(),
+            a.min(-1, keepdims=True),
+            a.max(-1, keepdims=True),
+        ),  # fmt: skip
+    ),
+    C(
         "topk",
         lambda T, F, a: a.topk(2, dim=1),
         (distinct(3, 5),),
@@ -1001,6 +1084,71 @@ MATMUL = [
     C("bmm", lambda T, F, a, b: T.bmm(a, b), (x(2, 2, 3), x(2, 3, 2)), np.matmul),
     C("mm_method", lambda T, F, a, b: a.mm(b), (x(3, 2), x(2, 4)), np.matmul),
     C("bmm_method", lambda T, F, a, b: a.bmm(b), (x(3, 1, 2), x(3, 2, 2)), np.matmul),
+    C(
+        "addmm",
+        lambda T, F, c, a, b: (T.addmm(c, a, b, beta=0.5, alpha=2), c.expand(2, 3).addmm(a, b)),
+        (x(3), x(2, 4), x(4, 3)),
+        lambda c, a, b: (0.5 * c + 2 * (a @ b), c + a @ b),
+    ),
+    C(
+        "addmm_beta0_ignores_nan_in_input",
+        lambda T, F, c, a, b: T.addmm(c, a, b, beta=0),
+        (const([float("nan"), 1.0], grad=False), x(2, 3), x(3, 2)),
+        lambda c, a, b: a @ b,
+    ),
+    C(
+        "addmv_addr",
+        lambda T, F, c, m, v: (T.addmv(c, m, v, alpha=-1), T.addr(m, c, v, beta=3), m.addr(c, v)),
+        (x(2), x(2, 3), x(3)),
+        lambda c, m, v: (c - m @ v, 3 * m + np.outer(c, v), m + np.outer(c, v)),
+    ),
+    C(
+        "addbmm_baddbmm",
+        lambda T, F, c, d, a, b: (T.addbmm(c, a, b, beta=2), d.baddbmm(a, b, alpha=0.5)),
+        (x(2, 3), x(1, 3), x(4, 2, 5), x(4, 5, 3)),
+        lambda c, d, a, b: (2 * c + (a @ b).sum(0), d + 0.5 * (a @ b)),
+    ),
+    C(
+        "addcmul_addcdiv",
+        lambda T, F, a, b, c, d: (T.addcmul(a, b, c, value=0.5), a.addcdiv(b, d, value=-2)),
+        (x(2, 3), x(3), x(2, 1), pos(2, 3)),
+        lambda a, b, c, d: (a + 0.5 * b * c, a - 2 * b / d),
+    ),
+    C(
+        "tensordot",
+        lambda T, F, a, b, c: (
+            T.tensordot(a, b),
+            T.tensordot(a, c, dims=([0, 2], [1, 0])),
+            T.tensordot(a[0], c[0], 0),
+        ),  # fmt: skip
+        (x(2, 3, 4), x(3, 4, 2), x(4, 2, 5)),
+        lambda a, b, c: (
+            np.tensordot(a, b),
+            np.tensordot(a, c, ([0, 2], [1, 0])),
+            np.tensordot(a[0], c[0], 0),
+        ),  # fmt: skip
+    ),
+    C(
+        "kron",
+        lambda T, F, a, b, c: (T.kron(a, b), c.kron(a)),
+        (x(2, 3), x(2), x(2, 1, 2)),
+        lambda a, b, c: (np.kron(a, b), np.kron(c, a)),
+    ),
+    C(
+        "cross",
+        lambda T, F, a, b, c: (T.cross(a, b, dim=0), a.cross(c, dim=-1)),
+        (x(3, 3), x(3, 3), x(1, 3)),
+        lambda a, b, c: (np.cross(a, b, axis=0), np.cross(a, c)),
+    ),
+    C(
+        "cartesian_prod",
+        lambda T, F, a, b, c: (T.cartesian_prod(a, b, c), T.cartesian_prod(b)),
+        (x(2), x(3), x(2)),
+        lambda a, b, c: (
+            np.stack([g.ravel() for g in np.meshgrid(a, b, c, indexing="ij")], 1),
+            b,
+        ),  # fmt: skip
+    ),
 ]
 
 SHAPE = [
@@ -1211,6 +1359,105 @@ INDEXING = [
     C("index_by_comparison", lambda T, F, a: a[a > 0], (nz(2, 4),), lambda a: a[a > 0]),
     C("flip", lambda T, F, a: a.flip(0), (x(3, 2),), lambda a: np.flip(a, 0)),
     C("flip_dims", lambda T, F, a: T.flip(a, (0, -1)), (x(2, 3, 2),), lambda a: a[::-1, :, ::-1]),
+    C("roll", lambda T, F, a: a.roll(1, 0), (x(3, 2),), lambda a: np.roll(a, 1, 0)),
+    C(
+        "roll_dims_tuple",
+        lambda T, F, a: T.roll(a, (1, -5), (0, -1)),
+        (x(2, 3, 4),),
+        lambda a: np.roll(a, (1, -5), (0, -1)),
+    ),
+    C("roll_flattened", lambda T, F, a: T.roll(a, 4), (x(2, 3),), lambda a: np.roll(a, 4)),
+    C(
+        "flipud_fliplr",
+        lambda T, F, a: (a.flipud(), T.fliplr(a), T.flipud(a[0])),
+        (x(2, 3),),
+        lambda a: (np.flipud(a), np.fliplr(a), a[0][::-1]),
+    ),
+    C(
+        "rot90",
+        lambda T, F, a: (
+            T.rot90(a),
+            a.rot90(-1, (1, 2)),
+            a.rot90(2, [0, 2]),
+            T.rot90(a, 7, [2, 1]),
+        ),
+        (x(2, 3, 4),),
+        lambda a: (
+            np.rot90(a),
+            np.rot90(a, -1, (1, 2)),
+            np.rot90(a, 2, (0, 2)),
+            np.rot90(a, 7, (2, 1)),
+        ),
+    ),
+    C(
+        "diag_of_vector_and_matrix",
+        lambda T, F, v, m: (T.diag(v, 1), v.diag(), m.diag(-1), T.diag(m, 2)),
+        (x(3), x(3, 4)),
+        lambda v, m: (np.diag(v, 1), np.diag(v), np.diag(m, -1), np.diag(m, 2)),
+    ),
+    C(
+        "diagonal",
+        lambda T, F, a: (T.diagonal(a), a.diagonal(1, 2, 0), a.diagonal(-1, -1, 1)),
+        (x(2, 3, 4),),
+        lambda a: (np.diagonal(a), np.diagonal(a, 1, 2, 0), np.diagonal(a, -1, 2, 1)),
+    ),
+    C(
+        "diag_embed",
+        lambda T, F, a: (T.diag_embed(a), a.diag_embed(-1, 0, 2), T.diag_embed(a, 2, -1, 0)),
+        (x(2, 3),),
+        lambda a: (
+            _np_diag_embed(a, 0, -2, -1),
+            _np_diag_embed(a, -1, 0, 2),
+            _np_diag_embed(a, 2, -1, 0),
+        ),
+    ),
+    C(
+        "trace",
+        lambda T, F, a, b: (a.trace(), T.trace(b)),
+        (x(3, 3), x(2, 4)),
+        lambda a, b: (np.trace(a), np.trace(b)),
+    ),
+    C(
+        "diff",
+        lambda T, F, a, p, q: (a.diff(), T.diff(a, 2, 0, prepend=p, append=q), a.diff(n=5, dim=0)),
+        (x(3, 4), x(1, 4), x(2, 4)),
+        lambda a, p, q: (np.diff(a), np.diff(a, 2, 0, prepend=p, append=q), np.diff(a, 5, 0)),
+    ),
+    C(
+        "tensor_split_sections",  # 7 into 3: sizes 3, 2, 2
+        lambda T, F, a: a.tensor_split(3, 1),
+        (x(2, 7),),
+        lambda a: tuple(np.array_split(a, 3, 1)),
+    ),
+    C(
+        "tensor_split_indices",  # cut as Python slices: a[:1], a[1:-2], a[-2:9], a[9:]
+        lambda T, F, a: T.tensor_split(a, [1, -2, 9], dim=-1),
+        (x(2, 7),),
+        lambda a: tuple(np.array_split(a, [1, -2, 9], 1)),
+    ),
+    C(
+        "hsplit_vsplit_dsplit",
+        lambda T, F, a, v: (*T.hsplit(a, 2), *a.vsplit([1]), *T.dsplit(a, 3), *v.hsplit(2)),
+        (x(2, 4, 6), x(4)),
+        lambda a, v: (*np.hsplit(a, 2), *np.vsplit(a, [1]), *np.dsplit(a, 3), *np.hsplit(v, 2)),
+    ),
+    C("ravel", lambda T, F, a: a.t().ravel(), (x(2, 3),), lambda a: a.T.ravel()),
+    C(
+        "atleast_1d_2d_3d",
+        lambda T, F, s, v, m: (
+            T.atleast_1d(s),
+            *T.atleast_2d(v, s),
+            T.atleast_3d(m),
+            *T.atleast_3d([v, s]),
+        ),  # fmt: skip
+        (x(), x(3), x(2, 3)),
+        lambda s, v, m: (
+            np.atleast_1d(s),
+            *np.atleast_2d(v, s),
+            np.atleast_3d(m),
+            *np.atleast_3d(v, s),
+        ),  # fmt: skip
+    ),
     C(
         "repeat_interleave_heads",  # (B, kv_heads, T, hs) -> (B, 2 * kv_heads, T, hs), as in GQA
         lambda T, F, a: a.repeat_interleave(2, dim=1),
@@ -1292,6 +1539,90 @@ INDEXING = [
         lambda T, F, a, i, s: a.index_add(1, i, s, alpha=2.0),
         (x(2, 4), const([3, 0, 3], "int64"), x(2, 3)),
         lambda a, i, s: _np_index_add(a, i, s * 2.0),
+    ),
+    C(
+        "index_fill",
+        lambda T, F, a, i, j, v: (a.index_fill(1, i, -1.5), T.index_fill(a, 0, j, v)),
+        (x(2, 4), const([3, 0], "int64"), const([1], "int64"), x()),
+        lambda a, i, j, v: (_np_replaced(a, 1, i, -1.5), _np_replaced(a, 0, j, v)),
+    ),
+    C(
+        "index_copy",
+        lambda T, F, a, i, s: a.index_copy(1, i, s),
+        (x(2, 4), const([3, 0], "int64"), x(2, 2)),
+        lambda a, i, s: _np_replaced(a, 1, i, s),
+    ),
+    C(
+        "take",  # negative counts from the end; a repeated index adds up its gradient
+        lambda T, F, a, i: T.take(a, i),
+        (x(3, 4), const([[0, -1], [5, 5]], "int64")),
+        lambda a, i: a.ravel()[i],
+    ),
+    C(
+        "select",
+        lambda T, F, a: (a.select(1, -1), T.select(a, 0, 1)),
+        (x(2, 3),),
+        lambda a: (a[:, -1], a[1]),
+    ),
+    C(
+        "meshgrid",
+        lambda T, F, a, b, c: (
+            *T.meshgrid(a, b, indexing="xy"),
+            *T.meshgrid([a, b, c], indexing="ij"),
+        ),
+        (x(2), x(3), x(4)),
+        lambda a, b, c: (*np.meshgrid(a, b), *np.meshgrid(a, b, c, indexing="ij")),
+    ),
+    C(
+        "tril_triu_indices",
+        lambda T, F: (T.tril_indices(3, 4, 1), T.triu_indices(4, 3, -1), T.tril_indices(2, 2, -3)),
+        (),
+        lambda: (
+            np.stack(np.tril_indices(3, 1, 4)),
+            np.stack(np.triu_indices(4, -1, 3)),
+            np.zeros((2, 0), np.int64),
+        ),  # fmt: skip
+        grad=False,
+    ),
+    C(
+        "searchsorted_bucketize",
+        lambda T, F, s, v, rows, w: (
+            T.searchsorted(s, v),
+            T.searchsorted(s, v, right=True),
+            T.searchsorted(s, v, side="right"),
+            T.searchsorted(rows, w),
+            T.searchsorted(rows, w, right=True),
+            T.bucketize(v, s),
+            T.bucketize(v, s, right=True),
+        ),  # fmt: skip
+        (
+            const([-1.0, 0.5, 0.5, 2.0], grad=False),
+            const([[0.5, -3.0], [2.0, 9.0]], grad=False),
+            const([[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]], grad=False),
+            const([[3.0, 6.0, 0.0], [1.0, 4.0, 7.0]], grad=False),
+        ),
+        lambda s, v, rows, w: (
+            np.searchsorted(s, v),
+            np.searchsorted(s, v, "right"),
+            np.searchsorted(s, v, "right"),
+            np.stack([np.searchsorted(r, q) for r, q in zip(rows, w)]),
+            np.stack([np.searchsorted(r, q, "right") for r, q in zip(rows, w)]),
+            np.searchsorted(s, v),
+            np.searchsorted(s, v, "right"),
+        ),  # fmt: skip
+        grad=False,
+    ),
+    C(
+        "unique",
+        lambda T, F, a, f: (*T.unique(a, return_inverse=True, return_counts=True), f.unique()),
+        (const([[3, 1], [3, 2]], "int64"), const([2.0, -1.0, 2.0], grad=False)),
+        lambda a, f: (
+            np.unique(a),
+            np.unique(a, return_inverse=True)[1].reshape(a.shape),
+            np.unique(a, return_counts=True)[1],
+            np.unique(f),
+        ),  # fmt: skip
+        grad=False,
     ),
     C(
         "masked_fill",
@@ -1704,6 +2035,36 @@ INPLACE = [
         lambda T, F, a: (a * 1).clip_(-0.5, 0.5),
         (const([[-1.3, -0.2, 0.1], [0.7, 2.0, -0.6]]),),
         lambda a: np.clip(a, -0.5, 0.5),
+    ),
+    C(
+        "addmm_addmv_addr_baddbmm_addbmm_",
+        lambda T, F, m, a, b, u, v, bb, bc: (
+            (m * 1).addmm_(a, b, beta=0.5),
+            (m[0] * 1).addmv_(b.t(), u, alpha=2),
+            (m * 1).addr_(m[:, 0], v),
+            (m * 1).expand(2, 2, 3).clone().baddbmm_(bb, bc),
+            (m * 1).addbmm_(bb, bc),
+        ),  # fmt: skip
+        (x(2, 3), x(2, 4), x(4, 3), x(4), x(3), x(2, 2, 4), x(2, 4, 3)),
+        lambda m, a, b, u, v, bb, bc: (
+            0.5 * m + a @ b,
+            m[0] + 2 * (b.T @ u),
+            m + np.outer(m[:, 0], v),
+            m + bb @ bc,
+            m + (bb @ bc).sum(0),
+        ),  # fmt: skip
+    ),
+    C(
+        "addcmul_addcdiv_",
+        lambda T, F, a, b, c: ((a * 1).addcmul_(b, c, value=2), (a * 1).addcdiv_(b, c)),
+        (x(2, 3), x(2, 3), pos(3)),
+        lambda a, b, c: (a + 2 * b * c, a + b / c),
+    ),
+    C(
+        "index_fill_index_copy_",
+        lambda T, F, a, i, s: ((a * 1).index_fill_(1, i, 0.5), (a * 1).index_copy_(1, i, s)),
+        (x(2, 4), const([2, 1], "int64"), x(2, 2)),
+        lambda a, i, s: (_np_replaced(a, 1, i, 0.5), _np_replaced(a, 1, i, s)),
     ),
     C(
         "activations_inplace",  # what nn.ReLU(inplace=True) & co. do after a Linear

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import copy
+import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -625,3 +627,327 @@ def test_topk_of_unsigned_integers_nan_and_0d_as_in_pytorch(device: str) -> None
     for bad in (lambda: mask.topk(1), lambda: mask.argmax(), lambda: mask.argmin(0)):
         with pytest.raises(RuntimeError, match="bool tensors are not supported.*long"):
             bad()
+
+
+# ------------------------------------------------ shape, reduction, product and index ops
+# Edge cases (integer and bool inputs, 0-d and empty tensors, out-of-range arguments), each
+# run with microtorch and with PyTorch: the same values and dtypes, or the same error type.
+EDGE_CASES = {
+    "trace_int32_gives_int64": lambda T: T.trace(T.tensor([[1, 2], [3, 4]], dtype=T.int32)),
+    "median_ints_lower_middle": lambda T: T.median(T.tensor([3, 1, 2, 4])),
+    "median_dim_ints": lambda T: T.median(T.tensor([[3, 1], [2, 4]]), 0),
+    "median_of_empty_is_nan": lambda T: T.median(T.tensor([])),
+    "median_0d": lambda T: (T.median(T.tensor(5.0)), *T.median(T.tensor(5.0), 0)),
+    "median_nan_wins": lambda T: (
+        T.median(T.tensor([1.0, float("nan"), 0.0])),
+        *T.median(T.tensor([[1.0, float("nan"), 0.0], [3.0, 1.0, 2.0]]), 1),
+    ),
+    "median_empty_rows": lambda T: T.median(T.zeros(0, 3), 1),
+    "median_over_an_empty_dim": lambda T: T.median(T.zeros(0, 3), 0),
+    "kthvalue_ints_and_0d": lambda T: (
+        *T.kthvalue(T.tensor([3, 1, 2]), 2),
+        *T.kthvalue(T.tensor(3.0), 1),
+    ),  # fmt: skip
+    "kthvalue_nan_is_largest_dim_none_refused": lambda T: T.kthvalue(
+        T.tensor([[1.0, float("nan"), 0.0]]), 3, None
+    ),
+    "kthvalue_k_out_of_range": lambda T: T.kthvalue(T.tensor([3.0, 1.0]), 3),
+    "kthvalue_nan_is_largest": lambda T: T.kthvalue(T.tensor([1.0, float("nan"), 0.0]), 3),
+    "nansum_ints_and_bools": lambda T: (
+        T.nansum(T.tensor([1, 2], dtype=T.int32)),
+        T.nansum(T.tensor([True, True])),
+    ),
+    "nanmean_all_nan": lambda T: T.nanmean(T.tensor([float("nan")])),
+    "nanmean_ints": lambda T: T.nanmean(T.tensor([1, 2])),
+    "var_mean_ints": lambda T: T.var_mean(T.tensor([1, 2])),
+    "var_mean_std_mean": lambda T: (
+        *T.var_mean(T.tensor([1.0, 2.0, 4.0], dtype=T.float64), 0, keepdim=True),
+        *T.var_mean(T.tensor([1.0, 2.0, 4.0], dtype=T.float64), None, keepdim=True),
+        *T.std_mean(T.tensor([1.0, 2.0, 4.0], dtype=T.float64), unbiased=False),
+    ),
+    "count_nonzero_0d_bool_empty": lambda T: (
+        T.count_nonzero(T.tensor(0.0)),
+        T.count_nonzero(T.tensor([True, False])),
+        T.count_nonzero(T.zeros(2, 0), 0),
+    ),
+    "aminmax_ints_0d_bools": lambda T: (
+        *T.aminmax(T.tensor([1, 5, 2])),
+        *T.aminmax(T.tensor(3.0)),
+        *T.aminmax(T.tensor([True, False])),
+    ),
+    "aminmax_empty": lambda T: T.aminmax(T.tensor([])),
+    "roll_0d_and_empty": lambda T: (T.roll(T.tensor(3.0), 1), T.roll(T.zeros(0, 2), 1, 0)),
+    "roll_0d_with_dims": lambda T: T.roll(T.tensor(3.0), 1, 0),
+    "roll_shifts_without_dims": lambda T: T.roll(T.arange(6).reshape(2, 3), [1, 1]),
+    "roll_fewer_shifts_than_dims": lambda T: T.roll(T.arange(6).reshape(2, 3), 1, [0, 1]),
+    "diff_n_past_the_length_and_0": lambda T: (
+        T.diff(T.tensor([1, 4, 9]), n=5),
+        T.diff(T.tensor([1, 4, 9]), n=0),
+    ),
+    "diff_bools_and_uint8": lambda T: (
+        T.diff(T.tensor([True, False, False])),
+        T.diff(T.tensor([1, 2], dtype=T.uint8)),
+    ),
+    "diff_promotes_with_append": lambda T: T.diff(T.tensor([1, 4, 9]), append=T.tensor([1.5])),
+    "diff_0d": lambda T: T.diff(T.tensor(1.0)),
+    "diff_negative_n": lambda T: T.diff(T.tensor([1.0, 4.0]), n=-1),
+    "diff_prepend_of_other_ndim": lambda T: T.diff(T.tensor([[1.0, 4.0]]), prepend=T.tensor([0.0])),
+    "rot90_same_dims": lambda T: T.rot90(T.ones(2, 3), 1, [0, 0]),
+    "rot90_1d": lambda T: T.rot90(T.ones(2), 1),
+    "rot90_k0": lambda T: T.rot90(T.arange(6).reshape(2, 3), 0),
+    "flipud_0d": lambda T: T.flipud(T.tensor(1.0)),
+    "fliplr_1d": lambda T: T.fliplr(T.ones(3)),
+    "diag_0d": lambda T: T.diag(T.tensor(1.0)),
+    "diag_3d": lambda T: T.diag(T.ones(2, 2, 2)),
+    "diag_offset_past_the_matrix": lambda T: T.diag(T.arange(6).reshape(2, 3), 5),
+    "diagonal_1d": lambda T: T.diagonal(T.ones(3), 0),
+    "diagonal_same_dims": lambda T: T.diagonal(T.ones(2, 3), 0, 1, 1),
+    "diagonal_empty": lambda T: T.diagonal(T.arange(6).reshape(2, 3), -5),
+    "diag_embed_0d": lambda T: T.diag_embed(T.tensor(1.0)),
+    "diag_embed_same_dims": lambda T: T.diag_embed(T.arange(3), 0, 1, 1),
+    "tensor_split_0d": lambda T: T.tensor_split(T.tensor(1.0), 2),
+    "tensor_split_0_sections": lambda T: T.tensor_split(T.arange(5), 0),
+    "tensor_split_more_sections_than_elements": lambda T: T.tensor_split(T.arange(2), 4),
+    "tensor_split_tensor_arguments": lambda T: (
+        *T.tensor_split(T.arange(5), T.tensor(2)),
+        *T.tensor_split(T.arange(5), T.tensor([1, 3])),
+    ),
+    "tensor_split_decreasing_indices": lambda T: T.tensor_split(T.arange(5), (3, 1)),
+    "tensor_split_float_sections": lambda T: T.tensor_split(T.arange(5), 2.0),
+    "hsplit_uneven": lambda T: T.hsplit(T.ones(2, 3), 2),
+    "hsplit_0d": lambda T: T.hsplit(T.tensor(1.0), 1),
+    "vsplit_1d": lambda T: T.vsplit(T.ones(3), 1),
+    "dsplit_2d": lambda T: T.dsplit(T.ones(2, 2), 1),
+    "hsplit_0_sections": lambda T: T.hsplit(T.ones(2, 4), 0),
+    "ravel_and_atleast_of_0d": lambda T: (
+        T.ravel(T.tensor(2.0)),
+        T.atleast_2d(T.tensor(2.0)),
+        *T.atleast_1d([T.tensor(2.0)]),
+        T.atleast_3d(T.ones(1, 2, 3, 4)),
+    ),
+    "addmm_ints": lambda T: T.addmm(
+        T.ones(2, 2, dtype=T.int64),
+        T.ones(2, 2, dtype=T.int64),
+        T.ones(2, 2, dtype=T.int64),
+        beta=2,
+        alpha=3,
+    ),  # fmt: skip
+    "addmm_input_larger_than_the_product": lambda T: T.addmm(
+        T.ones(3, 3), T.ones(2, 2), T.ones(2, 2)
+    ),  # fmt: skip
+    "addmm_mismatched_matrices": lambda T: T.addmm(T.ones(2), T.ones(2, 3), T.ones(2, 2)),
+    "addmv_beta0_addbmm_addr_ints": lambda T: (
+        T.addmv(T.ones(2), T.ones(2, 3), T.ones(3), beta=0),
+        T.addr(T.ones(2, 3, dtype=T.int64), T.arange(2), T.arange(3)),
+    ),
+    "addbmm_mismatched_batches": lambda T: T.addbmm(
+        T.ones(2, 2), T.ones(3, 2, 4), T.ones(2, 4, 2)
+    ),  # fmt: skip
+    "addcmul_ints_and_promotion": lambda T: (
+        T.addcmul(T.ones(2, dtype=T.int64), T.arange(2), T.arange(2), value=2),
+        T.addcmul(T.ones(2), T.arange(2), T.arange(2), value=0.5),
+        T.addcdiv(T.ones(2), T.arange(2), T.arange(1, 3), value=2),
+    ),
+    "addcdiv_integer_division": lambda T: T.addcdiv(
+        T.ones(2, dtype=T.int64), T.arange(2), T.arange(1, 3)
+    ),  # fmt: skip
+    "addcdiv_result_cannot_be_int": lambda T: T.addcdiv(
+        T.ones(2, dtype=T.int64), T.arange(2.0), T.arange(1, 3)
+    ),  # fmt: skip
+    "tensordot_ints_and_all_dims": lambda T: (
+        T.tensordot(T.arange(6).reshape(2, 3), T.arange(6).reshape(3, 2), dims=([1], [0])),
+        T.tensordot(T.ones(3, 2), T.ones(3, 2), dims=([0, 1], [0, 1])),
+    ),
+    "tensordot_too_many_dims": lambda T: T.tensordot(T.ones(2, 3), T.ones(3, 2), 3),
+    "tensordot_sizes_differ": lambda T: T.tensordot(T.ones(2, 3), T.ones(2, 2), ([1], [0])),
+    "tensordot_lists_of_two_lengths": lambda T: T.tensordot(
+        T.ones(2, 3), T.ones(3, 2), ([1], [0, 1])
+    ),  # fmt: skip
+    "tensordot_negative_dims": lambda T: T.tensordot(T.ones(2, 3), T.ones(3, 2), -1),
+    "kron_0d_and_ints": lambda T: (
+        T.kron(T.tensor(2.0), T.tensor([1.0, 3.0])),
+        T.kron(T.arange(2), T.arange(3)),
+    ),  # fmt: skip
+    "cross_first_dim_of_size_3": lambda T: T.cross(T.ones(3, 3, 4), T.ones(3, 3, 4) * 2),
+    "cross_ints": lambda T: T.cross(T.arange(3), T.arange(3) + 1, dim=0),
+    "cross_no_dim_of_size_3": lambda T: T.cross(T.ones(2, 4), T.ones(2, 4)),
+    "cross_dim_not_of_size_3": lambda T: T.cross(T.ones(2, 4), T.ones(2, 4), 1),
+    "cartesian_prod_2d": lambda T: T.cartesian_prod(T.ones(2, 2)),
+    "cartesian_prod_dtypes_differ": lambda T: T.cartesian_prod(T.arange(2), T.tensor([])),
+    "meshgrid_0d_and_one_tensor": lambda T: (
+        *T.meshgrid(T.tensor(1.0), T.arange(2.0), indexing="ij"),
+        *T.meshgrid(T.arange(2), indexing="xy"),
+    ),
+    "meshgrid_unknown_indexing": lambda T: T.meshgrid(T.arange(2), T.arange(3), indexing="ji"),
+    "meshgrid_2d": lambda T: T.meshgrid(T.ones(2, 2), indexing="ij"),
+    "meshgrid_dtypes_differ": lambda T: T.meshgrid(T.arange(2), T.arange(3.0), indexing="ij"),
+    "tril_triu_indices_edges": lambda T: (
+        T.tril_indices(0, 3),
+        T.tril_indices(3, 3, dtype=T.int32),
+        T.triu_indices(3, 5, 10),
+    ),
+    "tril_indices_negative_row": lambda T: T.tril_indices(-1, 3),
+    "searchsorted_scalars_int32_sorter": lambda T: (
+        T.searchsorted(T.tensor([1, 3, 5]), T.tensor([3]), out_int32=True),
+        T.searchsorted(T.tensor([1, 3, 5]), 3.5),
+        T.searchsorted(T.tensor([5, 1, 3]), T.tensor([3, 4]), sorter=T.tensor([1, 2, 0])),
+        T.searchsorted(T.tensor([1.0, 3.0]), T.tensor([[2.0, 4.0]])),
+        T.bucketize(3, T.tensor([1, 3, 5])),
+        T.bucketize(T.tensor([[3, 6], [0, 1]]), T.tensor([1, 3, 5]), right=True, out_int32=True),
+    ),
+    "searchsorted_unknown_side": lambda T: T.searchsorted(
+        T.tensor([1, 3]), T.tensor([3]), side="middle"
+    ),  # fmt: skip
+    "searchsorted_side_contradicts_right": lambda T: T.searchsorted(
+        T.tensor([1, 3]), T.tensor([3]), right=True, side="left"
+    ),
+    "searchsorted_leading_dims_differ": lambda T: T.searchsorted(
+        T.tensor([[1, 3, 5]]), T.tensor([3, 4])
+    ),  # fmt: skip
+    "searchsorted_0d_sequence": lambda T: T.searchsorted(T.tensor(1), T.tensor([3, 4])),
+    "bucketize_2d_boundaries": lambda T: T.bucketize(T.tensor([3, 6]), T.tensor([[1, 3, 5]])),
+    "unique_nan_0d_bools_empty": lambda T: (
+        T.unique(T.tensor([2.0, float("nan"), float("nan"), 1.0])),
+        T.unique(T.tensor(3)),
+        *T.unique(T.tensor([True, False, True]), return_counts=True),
+        *T.unique(T.tensor([], dtype=T.int64), return_inverse=True),
+    ),
+    "index_fill_ints_negative_index_0d": lambda T: (
+        T.index_fill(T.arange(4), 0, T.tensor([1]), 9),
+        T.index_fill(T.arange(4), 0, T.tensor([1]), 2.7),
+        T.index_fill(T.ones(2, 3), 1, T.tensor([-1]), 0),
+        T.index_fill(T.ones(2, 3), 1, T.tensor(0), 0),
+        T.index_fill(T.tensor(1.0), 0, T.tensor([-1]), 5),
+    ),
+    "index_fill_index_out_of_range": lambda T: T.index_fill(T.ones(2, 3), 1, T.tensor([3]), 0),
+    "index_fill_2d_index": lambda T: T.index_fill(T.ones(2, 3), 1, T.tensor([[0]]), 0),
+    "index_fill_float_index": lambda T: T.index_fill(T.ones(2, 3), 1, T.tensor([0.0]), 0),
+    "index_fill_int32_index": lambda T: T.index_fill(
+        T.ones(2, 3), 1, T.tensor([0], dtype=T.int32), 0
+    ),  # fmt: skip
+    "index_copy_0d_and_rows": lambda T: (
+        T.index_copy(T.tensor(1.0), 0, T.tensor([0]), T.tensor(5.0)),
+        T.index_copy(T.ones(2, 3), 0, T.tensor([1, 0]), T.arange(6.0).reshape(2, 3)),
+    ),
+    "index_copy_source_shape": lambda T: T.index_copy(
+        T.ones(2, 3), 1, T.tensor([0]), T.zeros(2, 2)
+    ),  # fmt: skip
+    "index_copy_source_dtype": lambda T: T.index_copy(
+        T.ones(2, 3), 1, T.tensor([0]), T.zeros(2, 1, dtype=T.float64)
+    ),  # fmt: skip
+    "index_copy_negative_index": lambda T: T.index_copy(
+        T.ones(2, 3), 1, T.tensor([-1]), T.zeros(2, 1)
+    ),  # fmt: skip
+    "take_0d_index_and_0d_input": lambda T: (
+        T.take(T.arange(6).reshape(2, 3), T.tensor(4)),
+        T.take(T.tensor(3.0), T.tensor([0, 0])),
+    ),
+    "take_out_of_range": lambda T: T.take(T.arange(6).reshape(2, 3), T.tensor([6])),
+    "take_out_of_range_negative": lambda T: T.take(T.arange(6).reshape(2, 3), T.tensor([-7])),
+    "take_float_index": lambda T: T.take(T.arange(6), T.tensor([0.0])),
+    "select_negative": lambda T: T.select(T.arange(6).reshape(2, 3), 1, -3),
+    "select_out_of_range": lambda T: T.select(T.arange(6).reshape(2, 3), 1, 3),
+    "select_0d": lambda T: T.select(T.tensor(1.0), 0, 0),
+    "select_dim_out_of_range": lambda T: T.select(T.arange(6).reshape(2, 3), 2, 0),
+}
+
+
+def _outcome(fn, lib) -> Any:
+    """The error type raised, or each output's dtype name and values."""
+    try:
+        result = fn(lib)
+    except Exception as error:  # noqa: BLE001 (which error is what is compared)
+        return type(error).__name__
+    outputs = result if isinstance(result, tuple) else (result,)
+    return [(str(o.dtype).rsplit(".", 1)[-1], np.asarray(o.detach().numpy())) for o in outputs]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # cross without dim warns in both
+@pytest.mark.parametrize("name", list(EDGE_CASES))
+def test_new_ops_at_their_edges_match_pytorch(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    expected, got = _outcome(EDGE_CASES[name], torch), _outcome(EDGE_CASES[name], microtorch)
+    if isinstance(expected, str) or isinstance(got, str):
+        assert got == expected
+        return
+    assert len(got) == len(expected)
+    for (dtype, values), (want_dtype, want) in zip(got, expected):
+        assert dtype == want_dtype
+        assert values.shape == want.shape
+        np.testing.assert_array_equal(values, want)  # (nan equals nan here)
+
+
+def _gradients(lib, fn, *values) -> list:
+    inputs = [lib.tensor(v, dtype=lib.float64, requires_grad=True) for v in values]
+    fn(lib, *inputs).sum().backward()
+    return [t.grad.numpy() for t in inputs]
+
+
+@pytest.mark.parametrize(
+    "fn, values",
+    [
+        (lambda T, a: T.median(a), ([[1.0, 1.0], [1.0, 2.0]],)),  # shared by the tied 1s
+        (lambda T, a: T.median(a), ([1.0, float("nan"), float("nan")],)),  # by the nans
+        (lambda T, a: T.median(a, 1).values, ([[2.0, 1.0, 3.0], [0.0, 5.0, 4.0]],)),
+        (lambda T, a: T.kthvalue(a, 3, 0).values, ([[2.0, 1.0], [0.0, 5.0], [3.0, 4.0]],)),
+        (lambda T, a: T.aminmax(a, dim=1).max, ([[1.0, 3.0, 3.0], [1.0, 0.0, 2.0]],)),
+        (lambda T, c, a, b: T.addmm(c, a, b, beta=0), ([1.0, 2.0], [[1.0], [2.0]], [[3.0, 4.0]])),
+        (lambda T, a: T.nansum(a) + T.nanmean(a), ([1.0, float("nan"), 3.0],)),
+        (
+            lambda T, a, v: T.index_fill(a, 0, T.tensor([0, 2]), v) * T.arange(3.0),
+            ([1.0, 2.0, 3.0], 4.0),
+        ),  # fmt: skip
+    ],
+)
+def test_gradients_of_the_new_reductions_match_pytorch(fn, values) -> None:
+    """Where finite differences cannot tell (ties, nan, a zero beta), the gradient is
+    PyTorch's: median() shares it among the elements equal to the median, median(dim=)
+    and kthvalue send it to the index they return, addmm with beta=0 gives input zeros."""
+    torch = pytest.importorskip("torch")
+    for ours, theirs in zip(_gradients(microtorch, fn, *values), _gradients(torch, fn, *values)):
+        np.testing.assert_allclose(ours, theirs)
+
+
+def test_diagonal_is_a_copy_with_the_values_and_gradient_of_pytorchs_view(device: str) -> None:
+    m = microtorch.arange(6.0, device=device).reshape(2, 3).requires_grad_()
+    d = m.diagonal(1)
+    assert d.tolist() == [1.0, 5.0]
+    (d * microtorch.tensor([2.0, 3.0], device=device)).sum().backward()
+    assert m.grad.tolist() == [[0.0, 2.0, 0.0], [0.0, 0.0, 3.0]]
+    copy_ = microtorch.arange(4.0, device=device).reshape(2, 2)
+    copy_.diagonal().fill_(-1.0)  # PyTorch would write into the matrix; here it is a copy
+    assert copy_.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+
+
+def test_meshgrid_without_indexing_warns_as_pytorch_and_uses_ij(device: str) -> None:
+    a, b = microtorch.arange(2, device=device), microtorch.arange(3, device=device)
+    with pytest.warns(UserWarning, match="meshgrid: .*pass indexing='ij'"):
+        x, y = microtorch.meshgrid(a, b)
+    assert tuple(x.shape) == (2, 3) and y.tolist() == [[0, 1, 2], [0, 1, 2]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x, y = microtorch.meshgrid(a, b, indexing="xy")  # no warning when it is given
+    assert tuple(x.shape) == (3, 2) and x.tolist() == [[0, 1], [0, 1], [0, 1]]
+
+
+def test_cross_without_dim_warns_and_takes_the_first_dim_of_size_3(device: str) -> None:
+    a = microtorch.randn(3, 3, 2, device=device)
+    b = microtorch.randn(3, 3, 2, device=device)
+    with pytest.warns(UserWarning, match="cross: .*pass dim="):
+        out = microtorch.cross(a, b)
+    np.testing.assert_allclose(out.cpu().numpy(), a.cross(b, dim=0).cpu().numpy())
+
+
+def test_unique_with_dim_is_refused_with_a_clear_error() -> None:
+    with pytest.raises(NotImplementedError, match=r"unique: dim= .* only dim=None"):
+        microtorch.unique(microtorch.ones(2, 2), dim=0)
+
+
+def test_in_place_products_and_index_forms_write_into_the_tensor(device: str) -> None:
+    t = microtorch.ones(2, 2, device=device)
+    same = t.addmm_(microtorch.eye(2, device=device), microtorch.eye(2, device=device), beta=2)
+    assert same is t and t.tolist() == [[3.0, 2.0], [2.0, 3.0]]
+    t.addcdiv_(t, t, value=-1).index_fill_(1, microtorch.tensor([0], device=device), 0.0)
+    assert t.tolist() == [[0.0, 1.0], [0.0, 2.0]]
+    t.index_copy_(0, microtorch.tensor([1], device=device), microtorch.ones(1, 2, device=device))
+    assert t.tolist() == [[0.0, 1.0], [1.0, 1.0]]

@@ -143,3 +143,14 @@ def test_models_trace_command(capsys):
     assert "ScaledDotProductAttention" in out and "mask=causal" in out
     assert "(B, T, C)" in out and "(B, nh, T, hs) x3" in out
     assert "models/transformer.py" in out
+
+
+def test_trace_of_a_matrix_is_pytorchs_diagonal_sum_and_the_tracer_otherwise(device):
+    """torch.trace(m) in PyTorch code sums m's diagonal; with no tensor it is the tracer."""
+    m = torch.arange(9.0, device=device).reshape(3, 3)
+    assert torch.trace(m).item() == 12.0 and m.trace().item() == 12.0
+    assert torch.trace(input=m).item() == 12.0
+    assert torch.trace(torch.arange(6, device=device).reshape(2, 3)).dtype is torch.int64
+    with torch.trace(False) as t:  # print_table=False, given by position
+        torch.trace(m)
+    assert isinstance(t, torch.trace) and t.ops() == ["GetItem", "Sum"]

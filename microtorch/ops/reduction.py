@@ -130,3 +130,21 @@ class Var(Function):
         (centered,) = self.saved
         grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
         return grad * 2 * centered / self.denominator
+
+
+class MedianAll(Function):
+    """median() of all elements: the element at flat ``position`` (chosen by the caller),
+    whose gradient is shared evenly by every element equal to it, as PyTorch's median()
+    does: d out / d x_i = [x_i == out] / (how many x_j == out); a nan median counts the nans.
+    (median(dim=) instead sends each row's gradient to the one index it returns.)"""
+
+    def forward(self, x, position=0):
+        out = x.reshape(-1)[position]
+        self.save_for_backward(x, out)
+        return out
+
+    def backward(self, grad):
+        x, out = self.saved
+        xp = xp_of(x)
+        ties = (x == out) | (xp.isnan(x) & xp.isnan(out))
+        return (ties / ties.sum()).astype(x.dtype, copy=False) * grad
