@@ -1,4 +1,4 @@
-"""``Optimizer``: the base class of SGD, Adam and AdamW.
+"""``Optimizer``: the base class of every optimizer (SGD, Adam, AdamW, RMSprop, Adagrad...).
 
 An optimizer holds ``param_groups``, a list of dicts: each has its ``"params"`` (a list of
 tensors) and its own hyperparameters (``"lr"``, ``"weight_decay"``...). A training loop may
@@ -17,7 +17,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import backend
+import numpy as np
+
+from .. import backend, dtypes
 from .._tensor import Tensor, clear_grads
 from ..autograd import grad_mode
 
@@ -233,3 +235,44 @@ def check_hyperparameters(name: str, lr: Any, eps: float | None = None, betas: A
         raise ValueError(f"{name}: invalid weight_decay value: {weight_decay}")
     if momentum is not None and not momentum >= 0.0:
         raise ValueError(f"{name}: invalid momentum value: {momentum}")
+
+
+def grad_for_update(p: Tensor, maximize: bool, weight_decay: float) -> Any:
+    """The gradient array the update rule sees: ``p.grad`` negated when ``maximize``, plus
+    ``weight_decay * p`` (an L2 penalty) when it is not 0. The stored gradient is unchanged."""
+    g = p.grad.array
+    if maximize:
+        g = -g
+    if weight_decay != 0.0:
+        g = g + weight_decay * p.array  # a new array
+    return g
+
+
+def decay_weights(p: Tensor, g: Any, lr: float, weight_decay: float, decoupled: bool) -> Any:
+    """Weight decay as NAdam and RAdam apply it: ``decoupled`` shrinks p in place by
+    ``1 - lr * weight_decay`` (as AdamW); otherwise the gradient gets ``weight_decay * p``.
+    Returns the gradient to use."""
+    if weight_decay == 0.0:
+        return g
+    if decoupled:
+        p.array *= 1.0 - lr * weight_decay
+        return g
+    return g + weight_decay * p.array
+
+
+def lerp_(start: Any, end: Any, weight: float) -> None:
+    """``start += weight * (end - start)`` in place (a running average), rounded as
+    ``torch.lerp`` rounds: from ``end`` when ``weight >= 0.5``."""
+    if weight < 0.5:
+        start += weight * (end - start)
+    else:
+        start[...] = end - (end - start) * (1.0 - weight)
+
+
+def scalar_state(value: float) -> float:
+    """``value`` rounded as PyTorch keeps a 0-d optimizer state (NAdam's ``mu_product``,
+    ASGD's ``eta`` and ``mu``): in float32, or float64 when that is the default dtype. Kept
+    as a Python float, so that step() never reads a value back from the device."""
+    if dtypes.get_default_dtype() is dtypes.float64:
+        return float(value)
+    return float(np.float32(value))

@@ -17,7 +17,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import backend
-from .optimizer import Optimizer, check_hyperparameters, check_unsupported, state_array
+from .optimizer import (
+    Optimizer,
+    check_hyperparameters,
+    check_unsupported,
+    grad_for_update,
+    state_array,
+)
 
 
 class RMSprop(Optimizer):
@@ -49,12 +55,9 @@ class RMSprop(Optimizer):
                            + (["grad_avg"] if centered else []))  # fmt: skip
                 state = self._state_of(p, *buffers)
                 state["step"] += 1
-                a, g = p.array, p.grad.array
+                a = p.array
                 xp = backend.xp_of(a)
-                if maximize:
-                    g = -g
-                if weight_decay != 0.0:
-                    g = g + weight_decay * a  # a new array: the stored gradient is unchanged
+                g = grad_for_update(p, maximize, weight_decay)
                 v = state_array(state["square_avg"], a)
                 v *= alpha
                 v += (1.0 - alpha) * g * g

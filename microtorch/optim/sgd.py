@@ -17,7 +17,13 @@ from typing import Any
 
 from .. import backend
 from .._tensor import Tensor
-from .optimizer import Optimizer, check_hyperparameters, check_unsupported, state_array
+from .optimizer import (
+    Optimizer,
+    check_hyperparameters,
+    check_unsupported,
+    grad_for_update,
+    state_array,
+)
 
 
 class SGD(Optimizer):
@@ -44,11 +50,7 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                g = p.grad.array
-                if maximize:
-                    g = -g
-                if weight_decay != 0.0:
-                    g = g + weight_decay * p.array  # a new array: the stored grad is unchanged
+                g = grad_for_update(p, maximize, weight_decay)
                 if momentum != 0.0:
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
