@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import types
 import warnings
 from collections.abc import Callable
 
@@ -240,6 +241,139 @@ class LinearLR(LRScheduler):
         return [base * self._factor(self.last_epoch) for base in self.base_lrs]
 
 
+class ConstantLR(LRScheduler):
+    """lr = base_lr * factor for the first ``total_iters`` steps, then base_lr (a constant
+    warmup). Each step moves the current lr, so it chains: times factor at step 0, divided
+    by factor at step total_iters, unchanged otherwise."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        if not 0 <= factor <= 1:
+            raise ValueError(f"ConstantLR: factor must be between 0 and 1, got {factor}")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        t, lrs = self.last_epoch, self._current_lrs()
+        if t == 0:
+            return [lr * self.factor for lr in lrs]
+        if t != self.total_iters:
+            return lrs
+        return [lr * (1.0 / self.factor) for lr in lrs]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        factor = 1.0 if self.last_epoch >= self.total_iters else self.factor
+        return [base * factor for base in self.base_lrs]
+
+
+class MultiplicativeLR(LRScheduler):
+    """Each step multiplies the current lr by ``lr_lambda(step)`` (one function, or one per
+    group); alone: lr = base_lr * lr_lambda(1) * ... * lr_lambda(step)."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(
+                    f"MultiplicativeLR: lr_lambda should be a function, but got {type(fn).__name__}"
+                )
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        lrs = self._current_lrs()
+        if self._is_initial:
+            return lrs
+        return [lr * fn(self.last_epoch) for lr, fn in zip(lrs, self.lr_lambdas)]
+
+
+class PolynomialLR(LRScheduler):
+    """lr = base_lr * (1 - min(step, total_iters) / total_iters) ** power: from base_lr down
+    to 0 at step total_iters (a straight line for power 1). Each step multiplies the current
+    lr by that curve's ratio to the step before."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        t, lrs = self.last_epoch, self._current_lrs()
+        if self._is_initial or t > self.total_iters:
+            return lrs
+        ratio = ((1.0 - t / self.total_iters) / (1.0 - (t - 1) / self.total_iters)) ** self.power
+        return [lr * ratio for lr in lrs]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        left = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * left**self.power for base in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR (Loshchilov & Hutter): half a cosine from base_lr down to eta_min over T_i steps,
+    then a restart at base_lr; the first period is T_0 steps and each next one T_mult times
+    longer. At T_cur steps into the current period:
+
+        lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2
+
+    It sets the lr from base_lrs (it does not chain). As in PyTorch, ``step(epoch)`` takes a
+    fractional epoch too (``scheduler.step(epoch + i / iters)`` within an epoch), and does
+    not warn."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        if not isinstance(T_0, int) or T_0 <= 0:
+            raise ValueError(f"CosineAnnealingWarmRestarts: expected a positive integer T_0, got {T_0}")  # fmt: skip
+        if not isinstance(T_mult, int) or T_mult < 1:
+            raise ValueError(f"CosineAnnealingWarmRestarts: expected an integer T_mult >= 1, got {T_mult}")  # fmt: skip
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(
+                f"CosineAnnealingWarmRestarts: expected a float or int eta_min, got {eta_min!r}"
+            )
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        half = (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        return [self.eta_min + (base - self.eta_min) * half for base in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:
+        """One step on (a restart when the period ends), or to ``epoch`` (may be fractional)."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0  # the step made with the scheduler
+        if epoch is not None:
+            self._jump_to(epoch)
+            return
+        self.last_epoch += 1
+        self.T_cur += 1
+        if self.T_cur >= self.T_i:  # the period is over: restart, with a longer one
+            self.T_cur -= self.T_i
+            self.T_i *= self.T_mult
+        self._set_lrs(self.get_lr())
+
+    def _jump_to(self, epoch: float) -> None:
+        if epoch < 0:
+            raise ValueError(f"CosineAnnealingWarmRestarts: expected a non-negative epoch, got {epoch}")  # fmt: skip
+        if epoch < self.T_0:
+            self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1:
+            self.T_cur = epoch % self.T_0
+        else:
+            # periods T_0, T_0 m, T_0 m^2...: n whole periods end at T_0 (m^n - 1) / (m - 1)
+            n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+            self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+            self.T_i = self.T_0 * self.T_mult**n
+        self.last_epoch = math.floor(epoch)
+        self._set_lrs(self.get_lr())
+
+
 class SequentialLR(LRScheduler):
     """One schedule after another: ``schedulers[i]`` runs from ``milestones[i-1]`` (from step
     0 for the first), counting its own steps from 0 there. The usual warmup then decay:
@@ -396,14 +530,8 @@ class OneCycleLR(LRScheduler):
             if cycle_momentum:
                 group["base_momentum"], group["max_momentum"] = low, high
                 if last_epoch == -1:
-                    self._set_momentum(group, high)
+                    _set_momentum(group, high, self._use_beta1)
         super().__init__(optimizer, last_epoch)
-
-    def _set_momentum(self, group: dict, momentum: float) -> None:
-        if self._use_beta1:
-            group["betas"] = (momentum, *group["betas"][1:])
-        else:
-            group["momentum"] = momentum
 
     def _anneal(self, start: float, end: float, fraction: float) -> float:
         if self.anneal_strategy == "linear":
@@ -425,12 +553,114 @@ class OneCycleLR(LRScheduler):
                     fraction = (step - start) / (end - start)
                     lrs.append(self._anneal(group[lr_from], group[lr_to], fraction))
                     if self.cycle_momentum:
-                        self._set_momentum(
-                            group, self._anneal(group[m_from], group[m_to], fraction)
-                        )
+                        momentum = self._anneal(group[m_from], group[m_to], fraction)
+                        _set_momentum(group, momentum, self._use_beta1)
                     break
                 start = end
         return lrs
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates (Smith): the lr goes in a straight line from base_lr up to
+    max_lr over ``step_size_up`` steps, back down over ``step_size_down`` (default: the
+    same), and again; call ``step()`` after every batch. The height of each cycle is scaled
+    by mode: "triangular" (always 1), "triangular2" (halved every cycle) or "exp_range"
+    (gamma ** step), or by a custom ``scale_fn`` of the cycle (or of the step, with
+    scale_mode="iterations"). With ``cycle_momentum``, SGD's momentum or Adam's beta1 moves
+    the opposite way, between max_momentum and base_momentum. It sets the lr outright."""
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | list, max_lr: float | list,
+                 step_size_up: int = 2000, step_size_down: int | None = None,
+                 mode: str = "triangular", gamma: float = 1.0,
+                 scale_fn: Callable[[float], float] | None = None, scale_mode: str = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float | list = 0.8,
+                 max_momentum: float | list = 0.9, last_epoch: int = -1) -> None:  # fmt: skip
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        groups = optimizer.param_groups
+        base_lrs = _per_group(base_lr, groups, "base_lr")
+        if last_epoch == -1:
+            for group, lr in zip(groups, base_lrs):
+                group["lr"] = lr
+        self.max_lrs = _per_group(max_lr, groups, "max_lr")
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size, self.step_ratio = up + down, up / (up + down)
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError(
+                f"CyclicLR: mode must be 'triangular', 'triangular2' or 'exp_range' (or pass a "
+                f"scale_fn), got {mode!r}"
+            )
+        self.mode, self.gamma, self._scale_fn_custom = mode, gamma, scale_fn
+        if scale_fn is None:  # the modes' own: per cycle, or per step for exp_range
+            scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.scale_mode = scale_mode
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "CyclicLR: optimizer must support momentum or beta1 with `cycle_momentum` "
+                    "option enabled; pass cycle_momentum=False"
+                )
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group(base_momentum, groups, "base_momentum")
+            self.max_momentums = _per_group(max_momentum, groups, "max_momentum")
+            if last_epoch == -1:
+                for group, low, high in zip(groups, self.base_momentums, self.max_momentums):
+                    _set_momentum(group, high, self.use_beta1)
+                    group["max_momentum"], group["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def scale_fn(self, x: float) -> float:
+        """How much of the cycle's height is used in cycle (or at step) ``x``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def get_lr(self) -> list[float]:
+        t = self.last_epoch
+        cycle = math.floor(1 + t / self.total_size)
+        x = 1.0 + t / self.total_size - cycle  # how far into the cycle, 0 to 1
+        if x <= self.step_ratio:
+            up = x / self.step_ratio  # going up: 0 to 1
+        else:
+            up = (x - 1) / (self.step_ratio - 1)  # coming down: 1 to 0
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else t)
+        lrs = [base + (top - base) * up * scale for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, low, high in zip(self.optimizer.param_groups, self.base_momentums,
+                                        self.max_momentums):  # fmt: skip
+                _set_momentum(group, high - (high - low) * up * scale, self.use_beta1)
+        return lrs
+
+    def state_dict(self) -> dict:
+        """As LRScheduler's, without a custom scale_fn (a function is not saved; a callable
+        object's attributes are), as PyTorch does."""
+        state = super().state_dict()
+        fn = state.pop("_scale_fn_custom")
+        has_attributes = fn is not None and not isinstance(fn, types.FunctionType)
+        state["_scale_fn_custom"] = fn.__dict__.copy() if has_attributes else None
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state = dict(state_dict)
+        fn_attributes = state.pop("_scale_fn_custom", None)
+        super().load_state_dict(state)
+        if fn_attributes is not None:
+            self._scale_fn_custom.__dict__.update(fn_attributes)
+
+
+def _set_momentum(group: dict, momentum: float, use_beta1: bool) -> None:
+    """Set a group's momentum: Adam's beta1, or SGD's (and RMSprop's) ``momentum``."""
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
 
 
 def _per_group(value: float | list, groups: list, name: str) -> list:
@@ -556,13 +786,18 @@ _LRScheduler = LRScheduler  # the older PyTorch name
 
 __all__ = [
     "ChainedScheduler",
+    "ConstantLR",
     "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
     "LinearLR",
     "MultiStepLR",
+    "MultiplicativeLR",
     "OneCycleLR",
+    "PolynomialLR",
     "ReduceLROnPlateau",
     "SequentialLR",
     "StepLR",

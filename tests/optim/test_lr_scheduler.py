@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import pickle
+import warnings
 
 import pytest
 
@@ -337,3 +339,224 @@ def test_reduce_lr_on_plateau_matches_pytorch(kwargs: dict) -> None:
     metrics = [1.0, 0.9, 0.95, 0.97, 0.85, 0.86, 0.9, 0.84, 0.9, 0.9, 0.9, 0.7, 0.8, 0.8]
     ours = _plateau_lrs(torch, metrics, **kwargs)
     assert ours == pytest.approx(_plateau_lrs(pt, metrics, **kwargs), rel=1e-12)
+
+
+# Schedules compared with PyTorch over a few hundred steps, alone, chained and in sequence.
+LONG_SCHEDULES = {
+    "constant": lambda lib, o: lib.optim.lr_scheduler.ConstantLR(o, factor=0.5, total_iters=4),
+    "constant_default": lambda lib, o: lib.optim.lr_scheduler.ConstantLR(o),
+    "multiplicative": lambda lib, o: lib.optim.lr_scheduler.MultiplicativeLR(
+        o, lambda step: 0.95 if step % 3 else 1.02
+    ),
+    "multiplicative_per_group": lambda lib, o: lib.optim.lr_scheduler.MultiplicativeLR(
+        o, [lambda step: 0.99, lambda step: 0.97]
+    ),
+    "polynomial": lambda lib, o: lib.optim.lr_scheduler.PolynomialLR(o, total_iters=50, power=2.0),
+    "polynomial_default": lambda lib, o: lib.optim.lr_scheduler.PolynomialLR(o),
+    "warm_restarts": lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+        o, T_0=10, eta_min=0.01
+    ),
+    "warm_restarts_mult": lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+        o, T_0=3, T_mult=2, eta_min=0.001
+    ),
+    "cyclic_triangular": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o, base_lr=0.01, max_lr=0.1, step_size_up=20
+    ),
+    "cyclic_triangular2": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o, [0.01, 0.02], [0.1, 0.3], step_size_up=10, step_size_down=25, mode="triangular2"
+    ),
+    "cyclic_exp_range": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o, 0.01, 0.1, step_size_up=15, mode="exp_range", gamma=0.99, cycle_momentum=False
+    ),
+    "cyclic_scale_fn": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o,
+        0.01,
+        0.1,
+        step_size_up=7,
+        scale_fn=lambda x: 1 / (1 + 0.01 * x),
+        scale_mode="iterations",
+        base_momentum=0.5,
+        max_momentum=0.95,
+    ),  # fmt: skip
+    "chained_constant_exponential": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
+        [
+            lib.optim.lr_scheduler.ConstantLR(o, factor=0.5, total_iters=10),
+            lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.99),
+        ]
+    ),
+    "chained_multiplicative_step": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
+        [
+            lib.optim.lr_scheduler.MultiplicativeLR(o, lambda step: 0.995),
+            lib.optim.lr_scheduler.StepLR(o, step_size=30, gamma=0.5),
+        ]
+    ),
+    "chained_warmup_polynomial": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
+        [
+            lib.optim.lr_scheduler.LinearLR(o, 0.1, total_iters=20),
+            lib.optim.lr_scheduler.PolynomialLR(o, total_iters=200, power=1.5),
+        ]
+    ),
+    "chained_restarts_constant": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
+        [
+            lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=25, T_mult=2),
+            lib.optim.lr_scheduler.ConstantLR(o, factor=0.3, total_iters=40),
+        ]
+    ),
+    "chained_cyclic_exponential": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
+        [
+            lib.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=30),
+            lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.995),
+        ]
+    ),
+    "sequential_constant_restarts": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+        o,
+        [
+            lib.optim.lr_scheduler.ConstantLR(o, factor=0.1, total_iters=5),
+            lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=20, eta_min=0.01),
+        ],
+        milestones=[5],
+    ),
+    "sequential_linear_polynomial_multiplicative": lambda lib, o: (
+        lib.optim.lr_scheduler.SequentialLR(
+            o,
+            [
+                lib.optim.lr_scheduler.LinearLR(o, 0.01, total_iters=10),
+                lib.optim.lr_scheduler.PolynomialLR(o, total_iters=100, power=0.5),
+                lib.optim.lr_scheduler.MultiplicativeLR(o, lambda step: 1.01),
+            ],
+            milestones=[10, 80],
+        )
+    ),  # fmt: skip
+}
+
+
+def _lrs_and_momenta(lib, make, steps: int, optimizer: str = "SGD") -> list:
+    """Each group's lr and momentum (SGD's momentum or Adam's beta1) at each step."""
+    param = lib.nn.Parameter(lib.ones(1))
+    groups = [{"params": [param]}, {"params": [], "lr": 0.2}]
+    if optimizer == "SGD":
+        opt = lib.optim.SGD(groups, lr=0.5, momentum=0.9)
+    else:
+        opt = getattr(lib.optim, optimizer)(groups, lr=0.5)
+    scheduler = make(lib, opt)
+    seen = []
+    for _ in range(steps):
+        for group in opt.param_groups:
+            seen.append(group["lr"])
+            seen.append(group["betas"][0] if "betas" in group else group.get("momentum"))
+        opt.step()
+        scheduler.step()
+    return seen
+
+
+@pytest.mark.parametrize("name", sorted(LONG_SCHEDULES))
+def test_new_schedules_match_pytorch_over_hundreds_of_steps(name: str) -> None:
+    pt = pytest.importorskip("torch")
+    ours = _lrs_and_momenta(torch, LONG_SCHEDULES[name], 300)
+    theirs = _lrs_and_momenta(pt, LONG_SCHEDULES[name], 300)
+    assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-12)
+    assert len(set(ours[::4])) > 1  # the first group's lr did change
+
+
+@pytest.mark.parametrize("name", ["cyclic_triangular", "cyclic_scale_fn", "warm_restarts_mult"])
+def test_cyclic_and_restarts_move_adams_beta1_as_pytorchs(name: str) -> None:
+    pt = pytest.importorskip("torch")
+    ours = _lrs_and_momenta(torch, LONG_SCHEDULES[name], 100, optimizer="AdamW")
+    theirs = _lrs_and_momenta(pt, LONG_SCHEDULES[name], 100, optimizer="AdamW")
+    assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-12)
+
+
+def test_new_schedule_formulas() -> None:
+    def first_group(name: str, steps: int) -> list:
+        return [lrs[0] for lrs in _lrs_with(torch, LONG_SCHEDULES[name], steps)]
+
+    assert first_group("constant", 6) == pytest.approx([0.25] * 4 + [0.5] * 2)
+    poly = first_group("polynomial", 52)
+    assert poly[:51] == pytest.approx([0.5 * (1 - t / 50) ** 2 for t in range(51)])
+    assert poly[51] == 0.0
+    restarts = first_group("warm_restarts_mult", 10)  # periods of 3 then 6 steps
+    expected = [0.001 + 0.499 * (1 + math.cos(math.pi * t / 3)) / 2 for t in range(3)]
+    expected += [0.001 + 0.499 * (1 + math.cos(math.pi * t / 6)) / 2 for t in range(6)]
+    assert restarts == pytest.approx(expected + [0.5])
+    cyclic = first_group("cyclic_triangular", 41)
+    assert cyclic[0] == 0.01 and cyclic[20] == pytest.approx(0.1) and cyclic[40] == 0.01
+    assert cyclic[10] == pytest.approx(0.055)
+    halved = first_group("cyclic_triangular2", 71)
+    assert halved[10] == pytest.approx(0.1) and halved[45] == pytest.approx(0.01 + 0.09 / 2)
+
+
+def test_warm_restarts_step_with_fractional_epochs_as_pytorch() -> None:
+    """``step(epoch + i / iters)`` within each epoch; PyTorch takes it without a warning."""
+    pt = pytest.importorskip("torch")
+
+    def run(lib) -> list:
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=0.5)
+        sched = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=3)
+        seen = []
+        for epoch in range(12):
+            for i in range(5):
+                sched.step(epoch + i / 5)
+                seen.append((opt.param_groups[0]["lr"], sched.last_epoch, sched.T_i))
+        return seen
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = run(torch)
+    theirs = run(pt)
+    assert [x for t in ours for x in t] == pytest.approx([x for t in theirs for x in t])
+    opt = _optimizer()
+    with pytest.raises(ValueError, match="non-negative epoch"):
+        lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2).step(-1)
+
+
+@pytest.mark.parametrize("name", ["cyclic_scale_fn", "warm_restarts_mult", "polynomial",
+                                  "chained_restarts_constant", "multiplicative"])  # fmt: skip
+def test_new_schedules_resume_from_their_state_dicts(name: str) -> None:
+    full = _lrs_and_momenta(torch, LONG_SCHEDULES[name], 80)
+
+    def make():
+        param = nn.Parameter(torch.ones(1))
+        groups = [{"params": [param]}, {"params": [], "lr": 0.2}]
+        opt = optim.SGD(groups, lr=0.5, momentum=0.9)
+        return opt, LONG_SCHEDULES[name](torch, opt)
+
+    opt, sched = make()
+    for _ in range(40):
+        opt.step()
+        sched.step()
+    state = pickle.loads(pickle.dumps(sched.state_dict()))  # it holds no functions
+    opt_state = pickle.loads(pickle.dumps(opt.state_dict()))
+    opt2, sched2 = make()
+    opt2.load_state_dict(opt_state)
+    sched2.load_state_dict(state)
+    seen = []
+    for _ in range(40):
+        for group in opt2.param_groups:
+            seen += [group["lr"], group["momentum"]]
+        opt2.step()
+        sched2.step()
+    assert seen == pytest.approx(full[40 * 4 :], rel=1e-12)
+
+
+def test_new_schedules_errors_are_pytorchs() -> None:
+    pt = pytest.importorskip("torch")
+
+    def both(make, error) -> None:
+        for lib in (torch, pt):
+            param = lib.nn.Parameter(lib.ones(1))
+            with pytest.raises(error):
+                make(lib, lib.optim.SGD([param], lr=0.1))
+
+    sched = lambda lib: lib.optim.lr_scheduler  # noqa: E731
+    both(lambda lib, o: sched(lib).ConstantLR(o, factor=1.5), ValueError)
+    both(lambda lib, o: sched(lib).ConstantLR(o, factor=-0.1), ValueError)
+    both(lambda lib, o: sched(lib).MultiplicativeLR(o, 0.9), TypeError)
+    both(lambda lib, o: sched(lib).MultiplicativeLR(o, [abs, abs]), ValueError)
+    both(lambda lib, o: sched(lib).CosineAnnealingWarmRestarts(o, T_0=0), ValueError)
+    both(lambda lib, o: sched(lib).CosineAnnealingWarmRestarts(o, T_0=2.5), ValueError)
+    both(lambda lib, o: sched(lib).CosineAnnealingWarmRestarts(o, T_0=2, T_mult=0), ValueError)
+    both(lambda lib, o: sched(lib).CosineAnnealingWarmRestarts(o, 2, eta_min="0"), ValueError)
+    both(lambda lib, o: sched(lib).CyclicLR(o, 0.01, 0.1, mode="sawtooth"), ValueError)
+    both(lambda lib, o: sched(lib).CyclicLR(o, [0.01, 0.02], 0.1), ValueError)
+    both(lambda lib, o: sched(lib).CyclicLR(lib.optim.Adagrad([lib.nn.Parameter(lib.ones(1))]), 0.01, 0.1), ValueError)  # fmt: skip
+    both(lambda lib, o: sched(lib).CyclicLR(None, 0.01, 0.1), TypeError)
