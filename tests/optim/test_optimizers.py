@@ -1,5 +1,6 @@
 """SGD, Adam, AdamW and RMSprop: several steps against a NumPy reference of the documented update
-rules, against PyTorch where it is installed, parameter groups, state dicts, errors."""
+rules, against PyTorch where it is installed, parameter groups, state dicts, errors. (The
+other optimizers are in test_more_optimizers.py.)"""
 
 from __future__ import annotations
 
