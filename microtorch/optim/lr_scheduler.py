@@ -110,17 +110,21 @@ class LambdaLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
                  last_epoch: int = -1) -> None:  # fmt: skip
-        n = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != n:
-                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * n
+        self.lr_lambdas = _lr_lambdas(lr_lambda, optimizer)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
         return [base * fn(self.last_epoch) for base, fn in zip(self.base_lrs, self.lr_lambdas)]
+
+
+def _lr_lambdas(lr_lambda: Callable[[int], float] | list, optimizer: Optimizer) -> list:
+    """One function per parameter group: the list given, or the one function for each."""
+    n = len(optimizer.param_groups)
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != n:
+            raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+        return list(lr_lambda)
+    return [lr_lambda] * n
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -272,13 +276,7 @@ class MultiplicativeLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
                  last_epoch: int = -1) -> None:  # fmt: skip
-        n = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != n:
-                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * n
+        self.lr_lambdas = _lr_lambdas(lr_lambda, optimizer)
         for fn in self.lr_lambdas:
             if not callable(fn):
                 raise TypeError(

@@ -28,9 +28,9 @@ from .optimizer import (
     check_unsupported,
     decay_weights,
     grad_for_update,
-    lerp_,
     scalar_state,
     state_array,
+    update_moments_,
 )
 
 
@@ -78,9 +78,7 @@ class NAdam(Optimizer):
                     state["mu_product"] * scalar_state(mu)
                 )
                 m, v = state_array(state["exp_avg"], a), state_array(state["exp_avg_sq"], a)
-                lerp_(m, g, 1.0 - beta1)
-                v *= beta2
-                v += (1.0 - beta2) * g * g
+                update_moments_(m, v, g, beta1, beta2)
                 denominator = xp.sqrt(v / (1.0 - beta2**t))
                 denominator += eps
                 a -= lr * (1.0 - mu) / (1.0 - mu_product) * (g / denominator)

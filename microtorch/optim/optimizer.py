@@ -269,6 +269,14 @@ def lerp_(start: Any, end: Any, weight: float) -> None:
         start[...] = end - (end - start) * (1.0 - weight)
 
 
+def update_moments_(m: Any, v: Any, g: Any, beta1: float, beta2: float) -> None:
+    """Adam's running averages, in place: ``m`` of the gradient g (as ``torch.lerp``
+    rounds) and ``v`` of ``g * g``; NAdam and RAdam keep them as Adam does."""
+    lerp_(m, g, 1.0 - beta1)
+    v *= beta2
+    v += (1.0 - beta2) * g * g
+
+
 def scalar_state(value: float) -> float:
     """``value`` rounded as PyTorch keeps a 0-d optimizer state (NAdam's ``mu_product``,
     ASGD's ``eta`` and ``mu``): in float32, or float64 when that is the default dtype. Kept

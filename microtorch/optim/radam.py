@@ -31,8 +31,8 @@ from .optimizer import (
     check_unsupported,
     decay_weights,
     grad_for_update,
-    lerp_,
     state_array,
+    update_moments_,
 )
 
 
@@ -69,9 +69,7 @@ class RAdam(Optimizer):
                 g = decay_weights(p, grad_for_update(p, maximize, 0.0), lr, weight_decay,
                                   decoupled)  # fmt: skip
                 m, v = state_array(state["exp_avg"], a), state_array(state["exp_avg_sq"], a)
-                lerp_(m, g, 1.0 - beta1)
-                v *= beta2
-                v += (1.0 - beta2) * g * g
+                update_moments_(m, v, g, beta1, beta2)
                 bias_correction2 = 1.0 - beta2**t
                 m_hat = m / (1.0 - beta1**t)
                 rho_inf = 2.0 / (1.0 - beta2) - 1.0  # the longest the running average gets

@@ -260,22 +260,3 @@ def test_model_learns_a_regression(name: str) -> None:
         loss.backward()
         opt.step()
     assert loss.item() < 1e-4
-
-
-@pytest.mark.parametrize("name", sorted({name for name, _ in CASES.values()}))
-def test_state_follows_a_model_moved_after_steps(name: str, device: str) -> None:
-    """State made before ``model.to(...)`` follows the parameters to their new dtype and
-    device on the next step."""
-    model = nn.Linear(3, 2)
-    opt = getattr(optim, name)(model.parameters())
-    for _ in range(2):
-        model(torch.ones(4, 3)).sum().backward()
-        opt.step()
-    model.to(device).double()
-    model(torch.ones(4, 3, device=device, dtype=torch.float64)).sum().backward()
-    opt.step()
-    for value in opt.state[model.weight].values():
-        if isinstance(value, torch.Tensor):
-            assert value.device.type == device and value.dtype is torch.float64
-    assert model.weight.dtype is torch.float64
-    assert np.isfinite(model.weight.detach().cpu().numpy()).all()

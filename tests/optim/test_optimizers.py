@@ -419,22 +419,25 @@ def test_mlp_learns_regression_with_sgd(device: str) -> None:
     assert math.isfinite(loss.item())
 
 
-@pytest.mark.parametrize("cls", [optim.AdamW, optim.SGD, optim.RMSprop])
-def test_model_moved_after_steps_keeps_training(cls, device: str) -> None:
+EVERY_OPTIMIZER = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "RAdam",
+                   "RMSprop", "Rprop", "SGD"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", EVERY_OPTIMIZER)
+def test_model_moved_after_steps_keeps_training(name: str, device: str) -> None:
     """State created before ``model.to(...)`` follows the parameters to their new
     dtype and device on the next step."""
     model = nn.Linear(3, 2)
-    kw = dict(lr=0.1) if cls is optim.AdamW else dict(lr=0.1, momentum=0.9)
-    opt = cls(model.parameters(), **kw)
+    kw = dict(lr=0.1, momentum=0.9) if name in ("SGD", "RMSprop") else dict(lr=0.1)
+    opt = getattr(optim, name)(model.parameters(), **kw)
     for _ in range(2):
         model(torch.ones(4, 3)).sum().backward()
         opt.step()
     model.to(device).double()
     model(torch.ones(4, 3, device=device, dtype=torch.float64)).sum().backward()
     opt.step()
-    state = opt.state[model.weight]
-    moved = state["exp_avg"] if cls is optim.AdamW else state["momentum_buffer"]
-    assert moved.device.type == device and moved.dtype is torch.float64
+    moved = [v for v in opt.state[model.weight].values() if isinstance(v, torch.Tensor)]
+    assert moved and all(v.device.type == device and v.dtype is torch.float64 for v in moved)
     assert (
         model.weight.dtype is torch.float64
         and np.isfinite(model.weight.detach().cpu().numpy()).all()
