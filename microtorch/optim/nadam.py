@@ -58,7 +58,8 @@ class NAdam(Optimizer):
         for group in self.param_groups:
             lr, eps = float(group["lr"]), float(group["eps"])
             beta1, beta2 = float(group["betas"][0]), float(group["betas"][1])
-            weight_decay, momentum_decay = float(group["weight_decay"]), group["momentum_decay"]
+            weight_decay = float(group["weight_decay"])
+            momentum_decay = float(group["momentum_decay"])
             decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
             for p in group["params"]:
                 if p.grad is None:

@@ -86,11 +86,19 @@ def _train(lib, params, opt, grads) -> None:
         opt.step()
 
 
-def _trajectory(lib, case: str, values, grads, device="cpu") -> list:
+def _trajectory(lib, case: str, values, grads, device="cpu", with_state=False) -> list:
+    """The parameters after training on ``grads``; with ``with_state`` also each one's
+    state entries (running averages, step sizes, ASGD's average...) by name."""
     name, kw = CASES[case]
     params = _params(lib, values, device)
-    _train(lib, params, getattr(lib.optim, name)(params, **kw), grads)
-    return [p.detach().cpu().numpy() for p in params]
+    opt = getattr(lib.optim, name)(params, **kw)
+    _train(lib, params, opt, grads)
+    arrays = [p.detach().cpu().numpy() for p in params]
+    if not with_state:
+        return arrays
+    states = [{k: np.asarray(v.cpu().numpy() if hasattr(v, "cpu") else v, dtype=np.float64)
+               for k, v in opt.state[p].items()} for p in params]  # fmt: skip
+    return arrays, states
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -98,12 +106,17 @@ def test_trajectory_matches_pytorch(case: str) -> None:
     pt = pytest.importorskip("torch")
     for dtype, rtol, atol in ((np.float64, 1e-12, 1e-14), (np.float32, 2e-6, 1e-6)):
         values, grads = _start(dtype)
-        ours = _trajectory(torch, case, values, grads)
-        theirs = _trajectory(pt, case, values, grads)
+        ours, our_states = _trajectory(torch, case, values, grads, with_state=True)
+        theirs, their_states = _trajectory(pt, case, values, grads, with_state=True)
         for a, b in zip(ours, theirs):
             assert a.dtype == dtype  # float32 stays float32
             np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=f"{case} {dtype}")
         assert not np.allclose(ours[0], values[0], rtol=1e-3)  # the parameters did move
+        for mine, reference in zip(our_states, their_states):
+            assert mine.keys() == reference.keys()
+            for key in reference:
+                np.testing.assert_allclose(mine[key], reference[key], rtol=rtol, atol=atol,
+                                           err_msg=f"{case} {dtype} state {key}")  # fmt: skip
 
 
 @pytest.mark.parametrize("case", ["adagrad_decay_wd", "adadelta_wd", "adamax_wd",
