@@ -11,11 +11,12 @@ from typing import Any
 
 from .. import backend
 from .. import dtypes as _dtypes
-from .. import factories as _factories
 from .. import functional as _functional
 from .. import random as _random
 from .._tensor import Tensor
 from .._warn import warn_user
+from ..factories import arange as _arange
+from ..factories import full_like as _full_like
 from ..factories import whole_numbers
 from ..functional import (  # noqa: F401  (re-exported under F.*)
     _check_broadcast,
@@ -743,7 +744,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("gaussian_nll_loss: var has negative entry/entries")
-        var = _factories.full_like(input, float(var))
+        var = _full_like(input, float(var))
     else:
         _check_tensor(var, "gaussian_nll_loss", "var")
         if bool((var < 0).any()):
@@ -905,7 +906,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         hinge = hinge * hinge
     if weight is not None:
         hinge = hinge * weight[classes].unsqueeze(1)
-    others = own != _factories.arange(num_classes, device=rows.device)  # not the own class
+    others = own != _arange(num_classes, device=rows.device)  # not the own class
     losses = _functional.where(others, hinge, 0.0).sum(1) / num_classes
     out_shape = tuple(target.shape) if input.ndim == 1 else (rows.shape[0],)
     return _reduce(losses.reshape(out_shape), reduction)
