@@ -898,6 +898,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError(f"multi_margin_loss: only p == 1 and p == 2 supported, got p={p}")
     if weight is not None and weight.ndim != 1:
         raise ValueError(f"multi_margin_loss: weight must be one-dimensional, got shape {tuple(weight.shape)}")  # fmt: skip
+    if weight is not None and weight.requires_grad:  # PyTorch has no gradient for it either
+        raise RuntimeError("multi_margin_loss: a weight that requires grad is not supported")
     rows, classes = _class_rows(input, target, "multi_margin_loss")
     num_classes = rows.shape[1]
     own = classes.unsqueeze(1)
