@@ -882,9 +882,17 @@ def _class_rows(input: Tensor, target: Tensor, op: str) -> tuple:
             f"{op}: inconsistent target size, expected {rows.shape[0]} class ids for input "
             f"{tuple(input.shape)}, got target shape {tuple(target.shape)}"
         )
-    num = rows.shape[1]
-    _check_index_range(op, target.array, num, f"{num} classes", None)
+    _check_class_ids(op, target.array, rows.shape[1])
     return rows, target.reshape(-1)
+
+
+def _check_class_ids(op: str, ids: Any, num_classes: int) -> None:
+    """Class ids outside 0..num_classes-1 are a RuntimeError for the margin losses, as in
+    PyTorch (an IndexError for cross_entropy)."""
+    try:
+        _check_index_range(op, ids, num_classes, f"{num_classes} classes", None)
+    except IndexError as error:
+        raise RuntimeError(str(error)) from None
 
 
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
@@ -934,8 +942,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     num_classes = rows.shape[1]
     xp = backend.xp_of(labels)
     listed = xp.cumprod(labels != -1, axis=1).astype(bool)  # (N, C): before the first -1
-    _check_index_range(op, labels[listed], num_classes, f"{num_classes} classes", None)
-    safe = xp.where(listed, labels, 0)
+    safe = xp.where(listed, labels, 0)  # the unlisted entries (from the first -1 on) as 0
+    _check_class_ids(op, safe, num_classes)
     # is_label[n, i]: class i is among sample n's classes
     is_label = ((safe[:, :, None] == xp.arange(num_classes)) & listed[:, :, None]).any(1)
     picked = _functional.gather(rows, 1, Tensor._make(safe))  # (N, C): x[j] for each listed j
