@@ -22,6 +22,14 @@ def _params_with_grads(device: str = "cpu", scale: float = 1.0) -> tuple[list, l
     return params, grads
 
 
+def _torch_params_with(pt: object, grads: list) -> list:
+    """PyTorch parameters holding copies of ``grads``."""
+    tparams = [pt.zeros(g.shape, requires_grad=True) for g in grads]
+    for tp, g in zip(tparams, grads):
+        tp.grad = pt.from_numpy(g.copy())
+    return tparams
+
+
 def test_clip_grad_norm_scales_all_gradients_together(device: str) -> None:
     params, grads = _params_with_grads(device)
     total = math.sqrt(sum(float((g.astype(np.float64) ** 2).sum()) for g in grads))
@@ -94,9 +102,7 @@ def test_clip_grad_norm_other_norms_and_edge_cases() -> None:
 def test_clip_grad_norm_matches_pytorch() -> None:
     pt = pytest.importorskip("torch")
     params, grads = _params_with_grads(scale=3.0)
-    tparams = [pt.zeros(g.shape, requires_grad=True) for g in grads]
-    for tp, g in zip(tparams, grads):
-        tp.grad = pt.from_numpy(g.copy())
+    tparams = _torch_params_with(pt, grads)
     params[1].grad.zero_()  # (a gradient of zeros: the "0-norm" counts the others)
     tparams[1].grad.zero_()
     for norm_type in (2.0, math.inf, 0.0, 3.0):
@@ -152,9 +158,7 @@ def test_clip_grad_norm_takes_a_generator_of_parameters() -> None:
 def test_two_step_clipping_matches_pytorch() -> None:
     pt = pytest.importorskip("torch")
     params, grads = _params_with_grads(scale=3.0)
-    tparams = [pt.zeros(g.shape, requires_grad=True) for g in grads]
-    for tp, g in zip(tparams, grads):
-        tp.grad = pt.from_numpy(g.copy())
+    tparams = _torch_params_with(pt, grads)
     for norm_type in (2.0, 1.0, math.inf):
         ours = nn.utils.get_total_norm([p.grad for p in params], norm_type)
         theirs = pt.nn.utils.get_total_norm([tp.grad for tp in tparams], norm_type)
