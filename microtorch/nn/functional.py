@@ -746,9 +746,13 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
             raise ValueError("gaussian_nll_loss: var has negative entry/entries")
         var = _full_like(input, float(var))
     else:
-        _check_tensor(var, "gaussian_nll_loss", "var")
-        if bool((var < 0).any()):
-            raise ValueError("gaussian_nll_loss: var has negative entry/entries")
+        negative = (_check_tensor(var, "gaussian_nll_loss", "var").array < 0).any()
+        why = "gaussian_nll_loss: var has negative entry/entries"
+        if backend.xp_of(var.array).__name__ == "numpy":
+            if negative:
+                raise ValueError(why)
+        else:  # on a GPU: checked at the next sync, without making the host wait here
+            backend.check_on_device(negative, why)
     in_shape, var_shape = tuple(input.shape), tuple(var.shape)
     if var_shape != in_shape:
         mismatched = [v for i, v in zip(in_shape, var_shape) if i != v]
