@@ -1634,9 +1634,9 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:  # fmt: skip
     """The p-norm of x1 - x2 + eps along the last dim (after broadcasting): one distance
     per row. As in PyTorch, eps is added to the difference (not to the norm), so equal rows
-    are at distance eps * n**(1/p), with a finite gradient."""
-    x1 = _distance_operand(x1, "pairwise_distance", "x1")
-    x2 = _distance_operand(x2, "pairwise_distance", "x2")
+    are at distance eps * n**(1/p), with a finite gradient; integers give the default float."""
+    x1 = _float_input(_check_tensor(x1, "pairwise_distance", "x1"), "pairwise_distance")
+    x2 = _float_input(_check_tensor(x2, "pairwise_distance", "x2"), "pairwise_distance")
     dim = -1 if builtins.max(x1.ndim, x2.ndim) else None  # two 0-d tensors: one number each
     return _p_distance(x1 - x2 + eps, p, dim, keepdim)
 
@@ -1654,6 +1654,10 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     for name, t in (("x1", x1), ("x2", x2)):
         if _distance_operand(t, "cdist", name).ndim < 2:
             raise RuntimeError(f"cdist: only supports at least 2D tensors, {name} got: {t.ndim}D")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(
+            f"cdist: x1 and x2 must have the same dtype, got {x1.dtype} and {x2.dtype}"
+        )
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(
             f"cdist: x1 and x2 must have the same number of columns, got x1 {tuple(x1.shape)} "

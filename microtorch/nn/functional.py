@@ -791,7 +791,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     higher) or -1; at the kink (0) the gradient passes, as in PyTorch."""
     reduction = _reduction(size_average, reduce, reduction, "margin_ranking_loss")
     _check_same_ndim("margin_ranking_loss", input1=input1, input2=input2, target=target)
-    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+    # a float margin, as in PyTorch: integer inputs give a float loss
+    return _reduce((-target * (input1 - input2) + float(margin)).clamp(min=0), reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
@@ -871,7 +872,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
 def _class_rows(input: Tensor, target: Tensor, op: str) -> tuple:
     """(rows (N, C), class ids (N,)) for the margin losses: input (N, C) with target (N,),
     or (C,) with a target of one element."""
-    _check_tensor(input, op)
+    _floating_only(input, op)
     _check_tensor(target, op, "target")
     if input.ndim not in (1, 2) or input.shape[-1] == 0:
         raise RuntimeError(
@@ -933,7 +934,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     max(0, 1 - (x[j] - x[i])), divided by C. At the kink the gradient is 0, as in PyTorch."""
     op = "multilabel_margin_loss"
     reduction = _reduction(size_average, reduce, reduction, op)
-    _check_tensor(input, op)
+    _floating_only(input, op)
     _check_tensor(target, op, "target")
     if input.ndim not in (1, 2) or input.shape[-1] == 0 or target.shape != input.shape:
         raise RuntimeError(

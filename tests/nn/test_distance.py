@@ -115,3 +115,11 @@ def test_distance_errors() -> None:
         torch.cdist(torch.ones(2, 2, dtype=torch.int64), x[:, :2])
     with pytest.raises(RuntimeError, match="floating-point dtypes, input got: .*int64"):
         torch.dist(torch.tensor([1, 2]), torch.tensor([1, 5]))
+    with pytest.raises(RuntimeError, match="same dtype, got .*float32 and .*float64"):
+        torch.cdist(x, x.double())
+
+
+def test_pairwise_distance_of_integers_is_a_default_float_as_in_pytorch() -> None:
+    out = nn.functional.pairwise_distance(torch.tensor([[1, 2], [0, 0]]), torch.tensor([1, 5]))
+    assert out.dtype is torch.float32
+    np.testing.assert_allclose(out.numpy(), [3 - 1e-6, np.hypot(1 - 1e-6, 5 - 1e-6)], rtol=1e-6)

@@ -222,6 +222,9 @@ def test_new_losses_reduce_as_asked_and_take_the_deprecated_flags() -> None:
     assert tuple(F.multilabel_soft_margin_loss(x, _t(S > 0), reduction="none").shape) == (3,)
     assert tuple(F.cosine_embedding_loss(x, y, s[:, 0], reduction="none").shape) == (3,)
     assert tuple(F.triplet_margin_loss(x, y, _t(P), reduction="none").shape) == (3,)
+    ints = microtorch.tensor([1, 2, 3]), microtorch.tensor([3, 2, 1]), microtorch.tensor([1, -1, 1])
+    ranked = F.margin_ranking_loss(*ints)  # a float margin: a float loss, as in PyTorch
+    assert ranked.dtype is microtorch.float32 and ranked.item() == pytest.approx(2 / 3)
     for fn, args in ((F.poisson_nll_loss, (x, _t(T))), (F.margin_ranking_loss, (x, y, s))):
         with pytest.raises(ValueError, match="reduction must be"):
             fn(*args, reduction="batchmean")
@@ -351,6 +354,10 @@ def test_new_loss_errors_say_what_is_wrong() -> None:
         F.multi_margin_loss(x, _t([0.0, 1.0, 2.0]))
     with pytest.raises(RuntimeError, match="non-empty vector or matrix"):
         F.multi_margin_loss(_t(np.zeros((2, 3, 4))), microtorch.tensor([0, 1]))
+    with pytest.raises(NotImplementedError, match="not implemented for .*int64"):
+        F.multi_margin_loss(microtorch.tensor([[1, 2]]), microtorch.tensor([0]))
+    with pytest.raises(NotImplementedError, match="not implemented for .*int64"):
+        F.multilabel_margin_loss(microtorch.tensor([[1, 2]]), microtorch.tensor([[0, -1]]))
     with pytest.raises(RuntimeError, match="index 4 is out of range for 4 classes"):
         F.multi_margin_loss(x, microtorch.tensor([0, 4, 1]))
     with pytest.raises(RuntimeError, match="index 7 is out of range for 4 classes"):
