@@ -112,6 +112,7 @@ from .functional import (
     bucketize,
     cartesian_prod,
     cat,
+    cdist,
     ceil,
     chunk,
     clamp,
@@ -130,6 +131,7 @@ from .functional import (
     diag_embed,
     diagonal,
     diff,
+    dist,
     div,
     divide,
     dot,
@@ -223,6 +225,8 @@ from .functional import (
     norm,
     not_equal,
     outer,
+    pairwise_distance,
+    pdist,
     permute,
     positive,
     pow,
@@ -291,9 +295,10 @@ from .functional import (
     where,
     xlogy,
 )
-from .nn.functional import (  # the activations PyTorch also has as torch.xxx
+from .nn.functional import (  # the activations (and more) PyTorch also has as torch.xxx
     celu,
     celu_,
+    cosine_similarity,
     rrelu,
     rrelu_,
     selu,

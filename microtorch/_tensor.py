@@ -1529,6 +1529,10 @@ class Tensor:
     def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
         return F.norm(self, p, dim, keepdim)
 
+    def dist(self, other: Tensor, p: float = 2.0) -> Tensor:
+        """The p-norm of self - other over all elements (torch.dist)."""
+        return F.dist(self, other, p)
+
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Any = None):
         from . import random
 

@@ -1604,6 +1604,87 @@ def norm(input: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> T
     return elementwise.NormRoot.apply(sum(pow(abs(input), p), dim, keepdim), p=float(p))
 
 
+# ---------------------------------------------------------------- distances
+def _p_distance(diff: Tensor, p: Any, dim: Any, keepdim: bool = False) -> Tensor:
+    """The p-norm of the differences ``diff`` along ``dim`` (None: all of them), as the
+    distances use it: p=0 counts the nonzero differences (gradient 0), as in PyTorch;
+    p=2 has gradient 0 where the distance is 0 (NormRoot)."""
+    if p == 0:  # 1 per nonzero difference; the 0 * diff keeps it in the graph (gradient 0)
+        return sum(where(diff != 0, 1.0, diff * 0), dim, keepdim)
+    return norm(diff, p, dim, keepdim)
+
+
+def _check_distance_p(p: Any, op: str) -> float:
+    if p < 0:
+        raise RuntimeError(f"{op}: only supports non-negative p values, got p={p}")
+    return float(p)
+
+
+def _distance_operand(t: Any, op: str, name: str) -> Tensor:
+    """A floating tensor, as PyTorch's distances want (there is no integer norm)."""
+    if not _check_tensor(t, op, name).dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}: only supports floating-point dtypes, {name} got: {t.dtype}; convert with "
+            ".float() first"
+        )
+    return t
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:  # fmt: skip
+    """The p-norm of x1 - x2 + eps along the last dim (after broadcasting): one distance
+    per row. As in PyTorch, eps is added to the difference (not to the norm), so equal rows
+    are at distance eps * n**(1/p), with a finite gradient; integers give the default float."""
+    x1 = _float_input(_check_tensor(x1, "pairwise_distance", "x1"), "pairwise_distance")
+    x2 = _float_input(_check_tensor(x2, "pairwise_distance", "x2"), "pairwise_distance")
+    dim = -1 if builtins.max(x1.ndim, x2.ndim) else None  # two 0-d tensors: one number each
+    return _p_distance(x1 - x2 + eps, p, dim, keepdim)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:  # fmt: skip
+    """The p-norm distance between each row of x1 (..., P, M) and each row of x2
+    (..., R, M): (..., P, R), batch dims broadcast. compute_mode is accepted for PyTorch's
+    sake; the distances are always taken from the differences (exact, also where PyTorch
+    would use a matrix product). Gradient 0 at a zero distance, as in PyTorch."""
+    modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+             "donot_use_mm_for_euclid_dist")  # fmt: skip
+    if compute_mode not in modes:
+        raise ValueError(f"cdist: {compute_mode!r} is not a valid value for compute_mode")
+    for name, t in (("x1", x1), ("x2", x2)):
+        if _distance_operand(t, "cdist", name).ndim < 2:
+            raise RuntimeError(f"cdist: only supports at least 2D tensors, {name} got: {t.ndim}D")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(
+            f"cdist: x1 and x2 must have the same dtype, got {x1.dtype} and {x2.dtype}"
+        )
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(
+            f"cdist: x1 and x2 must have the same number of columns, got x1 {tuple(x1.shape)} "
+            f"and x2 {tuple(x2.shape)}"
+        )
+    p = _check_distance_p(p, "cdist")
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, 1, M) - (..., 1, R, M)
+    return _p_distance(diff, p, -1)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distance between every pair of rows i < j of ``input`` (N, M), in the
+    order (0, 1), (0, 2), ..., (1, 2), ...: N (N - 1) / 2 values (the upper triangle of
+    cdist(input, input))."""
+    if _distance_operand(input, "pdist", "input").ndim != 2:
+        raise RuntimeError(f"pdist: only supports 2D tensors, got: {input.ndim}D")
+    p = _check_distance_p(p, "pdist")
+    rows, cols = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
+    return _p_distance(input[rows] - input[cols], p, -1)
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm of input - other (broadcast), over all elements: a 0-d tensor."""
+    diff = _distance_operand(input, "dist", "input") - _distance_operand(other, "dist", "other")
+    return _p_distance(diff, p, None)
+
+
 # ---------------------------------------------------------------- shape
 def _resolve_shape(shape: Sequence, numel: int, op: str) -> tuple:
     shape = whole_numbers(shape, op, "shape")

@@ -315,6 +315,80 @@ def seeded(fn: Callable) -> Callable:
     return run
 
 
+def np_p_norm(d: np.ndarray, p: float, axis: Any = -1) -> np.ndarray:
+    """The p-norm of d along ``axis`` (p=0: the count of nonzeros; p=inf: the largest |d|)."""
+    if p == 0:
+        return (d != 0).sum(axis).astype(d.dtype)
+    if p == np.inf:
+        return np.abs(d).max(axis)
+    return (np.abs(d) ** p).sum(axis) ** (1 / p)
+
+
+def np_gaussian_nll(a, t, var, full=False, eps=1e-6):
+    var = np.maximum(var, eps)
+    return 0.5 * (np.log(var) + (a - t) ** 2 / var) + (0.5 * np.log(2 * np.pi) if full else 0)
+
+
+def np_poisson_nll(a, t, log_input=True, full=False, eps=1e-8):
+    losses = np.exp(a) - t * a if log_input else a - t * np.log(a + eps)
+    if full:
+        safe = np.where(t > 1, t, 1.0)
+        stirling = safe * np.log(safe) - safe + 0.5 * np.log(2 * np.pi * safe)
+        losses = losses + np.where(t > 1, stirling, 0.0)
+    return losses
+
+
+def np_multi_margin(a, y, p=1, margin=1.0, weight=None):
+    """a (N, C), y (N,): per sample, sum over i != y of max(0, margin - a[y] + a[i])^p / C."""
+    n, c = a.shape
+    own = a[np.arange(n), y][:, None]
+    hinge = np.maximum(margin - own + a, 0) ** p
+    if weight is not None:
+        hinge = hinge * weight[y][:, None]
+    hinge[np.arange(n), y] = 0
+    return hinge.sum(1) / c
+
+
+def np_multilabel_margin(a, y):
+    """a (N, C), y (N, C) class lists ended by -1: sum over listed j and unlisted i of
+    max(0, 1 - a[j] + a[i]) / C, one loop per sample."""
+    out = []
+    for row, labels in zip(a.reshape(-1, a.shape[-1]), y.reshape(-1, a.shape[-1])):
+        listed = []
+        for label in labels:
+            if label == -1:
+                break
+            listed.append(label)
+        others = [i for i in range(len(row)) if i not in listed]
+        out.append(sum(max(0.0, 1 - row[j] + row[i]) for j in listed for i in others) / len(row))
+    return np.array(out).reshape(a.shape[:-1])
+
+
+def np_triplet(a, pos, neg, margin=1.0, p=2, eps=1e-6, swap=False):
+    d_pos, d_neg = np_p_norm(a - pos + eps, p), np_p_norm(a - neg + eps, p)
+    if swap:
+        d_neg = np.minimum(d_neg, np_p_norm(pos - neg + eps, p))
+    return np.maximum(margin + d_pos - d_neg, 0)
+
+
+def np_cosine_embedding(a, b, t, margin=0.0):
+    cos = (a * b).sum(-1) / np.sqrt(((a * a).sum(-1) + 1e-12) * ((b * b).sum(-1) + 1e-12))
+    return np.where(t == 1, 1 - cos, 0) + np.where(t == -1, np.maximum(cos - margin, 0), 0)
+
+
+def np_cos(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+    """cosine_similarity: each norm taken as at least 1e-8."""
+    a, b = np.broadcast_arrays(a, b)
+    norms = np.maximum(np.linalg.norm(a, axis=axis), 1e-8) * np.maximum(
+        np.linalg.norm(b, axis=axis), 1e-8
+    )
+    return (a * b).sum(axis) / norms
+
+
+def np_log_sigmoid(a: np.ndarray) -> np.ndarray:
+    return -np.logaddexp(0, -a)
+
+
 # ----------------------------------------------------------------------------- the table
 @dataclass(frozen=True)
 class OpCase:
@@ -1836,6 +1910,260 @@ NN = [
         lambda T, F, a, b: F.mse_loss(a, b),
         (x(2, 3), x(2, 3)),
         lambda a, b: ((a - b) ** 2).mean(),
+    ),
+    C(
+        "poisson_nll_loss",
+        lambda T, F, a, t: F.poisson_nll_loss(a, t),
+        (x(3, 4), pos(3, 4)),
+        lambda a, t: np_poisson_nll(a, t).mean(),
+    ),
+    C(
+        "poisson_nll_loss_rates_full_none",  # targets in [1.5, 6): Stirling's term, away from 1
+        lambda T, F, a, t: F.poisson_nll_loss(
+            a, t * 3, log_input=False, full=True, reduction="none"
+        ),
+        (pos(3, 4), pos(3, 4)),
+        lambda a, t: np_poisson_nll(a, t * 3, log_input=False, full=True),
+    ),
+    C(
+        "gaussian_nll_loss_full",
+        lambda T, F, a, t, v: F.gaussian_nll_loss(a, t, v, full=True),
+        (x(3, 4), x(3, 4), pos(3, 4)),
+        lambda a, t, v: np_gaussian_nll(a, t, v, full=True).mean(),
+    ),
+    C(
+        "gaussian_nll_loss_var_per_row_sum",  # var (3,): one dim fewer, shared along the last
+        lambda T, F, a, t, v: F.gaussian_nll_loss(a, t, v, reduction="sum"),
+        (x(3, 4), x(3, 4), pos(3)),
+        lambda a, t, v: np_gaussian_nll(a, t, v[:, None]).sum(),
+    ),
+    C(
+        "gaussian_nll_loss_var_shared_dim_none",  # var (1, 4): a 1 in one dim
+        lambda T, F, a, t, v: F.gaussian_nll_loss(a, t, v, reduction="none", eps=0.7),
+        (x(3, 4), x(3, 4), pos(1, 4)),
+        lambda a, t, v: np_gaussian_nll(a, t, v, eps=0.7),
+    ),
+    C(
+        "margin_ranking_loss",
+        lambda T, F, a, b, t: F.margin_ranking_loss(a, b, t, margin=0.1),
+        (
+            x(3, 4),
+            x(3, 4),
+            const(
+                [[1.0, -1.0, 1.0, 1.0], [-1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, -1.0]], grad=False
+            ),
+        ),
+        lambda a, b, t: np.maximum(-t * (a - b) + 0.1, 0).mean(),
+    ),
+    C(
+        "margin_ranking_loss_none",
+        lambda T, F, a, b, t: F.margin_ranking_loss(a, b, t, reduction="none"),
+        (x(5), x(5), const([1.0, -1.0, -1.0, 1.0, 1.0], grad=False)),
+        lambda a, b, t: np.maximum(-t * (a - b), 0),
+    ),
+    C(
+        "hinge_embedding_loss",  # margin 0.1: the kink at input 0.1 is away from nz()'s values
+        lambda T, F, a, t: F.hinge_embedding_loss(a, t, margin=0.1, reduction="sum"),
+        (
+            nz(3, 4),
+            const(
+                [[1.0, -1.0, 1.0, 1.0], [-1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, -1.0]], grad=False
+            ),
+        ),
+        lambda a, t: np.where(t == 1, a, np.maximum(0.1 - a, 0)).sum(),
+    ),
+    C(
+        "hinge_embedding_loss_none",
+        lambda T, F, a, t: F.hinge_embedding_loss(a, t, reduction="none"),
+        (pos(4), const([1.0, -1.0, -1.0, 1.0], grad=False)),
+        lambda a, t: np.where(t == 1, a, np.maximum(1 - a, 0)),
+    ),
+    C(
+        "cosine_embedding_loss",
+        lambda T, F, a, b, t: F.cosine_embedding_loss(a, b, t, margin=-0.2),
+        (x(4, 3), x(4, 3), const([1.0, -1.0, -1.0, 1.0], grad=False)),
+        lambda a, b, t: np_cosine_embedding(a, b, t, -0.2).mean(),
+    ),
+    C(
+        "cosine_embedding_loss_unbatched_none",  # (D,) inputs with a 0-d target: a 0-d loss
+        lambda T, F, a, b, t: F.cosine_embedding_loss(a, b, t, reduction="none"),
+        (x(5), x(5), const(1.0, grad=False)),
+        lambda a, b, t: np_cosine_embedding(a, b, t),
+    ),
+    C(
+        "soft_margin_loss",
+        lambda T, F, a, t: F.soft_margin_loss(a, t),
+        (
+            x(3, 4),
+            const(
+                [[1.0, -1.0, 1.0, 1.0], [-1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, -1.0]], grad=False
+            ),
+        ),
+        lambda a, t: np.log1p(np.exp(-t * a)).mean(),
+    ),
+    C(
+        "soft_margin_loss_none",
+        lambda T, F, a, t: F.soft_margin_loss(a, t, reduction="none"),
+        (x(2, 3), const([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], grad=False)),
+        lambda a, t: np.log1p(np.exp(-t * a)),
+    ),
+    C(
+        "multilabel_soft_margin_loss_weight",
+        lambda T, F, a, t, w: F.multilabel_soft_margin_loss(a, t.to(a.dtype), weight=w),
+        (x(3, 4), mask(3, 4), pos(4)),
+        lambda a, t, w: (
+            -(w * (t * np_log_sigmoid(a) + (1 - t) * np_log_sigmoid(-a))).mean(-1)
+        ).mean(),
+    ),
+    C(
+        "multilabel_soft_margin_loss_none",  # float targets
+        lambda T, F, a, t: F.multilabel_soft_margin_loss(a, t, reduction="none"),
+        (x(2, 5), const([[1.0, 0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 0.0, 0.0]], grad=False)),
+        lambda a, t: -(t * np_log_sigmoid(a) + (1 - t) * np_log_sigmoid(-a)).mean(-1),
+    ),
+    C(
+        "multi_margin_loss",  # distinct(): no difference sits on the margin
+        lambda T, F, a, y: F.multi_margin_loss(a, y),
+        (distinct(3, 4), const([0, 3, 1], "int64")),
+        lambda a, y: np_multi_margin(a, y).mean(),
+    ),
+    C(
+        "multi_margin_loss_p2_weight_sum",
+        lambda T, F, a, y, w: F.multi_margin_loss(a, y, p=2, margin=0.5, weight=w, reduction="sum"),
+        (distinct(4, 3), const([2, 0, 0, 1], "int64"), const([0.5, 2.0, 1.5], grad=False)),
+        lambda a, y, w: np_multi_margin(a, y, 2, 0.5, w).sum(),
+    ),
+    C(
+        "multi_margin_loss_unbatched_none",  # (C,) with a 0-d target: a 0-d loss
+        lambda T, F, a, y: F.multi_margin_loss(a, y, margin=2.0, reduction="none"),
+        (distinct(5), const(2, "int64")),
+        lambda a, y: np_multi_margin(a[None], y.reshape(1), margin=2.0).reshape(()),
+    ),
+    C(
+        "multilabel_margin_loss",  # each row's classes end at the first -1
+        lambda T, F, a, y: F.multilabel_margin_loss(a, y),
+        (distinct(3, 4), const([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 2, 0, 0]], "int64")),
+        lambda a, y: np_multilabel_margin(a, y).mean(),
+    ),
+    C(
+        "multilabel_margin_loss_unbatched_none",
+        lambda T, F, a, y: F.multilabel_margin_loss(a, y, reduction="none"),
+        (distinct(5), const([4, 1, -1, 0, 0], "int64")),
+        np_multilabel_margin,
+    ),
+    C(
+        "triplet_margin_loss",
+        lambda T, F, a, p, n: F.triplet_margin_loss(a, p, n),
+        (x(4, 3), x(4, 3), x(4, 3)),
+        lambda a, p, n: np_triplet(a, p, n).mean(),
+    ),
+    C(
+        "triplet_margin_loss_p1_swap_none",
+        lambda T, F, a, p, n: F.triplet_margin_loss(
+            a, p, n, margin=2.0, p=1, eps=1e-3, swap=True, reduction="none"
+        ),
+        (x(5, 3), x(5, 3), x(5, 3)),
+        lambda a, p, n: np_triplet(a, p, n, 2.0, 1, 1e-3, swap=True),
+    ),
+    C(
+        "triplet_margin_with_distance_loss",
+        lambda T, F, a, p, n: F.triplet_margin_with_distance_loss(a, p, n, margin=1.5),
+        (x(4, 3), x(4, 3), x(4, 3)),
+        lambda a, p, n: np_triplet(a, p, n, 1.5).mean(),
+    ),
+    C(
+        "triplet_margin_with_cosine_distance_swap_sum",
+        lambda T, F, a, p, n: F.triplet_margin_with_distance_loss(
+            a,
+            p,
+            n,
+            distance_function=lambda u, v: 1 - F.cosine_similarity(u, v),
+            margin=0.8,
+            swap=True,
+            reduction="sum",
+        ),
+        (x(4, 3), x(4, 3), x(4, 3)),
+        lambda a, p, n: np.maximum(
+            0.8 + (1 - np_cos(a, p)) - np.minimum(1 - np_cos(a, n), 1 - np_cos(p, n)), 0
+        ).sum(),
+    ),
+    C(
+        "pairwise_distance",
+        lambda T, F, a, b: F.pairwise_distance(a, b),
+        (x(3, 4), x(3, 4)),
+        lambda a, b: np_p_norm(a - b + 1e-6, 2),
+    ),
+    C(
+        "pairwise_distance_p1_broadcast_keepdim",
+        lambda T, F, a, b: T.pairwise_distance(a, b, p=1.0, eps=0.01, keepdim=True),
+        (x(2, 3, 4), x(4)),
+        lambda a, b: np_p_norm(a - b + 0.01, 1)[..., None],
+    ),
+    C(
+        "pairwise_distance_p3_1d",  # (D,) and (D,): a 0-d distance
+        lambda T, F, a, b: F.pairwise_distance(a, b, 3),
+        (x(5), x(5)),
+        lambda a, b: np_p_norm(a - b + 1e-6, 3),
+    ),
+    C(
+        "cdist",
+        lambda T, F, a, b: T.cdist(a, b),
+        (x(4, 3), x(5, 3)),
+        lambda a, b: np_p_norm(a[:, None] - b[None], 2),
+    ),
+    C(
+        "cdist_batched_broadcast_p1",
+        lambda T, F, a, b: T.cdist(a, b, p=1.0),
+        (x(2, 3, 4), x(1, 5, 4)),
+        lambda a, b: np_p_norm(a[..., :, None, :] - b[..., None, :, :], 1),
+    ),
+    C(
+        "cdist_p_inf",
+        lambda T, F, a, b: T.cdist(a, b, p=float("inf")),
+        (x(3, 2), x(4, 2)),
+        lambda a, b: np_p_norm(a[:, None] - b[None], np.inf),
+    ),
+    C(
+        "cdist_p0_counts",  # the number of coordinates that differ; gradient 0
+        lambda T, F, a, b: T.cdist(a, b, p=0),
+        (x(3, 2), x(4, 2)),
+        lambda a, b: np_p_norm(a[:, None] - b[None], 0),
+    ),
+    C(
+        "cdist_p3_no_mm",
+        lambda T, F, a, b: T.cdist(a, b, 3, compute_mode="donot_use_mm_for_euclid_dist"),
+        (x(3, 2), x(2, 2)),
+        lambda a, b: np_p_norm(a[:, None] - b[None], 3),
+    ),
+    C(
+        "pdist",
+        lambda T, F, a: T.pdist(a),
+        (x(4, 3),),
+        lambda a: np_p_norm(a[np.triu_indices(4, 1)[0]] - a[np.triu_indices(4, 1)[1]], 2),
+    ),
+    C(
+        "pdist_p1_functional",
+        lambda T, F, a: F.pdist(a, p=1),
+        (x(5, 2),),
+        lambda a: np_p_norm(a[np.triu_indices(5, 1)[0]] - a[np.triu_indices(5, 1)[1]], 1),
+    ),
+    C(
+        "dist",
+        lambda T, F, a, b: T.dist(a, b),
+        (x(3, 4), x(4)),
+        lambda a, b: np_p_norm((a - b).ravel(), 2),
+    ),
+    C(
+        "dist_p3_method",
+        lambda T, F, a, b: a.dist(b, 3),
+        (x(2, 3), x(2, 3)),
+        lambda a, b: np_p_norm((a - b).ravel(), 3),
+    ),
+    C(
+        "cosine_similarity_torch_namespace",
+        lambda T, F, a, b: T.cosine_similarity(a, b, dim=0),
+        (x(3, 4), x(3, 1)),
+        lambda a, b: np_cos(a, b, 0),
     ),
     C(
         "layer_norm_affine",

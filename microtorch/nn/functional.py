@@ -15,6 +15,8 @@ from .. import functional as _functional
 from .. import random as _random
 from .._tensor import Tensor
 from .._warn import warn_user
+from ..factories import arange as _arange
+from ..factories import full_like as _full_like
 from ..factories import whole_numbers
 from ..functional import (  # noqa: F401  (re-exported under F.*)
     _check_broadcast,
@@ -24,6 +26,8 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
     gelu,
     hardshrink,
     log_softmax,
+    pairwise_distance,
+    pdist,
     prelu,
     sigmoid,
     softmax,
@@ -704,6 +708,296 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if reduction_kind == "batchmean":
         return losses.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(losses, reduction_kind)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:  # fmt: skip
+    """Negative log-likelihood of a Poisson distribution with rate exp(input)
+    (``log_input=True``: exp(input) - target * input) or rate input (input - target *
+    log(input + eps)). ``full`` adds Stirling's approximation of log(target!),
+    target log target - target + 0.5 log(2 pi target), where target > 1."""
+    reduction = _reduction(size_average, reduce, reduction, "poisson_nll_loss")
+    _check_tensor(input, "poisson_nll_loss")
+    _check_tensor(target, "poisson_nll_loss", "target")
+    if log_input:
+        losses = input.exp() - target * input
+    else:
+        losses = input - target * (input + eps).log()
+    if full:  # computed on target > 1 only (a 1 elsewhere keeps log(0) out of the graph)
+        big = target > 1
+        t = _functional.where(big, target, 1.0)
+        stirling = t * t.log() - t + 0.5 * (2 * math.pi * t).log()
+        losses = losses + _functional.where(big, stirling, 0.0)
+    return _reduce(losses, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:  # fmt: skip
+    """Negative log-likelihood of target under a Gaussian of mean ``input`` and variance
+    ``var``: 0.5 (log var + (input - target)^2 / var) (+ 0.5 log(2 pi) with ``full``). var
+    has input's shape, or one dim fewer, or a 1 in one dim (one variance shared along it), or
+    is a float. var is clamped at eps for the value only: the gradient passes as if it were
+    not, as in PyTorch."""
+    _check_tensor(input, "gaussian_nll_loss")
+    _check_tensor(target, "gaussian_nll_loss", "target")
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("gaussian_nll_loss: var has negative entry/entries")
+        var = _full_like(input, float(var))
+    else:
+        negative = (_check_tensor(var, "gaussian_nll_loss", "var").array < 0).any()
+        why = "gaussian_nll_loss: var has negative entry/entries"
+        if backend.xp_of(var.array).__name__ == "numpy":
+            if negative:
+                raise ValueError(why)
+        else:  # on a GPU: checked at the next sync, without making the host wait here
+            backend.check_on_device(negative, why)
+    in_shape, var_shape = tuple(input.shape), tuple(var.shape)
+    if var_shape != in_shape:
+        mismatched = [v for i, v in zip(in_shape, var_shape) if i != v]
+        if in_shape[:-1] == var_shape:  # one variance per row: broadcast along the last dim
+            var = var.unsqueeze(-1)
+        elif not (len(var_shape) == len(in_shape) and builtins.sum(mismatched) == 1):
+            raise ValueError(
+                f"gaussian_nll_loss: var of shape {var_shape} is of incorrect size for input "
+                f"{in_shape}: give it input's shape, input's without the last dim, or a 1 in "
+                "one dim"
+            )
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"gaussian_nll_loss: {reduction} is not valid")
+    var = var + (var.clamp(min=eps) - var).detach()  # the clamped value, var's gradient
+    losses = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        losses = losses + 0.5 * math.log(2 * math.pi)
+    return _reduce(losses, reduction)
+
+
+def _check_same_ndim(op: str, **tensors: Tensor) -> None:
+    """PyTorch's ranking and triplet losses want tensors of one number of dims."""
+    for name, t in tensors.items():
+        _check_tensor(t, op, name)
+    if len({t.ndim for t in tensors.values()}) > 1:
+        dims = ", ".join(f"{name} {t.ndim}D" for name, t in tensors.items())
+        raise RuntimeError(
+            f"{op}: the tensors are expected to have the same number of dimensions, got {dims}"
+        )
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:  # fmt: skip
+    """max(0, -target * (input1 - input2) + margin) with target 1 (input1 should rank
+    higher) or -1; at the kink (0) the gradient passes, as in PyTorch."""
+    reduction = _reduction(size_average, reduce, reduction, "margin_ranking_loss")
+    _check_same_ndim("margin_ranking_loss", input1=input1, input2=input2, target=target)
+    # a float margin, as in PyTorch: integer inputs give a float loss
+    return _reduce((-target * (input1 - input2) + float(margin)).clamp(min=0), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Tensor:  # fmt: skip
+    """input where target is 1, max(0, margin - input) where target is -1 (``input`` is
+    usually a distance). As in PyTorch, a target that is neither counts both terms."""
+    reduction = _reduction(size_average, reduce, reduction, "hinge_embedding_loss")
+    _check_tensor(input, "hinge_embedding_loss")
+    _check_tensor(target, "hinge_embedding_loss", "target")
+    below_margin = _functional.where(target != 1, (margin - input).clamp(min=0), 0.0)
+    return _reduce(below_margin + _functional.where(target != -1, input, 0.0), reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: Any = None, reduce: Any = None,
+                          reduction: str = "mean") -> Tensor:  # fmt: skip
+    """With cos the cosine similarity of input1 and input2 along their last dim: 1 - cos
+    where target is 1, max(0, cos - margin) where target is -1. Inputs (N, D) with a target
+    (N,), or (D,) with a 0-d target. As in PyTorch, each squared length gets 1e-12."""
+    reduction = _reduction(size_average, reduce, reduction, "cosine_embedding_loss")
+    for name, t in (("input1", input1), ("input2", input2), ("target", target)):
+        _check_tensor(t, "cosine_embedding_loss", name)
+    if target.ndim > 1 or input1.ndim != target.ndim + 1 or input2.ndim != target.ndim + 1:
+        raise RuntimeError(
+            f"cosine_embedding_loss: expects inputs (N, D) with a target (N,), or (D,) with a "
+            f"0-d target, got {tuple(input1.shape)}, {tuple(input2.shape)} and target "
+            f"{tuple(target.shape)}"
+        )
+    dim = target.ndim
+    squares1 = (input1 * input1).sum(dim) + 1e-12
+    squares2 = (input2 * input2).sum(dim) + 1e-12
+    cos = (input1 * input2).sum(dim) / (squares1 * squares2).sqrt()
+    similar = _functional.where(target == 1, 1 - cos, 0.0)
+    dissimilar = _functional.where(target == -1, (cos - margin).clamp(min=0), 0.0)
+    return _reduce(similar + dissimilar, reduction)
+
+
+def _check_target_fits(input: Tensor, target: Tensor, op: str) -> None:
+    """The target must broadcast to input's own shape (the loss has input's shape)."""
+    _check_broadcast(tuple(input.shape), tuple(target.shape), op)
+    if len(target.shape) > len(input.shape) or any(
+        t != 1 and i == 1 for i, t in zip(reversed(input.shape), reversed(target.shape))
+    ):
+        raise RuntimeError(
+            f"{op}: target of shape {tuple(target.shape)} does not broadcast to input's shape "
+            f"{tuple(input.shape)}"
+        )
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:  # fmt: skip
+    """log(1 + exp(-target * input)) for targets 1 or -1: a smooth two-class hinge."""
+    reduction = _reduction(size_average, reduce, reduction, "soft_margin_loss")
+    _check_tensor(input, "soft_margin_loss")
+    _check_tensor(target, "soft_margin_loss", "target")
+    _check_target_fits(input, target, "soft_margin_loss")
+    return _reduce(_functional.log1p((-target * input).exp()), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average: Any = None, reduce: Any = None,
+                                reduction: str = "mean") -> Tensor:  # fmt: skip
+    """Binary cross-entropy of the logits ``input`` (N, C) against 0/1 targets, averaged
+    over the C classes (last dim) of each sample; ``weight`` (C,) weighs each class."""
+    reduction = _reduction(size_average, reduce, reduction, "multilabel_soft_margin_loss")
+    _check_tensor(input, "multilabel_soft_margin_loss")
+    _check_tensor(target, "multilabel_soft_margin_loss", "target")
+    if input.ndim == 0:
+        raise IndexError("multilabel_soft_margin_loss: input needs a dim of classes, got 0-d")
+    losses = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        losses = losses * weight
+    return _reduce(losses.sum(-1) / input.shape[-1], reduction)
+
+
+def _class_rows(input: Tensor, target: Tensor, op: str) -> tuple:
+    """(rows (N, C), class ids (N,)) for the margin losses: input (N, C) with target (N,),
+    or (C,) with a target of one element."""
+    _floating_only(input, op)
+    _check_tensor(target, op, "target")
+    if input.ndim not in (1, 2) or input.shape[-1] == 0:
+        raise RuntimeError(
+            f"{op}: expected a non-empty vector or matrix (N, C) input, got shape "
+            f"{tuple(input.shape)}"
+        )
+    if target.array.dtype.kind not in "iu":
+        raise RuntimeError(f"{op}: expected target of class indices with dtype long, got {target.dtype}")  # fmt: skip
+    rows = input.reshape(-1, input.shape[-1])
+    if target.ndim > 1 or target.numel() != rows.shape[0]:
+        raise RuntimeError(
+            f"{op}: inconsistent target size, expected {rows.shape[0]} class ids for input "
+            f"{tuple(input.shape)}, got target shape {tuple(target.shape)}"
+        )
+    _check_class_ids(op, target.array, rows.shape[1])
+    return rows, target.reshape(-1)
+
+
+def _check_class_ids(op: str, ids: Any, num_classes: int) -> None:
+    """Class ids outside 0..num_classes-1 are a RuntimeError for the margin losses, as in
+    PyTorch (an IndexError for cross_entropy)."""
+    try:
+        _check_index_range(op, ids, num_classes, f"{num_classes} classes", None)
+    except IndexError as error:
+        raise RuntimeError(str(error)) from None
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, size_average: Any = None,
+                      reduce: Any = None, reduction: str = "mean") -> Tensor:  # fmt: skip
+    """Multi-class hinge: for each sample, the sum over the classes i other than its class
+    y of max(0, margin - x[y] + x[i])^p, divided by the number of classes C; ``weight`` (C,)
+    scales each sample by weight[y]. At the kink the gradient is 0, as in PyTorch."""
+    reduction = _reduction(size_average, reduce, reduction, "multi_margin_loss")
+    if p not in (1, 2):
+        raise ValueError(f"multi_margin_loss: only p == 1 and p == 2 supported, got p={p}")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError(f"multi_margin_loss: weight must be one-dimensional, got shape {tuple(weight.shape)}")  # fmt: skip
+    if weight is not None and weight.requires_grad:  # PyTorch has no gradient for it either
+        raise RuntimeError("multi_margin_loss: a weight that requires grad is not supported")
+    rows, classes = _class_rows(input, target, "multi_margin_loss")
+    num_classes = rows.shape[1]
+    own = classes.unsqueeze(1)
+    hinge = relu(margin - _functional.gather(rows, 1, own) + rows)  # relu: gradient 0 at 0
+    if p == 2:
+        hinge = hinge * hinge
+    if weight is not None:
+        hinge = hinge * weight[classes].unsqueeze(1)
+    others = own != _arange(num_classes, device=rows.device)  # not the own class
+    losses = _functional.where(others, hinge, 0.0).sum(1) / num_classes
+    out_shape = tuple(target.shape) if input.ndim == 1 else (rows.shape[0],)
+    return _reduce(losses.reshape(out_shape), reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
+                           reduce: Any = None, reduction: str = "mean") -> Tensor:  # fmt: skip
+    """Multi-label hinge: target (C,) or (N, C) lists each sample's classes, ended by the
+    first -1; the loss is the sum over its classes j and the other classes i of
+    max(0, 1 - (x[j] - x[i])), divided by C. At the kink the gradient is 0, as in PyTorch."""
+    op = "multilabel_margin_loss"
+    reduction = _reduction(size_average, reduce, reduction, op)
+    _floating_only(input, op)
+    _check_tensor(target, op, "target")
+    if input.ndim not in (1, 2) or input.shape[-1] == 0 or target.shape != input.shape:
+        raise RuntimeError(
+            f"{op}: expected a non-empty vector or matrix (N, C) input and a target of the "
+            f"same shape, got input {tuple(input.shape)} and target {tuple(target.shape)}"
+        )
+    if target.dtype is not _dtypes.int64:
+        raise RuntimeError(f"{op}: expected target of class indices with dtype long, got {target.dtype}")  # fmt: skip
+    rows, labels = input.reshape(-1, input.shape[-1]), target.array.reshape(-1, input.shape[-1])
+    num_classes = rows.shape[1]
+    xp = backend.xp_of(labels)
+    listed = xp.cumprod(labels != -1, axis=1).astype(bool)  # (N, C): before the first -1
+    safe = xp.where(listed, labels, 0)  # the unlisted entries (from the first -1 on) as 0
+    _check_class_ids(op, safe, num_classes)
+    # is_label[n, i]: class i is among sample n's classes
+    is_label = ((safe[:, :, None] == xp.arange(num_classes)) & listed[:, :, None]).any(1)
+    picked = _functional.gather(rows, 1, Tensor._make(safe))  # (N, C): x[j] for each listed j
+    hinge = relu(1 - picked.unsqueeze(2) + rows.unsqueeze(1))  # (N, j, i)
+    counted = Tensor._make(listed[:, :, None] & ~is_label[:, None, :])
+    losses = _functional.where(counted, hinge, 0.0).sum((1, 2)) / num_classes
+    return _reduce(losses.reshape(tuple(input.shape[:-1])), reduction)
+
+
+def _triplet_loss(anchor: Tensor, positive: Tensor, negative: Tensor, distance: Any,
+                  margin: float, swap: bool, reduction: str) -> Tensor:  # fmt: skip
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)); with ``swap``, the
+    negative's distance is the smaller of d(anchor, negative) and d(positive, negative)."""
+    to_negative = distance(anchor, negative)
+    if swap:
+        to_negative = _functional.minimum(to_negative, distance(positive, negative))
+    return _reduce((margin + distance(anchor, positive) - to_negative).clamp(min=0), reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False,
+                        size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:  # fmt: skip
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with d the
+    pairwise_distance of order p (eps added to the difference); ``swap`` measures the
+    negative from whichever of anchor and positive is closer. The gradient passes at 0."""
+    reduction = _reduction(size_average, reduce, reduction, "triplet_margin_loss")
+    _check_same_ndim("triplet_margin_loss", anchor=anchor, positive=positive, negative=negative)
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_loss: margin must be greater than 0, got {margin}")
+
+    def distance(a: Tensor, b: Tensor) -> Tensor:
+        return pairwise_distance(a, b, p, eps)
+
+    return _triplet_loss(anchor, positive, negative, distance, margin, swap, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Any = None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = "mean") -> Tensor:  # fmt: skip
+    """triplet_margin_loss with any ``distance_function(x1, x2)`` (default:
+    pairwise_distance)."""
+    op = "triplet_margin_with_distance_loss"
+    reduction = _reduction(None, None, reduction, op)
+    if margin <= 0:
+        raise ValueError(f"{op}: margin must be greater than 0, got {margin}")
+    _check_same_ndim(op, anchor=anchor, positive=positive, negative=negative)
+    distance = pairwise_distance if distance_function is None else distance_function
+    return _triplet_loss(anchor, positive, negative, distance, margin, swap, reduction)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

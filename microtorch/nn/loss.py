@@ -1,7 +1,10 @@
 """Loss modules: wrappers over nn.functional's losses, with PyTorch's arguments in
-PyTorch's order. Class targets: ``CrossEntropyLoss``, ``NLLLoss``; regression: ``MSELoss``,
-``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``; binary targets: ``BCELoss``,
-``BCEWithLogitsLoss``; distributions: ``KLDivLoss``."""
+PyTorch's order. Class targets: ``CrossEntropyLoss``, ``NLLLoss``, ``MultiMarginLoss``,
+``MultiLabelMarginLoss``, ``MultiLabelSoftMarginLoss``; regression: ``MSELoss``,
+``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``, ``PoissonNLLLoss``, ``GaussianNLLLoss``; binary
+targets: ``BCELoss``, ``BCEWithLogitsLoss``, ``SoftMarginLoss``; distributions:
+``KLDivLoss``; embeddings and rankings: ``MarginRankingLoss``, ``HingeEmbeddingLoss``,
+``CosineEmbeddingLoss``, ``TripletMarginLoss``, ``TripletMarginWithDistanceLoss``."""
 
 from __future__ import annotations
 
@@ -141,3 +144,171 @@ class KLDivLoss(Module):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class PoissonNLLLoss(Module):
+    """Negative log-likelihood of a Poisson target; see F.poisson_nll_loss."""
+
+    def __init__(self, log_input: bool = True, full: bool = False, size_average: Any = None,
+                 eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.log_input, self.full, self.eps = log_input, full, eps
+        self.reduction = F._reduction(size_average, reduce, reduction, "PoissonNLLLoss")
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
+                                  eps=self.eps, reduction=self.reduction)  # fmt: skip
+
+
+class GaussianNLLLoss(Module):
+    """Negative log-likelihood of a Gaussian target with predicted mean and variance; see
+    F.gaussian_nll_loss."""
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__()
+        self.full, self.eps = full, eps
+        self.reduction = F._reduction(None, None, reduction, "GaussianNLLLoss")
+
+    def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)  # fmt: skip
+
+
+class MarginRankingLoss(Module):
+    """max(0, -target (input1 - input2) + margin); see F.margin_ranking_loss."""
+
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.margin = margin
+        self.reduction = F._reduction(size_average, reduce, reduction, "MarginRankingLoss")
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)  # fmt: skip
+
+
+class HingeEmbeddingLoss(Module):
+    """input for target 1, max(0, margin - input) for -1; see F.hinge_embedding_loss."""
+
+    def __init__(self, margin: float = 1.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.margin = margin
+        self.reduction = F._reduction(size_average, reduce, reduction, "HingeEmbeddingLoss")
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(Module):
+    """1 - cos for target 1, max(0, cos - margin) for -1; see F.cosine_embedding_loss."""
+
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.margin = margin
+        self.reduction = F._reduction(size_average, reduce, reduction, "CosineEmbeddingLoss")
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                       reduction=self.reduction)  # fmt: skip
+
+
+class SoftMarginLoss(Module):
+    """log(1 + exp(-target * input)); see F.soft_margin_loss."""
+
+    def __init__(self, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.reduction = F._reduction(size_average, reduce, reduction, "SoftMarginLoss")
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(Module):
+    """Per-class binary cross-entropy of logits, averaged over the classes; see
+    F.multilabel_soft_margin_loss."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.register_buffer("weight", weight)
+        self.reduction = F._reduction(size_average, reduce, reduction, "MultiLabelSoftMarginLoss")
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
+                                             reduction=self.reduction)  # fmt: skip
+
+
+class MultiMarginLoss(Module):
+    """Multi-class hinge loss; see F.multi_margin_loss."""
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                 size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        if p not in (1, 2):
+            raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got p={p}")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError("MultiMarginLoss: weight must be one-dimensional (one per class)")
+        self.p, self.margin = p, margin
+        self.register_buffer("weight", weight)
+        self.reduction = F._reduction(size_average, reduce, reduction, "MultiMarginLoss")
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)  # fmt: skip
+
+
+class MultiLabelMarginLoss(Module):
+    """Multi-label hinge loss with -1-terminated class lists; see F.multilabel_margin_loss."""
+
+    def __init__(self, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.reduction = F._reduction(size_average, reduce, reduction, "MultiLabelMarginLoss")
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginLoss(Module):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with the p-norm
+    pairwise distance; see F.triplet_margin_loss."""
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                 swap: bool = False, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: margin must be greater than 0, got {margin}")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+        self.reduction = F._reduction(size_average, reduce, reduction, "TripletMarginLoss")
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                     eps=self.eps, swap=self.swap,
+                                     reduction=self.reduction)  # fmt: skip
+
+
+class TripletMarginWithDistanceLoss(Module):
+    """The triplet loss with any distance function; see F.triplet_margin_with_distance_loss."""
+
+    def __init__(self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginWithDistanceLoss: margin must be greater than 0, got {margin}"
+            )
+        self.distance_function = distance_function
+        self.margin, self.swap = margin, swap
+        self.reduction = F._reduction(None, None, reduction, "TripletMarginWithDistanceLoss")
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction,
+        )  # fmt: skip

@@ -22,6 +22,14 @@ def _params_with_grads(device: str = "cpu", scale: float = 1.0) -> tuple[list, l
     return params, grads
 
 
+def _torch_params_with(pt: object, grads: list) -> list:
+    """PyTorch parameters holding copies of ``grads``."""
+    tparams = [pt.zeros(g.shape, requires_grad=True) for g in grads]
+    for tp, g in zip(tparams, grads):
+        tp.grad = pt.from_numpy(g.copy())
+    return tparams
+
+
 def test_clip_grad_norm_scales_all_gradients_together(device: str) -> None:
     params, grads = _params_with_grads(device)
     total = math.sqrt(sum(float((g.astype(np.float64) ** 2).sum()) for g in grads))
@@ -94,9 +102,7 @@ def test_clip_grad_norm_other_norms_and_edge_cases() -> None:
 def test_clip_grad_norm_matches_pytorch() -> None:
     pt = pytest.importorskip("torch")
     params, grads = _params_with_grads(scale=3.0)
-    tparams = [pt.zeros(g.shape, requires_grad=True) for g in grads]
-    for tp, g in zip(tparams, grads):
-        tp.grad = pt.from_numpy(g.copy())
+    tparams = _torch_params_with(pt, grads)
     params[1].grad.zero_()  # (a gradient of zeros: the "0-norm" counts the others)
     tparams[1].grad.zero_()
     for norm_type in (2.0, math.inf, 0.0, 3.0):
@@ -112,3 +118,52 @@ def test_clip_grad_value(device: str) -> None:
     nn.utils.clip_grad_value_(params, 0.5)
     for p, g in zip(params, grads):
         np.testing.assert_array_equal(p.grad.cpu().numpy(), np.clip(g, -0.5, 0.5))
+
+
+def test_get_total_norm_and_clip_grads_with_norm_are_clip_grad_norm_in_two_steps(
+    device: str,
+) -> None:
+    params, grads = _params_with_grads(device, scale=2.0)
+    total = nn.utils.get_total_norm([p.grad for p in params], norm_type=3.0)
+    expected = sum(float((np.abs(g.astype(np.float64)) ** 3).sum()) for g in grads) ** (1 / 3)
+    assert total.ndim == 0 and total.item() == pytest.approx(expected, rel=1e-6)
+    assert nn.utils.clip_grads_with_norm_(params, 1.0, total) is None
+    for p, g in zip(params, grads):
+        np.testing.assert_allclose(p.grad.cpu().numpy(), g / (total.item() + 1e-6), rtol=1e-5)
+    # a single tensor, an empty list, and a None gradient left out
+    assert nn.utils.get_total_norm(torch.tensor([3.0, 4.0], device=device)).item() == 5.0
+    assert nn.utils.get_total_norm([]).item() == 0.0
+    assert nn.utils.get_total_norm([None, torch.tensor([1.0, 0.0])]).item() == 1.0
+
+
+def test_clip_grad_norm_without_underscore_is_deprecated_as_in_pytorch() -> None:
+    params, grads = _params_with_grads(scale=3.0)
+    with pytest.warns(
+        FutureWarning, match="deprecated in favor of `torch.nn.utils.clip_grad_norm_`"
+    ):
+        norm = nn.utils.clip_grad_norm(params, 1.0)
+    total = math.sqrt(sum(float((g.astype(np.float64) ** 2).sum()) for g in grads))
+    assert norm.item() == pytest.approx(total, rel=1e-6)
+    clipped = math.sqrt(sum(float((p.grad.numpy().astype(np.float64) ** 2).sum()) for p in params))
+    assert clipped == pytest.approx(1.0, rel=1e-5)
+
+
+def test_clip_grad_norm_takes_a_generator_of_parameters() -> None:
+    """Walked once for the norm and once to scale: a generator must not run dry."""
+    params, grads = _params_with_grads(scale=3.0)
+    nn.utils.clip_grad_norm_((p for p in params), 1.0)
+    assert not np.allclose(params[0].grad.numpy(), grads[0])
+
+
+def test_two_step_clipping_matches_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    params, grads = _params_with_grads(scale=3.0)
+    tparams = _torch_params_with(pt, grads)
+    for norm_type in (2.0, 1.0, math.inf):
+        ours = nn.utils.get_total_norm([p.grad for p in params], norm_type)
+        theirs = pt.nn.utils.get_total_norm([tp.grad for tp in tparams], norm_type)
+        assert ours.item() == pytest.approx(theirs.item(), rel=1e-6)
+    nn.utils.clip_grads_with_norm_(params, 0.5, ours)
+    pt.nn.utils.clip_grads_with_norm_(tparams, 0.5, theirs)
+    for p, tp in zip(params, tparams):
+        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-6, atol=1e-7)

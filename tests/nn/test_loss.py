@@ -151,3 +151,242 @@ def test_losses_match_pytorch() -> None:
         assert ours == pytest.approx(theirs, rel=1e-10), name
         np.testing.assert_allclose(gx, tx, rtol=1e-9, atol=1e-12, err_msg=name)
         np.testing.assert_allclose(gy, ty, rtol=1e-9, atol=1e-12, err_msg=name)
+
+
+# ----------------------------------------------------------------------------- the ranking,
+# margin and likelihood losses: modules, reductions, errors, and PyTorch at the kinks
+S = np.where(RNG.random((3, 4)) < 0.5, -1.0, 1.0)  # targets of 1 and -1
+LABELS = np.array([[3, 0, -1, 1], [0, 1, 2, 3], [-1, 0, 0, 0]])
+
+
+def _module_calls(lib: object) -> list:
+    """(module, inputs) pairs: each loss module with options, on the same arrays."""
+    nn_, f64 = lib.nn, (lambda a: lib.tensor(a, dtype=lib.float64))
+    x, y, s = f64(X), f64(Y), f64(S)
+    return [
+        (nn_.PoissonNLLLoss(log_input=False, full=True), (f64(P), f64(T * 3))),
+        (nn_.GaussianNLLLoss(full=True, eps=0.1, reduction="sum"), (x, y, f64(T[:, 0]))),
+        (nn_.MarginRankingLoss(margin=0.2, reduction="none"), (x, y, s)),
+        (nn_.HingeEmbeddingLoss(margin=0.5), (x, s)),
+        (nn_.CosineEmbeddingLoss(margin=0.1, reduction="sum"), (x, y, s[:, 0])),
+        (nn_.SoftMarginLoss(reduction="none"), (x, s)),
+        (nn_.MultiLabelSoftMarginLoss(weight=f64(T[0])), (x, f64(S > 0))),
+        (nn_.MultiMarginLoss(p=2, margin=0.5, weight=f64(T[0])), (x, lib.tensor([0, 3, 1]))),
+        (nn_.MultiLabelMarginLoss(reduction="none"), (x, lib.tensor(LABELS))),
+        (nn_.TripletMarginLoss(margin=0.5, p=1, swap=True), (x, y, f64(P))),
+        (
+            nn_.TripletMarginWithDistanceLoss(
+                distance_function=nn_.PairwiseDistance(p=3), margin=2.0, reduction="sum"
+            ),
+            (x, y, f64(P)),
+        ),  # fmt: skip
+    ]
+
+
+def test_new_loss_modules_match_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    for (ours, ours_in), (theirs, theirs_in) in zip(_module_calls(microtorch), _module_calls(pt)):
+        name = type(ours).__name__
+        assert name == type(theirs).__name__
+        first, first_t = ours_in[0].requires_grad_(), theirs_in[0].requires_grad_()
+        out, expected = ours(*ours_in), theirs(*theirs_in)
+        np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12, err_msg=name)  # fmt: skip
+        out.sum().backward()
+        expected.sum().backward()
+        np.testing.assert_allclose(first.grad.numpy(), first_t.grad.numpy(), rtol=1e-9,
+                                   atol=1e-12, err_msg=name)  # fmt: skip
+
+
+def test_new_losses_reduce_as_asked_and_take_the_deprecated_flags() -> None:
+    x, y, s = _t(X), _t(Y), _t(S)
+    per_element = F.margin_ranking_loss(x, y, s, reduction="none")
+    assert tuple(per_element.shape) == (3, 4)
+    assert F.margin_ranking_loss(x, y, s).item() == pytest.approx(per_element.mean().item())
+    assert F.margin_ranking_loss(x, y, s, reduction="sum").item() == pytest.approx(
+        per_element.sum().item()
+    )
+    with pytest.warns(UserWarning, match="use reduction='sum'"):
+        summed = F.soft_margin_loss(x, s, size_average=False)
+    assert summed.item() == pytest.approx(np.log1p(np.exp(-S * X)).sum())
+    with pytest.warns(UserWarning, match="use reduction='none'"):
+        assert tuple(nn.HingeEmbeddingLoss(reduce=False)(x, s).shape) == (3, 4)
+    # one loss per sample for the class losses, a 0-d one for an unbatched sample
+    assert tuple(F.multi_margin_loss(x, microtorch.tensor([0, 1, 2]), reduction="none").shape) == (
+        3,
+    )
+    assert F.multi_margin_loss(x[0], microtorch.tensor(1), reduction="none").shape == ()
+    assert tuple(
+        F.multilabel_margin_loss(x, microtorch.tensor(LABELS), reduction="none").shape
+    ) == (3,)
+    assert tuple(F.multilabel_soft_margin_loss(x, _t(S > 0), reduction="none").shape) == (3,)
+    assert tuple(F.cosine_embedding_loss(x, y, s[:, 0], reduction="none").shape) == (3,)
+    assert tuple(F.triplet_margin_loss(x, y, _t(P), reduction="none").shape) == (3,)
+    ints = microtorch.tensor([1, 2, 3]), microtorch.tensor([3, 2, 1]), microtorch.tensor([1, -1, 1])
+    ranked = F.margin_ranking_loss(*ints)  # a float margin: a float loss, as in PyTorch
+    assert ranked.dtype is microtorch.float32 and ranked.item() == pytest.approx(2 / 3)
+    for fn, args in ((F.poisson_nll_loss, (x, _t(T))), (F.margin_ranking_loss, (x, y, s))):
+        with pytest.raises(ValueError, match="reduction must be"):
+            fn(*args, reduction="batchmean")
+
+
+def test_gaussian_nll_loss_variance_shapes_clamp_and_errors() -> None:
+    pt = pytest.importorskip("torch")
+    var = np.array([[0.5, 1e-9, 2.0, 1.0], [1.0, 1.0, 0.3, 0.0], [2.0, 2.0, 2.0, 2.0]])
+    for v in (var, var[:, 0], var[:, :1], var[:1], 0.25):  # full, a dim fewer, a 1 in one dim
+        results = []
+        for lib in (microtorch, pt):
+            x = lib.tensor(X, requires_grad=True)
+            vt = lib.tensor(v, requires_grad=True) if isinstance(v, np.ndarray) else v
+            out = lib.nn.functional.gaussian_nll_loss(x, lib.tensor(Y), vt, eps=1e-3)
+            out.backward()
+            var_grad = vt.grad.numpy() if isinstance(v, np.ndarray) else None
+            results.append((out.item(), x.grad.numpy(), var_grad))
+        (ours, gx, gv), (theirs, tx, tv) = results
+        assert ours == pytest.approx(theirs, rel=1e-10)
+        np.testing.assert_allclose(gx, tx, rtol=1e-9)
+        if gv is not None:  # below eps the value is clamped, the gradient is not: as there
+            np.testing.assert_allclose(gv, tv, rtol=1e-9)
+    with pytest.raises(ValueError, match="var has negative entry"):
+        F.gaussian_nll_loss(_t(X), _t(Y), _t(-var))
+    with pytest.raises(ValueError, match="var has negative entry"):
+        F.gaussian_nll_loss(_t(X), _t(Y), -1.0)
+    with pytest.raises(ValueError, match=r"var of shape \(2, 4\) is of incorrect size"):
+        F.gaussian_nll_loss(_t(X), _t(Y), _t(var[:2]))
+    with pytest.raises(ValueError, match=r"var of shape \(1, 1\) is of incorrect size"):
+        F.gaussian_nll_loss(_t(X), _t(Y), _t(var[:1, :1]))  # two dims differ
+    with pytest.raises(ValueError, match="bad is not valid"):
+        F.gaussian_nll_loss(_t(X), _t(Y), _t(var), reduction="bad")
+
+
+def test_poisson_nll_loss_full_counts_stirling_only_above_one() -> None:
+    rates = _t([0.5, 1.0, 2.0, 4.0])
+    counts = _t([0.0, 1.0, 2.0, 5.0])
+    out = F.poisson_nll_loss(rates, counts, log_input=False, full=True, reduction="none")
+    plain = F.poisson_nll_loss(rates, counts, log_input=False, reduction="none")
+    stirling = [0.0, 0.0, 2 * np.log(2) - 2 + 0.5 * np.log(4 * np.pi)]
+    stirling.append(5 * np.log(5) - 5 + 0.5 * np.log(10 * np.pi))
+    np.testing.assert_allclose((out - plain).numpy(), stirling, rtol=1e-12, atol=1e-12)
+    assert F.poisson_nll_loss(_t([0.0]), _t([3.0]), log_input=False).item() == pytest.approx(
+        -3 * np.log(1e-8)  # eps keeps log(0) finite
+    )
+
+
+def _grads_at(lib: object, fn: object, arrays: list, grad: list) -> tuple:
+    ts = [lib.tensor(np.asarray(a), requires_grad=g) for a, g in zip(arrays, grad)]
+    out = fn(lib.nn.functional, *ts)
+    out.sum().backward()
+    return out.detach().numpy(), [t.grad.numpy() for t, g in zip(ts, grad) if g]
+
+
+KINKS = {  # each loss exactly at its hinge (or margin), where PyTorch picks a gradient
+    "margin_ranking_passes": (
+        lambda F, a, b, t: F.margin_ranking_loss(a, b, t, margin=0.5, reduction="none"),
+        [1.5, 2.0, 0.5], [1.0, 1.0, 1.0], [1.0, 1.0, -1.0], [1, 1, 0],  # 1st, 3rd at 0
+    ),
+    "hinge_embedding_at_margin": (
+        lambda F, a, t: F.hinge_embedding_loss(a, t, reduction="none"),
+        [1.0, 0.5, 0.3, 2.0], [-1.0, -1.0, 0.0, 1.0], [1, 0],
+    ),
+    "cosine_embedding_at_margin": (
+        lambda F, a, b, t: F.cosine_embedding_loss(a, b, t, reduction="none"),
+        [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]], [[0.0, 1.0], [1.0, 1.0], [1.0, 1.0]],
+        [-1.0, -1.0, 1.0], [1, 1, 0],
+    ),
+    "multi_margin_at_margin": (
+        lambda F, a, y: F.multi_margin_loss(a, y),
+        [[1.0, 0.0, 0.5], [2.0, 1.0, 3.0]], np.array([0, 2]), [1, 0],
+    ),
+    "multilabel_margin_at_margin": (
+        lambda F, a, y: F.multilabel_margin_loss(a, y),
+        [[1.0, 0.0, 0.5], [0.0, 1.0, 1.0]], np.array([[0, -1, 1], [1, 2, -1]]), [1, 0],
+    ),
+    "triplet_at_zero": (
+        lambda F, a, p, n: F.triplet_margin_loss(a, p, n, reduction="none"),
+        [[0.0, 0.0], [1.0, 1.0]], [[0.0, 0.0], [1.0, 1.0]], [[0.0, 1.0], [1.0, 2.0]], [1, 1, 1],
+    ),
+    "triplet_swap_tie": (
+        lambda F, a, p, n: F.triplet_margin_loss(a, p, n, margin=3.0, swap=True),
+        [[0.0, 0.0]], [[2.0, 0.0]], [[1.0, 0.0]], [1, 1, 1],
+    ),
+    "soft_margin_overflow": (
+        lambda F, a, t: F.soft_margin_loss(a, t, reduction="none"),
+        [-1000.0, 1000.0, 0.0, 30.0], [1.0, 1.0, -1.0, -1.0], [1, 0],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(KINKS))
+def test_losses_at_their_kinks_match_pytorch(name: str) -> None:
+    pt = pytest.importorskip("torch")
+    fn, *arrays, grad = KINKS[name]
+    arrays = [np.asarray(a, dtype=np.float64) if np.asarray(a).dtype.kind == "f" else a
+              for a in arrays]  # fmt: skip
+    grad = [bool(g) for g in grad] + [False] * (len(arrays) - len(grad))
+    (ours, ours_grads), (theirs, their_grads) = (_grads_at(lib, fn, arrays, grad)
+                                                 for lib in (microtorch, pt))  # fmt: skip
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+    for g, tg in zip(ours_grads, their_grads):  # (a zero vector's cosine gradient is ~1e6)
+        np.testing.assert_allclose(g, tg, rtol=1e-8, atol=1e-12)
+
+
+def test_new_loss_errors_say_what_is_wrong() -> None:
+    x, y = _t(X), _t(Y)
+    with pytest.raises(RuntimeError, match="same number of dimensions, got input1 2D, input2 1D"):
+        F.margin_ranking_loss(x, y[0], _t(S))
+    with pytest.raises(RuntimeError, match="target .N,., or .D,. with a 0-d target"):
+        F.cosine_embedding_loss(x, y, _t(S))
+    with pytest.raises(RuntimeError, match="does not broadcast to input's shape"):
+        F.soft_margin_loss(_t(X[:, :1]), _t(S))
+    with pytest.raises(IndexError, match="needs a dim of classes"):
+        F.multilabel_soft_margin_loss(_t(1.0), _t(1.0))
+    with pytest.raises(ValueError, match="only p == 1 and p == 2"):
+        F.multi_margin_loss(x, microtorch.tensor([0, 1, 2]), p=3)
+    with pytest.raises(ValueError, match="only p == 1 and p == 2"):
+        nn.MultiMarginLoss(p=3)
+    with pytest.raises(ValueError, match="weight must be one-dimensional"):
+        F.multi_margin_loss(x, microtorch.tensor([0, 1, 2]), weight=_t(np.ones((1, 4))))
+    with pytest.raises(RuntimeError, match="weight that requires grad"):
+        F.multi_margin_loss(x, microtorch.tensor([0, 1, 2]), weight=_t(np.ones(4), grad=True))
+    with pytest.raises(RuntimeError, match="inconsistent target size, expected 3"):
+        F.multi_margin_loss(x, microtorch.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match="dtype long"):
+        F.multi_margin_loss(x, _t([0.0, 1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="non-empty vector or matrix"):
+        F.multi_margin_loss(_t(np.zeros((2, 3, 4))), microtorch.tensor([0, 1]))
+    with pytest.raises(NotImplementedError, match="not implemented for .*int64"):
+        F.multi_margin_loss(microtorch.tensor([[1, 2]]), microtorch.tensor([0]))
+    with pytest.raises(NotImplementedError, match="not implemented for .*int64"):
+        F.multilabel_margin_loss(microtorch.tensor([[1, 2]]), microtorch.tensor([[0, -1]]))
+    with pytest.raises(RuntimeError, match="index 4 is out of range for 4 classes"):
+        F.multi_margin_loss(x, microtorch.tensor([0, 4, 1]))
+    with pytest.raises(RuntimeError, match="index 7 is out of range for 4 classes"):
+        F.multilabel_margin_loss(x, microtorch.tensor([[7, -1, 0, 0]] * 3))
+    F.multilabel_margin_loss(x, microtorch.tensor([[0, -1, 7, 9]] * 3))  # after -1: not read
+    with pytest.raises(RuntimeError, match="target of the same shape"):
+        F.multilabel_margin_loss(x, microtorch.tensor([[0, 1], [1, 0], [2, 3]]))
+    with pytest.raises(RuntimeError, match="dtype long"):
+        F.multilabel_margin_loss(x, microtorch.tensor(LABELS).int())
+    with pytest.raises(RuntimeError, match="anchor 2D, positive 1D, negative 2D"):
+        F.triplet_margin_loss(x, y[0], x)
+    for margin in (0.0, -1.0):
+        with pytest.raises(ValueError, match="margin must be greater than 0"):
+            F.triplet_margin_loss(x, y, x, margin=margin)
+        with pytest.raises(ValueError, match="margin must be greater than 0"):
+            F.triplet_margin_with_distance_loss(x, y, x, margin=margin)
+        with pytest.raises(ValueError, match="margin must be greater than 0"):
+            nn.TripletMarginLoss(margin=margin)
+
+
+def test_triplet_margin_with_distance_loss_takes_any_distance() -> None:
+    a, p, n = _t(X, grad=True), _t(Y), _t(P)
+
+    def l1(u, v):
+        return (u - v).abs().sum(-1)
+
+    out = F.triplet_margin_with_distance_loss(a, p, n, distance_function=l1, margin=0.5,
+                                              reduction="none")  # fmt: skip
+    expected = np.maximum(0.5 + np.abs(X - Y).sum(-1) - np.abs(X - P).sum(-1), 0)
+    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-12)
+    assert gradcheck(lambda t: F.triplet_margin_with_distance_loss(
+        t, p, n, distance_function=l1, margin=0.5), [a])  # fmt: skip

@@ -1,5 +1,6 @@
-"""Gradient clipping: rescale (``clip_grad_norm_``) or clamp (``clip_grad_value_``) the
-``.grad`` of parameters in place, between ``loss.backward()`` and ``optimizer.step()``.
+"""Gradient clipping: rescale (``clip_grad_norm_``, which is ``get_total_norm`` then
+``clip_grads_with_norm_``) or clamp (``clip_grad_value_``) the ``.grad`` of parameters in
+place, between ``loss.backward()`` and ``optimizer.step()``.
 
 Both work on the raw gradient arrays. On a GPU the total norm stays a device array and
 the scale factor is applied without reading it back to the host, so clipping does not
@@ -8,6 +9,7 @@ make the CPU wait for the GPU."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable
 
 import numpy
@@ -16,46 +18,47 @@ from ... import backend
 from ..._tensor import Tensor
 
 
-def _grad_arrays(parameters: Tensor | Iterable[Tensor]) -> list:
-    if isinstance(parameters, Tensor):
-        parameters = [parameters]
-    grads = [p.grad.array for p in parameters if p.grad is not None and p.grad.array.size]
-    kinds = {type(g) for g in grads}
-    if len(kinds) > 1:
+def _arrays(tensors: Tensor | Iterable[Tensor | None]) -> list:
+    """The raw arrays of the non-empty tensors, all on one device."""
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    arrays = [t.array for t in tensors if t is not None and t.array.size]
+    if len({type(a) for a in arrays}) > 1:
         raise RuntimeError(
             "clip_grad: the gradients are on different devices (CPU and CUDA); move the "
             "model to one device first"
         )
-    return grads
+    return arrays
 
 
-def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
-                    norm_type: float = 2.0, error_if_nonfinite: bool = False,
-                    foreach: bool | None = None) -> Tensor:  # fmt: skip
-    """Scale all gradients together so that their combined norm is at most ``max_norm``.
+def _grad_arrays(parameters: Tensor | Iterable[Tensor]) -> list:
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return _arrays([p.grad for p in parameters])
 
-    The combined norm is the norm of the vector of all gradient elements (for the 2-norm:
-    sqrt of the sum of every element squared). Each gradient is multiplied by
-    min(1, max_norm / (total_norm + 1e-6)). Returns the total norm *before* clipping,
-    as a 0-d tensor."""
-    grads = _grad_arrays(parameters)
-    max_norm, norm_type = float(max_norm), float(norm_type)
-    if not grads:
+
+def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:  # fmt: skip
+    """The norm of all ``tensors`` (usually gradients) together, as if joined into one
+    vector (for the 2-norm: sqrt of the sum of every element squared), as a 0-d tensor."""
+    arrays = _arrays(tensors)
+    norm_type = float(norm_type)
+    if not arrays:
         return Tensor._make(numpy.zeros((), dtype=numpy.float32))
-    xp = backend.xp_of(grads[0])
+    xp = backend.xp_of(arrays[0])
     # Half-precision sums overflow easily: measure in at least float32.
-    measured = [g if g.dtype.itemsize >= 4 else g.astype(numpy.float32) for g in grads]
+    measured = [a if a.dtype.itemsize >= 4 else a.astype(numpy.float32) for a in arrays]
     if norm_type == math.inf:
-        total = xp.stack([xp.abs(g).max() for g in measured]).max()
+        total = xp.stack([xp.abs(a).max() for a in measured]).max()
     elif norm_type == 2.0:
-        # vdot of a flat gradient with itself = its sum of squares, in one BLAS call
-        squares = [xp.vdot(g.ravel(), g.ravel()) for g in measured]
+        # vdot of a flat array with itself = its sum of squares, in one BLAS call
+        squares = [xp.vdot(a.ravel(), a.ravel()) for a in measured]
         total = xp.sqrt(xp.stack(squares).sum())
-    elif norm_type == 0.0:  # PyTorch's "0-norm" of the per-gradient 0-norms: how many
-        counts = xp.stack([xp.count_nonzero(g) for g in measured])  # gradients are not all 0
+    elif norm_type == 0.0:  # PyTorch's "0-norm" of the per-tensor 0-norms: how many
+        counts = xp.stack([xp.count_nonzero(a) for a in measured])  # tensors are not all 0
         total = xp.count_nonzero(counts).astype(measured[0].dtype)
     else:
-        sums = [(xp.abs(g) ** norm_type).sum() for g in measured]
+        sums = [(xp.abs(a) ** norm_type).sum() for a in measured]
         total = xp.stack(sums).sum() ** (1.0 / norm_type)
     total = xp.asarray(total)  # a 0-d array (numpy reductions may give scalars)
     if error_if_nonfinite and not bool(xp.isfinite(total)):
@@ -64,7 +67,18 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
             "so it cannot be clipped. To disable this error and scale the gradients by the "
             "non-finite norm anyway, set `error_if_nonfinite=False`"
         )
-    coef = max_norm / (total + 1e-6)  # 0-d array, still on the device
+    return Tensor._make(total)
+
+
+def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                          total_norm: Tensor, foreach: bool | None = None) -> None:  # fmt: skip
+    """Multiply every gradient by min(1, max_norm / (total_norm + 1e-6)), in place (with
+    ``total_norm`` from get_total_norm of those gradients)."""
+    grads = _grad_arrays(parameters)
+    if not grads:
+        return
+    xp = backend.xp_of(grads[0])
+    coef = float(max_norm) / (xp.asarray(total_norm.array) + 1e-6)  # 0-d, still on the device
     if xp is numpy:
         # on the host the test is free: multiplying by 1 changes nothing (a nan norm scales
         # every gradient to nan, as in PyTorch and on the GPU)
@@ -72,7 +86,35 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
             _scale(grads, coef)
     else:
         _scale(grads, xp.minimum(coef, 1.0))  # no host sync: always scale, by 1 if not clipping
-    return Tensor._make(total)
+
+
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                    norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach: bool | None = None) -> Tensor:  # fmt: skip
+    """Scale all gradients together so that their combined norm is at most ``max_norm``.
+
+    The combined norm is get_total_norm of the gradients; clip_grads_with_norm_ then
+    multiplies each by min(1, max_norm / (total_norm + 1e-6)). Returns the total norm
+    *before* clipping, as a 0-d tensor."""
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    parameters = list(parameters)  # walked twice: a generator would be empty the second time
+    total = get_total_norm([p.grad for p in parameters], norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total, foreach)
+    return total
+
+
+def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                   norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach: bool | None = None) -> Tensor:  # fmt: skip
+    """Deprecated, as in PyTorch (FutureWarning): clip_grad_norm_."""
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def _scale(grads: list, coef) -> None:  # noqa: ANN001 (a 0-d float32/float64 array)
