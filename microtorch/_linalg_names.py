@@ -47,10 +47,11 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> SvdResult:
     """(U, S, V) with input = U @ diag(S) @ V.mT (V, not linalg.svd's Vh), reduced unless
-    some=False; compute_uv=False gives zero-filled U and V, as in PyTorch."""
-    U, S, Vh = linalg.svd(input, full_matrices=not some)
-    if not compute_uv:
+    some=False; compute_uv=False gives zero-filled U (m, m) and V (n, n), as in PyTorch."""
+    if not compute_uv:  # (some does not matter then)
+        U, S, Vh = linalg.svd(input, full_matrices=True)
         return SvdResult(zeros_like(U.detach()), S, zeros_like(Vh.detach()))
+    U, S, Vh = linalg.svd(input, full_matrices=not some)
     return SvdResult(U, S, swapaxes(Vh, -1, -2))
 
 

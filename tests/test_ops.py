@@ -1154,7 +1154,7 @@ MATMUL = [
 
 def _spd(T, m):
     """A symmetric positive-definite matrix (batch) made from any square m."""
-    return m @ m.mT + m.shape[-1] * T.eye(m.shape[-1])
+    return m @ m.mT + m.shape[-1] * T.eye(m.shape[-1], device=m.device)
 
 
 def _np_spd(m):
@@ -1289,22 +1289,25 @@ LINALG = [
     ),
     C(
         "linalg_inv_inverse",
-        lambda T, F, a: (T.linalg.inv(a + 3 * T.eye(3)), T.inverse(a[0] + 3 * T.eye(3))),
+        lambda T, F, a: (
+            T.linalg.inv(a + 3 * T.eye(3, device=a.device)),
+            T.inverse(a[0] + 3 * T.eye(3, device=a.device)),
+        ),
         (x(2, 3, 3),),
         lambda a: (np.linalg.inv(a + 3 * np.eye(3)), np.linalg.inv(a[0] + 3 * np.eye(3))),
     ),
     C(
         "linalg_solve_matrix_broadcast",  # A (2, 3, 3), B (3, 2): B's batch dim broadcasts
-        lambda T, F, a, b: T.linalg.solve(a + 3 * T.eye(3), b),
+        lambda T, F, a, b: T.linalg.solve(a + 3 * T.eye(3, device=a.device), b),
         (x(2, 3, 3), x(3, 2)),
         lambda a, b: np.linalg.solve(a + 3 * np.eye(3), b),
     ),
     C(
         "linalg_solve_vectors_and_left_false",  # B (2, 3) = A.shape[:-1]: vectors; X A = B
         lambda T, F, a, v, w, b: (
-            T.linalg.solve(a + 3 * T.eye(3), v),
-            T.linalg.solve(a[0] + 3 * T.eye(3), w),
-            T.linalg.solve(a + 3 * T.eye(3), b, left=False),
+            T.linalg.solve(a + 3 * T.eye(3, device=a.device), v),
+            T.linalg.solve(a[0] + 3 * T.eye(3, device=a.device), w),
+            T.linalg.solve(a + 3 * T.eye(3, device=a.device), b, left=False),
         ),
         (x(2, 3, 3), x(2, 3), x(3), x(2, 4, 3)),
         lambda a, v, w, b: (
@@ -1316,9 +1319,13 @@ LINALG = [
     C(
         "linalg_solve_triangular",
         lambda T, F, a, b: (
-            T.linalg.solve_triangular(a + 3 * T.eye(3), b, upper=True),
-            T.linalg.solve_triangular(a + 3 * T.eye(3), b, upper=False, unitriangular=True),
-            T.linalg.solve_triangular(a + 3 * T.eye(3), b.mT, upper=False, left=False),
+            T.linalg.solve_triangular(a + 3 * T.eye(3, device=a.device), b, upper=True),
+            T.linalg.solve_triangular(
+                a + 3 * T.eye(3, device=a.device), b, upper=False, unitriangular=True
+            ),
+            T.linalg.solve_triangular(
+                a + 3 * T.eye(3, device=a.device), b.mT, upper=False, left=False
+            ),
         ),
         (x(2, 3, 3), x(3, 2)),
         lambda a, b: (
@@ -1424,7 +1431,7 @@ LINALG = [
         lambda T, F, a: (
             T.linalg.matrix_power(a, 3),
             T.matrix_power(a[0], 1),
-            (a + 3 * T.eye(3)).matrix_power(-2),
+            (a + 3 * T.eye(3, device=a.device)).matrix_power(-2),
         ),
         (x(2, 3, 3),),
         lambda a: (
@@ -1457,7 +1464,10 @@ LINALG = [
     ),
     C(
         "linalg_matrix_rank",  # a (4, 2) @ (2, 4) product has rank 2
-        lambda T, F, a, b: (T.linalg.matrix_rank(a @ b), T.linalg.matrix_rank(a @ b + T.eye(4))),
+        lambda T, F, a, b: (
+            T.linalg.matrix_rank(a @ b),
+            T.linalg.matrix_rank(a @ b + T.eye(4, device=a.device)),
+        ),
         (x(2, 4, 2), x(2, 2, 4)),
         lambda a, b: (np.linalg.matrix_rank(a @ b), np.linalg.matrix_rank(a @ b + np.eye(4))),
         grad=False,

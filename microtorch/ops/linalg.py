@@ -255,6 +255,12 @@ def _qr_backward(a, q, r, gq, gr):
     formula with gQ + Y gV^T (Y = Q V reads Q too)."""
     m, n = a.shape[-2:]
     xp = xp_of(a)
+    if q.shape[-1] != min(m, n):
+        raise RuntimeError(
+            "linalg.qr: the QR decomposition is not differentiable when mode='complete' and A "
+            f"has more rows than columns (shape {tuple(a.shape)}), as in PyTorch; use "
+            "mode='reduced'"
+        )
     if m < n:
         y, gv = a[..., m:], gr[..., m:]
         gx = _qr_backward(a[..., :m], q, r[..., :m], gq + y @ _mT(gv), gr[..., :m])
