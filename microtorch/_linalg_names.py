@@ -56,5 +56,10 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> SvdResult:
 
 
 def qr(input: Tensor, some: bool = True) -> linalg.QRResult:
-    """(Q, R): linalg.qr(input, "reduced" if some else "complete")."""
+    """(Q, R): linalg.qr(input, "reduced" if some else "complete"); deprecated in PyTorch,
+    as the warning says."""
+    warn_user(
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+        "PyTorch release; use linalg.qr(A, 'reduced' if some else 'complete')"
+    )
     return linalg.qr(input, "reduced" if some else "complete")

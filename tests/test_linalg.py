@@ -198,3 +198,15 @@ def test_empty_matrices_as_pytorch() -> None:
         theirs = getattr(torch.linalg, name)(torch.zeros(2, 0, 0))
         assert tuple(ours.shape) == tuple(theirs.shape), name
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_torch_qr_and_tensor_qr_warn_and_match_pytorch() -> None:
+    a = np.random.default_rng(5).standard_normal((4, 3))
+    with pytest.warns(UserWarning, match="deprecated"):
+        q, r = microtorch.tensor(a).qr(some=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tq, tr = torch.qr(torch.tensor(a), some=False)
+    assert tuple(q.shape) == tuple(tq.shape) == (4, 4)
+    np.testing.assert_allclose(np.abs(r.numpy()), np.abs(tr.numpy()), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose((q @ r).numpy(), a, rtol=1e-10)
