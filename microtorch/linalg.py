@@ -6,12 +6,18 @@ Their gradients are the classic formulas, written next to the forwards in
 ``microtorch/ops/linalg.py``; the rest (norms, matrix_power, multi_dot, lstsq...) are
 compositions of differentiable ops.
 
-Differences from PyTorch: a singular or non-positive-definite matrix raises
-``LinAlgError`` on the CPU, but on a GPU CuPy does not check (as PyTorch's CUDA kernels do
-unless asked to), so the result holds inf or nan there; the gradients of det and slogdet
-need an invertible matrix; solve_triangular solves with an LU factorisation of the
-triangle (same values; a zero on its diagonal raises LinAlgError instead of giving inf);
-qr(mode="r") has a gradient (PyTorch's raises).
+Differences from PyTorch:
+- a singular or non-positive-definite matrix raises ``LinAlgError`` on the CPU; on a GPU
+  CuPy does not check unless it waits for the GPU, so the result holds inf or nan there
+  (PyTorch waits and raises);
+- det's gradient at a singular matrix is the adjugate, the true derivative (PyTorch 2.x
+  gives zeros for some singular matrices); slogdet's gradient needs an invertible matrix;
+- solve_triangular solves with an LU factorisation of the triangle: the same values, but a
+  zero on its diagonal raises LinAlgError instead of giving inf;
+- qr(mode="r") has a gradient (PyTorch's backward raises);
+- pinv and matrix_rank accept ``hermitian`` but always use the SVD (same results);
+- lstsq returns what PyTorch's default CPU driver does: the solution, an empty residuals
+  and singular_values, and the rank, whatever ``driver`` says.
 """
 
 from __future__ import annotations

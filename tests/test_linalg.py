@@ -210,3 +210,24 @@ def test_torch_qr_and_tensor_qr_warn_and_match_pytorch() -> None:
     assert tuple(q.shape) == tuple(tq.shape) == (4, 4)
     np.testing.assert_allclose(np.abs(r.numpy()), np.abs(tr.numpy()), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose((q @ r).numpy(), a, rtol=1e-10)
+
+
+def test_det_gradient_of_a_singular_matrix_is_the_adjugate() -> None:
+    """d det(A) / dA = adj(A)^T, for singular A too (finite differences agree). PyTorch 2.x
+    returns zeros for these two matrices, which finite differences contradict: here
+    microtorch keeps the true derivative."""
+    for rows in ([[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]):
+        a = np.array(rows)
+        t = microtorch.tensor(a, requires_grad=True)
+        microtorch.linalg.det(t).backward()
+        numeric = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            step = np.zeros_like(a)
+            step[i] = 1e-6
+            numeric[i] = (np.linalg.det(a + step) - np.linalg.det(a - step)) / 2e-6
+        np.testing.assert_allclose(t.grad.numpy(), numeric, atol=1e-6)
+        assert np.abs(numeric).max() > 0.5  # a nonzero gradient to find
+    assert microtorch.autograd.gradcheck(
+        microtorch.linalg.det,
+        [microtorch.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=microtorch.float64, requires_grad=True)],
+    )

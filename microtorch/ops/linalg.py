@@ -155,18 +155,30 @@ def _times_inverse_transpose(y, r):
     return _mT(_solve(r, _mT(y)))
 
 
+def _adjugate(a):
+    """adj(A), which is det(A) A^-1 where A is invertible, for singular A too: from the SVD
+    A = U diag(s) Vh, adj(A) = det(U) det(Vh) V diag(p) U^T with p[i] the product of all
+    singular values but s[i] (det(S) S^-1 without dividing)."""
+    xp = xp_of(a)
+    u, s, vh = xp.linalg.svd(a)
+    ones = xp.ones_like(s[..., :1])
+    before = xp.cumprod(xp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)  # s[:i]
+    after = xp.cumprod(xp.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    signs = xp.linalg.det(u) * xp.linalg.det(vh)  # each +1 or -1
+    return signs[..., None, None] * ((_mT(vh) * (before * after)[..., None, :]) @ _mT(u))
+
+
 class Det(Function):
-    """det(A) of each matrix. d det(A) = det(A) tr(A^-1 dA), so dA = g det(A) A^-T (the
-    gradient needs A invertible)."""
+    """det(A) of each matrix. d det(A) = tr(adj(A) dA), so dA = g adj(A)^T (= g det(A)
+    A^-T where A is invertible; the adjugate also gives singular A its gradient)."""
 
     def forward(self, a):
-        d = xp_of(a).asarray(xp_of(a).linalg.det(a))
-        self.save_for_backward(a, d)
-        return d
+        self.save_for_backward(a)
+        return xp_of(a).asarray(xp_of(a).linalg.det(a))
 
     def backward(self, grad):
-        a, d = self.saved
-        return (grad * d)[..., None, None] * _mT(xp_of(a).linalg.inv(a))
+        (a,) = self.saved
+        return grad[..., None, None] * _mT(_adjugate(a))
 
 
 class DetSign(Function):
