@@ -1619,15 +1619,15 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
     if dtype is not None:
         x = _cast_for_norm(x, dtype, op)
     if isinstance(ord, builtins.bool) or not isinstance(ord, (builtins.int, builtins.float)):
-        raise RuntimeError(f"{op}: ord must be a number (or inf / -inf), got {ord!r}")
+        raise TypeError(f"{op}: ord must be a number (or inf / -inf), got {ord!r}")
     if isinstance(dim, builtins.int):
         dim = (dim,)
     if ord == math.inf:
         return amax(abs(x), dim, keepdim)
     if ord == -math.inf:
         return amin(abs(x), dim, keepdim)
-    if ord == 0:  # how many are nonzero; sign(|x|) is 0 or 1 and has gradient 0
-        return sum(sign(abs(x)), dim, keepdim)
+    if ord == 0:  # how many are nonzero (nan too): 1 or x (then 0), whose sign has gradient 0
+        return sum(sign(where(x != 0, 1.0, x)), dim, keepdim)
     if ord == 1:
         return sum(abs(x), dim, keepdim)
     if ord == 2:

@@ -33,7 +33,7 @@ import numpy
 from . import dtypes as _dtypes
 from . import functional as F
 from ._tensor import Tensor
-from .factories import eye
+from .factories import eye, ones_like
 from .functional import _vector_norm, matmul
 from .ops import linalg as ops
 
@@ -209,8 +209,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     _matrices(A, op, square=True)
     F._check_tensor(B, op, "B")
     vector = B.ndim == 1 or tuple(B.shape) == tuple(A.shape[:-1])
-    if vector:
-        return F.squeeze(_solve_columns(A, F.unsqueeze(B, -1), left, op), -1)
+    if vector:  # a column (..., n, 1); with left=False, X A = B then needs n == 1
+        return F.squeeze(_solve_matrices(A, F.unsqueeze(B, -1), left, op), -1)
     if B.ndim < 2:
         raise RuntimeError(f"{op}: B must be a vector or a matrix, got shape {tuple(B.shape)}")
     return _solve_matrices(A, B, left, op)
@@ -245,9 +245,10 @@ def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
             f"B of type {B.dtype} instead"
         )
     if B.shape[-2] != A.shape[-1]:
+        given = tuple(B.shape) if left else (*B.shape[:-2], B.shape[-1], B.shape[-2])
         raise RuntimeError(
             f"{op}: Incompatible shapes of A and B for the equation "
-            f"{'AX = B' if left else 'XA = B'} ({tuple(A.shape)} and {tuple(B.shape)})"
+            f"{'AX = B' if left else 'XA = B'} ({tuple(A.shape)} and {given})"
         )
     F._check_broadcast(tuple(A.shape[:-2]), tuple(B.shape[:-2]), op + " (batch dims)")
     with _singular_raises(op, A):
@@ -277,8 +278,9 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
         raise TypeError(f"{op}: n must be an int, got {type(n).__name__}")
     if n < 0:
         A, n = inv(A), -n
-    if n == 0:
-        return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(*A.shape)
+    if n == 0:  # the identity, taking A's gradient (zero) with it as PyTorch's does
+        identity = eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(*A.shape)
+        return F.where(ones_like(A, dtype=_dtypes.bool), identity, A)
     result, square = None, A
     while n:
         if n & 1:

@@ -231,3 +231,27 @@ def test_det_gradient_of_a_singular_matrix_is_the_adjugate() -> None:
         microtorch.linalg.det,
         [microtorch.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=microtorch.float64, requires_grad=True)],
     )
+
+
+def test_edge_values_as_pytorch() -> None:
+    """ord=0 counts nan as nonzero with a zero gradient (PyTorch leaves the gradient None, the
+    same zeros); matrix_power(A, 0) is the identity
+    that still takes A's (zero) gradient; a vector B with left=False is a column, so
+    X A = B fails for n > 1."""
+    grads = []
+    for T in (microtorch, torch):
+        v = T.tensor([0.0, float("nan"), -2.0, float("inf")], requires_grad=True)
+        n = T.linalg.vector_norm(v, 0)
+        assert n.item() == 3.0 and n.requires_grad
+        n.backward()
+        a = T.eye(3, requires_grad=True)
+        p = T.linalg.matrix_power(a * 2, 0)
+        assert p.requires_grad
+        p.sum().backward()
+        grads.append((np.zeros(4) if v.grad is None else v.grad.numpy(), a.grad.numpy()))
+        with pytest.raises(RuntimeError, match="Incompatible shapes"):
+            T.linalg.solve(T.eye(3), T.ones(3), left=False)
+        with pytest.raises(TypeError):
+            T.linalg.vector_norm(T.ones(3), "fro")
+    for ours, theirs in zip(*grads):
+        np.testing.assert_array_equal(ours, theirs)
