@@ -255,3 +255,25 @@ def test_edge_values_as_pytorch() -> None:
             T.linalg.vector_norm(T.ones(3), "fro")
     for ours, theirs in zip(*grads):
         np.testing.assert_array_equal(ours, theirs)
+
+
+def test_changing_one_output_in_place_leaves_the_others_gradients_alone() -> None:
+    """qr, eigh and svd give one graph node per output, each keeping the decomposition for
+    its backward: writing into Q (or V, or U) must not change R's (w's, S's) gradient."""
+    a = np.random.default_rng(6).standard_normal((4, 4))
+    a = a + a.T
+    cases = [
+        (lambda t: microtorch.linalg.qr(t), 1),
+        (lambda t: microtorch.linalg.eigh(t), 0),
+        (lambda t: microtorch.linalg.svd(t), 1),
+    ]
+    for decompose, kept in cases:
+        grads = []
+        for change in (False, True):
+            t = microtorch.tensor(a, requires_grad=True)
+            outputs = decompose(t)
+            if change:
+                outputs[1 - kept].detach().mul_(100.0)
+            outputs[kept].sum().backward()
+            grads.append(t.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])

@@ -133,7 +133,8 @@ def _onto_diagonal(g, letters, unique, shape):
 # A decomposition with several outputs (qr, eigh, svd) is computed once by its caller in
 # microtorch/linalg.py and handed to one node per output (QrQ and QrR, EighValues and
 # EighVectors...), which returns it and adds its own share of dA: the gradient of A is
-# linear in the outputs' gradients, so the shares add up to the whole.
+# linear in the outputs' gradients, so the shares add up to the whole. Each returns a copy,
+# so that an in-place change to one output cannot alter what the other nodes saved.
 
 
 def _mT(a):
@@ -287,7 +288,7 @@ class QrQ(Function):
 
     def forward(self, a, q=None, r=None):
         self.save_for_backward(a, q, r)
-        return q
+        return q.copy()
 
     def backward(self, grad):
         a, q, r = self.saved
@@ -299,7 +300,7 @@ class QrR(Function):
 
     def forward(self, a, q=None, r=None):
         self.save_for_backward(a, q, r)
-        return r
+        return r.copy()
 
     def backward(self, grad):
         a, q, r = self.saved
@@ -320,7 +321,7 @@ class EighValues(Function):
 
     def forward(self, a, values=None, vectors=None):
         self.save_for_backward(vectors)
-        return values
+        return values.copy()
 
     def backward(self, grad):
         (v,) = self.saved
@@ -334,7 +335,7 @@ class EighVectors(Function):
 
     def forward(self, a, values=None, vectors=None):
         self.save_for_backward(values, vectors)
-        return vectors
+        return vectors.copy()
 
     def backward(self, grad):
         w, v = self.saved
@@ -366,7 +367,7 @@ class SvdU(Function):
 
     def forward(self, a, u=None, s=None, vh=None):
         self.save_for_backward(u, s, vh)
-        return u
+        return u.copy()
 
     def backward(self, grad):
         u, s, vh = self.saved
@@ -379,7 +380,7 @@ class SvdS(Function):
 
     def forward(self, a, u=None, s=None, vh=None):
         self.save_for_backward(u, vh)
-        return s
+        return s.copy()
 
     def backward(self, grad):
         u, vh = self.saved
@@ -392,7 +393,7 @@ class SvdVh(Function):
 
     def forward(self, a, u=None, s=None, vh=None):
         self.save_for_backward(u, s, vh)
-        return vh
+        return vh.copy()
 
     def backward(self, grad):
         u, s, vh = self.saved
