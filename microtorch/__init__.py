@@ -10,10 +10,22 @@ from . import (
     backend,
     backends,
     cuda,
+    linalg,
     nn,
     optim,
     utils,
     viz,
+)
+from ._linalg_names import (
+    cholesky,
+    det,
+    inverse,
+    logdet,
+    matrix_power,
+    pinverse,
+    qr,
+    slogdet,
+    svd,
 )
 from ._repr import set_printoptions
 from ._tensor import Size, Tensor

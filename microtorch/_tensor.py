@@ -1526,8 +1526,55 @@ class Tensor:
     def isfinite(self) -> Tensor:
         return F.isfinite(self)
 
-    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
-        return F.norm(self, p, dim, keepdim)
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+             dtype: Any = None) -> Tensor:  # fmt: skip
+        return F.norm(self, p, dim, keepdim, dtype=dtype)
+
+    # linear algebra: PyTorch's top-level names (microtorch/_linalg_names.py)
+    def det(self) -> Tensor:
+        from . import _linalg_names
+
+        return _linalg_names.det(self)
+
+    def logdet(self) -> Tensor:
+        from . import _linalg_names
+
+        return _linalg_names.logdet(self)
+
+    def slogdet(self) -> Any:
+        from . import _linalg_names
+
+        return _linalg_names.slogdet(self)
+
+    def inverse(self) -> Tensor:
+        from . import _linalg_names
+
+        return _linalg_names.inverse(self)
+
+    def cholesky(self, upper: bool = False) -> Tensor:
+        from . import _linalg_names
+
+        return _linalg_names.cholesky(self, upper)
+
+    def pinverse(self, rcond: float = 1e-15) -> Tensor:
+        from . import _linalg_names
+
+        return _linalg_names.pinverse(self, rcond)
+
+    def matrix_power(self, n: int) -> Tensor:
+        from . import _linalg_names
+
+        return _linalg_names.matrix_power(self, n)
+
+    def svd(self, some: bool = True, compute_uv: bool = True) -> Any:
+        from . import _linalg_names
+
+        return _linalg_names.svd(self, some, compute_uv)
+
+    def qr(self, some: bool = True) -> Any:
+        from . import _linalg_names
+
+        return _linalg_names.qr(self, some)
 
     def dist(self, other: Tensor, p: float = 2.0) -> Tensor:
         """The p-norm of self - other over all elements (torch.dist)."""

@@ -1594,14 +1594,56 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return Tensor._make(backend.xp_of(input.array).asarray(result))
 
 
-def norm(input: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
-    if p in (2, "fro"):
-        return elementwise.NormRoot.apply(sum(input * input, dim, keepdim), p=2)
-    if p == 1:
-        return sum(abs(input), dim, keepdim)
-    if p == float("inf"):
-        return amax(abs(input), dim, keepdim)
-    return elementwise.NormRoot.apply(sum(pow(abs(input), p), dim, keepdim), p=float(p))
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,
+         dtype: Any = None) -> Tensor:  # fmt: skip
+    """The p-norm over ``dim`` (all elements by default) of input's elements, as
+    linalg.vector_norm ("fro" is p = 2); p="nuc" is the nuclear norm of the matrices in
+    ``dim`` (the last two by default)."""
+    if out is not None:
+        raise TypeError("norm: out= is not supported; assign the result instead")
+    if p == "nuc":
+        from . import linalg
+
+        return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim,
+                                  dtype=dtype)  # fmt: skip
+    return _vector_norm(input, 2 if p == "fro" else p, dim, keepdim, dtype, "norm")
+
+
+def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: str) -> Tensor:
+    """linalg.vector_norm (see there), for it, torch.norm and the matrix norms."""
+    _check_tensor(x, op)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}: Expected a floating point tensor as input. Got {x.dtype}; use .float() first"
+        )
+    if dtype is not None:
+        x = _cast_for_norm(x, dtype, op)
+    if isinstance(ord, builtins.bool) or not isinstance(ord, (builtins.int, builtins.float)):
+        raise TypeError(f"{op}: ord must be a number (or inf / -inf), got {ord!r}")
+    if isinstance(dim, builtins.int):
+        dim = (dim,)
+    if ord == math.inf:
+        return amax(abs(x), dim, keepdim)
+    if ord == -math.inf:
+        return amin(abs(x), dim, keepdim)
+    if ord == 0:  # how many are nonzero (nan too): 1 or x (then 0), whose sign has gradient 0
+        return sum(sign(where(x != 0, 1.0, x)), dim, keepdim)
+    if ord == 1:
+        return sum(abs(x), dim, keepdim)
+    if ord == 2:
+        return elementwise.NormRoot.apply(sum(x * x, dim, keepdim), p=2)
+    return elementwise.NormRoot.apply(sum(pow(abs(x), ord), dim, keepdim), p=builtins.float(ord))
+
+
+def _cast_for_norm(x: Tensor, dtype: Any, op: str) -> Tensor:
+    """x in ``dtype``, which must hold x's values without narrowing (as PyTorch asks)."""
+    target = _dtypes.get_dtype(dtype)
+    if _dtypes.promote_types(x.dtype, target) is not target:
+        raise RuntimeError(
+            f"{op}: the dtype of the input ({x.dtype}) should be convertible without narrowing "
+            f"to the specified dtype ({target})"
+        )
+    return cast(x, target)
 
 
 # ---------------------------------------------------------------- distances

@@ -1225,6 +1225,335 @@ MATMUL = [
     ),
 ]
 
+
+def _spd(T, m):
+    """A symmetric positive-definite matrix (batch) made from any square m."""
+    return m @ m.mT + m.shape[-1] * T.eye(m.shape[-1], device=m.device)
+
+
+def _np_spd(m):
+    return m @ np.swapaxes(m, -1, -2) + m.shape[-1] * np.eye(m.shape[-1])
+
+
+def _np_sym(m):
+    return m + np.swapaxes(m, -1, -2)
+
+
+def _np_svd_abs(a, full_matrices=False):
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return np.abs(u), s, np.abs(vh)
+
+
+def _np_matrix_norms(a):
+    """fro, nuc, 1, -1, inf, -inf, 2, -2 of the matrices in the last two dims."""
+    s = np.linalg.svd(a, compute_uv=False)
+    cols, rows = np.abs(a).sum(-2), np.abs(a).sum(-1)
+    fro = np.sqrt((a * a).sum((-2, -1)))
+    return (
+        fro,
+        s.sum(-1),
+        cols.max(-1),
+        cols.min(-1),
+        rows.max(-1),
+        rows.min(-1),
+        s[..., 0],
+        s[..., -1],
+    )
+
+
+LINALG = [
+    C(
+        "linalg_vector_norm_ords",
+        lambda T, F, a: (
+            T.linalg.vector_norm(a),
+            T.linalg.vector_norm(a, 3, dim=1),
+            T.linalg.vector_norm(a, float("inf"), dim=(0, 1), keepdim=True),
+            T.linalg.vector_norm(a, -float("inf"), 1),
+            T.linalg.vector_norm(a, 1, -1),
+            T.linalg.vector_norm(a, 0.5, 0),
+            T.linalg.vector_norm(a, 0),
+        ),
+        (distinct(3, 4),),
+        lambda a: (
+            np.sqrt((a * a).sum()),
+            (np.abs(a) ** 3).sum(1) ** (1 / 3),
+            np.abs(a).max(keepdims=True),
+            np.abs(a).min(1),
+            np.abs(a).sum(-1),
+            (np.abs(a) ** 0.5).sum(0) ** 2,
+            np.float64(np.count_nonzero(a)),
+        ),
+    ),
+    C(
+        "linalg_matrix_norm_ords",
+        lambda T, F, a: tuple(
+            T.linalg.matrix_norm(a, o)
+            for o in ("fro", "nuc", 1, -1, float("inf"), -float("inf"), 2, -2)
+        ),
+        (x(2, 3, 4),),
+        _np_matrix_norms,
+    ),
+    C(
+        "linalg_matrix_norm_dims_keepdim",  # the matrices in dims (0, 2), kept as size 1
+        lambda T, F, a: (
+            T.linalg.matrix_norm(a, 1, dim=(2, 0), keepdim=True),
+            T.linalg.matrix_norm(a, "nuc", dim=(0, 2), keepdim=True),
+        ),
+        (x(3, 2, 4),),
+        lambda a: (
+            np.abs(a).sum(2, keepdims=True).max(0, keepdims=True),
+            np.linalg.svd(np.moveaxis(a, 1, 0), compute_uv=False).sum(-1)[None, :, None],
+        ),
+    ),
+    C(
+        "linalg_norm_dispatch",  # vector for no dim / an int dim, matrix for a 2-tuple / 2-D
+        lambda T, F, a, m: (
+            T.linalg.norm(a),
+            T.linalg.norm(a, 3, dim=1),
+            T.linalg.norm(a, dim=(1, 2)),
+            T.linalg.norm(m, float("inf")),
+            T.linalg.norm(m, "nuc"),
+            T.linalg.norm(m[0], 4),
+        ),
+        (x(2, 3, 4), x(3, 4)),
+        lambda a, m: (
+            np.sqrt((a * a).sum()),
+            (np.abs(a) ** 3).sum(1) ** (1 / 3),
+            np.sqrt((a * a).sum((1, 2))),
+            np.abs(m).sum(1).max(),
+            np.linalg.svd(m, compute_uv=False).sum(),
+            (m[0] ** 4).sum() ** 0.25,
+        ),
+    ),
+    C(
+        "norm_torch_top_level",  # torch.norm: p="fro" by default, numbers as vector norms
+        lambda T, F, a: (
+            T.norm(a),
+            T.norm(a, 3, dim=1),
+            T.norm(a, float("inf")),
+            T.norm(a, p=1, dim=(0, 1)),
+            T.norm(a[0], "nuc"),
+            a.norm(dim=(1, 2), keepdim=True),
+        ),
+        (x(2, 3, 4),),
+        lambda a: (
+            np.sqrt((a * a).sum()),
+            (np.abs(a) ** 3).sum(1) ** (1 / 3),
+            np.abs(a).max(),
+            np.abs(a).sum((0, 1)),
+            np.linalg.svd(a[0], compute_uv=False).sum(),
+            np.sqrt((a * a).sum((1, 2), keepdims=True)),
+        ),
+    ),
+    C(
+        "linalg_det_batched",
+        lambda T, F, a: (T.linalg.det(a), T.det(a[0]), a[1].det()),
+        (x(2, 3, 3),),
+        lambda a: (np.linalg.det(a), np.linalg.det(a[0]), np.linalg.det(a[1])),
+    ),
+    C(
+        "linalg_slogdet_logdet",
+        lambda T, F, a, m: (*T.linalg.slogdet(a), T.logdet(_spd(T, m)), m.slogdet()[1]),
+        (x(2, 3, 3), x(3, 3)),
+        lambda a, m: (
+            *np.linalg.slogdet(a),
+            np.linalg.slogdet(_np_spd(m))[1],
+            np.linalg.slogdet(m)[1],
+        ),  # fmt: skip
+    ),
+    C(
+        "linalg_inv_inverse",
+        lambda T, F, a: (
+            T.linalg.inv(a + 3 * T.eye(3, device=a.device)),
+            T.inverse(a[0] + 3 * T.eye(3, device=a.device)),
+        ),
+        (x(2, 3, 3),),
+        lambda a: (np.linalg.inv(a + 3 * np.eye(3)), np.linalg.inv(a[0] + 3 * np.eye(3))),
+    ),
+    C(
+        "linalg_solve_matrix_broadcast",  # A (2, 3, 3), B (3, 2): B's batch dim broadcasts
+        lambda T, F, a, b: T.linalg.solve(a + 3 * T.eye(3, device=a.device), b),
+        (x(2, 3, 3), x(3, 2)),
+        lambda a, b: np.linalg.solve(a + 3 * np.eye(3), b),
+    ),
+    C(
+        "linalg_solve_vectors_and_left_false",  # B (2, 3) = A.shape[:-1]: vectors; X A = B
+        lambda T, F, a, v, w, b: (
+            T.linalg.solve(a + 3 * T.eye(3, device=a.device), v),
+            T.linalg.solve(a[0] + 3 * T.eye(3, device=a.device), w),
+            T.linalg.solve(a + 3 * T.eye(3, device=a.device), b, left=False),
+        ),
+        (x(2, 3, 3), x(2, 3), x(3), x(2, 4, 3)),
+        lambda a, v, w, b: (
+            np.linalg.solve(a + 3 * np.eye(3), v[..., None])[..., 0],
+            np.linalg.solve(a[0] + 3 * np.eye(3), w),
+            b @ np.linalg.inv(a + 3 * np.eye(3)),
+        ),
+    ),
+    C(
+        "linalg_solve_triangular",
+        lambda T, F, a, b: (
+            T.linalg.solve_triangular(a + 3 * T.eye(3, device=a.device), b, upper=True),
+            T.linalg.solve_triangular(
+                a + 3 * T.eye(3, device=a.device), b, upper=False, unitriangular=True
+            ),
+            T.linalg.solve_triangular(
+                a + 3 * T.eye(3, device=a.device), b.mT, upper=False, left=False
+            ),
+        ),
+        (x(2, 3, 3), x(3, 2)),
+        lambda a, b: (
+            np.linalg.solve(np.triu(a + 3 * np.eye(3)), b),
+            np.linalg.solve(np.tril(a, -1) + np.eye(3), b),
+            np.swapaxes(
+                np.linalg.solve(np.swapaxes(np.tril(a + 3 * np.eye(3)), -1, -2), b), -1, -2
+            ),
+        ),
+    ),
+    C(
+        "linalg_cholesky",
+        lambda T, F, m: (T.linalg.cholesky(_spd(T, m)), T.linalg.cholesky(_spd(T, m), upper=True)),
+        (x(2, 3, 3),),
+        lambda m: (
+            np.linalg.cholesky(_np_spd(m)),
+            np.swapaxes(np.linalg.cholesky(_np_spd(m)), -1, -2),
+        ),  # fmt: skip
+    ),
+    C(
+        "linalg_qr_reduced_tall_and_wide",  # |Q|, |R|: free of the signs of Q's columns
+        lambda T, F, a, b: (
+            *(t.abs() for t in T.linalg.qr(a)),
+            *(t.abs() for t in T.linalg.qr(b)),
+        ),
+        (x(2, 4, 3), x(3, 5)),
+        lambda a, b: (
+            *(np.abs(t) for t in np.linalg.qr(a)),
+            *(np.abs(t) for t in np.linalg.qr(b)),
+        ),
+    ),
+    C(
+        "linalg_qr_complete_wide_and_square",
+        lambda T, F, a, b: (
+            *(t.abs() for t in T.linalg.qr(a, mode="complete")),
+            *(t.abs() for t in T.linalg.qr(b, mode="complete")),
+        ),
+        (x(3, 4), x(3, 3)),
+        lambda a, b: (
+            *(np.abs(t) for t in np.linalg.qr(a, mode="complete")),
+            *(np.abs(t) for t in np.linalg.qr(b)),
+        ),
+    ),
+    C(
+        "linalg_eigh",  # |V|: free of the eigenvectors' signs
+        lambda T, F, m: (
+            T.linalg.eigh(m + m.mT)[0],
+            T.linalg.eigh(m + m.mT)[1].abs(),
+            T.linalg.eigh(m + m.mT, UPLO="U")[1].abs(),
+            T.linalg.eigvalsh(m[0] + m[0].mT),
+        ),
+        (x(2, 4, 4),),
+        lambda m: (
+            np.linalg.eigvalsh(_np_sym(m)),
+            np.abs(np.linalg.eigh(_np_sym(m))[1]),
+            np.abs(np.linalg.eigh(_np_sym(m))[1]),
+            np.linalg.eigvalsh(_np_sym(m[0])),
+        ),
+    ),
+    C(
+        "linalg_svd_reduced_tall_and_wide",  # |U|, |Vh|: free of the singular vectors' signs
+        lambda T, F, a, b: (
+            *(t.abs() for t in T.linalg.svd(a, full_matrices=False)),
+            *(t.abs() for t in T.linalg.svd(b, full_matrices=False)),
+        ),
+        (x(2, 5, 3), x(3, 4)),
+        lambda a, b: (*_np_svd_abs(a), *_np_svd_abs(b)),
+    ),
+    C(
+        "linalg_svd_full_matrices",  # the extra columns of U are not unique: left out
+        lambda T, F, a: (
+            T.linalg.svd(a)[0][..., :3].abs(),
+            T.linalg.svd(a)[1],
+            T.linalg.svd(a)[2].abs(),
+        ),
+        (x(2, 5, 3),),
+        lambda a: (np.abs(np.linalg.svd(a)[0][..., :3]), *_np_svd_abs(a)[1:]),
+    ),
+    C(
+        "linalg_svdvals_and_torch_svd",  # torch.svd gives V, not Vh
+        lambda T, F, a: (
+            T.linalg.svdvals(a),
+            *(t.abs() for t in T.svd(a[0])),
+            a[1].svd()[1],
+        ),
+        (x(2, 3, 4),),
+        lambda a: (
+            np.linalg.svd(a, compute_uv=False),
+            np.abs(np.linalg.svd(a[0], full_matrices=False)[0]),
+            np.linalg.svd(a[0], compute_uv=False),
+            np.abs(np.linalg.svd(a[0], full_matrices=False)[2].T),
+            np.linalg.svd(a[1], compute_uv=False),
+        ),
+    ),
+    C(
+        "linalg_pinv_pinverse",
+        lambda T, F, a, b: (T.linalg.pinv(a), T.pinverse(b), b.pinverse()),
+        (x(2, 4, 3), x(3, 5)),
+        lambda a, b: (np.linalg.pinv(a), np.linalg.pinv(b), np.linalg.pinv(b)),
+    ),
+    C(
+        "linalg_matrix_power",
+        lambda T, F, a: (
+            T.linalg.matrix_power(a, 3),
+            T.matrix_power(a[0], 1),
+            (a + 3 * T.eye(3, device=a.device)).matrix_power(-2),
+        ),
+        (x(2, 3, 3),),
+        lambda a: (
+            a @ a @ a,
+            a[0],
+            np.linalg.matrix_power(np.linalg.inv(a + 3 * np.eye(3)), 2),
+        ),
+    ),
+    C(
+        "linalg_multi_dot",  # a 1-D first and last operand: a row and a column vector
+        lambda T, F, v, a, b, w: (T.linalg.multi_dot([v, a, b, w]), T.linalg.multi_dot([a, b])),
+        (x(4), x(4, 3), x(3, 2), x(2)),
+        lambda v, a, b, w: (v @ a @ b @ w, a @ b),
+    ),
+    C(
+        "linalg_cross_vecdot_diagonal_matmul",
+        lambda T, F, a, b, c: (
+            T.linalg.cross(a, b),
+            T.linalg.vecdot(a, b),
+            T.linalg.diagonal(c, offset=1),
+            T.linalg.matmul(c, c.mT),
+        ),
+        (x(2, 3), x(1, 3), x(2, 3, 4)),
+        lambda a, b, c: (
+            np.cross(a, b),
+            (a * b).sum(-1),
+            np.diagonal(c, 1, -2, -1),
+            c @ np.swapaxes(c, -1, -2),
+        ),
+    ),
+    C(
+        "linalg_matrix_rank",  # a (4, 2) @ (2, 4) product has rank 2
+        lambda T, F, a, b: (
+            T.linalg.matrix_rank(a @ b),
+            T.linalg.matrix_rank(a @ b + T.eye(4, device=a.device)),
+        ),
+        (x(2, 4, 2), x(2, 2, 4)),
+        lambda a, b: (np.linalg.matrix_rank(a @ b), np.linalg.matrix_rank(a @ b + np.eye(4))),
+        grad=False,
+    ),
+    C(
+        "linalg_lstsq_solution",  # tall A: the least-squares solution; its rank
+        lambda T, F, a, b: (T.linalg.lstsq(a, b).solution, T.linalg.lstsq(a, b[..., 0]).solution),
+        (x(5, 3), x(5, 2)),
+        lambda a, b: (np.linalg.lstsq(a, b)[0], np.linalg.lstsq(a, b[:, 0])[0]),
+    ),
+]
+
 SHAPE = [
     C("reshape_flat", lambda T, F, a: a.reshape(-1), (x(2, 3),), lambda a: a.reshape(-1)),
     C(
@@ -2456,7 +2785,8 @@ INPLACE = [
     ),
 ]
 
-CASES = ARITHMETIC + ELEMENTWISE + COMPARISONS + REDUCTIONS + MATMUL + SHAPE + INDEXING
+CASES = ARITHMETIC + ELEMENTWISE + COMPARISONS + REDUCTIONS + MATMUL + LINALG + SHAPE
+CASES += INDEXING
 CASES += SOFTMAX + NN + INPLACE
 
 

@@ -123,3 +123,301 @@ def _onto_diagonal(g, letters, unique, shape):
     )
     out[index] = g
     return out
+
+
+# ---------------------------------------------------------------- matrix functions
+# The classic gradient formulas of linear algebra, on batches of matrices in the last two
+# dims (NumPy's and CuPy's linalg functions batch over the leading ones). _mT(a) is the
+# transpose of every matrix, "A^-T" the transpose of A's inverse.
+#
+# A decomposition with several outputs (qr, eigh, svd) is computed once by its caller in
+# microtorch/linalg.py and handed to one node per output (QrQ and QrR, EighValues and
+# EighVectors...), which returns it and adds its own share of dA: the gradient of A is
+# linear in the outputs' gradients, so the shares add up to the whole. Each returns a copy,
+# so that an in-place change to one output cannot alter what the other nodes saved.
+
+
+def _mT(a):
+    return xp_of(a).swapaxes(a, -1, -2)
+
+
+def _solve(a, b):
+    """X with a @ X = b, for a (..., n, n) and b (..., n, k) whose batch dims broadcast
+    (CuPy's solve wants them equal, so both are broadcast here first)."""
+    xp = xp_of(a)
+    batch = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = xp.broadcast_to(a, batch + a.shape[-2:])
+    b = xp.broadcast_to(b, batch + b.shape[-2:])
+    return xp.linalg.solve(a, b)
+
+
+def _times_inverse_transpose(y, r):
+    """y @ r^-T, for square invertible r: the transpose of r^-1 @ y^T."""
+    return _mT(_solve(r, _mT(y)))
+
+
+def _adjugate(a):
+    """adj(A), which is det(A) A^-1 where A is invertible, for singular A too: from the SVD
+    A = U diag(s) Vh, adj(A) = det(U) det(Vh) V diag(p) U^T with p[i] the product of all
+    singular values but s[i] (det(S) S^-1 without dividing)."""
+    xp = xp_of(a)
+    u, s, vh = xp.linalg.svd(a)
+    ones = xp.ones_like(s[..., :1])
+    before = xp.cumprod(xp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)  # s[:i]
+    after = xp.cumprod(xp.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    signs = xp.linalg.det(u) * xp.linalg.det(vh)  # each +1 or -1
+    return signs[..., None, None] * ((_mT(vh) * (before * after)[..., None, :]) @ _mT(u))
+
+
+class Det(Function):
+    """det(A) of each matrix. d det(A) = tr(adj(A) dA), so dA = g adj(A)^T (= g det(A)
+    A^-T where A is invertible; the adjugate also gives singular A its gradient)."""
+
+    def forward(self, a):
+        self.save_for_backward(a)
+        return xp_of(a).asarray(xp_of(a).linalg.det(a))
+
+    def backward(self, grad):
+        (a,) = self.saved
+        return grad[..., None, None] * _mT(_adjugate(a))
+
+
+class DetSign(Function):
+    """The sign of det A, the first output of slogdet (computed by the caller, passed as
+    ``value``): constant where it is defined, so its gradient is 0, as in PyTorch."""
+
+    def forward(self, a, value=None):
+        self.shape, self.dtype = a.shape, a.dtype
+        return value
+
+    def backward(self, grad):
+        return xp_of(grad).zeros(self.shape, dtype=self.dtype)
+
+
+class LogAbsDet(Function):
+    """log|det A|, the second output of slogdet (computed with the sign by the caller and
+    passed as ``value``). d log|det A| = tr(A^-1 dA), so dA = g A^-T."""
+
+    def forward(self, a, value=None):
+        self.save_for_backward(a)
+        return value
+
+    def backward(self, grad):
+        (a,) = self.saved
+        return grad[..., None, None] * _mT(xp_of(a).linalg.inv(a))
+
+
+class Inv(Function):
+    """A^-1. From A A^-1 = I: d(A^-1) = -A^-1 dA A^-1, so dA = -A^-T g A^-T."""
+
+    def forward(self, a):
+        y = xp_of(a).linalg.inv(a)
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad):
+        (y,) = self.saved
+        return -(_mT(y) @ grad @ _mT(y))
+
+
+class Solve(Function):
+    """X = A^-1 B for A (..., n, n) and B (..., n, k), batch dims broadcast. From
+    A dX = dB - dA X: dB = A^-T g and dA = -dB X^T, each summed back to its input's shape."""
+
+    def forward(self, a, b):
+        self.b_shape = b.shape
+        x = _solve(a, b)
+        self.save_for_backward(a, x)
+        return x
+
+    def backward(self, grad):
+        a, x = self.saved
+        gb = _solve(_mT(a), grad)
+        ga = unbroadcast(-(gb @ _mT(x)), a.shape) if self.needs_input_grad[0] else None
+        return ga, unbroadcast(gb, self.b_shape)
+
+
+class Cholesky(Function):
+    """L lower triangular with A = L L^T, for A symmetric positive-definite (only its lower
+    triangle is read). dA = dL L^T + L dL^T gives L^-1 dA L^-T = X + X^T with X = L^-1 dL
+    lower triangular, so X = Phi(L^-1 dA L^-T), Phi keeping the lower triangle with the
+    diagonal halved. Then dA = L^-T Phi(L^T g) L^-1, made symmetric (A is)."""
+
+    def forward(self, a):
+        low = xp_of(a).linalg.cholesky(a)
+        self.save_for_backward(low)
+        return low
+
+    def backward(self, grad):
+        (low,) = self.saved
+        xp = xp_of(low)
+        m = _mT(low) @ grad
+        phi = xp.tril(m) - 0.5 * xp.triu(xp.tril(m))  # (triu of tril: the diagonal)
+        ga = _times_inverse_transpose(_solve(_mT(low), phi), _mT(low))  # L^-T phi L^-1
+        return 0.5 * (ga + _mT(ga))
+
+
+def _qr_backward(a, q, r, gq, gr):
+    """dA from the gradients of Q and R of a reduced A = QR (A m x n, k = min(m, n)).
+
+    m >= n: R is square. With C = Q^T dQ (antisymmetric) and dR R^-1 upper triangular,
+    Q^T dA R^-1 = C + dR R^-1 fixes C by its lower triangle; it comes out as
+        dA = (gQ + Q copyltu(M)) R^-T,  M = R gR^T - gQ^T Q,
+    copyltu(M) the symmetric matrix with M's lower triangle.
+    m < n: A = [X | Y] with X = Q U square and Y = Q V: gY = Q gV, and X takes the square
+    formula with gQ + Y gV^T (Y = Q V reads Q too)."""
+    m, n = a.shape[-2:]
+    xp = xp_of(a)
+    if q.shape[-1] != min(m, n):
+        raise RuntimeError(
+            "linalg.qr: the QR decomposition is not differentiable when mode='complete' and A "
+            f"has more rows than columns (shape {tuple(a.shape)}), as in PyTorch; use "
+            "mode='reduced'"
+        )
+    if m < n:
+        y, gv = a[..., m:], gr[..., m:]
+        gx = _qr_backward(a[..., :m], q, r[..., :m], gq + y @ _mT(gv), gr[..., :m])
+        return xp.concatenate([gx, q @ gv], axis=-1)
+    mm = r @ _mT(gr) - _mT(gq) @ q
+    copyltu = xp.tril(mm) + _mT(xp.tril(mm, -1))
+    return _times_inverse_transpose(gq + q @ copyltu, r)
+
+
+class QrQ(Function):
+    """Q of A = QR (Q and R computed by the caller): dA from Q's gradient alone."""
+
+    def forward(self, a, q=None, r=None):
+        self.save_for_backward(a, q, r)
+        return q.copy()
+
+    def backward(self, grad):
+        a, q, r = self.saved
+        return _qr_backward(a, q, r, grad, xp_of(r).zeros_like(r))
+
+
+class QrR(Function):
+    """R of A = QR (Q and R computed by the caller): dA from R's gradient alone."""
+
+    def forward(self, a, q=None, r=None):
+        self.save_for_backward(a, q, r)
+        return r.copy()
+
+    def backward(self, grad):
+        a, q, r = self.saved
+        return _qr_backward(a, q, r, xp_of(q).zeros_like(q), grad)
+
+
+def _eigen_gaps(w):
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (w's values distinct)."""
+    xp = xp_of(w)
+    gaps = w[..., None, :] - w[..., :, None]
+    on_diagonal = xp.eye(w.shape[-1], dtype=bool)
+    return 1 / xp.where(on_diagonal, xp.inf, gaps)
+
+
+class EighValues(Function):
+    """The eigenvalues w of a symmetric A = V diag(w) V^T (w, V computed by the caller).
+    dw = diag(V^T dA V), so dA = V diag(g) V^T."""
+
+    def forward(self, a, values=None, vectors=None):
+        self.save_for_backward(vectors)
+        return values.copy()
+
+    def backward(self, grad):
+        (v,) = self.saved
+        return (v * grad[..., None, :]) @ _mT(v)
+
+
+class EighVectors(Function):
+    """The eigenvectors V of a symmetric A = V diag(w) V^T, for distinct eigenvalues.
+    dV = V (F * (V^T dA V)) with F[i, j] = 1 / (w[j] - w[i]) (0 on the diagonal), so
+    dA = V (F * (V^T g)) V^T."""
+
+    def forward(self, a, values=None, vectors=None):
+        self.save_for_backward(values, vectors)
+        return vectors.copy()
+
+    def backward(self, grad):
+        w, v = self.saved
+        return v @ (_eigen_gaps(w) * (_mT(v) @ grad)) @ _mT(v)
+
+
+def _svd_backward(u, s, vh, gu, gs, gvh):
+    """dA from the gradients of A = U diag(S) Vh (A m x n, k = min(m, n); with
+    full_matrices only the first k columns of U and rows of Vh take part), for distinct
+    nonzero singular values. With F[i, j] = 1 / (s[j]^2 - s[i]^2) (0 on the diagonal),
+    V = Vh^T, gV = gVh^T (Townsend, "Differentiating the singular value decomposition"):
+        dA = U [diag(gS) + (F * (U^T gU - gU^T U)) S + S (F * (V^T gV - gV^T V))] Vh
+             + (I - U U^T) gU S^-1 Vh + U S^-1 gVh (I - V Vh)."""
+    k = s.shape[-1]
+    u, gu, vh, gvh = u[..., :k], gu[..., :k], vh[..., :k, :], gvh[..., :k, :]
+    f = _eigen_gaps(s * s)
+    ut_gu, vh_gv = _mT(u) @ gu, vh @ _mT(gvh)  # U^T gU and V^T gV
+    inner = f * (ut_gu - _mT(ut_gu)) * s[..., None, :] + s[..., :, None] * (
+        f * (vh_gv - _mT(vh_gv))
+    )
+    inner = inner + gs[..., None, :] * xp_of(s).eye(k, dtype=s.dtype)
+    ga = u @ inner @ vh
+    ga = ga + ((gu - u @ ut_gu) / s[..., None, :]) @ vh  # (I - U U^T) gU S^-1 Vh
+    return ga + u @ ((gvh - _mT(vh_gv) @ vh) / s[..., :, None])  # U S^-1 gVh (I - V Vh)
+
+
+class SvdU(Function):
+    """U of A = U diag(S) Vh (U, S, Vh computed by the caller): dA from U's gradient."""
+
+    def forward(self, a, u=None, s=None, vh=None):
+        self.save_for_backward(u, s, vh)
+        return u.copy()
+
+    def backward(self, grad):
+        u, s, vh = self.saved
+        xp = xp_of(s)
+        return _svd_backward(u, s, vh, grad, xp.zeros_like(s), xp.zeros_like(vh))
+
+
+class SvdS(Function):
+    """S of A = U diag(S) Vh: dS = diag(U^T dA V), so dA = U diag(g) Vh."""
+
+    def forward(self, a, u=None, s=None, vh=None):
+        self.save_for_backward(u, vh)
+        return s.copy()
+
+    def backward(self, grad):
+        u, vh = self.saved
+        k = grad.shape[-1]
+        return (u[..., :k] * grad[..., None, :]) @ vh[..., :k, :]
+
+
+class SvdVh(Function):
+    """Vh of A = U diag(S) Vh (U, S, Vh computed by the caller): dA from Vh's gradient."""
+
+    def forward(self, a, u=None, s=None, vh=None):
+        self.save_for_backward(u, s, vh)
+        return vh.copy()
+
+    def backward(self, grad):
+        u, s, vh = self.saved
+        xp = xp_of(s)
+        return _svd_backward(u, s, vh, xp.zeros_like(u), xp.zeros_like(s), grad)
+
+
+class Pinv(Function):
+    """The pseudo-inverse X = V diag(1/s) U^T, singular values at or below
+    max(atol, rtol * largest) taken as 0. For a constant rank (Golub and Pereyra):
+        dA = -X^T g X^T + (I - A X) g^T X X^T + X^T X g^T (I - X A)."""
+
+    def forward(self, a, atol=0.0, rtol=0.0):
+        xp = xp_of(a)
+        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        kept = s > xp.maximum(atol, rtol * s[..., :1])  # s[..., 0] is the largest
+        s_inv = xp.where(kept, 1 / xp.where(kept, s, 1), 0)
+        x = (_mT(vh) * s_inv[..., None, :]) @ _mT(u)
+        self.save_for_backward(a, x)
+        return x
+
+    def backward(self, grad):
+        a, x = self.saved
+        xt, gt = _mT(x), _mT(grad)
+        ga = -(xt @ grad @ xt)
+        ga = ga + (gt - a @ (x @ gt)) @ (x @ xt)  # (I - A X) g^T X X^T
+        return ga + (xt @ x) @ (gt - (gt @ x) @ a)  # X^T X g^T (I - X A)

@@ -1,0 +1,65 @@
+"""PyTorch's top-level linear-algebra names (torch.det, torch.svd, torch.cholesky...), older
+spellings of functions in microtorch.linalg; microtorch/__init__.py exports them, and the
+Tensor methods of the same names call them."""
+
+from __future__ import annotations
+
+import collections
+
+from . import linalg
+from ._tensor import Tensor
+from ._warn import warn_user
+from .factories import zeros_like
+from .functional import log, swapaxes
+
+SvdResult = collections.namedtuple("SvdResult", ["U", "S", "V"])
+
+det = linalg.det
+slogdet = linalg.slogdet
+matrix_power = linalg.matrix_power
+
+
+def logdet(input: Tensor) -> Tensor:
+    """log(det(input)): nan where the determinant is negative, -inf where it is 0."""
+    sign, logabsdet = linalg.slogdet(input)
+    return logabsdet + log(sign)  # log(1) = 0, log(-1) = nan, log(0) = -inf
+
+
+def inverse(input: Tensor) -> Tensor:
+    """linalg.inv(input)."""
+    return linalg.inv(input)
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """linalg.pinv(input, rtol=rcond)."""
+    return linalg.pinv(input, rtol=rcond)
+
+
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """L with input = L @ L.mT (U with input = U.mT @ U when upper); deprecated in PyTorch
+    for linalg.cholesky, as the warning says."""
+    warn_user(
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
+        "a future PyTorch release; use linalg.cholesky(A) (or linalg.cholesky(A, upper=True))"
+    )
+    return linalg.cholesky(input, upper=upper)
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> SvdResult:
+    """(U, S, V) with input = U @ diag(S) @ V.mT (V, not linalg.svd's Vh), reduced unless
+    some=False; compute_uv=False gives zero-filled U (m, m) and V (n, n), as in PyTorch."""
+    if not compute_uv:  # (some does not matter then)
+        U, S, Vh = linalg.svd(input, full_matrices=True)
+        return SvdResult(zeros_like(U.detach()), S, zeros_like(Vh.detach()))
+    U, S, Vh = linalg.svd(input, full_matrices=not some)
+    return SvdResult(U, S, swapaxes(Vh, -1, -2))
+
+
+def qr(input: Tensor, some: bool = True) -> linalg.QRResult:
+    """(Q, R): linalg.qr(input, "reduced" if some else "complete"); deprecated in PyTorch,
+    as the warning says."""
+    warn_user(
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+        "PyTorch release; use linalg.qr(A, 'reduced' if some else 'complete')"
+    )
+    return linalg.qr(input, "reduced" if some else "complete")

@@ -1,0 +1,279 @@
+"""microtorch.linalg and the top-level linear-algebra names: what the op table
+(tests/test_ops.py, LINALG) cannot express: errors, dtypes, empty and singular inputs,
+extra outputs, and the names PyTorch has."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import microtorch
+
+torch = pytest.importorskip("torch")
+
+TOP_LEVEL = ["det", "logdet", "slogdet", "inverse", "cholesky", "pinverse", "matrix_power",
+             "svd", "qr"]  # fmt: skip
+LINALG = ["vector_norm", "matrix_norm", "norm", "det", "slogdet", "inv", "solve", "cholesky",
+          "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "multi_dot",
+          "cross", "vecdot", "diagonal", "matmul", "solve_triangular", "matrix_rank", "lstsq",
+          "LinAlgError"]  # fmt: skip
+
+
+def _pair(array: np.ndarray) -> tuple:
+    return microtorch.tensor(array), torch.tensor(array)
+
+
+@pytest.mark.parametrize("name", TOP_LEVEL)
+def test_top_level_names_and_methods_exist_as_in_pytorch(name: str) -> None:
+    assert hasattr(torch, name) and hasattr(microtorch, name)
+    assert hasattr(torch.Tensor, name) and hasattr(microtorch.Tensor, name)
+
+
+@pytest.mark.parametrize("name", LINALG)
+def test_linalg_names_exist_as_in_pytorch(name: str) -> None:
+    assert hasattr(torch.linalg, name) and hasattr(microtorch.linalg, name)
+
+
+def test_singular_matrix_raises_linalg_error_a_runtime_error() -> None:
+    assert issubclass(microtorch.linalg.LinAlgError, RuntimeError)
+    singular = microtorch.tensor([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(microtorch.linalg.LinAlgError, match=r"linalg.inv.*\(2, 2\)"):
+        microtorch.linalg.inv(singular)
+    with pytest.raises(microtorch.linalg.LinAlgError, match="linalg.solve"):
+        microtorch.linalg.solve(singular, microtorch.ones(2))
+    with pytest.raises(microtorch.linalg.LinAlgError, match="positive-definite"):
+        microtorch.linalg.cholesky(-microtorch.eye(2))
+    with pytest.raises(torch.linalg.LinAlgError):  # what PyTorch does with the same input
+        torch.linalg.inv(torch.tensor([[1.0, 2.0], [2.0, 4.0]]))
+
+
+def test_singular_determinants_as_pytorch() -> None:
+    ours, theirs = _pair(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    assert microtorch.linalg.det(ours).item() == torch.linalg.det(theirs).item() == 0
+    for o, t in zip(microtorch.linalg.slogdet(ours), torch.linalg.slogdet(theirs)):
+        assert o.item() == t.item()  # sign 0, logabsdet -inf
+    negative = np.array([[0.0, 1.0], [1.0, 0.0]])  # det -1: logdet is nan
+    assert math.isnan(microtorch.logdet(microtorch.tensor(negative)).item())
+    assert math.isnan(torch.logdet(torch.tensor(negative)).item())
+    assert microtorch.logdet(ours).item() == torch.logdet(theirs).item() == -math.inf
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda T, a: T.linalg.inv(a),
+        lambda T, a: T.linalg.det(a),
+        lambda T, a: T.linalg.cholesky(a),
+        lambda T, a: T.linalg.eigh(a),
+        lambda T, a: T.linalg.slogdet(a),
+    ],
+)
+def test_non_square_and_integer_inputs_raise_runtime_error(call) -> None:
+    for T in (microtorch, torch):
+        with pytest.raises(RuntimeError, match="square"):
+            call(T, T.zeros(2, 3))
+        with pytest.raises(RuntimeError, match="floating point|not implemented for 'Long'"):
+            call(T, T.eye(2).long())
+        with pytest.raises(RuntimeError, match="at least 2 dim"):
+            call(T, T.zeros(3))
+
+
+def test_vector_norm_dtypes_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        with pytest.raises(RuntimeError, match="floating point"):
+            T.linalg.vector_norm(T.arange(3))
+        with pytest.raises(RuntimeError, match="floating point"):
+            T.norm(T.arange(3))
+        with pytest.raises(RuntimeError, match="narrowing"):
+            T.linalg.vector_norm(T.ones(2, dtype=T.float64), dtype=T.float32)
+        out = T.linalg.vector_norm(T.ones(2, 2), dtype=T.float64)
+        assert str(out.dtype).endswith("float64") and out.item() == 2.0
+
+
+def test_norms_of_zeros_have_zero_gradient_as_pytorch() -> None:
+    grads = []
+    for T in (microtorch, torch):
+        z = T.zeros(2, 3, dtype=T.float64, requires_grad=True)
+        (T.linalg.vector_norm(z) + T.linalg.vector_norm(z, 3) + T.linalg.matrix_norm(z)).backward()
+        grads.append(z.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    np.testing.assert_array_equal(grads[0], 0)
+
+
+def test_linalg_norm_dispatch_errors() -> None:
+    a = microtorch.zeros(2, 3, 4)
+    with pytest.raises(RuntimeError, match="1D or 2D"):
+        microtorch.linalg.norm(a, 2)
+    with pytest.raises(RuntimeError, match="1D or 2D"):
+        torch.linalg.norm(torch.zeros(2, 3, 4), 2)
+    with pytest.raises(RuntimeError, match="not supported"):
+        microtorch.linalg.matrix_norm(a, 3)
+
+
+def test_batched_results_are_each_matrix_s_own() -> None:
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 3, 4, 4)) + 4 * np.eye(4)
+    t = microtorch.tensor(a)
+    for f in (microtorch.linalg.det, microtorch.linalg.inv, microtorch.linalg.svdvals):
+        batched = f(t).numpy()
+        for i in range(2):
+            for j in range(3):
+                np.testing.assert_allclose(batched[i, j], f(t[i, j]).numpy(), rtol=1e-12)
+
+
+def test_solve_broadcasts_batch_dims_as_pytorch() -> None:
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 1, 3, 3)) + 3 * np.eye(3)
+    b = rng.standard_normal((4, 3, 2))
+    ours, theirs = microtorch.linalg.solve(*_pair(a)[:1], _pair(b)[0]), None
+    theirs = torch.linalg.solve(torch.tensor(a), torch.tensor(b))
+    assert tuple(ours.shape) == tuple(theirs.shape) == (2, 4, 3, 2)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10)
+    with pytest.raises(RuntimeError, match="Incompatible shapes"):
+        microtorch.linalg.solve(microtorch.eye(3), microtorch.ones(4, 2))
+
+
+def test_qr_mode_r_and_complete_and_errors() -> None:
+    a = np.random.default_rng(2).standard_normal((4, 3))
+    ours, theirs = (
+        microtorch.linalg.qr(microtorch.tensor(a), "r"),
+        torch.linalg.qr(torch.tensor(a), "r"),
+    )
+    assert tuple(ours.Q.shape) == tuple(theirs.Q.shape) == (0,)
+    np.testing.assert_allclose(np.abs(ours.R.numpy()), np.abs(theirs.R.numpy()), rtol=1e-10)
+    q, r = microtorch.linalg.qr(microtorch.tensor(a, requires_grad=True), "complete")
+    assert tuple(q.shape) == (4, 4) and tuple(r.shape) == (4, 3)
+    with pytest.raises(RuntimeError, match="not differentiable"):
+        q.sum().backward()  # as in PyTorch: complete with more rows than columns
+    with pytest.raises(RuntimeError, match="unrecognized mode"):
+        microtorch.linalg.qr(microtorch.tensor(a), "full")
+
+
+def test_torch_svd_compute_uv_false_and_cholesky_warning() -> None:
+    a = np.random.default_rng(3).standard_normal((3, 2))
+    ours, theirs = (
+        microtorch.svd(microtorch.tensor(a), compute_uv=False),
+        torch.svd(torch.tensor(a), compute_uv=False),
+    )
+    for o, t in zip(ours, theirs):
+        assert tuple(o.shape) == tuple(t.shape)
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-10)
+    spd = microtorch.tensor(a.T @ a + np.eye(2))
+    with pytest.warns(UserWarning, match="deprecated"):
+        upper = microtorch.cholesky(spd, upper=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_allclose(
+            upper.numpy(), torch.cholesky(torch.tensor(spd.numpy()), upper=True).numpy()
+        )
+
+
+def test_lstsq_extra_outputs_as_pytorch_default_driver() -> None:
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+    ours = microtorch.linalg.lstsq(microtorch.tensor(a), microtorch.tensor(b))
+    theirs = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b))
+    for o, t in zip(ours, theirs):
+        assert tuple(o.shape) == tuple(t.shape) and str(o.dtype)[-5:] == str(t.dtype)[-5:]
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-10)
+
+
+def test_matrix_power_zero_and_errors() -> None:
+    a = microtorch.randn(2, 3, 3)
+    np.testing.assert_array_equal(
+        microtorch.linalg.matrix_power(a, 0).numpy(), np.eye(3)[None].repeat(2, 0)
+    )
+    with pytest.raises(RuntimeError, match="square"):
+        microtorch.linalg.matrix_power(microtorch.zeros(2, 3), 2)
+    with pytest.raises(RuntimeError, match="at least 2"):
+        microtorch.linalg.multi_dot([a[0]])
+
+
+def test_empty_matrices_as_pytorch() -> None:
+    for name in ("det", "inv", "svdvals", "matrix_norm"):
+        ours = getattr(microtorch.linalg, name)(microtorch.zeros(2, 0, 0))
+        theirs = getattr(torch.linalg, name)(torch.zeros(2, 0, 0))
+        assert tuple(ours.shape) == tuple(theirs.shape), name
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_torch_qr_and_tensor_qr_warn_and_match_pytorch() -> None:
+    a = np.random.default_rng(5).standard_normal((4, 3))
+    with pytest.warns(UserWarning, match="deprecated"):
+        q, r = microtorch.tensor(a).qr(some=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tq, tr = torch.qr(torch.tensor(a), some=False)
+    assert tuple(q.shape) == tuple(tq.shape) == (4, 4)
+    np.testing.assert_allclose(np.abs(r.numpy()), np.abs(tr.numpy()), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose((q @ r).numpy(), a, rtol=1e-10)
+
+
+def test_det_gradient_of_a_singular_matrix_is_the_adjugate() -> None:
+    """d det(A) / dA = adj(A)^T, for singular A too (finite differences agree). PyTorch 2.x
+    returns zeros for these two matrices, which finite differences contradict: here
+    microtorch keeps the true derivative."""
+    for rows in ([[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]):
+        a = np.array(rows)
+        t = microtorch.tensor(a, requires_grad=True)
+        microtorch.linalg.det(t).backward()
+        numeric = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            step = np.zeros_like(a)
+            step[i] = 1e-6
+            numeric[i] = (np.linalg.det(a + step) - np.linalg.det(a - step)) / 2e-6
+        np.testing.assert_allclose(t.grad.numpy(), numeric, atol=1e-6)
+        assert np.abs(numeric).max() > 0.5  # a nonzero gradient to find
+    assert microtorch.autograd.gradcheck(
+        microtorch.linalg.det,
+        [microtorch.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=microtorch.float64, requires_grad=True)],
+    )
+
+
+def test_edge_values_as_pytorch() -> None:
+    """ord=0 counts nan as nonzero with a zero gradient (PyTorch leaves the gradient None, the
+    same zeros); matrix_power(A, 0) is the identity
+    that still takes A's (zero) gradient; a vector B with left=False is a column, so
+    X A = B fails for n > 1."""
+    grads = []
+    for T in (microtorch, torch):
+        v = T.tensor([0.0, float("nan"), -2.0, float("inf")], requires_grad=True)
+        n = T.linalg.vector_norm(v, 0)
+        assert n.item() == 3.0 and n.requires_grad
+        n.backward()
+        a = T.eye(3, requires_grad=True)
+        p = T.linalg.matrix_power(a * 2, 0)
+        assert p.requires_grad
+        p.sum().backward()
+        grads.append((np.zeros(4) if v.grad is None else v.grad.numpy(), a.grad.numpy()))
+        with pytest.raises(RuntimeError, match="Incompatible shapes"):
+            T.linalg.solve(T.eye(3), T.ones(3), left=False)
+        with pytest.raises(TypeError):
+            T.linalg.vector_norm(T.ones(3), "fro")
+    for ours, theirs in zip(*grads):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_changing_one_output_in_place_leaves_the_others_gradients_alone() -> None:
+    """qr, eigh and svd give one graph node per output, each keeping the decomposition for
+    its backward: writing into Q (or V, or U) must not change R's (w's, S's) gradient."""
+    a = np.random.default_rng(6).standard_normal((4, 4))
+    a = a + a.T
+    cases = [
+        (lambda t: microtorch.linalg.qr(t), 1),
+        (lambda t: microtorch.linalg.eigh(t), 0),
+        (lambda t: microtorch.linalg.svd(t), 1),
+    ]
+    for decompose, kept in cases:
+        grads = []
+        for change in (False, True):
+            t = microtorch.tensor(a, requires_grad=True)
+            outputs = decompose(t)
+            if change:
+                outputs[1 - kept].detach().mul_(100.0)
+            outputs[kept].sum().backward()
+            grads.append(t.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])
