@@ -1647,15 +1647,6 @@ def _cast_for_norm(x: Tensor, dtype: Any, op: str) -> Tensor:
 
 
 # ---------------------------------------------------------------- distances
-def _p_distance(diff: Tensor, p: Any, dim: Any, keepdim: bool = False) -> Tensor:
-    """The p-norm of the differences ``diff`` along ``dim`` (None: all of them), as the
-    distances use it: p=0 counts the nonzero differences (gradient 0), as in PyTorch;
-    p=2 has gradient 0 where the distance is 0 (NormRoot)."""
-    if p == 0:  # 1 per nonzero difference; the 0 * diff keeps it in the graph (gradient 0)
-        return sum(where(diff != 0, 1.0, diff * 0), dim, keepdim)
-    return norm(diff, p, dim, keepdim)
-
-
 def _check_distance_p(p: Any, op: str) -> float:
     if p < 0:
         raise RuntimeError(f"{op}: only supports non-negative p values, got p={p}")
@@ -1680,7 +1671,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     x1 = _float_input(_check_tensor(x1, "pairwise_distance", "x1"), "pairwise_distance")
     x2 = _float_input(_check_tensor(x2, "pairwise_distance", "x2"), "pairwise_distance")
     dim = -1 if builtins.max(x1.ndim, x2.ndim) else None  # two 0-d tensors: one number each
-    return _p_distance(x1 - x2 + eps, p, dim, keepdim)
+    return norm(x1 - x2 + eps, p, dim, keepdim)
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
@@ -1707,7 +1698,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         )
     p = _check_distance_p(p, "cdist")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, 1, M) - (..., 1, R, M)
-    return _p_distance(diff, p, -1)
+    return norm(diff, p, -1)
 
 
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
@@ -1718,13 +1709,13 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError(f"pdist: only supports 2D tensors, got: {input.ndim}D")
     p = _check_distance_p(p, "pdist")
     rows, cols = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
-    return _p_distance(input[rows] - input[cols], p, -1)
+    return norm(input[rows] - input[cols], p, -1)
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm of input - other (broadcast), over all elements: a 0-d tensor."""
     diff = _distance_operand(input, "dist", "input") - _distance_operand(other, "dist", "other")
-    return _p_distance(diff, p, None)
+    return norm(diff, p, None)
 
 
 # ---------------------------------------------------------------- shape
