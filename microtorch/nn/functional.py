@@ -31,6 +31,7 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
 )
 from ..ops import attention as _attention
 from ..ops import binary_loss as _binary_loss
+from ..ops import conv as _conv_ops
 from ..ops import dropout as _dropout
 from ..ops import embedding as _embedding
 from ..ops import linalg as _linalg
@@ -854,3 +855,301 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
                 parts.append(Tensor._make(filled))
             out = F.cat([parts[0], out, parts[1]], dim)
     return out
+
+
+# ---------------------------------------------------------------- convolution and pooling
+# Every sliding-window op takes its windows with ops/conv.py's Im2Col: (N, C, *S) ->
+# (N, C, *K, *O). A convolution is then one matmul with the weight, an average pool a sum
+# over the kernel dims; autograd chains their backwards (col2im, matmul, sum).
+def _ntuple(value: Any, n: int, op: str, name: str) -> tuple:
+    """An int, or a sequence of 1 or n ints, as a tuple of n ints."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * n
+    values = tuple(value)
+    if len(values) == 1:
+        values *= n
+    if len(values) != n or not all(isinstance(v, int) for v in values):
+        raise RuntimeError(
+            f"{op}: expected {name} to be a single integer value or a list of {n} values to "
+            f"match the {n}-d dimensions, but got {name}={list(values)}"
+        )
+    return values
+
+
+def _batched(input: Tensor, spatial: int, op: str) -> tuple[Tensor, bool]:
+    """(input with a batch dim, whether one was added): (C, *S) or (N, C, *S) accepted."""
+    _check_tensor(input, op)
+    if input.ndim not in (spatial + 1, spatial + 2):
+        raise RuntimeError(
+            f"{op}: expected {spatial + 1}-D (unbatched) or {spatial + 2}-D (batched) input, "
+            f"but got input of size: {list(input.shape)}"
+        )
+    return (input.unsqueeze(0), True) if input.ndim == spatial + 1 else (input, False)
+
+
+def _conv_padding(padding: Any, kernel: tuple, dilation: tuple, stride: tuple, op: str) -> tuple:
+    """(lo, hi) zero padding per spatial dim from an int, a tuple, "valid" or "same". "same"
+    pads d*(k-1) in all, the odd one on the right (an even kernel), as PyTorch does."""
+    n = len(kernel)
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * n
+        if padding != "same":
+            raise RuntimeError(f"{op}: Invalid padding string: {padding!r} ('valid' or 'same')")
+        if any(s != 1 for s in stride):
+            raise RuntimeError(f"{op}: padding='same' is not supported for strided convolutions")
+        return tuple((d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2)
+                     for k, d in zip(kernel, dilation))  # fmt: skip
+    pads = _ntuple(padding, n, op, "padding")
+    if any(p < 0 for p in pads):
+        raise RuntimeError(f"{op}: negative padding is not supported, got padding={list(pads)}")
+    return tuple((p, p) for p in pads)
+
+
+def _check_windows_fit(input: Tensor, kernel: tuple, dilation: tuple, padding: tuple,
+                       op: str) -> None:  # fmt: skip
+    padded = tuple(n + lo + hi for n, (lo, hi) in zip(input.shape[2:], padding))
+    reach = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    if any(p < r for p, r in zip(padded, reach)):
+        raise RuntimeError(
+            f"{op}: Calculated padded input size per channel: {padded}. Kernel size: {reach}. "
+            f"Kernel size can't be greater than actual input size (input {tuple(input.shape)})"
+        )
+
+
+def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+          dilation: Any, groups: int, spatial: int, op: str) -> Tensor:  # fmt: skip
+    """The N-d convolution (cross-correlation, as PyTorch) of conv1d and conv2d."""
+    x, unbatched = _batched(input, spatial, op)
+    _check_tensor(weight, op, "weight")
+    if weight.ndim != spatial + 2:
+        raise RuntimeError(
+            f"{op}: expected weight to be {spatial + 2}-D (out_channels, in_channels/groups, "
+            f"*kernel_size), but got weight of size {list(weight.shape)}"
+        )
+    out_channels, group_in = weight.shape[:2]
+    kernel = tuple(weight.shape[2:])
+    if groups < 1 or out_channels % groups:
+        raise RuntimeError(
+            f"{op}: out_channels {out_channels} of weight {list(weight.shape)} must be "
+            f"divisible by groups={groups}"
+        )
+    if x.shape[1] != group_in * groups:
+        raise RuntimeError(
+            f"{op}: Given groups={groups}, weight of size {list(weight.shape)}, expected "
+            f"input{list(x.shape)} to have {group_in * groups} channels, but got {x.shape[1]} "
+            "channels instead"
+        )
+    if bias is not None and tuple(bias.shape) != (out_channels,):
+        raise RuntimeError(
+            f"{op}: bias of shape {tuple(bias.shape)} does not match weight {list(weight.shape)}"
+            f" (expected ({out_channels},))"
+        )
+    dtypes = [t.dtype for t in (x, weight, bias) if t is not None]
+    if any(d is not dtypes[0] for d in dtypes):
+        raise RuntimeError(
+            f"{op}: input, weight and bias must have the same dtype, got "
+            f"{', '.join(str(d) for d in dtypes)}; convert with .to(dtype) first"
+        )
+    stride = _ntuple(stride, spatial, op, "stride")
+    dilation = _ntuple(dilation, spatial, op, "dilation")
+    if any(v < 1 for v in stride + dilation):
+        raise RuntimeError(f"{op}: stride {stride} and dilation {dilation} must be positive")
+    pads = _conv_padding(padding, kernel, dilation, stride, op)
+    _check_windows_fit(x, kernel, dilation, pads, op)
+    n = x.shape[0]
+    cols = _conv_ops.Im2Col.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
+    out_size = tuple(cols.shape[2 + spatial :])
+    # (N, C, *K, *O) -> (N, G, C/G * prod(K), prod(O)); weight -> (G, Cout/G, C/G * prod(K))
+    cols = cols.reshape(n, groups, group_in * math.prod(kernel), math.prod(out_size))
+    w = weight.reshape(groups, out_channels // groups, group_in * math.prod(kernel))
+    out = _functional.matmul(w, cols).reshape((n, out_channels) + out_size)  # (N, Cout, *O)
+    if bias is not None:
+        out = out + bias.reshape((out_channels,) + (1,) * spatial)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    """1-d cross-correlation: input (N, C_in, L) or (C_in, L), weight (C_out, C_in/groups, k),
+    bias (C_out,) -> (N, C_out, L_out)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    """2-d cross-correlation: input (N, C_in, H, W) or (C_in, H, W), weight
+    (C_out, C_in/groups, kH, kW), bias (C_out,) -> (N, C_out, H_out, W_out)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+           stride: Any = 1) -> Tensor:  # fmt: skip
+    """The sliding kH x kW blocks of (N, C, H, W) (or (C, H, W)) as columns:
+    (N, C * kH * kW, L), L the number of block positions."""
+    x, unbatched = _batched(input, 2, "unfold")
+    kernel = _ntuple(kernel_size, 2, "unfold", "kernel_size")
+    dilation = _ntuple(dilation, 2, "unfold", "dilation")
+    stride = _ntuple(stride, 2, "unfold", "stride")
+    pads = tuple((p, p) for p in _ntuple(padding, 2, "unfold", "padding"))
+    _check_windows_fit(x, kernel, dilation, pads, "unfold")
+    cols = _conv_ops.Im2Col.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
+    n, c = x.shape[:2]
+    out = cols.reshape(n, c * math.prod(kernel), -1)  # (N, C, kH, kW, oH, oW) -> (N, C*kH*kW, L)
+    return out.squeeze(0) if unbatched else out
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:  # fmt: skip
+    """The inverse layout of unfold: columns (N, C * kH * kW, L) (or 2-D) summed back into
+    (N, C, *output_size), overlapping blocks adding up."""
+    _check_tensor(input, "fold")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"fold: expected 2-D or 3-D input (batch mode), but got input of size "
+            f"{list(input.shape)}"
+        )
+    cols = input.unsqueeze(0) if input.ndim == 2 else input
+    size = _ntuple(output_size, 2, "fold", "output_size")
+    kernel = _ntuple(kernel_size, 2, "fold", "kernel_size")
+    dilation = _ntuple(dilation, 2, "fold", "dilation")
+    stride = _ntuple(stride, 2, "fold", "stride")
+    pads = tuple((p, p) for p in _ntuple(padding, 2, "fold", "padding"))
+    blocks = tuple(
+        _conv_ops.conv_out_size(n, k, d, lo, hi, s)
+        for n, k, d, (lo, hi), s in zip(size, kernel, dilation, pads, stride)
+    )
+    n, ck, length = cols.shape
+    if ck % math.prod(kernel) or length != math.prod(blocks):
+        raise RuntimeError(
+            f"fold: expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size {list(kernel)} and dimension 2 to match the {math.prod(blocks)} "
+            f"blocks {list(blocks)} of output_size {list(size)}, but got input of size "
+            f"{list(input.shape)}"
+        )
+    c = ck // math.prod(kernel)
+    cols = cols.reshape((n, c) + kernel + blocks)  # (N, C, kH, kW, bH, bW)
+    out = _conv_ops.Col2Im.apply(
+        cols, size=size, kernel=kernel, dilation=dilation, padding=pads, stride=stride
+    )
+    return out.squeeze(0) if input.ndim == 2 else out
+
+
+def _pool_size(size: int, kernel: int, pad: int, stride: int, ceil_mode: bool) -> int:
+    """Windows along a dim; with ceil_mode a last partial window counts if it starts inside
+    the input or its left padding."""
+    span = size + 2 * pad - kernel
+    out = (-(-span // stride) if ceil_mode else span // stride) + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
+              count_include_pad: bool, divisor_override: int | None, spatial: int,
+              op: str) -> Tensor:  # fmt: skip
+    """The mean of each window; the divisor counts the window's input elements (and its
+    padding with count_include_pad, never the part past it that ceil_mode adds)."""
+    x, unbatched = _batched(input, spatial, op)
+    kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
+    stride = kernel if stride is None or stride == [] else _ntuple(stride, spatial, op, "stride")
+    pads = _ntuple(padding, spatial, op, "padding")
+    if any(p < 0 or 2 * p > k for p, k in zip(pads, kernel)):
+        raise RuntimeError(
+            f"{op}: pad should be at most half of effective kernel size, but got pad={pads}, "
+            f"kernel_size={kernel}"
+        )
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError(f"{op}: divisor must be not zero")
+    size = tuple(x.shape[2:])
+    out = tuple(_pool_size(*a, ceil_mode) for a in zip(size, kernel, pads, stride))
+    if any(o < 1 for o in out):
+        raise RuntimeError(
+            f"{op}: Given input size {list(x.shape)}, kernel_size {kernel}, stride {stride} "
+            f"and padding {pads}, the calculated output size {out} is too small"
+        )
+    extra = tuple(max(0, (o - 1) * s + k - (n + 2 * p))
+                  for o, s, k, n, p in zip(out, stride, kernel, size, pads))  # fmt: skip
+    geometry = dict(kernel=kernel, dilation=(1,) * spatial, stride=stride)
+    windows = _conv_ops.Im2Col.apply(
+        x, padding=tuple((p, p + e) for p, e in zip(pads, extra)), **geometry
+    )
+    sums = windows.sum(tuple(range(2, 2 + spatial)))  # (N, C, *K, *O) -> (N, C, *O)
+    if divisor_override is not None:
+        divisor: Any = divisor_override
+    else:  # how many counted elements each window covers: the windows of a mask of ones
+        xp = backend.xp_of(x.array)
+        if count_include_pad:
+            ones = xp.ones((1, 1) + tuple(n + 2 * p for n, p in zip(size, pads)), x.array.dtype)
+            counting = tuple((0, e) for e in extra)
+        else:
+            ones = xp.ones((1, 1) + size, dtype=x.array.dtype)
+            counting = tuple((p, p + e) for p, e in zip(pads, extra))
+        counts = _conv_ops.im2col(ones, padding=counting, **geometry)
+        divisor = Tensor._make(counts.sum(axis=tuple(range(2, 2 + spatial))))  # (1, 1, *O)
+    if x.dtype.is_floating_point:
+        out_t = sums / divisor
+    else:  # integers stay integers, the quotient truncated as in PyTorch
+        out_t = _functional.div(sums, divisor, rounding_mode="trunc")
+    return out_t.squeeze(0) if unbatched else out_t
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:  # fmt: skip
+    """The mean of each length-k window of (N, C, L) or (C, L), every ``stride`` (default k)
+    steps, over the input zero-padded by ``padding`` on both sides."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1,
+                     "avg_pool1d")  # fmt: skip
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:  # fmt: skip
+    """The mean of each kH x kW window of (N, C, H, W) or (C, H, W); ``divisor_override``
+    divides every window's sum by that number instead."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 2, "avg_pool2d")  # fmt: skip
+
+
+def _adaptive_average_matrix(size: int, out: int, like: Tensor) -> Tensor:
+    """(out, size): row i averages input positions floor(i*size/out) to ceil((i+1)*size/out)."""
+    xp = backend.xp_of(like.array)
+    i = xp.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    j = xp.arange(size)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    weights = inside / (end - start)[:, None]
+    return Tensor._make(weights.astype(like.array.dtype))
+
+
+def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -> Tensor:
+    """Average pooling to a given output size; the windows along each dim are independent,
+    so it is a product with an averaging matrix along each spatial dim."""
+    x, unbatched = _batched(input, spatial, op)
+    _floating_only(x, op)
+    sizes = (output_size,) * spatial if not isinstance(output_size, Sequence) else output_size
+    if len(sizes) != spatial:
+        raise ValueError(f"{op}: output_size must be {spatial} values, got {output_size!r}")
+    sizes = tuple(n if s is None else s for s, n in zip(sizes, x.shape[2:]))
+    if any(s < 0 for s in sizes) or any(n == 0 for n in x.shape[2:]):
+        raise RuntimeError(
+            f"{op}: expected a non-empty input and output_size >= 0, got input "
+            f"{list(input.shape)} and output_size {output_size!r}"
+        )
+    out = x
+    if spatial == 2:  # (N, C, H, W) -> (N, C, oH, W): average along H
+        out = _functional.matmul(_adaptive_average_matrix(x.shape[2], sizes[0], x), out)
+    last = _adaptive_average_matrix(x.shape[-1], sizes[-1], x)  # (oW, W)
+    out = _functional.matmul(out, last.transpose(0, 1))  # (..., W) -> (..., oW)
+    return out.squeeze(0) if unbatched else out
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """(N, C, L) -> (N, C, output_size): the means of output_size windows that cover L."""
+    return _adaptive_avg_pool(input, output_size, 1, "adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """(N, C, H, W) -> (N, C, oH, oW) by window means; None in output_size keeps that size."""
+    return _adaptive_avg_pool(input, output_size, 2, "adaptive_avg_pool2d")
