@@ -31,6 +31,7 @@ from .activation import (
     Threshold,
 )
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, Fold, Unfold
 from .distance import CosineSimilarity
 from .dropout import Dropout
 from .embedding import Embedding
@@ -49,8 +50,16 @@ from .loss import (
 )
 from .module import Module
 from .multihead_attention import MultiheadAttention
-from .normalization import LayerNorm
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    LayerNorm,
+)
 from .parameter import Parameter
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -60,23 +69,35 @@ from .transformer import (
 )
 
 __all__ = [
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "CELU",
+    "Conv1d",
+    "Conv2d",
     "CosineSimilarity",
     "CrossEntropyLoss",
     "Dropout",
     "ELU",
     "Embedding",
     "Flatten",
+    "Fold",
     "GELU",
     "GLU",
+    "GroupNorm",
     "Hardshrink",
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
     "HuberLoss",
     "Identity",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
     "KLDivLoss",
     "L1Loss",
     "LayerNorm",
@@ -116,6 +137,7 @@ __all__ = [
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "Unflatten",
+    "Unfold",
     "functional",
     "init",
     "utils",

@@ -15,6 +15,7 @@ from .. import functional as _functional
 from .. import random as _random
 from .._tensor import Tensor
 from .._warn import warn_user
+from ..autograd.grad_mode import no_grad as _no_grad
 from ..factories import whole_numbers
 from ..functional import (  # noqa: F401  (re-exported under F.*)
     _check_broadcast,
@@ -1153,3 +1154,124 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """(N, C, H, W) -> (N, C, oH, oW) by window means; None in output_size keeps that size."""
     return _adaptive_avg_pool(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+# ---------------------------------------------------------------- batch, group and instance norm
+def _channel_shape(input: Tensor) -> tuple:
+    """(1, C, 1, ...): a per-channel vector shaped to broadcast over (N, C, *S)."""
+    return (1, input.shape[1]) + (1,) * (input.ndim - 2)
+
+
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """out * weight + bias with one weight and bias per channel (dim 1)."""
+    if weight is not None:
+        out = out * weight.reshape(_channel_shape(out))
+    if bias is not None:
+        out = out + bias.reshape(_channel_shape(out))
+    return out
+
+
+def _check_channel_vectors(input: Tensor, op: str, **vectors: Tensor | None) -> None:
+    c = input.shape[1] if input.ndim > 1 else None
+    for name, v in vectors.items():
+        if v is not None and (_check_tensor(v, op, name).ndim != 1 or v.shape[0] != c):
+            raise RuntimeError(
+                f"{op}: {name} of shape {tuple(v.shape)} does not match the {c} channels of "
+                f"input {tuple(input.shape)} (expected ({c},))"
+            )
+
+
+def _update_running(running: Tensor, batch_value: Tensor, momentum: float) -> None:
+    """running = (1 - momentum) * running + momentum * batch_value, in place, untracked."""
+    with _no_grad():
+        running.copy_(running * (1 - momentum) + batch_value.detach() * momentum)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:  # fmt: skip
+    """Normalise each channel (dim 1) of (N, C, *S) over the batch and spatial dims, then
+    scale and shift per channel. In training the batch's mean and biased variance are used
+    and the running statistics (when given) move towards the batch's mean and unbiased
+    variance by ``momentum``; otherwise the running statistics are used."""
+    _floating_only(input, "batch_norm")
+    if input.ndim < 2:
+        raise ValueError(
+            f"batch_norm: expected an input (N, C, ...), got shape {tuple(input.shape)}"
+        )
+    _check_channel_vectors(input, "batch_norm", running_mean=running_mean,
+                           running_var=running_var, weight=weight, bias=bias)  # fmt: skip
+    dims = (0,) + tuple(range(2, input.ndim))  # all but the channel dim
+    count = input.numel() // builtins.max(input.shape[1], 1)  # values per channel
+    if training:
+        if count <= 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size "
+                f"{tuple(input.shape)} (batch_norm)"
+            )
+        var, mean = _functional.var_mean(input, dims, unbiased=False, keepdim=True)
+        if running_mean is not None:
+            _update_running(running_mean, mean.reshape(-1), momentum)
+        if running_var is not None:  # the running variance is the unbiased one
+            _update_running(running_var, var.reshape(-1) * (count / (count - 1)), momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("batch_norm: running_mean and running_var must be given when "
+                               "training=False")  # fmt: skip
+        mean = running_mean.reshape(_channel_shape(input))
+        var = running_var.reshape(_channel_shape(input))
+    out = (input - mean) * _functional.rsqrt(var + eps)
+    return _affine(out, weight, bias)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:  # fmt: skip
+    """Normalise each (sample, channel) of (N, C, *S) over its spatial dims, then scale and
+    shift per channel. Running statistics (when given) move towards the batch average of the
+    instances' means and unbiased variances; use_input_stats=False normalises with them."""
+    _floating_only(input, "instance_norm")
+    if input.ndim < 3:
+        raise ValueError(
+            f"instance_norm: expected an input (N, C, *spatial), got shape {tuple(input.shape)}"
+        )
+    _check_channel_vectors(input, "instance_norm", running_mean=running_mean,
+                           running_var=running_var, weight=weight, bias=bias)  # fmt: skip
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    n, c = input.shape[:2]
+    count = input.numel() // builtins.max(n * c, 1)  # values per instance
+    if count <= 1:
+        raise ValueError(
+            f"Expected more than 1 spatial element when training, got input size "
+            f"{tuple(input.shape)} (instance_norm)"
+        )
+    rows = input.reshape(n, c, count)
+    out = layer_norm(rows, (count,), eps=eps).reshape(tuple(input.shape))
+    if running_mean is not None or running_var is not None:
+        var, mean = _functional.var_mean(rows, 2, unbiased=True)  # (N, C) each
+        if running_mean is not None:
+            _update_running(running_mean, mean.mean(0), momentum)
+        if running_var is not None:
+            _update_running(running_var, var.mean(0), momentum)
+    return _affine(out, weight, bias)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:  # fmt: skip
+    """Split the channels of (N, C, *S) into num_groups groups, normalise each sample's group
+    over its channels and spatial dims (layer_norm on (N, G, rest)), then scale and shift
+    per channel."""
+    _floating_only(input, "group_norm")
+    if input.ndim < 2 or num_groups < 1 or input.shape[1] % num_groups:
+        raise RuntimeError(
+            f"group_norm: Expected number of channels in input to be divisible by num_groups, "
+            f"but got input of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    _check_channel_vectors(input, "group_norm", weight=weight, bias=bias)
+    n = input.shape[0]
+    group_size = input.numel() // builtins.max(n * num_groups, 1)
+    groups = input.reshape(n, num_groups, group_size)  # (N, G, C/G * prod(S))
+    out = layer_norm(groups, (group_size,), eps=eps).reshape(tuple(input.shape))
+    return _affine(out, weight, bias)

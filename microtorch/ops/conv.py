@@ -30,8 +30,12 @@ def _windows(kernel, dilation, stride, out):
     """Each kernel offset ks = (k0, k1, ...) with the slices of the padded input it reads:
     along each dim, positions k*d, k*d + s, ..., k*d + s*(o-1)."""
     for ks in itertools.product(*(range(k) for k in kernel)):
-        yield ks, tuple(
-            slice(k * d, k * d + s * (o - 1) + 1, s) for k, d, s, o in zip(ks, dilation, stride, out)
+        yield (
+            ks,
+            tuple(
+                slice(k * d, k * d + s * (o - 1) + 1, s)
+                for k, d, s, o in zip(ks, dilation, stride, out)
+            ),
         )
 
 
