@@ -823,13 +823,19 @@ def _repeat_heads(t: Tensor, query_heads: int, name: str) -> Tensor:
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Tensor:  # fmt: skip
-    """Constant padding; ``pad`` lists (left, right) pairs starting from the last dim. A
-    negative width takes that many elements away instead, as in PyTorch."""
+    """Pad with ``value`` (mode="constant"), the mirror image without the edge ("reflect"),
+    the edge value ("replicate") or the other end ("circular"); ``pad`` lists (left, right)
+    pairs starting from the last dim. A negative width takes that many elements away
+    instead, as in PyTorch."""
     from .. import functional as F
 
-    if mode != "constant":
-        raise ValueError(f"pad: only mode='constant' is supported, got {mode!r}")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(
+            f"pad: Unrecognised padding mode {mode} (constant, reflect, replicate or circular)"
+        )
     pad = tuple(pad)
+    if mode != "constant":
+        return _pad_by_index(input, pad, mode, value)
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise RuntimeError(
             f"pad: {pad} must be (left, right) pairs, at most one per dim, from the last; the "
@@ -855,6 +861,43 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
                 filled = backend.xp_of(out.array).full(shape, value or 0, dtype=out.array.dtype)
                 parts.append(Tensor._make(filled))
             out = F.cat([parts[0], out, parts[1]], dim)
+    return out
+
+
+def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> Tensor:
+    """reflect / replicate / circular padding: along each padded dim of size n, the output
+    reads input positions -left ... n - 1 + right mapped back into [0, n), one index_select
+    per dim (its backward adds the gradients of repeated positions)."""
+    if value is not None:
+        raise RuntimeError(f'pad: Padding mode "{mode}" doesn\'t take in value argument')
+    dims = len(pad) // 2
+    if len(pad) % 2 or not 1 <= dims <= 3 or input.ndim not in (dims + 1, dims + 2):
+        raise NotImplementedError(
+            f"pad: padding size {len(pad)} is not supported for {input.ndim}D input tensor with "
+            f"mode={mode!r}: pad the last dim of a 2D or 3D input with 2 values, the last 2 of "
+            "a 3D or 4D input with 4, the last 3 of a 4D or 5D input with 6"
+        )
+    xp = backend.xp_of(input.array)
+    out = input
+    for i in range(dims):
+        dim = input.ndim - 1 - i
+        n, left, right = input.shape[dim], pad[2 * i], pad[2 * i + 1]
+        too_wide = {"reflect": builtins.max(left, right) >= n, "replicate": n == 0,
+                    "circular": builtins.max(left, right) > n}[mode]  # fmt: skip
+        if too_wide:
+            raise RuntimeError(
+                f"pad: padding ({left}, {right}) at dimension {dim} of input "
+                f"{list(input.shape)} is too wide for mode={mode!r} (reflect: less than the "
+                "dim's size; circular: at most its size; replicate: a non-empty dim)"
+            )
+        positions = xp.arange(-left, n + right)
+        if mode == "reflect":  # -1 -> 1, n -> n - 2
+            positions = (n - 1) - xp.abs((n - 1) - xp.abs(positions))
+        elif mode == "replicate":  # -1 -> 0, n -> n - 1
+            positions = xp.clip(positions, 0, n - 1)
+        else:  # circular: -1 -> n - 1, n -> 0
+            positions = positions % n
+        out = _functional.index_select(out, dim, Tensor._make(positions))
     return out
 
 
