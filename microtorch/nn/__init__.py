@@ -58,7 +58,18 @@ from .normalization import (
     InstanceNorm2d,
     LayerNorm,
 )
+from .padding import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+    ZeroPad2d,
+)
 from .parameter import Parameter
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d
 from .transformer import (
     Transformer,
@@ -67,6 +78,7 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .upsampling import Upsample
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -78,6 +90,8 @@ __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
     "CELU",
+    "ConstantPad1d",
+    "ConstantPad2d",
     "Conv1d",
     "Conv2d",
     "CosineSimilarity",
@@ -115,9 +129,15 @@ __all__ = [
     "Parameter",
     "ParameterDict",
     "ParameterList",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "PReLU",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
     "ReLU",
     "ReLU6",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
     "RReLU",
     "SELU",
     "Sequential",
@@ -138,6 +158,9 @@ __all__ = [
     "TransformerEncoderLayer",
     "Unflatten",
     "Unfold",
+    "Upsample",
+    "ZeroPad1d",
+    "ZeroPad2d",
     "functional",
     "init",
     "utils",

@@ -914,8 +914,8 @@ def _ntuple(value: Any, n: int, op: str, name: str) -> tuple:
         values *= n
     if len(values) != n or not all(isinstance(v, int) for v in values):
         raise RuntimeError(
-            f"{op}: expected {name} to be a single integer value or a list of {n} values to "
-            f"match the {n}-d dimensions, but got {name}={list(values)}"
+            f"{op}: expected {name} to be a single integer value or a list of {n} values, but "
+            f"got {name}={list(values)}"
         )
     return values
 
@@ -1318,3 +1318,99 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     groups = input.reshape(n, num_groups, group_size)  # (N, G, C/G * prod(S))
     out = layer_norm(groups, (group_size,), eps=eps).reshape(tuple(input.shape))
     return _affine(out, weight, bias)
+
+
+# ---------------------------------------------------------------- pixel shuffle and upsampling
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C * r^2, H, W) -> (*, C, H * r, W * r): each group of r^2 channels becomes an
+    r x r block of pixels."""
+    _check_tensor(input, "pixel_shuffle")
+    r = upscale_factor
+    if input.ndim < 3 or r < 1 or input.shape[-3] % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle: expects an input of at least 3 dims whose channel dim (-3) is "
+            f"divisible by upscale_factor^2 = {r * r}, got input of shape {tuple(input.shape)}"
+        )
+    *batch, c, h, w = input.shape
+    nb = len(batch)
+    x = input.reshape((*batch, c // (r * r), r, r, h, w))
+    # (*, C, r, r, H, W) -> (*, C, H, r, W, r): row offset next to H, column offset next to W
+    x = x.permute(tuple(range(nb)) + tuple(nb + d for d in (0, 3, 1, 4, 2)))
+    return x.reshape((*batch, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H * r, W * r) -> (*, C * r^2, H, W), the inverse of pixel_shuffle."""
+    _check_tensor(input, "pixel_unshuffle")
+    r = downscale_factor
+    if input.ndim < 3 or r < 1 or input.shape[-2] % r or input.shape[-1] % r:
+        raise RuntimeError(
+            f"pixel_unshuffle: expects an input of at least 3 dims whose height and width are "
+            f"divisible by downscale_factor={r}, got input of shape {tuple(input.shape)}"
+        )
+    *batch, c, h, w = input.shape
+    nb = len(batch)
+    x = input.reshape((*batch, c, h // r, r, w // r, r))
+    # (*, C, H, r, W, r) -> (*, C, r, r, H, W)
+    x = x.permute(tuple(range(nb)) + tuple(nb + d for d in (0, 2, 4, 1, 3)))
+    return x.reshape((*batch, c * r * r, h // r, w // r))
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
+                mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:  # fmt: skip
+    """Resize the spatial dims of (N, C, *S) (1 to 3 of them) to ``size`` or ``S *
+    scale_factor``; only mode="nearest" here: output position i reads input position
+    floor(i * scale), scale = 1 / scale_factor (or in / out with a size or
+    recompute_scale_factor), computed in float32 as PyTorch does."""
+    _check_tensor(input, "interpolate")
+    if mode != "nearest":
+        raise NotImplementedError(
+            f"interpolate: mode={mode!r} is not implemented in microtorch, only mode='nearest'"
+        )
+    if align_corners is not None:
+        raise ValueError(
+            "interpolate: align_corners option can only be set with the interpolating modes: "
+            "linear | bilinear | bicubic | trilinear"
+        )
+    if antialias:
+        raise ValueError("interpolate: anti-alias option is only supported for bilinear and "
+                         "bicubic modes")  # fmt: skip
+    spatial = input.ndim - 2
+    if not 1 <= spatial <= 3:
+        raise NotImplementedError(
+            f"interpolate: expected a 3-D, 4-D or 5-D input (N, C, *spatial), got shape "
+            f"{tuple(input.shape)}"
+        )
+    if (size is None) == (scale_factor is None):
+        raise ValueError(
+            "interpolate: only one of size or scale_factor should be defined"
+            if size is not None
+            else "interpolate: either size or scale_factor should be defined"
+        )
+    in_sizes = tuple(input.shape[2:])
+    if size is not None:
+        out_sizes = _ntuple(size, spatial, "interpolate", "size")
+        scales: tuple = (None,) * spatial
+    else:
+        factors = (
+            (scale_factor,) * spatial
+            if not isinstance(scale_factor, Sequence)
+            else tuple(scale_factor)
+        )
+        if len(factors) != spatial:
+            raise ValueError(
+                f"interpolate: scale_factor shape must match input shape; input is "
+                f"{spatial}D, scale_factor size is {len(factors)}"
+            )
+        out_sizes = tuple(math.floor(n * float(f)) for n, f in zip(in_sizes, factors))
+        scales = (None,) * spatial if recompute_scale_factor else factors
+    xp = backend.xp_of(input.array)
+    out = input
+    for d, (n, o, factor) in enumerate(zip(in_sizes, out_sizes, scales)):
+        scale = xp.float32(1.0 / factor if factor is not None and factor > 0 else n / o)
+        positions = xp.floor(xp.arange(o, dtype=xp.float32) * scale).astype(xp.int64)  # float32
+        positions = xp.minimum(positions, n - 1)  # (o,): the input position each output reads
+        out = _functional.index_select(out, 2 + d, Tensor._make(positions))
+    return out
