@@ -2167,6 +2167,32 @@ NN = [
         lambda a: np_group_norm(a, 3, eps=1e-3),
     ),
     C(
+        "pixel_shuffle",
+        lambda T, F, a: F.pixel_shuffle(a, 2),
+        (x(2, 8, 2, 3),),
+        lambda a: a.reshape(2, 2, 2, 2, 2, 3).transpose(0, 1, 4, 2, 5, 3).reshape(2, 2, 4, 6),
+    ),
+    C(
+        "pixel_unshuffle_5d",
+        lambda T, F, a: F.pixel_unshuffle(a, 2),
+        (x(2, 1, 3, 4, 2),),
+        lambda a: (
+            a.reshape(2, 1, 3, 2, 2, 1, 2).transpose(0, 1, 2, 4, 6, 3, 5).reshape(2, 1, 12, 2, 1)
+        ),
+    ),
+    C(
+        "interpolate_nearest_size",  # 3 -> 7: positions floor(i * 3 / 7), some read twice
+        lambda T, F, a: F.interpolate(a, size=7),
+        (x(2, 2, 3),),
+        lambda a: a[:, :, [0, 0, 0, 1, 1, 2, 2]],
+    ),
+    C(
+        "interpolate_nearest_scale_2d",
+        lambda T, F, a: F.interpolate(a, scale_factor=(2, 0.5)),
+        (x(1, 2, 2, 4),),
+        lambda a: a[:, :, [0, 0, 1, 1]][:, :, :, [0, 2]],
+    ),
+    C(
         "embedding_repeats",
         lambda T, F, i, w: F.embedding(i, w),
         (const([[0, 2, 0], [4, 2, 2]], "int64"), x(5, 3)),
