@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from .. import factories
 from .._tensor import Tensor
 from . import functional as F
-from . import init
+from .linear import register_weight_and_bias, reset_weight_and_bias
 from .module import Module
-from .parameter import Parameter
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -23,9 +20,10 @@ class _ConvNd(Module):
     _spatial = 0
     _conv: Any = None
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any,
-                 padding: Any, dilation: Any, groups: int, bias: bool, padding_mode: str,
-                 device: Any, dtype: Any) -> None:  # fmt: skip
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
         name, n = type(self).__name__, self._spatial
         if groups <= 0:
@@ -58,19 +56,11 @@ class _ConvNd(Module):
         pairs = F._conv_padding(self.padding, self.kernel_size, self.dilation, self.stride, name)
         self._reversed_padding_repeated_twice = tuple(w for pair in reversed(pairs) for w in pair)
         shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(factories.empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_weight_and_bias(self, shape, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-            init.uniform_(self.bias, -bound, bound)
+        reset_weight_and_bias(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         if self.padding_mode == "zeros":
@@ -105,26 +95,12 @@ class Conv1d(_ConvNd):
     _spatial = 1
     _conv = staticmethod(F.conv1d)
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None,
-                 dtype: Any = None) -> None:  # fmt: skip
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)  # fmt: skip
-
 
 class Conv2d(_ConvNd):
     """(N, C_in, H, W) -> (N, C_out, H_out, W_out): a learned 2-d cross-correlation."""
 
     _spatial = 2
     _conv = staticmethod(F.conv2d)
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None,
-                 dtype: Any = None) -> None:  # fmt: skip
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)  # fmt: skip
 
 
 class Unfold(Module):

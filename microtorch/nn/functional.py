@@ -40,6 +40,17 @@ from ..ops import loss as _loss
 from ..ops import normalization as _normalization
 
 
+def _check_same_dtype(op: str, input: Tensor, weight: Tensor | None,
+                      bias: Tensor | None) -> None:  # fmt: skip
+    """input, weight and bias (those given) must share one dtype, as PyTorch requires."""
+    dtypes = [t.dtype for t in (input, weight, bias) if t is not None]
+    if any(d is not dtypes[0] for d in dtypes):
+        raise RuntimeError(
+            f"{op}: input, weight and bias must have the same dtype, got "
+            f"{', '.join(str(d) for d in dtypes)}; convert with .to(dtype) first"
+        )
+
+
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y = input @ weight.T + bias; input (..., in), weight (out, in), bias (out,). A 1-D
     weight (in,) gives one output per row without the out dim, (...), as in PyTorch."""
@@ -67,12 +78,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"linear: bias of shape {tuple(bias.shape)} does not match weight of shape "
             f"{tuple(weight.shape)} (expected ({weight.shape[0]},))"
         )
-    dtypes = [t.dtype for t in (input, weight, bias) if t is not None]
-    if any(d is not dtypes[0] for d in dtypes):
-        raise RuntimeError(
-            f"linear: input, weight and bias must have the same dtype, got "
-            f"{', '.join(str(d) for d in dtypes)}; convert with .to(dtype) first"
-        )
+    _check_same_dtype("linear", input, weight, bias)
     return _linalg.Linear.apply(input, weight, bias)
 
 
@@ -350,12 +356,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
                 f"layer_norm: {name} of shape {tuple(p.shape)} does not match normalized_shape "
                 f"{list(normalized_shape)}"
             )
-    dtypes = [t.dtype for t in (input, weight, bias) if t is not None]
-    if any(d is not dtypes[0] for d in dtypes):
-        raise RuntimeError(
-            f"layer_norm: input, weight and bias must have the same dtype, got "
-            f"{', '.join(str(d) for d in dtypes)}; convert with .to(dtype) first"
-        )
+    _check_same_dtype("layer_norm", input, weight, bias)
     return _normalization.LayerNorm.apply(
         _float_input(input, "layer_norm"), weight, bias, ndims=len(normalized_shape), eps=eps
     )
@@ -989,12 +990,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
             f"{op}: bias of shape {tuple(bias.shape)} does not match weight {list(weight.shape)}"
             f" (expected ({out_channels},))"
         )
-    dtypes = [t.dtype for t in (x, weight, bias) if t is not None]
-    if any(d is not dtypes[0] for d in dtypes):
-        raise RuntimeError(
-            f"{op}: input, weight and bias must have the same dtype, got "
-            f"{', '.join(str(d) for d in dtypes)}; convert with .to(dtype) first"
-        )
+    _check_same_dtype(op, x, weight, bias)
     stride = _ntuple(stride, spatial, op, "stride")
     dilation = _ntuple(dilation, spatial, op, "dilation")
     if any(v < 1 for v in stride + dilation):
@@ -1214,9 +1210,23 @@ def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
     return out
 
 
-def _check_channel_vectors(input: Tensor, op: str, **vectors: Tensor | None) -> None:
+def _check_norm_input(input: Tensor, op: str, min_ndim: int, *vectors: Tensor | None) -> None:
+    """A floating input (N, C, ...) of at least ``min_ndim`` dims, and running_mean,
+    running_var, weight and bias (those given) each of shape (C,)."""
+    _floating_only(input, op)
+    if input.ndim < min_ndim:
+        raise ValueError(
+            f"{op}: expected an input (N, C{', *spatial' if min_ndim > 2 else ', ...'}) of at "
+            f"least {min_ndim} dims, got shape {tuple(input.shape)}"
+        )
+    _check_channel_vectors(input, op, *vectors)
+
+
+def _check_channel_vectors(input: Tensor, op: str, *vectors: Tensor | None) -> None:
+    """Each of running_mean, running_var, weight, bias (in that order; those given) is (C,)."""
+    names = ("running_mean", "running_var", "weight", "bias")[-len(vectors) :]
     c = input.shape[1] if input.ndim > 1 else None
-    for name, v in vectors.items():
+    for name, v in zip(names, vectors):
         if v is not None and (_check_tensor(v, op, name).ndim != 1 or v.shape[0] != c):
             raise RuntimeError(
                 f"{op}: {name} of shape {tuple(v.shape)} does not match the {c} channels of "
@@ -1237,13 +1247,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     scale and shift per channel. In training the batch's mean and biased variance are used
     and the running statistics (when given) move towards the batch's mean and unbiased
     variance by ``momentum``; otherwise the running statistics are used."""
-    _floating_only(input, "batch_norm")
-    if input.ndim < 2:
-        raise ValueError(
-            f"batch_norm: expected an input (N, C, ...), got shape {tuple(input.shape)}"
-        )
-    _check_channel_vectors(input, "batch_norm", running_mean=running_mean,
-                           running_var=running_var, weight=weight, bias=bias)  # fmt: skip
+    _check_norm_input(input, "batch_norm", 2, running_mean, running_var, weight, bias)
     dims = (0,) + tuple(range(2, input.ndim))  # all but the channel dim
     count = input.numel() // builtins.max(input.shape[1], 1)  # values per channel
     if training:
@@ -1274,13 +1278,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     """Normalise each (sample, channel) of (N, C, *S) over its spatial dims, then scale and
     shift per channel. Running statistics (when given) move towards the batch average of the
     instances' means and unbiased variances; use_input_stats=False normalises with them."""
-    _floating_only(input, "instance_norm")
-    if input.ndim < 3:
-        raise ValueError(
-            f"instance_norm: expected an input (N, C, *spatial), got shape {tuple(input.shape)}"
-        )
-    _check_channel_vectors(input, "instance_norm", running_mean=running_mean,
-                           running_var=running_var, weight=weight, bias=bias)  # fmt: skip
+    _check_norm_input(input, "instance_norm", 3, running_mean, running_var, weight, bias)
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     n, c = input.shape[:2]
@@ -1312,7 +1310,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
             f"group_norm: Expected number of channels in input to be divisible by num_groups, "
             f"but got input of shape {list(input.shape)} and num_groups={num_groups}"
         )
-    _check_channel_vectors(input, "group_norm", weight=weight, bias=bias)
+    _check_channel_vectors(input, "group_norm", weight, bias)
     n = input.shape[0]
     group_size = input.numel() // builtins.max(n * num_groups, 1)
     groups = input.reshape(n, num_groups, group_size)  # (N, G, C/G * prod(S))

@@ -11,6 +11,8 @@ import pytest
 import microtorch as torch
 from microtorch import nn
 
+from .torch_parity import assert_module_matches
+
 # PyTorch warns that it copies the input for padding="same" with an even kernel
 pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same'")
 
@@ -51,19 +53,7 @@ def test_conv_matches_pytorch(
     pt: object, cls: str, args: tuple, kwargs: dict, shape: tuple
 ) -> None:
     ours, theirs = _pair(pt, cls, args, kwargs)
-    a = np.random.default_rng(0).standard_normal(shape)
-    x, tx = torch.tensor(a, requires_grad=True), pt.tensor(a, requires_grad=True)
-    y, ty = ours(x), theirs(tx)
-    assert tuple(y.shape) == tuple(ty.shape)
-    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
-    r = np.random.default_rng(1).standard_normal(tuple(y.shape))
-    (y * torch.tensor(r)).sum().backward()
-    (ty * pt.tensor(r)).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
-    for (name, p), tp in zip(ours.named_parameters(), theirs.parameters()):
-        np.testing.assert_allclose(
-            p.grad.numpy(), tp.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=name
-        )
+    assert_module_matches(pt, ours, theirs, np.random.default_rng(0).standard_normal(shape))
     assert repr(ours) == repr(theirs)
 
 

@@ -9,6 +9,8 @@ import pytest
 import microtorch as torch
 from microtorch import nn
 
+from .torch_parity import assert_module_matches
+
 
 @pytest.fixture
 def pt() -> object:
@@ -26,19 +28,6 @@ def _pair(pt: object, cls: str, args: tuple, kwargs: dict) -> tuple:
     result = theirs.load_state_dict({k: pt.tensor(v.numpy()) for k, v in ours.state_dict().items()})
     assert not result.missing_keys and not result.unexpected_keys
     return ours, theirs
-
-
-def _compare_step(pt: object, ours: nn.Module, theirs: object, a: np.ndarray) -> None:
-    """One forward and backward in both; outputs, input and parameter gradients equal."""
-    x, tx = torch.tensor(a, requires_grad=True), pt.tensor(a, requires_grad=True)
-    y, ty = ours(x), theirs(tx)
-    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-9, atol=1e-11)
-    r = np.random.default_rng(int(abs(a).sum() * 1000) % 2**32).standard_normal(a.shape)
-    (y * torch.tensor(r)).sum().backward()
-    (ty * pt.tensor(r)).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-11)
-    for (name, p), tp in zip(ours.named_parameters(), theirs.parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-9, err_msg=name)
 
 
 def _compare_state(ours: nn.Module, theirs: object) -> None:
@@ -74,13 +63,16 @@ def test_norm_training_then_eval_matches_pytorch(pt: object, cls: str, args: tup
     assert repr(ours) == repr(theirs)
     rng = np.random.default_rng(0)
     for step in range(4):  # training: batch statistics, running ones updated
-        _compare_step(pt, ours, theirs, rng.standard_normal(shape) * (step + 1) + step)
+        assert_module_matches(
+            pt, ours, theirs, rng.standard_normal(shape) * (step + 1) + step, 1e-9, 1e-11
+        )
         _compare_state(ours, theirs)
         ours.zero_grad()
         theirs.zero_grad()
     ours.eval()
     theirs.eval()
-    _compare_step(pt, ours, theirs, rng.standard_normal(shape) + 0.5)  # eval: running ones
+    a = rng.standard_normal(shape) + 0.5
+    assert_module_matches(pt, ours, theirs, a, 1e-9, 1e-11)  # eval: the running statistics
     _compare_state(ours, theirs)
 
 

@@ -9,6 +9,8 @@ import pytest
 import microtorch as torch
 from microtorch import nn
 
+from .torch_parity import assert_module_matches
+
 
 @pytest.fixture
 def pt() -> object:
@@ -39,14 +41,7 @@ def test_layer_matches_pytorch(pt: object, cls: str, args: tuple, shape: tuple) 
     ours, theirs = getattr(nn, cls)(*args), getattr(pt.nn, cls)(*args)
     assert repr(ours) == repr(theirs)
     a = np.random.default_rng(0).standard_normal(shape)
-    x, tx = torch.tensor(a, requires_grad=True), pt.tensor(a, requires_grad=True)
-    y, ty = ours(x), theirs(tx)
-    assert tuple(y.shape) == tuple(ty.shape)
-    np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy())
-    r = np.random.default_rng(1).standard_normal(tuple(y.shape))
-    (y * torch.tensor(r)).sum().backward()
-    (ty * pt.tensor(r)).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+    assert_module_matches(pt, ours, theirs, a, rtol=1e-12, atol=1e-14)
 
 
 def test_upsample_on_device(device: str) -> None:

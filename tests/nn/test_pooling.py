@@ -9,6 +9,8 @@ import pytest
 import microtorch as torch
 from microtorch import nn
 
+from .torch_parity import assert_module_matches
+
 
 @pytest.fixture
 def pt() -> object:
@@ -38,14 +40,7 @@ def test_pool_matches_pytorch(
 ) -> None:
     ours, theirs = getattr(nn, cls)(*args, **kwargs), getattr(pt.nn, cls)(*args, **kwargs)
     a = np.random.default_rng(0).standard_normal(shape)
-    x, tx = torch.tensor(a, requires_grad=True), pt.tensor(a, requires_grad=True)
-    y, ty = ours(x), theirs(tx)
-    assert tuple(y.shape) == tuple(ty.shape)
-    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-12, atol=1e-14)
-    r = np.random.default_rng(1).standard_normal(tuple(y.shape))
-    (y * torch.tensor(r)).sum().backward()
-    (ty * pt.tensor(r)).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+    assert_module_matches(pt, ours, theirs, a, rtol=1e-12, atol=1e-14)
     assert repr(ours) == repr(theirs)
 
 
