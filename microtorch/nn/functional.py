@@ -1035,7 +1035,10 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
     _check_windows_fit(x, kernel, dilation, pads, "unfold")
     cols = _conv_ops.Im2Col.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
     n, c = x.shape[:2]
-    out = cols.reshape(n, c * math.prod(kernel), -1)  # (N, C, kH, kW, oH, oW) -> (N, C*kH*kW, L)
+    blocks = math.prod(cols.shape[4:])  # L = oH * oW
+    out = cols.reshape(
+        n, c * math.prod(kernel), blocks
+    )  # (N, C, kH, kW, oH, oW) -> (N, C*kH*kW, L)
     return out.squeeze(0) if unbatched else out
 
 
@@ -1248,10 +1251,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     and the running statistics (when given) move towards the batch's mean and unbiased
     variance by ``momentum``; otherwise the running statistics are used."""
     _check_norm_input(input, "batch_norm", 2, running_mean, running_var, weight, bias)
+    if input.numel() == 0:  # nothing to normalise; running statistics unchanged (PyTorch)
+        return _affine(input, weight, bias)
     dims = (0,) + tuple(range(2, input.ndim))  # all but the channel dim
-    count = input.numel() // builtins.max(input.shape[1], 1)  # values per channel
+    count = input.shape[0] * math.prod(input.shape[2:])  # values per channel
     if training:
-        if count <= 1:
+        if count == 1:
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size "
                 f"{tuple(input.shape)} (batch_norm)"
@@ -1279,11 +1284,13 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     shift per channel. Running statistics (when given) move towards the batch average of the
     instances' means and unbiased variances; use_input_stats=False normalises with them."""
     _check_norm_input(input, "instance_norm", 3, running_mean, running_var, weight, bias)
+    if input.numel() == 0:  # nothing to normalise; running statistics unchanged (PyTorch)
+        return _affine(input, weight, bias)
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     n, c = input.shape[:2]
-    count = input.numel() // builtins.max(n * c, 1)  # values per instance
-    if count <= 1:
+    count = math.prod(input.shape[2:])  # values per instance
+    if count == 1:
         raise ValueError(
             f"Expected more than 1 spatial element when training, got input size "
             f"{tuple(input.shape)} (instance_norm)"
@@ -1311,8 +1318,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
             f"but got input of shape {list(input.shape)} and num_groups={num_groups}"
         )
     _check_channel_vectors(input, "group_norm", weight, bias)
+    if input.numel() == 0:
+        return _affine(input, weight, bias)
     n = input.shape[0]
-    group_size = input.numel() // builtins.max(n * num_groups, 1)
+    group_size = input.shape[1] // num_groups * math.prod(input.shape[2:])
     groups = input.reshape(n, num_groups, group_size)  # (N, G, C/G * prod(S))
     out = layer_norm(groups, (group_size,), eps=eps).reshape(tuple(input.shape))
     return _affine(out, weight, bias)

@@ -172,3 +172,17 @@ def test_integer_convolution_stays_integer_as_in_pytorch(pt: object) -> None:
     theirs = pt.nn.functional.conv1d(pt.tensor(a), pt.tensor(w), stride=2)
     assert ours.dtype is torch.int64
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_empty_batches_give_empty_outputs(pt: object) -> None:
+    F, tF = nn.functional, pt.nn.functional
+    calls = [
+        (lambda F, x: F.conv1d(x, x.new_ones((3, 2, 2))), (0, 2, 5)),
+        (lambda F, x: F.conv2d(x, x.new_ones((4, 1, 2, 2)), groups=2), (0, 2, 3, 3)),
+        (lambda F, x: F.unfold(x, 2), (0, 2, 3, 3)),
+        (lambda F, x: F.avg_pool1d(x, 2), (0, 2, 5)),
+        (lambda F, x: F.adaptive_avg_pool2d(x, 2), (0, 2, 3, 3)),
+    ]
+    for call, shape in calls:
+        ours, theirs = call(F, torch.zeros(*shape)), call(tF, pt.zeros(*shape))
+        assert tuple(ours.shape) == tuple(theirs.shape)

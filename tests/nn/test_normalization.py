@@ -135,3 +135,21 @@ def test_norm_errors() -> None:
         nn.GroupNorm(3, 4)
     with pytest.raises(NotImplementedError, match="batch_norm"):
         F.batch_norm(torch.ones(2, 3, dtype=torch.int64), None, None, training=True)
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 5), (2, 4, 0)])
+def test_empty_inputs_give_empty_outputs_and_keep_the_statistics(pt: object, shape: tuple) -> None:
+    for name, call in [
+        ("group_norm", lambda F, x, rm, rv: F.group_norm(x, 2)),
+        # (with running statistics PyTorch sets them to NaN for an empty batch; we keep them)
+        ("instance_norm", lambda F, x, rm, rv: F.instance_norm(x)),
+        ("batch_norm", lambda F, x, rm, rv: F.batch_norm(x, rm, rv, training=True)),
+    ]:
+        rm, rv = torch.zeros(shape[1]), torch.ones(shape[1])
+        trm, trv = pt.zeros(shape[1]), pt.ones(shape[1])
+        ours, theirs = (
+            call(nn.functional, torch.zeros(*shape), rm, rv),
+            call(pt.nn.functional, pt.zeros(*shape), trm, trv),
+        )
+        assert tuple(ours.shape) == tuple(theirs.shape), name
+        assert rm.tolist() == trm.tolist() and rv.tolist() == trv.tolist(), name
