@@ -1095,7 +1095,8 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
     padding with count_include_pad, never the part past it that ceil_mode adds)."""
     x, unbatched = _batched(input, spatial, op)
     kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
-    stride = kernel if stride is None or stride == [] else _ntuple(stride, spatial, op, "stride")
+    no_stride = stride is None or (isinstance(stride, (tuple, list)) and not stride)
+    stride = kernel if no_stride else _ntuple(stride, spatial, op, "stride")  # () as torch.xxx
     pads = _ntuple(padding, spatial, op, "padding")
     if any(p < 0 or 2 * p > k for p, k in zip(pads, kernel)):
         raise RuntimeError(

@@ -186,3 +186,21 @@ def test_empty_batches_give_empty_outputs(pt: object) -> None:
     for call, shape in calls:
         ours, theirs = call(F, torch.zeros(*shape)), call(tF, pt.zeros(*shape))
         assert tuple(ours.shape) == tuple(theirs.shape)
+
+
+def test_the_torch_level_names_are_the_functional_ones(pt: object) -> None:
+    a = np.random.default_rng(4).standard_normal((1, 4, 6))
+    w = np.random.default_rng(5).standard_normal((2, 4, 3))
+    x, tx = torch.tensor(a), pt.tensor(a)
+    pairs = [
+        (torch.conv1d(x, torch.tensor(w), None, 2, 1), pt.conv1d(tx, pt.tensor(w), None, 2, 1)),
+        (torch.avg_pool1d(x, 2), pt.avg_pool1d(tx, 2)),  # stride=() as torch.avg_pool1d's
+        (torch.adaptive_avg_pool1d(x, 4), pt.adaptive_avg_pool1d(tx, 4)),
+        (
+            torch.pixel_shuffle(x.reshape(1, 4, 2, 3), 2),
+            pt.pixel_shuffle(tx.reshape(1, 4, 2, 3), 2),
+        ),
+    ]
+    for ours, theirs in pairs:
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+    assert torch.conv2d is nn.functional.conv2d and torch.pixel_unshuffle is not None
