@@ -57,8 +57,10 @@ def im2col(x, kernel, dilation, padding, stride):
     n, c, *size = x.shape
     padded_size, out, inner = _geometry(size, kernel, dilation, padding, stride)
     all_nc = (slice(None), slice(None))
-    padded = xp.zeros((n, c) + padded_size, dtype=x.dtype)  # (N, C, *(S + lo + hi))
-    padded[all_nc + inner] = x
+    padded = x
+    if padded_size != tuple(size):
+        padded = xp.zeros((n, c) + padded_size, dtype=x.dtype)  # (N, C, *(S + lo + hi))
+        padded[all_nc + inner] = x
     cols = xp.zeros((n, c) + tuple(kernel) + out, dtype=x.dtype)  # (N, C, *K, *O)
     if 0 in out:
         return cols
