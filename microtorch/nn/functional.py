@@ -1238,7 +1238,7 @@ def _check_channel_vectors(input: Tensor, op: str, *vectors: Tensor | None) -> N
             )
 
 
-def _update_running(running: Tensor, batch_value: Tensor, momentum: float) -> None:
+def _update_running(running: Tensor, batch_value: Tensor, momentum: Any) -> None:
     """running = (1 - momentum) * running + momentum * batch_value, in place, untracked."""
     with _no_grad():
         running.copy_(running * (1 - momentum) + batch_value.detach() * momentum)

@@ -136,11 +136,12 @@ class _BatchNorm(_NormBase):
 
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
-        factor = 0.0 if self.momentum is None else self.momentum
+        factor: Any = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # cumulative moving average
-                factor = 1.0 / int(self.num_batches_tracked.item())
+            if self.momentum is None:  # cumulative moving average: weight 1/n for batch n
+                count = self.num_batches_tracked.to(self.running_mean.dtype)
+                factor = 1.0 / count  # 0-d, on the device: the host need not wait for it
         use_batch_stats = self.training or self.running_mean is None
         # in training without tracking, no running statistics are updated
         track = not self.training or self.track_running_stats
