@@ -307,10 +307,16 @@ from .functional import (
     where,
     xlogy,
 )
-from .nn.functional import (  # the activations (and more) PyTorch also has as torch.xxx
+from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
+    adaptive_avg_pool1d,
+    avg_pool1d,
     celu,
     celu_,
+    conv1d,
+    conv2d,
     cosine_similarity,
+    pixel_shuffle,
+    pixel_unshuffle,
     rrelu,
     rrelu_,
     selu,

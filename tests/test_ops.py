@@ -280,6 +280,101 @@ def np_layer_norm(a, ndims, weight=None, bias=None, eps=1e-5):
     return out + bias if bias is not None else out
 
 
+def np_conv(a, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    """N-d cross-correlation by a loop over output positions; ``padding``: an int per dim or
+    (lo, hi) pairs."""
+    nd = w.ndim - 2
+    stride, dilation = np.broadcast_to(stride, nd), np.broadcast_to(dilation, nd)
+    padding = (padding,) * nd if isinstance(padding, int) else padding
+    pads = [(p, p) if isinstance(p, int) else p for p in padding]
+    a = np.pad(a, [(0, 0), (0, 0)] + pads)
+    reach = [d * (k - 1) + 1 for k, d in zip(w.shape[2:], dilation)]
+    out_size = [(n - r) // s + 1 for n, r, s in zip(a.shape[2:], reach, stride)]
+    cout, cin_g = w.shape[:2]
+    out = np.zeros((a.shape[0], cout, *out_size))
+    for o in np.ndindex(*out_size):
+        window = tuple(slice(i * s, i * s + r, d) for i, s, r, d in zip(o, stride, reach, dilation))
+        for g in range(groups):
+            patch = a[(slice(None), slice(g * cin_g, (g + 1) * cin_g)) + window]
+            wg = w[g * cout // groups : (g + 1) * cout // groups]
+            out[(slice(None), slice(g * cout // groups, (g + 1) * cout // groups)) + o] = (
+                np.tensordot(patch, wg, axes=(range(1, nd + 2), range(1, nd + 2)))
+            )
+    return out if b is None else out + b.reshape((-1,) + (1,) * nd)
+
+
+def np_unfold(a, k, stride=1, padding=0):
+    """F.unfold of (N, C, H, W): each block, flattened channel-major, as a column."""
+    a = np.pad(a, [(0, 0), (0, 0), (padding, padding), (padding, padding)])
+    rows = range(0, a.shape[2] - k + 1, stride)
+    cols = range(0, a.shape[3] - k + 1, stride)
+    blocks = [a[:, :, i : i + k, j : j + k].reshape(a.shape[0], -1) for i in rows for j in cols]
+    return np.stack(blocks, axis=-1)
+
+
+def np_fold(c, size, k, stride=1, padding=0):
+    """F.fold: the columns of (N, C*k*k, L) added back into (N, C, *size)."""
+    n = c.shape[0]
+    out = np.zeros((n, c.shape[1] // (k * k), size[0] + 2 * padding, size[1] + 2 * padding))
+    rows = range(0, out.shape[2] - k + 1, stride)
+    cols = range(0, out.shape[3] - k + 1, stride)
+    for index, (i, j) in enumerate((i, j) for i in rows for j in cols):
+        out[:, :, i : i + k, j : j + k] += c[:, :, index].reshape(n, -1, k, k)
+    return out[:, :, padding : padding + size[0], padding : padding + size[1]]
+
+
+def np_avg_pool(a, k, s=None, p=0, ceil_mode=False, include_pad=True, divisor=None):
+    """avg_pool1d/2d by a loop over output positions, with PyTorch's window bounds."""
+    nd = a.ndim - 2
+    k, p = np.broadcast_to(k, nd), np.broadcast_to(p, nd)
+    s = k if s is None else np.broadcast_to(s, nd)
+    sizes = []
+    for n, kk, ss, pp in zip(a.shape[2:], k, s, p):
+        o = (math.ceil if ceil_mode else math.floor)((n + 2 * pp - kk) / ss) + 1
+        sizes.append(o - 1 if ceil_mode and (o - 1) * ss >= n + pp else o)
+    out = np.zeros(a.shape[:2] + tuple(sizes))
+    for o in np.ndindex(*sizes):
+        starts = [i * ss - pp for i, ss, pp in zip(o, s, p)]
+        ends = [min(st + kk, n + pp) for st, kk, n, pp in zip(starts, k, a.shape[2:], p)]
+        padded_count = math.prod(e - st for st, e in zip(starts, ends))
+        lo = [max(st, 0) for st in starts]
+        hi = [min(e, n) for e, n in zip(ends, a.shape[2:])]
+        window = a[(Ellipsis,) + tuple(slice(x, y) for x, y in zip(lo, hi))]
+        count = divisor or (padded_count if include_pad else window[0, 0].size)
+        out[(Ellipsis,) + o] = window.sum(axis=tuple(range(2, 2 + nd))) / count
+    return out
+
+
+def np_adaptive_avg_pool(a, sizes):
+    """adaptive_avg_pool1d/2d: window i along a dim of n is floor(i*n/o) .. ceil((i+1)*n/o)."""
+    out = np.zeros(a.shape[:2] + tuple(sizes))
+    for o in np.ndindex(*sizes):
+        window = tuple(
+            slice(i * n // m, -(-(i + 1) * n // m)) for i, n, m in zip(o, a.shape[2:], sizes)
+        )
+        out[(Ellipsis,) + o] = a[(Ellipsis,) + window].mean(axis=tuple(range(2, a.ndim)))
+    return out
+
+
+def np_channel_norm(a, axes, weight=None, bias=None, eps=1e-5, mean=None, var=None):
+    """(a - mean) / sqrt(var + eps) * weight + bias, the statistics over ``axes`` unless
+    given (per channel), weight and bias per channel (dim 1)."""
+    shape = (1, -1) + (1,) * (a.ndim - 2)
+    mean = a.mean(axes, keepdims=True) if mean is None else mean.reshape(shape)
+    var = a.var(axes, keepdims=True) if var is None else var.reshape(shape)
+    out = (a - mean) / np.sqrt(var + eps)
+    out = out * weight.reshape(shape) if weight is not None else out
+    return out + bias.reshape(shape) if bias is not None else out
+
+
+def np_group_norm(a, groups, weight=None, bias=None, eps=1e-5):
+    rows = a.reshape(a.shape[0], groups, -1)
+    out = np_channel_norm(rows, (2,), eps=eps).reshape(a.shape)
+    shape = (1, -1) + (1,) * (a.ndim - 2)
+    out = out * weight.reshape(shape) if weight is not None else out
+    return out + bias.reshape(shape) if bias is not None else out
+
+
 def np_sdpa(q, k, v, mask=None, causal=False, scale=None, keep=None, p=0.0):
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
     scores = q @ np.swapaxes(k, -1, -2) * scale
@@ -2067,6 +2162,30 @@ INDEXING = [
         lambda a: np.full(2, 1.5),
     ),
     C(
+        "pad_reflect",
+        lambda T, F, a: F.pad(a, (2, 1), mode="reflect"),
+        (x(2, 3, 4),),
+        lambda a: np.pad(a, ((0, 0), (0, 0), (2, 1)), mode="reflect"),
+    ),
+    C(
+        "pad_replicate_2d",  # an edge repeated 3 times gets 3 gradients
+        lambda T, F, a: F.pad(a, (3, 0, 1, 2), mode="replicate"),
+        (x(1, 2, 3, 2),),
+        lambda a: np.pad(a, ((0, 0), (0, 0), (1, 2), (3, 0)), mode="edge"),
+    ),
+    C(
+        "pad_circular_2d_unbatched",
+        lambda T, F, a: F.pad(a, (1, 2, 2, 0), mode="circular"),
+        (x(2, 3, 2),),
+        lambda a: np.pad(a, ((0, 0), (2, 0), (1, 2)), mode="wrap"),
+    ),
+    C(
+        "pad_reflect_negative_crops",  # (-1, 2): positions 1 .. 4 of a reflected length 3
+        lambda T, F, a: F.pad(a, (-1, 2), mode="reflect"),
+        (x(2, 3),),
+        lambda a: np.pad(a, ((0, 0), (0, 2)), mode="reflect")[:, 1:],
+    ),
+    C(
         "cat_with_an_empty_piece",  # 1-D pieces: the empty one stays in the graph
         lambda T, F, a, b: T.cat([a, b]),
         (x(0), x(2)),
@@ -2511,6 +2630,224 @@ NN = [
         lambda T, F, a, w, b: F.layer_norm(a, (2, 3), w, b, eps=1e-3),
         (x(2, 2, 3), x(2, 3), x(2, 3)),
         lambda a, w, b: np_layer_norm(a, 2, w, b, eps=1e-3),
+    ),
+    C(
+        "conv1d",
+        lambda T, F, a, w, b: F.conv1d(a, w, b),
+        (x(2, 3, 6), x(4, 3, 3), x(4)),
+        np_conv,
+    ),
+    C(
+        "conv1d_stride_padding_dilation",
+        lambda T, F, a, w: F.conv1d(a, w, stride=2, padding=2, dilation=2),
+        (x(2, 2, 7), x(3, 2, 3)),
+        lambda a, w: np_conv(a, w, stride=2, padding=2, dilation=2),
+    ),
+    C(
+        "conv1d_same_even_kernel",  # 3 zeros of padding in all: 1 left, 2 right
+        lambda T, F, a, w, b: F.conv1d(a, w, b, padding="same", dilation=3),
+        (x(1, 2, 5), x(2, 2, 2), x(2)),
+        lambda a, w, b: np_conv(a, w, b, padding=((1, 2),), dilation=3),
+    ),
+    C(
+        "conv1d_groups_unbatched",
+        lambda T, F, a, w: F.conv1d(a, w, groups=2, padding="valid"),
+        (x(4, 5), x(6, 2, 2)),
+        lambda a, w: np_conv(a[None], w, groups=2)[0],
+    ),
+    C(
+        "conv2d",
+        lambda T, F, a, w, b: F.conv2d(a, w, b),
+        (x(2, 2, 4, 5), x(3, 2, 3, 2), x(3)),
+        np_conv,
+    ),
+    C(
+        "conv2d_stride_padding_tuples",
+        lambda T, F, a, w, b: F.conv2d(a, w, b, stride=(2, 1), padding=(1, 2)),
+        (x(1, 2, 5, 4), x(2, 2, 3, 3), x(2)),
+        lambda a, w, b: np_conv(a, w, b, stride=(2, 1), padding=(1, 2)),
+    ),
+    C(
+        "conv2d_dilation_groups",
+        lambda T, F, a, w: F.conv2d(a, w, stride=2, padding=1, dilation=(2, 1), groups=2),
+        (x(2, 4, 5, 5), x(4, 2, 2, 3)),
+        lambda a, w: np_conv(a, w, stride=2, padding=1, dilation=(2, 1), groups=2),
+    ),
+    C(
+        "conv2d_depthwise_same",
+        lambda T, F, a, w, b: F.conv2d(a, w, b, padding="same", groups=3),
+        (x(1, 3, 4, 4), x(3, 1, 3, 3), x(3)),
+        lambda a, w, b: np_conv(a, w, b, padding=1, groups=3),
+    ),
+    C(
+        "unfold",
+        lambda T, F, a: F.unfold(a, 2, padding=1, stride=2),
+        (x(2, 2, 4, 3),),
+        lambda a: np_unfold(a, 2, stride=2, padding=1),
+    ),
+    C(
+        "unfold_overlapping",
+        lambda T, F, a: F.unfold(a, kernel_size=(2, 2)),
+        (x(1, 2, 3, 4),),
+        lambda a: np_unfold(a, 2),
+    ),
+    C(
+        "fold_overlapping",  # overlapping blocks add up
+        lambda T, F, a: F.fold(a, (4, 5), 2, padding=1, stride=1),
+        (x(2, 8, 30),),
+        lambda a: np_fold(a, (4, 5), 2, padding=1),
+    ),
+    C(
+        "fold_stride",
+        lambda T, F, a: F.fold(a, output_size=(4, 4), kernel_size=2, stride=2),
+        (x(12, 4),),
+        lambda a: np_fold(a[None], (4, 4), 2, stride=2)[0],
+    ),
+    C(
+        "avg_pool1d",
+        lambda T, F, a: F.avg_pool1d(a, 3),
+        (x(2, 3, 7),),
+        lambda a: np_avg_pool(a, 3),
+    ),
+    C(
+        "avg_pool1d_padding_ceil",
+        lambda T, F, a: F.avg_pool1d(a, 3, stride=2, padding=1, ceil_mode=True),
+        (x(2, 2, 6),),
+        lambda a: np_avg_pool(a, 3, 2, 1, ceil_mode=True),
+    ),
+    C(
+        "avg_pool1d_exclude_pad_unbatched",
+        lambda T, F, a: F.avg_pool1d(a, 2, 1, 1, count_include_pad=False),
+        (x(3, 4),),
+        lambda a: np_avg_pool(a[None], 2, 1, 1, include_pad=False)[0],
+    ),
+    C(
+        "avg_pool2d",
+        lambda T, F, a: F.avg_pool2d(a, 2),
+        (x(2, 2, 4, 5),),
+        lambda a: np_avg_pool(a, 2),
+    ),
+    C(
+        "avg_pool2d_ceil_exclude_pad",
+        lambda T, F, a: F.avg_pool2d(a, (3, 2), 2, (1, 1), True, False),
+        (x(1, 2, 6, 5),),
+        lambda a: np_avg_pool(a, (3, 2), 2, (1, 1), ceil_mode=True, include_pad=False),
+    ),
+    C(
+        "avg_pool2d_ceil_include_pad",  # the part past the padding never counts
+        lambda T, F, a: F.avg_pool2d(a, 3, stride=2, padding=1, ceil_mode=True),
+        (x(1, 1, 6, 6),),
+        lambda a: np_avg_pool(a, 3, 2, 1, ceil_mode=True),
+    ),
+    C(
+        "avg_pool2d_divisor_override",
+        lambda T, F, a: F.avg_pool2d(a, 2, stride=1, divisor_override=3),
+        (x(2, 3, 3),),
+        lambda a: np_avg_pool(a[None], 2, 1, divisor=3)[0],
+    ),
+    C(
+        "adaptive_avg_pool1d",  # windows of 2 or 3 that overlap
+        lambda T, F, a: F.adaptive_avg_pool1d(a, 3),
+        (x(2, 3, 7),),
+        lambda a: np_adaptive_avg_pool(a, (3,)),
+    ),
+    C(
+        "adaptive_avg_pool1d_grow",  # more outputs than inputs: windows repeat
+        lambda T, F, a: F.adaptive_avg_pool1d(a, 5),
+        (x(2, 3),),
+        lambda a: np_adaptive_avg_pool(a[None], (5,))[0],
+    ),
+    C(
+        "adaptive_avg_pool2d",
+        lambda T, F, a: F.adaptive_avg_pool2d(a, (2, 3)),
+        (x(2, 2, 5, 7),),
+        lambda a: np_adaptive_avg_pool(a, (2, 3)),
+    ),
+    C(
+        "adaptive_avg_pool2d_none_and_global",
+        lambda T, F, a: (F.adaptive_avg_pool2d(a, (None, 2)), F.adaptive_avg_pool2d(a, 1)),
+        (x(1, 2, 3, 4),),
+        lambda a: (np_adaptive_avg_pool(a, (3, 2)), np_adaptive_avg_pool(a, (1, 1))),
+    ),
+    C(
+        "batch_norm_training",
+        lambda T, F, a, w, b: F.batch_norm(a, None, None, w, b, training=True),
+        (x(4, 3, 2), x(3), x(3)),
+        lambda a, w, b: np_channel_norm(a, (0, 2), w, b),
+    ),
+    C(
+        "batch_norm_training_running_stats_2d",
+        lambda T, F, a: F.batch_norm(
+            a,
+            T.zeros(2, dtype=a.dtype, device=a.device),
+            T.ones(2, dtype=a.dtype, device=a.device),
+            training=True,
+            eps=1e-3,
+        ),
+        (x(3, 2, 2, 2),),
+        lambda a: np_channel_norm(a, (0, 2, 3), eps=1e-3),
+    ),
+    C(
+        "batch_norm_eval",
+        lambda T, F, a, m, v, w, b: F.batch_norm(a, m, v, w, b),
+        (
+            x(3, 3),
+            const([0.5, -1.0, 0.0], grad=False),
+            const([0.5, 1.5, 2.0], grad=False),
+            x(3),
+            x(3),
+        ),  # fmt: skip
+        lambda a, m, v, w, b: np_channel_norm(a, (), w, b, mean=m, var=v),
+    ),
+    C(
+        "instance_norm",
+        lambda T, F, a: F.instance_norm(a),
+        (x(2, 3, 4),),
+        lambda a: np_channel_norm(a, (2,)),
+    ),
+    C(
+        "instance_norm_affine_2d",
+        lambda T, F, a, w, b: F.instance_norm(a, weight=w, bias=b, eps=1e-3),
+        (x(2, 2, 3, 2), x(2), x(2)),
+        lambda a, w, b: np_channel_norm(a, (2, 3), w, b, eps=1e-3),
+    ),
+    C(
+        "group_norm",
+        lambda T, F, a, w, b: F.group_norm(a, 2, w, b),
+        (x(2, 4, 3), x(4), x(4)),
+        lambda a, w, b: np_group_norm(a, 2, w, b),
+    ),
+    C(
+        "group_norm_plain_2d",
+        lambda T, F, a: F.group_norm(a, 3, eps=1e-3),
+        (x(2, 3, 2, 2),),
+        lambda a: np_group_norm(a, 3, eps=1e-3),
+    ),
+    C(
+        "pixel_shuffle",
+        lambda T, F, a: F.pixel_shuffle(a, 2),
+        (x(2, 8, 2, 3),),
+        lambda a: a.reshape(2, 2, 2, 2, 2, 3).transpose(0, 1, 4, 2, 5, 3).reshape(2, 2, 4, 6),
+    ),
+    C(
+        "pixel_unshuffle_5d",
+        lambda T, F, a: F.pixel_unshuffle(a, 2),
+        (x(2, 1, 3, 4, 2),),
+        lambda a: (
+            a.reshape(2, 1, 3, 2, 2, 1, 2).transpose(0, 1, 2, 4, 6, 3, 5).reshape(2, 1, 12, 2, 1)
+        ),
+    ),
+    C(
+        "interpolate_nearest_size",  # 3 -> 7: positions floor(i * 3 / 7), some read twice
+        lambda T, F, a: F.interpolate(a, size=7),
+        (x(2, 2, 3),),
+        lambda a: a[:, :, [0, 0, 0, 1, 1, 2, 2]],
+    ),
+    C(
+        "interpolate_nearest_scale_2d",
+        lambda T, F, a: F.interpolate(a, scale_factor=(2, 0.5)),
+        (x(1, 2, 2, 4),),
+        lambda a: a[:, :, [0, 0, 1, 1]][:, :, :, [0, 2]],
     ),
     C(
         "embedding_repeats",

@@ -31,6 +31,7 @@ from .activation import (
     Threshold,
 )
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, Fold, Unfold
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
 from .embedding import Embedding
@@ -60,8 +61,27 @@ from .loss import (
 )
 from .module import Module
 from .multihead_attention import MultiheadAttention
-from .normalization import LayerNorm
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    LayerNorm,
+)
+from .padding import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+    ZeroPad2d,
+)
 from .parameter import Parameter
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -69,11 +89,22 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .upsampling import Upsample
 
 __all__ = [
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
     "BCELoss",
     "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
     "CELU",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "Conv1d",
+    "Conv2d",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
@@ -81,9 +112,11 @@ __all__ = [
     "ELU",
     "Embedding",
     "Flatten",
-    "GaussianNLLLoss",
+    "Fold",
     "GELU",
     "GLU",
+    "GaussianNLLLoss",
+    "GroupNorm",
     "Hardshrink",
     "Hardsigmoid",
     "Hardswish",
@@ -91,6 +124,8 @@ __all__ = [
     "HingeEmbeddingLoss",
     "HuberLoss",
     "Identity",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
     "KLDivLoss",
     "L1Loss",
     "LayerNorm",
@@ -98,30 +133,36 @@ __all__ = [
     "Linear",
     "LogSigmoid",
     "LogSoftmax",
+    "MSELoss",
     "MarginRankingLoss",
     "Mish",
     "Module",
     "ModuleDict",
     "ModuleList",
-    "MSELoss",
-    "MultiheadAttention",
     "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
     "MultiMarginLoss",
+    "MultiheadAttention",
     "NLLLoss",
+    "PReLU",
     "PairwiseDistance",
     "Parameter",
     "ParameterDict",
     "ParameterList",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "PoissonNLLLoss",
-    "PReLU",
+    "RReLU",
     "ReLU",
     "ReLU6",
-    "RReLU",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
     "SELU",
     "Sequential",
-    "Sigmoid",
     "SiLU",
+    "Sigmoid",
     "SmoothL1Loss",
     "SoftMarginLoss",
     "Softmax",
@@ -139,6 +180,10 @@ __all__ = [
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
     "Unflatten",
+    "Unfold",
+    "Upsample",
+    "ZeroPad1d",
+    "ZeroPad2d",
     "functional",
     "init",
     "utils",

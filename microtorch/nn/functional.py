@@ -15,6 +15,7 @@ from .. import functional as _functional
 from .. import random as _random
 from .._tensor import Tensor
 from .._warn import warn_user
+from ..autograd.grad_mode import no_grad as _no_grad
 from ..factories import arange as _arange
 from ..factories import full_like as _full_like
 from ..factories import whole_numbers
@@ -35,11 +36,23 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
 )
 from ..ops import attention as _attention
 from ..ops import binary_loss as _binary_loss
+from ..ops import conv as _conv_ops
 from ..ops import dropout as _dropout
 from ..ops import embedding as _embedding
 from ..ops import linalg as _linalg
 from ..ops import loss as _loss
 from ..ops import normalization as _normalization
+
+
+def _check_same_dtype(op: str, input: Tensor, weight: Tensor | None,
+                      bias: Tensor | None) -> None:  # fmt: skip
+    """input, weight and bias (those given) must share one dtype, as PyTorch requires."""
+    dtypes = [t.dtype for t in (input, weight, bias) if t is not None]
+    if any(d is not dtypes[0] for d in dtypes):
+        raise RuntimeError(
+            f"{op}: input, weight and bias must have the same dtype, got "
+            f"{', '.join(str(d) for d in dtypes)}; convert with .to(dtype) first"
+        )
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -69,12 +82,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"linear: bias of shape {tuple(bias.shape)} does not match weight of shape "
             f"{tuple(weight.shape)} (expected ({weight.shape[0]},))"
         )
-    dtypes = [t.dtype for t in (input, weight, bias) if t is not None]
-    if any(d is not dtypes[0] for d in dtypes):
-        raise RuntimeError(
-            f"linear: input, weight and bias must have the same dtype, got "
-            f"{', '.join(str(d) for d in dtypes)}; convert with .to(dtype) first"
-        )
+    _check_same_dtype("linear", input, weight, bias)
     return _linalg.Linear.apply(input, weight, bias)
 
 
@@ -352,12 +360,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
                 f"layer_norm: {name} of shape {tuple(p.shape)} does not match normalized_shape "
                 f"{list(normalized_shape)}"
             )
-    dtypes = [t.dtype for t in (input, weight, bias) if t is not None]
-    if any(d is not dtypes[0] for d in dtypes):
-        raise RuntimeError(
-            f"layer_norm: input, weight and bias must have the same dtype, got "
-            f"{', '.join(str(d) for d in dtypes)}; convert with .to(dtype) first"
-        )
+    _check_same_dtype("layer_norm", input, weight, bias)
     return _normalization.LayerNorm.apply(
         _float_input(input, "layer_norm"), weight, bias, ndims=len(normalized_shape), eps=eps
     )
@@ -1115,13 +1118,19 @@ def _repeat_heads(t: Tensor, query_heads: int, name: str) -> Tensor:
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Tensor:  # fmt: skip
-    """Constant padding; ``pad`` lists (left, right) pairs starting from the last dim. A
-    negative width takes that many elements away instead, as in PyTorch."""
+    """Pad with ``value`` (mode="constant"), the mirror image without the edge ("reflect"),
+    the edge value ("replicate") or the other end ("circular"); ``pad`` lists (left, right)
+    pairs starting from the last dim. A negative width takes that many elements away
+    instead, as in PyTorch."""
     from .. import functional as F
 
-    if mode != "constant":
-        raise ValueError(f"pad: only mode='constant' is supported, got {mode!r}")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(
+            f"pad: Unrecognised padding mode {mode} (constant, reflect, replicate or circular)"
+        )
     pad = tuple(pad)
+    if mode != "constant":
+        return _pad_by_index(input, pad, mode, value)
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise RuntimeError(
             f"pad: {pad} must be (left, right) pairs, at most one per dim, from the last; the "
@@ -1147,4 +1156,563 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
                 filled = backend.xp_of(out.array).full(shape, value or 0, dtype=out.array.dtype)
                 parts.append(Tensor._make(filled))
             out = F.cat([parts[0], out, parts[1]], dim)
+    return out
+
+
+def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> Tensor:
+    """reflect / replicate / circular padding: along each padded dim of size n, the output
+    reads input positions -left ... n - 1 + right mapped back into [0, n), one index_select
+    per dim (its backward adds the gradients of repeated positions)."""
+    if value is not None:
+        raise RuntimeError(f'pad: Padding mode "{mode}" doesn\'t take in value argument')
+    dims = len(pad) // 2
+    if len(pad) % 2 or not 1 <= dims <= 3 or input.ndim not in (dims + 1, dims + 2):
+        raise NotImplementedError(
+            f"pad: padding size {len(pad)} is not supported for {input.ndim}D input tensor with "
+            f"mode={mode!r}: pad the last dim of a 2D or 3D input with 2 values, the last 2 of "
+            "a 3D or 4D input with 4, the last 3 of a 4D or 5D input with 6"
+        )
+    xp = backend.xp_of(input.array)
+    out = input
+    for i in range(dims):
+        dim = input.ndim - 1 - i
+        n, left, right = input.shape[dim], pad[2 * i], pad[2 * i + 1]
+        too_wide = {"reflect": builtins.max(left, right) >= n, "replicate": n == 0,
+                    "circular": builtins.max(left, right) > n}[mode]  # fmt: skip
+        if too_wide:
+            raise RuntimeError(
+                f"pad: padding ({left}, {right}) at dimension {dim} of input "
+                f"{list(input.shape)} is too wide for mode={mode!r} (reflect: less than the "
+                "dim's size; circular: at most its size; replicate: a non-empty dim)"
+            )
+        positions = xp.arange(-left, n + right)
+        if mode == "reflect":  # -1 -> 1, n -> n - 2
+            positions = (n - 1) - xp.abs((n - 1) - xp.abs(positions))
+        elif mode == "replicate":  # -1 -> 0, n -> n - 1
+            positions = xp.clip(positions, 0, n - 1)
+        else:  # circular: -1 -> n - 1, n -> 0
+            positions = positions % n
+        out = _functional.index_select(out, dim, Tensor._make(positions))
+    return out
+
+
+# ---------------------------------------------------------------- convolution and pooling
+# Every sliding-window op takes its windows with ops/conv.py's Im2Col: (N, C, *S) ->
+# (N, C, *K, *O). A convolution is then one matmul with the weight, an average pool a sum
+# over the kernel dims; autograd chains their backwards (col2im, matmul, sum).
+def _ntuple(value: Any, n: int, op: str, name: str) -> tuple:
+    """An int, or a sequence of 1 or n ints, as a tuple of n ints."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * n
+    values = tuple(value)
+    if len(values) == 1:
+        values *= n
+    if len(values) != n or not all(isinstance(v, int) for v in values):
+        raise RuntimeError(
+            f"{op}: expected {name} to be a single integer value or a list of {n} values, but "
+            f"got {name}={list(values)}"
+        )
+    return values
+
+
+def _batched(input: Tensor, spatial: int, op: str) -> tuple[Tensor, bool]:
+    """(input with a batch dim, whether one was added): (C, *S) or (N, C, *S) accepted."""
+    _check_tensor(input, op)
+    if input.ndim not in (spatial + 1, spatial + 2):
+        raise RuntimeError(
+            f"{op}: expected {spatial + 1}-D (unbatched) or {spatial + 2}-D (batched) input, "
+            f"but got input of size: {list(input.shape)}"
+        )
+    return (input.unsqueeze(0), True) if input.ndim == spatial + 1 else (input, False)
+
+
+def _conv_padding(padding: Any, kernel: tuple, dilation: tuple, stride: tuple, op: str) -> tuple:
+    """(lo, hi) zero padding per spatial dim from an int, a tuple, "valid" or "same". "same"
+    pads d*(k-1) in all, the odd one on the right (an even kernel), as PyTorch does."""
+    n = len(kernel)
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * n
+        if padding != "same":
+            raise RuntimeError(f"{op}: Invalid padding string: {padding!r} ('valid' or 'same')")
+        if any(s != 1 for s in stride):
+            raise RuntimeError(f"{op}: padding='same' is not supported for strided convolutions")
+        return tuple((d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2)
+                     for k, d in zip(kernel, dilation))  # fmt: skip
+    pads = _ntuple(padding, n, op, "padding")
+    if any(p < 0 for p in pads):
+        raise RuntimeError(f"{op}: negative padding is not supported, got padding={list(pads)}")
+    return tuple((p, p) for p in pads)
+
+
+def _check_windows_fit(input: Tensor, kernel: tuple, dilation: tuple, padding: tuple,
+                       op: str) -> None:  # fmt: skip
+    padded = tuple(n + lo + hi for n, (lo, hi) in zip(input.shape[2:], padding))
+    reach = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    if any(p < r for p, r in zip(padded, reach)):
+        raise RuntimeError(
+            f"{op}: Calculated padded input size per channel: {padded}. Kernel size: {reach}. "
+            f"Kernel size can't be greater than actual input size (input {tuple(input.shape)})"
+        )
+
+
+def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+          dilation: Any, groups: int, spatial: int, op: str) -> Tensor:  # fmt: skip
+    """The N-d convolution (cross-correlation, as PyTorch) of conv1d and conv2d."""
+    x, unbatched = _batched(input, spatial, op)
+    _check_tensor(weight, op, "weight")
+    if weight.ndim != spatial + 2:
+        raise RuntimeError(
+            f"{op}: expected weight to be {spatial + 2}-D (out_channels, in_channels/groups, "
+            f"*kernel_size), but got weight of size {list(weight.shape)}"
+        )
+    out_channels, group_in = weight.shape[:2]
+    kernel = tuple(weight.shape[2:])
+    if groups < 1 or out_channels % groups:
+        raise RuntimeError(
+            f"{op}: out_channels {out_channels} of weight {list(weight.shape)} must be "
+            f"divisible by groups={groups}"
+        )
+    if x.shape[1] != group_in * groups:
+        raise RuntimeError(
+            f"{op}: Given groups={groups}, weight of size {list(weight.shape)}, expected "
+            f"input{list(x.shape)} to have {group_in * groups} channels, but got {x.shape[1]} "
+            "channels instead"
+        )
+    if bias is not None and tuple(bias.shape) != (out_channels,):
+        raise RuntimeError(
+            f"{op}: bias of shape {tuple(bias.shape)} does not match weight {list(weight.shape)}"
+            f" (expected ({out_channels},))"
+        )
+    _check_same_dtype(op, x, weight, bias)
+    stride = _ntuple(stride, spatial, op, "stride")
+    dilation = _ntuple(dilation, spatial, op, "dilation")
+    if any(v < 1 for v in stride + dilation):
+        raise RuntimeError(f"{op}: stride {stride} and dilation {dilation} must be positive")
+    pads = _conv_padding(padding, kernel, dilation, stride, op)
+    _check_windows_fit(x, kernel, dilation, pads, op)
+    n = x.shape[0]
+    cols = _conv_ops.Im2Col.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
+    out_size = tuple(cols.shape[2 + spatial :])
+    # (N, C, *K, *O) -> (N, G, C/G * prod(K), prod(O)); weight -> (G, Cout/G, C/G * prod(K))
+    cols = cols.reshape(n, groups, group_in * math.prod(kernel), math.prod(out_size))
+    w = weight.reshape(groups, out_channels // groups, group_in * math.prod(kernel))
+    out = _functional.matmul(w, cols).reshape((n, out_channels) + out_size)  # (N, Cout, *O)
+    if bias is not None:
+        out = out + bias.reshape((out_channels,) + (1,) * spatial)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    """1-d cross-correlation: input (N, C_in, L) or (C_in, L), weight (C_out, C_in/groups, k),
+    bias (C_out,) -> (N, C_out, L_out)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    """2-d cross-correlation: input (N, C_in, H, W) or (C_in, H, W), weight
+    (C_out, C_in/groups, kH, kW), bias (C_out,) -> (N, C_out, H_out, W_out)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+           stride: Any = 1) -> Tensor:  # fmt: skip
+    """The sliding kH x kW blocks of (N, C, H, W) (or (C, H, W)) as columns:
+    (N, C * kH * kW, L), L the number of block positions."""
+    x, unbatched = _batched(input, 2, "unfold")
+    kernel = _ntuple(kernel_size, 2, "unfold", "kernel_size")
+    dilation = _ntuple(dilation, 2, "unfold", "dilation")
+    stride = _ntuple(stride, 2, "unfold", "stride")
+    pads = tuple((p, p) for p in _ntuple(padding, 2, "unfold", "padding"))
+    _check_windows_fit(x, kernel, dilation, pads, "unfold")
+    cols = _conv_ops.Im2Col.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
+    n, c = x.shape[:2]
+    blocks = math.prod(cols.shape[4:])  # L = oH * oW
+    out = cols.reshape(
+        n, c * math.prod(kernel), blocks
+    )  # (N, C, kH, kW, oH, oW) -> (N, C*kH*kW, L)
+    return out.squeeze(0) if unbatched else out
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:  # fmt: skip
+    """The inverse layout of unfold: columns (N, C * kH * kW, L) (or 2-D) summed back into
+    (N, C, *output_size), overlapping blocks adding up."""
+    _check_tensor(input, "fold")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"fold: expected 2-D or 3-D input (batch mode), but got input of size "
+            f"{list(input.shape)}"
+        )
+    cols = input.unsqueeze(0) if input.ndim == 2 else input
+    size = _ntuple(output_size, 2, "fold", "output_size")
+    kernel = _ntuple(kernel_size, 2, "fold", "kernel_size")
+    dilation = _ntuple(dilation, 2, "fold", "dilation")
+    stride = _ntuple(stride, 2, "fold", "stride")
+    pads = tuple((p, p) for p in _ntuple(padding, 2, "fold", "padding"))
+    blocks = tuple(
+        _conv_ops.conv_out_size(n, k, d, lo, hi, s)
+        for n, k, d, (lo, hi), s in zip(size, kernel, dilation, pads, stride)
+    )
+    n, ck, length = cols.shape
+    if ck % math.prod(kernel) or length != math.prod(blocks):
+        raise RuntimeError(
+            f"fold: expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size {list(kernel)} and dimension 2 to match the {math.prod(blocks)} "
+            f"blocks {list(blocks)} of output_size {list(size)}, but got input of size "
+            f"{list(input.shape)}"
+        )
+    c = ck // math.prod(kernel)
+    cols = cols.reshape((n, c) + kernel + blocks)  # (N, C, kH, kW, bH, bW)
+    out = _conv_ops.Col2Im.apply(
+        cols, size=size, kernel=kernel, dilation=dilation, padding=pads, stride=stride
+    )
+    return out.squeeze(0) if input.ndim == 2 else out
+
+
+def _pool_size(size: int, kernel: int, pad: int, stride: int, ceil_mode: bool) -> int:
+    """Windows along a dim; with ceil_mode a last partial window counts if it starts inside
+    the input or its left padding."""
+    span = size + 2 * pad - kernel
+    out = (-(-span // stride) if ceil_mode else span // stride) + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
+              count_include_pad: bool, divisor_override: int | None, spatial: int,
+              op: str) -> Tensor:  # fmt: skip
+    """The mean of each window; the divisor counts the window's input elements (and its
+    padding with count_include_pad, never the part past it that ceil_mode adds)."""
+    x, unbatched = _batched(input, spatial, op)
+    kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
+    no_stride = stride is None or (isinstance(stride, (tuple, list)) and not stride)
+    stride = kernel if no_stride else _ntuple(stride, spatial, op, "stride")  # () as torch.xxx
+    pads = _ntuple(padding, spatial, op, "padding")
+    if any(p < 0 or 2 * p > k for p, k in zip(pads, kernel)):
+        raise RuntimeError(
+            f"{op}: pad should be at most half of effective kernel size, but got pad={pads}, "
+            f"kernel_size={kernel}"
+        )
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError(f"{op}: divisor must be not zero")
+    size = tuple(x.shape[2:])
+    out = tuple(_pool_size(*a, ceil_mode) for a in zip(size, kernel, pads, stride))
+    if any(o < 1 for o in out):
+        raise RuntimeError(
+            f"{op}: Given input size {list(x.shape)}, kernel_size {kernel}, stride {stride} "
+            f"and padding {pads}, the calculated output size {out} is too small"
+        )
+    extra = tuple(max(0, (o - 1) * s + k - (n + 2 * p))
+                  for o, s, k, n, p in zip(out, stride, kernel, size, pads))  # fmt: skip
+    geometry = dict(kernel=kernel, dilation=(1,) * spatial, stride=stride)
+    windows = _conv_ops.Im2Col.apply(
+        x, padding=tuple((p, p + e) for p, e in zip(pads, extra)), **geometry
+    )
+    sums = windows.sum(tuple(range(2, 2 + spatial)))  # (N, C, *K, *O) -> (N, C, *O)
+    if divisor_override is not None:
+        divisor: Any = divisor_override
+    else:  # how many counted elements each window covers: the windows of a mask of ones
+        xp = backend.xp_of(x.array)
+        if count_include_pad:
+            ones = xp.ones((1, 1) + tuple(n + 2 * p for n, p in zip(size, pads)), x.array.dtype)
+            counting = tuple((0, e) for e in extra)
+        else:
+            ones = xp.ones((1, 1) + size, dtype=x.array.dtype)
+            counting = tuple((p, p + e) for p, e in zip(pads, extra))
+        counts = _conv_ops.im2col(ones, padding=counting, **geometry)
+        divisor = Tensor._make(counts.sum(axis=tuple(range(2, 2 + spatial))))  # (1, 1, *O)
+    if x.dtype.is_floating_point:
+        out_t = sums / divisor
+    else:  # integers stay integers, the quotient truncated as in PyTorch
+        out_t = _functional.div(sums, divisor, rounding_mode="trunc")
+    return out_t.squeeze(0) if unbatched else out_t
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:  # fmt: skip
+    """The mean of each length-k window of (N, C, L) or (C, L), every ``stride`` (default k)
+    steps, over the input zero-padded by ``padding`` on both sides."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1,
+                     "avg_pool1d")  # fmt: skip
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:  # fmt: skip
+    """The mean of each kH x kW window of (N, C, H, W) or (C, H, W); ``divisor_override``
+    divides every window's sum by that number instead."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 2, "avg_pool2d")  # fmt: skip
+
+
+def _adaptive_average_matrix(size: int, out: int, like: Tensor) -> Tensor:
+    """(out, size): row i averages input positions floor(i*size/out) to ceil((i+1)*size/out)."""
+    xp = backend.xp_of(like.array)
+    i = xp.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    j = xp.arange(size)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    weights = inside / (end - start)[:, None]
+    return Tensor._make(weights.astype(like.array.dtype))
+
+
+def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -> Tensor:
+    """Average pooling to a given output size; the windows along each dim are independent,
+    so it is a product with an averaging matrix along each spatial dim."""
+    x, unbatched = _batched(input, spatial, op)
+    _floating_only(x, op)
+    sizes = (output_size,) * spatial if not isinstance(output_size, Sequence) else output_size
+    if len(sizes) != spatial:
+        raise ValueError(f"{op}: output_size must be {spatial} values, got {output_size!r}")
+    sizes = tuple(n if s is None else s for s, n in zip(sizes, x.shape[2:]))
+    if any(s < 0 for s in sizes) or any(n == 0 for n in x.shape[2:]):
+        raise RuntimeError(
+            f"{op}: expected a non-empty input and output_size >= 0, got input "
+            f"{list(input.shape)} and output_size {output_size!r}"
+        )
+    out = x
+    if spatial == 2:  # (N, C, H, W) -> (N, C, oH, W): average along H
+        out = _functional.matmul(_adaptive_average_matrix(x.shape[2], sizes[0], x), out)
+    last = _adaptive_average_matrix(x.shape[-1], sizes[-1], x)  # (oW, W)
+    out = _functional.matmul(out, last.transpose(0, 1))  # (..., W) -> (..., oW)
+    return out.squeeze(0) if unbatched else out
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """(N, C, L) -> (N, C, output_size): the means of output_size windows that cover L."""
+    return _adaptive_avg_pool(input, output_size, 1, "adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """(N, C, H, W) -> (N, C, oH, oW) by window means; None in output_size keeps that size."""
+    return _adaptive_avg_pool(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+# ---------------------------------------------------------------- batch, group and instance norm
+def _channel_shape(input: Tensor) -> tuple:
+    """(1, C, 1, ...): a per-channel vector shaped to broadcast over (N, C, *S)."""
+    return (1, input.shape[1]) + (1,) * (input.ndim - 2)
+
+
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """out * weight + bias with one weight and bias per channel (dim 1)."""
+    if weight is not None:
+        out = out * weight.reshape(_channel_shape(out))
+    if bias is not None:
+        out = out + bias.reshape(_channel_shape(out))
+    return out
+
+
+def _check_norm_input(input: Tensor, op: str, min_ndim: int, *vectors: Tensor | None) -> None:
+    """A floating input (N, C, ...) of at least ``min_ndim`` dims, and running_mean,
+    running_var, weight and bias (those given) each of shape (C,)."""
+    _floating_only(input, op)
+    if input.ndim < min_ndim:
+        raise ValueError(
+            f"{op}: expected an input (N, C{', *spatial' if min_ndim > 2 else ', ...'}) of at "
+            f"least {min_ndim} dims, got shape {tuple(input.shape)}"
+        )
+    _check_channel_vectors(input, op, *vectors)
+
+
+def _check_channel_vectors(input: Tensor, op: str, *vectors: Tensor | None) -> None:
+    """Each of running_mean, running_var, weight, bias (in that order; those given) is (C,)."""
+    names = ("running_mean", "running_var", "weight", "bias")[-len(vectors) :]
+    c = input.shape[1] if input.ndim > 1 else None
+    for name, v in zip(names, vectors):
+        if v is not None and (_check_tensor(v, op, name).ndim != 1 or v.shape[0] != c):
+            raise RuntimeError(
+                f"{op}: {name} of shape {tuple(v.shape)} does not match the {c} channels of "
+                f"input {tuple(input.shape)} (expected ({c},))"
+            )
+
+
+def _update_running(running: Tensor, batch_value: Tensor, momentum: Any) -> None:
+    """running = (1 - momentum) * running + momentum * batch_value, in place, untracked."""
+    with _no_grad():
+        running.copy_(running * (1 - momentum) + batch_value.detach() * momentum)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:  # fmt: skip
+    """Normalise each channel (dim 1) of (N, C, *S) over the batch and spatial dims, then
+    scale and shift per channel. In training the batch's mean and biased variance are used
+    and the running statistics (when given) move towards the batch's mean and unbiased
+    variance by ``momentum``; otherwise the running statistics are used."""
+    _check_norm_input(input, "batch_norm", 2, running_mean, running_var, weight, bias)
+    if input.numel() == 0:  # nothing to normalise; running statistics unchanged (PyTorch)
+        return _affine(input, weight, bias)
+    dims = (0,) + tuple(range(2, input.ndim))  # all but the channel dim
+    count = input.shape[0] * math.prod(input.shape[2:])  # values per channel
+    if training:
+        if count == 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size "
+                f"{tuple(input.shape)} (batch_norm)"
+            )
+        var, mean = _functional.var_mean(input, dims, unbiased=False, keepdim=True)
+        if running_mean is not None:
+            _update_running(running_mean, mean.reshape(-1), momentum)
+        if running_var is not None:  # the running variance is the unbiased one
+            _update_running(running_var, var.reshape(-1) * (count / (count - 1)), momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("batch_norm: running_mean and running_var must be given when "
+                               "training=False")  # fmt: skip
+        mean = running_mean.reshape(_channel_shape(input))
+        var = running_var.reshape(_channel_shape(input))
+    out = (input - mean) * _functional.rsqrt(var + eps)
+    return _affine(out, weight, bias)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:  # fmt: skip
+    """Normalise each (sample, channel) of (N, C, *S) over its spatial dims, then scale and
+    shift per channel. Running statistics (when given) move towards the batch average of the
+    instances' means and unbiased variances; use_input_stats=False normalises with them."""
+    _check_norm_input(input, "instance_norm", 3, running_mean, running_var, weight, bias)
+    if input.numel() == 0:  # nothing to normalise; running statistics unchanged (PyTorch)
+        return _affine(input, weight, bias)
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    n, c = input.shape[:2]
+    count = math.prod(input.shape[2:])  # values per instance
+    if count == 1:
+        raise ValueError(
+            f"Expected more than 1 spatial element when training, got input size "
+            f"{tuple(input.shape)} (instance_norm)"
+        )
+    rows = input.reshape(n, c, count)
+    out = layer_norm(rows, (count,), eps=eps).reshape(tuple(input.shape))
+    if running_mean is not None or running_var is not None:
+        var, mean = _functional.var_mean(rows, 2, unbiased=True)  # (N, C) each
+        if running_mean is not None:
+            _update_running(running_mean, mean.mean(0), momentum)
+        if running_var is not None:
+            _update_running(running_var, var.mean(0), momentum)
+    return _affine(out, weight, bias)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:  # fmt: skip
+    """Split the channels of (N, C, *S) into num_groups groups, normalise each sample's group
+    over its channels and spatial dims (layer_norm on (N, G, rest)), then scale and shift
+    per channel."""
+    _floating_only(input, "group_norm")
+    if input.ndim < 2 or num_groups < 1 or input.shape[1] % num_groups:
+        raise RuntimeError(
+            f"group_norm: Expected number of channels in input to be divisible by num_groups, "
+            f"but got input of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    _check_channel_vectors(input, "group_norm", weight, bias)
+    if input.numel() == 0:
+        return _affine(input, weight, bias)
+    n = input.shape[0]
+    group_size = input.shape[1] // num_groups * math.prod(input.shape[2:])
+    groups = input.reshape(n, num_groups, group_size)  # (N, G, C/G * prod(S))
+    out = layer_norm(groups, (group_size,), eps=eps).reshape(tuple(input.shape))
+    return _affine(out, weight, bias)
+
+
+# ---------------------------------------------------------------- pixel shuffle and upsampling
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C * r^2, H, W) -> (*, C, H * r, W * r): each group of r^2 channels becomes an
+    r x r block of pixels."""
+    _check_tensor(input, "pixel_shuffle")
+    r = upscale_factor
+    if input.ndim < 3 or r < 1 or input.shape[-3] % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle: expects an input of at least 3 dims whose channel dim (-3) is "
+            f"divisible by upscale_factor^2 = {r * r}, got input of shape {tuple(input.shape)}"
+        )
+    *batch, c, h, w = input.shape
+    nb = len(batch)
+    x = input.reshape((*batch, c // (r * r), r, r, h, w))
+    # (*, C, r, r, H, W) -> (*, C, H, r, W, r): row offset next to H, column offset next to W
+    x = x.permute(tuple(range(nb)) + tuple(nb + d for d in (0, 3, 1, 4, 2)))
+    return x.reshape((*batch, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H * r, W * r) -> (*, C * r^2, H, W), the inverse of pixel_shuffle."""
+    _check_tensor(input, "pixel_unshuffle")
+    r = downscale_factor
+    if input.ndim < 3 or r < 1 or input.shape[-2] % r or input.shape[-1] % r:
+        raise RuntimeError(
+            f"pixel_unshuffle: expects an input of at least 3 dims whose height and width are "
+            f"divisible by downscale_factor={r}, got input of shape {tuple(input.shape)}"
+        )
+    *batch, c, h, w = input.shape
+    nb = len(batch)
+    x = input.reshape((*batch, c, h // r, r, w // r, r))
+    # (*, C, H, r, W, r) -> (*, C, r, r, H, W)
+    x = x.permute(tuple(range(nb)) + tuple(nb + d for d in (0, 2, 4, 1, 3)))
+    return x.reshape((*batch, c * r * r, h // r, w // r))
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
+                mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:  # fmt: skip
+    """Resize the spatial dims of (N, C, *S) (1 to 3 of them) to ``size`` or ``S *
+    scale_factor``; only mode="nearest" here: output position i reads input position
+    floor(i * scale), scale = 1 / scale_factor (or in / out with a size or
+    recompute_scale_factor), computed in float32 as PyTorch does."""
+    _check_tensor(input, "interpolate")
+    if mode != "nearest":
+        raise NotImplementedError(
+            f"interpolate: mode={mode!r} is not implemented in microtorch, only mode='nearest'"
+        )
+    if align_corners is not None:
+        raise ValueError(
+            "interpolate: align_corners option can only be set with the interpolating modes: "
+            "linear | bilinear | bicubic | trilinear"
+        )
+    if antialias:
+        raise ValueError("interpolate: anti-alias option is only supported for bilinear and "
+                         "bicubic modes")  # fmt: skip
+    spatial = input.ndim - 2
+    if not 1 <= spatial <= 3:
+        raise NotImplementedError(
+            f"interpolate: expected a 3-D, 4-D or 5-D input (N, C, *spatial), got shape "
+            f"{tuple(input.shape)}"
+        )
+    if (size is None) == (scale_factor is None):
+        raise ValueError(
+            "interpolate: only one of size or scale_factor should be defined"
+            if size is not None
+            else "interpolate: either size or scale_factor should be defined"
+        )
+    in_sizes = tuple(input.shape[2:])
+    if size is not None:
+        out_sizes = _ntuple(size, spatial, "interpolate", "size")
+        scales: tuple = (None,) * spatial
+    else:
+        factors = (
+            (scale_factor,) * spatial
+            if not isinstance(scale_factor, Sequence)
+            else tuple(scale_factor)
+        )
+        if len(factors) != spatial:
+            raise ValueError(
+                f"interpolate: scale_factor shape must match input shape; input is "
+                f"{spatial}D, scale_factor size is {len(factors)}"
+            )
+        out_sizes = tuple(math.floor(n * float(f)) for n, f in zip(in_sizes, factors))
+        scales = (None,) * spatial if recompute_scale_factor else factors
+    xp = backend.xp_of(input.array)
+    out = input
+    for d, (n, o, factor) in enumerate(zip(in_sizes, out_sizes, scales)):
+        scale = xp.float32(1.0 / factor if factor is not None and factor > 0 else n / o)
+        positions = xp.floor(xp.arange(o, dtype=xp.float32) * scale).astype(xp.int64)  # float32
+        positions = xp.minimum(positions, n - 1)  # (o,): the input position each output reads
+        out = _functional.index_select(out, 2 + d, Tensor._make(positions))
     return out

@@ -13,6 +13,28 @@ from .module import Module
 from .parameter import Parameter
 
 
+def register_weight_and_bias(module: Module, shape: tuple, bias: bool, device: Any,
+                             dtype: Any) -> None:  # fmt: skip
+    """``module.weight`` of ``shape`` and ``module.bias`` of (shape[0],) (None without
+    ``bias``), uninitialised until reset_weight_and_bias fills them."""
+    module.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
+    if bias:
+        module.bias = Parameter(factories.empty(shape[0], device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
+def reset_weight_and_bias(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's default init of Linear and Conv layers: kaiming_uniform_ with a=sqrt(5),
+    i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), for the weight; the same bound for the bias.
+    fan_in = weight.shape[1] * prod(kernel)."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        init.uniform_(bias, -bound, bound)
+
+
 class Identity(Module):
     """Returns its input unchanged (any constructor arguments are ignored, as in PyTorch)."""
 
@@ -34,22 +56,11 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(
-            factories.empty(out_features, in_features, device=device, dtype=dtype)
-        )
-        if bias:
-            self.bias = Parameter(factories.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_weight_and_bias(self, (out_features, in_features), bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # kaiming_uniform_ with a=sqrt(5) gives the bound 1/sqrt(fan_in)
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.in_features
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-            init.uniform_(self.bias, -bound, bound)
+        reset_weight_and_bias(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)

@@ -13,4 +13,5 @@ normalization.py layer_norm
 embedding.py    embedding
 dropout.py      dropout
 attention.py    scaled_dot_product_attention
+conv.py         im2col / col2im: the sliding windows of conv1d/2d, unfold/fold, avg pools
 """

@@ -1,0 +1,155 @@
+"""BatchNorm1d/2d, InstanceNorm1d/2d and GroupNorm: PyTorch's outputs, gradients, running
+statistics over several training steps, eval outputs, state_dicts, reprs and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch as torch
+from microtorch import nn
+
+from .torch_parity import assert_module_matches
+
+
+@pytest.fixture
+def pt() -> object:
+    """PyTorch, where installed (the tests that compare with it skip without it)."""
+    return pytest.importorskip("torch")
+
+
+def _pair(pt: object, cls: str, args: tuple, kwargs: dict) -> tuple:
+    """Our module and PyTorch's in float64, with random affine parameters copied over."""
+    ours = getattr(nn, cls)(*args, **kwargs).double()
+    theirs = getattr(pt.nn, cls)(*args, **kwargs).double()
+    with torch.no_grad():
+        for p in ours.parameters():
+            p.copy_(torch.randn(*p.shape, dtype=torch.float64))
+    result = theirs.load_state_dict({k: pt.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    assert not result.missing_keys and not result.unexpected_keys
+    return ours, theirs
+
+
+def _compare_state(ours: nn.Module, theirs: object) -> None:
+    theirs_state = theirs.state_dict()
+    assert list(ours.state_dict()) == list(theirs_state)
+    for k, v in ours.state_dict().items():
+        assert v.dtype.name == str(theirs_state[k].dtype).rsplit(".", 1)[-1], k
+        np.testing.assert_allclose(v.numpy(), theirs_state[k].numpy(), rtol=1e-12, err_msg=k)
+
+
+NORMS = [
+    ("BatchNorm1d", (3,), {}, (5, 3)),
+    ("BatchNorm1d", (3,), dict(momentum=None), (4, 3, 6)),  # cumulative average
+    ("BatchNorm1d", (3,), dict(affine=False, momentum=0.3, eps=1e-3), (4, 3, 2)),
+    ("BatchNorm2d", (2,), {}, (3, 2, 4, 3)),
+    ("BatchNorm2d", (2,), dict(track_running_stats=False), (3, 2, 2, 3)),
+    ("BatchNorm2d", (2,), dict(bias=False, momentum=None), (2, 2, 3, 3)),
+    ("InstanceNorm1d", (3,), {}, (2, 3, 5)),
+    ("InstanceNorm1d", (3,), dict(affine=True, track_running_stats=True), (2, 3, 5)),
+    ("InstanceNorm2d", (2,), dict(affine=True), (2, 2, 3, 4)),
+    ("InstanceNorm2d", (2,), dict(track_running_stats=True, momentum=0.5), (2, 2, 3, 3)),
+    ("InstanceNorm2d", (2,), {}, (2, 3, 4)),  # unbatched
+    ("GroupNorm", (2, 4), {}, (3, 4, 5)),
+    ("GroupNorm", (3, 6), dict(eps=1e-3, affine=False), (2, 6, 2, 3)),
+    ("GroupNorm", (1, 2), dict(bias=False), (2, 2, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("cls, args, kwargs, shape", NORMS)
+def test_norm_training_then_eval_matches_pytorch(pt: object, cls: str, args: tuple,
+                                                 kwargs: dict, shape: tuple) -> None:  # fmt: skip
+    ours, theirs = _pair(pt, cls, args, kwargs)
+    assert repr(ours) == repr(theirs)
+    rng = np.random.default_rng(0)
+    for step in range(4):  # training: batch statistics, running ones updated
+        assert_module_matches(
+            pt, ours, theirs, rng.standard_normal(shape) * (step + 1) + step, 1e-9, 1e-11
+        )
+        _compare_state(ours, theirs)
+        ours.zero_grad()
+        theirs.zero_grad()
+    ours.eval()
+    theirs.eval()
+    a = rng.standard_normal(shape) + 0.5
+    assert_module_matches(pt, ours, theirs, a, 1e-9, 1e-11)  # eval: the running statistics
+    _compare_state(ours, theirs)
+
+
+def test_batch_norm_buffers_and_pytorchs_state_dict(pt: object) -> None:
+    theirs = pt.nn.BatchNorm2d(3)
+    theirs(pt.randn(4, 3, 2, 2) * 3 + 1)  # running statistics away from 0 and 1
+    ours = nn.BatchNorm2d(3)
+    assert [n for n, _ in ours.named_buffers()] == ["running_mean", "running_var",
+                                                    "num_batches_tracked"]  # fmt: skip
+    assert ours.num_batches_tracked.dtype is torch.int64 and ours.num_batches_tracked.item() == 0
+    ours.load_state_dict({k: torch.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    assert ours.num_batches_tracked.item() == 1
+    ours.eval()
+    theirs.eval()
+    a = np.random.default_rng(1).standard_normal((2, 3, 2, 2)).astype(np.float32)
+    np.testing.assert_allclose(
+        ours(torch.tensor(a)).detach().numpy(), theirs(pt.tensor(a)).detach().numpy(), rtol=1e-5
+    )
+    no_stats = nn.BatchNorm1d(2, track_running_stats=False)
+    assert no_stats.running_mean is None and list(no_stats.state_dict()) == ["weight", "bias"]
+    assert list(nn.InstanceNorm1d(2).state_dict()) == []
+
+
+def test_running_statistics_are_not_part_of_the_graph() -> None:
+    bn = nn.BatchNorm1d(2)
+    x = torch.randn(4, 2, requires_grad=True)
+    bn(x).sum().backward()
+    assert not bn.running_mean.requires_grad and not bn.running_var.requires_grad
+    assert bn.running_mean.grad_fn is None
+
+
+def test_batch_norm_on_device_matches_cpu(device: str) -> None:
+    cpu, dev = nn.BatchNorm2d(3), nn.BatchNorm2d(3, device=device)
+    x = torch.randn(4, 3, 2, 3) * 2 + 1
+    for _ in range(2):
+        y, yd = cpu(x), dev(x.to(device))
+        assert yd.device.type == device
+        np.testing.assert_allclose(yd.detach().cpu().numpy(), y.detach().numpy(), rtol=1e-5,
+                                   atol=1e-5)  # fmt: skip
+    np.testing.assert_allclose(dev.running_var.cpu().numpy(), cpu.running_var.numpy(), rtol=1e-5)
+    gn = nn.GroupNorm(3, 3, device=device)
+    assert gn(x.to(device)).device.type == device
+
+
+def test_norm_errors() -> None:
+    F = nn.functional
+    with pytest.raises(ValueError, match="expected 4D input"):
+        nn.BatchNorm2d(3)(torch.ones(2, 3, 4))
+    with pytest.raises(ValueError, match="expected 2D or 3D input"):
+        nn.BatchNorm1d(3)(torch.ones(2, 3, 4, 5))
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
+        nn.BatchNorm1d(3)(torch.ones(1, 3))
+    with pytest.raises(ValueError, match="more than 1 spatial element"):
+        F.instance_norm(torch.ones(2, 3, 1))
+    with pytest.raises(RuntimeError, match=r"batch_norm: running_mean of shape \(4,\) does not"):
+        F.batch_norm(torch.ones(2, 3), torch.zeros(4), torch.ones(3))
+    with pytest.raises(RuntimeError, match="divisible by num_groups"):
+        F.group_norm(torch.ones(2, 4, 3), 3)
+    with pytest.raises(ValueError, match="divisible by num_groups"):
+        nn.GroupNorm(3, 4)
+    with pytest.raises(NotImplementedError, match="batch_norm"):
+        F.batch_norm(torch.ones(2, 3, dtype=torch.int64), None, None, training=True)
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 5), (2, 4, 0)])
+def test_empty_inputs_give_empty_outputs_and_keep_the_statistics(pt: object, shape: tuple) -> None:
+    for name, call in [
+        ("group_norm", lambda F, x, rm, rv: F.group_norm(x, 2)),
+        # (with running statistics PyTorch sets them to NaN for an empty batch; we keep them)
+        ("instance_norm", lambda F, x, rm, rv: F.instance_norm(x)),
+        ("batch_norm", lambda F, x, rm, rv: F.batch_norm(x, rm, rv, training=True)),
+    ]:
+        rm, rv = torch.zeros(shape[1]), torch.ones(shape[1])
+        trm, trv = pt.zeros(shape[1]), pt.ones(shape[1])
+        ours, theirs = (
+            call(nn.functional, torch.zeros(*shape), rm, rv),
+            call(pt.nn.functional, pt.zeros(*shape), trm, trv),
+        )
+        assert tuple(ours.shape) == tuple(theirs.shape), name
+        assert rm.tolist() == trm.tolist() and rv.tolist() == trv.tolist(), name

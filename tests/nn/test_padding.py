@@ -1,0 +1,78 @@
+"""Padding layers, PixelShuffle/PixelUnshuffle and Upsample: PyTorch's outputs, gradients
+and reprs, and clear errors (F.pad's modes are in the op table, tests/test_ops.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch as torch
+from microtorch import nn
+
+from .torch_parity import assert_module_matches
+
+
+@pytest.fixture
+def pt() -> object:
+    """PyTorch, where installed (the tests that compare with it skip without it)."""
+    return pytest.importorskip("torch")
+
+
+LAYERS = [
+    ("ZeroPad1d", (2,), (2, 3, 4)),
+    ("ZeroPad2d", ((1, 2, 0, 3),), (1, 2, 3, 3)),
+    ("ConstantPad1d", ((0, 2), 1.5), (3, 4)),
+    ("ConstantPad2d", (1, -0.5), (2, 2, 3)),
+    ("ReflectionPad1d", ((2, 1),), (2, 2, 4)),
+    ("ReflectionPad2d", (2,), (1, 2, 3, 4)),
+    ("ReplicationPad1d", (3,), (2, 3)),
+    ("ReplicationPad2d", ((1, 0, 2, 3),), (2, 2, 2, 3)),
+    ("PixelShuffle", (2,), (2, 8, 3, 2)),
+    ("PixelShuffle", (3,), (9, 1, 2)),
+    ("PixelUnshuffle", (2,), (1, 2, 4, 6)),
+    ("Upsample", (None, 2), (2, 3, 4)),
+    ("Upsample", ((5, 3),), (1, 2, 3, 4)),
+    ("Upsample", (None, (1.5, 0.7)), (1, 1, 4, 5)),
+]
+
+
+@pytest.mark.parametrize("cls, args, shape", LAYERS)
+def test_layer_matches_pytorch(pt: object, cls: str, args: tuple, shape: tuple) -> None:
+    ours, theirs = getattr(nn, cls)(*args), getattr(pt.nn, cls)(*args)
+    assert repr(ours) == repr(theirs)
+    a = np.random.default_rng(0).standard_normal(shape)
+    assert_module_matches(pt, ours, theirs, a, rtol=1e-12, atol=1e-14)
+
+
+def test_upsample_on_device(device: str) -> None:
+    x = torch.randn(1, 2, 3, 3, device=device, requires_grad=True)
+    y = nn.Upsample(scale_factor=2)(nn.ReflectionPad2d(1)(x))
+    assert y.device.type == device and tuple(y.shape) == (1, 2, 10, 10)
+    y.sum().backward()
+    assert x.grad.device.type == device
+
+
+def test_padding_and_upsampling_errors() -> None:
+    F = nn.functional
+    with pytest.raises(RuntimeError, match="too wide for mode='reflect'"):
+        F.pad(torch.ones(1, 2, 3), (3, 0), mode="reflect")
+    with pytest.raises(RuntimeError, match="doesn't take in value"):
+        F.pad(torch.ones(1, 2, 3), (1, 1), mode="replicate", value=1.0)
+    with pytest.raises(NotImplementedError, match="padding size 2 is not supported for 1D"):
+        F.pad(torch.ones(3), (1, 1), mode="reflect")
+    with pytest.raises(NotImplementedError, match="Unrecognised padding mode"):
+        F.pad(torch.ones(1, 3), (1, 1), mode="wrap")
+    with pytest.raises(RuntimeError, match="divisible by upscale_factor"):
+        F.pixel_shuffle(torch.ones(1, 3, 2, 2), 2)
+    with pytest.raises(RuntimeError, match="divisible by downscale_factor"):
+        F.pixel_unshuffle(torch.ones(1, 3, 3, 2), 2)
+    with pytest.raises(NotImplementedError, match="only mode='nearest'"):
+        F.interpolate(torch.ones(1, 1, 4), scale_factor=2, mode="linear")
+    with pytest.raises(NotImplementedError, match="only mode='nearest'"):
+        nn.Upsample(scale_factor=2, mode="bilinear")
+    with pytest.raises(ValueError, match="only one of size or scale_factor"):
+        F.interpolate(torch.ones(1, 1, 4), size=3, scale_factor=2)
+    with pytest.raises(ValueError, match="either size or scale_factor"):
+        F.interpolate(torch.ones(1, 1, 4))
+    with pytest.raises(ValueError, match="align_corners"):
+        F.interpolate(torch.ones(1, 1, 4), size=3, align_corners=True)

@@ -1,0 +1,85 @@
+"""AvgPool1d/2d and AdaptiveAvgPool1d/2d: PyTorch's outputs, gradients and reprs, integer
+inputs, devices and clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch as torch
+from microtorch import nn
+
+from .torch_parity import assert_module_matches
+
+
+@pytest.fixture
+def pt() -> object:
+    """PyTorch, where installed (the tests that compare with it skip without it)."""
+    return pytest.importorskip("torch")
+
+
+POOLS = [
+    ("AvgPool1d", (3,), {}, (2, 3, 8)),
+    ("AvgPool1d", (4, 2, 2), dict(ceil_mode=True, count_include_pad=False), (2, 2, 9)),
+    ("AvgPool1d", (2,), dict(stride=1, padding=1), (3, 5)),  # unbatched
+    ("AvgPool2d", (2,), {}, (2, 3, 6, 5)),
+    ("AvgPool2d", ((3, 2), (2, 1), (1, 1)), dict(ceil_mode=True), (1, 2, 6, 5)),
+    ("AvgPool2d", (3, 2, 1), dict(ceil_mode=True, count_include_pad=False), (2, 1, 7, 6)),
+    ("AvgPool2d", (2,), dict(stride=1, divisor_override=3), (2, 4, 4)),
+    ("AdaptiveAvgPool1d", (3,), {}, (2, 3, 8)),
+    ("AdaptiveAvgPool1d", (6,), {}, (2, 4)),
+    ("AdaptiveAvgPool2d", ((2, 3),), {}, (2, 3, 7, 5)),
+    ("AdaptiveAvgPool2d", ((None, 4),), {}, (1, 2, 3, 9)),
+    ("AdaptiveAvgPool2d", (1,), {}, (2, 3, 5, 5)),
+]
+
+
+@pytest.mark.parametrize("cls, args, kwargs, shape", POOLS)
+def test_pool_matches_pytorch(
+    pt: object, cls: str, args: tuple, kwargs: dict, shape: tuple
+) -> None:
+    ours, theirs = getattr(nn, cls)(*args, **kwargs), getattr(pt.nn, cls)(*args, **kwargs)
+    a = np.random.default_rng(0).standard_normal(shape)
+    assert_module_matches(pt, ours, theirs, a, rtol=1e-12, atol=1e-14)
+    assert repr(ours) == repr(theirs)
+
+
+def test_avg_pool_of_integers_truncates_as_pytorch(pt: object) -> None:
+    a = np.arange(-7, 9).reshape(1, 2, 8)
+    for kwargs in (dict(kernel_size=3), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)):
+        ours = nn.functional.avg_pool1d(torch.tensor(a), **kwargs)
+        theirs = pt.nn.functional.avg_pool1d(pt.tensor(a), **kwargs)
+        assert ours.dtype is torch.int64
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_pools_on_device_match_cpu(device: str) -> None:
+    x = torch.randn(2, 3, 7, 6)
+    for pool in (nn.AvgPool2d(3, 2, 1, ceil_mode=True), nn.AdaptiveAvgPool2d((4, 5))):
+        xc = x.detach().clone().requires_grad_(True)
+        xd = x.to(device).detach().requires_grad_(True)
+        y, yd = pool(xc), pool(xd)
+        assert yd.device.type == device
+        np.testing.assert_allclose(
+            yd.detach().cpu().numpy(), y.detach().numpy(), rtol=1e-5, atol=1e-6
+        )
+        (y * y).sum().backward()
+        (yd * yd).sum().backward()
+        np.testing.assert_allclose(xd.grad.cpu().numpy(), xc.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_pool_errors() -> None:
+    F = nn.functional
+    with pytest.raises(RuntimeError, match="avg_pool2d: pad should be at most half"):
+        F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, padding=2)
+    with pytest.raises(RuntimeError, match="output size .* is too small"):
+        F.avg_pool1d(torch.ones(1, 1, 3), 5)
+    with pytest.raises(RuntimeError, match=r"avg_pool1d: expected 2-D .* but got input of size"):
+        F.avg_pool1d(torch.ones(3), 2)
+    with pytest.raises(RuntimeError, match="divisor must be not zero"):
+        F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, divisor_override=0)
+    with pytest.raises(NotImplementedError, match="adaptive_avg_pool1d"):
+        F.adaptive_avg_pool1d(torch.ones(1, 2, 4, dtype=torch.int64), 2)
+    with pytest.raises(RuntimeError, match="non-empty input"):
+        F.adaptive_avg_pool2d(torch.ones(1, 2, 0, 3), 2)
+    assert tuple(F.adaptive_avg_pool1d(torch.ones(2, 3, 4), 0).shape) == (2, 3, 0)  # as PyTorch
