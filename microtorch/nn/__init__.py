@@ -1,5 +1,5 @@
 """Neural-network building blocks: ``Module``, ``Parameter``, layers, containers,
-``nn.init``, ``nn.utils`` and ``nn.functional``."""
+``nn.init``, ``nn.utils`` (with ``nn.utils.rnn``) and ``nn.functional``."""
 
 from . import functional, init, utils
 from .activation import (
@@ -62,6 +62,7 @@ from .module import Module
 from .multihead_attention import MultiheadAttention
 from .normalization import LayerNorm
 from .parameter import Parameter
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -84,6 +85,8 @@ __all__ = [
     "GaussianNLLLoss",
     "GELU",
     "GLU",
+    "GRU",
+    "GRUCell",
     "Hardshrink",
     "Hardsigmoid",
     "Hardswish",
@@ -96,6 +99,8 @@ __all__ = [
     "LayerNorm",
     "LeakyReLU",
     "Linear",
+    "LSTM",
+    "LSTMCell",
     "LogSigmoid",
     "LogSoftmax",
     "MarginRankingLoss",
@@ -117,6 +122,10 @@ __all__ = [
     "PReLU",
     "ReLU",
     "ReLU6",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "RReLU",
     "SELU",
     "Sequential",
