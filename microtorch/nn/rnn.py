@@ -323,6 +323,13 @@ class RNNBase(Module):
             )
         elif input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D instead")
+        weight_dtype = self.weight_ih_l0.dtype
+        if input.dtype != weight_dtype:
+            raise ValueError(
+                f"{name}: input dtype ({input.dtype}) does not match weight dtype "
+                f"({weight_dtype}). Convert input: input.to({weight_dtype}), or convert model: "
+                f"model.to({input.dtype})"
+            )
         if input.shape[-1] != self.input_size:
             raise RuntimeError(
                 f"{name}: input.size(-1) must be equal to input_size. Expected "

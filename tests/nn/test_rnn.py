@@ -266,6 +266,10 @@ def test_errors_name_the_problem() -> None:
         gru(microtorch.randn(5, 2, 3), microtorch.zeros(1, 3, 4))
     with pytest.raises(RuntimeError, match="not the same dtype"):
         gru(microtorch.randn(5, 2, 3), microtorch.zeros(1, 2, 4, dtype=F64))
+    with pytest.raises(ValueError, match="input dtype .*float64.* does not match weight dtype"):
+        gru(microtorch.randn(5, 2, 3, dtype=F64))
+    with pytest.raises(ValueError, match="input dtype .*int64"):
+        gru(microtorch.ones(5, 2, 3, dtype=microtorch.int64))
     with pytest.raises(RuntimeError, match="sequence length"):
         gru(microtorch.randn(0, 2, 3))
     with pytest.raises(ValueError, match="Expected input to be 1D or 2D, got 3D"):
@@ -286,6 +290,17 @@ def test_errors_name_the_problem() -> None:
         nn.LSTM(3, 0)
     with pytest.raises(ValueError, match="num_layers must be greater than zero"):
         nn.LSTM(3, 4, num_layers=0)
+
+
+def test_float32_stays_float32(device: str) -> None:
+    for module in (nn.LSTM(3, 4, proj_size=2), nn.GRU(3, 4, bidirectional=True), nn.RNN(3, 4)):
+        out, h_n = module.to(device)(microtorch.randn(5, 2, 3, device=device))
+        assert out.dtype is microtorch.float32
+        assert all(t.dtype is microtorch.float32 for t in _flat(h_n))
+        out.sum().backward()
+        assert all(p.grad.dtype is microtorch.float32 for p in module.parameters())
+    h, c = nn.LSTMCell(3, 4).to(device)(microtorch.randn(3, device=device))
+    assert h.shape == c.shape == (4,) and h.dtype is microtorch.float32
 
 
 def test_empty_batch_gives_empty_outputs() -> None:
