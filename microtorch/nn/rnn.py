@@ -383,24 +383,22 @@ class RNNBase(Module):
         for every time step, one after another (batch_sizes[t] rows for step t); state a
         tuple of (B, width). Returns (outputs (N, H_out), final state)."""
         _, w_hh, _, b_hh, w_hr = weights
-        starts = [0]
-        for n in batch_sizes[:-1]:
-            starts.append(starts[-1] + n)
+        # one piece per time step, (batch_sizes[t], gates * H) each; split's backward joins
+        # the pieces' gradients in one go, where narrowing T times would build T full-size ones
+        xw_steps = xw.split(batch_sizes, 0)
         full = batch_sizes[0]
         outputs: list[Tensor] = [None] * len(batch_sizes)  # type: ignore[list-item]
         steps = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
         for t in steps:
-            n = batch_sizes[t]  # the first n sequences take this step; the rest keep their state
-            xw_t = xw.narrow(0, starts[t], n)  # (n, gates * H)
-            running = tuple(s.narrow(0, 0, n) if n < full else s for s in state)
-            new = self._step(xw_t, running, w_hh, b_hh, w_hr)
-            if n < full:
-                new = tuple(
-                    _functional.cat([a, s.narrow(0, n, full - n)], 0) for a, s in zip(new, state)
-                )
-                outputs[t] = new[0].narrow(0, 0, n)
+            n = batch_sizes[t]
+            if n < full:  # the first n sequences take this step; the rest keep their state
+                running, waiting = zip(*(s.split([n, full - n], 0) for s in state))
             else:
-                outputs[t] = new[0]
+                running, waiting = state, None
+            new = self._step(xw_steps[t], tuple(running), w_hh, b_hh, w_hr)
+            outputs[t] = new[0]  # (n, H_out)
+            if waiting is not None:
+                new = tuple(_functional.cat([a, w], 0) for a, w in zip(new, waiting))
             state = new
         return _functional.cat(outputs, 0), state
 

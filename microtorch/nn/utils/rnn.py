@@ -154,7 +154,8 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
         lengths = [lengths[b] for b in order]
     batch_sizes = [sum(1 for n in lengths if n > t) for t in range(lengths[0])]
     # time step t of the first batch_sizes[t] sequences, one step after another: (N, *)
-    data = _functional.cat([input[t].narrow(0, 0, n) for t, n in enumerate(batch_sizes)], 0)
+    steps = input.split(1, 0)[: len(batch_sizes)]  # (1, B, *) each
+    data = _functional.cat([step[0, :n] for step, n in zip(steps, batch_sizes)], 0)
     return PackedSequence(
         data,
         factories.tensor(batch_sizes, dtype=_dtypes.int64),
@@ -176,10 +177,8 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
                 f"Expected total_length to be at least the length of the longest sequence in "
                 f"input, but got total_length={total_length} and max sequence length being {T}"
             )
-    steps, start = [], 0
-    for n in batch_sizes:  # time step t: rows start : start + n of data, padded to B rows
-        steps.append(_pad_to(sequence.data.narrow(0, start, n), B, padding_value))
-        start += n
+    # time step t is batch_sizes[t] rows of data, padded to B rows
+    steps = [_pad_to(rows, B, padding_value) for rows in sequence.data.split(batch_sizes, 0)]
     padded = _pad_to(_functional.stack(steps, 0), total_length or T, padding_value)  # (T, B, *)
     lengths = [sum(1 for n in batch_sizes if n > b) for b in range(B)]
     if sequence.unsorted_indices is not None:
@@ -202,7 +201,8 @@ def unpad_sequence(padded_sequences: Tensor, lengths: Any,
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)  # (T, B, *) -> (B, T, *)
     lengths = _lengths_list(lengths)
-    return [padded_sequences[b].narrow(0, 0, n) for b, n in enumerate(lengths)]
+    rows = padded_sequences.split(1, 0)  # (1, T, *) each
+    return [row[0, :n] for row, n in zip(rows, lengths)]
 
 
 def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
