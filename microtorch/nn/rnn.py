@@ -346,11 +346,9 @@ class RNNBase(Module):
                 factories.zeros(layers, batch, w, dtype=input.dtype, device=input.device)
                 for w in sizes
             )
+        if len(sizes) == 2 and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
+            raise TypeError(f"{name}: hx must be a tuple (h_0, c_0) of two tensors, got {type(hx).__name__}")
         states = tuple(hx) if len(sizes) == 2 else (hx,)
-        if len(sizes) == 2 and len(states) != 2:
-            raise TypeError(
-                f"{type(self).__name__}: hx must be a tuple (h_0, c_0), got {len(states)} items"
-            )
         for s in states:
             if not isinstance(s, Tensor):
                 raise TypeError(

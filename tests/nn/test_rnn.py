@@ -262,6 +262,10 @@ def test_errors_name_the_problem() -> None:
         lstm(microtorch.randn(5, 2, 3), (microtorch.zeros(2, 2, 4), microtorch.zeros(2, 3, 4)))
     with pytest.raises(RuntimeError, match="unbatched 2-D input, hx should also be 2-D"):
         lstm(microtorch.randn(5, 3), (microtorch.zeros(2, 1, 4), microtorch.zeros(2, 1, 4)))
+    with pytest.raises(TypeError, match=r"hx must be a tuple \(h_0, c_0\)"):
+        nn.LSTM(3, 4, bidirectional=True)(microtorch.randn(5, 2, 3), microtorch.zeros(2, 2, 4))
+    with pytest.raises(TypeError, match="hx must be a Tensor"):
+        gru(microtorch.randn(5, 2, 3), (microtorch.zeros(1, 2, 4),))
     with pytest.raises(RuntimeError, match="Expected hidden size"):
         gru(microtorch.randn(5, 2, 3), microtorch.zeros(1, 3, 4))
     with pytest.raises(RuntimeError, match="not the same dtype"):
