@@ -347,7 +347,9 @@ class RNNBase(Module):
                 for w in sizes
             )
         if len(sizes) == 2 and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
-            raise TypeError(f"{name}: hx must be a tuple (h_0, c_0) of two tensors, got {type(hx).__name__}")
+            raise TypeError(
+                f"{name}: hx must be a tuple (h_0, c_0) of two tensors, got {type(hx).__name__}"
+            )
         states = tuple(hx) if len(sizes) == 2 else (hx,)
         for s in states:
             if not isinstance(s, Tensor):
