@@ -76,6 +76,14 @@ def _check_sizes(input_size: int, hidden_size: int) -> None:
         raise ValueError("hidden_size must be greater than zero")
 
 
+def _init_uniform(module: Module) -> None:
+    """PyTorch's recurrent init: every parameter from U(-1/sqrt(hidden), 1/sqrt(hidden)),
+    drawn from the seeded generator."""
+    bound = 1.0 / math.sqrt(module.hidden_size)
+    for weight in module.parameters():
+        init.uniform_(weight, -bound, bound)
+
+
 # ------------------------------------------------------------------ cells
 class RNNCellBase(Module):
     """weight_ih (gates * hidden, input), weight_hh (gates * hidden, hidden), bias_ih and
@@ -100,9 +108,7 @@ class RNNCellBase(Module):
 
     def reset_parameters(self) -> None:
         """Every parameter from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
-        bound = 1.0 / math.sqrt(self.hidden_size)
-        for weight in self.parameters():
-            init.uniform_(weight, -bound, bound)
+        _init_uniform(self)
 
     def _batched_input(self, input: Tensor) -> tuple[Tensor, bool]:
         """(input as (B, input_size), whether it came with a batch dim)."""
@@ -278,9 +284,7 @@ class RNNBase(Module):
 
     def reset_parameters(self) -> None:
         """Every parameter from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
-        bound = 1.0 / math.sqrt(self.hidden_size)
-        for weight in self.parameters():
-            init.uniform_(weight, -bound, bound)
+        _init_uniform(self)
 
     @property
     def all_weights(self) -> list[list[Parameter]]:
