@@ -368,6 +368,18 @@ def test_pack_and_pad_packed_match_pytorch(enforce_sorted: bool, batch_first: bo
     np.testing.assert_array_equal(_np(repacked.data), theirs.data.numpy())
 
 
+def test_packing_passes_gradients_to_the_real_steps_only(device: str) -> None:
+    x = microtorch.randn(4, 3, 2, device=device, requires_grad=True)
+    lengths = microtorch.tensor([2, 4, 1])  # a tensor of lengths works as a list does
+    packed = rnn_utils.pack_padded_sequence(x, lengths, enforce_sorted=False)
+    padded, out_lengths = rnn_utils.pad_packed_sequence(packed)
+    assert out_lengths.tolist() == [2, 4, 1]
+    np.testing.assert_array_equal(_np(padded)[:2, 0], _np(x)[:2, 0])
+    (padded * 3).sum().backward()
+    real = (np.arange(4)[:, None] < np.array([2, 4, 1])[None, :])[..., None]  # (T, B, 1)
+    np.testing.assert_array_equal(_np(x.grad), np.broadcast_to(3.0 * real, (4, 3, 2)))
+
+
 def test_pack_padded_sequence_errors() -> None:
     x = microtorch.randn(4, 3, 2)
     with pytest.raises(RuntimeError, match="sorted in decreasing order"):
