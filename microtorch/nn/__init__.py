@@ -1,5 +1,5 @@
 """Neural-network building blocks: ``Module``, ``Parameter``, layers, containers,
-``nn.init``, ``nn.utils`` and ``nn.functional``."""
+``nn.init``, ``nn.utils`` (with ``nn.utils.rnn``) and ``nn.functional``."""
 
 from . import functional, init, utils
 from .activation import (
@@ -82,6 +82,7 @@ from .padding import (
 from .parameter import Parameter
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -115,6 +116,8 @@ __all__ = [
     "Fold",
     "GELU",
     "GLU",
+    "GRU",
+    "GRUCell",
     "GaussianNLLLoss",
     "GroupNorm",
     "Hardshrink",
@@ -128,6 +131,8 @@ __all__ = [
     "InstanceNorm2d",
     "KLDivLoss",
     "L1Loss",
+    "LSTM",
+    "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
@@ -152,6 +157,10 @@ __all__ = [
     "PixelShuffle",
     "PixelUnshuffle",
     "PoissonNLLLoss",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "RReLU",
     "ReLU",
     "ReLU6",

@@ -1,5 +1,7 @@
-"""``nn.utils``: gradient clipping, and parameters as one vector."""
+"""``nn.utils``: gradient clipping, parameters as one vector, and ``rnn`` (padded and packed
+sequences)."""
 
+from . import rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -16,5 +18,6 @@ __all__ = [
     "clip_grads_with_norm_",
     "get_total_norm",
     "parameters_to_vector",
+    "rnn",
     "vector_to_parameters",
 ]
