@@ -30,12 +30,13 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
-from .embedding import Embedding
+from .embedding import Embedding, EmbeddingBag
 from .flatten import Flatten, Unflatten
-from .linear import Identity, Linear
+from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -73,13 +74,16 @@ from .transformer import (
 __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
+    "Bilinear",
     "CELU",
+    "ChannelShuffle",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
     "Dropout",
     "ELU",
     "Embedding",
+    "EmbeddingBag",
     "Flatten",
     "GaussianNLLLoss",
     "GELU",
