@@ -125,7 +125,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, "_parameters")
             params[name] = value
         elif params is not None and name in params:
             if value is not None:
@@ -139,7 +139,7 @@ class Module:
             modules = self.__dict__.get("_modules")
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, "_modules")
             modules[name] = value
         elif name in self.__dict__.get("_modules", {}):
             if value is not None:
@@ -158,11 +158,14 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
-        """Remove ``name`` wherever it is registered (before registering it anew)."""
+    def _forget(self, name: str, keep: str) -> None:
+        """Remove ``name`` from every registry but ``keep``, the one it is about to be written
+        to: replacing an entry there keeps its place (and so the order of state_dict keys
+        and of repr lines), as in PyTorch."""
         self.__dict__.pop(name, None)
         for registry in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[registry].pop(name, None)
+            if registry != keep:
+                self.__dict__[registry].pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str) -> Any:
@@ -195,7 +198,7 @@ class Module:
                 f"register_parameter: cannot assign '{type(param).__name__}' as parameter "
                 f"'{name}' (microtorch.nn.Parameter or None expected)"
             )
-        self._forget(name)
+        self._forget(name, "_parameters")
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -207,7 +210,7 @@ class Module:
                 f"register_buffer: cannot assign '{type(tensor).__name__}' as buffer '{name}' "
                 "(microtorch.Tensor or None expected)"
             )
-        self._forget(name)
+        self._forget(name, "_buffers")
         self._buffers[name] = tensor
         if not persistent:
             self._non_persistent_buffers_set.add(name)
@@ -216,7 +219,7 @@ class Module:
         self._check_name(name, "module", "_modules")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: {type(module).__name__} is not a Module subclass")
-        self._forget(name)
+        self._forget(name, "_modules")
         self._modules[name] = module
 
     register_module = add_module
@@ -249,6 +252,29 @@ class Module:
         if name not in module._parameters:
             raise AttributeError(f"{type(module).__name__} has no parameter `{name}`")
         return module._parameters[name]
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path such as ``"block.mask"``."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if name not in module._buffers:
+            raise AttributeError(f"{type(module).__name__} has no buffer `{name}`")
+        return module._buffers[name]
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at a dotted path such as ``"blocks.0.attn"``, replacing what is
+        there; with ``strict=True`` the path must already name a submodule."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
 
     # ------------------------------------------------------------ walking the tree
     def named_modules(self, memo: set | None = None, prefix: str = "",
@@ -401,6 +427,35 @@ class Module:
     def half(self) -> Module:
         return self.to(_dtypes.float16)
 
+    def bfloat16(self) -> Module:
+        """Refused: microtorch has no bfloat16 (NumPy has no such dtype)."""
+        raise TypeError(
+            "Module.bfloat16(): microtorch has no bfloat16 dtype (NumPy and CuPy have none); "
+            "use .half() for 16-bit floats or keep float32"
+        )
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Give every parameter and buffer (and grad) new, uninitialised memory on ``device``
+        (None: where it is), keeping the tensors themselves; their values are arbitrary."""
+        modules = self.modules() if recurse else [self]
+        seen = set()
+        for module in modules:
+            for registry in (module._parameters, module._buffers):
+                for t in registry.values():
+                    if t is None or id(t) in seen:
+                        continue
+                    seen.add(id(t))
+                    xp = backend.xp_for(t.device if device is None else backend.device(device))
+                    t.array = xp.empty(t.array.shape, t.array.dtype)
+                    if t.grad is not None:
+                        t.grad.array = xp.empty(t.grad.array.shape, t.grad.array.dtype)
+        return self
+
+    def share_memory(self) -> Module:
+        """Returns self: microtorch's arrays live in this process, so there is nothing to move
+        into shared memory (PyTorch moves them for torch.multiprocessing)."""
+        return self
+
     # ------------------------------------------------------------ state dict
     def state_dict(self, destination: dict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> OrderedDict[str, Tensor]:  # fmt: skip
@@ -476,6 +531,19 @@ class Module:
                 if key in state_dict:
                     _copy_into(target, state_dict[key], assign)
         return IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------ pickling
+    def __setstate__(self, state: dict) -> None:
+        """Restore a pickled module; registries a pickle from an older version lacks start
+        empty (as PyTorch does for old checkpoints)."""
+        self.__dict__.update(state)
+        for name in ("_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks"):
+            if name not in self.__dict__:
+                object.__setattr__(self, name, OrderedDict())
+        if "_non_persistent_buffers_set" not in self.__dict__:
+            object.__setattr__(self, "_non_persistent_buffers_set", set())
+        if "training" not in self.__dict__:
+            object.__setattr__(self, "training", True)
 
     # ------------------------------------------------------------ printing
     def extra_repr(self) -> str:

@@ -1,4 +1,4 @@
-"""``nn.utils``: gradient clipping, and parameters as one vector."""
+"""``nn.utils``: gradient clipping, parameters as one vector, and ``skip_init``."""
 
 from .clip_grad import (
     clip_grad_norm,
@@ -8,6 +8,7 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .init import skip_init
 
 __all__ = [
     "clip_grad_norm",
@@ -16,5 +17,6 @@ __all__ = [
     "clip_grads_with_norm_",
     "get_total_norm",
     "parameters_to_vector",
+    "skip_init",
     "vector_to_parameters",
 ]
