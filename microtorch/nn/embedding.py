@@ -82,12 +82,15 @@ class Embedding(Module):
 
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
-                        padding_idx: int | None = None) -> Embedding:  # fmt: skip
+                        padding_idx: int | None = None, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:  # fmt: skip
         """An Embedding whose weight is ``embeddings`` (rows, dim), frozen by default."""
         if embeddings.ndim != 2:
             raise ValueError("Embeddings parameter is expected to be 2-dimensional")
         rows, dim = embeddings.shape
-        return cls(rows, dim, padding_idx=padding_idx, _weight=embeddings, _freeze=freeze)
+        return cls(rows, dim, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)  # fmt: skip
 
 
 class EmbeddingBag(Module):

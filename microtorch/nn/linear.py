@@ -13,6 +13,17 @@ from .module import Module
 from .parameter import Parameter
 
 
+def _add_weight_and_bias(module: Module, weight_shape: tuple, bias: bool, device: Any,
+                         dtype: Any) -> None:  # fmt: skip
+    """Register uninitialised ``weight`` (weight_shape) and ``bias`` (weight_shape[0],), or
+    bias None; reset_parameters fills them."""
+    module.weight = Parameter(factories.empty(*weight_shape, device=device, dtype=dtype))
+    if bias:
+        module.bias = Parameter(factories.empty(weight_shape[0], device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
 class Identity(Module):
     """Returns its input unchanged (any constructor arguments are ignored, as in PyTorch)."""
 
@@ -34,13 +45,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(
-            factories.empty(out_features, in_features, device=device, dtype=dtype)
-        )
-        if bias:
-            self.bias = Parameter(factories.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _add_weight_and_bias(self, (out_features, in_features), bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -76,11 +81,7 @@ class Bilinear(Module):
         self.in2_features = in2_features
         self.out_features = out_features
         shape = (out_features, in1_features, in2_features)
-        self.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(factories.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _add_weight_and_bias(self, shape, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -247,19 +247,19 @@ class Module:
         return module
 
     def get_parameter(self, target: str) -> Parameter:
-        module_path, _, name = target.rpartition(".")
-        module = self.get_submodule(module_path)
-        if name not in module._parameters:
-            raise AttributeError(f"{type(module).__name__} has no parameter `{name}`")
-        return module._parameters[name]
+        """The parameter at a dotted path such as ``"block.0.weight"``."""
+        return self._get_registered(target, "_parameters", "parameter")
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at a dotted path such as ``"block.mask"``."""
+        return self._get_registered(target, "_buffers", "buffer")
+
+    def _get_registered(self, target: str, registry: str, kind: str) -> Any:
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
-        if name not in module._buffers:
-            raise AttributeError(f"{type(module).__name__} has no buffer `{name}`")
-        return module._buffers[name]
+        if name not in module.__dict__[registry]:
+            raise AttributeError(f"{type(module).__name__} has no {kind} `{name}`")
+        return module.__dict__[registry][name]
 
     def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
         """Put ``module`` at a dotted path such as ``"blocks.0.attn"``, replacing what is

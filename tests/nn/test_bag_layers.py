@@ -261,3 +261,11 @@ def test_channel_shuffle_on_device(device: str) -> None:
     np.testing.assert_array_equal(y.detach().cpu().numpy()[:, 1], x.detach().cpu().numpy()[:, 3])
     (y * torch.arange(6.0, device=device).reshape(1, 6, 1)).sum().backward()
     np.testing.assert_array_equal(x.grad.cpu().numpy()[0, :, 0], [0, 2, 4, 1, 3, 5])
+
+
+def test_embedding_from_pretrained_takes_pytorchs_arguments() -> None:
+    table = torch.randn(4, 2)
+    emb = nn.Embedding.from_pretrained(table, freeze=False, padding_idx=1, norm_type=2.0)
+    assert emb.weight.requires_grad and emb.padding_idx == 1
+    with pytest.raises(ValueError, match="max_norm"):
+        nn.Embedding.from_pretrained(table, max_norm=1.0)
