@@ -21,6 +21,7 @@ from .. import backend
 from .. import dtypes as _dtypes
 from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
+from ..ops import shape as _shape_ops
 from .parameter import Parameter
 
 
@@ -72,6 +73,7 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(
@@ -79,7 +81,7 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook, with_kwargs, _ in list(self._forward_pre_hooks.values()):
             if with_kwargs:  # hook(module, args, kwargs) -> None or (args, kwargs)
@@ -103,6 +105,33 @@ class Module:
             result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
+        if self._backward_pre_hooks:
+            output = self._hook_output_gradient(output)
+        return output
+
+    def _hook_output_gradient(self, output: Any) -> Any:
+        """A view of ``output`` whose gradient passes through the backward pre-hooks."""
+        if not isinstance(output, Tensor):
+            raise NotImplementedError(
+                f"register_full_backward_pre_hook: {type(self).__name__} returned "
+                f"{type(output).__name__}; microtorch runs these hooks only for a module that "
+                "returns one tensor (several outputs would need one node for all of them)"
+            )
+        if not output.requires_grad:
+            return output  # no gradient will reach it: the hooks never run, as in PyTorch
+        # a view with a node of its own (view_as would return output itself), so that the
+        # hooks see only the gradient that flows through this module's output
+        output = _shape_ops.Reshape.apply(output, shape=tuple(output.shape))
+
+        def run_hooks(grad: Tensor) -> Tensor:
+            grad_output = (grad,)
+            for hook, _, _ in list(self._backward_pre_hooks.values()):
+                result = hook(self, grad_output)  # hook(module, grad_output) -> None or new
+                if result is not None:
+                    grad_output = result if isinstance(result, tuple) else (result,)
+            return grad_output[0]
+
+        output.register_hook(run_hooks)
         return output
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
@@ -118,6 +147,13 @@ class Module:
         With ``with_kwargs``: ``hook(module, args, kwargs, output)``. ``always_call`` runs it
         even when forward raises; ``prepend`` before the hooks already there."""
         return _add_hook(self._forward_hooks, (hook, with_kwargs, always_call), prepend)
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> _RemovableHandle:  # fmt: skip
+        """``hook(module, grad_output)`` runs when the gradient of the module's output is
+        known, before it flows into the module; a returned tuple (or tensor) replaces
+        ``grad_output``. The caller gets a view of the output. Only for modules returning
+        one tensor (NotImplementedError otherwise)."""
+        return _add_hook(self._backward_pre_hooks, (hook, False, False), prepend)
 
     # ------------------------------------------------------------ attribute registration
     def __setattr__(self, name: str, value: Any) -> None:
@@ -537,7 +573,9 @@ class Module:
         """Restore a pickled module; registries a pickle from an older version lacks start
         empty (as PyTorch does for old checkpoints)."""
         self.__dict__.update(state)
-        for name in ("_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks"):
+        registries = ("_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks",
+                      "_backward_pre_hooks")  # fmt: skip
+        for name in registries:
             if name not in self.__dict__:
                 object.__setattr__(self, name, OrderedDict())
         if "_non_persistent_buffers_set" not in self.__dict__:

@@ -530,3 +530,57 @@ def test_pickle_round_trip_and_setstate_fills_in_what_an_old_pickle_lacks() -> N
     assert old(x).tolist() == [0.0, 2.0] and old.state_dict() == {}
     old.register_forward_pre_hook(lambda mod, args: (args[0] * 2,))
     assert old(x).tolist() == [0.0, 4.0]
+
+
+def _backward_pre_hooked_linear(lib) -> tuple:
+    """(hook calls, x.grad, weight.grad) of a Linear with two backward pre-hooks, in ``lib``
+    (microtorch or torch); then checks that a removed hook stops running."""
+    m = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        m.weight.copy_(lib.tensor(np.arange(6.0).reshape(2, 3), dtype=lib.float32))
+        m.bias.zero_()
+    calls = []
+    m.register_full_backward_pre_hook(lambda mod, g: calls.append("second") or (g[0] * 10,))
+    first = m.register_full_backward_pre_hook(
+        lambda mod, g: calls.append(("first", tuple(g[0].shape))), prepend=True
+    )
+    x = lib.ones(4, 3, requires_grad=True)
+    y = m(x)
+    (y * y).sum().backward()
+    result = (list(calls), x.grad.numpy().copy(), m.weight.grad.numpy().copy())
+    first.remove()
+    calls.clear()
+    m(x).sum().backward()
+    assert calls == ["second"]
+    return result
+
+
+def test_full_backward_pre_hook_sees_and_replaces_the_output_gradient_as_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    (ours_calls, *ours), (their_calls, *theirs) = [
+        _backward_pre_hooked_linear(lib) for lib in (torch, pt)
+    ]
+    assert ours_calls == their_calls == [("first", (4, 2)), "second"]
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b)
+
+
+def test_full_backward_pre_hook_limits() -> None:
+    class Pair(nn.Module):
+        def forward(self, x: torch.Tensor) -> tuple:
+            return x * 2, x * 3
+
+    pair = Pair()
+    pair.register_full_backward_pre_hook(lambda mod, g: None)
+    with pytest.raises(NotImplementedError, match="returns one tensor"):
+        pair(torch.ones(2, requires_grad=True))
+    calls = []
+    relu = nn.ReLU()
+    relu.register_full_backward_pre_hook(lambda mod, g: calls.append(g))
+    out = relu(torch.ones(2))  # nothing needs a gradient: the hook never runs
+    assert not out.requires_grad and calls == []
+    x = torch.ones(2, requires_grad=True)
+    ident = nn.Identity()
+    ident.register_full_backward_pre_hook(lambda mod, g: (g[0] * 0,))
+    (ident(x) + x).sum().backward()  # the hook changes only the gradient through the module
+    assert x.grad.tolist() == [1.0, 1.0]
