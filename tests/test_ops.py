@@ -466,6 +466,24 @@ def np_triplet(a, pos, neg, margin=1.0, p=2, eps=1e-6, swap=False):
     return np.maximum(margin + d_pos - d_neg, 0)
 
 
+def np_embedding_bag(idx, w, offsets=None, mode="mean", psw=None, padding_idx=None):
+    """One output row per bag, by a loop: the bag's rows of w (times psw), padding left out;
+    an empty bag is a row of zeros."""
+    if idx.ndim == 2:
+        offsets, psw = np.arange(0, idx.size, idx.shape[1]), None if psw is None else psw.ravel()
+        idx = idx.ravel()
+    ends = list(offsets[1:]) + [idx.size]
+    out = []
+    for start, end in zip(offsets, ends):
+        keep = [n for n in range(start, end) if idx[n] != padding_idx]
+        rows = w[idx[keep]] * (1.0 if psw is None else psw[keep][:, None])
+        if not keep:
+            out.append(np.zeros(w.shape[1]))
+        else:
+            out.append({"sum": rows.sum, "mean": rows.mean, "max": rows.max}[mode](0))
+    return np.stack(out).astype(w.dtype)
+
+
 def np_cosine_embedding(a, b, t, margin=0.0):
     cos = (a * b).sum(-1) / np.sqrt(((a * a).sum(-1) + 1e-12) * ((b * b).sum(-1) + 1e-12))
     return np.where(t == 1, 1 - cos, 0) + np.where(t == -1, np.maximum(cos - margin, 0), 0)
@@ -2862,6 +2880,30 @@ NN = [
         lambda i, w: w[i],
     ),
     C(
+        "embedding_bag_mean_offsets",  # bags [1, 2], [] and [4, 5, 4, 3]: an empty bag gives 0
+        lambda T, F, i, w, o: F.embedding_bag(i, w, o),
+        (const([1, 2, 4, 5, 4, 3], "int64"), x(6, 3), const([0, 2, 2], "int64")),
+        lambda i, w, o: np_embedding_bag(i, w, o),
+    ),
+    C(
+        "embedding_bag_sum_2d_per_sample_weights",
+        lambda T, F, i, w, p: F.embedding_bag(i, w, mode="sum", per_sample_weights=p),
+        (const([[0, 2, 2], [4, 1, 0]], "int64"), x(5, 3), x(2, 3)),
+        lambda i, w, p: np_embedding_bag(i, w, mode="sum", psw=p),
+    ),
+    C(
+        "embedding_bag_max_padding_idx",  # id 2 is left out; the second bag has only padding
+        lambda T, F, i, w: F.embedding_bag(i, w, mode="max", padding_idx=2),
+        (const([[1, 3, 1], [2, 2, 2], [0, 2, 3]], "int64"), distinct(4, 3)),
+        lambda i, w: np_embedding_bag(i, w, mode="max", padding_idx=2),
+    ),
+    C(
+        "embedding_bag_include_last_offset",  # offsets end with the input's length: 3 bags
+        lambda T, F, i, w, o: F.embedding_bag(i, w, o, include_last_offset=True, padding_idx=0),
+        (const([1, 0, 4, 2, 3], "int64"), x(5, 2), const([0, 3, 3, 5], "int64")),
+        lambda i, w, o: np_embedding_bag(i, w, o[:-1], padding_idx=0),
+    ),
+    C(
         "dropout_train",
         seeded(lambda T, F, a: F.dropout(a, 0.25, training=True)),
         (x(4, 5),),
@@ -2903,6 +2945,24 @@ NN = [
         lambda T, F, a, w, b: F.linear(a, w, b),
         (x(2, 3, 4), x(4), x()),
         lambda a, w, b: a @ w + b,
+    ),
+    C(
+        "bilinear",
+        lambda T, F, a, b, w, c: F.bilinear(a, b, w, c),
+        (x(2, 3, 4), x(2, 3, 5), x(6, 4, 5), x(6)),
+        lambda a, b, w, c: np.einsum("...i,oij,...j->...o", a, w, b) + c,
+    ),
+    C(
+        "bilinear_1d_no_bias",
+        lambda T, F, a, b, w: F.bilinear(a, b, w),
+        (x(4), x(2), x(3, 4, 2)),
+        lambda a, b, w: np.einsum("i,oij,j->o", a, w, b),
+    ),
+    C(
+        "channel_shuffle",  # channel c*3 + g of the result is channel g*2 + c of the input
+        lambda T, F, a: F.channel_shuffle(a, 3),
+        (x(2, 6, 2, 2),),
+        lambda a: a.reshape(2, 3, 2, 2, 2).swapaxes(1, 2).reshape(a.shape),
     ),
     C(
         "sdpa",

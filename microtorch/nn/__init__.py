@@ -30,13 +30,14 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Fold, Unfold
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
-from .embedding import Embedding
+from .embedding import Embedding, EmbeddingBag
 from .flatten import Flatten, Unflatten
-from .linear import Identity, Linear
+from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -101,7 +102,9 @@ __all__ = [
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "Bilinear",
     "CELU",
+    "ChannelShuffle",
     "ConstantPad1d",
     "ConstantPad2d",
     "Conv1d",
@@ -112,6 +115,7 @@ __all__ = [
     "Dropout",
     "ELU",
     "Embedding",
+    "EmbeddingBag",
     "Flatten",
     "Fold",
     "GELU",

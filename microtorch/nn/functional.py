@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from .._warn import warn_user
 from ..autograd.grad_mode import no_grad as _no_grad
 from ..factories import arange as _arange
+from ..factories import full as _full
 from ..factories import full_like as _full_like
 from ..factories import whole_numbers
 from ..functional import (  # noqa: F401  (re-exported under F.*)
@@ -84,6 +85,47 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     _check_same_dtype("linear", input, weight, bias)
     return _linalg.Linear.apply(input, weight, bias)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]; input1
+    (..., in1), input2 (..., in2) with the same leading dims, weight (out, in1, in2)."""
+    _check_tensor(input1, "bilinear", "input1")
+    _check_tensor(input2, "bilinear", "input2")
+    _check_tensor(weight, "bilinear", "weight")
+    if weight.ndim != 3:
+        raise RuntimeError(
+            f"bilinear(): weight must be 3-D (out_features, in1_features, in2_features), got "
+            f"shape {tuple(weight.shape)}"
+        )
+    if input1.ndim == 0 or input1.ndim != input2.ndim:
+        raise RuntimeError(
+            f"bilinear(): input1 and input2 must have the same number of dims (at least 1), "
+            f"got shapes {tuple(input1.shape)} and {tuple(input2.shape)}"
+        )
+    for d, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+        if a != b:  # (no broadcasting between the two inputs, as in PyTorch)
+            raise RuntimeError(
+                f"bilinear(): input batch dimensions do not match at dim {d}: got {a} and {b}"
+            )
+    for name, t, d in (("input1", input1, 1), ("input2", input2, 2)):
+        if t.shape[-1] != weight.shape[d]:
+            raise RuntimeError(
+                f"bilinear(): {name} size does not match weight size: got {t.shape[-1]} but "
+                f"expected {weight.shape[d]}"
+            )
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got {tuple(bias.shape)} but "
+            f"expected ({weight.shape[0]},)"
+        )
+    tensors = {"input1": input1, "input2": input2, "weight": weight, "bias": bias}
+    if len({t.dtype for t in tensors.values() if t is not None}) > 1:
+        got = ", ".join(f"{k}: {t.dtype}" for k, t in tensors.items() if t is not None)
+        raise RuntimeError(f"bilinear(): all tensors must have the same dtype, got {got}")
+    # einsum's backward gives each operand its gradient: d/dinput1 = weight . input2, ...
+    out = _functional.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
 
 
 # inplace=True writes the result into ``input``'s own memory and returns ``input``, as in
@@ -382,6 +424,162 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     if padding_idx is not None and padding_idx < 0:
         padding_idx += num
     return _embedding.Embedding.apply(input, weight, padding_idx=padding_idx)
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
+                  max_norm: float | None = None, norm_type: float = 2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:  # fmt: skip
+    """The sum, mean or max of the ``weight`` rows of each bag of indices: a 2-D ``input``
+    (B, L) is B bags of L; a 1-D ``input`` is cut into bags starting at ``offsets``.
+    Entries equal to ``padding_idx`` are left out; an empty bag gives zeros. (B, dim)."""
+    _check_tensor(input, "embedding_bag")
+    _check_tensor(weight, "embedding_bag", "weight")
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise ValueError(
+            "embedding_bag: max_norm, scale_grad_by_freq and sparse=True are not supported; "
+            "leave them at their defaults (None, False, False)"
+        )
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"embedding_bag: mode has to be one of sum, mean or max, got {mode!r}")
+    if input.array.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"embedding_bag: indices must be an integer tensor (long or int), got {input.dtype}"
+        )
+    if not weight.dtype.is_floating_point or weight.ndim != 2:
+        raise RuntimeError(
+            f"embedding_bag: weight must be a 2-D floating point tensor, got {weight.dtype} of "
+            f"shape {tuple(weight.shape)}"
+        )
+    if per_sample_weights is not None:
+        if mode != "sum":
+            raise NotImplementedError(
+                f"embedding_bag: per_sample_weights is only supported for mode='sum' (got "
+                f"mode={mode!r}); weight the rows yourself or use mode='sum'"
+            )
+        _check_tensor(per_sample_weights, "embedding_bag", "per_sample_weights")
+        if tuple(per_sample_weights.shape) != tuple(input.shape):
+            raise ValueError(
+                f"embedding_bag: per_sample_weights {tuple(per_sample_weights.shape)} must have "
+                f"the same shape as the input {tuple(input.shape)}"
+            )
+        if per_sample_weights.dtype is not weight.dtype:
+            raise RuntimeError(
+                f"embedding_bag: per_sample_weights ({per_sample_weights.dtype}) must have the "
+                f"weight's dtype ({weight.dtype})"
+            )
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise RuntimeError(
+                f"embedding_bag: padding_idx must be within the number of embeddings, {-num} "
+                f"through {num - 1}, but got {padding_idx}"
+            )
+        padding_idx %= num
+    idx = input.array
+    xp = backend.xp_of(idx)
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError(
+                "embedding_bag: if input is 2-D (bags of equal length), offsets has to be None"
+            )
+        starts = xp.arange(idx.shape[0]) * idx.shape[1]  # B bags of L
+    elif input.ndim == 1:
+        if offsets is None or not isinstance(offsets, Tensor) or offsets.ndim != 1:
+            raise ValueError(
+                "embedding_bag: with a 1-D input, offsets has to be a 1-D tensor of the bags' "
+                f"start positions, got {offsets if offsets is None else tuple(offsets.shape)}"
+            )
+        starts = _bag_starts(offsets, idx.size, include_last_offset)
+    else:
+        raise ValueError(f"embedding_bag: input has to be 1-D or 2-D, got shape {tuple(idx.shape)}")
+    flat = input.reshape(-1)
+    positions, counts = _bag_positions(flat.array, starts, padding_idx)
+    rows = embedding(flat, weight)  # (N, dim): the rows of every entry
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1)
+    # Each bag gathers its rows into one padded row of ``positions``; the holes point at an
+    # extra row that cannot change the result (0 for a sum, -inf for a max).
+    fill = -math.inf if mode == "max" else 0.0
+    filler = _full((1, weight.shape[1]), fill, dtype=weight.dtype, device=weight.device)
+    bags = _functional.cat([rows, filler])[Tensor._make(positions)]  # (B, L, dim)
+    if mode == "sum":
+        return bags.sum(1)
+    counts = Tensor._make(counts.astype(weight.dtype.np)).reshape(-1, 1)
+    if mode == "mean":
+        return bags.sum(1) / counts.clamp(min=1)
+    largest = bags.max(1).values  # (the gradient goes to the first largest entry, as PyTorch)
+    return _functional.where(counts > 0, largest, 0.0)
+
+
+def _bag_starts(offsets: Tensor, n: int, include_last_offset: bool) -> Any:
+    """The start position of every bag, checked as PyTorch checks them."""
+    off = offsets.array
+    if off.dtype.kind not in "iu":
+        raise RuntimeError(f"embedding_bag: offsets must be an integer tensor, got {offsets.dtype}")
+    if off.size == 0:
+        raise RuntimeError("embedding_bag: offsets must hold at least one start (0)")
+    xp = backend.xp_of(off)
+    if int(off[0]) != 0:  # (on a GPU each check is a sync: bags change the output's shape)
+        raise RuntimeError(
+            f"embedding_bag: offsets[0] has to be 0 (the first bag starts at position 0), "
+            f"got {int(off[0])}"
+        )
+    if bool((off[1:] < off[:-1]).any()):
+        raise RuntimeError("embedding_bag: offsets must be non-decreasing (start positions)")
+    if int(off[-1]) > n:
+        raise RuntimeError(
+            f"embedding_bag: offsets[-1] can not be greater than input's length {n}, got "
+            f"{int(off[-1])}"
+        )
+    if include_last_offset:
+        if int(off[-1]) != n:
+            raise RuntimeError(
+                f"embedding_bag: with include_last_offset=True the last offset must be the "
+                f"input's length {n}, got {int(off[-1])}"
+            )
+        return off[:-1]
+    return xp.asarray(off)
+
+
+def _bag_positions(idx: Any, starts: Any, padding_idx: int | None) -> tuple[Any, Any]:
+    """(positions, counts): row b of positions lists the entries of bag b (entry n of the
+    flat input) padded with n_entries; counts[b] is how many it lists. Entries equal to
+    padding_idx are left out."""
+    xp = backend.xp_of(idx)
+    n, n_bags = idx.size, starts.size
+    entry = xp.arange(n)
+    ends = xp.concatenate([starts[1:], xp.asarray([n], dtype=starts.dtype)]) if n_bags else starts
+    longest = int((ends - starts).max()) if n_bags else 0
+    bag = xp.searchsorted(starts, entry, side="right") - 1  # the last bag starting at or before
+    slot = entry - starts[bag]
+    keep = entry >= 0 if padding_idx is None else idx != padding_idx
+    positions = xp.full((n_bags, max(longest, 1)), n, dtype=xp.int64)
+    positions[bag[keep], slot[keep]] = entry[keep]
+    return positions, (positions < n).sum(1)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Reorders the channels (dim 1) of (N, C, *) by viewing them as (groups, C / groups) and
+    transposing to (C / groups, groups): channel c*groups + g of the result is channel
+    g*(C/groups) + c of the input."""
+    _check_tensor(input, "channel_shuffle")
+    if not isinstance(groups, int) or isinstance(groups, bool):
+        raise TypeError(f"channel_shuffle(): groups must be int, not {type(groups).__name__}")
+    if input.ndim <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input with > 2 dims, got shape {tuple(input.shape)}"
+        )
+    if groups <= 0:
+        raise RuntimeError(f"channel_shuffle: the number of groups must be positive, got {groups}")
+    n, c, *rest = input.shape
+    if c % groups:
+        raise RuntimeError(
+            f"channel_shuffle: number of channels must be divisible by groups. Got {c} channels "
+            f"and {groups} groups."
+        )
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
 
 
 def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None) -> None:

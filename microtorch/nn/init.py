@@ -12,6 +12,7 @@ out * prod(kernel).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from .. import backend
@@ -188,3 +189,124 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     q = q * host.sign(host.diag(r))
     q = q if rows >= cols else q.T
     return _write(tensor, (gain * q).reshape(tuple(tensor.shape)).astype(tensor.dtype.np))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The identity convolution: a 3-, 4- or 5-D weight (out, in, *kernel) that is 1 at the
+    kernel's centre where the output channel equals the input channel (within each of
+    ``groups`` blocks of out / groups channels) and 0 elsewhere."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"nn.init.dirac_: expected a Tensor, got {type(tensor).__name__}")
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError(
+            f"nn.init.dirac_: only tensors with 3, 4, or 5 dimensions are supported, got shape "
+            f"{tuple(tensor.shape)}"
+        )
+    if tensor.shape[0] % groups != 0:
+        raise ValueError(
+            f"nn.init.dirac_: dim 0 must be divisible by groups, got {tensor.shape[0]} and "
+            f"groups={groups}"
+        )
+    host = backend.xp_for(backend.device("cpu"))
+    values = host.zeros(tuple(tensor.shape), dtype=tensor.dtype.np)
+    out_per_group = tensor.shape[0] // groups
+    centre = tuple(k // 2 for k in tensor.shape[2:])
+    for g in range(groups):
+        for d in range(min(out_per_group, tensor.shape[1])):
+            values[(g * out_per_group + d, d) + centre] = 1
+    return _write(tensor, values)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """A 2-D matrix drawn from N(0, std^2) with ceil(sparsity * rows) entries of each column,
+    at random rows, set to 0 (Martens, 2010)."""
+    _check_float(tensor, "sparse_")
+    if tensor.ndim != 2:
+        raise ValueError(
+            f"nn.init.sparse_: only tensors with 2 dimensions are supported, got shape "
+            f"{tuple(tensor.shape)}"
+        )
+    rows, cols = tensor.shape
+    rng = (generator or _random.default_generator).rng
+    values = rng.normal(0.0, std, size=(rows, cols))
+    num_zeros = int(math.ceil(sparsity * rows))
+    for col in range(cols):
+        values[rng.permutation(rows)[:num_zeros], col] = 0.0
+    return _write(tensor, values.astype(tensor.dtype.np))
+
+
+# PyTorch's old names without the trailing underscore: they still work, with a FutureWarning.
+def _warn_deprecated(old: str) -> None:
+    warnings.warn(
+        f"`nn.init.{old}` is now deprecated in favor of `nn.init.{old}_`.",
+        FutureWarning,
+        stacklevel=3,  # the line that called the old name
+    )
+
+
+def uniform(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    """Deprecated: ``uniform_``."""
+    _warn_deprecated("uniform")
+    return uniform_(tensor, a, b, generator)
+
+
+def normal(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    """Deprecated: ``normal_``."""
+    _warn_deprecated("normal")
+    return normal_(tensor, mean, std, generator)
+
+
+def constant(tensor: Tensor, val: float) -> Tensor:
+    """Deprecated: ``constant_``."""
+    _warn_deprecated("constant")
+    return constant_(tensor, val)
+
+
+def eye(tensor: Tensor) -> Tensor:
+    """Deprecated: ``eye_``."""
+    _warn_deprecated("eye")
+    return eye_(tensor)
+
+
+def dirac(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Deprecated: ``dirac_``."""
+    _warn_deprecated("dirac")
+    return dirac_(tensor, groups)
+
+
+def xavier_uniform(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Deprecated: ``xavier_uniform_``."""
+    _warn_deprecated("xavier_uniform")
+    return xavier_uniform_(tensor, gain, generator)
+
+
+def xavier_normal(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Deprecated: ``xavier_normal_``."""
+    _warn_deprecated("xavier_normal")
+    return xavier_normal_(tensor, gain, generator)
+
+
+def kaiming_uniform(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:  # fmt: skip
+    """Deprecated: ``kaiming_uniform_``."""
+    _warn_deprecated("kaiming_uniform")
+    return kaiming_uniform_(tensor, a, mode, nonlinearity, generator)
+
+
+def kaiming_normal(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
+                   nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:  # fmt: skip
+    """Deprecated: ``kaiming_normal_``."""
+    _warn_deprecated("kaiming_normal")
+    return kaiming_normal_(tensor, a, mode, nonlinearity, generator)
+
+
+def orthogonal(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Deprecated: ``orthogonal_``."""
+    _warn_deprecated("orthogonal")
+    return orthogonal_(tensor, gain, generator)
+
+
+def sparse(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """Deprecated: ``sparse_``."""
+    _warn_deprecated("sparse")
+    return sparse_(tensor, sparsity, std, generator)

@@ -1,4 +1,4 @@
-"""``Linear``: y = x W^T + b, and ``Identity``."""
+"""``Linear``: y = x W^T + b, ``Bilinear``: y = x1^T A x2 + b, and ``Identity``."""
 
 from __future__ import annotations
 
@@ -69,4 +69,38 @@ class Linear(Module):
         return (
             f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.bias is not None}"
+        )
+
+
+class Bilinear(Module):
+    """Applies y[..., o] = input1 A_o input2 + b_o: (..., in1), (..., in2) -> (..., out).
+
+    weight (out_features, in1_features, in2_features) and bias (out_features,) both start
+    from U(-1/sqrt(in1_features), 1/sqrt(in1_features)), PyTorch's default."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        if in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={in1_features})")
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        shape = (out_features, in1_features, in2_features)
+        register_weight_and_bias(self, shape, bias, device, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
         )

@@ -21,6 +21,7 @@ from .. import backend
 from .. import dtypes as _dtypes
 from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
+from ..ops import shape as _shape_ops
 from .parameter import Parameter
 
 
@@ -72,6 +73,7 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(
@@ -79,7 +81,7 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook, with_kwargs, _ in list(self._forward_pre_hooks.values()):
             if with_kwargs:  # hook(module, args, kwargs) -> None or (args, kwargs)
@@ -103,6 +105,33 @@ class Module:
             result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
+        if self._backward_pre_hooks:
+            output = self._hook_output_gradient(output)
+        return output
+
+    def _hook_output_gradient(self, output: Any) -> Any:
+        """A view of ``output`` whose gradient passes through the backward pre-hooks."""
+        if not isinstance(output, Tensor):
+            raise NotImplementedError(
+                f"register_full_backward_pre_hook: {type(self).__name__} returned "
+                f"{type(output).__name__}; microtorch runs these hooks only for a module that "
+                "returns one tensor (several outputs would need one node for all of them)"
+            )
+        if not output.requires_grad:
+            return output  # no gradient will reach it: the hooks never run, as in PyTorch
+        # a view with a node of its own (view_as would return output itself), so that the
+        # hooks see only the gradient that flows through this module's output
+        output = _shape_ops.Reshape.apply(output, shape=tuple(output.shape))
+
+        def run_hooks(grad: Tensor) -> Tensor:
+            grad_output = (grad,)
+            for hook, _, _ in list(self._backward_pre_hooks.values()):
+                result = hook(self, grad_output)  # hook(module, grad_output) -> None or new
+                if result is not None:
+                    grad_output = result if isinstance(result, tuple) else (result,)
+            return grad_output[0]
+
+        output.register_hook(run_hooks)
         return output
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
@@ -119,13 +148,20 @@ class Module:
         even when forward raises; ``prepend`` before the hooks already there."""
         return _add_hook(self._forward_hooks, (hook, with_kwargs, always_call), prepend)
 
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> _RemovableHandle:  # fmt: skip
+        """``hook(module, grad_output)`` runs when the gradient of the module's output is
+        known, before it flows into the module; a returned tuple (or tensor) replaces
+        ``grad_output``. The caller gets a view of the output. Only for modules returning
+        one tensor (NotImplementedError otherwise)."""
+        return _add_hook(self._backward_pre_hooks, (hook, False, False), prepend)
+
     # ------------------------------------------------------------ attribute registration
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, "_parameters")
             params[name] = value
         elif params is not None and name in params:
             if value is not None:
@@ -139,7 +175,7 @@ class Module:
             modules = self.__dict__.get("_modules")
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, "_modules")
             modules[name] = value
         elif name in self.__dict__.get("_modules", {}):
             if value is not None:
@@ -158,11 +194,14 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
-        """Remove ``name`` wherever it is registered (before registering it anew)."""
+    def _forget(self, name: str, keep: str) -> None:
+        """Remove ``name`` from every registry but ``keep``, the one it is about to be written
+        to: replacing an entry there keeps its place (and so the order of state_dict keys
+        and of repr lines), as in PyTorch."""
         self.__dict__.pop(name, None)
         for registry in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[registry].pop(name, None)
+            if registry != keep:
+                self.__dict__[registry].pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str) -> Any:
@@ -195,7 +234,7 @@ class Module:
                 f"register_parameter: cannot assign '{type(param).__name__}' as parameter "
                 f"'{name}' (microtorch.nn.Parameter or None expected)"
             )
-        self._forget(name)
+        self._forget(name, "_parameters")
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -207,7 +246,7 @@ class Module:
                 f"register_buffer: cannot assign '{type(tensor).__name__}' as buffer '{name}' "
                 "(microtorch.Tensor or None expected)"
             )
-        self._forget(name)
+        self._forget(name, "_buffers")
         self._buffers[name] = tensor
         if not persistent:
             self._non_persistent_buffers_set.add(name)
@@ -216,7 +255,7 @@ class Module:
         self._check_name(name, "module", "_modules")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: {type(module).__name__} is not a Module subclass")
-        self._forget(name)
+        self._forget(name, "_modules")
         self._modules[name] = module
 
     register_module = add_module
@@ -244,11 +283,34 @@ class Module:
         return module
 
     def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path such as ``"block.0.weight"``."""
+        return self._get_registered(target, "_parameters", "parameter")
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path such as ``"block.mask"``."""
+        return self._get_registered(target, "_buffers", "buffer")
+
+    def _get_registered(self, target: str, registry: str, kind: str) -> Any:
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
-        if name not in module._parameters:
-            raise AttributeError(f"{type(module).__name__} has no parameter `{name}`")
-        return module._parameters[name]
+        if name not in module.__dict__[registry]:
+            raise AttributeError(f"{type(module).__name__} has no {kind} `{name}`")
+        return module.__dict__[registry][name]
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at a dotted path such as ``"blocks.0.attn"``, replacing what is
+        there; with ``strict=True`` the path must already name a submodule."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
 
     # ------------------------------------------------------------ walking the tree
     def named_modules(self, memo: set | None = None, prefix: str = "",
@@ -401,6 +463,35 @@ class Module:
     def half(self) -> Module:
         return self.to(_dtypes.float16)
 
+    def bfloat16(self) -> Module:
+        """Refused: microtorch has no bfloat16 (NumPy has no such dtype)."""
+        raise TypeError(
+            "Module.bfloat16(): microtorch has no bfloat16 dtype (NumPy and CuPy have none); "
+            "use .half() for 16-bit floats or keep float32"
+        )
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Give every parameter and buffer (and grad) new, uninitialised memory on ``device``
+        (None: where it is), keeping the tensors themselves; their values are arbitrary."""
+        modules = self.modules() if recurse else [self]
+        seen = set()
+        for module in modules:
+            for registry in (module._parameters, module._buffers):
+                for t in registry.values():
+                    if t is None or id(t) in seen:
+                        continue
+                    seen.add(id(t))
+                    xp = backend.xp_for(t.device if device is None else backend.device(device))
+                    t.array = xp.empty(t.array.shape, t.array.dtype)
+                    if t.grad is not None:
+                        t.grad.array = xp.empty(t.grad.array.shape, t.grad.array.dtype)
+        return self
+
+    def share_memory(self) -> Module:
+        """Returns self: microtorch's arrays live in this process, so there is nothing to move
+        into shared memory (PyTorch moves them for torch.multiprocessing)."""
+        return self
+
     # ------------------------------------------------------------ state dict
     def state_dict(self, destination: dict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> OrderedDict[str, Tensor]:  # fmt: skip
@@ -476,6 +567,21 @@ class Module:
                 if key in state_dict:
                     _copy_into(target, state_dict[key], assign)
         return IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------ pickling
+    def __setstate__(self, state: dict) -> None:
+        """Restore a pickled module; registries a pickle from an older version lacks start
+        empty (as PyTorch does for old checkpoints)."""
+        self.__dict__.update(state)
+        registries = ("_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks",
+                      "_backward_pre_hooks")  # fmt: skip
+        for name in registries:
+            if name not in self.__dict__:
+                object.__setattr__(self, name, OrderedDict())
+        if "_non_persistent_buffers_set" not in self.__dict__:
+            object.__setattr__(self, "_non_persistent_buffers_set", set())
+        if "training" not in self.__dict__:
+            object.__setattr__(self, "training", True)
 
     # ------------------------------------------------------------ printing
     def extra_repr(self) -> str:

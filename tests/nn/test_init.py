@@ -116,3 +116,100 @@ def test_eye_and_the_errors_of_matrix_inits() -> None:
         nn.init.orthogonal_(torch.empty(3))
     with pytest.raises(ValueError, match=r"eye_: only 2-D tensors"):
         nn.init.eye_(torch.empty(2, 2, 2))
+
+
+def test_orthogonal_is_the_sign_fixed_q_of_the_seeded_normal_matrix() -> None:
+    # PyTorch's recipe: QR of a normal (rows, cols) matrix (transposed when wide), Q's columns
+    # multiplied by the signs of R's diagonal; the normal numbers come from the host generator
+    for shape in [(5, 3), (3, 5)]:
+        torch.manual_seed(11)
+        w = nn.init.orthogonal_(torch.empty(*shape, dtype=torch.float64), gain=1.5).numpy()
+        sample = np.random.Generator(np.random.PCG64(11)).normal(0.0, 1.0, size=shape)
+        wide = shape[0] < shape[1]
+        q, r = np.linalg.qr(sample.T if wide else sample)
+        fixed = q * np.sign(np.diag(r))
+        np.testing.assert_allclose(w, 1.5 * (fixed.T if wide else fixed), atol=1e-12)
+        assert not np.allclose(w, 1.5 * (q.T if wide else q))  # the sign fix changed it
+
+
+@pytest.mark.parametrize("shape, groups", [((4, 2, 3), 2), ((6, 6, 3, 3), 3), ((3, 5, 2, 2, 3), 1)])
+def test_dirac_matches_pytorch(shape: tuple, groups: int, device: str) -> None:
+    pt = pytest.importorskip("torch")
+    w = nn.init.dirac_(torch.randn(*shape, device=device), groups=groups)
+    expected = pt.nn.init.dirac_(pt.randn(*shape), groups=groups).numpy()
+    np.testing.assert_array_equal(w.cpu().numpy(), expected)
+    assert w.device.type == device
+
+
+def test_dirac_keeps_a_conv_input_as_it_is_and_its_errors() -> None:
+    w = nn.init.dirac_(torch.empty(3, 3, 3))
+    x = np.random.randn(3, 7)
+    # the identity 1-D convolution (padding 1): out[o, t] = sum_i,k w[o, i, k] x[i, t + k - 1]
+    padded = np.pad(x, ((0, 0), (1, 1)))
+    out = sum(np.einsum("oi,it->ot", w.numpy()[:, :, k], padded[:, k : k + 7]) for k in range(3))
+    np.testing.assert_allclose(out, x)
+    assert nn.init.dirac_(torch.empty(2, 2, 1, dtype=torch.int64)).tolist() == [
+        [[1], [0]],
+        [[0], [1]],
+    ]
+    with pytest.raises(ValueError, match="3, 4, or 5 dimensions"):
+        nn.init.dirac_(torch.empty(3, 3))
+    with pytest.raises(ValueError, match="divisible by groups"):
+        nn.init.dirac_(torch.empty(4, 3, 3), groups=3)
+
+
+def test_sparse_zeros_the_same_number_of_entries_in_every_column() -> None:
+    t = nn.init.sparse_(torch.empty(200, 30), sparsity=0.1, std=0.5)
+    w = t.numpy()
+    np.testing.assert_array_equal((w == 0).sum(0), math.ceil(0.1 * 200))  # 20 per column
+    assert w[w != 0].std() == pytest.approx(0.5, rel=0.05)
+    torch.manual_seed(7)
+    a = nn.init.sparse_(torch.empty(10, 4), 0.35).numpy()
+    torch.manual_seed(7)
+    np.testing.assert_array_equal(a, nn.init.sparse_(torch.empty(10, 4), 0.35).numpy())
+    assert ((a == 0).sum(0) == 4).all()  # ceil(0.35 * 10)
+    with pytest.raises(ValueError, match="2 dimensions"):
+        nn.init.sparse_(torch.empty(4, 3, 3), 0.1)
+    with pytest.raises(TypeError, match="floating point"):
+        nn.init.sparse_(torch.empty(4, 3, dtype=torch.int64), 0.1)
+
+
+DEPRECATED_INITS = [
+    ("uniform", (-1.0, 1.0)),
+    ("normal", (0.0, 0.1)),
+    ("constant", (0.5,)),
+    ("eye", ()),
+    ("xavier_uniform", ()),
+    ("xavier_normal", ()),
+    ("kaiming_uniform", ()),
+    ("kaiming_normal", ()),
+    ("orthogonal", ()),
+    ("sparse", (0.5,)),
+]
+
+
+@pytest.mark.parametrize("name, args", DEPRECATED_INITS)
+def test_deprecated_names_warn_as_pytorch_and_do_what_the_underscore_name_does(
+    name: str, args: tuple
+) -> None:
+    with pytest.warns(FutureWarning) as record:
+        torch.manual_seed(1)
+        old = getattr(nn.init, name)(torch.empty(4, 3), *args)
+    assert (
+        str(record[0].message)
+        == f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`."
+    )
+    assert record[0].filename == __file__  # reported at the caller's line
+    torch.manual_seed(1)
+    new = getattr(nn.init, name + "_")(torch.empty(4, 3), *args)
+    np.testing.assert_array_equal(old.numpy(), new.numpy())
+
+
+def test_deprecated_dirac_and_the_message_pytorch_gives() -> None:
+    pt = pytest.importorskip("torch")
+    with pytest.warns(FutureWarning) as ours:
+        w = nn.init.dirac(torch.empty(2, 2, 3))
+    with pytest.warns(FutureWarning) as theirs:
+        pt.nn.init.dirac(pt.empty(2, 2, 3))
+    assert str(ours[0].message) == str(theirs[0].message)
+    assert w.tolist() == nn.init.dirac_(torch.empty(2, 2, 3)).tolist()

@@ -415,3 +415,172 @@ def test_deepcopy_keeps_ties_inside_the_copy() -> None:
     assert twin.head.weight is twin.emb.weight and twin.emb.weight is not m.emb.weight
     np.testing.assert_array_equal(twin.emb.weight.detach().numpy(), m.emb.weight.detach().numpy())
     assert twin.mask is not m.mask
+
+
+def test_replacing_a_parameter_or_child_keeps_its_place_as_in_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    ours = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    theirs = pt.nn.Sequential(pt.nn.Linear(2, 3), pt.nn.ReLU(), pt.nn.Linear(3, 1))
+    for model, lib in ((ours, nn), (theirs, pt.nn)):
+        setattr(model, "1", lib.Tanh())
+        model[0].weight = lib.Parameter(model[0].weight.detach())
+        model[2].register_parameter("bias", None)
+        model[2].register_buffer("extra", None)
+        model[2].register_buffer("extra", None)
+    assert repr(ours) == repr(theirs)
+    assert (
+        list(ours.state_dict()) == list(theirs.state_dict()) == ["0.weight", "0.bias", "2.weight"]
+    )
+    assert [n for n, _ in ours[2].named_parameters()] == ["weight"]
+
+
+class _Holder(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+        self.block[0].register_buffer("mask", torch.ones(2))
+        self.scale = 3.0
+
+
+def test_get_buffer_and_set_submodule() -> None:
+    m = _Holder()
+    assert m.get_buffer("block.0.mask") is m.block[0].mask
+    with pytest.raises(AttributeError, match="no buffer `weight`"):
+        m.get_buffer("block.0.weight")  # a parameter, not a buffer
+    with pytest.raises(AttributeError):
+        m.get_buffer("nowhere.mask")
+    new = nn.Tanh()
+    m.set_submodule("block.1", new)
+    assert m.block[1] is new and [n for n, _ in m.block.named_children()] == ["0", "1"]
+    m.set_submodule("block.extra", nn.Identity())  # a new name: added
+    assert isinstance(m.block.extra, nn.Identity)
+    with pytest.raises(AttributeError, match="has no attribute `other`"):
+        m.set_submodule("block.other", nn.ReLU(), strict=True)
+    with pytest.raises(AttributeError, match="`scale` is not an nn.Module"):
+        m.set_submodule("scale", nn.ReLU())
+    with pytest.raises(ValueError, match="without a target name"):
+        m.set_submodule("", nn.ReLU())
+    with pytest.raises(ValueError, match="is not an nn.Module"):
+        m.set_submodule("block.1", 3)
+
+
+def test_to_empty_keeps_the_tensors_and_gives_them_new_memory(device: str) -> None:
+    m = Tied()
+    m(torch.tensor([1, 2])).sum().backward()
+    weight, mask = m.emb.weight, m.mask
+    old_array = weight.array
+    assert m.to_empty(device=device) is m
+    assert m.emb.weight is weight and m.head.weight is weight and m.mask is mask  # ties kept
+    assert weight.array is not old_array and weight.device.type == device
+    assert weight.shape == (5, 3) and weight.dtype is torch.float32 and weight.requires_grad
+    assert weight.grad.device.type == device and weight.grad.shape == (5, 3)
+    assert mask.device.type == device
+
+
+def test_skip_init_leaves_the_generator_alone_and_the_module_usable(device: str) -> None:
+    pt = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    layer = nn.utils.skip_init(nn.Linear, 3, 4, bias=True, device=device)
+    after = torch.rand(3).numpy()
+    torch.manual_seed(0)
+    np.testing.assert_array_equal(after, torch.rand(3).numpy())  # no numbers were drawn
+    assert isinstance(layer, nn.Linear) and isinstance(layer.weight, nn.Parameter)
+    assert layer.weight.device.type == device and layer.weight.requires_grad
+    assert repr(layer) == repr(pt.nn.utils.skip_init(pt.nn.Linear, 3, 4))
+    theirs = pt.nn.Linear(3, 4)
+    layer.load_state_dict(
+        {k: torch.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()}
+    )
+    x = np.random.randn(2, 3).astype("f")
+    np.testing.assert_allclose(
+        layer(torch.tensor(x, device=device)).detach().cpu().numpy(),
+        theirs(pt.tensor(x)).detach().numpy(),
+        rtol=1e-6,
+    )
+
+    class NoDevice(nn.Module):
+        def __init__(self, n: int) -> None:
+            super().__init__()
+
+    with pytest.raises(RuntimeError, match="must support a 'device' arg"):
+        nn.utils.skip_init(NoDevice, 3)
+
+
+def test_bfloat16_is_refused_and_share_memory_returns_the_module() -> None:
+    m = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="no bfloat16"):
+        m.bfloat16()
+    assert m.share_memory() is m
+    assert m.weight.dtype is torch.float32
+
+
+def test_pickle_round_trip_and_setstate_fills_in_what_an_old_pickle_lacks() -> None:
+    import pickle
+
+    m = Tied()
+    back = pickle.loads(pickle.dumps(m))
+    assert repr(back) == repr(m) and back.head.weight is back.emb.weight
+    idx = torch.tensor([0, 4])
+    np.testing.assert_array_equal(back(idx).detach().numpy(), m(idx).detach().numpy())
+    state = dict(nn.ReLU().__dict__)
+    del state["_forward_pre_hooks"], state["_forward_hooks"], state["_non_persistent_buffers_set"]
+    old = nn.ReLU.__new__(nn.ReLU)
+    old.__setstate__(state)
+    x = torch.tensor([-1.0, 2.0])
+    assert old(x).tolist() == [0.0, 2.0] and old.state_dict() == {}
+    old.register_forward_pre_hook(lambda mod, args: (args[0] * 2,))
+    assert old(x).tolist() == [0.0, 4.0]
+
+
+def _backward_pre_hooked_linear(lib) -> tuple:
+    """(hook calls, x.grad, weight.grad) of a Linear with two backward pre-hooks, in ``lib``
+    (microtorch or torch); then checks that a removed hook stops running."""
+    m = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        m.weight.copy_(lib.tensor(np.arange(6.0).reshape(2, 3), dtype=lib.float32))
+        m.bias.zero_()
+    calls = []
+    m.register_full_backward_pre_hook(lambda mod, g: calls.append("second") or (g[0] * 10,))
+    first = m.register_full_backward_pre_hook(
+        lambda mod, g: calls.append(("first", tuple(g[0].shape))), prepend=True
+    )
+    x = lib.ones(4, 3, requires_grad=True)
+    y = m(x)
+    (y * y).sum().backward()
+    result = (list(calls), x.grad.numpy().copy(), m.weight.grad.numpy().copy())
+    first.remove()
+    calls.clear()
+    m(x).sum().backward()
+    assert calls == ["second"]
+    return result
+
+
+def test_full_backward_pre_hook_sees_and_replaces_the_output_gradient_as_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    (ours_calls, *ours), (their_calls, *theirs) = [
+        _backward_pre_hooked_linear(lib) for lib in (torch, pt)
+    ]
+    assert ours_calls == their_calls == [("first", (4, 2)), "second"]
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b)
+
+
+def test_full_backward_pre_hook_limits() -> None:
+    class Pair(nn.Module):
+        def forward(self, x: torch.Tensor) -> tuple:
+            return x * 2, x * 3
+
+    pair = Pair()
+    pair.register_full_backward_pre_hook(lambda mod, g: None)
+    with pytest.raises(NotImplementedError, match="returns one tensor"):
+        pair(torch.ones(2, requires_grad=True))
+    calls = []
+    relu = nn.ReLU()
+    relu.register_full_backward_pre_hook(lambda mod, g: calls.append(g))
+    out = relu(torch.ones(2))  # nothing needs a gradient: the hook never runs
+    assert not out.requires_grad and calls == []
+    x = torch.ones(2, requires_grad=True)
+    ident = nn.Identity()
+    ident.register_full_backward_pre_hook(lambda mod, g: (g[0] * 0,))
+    (ident(x) + x).sum().backward()  # the hook changes only the gradient through the module
+    assert x.grad.tolist() == [1.0, 1.0]

@@ -1,5 +1,5 @@
-"""``nn.utils``: gradient clipping, parameters as one vector, and ``rnn`` (padded and packed
-sequences)."""
+"""``nn.utils``: gradient clipping, parameters as one vector, ``skip_init``, and ``rnn``
+(padded and packed sequences)."""
 
 from . import rnn
 from .clip_grad import (
@@ -10,6 +10,7 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .init import skip_init
 
 __all__ = [
     "clip_grad_norm",
@@ -19,5 +20,6 @@ __all__ = [
     "get_total_norm",
     "parameters_to_vector",
     "rnn",
+    "skip_init",
     "vector_to_parameters",
 ]
