@@ -29,7 +29,14 @@ from ._linalg_names import (
 )
 from ._repr import set_printoptions
 from ._tensor import Size, Tensor
-from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .autograd import functional as _autograd_functional  # noqa: F401 (autograd.functional)
 from .backend import (
     device,

@@ -75,6 +75,7 @@ class Tensor:
         "grad_fn",
         "_version_counter",
         "_hooks",
+        "_post_accumulate_hooks",  # register_post_accumulate_grad_hook (leaves only)
         "_is_param",
         "_view",  # None, or (base, index) when this tensor views base's memory (see inplace)
         "__weakref__",
@@ -99,7 +100,7 @@ class Tensor:
         else:
             t = factories.tensor(data[0] if data else [], dtype=_dtypes.get_default_dtype())
         self.array = t.array
-        self._grad = self.grad_fn = self._hooks = None
+        self._grad = self.grad_fn = self._hooks = self._post_accumulate_hooks = None
         self._version_counter = _Version()
         self._is_param = False
         self._view = None
@@ -116,7 +117,7 @@ class Tensor:
         t._grad = None
         t.grad_fn = grad_fn
         t._version_counter = _Version()
-        t._hooks = None
+        t._hooks = t._post_accumulate_hooks = None
         t._is_param = False
         t._view = None
         return t
@@ -174,6 +175,11 @@ class Tensor:
     @property
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        """Whether the tensor lives in host memory (a NumPy array)."""
+        return self.device.type == "cpu"
 
     @property
     def ndim(self) -> int:
@@ -309,6 +315,28 @@ class Tensor:
             self.grad_fn.retained = engine.make_retained(self)
         elif not self.requires_grad:
             raise RuntimeError("can't retain_grad on a tensor that has requires_grad=False")
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether backward() fills ``.grad`` of this non-leaf tensor: True after
+        retain_grad(); always False for a leaf (it gets ``.grad`` anyway), as in PyTorch."""
+        retained = self.grad_fn.retained if self.grad_fn is not None else None
+        return retained is not None and retained() is self
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> Any:
+        """Call ``hook(self)`` each time backward() has added this leaf's gradient into its
+        ``.grad`` (an optimizer can step right there). Returns a handle with ``.remove()``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors; use "
+                "register_hook on it, or register the hook on the leaf it is computed from"
+            )
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = []
+        self._post_accumulate_hooks.append(hook)
+        return _HookHandle(self._post_accumulate_hooks, hook)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Callable:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
@@ -721,6 +749,11 @@ class Tensor:
 
     def is_complex(self) -> bool:
         return False  # microtorch has no complex dtypes
+
+    def data_ptr(self) -> int:
+        """The address of the tensor's first element (NumPy's ``ctypes.data``, CuPy's
+        ``data.ptr``): two tensors sharing memory from the same start give the same one."""
+        return _address(self.array)
 
     def storage_offset(self) -> int:
         """Where this tensor starts in the memory it shares with the tensor it views, in

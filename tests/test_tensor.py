@@ -109,6 +109,16 @@ def test_stacking_tiling_and_axis_helpers_as_numpy_does_them(device: str) -> Non
     assert host(t.grad).tolist() == [[2.0] * 3] * 2
 
 
+def test_is_cpu_and_data_ptr(device: str) -> None:
+    x = microtorch.arange(6.0, device=device).reshape(2, 3)
+    assert x.is_cpu == (device == "cpu") and x.is_cpu != x.is_cuda
+    assert x.data_ptr() == x.view(-1).data_ptr() == x.detach().data_ptr()  # same memory
+    assert x[1].data_ptr() == x.data_ptr() + 3 * x.element_size()  # a view further in
+    assert x.clone().data_ptr() != x.data_ptr()
+    if device == "cpu":
+        assert x.data_ptr() == x.numpy().ctypes.data
+
+
 def test_memory_details_legacy_type_names_and_none_comparison() -> None:
     x = microtorch.arange(6.0).reshape(2, 3)
     assert x[1].storage_offset() == 3 and x[:, 1].storage_offset() == 1
