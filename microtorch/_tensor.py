@@ -879,6 +879,31 @@ class Tensor:
     def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
         return F.inplace(self, F.index_add, dim, index, source, alpha=alpha)
 
+    def scatter_reduce(self, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                       include_self: bool = True) -> Tensor:  # fmt: skip
+        return F.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def scatter_reduce_(self, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                        include_self: bool = True) -> Tensor:  # fmt: skip
+        return F.inplace(self, F.scatter_reduce, dim, index, src, reduce, include_self=include_self)
+
+    def index_put(self, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+        return F.index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+        return F.inplace(self, F.index_put, indices, values, accumulate)
+
+    def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor:
+        return F.masked_scatter(self, mask, source)
+
+    def masked_scatter_(self, mask: Tensor, source: Tensor) -> Tensor:
+        return F.inplace(self, F.masked_scatter, mask, source)
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        """The windows of ``size`` along ``dimension``, ``step`` apart, in a new last dim (a
+        copy here, not a view: see functional.unfold)."""
+        return F.unfold(self, dimension, size, step)
+
     def index_fill(self, dim: int, index: Tensor, value: Any) -> Tensor:
         return F.index_fill(self, dim, index, value)
 
@@ -1537,6 +1562,38 @@ class Tensor:
 
     def median(self, dim: Any = None, keepdim: bool = False) -> Any:
         return F.median(self, dim, keepdim)
+
+    def nanmedian(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return F.nanmedian(self, dim, keepdim)
+
+    def mode(self, dim: int = -1, keepdim: bool = False) -> Any:
+        return F.mode(self, dim, keepdim)
+
+    def quantile(self, q: Any, dim: Any = None, keepdim: bool = False, *,
+                 interpolation: str = "linear") -> Tensor:  # fmt: skip
+        return F.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q: Any, dim: Any = None, keepdim: bool = False, *,
+                    interpolation: str = "linear") -> Tensor:  # fmt: skip
+        return F.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def cummax(self, dim: int) -> Any:
+        return F.cummax(self, dim)
+
+    def cummin(self, dim: int) -> Any:
+        return F.cummin(self, dim)
+
+    def histc(self, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
+        return F.histc(self, bins, min, max)
+
+    def bincount(self, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+        return F.bincount(self, weights, minlength)
+
+    def renorm(self, p: Any, dim: int, maxnorm: Any) -> Tensor:
+        return F.renorm(self, p, dim, maxnorm)
+
+    def renorm_(self, p: Any, dim: int, maxnorm: Any) -> Tensor:
+        return F.inplace(self, F.renorm, p, dim, maxnorm)
 
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> Any:
         return F.kthvalue(self, k, dim, keepdim)
