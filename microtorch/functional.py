@@ -3060,6 +3060,7 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
     """Like scatter_add, but the values meeting at a position (src's, and input's own unless
     include_self=False) are combined by ``reduce``: "sum", "prod", "mean" (integers: floor),
     "amax" or "amin". Gradients as PyTorch's (prod's where the values are nonzero)."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # (PyTorch takes these too)
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(
             f"scatter_reduce: reduce argument must be either sum, prod, mean, amax or amin, got "
