@@ -177,11 +177,6 @@ class Tensor:
         return self.device.type == "cuda"
 
     @property
-    def is_cpu(self) -> bool:
-        """Whether the tensor lives in host memory (a NumPy array)."""
-        return self.device.type == "cpu"
-
-    @property
     def ndim(self) -> int:
         return self.array.ndim
 
@@ -749,6 +744,11 @@ class Tensor:
 
     def is_complex(self) -> bool:
         return False  # microtorch has no complex dtypes
+
+    @property
+    def is_cpu(self) -> bool:
+        """Whether the tensor lives in host memory (a NumPy array)."""
+        return self.device.type == "cpu"
 
     def data_ptr(self) -> int:
         """The address of the tensor's first element (NumPy's ``ctypes.data``, CuPy's
