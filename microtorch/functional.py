@@ -21,7 +21,7 @@ from . import backend
 from . import dtypes as _dtypes
 from ._tensor import Size, Tensor
 from ._warn import warn_user
-from .autograd import grad_mode
+from .autograd import engine, grad_mode
 from .autograd.function import Function
 from .factories import whole_numbers
 from .ops import arithmetic, elementwise, indexing, linalg, reduction
@@ -3443,6 +3443,9 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     target.array[...] = result.array
     target._version_counter.value += 1
     if tracking:
+        if target.retains_grad and result.grad_fn is not None:  # retain_grad() follows the
+            target.grad_fn.retained = None  # tensor to its new value, as in PyTorch
+            result.grad_fn.retained = engine.make_retained(target)
         target.grad_fn = result.grad_fn
         target.requires_grad = result.requires_grad  # False if overwritten by constants
     return target

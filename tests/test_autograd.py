@@ -585,6 +585,18 @@ def test_retains_grad_as_in_pytorch() -> None:
         assert not T.ones(2).retains_grad
 
 
+def test_retain_grad_follows_an_in_place_change_as_in_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        a = T.ones(2, requires_grad=True)
+        b = a * 2
+        b.retain_grad()
+        b.mul_(3)  # b's .grad is now the gradient of its new value
+        assert b.retains_grad
+        (b * 5).sum().backward()
+        assert b.grad.tolist() == [5.0, 5.0] and a.grad.tolist() == [30.0, 30.0]
+
+
 def test_post_accumulate_grad_hooks_run_in_order_after_the_sum_is_in_grad(device: str) -> None:
     a = leaf([1.0, 2.0], device)
     seen = []
