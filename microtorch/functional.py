@@ -1408,10 +1408,10 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.i
     weights of each value's elements (float32 weights give float32, others float64). No
     gradient."""
     _check_tensor(input, "bincount")
-    if input.array.dtype.kind == "f":
+    if input.array.dtype.kind in "fb":
         raise NotImplementedError(f'"bincount" is not implemented for {input.dtype}')
     a = input.array
-    if input.ndim != 1 or a.dtype.kind not in "biu" or (a.size and builtins.bool((a < 0).any())):
+    if input.ndim != 1 or a.dtype.kind not in "iu" or (a.size and builtins.bool((a < 0).any())):
         raise RuntimeError(
             f"bincount only supports 1-d non-negative integral inputs, got {input.dtype} of "
             f"shape {tuple(input.shape)}"

@@ -963,6 +963,11 @@ EDGE_CASES = {
     "bincount_negative": lambda T: T.bincount(T.tensor([-1, 2])),
     "bincount_2d": lambda T: T.bincount(T.tensor([[1, 2]])),
     "bincount_floats": lambda T: T.bincount(T.tensor([1.0, 2])),
+    "bincount_bools": lambda T: T.bincount(T.tensor([True, False])),
+    "cummax_mode_bools": lambda T: (
+        *T.cummax(T.tensor([True, False, True]), 0),
+        *T.mode(T.tensor([True, False, True])),
+    ),
     "block_diag_promotes_and_reshapes": lambda T: (
         T.block_diag(T.tensor(2), T.tensor([1.0, 2]), T.ones(2, 2, dtype=T.float64)),
         T.block_diag(),
