@@ -500,8 +500,17 @@ def sign(input: Tensor) -> Tensor:
 
 
 def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
-    """input + weight * (end - input): from input (weight 0) to end (weight 1)."""
-    return add(input, mul(weight, sub(end, input)))
+    """input + weight * (end - input): from input (weight 0) to end (weight 1). As PyTorch
+    rounds it: from end's side, end - (end - input) * (1 - weight), where |weight| >= 0.5
+    (so weight 1 gives end exactly, and lerp(1, inf, 0.75) is nan as in PyTorch)."""
+    difference = sub(end, input)
+    if not isinstance(weight, Tensor):  # a number: one side
+        if builtins.abs(weight) < 0.5:
+            return add(input, mul(weight, difference))
+        return sub(end, mul(difference, 1 - weight))
+    near_input = lt(abs(weight), 0.5)  # per element: start from input, or from end
+    start = where(near_input, input, end)
+    return add(start, mul(difference, where(near_input, weight, sub(weight, 1))))
 
 
 def sin(input: Tensor) -> Tensor:

@@ -932,6 +932,14 @@ EDGE_CASES = {
         T.arange(5.0), T.tensor([0.125, 0.375, 0.625]), interpolation="nearest"
     ),
     "nanquantile_all_nan_row": lambda T: T.nanquantile(T.tensor([[NAN, NAN], [1.0, NAN]]), 0.3, 1),
+    "quantile_with_infinities": lambda T: T.quantile(
+        T.tensor([-float("inf"), 1.0, float("inf")]), T.tensor([0.25, 0.5, 0.75])
+    ),  # lerp from the end's side when the weight is >= 0.5, as PyTorch
+    "lerp_rounds_from_the_nearer_end": lambda T: (
+        T.lerp(T.tensor([0.1, 1.0, 2.0]), T.tensor([0.3, float("inf"), 3.0]), 1.0),
+        T.lerp(T.tensor([0.1, 1.0]), T.tensor([0.7, float("inf")]), T.tensor([0.9, 0.75])),
+        T.lerp(T.tensor([0.1, -float("inf")]), T.tensor([0.7, 1.0]), T.tensor([0.1, 0.25])),
+    ),
     "quantile_q_out_of_range": lambda T: T.quantile(T.arange(5.0), 1.5),
     "quantile_q_tensor_out_of_range": lambda T: T.quantile(T.arange(5.0), T.tensor([0.5, -0.1])),
     "quantile_bad_interpolation": lambda T: T.quantile(T.arange(5.0), 0.5, interpolation="mean"),
@@ -1160,6 +1168,7 @@ _TIES = ([[5.0, -1, 9, 4, 5, 6], [7, 7, 9, 1, 1, 1]], [[5.0, 5, 9, 4], [7, 8, 9,
         (lambda T, a: T.quantile(a, 0.5, 1), ([[3.0, NAN, 2, 2], [1, 2, 3, 4]],)),  # to the nan
         (lambda T, a: T.nanquantile(a, 0.4, 1, interpolation="nearest"), ([[1.0, NAN, 3, 4]],)),
         (lambda T, a: T.renorm(a, 2, 0, 3), ([[1.0, 2], [3, 4]],)),
+        (lambda T, a, b, w: T.lerp(a, b, w), ([1.0, 2], [3.0, float("inf")], [0.3, 0.7])),
         (lambda T, a: a.unfold(1, 3, 2), (np.arange(14.0).reshape(2, 7),)),
         (lambda T, a, b: T.block_diag(a, b), ([[1.0, 2]], 3.0)),
         (
