@@ -2821,8 +2821,19 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put: indices must be a tuple of tensors, got {type(indices)}")
     index = _convert_index(input, tuple(indices))
+    steps = _torch_index_steps(index, input.ndim)
+    target = indexing.view_to_index(input.array, steps)[steps[-1]].shape  # the indexed shape
+    try:
+        fits = tuple(numpy.broadcast_shapes(target, values.array.shape)) == tuple(target)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(
+            f"index_put: shape mismatch: value tensor of shape {list(values.shape)} cannot be "
+            f"broadcast to indexing result of shape {list(target)}"
+        )
     if not accumulate:
-        return _index_put(input, values, _torch_index_steps(index, input.ndim))
+        return _index_put(input, values, steps)
     arrays = []  # add.at wants integer arrays: a mask stands for its nonzero positions
     for i in index:
         arrays.extend(i.nonzero() if backend.is_array(i) and i.dtype == bool else (i,))
@@ -2836,8 +2847,6 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
             ((i < -n) | (i >= n)).any(),
             f"index_put: an index is out of bounds for dimension {k} with size {n}",
         )
-    target = input.array[tuple(arrays)].shape  # (the indexed values' shape)
-    _check_broadcast(target, values.array.shape, "index_put")
     return indexing.IndexAccumulate.apply(input, values, index=tuple(arrays))
 
 
@@ -3075,6 +3084,12 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
             f"scatter_reduce: reduce argument must be either sum, prod, mean, amax or amin, got "
             f"{reduce}"
         )
+    if _check_tensor(input, "scatter_reduce").ndim == 0:  # one element: as a 1-D one
+        index, src = (reshape(t, (-1,)) if t.ndim == 0 else t for t in (index, src))
+        out = scatter_reduce(
+            reshape(input, (1,)), dim, index, src, reduce, include_self=include_self
+        )
+        return reshape(out, ())
     d = _check_scatter(input, dim, index, src, "scatter_reduce")
     return indexing.ScatterReduce.apply(
         input,
@@ -3102,8 +3117,8 @@ def _check_scatter(input: Tensor, dim: int, index: Tensor, src: Tensor, op: str)
     _check_tensor(input, op)
     _check_tensor(index, op, "index")
     d = wrap_dim(dim, input.ndim, op)
-    if index.dtype is not _dtypes.int64:
-        raise RuntimeError(f"{op}: index must be an int64 (long) tensor, got {index.dtype}")
+    if index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError(f"{op}: Expected dtype int32/int64 for index, got {index.dtype}")
     if _check_tensor(src, op, "src").dtype is not input.dtype:
         raise RuntimeError(
             f"{op}: src has dtype {src.dtype} but input has {input.dtype}; they must be the same"

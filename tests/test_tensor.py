@@ -1036,6 +1036,23 @@ EDGE_CASES = {
     "scatter_reduce_mean_dim0": lambda T: T.zeros(3, 2).scatter_reduce(
         0, T.tensor([[0, 1], [0, 0]]), T.ones(2, 2) * 3, "mean", include_self=False
     ),
+    "scatter_family_int32_index": lambda T: (
+        T.ones(3).scatter_reduce(0, T.tensor([1, 1], dtype=T.int32), T.ones(2) * 2, "prod"),
+        T.ones(3).scatter_add(0, T.tensor([1], dtype=T.int32), T.ones(1)),
+        T.ones(3).scatter(0, T.tensor([2], dtype=T.int32), T.zeros(1)),
+    ),
+    "scatter_int16_index_refused": lambda T: T.ones(3).scatter_add(
+        0, T.tensor([1], dtype=T.int16), T.ones(1)
+    ),
+    "scatter_reduce_0d": lambda T: T.tensor(1.0).scatter_reduce(
+        0, T.tensor(0), T.tensor(3.0), "prod"
+    ),
+    "index_put_shape_mismatch": lambda T: T.zeros(3, 3).index_put(
+        (T.tensor([0, 1]),), T.ones(2, 2)
+    ),
+    "index_put_accumulate_shape_mismatch": lambda T: T.zeros(3, 3).index_put(
+        (T.tensor([0, 1]),), T.ones(2, 2), True
+    ),
     "scatter_reduce_bad_reduce": lambda T: T.zeros(3).scatter_reduce(
         0, T.tensor([0]), T.ones(1), "add"
     ),
