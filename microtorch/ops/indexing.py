@@ -183,7 +183,7 @@ class ScatterReduce(Function):
 
     def forward(self, x, src, index=None, dim=0, reduce="sum", include_self=True):
         xp = xp_of(x)
-        self.where, self.reduce, self.include_self = along_dim(index, dim), reduce, include_self
+        self.where, self.reduce = along_dim(index, dim), reduce
         self.src_shape, self.used = src.shape, tuple(slice(0, n) for n in index.shape)
         src = src[self.used]
         hit = xp.zeros(x.shape, dtype="int64")  # how many src values reach each position
