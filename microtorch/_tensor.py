@@ -75,6 +75,7 @@ class Tensor:
         "grad_fn",
         "_version_counter",
         "_hooks",
+        "_post_accumulate_hooks",  # register_post_accumulate_grad_hook (leaves only)
         "_is_param",
         "_view",  # None, or (base, index) when this tensor views base's memory (see inplace)
         "__weakref__",
@@ -99,7 +100,7 @@ class Tensor:
         else:
             t = factories.tensor(data[0] if data else [], dtype=_dtypes.get_default_dtype())
         self.array = t.array
-        self._grad = self.grad_fn = self._hooks = None
+        self._grad = self.grad_fn = self._hooks = self._post_accumulate_hooks = None
         self._version_counter = _Version()
         self._is_param = False
         self._view = None
@@ -116,7 +117,7 @@ class Tensor:
         t._grad = None
         t.grad_fn = grad_fn
         t._version_counter = _Version()
-        t._hooks = None
+        t._hooks = t._post_accumulate_hooks = None
         t._is_param = False
         t._view = None
         return t
@@ -309,6 +310,28 @@ class Tensor:
             self.grad_fn.retained = engine.make_retained(self)
         elif not self.requires_grad:
             raise RuntimeError("can't retain_grad on a tensor that has requires_grad=False")
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether backward() fills ``.grad`` of this non-leaf tensor: True after
+        retain_grad(); always False for a leaf (it gets ``.grad`` anyway), as in PyTorch."""
+        retained = self.grad_fn.retained if self.grad_fn is not None else None
+        return retained is not None and retained() is self
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> Any:
+        """Call ``hook(self)`` each time backward() has added this leaf's gradient into its
+        ``.grad`` (an optimizer can step right there). Returns a handle with ``.remove()``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors; use "
+                "register_hook on it, or register the hook on the leaf it is computed from"
+            )
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = []
+        self._post_accumulate_hooks.append(hook)
+        return _HookHandle(self._post_accumulate_hooks, hook)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Callable:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
@@ -722,6 +745,16 @@ class Tensor:
     def is_complex(self) -> bool:
         return False  # microtorch has no complex dtypes
 
+    @property
+    def is_cpu(self) -> bool:
+        """Whether the tensor lives in host memory (a NumPy array)."""
+        return self.device.type == "cpu"
+
+    def data_ptr(self) -> int:
+        """The address of the tensor's first element (NumPy's ``ctypes.data``, CuPy's
+        ``data.ptr``): two tensors sharing memory from the same start give the same one."""
+        return _address(self.array)
+
     def storage_offset(self) -> int:
         """Where this tensor starts in the memory it shares with the tensor it views, in
         elements: ``x[1].storage_offset()`` of a contiguous (2, 3) ``x`` is 3."""
@@ -845,6 +878,31 @@ class Tensor:
 
     def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
         return F.inplace(self, F.index_add, dim, index, source, alpha=alpha)
+
+    def scatter_reduce(self, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                       include_self: bool = True) -> Tensor:  # fmt: skip
+        return F.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def scatter_reduce_(self, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                        include_self: bool = True) -> Tensor:  # fmt: skip
+        return F.inplace(self, F.scatter_reduce, dim, index, src, reduce, include_self=include_self)
+
+    def index_put(self, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+        return F.index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+        return F.inplace(self, F.index_put, indices, values, accumulate)
+
+    def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor:
+        return F.masked_scatter(self, mask, source)
+
+    def masked_scatter_(self, mask: Tensor, source: Tensor) -> Tensor:
+        return F.inplace(self, F.masked_scatter, mask, source)
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        """The windows of ``size`` along ``dimension``, ``step`` apart, in a new last dim (a
+        copy here, not a view: see functional.unfold)."""
+        return F.unfold(self, dimension, size, step)
 
     def index_fill(self, dim: int, index: Tensor, value: Any) -> Tensor:
         return F.index_fill(self, dim, index, value)
@@ -1504,6 +1562,38 @@ class Tensor:
 
     def median(self, dim: Any = None, keepdim: bool = False) -> Any:
         return F.median(self, dim, keepdim)
+
+    def nanmedian(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return F.nanmedian(self, dim, keepdim)
+
+    def mode(self, dim: int = -1, keepdim: bool = False) -> Any:
+        return F.mode(self, dim, keepdim)
+
+    def quantile(self, q: Any, dim: Any = None, keepdim: bool = False, *,
+                 interpolation: str = "linear") -> Tensor:  # fmt: skip
+        return F.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q: Any, dim: Any = None, keepdim: bool = False, *,
+                    interpolation: str = "linear") -> Tensor:  # fmt: skip
+        return F.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def cummax(self, dim: int) -> Any:
+        return F.cummax(self, dim)
+
+    def cummin(self, dim: int) -> Any:
+        return F.cummin(self, dim)
+
+    def histc(self, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
+        return F.histc(self, bins, min, max)
+
+    def bincount(self, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+        return F.bincount(self, weights, minlength)
+
+    def renorm(self, p: Any, dim: int, maxnorm: Any) -> Tensor:
+        return F.renorm(self, p, dim, maxnorm)
+
+    def renorm_(self, p: Any, dim: int, maxnorm: Any) -> Tensor:
+        return F.inplace(self, F.renorm, p, dim, maxnorm)
 
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> Any:
         return F.kthvalue(self, k, dim, keepdim)

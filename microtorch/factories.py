@@ -152,6 +152,36 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool | None = None) -> Tensor:  # fmt: skip
+    """``obj`` as a tensor, sharing its memory where it can: a tensor itself (or ``.to`` the
+    dtype/device asked for), a NumPy/CuPy array of the right dtype on its own device; other
+    data (lists, numbers) is copied. copy=True always copies (a tensor's copy stays in its
+    graph, as clone), copy=False raises ValueError where sharing is impossible."""
+    want = None if dtype is None else _dtypes.get_dtype(dtype)
+    if isinstance(obj, Tensor) or backend.is_array(obj):
+        t = obj if isinstance(obj, Tensor) else Tensor._make(obj)
+        _dtypes.from_numpy_dtype(t.array.dtype)  # clear error for unsupported dtypes
+        dev = t.device if device is None else backend.as_device(device)
+        changes = (want is not None and want is not t.dtype) or dev != t.device
+        if changes and copy is False:
+            raise ValueError(
+                f"asarray: can't alias {t.dtype} on {t.device} into {want or t.dtype} on {dev} "
+                "(copy=False); pass copy=None to allow a copy"
+            )
+        out = t.to(device=dev, dtype=want or t.dtype) if changes else t
+        out = out.clone() if copy and out is t else out
+    else:
+        if copy is False:
+            raise ValueError("asarray: can't alias arbitrary sequence into a tensor (copy=False)")
+        out = tensor(obj, dtype=want, device=device)
+    if requires_grad:
+        out.requires_grad_(True)
+    elif requires_grad is False and out.requires_grad:
+        out = out.detach()
+    return out
+
+
 def from_numpy(array: numpy.ndarray) -> Tensor:
     """A CPU tensor sharing memory with ``array`` (changes to one show in the other)."""
     if not isinstance(array, numpy.ndarray):

@@ -21,7 +21,7 @@ from . import backend
 from . import dtypes as _dtypes
 from ._tensor import Size, Tensor
 from ._warn import warn_user
-from .autograd import grad_mode
+from .autograd import engine, grad_mode
 from .autograd.function import Function
 from .factories import whole_numbers
 from .ops import arithmetic, elementwise, indexing, linalg, reduction
@@ -500,8 +500,17 @@ def sign(input: Tensor) -> Tensor:
 
 
 def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
-    """input + weight * (end - input): from input (weight 0) to end (weight 1)."""
-    return add(input, mul(weight, sub(end, input)))
+    """input + weight * (end - input): from input (weight 0) to end (weight 1). As PyTorch
+    rounds it: from end's side, end - (end - input) * (1 - weight), where |weight| >= 0.5
+    (so weight 1 gives end exactly, and lerp(1, inf, 0.75) is nan as in PyTorch)."""
+    difference = sub(end, input)
+    if not isinstance(weight, Tensor):  # a number: one side
+        if builtins.abs(weight) < 0.5:
+            return add(input, mul(weight, difference))
+        return sub(end, mul(difference, 1 - weight))
+    near_input = lt(abs(weight), 0.5)  # per element: start from input, or from end
+    start = where(near_input, input, end)
+    return add(start, mul(difference, where(near_input, weight, sub(weight, 1))))
 
 
 def sin(input: Tensor) -> Tensor:
@@ -1376,6 +1385,61 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return Tensor._make(xp.asarray((input.array != 0).sum(axis=axes, dtype="int64")))
 
 
+def histc(input: Tensor, bins: builtins.int = 100, min: Any = 0, max: Any = 0) -> Tensor:
+    """How many elements fall into each of ``bins`` equal-width bins between min and max
+    (the last bin includes max; elements outside, and nan, are not counted), in input's
+    dtype. min == max: the data's own range (widened by 1 each way if that is one value
+    too). No gradient."""
+    if not _check_tensor(input, "histc").dtype.is_floating_point:
+        raise NotImplementedError(f'"histc" is not implemented for {input.dtype}, as in PyTorch')
+    if bins <= 0:
+        raise RuntimeError(f"histc: bins must be > 0, but got {bins}")
+    a = input.array
+    xp = backend.xp_of(a)
+    low, high = builtins.float(min), builtins.float(max)
+    if low == high and a.size:
+        low, high = builtins.float(a.min()), builtins.float(a.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RuntimeError(f"histc: range of [{low}, {high}] is not finite")
+    if low > high:
+        raise RuntimeError(f"histc: max must be larger than min (got min={min}, max={max})")
+    inside = (a >= low) & (a <= high)  # (False for nan)
+    position = (a[inside] - low) * bins / (high - low)  # the bin, as PyTorch computes it
+    which = xp.minimum(position.astype("int64"), bins - 1)  # max goes into the last bin
+    return Tensor._make(xp.bincount(which, minlength=bins).astype(a.dtype))
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
+    """How many times each value 0, 1, ..., max(input) occurs in the 1-D non-negative
+    integer ``input`` (at least ``minlength`` counts); with ``weights``, the sum of the
+    weights of each value's elements (float32 weights give float32, others float64). No
+    gradient."""
+    _check_tensor(input, "bincount")
+    if input.array.dtype.kind in "fb":
+        raise NotImplementedError(f'"bincount" is not implemented for {input.dtype}')
+    a = input.array
+    if input.ndim != 1 or a.dtype.kind not in "iu" or (a.size and builtins.bool((a < 0).any())):
+        raise RuntimeError(
+            f"bincount only supports 1-d non-negative integral inputs, got {input.dtype} of "
+            f"shape {tuple(input.shape)}"
+        )
+    if minlength < 0:
+        raise RuntimeError(f"bincount: minlength should be >= 0, got {minlength}")
+    xp = backend.xp_of(a)
+    if weights is None:
+        return Tensor._make(xp.bincount(a, minlength=minlength).astype("int64", copy=False))
+    if tuple(_check_tensor(weights, "bincount", "weights").shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"bincount: weights of shape {tuple(weights.shape)} should have the same length as "
+            f"input {tuple(input.shape)}"
+        )
+    dtype = "float32" if weights.dtype is _dtypes.float32 else "float64"
+    counts = xp.bincount(a, weights=weights.array.astype("float64"), minlength=minlength)
+    return Tensor._make(counts.astype(dtype))
+
+
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The middle value, the lower of the two middles for an even count (as PyTorch), or nan
     if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
@@ -1430,6 +1494,167 @@ def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
         first_nan = xp.expand_dims(xp.argmax(nan, axis=d), d)
         index = xp.where(nan.any(axis=d, keepdims=True), first_nan, index)
     return index
+
+
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """median ignoring nan: the lower middle of the values that are not nan (nan if there are
+    none); with ``dim``, (values, indices) per row. Gradients as median's."""
+    _check_tensor(input, "nanmedian")
+    if not input.dtype.is_floating_point:
+        return median(input, dim, keepdim)  # integers have no nan
+    if dim is None:
+        flat = reshape(input.detach(), (-1,))
+        count = builtins.int((~backend.xp_of(flat.array).isnan(flat.array)).sum())
+        if count == 0:  # empty or all nan: median() gives nan
+            return median(input)
+        middle = _sorted_position(flat, 0, (count - 1) // 2, False, "nanmedian")
+        return reduction.MedianAll.apply(input, position=middle.reshape(()))
+    d = wrap_dim(dim, input.ndim, "nanmedian")
+    if input.ndim == 0:
+        return _order_statistic(input, d, keepdim, 0, False, "nanmedian")
+    _check_reduced_dims_not_empty(input, (d,), "nanmedian")
+    xp = backend.xp_of(input.array)
+    counts = (~xp.isnan(input.array)).sum(axis=d, keepdims=True)
+    middle = xp.maximum(counts - 1, 0) // 2  # nan sorts last: the middle of the rest
+    index = xp.take_along_axis(_sort_order(input, d, False, "nanmedian"), middle, axis=d)
+    values = gather(input, d, Tensor._make(index))
+    if not keepdim:
+        values, index = squeeze(values, d), index.squeeze(d)
+    return ReturnTypes(values, Tensor._make(index.astype("int64", copy=False)))
+
+
+def mode(input: Tensor, dim: builtins.int = -1, keepdim: bool = False) -> ReturnTypes:
+    """The most frequent value along ``dim`` (the smallest of them on a tie, as PyTorch) and
+    the index of its last occurrence; (values, indices). The gradient goes to that index."""
+    d = wrap_dim(dim, _check_tensor(input, "mode").ndim, "mode")
+    if input.ndim == 0:
+        return _order_statistic(input, d, keepdim, 0, False, "mode")
+    if input.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    xp = backend.xp_of(input.array)
+    rows = xp.moveaxis(input.array, d, -1)
+    order = xp.argsort(rows, axis=-1, kind="stable")  # equal values keep their order
+    ordered = xp.take_along_axis(rows, order, axis=-1)
+    n = ordered.shape[-1]
+    starts = xp.ones(ordered.shape, dtype=bool)  # where a run of equal values begins
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]  # (nan != nan: each is its own run)
+    positions = xp.arange(n, dtype="int64")
+    run_start = xp.maximum.accumulate(xp.where(starts, positions, 0), axis=-1)
+    longest_end = xp.argmax(positions - run_start, axis=-1)  # the first longest run: smallest
+    last = xp.take_along_axis(order, longest_end[..., None], axis=-1)[..., 0]  # (stable sort)
+    index = xp.expand_dims(last, d).astype("int64", copy=False)
+    values = gather(input, d, Tensor._make(index))
+    if not keepdim:
+        values, index = squeeze(values, d), index.squeeze(d)
+    return ReturnTypes(values, Tensor._make(index))
+
+
+def cummax(input: Tensor, dim: builtins.int) -> ReturnTypes:
+    """The running maximum along ``dim`` and, for each position, the index it came from (the
+    latest on a tie; nan, once seen, stays: as PyTorch). The gradient goes to that index."""
+    return _running_extreme(input, dim, "cummax")
+
+
+def cummin(input: Tensor, dim: builtins.int) -> ReturnTypes:
+    """The running minimum along ``dim`` and where it came from; as cummax."""
+    return _running_extreme(input, dim, "cummin")
+
+
+def _running_extreme(input: Tensor, dim: builtins.int, op: str) -> ReturnTypes:
+    d = wrap_dim(dim, _check_tensor(input, op).ndim, op)
+    xp = backend.xp_of(input.array)
+    if input.ndim == 0:
+        return ReturnTypes(clone(input), Tensor._make(xp.zeros((), dtype="int64")))
+    a = input.array
+    running = (xp.maximum if op == "cummax" else xp.minimum).accumulate(a, axis=d)
+    record = a == running  # a new extreme, or equal to it: the later index wins
+    if input.dtype.is_floating_point:
+        record |= xp.isnan(a)  # each nan is a new extreme (maximum/minimum keep nan)
+    n = a.shape[d]
+    positions = xp.arange(n, dtype="int64").reshape((n,) + (1,) * (a.ndim - d - 1))
+    index = xp.maximum.accumulate(xp.where(record, positions, 0), axis=d)
+    return ReturnTypes(gather(input, d, Tensor._make(index)), Tensor._make(index))
+
+
+QUANTILE_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:  # fmt: skip
+    """The q-th quantiles (q a number or a 1-D tensor in [0, 1]) along ``dim``, or of all
+    elements: between the two sorted values around position q * (n - 1), as
+    ``interpolation`` says; nan where a row holds nan. A 1-D q adds a first dim, one per q.
+    The gradient goes to those two values (weights 1 - w and w), as in PyTorch."""
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:  # fmt: skip
+    """quantile of the values that are not nan (nan where a row has none)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str,
+              ignore_nan: bool, op: str) -> Tensor:  # fmt: skip
+    if not _check_tensor(input, op).dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}() input tensor must be either float or double dtype, got {input.dtype}"
+        )
+    if interpolation not in QUANTILE_INTERPOLATIONS:
+        raise RuntimeError(
+            f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+            f"but got {interpolation}"
+        )
+    xp = backend.xp_of(input.array)
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(
+                f"{op}() q must be a scalar or 1D tensor, got shape {tuple(q.shape)}"
+            )
+        if q.dtype is not input.dtype:
+            raise RuntimeError(
+                f"{op}() q tensor must be same dtype as the input tensor ({q.dtype} vs "
+                f"{input.dtype})"
+            )
+        qs = q.array.reshape(-1)
+    else:
+        qs = xp.asarray([q], dtype=input.array.dtype)
+    if input.array.size == 0:
+        raise RuntimeError(f"{op}() input tensor must be non-empty")
+    if builtins.bool(((qs < 0) | (qs > 1)).any()):  # (PyTorch checks at once, on a GPU too)
+        raise RuntimeError(f"{op}() q must be in the range [0, 1] but got {q}")
+    d = wrap_dim(dim, input.ndim, op) if dim is not None else None
+    rows = reshape(input, (-1,)) if d is None else movedim(input, d, -1) if input.ndim else input
+    rows = reshape(rows, tuple(rows.shape) or (1,))  # a 0-d input: one row of one
+    ordered = sort(rows, -1).values  # nan last
+    n = ordered.shape[-1]
+    nans = xp.isnan(ordered.array)
+    has_nan = nans.any(axis=-1, keepdims=True)
+    count = (~nans).sum(axis=-1, keepdims=True) if ignore_nan else xp.full(has_nan.shape, n)
+    rank = qs * xp.maximum(count - 1, 0).astype(qs.dtype)  # (..., len(q)); all-nan rows: 0
+    if not ignore_nan:
+        rank = xp.where(has_nan, qs.dtype.type(n - 1), rank)  # a row's nan (sorted last)
+    out = _interpolate_sorted(ordered, rank, interpolation, xp)
+    out = movedim(out, -1, 0)  # one leading dim per q
+    if keepdim:
+        kept = [1] * input.ndim if d is None else list(input.shape)
+        if d is not None and input.ndim:
+            kept[d] = 1
+        out = reshape(out, (out.shape[0], *kept))
+    return squeeze(out, 0) if not isinstance(q, Tensor) or q.ndim == 0 else out
+
+
+def _interpolate_sorted(ordered: Tensor, rank: Any, interpolation: str, xp: Any) -> Tensor:
+    """The value at fractional position ``rank`` of each sorted row: between the values at
+    floor(rank) and ceil(rank), as ``interpolation`` says ("nearest" rounds half to even)."""
+    below, above = xp.floor(rank), xp.ceil(rank)
+    if interpolation in ("lower", "higher", "nearest"):
+        position = {"lower": below, "higher": above, "nearest": xp.round(rank)}[interpolation]
+        return gather(ordered, -1, Tensor._make(position.astype("int64")))
+    low = gather(ordered, -1, Tensor._make(below.astype("int64")))
+    high = gather(ordered, -1, Tensor._make(above.astype("int64")))
+    weight = 0.5 if interpolation == "midpoint" else Tensor._make(rank - below)
+    return lerp(low, high, weight)
 
 
 MinMax = collections.namedtuple("aminmax", ["min", "max"])
@@ -2575,6 +2800,69 @@ def _index_put(input: Tensor, value: Tensor, steps: list) -> Tensor:
     return indexing.IndexPut.apply(input, cast(value, input.dtype), steps=steps)
 
 
+def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of input with ``input[indices] = values`` (indices: a tuple of integer or bool
+    tensors); accumulate=True adds values there instead, so repeated indices add up."""
+    _check_tensor(input, "index_put")
+    if _check_tensor(values, "index_put", "values").dtype is not input.dtype:
+        raise RuntimeError(
+            f"index_put: Index put requires the source and destination dtypes match, got "
+            f"{input.dtype} for the destination and {values.dtype} for the source"
+        )
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put: indices must be a tuple of tensors, got {type(indices)}")
+    index = _convert_index(input, tuple(indices))
+    steps = _torch_index_steps(index, input.ndim)
+    target = indexing.view_to_index(input.array, steps)[steps[-1]].shape  # the indexed shape
+    try:
+        fits = tuple(numpy.broadcast_shapes(target, values.array.shape)) == tuple(target)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(
+            f"index_put: shape mismatch: value tensor of shape {list(values.shape)} cannot be "
+            f"broadcast to indexing result of shape {list(target)}"
+        )
+    if not accumulate:
+        return _index_put(input, values, steps)
+    arrays = []  # add.at wants integer arrays: a mask stands for its nonzero positions
+    for i in index:
+        arrays.extend(i.nonzero() if backend.is_array(i) and i.dtype == bool else (i,))
+    if len(arrays) > input.ndim:
+        raise IndexError(f"index_put: too many indices for a tensor of {input.ndim} dims")
+    for k, i in enumerate(arrays):
+        if not backend.is_array(i):
+            raise TypeError("index_put: with accumulate=True, indices must be tensors")
+        n = input.shape[k]
+        backend.check_on_device(
+            ((i < -n) | (i >= n)).any(),
+            f"index_put: an index is out of bounds for dimension {k} with size {n}",
+        )
+    return indexing.IndexAccumulate.apply(input, values, index=tuple(arrays))
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """A copy of input in which the positions where ``mask`` (bool, broadcast with input) is
+    True take source's first values in row-major order, one after another."""
+    _check_tensor(input, "masked_scatter")
+    if _check_tensor(mask, "masked_scatter", "mask").array.dtype != bool:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got {mask.dtype}")
+    if _check_tensor(source, "masked_scatter", "source").dtype is not input.dtype:
+        raise RuntimeError(
+            f"masked_scatter: expected self and source to have same dtypes but got "
+            f"{input.dtype} and {source.dtype}"
+        )
+    shape = broadcast_shapes(input.shape, mask.shape)
+    wide_mask = expand(mask, shape)
+    count = builtins.int(wide_mask.array.sum())
+    if count > source.numel():
+        raise RuntimeError(
+            f"masked_scatter: Number of elements of source ({source.numel()}) < number of ones "
+            f"in mask ({count})"
+        )
+    return _index_put(expand(input, shape), reshape(source, (-1,))[:count], [(wide_mask.array,)])
+
+
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     _check_tensor(mask, "masked_fill", "mask")
     if mask.array.dtype != bool:
@@ -2605,6 +2893,95 @@ def _check_matrix(input: Tensor, op: str) -> Tensor:
             f"{op}: input tensor must have at least 2 dimensions, got shape {tuple(input.shape)}"
         )
     return input
+
+
+def unfold(input: Tensor, dimension: builtins.int, size: builtins.int,
+           step: builtins.int) -> Tensor:  # fmt: skip
+    """Tensor.unfold: every window of ``size`` elements along ``dimension``, starting each
+    ``step`` elements; the windows replace that dim and their elements form a new last dim.
+    PyTorch returns a view of input's memory; this is a copy (an index_select), so writing
+    into it does not change input. The gradient adds up where windows overlap."""
+    d = wrap_dim(dimension, _check_tensor(input, "unfold").ndim, "unfold")
+    if input.ndim == 0:
+        return unfold(reshape(input, (1,)), 0, size, step)[0]
+    n = input.shape[d]
+    if size < 0 or size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    xp = backend.xp_of(input.array)
+    count = (n - size) // step + 1
+    starts = xp.arange(count, dtype="int64")[:, None] * step
+    picks = (starts + xp.arange(size, dtype="int64")).reshape(-1)  # window by window
+    windows = index_select(input, d, Tensor._make(picks))
+    shape = list(input.shape)
+    shape[d : d + 1] = [count, size]
+    return movedim(reshape(windows, tuple(shape)), d + 1, -1)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-d, 1-D as one row, or 2-D) as blocks along the diagonal of one matrix,
+    zeros elsewhere, in their promoted dtype."""
+    blocks = []
+    for i, t in enumerate(tensors):
+        if _check_tensor(t, "block_diag", f"tensors[{i}]").ndim > 2:
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                f"{t.ndim} dimensions"
+            )
+        blocks.append(reshape(t, (1, -1)) if t.ndim < 2 else t)
+    if not blocks:
+        return Tensor._make(numpy.zeros((1, 0), dtype=_dtypes.get_default_dtype().np))
+    target = _promoted_dtype(blocks)
+    xp = backend.xp_of(blocks[0].array)
+    width = builtins.sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        (r, c) = b.shape
+        before = Tensor._make(xp.zeros((r, left), dtype=target.np))
+        after = Tensor._make(xp.zeros((r, width - left - c), dtype=target.np))
+        rows.append(cat([before, cast(b, target), after], 1))
+        left += c
+    return cat(rows, 0)
+
+
+def vander(x: Tensor, N: builtins.int | None = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of the 1-D ``x``: columns x^(N-1), ..., x, 1 (N = len(x) by
+    default; increasing=True: 1, x, ..., x^(N-1)). Integers and bools give int64."""
+    if _check_tensor(x, "vander", "x").ndim != 1:
+        raise RuntimeError(
+            f"vander: x must be a one-dimensional tensor, got shape {tuple(x.shape)}"
+        )
+    N = x.shape[0] if N is None else N
+    if N < 0:
+        raise RuntimeError(f"vander: N must be non-negative, got {N}")
+    if not x.dtype.is_floating_point:
+        x = cast(x, _dtypes.int64)
+    columns = [Tensor._make(backend.xp_of(x.array).ones_like(x.array))]
+    for _ in range(N - 1):
+        columns.append(mul(columns[-1], x))  # x^k = x^(k-1) * x: a plain product, 0 ok
+    out = stack(columns[:N], 1) if N else reshape(x, (-1, 1))[:, :0]
+    return out if increasing else flip(out, (1,))
+
+
+def renorm(input: Tensor, p: Any, dim: builtins.int, maxnorm: Any) -> Tensor:
+    """Each slice of ``input`` along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to
+    that norm (times maxnorm / (norm + 1e-7), as PyTorch); the others as they are."""
+    if _check_tensor(input, "renorm").ndim < 2:
+        raise RuntimeError(
+            f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions"
+        )
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"renorm: input needs to be floating point, got {input.dtype}")
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported (p={p})")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = wrap_dim(dim, input.ndim, "renorm")
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norms = _vector_norm(input, p, others, True, None, "renorm")
+    factor = where(gt(norms, maxnorm), div(maxnorm, add(norms, 1e-7)), 1.0)
+    return mul(input, factor)
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -2687,17 +3064,53 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return _scatter(input, dim, index, src, "scatter_add", add=True)
 
 
+def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:  # fmt: skip
+    """Like scatter_add, but the values meeting at a position (src's, and input's own unless
+    include_self=False) are combined by ``reduce``: "sum", "prod", "mean" (integers: floor),
+    "amax" or "amin". Gradients as PyTorch's (prod's where the values are nonzero)."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # (PyTorch takes these too)
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(
+            f"scatter_reduce: reduce argument must be either sum, prod, mean, amax or amin, got "
+            f"{reduce}"
+        )
+    if _check_tensor(input, "scatter_reduce").ndim == 0:  # one element: as a 1-D one
+        index, src = (reshape(t, (-1,)) if t.ndim == 0 else t for t in (index, src))
+        out = scatter_reduce(
+            reshape(input, (1,)), dim, index, src, reduce, include_self=include_self
+        )
+        return reshape(out, ())
+    d = _check_scatter(input, dim, index, src, "scatter_reduce")
+    return indexing.ScatterReduce.apply(
+        input,
+        src,
+        index=index.array,
+        dim=d,
+        reduce=reduce,
+        include_self=builtins.bool(include_self),
+    )
+
+
 def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: bool) -> Tensor:
+    if not isinstance(src, Tensor):  # a number: as if a tensor of it, shaped like index
+        src = Tensor._make(
+            backend.xp_of(_check_tensor(input, op).array).full(
+                _check_tensor(index, op, "index").array.shape, src, dtype=input.array.dtype
+            )
+        )
+    d = _check_scatter(input, dim, index, src, op)
+    return indexing.Scatter.apply(input, src, index=index.array, dim=d, add=add)
+
+
+def _check_scatter(input: Tensor, dim: int, index: Tensor, src: Tensor, op: str) -> int:
+    """The wrapped dim of a scatter-style op, once input, index and src are checked."""
     _check_tensor(input, op)
     _check_tensor(index, op, "index")
     d = wrap_dim(dim, input.ndim, op)
-    if index.dtype is not _dtypes.int64:
-        raise RuntimeError(f"{op}: index must be an int64 (long) tensor, got {index.dtype}")
-    if not isinstance(src, Tensor):  # a number: as if a tensor of it, shaped like index
-        src = Tensor._make(
-            backend.xp_of(input.array).full(index.array.shape, src, dtype=input.array.dtype)
-        )
-    if src.dtype is not input.dtype:
+    if index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError(f"{op}: Expected dtype int32/int64 for index, got {index.dtype}")
+    if _check_tensor(src, op, "src").dtype is not input.dtype:
         raise RuntimeError(
             f"{op}: src has dtype {src.dtype} but input has {input.dtype}; they must be the same"
         )
@@ -2711,7 +3124,7 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: boo
             f"{s_shape}, and be no larger than src in any dim, nor than input except in dim {d}"
         )
     _check_indices_below(index, in_shape[d], d, op, in_shape)
-    return indexing.Scatter.apply(input, src, index=index.array, dim=d, add=add)
+    return d
 
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -3045,6 +3458,9 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     target.array[...] = result.array
     target._version_counter.value += 1
     if tracking:
+        if target.retains_grad and result.grad_fn is not None:  # retain_grad() follows the
+            target.grad_fn.retained = None  # tensor to its new value, as in PyTorch
+            result.grad_fn.retained = engine.make_retained(target)
         target.grad_fn = result.grad_fn
         target.requires_grad = result.requires_grad  # False if overwritten by constants
     return target

@@ -573,6 +573,81 @@ def test_retain_grad_keeps_a_non_leaf_gradient(device: str) -> None:
     assert values(a.grad) == [18 + 4.0, 36 + 4.0]
 
 
+def test_retains_grad_as_in_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        a = T.ones(2, requires_grad=True)
+        b, c = a * 2, a * 3
+        assert not a.retains_grad and not b.retains_grad
+        b.retain_grad()
+        a.retain_grad()  # a leaf keeps its .grad anyway: retains_grad stays False
+        assert b.retains_grad and not c.retains_grad and not a.retains_grad
+        assert not T.ones(2).retains_grad
+
+
+def test_retain_grad_follows_an_in_place_change_as_in_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        a = T.ones(2, requires_grad=True)
+        b = a * 2
+        b.retain_grad()
+        b.mul_(3)  # b's .grad is now the gradient of its new value
+        assert b.retains_grad
+        (b * 5).sum().backward()
+        assert b.grad.tolist() == [5.0, 5.0] and a.grad.tolist() == [30.0, 30.0]
+
+
+def test_post_accumulate_grad_hooks_run_in_order_after_the_sum_is_in_grad(device: str) -> None:
+    a = leaf([1.0, 2.0], device)
+    seen = []
+    a.register_hook(lambda g: g * 10)  # runs before accumulation
+    first = a.register_post_accumulate_grad_hook(lambda t: seen.append(("first", values(t.grad))))
+    a.register_post_accumulate_grad_hook(lambda t: seen.append(("second", t is a)))
+    (a * 3 + a).sum().backward()  # two paths into a: one call, with the summed gradient
+    assert seen == [("first", [40.0, 40.0]), ("second", True)]
+    (a * 1).sum().backward()  # called again after each accumulation
+    assert seen[-2:] == [("first", [50.0, 50.0]), ("second", True)]
+    first.remove()
+    seen.clear()
+    a.sum().backward(inputs=[a])
+    assert seen == [("second", True)]
+
+
+def test_post_accumulate_grad_hook_not_run_by_autograd_grad_and_refused_on_non_leaves() -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        a = T.ones(2, requires_grad=True)
+        seen = []
+        a.register_post_accumulate_grad_hook(seen.append)
+        T.autograd.grad((a * 2).sum(), [a])  # no .grad accumulated: no call
+        assert seen == []
+        with pytest.raises(RuntimeError, match="non-leaf"):
+            (a * 2).register_post_accumulate_grad_hook(seen.append)
+        with pytest.raises(RuntimeError, match="doesn't require gradient"):
+            T.ones(2).register_post_accumulate_grad_hook(seen.append)
+
+
+def test_post_accumulate_grad_hook_on_a_parameter_steps_it() -> None:
+    w = nn.Parameter(microtorch.ones(2))
+    w.register_post_accumulate_grad_hook(lambda p: p.data.sub_(p.grad))
+    (w * 3).sum().backward()
+    assert values(w) == [-2.0, -2.0]
+
+
+def test_is_inference_mode_enabled_as_in_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        seen = [T.is_inference_mode_enabled()]
+        with T.inference_mode():
+            seen.append(T.is_inference_mode_enabled())
+            with T.inference_mode(False):
+                seen.append(T.is_inference_mode_enabled())
+            seen.append(T.is_inference_mode_enabled())
+        with T.no_grad():
+            seen.append(T.is_inference_mode_enabled())
+        assert seen == [False, True, False, True, False], T
+
+
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # (tests/fake_cupy's 0 / 0)
 def test_max_of_values_with_nan_and_prod_of_one_value_as_in_pytorch(device: str) -> None:
     nan = float("nan")

@@ -118,6 +118,70 @@ def _np_order_statistic(a, position, axis, keepdims=False):
     return (values, idx) if keepdims else (values.squeeze(axis), idx.squeeze(axis))
 
 
+def _np_running_extreme(a, axis, largest):
+    """(values, indices) of cummax (largest) / cummin along ``axis`` (no ties, no nan)."""
+    a = np.moveaxis(a, axis, -1)
+    pick = np.argmax if largest else np.argmin
+    idx = np.stack([pick(a[..., : j + 1], -1) for j in range(a.shape[-1])], -1)
+    values = np.take_along_axis(a, idx, -1)
+    return np.moveaxis(values, -1, axis), np.moveaxis(idx, -1, axis)
+
+
+def _np_nan_lower_median(a, axis=None, keepdims=False):
+    """nanmedian: the lower middle of the values that are not nan."""
+    rows = a.reshape(1, -1) if axis is None else np.moveaxis(a, axis, -1)
+    flat = rows.reshape(-1, rows.shape[-1])
+    out = np.array([np.sort(r[~np.isnan(r)])[(np.sum(~np.isnan(r)) - 1) // 2] for r in flat])
+    if axis is None:
+        return out.reshape(())
+    out = out.reshape(rows.shape[:-1])
+    return np.expand_dims(out, axis) if keepdims else out
+
+
+def _np_scatter_reduce(a, index, src, reduce, include_self=True):
+    """scatter_reduce along dim 1 of 2-D arrays, one value at a time."""
+    out, hits = a.copy(), {}
+    for i in range(index.shape[0]):
+        for j in range(index.shape[1]):
+            hits.setdefault((i, index[i, j]), []).append(src[i, j])
+    combine = {"sum": np.sum, "prod": np.prod, "mean": np.mean, "amax": np.max, "amin": np.min}
+    for where, values in hits.items():
+        out[where] = combine[reduce](values + ([a[where]] if include_self else []))
+    return out
+
+
+def _np_block_diag(*blocks):
+    blocks = [np.atleast_2d(b) for b in blocks]
+    out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)))
+    r = c = 0
+    for b in blocks:
+        out[r : r + b.shape[0], c : c + b.shape[1]] = b
+        r, c = r + b.shape[0], c + b.shape[1]
+    return out
+
+
+def _np_renorm(a, p, dim, maxnorm):
+    axes = tuple(i for i in range(a.ndim) if i != dim)
+    norms = np.sum(np.abs(a) ** p, axis=axes, keepdims=True) ** (1 / p)
+    return a * np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+
+
+def _np_masked_scatter(a, m, s):
+    out = np.array(np.broadcast_to(a, np.broadcast_shapes(a.shape, m.shape)))
+    m = np.broadcast_to(m, out.shape)
+    out[m] = s.ravel()[: m.sum()]
+    return out
+
+
+def _np_index_put(a, index, v, accumulate=False):
+    out = a.copy()
+    if accumulate:
+        np.add.at(out, index, np.broadcast_to(v, out[index].shape))
+    else:
+        out[index] = v
+    return out
+
+
 def const(values: Any, dtype: str = "float", grad: bool = True) -> Arg:
     return Arg("const", np.shape(values), values=values, dtype=dtype, grad=grad)
 
@@ -1170,6 +1234,86 @@ REDUCTIONS = [
         lambda a: (*_np_order_statistic(a, 1, 0), *_np_order_statistic(a, 3, 1, True)),
     ),
     C(
+        "nanmedian",  # the lower middle of the values that are not nan
+        lambda T, F, a: (T.nanmedian(a), a.nanmedian(1).values, T.nanmedian(a, 0, True)[0]),
+        (
+            const(
+                [
+                    [0.3, np.nan, -1.2, 2.0, 0.9],
+                    [1.5, np.nan, np.nan, -0.4, 0.1],
+                    [-0.7, 2.4, 1.1, -2.2, np.nan],
+                ]
+            ),
+        ),
+        lambda a: (
+            _np_nan_lower_median(a),
+            _np_nan_lower_median(a, 1),
+            _np_nan_lower_median(a, 0, True),
+        ),
+    ),
+    C(
+        "mode",  # the most frequent value (the smallest on a tie), at its last index
+        lambda T, F, a: (*T.mode(a), *a.mode(0, keepdim=True)),
+        (const([[1.0, 2.0, 2.0, -1.0], [0.5, 0.5, 3.0, 3.0], [0.5, -2.0, 3.0, 0.0]], grad=False),),
+        lambda a: (
+            np.array([2.0, 0.5, -2.0]),
+            np.array([2, 1, 1]),
+            np.array([[0.5, -2.0, 3.0, -1.0]]),
+            np.array([[2, 2, 2, 0]]),
+        ),
+        grad=False,
+    ),
+    C(
+        "cummax_cummin",
+        lambda T, F, a: (*T.cummax(a, 1), *a.cummin(0)),
+        (distinct(3, 4),),
+        lambda a: (*_np_running_extreme(a, 1, True), *_np_running_extreme(a, 0, False)),
+    ),
+    C(
+        "quantile",  # q a number or a 1-D tensor (a leading dim); each interpolation
+        lambda T, F, a, q: (
+            T.quantile(a, q, dim=1, keepdim=True),
+            a.quantile(0.3),
+            T.quantile(a, q, 0, interpolation="lower"),
+            a.quantile(q, -1, interpolation="higher"),
+            a.quantile(0.7, 0, interpolation="midpoint"),
+            T.quantile(a, q, 1, interpolation="nearest"),
+        ),
+        (distinct(3, 5), const([0.1, 0.3, 0.8], grad=False)),
+        lambda a, q: (
+            np.quantile(a, q, axis=1, keepdims=True),
+            np.quantile(a, 0.3),
+            np.quantile(a, q, axis=0, method="lower"),
+            np.quantile(a, q, axis=-1, method="higher"),
+            np.quantile(a, 0.7, axis=0, method="midpoint"),
+            np.quantile(a, q, axis=1, method="nearest"),
+        ),
+    ),
+    C(
+        "nanquantile",
+        lambda T, F, a: (T.nanquantile(a, 0.4, 1), a.nanquantile(0.6), a.nanquantile(0.5, 0)),
+        (const([[0.3, np.nan, -1.2, 2.0], [1.5, np.nan, np.nan, -0.4], [-0.7, 2.4, 1.1, -2.2]]),),
+        lambda a: (
+            np.nanquantile(a, 0.4, axis=1),
+            np.nanquantile(a, 0.6),
+            np.nanquantile(a, 0.5, axis=0),
+        ),
+    ),
+    C(
+        "histc",  # the range given, or the data's own; the last bin includes max
+        lambda T, F, a: (T.histc(a, bins=4, min=-1, max=1), a.histc(5)),
+        (x(30),),
+        lambda a: (np.histogram(a, 4, (-1, 1))[0] * 1.0, np.histogram(a, 5)[0] * 1.0),
+        grad=False,
+    ),
+    C(
+        "bincount",
+        lambda T, F, i, w: (T.bincount(i), i.bincount(w, minlength=7)),
+        (ints(5, 12), x(12, grad=False)),
+        lambda i, w: (np.bincount(i), np.bincount(i, w, minlength=7)),
+        grad=False,
+    ),
+    C(
         "aminmax",
         lambda T, F, a: (*T.aminmax(a, dim=1), *a.aminmax(), *a.aminmax(dim=-1, keepdim=True)),
         (distinct(3, 4),),
@@ -2051,6 +2195,44 @@ INDEXING = [
         lambda a, i, s: _np_scatter(a, i, s, add=True),
     ),
     C(
+        "scatter_reduce_sum_mean",  # include_self=False: input's own value left out
+        lambda T, F, a, i, s: (
+            a.scatter_reduce(1, i, s, "sum"),
+            T.scatter_reduce(a, 1, i, s, "mean", include_self=False),
+            a.scatter_reduce(1, i, s, reduce="mean"),
+        ),
+        (x(2, 5), const([[0, 0, 2], [4, 1, 4]], "int64"), x(2, 3)),
+        lambda a, i, s: (
+            _np_scatter_reduce(a, i, s, "sum"),
+            _np_scatter_reduce(a, i, s, "mean", False),
+            _np_scatter_reduce(a, i, s, "mean"),
+        ),
+    ),
+    C(
+        "scatter_reduce_prod",
+        lambda T, F, a, i, s: (
+            a.scatter_reduce(1, i, s, "prod"),
+            a.scatter_reduce(1, i, s, "prod", include_self=False),
+        ),
+        (nz(2, 5), const([[0, 0, 2], [4, 1, 4]], "int64"), nz(2, 3)),
+        lambda a, i, s: (
+            _np_scatter_reduce(a, i, s, "prod"),
+            _np_scatter_reduce(a, i, s, "prod", False),
+        ),
+    ),
+    C(
+        "scatter_reduce_amax_amin",
+        lambda T, F, a, i, s: (
+            a.scatter_reduce(1, i, s, "amax"),
+            T.scatter_reduce(a, 1, i, s, "amin", include_self=False),
+        ),
+        (distinct(2, 5), const([[0, 0, 2], [4, 1, 4]], "int64"), distinct(2, 3)),
+        lambda a, i, s: (
+            _np_scatter_reduce(a, i, s, "amax"),
+            _np_scatter_reduce(a, i, s, "amin", False),
+        ),
+    ),
+    C(
         "index_add",
         lambda T, F, a, i, s: a.index_add(1, i, s, alpha=2.0),
         (x(2, 4), const([3, 0, 3], "int64"), x(2, 3)),
@@ -2141,6 +2323,21 @@ INDEXING = [
         grad=False,
     ),
     C(
+        "index_put",  # accumulate=True: repeated indices add up (values broadcast)
+        lambda T, F, a, i, j, v, w: (
+            a.index_put((i, j), v),
+            T.index_put(a, (i,), w, accumulate=True),
+        ),
+        (x(3, 4), const([0, 2, 0], "int64"), const([1, 1, 3], "int64"), x(3), x(4)),
+        lambda a, i, j, v, w: (_np_index_put(a, (i, j), v), _np_index_put(a, (i,), w, True)),
+    ),
+    C(
+        "masked_scatter",  # source's values, in order, where the mask (broadcast) is True
+        lambda T, F, a, m, n, s: (a.masked_scatter(m, s), T.masked_scatter(a, n, s)),
+        (x(3, 4), mask(3, 4), mask(4), x(13)),
+        lambda a, m, n, s: (_np_masked_scatter(a, m, s), _np_masked_scatter(a, n, s)),
+    ),
+    C(
         "masked_fill",
         lambda T, F, a, m: a.masked_fill(m, -1.5),
         (x(3, 4), mask(3, 4)),
@@ -2151,6 +2348,35 @@ INDEXING = [
         lambda T, F, a, m: T.masked_fill(a, m, float("-inf")).exp(),
         (x(2, 3, 3), const(np.triu(np.ones((3, 3)), 1).astype(bool), "bool")),
         lambda a, m: np.exp(np.where(m, -np.inf, a)),
+    ),
+    C(
+        "unfold",  # sliding windows, step apart, in a new last dim
+        lambda T, F, a: (a.unfold(1, 3, 2), a.unfold(-1, 2, 3), a.unfold(0, 2, 1)),
+        (x(2, 7),),
+        lambda a: (
+            np.lib.stride_tricks.sliding_window_view(a, 3, axis=1)[:, ::2],
+            np.lib.stride_tricks.sliding_window_view(a, 2, axis=1)[:, ::3],
+            np.lib.stride_tricks.sliding_window_view(a, 2, axis=0),
+        ),
+    ),
+    C(
+        "block_diag",
+        lambda T, F, a, b, c: T.block_diag(a, b, c),
+        (x(2, 3), x(), x(2)),
+        _np_block_diag,
+    ),
+    C(
+        "vander",
+        lambda T, F, a: (T.vander(a), T.vander(a, 3, increasing=True)),
+        (x(4),),
+        lambda a: (np.vander(a), np.vander(a, 3, increasing=True)),
+        torch=False,  # PyTorch 2.13's vander fails in backward (an in-place op in its graph);
+    ),  # its forward is compared in tests/test_tensor.py
+    C(
+        "renorm",  # rows (dim 0) above maxnorm scaled down to it, the others kept
+        lambda T, F, a: (a.renorm(2, 0, 1.5), T.renorm(a, 1, 1, 2.0)),
+        (x(3, 4),),
+        lambda a: (_np_renorm(a, 2, 0, 1.5), _np_renorm(a, 1, 1, 2.0)),
     ),
     C("tril", lambda T, F, a: a.tril(), (x(3, 4),), np.tril),
     C(
@@ -3077,6 +3303,22 @@ INPLACE = [
         ),  # fmt: skip
         (const([[0.52, -1.47, 2.33], [-0.26, 1.74, -2.91]]),),
         lambda a: (np.floor(a), np.ceil(a), np.trunc(a), np.sign(a), np.round(a, 1)),
+    ),
+    C(
+        "scatter_reduce_index_put_masked_scatter_renorm_",
+        lambda T, F, a, i, s, m: (
+            (a * 1).scatter_reduce_(1, i, s, "sum", include_self=False),
+            (a * 1).index_put_((i[1],), s[1], accumulate=True),
+            (a * 1).masked_scatter_(m, s),
+            (a * 1).renorm_(2, 0, 1.0),
+        ),
+        (x(2, 3), const([[0, 0, 2], [1, 1, 1]], "int64"), x(2, 3), mask(2, 3)),
+        lambda a, i, s, m: (
+            _np_scatter_reduce(a, i, s, "sum", False),
+            _np_index_put(a, (i[1],), s[1], True),
+            _np_masked_scatter(a, m, s),
+            _np_renorm(a, 2, 0, 1.0),
+        ),
     ),
     C(
         "tril_triu_",

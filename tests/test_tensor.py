@@ -109,6 +109,44 @@ def test_stacking_tiling_and_axis_helpers_as_numpy_does_them(device: str) -> Non
     assert host(t.grad).tolist() == [[2.0] * 3] * 2
 
 
+def test_is_cpu_and_data_ptr(device: str) -> None:
+    x = microtorch.arange(6.0, device=device).reshape(2, 3)
+    assert x.is_cpu == (device == "cpu") and x.is_cpu != x.is_cuda
+    assert x.data_ptr() == x.view(-1).data_ptr() == x.detach().data_ptr()  # same memory
+    assert x[1].data_ptr() == x.data_ptr() + 3 * x.element_size()  # a view further in
+    assert x.clone().data_ptr() != x.data_ptr()
+    if device == "cpu":
+        assert x.data_ptr() == x.numpy().ctypes.data
+
+
+@pytest.mark.filterwarnings("ignore:torch.asarray. unspecified requires_grad")  # (PyTorch's own)
+def test_asarray_shares_memory_where_it_can_as_in_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        t = T.tensor([1.0, 2.0])
+        assert T.asarray(t) is t
+        assert T.asarray(t, copy=True).data_ptr() != t.data_ptr()
+        a = np.array([1.0, 2.0])
+        shared = T.asarray(a)
+        a[0] = 5.0  # the tensor sees the change: one memory
+        assert shared[0].item() == 5.0 and shared.data_ptr() == a.ctypes.data
+        assert T.asarray(a, dtype=T.float32)[0].item() == 5.0  # (a converted copy)
+        leaf = T.tensor([1.0, 2.0], requires_grad=True)
+        copied = T.asarray(leaf, copy=True)  # a copy in the graph, as clone
+        (copied * 3).sum().backward()
+        assert leaf.grad.tolist() == [3.0, 3.0]
+        made = T.asarray(T.tensor([1.0]), requires_grad=True)
+        assert made.requires_grad and made.is_leaf
+
+
+def test_unfold_is_a_copy_not_a_view() -> None:
+    """PyTorch's unfold is a view; here it is a copy (documented in its docstring)."""
+    x = microtorch.arange(5.0)
+    windows = x.unfold(0, 2, 1)
+    windows[0, 0] = 9.0
+    assert x[0].item() == 0.0
+
+
 def test_memory_details_legacy_type_names_and_none_comparison() -> None:
     x = microtorch.arange(6.0).reshape(2, 3)
     assert x[1].storage_offset() == 3 and x[:, 1].storage_offset() == 1
@@ -632,6 +670,8 @@ def test_topk_of_unsigned_integers_nan_and_0d_as_in_pytorch(device: str) -> None
 # ------------------------------------------------ shape, reduction, product and index ops
 # Edge cases (integer and bool inputs, 0-d and empty tensors, out-of-range arguments), each
 # run with microtorch and with PyTorch: the same values and dtypes, or the same error type.
+NAN = float("nan")
+
 EDGE_CASES = {
     "trace_int32_gives_int64": lambda T: T.trace(T.tensor([[1, 2], [3, 4]], dtype=T.int32)),
     "median_ints_lower_middle": lambda T: T.median(T.tensor([3, 1, 2, 4])),
@@ -849,6 +889,215 @@ EDGE_CASES = {
     "select_out_of_range": lambda T: T.select(T.arange(6).reshape(2, 3), 1, 3),
     "select_0d": lambda T: T.select(T.tensor(1.0), 0, 0),
     "select_dim_out_of_range": lambda T: T.select(T.arange(6).reshape(2, 3), 2, 0),
+    # cummax/cummin: a tie takes the later index; a nan stays, each new nan takes its index
+    "cummax_ties_and_nan": lambda T: T.cummax(T.tensor([[1.0, 3, 3, 2, NAN, 5, NAN, 1]]), 1),
+    "cummin_ties_and_nan": lambda T: T.cummin(T.tensor([[1.0, 3, 1, 2, NAN, 0, NAN, 1]]), -1),
+    "cummax_ints_dim0": lambda T: T.cummax(T.tensor([[2, 2], [1, 3], [2, 3]]), 0),
+    "cummin_0d_and_empty": lambda T: (*T.cummin(T.tensor(2.0), 0), *T.cummin(T.zeros(0, 3), 0)),
+    "cummax_dim_out_of_range": lambda T: T.cummax(T.zeros(2), 1),
+    # mode: the smallest of the most frequent values, at its last index; nan is never equal
+    "mode_ties": lambda T: T.mode(T.tensor([[3.0, 1, 1, 3, 2], [NAN, NAN, 1, 2, 2]])),
+    "mode_dim0_keepdim_ints": lambda T: T.mode(T.tensor([[1, 2, 2], [3, 3, 1]]), 0, True),
+    "mode_all_nan": lambda T: T.mode(T.tensor([NAN, NAN])),
+    "mode_nan_and_a_number": lambda T: T.mode(T.tensor([1.0, NAN, NAN])),
+    "mode_0d": lambda T: T.mode(T.tensor(3)),
+    "mode_empty_dim": lambda T: T.mode(T.zeros(2, 0)),
+    "nanmedian_all_and_rows": lambda T: (
+        T.nanmedian(T.tensor([NAN, NAN, 1.0, 3, 2, 4])),
+        *T.nanmedian(T.tensor([[NAN, NAN, 3], [2.0, NAN, 1], [4.0, 0, 1]]), 1),
+    ),
+    "nanmedian_ints_as_median": lambda T: (
+        T.nanmedian(T.tensor([3, 1, 2, 4])),
+        *T.nanmedian(T.tensor([[3, 1], [2, 4]]), 0),
+    ),
+    "nanmedian_all_nan_empty_0d": lambda T: (
+        T.nanmedian(T.tensor([NAN, NAN])),
+        T.nanmedian(T.tensor([])),
+        *T.nanmedian(T.tensor(NAN), 0),
+    ),
+    "nanmedian_empty_dim": lambda T: T.nanmedian(T.zeros(2, 0), 1),
+    "quantile_keepdim_without_dim": lambda T: (
+        T.quantile(T.arange(12.0).reshape(3, 4), 0.3, keepdim=True),
+        T.quantile(T.arange(12.0).reshape(3, 4), T.tensor([0.3, 0.9]), keepdim=True),
+        T.quantile(T.arange(5.0), T.tensor(0.5)),  # a 0-d q: no leading dim
+    ),
+    "quantile_0d_input": lambda T: (
+        T.quantile(T.tensor(3.0), 0.5),
+        T.quantile(T.tensor(3.0), T.tensor([0.2, 0.5]), 0, keepdim=True),
+    ),
+    "quantile_row_with_nan_is_nan": lambda T: T.quantile(
+        T.tensor([[1.0, 2, 3], [1, NAN, 2]]), 0.5, 1
+    ),
+    "quantile_nearest_rounds_half_to_even": lambda T: T.quantile(
+        T.arange(5.0), T.tensor([0.125, 0.375, 0.625]), interpolation="nearest"
+    ),
+    "nanquantile_all_nan_row": lambda T: T.nanquantile(T.tensor([[NAN, NAN], [1.0, NAN]]), 0.3, 1),
+    "quantile_with_infinities": lambda T: T.quantile(
+        T.tensor([-float("inf"), 1.0, float("inf")]), T.tensor([0.25, 0.5, 0.75])
+    ),  # lerp from the end's side when the weight is >= 0.5, as PyTorch
+    "lerp_rounds_from_the_nearer_end": lambda T: (
+        T.lerp(T.tensor([0.1, 1.0, 2.0]), T.tensor([0.3, float("inf"), 3.0]), 1.0),
+        T.lerp(T.tensor([0.1, 1.0]), T.tensor([0.7, float("inf")]), T.tensor([0.9, 0.75])),
+        T.lerp(T.tensor([0.1, -float("inf")]), T.tensor([0.7, 1.0]), T.tensor([0.1, 0.25])),
+    ),
+    "quantile_q_out_of_range": lambda T: T.quantile(T.arange(5.0), 1.5),
+    "quantile_q_tensor_out_of_range": lambda T: T.quantile(T.arange(5.0), T.tensor([0.5, -0.1])),
+    "quantile_bad_interpolation": lambda T: T.quantile(T.arange(5.0), 0.5, interpolation="mean"),
+    "quantile_ints_refused": lambda T: T.quantile(T.arange(5), 0.5),
+    "quantile_empty_refused": lambda T: T.quantile(T.zeros(0, 2), 0.5, 1),
+    "quantile_q_dtype_must_match": lambda T: T.quantile(
+        T.arange(5.0), T.tensor([0.5], dtype=T.float64)
+    ),
+    "quantile_q_2d_refused": lambda T: T.quantile(T.arange(5.0), T.tensor([[0.5]])),
+    "histc_ranges": lambda T: (
+        T.histc(T.tensor([1.0, 2, 1, 0, 5, 2.5]), bins=4),  # the data's own range
+        T.histc(T.tensor([1.0, 2, 1, 0, 5, 7, -1]), bins=5, min=0, max=5),  # max in the last
+        T.histc(T.tensor([1.0, 1]), bins=4),  # one value: widened by 1 each way
+        T.histc(T.tensor([]), 3),
+        T.histc(T.tensor([0.1, 0.2, 0.3, 0.7], dtype=T.float64), 10, 0, 1),
+        T.histc(T.tensor([1.0, NAN, 2.0]), 2, 0, 4),  # nan is not counted
+    ),
+    "histc_ints_refused": lambda T: T.histc(T.tensor([1, 2])),
+    "histc_nan_range": lambda T: T.histc(T.tensor([1.0, NAN])),
+    "histc_min_above_max": lambda T: T.histc(T.tensor([1.0, 2]), 4, 3, 1),
+    "histc_no_bins": lambda T: T.histc(T.tensor([1.0, 2]), 0),
+    "bincount_weights_and_minlength": lambda T: (
+        T.bincount(T.tensor([0, 2, 2]), minlength=5),
+        T.bincount(T.tensor([0, 2, 2]), T.tensor([1.0, 2, 3])),  # float32 weights: float32
+        T.bincount(T.tensor([0, 2, 2]), T.tensor([1, 2, 3])),  # others: float64
+        T.bincount(T.tensor([], dtype=T.int64)),
+        T.bincount(T.tensor([1, 1], dtype=T.uint8)),
+    ),
+    "bincount_negative": lambda T: T.bincount(T.tensor([-1, 2])),
+    "bincount_2d": lambda T: T.bincount(T.tensor([[1, 2]])),
+    "bincount_floats": lambda T: T.bincount(T.tensor([1.0, 2])),
+    "bincount_bools": lambda T: T.bincount(T.tensor([True, False])),
+    "cummax_mode_bools": lambda T: (
+        *T.cummax(T.tensor([True, False, True]), 0),
+        *T.mode(T.tensor([True, False, True])),
+    ),
+    "block_diag_promotes_and_reshapes": lambda T: (
+        T.block_diag(T.tensor(2), T.tensor([1.0, 2]), T.ones(2, 2, dtype=T.float64)),
+        T.block_diag(),
+        T.block_diag(T.ones(2, 0), T.ones(1, 1)),
+        T.block_diag(T.tensor([[1, 2]]), T.tensor([3])),
+    ),
+    "block_diag_3d_refused": lambda T: T.block_diag(T.ones(2, 2, 2)),
+    "renorm_values": lambda T: (
+        T.renorm(T.tensor([[1.0, 2], [3, 4]]), 2, 0, 3),
+        T.arange(24.0).reshape(2, 3, 4).renorm(1, 1, 20),
+        T.renorm(T.arange(24.0).reshape(2, 3, 4), float("inf"), -1, 10),
+    ),
+    "renorm_ints_refused": lambda T: T.renorm(T.tensor([[1, 2], [3, 4]]), 2, 0, 1),
+    "renorm_negative_p": lambda T: T.renorm(T.tensor([[1.0, 2], [3, 4]]), -1, 0, 3),
+    "renorm_negative_maxnorm": lambda T: T.renorm(T.tensor([[1.0, 2], [3, 4]]), 2, 0, -3),
+    "renorm_1d_refused": lambda T: T.renorm(T.tensor([1.0, 2]), 2, 0, 1),
+    "vander_dtypes_and_sizes": lambda T: (
+        T.vander(T.tensor([1, 2, 3], dtype=T.int32)),  # integers and bools: int64
+        T.vander(T.tensor([True, False])),
+        T.vander(T.tensor([1.0, 2]), N=0),
+        T.vander(T.tensor([1.0, 2, 0]), N=4, increasing=True),
+        T.vander(T.tensor([], dtype=T.float64)),
+    ),
+    "vander_0d_refused": lambda T: T.vander(T.tensor(2.0)),
+    "asarray_kinds": lambda T: (
+        T.asarray([1, 2]),
+        T.asarray(3.5),
+        T.asarray(np.array([1, 2], dtype=np.int32)),
+        T.asarray(np.float64(2)),
+        T.asarray([1.0, 2], dtype=T.float64),
+        T.asarray(T.tensor([1, 2]), dtype=T.float32),
+    ),
+    "asarray_copy_false_sequence": lambda T: T.asarray([1, 2], copy=False),
+    "asarray_copy_false_dtype": lambda T: T.asarray(T.tensor([1.0]), dtype=T.float64, copy=False),
+    "unfold_windows": lambda T: (
+        T.arange(7.0).unfold(0, 3, 2),
+        T.arange(24.0).reshape(2, 3, 4).unfold(1, 2, 1),
+        T.arange(7.0).unfold(0, 0, 1),
+        T.tensor(5.0).unfold(0, 1, 1),
+        T.arange(7).unfold(-1, 3, 3),
+    ),
+    "unfold_size_too_big": lambda T: T.arange(7.0).unfold(0, 8, 1),
+    "unfold_step_zero": lambda T: T.arange(7.0).unfold(0, 3, 0),
+    "unfold_empty": lambda T: T.zeros(0).unfold(0, 1, 1),
+    "scatter_reduce_ints": lambda T: tuple(
+        T.arange(1, 13)
+        .reshape(2, 6)
+        .scatter_reduce(
+            1,
+            T.tensor([[0, 1, 0, 2], [2, 2, 1, 0]]),
+            T.tensor([[5, -1, 2, 3], [7, 8, 9, 1]]),
+            reduce,
+            include_self=include_self,
+        )
+        for reduce in ("sum", "prod", "mean", "amax", "amin")  # mean of integers: floor
+        for include_self in (True, False)
+    ),  # fmt: skip
+    "scatter_reduce_mean_dim0": lambda T: T.zeros(3, 2).scatter_reduce(
+        0, T.tensor([[0, 1], [0, 0]]), T.ones(2, 2) * 3, "mean", include_self=False
+    ),
+    "scatter_family_int32_index": lambda T: (
+        T.ones(3).scatter_reduce(0, T.tensor([1, 1], dtype=T.int32), T.ones(2) * 2, "prod"),
+        T.ones(3).scatter_add(0, T.tensor([1], dtype=T.int32), T.ones(1)),
+        T.ones(3).scatter(0, T.tensor([2], dtype=T.int32), T.zeros(1)),
+    ),
+    "scatter_int16_index_refused": lambda T: T.ones(3).scatter_add(
+        0, T.tensor([1], dtype=T.int16), T.ones(1)
+    ),
+    "scatter_reduce_0d": lambda T: T.tensor(1.0).scatter_reduce(
+        0, T.tensor(0), T.tensor(3.0), "prod"
+    ),
+    "index_put_shape_mismatch": lambda T: T.zeros(3, 3).index_put(
+        (T.tensor([0, 1]),), T.ones(2, 2)
+    ),
+    "index_put_accumulate_shape_mismatch": lambda T: T.zeros(3, 3).index_put(
+        (T.tensor([0, 1]),), T.ones(2, 2), True
+    ),
+    "scatter_reduce_bad_reduce": lambda T: T.zeros(3).scatter_reduce(
+        0, T.tensor([0]), T.ones(1), "add"
+    ),
+    "scatter_reduce_max_min_spellings": lambda T: tuple(
+        T.arange(1.0, 4).scatter_reduce(0, T.tensor([0, 0]), T.tensor([5.0, -7]), reduce)
+        for reduce in ("max", "min")
+    ),
+    "scatter_reduce_src_dtype": lambda T: T.zeros(3).scatter_reduce(
+        0, T.tensor([0]), T.ones(1, dtype=T.int64), "sum"
+    ),
+    "index_put_kinds": lambda T: (
+        T.zeros(3, 3).index_put(
+            (T.tensor([0, 2, 0]), T.tensor([1, 1, 1])), T.tensor([1.0, 2, 3]), True
+        ),
+        T.zeros(3, 3).index_put((T.tensor([0, 2]),), T.tensor([1.0, 2, 3])),
+        T.zeros(3, 3).index_put((T.tensor([0, 0]),), T.tensor([1.0, 2, 3]), accumulate=True),
+        T.zeros(3, 2).index_put((T.tensor([True, False, True]),), T.tensor(5.0), True),
+        T.zeros(3).index_put((T.tensor([-1]),), T.tensor(5.0), True),
+        T.zeros(3, dtype=T.int64).index_put((T.tensor([1, 1]),), T.tensor(2), True),
+    ),  # fmt: skip
+    "index_put_dtype_must_match": lambda T: T.zeros(3).index_put(
+        (T.tensor([0]),), T.tensor([1.0], dtype=T.float64)
+    ),
+    "index_put_out_of_range": lambda T: T.zeros(3).index_put(
+        (T.tensor([3]),), T.tensor([1.0]), True
+    ),
+    "masked_scatter_kinds": lambda T: (
+        T.zeros(2, 3).masked_scatter(
+            T.tensor([[True, False, True], [False, True, True]]), T.arange(10.0)
+        ),
+        T.zeros(2, 3).masked_scatter(T.tensor([True, False, True]), T.arange(10.0)),
+        T.zeros(3).masked_scatter(
+            T.tensor([[True, False, True], [False, True, True]]), T.arange(10.0)
+        ),
+        T.zeros(2, dtype=T.int64).masked_scatter(T.tensor([False, True]), T.tensor([[7, 8]])),
+    ),  # fmt: skip
+    "masked_scatter_short_source": lambda T: T.zeros(3).masked_scatter(
+        T.tensor([True, True, True]), T.arange(2.0)
+    ),
+    "masked_scatter_int_mask": lambda T: T.zeros(3).masked_scatter(
+        T.tensor([1, 1, 1]), T.arange(3.0)
+    ),
+    "masked_scatter_dtype": lambda T: T.zeros(3).masked_scatter(
+        T.tensor([True, True, True]), T.arange(3)
+    ),
 }
 
 
@@ -906,6 +1155,77 @@ def test_gradients_of_the_new_reductions_match_pytorch(fn, values) -> None:
     torch = pytest.importorskip("torch")
     for ours, theirs in zip(_gradients(microtorch, fn, *values), _gradients(torch, fn, *values)):
         np.testing.assert_allclose(ours, theirs)
+
+
+def _weighted_gradients(lib, fn, *values) -> list:
+    """The gradients of sum(fn(...) * (1, 2, 3, ...)): each output element weighs
+    differently, so a gradient sent to the wrong element shows."""
+    inputs = [lib.tensor(v, dtype=lib.float64, requires_grad=True) for v in values]
+    out = fn(lib, *inputs)
+    weights = lib.arange(1.0, out.numel() + 1, dtype=lib.float64).reshape(tuple(out.shape))
+    (out * weights).sum().backward()
+    return [t.grad.numpy() for t in inputs]
+
+
+_INDEX = [[0, 1, 0, 2], [2, 2, 1, 0]]
+_TIES = ([[5.0, -1, 9, 4, 5, 6], [7, 7, 9, 1, 1, 1]], [[5.0, 5, 9, 4], [7, 8, 9, 9]])
+
+
+@pytest.mark.parametrize(
+    "fn, values",
+    [
+        (lambda T, a: T.cummax(a, 1).values, ([[1.0, 3, 3, 2, 0.5, 5, 5, 1]],)),  # ties: latest
+        (lambda T, a: T.cummin(a, 0).values, ([[1.0, 0], [1, 2], [0, 0]],)),
+        (lambda T, a: T.cummax(a, 0).values, ([1.0, NAN, 2, NAN],)),  # each nan takes over
+        (lambda T, a: T.mode(a).values, ([[3.0, 1, 1, 3, 2], [2, 2, 1, 1, 0]],)),
+        (lambda T, a: T.nanmedian(a), ([NAN, 2.0, 1, 2, 3],)),  # shared by the tied 2s
+        (lambda T, a: T.nanmedian(a, 1).values, ([[NAN, 2.0, 1, 2], [3, NAN, 1, NAN]],)),
+        (lambda T, a: T.quantile(a, 0.5, interpolation="midpoint"), ([3.0, 1, 2, 2],)),
+        (lambda T, a: T.quantile(a, 0.8), ([float("inf"), 1, 2, 2],)),
+        (lambda T, a: T.quantile(a, 0.5, 1), ([[3.0, NAN, 2, 2], [1, 2, 3, 4]],)),  # to the nan
+        (lambda T, a: T.nanquantile(a, 0.4, 1, interpolation="nearest"), ([[1.0, NAN, 3, 4]],)),
+        (lambda T, a: T.renorm(a, 2, 0, 3), ([[1.0, 2], [3, 4]],)),
+        (lambda T, a, b, w: T.lerp(a, b, w), ([1.0, 2], [3.0, float("inf")], [0.3, 0.7])),
+        (lambda T, a: a.unfold(1, 3, 2), (np.arange(14.0).reshape(2, 7),)),
+        (lambda T, a, b: T.block_diag(a, b), ([[1.0, 2]], 3.0)),
+        (
+            lambda T, a, v: a.index_put((T.tensor([0, 2, 0]),), v, accumulate=True),
+            (np.zeros((3, 3)), [1.0, 2, 3]),
+        ),
+        (
+            lambda T, a, s: a.masked_scatter(
+                T.tensor([[True, False, True], [False, True, True]]), s
+            ),
+            (np.ones(3), np.arange(10.0)),
+        ),  # a broadcast input: its gradient summed over the mask's rows
+        *[
+            (
+                lambda T, a, s, r=reduce, inc=include_self: a.scatter_reduce(
+                    1, T.tensor(_INDEX), s, r, include_self=inc
+                ),
+                (np.arange(1.0, 13).reshape(2, 6), [[5.0, -1, 2, 3], [7, 8, 9, 1]]),
+            )
+            for reduce in ("sum", "prod", "mean", "amax", "amin")
+            for include_self in (True, False)
+        ],
+        (lambda T, a, s: a.scatter_reduce(1, T.tensor(_INDEX), s, "amax"), _TIES),  # shared
+        (
+            lambda T, a, s: a.scatter_reduce(1, T.tensor(_INDEX), s, "amin", include_self=False),
+            _TIES,
+        ),  # input's tied value still counts in the share, as in PyTorch
+    ],
+)
+def test_gradients_of_the_selecting_and_scattering_ops_match_pytorch(fn, values) -> None:
+    """Ties, nan and infinities, where finite differences cannot tell: the gradient is
+    PyTorch's (cummax/cummin/mode/nanmedian(dim=) to the index returned, quantile to the
+    two values around its position, amax/amin of scatter_reduce shared by the ties)."""
+    torch = pytest.importorskip("torch")
+    ours, theirs = (
+        _weighted_gradients(microtorch, fn, *values),
+        _weighted_gradients(torch, fn, *values),
+    )
+    for mine, want in zip(ours, theirs):
+        np.testing.assert_allclose(mine, want)
 
 
 def test_diagonal_is_a_copy_with_the_values_and_gradient_of_pytorchs_view(device: str) -> None:

@@ -1500,8 +1500,8 @@ LEARNER_ERRORS = {
                            r"unsupported format string passed to Tensor.__format__"),
     "missing_tensor_method": (lambda: microtorch.ones(2).cumsum(0), AttributeError,
                               r"'Tensor' object has no attribute 'cumsum': .*docs/adding_an_op\.md"),
-    "missing_function": (lambda: microtorch.histc, AttributeError,
-                         r"module 'microtorch' has no attribute 'histc': .*docs/adding_an_op\.md"),
+    "missing_function": (lambda: microtorch.stft, AttributeError,
+                         r"module 'microtorch' has no attribute 'stft': .*docs/adding_an_op\.md"),
 }  # fmt: skip
 
 

@@ -4,7 +4,14 @@ grad mode switches, the gradient checker, and the functions backward() and grad(
 from .. import backend
 from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled
 from .function import Function
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .gradcheck import GradcheckError, gradcheck
 
 
@@ -93,6 +100,7 @@ __all__ = [
     "inference_mode",
     "is_anomaly_enabled",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
     "set_grad_enabled",
 ]

@@ -149,6 +149,8 @@ def add_to_grad(tensor: Any, grad: Any) -> None:
         tensor.grad = Tensor._make(backend.xp_of(grad).array(grad))
     else:
         tensor._grad.array += grad
+    for hook in tensor._post_accumulate_hooks or ():  # register_post_accumulate_grad_hook
+        hook(tensor)  # (after the sum is in .grad; what it returns is ignored)
 
 
 def make_retained(tensor: Any) -> Any:

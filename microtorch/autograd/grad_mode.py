@@ -8,10 +8,17 @@ from typing import Any
 
 # Read by Function.apply on every op: when False, no graph is recorded.
 enabled = True
+# True inside an active inference_mode() block (read by is_inference_mode_enabled()).
+inference = False
 
 
 def is_grad_enabled() -> bool:
     return enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether code runs inside an active ``inference_mode()`` block."""
+    return inference
 
 
 def run_inside(make_context: Callable[[], Any], fn: Callable) -> Callable:
@@ -97,10 +104,15 @@ class inference_mode(no_grad):
         self.active = bool(mode)
 
     def __enter__(self) -> None:
-        global enabled
-        self._previous = enabled
+        global enabled, inference
+        self._previous, self._previous_inference = enabled, inference
+        inference = self.active  # inference_mode(False) ends it inside an outer one
         if self.active:
             enabled = False
+
+    def __exit__(self, *exc: Any) -> None:
+        global enabled, inference
+        enabled, inference = self._previous, self._previous_inference
 
     def __call__(self, fn: Callable) -> Callable:
         return run_inside(functools.partial(inference_mode, self.active), fn)

@@ -34,7 +34,7 @@ class Parameter(Tensor):
         self._version_counter = data._version_counter
         self.grad = None
         self.grad_fn = None
-        self._hooks = None
+        self._hooks = self._post_accumulate_hooks = None
         self._is_param = True
         self._view = None
         self.requires_grad = False

@@ -171,6 +171,98 @@ class Scatter(Function):
         return gx, gs
 
 
+class ScatterReduce(Function):
+    """out = x, then every src[i] is combined into out[..index[i]..] along ``dim`` with
+    ``reduce``: "sum", "prod", "mean", "amax" or "amin" (include_self=False: x's values at
+    the positions that receive src are left out). src is cut to index's shape.
+
+    Gradients (as PyTorch's): sum passes the gradient to x and gathers it for src; mean
+    divides it by each position's count first; amax/amin share it evenly among the
+    elements (of x and src) equal to the result; prod: d out / d v = out / v for each
+    factor v (nonzero factors)."""
+
+    def forward(self, x, src, index=None, dim=0, reduce="sum", include_self=True):
+        xp = xp_of(x)
+        self.where, self.reduce = along_dim(index, dim), reduce
+        self.src_shape, self.used = src.shape, tuple(slice(0, n) for n in index.shape)
+        src = src[self.used]
+        hit = xp.zeros(x.shape, dtype="int64")  # how many src values reach each position
+        xp.add.at(hit, self.where, 1)
+        out = x.copy()
+        if not include_self:  # start the positions that receive src from reduce's identity
+            out[self.where] = self.identity(x.dtype, reduce, xp)
+        if reduce in ("sum", "mean"):
+            xp.add.at(out, self.where, src)
+        elif reduce == "amax":
+            xp.maximum.at(out, self.where, src)
+        elif reduce == "amin":
+            xp.minimum.at(out, self.where, src)
+        else:  # prod: CuPy has no multiply.at; one slice of index along dim at a time has no
+            for j in range(index.shape[dim]):  # repeated position, so *= is safe there
+                part = tuple(w.take([j], axis=dim) for w in xp.broadcast_arrays(*self.where))
+                out[part] *= src.take([j], axis=dim)
+        if reduce == "mean":
+            count = hit + (1 if include_self else 0)
+            count = xp.maximum(count, 1).astype(x.dtype)  # untouched positions keep x
+            out = out // count if x.dtype.kind in "iu" else out / count
+            self.count = count
+        self.hit = hit
+        self.kept = (hit == 0) if not include_self else None  # where x still counts
+        self.save_for_backward(x, src, out)
+        return out
+
+    @staticmethod
+    def identity(dtype, reduce, xp):
+        if reduce in ("sum", "mean"):
+            return 0
+        if reduce == "prod":
+            return 1
+        if dtype.kind == "f":
+            return -xp.inf if reduce == "amax" else xp.inf
+        return xp.iinfo(dtype).min if reduce == "amax" else xp.iinfo(dtype).max
+
+    def backward(self, grad):
+        xp = xp_of(grad)
+        x, src, out = self.saved
+        if self.reduce == "mean":
+            grad = grad / self.count
+        if self.reduce in ("amax", "amin"):  # shared by every element equal to the result
+            x_wins = x == out  # (counted even where include_self=False left x out, as
+            src_wins = src == out[self.where]  # PyTorch does; x's share is then dropped)
+            winners = x_wins.astype(grad.dtype)
+            xp.add.at(winners, self.where, src_wins.astype(grad.dtype))
+            grad = grad / winners
+            gx, gs = grad * x_wins, grad[self.where] * src_wins
+        elif self.reduce == "prod":  # out / v: the product of the other factors
+            gx = xp.where(self.hit == 0, grad, grad * out / x)  # (untouched: out is x)
+            gs = (grad * out)[self.where] / src
+        else:
+            gx, gs = grad, grad[self.where]
+        if self.kept is not None:
+            gx = gx * self.kept  # x's values at positions that received src were left out
+        full = xp.zeros(self.src_shape, dtype=grad.dtype)
+        full[self.used] = gs
+        return gx.astype(grad.dtype, copy=False), full
+
+
+class IndexAccumulate(Function):
+    """out = x, then value (broadcast to out[index]'s shape) is added at ``index`` (a tuple
+    of integer arrays), so repeated positions add up: index_put(..., accumulate=True).
+    Gradients: x's passes through; value's is the gradient at index, summed back to its
+    shape."""
+
+    def forward(self, x, value, index=()):
+        xp = xp_of(x)
+        self.index, self.value_shape = index, value.shape
+        out = x.copy()
+        xp.add.at(out, index, xp.broadcast_to(value, out[index].shape))
+        return out
+
+    def backward(self, grad):
+        gv = unbroadcast(grad[self.index], self.value_shape) if self.needs_input_grad[1] else None
+        return grad, gv
+
+
 class IndexAdd(Function):
     """out = x, then out's slice ``index[i]`` along ``dim`` is increased by alpha * source's
     slice i (repeated indices add up). Gradients: x's passes through; source's is the
