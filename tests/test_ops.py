@@ -2350,7 +2350,7 @@ INDEXING = [
         lambda a, m: np.exp(np.where(m, -np.inf, a)),
     ),
     C(
-        "unfold",  # sliding windows, step apart, in a new last dim
+        "tensor_unfold",  # Tensor.unfold: sliding windows, step apart, in a new last dim
         lambda T, F, a: (a.unfold(1, 3, 2), a.unfold(-1, 2, 3), a.unfold(0, 2, 1)),
         (x(2, 7),),
         lambda a: (
