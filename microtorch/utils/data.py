@@ -3,7 +3,9 @@
 A *dataset* maps an index to one sample (``dataset[i]``, with ``len(dataset)``); an
 *iterable dataset* just yields samples. A ``DataLoader`` walks a dataset in order or
 shuffled, groups samples into batches and *collates* each batch: a list of samples becomes
-one sample of stacked tensors.
+one sample of stacked tensors. The order comes from a *sampler*, which yields the indices to
+read (SequentialSampler; RandomSampler for ``shuffle=True``; or any iterable of indices),
+and a *batch sampler* groups them into lists, one per batch (BatchSampler).
 
     data = TensorDataset(x, y)                     # sample i is (x[i], y[i])
     loader = DataLoader(data, batch_size=32, shuffle=True)
