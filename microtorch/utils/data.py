@@ -35,8 +35,9 @@ from ..random import Generator, multinomial, randint, randperm
 T_co = TypeVar("T_co", covariant=True)
 
 
-class Dataset:
-    """A map-style dataset: subclasses define ``__getitem__(index)`` and ``__len__()``."""
+class Dataset(Generic[T_co]):
+    """A map-style dataset: subclasses define ``__getitem__(index)`` and ``__len__()``
+    (``Dataset[int]`` names one of int samples, for type hints, as in PyTorch)."""
 
     def __getitem__(self, index: int) -> Any:
         raise TypeError(f"{type(self).__name__} must define __getitem__()")
@@ -45,7 +46,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """A dataset that yields its samples (``__iter__``) instead of being indexed."""
 
     def __iter__(self) -> Iterator:

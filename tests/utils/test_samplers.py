@@ -17,6 +17,7 @@ from microtorch.utils.data import (
     BatchSampler,
     ChainDataset,
     DataLoader,
+    Dataset,
     IterableDataset,
     RandomSampler,
     Sampler,
@@ -379,6 +380,23 @@ def test_a_sampler_subclass_drives_the_dataloader() -> None:
         len(Sampler())
     with pytest.raises(NotImplementedError):
         iter(Sampler())
+
+
+def test_datasets_and_samplers_take_type_parameters_as_in_pytorch() -> None:
+    class Squares(Dataset[int]):
+        def __getitem__(self, i: int) -> int:
+            return i * i
+
+        def __len__(self) -> int:
+            return 4
+
+    class Counting(IterableDataset[int]):
+        def __iter__(self):
+            return iter(range(3))
+
+    assert [b.tolist() for b in DataLoader(Squares(), batch_size=3)] == [[0, 1, 4], [9]]
+    assert list(DataLoader(Counting(), batch_size=None)) == [0, 1, 2]
+    assert list(BatchSampler(SequentialSampler(Squares()), 2, False)) == [[0, 1], [2, 3]]
 
 
 def test_default_convert_matches_pytorch() -> None:
