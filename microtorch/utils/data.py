@@ -52,6 +52,9 @@ class IterableDataset(Dataset[T_co]):
     def __iter__(self) -> Iterator:
         raise TypeError(f"{type(self).__name__} must define __iter__()")
 
+    def __add__(self, other: Dataset) -> ChainDataset:
+        return ChainDataset([self, other])
+
 
 class TensorDataset(Dataset):
     """Sample i is ``(t[i] for t in tensors)``; the tensors share their first dim."""

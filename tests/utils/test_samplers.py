@@ -179,6 +179,7 @@ def test_chain_and_stack_datasets_match_pytorch() -> None:
                 return len(self.items)
 
         chain = d.ChainDataset([Stream(range(3)), Stream("ab"), Stream([])])
+        added = Stream([7]) + Stream([8, 9])  # ``+`` chains IterableDatasets
         by_position = d.StackDataset(range(3), "xyz", [[0], [1], [2]])
         by_name = d.StackDataset(n=range(3), s="xyz")
         seen.append(
@@ -193,6 +194,7 @@ def test_chain_and_stack_datasets_match_pytorch() -> None:
                 len(by_name),
                 [b for b in d.DataLoader(chain, batch_size=2, collate_fn=list)],
                 len(d.DataLoader(chain, batch_size=2)),
+                (type(added).__name__, list(added), len(added)),
                 [b for b in d.DataLoader(by_position, batch_size=2, collate_fn=list)],
             )
         )
