@@ -1,4 +1,4 @@
-"""``microtorch.utils.data``: datasets and the DataLoader, as in ``torch.utils.data``."""
+"""``microtorch.utils.data``: datasets, samplers and the DataLoader, as in ``torch.utils.data``."""
 
 from . import data
 
