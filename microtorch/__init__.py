@@ -10,6 +10,7 @@ from . import (
     backend,
     backends,
     cuda,
+    distributions,
     linalg,
     nn,
     optim,
