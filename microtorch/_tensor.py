@@ -1076,6 +1076,12 @@ class Tensor:
     def erfinv(self) -> Tensor:
         return F.erfinv(self)
 
+    def lgamma(self) -> Tensor:
+        return F.lgamma(self)
+
+    def digamma(self) -> Tensor:
+        return F.digamma(self)
+
     def hypot(self, other: Tensor) -> Tensor:
         return F.hypot(self, other)
 

@@ -1,7 +1,7 @@
 """Elementwise math: exp log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp maximum
 minimum where, and the rounding ops (floor ceil round trunc sign); tan sinh cosh asin acos atan
 asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy logit, erfc erfinv,
-hypot fmod copysign heaviside sinc nan_to_num fmax fmin.
+hypot fmod copysign heaviside sinc nan_to_num fmax fmin, lgamma digamma.
 
 Each op's backward is the derivative written next to its forward."""
 
@@ -358,6 +358,92 @@ class Erfinv(Function):
         (y,) = self.saved
         # the inverse function's derivative, 1 / erf'(y) = sqrt(pi)/2 e^(y^2)
         return grad * (math.sqrt(math.pi) / 2) * xp_of(y).exp(y * y)
+
+
+def _shift_up(z, steps=10):
+    """(z + k, [1/z, 1/(z+1), ...]) with z moved up by one until it reaches 10: the series
+    below (in 1/z) are accurate to about 1e-14 from there on."""
+    xp = xp_of(z)
+    terms = []
+    for _ in range(steps):
+        small = z < 10
+        terms.append(xp.where(small, 1 / z, 0.0))
+        z = xp.where(small, z + 1, z)
+    return z, terms
+
+
+def lgamma(x):
+    """log|Gamma(x)| in float64 (NumPy has none): Stirling's series at z >= 10, reached by
+    lgamma(z) = lgamma(z + 1) - log z; for x < 1/2, the reflection formula
+    lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x). +inf at 0 and the negative integers."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:
+        return lgamma(x.astype(xp.float64)).astype(x.dtype)
+    reflect = x < 0.5
+    z, inverses = _shift_up(xp.where(reflect, 1 - x, x))
+    inv, inv2 = 1 / z, 1 / (z * z)
+    series = inv * (1 / 12 - inv2 * (1 / 360 - inv2 * (1 / 1260 - inv2 * (1 / 1680 - inv2 / 1188))))
+    stirling = (z - 0.5) * xp.log(z) - z + 0.5 * math.log(2 * math.pi) + series
+    result = stirling + sum(xp.log(xp.where(t > 0, t, 1.0)) for t in inverses)
+    reflected = xp.log(math.pi / xp.abs(xp.sin(math.pi * x))) - result
+    pole = ((x <= 0) & (xp.floor(x) == x)) | (x == math.inf)  # where sin(pi x) only nearly 0
+    result = xp.where((x == 1) | (x == 2), 0.0, xp.where(reflect, reflected, result))  # exact
+    return xp.where(pole, math.inf, result)
+
+
+def digamma(x):
+    """psi(x) = d/dx log Gamma(x) in float64: the asymptotic series at z >= 10, reached by
+    psi(z) = psi(z + 1) - 1/z; for x < 1/2, psi(x) = psi(1 - x) - pi / tan(pi x)."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:
+        return digamma(x.astype(xp.float64)).astype(x.dtype)
+    reflect = x < 0.5
+    z, inverses = _shift_up(xp.where(reflect, 1 - x, x))
+    inv2 = 1 / (z * z)
+    tail = inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (1 / 240 - inv2 / 132))))
+    result = xp.log(z) - 0.5 / z - tail - sum(inverses)
+    reflected = result - math.pi / xp.tan(math.pi * x)
+    result = xp.where(reflect, reflected, result)
+    result = xp.where((x < 0) & (xp.floor(x) == x), math.nan, result)  # poles, as PyTorch
+    return xp.where(x == 0, -math.inf, result)
+
+
+def trigamma(x):
+    """psi'(x) in float64: the asymptotic series at z >= 10, reached by
+    psi'(z) = psi'(z + 1) + 1/z^2; for x < 1/2, psi'(x) = pi^2 / sin^2(pi x) - psi'(1 - x)."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:
+        return trigamma(x.astype(xp.float64)).astype(x.dtype)
+    reflect = x < 0.5
+    z, inverses = _shift_up(xp.where(reflect, 1 - x, x))
+    inv, inv2 = 1 / z, 1 / (z * z)
+    tail = (
+        inv * inv2 * (1 / 6 - inv2 * (1 / 30 - inv2 * (1 / 42 - inv2 * (1 / 30 - inv2 * 5 / 66))))
+    )
+    result = inv + 0.5 * inv2 + tail + sum(t * t for t in inverses)
+    reflected = (math.pi / xp.sin(math.pi * x)) ** 2 - result
+    pole = (x <= 0) & (xp.floor(x) == x)
+    return xp.where(pole, math.inf, xp.where(reflect, reflected, result))
+
+
+class Lgamma(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return lgamma(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * digamma(x)  # d/dx log Gamma(x) = psi(x)
+
+
+class Digamma(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return digamma(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * trigamma(x)  # psi'(x), the trigamma function
 
 
 class Rounding(Function):
