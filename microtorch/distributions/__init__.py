@@ -5,9 +5,11 @@ microtorch's seeded host generator, so a seeded program draws the same on CPU an
 
 from . import constraints
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
 from .exponential import Exponential
+from .gamma import Gamma
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
@@ -15,19 +17,23 @@ from .log_normal import LogNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .uniform import Uniform
 
 __all__ = [
     "Bernoulli",
+    "Binomial",
     "Categorical",
     "Distribution",
     "Exponential",
+    "Gamma",
     "Independent",
     "Laplace",
     "LogNormal",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
+    "Poisson",
     "Uniform",
     "constraints",
     "kl_divergence",

@@ -12,11 +12,13 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
 from .exponential import Exponential
+from .gamma import Gamma
 from .independent import Independent
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis, half_log_det
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .uniform import Uniform
 from .utils import sum_rightmost
 
@@ -108,6 +110,21 @@ def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
 def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
     rate_ratio = q.rate / p.rate
     return rate_ratio - 1 - rate_ratio.log()
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    a, b, c, d = p.concentration, p.rate, q.concentration, q.rate
+    t1 = c * (b / d).log()
+    t2 = c.lgamma() - a.lgamma()
+    t3 = (a - c) * a.digamma()
+    t4 = (d - b) * (a / b)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
 
 
 @register_kl(Laplace, Laplace)

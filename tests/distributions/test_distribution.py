@@ -65,6 +65,13 @@ CASES = {
                 [0.3, -2.0, 2.5], "float64"),
     "LogNormal": (lambda d, p: d.LogNormal(p[0], p[1]), [[0.5, -1.0, 0.0], [1.0, 0.5, 0.3]],
                   [0.3, 2.0, 1.1], "float64"),
+    "Gamma": (lambda d, p: d.Gamma(p[0], p[1]), [[0.5, 2.0, 5.0], [1.0, 0.5, 3.0]],
+              [0.3, 2.0, 1.1], "float64"),
+    "Poisson": (lambda d, p: d.Poisson(p[0]), [[0.5, 2.0, 7.0]], [0.0, 3.0, 5.0], "float64"),
+    "Binomial-probs": (lambda d, p: d.Binomial(10, probs=p[0]), [[0.2, 0.5, 0.9, 1.0]],
+                       [0.0, 5.0, 10.0, 10.0], "float64"),
+    "Binomial-logits": (lambda d, p: d.Binomial(p[0], logits=p[1]),
+                        [[5.0, 10.0, 3.0], [-1.0, 0.0, 1.0]], [2.0, 10.0, 0.0], "float64"),
     "MultivariateNormal-cov": (lambda d, p: d.MultivariateNormal(p[0], covariance_matrix=p[1]),
                                [[0.5, -1.0, 0.2], MVN_COV],
                                [[0.0, 0.0, 0.0], [1.0, -2.0, 0.5]], "float64"),
@@ -79,6 +86,7 @@ CASES = {
                            [[0.3, -2.0], [0.1, 1.2]], "float64"),
 }  # fmt: skip
 ICDF_INPUT = [[0.2], [0.9]]  # broadcasts with every batch shape above
+NOT_YET = {("Gamma", "cdf"): "needs the regularised incomplete gamma function"}
 QUANTITIES = ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev"]
 
 
@@ -107,6 +115,8 @@ def test_quantities_and_gradients_match_torch(case: str, quantity: str, device: 
     icdf = quantity == "icdf"
     v = ICDF_INPUT if icdf else value
     v_dtype = "float64" if icdf else dtype
+    if (case, quantity) in NOT_YET:
+        pytest.skip(NOT_YET[case, quantity])
     try:
         expected = _evaluate(theirs_d, quantity, _value(torch, None, v, v_dtype))
     except NotImplementedError:
@@ -184,6 +194,9 @@ STATS = {
     "Exponential": lambda d, lib: d.Exponential(lib.tensor([0.5, 3.0])),
     "Laplace": lambda d, lib: d.Laplace(lib.tensor([0.5, -1.0]), lib.tensor([1.0, 0.5])),
     "LogNormal": lambda d, lib: d.LogNormal(lib.tensor([0.0, -1.0]), lib.tensor([0.5, 0.3])),
+    "Gamma": lambda d, lib: d.Gamma(lib.tensor([0.3, 4.0]), lib.tensor([1.0, 2.0])),
+    "Poisson": lambda d, lib: d.Poisson(lib.tensor([0.5, 20.0])),
+    "Binomial": lambda d, lib: d.Binomial(lib.tensor([5.0, 30.0]), probs=lib.tensor([0.2, 0.7])),
     "MultivariateNormal": lambda d, lib: d.MultivariateNormal(
         lib.tensor([0.5, -1.0, 0.2]), covariance_matrix=lib.tensor(MVN_COV)),
 }  # fmt: skip
@@ -212,6 +225,8 @@ def _on(dist, device: str):
         return D.OneHotCategorical(probs=dist.probs.to(device))
     if name == "LogNormal":
         return D.LogNormal(dist.loc.to(device), dist.scale.to(device))
+    if name == "Binomial":
+        return D.Binomial(moved["total_count"], probs=moved["probs"])
     if name == "MultivariateNormal":
         return D.MultivariateNormal(moved["loc"], covariance_matrix=moved["covariance_matrix"])
     return type(dist)(**{k: v for k, v in moved.items()})
@@ -247,6 +262,10 @@ SHAPES = {
         lib.zeros(2, 3), scale_tril=lib.eye(3)), (2,), (3,)),
     "Independent": (lambda d, lib: d.Independent(d.Normal(lib.zeros(2, 3, 4), 1.0), 2),
                     (2,), (3, 4)),
+    "Gamma": (lambda d, lib: d.Gamma(lib.ones(2, 1), lib.ones(3)), (2, 3), ()),
+    "Poisson": (lambda d, lib: d.Poisson(lib.ones(3)), (3,), ()),
+    "Binomial": (lambda d, lib: d.Binomial(lib.full((2, 3), 4.0), logits=lib.zeros(3)),
+                 (2, 3), ()),
     "Scalar": (lambda d, lib: d.Normal(0.0, 1.0), (), ()),
 }  # fmt: skip
 
@@ -292,6 +311,10 @@ BAD_PARAMETERS = [
     ("Exponential", lambda d, lib: d.Exponential(lib.tensor([0.0])), "rate"),
     ("Laplace", lambda d, lib: d.Laplace(0.0, lib.tensor([-2.0])), "scale"),
     ("LogNormal", lambda d, lib: d.LogNormal(0.0, lib.tensor([0.0])), "scale"),
+    ("Gamma", lambda d, lib: d.Gamma(lib.tensor([1.0]), lib.tensor([-1.0])), "rate"),
+    ("Poisson", lambda d, lib: d.Poisson(lib.tensor([-1.0])), "rate"),
+    ("Binomial", lambda d, lib: d.Binomial(lib.tensor([2.5]), probs=lib.tensor([0.5])),
+     "total_count"),
     ("MultivariateNormal-cov", lambda d, lib: d.MultivariateNormal(
         lib.zeros(2), covariance_matrix=lib.tensor([[1.0, 2.0], [2.0, 1.0]])),
      "covariance_matrix"),
@@ -335,6 +358,9 @@ OUTSIDE_SUPPORT = [
     ("Categorical", lambda d, lib: d.Categorical(probs=lib.tensor([0.5, 0.5])), 2.0),
     ("Exponential", lambda d, lib: d.Exponential(lib.tensor(1.0)), -1.0),
     ("LogNormal", lambda d, lib: d.LogNormal(0.0, 1.0), 0.0),
+    ("Gamma", lambda d, lib: d.Gamma(lib.tensor(1.0), 1.0), -0.5),
+    ("Poisson", lambda d, lib: d.Poisson(lib.tensor(1.0)), 1.5),
+    ("Binomial", lambda d, lib: d.Binomial(3, probs=lib.tensor(0.5)), 4.0),
     ("OneHotCategorical", lambda d, lib: d.OneHotCategorical(probs=lib.tensor([0.5, 0.5])),
      [1.0, 1.0]),
     ("MultivariateNormal", lambda d, lib: d.MultivariateNormal(
