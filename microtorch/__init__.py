@@ -182,6 +182,7 @@ from .functional import (
     hsplit,
     hstack,
     hypot,
+    igamma,
     index_add,
     index_copy,
     index_fill,

@@ -1082,6 +1082,9 @@ class Tensor:
     def digamma(self) -> Tensor:
         return F.digamma(self)
 
+    def igamma(self, other: Tensor) -> Tensor:
+        return F.igamma(self, other)
+
     def hypot(self, other: Tensor) -> Tensor:
         return F.hypot(self, other)
 

@@ -661,6 +661,12 @@ def digamma(input: Tensor) -> Tensor:
     return elementwise.Digamma.apply(_float_input(input, "digamma"))
 
 
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised lower incomplete gamma function P(input, other), with broadcasting
+    (differentiable in other only, as PyTorch)."""
+    return elementwise.Igamma.apply(*_floating_tensor_operands(input, other, "igamma"))
+
+
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """sqrt(input ** 2 + other ** 2), without overflow, with broadcasting."""
     return elementwise.Hypot.apply(*_floating_tensor_operands(input, other, "hypot"))

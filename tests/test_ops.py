@@ -200,6 +200,14 @@ def _digamma_by_differences(v: float) -> float:
 
 
 np_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+
+
+def _igamma_integer_a(a: float, x: float) -> float:
+    """P(a, x) for whole a by the closed form 1 - e^-x sum_{k<a} x^k / k!."""
+    return 1 - math.exp(-x) * sum(x**k / math.factorial(k) for k in range(int(a)))
+
+
+np_igamma = np.vectorize(_igamma_integer_a, otypes=[np.float64])
 np_digamma = np.vectorize(_digamma_by_differences, otypes=[np.float64])
 
 
@@ -618,6 +626,12 @@ ELEMENTWISE = [
         lambda T, F, a: a.digamma(),
         (const([0.01, 0.3, -0.4, -2.5, 12.0]),),
         np_digamma,
+    ),
+    C(
+        "igamma",  # whole a (no gradient, as PyTorch) on both sides of x = a + 1
+        lambda T, F, a, b: T.igamma(a, b * 4),
+        (const([[1.0, 3.0, 12.0]], grad=False), pos(2, 3)),
+        lambda a, b: np_igamma(a, b * 4),
     ),
     C("hypot", lambda T, F, a, b: T.hypot(a, b), (nz(2, 3), nz(3)), np.hypot),
     C("fmod", lambda T, F, a, b: T.fmod(a, b), (x(2, 3), nz(3)), np.fmod),

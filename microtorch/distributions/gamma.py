@@ -17,7 +17,8 @@ class Gamma(Distribution):
 
     Draws come from the host generator's gamma sampler (Marsaglia and Tsang's method).
     Unlike PyTorch there is no rsample: the gradient of a draw with respect to the
-    concentration needs the derivative of the incomplete gamma function."""
+    concentration needs the derivative of the incomplete gamma function in its first
+    argument (which cdf, as PyTorch's, does not have either)."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
@@ -59,6 +60,12 @@ class Gamma(Distribution):
             self._validate_sample(value)
         a, b = self.concentration, self.rate
         return F.xlogy(a, b) + F.xlogy(a - 1, value) - b * value - a.lgamma()
+
+    def cdf(self, value: Tensor) -> Tensor:
+        """P(concentration, rate * value), the regularised incomplete gamma function."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return F.igamma(self.concentration, self.rate * value)
 
     def entropy(self) -> Tensor:
         a = self.concentration

@@ -1,7 +1,7 @@
 """Elementwise math: exp log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp maximum
 minimum where, and the rounding ops (floor ceil round trunc sign); tan sinh cosh asin acos atan
 asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy logit, erfc erfinv,
-hypot fmod copysign heaviside sinc nan_to_num fmax fmin, lgamma digamma.
+hypot fmod copysign heaviside sinc nan_to_num fmax fmin, lgamma digamma igamma.
 
 Each op's backward is the derivative written next to its forward."""
 
@@ -405,7 +405,7 @@ def digamma(x):
     reflected = result - math.pi / xp.tan(math.pi * x)
     result = xp.where(reflect, reflected, result)
     result = xp.where((x < 0) & (xp.floor(x) == x), math.nan, result)  # poles, as PyTorch
-    return xp.where(x == 0, -math.inf, result)
+    return xp.where(x == 0, xp.where(xp.signbit(x), math.inf, -math.inf), result)  # psi(-+0)
 
 
 def trigamma(x):
@@ -423,7 +423,80 @@ def trigamma(x):
     result = inv + 0.5 * inv2 + tail + sum(t * t for t in inverses)
     reflected = (math.pi / xp.sin(math.pi * x)) ** 2 - result
     pole = (x <= 0) & (xp.floor(x) == x)
-    return xp.where(pole, math.inf, xp.where(reflect, reflected, result))
+    result = xp.where(pole, math.inf, xp.where(reflect, reflected, result))
+    return xp.where(x == -math.inf, math.nan, result)
+
+
+def _until_converged(step, state, xp, max_steps=5000):
+    """Run ``state = step(state, k)`` for k = 1, 2, ... until it reports every element
+    converged (checked every 16 steps, each check one host round trip) or max_steps."""
+    for k in range(1, max_steps + 1):
+        state, done = step(state, k)
+        if k % 16 == 0 and bool(xp.all(done)):
+            break
+    return state
+
+
+def gammainc(a, x):
+    """The regularised lower incomplete gamma function P(a, x) = (1 / Gamma(a)) *
+    integral_0^x t^(a-1) e^-t dt, in float64. Below x = a + 1 its power series
+    sum_n x^n / (a (a+1) ... (a+n)); above, 1 - Q(a, x) with Q's continued fraction
+    (evaluated by Lentz's method). As PyTorch: 1 at x = inf and for a = 0 < x; nan for
+    other a <= 0 and for x < 0."""
+    xp = xp_of(a)
+    if a.dtype != xp.float64 or x.dtype != xp.float64:
+        out_dtype = xp.result_type(a, x)
+        return gammainc(a.astype(xp.float64), x.astype(xp.float64)).astype(out_dtype)
+    a, x = xp.broadcast_arrays(a, x)
+    one = ((a == 0) & (x > 0)) | ((x == math.inf) & (a >= 0))
+    bad = (a <= 0) | (x < 0) | xp.isnan(a) | xp.isnan(x)
+    a = xp.where(bad, 1.0, a)
+    x = xp.where(bad | (x == math.inf), 1.0, x)
+    log_front = xp.where(x > 0, a * xp.log(xp.where(x > 0, x, 1.0)), -math.inf) - x - lgamma(a)
+
+    def series_step(state, k):
+        term, total = state
+        term = term * x / (a + k)
+        return (term, total + term), term <= 1e-17 * total
+
+    _, total = _until_converged(series_step, (1 / a, 1 / a), xp)
+    tiny = 1e-300
+
+    def fraction_step(state, k):  # Lentz: h = b0 + a1/(b1 + a2/(b2 + ...))
+        b, c, d, h = state
+        an = -k * (k - a)
+        b = b + 2
+        d = an * d + b
+        d = 1 / xp.where(xp.abs(d) < tiny, tiny, d)
+        c = b + an / c
+        c = xp.where(xp.abs(c) < tiny, tiny, c)
+        return (b, c, d, h * d * c), xp.abs(d * c - 1) <= 1e-16
+
+    b0 = x + 1 - a
+    d0 = 1 / xp.where(xp.abs(b0) < tiny, tiny, b0)
+    *_, h = _until_converged(fraction_step, (b0, xp.full(a.shape, 1 / tiny), d0, d0), xp)
+    series = x < a + 1
+    p = xp.where(series, xp.exp(log_front) * total, 1 - xp.exp(log_front) * h)
+    p = xp.where(x == 0, 0.0, p)
+    return xp.where(one, 1.0, xp.where(bad, math.nan, p))
+
+
+class Igamma(Function):
+    """P(a, x), the regularised lower incomplete gamma function. dP/dx is the gamma
+    density x^(a-1) e^-x / Gamma(a); dP/da has no closed form and, as in PyTorch, is not
+    implemented."""
+
+    def forward(self, a, x):
+        self.save_for_backward(a, x)
+        return gammainc(a, x)
+
+    def backward(self, grad):
+        a, x = self.saved
+        if self.needs_input_grad[0]:
+            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
+        xp = xp_of(x)
+        density = xp.exp((a - 1) * xp.log(x) - x - lgamma(a))
+        return None, unbroadcast(grad * density, x.shape)
 
 
 class Lgamma(Function):
