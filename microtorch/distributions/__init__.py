@@ -5,6 +5,7 @@ microtorch's seeded host generator, so a seeded program draws the same on CPU an
 
 from . import constraints
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
@@ -22,6 +23,7 @@ from .uniform import Uniform
 
 __all__ = [
     "Bernoulli",
+    "Beta",
     "Binomial",
     "Categorical",
     "Distribution",

@@ -9,6 +9,7 @@ from .. import linalg
 from .._tensor import Tensor
 from ..nn import functional as nnF
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .categorical import Categorical
 from .distribution import Distribution
 from .exponential import Exponential
@@ -84,6 +85,18 @@ def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     t2 = (1 - p.probs) * (nnF.logsigmoid(-p.logits) - nnF.logsigmoid(-q.logits))
     t2 = F.where(p.probs == 1, 0.0, _inf_where(q.probs == 1, t2))
     return t1 + t2
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    a1, b1, a2, b2 = p.concentration1, p.concentration0, q.concentration1, q.concentration0
+    total1 = a1 + b1
+    t1 = a2.lgamma() + b2.lgamma() + total1.lgamma()
+    t2 = a1.lgamma() + b1.lgamma() + (a2 + b2).lgamma()
+    t3 = (a1 - a2) * a1.digamma()
+    t4 = (b1 - b2) * b1.digamma()
+    t5 = (a2 + b2 - total1) * total1.digamma()
+    return t1 - t2 + t3 + t4 + t5
 
 
 @register_kl(Categorical, Categorical)

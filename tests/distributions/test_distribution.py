@@ -65,6 +65,8 @@ CASES = {
                 [0.3, -2.0, 2.5], "float64"),
     "LogNormal": (lambda d, p: d.LogNormal(p[0], p[1]), [[0.5, -1.0, 0.0], [1.0, 0.5, 0.3]],
                   [0.3, 2.0, 1.1], "float64"),
+    "Beta": (lambda d, p: d.Beta(p[0], p[1]), [[0.5, 2.0, 5.0, 0.5], [1.0, 0.5, 3.0, 0.7]],
+             [0.3, 0.9, 0.5, 0.1], "float64"),
     "Gamma": (lambda d, p: d.Gamma(p[0], p[1]), [[0.5, 2.0, 5.0], [1.0, 0.5, 3.0]],
               [0.3, 2.0, 1.1], "float64"),
     "Poisson": (lambda d, p: d.Poisson(p[0]), [[0.5, 2.0, 7.0]], [0.0, 3.0, 5.0], "float64"),
@@ -196,6 +198,7 @@ STATS = {
     "Exponential": lambda d, lib: d.Exponential(lib.tensor([0.5, 3.0])),
     "Laplace": lambda d, lib: d.Laplace(lib.tensor([0.5, -1.0]), lib.tensor([1.0, 0.5])),
     "LogNormal": lambda d, lib: d.LogNormal(lib.tensor([0.0, -1.0]), lib.tensor([0.5, 0.3])),
+    "Beta": lambda d, lib: d.Beta(lib.tensor([0.3, 4.0]), lib.tensor([1.0, 2.0])),
     "Gamma": lambda d, lib: d.Gamma(lib.tensor([0.3, 4.0]), lib.tensor([1.0, 2.0])),
     "Poisson": lambda d, lib: d.Poisson(lib.tensor([0.5, 20.0])),
     "Binomial": lambda d, lib: d.Binomial(lib.tensor([5.0, 30.0]), probs=lib.tensor([0.2, 0.7])),
@@ -227,6 +230,8 @@ def _on(dist, device: str):
         return D.OneHotCategorical(probs=dist.probs.to(device))
     if name == "LogNormal":
         return D.LogNormal(dist.loc.to(device), dist.scale.to(device))
+    if name == "Beta":
+        return D.Beta(dist.concentration1.to(device), dist.concentration0.to(device))
     if name == "Binomial":
         return D.Binomial(moved["total_count"], probs=moved["probs"])
     if name == "MultivariateNormal":
@@ -264,6 +269,7 @@ SHAPES = {
         lib.zeros(2, 3), scale_tril=lib.eye(3)), (2,), (3,)),
     "Independent": (lambda d, lib: d.Independent(d.Normal(lib.zeros(2, 3, 4), 1.0), 2),
                     (2,), (3, 4)),
+    "Beta": (lambda d, lib: d.Beta(lib.ones(2, 1), lib.ones(3)), (2, 3), ()),
     "Gamma": (lambda d, lib: d.Gamma(lib.ones(2, 1), lib.ones(3)), (2, 3), ()),
     "Poisson": (lambda d, lib: d.Poisson(lib.ones(3)), (3,), ()),
     "Binomial": (lambda d, lib: d.Binomial(lib.full((2, 3), 4.0), logits=lib.zeros(3)),
@@ -335,6 +341,14 @@ def test_invalid_parameters_raise_value_error_as_torch(case) -> None:
     assert _first_line(ours.value) == _first_line(theirs.value)
 
 
+def test_beta_names_its_own_parameter() -> None:
+    """PyTorch's message names the Dirichlet inside its Beta; microtorch's the Beta."""
+    with pytest.raises(ValueError):
+        TD.Beta(torch.tensor([0.5]), torch.tensor([-1.0]))
+    with pytest.raises(ValueError, match=r"concentration0 .* GreaterThan\(lower_bound=0.0\)"):
+        D.Beta(microtorch.tensor([0.5]), microtorch.tensor([-1.0]))
+
+
 def _first_line(error: Exception) -> str:
     """The message's first line, with microtorch's tensor reprs written as torch's."""
     text = str(error).split("\n")[0].replace("microtorch", "torch")
@@ -360,6 +374,7 @@ OUTSIDE_SUPPORT = [
     ("Categorical", lambda d, lib: d.Categorical(probs=lib.tensor([0.5, 0.5])), 2.0),
     ("Exponential", lambda d, lib: d.Exponential(lib.tensor(1.0)), -1.0),
     ("LogNormal", lambda d, lib: d.LogNormal(0.0, 1.0), 0.0),
+    ("Beta", lambda d, lib: d.Beta(lib.tensor(1.0), 2.0), 1.5),
     ("Gamma", lambda d, lib: d.Gamma(lib.tensor(1.0), 1.0), -0.5),
     ("Poisson", lambda d, lib: d.Poisson(lib.tensor(1.0)), 1.5),
     ("Binomial", lambda d, lib: d.Binomial(3, probs=lib.tensor(0.5)), 4.0),

@@ -37,6 +37,8 @@ PAIRS = {
                 [[0.0, 0.0, -1.0], [1.0, 2.0, 1.0], [-1.0, 0.5, -2.0], [2.0, 3.0, 0.5]]),
     "Exponential": (lambda d, a: (d.Exponential(a[0]), d.Exponential(a[1])),
                     [[0.5, 2.0], [1.0, 0.3]]),
+    "Beta": (lambda d, a: (d.Beta(a[0], a[1]), d.Beta(a[2], a[3])),
+             [[0.5, 3.0], [1.0, 2.0], [2.0, 1.0], [0.5, 3.0]]),
     "Gamma": (lambda d, a: (d.Gamma(a[0], a[1]), d.Gamma(a[2], a[3])),
               [[0.5, 3.0], [1.0, 2.0], [2.0, 1.0], [0.5, 3.0]]),
     "Poisson": (lambda d, a: (d.Poisson(a[0]), d.Poisson(a[1])), [[0.5, 3.0], [2.0, 1.0]]),
