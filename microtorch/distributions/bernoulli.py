@@ -45,9 +45,7 @@ class Bernoulli(Distribution):
             new.probs = self.probs.expand(batch_shape)
         if "logits" in self.__dict__:
             new.logits = self.logits.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @cached_property
     def logits(self) -> Tensor:

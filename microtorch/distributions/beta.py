@@ -35,9 +35,7 @@ class Beta(Distribution):
         new = self._get_checked_instance(Beta, _instance)
         batch_shape = Size(batch_shape)
         new._concentrations = tuple(c.expand(batch_shape) for c in self._concentrations)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def concentration1(self) -> Tensor:

@@ -49,9 +49,7 @@ class Binomial(Distribution):
         if "logits" in self.__dict__:
             new.logits = self.logits.expand(batch_shape)
             new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def support(self) -> constraints.Constraint:  # type: ignore[override]

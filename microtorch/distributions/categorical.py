@@ -55,9 +55,7 @@ class Categorical(Distribution):
             new.logits = self.logits.expand(param_shape)
             new._param = new.logits
         new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def support(self) -> constraints.Constraint:  # type: ignore[override]

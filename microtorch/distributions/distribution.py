@@ -76,6 +76,13 @@ class Distribution:
             )
         return self.__new__(type(self)) if _instance is None else _instance
 
+    def _expanded(self, new: Distribution, batch_shape: tuple) -> Any:
+        """Finish expand(): ``new`` (its parameters already expanded) gets batch_shape and
+        self's event_shape and validate_args, without validating again."""
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _extended_shape(self, sample_shape: tuple = Size()) -> Size:
         """sample_shape + batch_shape + event_shape: the shape of sample(sample_shape)."""
         if not isinstance(sample_shape, tuple):

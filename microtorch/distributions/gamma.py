@@ -32,9 +32,7 @@ class Gamma(Distribution):
         batch_shape = Size(batch_shape)
         new.concentration = self.concentration.expand(batch_shape)
         new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def mean(self) -> Tensor:

@@ -39,9 +39,7 @@ class Independent(Distribution):
         base_batch = tuple(batch_shape) + tuple(self._event_shape[:n])
         new.base_dist = self.base_dist.expand(base_batch)
         new.reinterpreted_batch_ndims = n
-        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def has_rsample(self) -> bool:  # type: ignore[override]

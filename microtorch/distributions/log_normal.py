@@ -26,9 +26,7 @@ class LogNormal(Distribution):
         new = self._get_checked_instance(LogNormal, _instance)
         batch_shape = Size(batch_shape)
         new.base_dist = self.base_dist.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def loc(self) -> Tensor:

@@ -93,9 +93,7 @@ class MultivariateNormal(Distribution):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 new.__dict__[name] = self.__dict__[name].expand(cov_shape)
-        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     def _matrix_shape(self) -> tuple:
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)

@@ -32,9 +32,7 @@ class OneHotCategorical(Distribution):
         new = self._get_checked_instance(OneHotCategorical, _instance)
         batch_shape = Size(batch_shape)
         new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def _param(self) -> Tensor:

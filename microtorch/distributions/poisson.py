@@ -26,9 +26,7 @@ class Poisson(Distribution):
         new = self._get_checked_instance(Poisson, _instance)
         batch_shape = Size(batch_shape)
         new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def mean(self) -> Tensor:

@@ -28,9 +28,7 @@ class Uniform(Distribution):
         batch_shape = Size(batch_shape)
         new.low = self.low.expand(batch_shape)
         new.high = self.high.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def support(self) -> constraints.Constraint:  # type: ignore[override]

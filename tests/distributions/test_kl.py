@@ -8,6 +8,8 @@ import pytest
 
 import microtorch
 
+from .test_distribution import _params
+
 torch = pytest.importorskip("torch")
 
 D = microtorch.distributions
@@ -56,15 +58,6 @@ PAIRS = {
 }  # fmt: skip
 
 
-def _leaves(lib, device, values):
-    if lib is torch:
-        return [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values]
-    return [
-        microtorch.tensor(v, dtype=microtorch.float64, device=device).requires_grad_(True)
-        for v in values
-    ]
-
-
 def _np(t) -> np.ndarray:
     return t.detach().cpu().numpy()
 
@@ -72,7 +65,7 @@ def _np(t) -> np.ndarray:
 @pytest.mark.parametrize("case", list(PAIRS))
 def test_kl_divergence_and_its_gradient_match_torch(case: str, device: str) -> None:
     make, values = PAIRS[case]
-    theirs_a, ours_a = _leaves(torch, None, values), _leaves(microtorch, device, values)
+    theirs_a, ours_a = _params(torch, None, values), _params(microtorch, device, values)
     expected = TD.kl_divergence(*make(TD, theirs_a))
     got = D.kl_divergence(*make(D, ours_a))
     assert tuple(got.shape) == tuple(expected.shape)
