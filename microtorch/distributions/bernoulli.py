@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any
 
 from .. import functional as F
@@ -12,7 +11,7 @@ from ..factories import arange
 from ..nn import functional as nnF
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 
 def _one_of(probs: Any, logits: Any) -> None:
@@ -47,11 +46,11 @@ class Bernoulli(Distribution):
             new.logits = self.logits.expand(batch_shape)
         return self._expanded(new, batch_shape)
 
-    @cached_property
+    @lazy_property
     def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=True)
 
-    @cached_property
+    @lazy_property
     def probs(self) -> Tensor:
         return logits_to_probs(self.logits, is_binary=True)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any
 
 from .. import backend, random
@@ -11,7 +10,7 @@ from ..factories import arange
 from . import constraints
 from .bernoulli import _one_of
 from .distribution import Distribution
-from .utils import broadcast_all, host_draws, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, host_draws, lazy_property, logits_to_probs, probs_to_logits
 
 
 class Binomial(Distribution):
@@ -55,11 +54,11 @@ class Binomial(Distribution):
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.integer_interval(0, self.total_count)
 
-    @cached_property
+    @lazy_property
     def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=True)
 
-    @cached_property
+    @lazy_property
     def probs(self) -> Tensor:
         return logits_to_probs(self.logits, is_binary=True)
 

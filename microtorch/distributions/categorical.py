@@ -3,7 +3,6 @@ along the last dimension."""
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any
 
 from .. import dtypes, random
@@ -13,7 +12,7 @@ from ..factories import arange, full
 from . import constraints
 from .bernoulli import _one_of
 from .distribution import Distribution
-from .utils import logits_to_probs, probs_to_logits
+from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 
 class Categorical(Distribution):
@@ -61,11 +60,11 @@ class Categorical(Distribution):
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.integer_interval(0, self._num_events - 1)
 
-    @cached_property
+    @lazy_property
     def logits(self) -> Tensor:
         return probs_to_logits(self.probs)
 
-    @cached_property
+    @lazy_property
     def probs(self) -> Tensor:
         return logits_to_probs(self.logits)
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any
 
 from .._tensor import Size, Tensor
 from ..autograd import grad_mode
 from . import constraints
+from .utils import lazy_property
 
 
 class Distribution:
@@ -45,7 +45,7 @@ class Distribution:
         for param, constraint in self.arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue  # checked by the distribution itself
-            lazily_computed = isinstance(getattr(type(self), param, None), cached_property)
+            lazily_computed = isinstance(getattr(type(self), param, None), lazy_property)
             if lazily_computed and param not in self.__dict__:
                 continue  # not given: computed from a parameter that was checked
             value = getattr(self, param)

@@ -4,7 +4,6 @@ or the lower Cholesky factor of its covariance (``scale_tril``)."""
 from __future__ import annotations
 
 import math
-from functools import cached_property
 from typing import Any
 
 from .. import functional as F
@@ -12,7 +11,7 @@ from .. import linalg
 from .._tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import standard_normal
+from .utils import lazy_property, standard_normal
 
 
 def batch_mahalanobis(L: Tensor, x: Tensor) -> Tensor:
@@ -98,16 +97,16 @@ class MultivariateNormal(Distribution):
     def _matrix_shape(self) -> tuple:
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
 
-    @cached_property
+    @lazy_property
     def scale_tril(self) -> Tensor:
         return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
 
-    @cached_property
+    @lazy_property
     def covariance_matrix(self) -> Tensor:
         L = self._unbroadcasted_scale_tril
         return (L @ L.mT).expand(self._matrix_shape())
 
-    @cached_property
+    @lazy_property
     def precision_matrix(self) -> Tensor:
         L = self._unbroadcasted_scale_tril
         return linalg.inv(L @ L.mT).expand(self._matrix_shape())

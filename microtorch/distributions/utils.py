@@ -3,13 +3,27 @@ noise drawn from microtorch's seeded host generator."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from numbers import Number
 from typing import Any
 
 from .. import dtypes, random
 from .. import functional as F
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..factories import tensor
+
+
+class lazy_property(cached_property):
+    """A parameter computed from another on first use and then kept (Bernoulli's probs from
+    its logits), with gradient recording on, as PyTorch's: a value first read under no_grad
+    still carries the graph back to the parameter it came from."""
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        with grad_mode.enable_grad():
+            return super().__get__(instance, owner)
 
 
 def broadcast_all(*values: Any) -> tuple:

@@ -299,6 +299,19 @@ def test_shapes_expand_and_repr_match_torch(case: str) -> None:
     )  # fmt: skip
 
 
+def test_a_lazy_parameter_first_read_under_no_grad_keeps_its_gradient() -> None:
+    """probs computed from logits inside no_grad is kept with its graph, as PyTorch's."""
+    grads = []
+    for lib, d in ((torch, TD), (microtorch, D)):
+        logits = lib.tensor([0.5, -1.0], requires_grad=True)
+        dist = d.Bernoulli(logits=logits)
+        with lib.no_grad():
+            _ = dist.probs
+        dist.mean.sum().backward()
+        grads.append(logits.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+
+
 def test_float32_parameters_give_float32_results(device: str) -> None:
     loc = microtorch.tensor([0.0, 1.0], device=device)
     d = D.Normal(loc, 2.0)
