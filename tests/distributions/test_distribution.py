@@ -142,6 +142,26 @@ def test_quantities_and_gradients_match_torch(case: str, quantity: str, device: 
             _close(_np(ours.grad), _np(theirs.grad))
 
 
+@pytest.mark.parametrize("case", list(CASES))
+def test_float32_parameters_stay_float32_as_torch(case: str) -> None:
+    """log_prob, entropy, mean, variance and samples in float32 for float32 parameters."""
+    make, params, value, dtype = CASES[case]
+    v_dtype = "float32" if dtype == "float64" else dtype
+    ours = make(D, [microtorch.tensor(p) for p in params])
+    theirs = make(TD, [torch.tensor(p) for p in params])
+    for quantity in ("log_prob", "entropy", "mean", "variance"):
+        try:
+            expected = _evaluate(theirs, quantity, _value(torch, None, value, v_dtype))
+        except NotImplementedError:
+            continue
+        got = _evaluate(ours, quantity, _value(microtorch, None, value, v_dtype))
+        assert got.dtype == microtorch.float32, quantity
+        np.testing.assert_allclose(_np(got), _np(expected), rtol=2e-5, atol=1e-6,
+                                   equal_nan=True, err_msg=quantity)  # fmt: skip
+    sample = ours.sample((2,))
+    assert str(sample.dtype).split(".")[-1] == str(theirs.sample((2,)).dtype).split(".")[-1]
+
+
 RSAMPLE = ["Normal", "Normal-broadcast", "Uniform", "Exponential", "Laplace", "LogNormal"]
 
 
@@ -286,6 +306,13 @@ def test_shapes_expand_and_repr_match_torch(case: str) -> None:
     assert repr(ours).replace("microtorch", "torch") == repr(theirs)
     assert tuple(ours.sample((7, 2)).shape) == (7, 2) + batch + event
     assert tuple(ours.sample().shape) == batch + event
+    try:
+        empty = tuple(theirs.sample((0,)).shape)
+    except RuntimeError:  # Categorical: PyTorch's multinomial draws at least one
+        with pytest.raises(RuntimeError):
+            ours.sample((0,))
+    else:
+        assert tuple(ours.sample((0,)).shape) == empty == (0,) + batch + event
     if ours.has_rsample:
         assert tuple(ours.rsample((3,)).shape) == (3,) + batch + event
     bigger = (5,) + batch
