@@ -7,6 +7,7 @@ from typing import Any
 from .. import backend, dtypes, random
 from .. import functional as F
 from .._tensor import Size, Tensor
+from ..ops import elementwise
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, host_draws
@@ -15,13 +16,11 @@ from .utils import broadcast_all, host_draws
 class Gamma(Distribution):
     """Gamma(concentration a, rate b): density b^a x^(a-1) e^(-b x) / Gamma(a) for x > 0.
 
-    Draws come from the host generator's gamma sampler (Marsaglia and Tsang's method).
-    Unlike PyTorch there is no rsample: the gradient of a draw with respect to the
-    concentration needs the derivative of the incomplete gamma function in its first
-    argument (which cdf, as PyTorch's, does not have either)."""
+    Draws come from the host generator's gamma sampler (Marsaglia and Tsang's method)."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
+    has_rsample = True
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -46,12 +45,16 @@ class Gamma(Distribution):
     def variance(self) -> Tensor:
         return self.concentration / self.rate.pow(2)
 
-    def sample(self, sample_shape: tuple = Size()) -> Tensor:
+    def rsample(self, sample_shape: tuple = Size()) -> Tensor:
+        """g / rate for g a standard gamma draw of the concentration: differentiable in the
+        rate directly and in the concentration through dg/da at g's fixed quantile
+        (implicit reparameterisation, as PyTorch's)."""
         shape = tuple(self._extended_shape(sample_shape))
-        a = backend.to_numpy(self.concentration.detach().expand(shape).array)
-        g = host_draws(random._rng(None).standard_gamma(a), self.rate)
-        tiny = dtypes.finfo(self.rate.dtype).tiny
-        return (g / self.rate.detach()).clamp(min=tiny)  # never exactly 0, as PyTorch
+        a = self.concentration.expand(shape)
+        g = random._rng(None).standard_gamma(backend.to_numpy(a.detach().array))
+        g = g.clip(min=dtypes.finfo(a.dtype).tiny)  # never exactly 0, as PyTorch
+        g = elementwise.StandardGammaSample.apply(a, host_draws(g, a))
+        return g / self.rate.expand(shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

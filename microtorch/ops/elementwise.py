@@ -499,6 +499,41 @@ class Igamma(Function):
         return None, unbroadcast(grad * density, x.shape)
 
 
+def standard_gamma_grad(a, x):
+    """d x / d a for a standard gamma draw x held at its quantile u = P(a, x): by implicit
+    differentiation, -(dP/da) / (dP/dx). With P = e^L S, L = a log x - x - lgamma(a) and
+    S = sum_n t_n, t_n = x^n / (a (a+1) ... (a+n)) (all terms positive):
+    dP/da = e^L ((log x - psi(a)) S + sum_n t_n h_n), h_n = -sum_{k<=n} 1 / (a + k), and
+    dP/dx = x^(a-1) e^-x / Gamma(a) = e^L / x, so
+    d x / d a = -x ((log x - psi(a)) S + sum_n t_n h_n). In float64."""
+    xp = xp_of(a)
+    if a.dtype != xp.float64 or x.dtype != xp.float64:
+        return standard_gamma_grad(a.astype(xp.float64), x.astype(xp.float64)).astype(x.dtype)
+
+    def step(state, k):
+        t, h, total, total_h = state
+        t = t * x / (a + k)
+        h = h - 1 / (a + k)
+        return (t, h, total + t, total_h + t * h), t <= 1e-17 * total
+
+    t0, h0 = 1 / a, -1 / a
+    *_, total, total_h = _until_converged(step, (t0, h0, t0, t0 * h0), xp)
+    return -x * ((xp.log(x) - digamma(a)) * total + total_h)
+
+
+class StandardGammaSample(Function):
+    """Passes a standard gamma draw x (drawn for concentration a) through, recording
+    d x / d a so that the draw is differentiable in a (implicit reparameterisation)."""
+
+    def forward(self, a, x):
+        self.save_for_backward(a, x)
+        return x
+
+    def backward(self, grad):
+        a, x = self.saved
+        return grad * standard_gamma_grad(a, x), None
+
+
 class Lgamma(Function):
     def forward(self, x):
         self.save_for_backward(x)

@@ -183,6 +183,29 @@ def test_rsample_gradient_is_torch_reparameterisation(case: str, device: str) ->
         np.testing.assert_allclose(_np(ours.grad), _np(t.grad), rtol=1e-6, atol=1e-9)
 
 
+def test_gamma_rsample_gradient_is_torch_implicit_reparameterisation(device: str) -> None:
+    """d x / d concentration at our draws: PyTorch's _standard_gamma_grad to its own
+    accuracy (~1e-4), and exactly the derivative that keeps P(a, x) (the quantile) fixed."""
+    a = microtorch.tensor([0.05, 0.5, 2.0, 40.0], dtype=microtorch.float64, device=device)
+    rate = microtorch.tensor([1.0, 2.0, 0.5, 3.0], dtype=microtorch.float64, device=device)
+    a.requires_grad_(True)
+    rate.requires_grad_(True)
+    x = D.Gamma(a, rate).rsample((3,))
+    x.sum().backward()
+    g = torch.tensor(_np(x * rate))  # the standard gamma draws
+    a_t = torch.tensor(_np(a)).expand_as(g)
+    dg_da = torch._standard_gamma_grad(a_t, g)
+    np.testing.assert_allclose(_np(a.grad), (dg_da / torch.tensor(_np(rate))).sum(0), rtol=1e-4)
+    np.testing.assert_allclose(_np(rate.grad), (-g / torch.tensor(_np(rate)) ** 2).sum(0))
+    # moving a and x together along (1, dx/da) leaves P(a, x) unchanged (to O(h^2))
+    ours = microtorch.ops.elementwise
+    a_np, g_np = a_t.numpy(), g.numpy()
+    slope = ours.standard_gamma_grad(a_np, g_np)
+    h = 1e-7 * a_np  # a step relative to a: x(a) curves sharply for small a
+    moved = ours.gammainc(a_np + h, g_np + h * slope) - ours.gammainc(a_np - h, g_np - h * slope)
+    np.testing.assert_allclose(moved / (2 * h), 0.0, atol=1e-6)
+
+
 def test_multivariate_normal_rsample_gradient_is_loc_plus_L_eps(device: str) -> None:
     """x = loc + L eps: the noise recovered from our draw, pushed through torch's own
     scale_tril, gives the same gradients."""
@@ -207,6 +230,8 @@ def test_sample_has_no_gradient_and_rsample_is_refused_without_reparameterisatio
     with pytest.raises(NotImplementedError):
         D.Bernoulli(probs=microtorch.tensor([0.5])).rsample()
     assert not D.Categorical(probs=microtorch.ones(3)).has_rsample
+    with pytest.raises(NotImplementedError):
+        D.Beta(1.0, 2.0).rsample()
     assert D.Independent(D.Normal(microtorch.zeros(2), 1.0), 1).has_rsample
 
 
