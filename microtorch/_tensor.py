@@ -1134,6 +1134,15 @@ class Tensor:
     def erfinv(self) -> Tensor:
         return F.erfinv(self)
 
+    def lgamma(self) -> Tensor:
+        return F.lgamma(self)
+
+    def digamma(self) -> Tensor:
+        return F.digamma(self)
+
+    def igamma(self, other: Tensor) -> Tensor:
+        return F.igamma(self, other)
+
     def hypot(self, other: Tensor) -> Tensor:
         return F.hypot(self, other)
 

@@ -660,6 +660,22 @@ def erfinv(input: Tensor) -> Tensor:
     return elementwise.Erfinv.apply(_float_input(input, "erfinv"))
 
 
+def lgamma(input: Tensor) -> Tensor:
+    """log|Gamma(input)| elementwise (+inf at 0 and the negative integers)."""
+    return elementwise.Lgamma.apply(_float_input(input, "lgamma"))
+
+
+def digamma(input: Tensor) -> Tensor:
+    """psi(input) = d/dx log Gamma(x) elementwise (-inf at 0, nan at the negative integers)."""
+    return elementwise.Digamma.apply(_float_input(input, "digamma"))
+
+
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised lower incomplete gamma function P(input, other), with broadcasting
+    (differentiable in other only, as PyTorch)."""
+    return elementwise.Igamma.apply(*_floating_tensor_operands(input, other, "igamma"))
+
+
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """sqrt(input ** 2 + other ** 2), without overflow, with broadcasting."""
     return elementwise.Hypot.apply(*_floating_tensor_operands(input, other, "hypot"))

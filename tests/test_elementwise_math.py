@@ -25,7 +25,7 @@ SPECIAL = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -3.0, INF, -INF, NAN, 1e-300, 1
 UNARY = [
     "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "log2", "log10",
     "exp2", "expm1", "erfc", "erfinv", "sinc", "frac", "fix", "deg2rad", "rad2deg", "logit",
-    "nan_to_num", "signbit", "isposinf", "isneginf",
+    "nan_to_num", "signbit", "isposinf", "isneginf", "lgamma",
 ]  # fmt: skip
 # pairs of (input, other) with ties, signed zeros, zero divisors, infinities and nan
 PAIRS_A = [0.0, -0.0, 0.0, 1.0, -1.0, 2.0, -3.0, INF, -INF, NAN, 0.0, 5.0, 1e-200, 1e200, -0.0]
@@ -83,6 +83,23 @@ def test_unary_at_special_values_matches_pytorch(name: str, dtype: str) -> None:
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_at_special_values_matches_pytorch(name: str, dtype: str) -> None:
     _compare_with_torch(lambda T, a, b: getattr(T, name)(a, b), [PAIRS_A, PAIRS_B], dtype, name)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_digamma_at_special_values_matches_pytorch(dtype: str) -> None:
+    """digamma as PyTorch's; its gradient (trigamma) too, to 1e-8: PyTorch's float64
+    trigamma is off by ~1e-9 (trigamma(1) = pi^2/6 is pinned to 1e-13 here). At the poles
+    0, -1, -2... the gradient is inf, where PyTorch gives a huge finite number (from
+    sin(pi x) not being exactly 0 in floating point)."""
+    torch = pytest.importorskip("torch")
+    ours, (our_grad,) = _run(microtorch, lambda T, x: T.digamma(x), [SPECIAL], dtype)
+    theirs, (their_grad,) = _run(torch, lambda T, x: T.digamma(x), [SPECIAL], dtype)
+    _same(ours, theirs, "digamma")
+    poles = np.array([v <= 0 and v > -INF and math.floor(v) == v for v in SPECIAL])
+    assert np.isposinf(our_grad[poles]).all()
+    np.testing.assert_allclose(our_grad[~poles], their_grad[~poles], rtol=1e-8)
+    tolerance = 1e-13 if dtype == "float64" else 1e-6
+    assert abs(our_grad[SPECIAL.index(1.0)] - math.pi**2 / 6) <= tolerance
 
 
 @pytest.mark.parametrize(
@@ -439,3 +456,30 @@ def test_on_device_matches_cpu(device: str) -> None:
             assert (g is None) == (h is None), name
             if g is not None:
                 np.testing.assert_allclose(h, g, rtol=1e-12, equal_nan=True, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_igamma_edges_and_gradient_match_pytorch(dtype: str) -> None:
+    """P(a, x) at x = 0 and inf, a = 0, negative or nan arguments, large a on both sides of
+    x = a + 1; the gradient in x; none in a (NotImplementedError, as PyTorch)."""
+    torch = pytest.importorskip("torch")
+    a = [0.5, 1.0, 3.0, 3.0, 3.0, 0.0, 0.0, -1.0, 2.0, NAN, 200.0, 200.0, 1e-3, 40.0]
+    x = [0.0, 1.0, INF, 1e3, 2.0, 1.0, 0.0, 1.0, -1.0, 1.0, 180.0, 230.0, 1e-4, 39.0]
+    results = []
+    for lib in (microtorch, torch):
+        t_dtype = getattr(lib, dtype)
+        xs = lib.tensor(x, dtype=t_dtype, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = lib.igamma(lib.tensor(a, dtype=t_dtype), xs)
+            out[lib.tensor([0, 1, 4, 10, 11, 12, 13])].sum().backward()
+        results.append((out.detach().numpy(), xs.grad.numpy()))
+        with pytest.raises(NotImplementedError, match="igamma: input"):
+            lib.igamma(lib.tensor(a, dtype=t_dtype, requires_grad=True), xs).sum().backward()
+    (ours, our_grad), (theirs, their_grad) = results
+    # PyTorch's large-a expansion is good to ~1e-9 in float64 (P(40, 39) below)
+    rtol = 1e-9 if dtype == "float64" else 1e-5
+    np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=1e-300, equal_nan=True)
+    if dtype == "float64":
+        assert abs(ours[13] - 0.457551282871296) < 1e-13  # P(40, 39) from mpmath
+    np.testing.assert_allclose(our_grad, their_grad, rtol=rtol * 100, atol=1e-300)

@@ -254,6 +254,27 @@ def _erfinv_by_bisection(y: float) -> float:
 np_erfinv = np.vectorize(_erfinv_by_bisection, otypes=[np.float64])
 
 
+def _digamma_by_differences(v: float) -> float:
+    """psi(v) another way than microtorch's series: Richardson-extrapolated central
+    differences of math.lgamma (step scaled to v, so poles nearby do not spoil it)."""
+    h = 1e-4 * min(abs(v), 1.0)
+    d1 = (math.lgamma(v + h) - math.lgamma(v - h)) / (2 * h)
+    d2 = (math.lgamma(v + 2 * h) - math.lgamma(v - 2 * h)) / (4 * h)
+    return (4 * d1 - d2) / 3
+
+
+np_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+
+
+def _igamma_integer_a(a: float, x: float) -> float:
+    """P(a, x) for whole a by the closed form 1 - e^-x sum_{k<a} x^k / k!."""
+    return 1 - math.exp(-x) * sum(x**k / math.factorial(k) for k in range(int(a)))
+
+
+np_igamma = np.vectorize(_igamma_integer_a, otypes=[np.float64])
+np_digamma = np.vectorize(_digamma_by_differences, otypes=[np.float64])
+
+
 def np_softmax(a: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(a - a.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -768,6 +789,26 @@ ELEMENTWISE = [
         lambda T, F, a: a.erfinv(),
         (const([-0.999, 0.99, 0.9999]),),
         np_erfinv,
+    ),
+    C("lgamma", lambda T, F, a: T.lgamma(a * 3), (pos(2, 3),), lambda a: np_lgamma(a * 3)),
+    C(
+        "lgamma_small_and_negative",  # the reflection formula below 1/2
+        lambda T, F, a: a.lgamma(),
+        (const([0.01, 0.3, -0.4, -2.5, 12.0]),),
+        np_lgamma,
+    ),
+    C("digamma", lambda T, F, a: T.digamma(a * 3), (pos(2, 3),), lambda a: np_digamma(a * 3)),
+    C(
+        "digamma_small_and_negative",
+        lambda T, F, a: a.digamma(),
+        (const([0.01, 0.3, -0.4, -2.5, 12.0]),),
+        np_digamma,
+    ),
+    C(
+        "igamma",  # whole a (no gradient, as PyTorch) on both sides of x = a + 1
+        lambda T, F, a, b: T.igamma(a, b * 4),
+        (const([[1.0, 3.0, 12.0]], grad=False), pos(2, 3)),
+        lambda a, b: np_igamma(a, b * 4),
     ),
     C("hypot", lambda T, F, a, b: T.hypot(a, b), (nz(2, 3), nz(3)), np.hypot),
     C("fmod", lambda T, F, a, b: T.fmod(a, b), (x(2, 3), nz(3)), np.fmod),

@@ -1,0 +1,223 @@
+"""Constraints: which values a parameter or a sample may take.
+
+``constraint.check(value)`` gives a bool tensor, one entry per event (the last
+``event_dim`` dimensions of value are one event). Distributions name theirs in
+``arg_constraints`` (checked when a distribution is made) and ``support`` (checked by
+log_prob), as in ``torch.distributions.constraints``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import functional as F
+from .. import linalg
+from .._tensor import Tensor
+
+
+class Constraint:
+    """A set of allowed values: ``check(value)`` says, per event, whether value is in it."""
+
+    is_discrete = False
+    event_dim = 0
+
+    def check(self, value: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.__class__.__name__[1:] + "()"
+
+
+class _Dependent(Constraint):
+    """A constraint that depends on other parameters (Uniform's low < high): not checked on
+    its own."""
+
+    def check(self, value: Tensor) -> Tensor:
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+def is_dependent(constraint: Any) -> bool:
+    """Whether ``constraint`` is a dependent one (checked by its distribution instead)."""
+    return isinstance(constraint, _Dependent)
+
+
+class _Real(Constraint):
+    def check(self, value: Tensor) -> Tensor:
+        return value == value  # false only for nan
+
+
+class _Boolean(Constraint):
+    is_discrete = True
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value == 0) | (value == 1)
+
+
+class _OneHot(Constraint):
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value: Tensor) -> Tensor:
+        is_boolean = ((value == 0) | (value == 1)).all(-1)
+        return is_boolean & (value.sum(-1) == 1)
+
+
+class _IntegerInterval(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        whole = (value % 1) == 0
+        return whole & (self.lower_bound <= value) & (value <= self.upper_bound)
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
+            f"upper_bound={self.upper_bound})"
+        )
+
+
+class _IntegerGreaterThan(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower_bound: Any) -> None:
+        self.lower_bound = lower_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return ((value % 1) == 0) & (value >= self.lower_bound)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
+
+
+class _GreaterThan(Constraint):
+    def __init__(self, lower_bound: Any) -> None:
+        self.lower_bound = lower_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return self.lower_bound < value
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
+
+
+class _GreaterThanEq(_GreaterThan):
+    def check(self, value: Tensor) -> Tensor:
+        return self.lower_bound <= value
+
+
+class _LessThan(Constraint):
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return value < self.upper_bound
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
+
+
+class _Interval(Constraint):
+    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
+            f"upper_bound={self.upper_bound})"
+        )
+
+
+class _HalfOpenInterval(_Interval):
+    def check(self, value: Tensor) -> Tensor:
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+
+class _Simplex(Constraint):
+    event_dim = 1
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _LowerCholesky(Constraint):
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        lower = (value.tril() == value).flatten(-2).all(-1)
+        positive_diagonal = (value.diagonal(0, -2, -1) > 0).all(-1)
+        return lower & positive_diagonal
+
+
+class _PositiveDefinite(Constraint):
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        value = value.detach()
+        symmetric = F.isclose(value, value.mT, atol=1e-6).flatten(-2).all(-1)
+        if not bool(symmetric.all()):
+            return symmetric
+        return linalg.eigvalsh(value).min(-1).values > 0
+
+
+class _IndependentConstraint(Constraint):
+    """``base_constraint`` with its last ``reinterpreted_batch_ndims`` dimensions read as one
+    event: an event is valid when every element of it is."""
+
+    def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int) -> None:
+        self.base_constraint = base_constraint
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
+
+    def check(self, value: Tensor) -> Tensor:
+        result = self.base_constraint.check(value)
+        n = self.reinterpreted_batch_ndims
+        if n == 0:
+            return result
+        if result.dim() < n:
+            raise ValueError(
+                f"Expected value.dim() >= {n + self.base_constraint.event_dim} but got "
+                f"{value.dim()}"
+            )
+        return result.reshape(tuple(result.shape[: result.dim() - n]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
+            f"{self.reinterpreted_batch_ndims})"
+        )
+
+
+dependent = _Dependent()
+real = _Real()
+boolean = _Boolean()
+one_hot = _OneHot()
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
+integer_interval = _IntegerInterval
+greater_than = _GreaterThan
+greater_than_eq = _GreaterThanEq
+less_than = _LessThan
+positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
+interval = _Interval
+half_open_interval = _HalfOpenInterval
+unit_interval = _Interval(0.0, 1.0)
+simplex = _Simplex()
+lower_cholesky = _LowerCholesky()
+positive_definite = _PositiveDefinite()
+independent = _IndependentConstraint
+real_vector = _IndependentConstraint(real, 1)

@@ -1,0 +1,67 @@
+"""Exponential distribution with rate ``rate`` (mean 1 / rate)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import random
+from .._tensor import Size, Tensor
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all, host_draws
+
+
+class Exponential(Distribution):
+    """Exponential(rate): density rate * exp(-rate x) for x >= 0."""
+
+    arg_constraints = {"rate": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
+        (self.rate,) = broadcast_all(rate)
+        super().__init__(self.rate.shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: tuple, _instance: Any = None) -> Exponential:
+        new = self._get_checked_instance(Exponential, _instance)
+        batch_shape = Size(batch_shape)
+        new.rate = self.rate.expand(batch_shape)
+        return self._expanded(new, batch_shape)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.rate.reciprocal()
+
+    @property
+    def mode(self) -> Tensor:
+        return self.rate * 0
+
+    @property
+    def stddev(self) -> Tensor:
+        return self.rate.reciprocal()
+
+    @property
+    def variance(self) -> Tensor:
+        return self.rate.pow(-2)
+
+    def rsample(self, sample_shape: tuple = Size()) -> Tensor:
+        """e / rate with e a standard exponential draw: differentiable in rate."""
+        shape = self._extended_shape(sample_shape)
+        e = host_draws(random._rng(None).standard_exponential(tuple(shape)), self.rate)
+        return e / self.rate
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return self.rate.log() - self.rate * value
+
+    def cdf(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return 1 - (-self.rate * value).exp()
+
+    def icdf(self, value: Tensor) -> Tensor:
+        return -(-value).log1p() / self.rate
+
+    def entropy(self) -> Tensor:
+        return 1.0 - self.rate.log()

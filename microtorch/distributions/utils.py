@@ -1,0 +1,82 @@
+"""Helpers the distributions share: parameters as broadcast tensors, probs <-> logits, and
+noise drawn from microtorch's seeded host generator."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from numbers import Number
+from typing import Any
+
+from .. import dtypes, random
+from .. import functional as F
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..factories import tensor
+
+
+class lazy_property(cached_property):
+    """A parameter computed from another on first use and then kept (Bernoulli's probs from
+    its logits), with gradient recording on, as PyTorch's: a value first read under no_grad
+    still carries the graph back to the parameter it came from."""
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        with grad_mode.enable_grad():
+            return super().__get__(instance, owner)
+
+
+def broadcast_all(*values: Any) -> tuple:
+    """The values (tensors or numbers) as tensors broadcast to one shape; numbers take the
+    first tensor's dtype and device (the default dtype when all are numbers)."""
+    for v in values:
+        if not isinstance(v, (Tensor, Number)):
+            raise ValueError(
+                f"Input arguments must all be numbers or tensors, got {type(v).__name__}"
+            )
+    tensors = [v for v in values if isinstance(v, Tensor)]
+    dtype = tensors[0].dtype if tensors else dtypes.get_default_dtype()
+    device = tensors[0].device if tensors else None
+    as_tensors = [
+        v if isinstance(v, Tensor) else tensor(float(v), dtype=dtype, device=device) for v in values
+    ]
+    return tuple(F.broadcast_tensors(*as_tensors))
+
+
+def standard_normal(shape: tuple, like: Tensor) -> Tensor:
+    """Standard normal noise of ``shape`` in like's dtype and on its device (no gradient)."""
+    return Tensor._make(random.normal_array(shape, 0.0, 1.0, like.dtype, like.device))
+
+
+def standard_uniform(shape: tuple, like: Tensor, low: float = 0.0) -> Tensor:
+    """Uniform noise in [low, 1) of ``shape`` in like's dtype and on its device."""
+    return Tensor._make(random.uniform_array(shape, low, 1.0, like.dtype, like.device))
+
+
+def host_draws(host: Any, like: Tensor) -> Tensor:
+    """A NumPy array drawn by the host generator as a tensor of like's dtype and device."""
+    return tensor(host, dtype=like.dtype, device=like.device)
+
+
+def clamp_probs(probs: Tensor) -> Tensor:
+    """Probabilities kept eps away from 0 and 1 (eps of their dtype), so logs stay finite."""
+    eps = dtypes.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
+    """Log-odds log(p) - log(1 - p) when is_binary, else log(p) (p clamped first)."""
+    p = clamp_probs(probs)
+    return p.log() - (-p).log1p() if is_binary else p.log()
+
+
+def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
+    """sigmoid(logits) when is_binary, else softmax over the last dimension."""
+    return logits.sigmoid() if is_binary else logits.softmax(-1)
+
+
+def sum_rightmost(value: Tensor, dim: int) -> Tensor:
+    """value summed over its last ``dim`` dimensions (value itself when dim is 0)."""
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[: value.dim() - dim]) + (-1,)).sum(-1)

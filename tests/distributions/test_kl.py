@@ -1,0 +1,124 @@
+"""kl_divergence against torch.distributions' (values and gradients), register_kl
+dispatch, and the errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch
+
+from .test_distribution import _params
+
+torch = pytest.importorskip("torch")
+
+D = microtorch.distributions
+TD = torch.distributions
+
+COV_P = [[2.0, 0.3], [0.3, 1.0]]
+COV_Q = [[1.0, -0.2], [-0.2, 0.5]]
+
+# name: (make p and q from params, parameter values)
+PAIRS = {
+    "Normal": (lambda d, a: (d.Normal(a[0], a[1]), d.Normal(a[2], a[3])),
+               [[0.5, -1.0], [1.0, 2.0], [0.0, 1.0], [0.5, 3.0]]),
+    "Bernoulli": (lambda d, a: (d.Bernoulli(probs=a[0]), d.Bernoulli(probs=a[1])),
+                  [[0.2, 0.5, 0.9], [0.3, 0.5, 0.1]]),
+    "Bernoulli-edges": (lambda d, a: (d.Bernoulli(probs=a[0]), d.Bernoulli(probs=a[1])),
+                        [[0.0, 1.0, 0.3, 0.3], [0.4, 0.4, 0.0, 1.0]]),
+    "Bernoulli-logits": (lambda d, a: (d.Bernoulli(logits=a[0]), d.Bernoulli(logits=a[1])),
+                         [[-1.0, 2.0], [0.5, 0.0]]),
+    "Categorical": (lambda d, a: (d.Categorical(probs=a[0]), d.Categorical(logits=a[1])),
+                    [[[0.2, 0.3, 0.5], [0.5, 0.5, 0.0]], [[0.0, 1.0, -1.0], [2.0, 0.0, 1.0]]]),
+    "Categorical-zero-in-q": (lambda d, a: (d.Categorical(probs=a[0]), d.Categorical(probs=a[1])),
+                              [[0.2, 0.3, 0.5], [0.5, 0.5, 0.0]]),
+    "OneHotCategorical": (lambda d, a: (d.OneHotCategorical(probs=a[0]),
+                                        d.OneHotCategorical(probs=a[1])),
+                          [[0.2, 0.3, 0.5], [0.4, 0.4, 0.2]]),
+    "Uniform": (lambda d, a: (d.Uniform(a[0], a[1]), d.Uniform(a[2], a[3])),
+                [[0.0, 0.0, -1.0], [1.0, 2.0, 1.0], [-1.0, 0.5, -2.0], [2.0, 3.0, 0.5]]),
+    "Exponential": (lambda d, a: (d.Exponential(a[0]), d.Exponential(a[1])),
+                    [[0.5, 2.0], [1.0, 0.3]]),
+    "Beta": (lambda d, a: (d.Beta(a[0], a[1]), d.Beta(a[2], a[3])),
+             [[0.5, 3.0], [1.0, 2.0], [2.0, 1.0], [0.5, 3.0]]),
+    "Gamma": (lambda d, a: (d.Gamma(a[0], a[1]), d.Gamma(a[2], a[3])),
+              [[0.5, 3.0], [1.0, 2.0], [2.0, 1.0], [0.5, 3.0]]),
+    "Poisson": (lambda d, a: (d.Poisson(a[0]), d.Poisson(a[1])), [[0.5, 3.0], [2.0, 1.0]]),
+    "Laplace": (lambda d, a: (d.Laplace(a[0], a[1]), d.Laplace(a[2], a[3])),
+                [[0.5, -1.0], [1.0, 2.0], [0.0, 1.0], [0.5, 3.0]]),
+    "MultivariateNormal": (lambda d, a: (d.MultivariateNormal(a[0], covariance_matrix=a[1]),
+                                         d.MultivariateNormal(a[2], covariance_matrix=a[3])),
+                           [[0.5, -1.0], COV_P, [[0.0, 1.0], [1.0, 2.0]], COV_Q]),
+    "MultivariateNormal-tril": (lambda d, a: (d.MultivariateNormal(a[0], scale_tril=a[1]),
+                                              d.MultivariateNormal(a[2], precision_matrix=a[3])),
+                                [[0.5, -1.0], [[1.5, 0.0], [0.4, 0.8]], [0.0, 1.0], COV_Q]),
+    "Independent": (lambda d, a: (d.Independent(d.Normal(a[0], a[1]), 1),
+                                  d.Independent(d.Normal(a[2], a[3]), 1)),
+                    [[[0.5, -1.0]], [[1.0, 2.0]], [[0.0, 1.0]], [[0.5, 3.0]]]),
+}  # fmt: skip
+
+
+def _np(t) -> np.ndarray:
+    return t.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("case", list(PAIRS))
+def test_kl_divergence_and_its_gradient_match_torch(case: str, device: str) -> None:
+    make, values = PAIRS[case]
+    theirs_a, ours_a = _params(torch, None, values), _params(microtorch, device, values)
+    expected = TD.kl_divergence(*make(TD, theirs_a))
+    got = D.kl_divergence(*make(D, ours_a))
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_allclose(_np(got), _np(expected), rtol=1e-7, atol=1e-10)
+    finite = torch.isfinite(expected)
+    expected[finite].sum().backward()
+    got[microtorch.tensor(finite.numpy(), device=device)].sum().backward()
+    for o, t in zip(ours_a, theirs_a):
+        if t.grad is None:
+            continue
+        np.testing.assert_allclose(_np(o.grad), t.grad.numpy(), rtol=1e-6, atol=1e-9)
+
+
+def test_kl_of_a_distribution_with_itself_is_zero() -> None:
+    p = D.MultivariateNormal(microtorch.zeros(3), scale_tril=microtorch.eye(3) * 2)
+    np.testing.assert_allclose(_np(D.kl_divergence(p, p)), 0.0, atol=1e-6)
+
+
+def test_kl_broadcasts_batches() -> None:
+    p = D.Normal(microtorch.zeros(2, 1), 1.0)
+    q = D.Normal(microtorch.zeros(3), 2.0)
+    assert tuple(D.kl_divergence(p, q).shape) == (2, 3)
+
+
+def test_unregistered_pair_raises_not_implemented_as_torch() -> None:
+    with pytest.raises(NotImplementedError):
+        TD.kl_divergence(TD.Normal(0.0, 1.0), TD.Bernoulli(probs=0.5))
+    with pytest.raises(NotImplementedError, match="register_kl"):
+        D.kl_divergence(D.Normal(0.0, 1.0), D.Bernoulli(probs=0.5))
+
+
+def test_multivariate_normals_of_different_sizes_raise_value_error() -> None:
+    p = D.MultivariateNormal(microtorch.zeros(2), scale_tril=microtorch.eye(2))
+    q = D.MultivariateNormal(microtorch.zeros(3), scale_tril=microtorch.eye(3))
+    with pytest.raises(ValueError, match="different event shapes"):
+        D.kl_divergence(p, q)
+
+
+def test_register_kl_uses_the_most_specific_pair() -> None:
+    class MyNormal(D.Normal):
+        pass
+
+    p, q = MyNormal(0.0, 1.0), D.Normal(1.0, 1.0)
+    np.testing.assert_allclose(_np(D.kl_divergence(p, q)), 0.5)  # the Normal-Normal formula
+
+    @D.register_kl(MyNormal, D.Normal)
+    def _kl_mine(p, q):
+        return microtorch.tensor(-7.0)
+
+    try:
+        assert D.kl_divergence(p, q).item() == -7.0
+        np.testing.assert_allclose(_np(D.kl_divergence(q, q)), 0.0)
+    finally:
+        del D.kl._KL_REGISTRY[MyNormal, D.Normal]
+    with pytest.raises(TypeError):
+        D.register_kl(int, D.Normal)
