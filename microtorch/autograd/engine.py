@@ -14,7 +14,9 @@ Each node links to the nodes that made its inputs (``next_functions``), or to a 
 
 from __future__ import annotations
 
+import contextlib
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 from .. import backend
@@ -149,6 +151,23 @@ def add_to_grad(tensor: Any, grad: Any) -> None:
         tensor.grad = Tensor._make(backend.xp_of(grad).array(grad))
     else:
         tensor._grad.array += grad
+
+
+# How many walks with ``capture`` (autograd.grad, backward(inputs=)) are running. Only
+# utils.checkpoint reads it: its backward puts parameter gradients into .grad, which a
+# capturing walk must not change, so it refuses to run inside one.
+capturing = 0
+
+
+@contextlib.contextmanager
+def capturing_walk() -> Iterator[None]:
+    """Mark the backward() calls inside the block as capturing walks."""
+    global capturing
+    capturing += 1
+    try:
+        yield
+    finally:
+        capturing -= 1
 
 
 def make_retained(tensor: Any) -> Any:
