@@ -10,6 +10,7 @@ from . import (
     backend,
     backends,
     cuda,
+    func,
     linalg,
     nn,
     optim,
