@@ -83,6 +83,17 @@ def _grads(outputs: list, primals: list, cotangents: list | None, retain: bool) 
     return [p.new_zeros(p.shape) if g is None else g for p, g in zip(primals, found)]
 
 
+def _split_aux(output: Any, has_aux: bool, call: str) -> tuple:
+    """(output, aux): with ``has_aux`` func must return the pair, else aux is None."""
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(
+            f"{call}: output of function f should be a tuple: (output, aux) if has_aux is True"
+        )
+    return output
+
+
 def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
     """A function returning (d func / d args[argnums], func(*args)) for a scalar func; with
     ``has_aux`` func returns (value, aux) and the result is (grad, (value, aux))."""
@@ -93,15 +104,7 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
             args = list(args)
             for a in nums:
                 args[a] = _tree_map(_fresh, args[a])
-            output = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise RuntimeError(
-                        "grad_and_value(f)(*args): output of function f should be a tuple: "
-                        "(output, aux) if has_aux is True"
-                    )
-                output, aux = output
+            output, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, Tensor) or output.dim() != 0:
                 got = f"tensor with {output.dim()} dims" if isinstance(output, Tensor) else output
                 raise RuntimeError(
@@ -137,15 +140,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     primal the output does not use). With ``has_aux``, (output, vjp_fn, aux)."""
     with _transform("vjp"):
         primals = tuple(_tree_map(_fresh, p) for p in primals)
-        output = func(*primals)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
-                    "if has_aux is True"
-                )
-            output, aux = output
+        output, aux = _split_aux(func(*primals), has_aux, "vjp(f, *primals)")
     outputs, flat_primals = _leaves(output), _leaves(primals)
 
     def vjp_fn(cotangents: Any) -> tuple:
@@ -183,10 +178,8 @@ def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False) -
             full = list(args)
             for a, x in zip(nums, selected):
                 full[a] = x
-            output = func(*full)
-            if has_aux:
-                output, aux = output
-                aux_box.append(aux)
+            output, aux = _split_aux(func(*full), has_aux, "jacrev(f)(*args)")
+            aux_box.append(aux)
             return output
 
         with _transform("jacrev"):

@@ -76,15 +76,19 @@ def test_weight_norm_follows_g_and_remove_folds_it_back(device):
     np.testing.assert_allclose(_np(ours.weight), _np(theirs.weight), rtol=1e-12)
 
 
-def test_weight_norm_errors():
-    layer = weight_norm(nn.Linear(3, 2))
-    with pytest.raises(RuntimeError, match="Cannot register two weight_norm hooks"):
-        weight_norm(layer)
-    remove_weight_norm(layer)
-    with pytest.raises(ValueError, match="weight_norm of 'weight' not found in Linear"):
-        remove_weight_norm(layer)
-    with pytest.raises(ValueError, match="weight_norm of 'bias' not found"):
-        remove_weight_norm(layer, "bias")
+@pytest.mark.parametrize(
+    "apply, remove", [(weight_norm, remove_weight_norm), (spectral_norm, remove_spectral_norm)]
+)
+def test_registering_twice_and_removing_what_is_not_there(apply, remove):
+    label = apply.__name__
+    layer = apply(nn.Linear(3, 2))
+    with pytest.raises(RuntimeError, match=f"Cannot register two {label} hooks"):
+        apply(layer)
+    remove(layer)
+    with pytest.raises(ValueError, match=f"{label} of 'weight' not found in Linear"):
+        remove(layer)
+    with pytest.raises(ValueError, match=f"{label} of 'bias' not found"):
+        remove(layer, "bias")
 
 
 def _spectral_pair(kind: str, device: str, **kw):
@@ -139,12 +143,6 @@ def test_spectral_norm_divides_by_the_largest_singular_value(device):
 def test_spectral_norm_errors_and_seeded_start():
     with pytest.raises(ValueError, match="Expected n_power_iterations to be positive"):
         spectral_norm(nn.Linear(3, 2), n_power_iterations=0)
-    layer = spectral_norm(nn.Linear(3, 2))
-    with pytest.raises(RuntimeError, match="Cannot register two spectral_norm hooks"):
-        spectral_norm(layer)
-    remove_spectral_norm(layer)
-    with pytest.raises(ValueError, match="spectral_norm of 'weight' not found in Linear"):
-        remove_spectral_norm(layer)
     mt.manual_seed(5)
     a = spectral_norm(nn.Linear(3, 2))
     mt.manual_seed(5)
