@@ -127,6 +127,29 @@ def test_attention_block_matches_torch(device, use_reentrant):
                                        atol=1e-5, err_msg=name)  # fmt: skip
 
 
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_attention_block_with_dropout_same_gradients_as_plain_run(device, use_reentrant):
+    mt.manual_seed(0)
+    block = _AttentionBlock(mt)
+    block.attn = nn.MultiheadAttention(8, 2, dropout=0.3, batch_first=True)
+    block.mlp.append(nn.Dropout(0.3))
+    for m in block.modules():
+        m.to(device)
+    a = np.random.default_rng(2).standard_normal((2, 3, 8)).astype(np.float32)
+    results = []
+    for ck in (False, True):
+        for m in block.modules():
+            m.zero_grad()
+        mt.manual_seed(7)
+        x = mt.tensor(a, device=device, requires_grad=True)
+        y = checkpoint(block, x, None, use_reentrant=use_reentrant) if ck else block(x, None)
+        (y * y).sum().backward()
+        params = [p.grad.cpu().numpy() for m in block.modules() for p in m.parameters()]
+        results.append([x.grad.cpu().numpy()] + params)
+    for g, g_ck in zip(*results):
+        np.testing.assert_array_equal(g_ck, g)
+
+
 def test_non_tensor_and_no_grad_inputs(device):
     x = mt.tensor(X, device=device, requires_grad=True)
     scale = mt.tensor(X + 1, device=device)  # requires_grad=False
