@@ -11,6 +11,7 @@ from . import (
     backends,
     cuda,
     distributions,
+    func,
     linalg,
     nn,
     optim,

@@ -298,7 +298,8 @@ class Tensor:
         for i, t in enumerate(inputs):
             if not isinstance(t, Tensor) or not t.requires_grad:
                 raise RuntimeError(f"backward: inputs[{i}] is not a tensor that requires grad")
-        found = engine.backward(self, grad, retain_graph=bool(retain_graph), capture=inputs)
+        with engine.capturing_walk():
+            found = engine.backward(self, grad, retain_graph=bool(retain_graph), capture=inputs)
         for t, g in zip(inputs, found):
             retained = t.grad_fn is not None and t.grad_fn.retained is not None
             if g is not None and not retained:  # (retain_grad() has filled its .grad)

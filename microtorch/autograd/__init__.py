@@ -73,7 +73,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             term = out.sum() if g is None else F.mul(out, g.detach()).sum()
             total = term if total is None else total + term
     seed = backend.xp_of(total.array).ones_like(total.array)
-    found = engine.backward(total, seed, retain_graph=bool(retain_graph), capture=inputs)
+    with engine.capturing_walk():
+        found = engine.backward(total, seed, retain_graph=bool(retain_graph), capture=inputs)
     result = []
     for i, (t, g) in enumerate(zip(inputs, found)):
         if g is None:

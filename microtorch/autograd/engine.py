@@ -14,7 +14,9 @@ Each node links to the nodes that made its inputs (``next_functions``), or to a 
 
 from __future__ import annotations
 
+import contextlib
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 from .. import backend
@@ -151,6 +153,23 @@ def add_to_grad(tensor: Any, grad: Any) -> None:
         tensor._grad.array += grad
     for hook in tensor._post_accumulate_hooks or ():  # register_post_accumulate_grad_hook
         hook(tensor)  # (after the sum is in .grad; what it returns is ignored)
+
+
+# How many walks with ``capture`` (autograd.grad, backward(inputs=)) are running. Only
+# utils.checkpoint reads it: its backward puts parameter gradients into .grad, which a
+# capturing walk must not change, so it refuses to run inside one.
+capturing = 0
+
+
+@contextlib.contextmanager
+def capturing_walk() -> Iterator[None]:
+    """Mark the backward() calls inside the block as capturing walks."""
+    global capturing
+    capturing += 1
+    try:
+        yield
+    finally:
+        capturing -= 1
 
 
 def make_retained(tensor: Any) -> Any:

@@ -1,5 +1,5 @@
 """``nn.utils``: gradient clipping, parameters as one vector, ``skip_init``, and ``rnn``
-(padded and packed sequences)."""
+(padded and packed sequences), ``weight_norm`` and ``spectral_norm`` (hook-based)."""
 
 from . import rnn
 from .clip_grad import (
@@ -11,6 +11,8 @@ from .clip_grad import (
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .init import skip_init
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = [
     "clip_grad_norm",
@@ -19,7 +21,11 @@ __all__ = [
     "clip_grads_with_norm_",
     "get_total_norm",
     "parameters_to_vector",
+    "remove_spectral_norm",
+    "remove_weight_norm",
     "rnn",
     "skip_init",
+    "spectral_norm",
     "vector_to_parameters",
+    "weight_norm",
 ]

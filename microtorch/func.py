@@ -1,0 +1,370 @@
+"""``microtorch.func``: function transforms, as ``torch.func``, built on ``autograd.grad``.
+
+    g = grad(loss_fn)(x)                        # d loss_fn(x) / dx
+    out, vjp_fn = vjp(f, x); (gx,) = vjp_fn(v)  # f(x), and v^T J
+    J = jacrev(f)(x)                            # d f(x) / dx, one backward per output element
+    ys = vmap(f)(xs)                            # f applied to each xs[i], then stacked
+    out = functional_call(model, params, (x,))  # model run with other parameters
+
+The transforms return plain (detached) tensors: microtorch's backward records no graph, so
+``grad(grad(f))`` (gradients of gradients) is refused with a clear error. ``vmap`` is a Python
+loop over the mapped dimension, not a vectorised kernel: ``vmap(grad(f))`` gives per-sample
+gradients, one backward per sample.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from . import functional as F
+from . import random
+from ._tensor import Tensor
+from .autograd import functional as _autograd_functional
+from .autograd import grad as _autograd_grad
+from .autograd import grad_mode, no_gradients_of_gradients
+
+_depth = 0  # how many grad/vjp/jacrev calls are running (one may not run inside another)
+
+
+@contextlib.contextmanager
+def _transform(name: str) -> Iterator[None]:
+    """Run one differentiating transform; one inside another needs gradients of gradients."""
+    global _depth
+    if _depth:
+        raise no_gradients_of_gradients(f"func.{name} inside grad/vjp/jacrev (nested) is")
+    _depth += 1
+    try:
+        with grad_mode.enable_grad():
+            yield
+    finally:
+        _depth -= 1
+
+
+def _tree_map(fn: Callable, tree: Any) -> Any:
+    """``fn`` applied to every tensor in a tensor, or a tuple/list/dict of them (nested)."""
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_tree_map(fn, t) for t in tree)
+    if isinstance(tree, dict):
+        return {k: _tree_map(fn, v) for k, v in tree.items()}
+    return fn(tree) if isinstance(tree, Tensor) else tree
+
+
+def _leaves(tree: Any) -> list:
+    """The tensors of a tree, in _tree_map's order."""
+    found: list = []
+    _tree_map(found.append, tree)
+    return found
+
+
+def _fresh(t: Tensor) -> Tensor:
+    return t.detach().requires_grad_(True)  # integer tensors raise, as in PyTorch
+
+
+def _argnums(argnums: int | tuple, n: int) -> tuple:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int) or not -n <= a < n:
+            raise RuntimeError(
+                f"func: got argnums={argnums!r}, but only {n} positional inputs were given"
+            )
+    return tuple(a % n for a in nums)
+
+
+def _grads(outputs: list, primals: list, cotangents: list | None, retain: bool) -> list:
+    """d(sum outputs * cotangents) / d primal for each primal; zeros where none reaches it."""
+    used = [i for i, o in enumerate(outputs) if o.requires_grad]
+    found = [None] * len(primals)
+    if used:
+        weights = None if cotangents is None else [cotangents[i] for i in used]
+        found = _autograd_grad([outputs[i] for i in used], primals, weights, retain_graph=retain,
+                               allow_unused=True)  # fmt: skip
+    return [p.new_zeros(p.shape) if g is None else g for p, g in zip(primals, found)]
+
+
+def _split_aux(output: Any, has_aux: bool, call: str) -> tuple:
+    """(output, aux): with ``has_aux`` func must return the pair, else aux is None."""
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(
+            f"{call}: output of function f should be a tuple: (output, aux) if has_aux is True"
+        )
+    return output
+
+
+def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
+    """A function returning (d func / d args[argnums], func(*args)) for a scalar func; with
+    ``has_aux`` func returns (value, aux) and the result is (grad, (value, aux))."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> tuple:
+        nums = _argnums(argnums, len(args))
+        with _transform("grad"):
+            args = list(args)
+            for a in nums:
+                args[a] = _tree_map(_fresh, args[a])
+            output, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value(f)(*args)")
+            if not isinstance(output, Tensor) or output.dim() != 0:
+                got = f"tensor with {output.dim()} dims" if isinstance(output, Tensor) else output
+                raise RuntimeError(
+                    f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
+                    f"{got}. Maybe you wanted to use the vjp or jacrev APIs instead?"
+                )
+            trees = [args[a] for a in nums]
+            flat = _grads([output], _leaves(trees), None, retain=False)
+        found = iter(flat)
+        grads = [_tree_map(lambda _: next(found), tree) for tree in trees]
+        g = grads[0] if isinstance(argnums, int) else tuple(grads)
+        value = output.detach()
+        return (g, (value, _tree_map(Tensor.detach, aux))) if has_aux else (g, value)
+
+    return wrapper
+
+
+def grad(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
+    """A function returning d func / d args[argnums] for a func with a scalar output (and, with
+    ``has_aux``, the aux that func returns beside it)."""
+    both = grad_and_value(func, argnums, has_aux)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        g, value = both(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """(func(*primals), vjp_fn): vjp_fn(cotangents) gives the gradient of sum(output *
+    cotangents) with respect to each primal, a tuple with one entry per primal (zeros for a
+    primal the output does not use). With ``has_aux``, (output, vjp_fn, aux)."""
+    with _transform("vjp"):
+        primals = tuple(_tree_map(_fresh, p) for p in primals)
+        output, aux = _split_aux(func(*primals), has_aux, "vjp(f, *primals)")
+    outputs, flat_primals = _leaves(output), _leaves(primals)
+
+    def vjp_fn(cotangents: Any) -> tuple:
+        """The gradients of sum(output * cotangents) with respect to each primal."""
+        flat_cotangents = _leaves(cotangents)
+        if len(flat_cotangents) != len(outputs):
+            raise RuntimeError(
+                f"vjp_fn: expected {len(outputs)} cotangents (one per output), got "
+                f"{len(flat_cotangents)}"
+            )
+        for i, (o, c) in enumerate(zip(outputs, flat_cotangents)):
+            if tuple(c.shape) != tuple(o.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(c.shape)} and "
+                    f"output[{i}] has a shape of {tuple(o.shape)}."
+                )
+        with _transform("vjp"):
+            flat = _grads(outputs, flat_primals, flat_cotangents, retain=True)
+        found = iter(flat)
+        return tuple(_tree_map(lambda _: next(found), p) for p in primals)
+
+    result = _tree_map(Tensor.detach, output)
+    return (result, vjp_fn, _tree_map(Tensor.detach, aux)) if has_aux else (result, vjp_fn)
+
+
+def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False) -> Callable:
+    """A function returning the Jacobian of func with respect to args[argnums] (shape
+    output.shape + input.shape), one backward pass per output element."""
+
+    def wrapper(*args: Any) -> Any:
+        nums = _argnums(argnums, len(args))
+        aux_box: list = []
+
+        def of_selected(*selected: Tensor) -> Any:
+            full = list(args)
+            for a, x in zip(nums, selected):
+                full[a] = x
+            output, aux = _split_aux(func(*full), has_aux, "jacrev(f)(*args)")
+            aux_box.append(aux)
+            return output
+
+        with _transform("jacrev"):
+            chosen = args[nums[0]] if isinstance(argnums, int) else tuple(args[a] for a in nums)
+            jac = _autograd_functional.jacobian(of_selected, chosen)
+        if has_aux:
+            return jac, _tree_map(Tensor.detach, aux_box[0])
+        return jac
+
+    return wrapper
+
+
+class _NoRandomness:
+    """Stands in for the generator inside vmap(randomness="error"): any draw raises."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(
+            "vmap: called random operation while in randomness error mode. Please either use "
+            "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+            "operation out of vmap"
+        )
+
+
+def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *,
+         chunk_size: int | None = None) -> Callable:  # fmt: skip
+    """A function mapping func over dim ``in_dims`` of its inputs and stacking the results
+    along ``out_dims``. Not vectorised: it calls func once per index, in a Python loop.
+    randomness: "error" (random ops raise), "same" (every call draws the same numbers) or
+    "different" (each call draws its own)."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(
+            "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+            f"{randomness}"
+        )
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
+        if len(dims) != len(args):
+            raise ValueError(
+                f"vmap: in_dims has {len(dims)} entries but {len(args)} positional inputs "
+                "were given; give one in_dim (an int or None) per input"
+            )
+        sizes = []
+        for a, d in zip(args, dims):
+            if d is None:
+                continue
+            if not isinstance(a, Tensor):
+                raise ValueError(
+                    f"vmap: got in_dim={d} for an input of type {type(a).__name__}; only tensor "
+                    "inputs can be mapped over (use in_dim=None for the others)"
+                )
+            if not -a.dim() <= d < a.dim():
+                raise ValueError(
+                    f"vmap: Got in_dim={d} for some input, but that input is a Tensor of "
+                    f"dimensionality {a.dim()} so expected in_dim to satisfy "
+                    f"-{a.dim()} <= in_dim < {a.dim()}."
+                )
+            sizes.append(a.shape[d])
+        if not sizes:
+            raise ValueError("vmap: at least one input must be mapped over (an in_dim not None)")
+        if len(set(sizes)) != 1:
+            raise ValueError(
+                "vmap: Expected all tensors to have the same size in the mapped dimension, got "
+                f"sizes {sizes} for the mapped dimension"
+            )
+        results = []
+        with _randomness(randomness) as before_each_call:
+            for i in range(sizes[0]):
+                before_each_call()
+                sliced = [a if d is None else a.select(d, i) for a, d in zip(args, dims)]
+                results.append(func(*sliced, **kwargs))
+        single = not isinstance(results[0], tuple)
+        per_output = [[r] if single else list(r) for r in results]
+        n = len(per_output[0])
+        odims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * n
+        stacked = tuple(F.stack([r[k] for r in per_output], dim=odims[k]) for k in range(n))
+        return stacked[0] if single else stacked
+
+    return wrapper
+
+
+@contextlib.contextmanager
+def _randomness(mode: str) -> Iterator[Callable]:
+    """Yield what to do before each call of vmap's func for ``mode``."""
+    generator = random.default_generator
+    if mode == "different":
+        yield lambda: None
+        return
+    if mode == "same":
+        state = generator.get_state()
+        yield lambda: generator.set_state(state)  # every call starts from the same state
+        return
+    real, generator.rng = generator.rng, _NoRandomness()
+    try:
+        yield lambda: None
+    finally:
+        generator.rng = real
+
+
+def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None,
+                    kwargs: dict | None = None, *, tie_weights: bool = True,
+                    strict: bool = False) -> Any:  # fmt: skip
+    """``module(*args, **kwargs)`` with the named parameters and buffers replaced by the given
+    tensors for the call (gradients flow to them); the originals are back afterwards, even if
+    the call raised."""
+    dicts = parameter_and_buffer_dicts
+    dicts = (dicts,) if isinstance(dicts, dict) else tuple(dicts)
+    given: dict = {}
+    for d in dicts:
+        repeated = [k for k in d if k in given]
+        if repeated:
+            raise ValueError(
+                f"{repeated} appeared in multiple dictionaries; behavior of functional call is "
+                "ambiguous"
+            )
+        given.update(d)
+    if tie_weights:
+        given = _tied(module, given)
+    if strict:
+        _check_strict(module, given)
+    args = () if args is None else args if isinstance(args, tuple) else (args,)
+    with _substituted(module, given):
+        return module(*args, **(kwargs or {}))
+
+
+def _tied(module: Any, given: dict) -> dict:
+    """``given`` plus, for each name, every other name of the same (tied) tensor."""
+    names_of: dict = {}  # id(tensor) -> all its names
+    for registry in ("named_parameters", "named_buffers"):
+        for name, t in getattr(module, registry)(remove_duplicate=False):
+            names_of.setdefault(id(t), []).append(name)
+    full = dict(given)
+    for names in names_of.values():
+        inside = [n for n in names if n in given]
+        if len(inside) > 1 and any(given[n] is not given[inside[0]] for n in inside):
+            raise ValueError(
+                f"functional_call got multiple values for keys {sorted(inside)}, which are tied. "
+                "Consider using tie_weights=False"
+            )
+        if inside:
+            full.update({n: given[inside[0]] for n in names})
+    return full
+
+
+def _check_strict(module: Any, given: dict) -> None:
+    names = {n for n, _ in module.named_parameters(remove_duplicate=False)}
+    names |= {n for n, _ in module.named_buffers(remove_duplicate=False)}
+    missing, unexpected = sorted(names - set(given)), sorted(set(given) - names)
+    if missing or unexpected:
+        lines = [f"Error(s) in reparametrizing for {type(module).__name__}:"]
+        if missing:
+            lines.append(f"\tMissing key(s): {', '.join(repr(k) for k in missing)}.")
+        if unexpected:
+            lines.append(f"\tUnexpected key(s): {', '.join(repr(k) for k in unexpected)}.")
+        raise RuntimeError("\n".join(lines))
+
+
+_ABSENT = object()  # an attribute the module did not have before functional_call
+
+
+@contextlib.contextmanager
+def _substituted(module: Any, given: dict) -> Iterator[None]:
+    """Put each given tensor in place of the named parameter/buffer; restore on the way out."""
+    undo = []  # (registry dict or None, owner module, attribute name, original value)
+    try:
+        for name, tensor in given.items():
+            owner_name, _, attr = name.rpartition(".")
+            owner = module.get_submodule(owner_name) if owner_name else module
+            for registry in (owner._parameters, owner._buffers):
+                if attr in registry:
+                    undo.append((registry, owner, attr, registry[attr]))
+                    registry[attr] = tensor  # (a plain tensor: it stays in the graph)
+                    break
+            else:  # not a parameter or buffer: a plain attribute for the call
+                undo.append((None, owner, attr, owner.__dict__.get(attr, _ABSENT)))
+                object.__setattr__(owner, attr, tensor)
+        yield
+    finally:
+        for registry, owner, attr, original in reversed(undo):
+            if registry is None and original is _ABSENT:
+                object.__delattr__(owner, attr)
+            elif registry is None:
+                object.__setattr__(owner, attr, original)
+            else:
+                registry[attr] = original
+
+
+__all__ = ["functional_call", "grad", "grad_and_value", "jacrev", "vjp", "vmap"]

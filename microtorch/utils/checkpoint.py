@@ -1,0 +1,197 @@
+"""``utils.checkpoint``: trade compute for memory, as ``torch.utils.checkpoint``.
+
+    y = checkpoint(block, x, use_reentrant=False)
+
+runs ``block(x)`` under no_grad, so none of the activations inside ``block`` are kept: the
+graph gets one ``CheckpointFunction`` node that stores only the inputs. When backward reaches
+that node it runs ``block`` again, this time recording a graph, and backpropagates through
+that recomputed graph: into the inputs (whose gradients it returns to the outer walk) and into
+every parameter ``block`` used (whose ``.grad`` it adds to, as PyTorch's reentrant variant
+does). The host generator's state is put back first, so dropout draws the same masks.
+
+Several outputs: each tensor output gets a small ``CheckpointOutput`` node that only hands its
+gradient to the shared ``CheckpointFunction`` node and passes on an empty placeholder. The
+engine runs every node before the nodes that made its inputs, so all the output gradients are
+in by the time ``CheckpointFunction.backward`` runs.
+
+Differences from PyTorch: ``use_reentrant=False`` works like ``True`` (with one exception:
+when no input requires grad, the function simply runs with gradients on, so that its
+parameters still get gradients, as they would in PyTorch); neither variant works under
+``autograd.grad`` or ``backward(inputs=...)``, which must not change ``.grad``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import backend, random
+from .. import functional as F
+from .._tensor import Tensor
+from .._warn import warn_user
+from ..autograd import engine, grad_mode
+from ..autograd.function import Function
+
+
+class CheckpointFunction(Function):
+    """The graph node of one checkpoint() call: it keeps the inputs, not the activations."""
+
+    def __init__(self, function: Callable, args: tuple, kwargs: dict,
+                 rng_state: dict | None) -> None:  # fmt: skip
+        self.function, self.args, self.kwargs = function, args, kwargs  # stored ...
+        self.rng_state = rng_state  # ... with the generator's state before the first run
+        self.versions = [a._version if isinstance(a, Tensor) else None for a in args]
+        self.output_grads: list = []  # filled in by the CheckpointOutput nodes during backward
+
+    def backward(self, grad: Any) -> tuple:
+        """Recompute the function with gradients on, then backpropagate through it."""
+        if engine.capturing:
+            raise RuntimeError(
+                "checkpoint: not compatible with autograd.grad() or backward(inputs=...): the "
+                "recomputation adds the parameters' gradients into their .grad; call "
+                ".backward() without inputs"
+            )
+        if self.args is None:
+            raise RuntimeError(
+                "checkpoint: trying to backward through the graph a second time; the saved "
+                "inputs were freed by the first backward. Specify retain_graph=True if you "
+                "need to backward through the graph a second time."
+            )
+        self._check_versions()
+        # fresh leaves on the same memory: the recomputed graph stops at them, and their .grad
+        # is the gradient this node returns for each input
+        inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
+                  for a in self.args]  # fmt: skip
+        outputs = self._recompute(inputs)
+        total = None  # one root: sum over outputs of (output * its gradient)
+        for out, g in zip(outputs, self.output_grads):
+            if g is not None and isinstance(out, Tensor) and out.requires_grad:
+                with grad_mode.enable_grad():
+                    term = F.mul(out, Tensor._make(g)).sum()
+                total = term if total is None else total + term
+        self.output_grads = [None] * len(self.output_grads)  # ready for another backward
+        if total is not None:
+            seed = backend.xp_of(total.array).ones_like(total.array)
+            engine.backward(total, seed)  # into the inputs' and the parameters' .grad
+        return tuple(
+            x.grad.array if isinstance(x, Tensor) and x.grad is not None else None for x in inputs
+        )
+
+    def _recompute(self, inputs: list) -> tuple:
+        """Run the function again on ``inputs`` with gradients on and the saved RNG state."""
+        state_now = random.get_rng_state() if self.rng_state is not None else None
+        if self.rng_state is not None:
+            random.set_rng_state(self.rng_state)
+        try:
+            with grad_mode.enable_grad():
+                outputs = self.function(*inputs, **self.kwargs)
+        finally:
+            if state_now is not None:  # the generator goes on as if nothing had been redrawn
+                random.set_rng_state(state_now)
+        return outputs if isinstance(outputs, tuple) else (outputs,)
+
+    def _check_versions(self) -> None:
+        for i, (a, version) in enumerate(zip(self.args, self.versions)):
+            if version is not None and a._version != version:
+                raise RuntimeError(
+                    f"checkpoint: input {i} has been modified by an inplace operation since the "
+                    f"forward pass (version {version}, now {a._version}), so recomputing the "
+                    "function would give different values. Use an out-of-place op or .clone()."
+                )
+
+    def release(self) -> None:
+        self.args = None
+
+    def name(self) -> str:
+        return "CheckpointFunctionBackward"
+
+
+class CheckpointOutput(Function):
+    """One tensor output of a checkpoint() call: hands its gradient to the shared node."""
+
+    def __init__(self, run: CheckpointFunction, index: int) -> None:
+        self.run, self.index = run, index
+
+    def backward(self, grad: Any) -> Any:
+        self.run.output_grads[self.index] = grad
+        return backend.xp_of(grad).zeros((0,), dtype=grad.dtype)  # the placeholder's gradient
+
+
+def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None,
+               preserve_rng_state: bool = True, **kwargs: Any) -> Any:  # fmt: skip
+    """``function(*args, **kwargs)``, keeping only the inputs for backward, which runs the
+    function again (with the same random numbers when ``preserve_rng_state``)."""
+    if use_reentrant is None:
+        warn_user(
+            "checkpoint: pass use_reentrant explicitly (True or False; False is recommended). "
+            "Left out, it means True, as in PyTorch, which warns the same way."
+        )
+        use_reentrant = True
+    if use_reentrant and kwargs:
+        raise ValueError(f"Unexpected keyword arguments: {','.join(kwargs)}")
+    needs = [isinstance(a, Tensor) and a.requires_grad for a in args]
+    if not grad_mode.enabled or not any(needs):
+        if grad_mode.enabled and use_reentrant:
+            warn_user("None of the inputs have requires_grad=True. Gradients will be None")
+        if use_reentrant:
+            with grad_mode.no_grad():  # nothing to backpropagate into: no graph at all
+                return function(*args, **kwargs)
+        return function(*args, **kwargs)  # parameters may still need gradients: a plain run
+
+    rng_state = random.get_rng_state() if preserve_rng_state else None
+    with grad_mode.no_grad():  # the first run: no graph, so no activations are kept
+        outputs = function(*args, **kwargs)
+
+    run = CheckpointFunction(function, args, kwargs, rng_state)
+    run.needs_input_grad = tuple(needs)
+    run.next_functions = tuple((a.grad_fn or a) if need else None for a, need in zip(args, needs))
+    single = not isinstance(outputs, tuple)
+    outs = (outputs,) if single else outputs
+    run.output_grads = [None] * len(outs)
+    # the node's own output: an empty placeholder that only links the output nodes to it
+    first = next((o for o in outs if isinstance(o, Tensor)), None)
+    if first is None:
+        raise TypeError("checkpoint: function must return a tensor or a tuple with tensors")
+    placeholder = Tensor._make(backend.xp_of(first.array).zeros((0,), dtype=first.array.dtype),
+                               requires_grad=True, grad_fn=run)  # fmt: skip
+    wrapped = []
+    for i, out in enumerate(outs):
+        if isinstance(out, Tensor) and out.dtype.is_floating_point:
+            node = CheckpointOutput(run, i)
+            node.needs_input_grad, node.next_functions = (True,), (placeholder.grad_fn,)
+            out = Tensor._make(out.array, requires_grad=True, grad_fn=node)
+        wrapped.append(out)
+    return wrapped[0] if single else tuple(wrapped)
+
+
+def checkpoint_sequential(functions: Any, segments: int, input: Tensor,
+                          use_reentrant: bool | None = None, **kwargs: Any) -> Tensor:  # fmt: skip
+    """Run ``functions`` (a Sequential or a list of modules) one after the other, in
+    ``segments`` chunks: every chunk but the last is checkpointed."""
+    if use_reentrant is None:
+        warn_user(
+            "checkpoint_sequential: pass use_reentrant explicitly (True or False; False is "
+            "recommended). Left out, it means True, as in PyTorch, which warns the same way."
+        )
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError(f"Unexpected keyword arguments: {','.join(kwargs)}")
+    functions = list(functions.children()) if hasattr(functions, "children") else list(functions)
+    size = len(functions) // segments
+    end = -1
+    for start in range(0, size * (segments - 1), size):
+        end = start + size - 1
+        chunk = functions[start : end + 1]
+        input = checkpoint(_run_in_order, chunk, input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)  # fmt: skip
+    return _run_in_order(functions[end + 1 :], input)
+
+
+def _run_in_order(functions: list, input: Any) -> Any:
+    for f in functions:
+        input = f(input)
+    return input
+
+
+__all__ = ["checkpoint", "checkpoint_sequential"]
