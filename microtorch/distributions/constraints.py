@@ -21,7 +21,7 @@ class Constraint:
     event_dim = 0
 
     def check(self, value: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not implement check")
 
     def __repr__(self) -> str:
         return self.__class__.__name__[1:] + "()"

@@ -101,19 +101,19 @@ class Distribution:
         )
 
     def log_prob(self, value: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not implement log_prob")
 
     def cdf(self, value: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not implement cdf")
 
     def icdf(self, value: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not implement icdf")
 
     def entropy(self) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not implement entropy")
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not implement enumerate_support")
 
     def perplexity(self) -> Tensor:
         """exp(entropy)."""

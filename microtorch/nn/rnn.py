@@ -311,7 +311,7 @@ class RNNBase(Module):
 
     def _step(self, xw: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None,
               w_hr: Tensor | None) -> tuple:  # fmt: skip
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _step (one time step)")
 
     def _check_input(self, input: Any) -> None:
         name = type(self).__name__
