@@ -9,6 +9,52 @@ from __future__ import annotations
 from ..autograd.function import Function, unbroadcast
 from ..backend import xp_of
 
+# The dtypes CuPy's ufunc.at takes (CuPy 14); for others scatter_at works in a wider type.
+_CUPY_AT_DTYPES = {
+    "add": ("int32", "int64", "uint32", "uint64", "float16", "float32", "float64"),
+    "maximum": ("int32", "int64", "uint32", "uint64"),  # floats: see scatter_at
+    "minimum": ("int32", "int64", "uint32", "uint64"),
+}
+_LOW_63_BITS = 0x7FFF_FFFF_FFFF_FFFF
+
+
+def scatter_at(ufunc: str, out, where, values) -> None:
+    """out[where] = ufunc(out[where], values), every repeated position applied in turn: NumPy's
+    ``ufunc.at`` for ufunc "add", "maximum" or "minimum", on every dtype and backend.
+
+    CuPy's ``.at`` refuses bool and 8/16-bit integers (and float16 for maximum/minimum): those
+    are done in int64 (or float64), then cast back, which gives the same numbers (integer
+    sums wrap around as in the small type). Its float maximum/minimum compare in float32 and
+    skip NaN, so floats go through ``_ordered_keys`` instead: int64 keys in the floats' order,
+    where CuPy's integer atomicMax/atomicMin are exact."""
+    xp = xp_of(out)
+    scatter = getattr(xp, ufunc).at
+    if xp.__name__ != "cupy" or out.dtype.name in _CUPY_AT_DTYPES[ufunc]:
+        scatter(out, where, values)
+    elif ufunc != "add" and out.dtype.kind == "f":
+        nan_key = _LOW_63_BITS if ufunc == "maximum" else -_LOW_63_BITS - 1  # NaN wins
+        keys = _ordered_keys(out, nan_key, xp)
+        scatter(keys, where, _ordered_keys(xp.asarray(values, dtype=out.dtype), nan_key, xp))
+        out[...] = _from_ordered_keys(keys, nan_key, xp).astype(out.dtype)
+    else:
+        wide = out.astype("float64" if out.dtype.kind == "f" else "int64")
+        scatter(wide, where, xp.asarray(values).astype(wide.dtype))
+        out[...] = wide.astype(out.dtype)
+
+
+def _ordered_keys(a, nan_key: int, xp):
+    """int64 keys that sort as a's values do: a float64's bits read as an int64 already sort
+    right for positive floats; for negative ones the 63 low bits are flipped. NaN -> nan_key."""
+    bits = a.astype("float64").view("int64")
+    keys = xp.where(bits < 0, bits ^ _LOW_63_BITS, bits)
+    return xp.where(xp.isnan(a), nan_key, keys)
+
+
+def _from_ordered_keys(keys, nan_key: int, xp):
+    """The float64 values of ``_ordered_keys`` (the flip undoes itself)."""
+    values = xp.where(keys < 0, keys ^ _LOW_63_BITS, keys).view("float64")
+    return xp.where(keys == nan_key, xp.nan, values)
+
 
 def add_rows_at(out, idx, rows):
     """out[idx[n]] += rows[n] for every n, so that a row picked k times gets k gradients
@@ -148,12 +194,11 @@ class Scatter(Function):
     shape. The gradient reaches src through gather; x's gradient is 0 where it was set."""
 
     def forward(self, x, src, index=None, dim=0, add=False):
-        xp = xp_of(x)
         self.where, self.add = along_dim(index, dim), add
         self.src_shape, self.used = src.shape, tuple(slice(0, n) for n in index.shape)
         out = x.copy()
         if add:
-            xp.add.at(out, self.where, src[self.used])
+            scatter_at("add", out, self.where, src[self.used])
         else:
             out[self.where] = src[self.used]
         return out
@@ -192,11 +237,11 @@ class ScatterReduce(Function):
         if not include_self:  # start the positions that receive src from reduce's identity
             out[self.where] = self.identity(x.dtype, reduce, xp)
         if reduce in ("sum", "mean"):
-            xp.add.at(out, self.where, src)
+            scatter_at("add", out, self.where, src)
         elif reduce == "amax":
-            xp.maximum.at(out, self.where, src)
+            scatter_at("maximum", out, self.where, src)
         elif reduce == "amin":
-            xp.minimum.at(out, self.where, src)
+            scatter_at("minimum", out, self.where, src)
         else:  # prod: CuPy has no multiply.at; one slice of index along dim at a time has no
             for j in range(index.shape[dim]):  # repeated position, so *= is safe there
                 part = tuple(w.take([j], axis=dim) for w in xp.broadcast_arrays(*self.where))
@@ -255,7 +300,7 @@ class IndexAccumulate(Function):
         xp = xp_of(x)
         self.index, self.value_shape = index, value.shape
         out = x.copy()
-        xp.add.at(out, index, xp.broadcast_to(value, out[index].shape))
+        scatter_at("add", out, index, xp.broadcast_to(value, out[index].shape))
         return out
 
     def backward(self, grad):

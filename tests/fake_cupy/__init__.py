@@ -23,7 +23,8 @@ NumPy, but behave the way CuPy's do where the difference would hide a bug:
   ``bool(x)``, ``float(x)``, printing, boolean-mask indexing, ``nonzero``) adds one to
   ``host_syncs``, so a test can prove a training step has none (``count_host_syncs()``).
 
-What it cannot show: speed, real GPU memory, CuPy's own bugs, or asynchronous execution
+What it cannot show: speed, real GPU memory, most of CuPy's own bugs (it does copy the limits
+of ``ufunc.at``, see ``_Ufunc.at``), or asynchronous execution
 (everything here runs at once, in order). The real check is ``benchmarks/gpu_check.sh``
 on a GPU machine.
 """
@@ -424,6 +425,18 @@ ndarray = FakeArray
 
 
 # ----- module functions: NumPy's, with CuPy's rules about host arrays -------------------
+# the dtypes CuPy 14's ufunc.at takes (cupy/_core/_routines_indexing.pyx, _scatter_op_single)
+_CUPY_AT_DTYPES = {
+    "add": ("int32", "int64", "float16", "float32", "float64", "uint32", "uint64"),
+    "subtract": ("int32", "uint32"),
+    "maximum": ("int32", "int64", "float32", "float64", "uint32", "uint64"),
+    "minimum": ("int32", "int64", "float32", "float64", "uint32", "uint64"),
+    "bitwise_and": ("int32", "int64", "uint32", "uint64"),
+    "bitwise_or": ("int32", "int64", "uint32", "uint64"),
+    "bitwise_xor": ("int32", "int64", "uint32", "uint64"),
+}
+
+
 class _Ufunc:
     """``cupy.add`` and friends: callable, with ``.at``, ``.reduce``, ``.reduceat``, ..."""
 
@@ -443,12 +456,31 @@ class _Ufunc:
         return _wrap(result)
 
     def at(self, a: FakeArray, indices: Any, b: Any = None) -> None:
-        """The scatter (``add.at``); its index may hold NumPy arrays, as CuPy's may."""
+        """The scatter (``add.at``); its index may hold NumPy arrays, as CuPy's may.
+
+        As CuPy 14's, it takes only the dtypes in ``_CUPY_AT_DTYPES`` (TypeError otherwise),
+        and float ``maximum.at``/``minimum.at`` compare through float32 and skip NaN: CuPy
+        builds them on ``fmaxf``/``fminf``, so a float64 result is rounded to float32."""
         where = f"cupy.{self.__name__}.at"
-        if b is None:
-            self._ufunc.at(_unwrap(a, where), _index(indices))
-        else:
-            self._ufunc.at(_unwrap(a, where), _index(indices), _unwrap(b, where))
+        allowed = _CUPY_AT_DTYPES.get(self.__name__)
+        if allowed is None:
+            raise NotImplementedError(f"`{self.__name__}.at` is not supported yet")
+        target = _unwrap(a, where)
+        if target.dtype.name not in allowed:
+            raise TypeError(
+                f"cupy.{self.__name__}.at only supports {', '.join(allowed)} as data type"
+            )
+        index = _index(indices)
+        values = 0 if b is None else _unwrap(b, where)
+        if self.__name__ in ("maximum", "minimum") and target.dtype.kind == "f":
+            as_fmaxf = numpy.fmax if self.__name__ == "maximum" else numpy.fmin
+            rounded = target.astype(numpy.float32)
+            as_fmaxf.at(rounded, index, numpy.asarray(values).astype(numpy.float32))
+            touched = numpy.zeros(target.shape, dtype=bool)
+            touched[index] = True
+            target[touched] = rounded[touched]
+            return
+        self._ufunc.at(target, index, values)
 
     def __getattr__(self, name: str) -> Any:  # reduce, accumulate, reduceat, outer
         fn = getattr(self._ufunc, name)
