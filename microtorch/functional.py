@@ -1555,7 +1555,7 @@ def mode(input: Tensor, dim: builtins.int = -1, keepdim: bool = False) -> Return
     starts = xp.ones(ordered.shape, dtype=bool)  # where a run of equal values begins
     starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]  # (nan != nan: each is its own run)
     positions = xp.arange(n, dtype="int64")
-    run_start = xp.maximum.accumulate(xp.where(starts, positions, 0), axis=-1)
+    run_start = reduction.running_extreme(xp.where(starts, positions, 0), -1, "maximum")
     longest_end = xp.argmax(positions - run_start, axis=-1)  # the first longest run: smallest
     last = xp.take_along_axis(order, longest_end[..., None], axis=-1)[..., 0]  # (stable sort)
     index = xp.expand_dims(last, d).astype("int64", copy=False)
@@ -1582,13 +1582,13 @@ def _running_extreme(input: Tensor, dim: builtins.int, op: str) -> ReturnTypes:
     if input.ndim == 0:
         return ReturnTypes(clone(input), Tensor._make(xp.zeros((), dtype="int64")))
     a = input.array
-    running = (xp.maximum if op == "cummax" else xp.minimum).accumulate(a, axis=d)
+    running = reduction.running_extreme(a, d, "maximum" if op == "cummax" else "minimum")
     record = a == running  # a new extreme, or equal to it: the later index wins
     if input.dtype.is_floating_point:
         record |= xp.isnan(a)  # each nan is a new extreme (maximum/minimum keep nan)
     n = a.shape[d]
     positions = xp.arange(n, dtype="int64").reshape((n,) + (1,) * (a.ndim - d - 1))
-    index = xp.maximum.accumulate(xp.where(record, positions, 0), axis=d)
+    index = reduction.running_extreme(xp.where(record, positions, 0), d, "maximum")
     return ReturnTypes(gather(input, d, Tensor._make(index)), Tensor._make(index))
 
 

@@ -23,9 +23,9 @@ NumPy, but behave the way CuPy's do where the difference would hide a bug:
   ``bool(x)``, ``float(x)``, printing, boolean-mask indexing, ``nonzero``) adds one to
   ``host_syncs``, so a test can prove a training step has none (``count_host_syncs()``).
 
-What it cannot show: speed, real GPU memory, most of CuPy's own bugs (it does copy the limits
-of ``ufunc.at``, see ``_Ufunc.at``), or asynchronous execution
-(everything here runs at once, in order). The real check is ``benchmarks/gpu_check.sh``
+What it cannot show: speed, real GPU memory, most of CuPy's own bugs and limits (it does copy
+those of the ufunc methods ``at``, ``reduce``, ``accumulate`` and ``reduceat``: see
+``_Ufunc``), or asynchronous execution (everything here runs at once, in order). The real check is ``benchmarks/gpu_check.sh``
 on a GPU machine.
 """
 
@@ -483,6 +483,10 @@ class _Ufunc:
         self._ufunc.at(target, index, values)
 
     def __getattr__(self, name: str) -> Any:  # reduce, accumulate, reduceat, outer
+        supported = {"reduce": ("add", "multiply"), "accumulate": ("add", "multiply")}
+        supported["reduceat"] = ("add",)  # CuPy 14's ufunc methods (cupy/_core/_kernel.pyx)
+        if self.__name__ not in supported.get(name, (self.__name__,)):
+            raise NotImplementedError(f"`{self.__name__}.{name}` is not supported yet")
         fn = getattr(self._ufunc, name)
         if not callable(fn):
             return fn
