@@ -18,23 +18,6 @@ def _restore_dims(grad, axes, keepdim, in_shape):
     return grad
 
 
-def running_extreme(a, axis: int, ufunc: str):
-    """The running maximum (ufunc "maximum") or minimum ("minimum") of ``a`` along ``axis``,
-    nan kept once seen: NumPy's ``maximum.accumulate``. CuPy's ufuncs accumulate only add and
-    multiply, so there it is a scan of log2(n) steps: after the step with shift s, each
-    position holds the extreme of the 2s elements that end at it."""
-    xp = xp_of(a)
-    combine = getattr(xp, ufunc)
-    if xp.__name__ != "cupy":
-        return combine.accumulate(a, axis=axis)
-    out = xp.moveaxis(a, axis, -1).copy()
-    shift = 1
-    while shift < out.shape[-1]:
-        out[..., shift:] = combine(out[..., shift:], out[..., :-shift])
-        shift *= 2
-    return xp.moveaxis(out, -1, axis)
-
-
 class Sum(Function):
     def forward(self, x, axes=None, keepdim=False, dtype=None):
         self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
@@ -165,3 +148,20 @@ class MedianAll(Function):
         xp = xp_of(x)
         ties = (x == out) | (xp.isnan(x) & xp.isnan(out))
         return (ties / ties.sum()).astype(x.dtype, copy=False) * grad
+
+
+def running_extreme(a, axis: int, ufunc: str):
+    """The running maximum (ufunc "maximum") or minimum ("minimum") of ``a`` along ``axis``,
+    nan kept once seen: NumPy's ``maximum.accumulate``. CuPy's ufuncs accumulate only add and
+    multiply, so there it is a scan of log2(n) steps: after the step with shift s, each
+    position holds the extreme of the 2s elements that end at it."""
+    xp = xp_of(a)
+    combine = getattr(xp, ufunc)
+    if xp.__name__ != "cupy":
+        return combine.accumulate(a, axis=axis)
+    out = xp.moveaxis(a, axis, -1).copy()
+    shift = 1
+    while shift < out.shape[-1]:
+        out[..., shift:] = combine(out[..., shift:], out[..., :-shift])
+        shift *= 2
+    return xp.moveaxis(out, -1, axis)
