@@ -14,9 +14,13 @@ import microtorch
 import microtorch.nn.functional as mF
 
 from .test_ops import CASES, OpCase, as_list, make_arrays
+from .torch_reference import torch_before
 
 torch = pytest.importorskip("torch")
 tF = torch.nn.functional
+
+# cases whose gradient PyTorch computes only from a release on (older ones raise)
+GRADIENT_SINCE = {"aminmax": (2, 13)}
 
 TOLERANCE = {"float64": dict(rtol=1e-7, atol=1e-9), "float32": dict(rtol=2e-5, atol=2e-5)}
 
@@ -51,6 +55,8 @@ def test_matches_pytorch(case: OpCase, dtype: str) -> None:
 
     if not case.grad:
         return
+    if torch_before(GRADIENT_SINCE.get(case.name, (0, 0))):
+        pytest.skip(f"{case.name}: the installed PyTorch has no gradient for it yet")
     # the same random projection of every differentiable output, summed, in both libraries
     rng = np.random.default_rng(1)
     projections = [rng.standard_normal(tuple(o.shape)).astype(dtype) for o in ours]

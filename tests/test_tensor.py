@@ -13,6 +13,8 @@ import pytest
 import microtorch
 from microtorch import Tensor
 
+from .torch_reference import needs_torch, torch_before
+
 
 # ------------------------------------------------------------------ dtypes of new tensors
 @pytest.mark.parametrize(
@@ -133,8 +135,9 @@ def test_asarray_shares_memory_where_it_can_as_in_pytorch() -> None:
         assert T.asarray(a, dtype=T.float32)[0].item() == 5.0  # (a converted copy)
         leaf = T.tensor([1.0, 2.0], requires_grad=True)
         copied = T.asarray(leaf, copy=True)  # a copy in the graph, as clone
-        (copied * 3).sum().backward()
-        assert leaf.grad.tolist() == [3.0, 3.0]
+        if T is microtorch or not torch_before((2, 13)):  # (older PyTorch detaches it)
+            (copied * 3).sum().backward()
+            assert leaf.grad.tolist() == [3.0, 3.0]
         made = T.asarray(T.tensor([1.0]), requires_grad=True)
         assert made.requires_grad and made.is_leaf
 
@@ -1111,10 +1114,16 @@ def _outcome(fn, lib) -> Any:
     return [(str(o.dtype).rsplit(".", 1)[-1], np.asarray(o.detach().numpy())) for o in outputs]
 
 
+# edge cases where older PyTorch releases raised another error type
+EDGE_CASES_SINCE = {"kthvalue_nan_is_largest_dim_none_refused": (2, 13)}
+
+
 @pytest.mark.filterwarnings("ignore::UserWarning")  # cross without dim warns in both
 @pytest.mark.parametrize("name", list(EDGE_CASES))
 def test_new_ops_at_their_edges_match_pytorch(name: str) -> None:
     torch = pytest.importorskip("torch")
+    if torch_before(EDGE_CASES_SINCE.get(name, (0, 0))):
+        pytest.skip(f"{name}: the installed PyTorch raised another error type here")
     expected, got = _outcome(EDGE_CASES[name], torch), _outcome(EDGE_CASES[name], microtorch)
     if isinstance(expected, str) or isinstance(got, str):
         assert got == expected
@@ -1139,7 +1148,11 @@ def _gradients(lib, fn, *values) -> list:
         (lambda T, a: T.median(a), ([1.0, float("nan"), float("nan")],)),  # by the nans
         (lambda T, a: T.median(a, 1).values, ([[2.0, 1.0, 3.0], [0.0, 5.0, 4.0]],)),
         (lambda T, a: T.kthvalue(a, 3, 0).values, ([[2.0, 1.0], [0.0, 5.0], [3.0, 4.0]],)),
-        (lambda T, a: T.aminmax(a, dim=1).max, ([[1.0, 3.0, 3.0], [1.0, 0.0, 2.0]],)),
+        pytest.param(
+            lambda T, a: T.aminmax(a, dim=1).max,
+            ([[1.0, 3.0, 3.0], [1.0, 0.0, 2.0]],),
+            marks=needs_torch((2, 13), "aminmax has a gradient"),
+        ),
         (lambda T, c, a, b: T.addmm(c, a, b, beta=0), ([1.0, 2.0], [[1.0], [2.0]], [[3.0, 4.0]])),
         (lambda T, a: T.nansum(a) + T.nanmean(a), ([1.0, float("nan"), 3.0],)),
         (

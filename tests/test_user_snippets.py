@@ -31,6 +31,7 @@ import pytest
 import microtorch
 
 from .conftest import cuda_available
+from .torch_reference import torch_before
 
 
 def randn(seed: int, *shape: int, scale: float = 1.0) -> np.ndarray:
@@ -1374,12 +1375,17 @@ def assert_same(ours: Any, theirs: Any, rtol: float, atol: float, where: str = "
         assert type(ours) is type(theirs) and ours == theirs, f"{where}: {ours!r} vs {theirs!r}"
 
 
+# snippets that print a norm layer, which PyTorch before 2.13 prints without bias=
+PRINTS_NORM_LAYERS = {"layer_norm_functional_and_module", "module_repr_and_dtype_moves"}
+
+
 @pytest.mark.parametrize("fn", SNIPPETS, ids=[f.__name__ for f in SNIPPETS])
 def test_snippet_runs_on_microtorch_and_matches_pytorch(fn, tmp_path) -> None:
     ours, printed = run(fn, microtorch, tmp_path)
     torch = pytest.importorskip("torch")
     theirs, torch_printed = run(fn, torch, tmp_path)
-    assert printed.replace("microtorch.", "torch.") == torch_printed
+    if not (fn.__name__ in PRINTS_NORM_LAYERS and torch_before((2, 13))):
+        assert printed.replace("microtorch.", "torch.") == torch_printed
     assert_same(summary(ours), summary(theirs), *TOLERANCE[fn.__name__])
 
 
