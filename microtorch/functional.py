@@ -2030,14 +2030,12 @@ def view_dtype(input: Tensor, dtype: Any) -> Tensor:
 
 
 def _is_viewable(array: Any, shape: tuple) -> bool:
-    """Can ``array`` take ``shape`` without copying? (NumPy refuses to set such a shape.)"""
+    """Can ``array`` take ``shape`` without copying? reshape copies exactly when it cannot,
+    and a copy lies in new memory. (Setting ``.shape`` would tell too: NumPy 2.5 deprecates
+    that.)"""
     if backend.xp_of(array).__name__ != "numpy" or array.flags.c_contiguous:
         return True
-    try:
-        array.view().shape = shape
-    except AttributeError:
-        return False
-    return True
+    return numpy.may_share_memory(array.reshape(shape), array)
 
 
 def permute(input: Tensor, dims: Sequence) -> Tensor:
