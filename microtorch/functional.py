@@ -353,7 +353,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
 # on integers (on bools the same as logical_*); they are the `&`, `|`, `^`, `~` operators.
 def logical_not(input: Tensor) -> Tensor:
     xp = backend.xp_of(_check_tensor(input, "logical_not").array)
-    return Tensor._make(xp.logical_not(input.array))
+    return _no_grad_result(xp.logical_not(input.array))
 
 
 def logical_and(input: Any, other: Any) -> Tensor:
@@ -401,19 +401,19 @@ def bitwise_not(input: Tensor) -> Tensor:
             f"bitwise_not: `~` works on integer and bool tensors, got {input.dtype}; for a "
             "float condition use logical_not()"
         )
-    return Tensor._make(backend.xp_of(input.array).invert(input.array))
+    return _no_grad_result(backend.xp_of(input.array).invert(input.array))
 
 
 def isnan(input: Tensor) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).isnan(input.array))
+    return _no_grad_result(backend.xp_of(input.array).isnan(input.array))
 
 
 def isinf(input: Tensor) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).isinf(input.array))
+    return _no_grad_result(backend.xp_of(input.array).isinf(input.array))
 
 
 def isfinite(input: Tensor) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).isfinite(input.array))
+    return _no_grad_result(backend.xp_of(input.array).isfinite(input.array))
 
 
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,

@@ -697,6 +697,13 @@ EDGE_CASES = {
         T.nansum(T.tensor([1, 2], dtype=T.int32)),
         T.nansum(T.tensor([True, True])),
     ),
+    "nan_reductions_and_where_of_0d_predicates": lambda T: (
+        T.nansum(T.tensor(1.5)),
+        T.nanmean(T.tensor(2.0), 0),
+        T.where(T.logical_not(T.tensor(True)), T.tensor(1.0), T.tensor(2.0)),
+        T.where(T.isinf(T.tensor(1.0)) | T.isfinite(T.tensor(1.0)), T.tensor(0.0), 3.0),
+        T.where(~T.tensor(False), T.tensor(4), T.tensor(5)),
+    ),
     "nanmean_all_nan": lambda T: T.nanmean(T.tensor([float("nan")])),
     "nanmean_ints": lambda T: T.nanmean(T.tensor([1, 2])),
     "var_mean_ints": lambda T: T.var_mean(T.tensor([1, 2])),
