@@ -1749,25 +1749,36 @@ def _check_reduced_dims_not_empty(input: Tensor, axes: Any, name: str) -> None:
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+    """The index of the largest value along ``dim`` (of the flattened input if None); the
+    first one where several tie."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmax")
-    if _check_tensor(input, "argmax").array.dtype == bool:
-        raise RuntimeError("argmax(): bool tensors are not supported, as in PyTorch; use .long()")
-    xp = backend.xp_of(input.array)
-    if dim is None:
-        return Tensor._make(xp.asarray(xp.argmax(input.array), dtype="int64"))
-    d = wrap_dim(dim, input.ndim, "argmax")
-    return Tensor._make(xp.argmax(input.array, axis=d, keepdims=keepdim).astype("int64"))
+    return _arg_extreme(input, dim, keepdim, "argmax")
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+    """The index of the smallest value along ``dim`` (of the flattened input if None); the
+    first one where several tie."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmin")
-    if _check_tensor(input, "argmin").array.dtype == bool:
-        raise RuntimeError("argmin(): bool tensors are not supported, as in PyTorch; use .long()")
+    return _arg_extreme(input, dim, keepdim, "argmin")
+
+
+def _arg_extreme(input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    if _check_tensor(input, op).array.dtype == bool:
+        raise RuntimeError(f"{op}(): bool tensors are not supported, as in PyTorch; use .long()")
     xp = backend.xp_of(input.array)
+    find = xp.argmax if op == "argmax" else xp.argmin
     if dim is None:
-        return Tensor._make(xp.asarray(xp.argmin(input.array), dtype="int64"))
-    d = wrap_dim(dim, input.ndim, "argmin")
-    return Tensor._make(xp.argmin(input.array, axis=d, keepdims=keepdim).astype("int64"))
+        if input.array.size == 0:
+            raise IndexError(
+                f"{op}(): an empty tensor (shape {tuple(input.shape)}) has no {op[3:]}imum; "
+                "pass dim= to reduce a dim that is not empty"
+            )
+        flat = xp.asarray(find(input.array), dtype="int64")
+        # keepdim without dim: every dim kept, with size 1, as in PyTorch
+        return Tensor._make(flat.reshape((1,) * input.ndim) if keepdim else flat)
+    d = wrap_dim(dim, input.ndim, op)
+    _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), op)
+    return Tensor._make(find(input.array, axis=d, keepdims=keepdim).astype("int64"))
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
