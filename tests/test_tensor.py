@@ -715,6 +715,8 @@ EDGE_CASES = {
     "argmin_over_an_empty_dim_refused": lambda T: T.argmin(T.zeros(0, 3), 0),
     "nanmean_all_nan": lambda T: T.nanmean(T.tensor([float("nan")])),
     "nanmean_ints": lambda T: T.nanmean(T.tensor([1, 2])),
+    "var_ints_refused": lambda T: T.var(T.tensor([1, 2])),
+    "std_bools_refused": lambda T: T.tensor([True, False]).std(0),
     "var_mean_ints": lambda T: T.var_mean(T.tensor([1, 2])),
     "var_mean_std_mean": lambda T: (
         *T.var_mean(T.tensor([1.0, 2.0, 4.0], dtype=T.float64), 0, keepdim=True),
