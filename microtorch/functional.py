@@ -1837,7 +1837,7 @@ def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     _check_tensor(input, "all")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "all")
     result = input.array.all(axis=axes, keepdims=keepdim)
-    return Tensor._make(backend.xp_of(input.array).asarray(result))
+    return _truth_result(result, input)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -1845,7 +1845,13 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     _check_tensor(input, "any")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "any")
     result = input.array.any(axis=axes, keepdims=keepdim)
-    return Tensor._make(backend.xp_of(input.array).asarray(result))
+    return _truth_result(result, input)
+
+
+def _truth_result(result: Any, input: Tensor) -> Tensor:
+    """all/any give bool, except for uint8 input: uint8 (0 or 1), as in PyTorch."""
+    xp = backend.xp_of(input.array)
+    return Tensor._make(xp.asarray(result, dtype="uint8" if input.array.dtype == "uint8" else bool))
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,

@@ -713,6 +713,11 @@ EDGE_CASES = {
     ),
     "argmax_of_empty_refused": lambda T: T.argmax(T.zeros(0, 3)),
     "argmin_over_an_empty_dim_refused": lambda T: T.argmin(T.zeros(0, 3), 0),
+    "all_any_of_uint8_give_uint8": lambda T: (
+        T.tensor([[1, 0], [2, 3]], dtype=T.uint8).all(),
+        T.any(T.tensor([[1, 0], [0, 0]], dtype=T.uint8), 1),
+        T.all(T.tensor([[1, 0], [2, 3]], dtype=T.int32), 0, keepdim=True),
+    ),
     "nanmean_all_nan": lambda T: T.nanmean(T.tensor([float("nan")])),
     "nanmean_ints": lambda T: T.nanmean(T.tensor([1, 2])),
     "var_ints_refused": lambda T: T.var(T.tensor([1, 2])),
