@@ -2098,7 +2098,9 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     axes = tuple(wrap_dim(d, input.ndim, "flip") for d in dims)
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"flip: dims {list(dims)} name the same dim twice")
-    return shape_ops.Flip.apply(input, dims=axes) if axes else input
+    if input.ndim == 0 or not axes:  # nothing to reverse: still a copy, as in PyTorch
+        return clone(input)
+    return shape_ops.Flip.apply(input, dims=axes)
 
 
 def flipud(input: Tensor) -> Tensor:

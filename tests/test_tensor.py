@@ -758,6 +758,12 @@ EDGE_CASES = {
     "rot90_same_dims": lambda T: T.rot90(T.ones(2, 3), 1, [0, 0]),
     "rot90_1d": lambda T: T.rot90(T.ones(2), 1),
     "rot90_k0": lambda T: T.rot90(T.arange(6).reshape(2, 3), 0),
+    "flip_0d_and_no_dims": lambda T: (
+        T.tensor(2.0).flip(0),
+        T.flip(T.tensor(3), (-1,)),
+        T.flip(T.arange(3.0), ()),
+    ),
+    "flip_0d_dim_out_of_range": lambda T: T.flip(T.tensor(2.0), (1,)),
     "flipud_0d": lambda T: T.flipud(T.tensor(1.0)),
     "fliplr_1d": lambda T: T.fliplr(T.ones(3)),
     "diag_0d": lambda T: T.diag(T.tensor(1.0)),
