@@ -1820,9 +1820,9 @@ def _sort_order(input: Tensor, dim: int, descending: bool, op: str) -> Any:
     is PyTorch's stable=True and one of the orders stable=False allows. nan sorts as the
     largest value (last, or first when descending), as in PyTorch."""
     xp = backend.xp_of(_check_tensor(input, op).array)
+    d = wrap_dim(dim, input.ndim, op)  # a 0-d tensor takes dim 0 or -1 only
     if input.ndim == 0:
         return xp.zeros((), dtype="int64")
-    d = wrap_dim(dim, input.ndim, op)
     a = input.array
     if not descending:
         order = xp.argsort(a, axis=d, kind="stable")
