@@ -69,6 +69,13 @@ def _check_tensor(x: Any, op: str, name: str = "input") -> Tensor:
     return x
 
 
+def _check_not_0d(input: Any, op: str) -> Tensor:
+    """input, if it is a tensor with at least one dim (ops that cut along a dim need one)."""
+    if _check_tensor(input, op).ndim == 0:
+        raise RuntimeError(f"{op}: input must be at least 1-d, got a 0-d tensor")
+    return input
+
+
 def as_tensor_like(value: Any, like: Tensor) -> Tensor:
     """A constant tensor on ``like``'s device (for a list or numpy value mixed with a tensor)."""
     if isinstance(value, Tensor):
@@ -2105,9 +2112,7 @@ def flip(input: Tensor, dims: Any) -> Tensor:
 
 def flipud(input: Tensor) -> Tensor:
     """input with the order of its rows (dim 0) reversed."""
-    if _check_tensor(input, "flipud").ndim < 1:
-        raise RuntimeError("flipud: input must be at least 1-d, got a 0-d tensor")
-    return flip(input, 0)
+    return flip(_check_not_0d(input, "flipud"), 0)
 
 
 def fliplr(input: Tensor) -> Tensor:
@@ -2247,8 +2252,7 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
     """The n-th forward difference along ``dim``: out[i] = input[i + 1] - input[i], n times,
     after ``prepend`` and ``append`` (tensors) are joined before and after; for bools
     input[i + 1] != input[i], as in PyTorch."""
-    if _check_tensor(input, "diff").ndim == 0:
-        raise RuntimeError("diff: input must be at least 1-d, got a 0-d tensor")
+    _check_not_0d(input, "diff")
     if n < 0:
         raise RuntimeError(f"diff: order n must be non-negative, got {n}")
     d = wrap_dim(dim, input.ndim, "diff")
@@ -2307,7 +2311,7 @@ def _repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None) ->
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """The ``length`` elements from ``start`` along ``dim`` (a view, as in PyTorch)."""
-    d = wrap_dim(dim, input.ndim, "narrow")
+    d = wrap_dim(dim, _check_not_0d(input, "narrow").ndim, "narrow")
     size = input.shape[d]
     begin = start + size if start < 0 else start
     if not 0 <= begin <= size or length < 0 or begin + length > size:
@@ -2364,9 +2368,10 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """input with dims start_dim..end_dim merged into one; a 0-d tensor becomes 1-D."""
+    s, e = wrap_dim(start_dim, input.ndim, "flatten"), wrap_dim(end_dim, input.ndim, "flatten")
     if input.ndim == 0:
         return reshape(input, (1,))
-    s, e = wrap_dim(start_dim, input.ndim, "flatten"), wrap_dim(end_dim, input.ndim, "flatten")
     old = input.array.shape
     if s > e:
         raise RuntimeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
@@ -2375,7 +2380,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dim ``dim`` into ``sizes`` (one of them may be -1): the inverse of flatten."""
-    d = wrap_dim(dim, input.ndim, "unflatten")
+    d = wrap_dim(dim, _check_not_0d(input, "unflatten").ndim, "unflatten")
     old = input.array.shape
     return reshape(input, old[:d] + tuple(sizes) + old[d + 1 :])
 
@@ -2597,7 +2602,7 @@ moveaxis = movedim
 
 
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    d = wrap_dim(dim, input.ndim, "split")
+    d = wrap_dim(dim, _check_not_0d(input, "split").ndim, "split")
     n = input.array.shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
@@ -2626,7 +2631,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     (chunks,) = whole_numbers((chunks,), "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk: chunks must be positive, got {chunks}")
-    n = input.array.shape[wrap_dim(dim, input.ndim, "chunk")]
+    n = input.array.shape[wrap_dim(dim, _check_not_0d(input, "chunk").ndim, "chunk")]
     if n == 0:  # as in PyTorch: `chunks` empty pieces
         return split(input, [0] * chunks, dim)
     return split(input, math.ceil(n / chunks), dim)
@@ -2636,9 +2641,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: builtins.int = 0)
     """input cut along ``dim`` into views: an int ``sections`` gives that many pieces of
     near-equal size (the first size % sections one longer); a list of indices cuts before
     each, as Python slices do (input[:i0], input[i0:i1], ..., input[ik:])."""
-    if _check_tensor(input, "tensor_split").ndim == 0:
-        raise RuntimeError("tensor_split: input must be at least 1-d, got a 0-d tensor")
-    d = wrap_dim(dim, input.ndim, "tensor_split")
+    d = wrap_dim(dim, _check_not_0d(input, "tensor_split").ndim, "tensor_split")
     cuts = indices_or_sections
     if isinstance(cuts, Tensor):  # a 0-d tensor of sections, or a 1-D tensor of indices
         if cuts.dtype.is_floating_point or cuts.dtype is _dtypes.bool or cuts.ndim > 1:
