@@ -2591,6 +2591,8 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     dst = [wrap_dim(d, n, "movedim") for d in destination]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in source {source} or destination {destination}")
+    if n == 0:  # dim 0 or -1 of a 0-d tensor: nothing to move
+        return permute(input, ())
     order: list = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
