@@ -2613,6 +2613,8 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         sizes = [builtins.min(size, n - start) for start in range(0, n, size)] or [0]
     else:
         sizes = list(split_size_or_sections)
+        if builtins.any(size < 0 for size in sizes):
+            raise RuntimeError(f"split: split sizes must be non-negative, got {sizes}")
         if builtins.sum(sizes) != n:
             raise RuntimeError(
                 f"split: split sizes {sizes} add up to {builtins.sum(sizes)} but dimension {d} "

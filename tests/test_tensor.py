@@ -775,6 +775,7 @@ EDGE_CASES = {
     "narrow_0d_refused": lambda T: T.narrow(T.tensor(2.0), 0, 0, 1),
     "movedim_0d": lambda T: (T.movedim(T.tensor(2.0), 0, 0), T.tensor(3).moveaxis(-1, 0)),
     "movedim_0d_dim_out_of_range": lambda T: T.movedim(T.tensor(2.0), 0, 1),
+    "split_negative_size_refused": lambda T: T.split(T.arange(5), [-1, 6]),
     "flipud_0d": lambda T: T.flipud(T.tensor(1.0)),
     "fliplr_1d": lambda T: T.fliplr(T.ones(3)),
     "diag_0d": lambda T: T.diag(T.tensor(1.0)),
