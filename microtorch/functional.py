@@ -2430,9 +2430,15 @@ def expand(input: Tensor, sizes: Sequence) -> Tensor:
             f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
             f"the number of dimensions in the tensor ({len(old)})"
         )
-    padded = (1,) * (len(sizes) - len(old)) + old
+    new_dims = len(sizes) - len(old)
+    padded = (1,) * new_dims + old
     target = []
-    for want, have in zip(sizes, padded):
+    for i, (want, have) in enumerate(zip(sizes, padded)):
+        if want < 0 and i < new_dims:
+            raise RuntimeError(
+                f"expand: the expanded size {want} is not allowed in a leading, new dim {i} "
+                f"(target sizes {list(sizes)}, tensor shape {list(old)}); give its size"
+            )
         if want == -1:
             want = have
         if have != 1 and want != have:

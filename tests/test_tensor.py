@@ -776,6 +776,13 @@ EDGE_CASES = {
     "movedim_0d": lambda T: (T.movedim(T.tensor(2.0), 0, 0), T.tensor(3).moveaxis(-1, 0)),
     "movedim_0d_dim_out_of_range": lambda T: T.movedim(T.tensor(2.0), 0, 1),
     "split_negative_size_refused": lambda T: T.split(T.arange(5), [-1, 6]),
+    "expand_minus_one_keeps_a_dim": lambda T: (
+        T.ones(3, 1).expand(2, -1, 4),
+        T.tensor(2.0).expand(3),
+        T.ones(1).expand(-1),
+    ),
+    "expand_minus_one_in_a_new_dim_refused": lambda T: T.ones(3, 1).expand(-1, 3, 4),
+    "expand_0d_minus_one_refused": lambda T: T.tensor(2.0).expand(-1),
     "flipud_0d": lambda T: T.flipud(T.tensor(1.0)),
     "fliplr_1d": lambda T: T.fliplr(T.ones(3)),
     "diag_0d": lambda T: T.diag(T.tensor(1.0)),
