@@ -2270,12 +2270,23 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
     return out
 
 
-def repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None = None, *,
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: builtins.int | None = None, *,
                       output_size: builtins.int | None = None) -> Tensor:  # fmt: skip
     """Each element (or slice along ``dim``) ``repeats`` times in a row: [a, b] -> [a, a, b, b].
     (Grouped-query attention shares each key head among several query heads this way.)
     ``repeats`` may also be a tensor of one count per element (read to the host: the
-    result's size depends on it). ``output_size``, if given, must be that size."""
+    result's size depends on it). ``output_size``, if given, must be that size.
+    repeat_interleave(counts) alone repeats each index i counts[i] times: [2, 1] -> [0, 0, 1]."""
+    if repeats is None:
+        counts = _check_tensor(input, "repeat_interleave")
+        if counts.ndim != 1:
+            raise RuntimeError(
+                "repeat_interleave(repeats): repeats must be a 1-D tensor of counts, got shape "
+                f"{tuple(counts.shape)}"
+            )
+        xp = backend.xp_of(counts.array)
+        positions = Tensor._make(xp.arange(counts.shape[0], dtype=counts.array.dtype))
+        return repeat_interleave(positions, counts, 0, output_size=output_size)
     out = _repeat_interleave(input, repeats, dim)
     d = 0 if dim is None else wrap_dim(dim, input.ndim, "repeat_interleave")
     if output_size is not None and out.shape[d] != output_size:
@@ -2291,6 +2302,25 @@ def _repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None) ->
     else:
         d = wrap_dim(dim, input.ndim, "repeat_interleave")
     shape = tuple(input.shape)
+    if isinstance(repeats, Tensor):
+        if repeats.array.dtype.kind not in "iu":
+            raise NotImplementedError(
+                f"repeat_interleave: repeats must be an integer tensor, got {repeats.dtype} "
+                "(as in PyTorch); use .long() first"
+            )
+        if repeats.ndim > 1:
+            raise RuntimeError(
+                "repeat_interleave: repeats must be a 0-d or 1-D tensor, got shape "
+                f"{tuple(repeats.shape)}"
+            )
+    elif not isinstance(repeats, (list, tuple)):
+        try:
+            repeats = operator.index(repeats)  # an int (a NumPy int too), not a float
+        except TypeError:
+            raise TypeError(
+                f"repeat_interleave: repeats must be an int or an integer tensor, got "
+                f"{type(repeats).__name__} {repeats!r}"
+            ) from None
     counts = repeats.tolist() if isinstance(repeats, Tensor) else repeats
     if isinstance(counts, list) and len(counts) == 1:
         counts = counts[0]

@@ -783,6 +783,21 @@ EDGE_CASES = {
     ),
     "expand_minus_one_in_a_new_dim_refused": lambda T: T.ones(3, 1).expand(-1, 3, 4),
     "expand_0d_minus_one_refused": lambda T: T.tensor(2.0).expand(-1),
+    "repeat_interleave_of_counts_alone": lambda T: (
+        T.repeat_interleave(T.tensor([2, 0, 1])),
+        T.repeat_interleave(T.tensor([1, 2], dtype=T.int32)),
+        T.repeat_interleave(T.tensor([], dtype=T.int64)),
+        T.repeat_interleave(T.tensor([2, 1]), output_size=3),
+        T.repeat_interleave(T.ones(2), T.tensor([1, 2], dtype=T.int32)),
+    ),
+    "repeat_interleave_counts_alone_2d_refused": lambda T: T.repeat_interleave(T.tensor([[1]])),
+    "repeat_interleave_float_counts_refused": lambda T: T.repeat_interleave(
+        T.ones(2), T.tensor([1.0, 2.0])
+    ),
+    "repeat_interleave_2d_counts_refused": lambda T: T.repeat_interleave(
+        T.ones(2), T.tensor([[1, 2]])
+    ),
+    "repeat_interleave_python_float_refused": lambda T: T.repeat_interleave(T.ones(2), 2.0),
     "flipud_0d": lambda T: T.flipud(T.tensor(1.0)),
     "fliplr_1d": lambda T: T.fliplr(T.ones(3)),
     "diag_0d": lambda T: T.diag(T.tensor(1.0)),
