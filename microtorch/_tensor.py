@@ -938,6 +938,12 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:
+        """The last two dims swapped: the transpose of each matrix in a batch."""
+        if self.ndim < 2:
+            raise RuntimeError(
+                f"tensor.mT is only supported on matrices or batches of matrices, got a "
+                f"{self.ndim}-D tensor; use .T (or .t()) for fewer dims"
+            )
         return F.transpose(self, -2, -1)
 
     def t(self) -> Tensor:

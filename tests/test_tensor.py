@@ -798,6 +798,8 @@ EDGE_CASES = {
         T.ones(2), T.tensor([[1, 2]])
     ),
     "repeat_interleave_python_float_refused": lambda T: T.repeat_interleave(T.ones(2), 2.0),
+    "mT_of_a_batch": lambda T: T.arange(6.0).reshape(1, 2, 3).mT,
+    "mT_of_1d_refused": lambda T: T.arange(3.0).mT,
     "flipud_0d": lambda T: T.flipud(T.tensor(1.0)),
     "fliplr_1d": lambda T: T.fliplr(T.ones(3)),
     "diag_0d": lambda T: T.diag(T.tensor(1.0)),
