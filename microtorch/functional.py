@@ -2512,10 +2512,24 @@ def tile(input: Tensor, dims: Sequence) -> Tensor:
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
-def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def _tensor_sequence(tensors: Any, op: str) -> list:
+    """The (non-empty) list of tensors that cat, stack and the like join; a lone Tensor is
+    refused, as in PyTorch (which does not iterate it: torch.cat(x) lacks its brackets)."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(
+            f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not Tensor; "
+            f"write {op}([a, b]) or {op}((a, b))"
+        )
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("cat: expected a non-empty list of Tensors")
+        raise RuntimeError(f"{op}: expected a non-empty list of Tensors")
+    return tensors
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    if isinstance(tensors, (list, tuple)) and not tensors:  # ValueError here, as in PyTorch
+        raise ValueError("cat(): expected a non-empty list of Tensors")
+    tensors = _tensor_sequence(tensors, "cat")
     for i, t in enumerate(tensors):
         _check_tensor(t, "cat", f"tensors[{i}]")
     target = _promoted_dtype(tensors)
@@ -2556,9 +2570,7 @@ def _promoted_dtype(tensors: list) -> Any:
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("stack: expected a non-empty list of Tensors")
+    tensors = _tensor_sequence(tensors, "stack")
     d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
     for i, t in enumerate(tensors):
         _check_tensor(t, "stack", f"tensors[{i}]")
@@ -2572,13 +2584,14 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
-    tensors = [t if t.ndim else t.reshape(1) for t in tensors]
-    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+    tensors = [t if t.ndim else t.reshape(1) for t in _tensor_sequence(tensors, "hstack")]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
     """Join along dim 0, 1-D (and 0-d) tensors first made rows (1, n): one under another."""
-    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+    rows = _tensor_sequence(tensors, "vstack")
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in rows], 0)
 
 
 row_stack = vstack
@@ -2586,7 +2599,8 @@ row_stack = vstack
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """Join as columns: 1-D (and 0-d) tensors become (n, 1) columns, then hstack."""
-    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors], 1)
+    columns = _tensor_sequence(tensors, "column_stack")
+    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in columns], 1)
 
 
 def broadcast_shapes(*shapes: Any) -> Size:
