@@ -2526,7 +2526,9 @@ def _tensor_sequence(tensors: Any, op: str) -> list:
     return tensors
 
 
-def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """The tensors joined along ``dim`` (NumPy's name ``axis`` works too, as in PyTorch)."""
+    dim = dim if axis is None else axis
     if isinstance(tensors, (list, tuple)) and not tensors:  # ValueError here, as in PyTorch
         raise ValueError("cat(): expected a non-empty list of Tensors")
     tensors = _tensor_sequence(tensors, "cat")
@@ -2569,7 +2571,9 @@ def _promoted_dtype(tensors: list) -> Any:
     return target
 
 
-def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def stack(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """The tensors (all of one shape) joined along a new dim ``dim`` (or ``axis``)."""
+    dim = dim if axis is None else axis
     tensors = _tensor_sequence(tensors, "stack")
     d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
     for i, t in enumerate(tensors):
@@ -2595,6 +2599,12 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
 
 
 row_stack = vstack
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dim 2 (depth), each tensor first made at least 3-D as atleast_3d does:
+    (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    return cat([atleast_3d(t) for t in _tensor_sequence(tensors, "dstack")], 2)
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:

@@ -1963,6 +1963,24 @@ SHAPE = [
     ),
     C("stack_0d", lambda T, F, a, b: T.stack([a, b]), (x(), x()), lambda a, b: np.stack([a, b])),
     C(
+        "concatenate_axis",
+        lambda T, F, a, b: T.concatenate([a, b], axis=1),
+        (x(2, 1), x(2, 3)),
+        lambda a, b: np.concatenate([a, b], 1),
+    ),
+    C(
+        "dstack",
+        lambda T, F, a, b, c: T.dstack([a, b, c]),
+        (x(2, 3), x(2, 3, 2), x(2, 3)),
+        lambda a, b, c: np.dstack([a, b, c]),
+    ),
+    C(
+        "dstack_1d",
+        lambda T, F, a, b: T.dstack((a, b)),
+        (x(3), x(3)),
+        lambda a, b: np.dstack([a, b]),
+    ),
+    C(
         "split_size",
         lambda T, F, a: a.split(2, dim=1),
         (x(3, 5),),

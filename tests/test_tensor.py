@@ -800,6 +800,12 @@ EDGE_CASES = {
     "repeat_interleave_python_float_refused": lambda T: T.repeat_interleave(T.ones(2), 2.0),
     "mT_of_a_batch": lambda T: T.arange(6.0).reshape(1, 2, 3).mT,
     "mT_of_1d_refused": lambda T: T.arange(3.0).mT,
+    "dstack_promotes_and_lifts_0d": lambda T: (
+        T.dstack([T.tensor(1.0), T.tensor(2)]),
+        T.dstack([T.ones(2, 3), T.ones(2, 3, dtype=T.int64)]),
+        T.stack([T.ones(2), T.zeros(2)], axis=1),
+    ),
+    "dstack_of_a_lone_tensor_refused": lambda T: T.dstack(T.ones(2, 3)),
     "cat_of_nothing_refused": lambda T: T.cat([]),
     "cat_of_a_lone_tensor_refused": lambda T: T.cat(T.ones(2, 3)),
     "stack_of_a_lone_tensor_refused": lambda T: T.stack(T.ones(2, 3)),
