@@ -923,7 +923,12 @@ class Tensor:
     def unsqueeze(self, dim: int) -> Tensor:
         return F.unsqueeze(self, dim)
 
-    def squeeze(self, dim: Any = None) -> Tensor:
+    def squeeze(self, *dims: Any, dim: Any = None) -> Tensor:
+        """Drop dims of size 1: all of them, or those named (x.squeeze(0, 2) as in PyTorch)."""
+        if dims:
+            if dim is not None:
+                raise TypeError("squeeze: give the dims either as arguments or by keyword")
+            dim = dims[0] if len(dims) == 1 else dims
         return F.squeeze(self, dim)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:

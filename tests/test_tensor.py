@@ -813,6 +813,12 @@ EDGE_CASES = {
     "hstack_of_nothing_refused": lambda T: T.hstack([]),
     "vstack_of_a_lone_tensor_refused": lambda T: T.vstack(T.ones(2, 3)),
     "column_stack_of_nothing_refused": lambda T: T.column_stack([]),
+    "squeeze_method_forms": lambda T: (
+        T.ones(1, 3, 1).squeeze(0, 2),
+        T.ones(1, 3, 1).squeeze((0, 1)),
+        T.ones(1, 3, 1).squeeze(dim=-1),
+        T.ones(1, 3, 1).squeeze(),
+    ),
     "flipud_0d": lambda T: T.flipud(T.tensor(1.0)),
     "fliplr_1d": lambda T: T.fliplr(T.ones(3)),
     "diag_0d": lambda T: T.diag(T.tensor(1.0)),
