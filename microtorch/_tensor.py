@@ -1359,8 +1359,8 @@ class Tensor:
     def log_softmax(self, dim: int) -> Tensor:
         return F.log_softmax(self, dim)
 
-    def gather(self, dim: int, index: Tensor) -> Tensor:
-        return F.gather(self, dim, index)
+    def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+        return F.gather(self, dim, index, sparse_grad=sparse_grad)
 
     # in-place forms of the math above: x.exp_() writes exp(x) into x's own memory
     def exp_(self) -> Tensor:

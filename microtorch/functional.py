@@ -3088,14 +3088,25 @@ def renorm(input: Tensor, p: Any, dim: builtins.int, maxnorm: Any) -> Tensor:
     return mul(input, factor)
 
 
-def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    d = wrap_dim(dim, input.ndim, "gather")
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """out[i][j] = input[i][index[i][j]] for dim=1 (likewise for other dims): the values
+    at ``index`` along ``dim``; out has index's shape. (``sparse_grad``: dense here.)"""
+    d = wrap_dim(dim, _check_tensor(input, "gather").ndim, "gather")
+    if builtins.max(input.ndim, _check_tensor(index, "gather", "index").ndim) <= 1 and (
+        input.ndim == 0 or index.ndim == 0
+    ):  # PyTorch counts a 0-d input or index as 1-D of size 1 here
+        return reshape(gather(reshape(input, (-1,)), 0, reshape(index, (-1,))), index.shape)
     if index.ndim != input.ndim:
         raise RuntimeError(
             f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match"
         )
     if index.array.dtype.kind not in "iu":
         raise RuntimeError(f"gather: index must be an integer (long) tensor, got {index.dtype}")
+    if builtins.any(i > n for k, (i, n) in enumerate(zip(index.shape, input.shape)) if k != d):
+        raise RuntimeError(
+            f"gather: index of shape {tuple(index.shape)} must be no larger than input "
+            f"{tuple(input.shape)} in every dim but dim {d}"
+        )
     _check_indices_below(index, input.array.shape[d], d, "gather", tuple(input.shape))
     # PyTorch allows an index smaller than input in the other dims: crop input to it
     crop = tuple(
@@ -3203,6 +3214,14 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: boo
                 _check_tensor(index, op, "index").array.shape, src, dtype=input.array.dtype
             )
         )
+    if builtins.max(input.ndim, index.ndim, src.ndim) <= 1 and 0 in (
+        input.ndim,
+        index.ndim,
+        src.ndim,
+    ):  # PyTorch counts a 0-d input, index or src as 1-D of size 1 here
+        flat = [reshape(t, (-1,)) for t in (input, index, src)]
+        wrap_dim(dim, input.ndim, op)
+        return reshape(_scatter(flat[0], 0, flat[1], flat[2], op, add), input.shape)
     d = _check_scatter(input, dim, index, src, op)
     return indexing.Scatter.apply(input, src, index=index.array, dim=d, add=add)
 

@@ -962,6 +962,19 @@ EDGE_CASES = {
     "index_copy_negative_index": lambda T: T.index_copy(
         T.ones(2, 3), 1, T.tensor([-1]), T.zeros(2, 1)
     ),  # fmt: skip
+    "gather_scatter_0d_count_as_1d": lambda T: (
+        T.gather(T.arange(3.0), 0, T.tensor(1)),
+        T.gather(T.tensor(5.0), -1, T.tensor([0, 0])),
+        T.tensor(5.0).gather(0, T.tensor(0), sparse_grad=False),
+        T.scatter(T.tensor(5.0), 0, T.tensor(0), T.tensor(2.0)),
+        T.scatter(T.zeros(3), 0, T.tensor(1), T.tensor(2.0)),
+        T.scatter_add(T.zeros(3), 0, T.tensor([1]), T.tensor(2.0)),
+        T.zeros(3).scatter(0, T.tensor(2), 7.0),
+    ),
+    "gather_0d_index_of_2d_input_refused": lambda T: T.gather(T.ones(2, 3), 0, T.tensor(0)),
+    "gather_index_wider_than_input_refused": lambda T: T.gather(
+        T.ones(3, 4), 1, T.zeros(4, 1, dtype=T.int64)
+    ),
     "take_0d_index_and_0d_input": lambda T: (
         T.take(T.arange(6).reshape(2, 3), T.tensor(4)),
         T.take(T.tensor(3.0), T.tensor([0, 0])),
@@ -1226,6 +1239,8 @@ def _gradients(lib, fn, *values) -> list:
         (lambda T, a: T.aminmax(a, dim=1).max, ([[1.0, 3.0, 3.0], [1.0, 0.0, 2.0]],)),
         (lambda T, c, a, b: T.addmm(c, a, b, beta=0), ([1.0, 2.0], [[1.0], [2.0]], [[3.0, 4.0]])),
         (lambda T, a: T.nansum(a) + T.nanmean(a), ([1.0, float("nan"), 3.0],)),
+        (lambda T, a: T.gather(a, 0, T.tensor([0, 0])) * T.tensor([1.0, 2.0]), (5.0,)),
+        (lambda T, a, b: T.scatter(a, 0, T.tensor(1), b) * T.arange(3.0), ([1.0, 2, 3], 4.0)),
         (
             lambda T, a, v: T.index_fill(a, 0, T.tensor([0, 2]), v) * T.arange(3.0),
             ([1.0, 2.0, 3.0], 4.0),
