@@ -896,8 +896,14 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     _check_tensor(condition, "where", "condition")
+    if condition.array.dtype == "uint8":  # PyTorch still takes it, with a deprecation warning
+        warn_user("where: a uint8 condition is deprecated in PyTorch; use a bool condition")
+        condition = cast(condition, _dtypes.bool)
     if condition.array.dtype != bool:
-        raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
+        raise RuntimeError(
+            f"where: condition must be a bool tensor, got {condition.dtype}; compare first "
+            "(x > 0) or use .bool()"
+        )
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = as_tensor_like(input, condition)  # where(mask, 1.0, 0.0): numbers only
     a, b = _binary_operands(input, other, "where")

@@ -975,6 +975,10 @@ EDGE_CASES = {
     "gather_index_wider_than_input_refused": lambda T: T.gather(
         T.ones(3, 4), 1, T.zeros(4, 1, dtype=T.int64)
     ),
+    "where_int_condition_refused": lambda T: T.where(T.tensor([1, 0]), T.ones(2), 0.0),
+    "where_uint8_condition_taken": lambda T: T.where(
+        T.tensor([1, 0], dtype=T.uint8), T.ones(2), 0.0
+    ),
     "take_0d_index_and_0d_input": lambda T: (
         T.take(T.arange(6).reshape(2, 3), T.tensor(4)),
         T.take(T.tensor(3.0), T.tensor([0, 0])),
