@@ -69,13 +69,6 @@ def _check_tensor(x: Any, op: str, name: str = "input") -> Tensor:
     return x
 
 
-def _check_not_0d(input: Any, op: str) -> Tensor:
-    """input, if it is a tensor with at least one dim (ops that cut along a dim need one)."""
-    if _check_tensor(input, op).ndim == 0:
-        raise RuntimeError(f"{op}: input must be at least 1-d, got a 0-d tensor")
-    return input
-
-
 def as_tensor_like(value: Any, like: Tensor) -> Tensor:
     """A constant tensor on ``like``'s device (for a list or numpy value mixed with a tensor)."""
     if isinstance(value, Tensor):
@@ -2343,6 +2336,13 @@ def _repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None) ->
     # (..., n, ...) -> (..., n, 1, ...) -> (..., n, repeats, ...) -> (..., n * repeats, ...)
     spread = input.unsqueeze(d + 1).expand(shape[: d + 1] + (counts,) + shape[d + 1 :])
     return spread.reshape(shape[:d] + (shape[d] * counts,) + shape[d + 1 :])
+
+
+def _check_not_0d(input: Any, op: str) -> Tensor:
+    """input, if it is a tensor with at least one dim (ops that cut along a dim need one)."""
+    if _check_tensor(input, op).ndim == 0:
+        raise RuntimeError(f"{op}: input must be at least 1-d, got a 0-d tensor")
+    return input
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
