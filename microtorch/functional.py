@@ -976,9 +976,11 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         )
     if len(a) > 2 and len(b) > 2:
         _check_broadcast(a[:-2], b[:-2], "matmul (batch dims)")
-    if input.array.dtype != other.array.dtype:
-        target = _dtypes.promote_types(input.dtype, other.dtype)
-        input, other = cast(input, target), cast(other, target)
+    if input.array.dtype != other.array.dtype:  # PyTorch does not promote here
+        raise RuntimeError(
+            f"matmul: expected both arguments to have the same dtype, but got {input.dtype} "
+            f"and {other.dtype} (shapes {a} and {b}); cast one first, e.g. b.to(a.dtype)"
+        )
     return linalg.Matmul.apply(input, other)
 
 

@@ -97,7 +97,7 @@ def test_stacking_tiling_and_axis_helpers_as_numpy_does_them(device: str) -> Non
         2,
     )
     assert t.swapaxes(0, 1).shape == (3, 2) and t.swapdims(1, 0).shape == (3, 2)
-    assert microtorch.dot(v, v).item() == 14.0 and t.mv(v).tolist() == [8.0, 26.0]
+    assert microtorch.dot(v, v).item() == 14.0 and t.mv(v.double()).tolist() == [8.0, 26.0]
     x, y = microtorch.broadcast_tensors(t, v)
     assert x.shape == y.shape == (2, 3)
     assert microtorch.broadcast_shapes((2, 1), (3,), 1) == (2, 3)
@@ -849,6 +849,10 @@ EDGE_CASES = {
         *T.atleast_1d([T.tensor(2.0)]),
         T.atleast_3d(T.ones(1, 2, 3, 4)),
     ),
+    "matmul_dtypes_differ_refused": lambda T: T.matmul(T.ones(2, 3), T.ones(3, dtype=T.float64)),
+    "mm_int_and_float_refused": lambda T: T.mm(T.ones(2, 3, dtype=T.int64), T.ones(3, 2)),
+    "dot_dtypes_differ_refused": lambda T: T.dot(T.ones(3), T.ones(3, dtype=T.float64)),
+    "matmul_of_ints": lambda T: T.arange(6).reshape(2, 3) @ T.arange(3),
     "addmm_ints": lambda T: T.addmm(
         T.ones(2, 2, dtype=T.int64),
         T.ones(2, 2, dtype=T.int64),
