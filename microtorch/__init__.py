@@ -204,6 +204,7 @@ from .functional import (
     index_fill,
     index_put,
     index_select,
+    inner,
     is_floating_point,
     isclose,
     isfinite,

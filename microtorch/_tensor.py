@@ -1213,6 +1213,9 @@ class Tensor:
     def dot(self, tensor: Tensor) -> Tensor:
         return F.dot(self, tensor)
 
+    def inner(self, other: Tensor) -> Tensor:
+        return F.inner(self, other)
+
     def mv(self, vec: Tensor) -> Tensor:
         return F.mv(self, vec)
 

@@ -1086,6 +1086,21 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 ger = outer
 
 
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """The sums of products over the last dim of each: out[i..., j...] = sum_k
+    input[i..., k] * other[j..., k] (shape input.shape[:-1] + other.shape[:-1]); a 0-d
+    operand just multiplies."""
+    _check_tensor(input, "inner"), _check_tensor(other, "inner", "other")
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            f"inner: the last dimension must match on both input tensors, but got shapes "
+            f"{tuple(input.shape)} and {tuple(other.shape)}"
+        )
+    return tensordot(input, other, ([input.ndim - 1], [other.ndim - 1]))
+
+
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The sum of products of two 1-D tensors of one size (a 0-d tensor)."""
     if _check_tensor(input, "dot").ndim != 1 or _check_tensor(tensor, "dot", "tensor").ndim != 1:

@@ -1501,6 +1501,12 @@ MATMUL = [
         ),  # fmt: skip
     ),
     C(
+        "inner",  # over the last dim of each; a 0-d operand multiplies
+        lambda T, F, a, b, v, s: (T.inner(a, b), a.inner(v), T.inner(v, v), T.inner(s, a)),
+        (x(2, 2, 3), x(4, 3), x(3), x()),
+        lambda a, b, v, s: (np.inner(a, b), np.inner(a, v), np.inner(v, v), s * a),
+    ),
+    C(
         "kron",
         lambda T, F, a, b, c: (T.kron(a, b), c.kron(a)),
         (x(2, 3), x(2), x(2, 1, 2)),

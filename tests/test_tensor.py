@@ -852,6 +852,11 @@ EDGE_CASES = {
     "matmul_dtypes_differ_refused": lambda T: T.matmul(T.ones(2, 3), T.ones(3, dtype=T.float64)),
     "mm_int_and_float_refused": lambda T: T.mm(T.ones(2, 3, dtype=T.int64), T.ones(3, 2)),
     "dot_dtypes_differ_refused": lambda T: T.dot(T.ones(3), T.ones(3, dtype=T.float64)),
+    "inner_ints_and_empty": lambda T: (
+        T.inner(T.arange(6).reshape(2, 3), T.arange(3)),
+        T.inner(T.ones(2, 0), T.ones(3, 0)),
+    ),
+    "inner_last_dims_differ_refused": lambda T: T.inner(T.ones(2, 3), T.ones(2, 4)),
     "matmul_of_ints": lambda T: T.arange(6).reshape(2, 3) @ T.arange(3),
     "addmm_ints": lambda T: T.addmm(
         T.ones(2, 2, dtype=T.int64),
