@@ -1915,7 +1915,10 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         return sum(abs(x), dim, keepdim)
     if ord == 2:
         return elementwise.NormRoot.apply(sum(x * x, dim, keepdim), p=2)
-    return elementwise.NormRoot.apply(sum(pow(abs(x), ord), dim, keepdim), p=builtins.float(ord))
+    magnitude = abs(x)
+    if ord < 1:  # |x|^p has an infinite slope at 0 for p < 1: PyTorch takes 0 there (no nan)
+        magnitude = where(x == 0, 0.0, magnitude)
+    return elementwise.NormRoot.apply(sum(pow(magnitude, ord), dim, keepdim), p=builtins.float(ord))
 
 
 def _cast_for_norm(x: Tensor, dtype: Any, op: str) -> Tensor:

@@ -1253,6 +1253,8 @@ def _gradients(lib, fn, *values) -> list:
         (lambda T, c, a, b: T.addmm(c, a, b, beta=0), ([1.0, 2.0], [[1.0], [2.0]], [[3.0, 4.0]])),
         (lambda T, a: T.nansum(a) + T.nanmean(a), ([1.0, float("nan"), 3.0],)),
         (lambda T, a: T.gather(a, 0, T.tensor([0, 0])) * T.tensor([1.0, 2.0]), (5.0,)),
+        # p < 1: |x|^p is infinitely steep at 0; PyTorch's gradient there is 0, not nan
+        (lambda T, a: T.norm(a, 0.5) + T.linalg.vector_norm(a, -1, 1), ([[1.0, 0], [0, 3]],)),
         (lambda T, a, b: T.scatter(a, 0, T.tensor(1), b) * T.arange(3.0), ([1.0, 2, 3], 4.0)),
         (
             lambda T, a, v: T.index_fill(a, 0, T.tensor([0, 2]), v) * T.arange(3.0),
