@@ -981,6 +981,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             f"matmul: expected both arguments to have the same dtype, but got {input.dtype} "
             f"and {other.dtype} (shapes {a} and {b}); cast one first, e.g. b.to(a.dtype)"
         )
+    if input.array.dtype == bool:
+        raise NotImplementedError(
+            "matmul: not implemented for bool tensors, as in PyTorch; use .long() or .float()"
+        )
     return linalg.Matmul.apply(input, other)
 
 

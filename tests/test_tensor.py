@@ -857,6 +857,8 @@ EDGE_CASES = {
         T.inner(T.ones(2, 0), T.ones(3, 0)),
     ),
     "inner_last_dims_differ_refused": lambda T: T.inner(T.ones(2, 3), T.ones(2, 4)),
+    "matmul_of_bools_refused": lambda T: T.ones(2, 3, dtype=T.bool) @ T.ones(3, dtype=T.bool),
+    "dot_of_bools_refused": lambda T: T.dot(T.ones(3, dtype=T.bool), T.ones(3, dtype=T.bool)),
     "matmul_of_ints": lambda T: T.arange(6).reshape(2, 3) @ T.arange(3),
     "addmm_ints": lambda T: T.addmm(
         T.ones(2, 2, dtype=T.int64),
