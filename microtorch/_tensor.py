@@ -969,8 +969,8 @@ class Tensor:
     def repeat(self, *args: Any, repeats: Any = None) -> Tensor:
         return F.repeat(self, _shape_args(args, repeats))
 
-    def tile(self, *dims: Any) -> Tensor:
-        return F.tile(self, _shape_args(dims))
+    def tile(self, *args: Any, dims: Any = None) -> Tensor:
+        return F.tile(self, _shape_args(args, dims))
 
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         return F.roll(self, shifts, dims)

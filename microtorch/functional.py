@@ -1741,10 +1741,18 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+    """The largest value, (values, indices) along ``dim``, or with a tensor ``other`` (or
+    a tensor in dim's place) the elementwise maximum."""
+    if "other" in numpy_style:
+        return maximum(input, numpy_style.pop("other"))
     return _extreme(input, *numpy_names(dim, keepdim, numpy_style, "max"), True, "max")
 
 
 def min(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+    """The smallest value, (values, indices) along ``dim``, or the elementwise minimum
+    with a tensor ``other``; see max."""
+    if "other" in numpy_style:
+        return minimum(input, numpy_style.pop("other"))
     return _extreme(input, *numpy_names(dim, keepdim, numpy_style, "min"), False, "min")
 
 
@@ -2693,7 +2701,10 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 moveaxis = movedim
 
 
-def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """Views of ``tensor`` cut along ``dim``: pieces of split_size_or_sections each (an
+    int; the last may be shorter), or of the sizes in that list."""
+    input = tensor  # (PyTorch names this argument tensor)
     d = wrap_dim(dim, _check_not_0d(input, "split").ndim, "split")
     n = input.array.shape[d]
     if isinstance(split_size_or_sections, int):

@@ -813,6 +813,12 @@ EDGE_CASES = {
     "hstack_of_nothing_refused": lambda T: T.hstack([]),
     "vstack_of_a_lone_tensor_refused": lambda T: T.vstack(T.ones(2, 3)),
     "column_stack_of_nothing_refused": lambda T: T.column_stack([]),
+    "pytorch_keyword_names": lambda T: (
+        T.max(T.tensor([1.0, 5.0]), other=T.tensor([3.0, 2.0])),
+        T.min(input=T.tensor([1.0, 5.0]), other=T.tensor([3.0, 2.0])),
+        *T.split(tensor=T.arange(5), split_size_or_sections=2),
+        T.arange(3).tile(dims=(2,)),
+    ),
     "squeeze_method_forms": lambda T: (
         T.ones(1, 3, 1).squeeze(0, 2),
         T.ones(1, 3, 1).squeeze((0, 1)),
