@@ -1490,7 +1490,7 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
     The gradient of median() is shared by the elements equal to it, that of median(dim=) goes
     to the index returned, as in PyTorch."""
-    _check_tensor(input, "median")
+    _refuse_bool(input, "median")
     if dim is None:
         flat = reshape(input.detach(), (-1,))  # (only to find the middle)
         if flat.shape[0] == 0:  # as in PyTorch: nan
@@ -1506,11 +1506,20 @@ def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: bo
     """The k-th smallest value along ``dim`` (k counts from 1) and where it came from:
     (values, indices); nan counts as larger than any number. The gradient goes to the
     chosen element."""
-    d = wrap_dim(dim, _check_tensor(input, "kthvalue").ndim, "kthvalue")
+    d = wrap_dim(dim, _refuse_bool(input, "kthvalue").ndim, "kthvalue")
     n = input.shape[d] if input.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue: k ({k}) is out of range for dim {d} of size {n}")
     return _order_statistic(input, d, keepdim, k - 1, False, "kthvalue")
+
+
+def _refuse_bool(input: Any, op: str) -> Tensor:
+    """input, if it is a tensor that is not bool: PyTorch has no median or kthvalue of bools."""
+    if _check_tensor(input, op).array.dtype == bool:
+        raise NotImplementedError(
+            f"{op}: not implemented for bool tensors, as in PyTorch; use .long() first"
+        )
+    return input
 
 
 def _order_statistic(input: Tensor, d: builtins.int, keepdim: bool, position: builtins.int,
@@ -1544,7 +1553,7 @@ def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
 def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """median ignoring nan: the lower middle of the values that are not nan (nan if there are
     none); with ``dim``, (values, indices) per row. Gradients as median's."""
-    _check_tensor(input, "nanmedian")
+    _refuse_bool(input, "nanmedian")
     if not input.dtype.is_floating_point:
         return median(input, dim, keepdim)  # integers have no nan
     if dim is None:

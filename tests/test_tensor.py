@@ -691,6 +691,10 @@ EDGE_CASES = {
     "kthvalue_nan_is_largest_dim_none_refused": lambda T: T.kthvalue(
         T.tensor([[1.0, float("nan"), 0.0]]), 3, None
     ),
+    "kthvalue_of_bools_refused": lambda T: T.kthvalue(T.tensor([True, False]), 1),
+    "median_of_bools_refused": lambda T: T.median(T.tensor([True, False, True])),
+    "median_dim_of_bools_refused": lambda T: T.tensor([[True, False]]).median(1),
+    "nanmedian_of_bools_refused": lambda T: T.nanmedian(T.tensor([True, False, True])),
     "kthvalue_k_out_of_range": lambda T: T.kthvalue(T.tensor([3.0, 1.0]), 3),
     "kthvalue_nan_is_largest": lambda T: T.kthvalue(T.tensor([1.0, float("nan"), 0.0]), 3),
     "nansum_ints_and_bools": lambda T: (
