@@ -1508,6 +1508,7 @@ def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: bo
     chosen element."""
     d = wrap_dim(dim, _refuse_bool(input, "kthvalue").ndim, "kthvalue")
     n = input.shape[d] if input.ndim else 1
+    _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "kthvalue")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue: k ({k}) is out of range for dim {d} of size {n}")
     return _order_statistic(input, d, keepdim, k - 1, False, "kthvalue")

@@ -691,6 +691,8 @@ EDGE_CASES = {
     "kthvalue_nan_is_largest_dim_none_refused": lambda T: T.kthvalue(
         T.tensor([[1.0, float("nan"), 0.0]]), 3, None
     ),
+    "kthvalue_over_an_empty_dim": lambda T: T.kthvalue(T.zeros(3, 0), 1),
+    "kthvalue_over_an_empty_dim_before_k": lambda T: T.kthvalue(T.zeros(3, 0), 0),
     "kthvalue_of_bools_refused": lambda T: T.kthvalue(T.tensor([True, False]), 1),
     "median_of_bools_refused": lambda T: T.median(T.tensor([True, False, True])),
     "median_dim_of_bools_refused": lambda T: T.tensor([[True, False]]).median(1),
