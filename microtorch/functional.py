@@ -1772,7 +1772,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any
     _check_tensor(input, "amax")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amax")
     axes = _dims(dim, input.ndim, "amax")
-    _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, "amax")
+    _check_extreme_dims(input, axes, "amax")
     return reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim)
 
 
@@ -1781,8 +1781,19 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any
     _check_tensor(input, "amin")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amin")
     axes = _dims(dim, input.ndim, "amin")
-    _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, "amin")
+    _check_extreme_dims(input, axes, "amin")
     return reduction.MaxAll.apply(input, largest=False, axes=axes, keepdim=keepdim)
+
+
+def _check_extreme_dims(input: Tensor, axes: Any, name: str) -> None:
+    """amax/amin: an empty input needs dims to reduce (RuntimeError, as in PyTorch), and
+    none of those may be empty."""
+    if axes is None and input.array.size == 0:
+        raise RuntimeError(
+            f"{name}(): an empty tensor (shape {tuple(input.shape)}) has no extreme value; "
+            "pass dim= to reduce dims that are not empty"
+        )
+    _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, name)
 
 
 def _check_reduced_dims_not_empty(input: Tensor, axes: Any, name: str) -> None:

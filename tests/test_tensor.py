@@ -744,6 +744,13 @@ EDGE_CASES = {
         *T.aminmax(T.tensor(3.0)),
         *T.aminmax(T.tensor([True, False])),
     ),
+    "amax_of_empty_without_dim_refused": lambda T: T.amax(T.zeros(0, 3)),
+    "amin_of_empty_over_all_dims_refused": lambda T: T.zeros(0, 3).amin(()),
+    "amax_over_an_empty_dim_refused": lambda T: T.amax(T.zeros(0, 3), 0),
+    "amax_amin_of_empty_over_full_dims": lambda T: (
+        T.amax(T.zeros(0, 3), 1),
+        T.amin(T.zeros(2, 0), 0),
+    ),
     "aminmax_empty": lambda T: T.aminmax(T.tensor([])),
     "roll_0d_and_empty": lambda T: (T.roll(T.tensor(3.0), 1), T.roll(T.zeros(0, 2), 1, 0)),
     "roll_0d_with_dims": lambda T: T.roll(T.tensor(3.0), 1, 0),
