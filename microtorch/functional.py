@@ -3162,8 +3162,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
         raise RuntimeError(
             f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match"
         )
-    if index.array.dtype.kind not in "iu":
-        raise RuntimeError(f"gather: index must be an integer (long) tensor, got {index.dtype}")
+    if index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError(f"gather: Expected dtype int32/int64 for index, got {index.dtype}")
     if builtins.any(i > n for k, (i, n) in enumerate(zip(index.shape, input.shape)) if k != d):
         raise RuntimeError(
             f"gather: index of shape {tuple(index.shape)} must be no larger than input "

@@ -1001,6 +1001,8 @@ EDGE_CASES = {
         T.scatter_add(T.zeros(3), 0, T.tensor([1]), T.tensor(2.0)),
         T.zeros(3).scatter(0, T.tensor(2), 7.0),
     ),
+    "gather_int16_index_refused": lambda T: T.gather(T.ones(2), 0, T.tensor([0], dtype=T.int16)),
+    "gather_int32_index": lambda T: T.gather(T.arange(3.0), 0, T.tensor([2], dtype=T.int32)),
     "gather_0d_index_of_2d_input_refused": lambda T: T.gather(T.ones(2, 3), 0, T.tensor(0)),
     "gather_index_wider_than_input_refused": lambda T: T.gather(
         T.ones(3, 4), 1, T.zeros(4, 1, dtype=T.int64)
