@@ -2402,6 +2402,11 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """The ``length`` elements from ``start`` along ``dim`` (a view, as in PyTorch)."""
     d = wrap_dim(dim, _check_not_0d(input, "narrow").ndim, "narrow")
     size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"narrow: start out of range (expected to be in range of [{-size}, {size}], but "
+            f"got {start}) for dim {d} of shape {tuple(input.shape)}"
+        )
     begin = start + size if start < 0 else start
     if not 0 <= begin <= size or length < 0 or begin + length > size:
         raise RuntimeError(
