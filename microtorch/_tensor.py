@@ -1557,8 +1557,9 @@ class Tensor:
     def amin(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.amin(self, dim, keepdim, **numpy_style)
 
-    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-        return F.prod(self, dim, keepdim, dtype=dtype)
+    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+             **numpy_style: Any) -> Tensor:  # fmt: skip
+        return F.prod(self, dim, keepdim, dtype=dtype, **numpy_style)
 
     def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
         return F.sort(self, dim, descending, stable)
@@ -1575,11 +1576,13 @@ class Tensor:
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
         return F.topk(self, k, dim, largest, sorted)
 
-    def nansum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-        return F.nansum(self, dim, keepdim, dtype=dtype)
+    def nansum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None,
+               **numpy_style: Any) -> Tensor:  # fmt: skip
+        return F.nansum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-        return F.nanmean(self, dim, keepdim, dtype=dtype)
+    def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+                **numpy_style: Any) -> Tensor:  # fmt: skip
+        return F.nanmean(self, dim, keepdim, dtype=dtype, **numpy_style)
 
     def count_nonzero(self, dim: Any = None) -> Tensor:
         return F.count_nonzero(self, dim)
@@ -1625,11 +1628,11 @@ class Tensor:
     def aminmax(self, *, dim: Any = None, keepdim: bool = False) -> Any:
         return F.aminmax(self, dim=dim, keepdim=keepdim)
 
-    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        return F.all(self, dim, keepdim)
+    def all(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+        return F.all(self, dim, keepdim, **numpy_style)
 
-    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        return F.any(self, dim, keepdim)
+    def any(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+        return F.any(self, dim, keepdim, **numpy_style)
 
     def isnan(self) -> Tensor:
         return F.isnan(self)

@@ -1321,10 +1321,12 @@ def _total_dtype(input: Tensor, dtype: Any) -> Any:
     return _dtypes.int64.np if input.array.dtype.kind in "biu" else None
 
 
-def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+         **numpy_style: Any) -> Tensor:  # fmt: skip
     """The product of all elements, or along ``dim``; integers and bools give int64, as in
     PyTorch."""
     _check_tensor(input, "prod")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "prod")
     if isinstance(dim, (tuple, list)):
         raise TypeError("prod: dim must be one int (PyTorch's prod reduces one dim at a time)")
     axes = _dims(dim, input.ndim, "prod")
@@ -1402,17 +1404,20 @@ def _with_mean(spread: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: boo
     return spread(input, dim, unbiased, keepdim, correction=correction), average
 
 
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+           **numpy_style: Any) -> Tensor:  # fmt: skip
     """sum, with nan counted as zero (and a gradient of zero there)."""
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nansum")
     if _check_tensor(input, "nansum").dtype.is_floating_point:
         input = where(isnan(input), 0.0, input)
     return sum(input, dim, keepdim, dtype=dtype)
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
-            dtype: Any = None) -> Tensor:  # fmt: skip
+            dtype: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     """The mean of the values that are not nan (nan where there are none)."""
     _check_tensor(input, "nanmean")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nanmean")
     if dtype is not None:
         input = cast(input, _dtypes.get_dtype(dtype))
     if not input.dtype.is_floating_point:
@@ -1888,17 +1893,19 @@ def _sort_order(input: Tensor, dim: int, descending: bool, op: str) -> Any:
     return order.astype("int64", copy=False)
 
 
-def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+def all(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
     """Whether every value (over ``dim``, an int or a tuple; all by default) is nonzero."""
     _check_tensor(input, "all")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "all")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "all")
     result = input.array.all(axis=axes, keepdims=keepdim)
     return _truth_result(result, input)
 
 
-def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+def any(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
     """Whether any value (over ``dim``, an int or a tuple; all by default) is nonzero."""
     _check_tensor(input, "any")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "any")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "any")
     result = input.array.any(axis=axes, keepdims=keepdim)
     return _truth_result(result, input)

@@ -835,6 +835,13 @@ EDGE_CASES = {
         *T.split(tensor=T.arange(5), split_size_or_sections=2),
         T.arange(3).tile(dims=(2,)),
     ),
+    "numpy_axis_keepdims_names": lambda T: (
+        T.nansum(T.tensor([[1.0, NAN], [2.0, 3.0]]), axis=1),
+        T.tensor([[1.0, NAN], [2.0, 3.0]]).nanmean(axis=0, keepdims=True),
+        T.arange(1, 7).reshape(2, 3).prod(axis=1, keepdims=True),
+        T.tensor([[True, False], [True, True]]).all(axis=1),
+        T.any(T.tensor([[True, False], [False, False]]), axis=0, keepdims=True),
+    ),
     "squeeze_method_forms": lambda T: (
         T.ones(1, 3, 1).squeeze(0, 2),
         T.ones(1, 3, 1).squeeze((0, 1)),
