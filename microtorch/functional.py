@@ -2710,8 +2710,9 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
 
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """A view with dim(s) ``source`` moved to ``destination``; the others keep their order."""
-    source = [source] if isinstance(source, builtins.int) else list(source)
-    destination = [destination] if isinstance(destination, builtins.int) else list(destination)
+    # one dim (an int, a NumPy int too) or a sequence of dims
+    source = list(source) if isinstance(source, (tuple, list)) else [source]
+    destination = list(destination) if isinstance(destination, (tuple, list)) else [destination]
     if len(source) != len(destination):
         raise RuntimeError(
             f"movedim: invalid source or destination dims: source ({source} dims) should "

@@ -789,6 +789,11 @@ EDGE_CASES = {
     "narrow_length_too_long": lambda T: T.ones(3, 4).narrow(1, 3, 2),
     "narrow_from_the_end": lambda T: (T.arange(4).narrow(0, -1, 1), T.arange(4).narrow(0, 4, 0)),
     "narrow_0d_refused": lambda T: T.narrow(T.tensor(2.0), 0, 0, 1),
+    "movedim_numpy_int_dims": lambda T: (
+        T.ones(2, 3, 4).movedim(np.int64(0), 2),
+        T.movedim(T.ones(2, 3), np.int32(-1), 0),
+        T.moveaxis(T.ones(2, 3, 4), [np.int64(0)], [np.int64(1)]),
+    ),
     "movedim_0d": lambda T: (T.movedim(T.tensor(2.0), 0, 0), T.tensor(3).moveaxis(-1, 0)),
     "movedim_0d_dim_out_of_range": lambda T: T.movedim(T.tensor(2.0), 0, 1),
     "split_negative_size_refused": lambda T: T.split(T.arange(5), [-1, 6]),
