@@ -1044,6 +1044,8 @@ def einsum(equation: str, *operands: Any) -> Tensor:
                 f"{tuple(t.shape)}"
             )
     target = _promoted_dtype(list(operands))
+    if len(operands) == 1 and not target.is_floating_point and set(inputs[0]) - set(output):
+        target = _dtypes.int64  # one operand summed over a letter: a sum, int64 as sum gives
     operands = tuple(cast(t, target) for t in operands)
     try:
         return linalg.Einsum.apply(*operands, inputs=inputs, output=output)

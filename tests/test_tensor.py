@@ -893,6 +893,14 @@ EDGE_CASES = {
     "inner_last_dims_differ_refused": lambda T: T.inner(T.ones(2, 3), T.ones(2, 4)),
     "matmul_of_bools_refused": lambda T: T.ones(2, 3, dtype=T.bool) @ T.ones(3, dtype=T.bool),
     "dot_of_bools_refused": lambda T: T.dot(T.ones(3, dtype=T.bool), T.ones(3, dtype=T.bool)),
+    "einsum_sums_of_ints_and_bools_are_int64": lambda T: (
+        T.einsum("ij->j", T.ones(2, 3, dtype=T.int8)),
+        T.einsum("ii", T.tensor([[True, False], [True, True]])),
+        T.einsum("ij->", T.full((2, 3), 100, dtype=T.int8)),  # no int8 overflow
+        T.einsum("ii->i", T.ones(2, 2, dtype=T.int8)),  # nothing summed: stays int8
+        T.einsum("ij->ji", T.tensor([[True, False]])),
+        T.einsum("ij,jk", T.ones(2, 3, dtype=T.int32), T.ones(3, 2, dtype=T.int32)),
+    ),
     "matmul_of_ints": lambda T: T.arange(6).reshape(2, 3) @ T.arange(3),
     "addmm_ints": lambda T: T.addmm(
         T.ones(2, 2, dtype=T.int64),
