@@ -1312,14 +1312,21 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     _check_tensor(input, "sum")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "sum")
     axes = _dims(dim, input.ndim, "sum")
-    return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=_total_dtype(input, dtype))
+    total = _total_dtype(input, dtype, "sum")
+    return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=total)
 
 
-def _total_dtype(input: Tensor, dtype: Any) -> Any:
+def _total_dtype(input: Tensor, dtype: Any, op: str) -> Any:
     """The NumPy dtype a sum or product is computed in: ``dtype`` if given, else int64 for
     integers and bools (as PyTorch does), else None (the input's own)."""
     if dtype is not None:
-        return _dtypes.get_dtype(dtype).np
+        target = _dtypes.get_dtype(dtype)
+        if not target.is_floating_point and input.requires_grad and grad_mode.enabled:
+            raise RuntimeError(
+                f"{op}: autograd does not support dtype={target} (an integer result has no "
+                "gradient), as in PyTorch; detach() the input first, or use a floating dtype"
+            )
+        return target.np
     return _dtypes.int64.np if input.array.dtype.kind in "biu" else None
 
 
@@ -1332,7 +1339,8 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     if isinstance(dim, (tuple, list)):
         raise TypeError("prod: dim must be one int (PyTorch's prod reduces one dim at a time)")
     axes = _dims(dim, input.ndim, "prod")
-    return reduction.Prod.apply(input, axes=axes, keepdim=keepdim, dtype=_total_dtype(input, dtype))
+    total = _total_dtype(input, dtype, "prod")
+    return reduction.Prod.apply(input, axes=axes, keepdim=keepdim, dtype=total)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,

@@ -699,6 +699,17 @@ EDGE_CASES = {
     "nanmedian_of_bools_refused": lambda T: T.nanmedian(T.tensor([True, False, True])),
     "kthvalue_k_out_of_range": lambda T: T.kthvalue(T.tensor([3.0, 1.0]), 3),
     "kthvalue_nan_is_largest": lambda T: T.kthvalue(T.tensor([1.0, float("nan"), 0.0]), 3),
+    "sum_to_an_integer_dtype_refused_with_grad": lambda T: T.ones(3, requires_grad=True).sum(
+        dtype=T.int64
+    ),
+    "prod_to_an_integer_dtype_refused_with_grad": lambda T: T.prod(
+        T.ones(3, requires_grad=True), 0, dtype=T.int32
+    ),
+    "sum_to_an_integer_dtype_without_grad": lambda T: (
+        T.ones(3).sum(dtype=T.int64),
+        T.ones(3, requires_grad=True).detach().nansum(dtype=T.int32),
+        T.ones(3, requires_grad=True).sum(dtype=T.float64),
+    ),
     "nansum_ints_and_bools": lambda T: (
         T.nansum(T.tensor([1, 2], dtype=T.int32)),
         T.nansum(T.tensor([True, True])),
