@@ -189,6 +189,7 @@ from .functional import (
     gather,
     ge,
     gelu,
+    ger,
     greater,
     greater_equal,
     gt,

@@ -1210,6 +1210,8 @@ class Tensor:
     def outer(self, vec2: Tensor) -> Tensor:
         return F.outer(self, vec2)
 
+    ger = outer  # PyTorch's older name for outer
+
     def dot(self, tensor: Tensor) -> Tensor:
         return F.dot(self, tensor)
 

@@ -912,6 +912,7 @@ EDGE_CASES = {
         T.einsum("ij->ji", T.tensor([[True, False]])),
         T.einsum("ij,jk", T.ones(2, 3, dtype=T.int32), T.ones(3, 2, dtype=T.int32)),
     ),
+    "ger_is_outer": lambda T: (T.ger(T.arange(3), T.arange(2)), T.arange(2.0).ger(T.ones(2))),
     "matmul_of_ints": lambda T: T.arange(6).reshape(2, 3) @ T.arange(3),
     "addmm_ints": lambda T: T.addmm(
         T.ones(2, 2, dtype=T.int64),
