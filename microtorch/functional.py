@@ -1508,8 +1508,11 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     _refuse_bool(input, "median")
     if dim is None:
         flat = reshape(input.detach(), (-1,))  # (only to find the middle)
-        if flat.shape[0] == 0:  # as in PyTorch: nan
-            return Tensor._make(backend.xp_of(flat.array).full((), math.nan, flat.array.dtype))
+        if flat.shape[0] == 0:  # as in PyTorch: nan, in the graph (the lowest int for ints)
+            if input.dtype.is_floating_point:
+                return mul(sum(input), math.nan)
+            low = numpy.iinfo(flat.array.dtype).min
+            return Tensor._make(backend.xp_of(flat.array).full((), low, flat.array.dtype))
         middle = _sorted_position(flat, 0, (flat.shape[0] - 1) // 2, True, "median")
         return reduction.MedianAll.apply(input, position=middle.reshape(()))
     d = wrap_dim(dim, input.ndim, "median")

@@ -682,6 +682,7 @@ EDGE_CASES = {
         T.median(T.tensor([1.0, float("nan"), 0.0])),
         *T.median(T.tensor([[1.0, float("nan"), 0.0], [3.0, 1.0, 2.0]]), 1),
     ),
+    "median_of_empty_ints": lambda T: (T.median(T.zeros(0, dtype=T.int64)), T.median(T.zeros(0))),
     "median_empty_rows": lambda T: T.median(T.zeros(0, 3), 1),
     "median_over_an_empty_dim": lambda T: T.median(T.zeros(0, 3), 0),
     "kthvalue_ints_and_0d": lambda T: (
@@ -1310,6 +1311,7 @@ def _gradients(lib, fn, *values) -> list:
         (lambda T, a: T.aminmax(a, dim=1).max, ([[1.0, 3.0, 3.0], [1.0, 0.0, 2.0]],)),
         (lambda T, c, a, b: T.addmm(c, a, b, beta=0), ([1.0, 2.0], [[1.0], [2.0]], [[3.0, 4.0]])),
         (lambda T, a: T.nansum(a) + T.nanmean(a), ([1.0, float("nan"), 3.0],)),
+        (lambda T, a: T.median(a), (np.zeros((0, 3)),)),  # nan, in the graph: an empty gradient
         (lambda T, a: T.gather(a, 0, T.tensor([0, 0])) * T.tensor([1.0, 2.0]), (5.0,)),
         # p < 1: |x|^p is infinitely steep at 0; PyTorch's gradient there is 0, not nan
         (lambda T, a: T.norm(a, 0.5) + T.linalg.vector_norm(a, -1, 1), ([[1.0, 0], [0, 3]],)),
