@@ -2700,6 +2700,8 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
 def broadcast_shapes(*shapes: Any) -> Size:
     """The shape the given shapes broadcast to (an error names the ones that do not)."""
     listed = [(s,) if isinstance(s, builtins.int) else tuple(s) for s in shapes]
+    if builtins.any(s < 0 for shape in listed for s in shape):
+        raise ValueError(f"broadcast_shapes: a size is negative in {listed}")  # (as PyTorch)
     result: list = []
     for shape in listed:
         for i, s in enumerate(reversed(shape)):

@@ -865,6 +865,7 @@ EDGE_CASES = {
         T.ones(1, 3, 1).squeeze(dim=-1),
         T.ones(1, 3, 1).squeeze(),
     ),
+    "broadcast_shapes_negative_refused": lambda T: T.broadcast_shapes((-1,), (3,)),
     "flipud_0d": lambda T: T.flipud(T.tensor(1.0)),
     "fliplr_1d": lambda T: T.fliplr(T.ones(3)),
     "diag_0d": lambda T: T.diag(T.tensor(1.0)),
