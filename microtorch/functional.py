@@ -1958,6 +1958,15 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         raise TypeError(f"{op}: ord must be a number (or inf / -inf), got {ord!r}")
     if isinstance(dim, builtins.int):
         dim = (dim,)
+    if ord < 0 or ord == math.inf:  # no identity (a max or a min): an empty dim has no norm
+        axes = _dims(dim, x.ndim, op)
+        for a in range(x.ndim) if axes is None else axes:
+            if x.shape[a] == 0:
+                where_empty = "an empty tensor" if axes is None else f"the empty dimension {a}"
+                raise RuntimeError(
+                    f"{op}: cannot compute the {ord} norm on {where_empty} (shape "
+                    f"{tuple(x.shape)}): the operation has no identity"
+                )
     if ord == math.inf:
         return amax(abs(x), dim, keepdim)
     if ord == -math.inf:

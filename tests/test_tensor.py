@@ -866,6 +866,16 @@ EDGE_CASES = {
         T.ones(1, 3, 1).squeeze(),
     ),
     "broadcast_shapes_negative_refused": lambda T: T.broadcast_shapes((-1,), (3,)),
+    "vector_norm_of_empty_dims": lambda T: (
+        T.linalg.vector_norm(T.zeros(0, 3), 2, dim=0),
+        T.linalg.vector_norm(T.zeros(0, 3), float("inf"), dim=1),
+        T.norm(T.zeros(0, 3), 1),
+    ),
+    "vector_norm_negative_ord_of_empty_refused": lambda T: T.linalg.vector_norm(T.zeros(0, 3), -1),
+    "vector_norm_inf_over_an_empty_dim_refused": lambda T: T.linalg.vector_norm(
+        T.zeros(0, 3), float("inf"), dim=0
+    ),
+    "norm_minus_inf_of_empty_refused": lambda T: T.norm(T.zeros(0, 3), float("-inf")),
     "flipud_0d": lambda T: T.flipud(T.tensor(1.0)),
     "fliplr_1d": lambda T: T.fliplr(T.ones(3)),
     "diag_0d": lambda T: T.diag(T.tensor(1.0)),
