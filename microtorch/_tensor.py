@@ -923,7 +923,12 @@ class Tensor:
     def unsqueeze(self, dim: int) -> Tensor:
         return F.unsqueeze(self, dim)
 
-    def squeeze(self, dim: Any = None) -> Tensor:
+    def squeeze(self, *dims: Any, dim: Any = None) -> Tensor:
+        """Drop dims of size 1: all of them, or those named (x.squeeze(0, 2) as in PyTorch)."""
+        if dims:
+            if dim is not None:
+                raise TypeError("squeeze: give the dims either as arguments or by keyword")
+            dim = dims[0] if len(dims) == 1 else dims
         return F.squeeze(self, dim)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -938,6 +943,12 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:
+        """The last two dims swapped: the transpose of each matrix in a batch."""
+        if self.ndim < 2:
+            raise RuntimeError(
+                f"tensor.mT is only supported on matrices or batches of matrices, got a "
+                f"{self.ndim}-D tensor; use .T (or .t()) for fewer dims"
+            )
         return F.transpose(self, -2, -1)
 
     def t(self) -> Tensor:
@@ -958,8 +969,8 @@ class Tensor:
     def repeat(self, *args: Any, repeats: Any = None) -> Tensor:
         return F.repeat(self, _shape_args(args, repeats))
 
-    def tile(self, *dims: Any) -> Tensor:
-        return F.tile(self, _shape_args(dims))
+    def tile(self, *args: Any, dims: Any = None) -> Tensor:
+        return F.tile(self, _shape_args(args, dims))
 
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         return F.roll(self, shifts, dims)
@@ -1199,8 +1210,13 @@ class Tensor:
     def outer(self, vec2: Tensor) -> Tensor:
         return F.outer(self, vec2)
 
+    ger = outer  # PyTorch's older name for outer
+
     def dot(self, tensor: Tensor) -> Tensor:
         return F.dot(self, tensor)
+
+    def inner(self, other: Tensor) -> Tensor:
+        return F.inner(self, other)
 
     def mv(self, vec: Tensor) -> Tensor:
         return F.mv(self, vec)
@@ -1348,8 +1364,8 @@ class Tensor:
     def log_softmax(self, dim: int) -> Tensor:
         return F.log_softmax(self, dim)
 
-    def gather(self, dim: int, index: Tensor) -> Tensor:
-        return F.gather(self, dim, index)
+    def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+        return F.gather(self, dim, index, sparse_grad=sparse_grad)
 
     # in-place forms of the math above: x.exp_() writes exp(x) into x's own memory
     def exp_(self) -> Tensor:
@@ -1543,8 +1559,9 @@ class Tensor:
     def amin(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.amin(self, dim, keepdim, **numpy_style)
 
-    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-        return F.prod(self, dim, keepdim, dtype=dtype)
+    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+             **numpy_style: Any) -> Tensor:  # fmt: skip
+        return F.prod(self, dim, keepdim, dtype=dtype, **numpy_style)
 
     def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
         return F.sort(self, dim, descending, stable)
@@ -1561,11 +1578,13 @@ class Tensor:
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
         return F.topk(self, k, dim, largest, sorted)
 
-    def nansum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-        return F.nansum(self, dim, keepdim, dtype=dtype)
+    def nansum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None,
+               **numpy_style: Any) -> Tensor:  # fmt: skip
+        return F.nansum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-        return F.nanmean(self, dim, keepdim, dtype=dtype)
+    def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+                **numpy_style: Any) -> Tensor:  # fmt: skip
+        return F.nanmean(self, dim, keepdim, dtype=dtype, **numpy_style)
 
     def count_nonzero(self, dim: Any = None) -> Tensor:
         return F.count_nonzero(self, dim)
@@ -1611,11 +1630,11 @@ class Tensor:
     def aminmax(self, *, dim: Any = None, keepdim: bool = False) -> Any:
         return F.aminmax(self, dim=dim, keepdim=keepdim)
 
-    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        return F.all(self, dim, keepdim)
+    def all(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+        return F.all(self, dim, keepdim, **numpy_style)
 
-    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        return F.any(self, dim, keepdim)
+    def any(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+        return F.any(self, dim, keepdim, **numpy_style)
 
     def isnan(self) -> Tensor:
         return F.isnan(self)

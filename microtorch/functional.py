@@ -353,7 +353,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
 # on integers (on bools the same as logical_*); they are the `&`, `|`, `^`, `~` operators.
 def logical_not(input: Tensor) -> Tensor:
     xp = backend.xp_of(_check_tensor(input, "logical_not").array)
-    return Tensor._make(xp.logical_not(input.array))
+    return _no_grad_result(xp.logical_not(input.array))
 
 
 def logical_and(input: Any, other: Any) -> Tensor:
@@ -401,19 +401,19 @@ def bitwise_not(input: Tensor) -> Tensor:
             f"bitwise_not: `~` works on integer and bool tensors, got {input.dtype}; for a "
             "float condition use logical_not()"
         )
-    return Tensor._make(backend.xp_of(input.array).invert(input.array))
+    return _no_grad_result(backend.xp_of(input.array).invert(input.array))
 
 
 def isnan(input: Tensor) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).isnan(input.array))
+    return _no_grad_result(backend.xp_of(input.array).isnan(input.array))
 
 
 def isinf(input: Tensor) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).isinf(input.array))
+    return _no_grad_result(backend.xp_of(input.array).isinf(input.array))
 
 
 def isfinite(input: Tensor) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).isfinite(input.array))
+    return _no_grad_result(backend.xp_of(input.array).isfinite(input.array))
 
 
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
@@ -889,8 +889,14 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     _check_tensor(condition, "where", "condition")
+    if condition.array.dtype == "uint8":  # PyTorch still takes it, with a deprecation warning
+        warn_user("where: a uint8 condition is deprecated in PyTorch; use a bool condition")
+        condition = cast(condition, _dtypes.bool)
     if condition.array.dtype != bool:
-        raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
+        raise RuntimeError(
+            f"where: condition must be a bool tensor, got {condition.dtype}; compare first "
+            "(x > 0) or use .bool()"
+        )
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = as_tensor_like(input, condition)  # where(mask, 1.0, 0.0): numbers only
     a, b = _binary_operands(input, other, "where")
@@ -970,9 +976,15 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         )
     if len(a) > 2 and len(b) > 2:
         _check_broadcast(a[:-2], b[:-2], "matmul (batch dims)")
-    if input.array.dtype != other.array.dtype:
-        target = _dtypes.promote_types(input.dtype, other.dtype)
-        input, other = cast(input, target), cast(other, target)
+    if input.array.dtype != other.array.dtype:  # PyTorch does not promote here
+        raise RuntimeError(
+            f"matmul: expected both arguments to have the same dtype, but got {input.dtype} "
+            f"and {other.dtype} (shapes {a} and {b}); cast one first, e.g. b.to(a.dtype)"
+        )
+    if input.array.dtype == bool:
+        raise NotImplementedError(
+            "matmul: not implemented for bool tensors, as in PyTorch; use .long() or .float()"
+        )
     return linalg.Matmul.apply(input, other)
 
 
@@ -1032,6 +1044,8 @@ def einsum(equation: str, *operands: Any) -> Tensor:
                 f"{tuple(t.shape)}"
             )
     target = _promoted_dtype(list(operands))
+    if len(operands) == 1 and not target.is_floating_point and set(inputs[0]) - set(output):
+        target = _dtypes.int64  # one operand summed over a letter: a sum, int64 as sum gives
     operands = tuple(cast(t, target) for t in operands)
     try:
         return linalg.Einsum.apply(*operands, inputs=inputs, output=output)
@@ -1076,6 +1090,21 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 
 
 ger = outer
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """The sums of products over the last dim of each: out[i..., j...] = sum_k
+    input[i..., k] * other[j..., k] (shape input.shape[:-1] + other.shape[:-1]); a 0-d
+    operand just multiplies."""
+    _check_tensor(input, "inner"), _check_tensor(other, "inner", "other")
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            f"inner: the last dimension must match on both input tensors, but got shapes "
+            f"{tuple(input.shape)} and {tuple(other.shape)}"
+        )
+    return tensordot(input, other, ([input.ndim - 1], [other.ndim - 1]))
 
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
@@ -1283,25 +1312,35 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     _check_tensor(input, "sum")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "sum")
     axes = _dims(dim, input.ndim, "sum")
-    return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=_total_dtype(input, dtype))
+    total = _total_dtype(input, dtype, "sum")
+    return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=total)
 
 
-def _total_dtype(input: Tensor, dtype: Any) -> Any:
+def _total_dtype(input: Tensor, dtype: Any, op: str) -> Any:
     """The NumPy dtype a sum or product is computed in: ``dtype`` if given, else int64 for
     integers and bools (as PyTorch does), else None (the input's own)."""
     if dtype is not None:
-        return _dtypes.get_dtype(dtype).np
+        target = _dtypes.get_dtype(dtype)
+        if not target.is_floating_point and input.requires_grad and grad_mode.enabled:
+            raise RuntimeError(
+                f"{op}: autograd does not support dtype={target} (an integer result has no "
+                "gradient), as in PyTorch; detach() the input first, or use a floating dtype"
+            )
+        return target.np
     return _dtypes.int64.np if input.array.dtype.kind in "biu" else None
 
 
-def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+         **numpy_style: Any) -> Tensor:  # fmt: skip
     """The product of all elements, or along ``dim``; integers and bools give int64, as in
     PyTorch."""
     _check_tensor(input, "prod")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "prod")
     if isinstance(dim, (tuple, list)):
         raise TypeError("prod: dim must be one int (PyTorch's prod reduces one dim at a time)")
     axes = _dims(dim, input.ndim, "prod")
-    return reduction.Prod.apply(input, axes=axes, keepdim=keepdim, dtype=_total_dtype(input, dtype))
+    total = _total_dtype(input, dtype, "prod")
+    return reduction.Prod.apply(input, axes=axes, keepdim=keepdim, dtype=total)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
@@ -1329,7 +1368,11 @@ def _correction(unbiased: Any, correction: Any) -> Any:
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
-    _check_tensor(input, "var")
+    if not _check_tensor(input, "var").dtype.is_floating_point:
+        raise RuntimeError(
+            f"var/std: only floating point inputs are supported (as in PyTorch), got "
+            f"{input.dtype}; use .float() first"
+        )
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
     if isinstance(dim, builtins.bool):  # var(x, False) means unbiased=False
         dim, unbiased = None, dim
@@ -1340,9 +1383,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
             f"var/std: degrees of freedom is <= 0 ({n} elements reduced, correction "
             f"{correction}); the result is inf, or nan where the elements are all equal"
         )
-    return reduction.Var.apply(
-        _float_input(input, "var"), axes=axes, correction=correction, keepdim=keepdim
-    )
+    return reduction.Var.apply(input, axes=axes, correction=correction, keepdim=keepdim)
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -1373,17 +1414,20 @@ def _with_mean(spread: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: boo
     return spread(input, dim, unbiased, keepdim, correction=correction), average
 
 
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+           **numpy_style: Any) -> Tensor:  # fmt: skip
     """sum, with nan counted as zero (and a gradient of zero there)."""
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nansum")
     if _check_tensor(input, "nansum").dtype.is_floating_point:
         input = where(isnan(input), 0.0, input)
     return sum(input, dim, keepdim, dtype=dtype)
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
-            dtype: Any = None) -> Tensor:  # fmt: skip
+            dtype: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     """The mean of the values that are not nan (nan where there are none)."""
     _check_tensor(input, "nanmean")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nanmean")
     if dtype is not None:
         input = cast(input, _dtypes.get_dtype(dtype))
     if not input.dtype.is_floating_point:
@@ -1461,11 +1505,14 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
     The gradient of median() is shared by the elements equal to it, that of median(dim=) goes
     to the index returned, as in PyTorch."""
-    _check_tensor(input, "median")
+    _refuse_bool(input, "median")
     if dim is None:
         flat = reshape(input.detach(), (-1,))  # (only to find the middle)
-        if flat.shape[0] == 0:  # as in PyTorch: nan
-            return Tensor._make(backend.xp_of(flat.array).full((), math.nan, flat.array.dtype))
+        if flat.shape[0] == 0:  # as in PyTorch: nan, in the graph (the lowest int for ints)
+            if input.dtype.is_floating_point:
+                return mul(sum(input), math.nan)
+            low = numpy.iinfo(flat.array.dtype).min
+            return Tensor._make(backend.xp_of(flat.array).full((), low, flat.array.dtype))
         middle = _sorted_position(flat, 0, (flat.shape[0] - 1) // 2, True, "median")
         return reduction.MedianAll.apply(input, position=middle.reshape(()))
     d = wrap_dim(dim, input.ndim, "median")
@@ -1477,11 +1524,21 @@ def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: bo
     """The k-th smallest value along ``dim`` (k counts from 1) and where it came from:
     (values, indices); nan counts as larger than any number. The gradient goes to the
     chosen element."""
-    d = wrap_dim(dim, _check_tensor(input, "kthvalue").ndim, "kthvalue")
+    d = wrap_dim(dim, _refuse_bool(input, "kthvalue").ndim, "kthvalue")
     n = input.shape[d] if input.ndim else 1
+    _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "kthvalue")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue: k ({k}) is out of range for dim {d} of size {n}")
     return _order_statistic(input, d, keepdim, k - 1, False, "kthvalue")
+
+
+def _refuse_bool(input: Any, op: str) -> Tensor:
+    """input, if it is a tensor that is not bool: PyTorch has no median or kthvalue of bools."""
+    if _check_tensor(input, op).array.dtype == bool:
+        raise NotImplementedError(
+            f"{op}: not implemented for bool tensors, as in PyTorch; use .long() first"
+        )
+    return input
 
 
 def _order_statistic(input: Tensor, d: builtins.int, keepdim: bool, position: builtins.int,
@@ -1515,7 +1572,7 @@ def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
 def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """median ignoring nan: the lower middle of the values that are not nan (nan if there are
     none); with ``dim``, (values, indices) per row. Gradients as median's."""
-    _check_tensor(input, "nanmedian")
+    _refuse_bool(input, "nanmedian")
     if not input.dtype.is_floating_point:
         return median(input, dim, keepdim)  # integers have no nan
     if dim is None:
@@ -1712,10 +1769,18 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+    """The largest value, (values, indices) along ``dim``, or with a tensor ``other`` (or
+    a tensor in dim's place) the elementwise maximum."""
+    if "other" in numpy_style:
+        return maximum(input, numpy_style.pop("other"))
     return _extreme(input, *numpy_names(dim, keepdim, numpy_style, "max"), True, "max")
 
 
 def min(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+    """The smallest value, (values, indices) along ``dim``, or the elementwise minimum
+    with a tensor ``other``; see max."""
+    if "other" in numpy_style:
+        return minimum(input, numpy_style.pop("other"))
     return _extreme(input, *numpy_names(dim, keepdim, numpy_style, "min"), False, "min")
 
 
@@ -1725,7 +1790,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any
     _check_tensor(input, "amax")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amax")
     axes = _dims(dim, input.ndim, "amax")
-    _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, "amax")
+    _check_extreme_dims(input, axes, "amax")
     return reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim)
 
 
@@ -1734,8 +1799,19 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any
     _check_tensor(input, "amin")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amin")
     axes = _dims(dim, input.ndim, "amin")
-    _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, "amin")
+    _check_extreme_dims(input, axes, "amin")
     return reduction.MaxAll.apply(input, largest=False, axes=axes, keepdim=keepdim)
+
+
+def _check_extreme_dims(input: Tensor, axes: Any, name: str) -> None:
+    """amax/amin: an empty input needs dims to reduce (RuntimeError, as in PyTorch), and
+    none of those may be empty."""
+    if axes is None and input.array.size == 0:
+        raise RuntimeError(
+            f"{name}(): an empty tensor (shape {tuple(input.shape)}) has no extreme value; "
+            "pass dim= to reduce dims that are not empty"
+        )
+    _check_reduced_dims_not_empty(input, range(input.ndim) if axes is None else axes, name)
 
 
 def _check_reduced_dims_not_empty(input: Tensor, axes: Any, name: str) -> None:
@@ -1749,25 +1825,36 @@ def _check_reduced_dims_not_empty(input: Tensor, axes: Any, name: str) -> None:
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+    """The index of the largest value along ``dim`` (of the flattened input if None); the
+    first one where several tie."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmax")
-    if _check_tensor(input, "argmax").array.dtype == bool:
-        raise RuntimeError("argmax(): bool tensors are not supported, as in PyTorch; use .long()")
-    xp = backend.xp_of(input.array)
-    if dim is None:
-        return Tensor._make(xp.asarray(xp.argmax(input.array), dtype="int64"))
-    d = wrap_dim(dim, input.ndim, "argmax")
-    return Tensor._make(xp.argmax(input.array, axis=d, keepdims=keepdim).astype("int64"))
+    return _arg_extreme(input, dim, keepdim, "argmax")
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+    """The index of the smallest value along ``dim`` (of the flattened input if None); the
+    first one where several tie."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmin")
-    if _check_tensor(input, "argmin").array.dtype == bool:
-        raise RuntimeError("argmin(): bool tensors are not supported, as in PyTorch; use .long()")
+    return _arg_extreme(input, dim, keepdim, "argmin")
+
+
+def _arg_extreme(input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    if _check_tensor(input, op).array.dtype == bool:
+        raise RuntimeError(f"{op}(): bool tensors are not supported, as in PyTorch; use .long()")
     xp = backend.xp_of(input.array)
+    find = xp.argmax if op == "argmax" else xp.argmin
     if dim is None:
-        return Tensor._make(xp.asarray(xp.argmin(input.array), dtype="int64"))
-    d = wrap_dim(dim, input.ndim, "argmin")
-    return Tensor._make(xp.argmin(input.array, axis=d, keepdims=keepdim).astype("int64"))
+        if input.array.size == 0:
+            raise IndexError(
+                f"{op}(): an empty tensor (shape {tuple(input.shape)}) has no {op[3:]}imum; "
+                "pass dim= to reduce a dim that is not empty"
+            )
+        flat = xp.asarray(find(input.array), dtype="int64")
+        # keepdim without dim: every dim kept, with size 1, as in PyTorch
+        return Tensor._make(flat.reshape((1,) * input.ndim) if keepdim else flat)
+    d = wrap_dim(dim, input.ndim, op)
+    _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), op)
+    return Tensor._make(find(input.array, axis=d, keepdims=keepdim).astype("int64"))
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
@@ -1807,9 +1894,9 @@ def _sort_order(input: Tensor, dim: int, descending: bool, op: str) -> Any:
     is PyTorch's stable=True and one of the orders stable=False allows. nan sorts as the
     largest value (last, or first when descending), as in PyTorch."""
     xp = backend.xp_of(_check_tensor(input, op).array)
+    d = wrap_dim(dim, input.ndim, op)  # a 0-d tensor takes dim 0 or -1 only
     if input.ndim == 0:
         return xp.zeros((), dtype="int64")
-    d = wrap_dim(dim, input.ndim, op)
     a = input.array
     if not descending:
         order = xp.argsort(a, axis=d, kind="stable")
@@ -1819,20 +1906,28 @@ def _sort_order(input: Tensor, dim: int, descending: bool, op: str) -> Any:
     return order.astype("int64", copy=False)
 
 
-def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+def all(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
     """Whether every value (over ``dim``, an int or a tuple; all by default) is nonzero."""
     _check_tensor(input, "all")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "all")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "all")
     result = input.array.all(axis=axes, keepdims=keepdim)
-    return Tensor._make(backend.xp_of(input.array).asarray(result))
+    return _truth_result(result, input)
 
 
-def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+def any(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
     """Whether any value (over ``dim``, an int or a tuple; all by default) is nonzero."""
     _check_tensor(input, "any")
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "any")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "any")
     result = input.array.any(axis=axes, keepdims=keepdim)
-    return Tensor._make(backend.xp_of(input.array).asarray(result))
+    return _truth_result(result, input)
+
+
+def _truth_result(result: Any, input: Tensor) -> Tensor:
+    """all/any give bool, except for uint8 input: uint8 (0 or 1), as in PyTorch."""
+    xp = backend.xp_of(input.array)
+    return Tensor._make(xp.asarray(result, dtype="uint8" if input.array.dtype == "uint8" else bool))
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,
@@ -1863,6 +1958,15 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         raise TypeError(f"{op}: ord must be a number (or inf / -inf), got {ord!r}")
     if isinstance(dim, builtins.int):
         dim = (dim,)
+    if ord < 0 or ord == math.inf:  # no identity (a max or a min): an empty dim has no norm
+        axes = _dims(dim, x.ndim, op)
+        for a in range(x.ndim) if axes is None else axes:
+            if x.shape[a] == 0:
+                where_empty = "an empty tensor" if axes is None else f"the empty dimension {a}"
+                raise RuntimeError(
+                    f"{op}: cannot compute the {ord} norm on {where_empty} (shape "
+                    f"{tuple(x.shape)}): the operation has no identity"
+                )
     if ord == math.inf:
         return amax(abs(x), dim, keepdim)
     if ord == -math.inf:
@@ -1873,7 +1977,10 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         return sum(abs(x), dim, keepdim)
     if ord == 2:
         return elementwise.NormRoot.apply(sum(x * x, dim, keepdim), p=2)
-    return elementwise.NormRoot.apply(sum(pow(abs(x), ord), dim, keepdim), p=builtins.float(ord))
+    magnitude = abs(x)
+    if ord < 1:  # |x|^p has an infinite slope at 0 for p < 1: PyTorch takes 0 there (no nan)
+        magnitude = where(x == 0, 0.0, magnitude)
+    return elementwise.NormRoot.apply(sum(pow(magnitude, ord), dim, keepdim), p=builtins.float(ord))
 
 
 def _cast_for_norm(x: Tensor, dtype: Any, op: str) -> Tensor:
@@ -2077,14 +2184,14 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     axes = tuple(wrap_dim(d, input.ndim, "flip") for d in dims)
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"flip: dims {list(dims)} name the same dim twice")
-    return shape_ops.Flip.apply(input, dims=axes) if axes else input
+    if input.ndim == 0 or not axes:  # nothing to reverse: still a copy, as in PyTorch
+        return clone(input)
+    return shape_ops.Flip.apply(input, dims=axes)
 
 
 def flipud(input: Tensor) -> Tensor:
     """input with the order of its rows (dim 0) reversed."""
-    if _check_tensor(input, "flipud").ndim < 1:
-        raise RuntimeError("flipud: input must be at least 1-d, got a 0-d tensor")
-    return flip(input, 0)
+    return flip(_check_not_0d(input, "flipud"), 0)
 
 
 def fliplr(input: Tensor) -> Tensor:
@@ -2224,8 +2331,7 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
     """The n-th forward difference along ``dim``: out[i] = input[i + 1] - input[i], n times,
     after ``prepend`` and ``append`` (tensors) are joined before and after; for bools
     input[i + 1] != input[i], as in PyTorch."""
-    if _check_tensor(input, "diff").ndim == 0:
-        raise RuntimeError("diff: input must be at least 1-d, got a 0-d tensor")
+    _check_not_0d(input, "diff")
     if n < 0:
         raise RuntimeError(f"diff: order n must be non-negative, got {n}")
     d = wrap_dim(dim, input.ndim, "diff")
@@ -2243,12 +2349,23 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
     return out
 
 
-def repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None = None, *,
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: builtins.int | None = None, *,
                       output_size: builtins.int | None = None) -> Tensor:  # fmt: skip
     """Each element (or slice along ``dim``) ``repeats`` times in a row: [a, b] -> [a, a, b, b].
     (Grouped-query attention shares each key head among several query heads this way.)
     ``repeats`` may also be a tensor of one count per element (read to the host: the
-    result's size depends on it). ``output_size``, if given, must be that size."""
+    result's size depends on it). ``output_size``, if given, must be that size.
+    repeat_interleave(counts) alone repeats each index i counts[i] times: [2, 1] -> [0, 0, 1]."""
+    if repeats is None:
+        counts = _check_tensor(input, "repeat_interleave")
+        if counts.ndim != 1:
+            raise RuntimeError(
+                "repeat_interleave(repeats): repeats must be a 1-D tensor of counts, got shape "
+                f"{tuple(counts.shape)}"
+            )
+        xp = backend.xp_of(counts.array)
+        positions = Tensor._make(xp.arange(counts.shape[0], dtype=counts.array.dtype))
+        return repeat_interleave(positions, counts, 0, output_size=output_size)
     out = _repeat_interleave(input, repeats, dim)
     d = 0 if dim is None else wrap_dim(dim, input.ndim, "repeat_interleave")
     if output_size is not None and out.shape[d] != output_size:
@@ -2264,6 +2381,25 @@ def _repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None) ->
     else:
         d = wrap_dim(dim, input.ndim, "repeat_interleave")
     shape = tuple(input.shape)
+    if isinstance(repeats, Tensor):
+        if repeats.array.dtype.kind not in "iu":
+            raise NotImplementedError(
+                f"repeat_interleave: repeats must be an integer tensor, got {repeats.dtype} "
+                "(as in PyTorch); use .long() first"
+            )
+        if repeats.ndim > 1:
+            raise RuntimeError(
+                "repeat_interleave: repeats must be a 0-d or 1-D tensor, got shape "
+                f"{tuple(repeats.shape)}"
+            )
+    elif not isinstance(repeats, (list, tuple)):
+        try:
+            repeats = operator.index(repeats)  # an int (a NumPy int too), not a float
+        except TypeError:
+            raise TypeError(
+                f"repeat_interleave: repeats must be an int or an integer tensor, got "
+                f"{type(repeats).__name__} {repeats!r}"
+            ) from None
     counts = repeats.tolist() if isinstance(repeats, Tensor) else repeats
     if isinstance(counts, list) and len(counts) == 1:
         counts = counts[0]
@@ -2282,10 +2418,22 @@ def _repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None) ->
     return spread.reshape(shape[:d] + (shape[d] * counts,) + shape[d + 1 :])
 
 
+def _check_not_0d(input: Any, op: str) -> Tensor:
+    """input, if it is a tensor with at least one dim (ops that cut along a dim need one)."""
+    if _check_tensor(input, op).ndim == 0:
+        raise RuntimeError(f"{op}: input must be at least 1-d, got a 0-d tensor")
+    return input
+
+
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """The ``length`` elements from ``start`` along ``dim`` (a view, as in PyTorch)."""
-    d = wrap_dim(dim, input.ndim, "narrow")
+    d = wrap_dim(dim, _check_not_0d(input, "narrow").ndim, "narrow")
     size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"narrow: start out of range (expected to be in range of [{-size}, {size}], but "
+            f"got {start}) for dim {d} of shape {tuple(input.shape)}"
+        )
     begin = start + size if start < 0 else start
     if not 0 <= begin <= size or length < 0 or begin + length > size:
         raise RuntimeError(
@@ -2341,9 +2489,10 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """input with dims start_dim..end_dim merged into one; a 0-d tensor becomes 1-D."""
+    s, e = wrap_dim(start_dim, input.ndim, "flatten"), wrap_dim(end_dim, input.ndim, "flatten")
     if input.ndim == 0:
         return reshape(input, (1,))
-    s, e = wrap_dim(start_dim, input.ndim, "flatten"), wrap_dim(end_dim, input.ndim, "flatten")
     old = input.array.shape
     if s > e:
         raise RuntimeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
@@ -2352,7 +2501,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dim ``dim`` into ``sizes`` (one of them may be -1): the inverse of flatten."""
-    d = wrap_dim(dim, input.ndim, "unflatten")
+    d = wrap_dim(dim, _check_not_0d(input, "unflatten").ndim, "unflatten")
     old = input.array.shape
     return reshape(input, old[:d] + tuple(sizes) + old[d + 1 :])
 
@@ -2402,9 +2551,15 @@ def expand(input: Tensor, sizes: Sequence) -> Tensor:
             f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
             f"the number of dimensions in the tensor ({len(old)})"
         )
-    padded = (1,) * (len(sizes) - len(old)) + old
+    new_dims = len(sizes) - len(old)
+    padded = (1,) * new_dims + old
     target = []
-    for want, have in zip(sizes, padded):
+    for i, (want, have) in enumerate(zip(sizes, padded)):
+        if want < 0 and i < new_dims:
+            raise RuntimeError(
+                f"expand: the expanded size {want} is not allowed in a leading, new dim {i} "
+                f"(target sizes {list(sizes)}, tensor shape {list(old)}); give its size"
+            )
         if want == -1:
             want = have
         if have != 1 and want != have:
@@ -2448,10 +2603,26 @@ def tile(input: Tensor, dims: Sequence) -> Tensor:
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
-def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def _tensor_sequence(tensors: Any, op: str) -> list:
+    """The (non-empty) list of tensors that cat, stack and the like join; a lone Tensor is
+    refused, as in PyTorch (which does not iterate it: torch.cat(x) lacks its brackets)."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(
+            f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not Tensor; "
+            f"write {op}([a, b]) or {op}((a, b))"
+        )
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("cat: expected a non-empty list of Tensors")
+        raise RuntimeError(f"{op}: expected a non-empty list of Tensors")
+    return tensors
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """The tensors joined along ``dim`` (NumPy's name ``axis`` works too, as in PyTorch)."""
+    dim = dim if axis is None else axis
+    if isinstance(tensors, (list, tuple)) and not tensors:  # ValueError here, as in PyTorch
+        raise ValueError("cat(): expected a non-empty list of Tensors")
+    tensors = _tensor_sequence(tensors, "cat")
     for i, t in enumerate(tensors):
         _check_tensor(t, "cat", f"tensors[{i}]")
     target = _promoted_dtype(tensors)
@@ -2491,10 +2662,10 @@ def _promoted_dtype(tensors: list) -> Any:
     return target
 
 
-def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("stack: expected a non-empty list of Tensors")
+def stack(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """The tensors (all of one shape) joined along a new dim ``dim`` (or ``axis``)."""
+    dim = dim if axis is None else axis
+    tensors = _tensor_sequence(tensors, "stack")
     d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
     for i, t in enumerate(tensors):
         _check_tensor(t, "stack", f"tensors[{i}]")
@@ -2508,26 +2679,36 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
-    tensors = [t if t.ndim else t.reshape(1) for t in tensors]
-    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+    tensors = [t if t.ndim else t.reshape(1) for t in _tensor_sequence(tensors, "hstack")]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
     """Join along dim 0, 1-D (and 0-d) tensors first made rows (1, n): one under another."""
-    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+    rows = _tensor_sequence(tensors, "vstack")
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in rows], 0)
 
 
 row_stack = vstack
 
 
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dim 2 (depth), each tensor first made at least 3-D as atleast_3d does:
+    (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    return cat([atleast_3d(t) for t in _tensor_sequence(tensors, "dstack")], 2)
+
+
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """Join as columns: 1-D (and 0-d) tensors become (n, 1) columns, then hstack."""
-    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors], 1)
+    columns = _tensor_sequence(tensors, "column_stack")
+    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in columns], 1)
 
 
 def broadcast_shapes(*shapes: Any) -> Size:
     """The shape the given shapes broadcast to (an error names the ones that do not)."""
     listed = [(s,) if isinstance(s, builtins.int) else tuple(s) for s in shapes]
+    if builtins.any(s < 0 for shape in listed for s in shape):
+        raise ValueError(f"broadcast_shapes: a size is negative in {listed}")  # (as PyTorch)
     result: list = []
     for shape in listed:
         for i, s in enumerate(reversed(shape)):
@@ -2551,8 +2732,9 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
 
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """A view with dim(s) ``source`` moved to ``destination``; the others keep their order."""
-    source = [source] if isinstance(source, builtins.int) else list(source)
-    destination = [destination] if isinstance(destination, builtins.int) else list(destination)
+    # one dim (an int, a NumPy int too) or a sequence of dims
+    source = list(source) if isinstance(source, (tuple, list)) else [source]
+    destination = list(destination) if isinstance(destination, (tuple, list)) else [destination]
     if len(source) != len(destination):
         raise RuntimeError(
             f"movedim: invalid source or destination dims: source ({source} dims) should "
@@ -2563,6 +2745,8 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     dst = [wrap_dim(d, n, "movedim") for d in destination]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in source {source} or destination {destination}")
+    if n == 0:  # dim 0 or -1 of a 0-d tensor: nothing to move
+        return permute(input, ())
     order: list = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -2573,8 +2757,11 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 moveaxis = movedim
 
 
-def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    d = wrap_dim(dim, input.ndim, "split")
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """Views of ``tensor`` cut along ``dim``: pieces of split_size_or_sections each (an
+    int; the last may be shorter), or of the sizes in that list."""
+    input = tensor  # (PyTorch names this argument tensor)
+    d = wrap_dim(dim, _check_not_0d(input, "split").ndim, "split")
     n = input.array.shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
@@ -2583,6 +2770,8 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         sizes = [builtins.min(size, n - start) for start in range(0, n, size)] or [0]
     else:
         sizes = list(split_size_or_sections)
+        if builtins.any(size < 0 for size in sizes):
+            raise RuntimeError(f"split: split sizes must be non-negative, got {sizes}")
         if builtins.sum(sizes) != n:
             raise RuntimeError(
                 f"split: split sizes {sizes} add up to {builtins.sum(sizes)} but dimension {d} "
@@ -2603,7 +2792,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     (chunks,) = whole_numbers((chunks,), "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk: chunks must be positive, got {chunks}")
-    n = input.array.shape[wrap_dim(dim, input.ndim, "chunk")]
+    n = input.array.shape[wrap_dim(dim, _check_not_0d(input, "chunk").ndim, "chunk")]
     if n == 0:  # as in PyTorch: `chunks` empty pieces
         return split(input, [0] * chunks, dim)
     return split(input, math.ceil(n / chunks), dim)
@@ -2613,9 +2802,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: builtins.int = 0)
     """input cut along ``dim`` into views: an int ``sections`` gives that many pieces of
     near-equal size (the first size % sections one longer); a list of indices cuts before
     each, as Python slices do (input[:i0], input[i0:i1], ..., input[ik:])."""
-    if _check_tensor(input, "tensor_split").ndim == 0:
-        raise RuntimeError("tensor_split: input must be at least 1-d, got a 0-d tensor")
-    d = wrap_dim(dim, input.ndim, "tensor_split")
+    d = wrap_dim(dim, _check_not_0d(input, "tensor_split").ndim, "tensor_split")
     cuts = indices_or_sections
     if isinstance(cuts, Tensor):  # a 0-d tensor of sections, or a 1-D tensor of indices
         if cuts.dtype.is_floating_point or cuts.dtype is _dtypes.bool or cuts.ndim > 1:
@@ -2998,14 +3185,25 @@ def renorm(input: Tensor, p: Any, dim: builtins.int, maxnorm: Any) -> Tensor:
     return mul(input, factor)
 
 
-def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    d = wrap_dim(dim, input.ndim, "gather")
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """out[i][j] = input[i][index[i][j]] for dim=1 (likewise for other dims): the values
+    at ``index`` along ``dim``; out has index's shape. (``sparse_grad``: dense here.)"""
+    d = wrap_dim(dim, _check_tensor(input, "gather").ndim, "gather")
+    if builtins.max(input.ndim, _check_tensor(index, "gather", "index").ndim) <= 1 and (
+        input.ndim == 0 or index.ndim == 0
+    ):  # PyTorch counts a 0-d input or index as 1-D of size 1 here
+        return reshape(gather(reshape(input, (-1,)), 0, reshape(index, (-1,))), index.shape)
     if index.ndim != input.ndim:
         raise RuntimeError(
             f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match"
         )
-    if index.array.dtype.kind not in "iu":
-        raise RuntimeError(f"gather: index must be an integer (long) tensor, got {index.dtype}")
+    if index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError(f"gather: Expected dtype int32/int64 for index, got {index.dtype}")
+    if builtins.any(i > n for k, (i, n) in enumerate(zip(index.shape, input.shape)) if k != d):
+        raise RuntimeError(
+            f"gather: index of shape {tuple(index.shape)} must be no larger than input "
+            f"{tuple(input.shape)} in every dim but dim {d}"
+        )
     _check_indices_below(index, input.array.shape[d], d, "gather", tuple(input.shape))
     # PyTorch allows an index smaller than input in the other dims: crop input to it
     crop = tuple(
@@ -3113,6 +3311,14 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: boo
                 _check_tensor(index, op, "index").array.shape, src, dtype=input.array.dtype
             )
         )
+    if builtins.max(input.ndim, index.ndim, src.ndim) <= 1 and 0 in (
+        input.ndim,
+        index.ndim,
+        src.ndim,
+    ):  # PyTorch counts a 0-d input, index or src as 1-D of size 1 here
+        flat = [reshape(t, (-1,)) for t in (input, index, src)]
+        wrap_dim(dim, input.ndim, op)
+        return reshape(_scatter(flat[0], 0, flat[1], flat[2], op, add), input.shape)
     d = _check_scatter(input, dim, index, src, op)
     return indexing.Scatter.apply(input, src, index=index.array, dim=d, add=add)
 

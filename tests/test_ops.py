@@ -1501,6 +1501,12 @@ MATMUL = [
         ),  # fmt: skip
     ),
     C(
+        "inner",  # over the last dim of each; a 0-d operand multiplies
+        lambda T, F, a, b, v, s: (T.inner(a, b), a.inner(v), T.inner(v, v), T.inner(s, a)),
+        (x(2, 2, 3), x(4, 3), x(3), x()),
+        lambda a, b, v, s: (np.inner(a, b), np.inner(a, v), np.inner(v, v), s * a),
+    ),
+    C(
         "kron",
         lambda T, F, a, b, c: (T.kron(a, b), c.kron(a)),
         (x(2, 3), x(2), x(2, 1, 2)),
@@ -1962,6 +1968,24 @@ SHAPE = [
         lambda a, b, c: np.stack([a, b, c], -1),
     ),
     C("stack_0d", lambda T, F, a, b: T.stack([a, b]), (x(), x()), lambda a, b: np.stack([a, b])),
+    C(
+        "concatenate_axis",
+        lambda T, F, a, b: T.concatenate([a, b], axis=1),
+        (x(2, 1), x(2, 3)),
+        lambda a, b: np.concatenate([a, b], 1),
+    ),
+    C(
+        "dstack",
+        lambda T, F, a, b, c: T.dstack([a, b, c]),
+        (x(2, 3), x(2, 3, 2), x(2, 3)),
+        lambda a, b, c: np.dstack([a, b, c]),
+    ),
+    C(
+        "dstack_1d",
+        lambda T, F, a, b: T.dstack((a, b)),
+        (x(3), x(3)),
+        lambda a, b: np.dstack([a, b]),
+    ),
     C(
         "split_size",
         lambda T, F, a: a.split(2, dim=1),

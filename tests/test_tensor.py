@@ -99,7 +99,7 @@ def test_stacking_tiling_and_axis_helpers_as_numpy_does_them(device: str) -> Non
         2,
     )
     assert t.swapaxes(0, 1).shape == (3, 2) and t.swapdims(1, 0).shape == (3, 2)
-    assert microtorch.dot(v, v).item() == 14.0 and t.mv(v).tolist() == [8.0, 26.0]
+    assert microtorch.dot(v, v).item() == 14.0 and t.mv(v.double()).tolist() == [8.0, 26.0]
     x, y = microtorch.broadcast_tensors(t, v)
     assert x.shape == y.shape == (2, 3)
     assert microtorch.broadcast_shapes((2, 1), (3,), 1) == (2, 3)
@@ -685,6 +685,7 @@ EDGE_CASES = {
         T.median(T.tensor([1.0, float("nan"), 0.0])),
         *T.median(T.tensor([[1.0, float("nan"), 0.0], [3.0, 1.0, 2.0]]), 1),
     ),
+    "median_of_empty_ints": lambda T: (T.median(T.zeros(0, dtype=T.int64)), T.median(T.zeros(0))),
     "median_empty_rows": lambda T: T.median(T.zeros(0, 3), 1),
     "median_over_an_empty_dim": lambda T: T.median(T.zeros(0, 3), 0),
     "kthvalue_ints_and_0d": lambda T: (
@@ -694,14 +695,54 @@ EDGE_CASES = {
     "kthvalue_nan_is_largest_dim_none_refused": lambda T: T.kthvalue(
         T.tensor([[1.0, float("nan"), 0.0]]), 3, None
     ),
+    "kthvalue_over_an_empty_dim": lambda T: T.kthvalue(T.zeros(3, 0), 1),
+    "kthvalue_over_an_empty_dim_before_k": lambda T: T.kthvalue(T.zeros(3, 0), 0),
+    "kthvalue_of_bools_refused": lambda T: T.kthvalue(T.tensor([True, False]), 1),
+    "median_of_bools_refused": lambda T: T.median(T.tensor([True, False, True])),
+    "median_dim_of_bools_refused": lambda T: T.tensor([[True, False]]).median(1),
+    "nanmedian_of_bools_refused": lambda T: T.nanmedian(T.tensor([True, False, True])),
     "kthvalue_k_out_of_range": lambda T: T.kthvalue(T.tensor([3.0, 1.0]), 3),
     "kthvalue_nan_is_largest": lambda T: T.kthvalue(T.tensor([1.0, float("nan"), 0.0]), 3),
+    "sum_to_an_integer_dtype_refused_with_grad": lambda T: T.ones(3, requires_grad=True).sum(
+        dtype=T.int64
+    ),
+    "prod_to_an_integer_dtype_refused_with_grad": lambda T: T.prod(
+        T.ones(3, requires_grad=True), 0, dtype=T.int32
+    ),
+    "sum_to_an_integer_dtype_without_grad": lambda T: (
+        T.ones(3).sum(dtype=T.int64),
+        T.ones(3, requires_grad=True).detach().nansum(dtype=T.int32),
+        T.ones(3, requires_grad=True).sum(dtype=T.float64),
+    ),
     "nansum_ints_and_bools": lambda T: (
         T.nansum(T.tensor([1, 2], dtype=T.int32)),
         T.nansum(T.tensor([True, True])),
     ),
+    "nan_reductions_and_where_of_0d_predicates": lambda T: (
+        T.nansum(T.tensor(1.5)),
+        T.nanmean(T.tensor(2.0), 0),
+        T.where(T.logical_not(T.tensor(True)), T.tensor(1.0), T.tensor(2.0)),
+        T.where(T.isinf(T.tensor(1.0)) | T.isfinite(T.tensor(1.0)), T.tensor(0.0), 3.0),
+        T.where(~T.tensor(False), T.tensor(4), T.tensor(5)),
+    ),
+    "argmax_argmin_keepdim_without_dim": lambda T: (
+        T.argmax(T.tensor([[1, 5, 5], [0, 2, 3]]), keepdim=True),
+        T.argmin(T.tensor([[3.0, 1.0], [0.0, 5.0]]).t(), None, True),
+        T.tensor([[2.0, 2.0]]).argmax(dim=None, keepdim=True),
+        T.argmax(T.tensor(2.0), None, True),
+        T.argmin(T.zeros(0, 3), 1, keepdim=True),
+    ),
+    "argmax_of_empty_refused": lambda T: T.argmax(T.zeros(0, 3)),
+    "argmin_over_an_empty_dim_refused": lambda T: T.argmin(T.zeros(0, 3), 0),
+    "all_any_of_uint8_give_uint8": lambda T: (
+        T.tensor([[1, 0], [2, 3]], dtype=T.uint8).all(),
+        T.any(T.tensor([[1, 0], [0, 0]], dtype=T.uint8), 1),
+        T.all(T.tensor([[1, 0], [2, 3]], dtype=T.int32), 0, keepdim=True),
+    ),
     "nanmean_all_nan": lambda T: T.nanmean(T.tensor([float("nan")])),
     "nanmean_ints": lambda T: T.nanmean(T.tensor([1, 2])),
+    "var_ints_refused": lambda T: T.var(T.tensor([1, 2])),
+    "std_bools_refused": lambda T: T.tensor([True, False]).std(0),
     "var_mean_ints": lambda T: T.var_mean(T.tensor([1, 2])),
     "var_mean_std_mean": lambda T: (
         *T.var_mean(T.tensor([1.0, 2.0, 4.0], dtype=T.float64), 0, keepdim=True),
@@ -717,6 +758,13 @@ EDGE_CASES = {
         *T.aminmax(T.tensor([1, 5, 2])),
         *T.aminmax(T.tensor(3.0)),
         *T.aminmax(T.tensor([True, False])),
+    ),
+    "amax_of_empty_without_dim_refused": lambda T: T.amax(T.zeros(0, 3)),
+    "amin_of_empty_over_all_dims_refused": lambda T: T.zeros(0, 3).amin(()),
+    "amax_over_an_empty_dim_refused": lambda T: T.amax(T.zeros(0, 3), 0),
+    "amax_amin_of_empty_over_full_dims": lambda T: (
+        T.amax(T.zeros(0, 3), 1),
+        T.amin(T.zeros(2, 0), 0),
     ),
     "aminmax_empty": lambda T: T.aminmax(T.tensor([])),
     "roll_0d_and_empty": lambda T: (T.roll(T.tensor(3.0), 1), T.roll(T.zeros(0, 2), 1, 0)),
@@ -738,6 +786,99 @@ EDGE_CASES = {
     "rot90_same_dims": lambda T: T.rot90(T.ones(2, 3), 1, [0, 0]),
     "rot90_1d": lambda T: T.rot90(T.ones(2), 1),
     "rot90_k0": lambda T: T.rot90(T.arange(6).reshape(2, 3), 0),
+    "flip_0d_and_no_dims": lambda T: (
+        T.tensor(2.0).flip(0),
+        T.flip(T.tensor(3), (-1,)),
+        T.flip(T.arange(3.0), ()),
+    ),
+    "flip_0d_dim_out_of_range": lambda T: T.flip(T.tensor(2.0), (1,)),
+    "sort_0d": lambda T: (*T.sort(T.tensor(2.0), -1), T.argsort(T.tensor(3), 0)),
+    "sort_0d_dim_out_of_range": lambda T: T.sort(T.tensor(2.0), 1),
+    "argsort_0d_dim_out_of_range": lambda T: T.argsort(T.tensor(2.0), dim=-2),
+    "flatten_0d": lambda T: (T.flatten(T.tensor(2.0)), T.tensor(3).flatten(-1, 0)),
+    "flatten_0d_dim_out_of_range": lambda T: T.flatten(T.tensor(2.0), 1),
+    "unflatten_0d_refused": lambda T: T.unflatten(T.tensor(2.0), 0, (1,)),
+    "split_0d_refused": lambda T: T.split(T.tensor(2.0), 1),
+    "chunk_0d_refused": lambda T: T.tensor(2.0).chunk(1),
+    "narrow_start_out_of_range": lambda T: T.narrow(T.ones(3, 4), 1, -5, 1),
+    "narrow_length_too_long": lambda T: T.ones(3, 4).narrow(1, 3, 2),
+    "narrow_from_the_end": lambda T: (T.arange(4).narrow(0, -1, 1), T.arange(4).narrow(0, 4, 0)),
+    "narrow_0d_refused": lambda T: T.narrow(T.tensor(2.0), 0, 0, 1),
+    "movedim_numpy_int_dims": lambda T: (
+        T.ones(2, 3, 4).movedim(np.int64(0), 2),
+        T.movedim(T.ones(2, 3), np.int32(-1), 0),
+        T.moveaxis(T.ones(2, 3, 4), [np.int64(0)], [np.int64(1)]),
+    ),
+    "movedim_0d": lambda T: (T.movedim(T.tensor(2.0), 0, 0), T.tensor(3).moveaxis(-1, 0)),
+    "movedim_0d_dim_out_of_range": lambda T: T.movedim(T.tensor(2.0), 0, 1),
+    "split_negative_size_refused": lambda T: T.split(T.arange(5), [-1, 6]),
+    "expand_minus_one_keeps_a_dim": lambda T: (
+        T.ones(3, 1).expand(2, -1, 4),
+        T.tensor(2.0).expand(3),
+        T.ones(1).expand(-1),
+    ),
+    "expand_minus_one_in_a_new_dim_refused": lambda T: T.ones(3, 1).expand(-1, 3, 4),
+    "expand_0d_minus_one_refused": lambda T: T.tensor(2.0).expand(-1),
+    "repeat_interleave_of_counts_alone": lambda T: (
+        T.repeat_interleave(T.tensor([2, 0, 1])),
+        T.repeat_interleave(T.tensor([1, 2], dtype=T.int32)),
+        T.repeat_interleave(T.tensor([], dtype=T.int64)),
+        T.repeat_interleave(T.tensor([2, 1]), output_size=3),
+        T.repeat_interleave(T.ones(2), T.tensor([1, 2], dtype=T.int32)),
+    ),
+    "repeat_interleave_counts_alone_2d_refused": lambda T: T.repeat_interleave(T.tensor([[1]])),
+    "repeat_interleave_float_counts_refused": lambda T: T.repeat_interleave(
+        T.ones(2), T.tensor([1.0, 2.0])
+    ),
+    "repeat_interleave_2d_counts_refused": lambda T: T.repeat_interleave(
+        T.ones(2), T.tensor([[1, 2]])
+    ),
+    "repeat_interleave_python_float_refused": lambda T: T.repeat_interleave(T.ones(2), 2.0),
+    "mT_of_a_batch": lambda T: T.arange(6.0).reshape(1, 2, 3).mT,
+    "mT_of_1d_refused": lambda T: T.arange(3.0).mT,
+    "dstack_promotes_and_lifts_0d": lambda T: (
+        T.dstack([T.tensor(1.0), T.tensor(2)]),
+        T.dstack([T.ones(2, 3), T.ones(2, 3, dtype=T.int64)]),
+        T.stack([T.ones(2), T.zeros(2)], axis=1),
+    ),
+    "dstack_of_a_lone_tensor_refused": lambda T: T.dstack(T.ones(2, 3)),
+    "cat_of_nothing_refused": lambda T: T.cat([]),
+    "cat_of_a_lone_tensor_refused": lambda T: T.cat(T.ones(2, 3)),
+    "stack_of_a_lone_tensor_refused": lambda T: T.stack(T.ones(2, 3)),
+    "stack_of_nothing_refused": lambda T: T.stack(()),
+    "hstack_of_nothing_refused": lambda T: T.hstack([]),
+    "vstack_of_a_lone_tensor_refused": lambda T: T.vstack(T.ones(2, 3)),
+    "column_stack_of_nothing_refused": lambda T: T.column_stack([]),
+    "pytorch_keyword_names": lambda T: (
+        T.max(T.tensor([1.0, 5.0]), other=T.tensor([3.0, 2.0])),
+        T.min(input=T.tensor([1.0, 5.0]), other=T.tensor([3.0, 2.0])),
+        *T.split(tensor=T.arange(5), split_size_or_sections=2),
+        T.arange(3).tile(dims=(2,)),
+    ),
+    "numpy_axis_keepdims_names": lambda T: (
+        T.nansum(T.tensor([[1.0, NAN], [2.0, 3.0]]), axis=1),
+        T.tensor([[1.0, NAN], [2.0, 3.0]]).nanmean(axis=0, keepdims=True),
+        T.arange(1, 7).reshape(2, 3).prod(axis=1, keepdims=True),
+        T.tensor([[True, False], [True, True]]).all(axis=1),
+        T.any(T.tensor([[True, False], [False, False]]), axis=0, keepdims=True),
+    ),
+    "squeeze_method_forms": lambda T: (
+        T.ones(1, 3, 1).squeeze(0, 2),
+        T.ones(1, 3, 1).squeeze((0, 1)),
+        T.ones(1, 3, 1).squeeze(dim=-1),
+        T.ones(1, 3, 1).squeeze(),
+    ),
+    "broadcast_shapes_negative_refused": lambda T: T.broadcast_shapes((-1,), (3,)),
+    "vector_norm_of_empty_dims": lambda T: (
+        T.linalg.vector_norm(T.zeros(0, 3), 2, dim=0),
+        T.linalg.vector_norm(T.zeros(0, 3), float("inf"), dim=1),
+        T.norm(T.zeros(0, 3), 1),
+    ),
+    "vector_norm_negative_ord_of_empty_refused": lambda T: T.linalg.vector_norm(T.zeros(0, 3), -1),
+    "vector_norm_inf_over_an_empty_dim_refused": lambda T: T.linalg.vector_norm(
+        T.zeros(0, 3), float("inf"), dim=0
+    ),
+    "norm_minus_inf_of_empty_refused": lambda T: T.norm(T.zeros(0, 3), float("-inf")),
     "flipud_0d": lambda T: T.flipud(T.tensor(1.0)),
     "fliplr_1d": lambda T: T.fliplr(T.ones(3)),
     "diag_0d": lambda T: T.diag(T.tensor(1.0)),
@@ -768,6 +909,26 @@ EDGE_CASES = {
         *T.atleast_1d([T.tensor(2.0)]),
         T.atleast_3d(T.ones(1, 2, 3, 4)),
     ),
+    "matmul_dtypes_differ_refused": lambda T: T.matmul(T.ones(2, 3), T.ones(3, dtype=T.float64)),
+    "mm_int_and_float_refused": lambda T: T.mm(T.ones(2, 3, dtype=T.int64), T.ones(3, 2)),
+    "dot_dtypes_differ_refused": lambda T: T.dot(T.ones(3), T.ones(3, dtype=T.float64)),
+    "inner_ints_and_empty": lambda T: (
+        T.inner(T.arange(6).reshape(2, 3), T.arange(3)),
+        T.inner(T.ones(2, 0), T.ones(3, 0)),
+    ),
+    "inner_last_dims_differ_refused": lambda T: T.inner(T.ones(2, 3), T.ones(2, 4)),
+    "matmul_of_bools_refused": lambda T: T.ones(2, 3, dtype=T.bool) @ T.ones(3, dtype=T.bool),
+    "dot_of_bools_refused": lambda T: T.dot(T.ones(3, dtype=T.bool), T.ones(3, dtype=T.bool)),
+    "einsum_sums_of_ints_and_bools_are_int64": lambda T: (
+        T.einsum("ij->j", T.ones(2, 3, dtype=T.int8)),
+        T.einsum("ii", T.tensor([[True, False], [True, True]])),
+        T.einsum("ij->", T.full((2, 3), 100, dtype=T.int8)),  # no int8 overflow
+        T.einsum("ii->i", T.ones(2, 2, dtype=T.int8)),  # nothing summed: stays int8
+        T.einsum("ij->ji", T.tensor([[True, False]])),
+        T.einsum("ij,jk", T.ones(2, 3, dtype=T.int32), T.ones(3, 2, dtype=T.int32)),
+    ),
+    "ger_is_outer": lambda T: (T.ger(T.arange(3), T.arange(2)), T.arange(2.0).ger(T.ones(2))),
+    "matmul_of_ints": lambda T: T.arange(6).reshape(2, 3) @ T.arange(3),
     "addmm_ints": lambda T: T.addmm(
         T.ones(2, 2, dtype=T.int64),
         T.ones(2, 2, dtype=T.int64),
@@ -881,6 +1042,25 @@ EDGE_CASES = {
     "index_copy_negative_index": lambda T: T.index_copy(
         T.ones(2, 3), 1, T.tensor([-1]), T.zeros(2, 1)
     ),  # fmt: skip
+    "gather_scatter_0d_count_as_1d": lambda T: (
+        T.gather(T.arange(3.0), 0, T.tensor(1)),
+        T.gather(T.tensor(5.0), -1, T.tensor([0, 0])),
+        T.tensor(5.0).gather(0, T.tensor(0), sparse_grad=False),
+        T.scatter(T.tensor(5.0), 0, T.tensor(0), T.tensor(2.0)),
+        T.scatter(T.zeros(3), 0, T.tensor(1), T.tensor(2.0)),
+        T.scatter_add(T.zeros(3), 0, T.tensor([1]), T.tensor(2.0)),
+        T.zeros(3).scatter(0, T.tensor(2), 7.0),
+    ),
+    "gather_int16_index_refused": lambda T: T.gather(T.ones(2), 0, T.tensor([0], dtype=T.int16)),
+    "gather_int32_index": lambda T: T.gather(T.arange(3.0), 0, T.tensor([2], dtype=T.int32)),
+    "gather_0d_index_of_2d_input_refused": lambda T: T.gather(T.ones(2, 3), 0, T.tensor(0)),
+    "gather_index_wider_than_input_refused": lambda T: T.gather(
+        T.ones(3, 4), 1, T.zeros(4, 1, dtype=T.int64)
+    ),
+    "where_int_condition_refused": lambda T: T.where(T.tensor([1, 0]), T.ones(2), 0.0),
+    "where_uint8_condition_taken": lambda T: T.where(
+        T.tensor([1, 0], dtype=T.uint8), T.ones(2), 0.0
+    ),
     "take_0d_index_and_0d_input": lambda T: (
         T.take(T.arange(6).reshape(2, 3), T.tensor(4)),
         T.take(T.tensor(3.0), T.tensor([0, 0])),
@@ -1155,6 +1335,11 @@ def _gradients(lib, fn, *values) -> list:
         ),
         (lambda T, c, a, b: T.addmm(c, a, b, beta=0), ([1.0, 2.0], [[1.0], [2.0]], [[3.0, 4.0]])),
         (lambda T, a: T.nansum(a) + T.nanmean(a), ([1.0, float("nan"), 3.0],)),
+        (lambda T, a: T.median(a), (np.zeros((0, 3)),)),  # nan, in the graph: an empty gradient
+        (lambda T, a: T.gather(a, 0, T.tensor([0, 0])) * T.tensor([1.0, 2.0]), (5.0,)),
+        # p < 1: |x|^p is infinitely steep at 0; PyTorch's gradient there is 0, not nan
+        (lambda T, a: T.norm(a, 0.5) + T.linalg.vector_norm(a, -1, 1), ([[1.0, 0], [0, 3]],)),
+        (lambda T, a, b: T.scatter(a, 0, T.tensor(1), b) * T.arange(3.0), ([1.0, 2, 3], 4.0)),
         (
             lambda T, a, v: T.index_fill(a, 0, T.tensor([0, 2]), v) * T.arange(3.0),
             ([1.0, 2.0, 3.0], 4.0),
