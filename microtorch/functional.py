@@ -160,7 +160,13 @@ def _check_broadcast(s1: tuple, s2: tuple, op: str) -> None:
 
 
 def _float_operands(a: Any, b: Any, op: str) -> tuple:
-    """Like _binary_operands, then integer results become the default float (true division)."""
+    """Like _binary_operands, then integer results become the default float (true division).
+    An integer tensor beside a Python number is made float first, so that the number keeps
+    its value (uint8_tensor / -3 divides by -3, not by -3 wrapped into uint8, 253)."""
+    if isinstance(a, Tensor) and isinstance(b, _Number) and a.array.dtype.kind in "biu":
+        a = cast(a, _dtypes.get_default_dtype())
+    elif isinstance(b, Tensor) and isinstance(a, _Number) and b.array.dtype.kind in "biu":
+        b = cast(b, _dtypes.get_default_dtype())
     a, b = _binary_operands(a, b, op)
     t = a if isinstance(a, Tensor) else b
     if not t.dtype.is_floating_point:

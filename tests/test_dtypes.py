@@ -1,0 +1,55 @@
+"""dtype rules: PyTorch's type promotion for tensors, 0-d tensors and Python numbers in
+binary ops, comparisons and reductions, and conversions between dtypes (microtorch/dtypes.py
+and the functions in functional.py that apply its rules)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch
+
+
+def _torch_result(torch, snippet: str, arrays: dict):
+    """Run ``snippet`` with torch; the value as a NumPy array and the dtype's name."""
+    names = {k: torch.tensor(v) for k, v in arrays.items()}
+    out = eval(snippet, {"torch": torch, **names})
+    return out.numpy(), str(out.dtype).split(".")[-1]
+
+
+def _ours(snippet: str, arrays: dict):
+    names = {k: microtorch.tensor(v) for k, v in arrays.items()}
+    out = eval(snippet, {"torch": microtorch, **names})
+    return out.numpy(), out.dtype.name
+
+
+# ------------------------------------------------------------------ true division by numbers
+@pytest.mark.parametrize(
+    "snippet, expected",
+    [
+        # the number keeps its value: uint8 / -3 is no division by 253 (-3 wrapped into uint8)
+        ("u / -3", [-1.0, -2.0 / 3, -0.0, -7.0 / 3]),
+        ("-3 / u", [-1.0, -1.5, -np.inf, -3.0 / 7]),
+        ("u / 300", [0.01, 2 / 300, 0.0, 7 / 300]),
+        ("i8 / 300", [0.01, -2 / 300, 0.0, 7 / 300]),
+        ("u / 2**40", [3 / 2**40, 2 / 2**40, 0.0, 7 / 2**40]),
+        ("torch.true_divide(u, -3)", [-1.0, -2.0 / 3, -0.0, -7.0 / 3]),
+        ("torch.copysign(u, -3)", [-3.0, -2.0, -0.0, -7.0]),
+        ("torch.xlogy(u, -3)", [np.nan, np.nan, 0.0, np.nan]),
+    ],
+)
+def test_int_tensor_with_out_of_range_number_gives_float_of_true_value(snippet, expected) -> None:
+    arrays = {"u": np.array([3, 2, 0, 7], np.uint8), "i8": np.array([3, -2, 0, 7], np.int8)}
+    value, dtype = _ours(snippet, arrays)
+    assert dtype == "float32"
+    np.testing.assert_allclose(value, np.array(expected, np.float32), rtol=1e-6)
+
+
+@pytest.mark.parametrize("snippet", ["u / -3", "-3 / u", "u / 300", "i8 / 300", "u / 2**40"])
+def test_int_tensor_with_out_of_range_number_matches_torch(snippet) -> None:
+    torch = pytest.importorskip("torch")
+    arrays = {"u": np.array([3, 2, 0, 7], np.uint8), "i8": np.array([3, -2, 0, 7], np.int8)}
+    want, want_dtype = _torch_result(torch, snippet, arrays)
+    got, got_dtype = _ours(snippet, arrays)
+    assert got_dtype == want_dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
