@@ -69,11 +69,12 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
 
 
 def get_dtype(spec: Any) -> dtype:
-    """Accept a microtorch dtype, a NumPy dtype, a Python type or a dtype name."""
+    """Accept a microtorch dtype, a NumPy dtype, a Python type or a dtype name. The Python
+    type float means float64 (as in PyTorch and NumPy), whatever the default dtype."""
     if isinstance(spec, dtype):
         return spec
     if spec is _py_float:
-        return _default_float
+        return float64
     if spec is _py_int:
         return int64
     if spec is _py_bool:

@@ -53,3 +53,35 @@ def test_int_tensor_with_out_of_range_number_matches_torch(snippet) -> None:
     got, got_dtype = _ours(snippet, arrays)
     assert got_dtype == want_dtype
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+# ------------------------------------------------------------------ Python types as dtypes
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda T: T.tensor([1, 2], dtype=float),
+        lambda T: T.zeros(2, dtype=float),
+        lambda T: T.ones(2, 3, dtype=float),
+        lambda T: T.arange(3, dtype=float),
+        lambda T: T.tensor([1, 2]).to(float),
+        lambda T: T.ones(2).to(dtype=float),
+        lambda T: T.zeros_like(T.ones(2), dtype=float),
+    ],
+)
+def test_python_float_as_dtype_is_float64(make) -> None:
+    """dtype=float is float64 in PyTorch (as numpy.dtype(float)), not the default float."""
+    assert make(microtorch).dtype is microtorch.float64
+    microtorch.set_default_dtype(microtorch.float64)
+    try:
+        assert make(microtorch).dtype is microtorch.float64
+    finally:
+        microtorch.set_default_dtype(microtorch.float32)
+
+
+def test_python_types_as_dtypes_match_torch() -> None:
+    torch = pytest.importorskip("torch")
+    for kind in (float, int, bool):
+        assert (
+            str(torch.zeros(2, dtype=kind).dtype)[6:] == microtorch.zeros(2, dtype=kind).dtype.name
+        )
+        assert str(torch.ones(2).to(kind).dtype)[6:] == microtorch.ones(2).to(kind).dtype.name
