@@ -685,10 +685,10 @@ class Tensor:
         return F.inplace(self, F.bitwise_xor, other)
 
     def add_(self, other: Any, alpha: Any = 1) -> Tensor:
-        return F.inplace(self, F.add, other if alpha == 1 else F.mul(other, alpha))
+        return F.inplace(self, F.add, other, alpha=alpha)
 
     def sub_(self, other: Any, alpha: Any = 1) -> Tensor:
-        return F.inplace(self, F.sub, other if alpha == 1 else F.mul(other, alpha))
+        return F.inplace(self, F.sub, other, alpha=alpha)
 
     def mul_(self, other: Any) -> Tensor:
         return F.inplace(self, F.mul, other)
@@ -1227,10 +1227,10 @@ class Tensor:
         return F.pow(self, exponent)
 
     def add(self, other: Any, alpha: Any = 1) -> Tensor:
-        return F.add(self, other if alpha == 1 else F.mul(other, alpha))
+        return F.add(self, other, alpha=alpha)
 
     def sub(self, other: Any, alpha: Any = 1) -> Tensor:
-        return F.sub(self, other if alpha == 1 else F.mul(other, alpha))
+        return F.sub(self, other, alpha=alpha)
 
     def mul(self, other: Any) -> Tensor:
         return F.mul(self, other)

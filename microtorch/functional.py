@@ -178,20 +178,36 @@ def _float_operands(a: Any, b: Any, op: str) -> tuple:
 
 # ---------------------------------------------------------------- arithmetic
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha != 1:
-        other = mul(other, alpha)
-    return arithmetic.Add.apply(*_binary_operands(input, other, "add"))
+    """input + alpha * other, in the dtype input and other promote to."""
+    a, b = _binary_operands(input, other, "add")
+    return arithmetic.Add.apply(a, _times_alpha(a, b, alpha, "add"))
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """input - alpha * other, in the dtype input and other promote to."""
     if _is_bool(input) or _is_bool(other):
         raise RuntimeError(
             "sub: subtraction, the `-` operator, with a bool tensor is not supported; to invert "
             "a mask use the `~` operator or logical_not()"
         )
-    if alpha != 1:
-        other = mul(other, alpha)
-    return arithmetic.Sub.apply(*_binary_operands(input, other, "sub"))
+    a, b = _binary_operands(input, other, "sub")
+    return arithmetic.Sub.apply(a, _times_alpha(a, b, alpha, "sub"))
+
+
+def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
+    """alpha * b for add/sub, after promotion, kept in the promoted dtype as PyTorch does:
+    add(int32_tensor, bool_tensor, alpha=2) stays int32 and add(t, 2, alpha=3) adds 6."""
+    if builtins.bool(alpha == 1):
+        return b
+    result = (a if isinstance(a, Tensor) else b).dtype
+    if not result.is_floating_point and isinstance(_plain_number(alpha), builtins.float):
+        raise RuntimeError(
+            f"{op}: alpha={alpha} is a float, but the inputs are {result} tensors; for integral "
+            "inputs alpha must be an integer (or convert the tensors with .float() first)"
+        )
+    if not isinstance(b, Tensor):
+        return b * alpha  # a Python number (already fitted to the tensor's dtype)
+    return cast(mul(b, alpha), result)
 
 
 def mul(input: Any, other: Any) -> Tensor:

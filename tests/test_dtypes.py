@@ -85,3 +85,35 @@ def test_python_types_as_dtypes_match_torch() -> None:
             str(torch.zeros(2, dtype=kind).dtype)[6:] == microtorch.zeros(2, dtype=kind).dtype.name
         )
         assert str(torch.ones(2).to(kind).dtype)[6:] == microtorch.ones(2).to(kind).dtype.name
+
+
+# ------------------------------------------------------------------ add/sub with alpha
+ALPHA_CASES = [
+    ("torch.add(i32, b, alpha=2)", [5, -2, 2], "int32"),  # alpha * bool stays in the promotion
+    ("torch.add(b, b, alpha=2)", [True, False, True], "bool"),
+    ("torch.add(b, -3, alpha=2)", [-5, -6, -5], "int64"),  # a Python number as other
+    ("torch.sub(u8, 2, alpha=2)", [255, 254, 252], "uint8"),
+    ("torch.add(f32, 2, alpha=0.5)", [2.5, 3.0, 4.0], "float32"),
+    ("i32.add(b, alpha=3)", [6, -2, 3], "int32"),
+]
+
+
+@pytest.mark.parametrize("snippet, expected, dtype", ALPHA_CASES)
+def test_add_sub_alpha_keeps_the_promoted_dtype(snippet, expected, dtype) -> None:
+    arrays = {
+        "i32": np.array([3, -2, 0], np.int32),
+        "b": np.array([True, False, True]),
+        "u8": np.array([3, 2, 0], np.uint8),
+        "f32": np.array([1.5, 2.0, 3.0], np.float32),
+    }
+    value, got_dtype = _ours(snippet, arrays)
+    assert got_dtype == dtype and value.tolist() == expected
+    torch = pytest.importorskip("torch")
+    want, want_dtype = _torch_result(torch, snippet, arrays)
+    assert want_dtype == dtype and want.tolist() == expected
+
+
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_float_alpha_with_integer_tensors_raises(op) -> None:
+    with pytest.raises(RuntimeError, match=f"{op}: alpha=0.5 is a float.*int64"):
+        getattr(microtorch, op)(microtorch.tensor([1, 2]), microtorch.tensor([3, 4]), alpha=0.5)
