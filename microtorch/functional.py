@@ -230,11 +230,33 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
 
 
 def pow(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent; either may be a Python number."""
     if _is_bool(input) and isinstance(exponent, bool):  # x ** True is x, x ** False all True
         return pow(input, int(exponent)).bool()  # (PyTorch's answer, though bools have no pow)
+    integer_base = isinstance(input, Tensor) and input.array.dtype.kind != "f"
+    if integer_base and type(exponent) is builtins.int and exponent < 0:
+        raise RuntimeError(
+            f"pow: Integers to negative integer powers are not allowed ({input.dtype} tensor "
+            f"** {exponent}); make the base float first, e.g. x.float() ** {exponent}"
+        )
     a, b = _binary_operands(input, exponent, "pow")
     _check_not_bool(a, b, "pow")
+    if isinstance(b, Tensor) and b.array.dtype.kind in "iu":
+        return _integer_pow(a, b)
     return arithmetic.Pow.apply(a, b)
+
+
+def _integer_pow(a: Any, b: Tensor) -> Tensor:
+    """Integer a ** b, where b may hold negative exponents (NumPy raises for those): PyTorch
+    gives 1 for a == 1, 1 or -1 (by b's parity) for a == -1 and 0 for any other a (1 / a**|b|
+    rounded towards zero). Integers have no gradient."""
+    base, exponent = _raw(a), b.array
+    xp = backend.xp_of(exponent)
+    negative = exponent < 0
+    power = base ** xp.where(negative, 0, exponent)  # (the negative places are replaced next)
+    minus_one = xp.where(exponent % 2 == 0, 1, -1)
+    inverse = xp.where(base == 1, 1, xp.where(base == -1, minus_one, 0))
+    return _no_grad_result(xp.where(negative, inverse, power).astype(power.dtype))
 
 
 def neg(input: Tensor) -> Tensor:

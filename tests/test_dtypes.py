@@ -117,3 +117,41 @@ def test_add_sub_alpha_keeps_the_promoted_dtype(snippet, expected, dtype) -> Non
 def test_float_alpha_with_integer_tensors_raises(op) -> None:
     with pytest.raises(RuntimeError, match=f"{op}: alpha=0.5 is a float.*int64"):
         getattr(microtorch, op)(microtorch.tensor([1, 2]), microtorch.tensor([3, 4]), alpha=0.5)
+
+
+# ------------------------------------------------------------------ integer powers
+POW_CASES = [
+    # a negative exponent inside an integer tensor: 1 for base 1, +-1 for -1, else 0
+    ("b ** e", [0, 1, -1, 0, 0, 1, 0, 1], "int64"),
+    ("2 ** e", [0, 0, 0, 0, 0, 1, 0, 2], "int64"),
+    ("torch.pow(b8, e)", [0, 1, -1, 0, 0, 1, 0, 1], "int64"),
+    ("b8 ** e8", [0, 1, -1, 0, 0, 1, 0, 1], "int8"),
+    ("b ** torch.tensor(-1)", [0, 1, -1, 0, 0, 0, 0, 1], "int64"),
+    ("b8 ** e8.abs()", [0, 1, -1, 2, 4, 1, 3, 1], "int8"),
+]
+
+
+@pytest.mark.parametrize("snippet, expected, dtype", POW_CASES)
+def test_integer_pow_with_negative_exponent_tensors(snippet, expected, dtype) -> None:
+    arrays = {
+        "b": np.array([0, 1, -1, 2, -2, 0, 3, 1]),
+        "e": np.array([-1, -3, -3, -1, -2, 0, -1, 1]),
+        "b8": np.array([0, 1, -1, 2, -2, 0, 3, 1], np.int8),
+        "e8": np.array([-1, -3, -3, -1, -2, 0, -1, 1], np.int8),
+    }
+    value, got_dtype = _ours(snippet, arrays)
+    assert got_dtype == dtype and value.tolist() == expected
+    torch = pytest.importorskip("torch")
+    want, want_dtype = _torch_result(torch, snippet, arrays)
+    assert want_dtype == dtype and want.tolist() == expected
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "int64", "bool"])
+def test_integer_tensor_to_a_negative_python_int_raises(dtype) -> None:
+    """PyTorch raises a RuntimeError; uint8 ** -3 must not raise to 253 (-3 wrapped)."""
+    x = microtorch.tensor(np.array([1, 2, 0]).astype(dtype))
+    with pytest.raises(RuntimeError, match="pow: Integers to negative integer powers"):
+        x**-3
+    with pytest.raises(RuntimeError, match="pow: Integers to negative integer powers"):
+        x.pow(-1)
+    assert (x.float() ** -1).dtype is microtorch.float32  # the way out the message names
