@@ -155,3 +155,23 @@ def test_integer_tensor_to_a_negative_python_int_raises(dtype) -> None:
     with pytest.raises(RuntimeError, match="pow: Integers to negative integer powers"):
         x.pow(-1)
     assert (x.float() ** -1).dtype is microtorch.float32  # the way out the message names
+
+
+# ------------------------------------------------------------------ rounded division
+@pytest.mark.parametrize(
+    "snippet, expected, dtype",
+    [
+        ("torch.div(i8, -3, rounding_mode='trunc')", [-2, 2, -1], "int8"),
+        ("torch.div(7, i8, rounding_mode='trunc')", [1, -1, 2], "int8"),
+        ("torch.div(u8, True, rounding_mode='trunc')", [7, 3, 0], "uint8"),
+        ("torch.div(i8, -3, rounding_mode='floor')", [-3, 2, -1], "int8"),
+        ("i8.div(2, rounding_mode='trunc')", [3, -3, 1], "int8"),
+    ],
+)
+def test_div_rounding_with_a_python_number_keeps_the_integer_dtype(snippet, expected, dtype):
+    arrays = {"i8": np.array([7, -7, 3], np.int8), "u8": np.array([7, 3, 0], np.uint8)}
+    value, got_dtype = _ours(snippet, arrays)
+    assert got_dtype == dtype and value.tolist() == expected
+    torch = pytest.importorskip("torch")
+    want, want_dtype = _torch_result(torch, snippet, arrays)
+    assert want_dtype == dtype and want.tolist() == expected
