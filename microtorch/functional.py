@@ -397,7 +397,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
 # on integers (on bools the same as logical_*); they are the `&`, `|`, `^`, `~` operators.
 def logical_not(input: Tensor) -> Tensor:
     xp = backend.xp_of(_check_tensor(input, "logical_not").array)
-    return Tensor._make(xp.logical_not(input.array))
+    return _no_grad_result(xp.logical_not(input.array))
 
 
 def logical_and(input: Any, other: Any) -> Tensor:
@@ -445,19 +445,19 @@ def bitwise_not(input: Tensor) -> Tensor:
             f"bitwise_not: `~` works on integer and bool tensors, got {input.dtype}; for a "
             "float condition use logical_not()"
         )
-    return Tensor._make(backend.xp_of(input.array).invert(input.array))
+    return _no_grad_result(backend.xp_of(input.array).invert(input.array))
 
 
 def isnan(input: Tensor) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).isnan(input.array))
+    return _no_grad_result(backend.xp_of(input.array).isnan(input.array))
 
 
 def isinf(input: Tensor) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).isinf(input.array))
+    return _no_grad_result(backend.xp_of(input.array).isinf(input.array))
 
 
 def isfinite(input: Tensor) -> Tensor:
-    return Tensor._make(backend.xp_of(input.array).isfinite(input.array))
+    return _no_grad_result(backend.xp_of(input.array).isfinite(input.array))
 
 
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
@@ -1800,7 +1800,7 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style:
     if dim is None:
         return Tensor._make(xp.asarray(xp.argmax(input.array), dtype="int64"))
     d = wrap_dim(dim, input.ndim, "argmax")
-    return Tensor._make(xp.argmax(input.array, axis=d, keepdims=keepdim).astype("int64"))
+    return _no_grad_result(xp.argmax(input.array, axis=d, keepdims=keepdim).astype("int64"))
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
@@ -1811,7 +1811,7 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style:
     if dim is None:
         return Tensor._make(xp.asarray(xp.argmin(input.array), dtype="int64"))
     d = wrap_dim(dim, input.ndim, "argmin")
-    return Tensor._make(xp.argmin(input.array, axis=d, keepdims=keepdim).astype("int64"))
+    return _no_grad_result(xp.argmin(input.array, axis=d, keepdims=keepdim).astype("int64"))
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:

@@ -175,3 +175,37 @@ def test_div_rounding_with_a_python_number_keeps_the_integer_dtype(snippet, expe
     torch = pytest.importorskip("torch")
     want, want_dtype = _torch_result(torch, snippet, arrays)
     assert want_dtype == dtype and want.tolist() == expected
+
+
+# ------------------------------------------------------------------ 0-d results
+ZERO_D_CASES = [
+    "torch.where(s.isnan(), 0.0, s)",
+    "torch.where(~s.isfinite(), 1, 2)",
+    "torch.where(s.isinf().logical_not(), s, 0.0)",
+    "torch.where(~b, 1.5, 2.5)",
+    "s.nansum()",
+    "s.nanmean()",
+    "torch.nansum(s, dtype=torch.float64)",
+    "v.argmax(0) + v.argmin(dim=0)",
+    "torch.where(v.argmax(0) > 0, s, 0.0)",
+    "torch.stack([~i, v.argmax(0)])",
+]
+
+
+@pytest.mark.parametrize("snippet", ZERO_D_CASES)
+def test_zero_d_results_of_isnan_invert_argmax_work_in_later_ops(snippet) -> None:
+    """isnan, isinf, isfinite, logical_not, ~ and argmax(dim) of a 0-d or 1-d tensor give 0-d
+    tensors that later ops (where, stack, +) take like any other (they held NumPy scalars,
+    which where() refused as coming from another device)."""
+    arrays = {
+        "s": np.array(np.nan, np.float32),
+        "b": np.array(True),
+        "i": np.array(3),
+        "v": np.array([1.0, 4.0, 2.0], np.float32),
+    }
+    value, dtype = _ours(snippet, arrays)
+    assert value.shape == np.asarray(value).shape
+    torch = pytest.importorskip("torch")
+    want, want_dtype = _torch_result(torch, snippet, arrays)
+    assert dtype == want_dtype
+    np.testing.assert_array_equal(value, want)
