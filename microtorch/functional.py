@@ -1868,7 +1868,7 @@ def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     _check_tensor(input, "all")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "all")
     result = input.array.all(axis=axes, keepdims=keepdim)
-    return Tensor._make(backend.xp_of(input.array).asarray(result))
+    return _logical_reduction_result(input, result)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -1876,7 +1876,13 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     _check_tensor(input, "any")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "any")
     result = input.array.any(axis=axes, keepdims=keepdim)
-    return Tensor._make(backend.xp_of(input.array).asarray(result))
+    return _logical_reduction_result(input, result)
+
+
+def _logical_reduction_result(input: Tensor, result: Any) -> Tensor:
+    """all/any's answer as a tensor: bool, except uint8 for a uint8 input (PyTorch's rule)."""
+    dtype = "uint8" if input.array.dtype == "uint8" else bool
+    return Tensor._make(backend.xp_of(input.array).asarray(result, dtype=dtype))
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,

@@ -209,3 +209,31 @@ def test_zero_d_results_of_isnan_invert_argmax_work_in_later_ops(snippet) -> Non
     want, want_dtype = _torch_result(torch, snippet, arrays)
     assert dtype == want_dtype
     np.testing.assert_array_equal(value, want)
+
+
+# ------------------------------------------------------------------ reductions' dtypes
+@pytest.mark.parametrize(
+    "snippet, dtype",
+    [
+        ("u8.all()", "uint8"),  # PyTorch: "for uint8 the dtype of output is uint8 itself"
+        ("u8.any(0)", "uint8"),
+        ("torch.all(u8, dim=1, keepdim=True)", "uint8"),
+        ("u8.any(dim=(0, 1))", "uint8"),
+        ("i32.all()", "bool"),
+        ("f32.any(1)", "bool"),
+        ("b.all(0)", "bool"),
+    ],
+)
+def test_all_any_dtype(snippet, dtype) -> None:
+    arrays = {
+        "u8": np.array([[1, 0, 2], [3, 4, 5]], np.uint8),
+        "i32": np.array([[1, 0, 2], [3, 4, 5]], np.int32),
+        "f32": np.array([[1, 0, 2], [3, 4, 5]], np.float32),
+        "b": np.array([[True, False, True], [True, True, True]]),
+    }
+    value, got_dtype = _ours(snippet, arrays)
+    assert got_dtype == dtype
+    torch = pytest.importorskip("torch")
+    want, want_dtype = _torch_result(torch, snippet, arrays)
+    assert want_dtype == dtype
+    np.testing.assert_array_equal(value, want)
