@@ -1373,7 +1373,11 @@ def _correction(unbiased: Any, correction: Any) -> Any:
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
-    _check_tensor(input, "var")
+    if not _check_tensor(input, "var").dtype.is_floating_point:
+        raise RuntimeError(
+            f"var/std: only floating point inputs are supported (as in PyTorch), got "
+            f"{input.dtype}; convert with .float() first"
+        )
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
     if isinstance(dim, builtins.bool):  # var(x, False) means unbiased=False
         dim, unbiased = None, dim
@@ -1384,9 +1388,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
             f"var/std: degrees of freedom is <= 0 ({n} elements reduced, correction "
             f"{correction}); the result is inf, or nan where the elements are all equal"
         )
-    return reduction.Var.apply(
-        _float_input(input, "var"), axes=axes, correction=correction, keepdim=keepdim
-    )
+    return reduction.Var.apply(input, axes=axes, correction=correction, keepdim=keepdim)
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,

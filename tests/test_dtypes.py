@@ -237,3 +237,18 @@ def test_all_any_dtype(snippet, dtype) -> None:
     want, want_dtype = _torch_result(torch, snippet, arrays)
     assert want_dtype == dtype
     np.testing.assert_array_equal(value, want)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("op", ["var", "std"])
+def test_var_std_of_integers_raise_as_in_torch(op, dtype) -> None:
+    """PyTorch: 'std and var only support floating point and complex dtypes' (as mean)."""
+    x = microtorch.tensor(np.array([[1, 0, 2], [3, 4, 5]]).astype(dtype))
+    with pytest.raises(RuntimeError, match=r"var/std: only floating point.*\.float\(\)"):
+        getattr(x, op)()
+    with pytest.raises(RuntimeError, match="var/std: only floating point"):
+        getattr(microtorch, op)(x, 0)
+    assert getattr(x.float(), op)().dtype is microtorch.float32
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        getattr(torch.tensor(np.array([[1, 0, 2], [3, 4, 5]]).astype(dtype)), op)()
