@@ -22,6 +22,8 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
     if backend.is_array(data):
         array = backend.to_numpy(data)
     else:
+        # a list's dtype: each element's own (a tensor's too), promoted together
+        list_dtype = _list_dtype(data) if isinstance(data, (list, tuple)) else None
         if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
             # a list of one-element tensors: their Python values follow the rules below
             if any(isinstance(x, Tensor) and x.numel() != 1 for x in _flat(data)):
@@ -39,7 +41,7 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
             ) from None
         if isinstance(data, (list, tuple)):
             if dtype is None and array.dtype.kind in "biuf":
-                array = array.astype(_list_dtype(data).np)
+                array = array.astype(list_dtype.np)
         elif array.dtype.kind == "f" and dtype is None and not isinstance(data, numpy.generic):
             array = array.astype(_dtypes.get_default_dtype().np)  # a Python float
         elif array.dtype.kind == "i" and not isinstance(data, numpy.generic):
@@ -51,12 +53,14 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
 
 def _list_dtype(data: list | tuple) -> _dtypes.dtype:
     """PyTorch's dtype for a (nested) list: each element's own (a Python float the default
-    float dtype, an int int64, a bool bool, a NumPy scalar or array its dtype), promoted
+    float dtype, an int int64, a bool bool, a tensor, NumPy scalar or array its dtype), promoted
     together: ``[numpy.int8(1), numpy.int8(2)]`` is int8, ``[numpy.float16(1), 0.5]``
     float32 (NumPy would say int8 and float64)."""
     found = None
     for x in _flat(data):
-        if isinstance(x, (numpy.generic, numpy.ndarray)):  # (first: numpy.float64 is a float)
+        if isinstance(x, Tensor):  # [tensor(1, dtype=int8), tensor(2, dtype=int8)] is int8
+            kind = x.dtype
+        elif isinstance(x, (numpy.generic, numpy.ndarray)):  # (first: numpy.float64 is a float)
             kind = _dtypes.from_numpy_dtype(x.dtype)
         elif isinstance(x, bool):
             kind = _dtypes.bool
