@@ -39,6 +39,11 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
                 "tensor: nested lists must be rectangular (every inner list at one depth the "
                 "same length); pad them, or build each row separately and use stack"
             ) from None
+        wants_float = dtype is not None and _dtypes.get_dtype(dtype).is_floating_point
+        if array.dtype.kind in "uO" and not wants_float:  # (NumPy's dtypes for huge ints)
+            _check_int64_range(data)
+        elif array.dtype == object and wants_float:  # ints beyond uint64, as floats
+            array = numpy.array(data, dtype=numpy.float64)
         if isinstance(data, (list, tuple)):
             if dtype is None and array.dtype.kind in "biuf":
                 array = array.astype(list_dtype.np)
@@ -49,6 +54,17 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
     if array.dtype == object or array.dtype.kind in "USO":
         raise TypeError(f"tensor: could not make a tensor from {type(data).__name__} data")
     return array
+
+
+def _check_int64_range(data: Any) -> None:
+    """A Python int beyond int64 fits no dtype: ValueError, as in PyTorch (NumPy makes it
+    uint64, which would wrap around in int64, or an object array)."""
+    for x in _flat(data) if isinstance(data, (list, tuple)) else (data,):
+        if type(x) is int and not -(2**63) <= x < 2**63:
+            raise ValueError(
+                f"tensor: the Python int {x} does not fit int64 (Overflow when unpacking long "
+                "long); pass dtype=microtorch.float64 or make it a float"
+            )
 
 
 def _list_dtype(data: list | tuple) -> _dtypes.dtype:

@@ -35,3 +35,20 @@ def test_list_of_one_element_tensors_keeps_their_dtypes(data, dtype) -> None:
     assert microtorch.tensor(data(microtorch)).dtype.name == dtype
     torch = pytest.importorskip("torch")
     assert _name(torch.tensor(data(torch)).dtype) == dtype
+
+
+@pytest.mark.parametrize("data", [2**63, [2**63], [-(2**63) - 1], [2**64], [2**63, True]])
+def test_python_int_beyond_int64_raises_value_error(data) -> None:
+    """As PyTorch ('Overflow when unpacking long long'); [2**63] used to wrap to -2**63."""
+    with pytest.raises(ValueError, match="does not fit int64.*dtype=microtorch.float64"):
+        microtorch.tensor(data)
+    assert microtorch.tensor(data, dtype=microtorch.float64).dtype is microtorch.float64
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError):
+        torch.tensor(data)
+
+
+def test_int64_limits_and_huge_ints_among_floats_still_work() -> None:
+    assert microtorch.tensor([2**63 - 1, -(2**63)]).tolist() == [2**63 - 1, -(2**63)]
+    assert microtorch.tensor([1.5, 2**63]).tolist() == [1.5, float(2**63)]
+    assert microtorch.tensor([np.uint8(3)]).dtype is microtorch.uint8
