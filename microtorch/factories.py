@@ -133,7 +133,7 @@ def tensor(
     return t
 
 
-def _check_fits(values: numpy.ndarray, dtype: Any) -> None:
+def _check_fits(values: numpy.ndarray, dtype: Any, op: str = "tensor") -> None:
     """Python numbers bound for an integer dtype must fit it, as in PyTorch (an unsigned
     dtype also takes negatives down to -max, which wrap around); NumPy would wrap silently."""
     if dtype.is_floating_point or dtype.np.kind == "b" or values.size == 0:
@@ -146,7 +146,7 @@ def _check_fits(values: numpy.ndarray, dtype: Any) -> None:
     bad = values[outside] if values.dtype.kind in "iuf" else []
     if len(bad):
         raise RuntimeError(
-            f"tensor: value {bad.reshape(-1)[0].item()} cannot be converted to type {dtype} "
+            f"{op}: value {bad.reshape(-1)[0].item()} cannot be converted to type {dtype} "
             "without overflow"
         )
 
@@ -281,12 +281,20 @@ def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
-    if dtype is None:  # full((2,), 3) is int64, full((2,), 3.0) float32, like PyTorch
-        if isinstance(fill_value, bool):
+    """A tensor of shape ``size`` filled with ``fill_value``. Without a dtype, as in PyTorch:
+    bool for a bool (or bool tensor), int64 for an integer (Python, NumPy or tensor), else
+    the default float. A value the dtype cannot hold raises (-1 in uint8 wraps to 255)."""
+    kind = fill_value.dtype if isinstance(fill_value, Tensor) else None
+    if dtype is None:
+        if isinstance(fill_value, bool) or kind is _dtypes.bool:
             dtype = _dtypes.bool
-        elif isinstance(fill_value, int):
+        elif isinstance(fill_value, (int, numpy.integer)) or (kind and kind.np.kind in "iu"):
             dtype = _dtypes.int64
-    return _make("full", _size((size,), op="full"), dtype, device, requires_grad, fill_value)
+    target = _dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)
+    value = numpy.array(fill_value.item() if kind else fill_value)
+    _check_fits(value, target, "full")
+    value = value.astype(target.np).item()  # (a Python number: no host array on a GPU)
+    return _make("full", _size((size,), op="full"), target, device, requires_grad, value)
 
 
 def _like(fn: Any, input: Tensor, dtype: Any, device: Any, requires_grad: bool, *extra: Any):

@@ -52,3 +52,47 @@ def test_int64_limits_and_huge_ints_among_floats_still_work() -> None:
     assert microtorch.tensor([2**63 - 1, -(2**63)]).tolist() == [2**63 - 1, -(2**63)]
     assert microtorch.tensor([1.5, 2**63]).tolist() == [1.5, float(2**63)]
     assert microtorch.tensor([np.uint8(3)]).dtype is microtorch.uint8
+
+
+# ------------------------------------------------------------------ full
+FULL_DTYPES = [
+    (lambda T: T.full((2,), 3), "int64"),
+    (lambda T: T.full((2,), True), "bool"),
+    (lambda T: T.full((2,), 1.5), "float32"),
+    (lambda T: T.full((2,), T.tensor(True)), "bool"),
+    (lambda T: T.full((2,), T.tensor(3, dtype=T.int8)), "int64"),  # an integer tensor: int64
+    (lambda T: T.full((2,), T.tensor(1.5, dtype=T.float64)), "float32"),
+    (lambda T: T.full((2,), np.int16(3)), "int64"),
+    (lambda T: T.full((2,), np.float64(3)), "float32"),
+]
+
+
+@pytest.mark.parametrize("make, dtype", FULL_DTYPES)
+def test_full_infers_the_dtype_from_the_fill_value(make, dtype) -> None:
+    assert make(microtorch).dtype.name == dtype
+    torch = pytest.importorskip("torch")
+    assert _name(make(torch).dtype) == dtype
+
+
+@pytest.mark.parametrize(
+    "value, dtype",
+    [(300, "uint8"), (-129, "int8"), (2**40, "int32"), (float("nan"), "int32"), (1e10, "int32")],
+)
+def test_full_with_a_value_the_dtype_cannot_hold_raises(value, dtype) -> None:
+    """PyTorch: RuntimeError 'value cannot be converted to type ... without overflow' (we
+    raised NumPy's OverflowError, and full_like(int_tensor, nan) gave -2**31)."""
+    with pytest.raises(RuntimeError, match=f"full: value .* cannot be converted to type.*{dtype}"):
+        microtorch.full((2,), value, dtype=getattr(microtorch, dtype))
+    with pytest.raises(RuntimeError, match="full: value .* cannot be converted"):
+        microtorch.full_like(microtorch.zeros(2, dtype=getattr(microtorch, dtype)), value)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.full((2,), value, dtype=getattr(torch, dtype))
+
+
+def test_full_wraps_small_negatives_into_unsigned_and_truncates_floats_as_torch() -> None:
+    assert microtorch.full((2,), -1, dtype=microtorch.uint8).tolist() == [255, 255]
+    assert microtorch.full((2,), 1.5, dtype=microtorch.int64).tolist() == [1, 1]
+    torch = pytest.importorskip("torch")
+    assert torch.full((2,), -1, dtype=torch.uint8).tolist() == [255, 255]
+    assert torch.full((2,), 1.5, dtype=torch.int64).tolist() == [1, 1]
