@@ -49,6 +49,7 @@ from .backend import (
 )
 from .dtypes import (
     bool,
+    can_cast,
     double,
     dtype,
     finfo,
@@ -65,6 +66,7 @@ from .dtypes import (
     int32,
     int64,
     long,
+    promote_types,
     set_default_dtype,
     short,
     uint8,
@@ -276,6 +278,7 @@ from .functional import (
     renorm,
     repeat_interleave,
     reshape,
+    result_type,
     roll,
     rot90,
     round,

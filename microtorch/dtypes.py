@@ -92,6 +92,14 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return from_numpy_dtype(numpy.promote_types(a.np, b.np))
 
 
+def can_cast(from_: dtype, to: dtype) -> _py_bool:
+    """Whether PyTorch's casting rules allow ``from_`` to ``to`` in ops that write into an
+    existing tensor: not floats to integers or bool, not integers to bool."""
+    if from_.is_floating_point and not to.is_floating_point:
+        return False
+    return from_ is bool or to is not bool
+
+
 def _category(d: dtype) -> _py_int:
     return 2 if d.is_floating_point else (0 if d is bool else 1)
 

@@ -138,6 +138,26 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     return a, b
 
 
+def result_type(tensor1: Any, tensor2: Any) -> _dtypes.dtype:
+    """The dtype of an arithmetic op on two operands (tensors or numbers), by PyTorch's rules:
+    a 0-d tensor beside one with dims, and a number beside any tensor, lift the kind (bool <
+    int < float) but never the width."""
+    a, b = (x.item() if isinstance(x, numpy.generic) else x for x in (tensor1, tensor2))
+    for x in (a, b):
+        if not isinstance(x, (Tensor, *_Number)):
+            raise TypeError(
+                f"result_type: expected Tensors or Python numbers, got {type(x).__name__}"
+            )
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _promote_tensors(a, b)
+    if isinstance(b, Tensor):
+        a, b = b, a  # (the rule is symmetric)
+    if isinstance(a, Tensor):
+        return _dtypes.result_type_with_scalar(a.dtype, b)
+    # two numbers: the first one's own dtype (bool, int64, the default float), lifted by b
+    return _dtypes.result_type_with_scalar(_dtypes.result_type_with_scalar(_dtypes.bool, a), b)
+
+
 def _promote_tensors(a: Tensor, b: Tensor) -> _dtypes.dtype:
     """PyTorch's rule: a 0-d tensor mixed with a tensor that has dims acts like a Python
     number (it lifts the kind, bool < int < float, but never the width), so

@@ -252,3 +252,59 @@ def test_var_std_of_integers_raise_as_in_torch(op, dtype) -> None:
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError):
         getattr(torch.tensor(np.array([[1, 0, 2], [3, 4, 5]]).astype(dtype)), op)()
+
+
+# ------------------------------------------------------------------ result_type & co.
+DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (np.zeros(2, np.float32), np.array(1.0), "float32"),  # a 0-d float64 does not widen
+        (np.zeros(2, np.int32), np.array(1.0), "float64"),  # ...but makes ints float (its own)
+        (np.zeros(2, np.int8), 2.5, "float32"),
+        (np.zeros(2, np.int8), 300, "int8"),  # a Python int never widens
+        (np.zeros(2, bool), 2, "int64"),
+        (np.zeros(2, np.float16), np.zeros(2, np.float32), "float32"),
+        (np.zeros(2, np.uint8), np.zeros(2, np.int8), "int16"),
+        (2, 2.5, "float32"),
+        (True, 2, "int64"),
+        (np.zeros(2, np.int8), np.int64(3), "int8"),  # a NumPy number counts as a Python one
+    ],
+)
+def test_result_type(a, b, expected) -> None:
+    def arg(x):
+        return microtorch.tensor(x) if isinstance(x, np.ndarray) else x
+
+    assert microtorch.result_type(arg(a), arg(b)).name == expected
+    assert microtorch.result_type(arg(b), arg(a)).name == expected
+
+
+def test_result_type_promote_types_can_cast_match_torch_for_every_pair() -> None:
+    torch = pytest.importorskip("torch")
+    for x in DTYPE_NAMES:
+        for y in DTYPE_NAMES:
+            ours, theirs = getattr(microtorch, x), getattr(microtorch, y)
+            tx, ty = getattr(torch, x), getattr(torch, y)
+            assert microtorch.promote_types(ours, theirs).name == _name(torch.promote_types(tx, ty))
+            assert microtorch.can_cast(ours, theirs) == torch.can_cast(tx, ty), (x, y)
+            for a_shape, b_shape in [((2,), (2,)), ((2,), ()), ((), (2,)), ((), ())]:
+                a, b = np.zeros(a_shape, x), np.zeros(b_shape, y)
+                want = torch.result_type(torch.tensor(a), torch.tensor(b))
+                got = microtorch.result_type(microtorch.tensor(a), microtorch.tensor(b))
+                assert got.name == _name(want), (x, a_shape, y, b_shape)
+            for number in (True, 2, -3, 2.5):
+                want = torch.result_type(torch.zeros(2, dtype=tx), number)
+                assert microtorch.result_type(microtorch.zeros(2, dtype=ours), number).name == (
+                    _name(want)
+                )
+
+
+def _name(dtype) -> str:
+    return str(dtype).split(".")[-1]
+
+
+def test_result_type_rejects_other_operands() -> None:
+    with pytest.raises(TypeError, match="result_type: expected Tensors or Python numbers"):
+        microtorch.result_type(microtorch.ones(2), [1])
