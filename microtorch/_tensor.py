@@ -412,10 +412,20 @@ class Tensor:
         return self.array.__dlpack_device__()
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._python_number("float"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_number("int"))
+
+    def _python_number(self, to: str) -> Any:
+        """The one value, for int(t) and float(t): ValueError otherwise (PyTorch's type; item()
+        raises RuntimeError)."""
+        if self.array.size != 1:
+            raise ValueError(
+                f"{to}(): only one element tensors can be converted to Python scalars, got "
+                f"{self.array.size} elements (shape {tuple(self.shape)}); pick one, e.g. t[0]"
+            )
+        return self.item()
 
     def __format__(self, spec: str) -> str:
         if self.ndim == 0:  # f"{loss:.4f}" formats the number, as in PyTorch
@@ -423,7 +433,7 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __index__(self) -> int:
-        if self.array.dtype.kind not in "iu" or self.array.size != 1:
+        if self.array.dtype.kind not in "biu" or self.array.size != 1:  # (a bool is an int)
             raise TypeError("only integer tensors of a single element can be used as an index")
         return int(self.item())
 

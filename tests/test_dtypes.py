@@ -308,3 +308,27 @@ def _name(dtype) -> str:
 def test_result_type_rejects_other_operands() -> None:
     with pytest.raises(TypeError, match="result_type: expected Tensors or Python numbers"):
         microtorch.result_type(microtorch.ones(2), [1])
+
+
+# ------------------------------------------------------------------ tensors as Python numbers
+@pytest.mark.parametrize("convert", [int, float, complex])
+@pytest.mark.parametrize("shape", [(2,), (0,), (2, 3)])
+def test_int_float_of_a_multi_element_tensor_raise_value_error(convert, shape) -> None:
+    """PyTorch raises ValueError there ('only one element tensors can be converted to
+    Python scalars'); item() and bool() raise RuntimeError, in both."""
+    with pytest.raises(ValueError, match="only one element tensors can be converted"):
+        convert(microtorch.ones(shape))
+    with pytest.raises(RuntimeError):
+        microtorch.ones(shape).item()
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError):
+        convert(torch.ones(shape))
+
+
+def test_one_element_tensors_as_python_numbers() -> None:
+    assert int(microtorch.tensor([[2.7]])) == 2 and float(microtorch.tensor(2)) == 2.0
+    assert complex(microtorch.tensor(2.5)) == 2.5
+    assert [10, 20, 30][microtorch.tensor(True)] == 20  # a bool tensor indexes as 1, as in torch
+    assert microtorch.tensor(False).__index__() == 0
+    with pytest.raises(TypeError, match="only integer tensors of a single element"):
+        [10, 20][microtorch.tensor(1.0)]
