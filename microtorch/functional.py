@@ -440,7 +440,7 @@ def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
             found = f"a Python {type(operand).__name__}"
         else:
             continue
-        raise TypeError(
+        raise NotImplementedError(  # (PyTorch's type: no float kernel)
             f"{name}: `{symbol}` works on integer and bool tensors, got {found}; for "
             f"conditions on floats compare first (x > 0), or use logical_{name[8:]}()"
         )

@@ -332,3 +332,18 @@ def test_one_element_tensors_as_python_numbers() -> None:
     assert microtorch.tensor(False).__index__() == 0
     with pytest.raises(TypeError, match="only integer tensors of a single element"):
         [10, 20][microtorch.tensor(1.0)]
+
+
+# ------------------------------------------------------------------ bitwise ops on floats
+@pytest.mark.parametrize(
+    "snippet",
+    ["f & 3", "3 | f", "f ^ b", "i & 2.5", "torch.bitwise_and(f, i)", "torch.bitwise_xor(b, 1.5)"],
+)
+def test_bitwise_ops_on_floats_raise_not_implemented_error(snippet) -> None:
+    """PyTorch has no float kernel for & | ^: NotImplementedError (a RuntimeError)."""
+    arrays = {"f": np.ones(2, np.float32), "i": np.ones(2, np.int64), "b": np.ones(2, bool)}
+    with pytest.raises(NotImplementedError, match="works on integer and bool tensors"):
+        _ours(snippet, arrays)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(NotImplementedError):
+        _torch_result(torch, snippet, arrays)
