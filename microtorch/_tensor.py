@@ -556,7 +556,7 @@ class Tensor:
         return F.neg(self)
 
     def __pos__(self) -> Tensor:
-        return self
+        return F.positive(self)  # (self itself; an error for bool tensors, as in PyTorch)
 
     def __abs__(self) -> Tensor:
         return F.abs(self)

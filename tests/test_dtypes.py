@@ -347,3 +347,13 @@ def test_bitwise_ops_on_floats_raise_not_implemented_error(snippet) -> None:
     torch = pytest.importorskip("torch")
     with pytest.raises(NotImplementedError):
         _torch_result(torch, snippet, arrays)
+
+
+def test_unary_plus_on_bool_raises_as_neg_does() -> None:
+    x = microtorch.ones(2)
+    assert +x is x
+    with pytest.raises(RuntimeError, match="positive: the `\\+` operator, on a bool tensor"):
+        +microtorch.tensor([True, False])
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        +torch.tensor([True, False])
