@@ -582,6 +582,24 @@ class Tensor:
     def __rxor__(self, other: Any) -> Tensor:
         return F.bitwise_xor(other, self)
 
+    def __lshift__(self, other: Any) -> Tensor:
+        return F.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other: Any) -> Tensor:
+        return F.bitwise_right_shift(self, other)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return F.bitwise_left_shift(other, self)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return F.bitwise_right_shift(other, self)
+
+    def __ilshift__(self, other: Any) -> Tensor:
+        return F.inplace(self, F.bitwise_left_shift, other)
+
+    def __irshift__(self, other: Any) -> Tensor:
+        return F.inplace(self, F.bitwise_right_shift, other)
+
     def logical_not(self) -> Tensor:
         return F.logical_not(self)
 
@@ -608,6 +626,7 @@ class Tensor:
 
     floor_divide, remainder = __floordiv__, __mod__
     bitwise_and, bitwise_or, bitwise_xor, bitwise_not = __and__, __or__, __xor__, __invert__
+    bitwise_left_shift, bitwise_right_shift = __lshift__, __rshift__
 
     def __contains__(self, element: Any) -> bool:
         """``element in t``: does any element of t equal it (as in PyTorch)."""

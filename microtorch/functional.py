@@ -433,18 +433,58 @@ def logical_xor(input: Any, other: Any) -> Tensor:
 
 
 def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
-    for operand in (a, b):  # checked before promotion, which would turn an int tensor float
+    hint = f"for conditions on floats compare first (x > 0), or use logical_{name[8:]}()"
+    _check_no_float(a, b, name, symbol, hint)
+    return _xp_function(a, b, name, name)
+
+
+def _check_no_float(a: Any, b: Any, name: str, symbol: str, hint: str) -> None:
+    """Bitwise ops have no float version. Checked before promotion, which would turn an int
+    tensor float; NotImplementedError, PyTorch's type (it has no float kernel)."""
+    for operand in (a, b):
         if isinstance(operand, Tensor) and operand.array.dtype.kind in ("f", "c"):
             found = str(operand.dtype)
         elif isinstance(operand, (float, complex)):
             found = f"a Python {type(operand).__name__}"
         else:
             continue
-        raise NotImplementedError(  # (PyTorch's type: no float kernel)
-            f"{name}: `{symbol}` works on integer and bool tensors, got {found}; for "
-            f"conditions on floats compare first (x > 0), or use logical_{name[8:]}()"
+        raise NotImplementedError(
+            f"{name}: `{symbol}` works on integer and bool tensors, got {found}; {hint}"
         )
-    return _xp_function(a, b, name, name)
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Tensor:
+    """input << other on integers: the bits move up by other (input * 2**other, wrapping
+    around); a shift below 0 or past the dtype's width gives 0, as in PyTorch."""
+    value, shift, inside = _shift_operands(input, other, "bitwise_left_shift", "<<")
+    xp = backend.xp_of(value)
+    moved = xp.left_shift(value, xp.where(inside, shift, 0))
+    return _no_grad_result(xp.where(inside, moved, 0).astype(value.dtype))
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Tensor:
+    """input >> other on integers: the bits move down, the sign bit filling in (input //
+    2**other); a shift below 0 or past the width leaves only the sign: -1 or 0."""
+    value, shift, inside = _shift_operands(input, other, "bitwise_right_shift", ">>")
+    xp = backend.xp_of(value)
+    moved = xp.right_shift(value, xp.where(inside, shift, 0))
+    return _no_grad_result(xp.where(inside, moved, xp.where(value < 0, -1, 0)).astype(value.dtype))
+
+
+def _shift_operands(a: Any, b: Any, name: str, symbol: str) -> tuple:
+    """Both operands as arrays of their common integer dtype, and where the shift is in
+    range (0 <= shift < the dtype's width in bits)."""
+    _check_no_float(a, b, name, symbol, "for floats multiply or divide by 2 ** n instead")
+    a, b = _binary_operands(a, b, name)
+    tensor = a if isinstance(a, Tensor) else b
+    if tensor.array.dtype == bool:
+        raise NotImplementedError(
+            f"{name}: `{symbol}` is not implemented for two bool operands, as in PyTorch; "
+            "convert one with .long() first"
+        )
+    xp, dtype = backend.xp_of(tensor.array), tensor.array.dtype
+    value, shift = xp.asarray(_raw(a), dtype=dtype), xp.asarray(_raw(b), dtype=dtype)
+    return value, shift, (shift >= 0) & (shift < dtype.itemsize * 8)
 
 
 def bitwise_and(input: Any, other: Any) -> Tensor:

@@ -357,3 +357,50 @@ def test_unary_plus_on_bool_raises_as_neg_does() -> None:
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError):
         +torch.tensor([True, False])
+
+
+# ------------------------------------------------------------------ << and >>
+SHIFT_CASES = [
+    ("i64 << s", "int64"),
+    ("i64 >> s", "int64"),  # out of range (< 0 or >= 64): 0 for <<, the sign (-1 or 0) for >>
+    ("i8 >> 9", "int8"),
+    ("i8 << 7", "int8"),  # wraps: 1 << 7 is -128 in int8
+    ("u8 >> 1", "uint8"),
+    ("u8 << -1", "uint8"),
+    ("b << 2", "int64"),  # a bool tensor with a Python int promotes to int64
+    ("3 << b", "int64"),
+    ("torch.bitwise_left_shift(i8, u8)", "int16"),
+    ("torch.bitwise_right_shift(i64, 2)", "int64"),
+    ("i64.t() << 1", "int64"),
+]
+
+
+@pytest.mark.parametrize("snippet, dtype", SHIFT_CASES)
+def test_shifts_match_torch(snippet, dtype) -> None:
+    arrays = {
+        "i64": np.array([[-8, 8, 1], [5, -1, 3]]),
+        "s": np.array([[-1, 64, 100], [63, 3, 0]]),
+        "i8": np.array([[1, -100, 7], [2, 3, -1]], np.int8),
+        "u8": np.array([[200, 1, 7], [2, 3, 255]], np.uint8),
+        "b": np.array([[True, False, True], [False, True, True]]),
+    }
+    value, got_dtype = _ours(snippet, arrays)
+    assert got_dtype == dtype
+    if snippet == "i64 >> s":
+        assert value.tolist() == [[-1, 0, 0], [0, -1, 3]]
+    torch = pytest.importorskip("torch")
+    want, want_dtype = _torch_result(torch, snippet, arrays)
+    assert want_dtype == dtype
+    np.testing.assert_array_equal(value, want)
+
+
+def test_shift_in_place_and_errors() -> None:
+    x = microtorch.tensor([1, 2, -4])
+    x <<= 2
+    assert x.tolist() == [4, 8, -16]
+    x >>= 3
+    assert x.tolist() == [0, 1, -2]
+    with pytest.raises(NotImplementedError, match="bitwise_left_shift: `<<` works on integer"):
+        microtorch.ones(2) << 1
+    with pytest.raises(NotImplementedError, match="bitwise_right_shift: .*two bool operands"):
+        microtorch.tensor([True]) >> microtorch.tensor([True])
