@@ -83,6 +83,7 @@ from .factories import (
     full,
     full_like,
     linspace,
+    logspace,
     ones,
     ones_like,
     tensor,

@@ -356,12 +356,41 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     return t
 
 
-def linspace(
-    start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None
-) -> Tensor:
-    np_dtype = (dtype and _dtypes.get_dtype(dtype) or _dtypes.get_default_dtype()).np
-    host = numpy.linspace(start, end, steps).astype(np_dtype)
-    return Tensor._make(backend.to_device(host, backend.as_device(device)))
+def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """``steps`` evenly spaced values from start to end, both included."""
+    host = _evenly_spaced(start, end, steps, "linspace")
+    return _placed(host, dtype, device, requires_grad)
+
+
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """``steps`` values evenly spaced on a log scale: base ** v for v = linspace(start, end)."""
+    host = _plain(base) ** _evenly_spaced(start, end, steps, "logspace")
+    return _placed(host, dtype, device, requires_grad)
+
+
+def _evenly_spaced(start: Any, end: Any, steps: Any, op: str) -> numpy.ndarray:
+    """linspace's values in float64 on the host (the dtype is applied after)."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, numpy.integer)):
+        raise TypeError(f"{op}(): argument 'steps' must be an int, got {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
+    return numpy.linspace(_plain(start), _plain(end), int(steps), dtype=numpy.float64)
+
+
+def _plain(value: Any) -> Any:
+    """A 0-d tensor or NumPy number as the Python number it holds."""
+    return value.item() if isinstance(value, (Tensor, numpy.generic)) else value
+
+
+def _placed(host: numpy.ndarray, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    """A new tensor from host values: in ``dtype`` (the default float if None), on ``device``."""
+    target = _dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)
+    t = Tensor._make(backend.to_device(host.astype(target.np), backend.as_device(device)))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,

@@ -96,3 +96,42 @@ def test_full_wraps_small_negatives_into_unsigned_and_truncates_floats_as_torch(
     torch = pytest.importorskip("torch")
     assert torch.full((2,), -1, dtype=torch.uint8).tolist() == [255, 255]
     assert torch.full((2,), 1.5, dtype=torch.int64).tolist() == [1, 1]
+
+
+# ------------------------------------------------------------------ linspace / logspace
+SPACED = [
+    "torch.linspace(0, 1, 5)",
+    "torch.linspace(0, 1, 1)",  # steps=1: just start
+    "torch.linspace(0, 1, 0)",
+    "torch.linspace(1, 0, 4, dtype=torch.float64)",
+    "torch.linspace(-5, 5, 4, dtype=torch.int64)",
+    "torch.linspace(start=0, end=1, steps=3, requires_grad=True)",
+    "torch.logspace(0, 1, 5)",
+    "torch.logspace(0, 1, 1)",
+    "torch.logspace(-1, 1, 3, dtype=torch.float64)",
+    "torch.logspace(0, 2, 3, base=2)",
+    "torch.logspace(0, 3, 4, 0.5)",
+    "torch.logspace(0, 9, 4, dtype=torch.int32)",
+    "torch.logspace(torch.tensor(1.0), 2, 3, requires_grad=True)",
+]
+
+
+@pytest.mark.parametrize("snippet", SPACED)
+def test_linspace_logspace_match_torch(snippet) -> None:
+    ours = eval(snippet, {"torch": microtorch})
+    assert ours.requires_grad == ("requires_grad" in snippet)
+    if snippet == "torch.logspace(0, 2, 3, base=2)":
+        assert ours.tolist() == [1.0, 2.0, 4.0] and ours.dtype is microtorch.float32
+    torch = pytest.importorskip("torch")
+    theirs = eval(snippet, {"torch": torch})
+    assert ours.dtype.name == _name(theirs.dtype) and tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["linspace", "logspace"])
+def test_linspace_logspace_bad_steps(op) -> None:
+    with pytest.raises(RuntimeError, match=f"{op}\\(\\): number of steps must be non-negative"):
+        getattr(microtorch, op)(0, 1, -1)
+    with pytest.raises(TypeError, match=f"{op}\\(\\): argument 'steps' must be an int"):
+        getattr(microtorch, op)(0, 1, 2.0)
+
