@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from typing import Any
 
@@ -323,15 +324,20 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any 
                 device=device or input.device, requires_grad=requires_grad)  # fmt: skip
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:  # fmt: skip
-    """Values from start (default 0) up to, not including, end; int64 when all are ints."""
+def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None,
+           device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """Values from start (default 0) up to, not including, end; int64 when all are ints.
+    arange(5), arange(2, 5), arange(0, 1, 0.25) or arange(end=5)."""
+    if start is None and end is None:
+        raise TypeError("arange() missing its end argument: arange(end), arange(start, end)")
     if end is None:
         start, end = 0, start
+    elif start is None:
+        start = 0
     # a 0-d tensor or NumPy number counts as the Python number it holds
-    start, end, step = [
-        v.item() if isinstance(v, (Tensor, numpy.generic)) else v for v in (start, end, step)
-    ]
+    start, end, step = [_plain(v) for v in (start, end, step)]
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"arange: unsupported range: {start} -> {end}; both must be finite")
     if step == 0 or (end - start) * step < 0:
         raise RuntimeError(
             f"arange: start {start}, end {end} and step {step} give no range (the step must be "

@@ -135,3 +135,21 @@ def test_linspace_logspace_bad_steps(op) -> None:
     with pytest.raises(TypeError, match=f"{op}\\(\\): argument 'steps' must be an int"):
         getattr(microtorch, op)(0, 1, 2.0)
 
+
+# ------------------------------------------------------------------ arange / eye
+def test_arange_takes_end_as_a_keyword() -> None:
+    assert microtorch.arange(end=5).tolist() == [0, 1, 2, 3, 4]
+    assert microtorch.arange(start=2, end=5).tolist() == [2, 3, 4]
+    with pytest.raises(TypeError, match="arange\\(\\) missing its end argument"):
+        microtorch.arange()
+    torch = pytest.importorskip("torch")
+    assert torch.arange(end=5).tolist() == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("args", [(float("inf"),), (0, float("nan")), (float("-inf"), 0, 1)])
+def test_arange_of_a_non_finite_range_raises_runtime_error(args) -> None:
+    with pytest.raises(RuntimeError, match="arange: unsupported range"):
+        microtorch.arange(*args)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.arange(*args)
