@@ -401,6 +401,10 @@ def _placed(host: numpy.ndarray, dtype: Any, device: Any, requires_grad: bool) -
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """The n x m (n x n) matrix with ones on the diagonal and zeros elsewhere."""
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and operator.index(size) < 0:
+            raise RuntimeError(f"eye(): {name} must be greater or equal to 0, got {size}")
     dev = backend.as_device(device)
     np_dtype = (_dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)).np
     t = Tensor._make(backend.xp_for(dev).eye(n, m, dtype=np_dtype))

@@ -153,3 +153,12 @@ def test_arange_of_a_non_finite_range_raises_runtime_error(args) -> None:
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError):
         torch.arange(*args)
+
+
+@pytest.mark.parametrize("args", [(-1,), (2, -1)])
+def test_eye_with_a_negative_size_raises_runtime_error(args) -> None:
+    with pytest.raises(RuntimeError, match="eye\\(\\): [nm] must be greater or equal to 0"):
+        microtorch.eye(*args)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.eye(*args)
