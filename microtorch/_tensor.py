@@ -481,6 +481,19 @@ class Tensor:
     def bool(self) -> Tensor:
         return self.to(_dtypes.bool)
 
+    def short(self) -> Tensor:
+        return self.to(_dtypes.int16)
+
+    def char(self) -> Tensor:
+        return self.to(_dtypes.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(_dtypes.uint8)
+
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative numbers (floats and signed integers)."""
+        return self.dtype.is_signed
+
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
 

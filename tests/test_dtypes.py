@@ -404,3 +404,23 @@ def test_shift_in_place_and_errors() -> None:
         microtorch.ones(2) << 1
     with pytest.raises(NotImplementedError, match="bitwise_right_shift: .*two bool operands"):
         microtorch.tensor([True]) >> microtorch.tensor([True])
+
+
+# ------------------------------------------------------------------ conversion methods
+@pytest.mark.parametrize(
+    "method, dtype",
+    [("short", "int16"), ("char", "int8"), ("byte", "uint8"), ("half", "float16")],
+)
+def test_short_char_byte_conversions(method, dtype) -> None:
+    data = np.array([[1.7, -2.0, 3.0], [0.0, 5.5, -1.2]])
+    out = getattr(microtorch.tensor(data).t(), method)()
+    assert out.dtype.name == dtype and out.shape == (3, 2)
+    torch = pytest.importorskip("torch")
+    want = getattr(torch.tensor(data).t(), method)()
+    np.testing.assert_array_equal(out.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64", "float16", "float64"])
+def test_is_signed(dtype) -> None:
+    expected = dtype not in ("bool", "uint8")
+    assert microtorch.zeros(2, dtype=getattr(microtorch, dtype)).is_signed() is expected
