@@ -607,6 +607,18 @@ def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
     """input + weight * (end - input): from input (weight 0) to end (weight 1). As PyTorch
     rounds it: from end's side, end - (end - input) * (1 - weight), where |weight| >= 0.5
     (so weight 1 gives end exactly, and lerp(1, inf, 0.75) is nan as in PyTorch)."""
+    if not _check_tensor(input, "lerp").dtype.is_floating_point:
+        raise NotImplementedError(
+            f"lerp: not implemented for {input.dtype} tensors, as in PyTorch; use .float()"
+        )
+    # as in PyTorch, end and a weight with dims must have input's dtype (no promotion)
+    for name, other in (("end", end), ("weight", weight)):
+        mismatch = isinstance(other, Tensor) and other.dtype is not input.dtype
+        if mismatch and (name == "end" or other.ndim > 0):  # (a 0-d weight counts as a number)
+            raise RuntimeError(
+                f"lerp: expected dtype {input.dtype} for `{name}` but got {other.dtype}; "
+                f"convert it with .to({input.dtype})"
+            )
     difference = sub(end, input)
     if not isinstance(weight, Tensor):  # a number: one side
         if builtins.abs(weight) < 0.5:

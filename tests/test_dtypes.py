@@ -424,3 +424,36 @@ def test_short_char_byte_conversions(method, dtype) -> None:
 def test_is_signed(dtype) -> None:
     expected = dtype not in ("bool", "uint8")
     assert microtorch.zeros(2, dtype=getattr(microtorch, dtype)).is_signed() is expected
+
+
+# ------------------------------------------------------------------ lerp's dtypes
+@pytest.mark.parametrize(
+    "snippet, error",
+    [
+        ("torch.lerp(i, i, 0.5)", NotImplementedError),  # no integer lerp in PyTorch
+        ("torch.lerp(u8, u8, u8)", NotImplementedError),
+        ("torch.lerp(f, d, 0.5)", RuntimeError),  # end must have input's dtype
+        ("torch.lerp(f, d0, 0.5)", RuntimeError),
+        ("torch.lerp(f, f, d)", RuntimeError),  # so must a weight with dims
+        ("f.lerp(f, d)", RuntimeError),
+    ],
+)
+def test_lerp_rejects_what_torch_rejects(snippet, error) -> None:
+    arrays = {
+        "i": np.array([1, 2]),
+        "u8": np.array([1, 2], np.uint8),
+        "f": np.array([1.0, 2.0], np.float32),
+        "d": np.array([3.0, 4.0]),
+        "d0": np.array(3.0),
+    }
+    with pytest.raises(error, match="lerp: "):
+        _ours(snippet, arrays)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error):
+        _torch_result(torch, snippet, arrays)
+
+
+def test_lerp_takes_a_zero_d_weight_of_another_dtype() -> None:
+    f = microtorch.tensor([1.0, 3.0])
+    out = microtorch.lerp(f, f * 2, microtorch.tensor(0.5, dtype=microtorch.float64))
+    assert out.dtype is microtorch.float32 and out.tolist() == [1.5, 4.5]
