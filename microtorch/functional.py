@@ -522,7 +522,13 @@ def isfinite(input: Tensor) -> Tensor:
 
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
             equal_nan: bool = False) -> Tensor:  # fmt: skip
-    """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient)."""
+    """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient).
+    Two tensors must have one dtype, as in PyTorch (no promotion)."""
+    if isinstance(other, Tensor) and _check_tensor(input, "isclose").dtype is not other.dtype:
+        raise RuntimeError(
+            f"isclose/allclose: {input.dtype} did not match {other.dtype}; compare tensors of "
+            f"one dtype, e.g. with other.to({input.dtype})"
+        )
     return _xp_function(input, other, "isclose", "isclose", rtol=rtol, atol=atol,
                         equal_nan=equal_nan)  # fmt: skip
 

@@ -457,3 +457,21 @@ def test_lerp_takes_a_zero_d_weight_of_another_dtype() -> None:
     f = microtorch.tensor([1.0, 3.0])
     out = microtorch.lerp(f, f * 2, microtorch.tensor(0.5, dtype=microtorch.float64))
     assert out.dtype is microtorch.float32 and out.tolist() == [1.5, 4.5]
+
+
+@pytest.mark.parametrize(
+    "snippet", ["torch.isclose(f, d)", "torch.allclose(f, d0)", "i.isclose(i.int())"]
+)
+def test_isclose_allclose_of_two_dtypes_raise(snippet) -> None:
+    """PyTorch: 'Float did not match Double' (we promoted and compared)."""
+    arrays = {
+        "f": np.ones(2, np.float32),
+        "d": np.ones(2),
+        "d0": np.array(1.0),
+        "i": np.ones(2, int),
+    }
+    with pytest.raises(RuntimeError, match="isclose/allclose: .* did not match"):
+        _ours(snippet, arrays)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        _torch_result(torch, snippet, arrays)
