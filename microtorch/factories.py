@@ -166,11 +166,10 @@ def _device_of_data(data: Any) -> Any:
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    if isinstance(data, Tensor) and dtype is None and device is None:
-        return data
-    if isinstance(data, Tensor):
-        return data.to(device=device, dtype=dtype)
-    return tensor(data, dtype=dtype, device=device)
+    """``data`` as a tensor, sharing memory where it can (as asarray): a tensor itself, or a
+    NumPy/CuPy array of the dtype and device asked for (changes to one show in the other);
+    other data, or another dtype or device, is copied."""
+    return asarray(data, dtype=dtype, device=device)
 
 
 def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,

@@ -162,3 +162,31 @@ def test_eye_with_a_negative_size_raises_runtime_error(args) -> None:
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError):
         torch.eye(*args)
+
+
+# ------------------------------------------------------------------ memory sharing
+def test_as_tensor_shares_memory_with_a_numpy_array_of_its_dtype() -> None:
+    """PyTorch's as_tensor uses from_numpy when dtype and device already fit."""
+    a = np.arange(3.0)
+    shared, copied = microtorch.as_tensor(a), microtorch.as_tensor(a, dtype=microtorch.float32)
+    also_shared = microtorch.as_tensor(a, dtype=microtorch.float64, device="cpu")
+    a[0] = 7.0
+    assert shared.tolist() == [7.0, 1.0, 2.0] and also_shared.tolist() == [7.0, 1.0, 2.0]
+    assert copied.tolist() == [0.0, 1.0, 2.0]
+    assert microtorch.tensor(a).tolist() == [7.0, 1.0, 2.0]  # tensor() copies...
+    copy = microtorch.tensor(a)
+    a[1] = 9.0
+    assert copy.tolist() == [7.0, 1.0, 2.0]  # ...and does not follow later changes
+    torch = pytest.importorskip("torch")
+    b = np.arange(3.0)
+    theirs = torch.as_tensor(b)
+    b[0] = 7.0
+    assert theirs.tolist() == [7.0, 1.0, 2.0]
+
+
+def test_as_tensor_of_a_tensor_and_of_python_data() -> None:
+    t = microtorch.ones(2, requires_grad=True)
+    assert microtorch.as_tensor(t) is t
+    assert microtorch.as_tensor(t, dtype=microtorch.float64).grad_fn is not None
+    assert microtorch.as_tensor([1, 2]).dtype is microtorch.int64
+    assert microtorch.as_tensor(np.array([1, 2], np.int32)).dtype is microtorch.int32
