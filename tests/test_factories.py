@@ -190,3 +190,22 @@ def test_as_tensor_of_a_tensor_and_of_python_data() -> None:
     assert microtorch.as_tensor(t, dtype=microtorch.float64).grad_fn is not None
     assert microtorch.as_tensor([1, 2]).dtype is microtorch.int64
     assert microtorch.as_tensor(np.array([1, 2], np.int32)).dtype is microtorch.int32
+
+
+# ------------------------------------------------------------------ randint
+@pytest.mark.parametrize(
+    "args, dtype",
+    [
+        ((0, 300, (3,)), "uint8"),
+        ((-1, 2, (3,)), "uint8"),
+        ((0, 10, (3,)), "bool"),
+        ((0, 200, (2,)), "int8"),
+    ],
+)
+def test_randint_range_must_fit_the_dtype(args, dtype) -> None:
+    """PyTorch: RuntimeError 'to - 1 is out of bounds for unsigned char' (we wrapped)."""
+    with pytest.raises(RuntimeError, match=f"randint: .* is out of bounds for microtorch.{dtype}"):
+        microtorch.randint(*args, dtype=getattr(microtorch, dtype))
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.randint(*args, dtype=getattr(torch, dtype))
