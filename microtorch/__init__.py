@@ -368,6 +368,7 @@ from .random import (
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,

@@ -199,6 +199,16 @@ def _int_range(dtype: Any) -> tuple:
     return int(info.min), int(info.max)
 
 
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
+                 device: Any = None) -> Tensor:  # fmt: skip
+    """randint of input's shape, dtype and device (unless given): randint_like(x, high) or
+    randint_like(x, low, high)."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
+                   device=device or input.device)  # fmt: skip
+
+
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None) -> Tensor:  # fmt: skip
     """0..n-1 in random order (int64 unless ``dtype`` says otherwise)."""

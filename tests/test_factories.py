@@ -209,3 +209,17 @@ def test_randint_range_must_fit_the_dtype(args, dtype) -> None:
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError):
         torch.randint(*args, dtype=getattr(torch, dtype))
+
+
+def test_randint_at_the_edges_of_the_dtype_and_randint_like() -> None:
+    microtorch.manual_seed(0)
+    values = microtorch.randint(0, 256, (500,), dtype=microtorch.uint8)
+    assert values.dtype is microtorch.uint8 and int(values.max()) > 200
+    assert microtorch.randint(0, 2, (4,), dtype=microtorch.bool).dtype is microtorch.bool
+    like = microtorch.randint_like(microtorch.ones(2, 3), 10)
+    assert like.dtype is microtorch.float32 and like.shape == (2, 3)
+    low_high = microtorch.randint_like(microtorch.ones(4, dtype=microtorch.int8), 3, 5)
+    assert low_high.dtype is microtorch.int8 and set(low_high.tolist()) <= {3, 4}
+    assert microtorch.randint_like(microtorch.ones(2), 5, dtype=microtorch.int64).dtype.name == (
+        "int64"
+    )
