@@ -50,10 +50,12 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Set the dtype of tensors made from Python floats (float32 or float64)."""
+    """Set the dtype of tensors made from Python floats (float16, float32 or float64)."""
     global _default_float
-    if d not in (float32, float64):
-        raise TypeError(f"set_default_dtype: only float32 or float64 can be the default, got {d}")
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(
+            f"set_default_dtype: only floating point dtypes can be the default, got {d}"
+        )
     _default_float = d
 
 

@@ -475,3 +475,28 @@ def test_isclose_allclose_of_two_dtypes_raise(snippet) -> None:
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError):
         _torch_result(torch, snippet, arrays)
+
+
+# ------------------------------------------------------------------ set_default_dtype
+def test_float16_can_be_the_default_dtype() -> None:
+    """PyTorch accepts any floating dtype as the default (we refused float16)."""
+    microtorch.set_default_dtype(microtorch.float16)
+    try:
+        made = [
+            microtorch.tensor([1.5]),
+            microtorch.zeros(2),
+            microtorch.tensor([1, 2]) / 2,
+            microtorch.arange(0, 1, 0.5),
+            microtorch.full((1,), 1.5),
+        ]
+        assert all(t.dtype is microtorch.float16 for t in made)
+        assert microtorch.get_default_dtype() is microtorch.float16
+    finally:
+        microtorch.set_default_dtype(microtorch.float32)
+
+
+@pytest.mark.parametrize("bad", [microtorch.int64, microtorch.bool, "float32", float])
+def test_set_default_dtype_rejects_non_floating_dtypes(bad) -> None:
+    with pytest.raises(TypeError, match="set_default_dtype: only floating point dtypes"):
+        microtorch.set_default_dtype(bad)
+    assert microtorch.get_default_dtype() is microtorch.float32
