@@ -225,8 +225,9 @@ def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
             f"{op}: alpha={alpha} is a float, but the inputs are {result} tensors; for integral "
             "inputs alpha must be an integer (or convert the tensors with .float() first)"
         )
-    if not isinstance(b, Tensor):
-        return b * alpha  # a Python number (already fitted to the tensor's dtype)
+    if not isinstance(b, Tensor):  # a Python number: the product fitted to the dtype too
+        product = b * alpha
+        return builtins.bool(product) if result is _dtypes.bool else _wrapped_into(product, result)
     return cast(mul(b, alpha), result)
 
 

@@ -95,6 +95,8 @@ ALPHA_CASES = [
     ("torch.sub(u8, 2, alpha=2)", [255, 254, 252], "uint8"),
     ("torch.add(f32, 2, alpha=0.5)", [2.5, 3.0, 4.0], "float32"),
     ("i32.add(b, alpha=3)", [6, -2, 3], "int32"),
+    ("torch.add(b, True, alpha=2)", [True, True, True], "bool"),  # bool + 2 * True stays bool
+    ("torch.add(u8, 200, alpha=2)", [147, 146, 144], "uint8"),  # 400 wraps, as in PyTorch
 ]
 
 
