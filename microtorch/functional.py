@@ -1873,14 +1873,25 @@ def _check_reduced_dims_not_empty(input: Tensor, axes: Any, name: str) -> None:
             )
 
 
+def _check_not_empty(input: Tensor, name: str) -> None:
+    """An index of the largest (smallest) of no elements does not exist."""
+    if input.array.size == 0:
+        raise IndexError(
+            f"{name}(): expected a non-empty tensor when no dim is given, got shape "
+            f"{tuple(input.shape)}; pass dim= to reduce along a dim that has elements"
+        )
+
+
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmax")
     if _check_tensor(input, "argmax").array.dtype == bool:
         raise RuntimeError("argmax(): bool tensors are not supported, as in PyTorch; use .long()")
     xp = backend.xp_of(input.array)
     if dim is None:
+        _check_not_empty(input, "argmax")
         return Tensor._make(xp.asarray(xp.argmax(input.array), dtype="int64"))
     d = wrap_dim(dim, input.ndim, "argmax")
+    _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "argmax")
     return _no_grad_result(xp.argmax(input.array, axis=d, keepdims=keepdim).astype("int64"))
 
 
@@ -1890,8 +1901,10 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style:
         raise RuntimeError("argmin(): bool tensors are not supported, as in PyTorch; use .long()")
     xp = backend.xp_of(input.array)
     if dim is None:
+        _check_not_empty(input, "argmin")
         return Tensor._make(xp.asarray(xp.argmin(input.array), dtype="int64"))
     d = wrap_dim(dim, input.ndim, "argmin")
+    _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "argmin")
     return _no_grad_result(xp.argmin(input.array, axis=d, keepdims=keepdim).astype("int64"))
 
 

@@ -502,3 +502,22 @@ def test_set_default_dtype_rejects_non_floating_dtypes(bad) -> None:
     with pytest.raises(TypeError, match="set_default_dtype: only floating point dtypes"):
         microtorch.set_default_dtype(bad)
     assert microtorch.get_default_dtype() is microtorch.float32
+
+
+# ------------------------------------------------------------------ argmax of empty tensors
+@pytest.mark.parametrize(
+    "snippet", ["e.argmax()", "e.argmin()", "e.argmax(0)", "torch.argmin(e, dim=0, keepdim=True)"]
+)
+def test_argmax_argmin_over_no_elements_raise_index_error(snippet) -> None:
+    """PyTorch raises IndexError; we let NumPy's ValueError ('empty sequence') through."""
+    arrays = {"e": np.zeros((0, 3), np.float32)}
+    with pytest.raises(IndexError, match="arg(max|min)\\(\\): expected"):
+        _ours(snippet, arrays)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError):
+        _torch_result(torch, snippet, arrays)
+
+
+def test_argmax_along_a_dim_with_elements_of_an_empty_tensor() -> None:
+    out = microtorch.zeros(0, 3).argmax(1, keepdim=True)
+    assert out.shape == (0, 1) and out.dtype is microtorch.int64
