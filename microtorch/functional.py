@@ -23,7 +23,7 @@ from ._tensor import Size, Tensor
 from ._warn import warn_user
 from .autograd import engine, grad_mode
 from .autograd.function import Function
-from .factories import whole_numbers
+from .factories import _check_fits, whole_numbers
 from .ops import arithmetic, elementwise, indexing, linalg, reduction
 from .ops import shape as shape_ops
 from .ops import softmax as _softmax
@@ -93,6 +93,17 @@ def _wrapped_into(number: Any, dtype: Any) -> Any:
     if info.min <= number <= info.max:
         return number
     return numpy.array(number).astype(dtype.np)[()]  # (a NumPy scalar of that dtype)
+
+
+def _fitted_number(value: Any, dtype: Any, op: str) -> Any:
+    """A Python number about to be written into an integer tensor, as PyTorch does it: one
+    beyond the dtype raises RuntimeError, a small negative one in an unsigned dtype wraps
+    around (-3 is 253 in uint8) and a float is truncated (NumPy would raise OverflowError)."""
+    if not isinstance(value, _Number) or dtype.np.kind not in "iu":
+        return value
+    values = numpy.array(value)
+    _check_fits(values, dtype, op)
+    return values.astype(dtype.np).item()
 
 
 def _binary_operands(a: Any, b: Any, op: str) -> tuple:
@@ -988,7 +999,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose
         out = input if min is None else maximum(input, min)
         return out if max is None else minimum(out, max)
-    return elementwise.Clamp.apply(input, min=_plain_number(min), max=_plain_number(max))
+    low, high = (_fitted_number(_plain_number(b), input.dtype, "clamp") for b in (min, max))
+    return elementwise.Clamp.apply(input, min=low, max=high)
 
 
 clip = clamp
@@ -2944,7 +2956,11 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     )
     if not tracking:
         _check_writable(input, "setitem")
-        raw = value.array if isinstance(value, Tensor) else value
+        raw = (
+            value.array
+            if isinstance(value, Tensor)
+            else _fitted_number(value, input.dtype, "setitem")
+        )
         try:
             indexing.view_to_index(input.array, steps)[steps[-1]] = raw
         except (IndexError, ValueError) as error:
@@ -3034,6 +3050,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     _check_broadcast(input.array.shape, mask.array.shape, "masked_fill")
     if isinstance(value, Tensor):
         value = value.item()
+    value = _fitted_number(value, input.dtype, "masked_fill")
     return indexing.MaskedFill.apply(input, mask, value=value)
 
 
@@ -3683,4 +3700,5 @@ def full_like_graph(target: Tensor, value: Any) -> Tensor:
     xp = backend.xp_of(target.array)
     if isinstance(value, Tensor):
         value = value.item()
+    value = _fitted_number(value, target.dtype, "fill_")
     return indexing.MaskedFill.apply(target, Tensor._make(xp.ones((), dtype=bool)), value=value)

@@ -521,3 +521,48 @@ def test_argmax_argmin_over_no_elements_raise_index_error(snippet) -> None:
 def test_argmax_along_a_dim_with_elements_of_an_empty_tensor() -> None:
     out = microtorch.zeros(0, 3).argmax(1, keepdim=True)
     assert out.shape == (0, 1) and out.dtype is microtorch.int64
+
+
+# ------------------------------------------------------------------ numbers written into ints
+WRITES = [
+    ("x.fill_(-3)", [253, 253, 253]),  # a small negative number wraps into uint8, as in torch
+    ("x.masked_fill_(m, -3)", [253, 2, 253]),
+    ("x.masked_fill(m, 255)", [255, 2, 255]),
+    ("x.clamp(min=-3)", [253, 253, 253]),
+    ("x.clamp(1, 2)", [2, 2, 1]),
+]
+
+
+@pytest.mark.parametrize("snippet, expected", WRITES)
+def test_python_numbers_written_into_uint8_wrap_like_torch(snippet, expected) -> None:
+    arrays = {"x": np.array([3, 2, 0], np.uint8), "m": np.array([True, False, True])}
+    value, dtype = _ours(snippet, arrays)
+    assert dtype == "uint8" and value.tolist() == expected
+    torch = pytest.importorskip("torch")
+    want, _ = _torch_result(torch, snippet, arrays)
+    assert want.tolist() == expected
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    ["x.fill_(300)", "x.masked_fill_(m, 300)", "x.clamp(min=300)", "i.fill_(float('nan'))"],
+)
+def test_python_numbers_beyond_an_integer_dtype_raise_runtime_error(snippet) -> None:
+    """PyTorch: 'value cannot be converted to type uint8_t without overflow' (we let
+    NumPy's OverflowError through)."""
+    arrays = {"x": np.array([3, 2, 0], np.uint8), "m": np.array([True, False, True]),
+              "i": np.array([1, 2])}  # fmt: skip
+    with pytest.raises(RuntimeError, match="value .* cannot be converted to type"):
+        _ours(snippet, arrays)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        _torch_result(torch, snippet, arrays)
+
+
+def test_setitem_of_a_python_number_into_uint8() -> None:
+    x = microtorch.tensor([3, 2, 0], dtype=microtorch.uint8)
+    x[0] = -3
+    assert x.tolist() == [253, 2, 0]
+    with pytest.raises(RuntimeError, match="setitem: value 300 cannot be converted"):
+        x[1] = 300
+    assert microtorch.tensor([1, 2]).fill_(2.7).tolist() == [2, 2]
