@@ -412,10 +412,20 @@ class Tensor:
         return self.array.__dlpack_device__()
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._python_number("float"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_number("int"))
+
+    def _python_number(self, to: str) -> Any:
+        """The one value, for int(t) and float(t): ValueError otherwise (PyTorch's type; item()
+        raises RuntimeError)."""
+        if self.array.size != 1:
+            raise ValueError(
+                f"{to}(): only one element tensors can be converted to Python scalars, got "
+                f"{self.array.size} elements (shape {tuple(self.shape)}); pick one, e.g. t[0]"
+            )
+        return self.item()
 
     def __format__(self, spec: str) -> str:
         if self.ndim == 0:  # f"{loss:.4f}" formats the number, as in PyTorch
@@ -423,7 +433,7 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __index__(self) -> int:
-        if self.array.dtype.kind not in "iu" or self.array.size != 1:
+        if self.array.dtype.kind not in "biu" or self.array.size != 1:  # (a bool is an int)
             raise TypeError("only integer tensors of a single element can be used as an index")
         return int(self.item())
 
@@ -470,6 +480,19 @@ class Tensor:
 
     def bool(self) -> Tensor:
         return self.to(_dtypes.bool)
+
+    def short(self) -> Tensor:
+        return self.to(_dtypes.int16)
+
+    def char(self) -> Tensor:
+        return self.to(_dtypes.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(_dtypes.uint8)
+
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative numbers (floats and signed integers)."""
+        return self.dtype.is_signed
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
@@ -546,7 +569,7 @@ class Tensor:
         return F.neg(self)
 
     def __pos__(self) -> Tensor:
-        return self
+        return F.positive(self)  # (self itself; an error for bool tensors, as in PyTorch)
 
     def __abs__(self) -> Tensor:
         return F.abs(self)
@@ -571,6 +594,24 @@ class Tensor:
 
     def __rxor__(self, other: Any) -> Tensor:
         return F.bitwise_xor(other, self)
+
+    def __lshift__(self, other: Any) -> Tensor:
+        return F.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other: Any) -> Tensor:
+        return F.bitwise_right_shift(self, other)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return F.bitwise_left_shift(other, self)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return F.bitwise_right_shift(other, self)
+
+    def __ilshift__(self, other: Any) -> Tensor:
+        return F.inplace(self, F.bitwise_left_shift, other)
+
+    def __irshift__(self, other: Any) -> Tensor:
+        return F.inplace(self, F.bitwise_right_shift, other)
 
     def logical_not(self) -> Tensor:
         return F.logical_not(self)
@@ -598,6 +639,7 @@ class Tensor:
 
     floor_divide, remainder = __floordiv__, __mod__
     bitwise_and, bitwise_or, bitwise_xor, bitwise_not = __and__, __or__, __xor__, __invert__
+    bitwise_left_shift, bitwise_right_shift = __lshift__, __rshift__
 
     def __contains__(self, element: Any) -> bool:
         """``element in t``: does any element of t equal it (as in PyTorch)."""
@@ -685,10 +727,10 @@ class Tensor:
         return F.inplace(self, F.bitwise_xor, other)
 
     def add_(self, other: Any, alpha: Any = 1) -> Tensor:
-        return F.inplace(self, F.add, other if alpha == 1 else F.mul(other, alpha))
+        return F.inplace(self, F.add, other, alpha=alpha)
 
     def sub_(self, other: Any, alpha: Any = 1) -> Tensor:
-        return F.inplace(self, F.sub, other if alpha == 1 else F.mul(other, alpha))
+        return F.inplace(self, F.sub, other, alpha=alpha)
 
     def mul_(self, other: Any) -> Tensor:
         return F.inplace(self, F.mul, other)
@@ -1243,10 +1285,10 @@ class Tensor:
         return F.pow(self, exponent)
 
     def add(self, other: Any, alpha: Any = 1) -> Tensor:
-        return F.add(self, other if alpha == 1 else F.mul(other, alpha))
+        return F.add(self, other, alpha=alpha)
 
     def sub(self, other: Any, alpha: Any = 1) -> Tensor:
-        return F.sub(self, other if alpha == 1 else F.mul(other, alpha))
+        return F.sub(self, other, alpha=alpha)
 
     def mul(self, other: Any) -> Tensor:
         return F.mul(self, other)

@@ -50,10 +50,12 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Set the dtype of tensors made from Python floats (float32 or float64)."""
+    """Set the dtype of tensors made from Python floats (float16, float32 or float64)."""
     global _default_float
-    if d not in (float32, float64):
-        raise TypeError(f"set_default_dtype: only float32 or float64 can be the default, got {d}")
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(
+            f"set_default_dtype: only floating point dtypes can be the default, got {d}"
+        )
     _default_float = d
 
 
@@ -69,11 +71,12 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
 
 
 def get_dtype(spec: Any) -> dtype:
-    """Accept a microtorch dtype, a NumPy dtype, a Python type or a dtype name."""
+    """Accept a microtorch dtype, a NumPy dtype, a Python type or a dtype name. The Python
+    type float means float64 (as in PyTorch and NumPy), whatever the default dtype."""
     if isinstance(spec, dtype):
         return spec
     if spec is _py_float:
-        return _default_float
+        return float64
     if spec is _py_int:
         return int64
     if spec is _py_bool:
@@ -89,6 +92,14 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if a_rank != b_rank:
         return a if a_rank > b_rank else b
     return from_numpy_dtype(numpy.promote_types(a.np, b.np))
+
+
+def can_cast(from_: dtype, to: dtype) -> _py_bool:
+    """Whether PyTorch's casting rules allow ``from_`` to ``to`` in ops that write into an
+    existing tensor: not floats to integers or bool, not integers to bool."""
+    if from_.is_floating_point and not to.is_floating_point:
+        return False
+    return from_ is bool or to is not bool
 
 
 def _category(d: dtype) -> _py_int:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from typing import Any
 
@@ -22,6 +23,8 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
     if backend.is_array(data):
         array = backend.to_numpy(data)
     else:
+        # a list's dtype: each element's own (a tensor's too), promoted together
+        list_dtype = _list_dtype(data) if isinstance(data, (list, tuple)) else None
         if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
             # a list of one-element tensors: their Python values follow the rules below
             if any(isinstance(x, Tensor) and x.numel() != 1 for x in _flat(data)):
@@ -37,9 +40,14 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
                 "tensor: nested lists must be rectangular (every inner list at one depth the "
                 "same length); pad them, or build each row separately and use stack"
             ) from None
+        wants_float = dtype is not None and _dtypes.get_dtype(dtype).is_floating_point
+        if array.dtype.kind in "uO" and not wants_float:  # (NumPy's dtypes for huge ints)
+            _check_int64_range(data)
+        elif array.dtype == object and wants_float:  # ints beyond uint64, as floats
+            array = numpy.array(data, dtype=numpy.float64)
         if isinstance(data, (list, tuple)):
             if dtype is None and array.dtype.kind in "biuf":
-                array = array.astype(_list_dtype(data).np)
+                array = array.astype(list_dtype.np)
         elif array.dtype.kind == "f" and dtype is None and not isinstance(data, numpy.generic):
             array = array.astype(_dtypes.get_default_dtype().np)  # a Python float
         elif array.dtype.kind == "i" and not isinstance(data, numpy.generic):
@@ -49,14 +57,27 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
     return array
 
 
+def _check_int64_range(data: Any) -> None:
+    """A Python int beyond int64 fits no dtype: ValueError, as in PyTorch (NumPy makes it
+    uint64, which would wrap around in int64, or an object array)."""
+    for x in _flat(data) if isinstance(data, (list, tuple)) else (data,):
+        if type(x) is int and not -(2**63) <= x < 2**63:
+            raise ValueError(
+                f"tensor: the Python int {x} does not fit int64 (Overflow when unpacking long "
+                "long); pass dtype=microtorch.float64 or make it a float"
+            )
+
+
 def _list_dtype(data: list | tuple) -> _dtypes.dtype:
     """PyTorch's dtype for a (nested) list: each element's own (a Python float the default
-    float dtype, an int int64, a bool bool, a NumPy scalar or array its dtype), promoted
+    float dtype, an int int64, a bool bool, a tensor, NumPy scalar or array its dtype), promoted
     together: ``[numpy.int8(1), numpy.int8(2)]`` is int8, ``[numpy.float16(1), 0.5]``
     float32 (NumPy would say int8 and float64)."""
     found = None
     for x in _flat(data):
-        if isinstance(x, (numpy.generic, numpy.ndarray)):  # (first: numpy.float64 is a float)
+        if isinstance(x, Tensor):  # [tensor(1, dtype=int8), tensor(2, dtype=int8)] is int8
+            kind = x.dtype
+        elif isinstance(x, (numpy.generic, numpy.ndarray)):  # (first: numpy.float64 is a float)
             kind = _dtypes.from_numpy_dtype(x.dtype)
         elif isinstance(x, bool):
             kind = _dtypes.bool
@@ -113,7 +134,7 @@ def tensor(
     return t
 
 
-def _check_fits(values: numpy.ndarray, dtype: Any) -> None:
+def _check_fits(values: numpy.ndarray, dtype: Any, op: str = "tensor") -> None:
     """Python numbers bound for an integer dtype must fit it, as in PyTorch (an unsigned
     dtype also takes negatives down to -max, which wrap around); NumPy would wrap silently."""
     if dtype.is_floating_point or dtype.np.kind == "b" or values.size == 0:
@@ -126,7 +147,7 @@ def _check_fits(values: numpy.ndarray, dtype: Any) -> None:
     bad = values[outside] if values.dtype.kind in "iuf" else []
     if len(bad):
         raise RuntimeError(
-            f"tensor: value {bad.reshape(-1)[0].item()} cannot be converted to type {dtype} "
+            f"{op}: value {bad.reshape(-1)[0].item()} cannot be converted to type {dtype} "
             "without overflow"
         )
 
@@ -145,11 +166,10 @@ def _device_of_data(data: Any) -> Any:
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    if isinstance(data, Tensor) and dtype is None and device is None:
-        return data
-    if isinstance(data, Tensor):
-        return data.to(device=device, dtype=dtype)
-    return tensor(data, dtype=dtype, device=device)
+    """``data`` as a tensor, sharing memory where it can (as asarray): a tensor itself, or a
+    NumPy/CuPy array of the dtype and device asked for (changes to one show in the other);
+    other data, or another dtype or device, is copied."""
+    return asarray(data, dtype=dtype, device=device)
 
 
 def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
@@ -261,12 +281,20 @@ def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
-    if dtype is None:  # full((2,), 3) is int64, full((2,), 3.0) float32, like PyTorch
-        if isinstance(fill_value, bool):
+    """A tensor of shape ``size`` filled with ``fill_value``. Without a dtype, as in PyTorch:
+    bool for a bool (or bool tensor), int64 for an integer (Python, NumPy or tensor), else
+    the default float. A value the dtype cannot hold raises (-1 in uint8 wraps to 255)."""
+    kind = fill_value.dtype if isinstance(fill_value, Tensor) else None
+    if dtype is None:
+        if isinstance(fill_value, bool) or kind is _dtypes.bool:
             dtype = _dtypes.bool
-        elif isinstance(fill_value, int):
+        elif isinstance(fill_value, (int, numpy.integer)) or (kind and kind.np.kind in "iu"):
             dtype = _dtypes.int64
-    return _make("full", _size((size,), op="full"), dtype, device, requires_grad, fill_value)
+    target = _dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)
+    value = numpy.array(fill_value.item() if kind else fill_value)
+    _check_fits(value, target, "full")
+    value = value.astype(target.np).item()  # (a Python number: no host array on a GPU)
+    return _make("full", _size((size,), op="full"), target, device, requires_grad, value)
 
 
 def _like(fn: Any, input: Tensor, dtype: Any, device: Any, requires_grad: bool, *extra: Any):
@@ -295,15 +323,20 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any 
                 device=device or input.device, requires_grad=requires_grad)  # fmt: skip
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:  # fmt: skip
-    """Values from start (default 0) up to, not including, end; int64 when all are ints."""
+def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None,
+           device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """Values from start (default 0) up to, not including, end; int64 when all are ints.
+    arange(5), arange(2, 5), arange(0, 1, 0.25) or arange(end=5)."""
+    if start is None and end is None:
+        raise TypeError("arange() missing its end argument: arange(end), arange(start, end)")
     if end is None:
         start, end = 0, start
+    elif start is None:
+        start = 0
     # a 0-d tensor or NumPy number counts as the Python number it holds
-    start, end, step = [
-        v.item() if isinstance(v, (Tensor, numpy.generic)) else v for v in (start, end, step)
-    ]
+    start, end, step = [_plain(v) for v in (start, end, step)]
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"arange: unsupported range: {start} -> {end}; both must be finite")
     if step == 0 or (end - start) * step < 0:
         raise RuntimeError(
             f"arange: start {start}, end {end} and step {step} give no range (the step must be "
@@ -328,16 +361,49 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     return t
 
 
-def linspace(
-    start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None
-) -> Tensor:
-    np_dtype = (dtype and _dtypes.get_dtype(dtype) or _dtypes.get_default_dtype()).np
-    host = numpy.linspace(start, end, steps).astype(np_dtype)
-    return Tensor._make(backend.to_device(host, backend.as_device(device)))
+def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """``steps`` evenly spaced values from start to end, both included."""
+    host = _evenly_spaced(start, end, steps, "linspace")
+    return _placed(host, dtype, device, requires_grad)
+
+
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """``steps`` values evenly spaced on a log scale: base ** v for v = linspace(start, end)."""
+    host = _plain(base) ** _evenly_spaced(start, end, steps, "logspace")
+    return _placed(host, dtype, device, requires_grad)
+
+
+def _evenly_spaced(start: Any, end: Any, steps: Any, op: str) -> numpy.ndarray:
+    """linspace's values in float64 on the host (the dtype is applied after)."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, numpy.integer)):
+        raise TypeError(f"{op}(): argument 'steps' must be an int, got {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
+    return numpy.linspace(_plain(start), _plain(end), int(steps), dtype=numpy.float64)
+
+
+def _plain(value: Any) -> Any:
+    """A 0-d tensor or NumPy number as the Python number it holds."""
+    return value.item() if isinstance(value, (Tensor, numpy.generic)) else value
+
+
+def _placed(host: numpy.ndarray, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    """A new tensor from host values: in ``dtype`` (the default float if None), on ``device``."""
+    target = _dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)
+    t = Tensor._make(backend.to_device(host.astype(target.np), backend.as_device(device)))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """The n x m (n x n) matrix with ones on the diagonal and zeros elsewhere."""
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and operator.index(size) < 0:
+            raise RuntimeError(f"eye(): {name} must be greater or equal to 0, got {size}")
     dev = backend.as_device(device)
     np_dtype = (_dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)).np
     t = Tensor._make(backend.xp_for(dev).eye(n, m, dtype=np_dtype))

@@ -23,7 +23,7 @@ from ._tensor import Size, Tensor
 from ._warn import warn_user
 from .autograd import engine, grad_mode
 from .autograd.function import Function
-from .factories import whole_numbers
+from .factories import _check_fits, whole_numbers
 from .ops import arithmetic, elementwise, indexing, linalg, reduction
 from .ops import shape as shape_ops
 from .ops import softmax as _softmax
@@ -95,6 +95,17 @@ def _wrapped_into(number: Any, dtype: Any) -> Any:
     return numpy.array(number).astype(dtype.np)[()]  # (a NumPy scalar of that dtype)
 
 
+def _fitted_number(value: Any, dtype: Any, op: str) -> Any:
+    """A Python number about to be written into an integer tensor, as PyTorch does it: one
+    beyond the dtype raises RuntimeError, a small negative one in an unsigned dtype wraps
+    around (-3 is 253 in uint8) and a float is truncated (NumPy would raise OverflowError)."""
+    if not isinstance(value, _Number) or dtype.np.kind not in "iu":
+        return value
+    values = numpy.array(value)
+    _check_fits(values, dtype, op)
+    return values.astype(dtype.np).item()
+
+
 def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     """Bring two operands to one dtype by PyTorch's rules. Python numbers stay numbers (they
     adapt to the tensor's dtype); tensors of different dtypes are cast to the common one."""
@@ -138,6 +149,26 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     return a, b
 
 
+def result_type(tensor1: Any, tensor2: Any) -> _dtypes.dtype:
+    """The dtype of an arithmetic op on two operands (tensors or numbers), by PyTorch's rules:
+    a 0-d tensor beside one with dims, and a number beside any tensor, lift the kind (bool <
+    int < float) but never the width."""
+    a, b = (x.item() if isinstance(x, numpy.generic) else x for x in (tensor1, tensor2))
+    for x in (a, b):
+        if not isinstance(x, (Tensor, *_Number)):
+            raise TypeError(
+                f"result_type: expected Tensors or Python numbers, got {type(x).__name__}"
+            )
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _promote_tensors(a, b)
+    if isinstance(b, Tensor):
+        a, b = b, a  # (the rule is symmetric)
+    if isinstance(a, Tensor):
+        return _dtypes.result_type_with_scalar(a.dtype, b)
+    # two numbers: the first one's own dtype (bool, int64, the default float), lifted by b
+    return _dtypes.result_type_with_scalar(_dtypes.result_type_with_scalar(_dtypes.bool, a), b)
+
+
 def _promote_tensors(a: Tensor, b: Tensor) -> _dtypes.dtype:
     """PyTorch's rule: a 0-d tensor mixed with a tensor that has dims acts like a Python
     number (it lifts the kind, bool < int < float, but never the width), so
@@ -160,7 +191,13 @@ def _check_broadcast(s1: tuple, s2: tuple, op: str) -> None:
 
 
 def _float_operands(a: Any, b: Any, op: str) -> tuple:
-    """Like _binary_operands, then integer results become the default float (true division)."""
+    """Like _binary_operands, then integer results become the default float (true division).
+    An integer tensor beside a Python number is made float first, so that the number keeps
+    its value (uint8_tensor / -3 divides by -3, not by -3 wrapped into uint8, 253)."""
+    if isinstance(a, Tensor) and isinstance(b, _Number) and a.array.dtype.kind in "biu":
+        a = cast(a, _dtypes.get_default_dtype())
+    elif isinstance(b, Tensor) and isinstance(a, _Number) and b.array.dtype.kind in "biu":
+        b = cast(b, _dtypes.get_default_dtype())
     a, b = _binary_operands(a, b, op)
     t = a if isinstance(a, Tensor) else b
     if not t.dtype.is_floating_point:
@@ -172,20 +209,37 @@ def _float_operands(a: Any, b: Any, op: str) -> tuple:
 
 # ---------------------------------------------------------------- arithmetic
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha != 1:
-        other = mul(other, alpha)
-    return arithmetic.Add.apply(*_binary_operands(input, other, "add"))
+    """input + alpha * other, in the dtype input and other promote to."""
+    a, b = _binary_operands(input, other, "add")
+    return arithmetic.Add.apply(a, _times_alpha(a, b, alpha, "add"))
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """input - alpha * other, in the dtype input and other promote to."""
     if _is_bool(input) or _is_bool(other):
         raise RuntimeError(
             "sub: subtraction, the `-` operator, with a bool tensor is not supported; to invert "
             "a mask use the `~` operator or logical_not()"
         )
-    if alpha != 1:
-        other = mul(other, alpha)
-    return arithmetic.Sub.apply(*_binary_operands(input, other, "sub"))
+    a, b = _binary_operands(input, other, "sub")
+    return arithmetic.Sub.apply(a, _times_alpha(a, b, alpha, "sub"))
+
+
+def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
+    """alpha * b for add/sub, after promotion, kept in the promoted dtype as PyTorch does:
+    add(int32_tensor, bool_tensor, alpha=2) stays int32 and add(t, 2, alpha=3) adds 6."""
+    if builtins.bool(alpha == 1):
+        return b
+    result = (a if isinstance(a, Tensor) else b).dtype
+    if not result.is_floating_point and isinstance(_plain_number(alpha), builtins.float):
+        raise RuntimeError(
+            f"{op}: alpha={alpha} is a float, but the inputs are {result} tensors; for integral "
+            "inputs alpha must be an integer (or convert the tensors with .float() first)"
+        )
+    if not isinstance(b, Tensor):  # a Python number: the product fitted to the dtype too
+        product = b * alpha
+        return builtins.bool(product) if result is _dtypes.bool else _wrapped_into(product, result)
+    return cast(mul(b, alpha), result)
 
 
 def mul(input: Any, other: Any) -> Tensor:
@@ -208,11 +262,33 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
 
 
 def pow(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent; either may be a Python number."""
     if _is_bool(input) and isinstance(exponent, bool):  # x ** True is x, x ** False all True
         return pow(input, int(exponent)).bool()  # (PyTorch's answer, though bools have no pow)
+    integer_base = isinstance(input, Tensor) and input.array.dtype.kind != "f"
+    if integer_base and type(exponent) is builtins.int and exponent < 0:
+        raise RuntimeError(
+            f"pow: Integers to negative integer powers are not allowed ({input.dtype} tensor "
+            f"** {exponent}); make the base float first, e.g. x.float() ** {exponent}"
+        )
     a, b = _binary_operands(input, exponent, "pow")
     _check_not_bool(a, b, "pow")
+    if isinstance(b, Tensor) and b.array.dtype.kind in "iu":
+        return _integer_pow(a, b)
     return arithmetic.Pow.apply(a, b)
+
+
+def _integer_pow(a: Any, b: Tensor) -> Tensor:
+    """Integer a ** b, where b may hold negative exponents (NumPy raises for those): PyTorch
+    gives 1 for a == 1, 1 or -1 (by b's parity) for a == -1 and 0 for any other a (1 / a**|b|
+    rounded towards zero). Integers have no gradient."""
+    base, exponent = _raw(a), b.array
+    xp = backend.xp_of(exponent)
+    negative = exponent < 0
+    power = base ** xp.where(negative, 0, exponent)  # (the negative places are replaced next)
+    minus_one = xp.where(exponent % 2 == 0, 1, -1)
+    inverse = xp.where(base == 1, 1, xp.where(base == -1, minus_one, 0))
+    return _no_grad_result(xp.where(negative, inverse, power).astype(power.dtype))
 
 
 def neg(input: Tensor) -> Tensor:
@@ -369,18 +445,58 @@ def logical_xor(input: Any, other: Any) -> Tensor:
 
 
 def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
-    for operand in (a, b):  # checked before promotion, which would turn an int tensor float
+    hint = f"for conditions on floats compare first (x > 0), or use logical_{name[8:]}()"
+    _check_no_float(a, b, name, symbol, hint)
+    return _xp_function(a, b, name, name)
+
+
+def _check_no_float(a: Any, b: Any, name: str, symbol: str, hint: str) -> None:
+    """Bitwise ops have no float version. Checked before promotion, which would turn an int
+    tensor float; NotImplementedError, PyTorch's type (it has no float kernel)."""
+    for operand in (a, b):
         if isinstance(operand, Tensor) and operand.array.dtype.kind in ("f", "c"):
             found = str(operand.dtype)
         elif isinstance(operand, (float, complex)):
             found = f"a Python {type(operand).__name__}"
         else:
             continue
-        raise TypeError(
-            f"{name}: `{symbol}` works on integer and bool tensors, got {found}; for "
-            f"conditions on floats compare first (x > 0), or use logical_{name[8:]}()"
+        raise NotImplementedError(
+            f"{name}: `{symbol}` works on integer and bool tensors, got {found}; {hint}"
         )
-    return _xp_function(a, b, name, name)
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Tensor:
+    """input << other on integers: the bits move up by other (input * 2**other, wrapping
+    around); a shift below 0 or past the dtype's width gives 0, as in PyTorch."""
+    value, shift, inside = _shift_operands(input, other, "bitwise_left_shift", "<<")
+    xp = backend.xp_of(value)
+    moved = xp.left_shift(value, xp.where(inside, shift, 0))
+    return _no_grad_result(xp.where(inside, moved, 0).astype(value.dtype))
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Tensor:
+    """input >> other on integers: the bits move down, the sign bit filling in (input //
+    2**other); a shift below 0 or past the width leaves only the sign: -1 or 0."""
+    value, shift, inside = _shift_operands(input, other, "bitwise_right_shift", ">>")
+    xp = backend.xp_of(value)
+    moved = xp.right_shift(value, xp.where(inside, shift, 0))
+    return _no_grad_result(xp.where(inside, moved, xp.where(value < 0, -1, 0)).astype(value.dtype))
+
+
+def _shift_operands(a: Any, b: Any, name: str, symbol: str) -> tuple:
+    """Both operands as arrays of their common integer dtype, and where the shift is in
+    range (0 <= shift < the dtype's width in bits)."""
+    _check_no_float(a, b, name, symbol, "for floats multiply or divide by 2 ** n instead")
+    a, b = _binary_operands(a, b, name)
+    tensor = a if isinstance(a, Tensor) else b
+    if tensor.array.dtype == bool:
+        raise NotImplementedError(
+            f"{name}: `{symbol}` is not implemented for two bool operands, as in PyTorch; "
+            "convert one with .long() first"
+        )
+    xp, dtype = backend.xp_of(tensor.array), tensor.array.dtype
+    value, shift = xp.asarray(_raw(a), dtype=dtype), xp.asarray(_raw(b), dtype=dtype)
+    return value, shift, (shift >= 0) & (shift < dtype.itemsize * 8)
 
 
 def bitwise_and(input: Any, other: Any) -> Tensor:
@@ -418,7 +534,13 @@ def isfinite(input: Tensor) -> Tensor:
 
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
             equal_nan: bool = False) -> Tensor:  # fmt: skip
-    """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient)."""
+    """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient).
+    Two tensors must have one dtype, as in PyTorch (no promotion)."""
+    if isinstance(other, Tensor) and _check_tensor(input, "isclose").dtype is not other.dtype:
+        raise RuntimeError(
+            f"isclose/allclose: {input.dtype} did not match {other.dtype}; compare tensors of "
+            f"one dtype, e.g. with other.to({input.dtype})"
+        )
     return _xp_function(input, other, "isclose", "isclose", rtol=rtol, atol=atol,
                         equal_nan=equal_nan)  # fmt: skip
 
@@ -503,6 +625,18 @@ def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
     """input + weight * (end - input): from input (weight 0) to end (weight 1). As PyTorch
     rounds it: from end's side, end - (end - input) * (1 - weight), where |weight| >= 0.5
     (so weight 1 gives end exactly, and lerp(1, inf, 0.75) is nan as in PyTorch)."""
+    if not _check_tensor(input, "lerp").dtype.is_floating_point:
+        raise NotImplementedError(
+            f"lerp: not implemented for {input.dtype} tensors, as in PyTorch; use .float()"
+        )
+    # as in PyTorch, end and a weight with dims must have input's dtype (no promotion)
+    for name, other in (("end", end), ("weight", weight)):
+        mismatch = isinstance(other, Tensor) and other.dtype is not input.dtype
+        if mismatch and (name == "end" or other.ndim > 0):  # (a 0-d weight counts as a number)
+            raise RuntimeError(
+                f"lerp: expected dtype {input.dtype} for `{name}` but got {other.dtype}; "
+                f"convert it with .to({input.dtype})"
+            )
     difference = sub(end, input)
     if not isinstance(weight, Tensor):  # a number: one side
         if builtins.abs(weight) < 0.5:
@@ -865,7 +999,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose
         out = input if min is None else maximum(input, min)
         return out if max is None else minimum(out, max)
-    return elementwise.Clamp.apply(input, min=_plain_number(min), max=_plain_number(max))
+    low, high = (_fitted_number(_plain_number(b), input.dtype, "clamp") for b in (min, max))
+    return elementwise.Clamp.apply(input, min=low, max=high)
 
 
 clip = clamp
@@ -1824,6 +1959,15 @@ def _check_reduced_dims_not_empty(input: Tensor, axes: Any, name: str) -> None:
             )
 
 
+def _check_not_empty(input: Tensor, name: str) -> None:
+    """An index of the largest (smallest) of no elements does not exist."""
+    if input.array.size == 0:
+        raise IndexError(
+            f"{name}(): expected a non-empty tensor when no dim is given, got shape "
+            f"{tuple(input.shape)}; pass dim= to reduce along a dim that has elements"
+        )
+
+
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
     """The index of the largest value along ``dim`` (of the flattened input if None); the
     first one where several tie."""
@@ -1844,17 +1988,14 @@ def _arg_extreme(input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
     xp = backend.xp_of(input.array)
     find = xp.argmax if op == "argmax" else xp.argmin
     if dim is None:
-        if input.array.size == 0:
-            raise IndexError(
-                f"{op}(): an empty tensor (shape {tuple(input.shape)}) has no {op[3:]}imum; "
-                "pass dim= to reduce a dim that is not empty"
-            )
+        _check_not_empty(input, op)
         flat = xp.asarray(find(input.array), dtype="int64")
         # keepdim without dim: every dim kept, with size 1, as in PyTorch
         return Tensor._make(flat.reshape((1,) * input.ndim) if keepdim else flat)
     d = wrap_dim(dim, input.ndim, op)
     _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), op)
-    return Tensor._make(find(input.array, axis=d, keepdims=keepdim).astype("int64"))
+    found = find(input.array, axis=d, keepdims=keepdim)  # of a 1-D array: a NumPy scalar
+    return Tensor._make(xp.asarray(found).astype("int64", copy=False))
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
@@ -2985,7 +3126,11 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     )
     if not tracking:
         _check_writable(input, "setitem")
-        raw = value.array if isinstance(value, Tensor) else value
+        raw = (
+            value.array
+            if isinstance(value, Tensor)
+            else _fitted_number(value, input.dtype, "setitem")
+        )
         try:
             indexing.view_to_index(input.array, steps)[steps[-1]] = raw
         except (IndexError, ValueError) as error:
@@ -3075,6 +3220,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     _check_broadcast(input.array.shape, mask.array.shape, "masked_fill")
     if isinstance(value, Tensor):
         value = value.item()
+    value = _fitted_number(value, input.dtype, "masked_fill")
     return indexing.MaskedFill.apply(input, mask, value=value)
 
 
@@ -3743,4 +3889,5 @@ def full_like_graph(target: Tensor, value: Any) -> Tensor:
     xp = backend.xp_of(target.array)
     if isinstance(value, Tensor):
         value = value.item()
+    value = _fitted_number(value, target.dtype, "fill_")
     return indexing.MaskedFill.apply(target, Tensor._make(xp.ones((), dtype=bool)), value=value)

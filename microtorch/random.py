@@ -182,9 +182,31 @@ def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any =
         raise TypeError("randint: missing the 'size' argument, e.g. randint(0, 10, (3,))")
     if low >= high:
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
-    np_dtype = _dtypes.int64.np if dtype is None else _dtypes.get_dtype(dtype).np
-    host = _rng(generator).integers(low, high, size=_size((size,), op="randint")).astype(np_dtype)
-    return _finish(host, dtype, device, False)
+    target = _dtypes.int64 if dtype is None else _dtypes.get_dtype(dtype)
+    if not target.is_floating_point:  # the values must fit the dtype, as in PyTorch
+        smallest, largest = (0, 1) if target is _dtypes.bool else _int_range(target)
+        if not (smallest <= low and high - 1 <= largest):
+            raise RuntimeError(
+                f"randint: [{low}, {high}) is out of bounds for {target}, which holds "
+                f"{smallest}..{largest}"
+            )
+    host = _rng(generator).integers(low, high, size=_size((size,), op="randint"))
+    return _finish(host.astype(target.np), dtype, device, False)
+
+
+def _int_range(dtype: Any) -> tuple:
+    info = numpy.iinfo(dtype.np)
+    return int(info.min), int(info.max)
+
+
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
+                 device: Any = None) -> Tensor:  # fmt: skip
+    """randint of input's shape, dtype and device (unless given): randint_like(x, high) or
+    randint_like(x, low, high)."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
+                   device=device or input.device)  # fmt: skip
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,

@@ -1106,6 +1106,14 @@ COMPARISONS = [
         lambda a, b: (a & b, a | b, a ^ b, ~a, 6 & a),
         grad=False,
     ),
+    # << and >> on integers: x * 2**n and x // 2**n (the sign bit filling in from the left)
+    C(
+        "shift_operators_ints",
+        lambda T, F, a, b: (a << b, a >> b, 1 << b, T.bitwise_right_shift(a, 1), a << True),
+        (const([5, 1, -2, -3], "int64"), const([3, 0, 2, 1], "int64")),
+        lambda a, b: (a << b, a >> b, 1 << b, a >> 1, a << 1),
+        grad=False,
+    ),
     C(
         "bitwise_operators_masks",
         lambda T, F, a, b: (a & b, a | b, a ^ b, ~a, T.bitwise_not(b)),

@@ -354,7 +354,7 @@ def test_to_dtype_and_device(device: str) -> None:
     assert t.double().dtype is microtorch.float64
     assert t.long().dtype is microtorch.int64
     assert t.long().float().dtype is microtorch.float32
-    assert t.to(int).dtype is microtorch.int64 and t.to(float).dtype is microtorch.float32
+    assert t.to(int).dtype is microtorch.int64 and t.to(float).dtype is microtorch.float64
     moved = t.to(device)
     assert moved.device == device and moved.tolist() == [1.5, 2.5]
     both = t.to(device, microtorch.float64)

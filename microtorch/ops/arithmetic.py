@@ -125,6 +125,8 @@ class RoundedDiv(Function):
             return a // b
         if array.dtype.kind == "f":  # (div brought both operands to one dtype first)
             return xp.trunc(a / b)
+        # a Python number as an array of the tensor's dtype, so that sign() keeps that dtype
+        a, b = xp.asarray(a, dtype=array.dtype), xp.asarray(b, dtype=array.dtype)
         return xp.sign(a) * xp.sign(b) * (xp.abs(a) // xp.abs(b))  # |a| // |b|, signed
 
     def backward(self, grad):

@@ -1,0 +1,225 @@
+"""Making tensors (microtorch/factories.py): the dtype tensor() infers from lists, numbers,
+NumPy data and tensors; zeros/ones/full/empty and the *_like forms; arange, linspace,
+logspace and eye. Compared with PyTorch when it is installed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch
+
+
+def _name(dtype) -> str:
+    return str(dtype).split(".")[-1]
+
+
+# ------------------------------------------------------------------ tensor() from a list
+LISTS_OF_TENSORS = [
+    (lambda T: [T.tensor(1, dtype=T.int8), T.tensor(2, dtype=T.int8)], "int8"),
+    (lambda T: [T.tensor(1, dtype=T.int8), 2], "int64"),
+    (lambda T: [T.tensor(1.5, dtype=T.float16), 0.5], "float32"),
+    (lambda T: [T.tensor(2.5, dtype=T.float64), 1.5], "float64"),
+    (lambda T: [T.tensor(1, dtype=T.int8), 1.5], "float32"),
+    (lambda T: [T.tensor(True), 2], "int64"),
+    (lambda T: [[T.tensor(1, dtype=T.int8)], [T.tensor(3, dtype=T.int8)]], "int8"),
+    (lambda T: [T.tensor(1, dtype=T.int32), np.int8(1)], "int32"),
+    (lambda T: [T.tensor(2.5, dtype=T.float64), T.tensor(1.5, dtype=T.float16)], "float64"),
+]
+
+
+@pytest.mark.parametrize("data, dtype", LISTS_OF_TENSORS)
+def test_list_of_one_element_tensors_keeps_their_dtypes(data, dtype) -> None:
+    """Each tensor counts with its own dtype, as a NumPy scalar does (we used to take its
+    Python value, so int8 tensors gave int64)."""
+    assert microtorch.tensor(data(microtorch)).dtype.name == dtype
+    torch = pytest.importorskip("torch")
+    assert _name(torch.tensor(data(torch)).dtype) == dtype
+
+
+@pytest.mark.parametrize("data", [2**63, [2**63], [-(2**63) - 1], [2**64], [2**63, True]])
+def test_python_int_beyond_int64_raises_value_error(data) -> None:
+    """As PyTorch ('Overflow when unpacking long long'); [2**63] used to wrap to -2**63."""
+    with pytest.raises(ValueError, match="does not fit int64.*dtype=microtorch.float64"):
+        microtorch.tensor(data)
+    assert microtorch.tensor(data, dtype=microtorch.float64).dtype is microtorch.float64
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError):
+        torch.tensor(data)
+
+
+def test_int64_limits_and_huge_ints_among_floats_still_work() -> None:
+    assert microtorch.tensor([2**63 - 1, -(2**63)]).tolist() == [2**63 - 1, -(2**63)]
+    assert microtorch.tensor([1.5, 2**63]).tolist() == [1.5, float(2**63)]
+    assert microtorch.tensor([np.uint8(3)]).dtype is microtorch.uint8
+
+
+# ------------------------------------------------------------------ full
+FULL_DTYPES = [
+    (lambda T: T.full((2,), 3), "int64"),
+    (lambda T: T.full((2,), True), "bool"),
+    (lambda T: T.full((2,), 1.5), "float32"),
+    (lambda T: T.full((2,), T.tensor(True)), "bool"),
+    (lambda T: T.full((2,), T.tensor(3, dtype=T.int8)), "int64"),  # an integer tensor: int64
+    (lambda T: T.full((2,), T.tensor(1.5, dtype=T.float64)), "float32"),
+    (lambda T: T.full((2,), np.int16(3)), "int64"),
+    (lambda T: T.full((2,), np.float64(3)), "float32"),
+]
+
+
+@pytest.mark.parametrize("make, dtype", FULL_DTYPES)
+def test_full_infers_the_dtype_from_the_fill_value(make, dtype) -> None:
+    assert make(microtorch).dtype.name == dtype
+    torch = pytest.importorskip("torch")
+    assert _name(make(torch).dtype) == dtype
+
+
+@pytest.mark.parametrize(
+    "value, dtype",
+    [(300, "uint8"), (-129, "int8"), (2**40, "int32"), (float("nan"), "int32"), (1e10, "int32")],
+)
+def test_full_with_a_value_the_dtype_cannot_hold_raises(value, dtype) -> None:
+    """PyTorch: RuntimeError 'value cannot be converted to type ... without overflow' (we
+    raised NumPy's OverflowError, and full_like(int_tensor, nan) gave -2**31)."""
+    with pytest.raises(RuntimeError, match=f"full: value .* cannot be converted to type.*{dtype}"):
+        microtorch.full((2,), value, dtype=getattr(microtorch, dtype))
+    with pytest.raises(RuntimeError, match="full: value .* cannot be converted"):
+        microtorch.full_like(microtorch.zeros(2, dtype=getattr(microtorch, dtype)), value)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.full((2,), value, dtype=getattr(torch, dtype))
+
+
+def test_full_wraps_small_negatives_into_unsigned_and_truncates_floats_as_torch() -> None:
+    assert microtorch.full((2,), -1, dtype=microtorch.uint8).tolist() == [255, 255]
+    assert microtorch.full((2,), 1.5, dtype=microtorch.int64).tolist() == [1, 1]
+    torch = pytest.importorskip("torch")
+    assert torch.full((2,), -1, dtype=torch.uint8).tolist() == [255, 255]
+    assert torch.full((2,), 1.5, dtype=torch.int64).tolist() == [1, 1]
+
+
+# ------------------------------------------------------------------ linspace / logspace
+SPACED = [
+    "torch.linspace(0, 1, 5)",
+    "torch.linspace(0, 1, 1)",  # steps=1: just start
+    "torch.linspace(0, 1, 0)",
+    "torch.linspace(1, 0, 4, dtype=torch.float64)",
+    "torch.linspace(-5, 5, 4, dtype=torch.int64)",
+    "torch.linspace(start=0, end=1, steps=3, requires_grad=True)",
+    "torch.logspace(0, 1, 5)",
+    "torch.logspace(0, 1, 1)",
+    "torch.logspace(-1, 1, 3, dtype=torch.float64)",
+    "torch.logspace(0, 2, 3, base=2)",
+    "torch.logspace(0, 3, 4, 0.5)",
+    "torch.logspace(0, 9, 4, dtype=torch.int32)",
+    "torch.logspace(torch.tensor(1.0), 2, 3, requires_grad=True)",
+]
+
+
+@pytest.mark.parametrize("snippet", SPACED)
+def test_linspace_logspace_match_torch(snippet) -> None:
+    ours = eval(snippet, {"torch": microtorch})
+    assert ours.requires_grad == ("requires_grad" in snippet)
+    if snippet == "torch.logspace(0, 2, 3, base=2)":
+        assert ours.tolist() == [1.0, 2.0, 4.0] and ours.dtype is microtorch.float32
+    torch = pytest.importorskip("torch")
+    theirs = eval(snippet, {"torch": torch})
+    assert ours.dtype.name == _name(theirs.dtype) and tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["linspace", "logspace"])
+def test_linspace_logspace_bad_steps(op) -> None:
+    with pytest.raises(RuntimeError, match=f"{op}\\(\\): number of steps must be non-negative"):
+        getattr(microtorch, op)(0, 1, -1)
+    with pytest.raises(TypeError, match=f"{op}\\(\\): argument 'steps' must be an int"):
+        getattr(microtorch, op)(0, 1, 2.0)
+
+
+# ------------------------------------------------------------------ arange / eye
+def test_arange_takes_end_as_a_keyword() -> None:
+    assert microtorch.arange(end=5).tolist() == [0, 1, 2, 3, 4]
+    assert microtorch.arange(start=2, end=5).tolist() == [2, 3, 4]
+    with pytest.raises(TypeError, match="arange\\(\\) missing its end argument"):
+        microtorch.arange()
+    torch = pytest.importorskip("torch")
+    assert torch.arange(end=5).tolist() == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("args", [(float("inf"),), (0, float("nan")), (float("-inf"), 0, 1)])
+def test_arange_of_a_non_finite_range_raises_runtime_error(args) -> None:
+    with pytest.raises(RuntimeError, match="arange: unsupported range"):
+        microtorch.arange(*args)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.arange(*args)
+
+
+@pytest.mark.parametrize("args", [(-1,), (2, -1)])
+def test_eye_with_a_negative_size_raises_runtime_error(args) -> None:
+    with pytest.raises(RuntimeError, match="eye\\(\\): [nm] must be greater or equal to 0"):
+        microtorch.eye(*args)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.eye(*args)
+
+
+# ------------------------------------------------------------------ memory sharing
+def test_as_tensor_shares_memory_with_a_numpy_array_of_its_dtype() -> None:
+    """PyTorch's as_tensor uses from_numpy when dtype and device already fit."""
+    a = np.arange(3.0)
+    shared, copied = microtorch.as_tensor(a), microtorch.as_tensor(a, dtype=microtorch.float32)
+    also_shared = microtorch.as_tensor(a, dtype=microtorch.float64, device="cpu")
+    a[0] = 7.0
+    assert shared.tolist() == [7.0, 1.0, 2.0] and also_shared.tolist() == [7.0, 1.0, 2.0]
+    assert copied.tolist() == [0.0, 1.0, 2.0]
+    assert microtorch.tensor(a).tolist() == [7.0, 1.0, 2.0]  # tensor() copies...
+    copy = microtorch.tensor(a)
+    a[1] = 9.0
+    assert copy.tolist() == [7.0, 1.0, 2.0]  # ...and does not follow later changes
+    torch = pytest.importorskip("torch")
+    b = np.arange(3.0)
+    theirs = torch.as_tensor(b)
+    b[0] = 7.0
+    assert theirs.tolist() == [7.0, 1.0, 2.0]
+
+
+def test_as_tensor_of_a_tensor_and_of_python_data() -> None:
+    t = microtorch.ones(2, requires_grad=True)
+    assert microtorch.as_tensor(t) is t
+    assert microtorch.as_tensor(t, dtype=microtorch.float64).grad_fn is not None
+    assert microtorch.as_tensor([1, 2]).dtype is microtorch.int64
+    assert microtorch.as_tensor(np.array([1, 2], np.int32)).dtype is microtorch.int32
+
+
+# ------------------------------------------------------------------ randint
+@pytest.mark.parametrize(
+    "args, dtype",
+    [
+        ((0, 300, (3,)), "uint8"),
+        ((-1, 2, (3,)), "uint8"),
+        ((0, 10, (3,)), "bool"),
+        ((0, 200, (2,)), "int8"),
+    ],
+)
+def test_randint_range_must_fit_the_dtype(args, dtype) -> None:
+    """PyTorch: RuntimeError 'to - 1 is out of bounds for unsigned char' (we wrapped)."""
+    with pytest.raises(RuntimeError, match=f"randint: .* is out of bounds for microtorch.{dtype}"):
+        microtorch.randint(*args, dtype=getattr(microtorch, dtype))
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.randint(*args, dtype=getattr(torch, dtype))
+
+
+def test_randint_at_the_edges_of_the_dtype_and_randint_like() -> None:
+    microtorch.manual_seed(0)
+    values = microtorch.randint(0, 256, (500,), dtype=microtorch.uint8)
+    assert values.dtype is microtorch.uint8 and int(values.max()) > 200
+    assert microtorch.randint(0, 2, (4,), dtype=microtorch.bool).dtype is microtorch.bool
+    like = microtorch.randint_like(microtorch.ones(2, 3), 10)
+    assert like.dtype is microtorch.float32 and like.shape == (2, 3)
+    low_high = microtorch.randint_like(microtorch.ones(4, dtype=microtorch.int8), 3, 5)
+    assert low_high.dtype is microtorch.int8 and set(low_high.tolist()) <= {3, 4}
+    assert microtorch.randint_like(microtorch.ones(2), 5, dtype=microtorch.int64).dtype.name == (
+        "int64"
+    )
