@@ -260,6 +260,62 @@ def test_set_grad_enabled_as_call_and_context_manager() -> None:
     assert microtorch.is_grad_enabled()
 
 
+def _modes_seen_through_a_decorated_generator(T, decorate) -> list:
+    """Grad mode inside a decorated generator's body and in the caller between its steps."""
+
+    @decorate(T)
+    def steps():
+        received = yield T.is_grad_enabled()
+        yield (T.is_grad_enabled(), received)
+        try:
+            yield "waiting"
+        except KeyError:
+            yield ("thrown", T.is_grad_enabled())
+        return "done"
+
+    seen = []
+    with T.set_grad_enabled(True):  # the caller's mode
+        gen = steps()
+        seen.append(next(gen))
+        seen.append(T.is_grad_enabled())
+        seen.append(gen.send("sent"))
+        seen.append(next(gen))
+        seen.append(gen.throw(KeyError("k")))
+        seen.append(T.is_grad_enabled())
+        with pytest.raises(StopIteration) as stop:
+            next(gen)
+        seen.append(stop.value.value)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "decorate",
+    [lambda T: T.no_grad(), lambda T: T.inference_mode()],
+    ids=["no_grad", "inference_mode"],
+)
+def test_mode_decorators_on_a_generator_function_apply_inside_its_body(decorate) -> None:
+    seen = _modes_seen_through_a_decorated_generator(microtorch, decorate)
+    # inside the body: grad off at every step; in the caller between steps: grad on again
+    assert seen == [False, True, (False, "sent"), "waiting", ("thrown", False), True, "done"]
+    assert microtorch.is_grad_enabled()
+    torch = pytest.importorskip("torch")
+    assert _modes_seen_through_a_decorated_generator(torch, decorate) == seen
+
+
+def test_enable_grad_on_a_generator_function_inside_no_grad() -> None:
+    a = leaf([1.0])
+
+    @microtorch.enable_grad()
+    def doubles():
+        yield a * 2
+        yield a * 3
+
+    with microtorch.no_grad():
+        results = list(doubles())
+        assert not microtorch.is_grad_enabled()
+    assert [r.requires_grad for r in results] == [True, True]
+
+
 # ------------------------------------------------------------------ in-place ops
 def test_inplace_methods_return_self_and_change_values(device: str) -> None:
     t = microtorch.tensor([1.0, 2.0, 3.0], device=device)
