@@ -290,8 +290,8 @@ def _modes_seen_through_a_decorated_generator(T, decorate) -> list:
 
 @pytest.mark.parametrize(
     "decorate",
-    [lambda T: T.no_grad(), lambda T: T.inference_mode()],
-    ids=["no_grad", "inference_mode"],
+    [lambda T: T.no_grad(), lambda T: T.inference_mode(), lambda T: T.set_grad_enabled(False)],
+    ids=["no_grad", "inference_mode", "set_grad_enabled"],
 )
 def test_mode_decorators_on_a_generator_function_apply_inside_its_body(decorate) -> None:
     seen = _modes_seen_through_a_decorated_generator(microtorch, decorate)
@@ -314,6 +314,29 @@ def test_enable_grad_on_a_generator_function_inside_no_grad() -> None:
         results = list(doubles())
         assert not microtorch.is_grad_enabled()
     assert [r.requires_grad for r in results] == [True, True]
+
+
+def test_set_grad_enabled_as_a_decorator_leaves_the_mode_as_it_was() -> None:
+    a = leaf([1.0])
+
+    @microtorch.set_grad_enabled(False)
+    def double(t):
+        return t * 2, microtorch.is_grad_enabled()
+
+    assert microtorch.is_grad_enabled()  # decorating did not switch gradients off
+    out, inside = double(a)
+    assert not out.requires_grad and inside is False
+    assert microtorch.is_grad_enabled() and (a * 2).requires_grad
+
+
+@pytest.mark.parametrize("mode", [None, 0, 1.0, "no", np.True_])
+def test_set_grad_enabled_takes_only_a_bool_as_in_pytorch(mode) -> None:
+    with pytest.raises(TypeError, match=r"set_grad_enabled\(\).*must be bool"):
+        microtorch.set_grad_enabled(mode)
+    assert microtorch.is_grad_enabled()  # nothing was switched
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        torch.set_grad_enabled(mode)
 
 
 # ------------------------------------------------------------------ in-place ops

@@ -112,7 +112,12 @@ class set_grad_enabled(_GradMode):
 
     def __init__(self, mode: bool) -> None:
         global enabled
-        self.mode = bool(mode)
+        if not isinstance(mode, bool):  # (None or 0 would quietly switch gradients off)
+            raise TypeError(
+                f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}; "
+                "pass True or False"
+            )
+        self.mode = mode
         self._previous = enabled
         enabled = self.mode
 
@@ -120,6 +125,10 @@ class set_grad_enabled(_GradMode):
         pass  # the mode was already set by the call
 
     def __call__(self, fn: Callable) -> Callable:
+        """``@set_grad_enabled(False)``: the call above set the mode; a decorator only
+        wraps ``fn``, so the mode goes back to what it was."""
+        global enabled
+        enabled = self._previous
         return run_inside(functools.partial(set_grad_enabled, self.mode), fn)
 
 
