@@ -146,6 +146,34 @@ def test_autograd_backward_function() -> None:
     assert values(a.grad) == [2.0, 4.0]
 
 
+def _autograd_backward_of_two_outputs_sharing_a_graph(T) -> list:
+    a = T.tensor([1.0, 2.0], requires_grad=True)
+    b = T.tensor([0.5, -1.0], requires_grad=True)
+    h = (a * b).exp()  # both outputs go through h: one backward pass must serve both
+    T.autograd.backward([h * 2, h.sum()], [T.tensor([1.0, 3.0]), None])
+    seen = [a.grad.tolist(), b.grad.tolist()]
+    c = T.tensor([1.0, 2.0], requires_grad=True)
+    T.autograd.backward([(a * c).sum(), (c * c).sum()], inputs=[c])  # only c's .grad changes
+    seen += [c.grad.tolist(), a.grad.tolist()]
+    T.autograd.backward(a * c, grad_tensors=T.tensor([1.0, 0.0]), inputs=c)
+    return seen + [c.grad.tolist()]
+
+
+def test_autograd_backward_of_several_tensors_is_one_pass_as_in_pytorch() -> None:
+    seen = _autograd_backward_of_two_outputs_sharing_a_graph(microtorch)
+    h = np.exp([0.5, -2.0])  # d/da of sum(2 w h) + sum(h) = (2 w + 1) h b, with w = [1, 3]
+    np.testing.assert_allclose(seen[0], [3.0, 7.0] * h * [0.5, -1.0])
+    np.testing.assert_allclose(seen[1], [3.0, 7.0] * h * [1.0, 2.0])
+    assert seen[2] == [3.0, 6.0] and seen[4] == [4.0, 6.0]  # a + 2 c, then + [1, 0] * a
+    assert seen[3] == seen[0]  # a was not in inputs
+    with pytest.raises(RuntimeError, match=r"element 1 of tensors does not require grad"):
+        microtorch.autograd.backward([leaf([1.0]).sum(), microtorch.ones(1)])
+    torch = pytest.importorskip("torch")
+    expected = _autograd_backward_of_two_outputs_sharing_a_graph(torch)
+    for mine, theirs in zip(seen, expected):
+        np.testing.assert_allclose(mine, theirs)
+
+
 # ------------------------------------------------------------------ backward's arguments
 def test_backward_on_non_scalar_needs_gradient() -> None:
     a = leaf([1.0, 2.0])

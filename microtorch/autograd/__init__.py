@@ -1,6 +1,8 @@
 """Reverse-mode automatic differentiation: the graph (Function), the walk (engine),
 grad mode switches, the gradient checker, and the functions backward() and grad()."""
 
+from typing import Any
+
 from .. import backend
 from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled
 from .function import Function
@@ -15,14 +17,53 @@ from .grad_mode import (
 from .gradcheck import GradcheckError, gradcheck
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None):
-    """``autograd.backward(loss)``: the same as ``loss.backward()``."""
-    tensors = tensors if isinstance(tensors, (list, tuple)) else [tensors]
-    grads = (
-        grad_tensors if isinstance(grad_tensors, (list, tuple)) else [grad_tensors] * len(tensors)
-    )
-    for t, g in zip(tensors, grads):
-        t.backward(g, retain_graph=retain_graph)
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None) -> None:  # fmt: skip
+    """``autograd.backward(loss)``: the same as ``loss.backward()``. Several tensors (each with
+    its gradient in ``grad_tensors``; None for a one-element tensor) are one backward pass of
+    the sum of each times its gradient, so they may share a graph. ``grad_variables`` is
+    PyTorch's old name for ``grad_tensors``."""
+    from .._tensor import Tensor
+
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if not tensors:
+        return  # nothing to differentiate, as in PyTorch
+    if len(tensors) == 1:
+        grad = grad_tensors[0] if isinstance(grad_tensors, (list, tuple)) else grad_tensors
+        tensors[0].backward(grad, retain_graph, create_graph, inputs)
+        return
+    total = weighted_sum(tensors, grad_tensors, "autograd.backward", "tensors", "grad_tensors")
+    total.backward(retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+
+def weighted_sum(outputs: list, grad_outputs: Any, op: str, outputs_name: str,
+                 grads_name: str) -> Any:  # fmt: skip
+    """One scalar, the sum over ``outputs`` of (output * its grad_output).sum(): its gradient
+    is what backward() gives for all the outputs at once, each weighted by its own
+    grad_output (None: a one-element output, weighted by 1)."""
+    from .. import functional as F
+    from .._tensor import Tensor
+
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs] * len(outputs)
+    with enable_grad():
+        total = None
+        for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+            if not out.requires_grad:
+                raise RuntimeError(
+                    f"{op}: element {i} of {outputs_name} does not require grad and does not "
+                    "have a grad_fn"
+                )
+            if g is None and out.numel() != 1:
+                raise RuntimeError(
+                    f"{op}: grad can be implicitly created only for scalar outputs, but "
+                    f"{outputs_name}[{i}] has shape {tuple(out.shape)}; pass {grads_name}"
+                )
+            term = out.sum() if g is None else F.mul(out, g.detach()).sum()
+            total = term if total is None else total + term
+    return total
 
 
 def no_gradients_of_gradients(what: str) -> NotImplementedError:
@@ -40,7 +81,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ``backward()``, no leaf's ``.grad`` changes. An input no gradient reaches is an error, unless
     ``allow_unused=True`` (then None, or zeros with ``materialize_grads=True``)."""
     from .. import factories
-    from .. import functional as F
     from .._tensor import Tensor
     from . import engine
 
@@ -49,29 +89,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     single = isinstance(inputs, Tensor)
     inputs = [inputs] if single else list(inputs)
-    if grad_outputs is None or isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs] * len(outputs)
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor) or not t.requires_grad:
             raise RuntimeError(
                 f"autograd.grad: inputs[{i}] does not require grad (every input must be a "
                 "tensor that requires grad)"
             )
-    with enable_grad():  # one scalar: the sum of each output times its grad_output
-        total = None
-        for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-            if not out.requires_grad:
-                raise RuntimeError(
-                    f"autograd.grad: element {i} of outputs does not require grad and does not "
-                    "have a grad_fn"
-                )
-            if g is None and out.numel() != 1:
-                raise RuntimeError(
-                    f"autograd.grad: grad can be implicitly created only for scalar outputs, "
-                    f"but outputs[{i}] has shape {tuple(out.shape)}; pass grad_outputs"
-                )
-            term = out.sum() if g is None else F.mul(out, g.detach()).sum()
-            total = term if total is None else total + term
+    total = weighted_sum(outputs, grad_outputs, "autograd.grad", "outputs", "grad_outputs")
     seed = backend.xp_of(total.array).ones_like(total.array)
     with engine.capturing_walk():
         found = engine.backward(total, seed, retain_graph=bool(retain_graph), capture=inputs)
