@@ -46,8 +46,15 @@ def weighted_sum(outputs: list, grad_outputs: Any, op: str, outputs_name: str,
     from .. import functional as F
     from .._tensor import Tensor
 
-    if grad_outputs is None or isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs] * len(outputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"{op}: got {len(outputs)} tensors and {len(grad_outputs)} gradients; pass one "
+            f"{grads_name} entry per tensor in {outputs_name} (None for a one-element one)"
+        )
     with enable_grad():
         total = None
         for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
@@ -60,6 +67,12 @@ def weighted_sum(outputs: list, grad_outputs: Any, op: str, outputs_name: str,
                 raise RuntimeError(
                     f"{op}: grad can be implicitly created only for scalar outputs, but "
                     f"{outputs_name}[{i}] has shape {tuple(out.shape)}; pass {grads_name}"
+                )
+            if g is not None and tuple(g.shape) != tuple(out.shape):
+                raise RuntimeError(
+                    f"{op}: mismatch in shape: {grads_name}[{i}] has a shape of "
+                    f"{tuple(g.shape)} and {outputs_name}[{i}] has a shape of "
+                    f"{tuple(out.shape)}; they must be the same"
                 )
             term = out.sum() if g is None else F.mul(out, g.detach()).sum()
             total = term if total is None else total + term
@@ -75,11 +88,13 @@ def no_gradients_of_gradients(what: str) -> NotImplementedError:
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:  # fmt: skip
+         only_inputs=True, allow_unused=None, is_grads_batched=False,
+         materialize_grads=False) -> tuple:  # fmt: skip
     """``autograd.grad(loss, params)``: the gradients of ``outputs`` (summed, each weighted by
     its ``grad_outputs``) with respect to each of ``inputs``, returned as a tuple. Unlike
     ``backward()``, no leaf's ``.grad`` changes. An input no gradient reaches is an error, unless
-    ``allow_unused=True`` (then None, or zeros with ``materialize_grads=True``)."""
+    ``allow_unused=True`` (then None, or zeros with ``materialize_grads=True``).
+    ``only_inputs`` is ignored, as in PyTorch (where it is deprecated)."""
     from .. import factories
     from .._tensor import Tensor
     from . import engine
@@ -89,6 +104,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     single = isinstance(inputs, Tensor)
     inputs = [inputs] if single else list(inputs)
+    if not inputs:
+        raise RuntimeError("autograd.grad: the inputs argument cannot be empty")
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "autograd.grad: materialize_grads=True gives zeros for unused inputs, so it needs "
+            "allow_unused=True or left out, but got allow_unused=False"
+        )
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor) or not t.requires_grad:
             raise RuntimeError(
@@ -96,9 +118,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 "tensor that requires grad)"
             )
     total = weighted_sum(outputs, grad_outputs, "autograd.grad", "outputs", "grad_outputs")
-    seed = backend.xp_of(total.array).ones_like(total.array)
-    with engine.capturing_walk():
-        found = engine.backward(total, seed, retain_graph=bool(retain_graph), capture=inputs)
+    if total is None:  # no outputs: no gradient reaches any input
+        found = [None] * len(inputs)
+    else:
+        seed = backend.xp_of(total.array).ones_like(total.array)
+        with engine.capturing_walk():
+            found = engine.backward(total, seed, retain_graph=bool(retain_graph), capture=inputs)
     result = []
     for i, (t, g) in enumerate(zip(inputs, found)):
         if g is None:
