@@ -84,6 +84,8 @@ def test_clip_grad_norm_other_norms_and_edge_cases() -> None:
     assert norm.item() == pytest.approx(max(np.abs(g).max() for g in grads))
     norm = nn.utils.clip_grad_norm_(params, max_norm=100.0, norm_type=1)
     assert norm.item() == pytest.approx(sum(np.abs(g).sum() for g in grads), rel=1e-6)
+    norm = nn.utils.clip_grad_norm_(params, max_norm=100.0, norm_type=-math.inf)
+    assert norm.item() == pytest.approx(min(np.abs(g).min() for g in grads))  # the smallest
     single = nn.Parameter(torch.zeros(2))
     single.grad = torch.tensor([3.0, 4.0])
     assert nn.utils.clip_grad_norm_(single, 1.0).item() == pytest.approx(5.0)
@@ -105,7 +107,7 @@ def test_clip_grad_norm_matches_pytorch() -> None:
     tparams = _torch_params_with(pt, grads)
     params[1].grad.zero_()  # (a gradient of zeros: the "0-norm" counts the others)
     tparams[1].grad.zero_()
-    for norm_type in (2.0, math.inf, 0.0, 3.0):
+    for norm_type in (2.0, math.inf, 0.0, 3.0, -math.inf, -2.0, 0.5):
         ours = nn.utils.clip_grad_norm_(params, 0.5, norm_type=norm_type)
         theirs = pt.nn.utils.clip_grad_norm_(tparams, 0.5, norm_type=norm_type)
         assert ours.item() == pytest.approx(theirs.item(), rel=1e-6)

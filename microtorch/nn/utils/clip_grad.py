@@ -50,6 +50,8 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
     measured = [a if a.dtype.itemsize >= 4 else a.astype(numpy.float32) for a in arrays]
     if norm_type == math.inf:
         total = xp.stack([xp.abs(a).max() for a in measured]).max()
+    elif norm_type == -math.inf:  # the smallest magnitude of any element
+        total = xp.stack([xp.abs(a).min() for a in measured]).min()
     elif norm_type == 2.0:
         # vdot of a flat array with itself = its sum of squares, in one BLAS call
         squares = [xp.vdot(a.ravel(), a.ravel()) for a in measured]
