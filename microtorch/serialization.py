@@ -183,12 +183,13 @@ def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, weights_onl
     """Read what ``save`` wrote.
 
     ``map_location`` says where tensors go: None (where they were saved; CPU when CUDA is
-    not available), a device such as ``"cpu"`` or ``"cuda"``, or a dict from saved device to
-    device (``{"cuda:0": "cpu"}``). ``weights_only`` is accepted for PyTorch compatibility:
-    microtorch checkpoints never contain code, so loading is always weights-only."""
+    not available), a device such as ``"cpu"`` or ``"cuda"``, a dict from saved device to
+    device (``{"cuda:0": "cpu"}``), or PyTorch's ``lambda storage, location: storage`` form
+    (see ``_placer``). ``weights_only`` is accepted for PyTorch compatibility: microtorch
+    checkpoints never contain code, so loading is always weights-only."""
     if mmap:
         raise ValueError("load: mmap=True is not supported; leave it None")
-    mapper = _location_mapper(map_location)
+    place = _placer(map_location)
     name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", repr(f))
     if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
         raise FileNotFoundError(f"load: no such file: {name!r}")
@@ -207,7 +208,7 @@ def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, weights_onl
                     f"it was written by a newer microtorch (format version {manifest['version']}, "
                     f"this one reads up to {FORMAT_VERSION}); upgrade microtorch"
                 )
-            return _Decoder(archive, mapper).decode(manifest["root"])
+            return _Decoder(archive, place).decode(manifest["root"])
     except _NotACheckpoint as error:
         raise RuntimeError(f"load: {name!r} is not a microtorch checkpoint: {error}") from None
     except (FileNotFoundError, PermissionError, IsADirectoryError):
@@ -233,6 +234,32 @@ def _why_no_manifest(files: list) -> str:
     return "it is a zip/.npz archive without microtorch's manifest"
 
 
+def _placer(map_location: Any) -> Any:
+    """A function (array as read, saved device string) -> the array where it is to be loaded.
+
+    A callable ``map_location`` is PyTorch's ``map_location(storage, location)``: it gets the
+    tensor on the CPU and the saved device string, and returns that tensor moved where it
+    should go (``lambda storage, loc: storage`` keeps it on the CPU), or None for the
+    default place."""
+    if callable(map_location):
+        default = _placer(None)
+
+        def by_function(host: numpy.ndarray, saved: str) -> Any:
+            moved = map_location(Tensor._make(host), saved)
+            if moved is None:
+                return default(host, saved)
+            if not isinstance(moved, Tensor):
+                raise TypeError(
+                    f"load: map_location(storage, {saved!r}) returned {type(moved).__name__}; "
+                    "it must return the tensor it was given, moved where it should go (or None)"
+                )
+            return moved.array
+
+        return by_function
+    device_for = _location_mapper(map_location)
+    return lambda host, saved: backend.to_device(host, device_for(saved))
+
+
 def _location_mapper(map_location: Any) -> Any:
     """A function from the saved device string to the device to load onto."""
     if map_location is None:
@@ -252,14 +279,14 @@ def _location_mapper(map_location: Any) -> Any:
         fallback = _location_mapper(None)
         return lambda saved: table.get(saved) or fallback(saved)
     raise TypeError(
-        f"load: map_location must be None, a device (e.g. 'cpu') or a dict from saved device to "
-        f"device, got {type(map_location).__name__}"
+        f"load: map_location must be None, a device (e.g. 'cpu'), a dict from saved device to "
+        f"device or a function (storage, location) -> storage, got {type(map_location).__name__}"
     )
 
 
 class _Decoder:
-    def __init__(self, archive: Any, mapper: Any) -> None:
-        self.archive, self.mapper = archive, mapper
+    def __init__(self, archive: Any, place: Any) -> None:
+        self.archive, self.place = archive, place
         self.tensors: dict[tuple, Tensor] = {}  # one object per stored tensor: ties survive
 
     def array(self, name: str) -> numpy.ndarray:
@@ -296,7 +323,7 @@ class _Decoder:
             return self.tensors[key]
         host = self.array(node["tensor"])
         _dtypes.from_numpy_dtype(host.dtype)  # a dtype microtorch knows, or a clear error
-        t = Tensor._make(backend.to_device(host, self.mapper(node.get("device", "cpu"))))
+        t = Tensor._make(self.place(host, node.get("device", "cpu")))
         if node.get("parameter"):
             from .nn.parameter import Parameter
 

@@ -114,7 +114,28 @@ def test_map_location_and_devices(tmp_path, device: str) -> None:
     moved = torch.load(tmp_path / "d.pt", map_location=device, weights_only=True)["t"]
     assert moved.device.type == device
     with pytest.raises(TypeError, match="map_location"):
-        torch.load(tmp_path / "d.pt", map_location=lambda storage, loc: storage)
+        torch.load(tmp_path / "d.pt", map_location=3)
+
+
+def test_map_location_as_a_function_of_storage_and_location(tmp_path, device: str) -> None:
+    t = torch.randn(3, device=device)
+    torch.save({"t": t, "n": 1}, tmp_path / "f.pt")
+    seen = []
+
+    def keep_on_cpu(storage, location):  # PyTorch's idiom: load everything onto the CPU
+        seen.append((storage.device.type, location))
+        return storage
+
+    loaded = torch.load(tmp_path / "f.pt", map_location=keep_on_cpu)
+    assert seen == [("cpu", str(t.device))]  # it gets the tensor on the CPU and where it was
+    assert loaded["t"].device.type == "cpu" and loaded["n"] == 1
+    np.testing.assert_array_equal(loaded["t"].numpy(), t.cpu().numpy())
+    back = torch.load(tmp_path / "f.pt", map_location=lambda storage, loc: storage.to(device))
+    assert back["t"].device.type == device
+    default = torch.load(tmp_path / "f.pt", map_location=lambda storage, loc: None)
+    assert default["t"].device.type == device  # None: where it was saved
+    with pytest.raises(TypeError, match=r"map_location\(storage, '.*returned int"):
+        torch.load(tmp_path / "f.pt", map_location=lambda storage, loc: 0)
 
 
 def test_model_saved_on_device_loads_into_cpu_model(tmp_path, device: str) -> None:
