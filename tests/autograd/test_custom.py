@@ -201,3 +201,26 @@ def test_array_level_ops_are_unchanged() -> None:
     Double.apply(x).sum().backward()
     assert not Double.pytorch_style and Cube.pytorch_style
     assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_once_differentiable_backward_as_in_pytorch() -> None:
+    from microtorch.autograd.function import once_differentiable
+
+    class Square(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            assert not microtorch.is_grad_enabled()  # no graph of the backward is recorded
+            return grad * 2 * x
+
+    x = microtorch.tensor([1.0, -3.0], requires_grad=True)
+    (Square.apply(x) * microtorch.tensor([1.0, 2.0])).sum().backward()
+    assert x.grad.tolist() == [2.0, -12.0]
+    torch = pytest.importorskip("torch")
+    assert torch.autograd.function.once_differentiable.__name__ == once_differentiable.__name__
