@@ -4,7 +4,13 @@ grad mode switches, the gradient checker, and the functions backward() and grad(
 from typing import Any
 
 from .. import backend
-from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled
+from .anomaly import (
+    AnomalyError,
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .function import Function
 from .grad_mode import (
     enable_grad,
@@ -148,9 +154,11 @@ __all__ = [
     "grad",
     "gradcheck",
     "inference_mode",
+    "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "no_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]
