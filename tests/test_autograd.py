@@ -755,6 +755,29 @@ def test_is_inference_mode_enabled_as_in_pytorch() -> None:
         assert seen == [False, True, False, True, False], T
 
 
+def _grad_mode_under_inference_mode_false(T) -> list:
+    a = T.ones(2, requires_grad=True)
+
+    @T.inference_mode(False)
+    def double(t):
+        return t * 2
+
+    seen = []
+    for outer in (T.no_grad, T.inference_mode, T.enable_grad):
+        with outer():
+            with T.inference_mode(False):
+                seen.append((T.is_grad_enabled(), (a * 2).requires_grad))
+            seen.append((T.is_grad_enabled(), double(a).requires_grad))
+    return seen
+
+
+def test_inference_mode_false_is_normal_mode_with_gradients_on_as_in_pytorch() -> None:
+    seen = _grad_mode_under_inference_mode_false(microtorch)
+    assert seen == [(True, True), (False, True)] * 2 + [(True, True), (True, True)]
+    torch = pytest.importorskip("torch")
+    assert _grad_mode_under_inference_mode_false(torch) == seen
+
+
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # (tests/fake_cupy's 0 / 0)
 def test_max_of_values_with_nan_and_prod_of_one_value_as_in_pytorch(device: str) -> None:
     nan = float("nan")

@@ -135,7 +135,8 @@ class set_grad_enabled(_GradMode):
 class inference_mode(no_grad):
     """PyTorch's ``no_grad`` for pure inference (``with torch.inference_mode():`` or
     ``@torch.inference_mode()``). microtorch has no separate inference tensors, so it is
-    ``no_grad`` here; ``inference_mode(False)`` leaves grad mode as it is."""
+    ``no_grad`` here. ``inference_mode(False)`` is normal mode, with gradients on (even
+    inside ``no_grad``), as in PyTorch."""
 
     def __new__(cls, mode: Any = True) -> Any:
         if callable(mode):
@@ -149,8 +150,7 @@ class inference_mode(no_grad):
         global enabled, inference
         self._previous, self._previous_inference = enabled, inference
         inference = self.active  # inference_mode(False) ends it inside an outer one
-        if self.active:
-            enabled = False
+        enabled = not self.active
 
     def __exit__(self, *exc: Any) -> None:
         global enabled, inference
