@@ -45,6 +45,14 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors for backward; an in-place change to one before backward is an error."""
+        Tensor = function._tensor_class()
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save tensors (or None), but argument {i} is of "
+                    f"type {type(t).__name__}; keep other values as attributes of ctx "
+                    "(ctx.value = ...)"
+                )
         self.to_save = tensors
         self.saved_versions = tuple(None if t is None else t._version for t in tensors)
 

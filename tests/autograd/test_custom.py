@@ -224,3 +224,27 @@ def test_once_differentiable_backward_as_in_pytorch() -> None:
     assert x.grad.tolist() == [2.0, -12.0]
     torch = pytest.importorskip("torch")
     assert torch.autograd.function.once_differentiable.__name__ == once_differentiable.__name__
+
+
+def test_save_for_backward_takes_only_tensors_or_none() -> None:
+    def function_saving(T, value):
+        class Saves(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, value)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+
+        return Saves
+
+    x = microtorch.ones(2, requires_grad=True)
+    function_saving(microtorch, None).apply(x).sum().backward()  # None is fine
+    assert x.grad.tolist() == [2.0, 2.0]
+    with pytest.raises(TypeError, match=r"argument 1 is of type int.*ctx.value"):
+        function_saving(microtorch, 3).apply(x)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        function_saving(torch, 3).apply(torch.ones(2, requires_grad=True))
