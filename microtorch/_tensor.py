@@ -357,6 +357,12 @@ class Tensor:
         return t
 
     def detach_(self) -> Tensor:
+        """Cut this tensor out of the graph in place (a view cannot be: use detach())."""
+        if self._view is not None:
+            raise RuntimeError(
+                "detach_(): can't detach views in-place, this tensor shares its base's memory "
+                "and place in the graph; use .detach() instead, which returns a new tensor"
+            )
         self.grad_fn = None
         self.requires_grad = False
         return self

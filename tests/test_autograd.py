@@ -554,6 +554,21 @@ def test_version_counter_is_shared_with_views_and_detach() -> None:
         z.backward()
 
 
+def test_detach_in_place_refuses_views_as_in_pytorch() -> None:
+    x = leaf([1.0, 2.0, 3.0])
+    h = x * 2
+    h.detach_()  # not a view: cut out of the graph
+    assert not h.requires_grad and h.is_leaf
+    for view in (x[0], (x * 2)[1:], x.detach()[0], microtorch.ones(2, 3).view(6)):
+        with pytest.raises(RuntimeError, match=r"detach_\(\).*views.*use \.detach\(\)"):
+            view.detach_()
+    torch = pytest.importorskip("torch")
+    t = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    for view in (t[0], (t * 2)[1:], t.detach()[0], torch.ones(2, 3).view(6)):
+        with pytest.raises(RuntimeError):
+            view.detach_()
+
+
 def test_einsum_of_one_operand_is_a_view_as_in_pytorch(device: str) -> None:
     m = microtorch.arange(9.0, device=device).reshape(3, 3)
     microtorch.einsum("ii->i", m).fill_(0.0)  # zeroes m's diagonal, as in PyTorch
