@@ -1782,12 +1782,21 @@ def clear_grads(tensors: Any, set_to_none: bool = True) -> None:
 
 
 class _HookHandle:
+    """What register_hook returns: ``.remove()`` takes the hook out; as a context manager
+    (``with x.register_hook(fn):``) the hook is removed at the end of the block."""
+
     def __init__(self, hooks: list, hook: Callable) -> None:
         self._hooks, self._hook = hooks, hook
 
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+    def __enter__(self) -> _HookHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
 
 
 def _shape_args(args: tuple, keyword: Any = None) -> tuple:

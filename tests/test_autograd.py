@@ -678,6 +678,21 @@ def test_hook_handle_remove() -> None:
     assert a.grad.item() == 2.0
 
 
+def _grad_with_a_hook_for_one_block(T) -> list:
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    with x.register_hook(lambda g: g * 10) as handle:
+        (x * x).sum().backward()
+    (x * x).sum().backward()  # the hook is gone: plain 2 x is added
+    handle.remove()  # removing again is harmless
+    return x.grad.tolist()
+
+
+def test_hook_handle_as_a_context_manager_removes_the_hook_at_the_end() -> None:
+    assert _grad_with_a_hook_for_one_block(microtorch) == [22.0, 44.0]
+    torch = pytest.importorskip("torch")
+    assert _grad_with_a_hook_for_one_block(torch) == [22.0, 44.0]
+
+
 def test_hook_on_tensor_without_grad_raises() -> None:
     with pytest.raises(RuntimeError, match="doesn't require gradient"):
         microtorch.ones(2).register_hook(lambda g: g)
