@@ -41,8 +41,13 @@ _MANIFEST = "__manifest__"
 
 
 # ---------------------------------------------------------------- save
-def save(obj: Any, f: str | os.PathLike | io.IOBase) -> None:
-    """Write ``obj`` to ``f`` (a path, written atomically, or a binary file object)."""
+def save(obj: Any, f: str | os.PathLike | io.IOBase, pickle_module: Any = None,
+         pickle_protocol: int = 2, _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:  # fmt: skip
+    """Write ``obj`` to ``f`` (a path, written atomically, or a binary file object).
+
+    PyTorch's pickle and zip-format options are accepted and change nothing: a microtorch
+    checkpoint is never a pickle."""
     arrays: dict[str, numpy.ndarray] = {}
     names: dict[int, str] = {}  # id(array) -> archive name, so a shared tensor is stored once
     root = _encode(obj, arrays, names, "obj")
@@ -178,15 +183,16 @@ _CORRUPTION = (
 )
 
 
-def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, weights_only: Any = None,
-         mmap: Any = None) -> Any:  # fmt: skip
+def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, pickle_module: Any = None,
+         *, weights_only: Any = None, mmap: Any = None, **pickle_load_args: Any) -> Any:  # fmt: skip
     """Read what ``save`` wrote.
 
     ``map_location`` says where tensors go: None (where they were saved; CPU when CUDA is
     not available), a device such as ``"cpu"`` or ``"cuda"``, a dict from saved device to
     device (``{"cuda:0": "cpu"}``), or PyTorch's ``lambda storage, location: storage`` form
     (see ``_placer``). ``weights_only`` is accepted for PyTorch compatibility: microtorch
-    checkpoints never contain code, so loading is always weights-only."""
+    checkpoints never contain code, so loading is always weights-only. ``pickle_module`` and
+    ``pickle_load_args`` (such as ``encoding=``) change nothing either: nothing is unpickled."""
     if mmap:
         raise ValueError("load: mmap=True is not supported; leave it None")
     place = _placer(map_location)

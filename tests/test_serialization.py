@@ -101,6 +101,22 @@ def test_file_objects(tmp_path) -> None:
     assert torch.load(buffer)["w"].tolist() == [0, 1, 2, 3, 4]
 
 
+def _save_and_load_with_pytorchs_options(T, tmp_path) -> list:
+    buffer = io.BytesIO()
+    T.save({"w": T.arange(3)}, buffer, pickle_protocol=2, _use_new_zipfile_serialization=True)
+    buffer.seek(0)
+    loaded = [T.load(buffer, map_location="cpu", pickle_module=None, weights_only=True)]
+    T.save(T.ones(2), tmp_path / "o.pt", _disable_byteorder_record=False)
+    loaded.append(T.load(tmp_path / "o.pt", None, encoding="utf-8", weights_only=False))
+    return [loaded[0]["w"].tolist(), loaded[1].tolist()]
+
+
+def test_save_and_load_accept_pytorchs_pickle_options(tmp_path) -> None:
+    assert _save_and_load_with_pytorchs_options(torch, tmp_path) == [[0, 1, 2], [1.0, 1.0]]
+    pt = pytest.importorskip("torch")
+    assert _save_and_load_with_pytorchs_options(pt, tmp_path) == [[0, 1, 2], [1.0, 1.0]]
+
+
 def test_map_location_and_devices(tmp_path, device: str) -> None:
     t = torch.randn(3, device=device)
     torch.save({"t": t}, tmp_path / "d.pt")
