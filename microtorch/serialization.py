@@ -21,6 +21,7 @@ during ``save`` leaves the previous checkpoint intact, never a half-written one.
 
 from __future__ import annotations
 
+import collections
 import io
 import json
 import os
@@ -101,6 +102,8 @@ def _encode(obj: Any, arrays: dict, names: dict, where: str) -> Any:
                     _encode(value, arrays, names, f"{where}[{key!r}]"),
                 ]
             )
+        if isinstance(obj, collections.OrderedDict):  # a state_dict(): it comes back one
+            return {"dict": items, "ordered": True}
         return {"dict": items}
     if isinstance(obj, list):
         return {"list": [_encode(v, arrays, names, f"{where}[{i}]") for i, v in enumerate(obj)]}
@@ -310,7 +313,8 @@ class _Decoder:
         if "ndarray" in node:
             return self.array(node["ndarray"])
         if "dict" in node:
-            return {self.decode(k): self.decode(v) for k, v in node["dict"]}
+            kind = collections.OrderedDict if node.get("ordered") else dict
+            return kind((self.decode(k), self.decode(v)) for k, v in node["dict"])
         if "list" in node:
             return [self.decode(v) for v in node["list"]]
         if "tuple" in node:

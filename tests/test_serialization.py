@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import io
 import os
 import signal
@@ -64,6 +65,16 @@ def test_nested_round_trip_keeps_types_and_values(tmp_path) -> None:
     assert back["dtype"] is torch.float64 and back["device"] == torch.device("cpu")
     assert isinstance(back["size"], torch.Size) and back["size"] == (2, 3)
     assert back["empty_tensor"].shape == (0, 3)
+
+
+def test_an_ordered_dict_such_as_a_state_dict_comes_back_as_one(tmp_path) -> None:
+    sd = nn.Linear(3, 2).state_dict()
+    nested = {"model": sd, "plain": {"b": 1, "a": 2}, "list": [collections.OrderedDict(z=1)]}
+    torch.save(nested, tmp_path / "s.pt")
+    back = torch.load(tmp_path / "s.pt")
+    assert type(back) is dict and type(back["plain"]) is dict
+    assert type(back["model"]) is collections.OrderedDict and list(back["model"]) == list(sd)
+    assert type(back["list"][0]) is collections.OrderedDict and back["list"][0] == {"z": 1}
 
 
 def test_model_and_optimizer_round_trip_bit_exact(tmp_path) -> None:
