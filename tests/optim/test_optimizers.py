@@ -252,6 +252,43 @@ def test_param_groups_have_their_own_lr_and_weight_decay() -> None:
         np.testing.assert_allclose(p.detach().numpy(), e, rtol=1e-10)
 
 
+def _optimizer_over_named_parameters(T) -> list:
+    T.manual_seed(0)
+    model = T.nn.Sequential(T.nn.Linear(3, 2), T.nn.Linear(2, 1))
+    opt = T.optim.SGD(model.named_parameters(), lr=0.1, momentum=0.9)
+    model(T.ones(4, 3)).pow(2).sum().backward()
+    opt.step()
+    sd = opt.state_dict()
+    grouped = T.optim.AdamW(
+        [
+            {"params": list(model[0].named_parameters())},
+            {"params": list(model[1].named_parameters()), "lr": 0.5},
+        ]
+    )
+    errors = []
+    try:
+        opt.add_param_group({"params": [T.zeros(2, requires_grad=True)]})
+    except ValueError:
+        errors.append("ValueError")
+    return [
+        opt.param_groups[0]["param_names"],
+        sd["param_groups"][0]["param_names"],
+        sd["param_groups"][0]["params"],
+        sorted(sd["state"]),
+        [g["param_names"] for g in grouped.param_groups],
+        errors,
+    ]
+
+
+def test_optimizers_take_named_parameters_as_in_pytorch() -> None:
+    seen = _optimizer_over_named_parameters(torch)
+    names = ["0.weight", "0.bias", "1.weight", "1.bias"]
+    assert seen == [names, names, [0, 1, 2, 3], [0, 1, 2, 3],
+                    [["weight", "bias"]] * 2, ["ValueError"]]  # fmt: skip
+    pt = pytest.importorskip("torch")
+    assert _optimizer_over_named_parameters(pt) == seen
+
+
 def test_lr_can_be_changed_every_step() -> None:
     values, grads = _start()
     params = [nn.Parameter(torch.tensor(v)) for v in values]
