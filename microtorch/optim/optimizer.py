@@ -146,7 +146,9 @@ class Optimizer:
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore hyperparameters and per-parameter state saved by ``state_dict()``. State
-        tensors are copied onto each parameter's device (floating ones in its dtype)."""
+        tensors are copied onto each parameter's device (floating ones in its dtype). A
+        hyperparameter the state dict lacks (one saved before it existed, such as
+        ``maximize``) gets this optimizer's default, as PyTorch's optimizers fill them in."""
         if (
             not isinstance(state_dict, dict)
             or "state" not in state_dict
@@ -183,6 +185,9 @@ class Optimizer:
         for group, saved in zip(self.param_groups, saved_groups):
             restored = {k: v for k, v in saved.items() if k != "params"}
             restored["params"] = group["params"]
+            for name, default in self.defaults.items():  # a key an older state dict lacks
+                if default is not required:
+                    restored.setdefault(name, default)
             new_groups.append(restored)
         self.state = new_state
         self.param_groups = new_groups

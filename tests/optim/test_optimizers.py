@@ -390,6 +390,38 @@ def test_load_state_dict_restores_hyperparameters_and_moves_state(device: str) -
     assert opt2.state[q]["momentum_buffer"].device.type == device
 
 
+def _step_after_loading_an_old_state_dict(T) -> list:
+    """A state dict from before some hyperparameters existed: the optimizer fills them in."""
+    results = []
+    for make, missing in (
+        (lambda ps: T.optim.SGD(ps, lr=0.1, momentum=0.9), ("nesterov", "maximize", "foreach")),
+        (lambda ps: T.optim.Adam(ps, lr=0.1), ("amsgrad", "maximize", "foreach")),
+        (lambda ps: T.optim.RMSprop(ps, lr=0.1), ("centered", "maximize")),
+    ):
+        p = T.tensor([1.0, -2.0], requires_grad=True)
+        opt = make([p])
+        (p * p).sum().backward()
+        opt.step()
+        old = opt.state_dict()
+        for key in missing:
+            del old["param_groups"][0][key]
+        resumed = make([p])
+        resumed.load_state_dict(old)
+        resumed.step()
+        results.append([p.tolist()] + [resumed.param_groups[0][k] for k in missing])
+    return results
+
+
+def test_loading_a_state_dict_without_newer_hyperparameters_fills_them_in() -> None:
+    seen = _step_after_loading_an_old_state_dict(torch)
+    assert [r[1:] for r in seen] == [[False, False, None], [False, False, None], [False, False]]
+    pt = pytest.importorskip("torch")
+    expected = _step_after_loading_an_old_state_dict(pt)
+    for mine, theirs in zip(seen, expected):
+        np.testing.assert_allclose(mine[0], theirs[0], rtol=1e-6)
+        assert mine[1:] == theirs[1:]
+
+
 def test_load_state_dict_errors() -> None:
     a = [nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2))]
     sd = optim.Adam(a).state_dict()
