@@ -147,7 +147,7 @@ def apply(cls: type, *inputs: Any, **kwargs: Any) -> Any:
     function._check_same_device(cls, inputs, Tensor)
     needs = tuple(isinstance(t, Tensor) and t.requires_grad for t in inputs)
     recording = grad_mode.enabled and any(needs)
-    ctx = FunctionCtx(needs if recording else (False,) * len(inputs))
+    ctx = FunctionCtx(needs)  # from requires_grad alone, also under no_grad, as in PyTorch
     with grad_mode.no_grad():
         if _has_setup_context(cls):  # forward(*inputs), then setup_context(ctx, inputs, output)
             output = cls.forward(*inputs, **kwargs)

@@ -69,6 +69,34 @@ def test_needs_input_grad_and_inputs_without_gradient() -> None:
     assert Affine.apply(w, w, 0.0).grad_fn is None  # nothing requires grad
 
 
+def _needs_input_grad_seen_by_forward(T) -> list:
+    seen = []
+
+    class Scale(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w, k):
+            seen.append(ctx.needs_input_grad)
+            return x * w * k
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, None, None
+
+    x, w = T.ones(2, requires_grad=True), T.ones(2)
+    Scale.apply(x, w, 2.0)
+    with T.no_grad():
+        Scale.apply(x, w, 2.0)  # from requires_grad alone, also with no graph recorded
+    Scale.apply(w, w, 2.0)
+    return seen
+
+
+def test_needs_input_grad_in_forward_follows_requires_grad_as_in_pytorch() -> None:
+    seen = _needs_input_grad_seen_by_forward(microtorch)
+    assert seen == [(True, False, False), (True, False, False), (False, False, False)]
+    torch = pytest.importorskip("torch")
+    assert _needs_input_grad_seen_by_forward(torch) == seen
+
+
 def test_a_gradient_of_a_broadcast_shape_is_summed_down() -> None:
     class AddRow(Function):
         @staticmethod
