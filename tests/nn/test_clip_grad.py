@@ -115,6 +115,27 @@ def test_clip_grad_norm_matches_pytorch() -> None:
             np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-6, atol=1e-7)
 
 
+def _norms_of_no_gradients(T) -> list:
+    previous = T.get_default_dtype()
+    seen = []
+    try:
+        for default in (T.float32, T.float64):
+            T.set_default_dtype(default)
+            no_grad_yet = T.nn.Parameter(T.zeros(2))
+            for norm in (T.nn.utils.clip_grad_norm_([], 1.0),
+                         T.nn.utils.clip_grad_norm_([no_grad_yet], 1.0)):  # fmt: skip
+                seen.append((norm.item(), norm.dtype == default))
+    finally:
+        T.set_default_dtype(previous)
+    return seen
+
+
+def test_the_norm_of_no_gradients_is_0_in_the_default_dtype_as_in_pytorch() -> None:
+    assert _norms_of_no_gradients(torch) == [(0.0, True)] * 4
+    pt = pytest.importorskip("torch")
+    assert _norms_of_no_gradients(pt) == [(0.0, True)] * 4
+
+
 def test_clip_grad_value(device: str) -> None:
     params, grads = _params_with_grads(device)
     nn.utils.clip_grad_value_(params, 0.5)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy
 
-from ... import backend
+from ... import backend, dtypes
 from ..._tensor import Tensor
 
 
@@ -43,8 +43,8 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
     vector (for the 2-norm: sqrt of the sum of every element squared), as a 0-d tensor."""
     arrays = _arrays(tensors)
     norm_type = float(norm_type)
-    if not arrays:
-        return Tensor._make(numpy.zeros((), dtype=numpy.float32))
+    if not arrays:  # no gradients at all: 0, in the default float dtype as in PyTorch
+        return Tensor._make(numpy.zeros((), dtype=dtypes.get_default_dtype().np))
     xp = backend.xp_of(arrays[0])
     # Half-precision sums overflow easily: measure in at least float32.
     measured = [a if a.dtype.itemsize >= 4 else a.astype(numpy.float32) for a in arrays]
