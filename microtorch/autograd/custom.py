@@ -20,8 +20,9 @@ hands it to ``apply`` here, which runs ``forward`` with gradients off and record
 calls the class's own ``backward`` with tensors.
 
 Also as in PyTorch: ``setup_context(ctx, inputs, output)`` beside a ``forward`` without ctx;
-``ctx.needs_input_grad``; ``ctx.mark_non_differentiable(output)``; any attribute stored on
-ctx. One difference: forward returns one tensor (a tuple of outputs is refused).
+``ctx.needs_input_grad``; ``ctx.mark_non_differentiable(output)``; ``ctx.mark_dirty(x)`` for
+an input changed in place and returned; any attribute stored on ctx. One difference:
+forward returns one tensor (a tuple of outputs is refused).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class FunctionCtx:
         self.saved_versions: tuple = ()
         self.freed = False
         self.non_differentiable: tuple = ()
+        self.dirty: tuple = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors for backward; an in-place change to one before backward is an error."""
@@ -77,6 +79,11 @@ class FunctionCtx:
     def mark_non_differentiable(self, *tensors: Any) -> None:
         """The output (an integer result, say) gets no gradient and no grad_fn."""
         self.non_differentiable = tensors
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        """Inputs that forward changed in place (and returns): the returned input itself
+        then becomes the output, its graph node this call's, as in PyTorch."""
+        self.dirty = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """Accepted for PyTorch code; with one output, backward's gradient is never None."""
@@ -163,8 +170,19 @@ def apply(cls: type, *inputs: Any, **kwargs: Any) -> Any:
                 else ""
             )
         )
+    dirty = any(output is t for t in ctx.dirty)
+    if ctx.dirty and (len(ctx.dirty) > 1 or not dirty):
+        raise RuntimeError(
+            f"{cls.__name__}: the tensors marked dirty (changed in place) in forward must be "
+            "returned as its output; return the input you changed"
+        )
+    if dirty and output.requires_grad and output.grad_fn is None:
+        raise RuntimeError(
+            f"{cls.__name__}: a leaf tensor that requires grad has been used in an in-place "
+            "operation (mark_dirty); change a copy of it (x.clone()) instead"
+        )
     for t in inputs:
-        if output is t:  # forward returned an input: a new tensor on the same memory
+        if output is t and not dirty:  # forward returned an input: a new tensor on its memory
             output = Tensor._make(t.array)
             output._version_counter = t._version_counter
             break

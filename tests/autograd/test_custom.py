@@ -276,3 +276,48 @@ def test_save_for_backward_takes_only_tensors_or_none() -> None:
     torch = pytest.importorskip("torch")
     with pytest.raises(TypeError):
         function_saving(torch, 3).apply(torch.ones(2, requires_grad=True))
+
+
+def _in_place_function_with_mark_dirty(T) -> list:
+    class DoubleInPlace(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    class MarksButReturnsNew(DoubleInPlace):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x * 2
+
+    a = T.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    c = DoubleInPlace.apply(b)
+    seen = [c is b, b.tolist(), b.grad_fn is not None]
+    (b * b).sum().backward()  # b is the output now: d/da (2 a)^2 = 8 a
+    seen.append(a.grad.tolist())
+    z = T.tensor([1.0, 2.0])
+    seen.append((DoubleInPlace.apply(z) is z, z.tolist(), z.requires_grad))
+    for bad in (lambda: DoubleInPlace.apply(T.ones(1, requires_grad=True)),
+                lambda: MarksButReturnsNew.apply(T.ones(1, requires_grad=True) * 1)):  # fmt: skip
+        try:
+            bad()
+        except RuntimeError:
+            seen.append("RuntimeError")
+    return seen
+
+
+def test_mark_dirty_makes_the_changed_input_the_output_as_in_pytorch() -> None:
+    seen = _in_place_function_with_mark_dirty(microtorch)
+    assert (
+        seen
+        == [True, [2.0, 4.0], True, [8.0, 16.0], (True, [2.0, 4.0], False)] + ["RuntimeError"] * 2
+    )
+    torch = pytest.importorskip("torch")
+    assert _in_place_function_with_mark_dirty(torch) == seen
