@@ -369,7 +369,10 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
-        return self.detach()
+        """The same values (shared memory) cut out of the graph. Unlike detach(), it has its
+        own version counter, as in PyTorch: an in-place change through ``.data`` is not seen
+        by the check that saved tensors are unchanged (backward uses the new values)."""
+        return Tensor._make(self.array)
 
     @data.setter
     def data(self, value: Tensor) -> None:

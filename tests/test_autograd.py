@@ -569,6 +569,29 @@ def test_detach_in_place_refuses_views_as_in_pytorch() -> None:
             view.detach_()
 
 
+def _in_place_change_through_data_after_forward(T) -> list:
+    x = T.tensor([1.0, -2.0], requires_grad=True)
+    y = x * x  # saves x
+    x.data.mul_(2)  # not seen by autograd: backward uses the new values, no error
+    y.sum().backward()
+    seen = [x.grad.tolist(), x.tolist()]
+    z = T.tensor([1.0, 2.0], requires_grad=True)
+    w = z * z
+    z.detach().mul_(2)  # detach() shares the version counter: caught
+    try:
+        w.sum().backward()
+    except RuntimeError:
+        seen.append("RuntimeError")
+    return seen
+
+
+def test_in_place_change_through_data_is_not_tracked_unlike_detach_as_in_pytorch() -> None:
+    seen = _in_place_change_through_data_after_forward(microtorch)
+    assert seen == [[4.0, -8.0], [2.0, -4.0], "RuntimeError"]
+    torch = pytest.importorskip("torch")
+    assert _in_place_change_through_data_after_forward(torch) == seen
+
+
 def test_einsum_of_one_operand_is_a_view_as_in_pytorch(device: str) -> None:
     m = microtorch.arange(9.0, device=device).reshape(3, 3)
     microtorch.einsum("ii->i", m).fill_(0.0)  # zeroes m's diagonal, as in PyTorch
