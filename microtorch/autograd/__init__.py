@@ -105,8 +105,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     from .._tensor import Tensor
     from . import engine
 
-    if create_graph or is_grads_batched:
-        raise no_gradients_of_gradients("autograd.grad: create_graph and is_grads_batched are")
+    if create_graph:
+        raise no_gradients_of_gradients("autograd.grad: create_graph=True is")
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, allow_unused,
+                             materialize_grads)  # fmt: skip
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     single = isinstance(inputs, Tensor)
     inputs = [inputs] if single else list(inputs)
@@ -142,6 +145,40 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         else:
             result.append(Tensor._make(backend.xp_of(g).asarray(g).astype(t.array.dtype)))
     return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, allow_unused,
+                  materialize_grads) -> tuple:  # fmt: skip
+    """``grad(..., is_grads_batched=True)``: one ``grad`` per entry along the first dim of
+    the grad_outputs (a loop, as microtorch's vmap is), each input's gradients stacked along
+    a new first dim (rows of a Jacobian, when the grad_outputs are rows of an identity)."""
+    from .. import functional as F
+    from .._tensor import Tensor
+
+    batches = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs or ())
+    if not batches or any(not isinstance(g, Tensor) or g.ndim == 0 for g in batches):
+        raise RuntimeError(
+            "autograd.grad: is_grads_batched=True needs grad_outputs, tensors whose first dim "
+            "is the batch (each entry along it is one grad_outputs)"
+        )
+    n = batches[0].shape[0]
+    if n == 0 or any(g.shape[0] != n for g in batches):
+        raise RuntimeError(
+            f"autograd.grad: is_grads_batched=True needs grad_outputs with one non-empty "
+            f"batch size, got first dims {[g.shape[0] for g in batches]}"
+        )
+    rows = [
+        grad(
+            outputs,
+            inputs,
+            [g[b] for g in batches],
+            retain_graph=retain_graph or b < n - 1,
+            allow_unused=allow_unused,
+            materialize_grads=materialize_grads,
+        )  # fmt: skip
+        for b in range(n)
+    ]
+    return tuple(None if row[0] is None else F.stack(list(row)) for row in zip(*rows))
 
 
 __all__ = [

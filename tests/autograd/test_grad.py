@@ -122,3 +122,29 @@ def test_grad_checks_its_arguments_as_pytorch_does() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # (torch: only_inputs is deprecated)
         assert _grad_argument_errors(torch) == seen
+
+
+def _batched_gradients(T) -> list:
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = T.tensor([0.5, -1.0], requires_grad=True)
+    u = T.tensor([1.0], requires_grad=True)  # not used
+    y = (x * x)[:2] * w  # shape (2,)
+    rows = T.eye(2)  # one grad_outputs per row: the rows of the Jacobians
+    gx, gw, gu = T.autograd.grad(y, [x, w, u], rows, is_grads_batched=True, allow_unused=True,
+                                 retain_graph=True)  # fmt: skip
+    seen = [gx.tolist(), gw.tolist(), gu]
+    (gx_again,) = T.autograd.grad([y], [x], [rows * 2], is_grads_batched=True)
+    seen.append(gx_again.tolist())
+    return seen
+
+
+def test_grad_with_batched_grad_outputs_gives_one_gradient_per_entry() -> None:
+    seen = _batched_gradients(microtorch)
+    assert seen[0] == [[1.0, 0.0, 0.0], [0.0, -4.0, 0.0]]  # d y_i / d x_j = 2 x_j w_i [i == j]
+    assert seen[1] == [[1.0, 0.0], [0.0, 4.0]] and seen[2] is None
+    assert seen[3] == [[2.0, 0.0, 0.0], [0.0, -8.0, 0.0]]
+    x = _leaf([1.0, 2.0], "cpu")
+    with pytest.raises(RuntimeError, match="is_grads_batched=True needs grad_outputs"):
+        microtorch.autograd.grad(x * 2, x, is_grads_batched=True)
+    torch = pytest.importorskip("torch")
+    assert _batched_gradients(torch) == seen
