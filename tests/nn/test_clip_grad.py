@@ -69,6 +69,37 @@ def test_clip_grad_norm_of_float16_and_float32_parameters_together(device: str) 
     np.testing.assert_array_equal(params[0].grad.cpu().numpy(), expected)
 
 
+def _norm_dtypes_and_clipped_float16(T, device: str = "cpu") -> list:
+    grads = [np.array([100.0, 200.0, 300.0]), np.array([[1.5, -2.0]])]
+    seen = []
+    for dtypes in (("float16", "float16"), ("float16", "float32"), ("float64", "float16")):
+        params = [T.zeros(g.shape, dtype=getattr(T, d), device=device, requires_grad=True)
+                  for g, d in zip(grads, dtypes)]  # fmt: skip
+        for p, g in zip(params, grads):
+            p.grad = T.tensor(g, dtype=p.dtype, device=device)
+        for norm_type in (2.0, math.inf):
+            norm = T.nn.utils.clip_grad_norm_(params, 1.0, norm_type=norm_type)
+            seen.append((str(norm.dtype).rpartition(".")[2], norm.item()))
+        seen.append(params[0].grad.cpu().tolist())
+    return seen
+
+
+def test_the_norm_is_in_the_gradients_common_dtype_as_in_pytorch(device: str) -> None:
+    """float16 gradients alone: a float16 norm, so the scale factor is float16 too."""
+    seen = _norm_dtypes_and_clipped_float16(torch, device)
+    assert [dtype for dtype, _ in seen[0:2] + seen[3:5] + seen[6:8]] == [
+        "float16", "float16", "float32", "float32", "float64", "float64"
+    ]  # fmt: skip
+    assert seen[0][1] == 374.25  # sqrt(140006.25) = 374.17, rounded to float16
+    pt = pytest.importorskip("torch")
+    expected = _norm_dtypes_and_clipped_float16(pt)
+    for mine, theirs in zip(seen, expected):
+        if isinstance(mine, tuple):
+            assert mine[0] == theirs[0] and mine[1] == pytest.approx(theirs[1], rel=1e-6)
+        else:
+            np.testing.assert_allclose(mine, theirs, rtol=1e-3)
+
+
 def test_a_nan_norm_makes_every_gradient_nan_as_in_pytorch(device: str) -> None:
     """Not silently left unclipped: PyTorch multiplies by max_norm / (nan + eps) = nan."""
     params, _ = _params_with_grads(device)
