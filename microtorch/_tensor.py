@@ -357,13 +357,22 @@ class Tensor:
         return t
 
     def detach_(self) -> Tensor:
+        """Cut this tensor out of the graph in place (a view cannot be: use detach())."""
+        if self._view is not None:
+            raise RuntimeError(
+                "detach_(): can't detach views in-place, this tensor shares its base's memory "
+                "and place in the graph; use .detach() instead, which returns a new tensor"
+            )
         self.grad_fn = None
         self.requires_grad = False
         return self
 
     @property
     def data(self) -> Tensor:
-        return self.detach()
+        """The same values (shared memory) cut out of the graph. Unlike detach(), it has its
+        own version counter, as in PyTorch: an in-place change through ``.data`` is not seen
+        by the check that saved tensors are unchanged (backward uses the new values)."""
+        return Tensor._make(self.array)
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -1837,12 +1846,21 @@ def clear_grads(tensors: Any, set_to_none: bool = True) -> None:
 
 
 class _HookHandle:
+    """What register_hook returns: ``.remove()`` takes the hook out; as a context manager
+    (``with x.register_hook(fn):``) the hook is removed at the end of the block."""
+
     def __init__(self, hooks: list, hook: Callable) -> None:
         self._hooks, self._hook = hooks, hook
 
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+    def __enter__(self) -> _HookHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
 
 
 def _shape_args(args: tuple, keyword: Any = None) -> tuple:

@@ -21,6 +21,7 @@ during ``save`` leaves the previous checkpoint intact, never a half-written one.
 
 from __future__ import annotations
 
+import collections
 import io
 import json
 import os
@@ -41,8 +42,13 @@ _MANIFEST = "__manifest__"
 
 
 # ---------------------------------------------------------------- save
-def save(obj: Any, f: str | os.PathLike | io.IOBase) -> None:
-    """Write ``obj`` to ``f`` (a path, written atomically, or a binary file object)."""
+def save(obj: Any, f: str | os.PathLike | io.IOBase, pickle_module: Any = None,
+         pickle_protocol: int = 2, _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:  # fmt: skip
+    """Write ``obj`` to ``f`` (a path, written atomically, or a binary file object).
+
+    PyTorch's pickle and zip-format options are accepted and change nothing: a microtorch
+    checkpoint is never a pickle."""
     arrays: dict[str, numpy.ndarray] = {}
     names: dict[int, str] = {}  # id(array) -> archive name, so a shared tensor is stored once
     root = _encode(obj, arrays, names, "obj")
@@ -96,6 +102,8 @@ def _encode(obj: Any, arrays: dict, names: dict, where: str) -> Any:
                     _encode(value, arrays, names, f"{where}[{key!r}]"),
                 ]
             )
+        if isinstance(obj, collections.OrderedDict):  # a state_dict(): it comes back one
+            return {"dict": items, "ordered": True}
         return {"dict": items}
     if isinstance(obj, list):
         return {"list": [_encode(v, arrays, names, f"{where}[{i}]") for i, v in enumerate(obj)]}
@@ -178,17 +186,19 @@ _CORRUPTION = (
 )
 
 
-def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, weights_only: Any = None,
-         mmap: Any = None) -> Any:  # fmt: skip
+def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, pickle_module: Any = None,
+         *, weights_only: Any = None, mmap: Any = None, **pickle_load_args: Any) -> Any:  # fmt: skip
     """Read what ``save`` wrote.
 
     ``map_location`` says where tensors go: None (where they were saved; CPU when CUDA is
-    not available), a device such as ``"cpu"`` or ``"cuda"``, or a dict from saved device to
-    device (``{"cuda:0": "cpu"}``). ``weights_only`` is accepted for PyTorch compatibility:
-    microtorch checkpoints never contain code, so loading is always weights-only."""
+    not available), a device such as ``"cpu"`` or ``"cuda"``, a dict from saved device to
+    device (``{"cuda:0": "cpu"}``), or PyTorch's ``lambda storage, location: storage`` form
+    (see ``_placer``). ``weights_only`` is accepted for PyTorch compatibility: microtorch
+    checkpoints never contain code, so loading is always weights-only. ``pickle_module`` and
+    ``pickle_load_args`` (such as ``encoding=``) change nothing either: nothing is unpickled."""
     if mmap:
         raise ValueError("load: mmap=True is not supported; leave it None")
-    mapper = _location_mapper(map_location)
+    place = _placer(map_location)
     name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", repr(f))
     if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
         raise FileNotFoundError(f"load: no such file: {name!r}")
@@ -207,7 +217,7 @@ def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, weights_onl
                     f"it was written by a newer microtorch (format version {manifest['version']}, "
                     f"this one reads up to {FORMAT_VERSION}); upgrade microtorch"
                 )
-            return _Decoder(archive, mapper).decode(manifest["root"])
+            return _Decoder(archive, place).decode(manifest["root"])
     except _NotACheckpoint as error:
         raise RuntimeError(f"load: {name!r} is not a microtorch checkpoint: {error}") from None
     except (FileNotFoundError, PermissionError, IsADirectoryError):
@@ -233,6 +243,32 @@ def _why_no_manifest(files: list) -> str:
     return "it is a zip/.npz archive without microtorch's manifest"
 
 
+def _placer(map_location: Any) -> Any:
+    """A function (array as read, saved device string) -> the array where it is to be loaded.
+
+    A callable ``map_location`` is PyTorch's ``map_location(storage, location)``: it gets the
+    tensor on the CPU and the saved device string, and returns that tensor moved where it
+    should go (``lambda storage, loc: storage`` keeps it on the CPU), or None for the
+    default place."""
+    if callable(map_location):
+        default = _placer(None)
+
+        def by_function(host: numpy.ndarray, saved: str) -> Any:
+            moved = map_location(Tensor._make(host), saved)
+            if moved is None:
+                return default(host, saved)
+            if not isinstance(moved, Tensor):
+                raise TypeError(
+                    f"load: map_location(storage, {saved!r}) returned {type(moved).__name__}; "
+                    "it must return the tensor it was given, moved where it should go (or None)"
+                )
+            return moved.array
+
+        return by_function
+    device_for = _location_mapper(map_location)
+    return lambda host, saved: backend.to_device(host, device_for(saved))
+
+
 def _location_mapper(map_location: Any) -> Any:
     """A function from the saved device string to the device to load onto."""
     if map_location is None:
@@ -252,14 +288,14 @@ def _location_mapper(map_location: Any) -> Any:
         fallback = _location_mapper(None)
         return lambda saved: table.get(saved) or fallback(saved)
     raise TypeError(
-        f"load: map_location must be None, a device (e.g. 'cpu') or a dict from saved device to "
-        f"device, got {type(map_location).__name__}"
+        f"load: map_location must be None, a device (e.g. 'cpu'), a dict from saved device to "
+        f"device or a function (storage, location) -> storage, got {type(map_location).__name__}"
     )
 
 
 class _Decoder:
-    def __init__(self, archive: Any, mapper: Any) -> None:
-        self.archive, self.mapper = archive, mapper
+    def __init__(self, archive: Any, place: Any) -> None:
+        self.archive, self.place = archive, place
         self.tensors: dict[tuple, Tensor] = {}  # one object per stored tensor: ties survive
 
     def array(self, name: str) -> numpy.ndarray:
@@ -277,7 +313,8 @@ class _Decoder:
         if "ndarray" in node:
             return self.array(node["ndarray"])
         if "dict" in node:
-            return {self.decode(k): self.decode(v) for k, v in node["dict"]}
+            kind = collections.OrderedDict if node.get("ordered") else dict
+            return kind((self.decode(k), self.decode(v)) for k, v in node["dict"])
         if "list" in node:
             return [self.decode(v) for v in node["list"]]
         if "tuple" in node:
@@ -296,7 +333,7 @@ class _Decoder:
             return self.tensors[key]
         host = self.array(node["tensor"])
         _dtypes.from_numpy_dtype(host.dtype)  # a dtype microtorch knows, or a clear error
-        t = Tensor._make(backend.to_device(host, self.mapper(node.get("device", "cpu"))))
+        t = Tensor._make(self.place(host, node.get("device", "cpu")))
         if node.get("parameter"):
             from .nn.parameter import Parameter
 

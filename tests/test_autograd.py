@@ -146,6 +146,34 @@ def test_autograd_backward_function() -> None:
     assert values(a.grad) == [2.0, 4.0]
 
 
+def _autograd_backward_of_two_outputs_sharing_a_graph(T) -> list:
+    a = T.tensor([1.0, 2.0], requires_grad=True)
+    b = T.tensor([0.5, -1.0], requires_grad=True)
+    h = (a * b).exp()  # both outputs go through h: one backward pass must serve both
+    T.autograd.backward([h * 2, h.sum()], [T.tensor([1.0, 3.0]), None])
+    seen = [a.grad.tolist(), b.grad.tolist()]
+    c = T.tensor([1.0, 2.0], requires_grad=True)
+    T.autograd.backward([(a * c).sum(), (c * c).sum()], inputs=[c])  # only c's .grad changes
+    seen += [c.grad.tolist(), a.grad.tolist()]
+    T.autograd.backward(a * c, grad_tensors=T.tensor([1.0, 0.0]), inputs=c)
+    return seen + [c.grad.tolist()]
+
+
+def test_autograd_backward_of_several_tensors_is_one_pass_as_in_pytorch() -> None:
+    seen = _autograd_backward_of_two_outputs_sharing_a_graph(microtorch)
+    h = np.exp([0.5, -2.0])  # d/da of sum(2 w h) + sum(h) = (2 w + 1) h b, with w = [1, 3]
+    np.testing.assert_allclose(seen[0], [3.0, 7.0] * h * [0.5, -1.0])
+    np.testing.assert_allclose(seen[1], [3.0, 7.0] * h * [1.0, 2.0])
+    assert seen[2] == [3.0, 6.0] and seen[4] == [4.0, 6.0]  # a + 2 c, then + [1, 0] * a
+    assert seen[3] == seen[0]  # a was not in inputs
+    with pytest.raises(RuntimeError, match=r"element 1 of tensors does not require grad"):
+        microtorch.autograd.backward([leaf([1.0]).sum(), microtorch.ones(1)])
+    torch = pytest.importorskip("torch")
+    expected = _autograd_backward_of_two_outputs_sharing_a_graph(torch)
+    for mine, theirs in zip(seen, expected):
+        np.testing.assert_allclose(mine, theirs)
+
+
 # ------------------------------------------------------------------ backward's arguments
 def test_backward_on_non_scalar_needs_gradient() -> None:
     a = leaf([1.0, 2.0])
@@ -258,6 +286,85 @@ def test_set_grad_enabled_as_call_and_context_manager() -> None:
     finally:
         microtorch.set_grad_enabled(True)
     assert microtorch.is_grad_enabled()
+
+
+def _modes_seen_through_a_decorated_generator(T, decorate) -> list:
+    """Grad mode inside a decorated generator's body and in the caller between its steps."""
+
+    @decorate(T)
+    def steps():
+        received = yield T.is_grad_enabled()
+        yield (T.is_grad_enabled(), received)
+        try:
+            yield "waiting"
+        except KeyError:
+            yield ("thrown", T.is_grad_enabled())
+        return "done"
+
+    seen = []
+    with T.set_grad_enabled(True):  # the caller's mode
+        gen = steps()
+        seen.append(next(gen))
+        seen.append(T.is_grad_enabled())
+        seen.append(gen.send("sent"))
+        seen.append(next(gen))
+        seen.append(gen.throw(KeyError("k")))
+        seen.append(T.is_grad_enabled())
+        with pytest.raises(StopIteration) as stop:
+            next(gen)
+        seen.append(stop.value.value)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "decorate",
+    [lambda T: T.no_grad(), lambda T: T.inference_mode(), lambda T: T.set_grad_enabled(False)],
+    ids=["no_grad", "inference_mode", "set_grad_enabled"],
+)
+def test_mode_decorators_on_a_generator_function_apply_inside_its_body(decorate) -> None:
+    seen = _modes_seen_through_a_decorated_generator(microtorch, decorate)
+    # inside the body: grad off at every step; in the caller between steps: grad on again
+    assert seen == [False, True, (False, "sent"), "waiting", ("thrown", False), True, "done"]
+    assert microtorch.is_grad_enabled()
+    torch = pytest.importorskip("torch")
+    assert _modes_seen_through_a_decorated_generator(torch, decorate) == seen
+
+
+def test_enable_grad_on_a_generator_function_inside_no_grad() -> None:
+    a = leaf([1.0])
+
+    @microtorch.enable_grad()
+    def doubles():
+        yield a * 2
+        yield a * 3
+
+    with microtorch.no_grad():
+        results = list(doubles())
+        assert not microtorch.is_grad_enabled()
+    assert [r.requires_grad for r in results] == [True, True]
+
+
+def test_set_grad_enabled_as_a_decorator_leaves_the_mode_as_it_was() -> None:
+    a = leaf([1.0])
+
+    @microtorch.set_grad_enabled(False)
+    def double(t):
+        return t * 2, microtorch.is_grad_enabled()
+
+    assert microtorch.is_grad_enabled()  # decorating did not switch gradients off
+    out, inside = double(a)
+    assert not out.requires_grad and inside is False
+    assert microtorch.is_grad_enabled() and (a * 2).requires_grad
+
+
+@pytest.mark.parametrize("mode", [None, 0, 1.0, "no", np.True_])
+def test_set_grad_enabled_takes_only_a_bool_as_in_pytorch(mode) -> None:
+    with pytest.raises(TypeError, match=r"set_grad_enabled\(\).*must be bool"):
+        microtorch.set_grad_enabled(mode)
+    assert microtorch.is_grad_enabled()  # nothing was switched
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        torch.set_grad_enabled(mode)
 
 
 # ------------------------------------------------------------------ in-place ops
@@ -447,6 +554,44 @@ def test_version_counter_is_shared_with_views_and_detach() -> None:
         z.backward()
 
 
+def test_detach_in_place_refuses_views_as_in_pytorch() -> None:
+    x = leaf([1.0, 2.0, 3.0])
+    h = x * 2
+    h.detach_()  # not a view: cut out of the graph
+    assert not h.requires_grad and h.is_leaf
+    for view in (x[0], (x * 2)[1:], x.detach()[0], microtorch.ones(2, 3).view(6)):
+        with pytest.raises(RuntimeError, match=r"detach_\(\).*views.*use \.detach\(\)"):
+            view.detach_()
+    torch = pytest.importorskip("torch")
+    t = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    for view in (t[0], (t * 2)[1:], t.detach()[0], torch.ones(2, 3).view(6)):
+        with pytest.raises(RuntimeError):
+            view.detach_()
+
+
+def _in_place_change_through_data_after_forward(T) -> list:
+    x = T.tensor([1.0, -2.0], requires_grad=True)
+    y = x * x  # saves x
+    x.data.mul_(2)  # not seen by autograd: backward uses the new values, no error
+    y.sum().backward()
+    seen = [x.grad.tolist(), x.tolist()]
+    z = T.tensor([1.0, 2.0], requires_grad=True)
+    w = z * z
+    z.detach().mul_(2)  # detach() shares the version counter: caught
+    try:
+        w.sum().backward()
+    except RuntimeError:
+        seen.append("RuntimeError")
+    return seen
+
+
+def test_in_place_change_through_data_is_not_tracked_unlike_detach_as_in_pytorch() -> None:
+    seen = _in_place_change_through_data_after_forward(microtorch)
+    assert seen == [[4.0, -8.0], [2.0, -4.0], "RuntimeError"]
+    torch = pytest.importorskip("torch")
+    assert _in_place_change_through_data_after_forward(torch) == seen
+
+
 def test_einsum_of_one_operand_is_a_view_as_in_pytorch(device: str) -> None:
     m = microtorch.arange(9.0, device=device).reshape(3, 3)
     microtorch.einsum("ii->i", m).fill_(0.0)  # zeroes m's diagonal, as in PyTorch
@@ -556,6 +701,21 @@ def test_hook_handle_remove() -> None:
     assert a.grad.item() == 2.0
 
 
+def _grad_with_a_hook_for_one_block(T) -> list:
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    with x.register_hook(lambda g: g * 10) as handle:
+        (x * x).sum().backward()
+    (x * x).sum().backward()  # the hook is gone: plain 2 x is added
+    handle.remove()  # removing again is harmless
+    return x.grad.tolist()
+
+
+def test_hook_handle_as_a_context_manager_removes_the_hook_at_the_end() -> None:
+    assert _grad_with_a_hook_for_one_block(microtorch) == [22.0, 44.0]
+    torch = pytest.importorskip("torch")
+    assert _grad_with_a_hook_for_one_block(torch) == [22.0, 44.0]
+
+
 def test_hook_on_tensor_without_grad_raises() -> None:
     with pytest.raises(RuntimeError, match="doesn't require gradient"):
         microtorch.ones(2).register_hook(lambda g: g)
@@ -646,6 +806,29 @@ def test_is_inference_mode_enabled_as_in_pytorch() -> None:
         with T.no_grad():
             seen.append(T.is_inference_mode_enabled())
         assert seen == [False, True, False, True, False], T
+
+
+def _grad_mode_under_inference_mode_false(T) -> list:
+    a = T.ones(2, requires_grad=True)
+
+    @T.inference_mode(False)
+    def double(t):
+        return t * 2
+
+    seen = []
+    for outer in (T.no_grad, T.inference_mode, T.enable_grad):
+        with outer():
+            with T.inference_mode(False):
+                seen.append((T.is_grad_enabled(), (a * 2).requires_grad))
+            seen.append((T.is_grad_enabled(), double(a).requires_grad))
+    return seen
+
+
+def test_inference_mode_false_is_normal_mode_with_gradients_on_as_in_pytorch() -> None:
+    seen = _grad_mode_under_inference_mode_false(microtorch)
+    assert seen == [(True, True), (False, True)] * 2 + [(True, True), (True, True)]
+    torch = pytest.importorskip("torch")
+    assert _grad_mode_under_inference_mode_false(torch) == seen
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # (tests/fake_cupy's 0 / 0)

@@ -144,3 +144,39 @@ def test_gradcheck_is_public_and_documented() -> None:
     assert microtorch.autograd.gradcheck is gradcheck
     for words in ("finite differences", "float64", "random directions", "GradcheckError"):
         assert words in gradcheck.__doc__
+
+
+def _cube(x):
+    return x**3
+
+
+def _cube_with_a_wrong_gradient(x):
+    """x ** 3 forward, but 2 x^2 as its gradient (instead of 3 x^2)."""
+    c = x.detach()
+    return c**3 + (x - c) * 2 * c * c
+
+
+def _gradcheck_with_pytorchs_keywords(T) -> list:
+    x = T.randn(2, 3, dtype=T.float64, requires_grad=True)
+    options = dict(eps=1e-6, atol=1e-5, rtol=1e-3, nondet_tol=0.0, check_undefined_grad=True,
+                   check_grad_dtypes=True, check_batched_grad=False, check_backward_ad=True,
+                   masked=None)  # fmt: skip
+    wrong = _cube_with_a_wrong_gradient
+    return [
+        T.autograd.gradcheck(func=_cube, inputs=(x,)),
+        T.autograd.gradcheck(_cube, (x,), raise_exception=False, **options),
+        T.autograd.gradcheck(wrong, (x,), raise_exception=False, **options),
+        T.autograd.gradcheck(_cube, (x,), fast_mode=True),
+        T.autograd.gradcheck(wrong, (x,), fast_mode=True, raise_exception=False),
+    ]
+
+
+def test_gradcheck_takes_pytorchs_keyword_names_and_options() -> None:
+    seen = _gradcheck_with_pytorchs_keywords(microtorch)
+    assert seen == [True, True, False, True, False]
+    with pytest.raises(GradcheckError, match="along random direction"):  # fast_mode: directions
+        gradcheck(WrongCube.apply, (f64(2, 2),), fast_mode=True)
+    with pytest.raises(NotImplementedError, match="reverse-mode autograd only"):
+        gradcheck(Cube.apply, (f64(2),), check_forward_ad=True)
+    torch = pytest.importorskip("torch")
+    assert _gradcheck_with_pytorchs_keywords(torch) == seen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import io
 import os
 import signal
@@ -66,6 +67,16 @@ def test_nested_round_trip_keeps_types_and_values(tmp_path) -> None:
     assert back["empty_tensor"].shape == (0, 3)
 
 
+def test_an_ordered_dict_such_as_a_state_dict_comes_back_as_one(tmp_path) -> None:
+    sd = nn.Linear(3, 2).state_dict()
+    nested = {"model": sd, "plain": {"b": 1, "a": 2}, "list": [collections.OrderedDict(z=1)]}
+    torch.save(nested, tmp_path / "s.pt")
+    back = torch.load(tmp_path / "s.pt")
+    assert type(back) is dict and type(back["plain"]) is dict
+    assert type(back["model"]) is collections.OrderedDict and list(back["model"]) == list(sd)
+    assert type(back["list"][0]) is collections.OrderedDict and back["list"][0] == {"z": 1}
+
+
 def test_model_and_optimizer_round_trip_bit_exact(tmp_path) -> None:
     model = _model()
     opt = optim.AdamW(model.parameters(), lr=0.01)
@@ -101,6 +112,22 @@ def test_file_objects(tmp_path) -> None:
     assert torch.load(buffer)["w"].tolist() == [0, 1, 2, 3, 4]
 
 
+def _save_and_load_with_pytorchs_options(T, tmp_path) -> list:
+    buffer = io.BytesIO()
+    T.save({"w": T.arange(3)}, buffer, pickle_protocol=2, _use_new_zipfile_serialization=True)
+    buffer.seek(0)
+    loaded = [T.load(buffer, map_location="cpu", pickle_module=None, weights_only=True)]
+    T.save(T.ones(2), tmp_path / "o.pt", _disable_byteorder_record=False)
+    loaded.append(T.load(tmp_path / "o.pt", None, encoding="utf-8", weights_only=False))
+    return [loaded[0]["w"].tolist(), loaded[1].tolist()]
+
+
+def test_save_and_load_accept_pytorchs_pickle_options(tmp_path) -> None:
+    assert _save_and_load_with_pytorchs_options(torch, tmp_path) == [[0, 1, 2], [1.0, 1.0]]
+    pt = pytest.importorskip("torch")
+    assert _save_and_load_with_pytorchs_options(pt, tmp_path) == [[0, 1, 2], [1.0, 1.0]]
+
+
 def test_map_location_and_devices(tmp_path, device: str) -> None:
     t = torch.randn(3, device=device)
     torch.save({"t": t}, tmp_path / "d.pt")
@@ -114,7 +141,28 @@ def test_map_location_and_devices(tmp_path, device: str) -> None:
     moved = torch.load(tmp_path / "d.pt", map_location=device, weights_only=True)["t"]
     assert moved.device.type == device
     with pytest.raises(TypeError, match="map_location"):
-        torch.load(tmp_path / "d.pt", map_location=lambda storage, loc: storage)
+        torch.load(tmp_path / "d.pt", map_location=3)
+
+
+def test_map_location_as_a_function_of_storage_and_location(tmp_path, device: str) -> None:
+    t = torch.randn(3, device=device)
+    torch.save({"t": t, "n": 1}, tmp_path / "f.pt")
+    seen = []
+
+    def keep_on_cpu(storage, location):  # PyTorch's idiom: load everything onto the CPU
+        seen.append((storage.device.type, location))
+        return storage
+
+    loaded = torch.load(tmp_path / "f.pt", map_location=keep_on_cpu)
+    assert seen == [("cpu", str(t.device))]  # it gets the tensor on the CPU and where it was
+    assert loaded["t"].device.type == "cpu" and loaded["n"] == 1
+    np.testing.assert_array_equal(loaded["t"].numpy(), t.cpu().numpy())
+    back = torch.load(tmp_path / "f.pt", map_location=lambda storage, loc: storage.to(device))
+    assert back["t"].device.type == device
+    default = torch.load(tmp_path / "f.pt", map_location=lambda storage, loc: None)
+    assert default["t"].device.type == device  # None: where it was saved
+    with pytest.raises(TypeError, match=r"map_location\(storage, '.*returned int"):
+        torch.load(tmp_path / "f.pt", map_location=lambda storage, loc: 0)
 
 
 def test_model_saved_on_device_loads_into_cpu_model(tmp_path, device: str) -> None:

@@ -139,7 +139,9 @@ def _op_name(fn: Any) -> str:
 
 
 def _check_forward(fn: Any, inputs: tuple, params: dict, output: Any) -> None:
-    """Trace hook: raise when an op's output holds NaN or Inf."""
+    """Trace hook: raise when an op's output holds NaN or Inf (while the checks are on)."""
+    if not enabled:  # set_detect_anomaly(False) inside an active block
+        return
     bad = _bad_values(output.array)
     if bad is None:
         return
@@ -214,6 +216,35 @@ class detect_anomaly:
         return run_inside(functools.partial(detect_anomaly, self.check_nan), fn)
 
 
+class set_detect_anomaly:
+    """Switch anomaly detection on (``set_detect_anomaly(True)``, with detect_anomaly's
+    ``check_nan``) or off (``False``) now, for the rest of the program; or
+    ``with set_detect_anomaly(mode):`` to have the previous state back after the block."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        global enabled
+        self._previous = (enabled, function._anomaly_hook, function._trace_hook)
+        if mode:
+            detect_anomaly(check_nan).__enter__()
+        else:  # (a trace() chained with the forward check keeps it, switched off by enabled)
+            enabled, function._anomaly_hook = False, None
+            if function._trace_hook is _check_forward:
+                function._trace_hook = None
+
+    def __enter__(self) -> None:
+        pass  # the call already switched
+
+    def __exit__(self, *exc: Any) -> None:
+        global enabled
+        enabled, function._anomaly_hook, function._trace_hook = self._previous
+
+
 def is_anomaly_enabled() -> bool:
-    """True inside a ``detect_anomaly()`` block."""
+    """True inside a ``detect_anomaly()`` block (or after ``set_detect_anomaly(True)``)."""
     return function._anomaly_hook is _note_creation
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """The ``check_nan`` setting: False only while anomaly detection is on with
+    ``check_nan=False`` (PyTorch's flag is True by default, with detection on or off)."""
+    return enabled or not is_anomaly_enabled()

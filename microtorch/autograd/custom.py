@@ -20,8 +20,9 @@ hands it to ``apply`` here, which runs ``forward`` with gradients off and record
 calls the class's own ``backward`` with tensors.
 
 Also as in PyTorch: ``setup_context(ctx, inputs, output)`` beside a ``forward`` without ctx;
-``ctx.needs_input_grad``; ``ctx.mark_non_differentiable(output)``; any attribute stored on
-ctx. One difference: forward returns one tensor (a tuple of outputs is refused).
+``ctx.needs_input_grad``; ``ctx.mark_non_differentiable(output)``; ``ctx.mark_dirty(x)`` for
+an input changed in place and returned; any attribute stored on ctx. One difference:
+forward returns one tensor (a tuple of outputs is refused).
 """
 
 from __future__ import annotations
@@ -42,9 +43,18 @@ class FunctionCtx:
         self.saved_versions: tuple = ()
         self.freed = False
         self.non_differentiable: tuple = ()
+        self.dirty: tuple = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors for backward; an in-place change to one before backward is an error."""
+        Tensor = function._tensor_class()
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save tensors (or None), but argument {i} is of "
+                    f"type {type(t).__name__}; keep other values as attributes of ctx "
+                    "(ctx.value = ...)"
+                )
         self.to_save = tensors
         self.saved_versions = tuple(None if t is None else t._version for t in tensors)
 
@@ -69,6 +79,11 @@ class FunctionCtx:
     def mark_non_differentiable(self, *tensors: Any) -> None:
         """The output (an integer result, say) gets no gradient and no grad_fn."""
         self.non_differentiable = tensors
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        """Inputs that forward changed in place (and returns): the returned input itself
+        then becomes the output, its graph node this call's, as in PyTorch."""
+        self.dirty = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """Accepted for PyTorch code; with one output, backward's gradient is never None."""
@@ -139,7 +154,7 @@ def apply(cls: type, *inputs: Any, **kwargs: Any) -> Any:
     function._check_same_device(cls, inputs, Tensor)
     needs = tuple(isinstance(t, Tensor) and t.requires_grad for t in inputs)
     recording = grad_mode.enabled and any(needs)
-    ctx = FunctionCtx(needs if recording else (False,) * len(inputs))
+    ctx = FunctionCtx(needs)  # from requires_grad alone, also under no_grad, as in PyTorch
     with grad_mode.no_grad():
         if _has_setup_context(cls):  # forward(*inputs), then setup_context(ctx, inputs, output)
             output = cls.forward(*inputs, **kwargs)
@@ -155,8 +170,19 @@ def apply(cls: type, *inputs: Any, **kwargs: Any) -> Any:
                 else ""
             )
         )
+    dirty = any(output is t for t in ctx.dirty)
+    if ctx.dirty and (len(ctx.dirty) > 1 or not dirty):
+        raise RuntimeError(
+            f"{cls.__name__}: the tensors marked dirty (changed in place) in forward must be "
+            "returned as its output; return the input you changed"
+        )
+    if dirty and output.requires_grad and output.grad_fn is None:
+        raise RuntimeError(
+            f"{cls.__name__}: a leaf tensor that requires grad has been used in an in-place "
+            "operation (mark_dirty); change a copy of it (x.clone()) instead"
+        )
     for t in inputs:
-        if output is t:  # forward returned an input: a new tensor on the same memory
+        if output is t and not dirty:  # forward returned an input: a new tensor on its memory
             output = Tensor._make(t.array)
             output._version_counter = t._version_counter
             break

@@ -170,6 +170,14 @@ class Function:
         return f"<{self.name()}>"
 
 
+def once_differentiable(backward: Any) -> Any:
+    """PyTorch's decorator for a custom Function's ``backward`` that cannot itself be
+    differentiated (``from torch.autograd.function import once_differentiable``). In
+    microtorch every backward is like that (no gradients of gradients), and a PyTorch-style
+    backward already runs under no_grad (custom.py), so it returns ``backward`` unchanged."""
+    return backward
+
+
 # Set by autograd.anomaly while detect_anomaly() is active; None costs nothing.
 _anomaly_hook: Any = None
 # Set by microtorch.trace() and detect_anomaly(): called as hook(fn, inputs, params, output)

@@ -86,8 +86,16 @@ def _as_inputs(inputs: Any, op: str) -> tuple[bool, tuple]:
     single = isinstance(inputs, Tensor)
     xs = _as_tuple(inputs)
     for i, x in enumerate(xs):
-        if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
-            raise TypeError(f"{op}: inputs[{i}] must be a floating point tensor")
+        if not isinstance(x, Tensor):
+            raise TypeError(
+                f"{op}: inputs[{i}] is a {type(x).__name__}; inputs must be a tensor or a tuple "
+                "of tensors"
+            )
+        if not x.dtype.is_floating_point:  # (RuntimeError, as requires_grad_ raises)
+            raise RuntimeError(
+                f"{op}: inputs[{i}] is {x.dtype}, but only tensors of floating point dtype can "
+                "require gradients; convert it first with .float()"
+            )
     return single, tuple(x.detach().requires_grad_(True) for x in xs)
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Generator
 from typing import Any
 
 # Read by Function.apply on every op: when False, no graph is recorded.
@@ -23,7 +24,16 @@ def is_inference_mode_enabled() -> bool:
 
 def run_inside(make_context: Callable[[], Any], fn: Callable) -> Callable:
     """``fn`` wrapped so that each call runs inside a fresh ``make_context()``: the body of
-    every mode decorator here (``@no_grad()``, ``@set_grad_enabled(False)``, ...)."""
+    every mode decorator here (``@no_grad()``, ``@set_grad_enabled(False)``, ...). A generator
+    function's body runs inside the mode each time it resumes, and the caller's mode is back
+    while it is suspended at a ``yield``."""
+    if inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def generator_wrapper(*args: Any, **kwargs: Any) -> Generator:
+            return (yield from _steps_inside(make_context, fn(*args, **kwargs)))
+
+        return generator_wrapper
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -31,6 +41,29 @@ def run_inside(make_context: Callable[[], Any], fn: Callable) -> Callable:
             return fn(*args, **kwargs)
 
     return wrapper
+
+
+def _steps_inside(make_context: Callable[[], Any], gen: Generator) -> Generator:
+    """Drive ``gen`` one step at a time, each step (next, send, throw, close) inside a fresh
+    ``make_context()``; what it yields goes to the caller, what the caller sends goes back."""
+    try:
+        with make_context():
+            value = gen.send(None)
+        while True:
+            try:
+                sent = yield value
+            except GeneratorExit:
+                with make_context():
+                    gen.close()
+                raise
+            except BaseException as error:  # thrown in by the caller: pass it on to gen
+                with make_context():
+                    value = gen.throw(error)
+            else:
+                with make_context():
+                    value = gen.send(sent)
+    except StopIteration as done:
+        return done.value
 
 
 class _GradMode:
@@ -79,7 +112,12 @@ class set_grad_enabled(_GradMode):
 
     def __init__(self, mode: bool) -> None:
         global enabled
-        self.mode = bool(mode)
+        if not isinstance(mode, bool):  # (None or 0 would quietly switch gradients off)
+            raise TypeError(
+                f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}; "
+                "pass True or False"
+            )
+        self.mode = mode
         self._previous = enabled
         enabled = self.mode
 
@@ -87,13 +125,18 @@ class set_grad_enabled(_GradMode):
         pass  # the mode was already set by the call
 
     def __call__(self, fn: Callable) -> Callable:
+        """``@set_grad_enabled(False)``: the call above set the mode; a decorator only
+        wraps ``fn``, so the mode goes back to what it was."""
+        global enabled
+        enabled = self._previous
         return run_inside(functools.partial(set_grad_enabled, self.mode), fn)
 
 
 class inference_mode(no_grad):
     """PyTorch's ``no_grad`` for pure inference (``with torch.inference_mode():`` or
     ``@torch.inference_mode()``). microtorch has no separate inference tensors, so it is
-    ``no_grad`` here; ``inference_mode(False)`` leaves grad mode as it is."""
+    ``no_grad`` here. ``inference_mode(False)`` is normal mode, with gradients on (even
+    inside ``no_grad``), as in PyTorch."""
 
     def __new__(cls, mode: Any = True) -> Any:
         if callable(mode):
@@ -107,8 +150,7 @@ class inference_mode(no_grad):
         global enabled, inference
         self._previous, self._previous_inference = enabled, inference
         inference = self.active  # inference_mode(False) ends it inside an outer one
-        if self.active:
-            enabled = False
+        enabled = not self.active
 
     def __exit__(self, *exc: Any) -> None:
         global enabled, inference

@@ -34,23 +34,38 @@ def _outputs(result: Any) -> list:
     return [r for r in result if isinstance(r, Tensor)]
 
 
-def gradcheck(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, seed: int = 0, *, raise_exception: bool = True) -> bool:  # fmt: skip
-    """Check ``fn``'s gradients with respect to every float64 input that requires grad.
+def gradcheck(func: Callable, inputs: Sequence[Any], eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, seed: int = 0, *, raise_exception: bool = True,
+              nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False,
+              masked: bool | None = None) -> bool:  # fmt: skip
+    """Check ``func``'s gradients with respect to every float64 input that requires grad.
 
-    ``fn(*inputs)`` returns a tensor or a tuple of tensors. backward() is compared with
+    ``func(*inputs)`` returns a tensor or a tuple of tensors. backward() is compared with
     central finite differences (step ``eps``) of the float64 forward: element by element
-    when the checked inputs have at most ``ELEMENTWISE_LIMIT`` elements in total, otherwise
-    along ``RANDOM_DIRECTIONS`` random directions. An element passes when
-    ``|analytic - numeric| <= atol + rtol * |numeric|``.
+    when the checked inputs have at most ``ELEMENTWISE_LIMIT`` elements in total (and not
+    ``fast_mode``), otherwise along ``RANDOM_DIRECTIONS`` random directions. An element
+    passes when ``|analytic - numeric| <= atol + rtol * |numeric|``.
 
     Returns True, or raises ``GradcheckError`` naming the worst input and index (returns
     False instead with ``raise_exception=False``). The inputs' ``.grad`` are left as they were.
+
+    PyTorch's other options are accepted: ``nondet_tol``, ``check_undefined_grad``,
+    ``check_grad_dtypes``, ``check_batched_grad`` and ``masked`` change nothing here (the
+    backward functions are deterministic, every gradient has its input's dtype, and vmap is
+    a loop over the plain backward); forward-mode checks raise, as there is no forward mode.
 
         x = microtorch.randn(3, 4, dtype=microtorch.float64, requires_grad=True)
         gradcheck(lambda t: t.tanh().sum(dim=1), (x,))"""
     from .._tensor import Tensor
 
+    if check_forward_ad or check_batched_forward_grad:
+        raise NotImplementedError(
+            "gradcheck: check_forward_ad and check_batched_forward_grad are not supported: "
+            "microtorch has reverse-mode autograd only; leave them False"
+        )
     if not isinstance(inputs, (tuple, list)):
         inputs = (inputs,)
     checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -64,12 +79,12 @@ def gradcheck(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6, atol: floa
             )
     rng = numpy.random.default_rng(seed)
     with grad_mode.enable_grad():
-        outs = _outputs(fn(*inputs))
+        outs = _outputs(func(*inputs))
     projections = [rng.standard_normal(o.shape) for o in outs]
 
     def scalar_loss() -> float:
         with grad_mode.no_grad():
-            results = _outputs(fn(*inputs))
+            results = _outputs(func(*inputs))
         return float(
             sum((backend.to_numpy(o.array).astype(numpy.float64) * r).sum()
                 for o, r in zip(results, projections))
@@ -77,7 +92,7 @@ def gradcheck(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6, atol: floa
 
     # analytic gradients through backward(), without touching the inputs' .grad
     with grad_mode.enable_grad():
-        outs = _outputs(fn(*inputs))
+        outs = _outputs(func(*inputs))
         total = None
         for o, r in zip(outs, projections):
             if not o.requires_grad:
@@ -97,7 +112,7 @@ def gradcheck(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6, atol: floa
     worst = (0.0, None)  # (excess over tolerance, message)
     for i in checked:
         x = inputs[i].array
-        if n_total <= ELEMENTWISE_LIMIT:
+        if n_total <= ELEMENTWISE_LIMIT and not fast_mode:
             for flat in range(x.size):
                 idx = numpy.unravel_index(flat, x.shape)
                 original = x[idx].item()

@@ -96,12 +96,29 @@ class LRScheduler:
         return self._last_lr
 
     def state_dict(self) -> dict:
-        """Everything but the optimizer (and, for LambdaLR, the functions)."""
-        skip = ("optimizer", "lr_lambdas")
-        return {k: v for k, v in self.__dict__.items() if k not in skip}
+        """Everything but the optimizer. LambdaLR's and MultiplicativeLR's functions are not
+        saved: ``"lr_lambdas"`` holds, per group, None for a function and the attributes of a
+        callable object (which load_state_dict puts back into it), as in PyTorch."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        if "lr_lambdas" in self.__dict__:
+            state["lr_lambdas"] = [_callable_state(fn) for fn in self.lr_lambdas]
+        return state
 
     def load_state_dict(self, state_dict: dict) -> None:
-        self.__dict__.update(state_dict)
+        state = dict(state_dict)
+        saved_lambdas = state.pop("lr_lambdas", None) or ()
+        self.__dict__.update(state)
+        for fn, attributes in zip(getattr(self, "lr_lambdas", ()), saved_lambdas):
+            if attributes is not None:
+                fn.__dict__.update(attributes)
+
+
+def _callable_state(fn: Callable | None) -> dict | None:
+    """What a scheduler's state dict keeps of a user's function: None for a plain function
+    (or none at all), a copy of the attributes of a callable object."""
+    if fn is None or isinstance(fn, types.FunctionType) or not hasattr(fn, "__dict__"):
+        return None
+    return fn.__dict__.copy()
 
 
 class LambdaLR(LRScheduler):
@@ -640,9 +657,7 @@ class CyclicLR(LRScheduler):
         """As LRScheduler's, without a custom scale_fn (a function is not saved; a callable
         object's attributes are), as PyTorch does."""
         state = super().state_dict()
-        fn = state.pop("_scale_fn_custom")
-        has_attributes = fn is not None and not isinstance(fn, types.FunctionType)
-        state["_scale_fn_custom"] = fn.__dict__.copy() if has_attributes else None
+        state["_scale_fn_custom"] = _callable_state(state["_scale_fn_custom"])
         return state
 
     def load_state_dict(self, state_dict: dict) -> None:

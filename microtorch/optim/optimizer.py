@@ -52,7 +52,8 @@ class Optimizer:
 
     def add_param_group(self, param_group: dict) -> None:
         """Add a group of parameters with its own hyperparameters (missing ones are taken
-        from the optimizer's defaults)."""
+        from the optimizer's defaults). Its params may be (name, tensor) pairs, as from
+        ``model.named_parameters()``: the names are kept in the group's ``"param_names"``."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
         group = dict(param_group)
@@ -65,6 +66,16 @@ class Optimizer:
                 "ordering of tensors in sets will change between runs; use a list instead"
             )
         params = list(params)
+        named = bool(params) and isinstance(params[0], tuple)  # model.named_parameters()
+        if named:
+            group["param_names"] = [name for name, _ in params]
+            params = [p for _, p in params]
+        if self.param_groups and named != ("param_names" in self.param_groups[0]):
+            raise ValueError(
+                "all optimizer param groups should be with or without names: cannot add a "
+                f"param group {'with' if named else 'without'} names to an optimizer whose "
+                f"groups are {'without' if named else 'with'} them"
+            )
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(
@@ -135,7 +146,9 @@ class Optimizer:
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore hyperparameters and per-parameter state saved by ``state_dict()``. State
-        tensors are copied onto each parameter's device (floating ones in its dtype)."""
+        tensors are copied onto each parameter's device (floating ones in its dtype). A
+        hyperparameter the state dict lacks (one saved before it existed, such as
+        ``maximize``) gets this optimizer's default, as PyTorch's optimizers fill them in."""
         if (
             not isinstance(state_dict, dict)
             or "state" not in state_dict
@@ -172,6 +185,9 @@ class Optimizer:
         for group, saved in zip(self.param_groups, saved_groups):
             restored = {k: v for k, v in saved.items() if k != "params"}
             restored["params"] = group["params"]
+            for name, default in self.defaults.items():  # a key an older state dict lacks
+                if default is not required:
+                    restored.setdefault(name, default)
             new_groups.append(restored)
         self.state = new_state
         self.param_groups = new_groups

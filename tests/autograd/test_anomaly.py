@@ -156,3 +156,45 @@ def test_finite_training_step_passes_unchanged():
         model(x).pow(2).mean().backward()
     for p, g in zip(model.parameters(), expected):
         numpy.testing.assert_array_equal(p.grad.numpy(), g)
+
+
+def _anomaly_switches(T) -> list:
+    """What is_anomaly_enabled / is_anomaly_check_nan_enabled say around each switch."""
+
+    def state():
+        return (T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled())
+
+    seen = [state()]
+    T.autograd.set_detect_anomaly(True)  # a plain call: on for what follows
+    try:
+        seen.append(state())
+        with T.autograd.set_detect_anomaly(False):
+            seen.append(state())
+        seen.append(state())
+        with T.autograd.set_detect_anomaly(True, check_nan=False):
+            seen.append(state())
+    finally:
+        T.autograd.set_detect_anomaly(False)
+    seen.append(state())
+    with T.autograd.detect_anomaly():
+        T.autograd.set_detect_anomaly(False)  # switches off inside the block too
+        seen.append(state())
+    return seen + [state()]
+
+
+def test_set_detect_anomaly_switches_now_or_for_a_block_as_in_pytorch():
+    seen = _anomaly_switches(torch)
+    off, on = (False, True), (True, True)  # (check_nan is True unless switched off)
+    assert seen == [off, on, off, on, (True, False), off, off, off]
+    x = torch.zeros(1, requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True):
+        with pytest.raises(AnomalyError, match="Log produced -inf"):
+            torch.log(x)
+    with detect_anomaly():
+        with torch.autograd.set_detect_anomaly(False):
+            torch.log(x)  # checks off: no error
+    assert function._anomaly_hook is None and function._trace_hook is None
+    assert not anomaly_module.enabled
+    pt = pytest.importorskip("torch")
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        assert _anomaly_switches(pt) == seen

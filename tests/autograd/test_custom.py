@@ -69,6 +69,34 @@ def test_needs_input_grad_and_inputs_without_gradient() -> None:
     assert Affine.apply(w, w, 0.0).grad_fn is None  # nothing requires grad
 
 
+def _needs_input_grad_seen_by_forward(T) -> list:
+    seen = []
+
+    class Scale(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w, k):
+            seen.append(ctx.needs_input_grad)
+            return x * w * k
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, None, None
+
+    x, w = T.ones(2, requires_grad=True), T.ones(2)
+    Scale.apply(x, w, 2.0)
+    with T.no_grad():
+        Scale.apply(x, w, 2.0)  # from requires_grad alone, also with no graph recorded
+    Scale.apply(w, w, 2.0)
+    return seen
+
+
+def test_needs_input_grad_in_forward_follows_requires_grad_as_in_pytorch() -> None:
+    seen = _needs_input_grad_seen_by_forward(microtorch)
+    assert seen == [(True, False, False), (True, False, False), (False, False, False)]
+    torch = pytest.importorskip("torch")
+    assert _needs_input_grad_seen_by_forward(torch) == seen
+
+
 def test_a_gradient_of_a_broadcast_shape_is_summed_down() -> None:
     class AddRow(Function):
         @staticmethod
@@ -201,3 +229,95 @@ def test_array_level_ops_are_unchanged() -> None:
     Double.apply(x).sum().backward()
     assert not Double.pytorch_style and Cube.pytorch_style
     assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_once_differentiable_backward_as_in_pytorch() -> None:
+    from microtorch.autograd.function import once_differentiable
+
+    class Square(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            assert not microtorch.is_grad_enabled()  # no graph of the backward is recorded
+            return grad * 2 * x
+
+    x = microtorch.tensor([1.0, -3.0], requires_grad=True)
+    (Square.apply(x) * microtorch.tensor([1.0, 2.0])).sum().backward()
+    assert x.grad.tolist() == [2.0, -12.0]
+    torch = pytest.importorskip("torch")
+    assert torch.autograd.function.once_differentiable.__name__ == once_differentiable.__name__
+
+
+def test_save_for_backward_takes_only_tensors_or_none() -> None:
+    def function_saving(T, value):
+        class Saves(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, value)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+
+        return Saves
+
+    x = microtorch.ones(2, requires_grad=True)
+    function_saving(microtorch, None).apply(x).sum().backward()  # None is fine
+    assert x.grad.tolist() == [2.0, 2.0]
+    with pytest.raises(TypeError, match=r"argument 1 is of type int.*ctx.value"):
+        function_saving(microtorch, 3).apply(x)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        function_saving(torch, 3).apply(torch.ones(2, requires_grad=True))
+
+
+def _in_place_function_with_mark_dirty(T) -> list:
+    class DoubleInPlace(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    class MarksButReturnsNew(DoubleInPlace):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x * 2
+
+    a = T.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    c = DoubleInPlace.apply(b)
+    seen = [c is b, b.tolist(), b.grad_fn is not None]
+    (b * b).sum().backward()  # b is the output now: d/da (2 a)^2 = 8 a
+    seen.append(a.grad.tolist())
+    z = T.tensor([1.0, 2.0])
+    seen.append((DoubleInPlace.apply(z) is z, z.tolist(), z.requires_grad))
+    for bad in (lambda: DoubleInPlace.apply(T.ones(1, requires_grad=True)),
+                lambda: MarksButReturnsNew.apply(T.ones(1, requires_grad=True) * 1)):  # fmt: skip
+        try:
+            bad()
+        except RuntimeError:
+            seen.append("RuntimeError")
+    return seen
+
+
+def test_mark_dirty_makes_the_changed_input_the_output_as_in_pytorch() -> None:
+    seen = _in_place_function_with_mark_dirty(microtorch)
+    assert (
+        seen
+        == [True, [2.0, 4.0], True, [8.0, 16.0], (True, [2.0, 4.0], False)] + ["RuntimeError"] * 2
+    )
+    torch = pytest.importorskip("torch")
+    assert _in_place_function_with_mark_dirty(torch) == seen

@@ -59,3 +59,29 @@ def test_matches_pytorch() -> None:
         results.append([t.numpy() for block in J for t in block] + [t.numpy() for t in g])
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+def _errors_for_inputs_that_cannot_require_grad(T) -> list:
+    from_module = T.autograd.functional
+    calls = [
+        lambda: from_module.jacobian(lambda a: a * 2, T.tensor([1, 2])),
+        lambda: from_module.jacobian(lambda a: a * 2, T.tensor([True])),
+        lambda: from_module.vjp(lambda a: a * 2, T.tensor([1, 2]), T.ones(2)),
+        lambda: from_module.jacobian(lambda a: a * 2, 3.0),
+    ]
+    seen = []
+    for call in calls:
+        try:
+            call()
+        except (RuntimeError, TypeError) as error:
+            seen.append(type(error).__name__)
+    return seen
+
+
+def test_integer_and_non_tensor_inputs_raise_pytorchs_error_types() -> None:
+    seen = _errors_for_inputs_that_cannot_require_grad(microtorch)
+    assert seen == ["RuntimeError"] * 3 + ["TypeError"]
+    with pytest.raises(RuntimeError, match=r"inputs\[0\] is microtorch.int64.*\.float\(\)"):
+        jacobian(lambda a: a * 2, microtorch.tensor([1, 2]))
+    torch = pytest.importorskip("torch")
+    assert _errors_for_inputs_that_cannot_require_grad(torch) == seen

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import microtorch
@@ -77,3 +79,72 @@ def test_backward_with_inputs_fills_only_their_grads(device: str) -> None:
         (a * 2).sum().backward(inputs=[microtorch.ones(2)])
     with pytest.raises(NotImplementedError, match="backward: create_graph=True is not supported"):
         (a * 2).sum().backward(create_graph=True)
+
+
+def _grad_argument_errors(T) -> list:
+    """The exception type (or the result) of autograd.grad calls PyTorch refuses or accepts."""
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    calls = [
+        lambda: T.autograd.grad(x * 2, x, grad_outputs=T.ones(1)),  # would broadcast
+        lambda: T.autograd.grad(x * 2, x, grad_outputs=T.ones(3, 1)),
+        lambda: T.autograd.grad(x.sum(), x, grad_outputs=T.ones(1)),  # 0-d output
+        lambda: T.autograd.grad([x * 2, x * 3], x, grad_outputs=[T.ones(3)]),  # one too few
+        lambda: T.autograd.grad([x.sum(), x.sum()], x, grad_outputs=T.ones(())),
+        lambda: T.autograd.grad(x.sum(), []),
+        lambda: T.autograd.grad(x.sum(), x, allow_unused=False, materialize_grads=True),
+        lambda: T.autograd.grad([], x),
+        lambda: T.autograd.grad([], x, allow_unused=True),
+        lambda: T.autograd.grad([], x, materialize_grads=True),
+        lambda: T.autograd.grad((x * x).sum(), x, only_inputs=True),
+    ]
+    seen = []
+    for call in calls:
+        try:
+            result = call()
+        except (RuntimeError, ValueError) as error:
+            seen.append(type(error).__name__)
+        else:
+            seen.append([None if g is None else g.tolist() for g in result])
+    return seen
+
+
+def test_grad_checks_its_arguments_as_pytorch_does() -> None:
+    seen = _grad_argument_errors(microtorch)
+    assert seen == ["RuntimeError"] * 6 + ["ValueError", "RuntimeError", [None], [[0.0] * 3]] + [
+        [[2.0, 4.0, 6.0]]
+    ]
+    x = _leaf([1.0, 2.0], "cpu")
+    with pytest.raises(RuntimeError, match=r"grad_outputs\[0\] has a shape of \(1,\).*\(2,\)"):
+        microtorch.autograd.grad(x * 2, x, grad_outputs=microtorch.ones(1))
+    with pytest.raises(RuntimeError, match=r"got 2 tensors and 1 gradients"):
+        microtorch.autograd.grad([x * 2, x * 3], x, grad_outputs=[microtorch.ones(2)])
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # (torch: only_inputs is deprecated)
+        assert _grad_argument_errors(torch) == seen
+
+
+def _batched_gradients(T) -> list:
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = T.tensor([0.5, -1.0], requires_grad=True)
+    u = T.tensor([1.0], requires_grad=True)  # not used
+    y = (x * x)[:2] * w  # shape (2,)
+    rows = T.eye(2)  # one grad_outputs per row: the rows of the Jacobians
+    gx, gw, gu = T.autograd.grad(y, [x, w, u], rows, is_grads_batched=True, allow_unused=True,
+                                 retain_graph=True)  # fmt: skip
+    seen = [gx.tolist(), gw.tolist(), gu]
+    (gx_again,) = T.autograd.grad([y], [x], [rows * 2], is_grads_batched=True)
+    seen.append(gx_again.tolist())
+    return seen
+
+
+def test_grad_with_batched_grad_outputs_gives_one_gradient_per_entry() -> None:
+    seen = _batched_gradients(microtorch)
+    assert seen[0] == [[1.0, 0.0, 0.0], [0.0, -4.0, 0.0]]  # d y_i / d x_j = 2 x_j w_i [i == j]
+    assert seen[1] == [[1.0, 0.0], [0.0, 4.0]] and seen[2] is None
+    assert seen[3] == [[2.0, 0.0, 0.0], [0.0, -8.0, 0.0]]
+    x = _leaf([1.0, 2.0], "cpu")
+    with pytest.raises(RuntimeError, match="is_grads_batched=True needs grad_outputs"):
+        microtorch.autograd.grad(x * 2, x, is_grads_batched=True)
+    torch = pytest.importorskip("torch")
+    assert _batched_gradients(torch) == seen

@@ -69,6 +69,37 @@ def test_clip_grad_norm_of_float16_and_float32_parameters_together(device: str) 
     np.testing.assert_array_equal(params[0].grad.cpu().numpy(), expected)
 
 
+def _norm_dtypes_and_clipped_float16(T, device: str = "cpu") -> list:
+    grads = [np.array([100.0, 200.0, 300.0]), np.array([[1.5, -2.0]])]
+    seen = []
+    for dtypes in (("float16", "float16"), ("float16", "float32"), ("float64", "float16")):
+        params = [T.zeros(g.shape, dtype=getattr(T, d), device=device, requires_grad=True)
+                  for g, d in zip(grads, dtypes)]  # fmt: skip
+        for p, g in zip(params, grads):
+            p.grad = T.tensor(g, dtype=p.dtype, device=device)
+        for norm_type in (2.0, math.inf):
+            norm = T.nn.utils.clip_grad_norm_(params, 1.0, norm_type=norm_type)
+            seen.append((str(norm.dtype).rpartition(".")[2], norm.item()))
+        seen.append(params[0].grad.cpu().tolist())
+    return seen
+
+
+def test_the_norm_is_in_the_gradients_common_dtype_as_in_pytorch(device: str) -> None:
+    """float16 gradients alone: a float16 norm, so the scale factor is float16 too."""
+    seen = _norm_dtypes_and_clipped_float16(torch, device)
+    assert [dtype for dtype, _ in seen[0:2] + seen[3:5] + seen[6:8]] == [
+        "float16", "float16", "float32", "float32", "float64", "float64"
+    ]  # fmt: skip
+    assert seen[0][1] == 374.25  # sqrt(140006.25) = 374.17, rounded to float16
+    pt = pytest.importorskip("torch")
+    expected = _norm_dtypes_and_clipped_float16(pt)
+    for mine, theirs in zip(seen, expected):
+        if isinstance(mine, tuple):
+            assert mine[0] == theirs[0] and mine[1] == pytest.approx(theirs[1], rel=1e-6)
+        else:
+            np.testing.assert_allclose(mine, theirs, rtol=1e-3)
+
+
 def test_a_nan_norm_makes_every_gradient_nan_as_in_pytorch(device: str) -> None:
     """Not silently left unclipped: PyTorch multiplies by max_norm / (nan + eps) = nan."""
     params, _ = _params_with_grads(device)
@@ -84,6 +115,8 @@ def test_clip_grad_norm_other_norms_and_edge_cases() -> None:
     assert norm.item() == pytest.approx(max(np.abs(g).max() for g in grads))
     norm = nn.utils.clip_grad_norm_(params, max_norm=100.0, norm_type=1)
     assert norm.item() == pytest.approx(sum(np.abs(g).sum() for g in grads), rel=1e-6)
+    norm = nn.utils.clip_grad_norm_(params, max_norm=100.0, norm_type=-math.inf)
+    assert norm.item() == pytest.approx(min(np.abs(g).min() for g in grads))  # the smallest
     single = nn.Parameter(torch.zeros(2))
     single.grad = torch.tensor([3.0, 4.0])
     assert nn.utils.clip_grad_norm_(single, 1.0).item() == pytest.approx(5.0)
@@ -105,12 +138,33 @@ def test_clip_grad_norm_matches_pytorch() -> None:
     tparams = _torch_params_with(pt, grads)
     params[1].grad.zero_()  # (a gradient of zeros: the "0-norm" counts the others)
     tparams[1].grad.zero_()
-    for norm_type in (2.0, math.inf, 0.0, 3.0):
+    for norm_type in (2.0, math.inf, 0.0, 3.0, -math.inf, -2.0, 0.5):
         ours = nn.utils.clip_grad_norm_(params, 0.5, norm_type=norm_type)
         theirs = pt.nn.utils.clip_grad_norm_(tparams, 0.5, norm_type=norm_type)
         assert ours.item() == pytest.approx(theirs.item(), rel=1e-6)
         for p, tp in zip(params, tparams):
             np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def _norms_of_no_gradients(T) -> list:
+    previous = T.get_default_dtype()
+    seen = []
+    try:
+        for default in (T.float32, T.float64):
+            T.set_default_dtype(default)
+            no_grad_yet = T.nn.Parameter(T.zeros(2))
+            for norm in (T.nn.utils.clip_grad_norm_([], 1.0),
+                         T.nn.utils.clip_grad_norm_([no_grad_yet], 1.0)):  # fmt: skip
+                seen.append((norm.item(), norm.dtype == default))
+    finally:
+        T.set_default_dtype(previous)
+    return seen
+
+
+def test_the_norm_of_no_gradients_is_0_in_the_default_dtype_as_in_pytorch() -> None:
+    assert _norms_of_no_gradients(torch) == [(0.0, True)] * 4
+    pt = pytest.importorskip("torch")
+    assert _norms_of_no_gradients(pt) == [(0.0, True)] * 4
 
 
 def test_clip_grad_value(device: str) -> None:

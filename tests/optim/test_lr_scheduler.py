@@ -80,7 +80,41 @@ def test_state_dict_round_trip() -> None:
     sched2.step()
     assert sched.get_last_lr() == sched2.get_last_lr()
     lam = lr_scheduler.LambdaLR(_optimizer(), lambda s: 1.0)
-    assert "lr_lambdas" not in lam.state_dict()
+    assert lam.state_dict()["lr_lambdas"] == [None]  # a function is not saved
+
+
+class _Decay:
+    """A callable lr_lambda with state: its attributes go into the scheduler's state dict."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+
+    def __call__(self, step: int) -> float:
+        return self.rate**step
+
+
+def _lambda_schedulers_state(T) -> list:
+    seen = []
+    for kind in (T.optim.lr_scheduler.LambdaLR, T.optim.lr_scheduler.MultiplicativeLR):
+        p = T.ones(1, requires_grad=True)
+        groups = [{"params": [p]}, {"params": [T.ones(1, requires_grad=True)], "lr": 0.2}]
+        opt = T.optim.SGD(groups, lr=0.1)
+        sched = kind(opt, [_Decay(0.5), lambda step: 0.9])
+        opt.step()
+        sched.step()
+        sched.lr_lambdas[0].rate = 0.25  # e.g. changed during training
+        state = sched.state_dict()
+        fresh = kind(T.optim.SGD(groups, lr=0.1), [_Decay(0.5), lambda step: 0.9])
+        fresh.load_state_dict(state)
+        seen.append([state["lr_lambdas"], fresh.lr_lambdas[0].rate])
+    return seen
+
+
+def test_lambda_schedulers_save_the_state_of_callable_objects_as_pytorch() -> None:
+    seen = _lambda_schedulers_state(torch)
+    assert seen == [[[{"rate": 0.25}, None], 0.25]] * 2
+    pt = pytest.importorskip("torch")
+    assert _lambda_schedulers_state(pt) == seen
 
 
 def test_schedulers_stepped_in_turn_multiply() -> None:

@@ -252,6 +252,43 @@ def test_param_groups_have_their_own_lr_and_weight_decay() -> None:
         np.testing.assert_allclose(p.detach().numpy(), e, rtol=1e-10)
 
 
+def _optimizer_over_named_parameters(T) -> list:
+    T.manual_seed(0)
+    model = T.nn.Sequential(T.nn.Linear(3, 2), T.nn.Linear(2, 1))
+    opt = T.optim.SGD(model.named_parameters(), lr=0.1, momentum=0.9)
+    model(T.ones(4, 3)).pow(2).sum().backward()
+    opt.step()
+    sd = opt.state_dict()
+    grouped = T.optim.AdamW(
+        [
+            {"params": list(model[0].named_parameters())},
+            {"params": list(model[1].named_parameters()), "lr": 0.5},
+        ]
+    )
+    errors = []
+    try:
+        opt.add_param_group({"params": [T.zeros(2, requires_grad=True)]})
+    except ValueError:
+        errors.append("ValueError")
+    return [
+        opt.param_groups[0]["param_names"],
+        sd["param_groups"][0]["param_names"],
+        sd["param_groups"][0]["params"],
+        sorted(sd["state"]),
+        [g["param_names"] for g in grouped.param_groups],
+        errors,
+    ]
+
+
+def test_optimizers_take_named_parameters_as_in_pytorch() -> None:
+    seen = _optimizer_over_named_parameters(torch)
+    names = ["0.weight", "0.bias", "1.weight", "1.bias"]
+    assert seen == [names, names, [0, 1, 2, 3], [0, 1, 2, 3],
+                    [["weight", "bias"]] * 2, ["ValueError"]]  # fmt: skip
+    pt = pytest.importorskip("torch")
+    assert _optimizer_over_named_parameters(pt) == seen
+
+
 def test_lr_can_be_changed_every_step() -> None:
     values, grads = _start()
     params = [nn.Parameter(torch.tensor(v)) for v in values]
@@ -351,6 +388,38 @@ def test_load_state_dict_restores_hyperparameters_and_moves_state(device: str) -
     opt2.load_state_dict(sd)
     assert opt2.param_groups[0]["lr"] == 0.5 and opt2.param_groups[0]["params"][0] is q
     assert opt2.state[q]["momentum_buffer"].device.type == device
+
+
+def _step_after_loading_an_old_state_dict(T) -> list:
+    """A state dict from before some hyperparameters existed: the optimizer fills them in."""
+    results = []
+    for make, missing in (
+        (lambda ps: T.optim.SGD(ps, lr=0.1, momentum=0.9), ("nesterov", "maximize", "foreach")),
+        (lambda ps: T.optim.Adam(ps, lr=0.1), ("amsgrad", "maximize", "foreach")),
+        (lambda ps: T.optim.RMSprop(ps, lr=0.1), ("centered", "maximize")),
+    ):
+        p = T.tensor([1.0, -2.0], requires_grad=True)
+        opt = make([p])
+        (p * p).sum().backward()
+        opt.step()
+        old = opt.state_dict()
+        for key in missing:
+            del old["param_groups"][0][key]
+        resumed = make([p])
+        resumed.load_state_dict(old)
+        resumed.step()
+        results.append([p.tolist()] + [resumed.param_groups[0][k] for k in missing])
+    return results
+
+
+def test_loading_a_state_dict_without_newer_hyperparameters_fills_them_in() -> None:
+    seen = _step_after_loading_an_old_state_dict(torch)
+    assert [r[1:] for r in seen] == [[False, False, None], [False, False, None], [False, False]]
+    pt = pytest.importorskip("torch")
+    expected = _step_after_loading_an_old_state_dict(pt)
+    for mine, theirs in zip(seen, expected):
+        np.testing.assert_allclose(mine[0], theirs[0], rtol=1e-6)
+        assert mine[1:] == theirs[1:]
 
 
 def test_load_state_dict_errors() -> None:

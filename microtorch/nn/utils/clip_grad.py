@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable
+from typing import Any
 
 import numpy
 
-from ... import backend
+from ... import backend, dtypes
 from ..._tensor import Tensor
 
 
@@ -43,13 +44,35 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
     vector (for the 2-norm: sqrt of the sum of every element squared), as a 0-d tensor."""
     arrays = _arrays(tensors)
     norm_type = float(norm_type)
-    if not arrays:
-        return Tensor._make(numpy.zeros((), dtype=numpy.float32))
+    if not arrays:  # no gradients at all: 0, in the default float dtype as in PyTorch
+        return Tensor._make(numpy.zeros((), dtype=dtypes.get_default_dtype().np))
     xp = backend.xp_of(arrays[0])
+    if len(arrays) > 1 and any(a.dtype.itemsize < 4 for a in arrays):
+        # as PyTorch: each half-precision gradient's norm is rounded to its dtype first, and
+        # then the per-gradient norms are combined, the result in their common dtype
+        norms = [_norm_of([a], norm_type, xp) for a in arrays]
+        wide = [n.astype(numpy.float32) if n.dtype.itemsize < 4 else n for n in norms]
+        total = _norm_of(wide, norm_type, xp).astype(xp.result_type(*norms))
+    else:
+        total = _norm_of(arrays, norm_type, xp)
+    if error_if_nonfinite and not bool(xp.isfinite(total)):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
+            "so it cannot be clipped. To disable this error and scale the gradients by the "
+            "non-finite norm anyway, set `error_if_nonfinite=False`"
+        )
+    return Tensor._make(total)
+
+
+def _norm_of(arrays: list, norm_type: float, xp) -> Any:  # noqa: ANN001 (numpy or cupy)
+    """The norm of ``arrays`` joined into one vector (for the 0-"norm": how many of them are
+    not all 0), a 0-d array in their common dtype."""
     # Half-precision sums overflow easily: measure in at least float32.
     measured = [a if a.dtype.itemsize >= 4 else a.astype(numpy.float32) for a in arrays]
     if norm_type == math.inf:
         total = xp.stack([xp.abs(a).max() for a in measured]).max()
+    elif norm_type == -math.inf:  # the smallest magnitude of any element
+        total = xp.stack([xp.abs(a).min() for a in measured]).min()
     elif norm_type == 2.0:
         # vdot of a flat array with itself = its sum of squares, in one BLAS call
         squares = [xp.vdot(a.ravel(), a.ravel()) for a in measured]
@@ -60,14 +83,9 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
     else:
         sums = [(xp.abs(a) ** norm_type).sum() for a in measured]
         total = xp.stack(sums).sum() ** (1.0 / norm_type)
-    total = xp.asarray(total)  # a 0-d array (numpy reductions may give scalars)
-    if error_if_nonfinite and not bool(xp.isfinite(total)):
-        raise RuntimeError(
-            f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
-            "so it cannot be clipped. To disable this error and scale the gradients by the "
-            "non-finite norm anyway, set `error_if_nonfinite=False`"
-        )
-    return Tensor._make(total)
+    # a 0-d array (numpy reductions may give scalars) in the gradients' common dtype, as in
+    # PyTorch: float16 gradients alone have a float16 norm (measured in float32, rounded once)
+    return xp.asarray(total).astype(xp.result_type(*arrays), copy=False)
 
 
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
