@@ -352,3 +352,15 @@ def test_rrelu_module_random_in_training_fixed_in_eval() -> None:
     first = layer(x).numpy()
     torch.manual_seed(4)
     np.testing.assert_array_equal(layer(x).numpy(), first)  # the seed decides them
+
+
+def test_layer_norm_of_an_empty_batch_has_empty_gradients() -> None:
+    """(0, 5) in, (0, 5) out; backward gives an empty input gradient and zero parameter
+    gradients, as PyTorch does (the group size must come from the shape, not from
+    counting elements, which are none)."""
+    ln = nn.LayerNorm(5).double()
+    x = torch.zeros(0, 5, dtype=torch.float64, requires_grad=True)
+    ln(x).sum().backward()
+    assert tuple(x.grad.shape) == (0, 5)
+    np.testing.assert_array_equal(ln.weight.grad.numpy(), np.zeros(5))
+    np.testing.assert_array_equal(ln.bias.grad.numpy(), np.zeros(5))
