@@ -364,3 +364,21 @@ def test_layer_norm_of_an_empty_batch_has_empty_gradients() -> None:
     assert tuple(x.grad.shape) == (0, 5)
     np.testing.assert_array_equal(ln.weight.grad.numpy(), np.zeros(5))
     np.testing.assert_array_equal(ln.bias.grad.numpy(), np.zeros(5))
+
+
+@pytest.mark.parametrize("in_features, out_features", [(0, 5), (4, 0)])
+def test_linear_with_no_input_or_no_output_features(in_features: int,
+                                                    out_features: int) -> None:  # fmt: skip
+    """Linear(0, 5) gives zeros (just the bias) and Linear(4, 0) an empty output; backward
+    gives gradients of the right shapes, as in PyTorch (bias gradient: the batch size)."""
+    layer = nn.Linear(in_features, out_features)
+    with torch.no_grad():
+        layer.bias.zero_()
+    x = torch.zeros(2, 3, in_features, requires_grad=True)
+    y = layer(x)
+    assert tuple(y.shape) == (2, 3, out_features)
+    np.testing.assert_array_equal(y.detach().numpy(), np.zeros((2, 3, out_features)))
+    y.sum().backward()
+    assert tuple(x.grad.shape) == (2, 3, in_features)
+    assert tuple(layer.weight.grad.shape) == (out_features, in_features)
+    np.testing.assert_array_equal(layer.bias.grad.numpy(), np.full(out_features, 6.0))
