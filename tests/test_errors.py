@@ -699,6 +699,26 @@ def test_core_errors(bad, error, pattern) -> None:
         ),
         (
             lambda: F.scaled_dot_product_attention(
+                microtorch.ones(2, 3, dtype=microtorch.int64),
+                microtorch.ones(2, 3, dtype=microtorch.int64),
+                microtorch.ones(2, 3, dtype=microtorch.int64),
+            ),
+            RuntimeError,
+            "scaled_dot_product_attention: query, key and value must be floating point, got "
+            "microtorch.int64",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
+                microtorch.ones(2, 3),
+                microtorch.ones(2, 3),
+                microtorch.ones(2, 3),
+                attn_mask=microtorch.ones(2, 2, dtype=microtorch.int64),
+            ),
+            RuntimeError,
+            "attn_mask must be bool .* or floating point .*, got microtorch.int64",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
                 microtorch.ones(2, 6, 3, 4),
                 microtorch.ones(2, 2, 3, 4),
                 microtorch.ones(2, 2, 3, 4),

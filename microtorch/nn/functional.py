@@ -1281,6 +1281,11 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             scores_shape, tuple(attn_mask.shape), "scaled_dot_product_attention: attn_mask"
         )
         mask_array = attn_mask.array
+        if mask_array.dtype != bool and not attn_mask.dtype.is_floating_point:
+            raise RuntimeError(
+                f"scaled_dot_product_attention: attn_mask must be bool (True: may attend) or "
+                f"floating point (added to the scores), got {attn_mask.dtype}"
+            )
         if mask_array.dtype != bool:
             mask_array = mask_array.astype(query.array.dtype, copy=False)
     q, k, v = query, key, value
@@ -1288,6 +1293,11 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         raise RuntimeError(
             f"scaled_dot_product_attention: query, key and value must have the same dtype, got "
             f"{q.dtype}, {k.dtype}, {v.dtype}"
+        )
+    if not q.dtype.is_floating_point:
+        raise RuntimeError(
+            f"scaled_dot_product_attention: query, key and value must be floating point, got "
+            f"{q.dtype}; convert them with .float()"
         )
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(

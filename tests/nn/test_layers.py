@@ -382,3 +382,4 @@ def test_linear_with_no_input_or_no_output_features(in_features: int,
     assert tuple(x.grad.shape) == (2, 3, in_features)
     assert tuple(layer.weight.grad.shape) == (out_features, in_features)
     np.testing.assert_array_equal(layer.bias.grad.numpy(), np.full(out_features, 6.0))
+
