@@ -1305,6 +1305,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         )
     if dropout_p == 1.0:  # every attention weight dropped
         return scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale) * 0.0
+    if k_shape[-2] == 0:  # no keys at all: output 0 and gradients 0, as in PyTorch
+        return (q @ k.transpose(-2, -1)) @ v
     scale = 1.0 / math.sqrt(q_shape[-1]) if scale is None else float(scale)
     return _attention.ScaledDotProductAttention.apply(
         q, k, v, attn_mask=mask_array, dropout_p=float(dropout_p), is_causal=is_causal,

@@ -383,3 +383,16 @@ def test_linear_with_no_input_or_no_output_features(in_features: int,
     assert tuple(layer.weight.grad.shape) == (out_features, in_features)
     np.testing.assert_array_equal(layer.bias.grad.numpy(), np.full(out_features, 6.0))
 
+
+def test_scaled_dot_product_attention_with_no_keys_gives_zeros() -> None:
+    """Key length 0: every query sees nothing, so its output is 0 and so are the
+    gradients, as in PyTorch (not a reduction over an empty row)."""
+    q = torch.randn(2, 2, 3, 4, dtype=torch.float64, requires_grad=True)
+    k = torch.randn(2, 2, 0, 4, dtype=torch.float64, requires_grad=True)
+    v = torch.randn(2, 2, 0, 6, dtype=torch.float64, requires_grad=True)
+    out = nn.functional.scaled_dot_product_attention(q, k, v)
+    assert tuple(out.shape) == (2, 2, 3, 6)
+    np.testing.assert_array_equal(out.detach().numpy(), np.zeros((2, 2, 3, 6)))
+    out.sum().backward()
+    np.testing.assert_array_equal(q.grad.numpy(), np.zeros((2, 2, 3, 4)))
+    assert tuple(k.grad.shape) == (2, 2, 0, 4) and tuple(v.grad.shape) == (2, 2, 0, 6)
