@@ -626,6 +626,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     indices ``target`` (N), (N, d1, ...) or (); or, with a float ``target`` of input's shape,
     class probabilities (soft labels)."""
     reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(
+            f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
+        )
     logits = _float_input(_check_tensor(input, "cross_entropy"), "cross_entropy")
     if isinstance(target, Tensor) and target.dtype.is_floating_point:
         return _cross_entropy_with_probabilities(logits, target, weight, reduction,

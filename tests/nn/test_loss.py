@@ -126,6 +126,16 @@ def test_loss_errors_say_what_is_wrong() -> None:
         F.l1_loss(_t(np.zeros((3, 1))), _t(np.zeros(3)))
 
 
+@pytest.mark.parametrize("label_smoothing", [-0.1, 1.5])
+def test_cross_entropy_label_smoothing_outside_0_1_is_an_error(label_smoothing: float) -> None:
+    """PyTorch refuses label_smoothing outside [0, 1] for both kinds of target (a negative
+    one would otherwise quietly give a different loss)."""
+    logits = _t(np.zeros((3, 4)))
+    for target in (microtorch.tensor([0, 1, 2]), _t(np.full((3, 4), 0.25))):
+        with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
+            F.cross_entropy(logits, target, label_smoothing=label_smoothing)
+
+
 def test_losses_match_pytorch() -> None:
     pt = pytest.importorskip("torch")
     pos_weight = RNG.random(4) + 0.5
