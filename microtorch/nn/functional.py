@@ -685,7 +685,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     """Negative log-likelihood of log-probabilities ``input`` (N, C), (N, C, d1, ...) or (C,)
     at class indices ``target`` (N), (N, d1, ...) or ()."""
     reduction = _reduction(size_average, reduce, reduction, "nll_loss")
-    _check_tensor(input, "nll_loss")
+    if _check_tensor(input, "nll_loss").ndim == 0:  # a ValueError in PyTorch
+        raise ValueError("nll_loss: input must have a dim of classes, got a 0-d tensor")
     rows, targets, out_shape = _rows_of_classes(input, target, ignore_index, "nll_loss")
     loss = _weighted_nll(rows, targets, weight, ignore_index, reduction, "nll_loss")
     return loss.reshape(out_shape) if reduction == "none" else loss
@@ -712,6 +713,17 @@ def _rows_of_classes(input: Tensor, target: Tensor, ignore_index: int, op: str) 
         )
     if input.ndim == 0:
         raise RuntimeError(f"{op}: input must have a dim of classes, got a 0-d tensor")
+    # a batch size that differs is a ValueError in PyTorch (other shape mismatches below
+    # are RuntimeErrors); a (C,) input is one sample, whose target may also be (1,)
+    target_batch = target.shape[0] if target.ndim else 0
+    if (input.ndim >= 2 and target_batch != input.shape[0]) or (
+        input.ndim == 1 and target.ndim == 1 and target_batch != 1
+    ):
+        raise ValueError(
+            f"{op}: input of shape {tuple(input.shape)} and target of shape "
+            f"{tuple(target.shape)} have different batch sizes (dim 0 of each; a 1-D input "
+            f"is one sample, whose target is 0-d)"
+        )
     # (C,) is one sample with a 0-d target; (N, C, d1, ...) has targets (N, d1, ...)
     expected = () if input.ndim == 1 else (input.shape[0],) + tuple(input.shape[2:])
     if input.ndim == 1 and tuple(target.shape) == (1,):  # PyTorch takes this one too

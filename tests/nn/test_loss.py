@@ -126,6 +126,23 @@ def test_loss_errors_say_what_is_wrong() -> None:
         F.l1_loss(_t(np.zeros((3, 1))), _t(np.zeros(3)))
 
 
+def test_class_losses_raise_value_error_for_a_batch_size_mismatch() -> None:
+    """As in PyTorch: a target whose batch size (dim 0) differs from the input's is a
+    ValueError, so is a 0-d input to nll_loss; other shape mismatches are RuntimeErrors."""
+    ids = microtorch.tensor([0, 1, 2])
+    for loss in (F.cross_entropy, F.nll_loss):
+        with pytest.raises(ValueError, match=r"\(4, 5\) and target of shape \(3,\) have different"):
+            loss(_t(np.zeros((4, 5))), ids)
+        with pytest.raises(ValueError, match="different batch sizes"):
+            loss(_t(np.zeros((2, 5, 3))), ids)
+        with pytest.raises(ValueError, match="different batch sizes"):
+            loss(_t(np.zeros(5)), ids)  # one sample, three targets
+        with pytest.raises(RuntimeError, match=r"expected target shape \(2, 3\)"):
+            loss(_t(np.zeros((2, 5, 3))), microtorch.tensor([[0, 1], [2, 3]]))
+    with pytest.raises(ValueError, match="nll_loss: input must have a dim of classes"):
+        F.nll_loss(_t(1.0), microtorch.tensor(0))
+
+
 @pytest.mark.parametrize("label_smoothing", [-0.1, 1.5])
 def test_cross_entropy_label_smoothing_outside_0_1_is_an_error(label_smoothing: float) -> None:
     """PyTorch refuses label_smoothing outside [0, 1] for both kinds of target (a negative
