@@ -632,6 +632,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         )
     logits = _float_input(_check_tensor(input, "cross_entropy"), "cross_entropy")
     if isinstance(target, Tensor) and target.dtype.is_floating_point:
+        if ignore_index >= 0:  # (PyTorch's default, -100, and other negatives are fine)
+            raise RuntimeError(
+                f"cross_entropy: ignore_index ({ignore_index}) is not supported for a target "
+                "of class probabilities (floating point); give that class probability 0 "
+                "instead"
+            )
         return _cross_entropy_with_probabilities(logits, target, weight, reduction,
                                                  label_smoothing)  # fmt: skip
     rows, targets, out_shape = _rows_of_classes(logits, target, ignore_index, "cross_entropy")

@@ -143,6 +143,16 @@ def test_class_losses_raise_value_error_for_a_batch_size_mismatch() -> None:
         F.nll_loss(_t(1.0), microtorch.tensor(0))
 
 
+def test_cross_entropy_refuses_ignore_index_with_class_probabilities() -> None:
+    """PyTorch raises for a non-negative ignore_index with a probability target (ours
+    used to ignore it silently); a negative one, like the default -100, is accepted."""
+    logits, probs = _t(np.zeros((3, 4))), _t(np.full((3, 4), 0.25))
+    with pytest.raises(RuntimeError, match=r"ignore_index \(1\) is not supported"):
+        F.cross_entropy(logits, probs, ignore_index=1)
+    expected = F.cross_entropy(logits, probs).item()
+    assert F.cross_entropy(logits, probs, ignore_index=-1).item() == pytest.approx(expected)
+
+
 @pytest.mark.parametrize("label_smoothing", [-0.1, 1.5])
 def test_cross_entropy_label_smoothing_outside_0_1_is_an_error(label_smoothing: float) -> None:
     """PyTorch refuses label_smoothing outside [0, 1] for both kinds of target (a negative
