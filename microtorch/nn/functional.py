@@ -667,7 +667,7 @@ def _cross_entropy_with_probabilities(logits: Tensor, target: Tensor, weight: Te
         )
     class_dim = 0 if logits.ndim == 1 else 1
     num_classes = logits.shape[class_dim]
-    target = target.to(logits.dtype)
+    # (no cast of target: float32 logits with a float64 target give float64, as in PyTorch)
     if label_smoothing:
         target = target * (1 - label_smoothing) + label_smoothing / num_classes
     logp = logits.log_softmax(class_dim)

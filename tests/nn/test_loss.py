@@ -153,6 +153,16 @@ def test_cross_entropy_refuses_ignore_index_with_class_probabilities() -> None:
     assert F.cross_entropy(logits, probs, ignore_index=-1).item() == pytest.approx(expected)
 
 
+def test_cross_entropy_with_probabilities_promotes_the_dtypes() -> None:
+    """float32 logits with a float64 probability target give a float64 loss, as PyTorch's
+    type promotion does (ours used to cast the target down to float32)."""
+    logits = microtorch.tensor(np.arange(12.0).reshape(3, 4) / 7, dtype=microtorch.float32)
+    probs = microtorch.tensor(np.full((3, 4), 0.25))
+    for kwargs in ({}, {"label_smoothing": 0.1}, {"reduction": "none"}):
+        assert F.cross_entropy(logits, probs, **kwargs).dtype is microtorch.float64
+    assert F.cross_entropy(logits.double(), probs.float()).dtype is microtorch.float64
+
+
 @pytest.mark.parametrize("label_smoothing", [-0.1, 1.5])
 def test_cross_entropy_label_smoothing_outside_0_1_is_an_error(label_smoothing: float) -> None:
     """PyTorch refuses label_smoothing outside [0, 1] for both kinds of target (a negative
