@@ -713,9 +713,10 @@ def _rows_of_classes(input: Tensor, target: Tensor, ignore_index: int, op: str) 
     """Check a class-index ``target`` against ``input`` (classes in dim 1, or the only dim),
     then return (rows (M, C), targets (M,), the shape of an unreduced loss)."""
     _check_tensor(target, op, "target")
-    if target.array.dtype.kind not in "iu":
+    if target.dtype not in (_dtypes.int64, _dtypes.uint8):  # PyTorch's "Long or Byte"
         raise RuntimeError(
-            f"{op}: expected target of class indices with dtype long, got {target.dtype}"
+            f"{op}: expected target of class indices with dtype long (int64) or uint8, got "
+            f"{target.dtype}; convert it with target.long()"
         )
     if input.ndim == 0:
         raise RuntimeError(f"{op}: input must have a dim of classes, got a 0-d tensor")

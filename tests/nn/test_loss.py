@@ -163,6 +163,18 @@ def test_cross_entropy_with_probabilities_promotes_the_dtypes() -> None:
     assert F.cross_entropy(logits.double(), probs.float()).dtype is microtorch.float64
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int16", "bool"])
+def test_class_losses_take_long_or_uint8_targets_only(dtype: str) -> None:
+    """PyTorch's cross_entropy and nll_loss take int64 or uint8 class ids and raise for
+    int32, int16 or bool ones ("expected target dtype to be Long or Byte")."""
+    logits = _t(np.zeros((3, 4)))
+    ids = microtorch.tensor([0, 1, 0]).to(getattr(microtorch, dtype))
+    for loss in (F.cross_entropy, F.nll_loss):
+        with pytest.raises(RuntimeError, match=f"long \\(int64\\) or uint8, got microtorch.{dtype}"):
+            loss(logits, ids)
+        assert loss(logits, ids.to(microtorch.uint8)).shape == ()
+
+
 @pytest.mark.parametrize("label_smoothing", [-0.1, 1.5])
 def test_cross_entropy_label_smoothing_outside_0_1_is_an_error(label_smoothing: float) -> None:
     """PyTorch refuses label_smoothing outside [0, 1] for both kinds of target (a negative
