@@ -170,7 +170,9 @@ def test_class_losses_take_long_or_uint8_targets_only(dtype: str) -> None:
     logits = _t(np.zeros((3, 4)))
     ids = microtorch.tensor([0, 1, 0]).to(getattr(microtorch, dtype))
     for loss in (F.cross_entropy, F.nll_loss):
-        with pytest.raises(RuntimeError, match=f"long \\(int64\\) or uint8, got microtorch.{dtype}"):
+        with pytest.raises(
+            RuntimeError, match=f"long \\(int64\\) or uint8, got microtorch.{dtype}"
+        ):
             loss(logits, ids)
         assert loss(logits, ids.to(microtorch.uint8)).shape == ()
 
