@@ -925,9 +925,9 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
             )
     if log_target:
         losses = target.exp() * (target - input)
-    else:  # target * log(target), taken as 0 where target is 0 (not 0 * -inf = nan)
-        positive = target > 0
-        safe = _functional.where(positive, target, 1.0)
+    else:  # target * log(target), taken as 0 where target is 0 (not 0 * -inf = nan); a
+        # negative target is no probability: its log is nan, and so is its loss (PyTorch's)
+        safe = _functional.where(target == 0, 1.0, target)
         losses = target * safe.log() - target * input
     if reduction_kind == "batchmean":
         return losses.sum() / (input.shape[0] if input.ndim else 1)

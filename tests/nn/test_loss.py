@@ -109,6 +109,15 @@ def test_kl_div_with_zero_targets_and_log_targets() -> None:
         F.kl_div(logq, _t([1.0, 0.0, 0.0]))
 
 
+def test_kl_div_of_a_negative_target_is_nan_as_in_pytorch() -> None:
+    """A negative "probability" has no log: PyTorch's loss there is nan (and only there),
+    where ours used to be a finite number that hid the bad target."""
+    logq = _t(np.log([0.5, 0.25, 0.25]))
+    losses = F.kl_div(logq, _t([0.5, 0.0, -0.2]), reduction="none").numpy()
+    assert losses[0] == pytest.approx(0.5 * (np.log(0.5) - np.log(0.5)))
+    assert losses[1] == 0.0 and np.isnan(losses[2])
+
+
 def test_loss_errors_say_what_is_wrong() -> None:
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
         F.binary_cross_entropy(_t([1.5]), _t([1.0]))
