@@ -923,6 +923,12 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
                 "kl_div: reduction='mean' divides the total by the batch size and the support "
                 "size; 'batchmean' divides by the batch size only, which is the KL divergence"
             )
+    for name, t in (("input", input), ("target", target)):
+        if not _check_tensor(t, "kl_div", name).dtype.is_floating_point:
+            raise RuntimeError(
+                f"kl_div: integer inputs are not supported, got {name} of dtype {t.dtype}; "
+                "pass floating point log-probabilities and probabilities"
+            )
     if log_target:
         losses = target.exp() * (target - input)
     else:  # target * log(target), taken as 0 where target is 0 (not 0 * -inf = nan); a

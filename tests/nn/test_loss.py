@@ -118,6 +118,19 @@ def test_kl_div_of_a_negative_target_is_nan_as_in_pytorch() -> None:
     assert losses[1] == 0.0 and np.isnan(losses[2])
 
 
+def test_kl_div_refuses_integer_inputs() -> None:
+    """PyTorch raises "kl_div: Integral inputs not supported" for an integer or bool input
+    or target; ours used to compute with them."""
+    logq = _t(np.log([0.5, 0.5]))
+    for target in (microtorch.tensor([1, 0]), microtorch.tensor([True, False])):
+        with pytest.raises(
+            RuntimeError, match="kl_div: integer inputs are not supported, got target"
+        ):
+            F.kl_div(logq, target, reduction="sum")
+    with pytest.raises(RuntimeError, match="got input of dtype microtorch.int64"):
+        F.kl_div(microtorch.tensor([-1, -1]), _t([0.5, 0.5]), reduction="sum")
+
+
 def test_loss_errors_say_what_is_wrong() -> None:
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
         F.binary_cross_entropy(_t([1.5]), _t([1.0]))
