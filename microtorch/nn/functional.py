@@ -378,9 +378,13 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """x1 . x2 / (max(|x1|, eps) max(|x2|, eps)) along ``dim`` (after broadcasting the two),
     which goes away: the cosine of the angle between the vectors."""
     x1, x2 = _functional.broadcast_tensors(x1, x2)
-    n1 = x1.norm(dim=dim).clamp(min=eps)
-    n2 = x2.norm(dim=dim).clamp(min=eps)
-    return (x1 * x2).sum(dim) / (n1 * n2)
+    # As in PyTorch: each vector divided by its norm, which is clamped at eps for the value
+    # only (the gradient flows through the norm as if it were not clamped)
+    n1 = x1.norm(dim=dim, keepdim=True)
+    n2 = x2.norm(dim=dim, keepdim=True)
+    n1 = n1 + (n1.clamp(min=eps) - n1).detach()
+    n2 = n2 + (n2.clamp(min=eps) - n2).detach()
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
