@@ -378,6 +378,12 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """x1 . x2 / (max(|x1|, eps) max(|x2|, eps)) along ``dim`` (after broadcasting the two),
     which goes away: the cosine of the angle between the vectors."""
     x1, x2 = _functional.broadcast_tensors(x1, x2)
+    if not (x1.dtype.is_floating_point or x2.dtype.is_floating_point):
+        raise RuntimeError(
+            f"cosine_similarity: expected a floating point x1 or x2, got {x1.dtype} and "
+            f"{x2.dtype}; convert them with .float()"
+        )
+    x1, x2 = _float_input(x1, "cosine_similarity"), _float_input(x2, "cosine_similarity")
     # As in PyTorch: each vector divided by its norm, which is clamped at eps for the value
     # only (the gradient flows through the norm as if it were not clamped)
     n1 = x1.norm(dim=dim, keepdim=True)

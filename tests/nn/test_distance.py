@@ -75,6 +75,14 @@ def test_cosine_similarity_near_eps_matches_pytorch(eps: float) -> None:
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
 
 
+def test_cosine_similarity_dtypes_as_in_pytorch() -> None:
+    """An integer tensor with a float one is promoted; two integer tensors are refused."""
+    ints, floats = torch.tensor([[1, 2, 2]]), torch.tensor([[1.0, 2.0, 2.0]])
+    assert torch.nn.functional.cosine_similarity(ints, floats).item() == pytest.approx(1.0)
+    with pytest.raises(RuntimeError, match="cosine_similarity: expected a floating point"):
+        torch.nn.functional.cosine_similarity(ints, ints)
+
+
 def _distances(lib: object, a: np.ndarray, b: np.ndarray) -> list:
     """The distances at (a, b), each with what its gradient is taken of."""
     x1, x2 = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
