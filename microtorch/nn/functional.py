@@ -862,8 +862,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _reduce(losses if weight is None else losses * weight, reduction)
 
 
-def _check_binary_targets(input: Tensor, target: Tensor, op: str) -> None:
-    """Binary cross-entropy wants one float dtype and one shape for input and target."""
+def _check_binary_targets(input: Tensor, target: Tensor, op: str, one_dtype: bool = True) -> None:
+    """Binary cross-entropy wants one shape for input and target, both floating point and
+    (``one_dtype``, binary_cross_entropy's rule in PyTorch) of one dtype."""
     _check_tensor(input, op)
     _check_tensor(target, op, "target")
     if tuple(target.shape) != tuple(input.shape):
@@ -871,10 +872,12 @@ def _check_binary_targets(input: Tensor, target: Tensor, op: str) -> None:
             f"{op}: target of shape {tuple(target.shape)} must have the same shape as input "
             f"{tuple(input.shape)}"
         )
-    if not input.dtype.is_floating_point or target.dtype is not input.dtype:
+    floats = input.dtype.is_floating_point and target.dtype.is_floating_point
+    if not floats or (one_dtype and target.dtype is not input.dtype):
+        kind = "floating point of one dtype" if one_dtype else "floating point"
         raise RuntimeError(
-            f"{op}: input and target must be floating point of one dtype, got {input.dtype} "
-            f"and {target.dtype}; convert the target with .to(input.dtype)"
+            f"{op}: input and target must be {kind}, got {input.dtype} and {target.dtype}; "
+            "convert the target with .to(input.dtype)"
         )
 
 
@@ -907,7 +910,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     loss of the positive targets; ``weight`` multiplies each element's loss."""
     op = "binary_cross_entropy_with_logits"
     reduction = _reduction(size_average, reduce, reduction, op)
-    _check_binary_targets(input, target, op)
+    _check_binary_targets(input, target, op, one_dtype=False)
+    if target.dtype is not input.dtype:  # e.g. float32 logits, float64 labels: promoted
+        common = _dtypes.promote_types(input.dtype, target.dtype)
+        input, target = input.to(common), target.to(common)
     positive = None
     if pos_weight is not None:
         if pos_weight.requires_grad:

@@ -138,8 +138,10 @@ def test_loss_errors_say_what_is_wrong() -> None:
         ValueError, match=r"target of shape \(2,\) must have the same shape as input \(3,\)"
     ):
         F.binary_cross_entropy_with_logits(_t([0.0, 0.0, 0.0]), _t([1.0, 0.0]))
-    with pytest.raises(RuntimeError, match="floating point of one dtype.*int64"):
+    with pytest.raises(RuntimeError, match="must be floating point, got .*int64"):
         F.binary_cross_entropy_with_logits(_t([0.0]), microtorch.tensor([1]))
+    with pytest.raises(RuntimeError, match="floating point of one dtype.*float32"):
+        F.binary_cross_entropy(_t([0.5]), _t([1.0]).float())  # PyTorch refuses this mix too
     with pytest.raises(RuntimeError, match="beta must not be negative"):
         F.smooth_l1_loss(_t([0.0]), _t([1.0]), beta=-1.0)
     with pytest.raises(RuntimeError, match="delta must be positive"):
@@ -197,6 +199,21 @@ def test_class_losses_take_long_or_uint8_targets_only(dtype: str) -> None:
         ):
             loss(logits, ids)
         assert loss(logits, ids.to(microtorch.uint8)).shape == ()
+
+
+def test_bce_with_logits_promotes_mixed_float_dtypes() -> None:
+    """float32 logits with float64 labels (e.g. from NumPy): PyTorch computes in float64;
+    ours used to refuse the mix. Gradients come back in each input's own dtype."""
+    logits = microtorch.tensor([0.5, -1.0, 2.0], dtype=microtorch.float32, requires_grad=True)
+    labels = _t([1.0, 0.0, 1.0])
+    loss = F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t([2.0]))
+    assert loss.dtype is microtorch.float64
+    x = np.array([0.5, -1.0, 2.0], dtype=np.float32).astype(np.float64)
+    y = np.array([1.0, 0.0, 1.0])
+    log_sig, log_one_minus = -np.log1p(np.exp(-x)), -np.log1p(np.exp(x))
+    assert loss.item() == pytest.approx(-(2 * y * log_sig + (1 - y) * log_one_minus).mean())
+    loss.backward()
+    assert logits.grad.dtype is microtorch.float32
 
 
 @pytest.mark.parametrize("label_smoothing", [-0.1, 1.5])
