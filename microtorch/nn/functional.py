@@ -918,6 +918,12 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if pos_weight is not None:
         if pos_weight.requires_grad:
             raise RuntimeError(f"{op}: a pos_weight that requires grad is not supported")
+        _check_broadcast(tuple(input.shape), tuple(pos_weight.shape), f"{op}: pos_weight")
+        if pos_weight.ndim > input.ndim:
+            raise RuntimeError(
+                f"{op}: pos_weight of shape {tuple(pos_weight.shape)} has more dims than "
+                f"input {tuple(input.shape)}; it must broadcast to the input's shape"
+            )
         positive = pos_weight.array.astype(input.array.dtype, copy=False)
     losses = _binary_loss.BinaryCrossEntropyWithLogits.apply(input, target, pos_weight=positive)
     return _reduce(losses if weight is None else losses * weight, reduction)

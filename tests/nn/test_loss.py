@@ -216,6 +216,17 @@ def test_bce_with_logits_promotes_mixed_float_dtypes() -> None:
     assert logits.grad.dtype is microtorch.float32
 
 
+def test_bce_with_logits_pos_weight_that_does_not_broadcast_says_so() -> None:
+    """PyTorch raises RuntimeError; ours used to fail inside NumPy with a ValueError."""
+    logits, labels = _t(np.zeros((3, 4))), _t(np.ones((3, 4)))
+    with pytest.raises(RuntimeError, match=r"binary_cross_entropy_with_logits: pos_weight"):
+        F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t(np.ones(3)))
+    with pytest.raises(RuntimeError, match=r"pos_weight of shape \(2, 3, 4\) has more dims"):
+        F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t(np.ones((2, 3, 4))))
+    per_row = F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t(np.ones((3, 1))))
+    assert per_row.item() == pytest.approx(np.log(2))
+
+
 @pytest.mark.parametrize("label_smoothing", [-0.1, 1.5])
 def test_cross_entropy_label_smoothing_outside_0_1_is_an_error(label_smoothing: float) -> None:
     """PyTorch refuses label_smoothing outside [0, 1] for both kinds of target (a negative
