@@ -25,8 +25,9 @@ from ..ops import shape as _shape_ops
 from .parameter import Parameter
 
 
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What load_state_dict returns; it prints as PyTorch's does when nothing is amiss."""
+class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns; it prints as PyTorch's does, under PyTorch's name:
+    "_IncompatibleKeys(missing_keys=[...], unexpected_keys=[...])"."""
 
     def __repr__(self) -> str:
         if not self.missing_keys and not self.unexpected_keys:
@@ -515,7 +516,7 @@ class Module:
         return self.state_dict(keep_vars=True)
 
     def load_state_dict(self, state_dict: dict, strict: bool = True,
-                        assign: bool = False) -> IncompatibleKeys:  # fmt: skip
+                        assign: bool = False) -> _IncompatibleKeys:  # fmt: skip
         """Copy values from ``state_dict`` into this module's parameters and buffers.
 
         Values are written into the existing tensors, so tied weights stay tied and an
@@ -566,7 +567,7 @@ class Module:
             for key, target in own.items():
                 if key in state_dict:
                     _copy_into(target, state_dict[key], assign)
-        return IncompatibleKeys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     # ------------------------------------------------------------ pickling
     def __setstate__(self, state: dict) -> None:

@@ -228,6 +228,9 @@ def test_load_state_dict_result_prints_as_in_pytorch() -> None:
     assert repr(layer.load_state_dict(layer.state_dict())) == "<All keys matched successfully>"
     partial = layer.load_state_dict({"weight": layer.weight}, strict=False)
     assert partial.missing_keys == ["bias"] and "missing_keys=['bias']" in repr(partial)
+    # PyTorch's text, class name included, as printed after load_state_dict(strict=False)
+    assert repr(partial) == "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])"
+    assert partial == (["bias"], []) and partial._fields == ("missing_keys", "unexpected_keys")
 
 
 def test_load_state_dict_keeps_ties_and_copies_in_place() -> None:
