@@ -158,7 +158,7 @@ class _ListContainer(Module):
         return self.extend(values)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
+        raise NotImplementedError(
             f"{type(self).__name__} has no forward(): iterate over it and use each entry yourself"
         )
 
@@ -255,7 +255,9 @@ class _DictContainer(Module):
             self[key] = value
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"{type(self).__name__} has no forward(): look up an entry by key")
+        raise NotImplementedError(
+            f"{type(self).__name__} has no forward(): look up an entry by key"
+        )
 
 
 class ModuleDict(_DictContainer):

@@ -77,7 +77,7 @@ class Module:
         object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
+        raise NotImplementedError(  # (PyTorch's error type, so `except` clauses carry over)
             f'Module [{type(self).__name__}] is missing the required "forward" function'
         )
 

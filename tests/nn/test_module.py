@@ -93,7 +93,7 @@ def test_assignment_rules() -> None:
         m.add_module("forward", nn.ReLU())
     m.register_buffer("mask", torch.zeros(2))  # the same kind again: replaced
     assert m.mask.tolist() == [0.0, 0.0] and "mask" in dict(m.named_buffers())
-    with pytest.raises(TypeError, match="forward"):
+    with pytest.raises(NotImplementedError, match="forward"):  # PyTorch's error type
         nn.Module()(1)
 
 
@@ -587,3 +587,22 @@ def test_full_backward_pre_hook_limits() -> None:
     ident.register_full_backward_pre_hook(lambda mod, g: (g[0] * 0,))
     (ident(x) + x).sum().backward()  # the hook changes only the gradient through the module
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_calling_a_module_without_forward_raises_not_implemented_error() -> None:
+    """As in PyTorch: nn.Module()(x), a subclass that defines no forward, and the list and
+    dict containers (which have none) raise NotImplementedError."""
+
+    class NoForward(nn.Module):
+        pass
+
+    x = torch.ones(2)
+    with pytest.raises(
+        NotImplementedError, match=r'Module \[NoForward\] is missing the required "forward"'
+    ):
+        NoForward()(x)
+    containers = [nn.Module(), nn.ModuleList([nn.ReLU()]), nn.ModuleDict({"a": nn.ReLU()}),
+                  nn.ParameterList([nn.Parameter(x)]), nn.ParameterDict({"a": nn.Parameter(x)})]  # fmt: skip
+    for container in containers:
+        with pytest.raises(NotImplementedError):
+            container(x)
