@@ -281,13 +281,16 @@ def _as_parameter(value: Any, container: str) -> Parameter:
     raise TypeError(f"{container}: {type(value).__name__} is not a Tensor or Parameter")
 
 
-def _parameter_lines(items: Iterable[tuple[str, Parameter]], container: str) -> str:
-    """PyTorch's way of listing parameters: "(0): Parameter containing: [float32 of size 2x3]"."""
-    lines = [
-        f"    ({name}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
-        for name, p in items
-    ]
-    return container + "(\n" + "".join(line + "\n" for line in lines) + ")"
+def _parameter_lines(items: Iterable[tuple[str, Parameter]], kind: Any) -> str:
+    """PyTorch's extra_repr of a parameter container: one line per entry, such as
+    "  (0): Parameter containing: [microtorch.float32 of size 2x3]" (``kind(p)`` is the
+    text in the brackets before "of size"); Module.__repr__ then lays the lines out."""
+    lines = []
+    for name, p in items:
+        on = f" ({p.device})" if p.device.type == "cuda" else ""
+        size = "x".join(map(str, p.shape))
+        lines.append(f"  ({name}): Parameter containing: [{kind(p)} of size {size}{on}]")
+    return "\n".join(lines)
 
 
 class ParameterList(_ListContainer):
@@ -304,8 +307,8 @@ class ParameterList(_ListContainer):
     def _put(self, name: str, value: Any) -> None:
         self.register_parameter(name, _as_parameter(value, "ParameterList"))
 
-    def __repr__(self) -> str:
-        return _parameter_lines(self._parameters.items(), "ParameterList")
+    def extra_repr(self) -> str:
+        return _parameter_lines(self._parameters.items(), lambda p: p.dtype)
 
 
 class ParameterDict(_DictContainer):
@@ -321,8 +324,8 @@ class ParameterDict(_DictContainer):
     def _put(self, key: str, value: Any) -> None:
         self.register_parameter(key, _as_parameter(value, "ParameterDict"))
 
-    def __repr__(self) -> str:
-        return _parameter_lines(self._parameters.items(), "ParameterDict")
+    def extra_repr(self) -> str:  # (PyTorch names the tensor type here, not the dtype)
+        return _parameter_lines(self._parameters.items(), lambda p: p.type())
 
 
 def _index(idx: int, length: int, container: str) -> int:

@@ -336,8 +336,8 @@ def test_parameter_list_and_dict_register_their_parameters(device: str) -> None:
     assert [p.grad.tolist() for p in list(model.scales)[:3]] == [[2.0], [2.0], [2.0]]
     assert len(torch.optim.SGD(model.parameters(), lr=0.1).param_groups[0]["params"]) == 5
     assert repr(model.scales).startswith(
-        "ParameterList(\n    (0): Parameter containing: [microtorch.float32 of size 1]"
-    )
+        "ParameterList(\n    (0): Parameter containing: [microtorch.float32 of size 1"
+    )  # (then "]", or " (cuda:0)]" on a GPU, as in PyTorch)
     assert "bias" in model.extra and model.extra.pop("bias").shape == (2,)
     with pytest.raises(TypeError, match=r"ParameterList: str is not a Tensor or Parameter"):
         model.scales.append("x")
@@ -606,3 +606,19 @@ def test_calling_a_module_without_forward_raises_not_implemented_error() -> None
     for container in containers:
         with pytest.raises(NotImplementedError):
             container(x)
+
+
+def test_parameter_containers_repr_as_pytorch() -> None:
+    """PyTorch's layout: one entry on the opening line, several below it, none as "()";
+    ParameterDict names the tensor type (FloatTensor), ParameterList the dtype."""
+    one = nn.ParameterList([nn.Parameter(torch.zeros(3))])
+    assert repr(one) == "ParameterList(  (0): Parameter containing: [microtorch.float32 of size 3])"
+    two = nn.ParameterDict({"a": torch.zeros(2, 3), "b": torch.zeros(1, dtype=torch.float64)})
+    assert repr(two) == (
+        "ParameterDict(\n"
+        "    (a): Parameter containing: [microtorch.FloatTensor of size 2x3]\n"
+        "    (b): Parameter containing: [microtorch.DoubleTensor of size 1]\n"
+        ")"
+    )
+    assert repr(nn.ParameterList()) == "ParameterList()"
+    assert repr(nn.ParameterDict()) == "ParameterDict()"
