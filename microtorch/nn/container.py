@@ -324,6 +324,17 @@ class ParameterDict(_DictContainer):
     def _put(self, key: str, value: Any) -> None:
         self.register_parameter(key, _as_parameter(value, "ParameterDict"))
 
+    def update(self, values: Mapping[str, Any] | Iterable) -> None:
+        """Add or replace entries. As in PyTorch, a plain dict's entries go in sorted by key;
+        an OrderedDict's, another ParameterDict's and a list of pairs' in their order."""
+        if isinstance(values, Mapping) and not isinstance(values, (OrderedDict, ParameterDict)):
+            values = sorted(values.items())
+        super().update(values)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The parameter under ``key``, or ``default`` when there is none."""
+        return self._parameters.get(key, default)
+
     def extra_repr(self) -> str:  # (PyTorch names the tensor type here, not the dtype)
         return _parameter_lines(self._parameters.items(), lambda p: p.type())
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -622,3 +623,16 @@ def test_parameter_containers_repr_as_pytorch() -> None:
     )
     assert repr(nn.ParameterList()) == "ParameterList()"
     assert repr(nn.ParameterDict()) == "ParameterDict()"
+
+
+def test_parameter_dict_sorts_a_plain_dict_and_has_get() -> None:
+    """PyTorch's ParameterDict puts a plain dict's entries in sorted order (so the
+    parameters, the state_dict and an optimizer see 'a' before 'b'); an OrderedDict, a
+    ParameterDict and a list of pairs keep theirs. ``get`` works as dict.get."""
+    d = nn.ParameterDict({"b": torch.ones(1), "a": torch.ones(2)})
+    assert list(d) == ["a", "b"] and list(d.state_dict()) == ["a", "b"]
+    d.update([("z", torch.ones(1)), ("y", torch.ones(1))])
+    assert list(d) == ["a", "b", "z", "y"] and list(nn.ParameterDict(d)) == list(d)
+    ordered = OrderedDict([("b", torch.ones(1)), ("a", torch.ones(1))])
+    assert list(nn.ParameterDict(ordered)) == ["b", "a"]
+    assert d.get("a").shape == (2,) and d.get("missing") is None and d.get("q", 3) == 3
