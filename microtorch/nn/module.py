@@ -223,9 +223,12 @@ class Module:
         object.__delattr__(self, name)
 
     def __dir__(self) -> list:
-        return sorted(
+        """Attributes and registered names; not "0", "1", ... (a Sequential's children),
+        which are no identifiers, as in PyTorch."""
+        names = (
             set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules)
         )
+        return sorted(name for name in names if not name[:1].isdigit())
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register ``param`` under ``name`` (None registers an absent parameter, e.g. a bias)."""

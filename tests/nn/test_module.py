@@ -636,3 +636,11 @@ def test_parameter_dict_sorts_a_plain_dict_and_has_get() -> None:
     ordered = OrderedDict([("b", torch.ones(1)), ("a", torch.ones(1))])
     assert list(nn.ParameterDict(ordered)) == ["b", "a"]
     assert d.get("a").shape == (2,) and d.get("missing") is None and d.get("q", 3) == 3
+
+
+def test_dir_leaves_out_numbered_children_as_pytorch() -> None:
+    """dir(nn.Sequential(...)) lists attributes, not the children "0", "1" (no identifiers,
+    so no completion for them), while named children and parameters are listed."""
+    seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    assert "0" not in dir(seq) and "1" not in dir(seq) and "append" in dir(seq)
+    assert {"weight", "bias"} <= set(dir(seq[0]))
