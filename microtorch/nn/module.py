@@ -550,10 +550,12 @@ class Module:
             if key not in state_dict:
                 continue
             value = state_dict[key]
-            if not isinstance(value, Tensor):
+            if not isinstance(value, Tensor):  # e.g. a NumPy array, or a PyTorch tensor
+                kind = type(value)
                 errors.append(
-                    f'While copying the parameter named "{key}", expected a Tensor in the '
-                    f"state_dict, got {type(value).__name__}."
+                    f'While copying the parameter named "{key}", expected a microtorch.Tensor '
+                    f"in the state_dict, got {kind.__module__}.{kind.__qualname__}; convert "
+                    "it with microtorch.tensor(...) (a PyTorch tensor: .numpy() first)."
                 )
                 continue
             if tuple(value.shape) != tuple(target.shape):

@@ -644,3 +644,15 @@ def test_dir_leaves_out_numbered_children_as_pytorch() -> None:
     seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
     assert "0" not in dir(seq) and "1" not in dir(seq) and "append" in dir(seq)
     assert {"weight", "bias"} <= set(dir(seq[0]))
+
+
+def test_load_state_dict_of_non_tensors_names_their_type() -> None:
+    """A NumPy array (or a PyTorch tensor, whose class is also called Tensor) is refused,
+    as PyTorch refuses arrays; the message names the full type and how to convert it."""
+    layer = nn.Linear(2, 2)
+    state = {"weight": np.zeros((2, 2)), "bias": torch.zeros(2)}
+    with pytest.raises(RuntimeError, match=r'"weight", expected a microtorch.Tensor in the '
+                       r"state_dict, got numpy.ndarray; convert it with microtorch.tensor"):  # fmt: skip
+        layer.load_state_dict(state)
+    state["weight"] = torch.tensor(state["weight"])
+    assert layer.load_state_dict(state) == ([], [])
