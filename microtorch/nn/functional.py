@@ -804,11 +804,26 @@ def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_in
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
-             reduction: str = "mean") -> Tensor:  # fmt: skip
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # fmt: skip
+    """(input - target)^2, averaged (or summed, or per element with reduction="none");
+    ``weight`` (input's shape) multiplies each element's loss."""
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     _warn_if_broadcast(input, target, "mse_loss")
     diff = input - target
-    return _reduce(diff * diff, reduction)
+    return _reduce(_weighted(diff * diff, weight, input, "mse_loss"), reduction)
+
+
+def _weighted(losses: Tensor, weight: Tensor | None, input: Tensor, op: str) -> Tensor:
+    """The per-element losses times ``weight``, which must have input's shape (PyTorch's
+    rule for the regression losses' weight)."""
+    if weight is None:
+        return losses
+    if tuple(_check_tensor(weight, op, "weight").shape) != tuple(input.shape):
+        raise ValueError(
+            f"{op}: weight of shape {tuple(weight.shape)} must have the input's shape "
+            f"{tuple(input.shape)} (one weight per element)"
+        )
+    return losses * weight
 
 
 def _reduce(losses: Tensor, reduction: str) -> Tensor:
@@ -828,11 +843,12 @@ def _warn_if_broadcast(input: Tensor, target: Tensor, op: str) -> None:
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
-            reduction: str = "mean") -> Tensor:  # fmt: skip
-    """|input - target|, averaged (or summed, or per element with reduction="none")."""
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # fmt: skip
+    """|input - target|, averaged (or summed, or per element with reduction="none");
+    ``weight`` (input's shape) multiplies each element's loss."""
     reduction = _reduction(size_average, reduce, reduction, "l1_loss")
     _warn_if_broadcast(input, target, "l1_loss")
-    return _reduce((input - target).abs(), reduction)
+    return _reduce(_weighted((input - target).abs(), weight, input, "l1_loss"), reduction)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -859,7 +875,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     _warn_if_broadcast(input, target, "huber_loss")
     d = (input - target).abs()
     losses = _functional.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _reduce(losses if weight is None else losses * weight, reduction)
+    return _reduce(_weighted(losses, weight, input, "huber_loss"), reduction)
 
 
 def _check_binary_targets(input: Tensor, target: Tensor, op: str, one_dtype: bool = True) -> None:

@@ -501,3 +501,19 @@ def test_triplet_margin_with_distance_loss_takes_any_distance() -> None:
     np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-12)
     assert gradcheck(lambda t: F.triplet_margin_with_distance_loss(
         t, p, n, distance_function=l1, margin=0.5), [a])  # fmt: skip
+
+
+def test_regression_losses_take_a_weight_per_element() -> None:
+    """mse_loss, l1_loss and huber_loss take weight= (PyTorch 2.x): each element's loss
+    times its weight, "mean" still dividing by the number of elements; a weight of any
+    other shape than the input's is a ValueError, as in PyTorch."""
+    x, y, w = _t([1.0, 2.0, 3.0], grad=True), _t([0.0, 0.0, 0.0]), _t([1.0, 0.0, 2.0])
+    assert F.mse_loss(x, y, weight=w).item() == pytest.approx(19 / 3)
+    assert F.mse_loss(x, y, weight=w, reduction="sum").item() == pytest.approx(19.0)
+    assert F.l1_loss(x, y, weight=w).item() == pytest.approx(7 / 3)
+    assert F.huber_loss(x, y, weight=w).item() == pytest.approx(5.5 / 3)
+    F.mse_loss(x, y, weight=w, reduction="sum").backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 0.0, 12.0])
+    for loss in (F.mse_loss, F.l1_loss, F.huber_loss):
+        with pytest.raises(ValueError, match=r"weight of shape \(1,\) must have the input's"):
+            loss(x, y, weight=_t([2.0]))
