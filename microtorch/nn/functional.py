@@ -418,8 +418,16 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     )
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
-    """Rows of ``weight`` picked by the integer tensor ``input``: (...) -> (..., dim)."""
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:  # fmt: skip
+    """Rows of ``weight`` picked by the integer tensor ``input``: (...) -> (..., dim).
+    With ``max_norm``, each picked row whose ``norm_type``-norm is above it is first scaled
+    down to it, in place in ``weight`` (as in PyTorch)."""
+    if scale_grad_by_freq or sparse:
+        raise ValueError(
+            "embedding: scale_grad_by_freq and sparse=True are not supported; leave them False"
+        )
     _check_tensor(input, "embedding")
     if input.array.dtype.kind not in "iu":
         raise RuntimeError(
@@ -433,7 +441,21 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     _check_index_range("embedding", input.array, num, f"an embedding of {num} rows", None)
     if padding_idx is not None and padding_idx < 0:
         padding_idx += num
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
     return _embedding.Embedding.apply(input, weight, padding_idx=padding_idx)
+
+
+def _renorm_rows(weight: Tensor, ids: Tensor, max_norm: float, norm_type: float) -> None:
+    """PyTorch's embedding renorm: each row of ``weight`` that ``ids`` picks and whose norm
+    is above ``max_norm`` is scaled in place by max_norm / (norm + 1e-7). Not part of the
+    graph (it changes the weight itself, like an optimizer step)."""
+    with _no_grad():
+        rows = _functional.unique(ids.reshape(-1))
+        picked = weight[rows]
+        norms = picked.norm(norm_type, dim=1, keepdim=True)
+        scale = _functional.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows] = picked * scale.to(weight.dtype)
 
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,

@@ -396,3 +396,40 @@ def test_scaled_dot_product_attention_with_no_keys_gives_zeros() -> None:
     out.sum().backward()
     np.testing.assert_array_equal(q.grad.numpy(), np.zeros((2, 2, 3, 4)))
     assert tuple(k.grad.shape) == (2, 2, 0, 4) and tuple(v.grad.shape) == (2, 2, 0, 6)
+
+
+def test_embedding_max_norm_scales_the_used_rows_in_place(device: str) -> None:
+    """max_norm: each row the input picks whose norm is above it is scaled down to it in
+    the weight itself (PyTorch: max_norm / (norm + 1e-7)); other rows stay as they are."""
+    emb = nn.Embedding(4, 2, max_norm=1.0).double().to(device)
+    table = np.array([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0], [0.0, 9.0]])
+    with torch.no_grad():
+        emb.weight.copy_(torch.tensor(table, device=device))
+    out = emb(torch.tensor([[0, 1], [0, 3]], device=device))
+    weight = emb.weight.detach().cpu().numpy()
+    scaled = table[[0, 3]] / (np.linalg.norm(table[[0, 3]], axis=1, keepdims=True) + 1e-7)
+    np.testing.assert_allclose(weight[[0, 3]], scaled, rtol=1e-12)
+    np.testing.assert_array_equal(weight[[1, 2]], table[[1, 2]])
+    np.testing.assert_allclose(out.detach().cpu().numpy()[1], scaled, rtol=1e-12)
+    out.sum().backward()  # the renorm is not part of the graph: one gradient per use
+    np.testing.assert_array_equal(emb.weight.grad.cpu().numpy()[:, 0], [2.0, 1.0, 0.0, 1.0])
+    assert repr(emb) == "Embedding(4, 2, max_norm=1.0)"
+    assert repr(nn.Embedding(4, 2, norm_type=1.0)) == "Embedding(4, 2, norm_type=1.0)"
+
+
+def test_embedding_max_norm_matches_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    table = np.random.default_rng(0).standard_normal((6, 3)) * 2
+    ids = np.array([[0, 2, 2], [5, 1, 0]])
+    results = []
+    for lib in (torch, pt):
+        emb = lib.nn.Embedding(6, 3, padding_idx=1, max_norm=1.5, norm_type=1.0).double()
+        with lib.no_grad():
+            emb.weight.copy_(lib.tensor(table))
+        out = emb(lib.tensor(ids))
+        (out * lib.tensor(np.arange(18.0).reshape(2, 3, 3))).sum().backward()
+        w = lib.tensor(table.copy())
+        plain = lib.nn.functional.embedding(lib.tensor(ids), w, None, 1.0)  # positionally
+        results.append([t.detach().numpy() for t in (out, emb.weight, emb.weight.grad, plain, w)])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
