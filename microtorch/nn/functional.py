@@ -805,7 +805,11 @@ def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_in
                 f"{op}: weight must be a float tensor of shape ({num_classes},), one per "
                 f"class, got {weight.dtype} of shape {tuple(weight.shape)}"
             )
-        weight = weight.to(logp.dtype)
+        if weight.dtype is not logp.dtype:  # PyTorch: "expected scalar type ... but found"
+            raise RuntimeError(
+                f"{op}: weight is {weight.dtype} but input is {logp.dtype}; they must have one "
+                "dtype (convert the weight with .to(input.dtype))"
+            )
         row_weight = weight[safe_target] * row_weight  # (M,)
     losses = -F.gather(logp, 1, safe_target.reshape(-1, 1)).reshape(-1) * row_weight
     if label_smoothing:

@@ -227,6 +227,18 @@ def test_bce_with_logits_pos_weight_that_does_not_broadcast_says_so() -> None:
     assert per_row.item() == pytest.approx(np.log(2))
 
 
+def test_class_weight_of_another_dtype_than_the_input_is_an_error() -> None:
+    """PyTorch raises 'expected scalar type Double but found Float' for float64 logits with
+    a float32 class weight (the usual CrossEntropyLoss(weight=torch.tensor([...])) after
+    model.double()); ours used to cast the weight silently."""
+    logits, ids = _t(np.zeros((3, 4))), microtorch.tensor([0, 1, 2])
+    weight = microtorch.ones(4, dtype=microtorch.float32)
+    for loss in (F.cross_entropy, F.nll_loss):
+        with pytest.raises(RuntimeError, match="weight is microtorch.float32 but input is"):
+            loss(logits, ids, weight=weight)
+        assert loss(logits, ids, weight=weight.double()).dtype is microtorch.float64
+
+
 @pytest.mark.parametrize("label_smoothing", [-0.1, 1.5])
 def test_cross_entropy_label_smoothing_outside_0_1_is_an_error(label_smoothing: float) -> None:
     """PyTorch refuses label_smoothing outside [0, 1] for both kinds of target (a negative
