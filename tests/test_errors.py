@@ -720,6 +720,16 @@ def test_core_errors(bad, error, pattern) -> None:
         ),
         (
             lambda: F.scaled_dot_product_attention(
+                microtorch.ones(1, 5, 2),
+                microtorch.ones(1, 3, 2),
+                microtorch.ones(1, 3, 2),
+                attn_mask=microtorch.ones(2, 5, 3, dtype=microtorch.bool),  # would grow batch
+            ),
+            RuntimeError,
+            r"attn_mask of shape \(2, 5, 3\) does not broadcast to the scores' shape \(1, 5, 3\)",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
                 microtorch.ones(2, 6, 3, 4),
                 microtorch.ones(2, 2, 3, 4),
                 microtorch.ones(2, 2, 3, 4),

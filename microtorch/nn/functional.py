@@ -960,12 +960,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if pos_weight is not None:
         if pos_weight.requires_grad:
             raise RuntimeError(f"{op}: a pos_weight that requires grad is not supported")
-        _check_broadcast(tuple(input.shape), tuple(pos_weight.shape), f"{op}: pos_weight")
-        if pos_weight.ndim > input.ndim:
-            raise RuntimeError(
-                f"{op}: pos_weight of shape {tuple(pos_weight.shape)} has more dims than "
-                f"input {tuple(input.shape)}; it must broadcast to the input's shape"
-            )
+        shapes = tuple(input.shape), tuple(pos_weight.shape)
+        _check_broadcasts_to(*shapes, f"{op}: pos_weight", "input's shape")
         positive = pos_weight.array.astype(input.array.dtype, copy=False)
     losses = _binary_loss.BinaryCrossEntropyWithLogits.apply(input, target, pos_weight=positive)
     return _reduce(losses if weight is None else losses * weight, reduction)
@@ -1127,14 +1123,16 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 
 def _check_target_fits(input: Tensor, target: Tensor, op: str) -> None:
     """The target must broadcast to input's own shape (the loss has input's shape)."""
-    _check_broadcast(tuple(input.shape), tuple(target.shape), op)
-    if len(target.shape) > len(input.shape) or any(
-        t != 1 and i == 1 for i, t in zip(reversed(input.shape), reversed(target.shape))
-    ):
-        raise RuntimeError(
-            f"{op}: target of shape {tuple(target.shape)} does not broadcast to input's shape "
-            f"{tuple(input.shape)}"
-        )
+    _check_broadcasts_to(tuple(input.shape), tuple(target.shape), f"{op}: target", "input's shape")
+
+
+def _check_broadcasts_to(shape: tuple, other: tuple, what: str, onto: str) -> None:
+    """``other`` must broadcast to ``shape`` itself, not to a bigger shape (as PyTorch
+    requires where the result keeps ``shape``: a loss's target, a mask of the scores)."""
+    _check_broadcast(shape, other, what)
+    pairs = zip(reversed(shape), reversed(other))
+    if len(other) > len(shape) or any(o != 1 and s == 1 for s, o in pairs):
+        raise RuntimeError(f"{what} of shape {other} does not broadcast to {onto} {shape}")
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -1370,9 +1368,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                 f"{query.device}"
             )
         scores_shape = q_shape[:-1] + (k_shape[-2],)  # (..., L, S)
-        _check_broadcast(
-            scores_shape, tuple(attn_mask.shape), "scaled_dot_product_attention: attn_mask"
-        )
+        what = "scaled_dot_product_attention: attn_mask"
+        _check_broadcasts_to(scores_shape, tuple(attn_mask.shape), what, "the scores' shape")
         mask_array = attn_mask.array
         if mask_array.dtype != bool and not attn_mask.dtype.is_floating_point:
             raise RuntimeError(

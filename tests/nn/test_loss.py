@@ -221,7 +221,7 @@ def test_bce_with_logits_pos_weight_that_does_not_broadcast_says_so() -> None:
     logits, labels = _t(np.zeros((3, 4))), _t(np.ones((3, 4)))
     with pytest.raises(RuntimeError, match=r"binary_cross_entropy_with_logits: pos_weight"):
         F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t(np.ones(3)))
-    with pytest.raises(RuntimeError, match=r"pos_weight of shape \(2, 3, 4\) has more dims"):
+    with pytest.raises(RuntimeError, match=r"pos_weight of shape \(2, 3, 4\) does not broadcast"):
         F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t(np.ones((2, 3, 4))))
     per_row = F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t(np.ones((3, 1))))
     assert per_row.item() == pytest.approx(np.log(2))
