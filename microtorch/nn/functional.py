@@ -1389,8 +1389,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             f"scaled_dot_product_attention: query, key and value must be floating point, got "
             f"{q.dtype}; convert them with .float()"
         )
-    if not 0.0 <= dropout_p <= 1.0:
-        raise ValueError(
+    if not 0.0 <= dropout_p <= 1.0:  # (a RuntimeError here in PyTorch, unlike F.dropout's)
+        raise RuntimeError(
             f"scaled_dot_product_attention: dropout_p has to be between 0 and 1, got {dropout_p}"
         )
     if dropout_p == 1.0:  # every attention weight dropped
