@@ -396,8 +396,9 @@ class Module:
         """Training mode (dropout active) or, with ``mode=False``, evaluation mode."""
         if not isinstance(mode, bool):
             raise ValueError(f"train(): training mode is expected to be a boolean, got {mode!r}")
-        for module in self.modules():
-            object.__setattr__(module, "training", mode)
+        object.__setattr__(self, "training", mode)
+        for child in self.children():  # each child's own train(), which it may override
+            child.train(mode)
         return self
 
     def eval(self) -> Module:

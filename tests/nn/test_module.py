@@ -656,3 +656,24 @@ def test_load_state_dict_of_non_tensors_names_their_type() -> None:
         layer.load_state_dict(state)
     state["weight"] = torch.tensor(state["weight"])
     assert layer.load_state_dict(state) == ([], [])
+
+
+def test_train_calls_each_childs_own_train_as_pytorch() -> None:
+    """model.train() calls train() on each child, as PyTorch does, so a module that
+    overrides train() (e.g. to keep a frozen norm layer in eval mode) is obeyed; ours used
+    to set every module's flag directly."""
+
+    class AlwaysEval(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = nn.Dropout(0.5)
+
+        def train(self, mode: bool = True) -> nn.Module:
+            return super().train(False)
+
+    model = nn.Sequential(nn.Linear(2, 2), AlwaysEval())
+    model.train()
+    assert model.training and model[0].training
+    assert not model[1].training and not model[1].inner.training
+    model.eval()
+    assert not any(m.training for m in model.modules())
