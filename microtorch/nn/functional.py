@@ -1358,10 +1358,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                 )
     mask_array = None
     if attn_mask is not None:
-        if attn_mask.requires_grad:
-            raise RuntimeError(
-                "scaled_dot_product_attention: a mask that requires grad is not supported"
-            )
         if attn_mask.device != query.device:
             raise RuntimeError(
                 f"scaled_dot_product_attention: attn_mask is on {attn_mask.device} but query is on "
@@ -1398,10 +1394,23 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if k_shape[-2] == 0:  # no keys at all: output 0 and gradients 0, as in PyTorch
         return (q @ k.transpose(-2, -1)) @ v
     scale = 1.0 / math.sqrt(q_shape[-1]) if scale is None else float(scale)
+    if attn_mask is not None and attn_mask.requires_grad:
+        return _attention_with_learned_mask(q, k, v, attn_mask, float(dropout_p), scale)
     return _attention.ScaledDotProductAttention.apply(
         q, k, v, attn_mask=mask_array, dropout_p=float(dropout_p), is_causal=is_causal,
         scale=scale,
     )  # fmt: skip
+
+
+def _attention_with_learned_mask(q: Tensor, k: Tensor, v: Tensor, mask: Tensor, dropout_p: float,
+                                 scale: float) -> Tensor:  # fmt: skip
+    """softmax(q k^T * scale + mask) v from ordinary ops, for a float mask that requires
+    grad (a learned bias, e.g. of relative positions), which then gets its gradient. A query
+    whose scores are all -inf gets output 0 and gradient 0, as in the fused op."""
+    scores = (q @ k.transpose(-2, -1)) * scale + mask.to(q.dtype)
+    sees_nothing = _functional.isneginf(scores).all(dim=-1, keepdim=True)
+    weights = _functional.softmax(_functional.where(sees_nothing, 0.0, scores), dim=-1)
+    return dropout(_functional.where(sees_nothing, 0.0, weights), dropout_p) @ v
 
 
 def _repeat_heads(t: Tensor, query_heads: int, name: str) -> Tensor:

@@ -433,3 +433,27 @@ def test_embedding_max_norm_matches_pytorch() -> None:
         results.append([t.detach().numpy() for t in (out, emb.weight, emb.weight.grad, plain, w)])
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+def test_scaled_dot_product_attention_learned_float_mask_gets_a_gradient(device: str) -> None:
+    """A float attn_mask that requires grad (a learned bias, e.g. of relative positions)
+    works as in PyTorch and gets the gradient of softmax(q k^T * scale + mask) v; a row of
+    -inf still gives 0 (ours used to refuse such a mask)."""
+    rng = np.random.default_rng(0)
+    q, k, v = (torch.tensor(rng.standard_normal(s), device=device, requires_grad=True)
+               for s in ((2, 3, 4), (2, 5, 4), (2, 5, 6)))  # fmt: skip
+    bias = rng.standard_normal((3, 5))
+    bias[1] = -np.inf
+    mask = torch.tensor(bias, device=device, requires_grad=True)
+    out = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    w = torch.tensor(rng.standard_normal((2, 3, 6)), device=device)
+    (out * w).sum().backward()
+    a, b, c = (t.detach().cpu().numpy() for t in (q, k, v))
+    scores = a @ b.transpose(0, 2, 1) / 2.0 + bias
+    p = np.exp(scores - scores.max(-1, keepdims=True, initial=-1e300))
+    total = p.sum(-1, keepdims=True)
+    p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)  # the -inf row: 0
+    np.testing.assert_allclose(out.detach().cpu().numpy(), p @ c, rtol=1e-10, atol=1e-12)
+    dp = w.cpu().numpy() @ c.transpose(0, 2, 1)
+    d_scores = p * (dp - (dp * p).sum(-1, keepdims=True))
+    np.testing.assert_allclose(mask.grad.cpu().numpy(), d_scores.sum(0), rtol=1e-9, atol=1e-12)
