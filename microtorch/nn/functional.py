@@ -832,11 +832,12 @@ def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_in
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # fmt: skip
     """(input - target)^2, averaged (or summed, or per element with reduction="none");
-    ``weight`` (input's shape) multiplies each element's loss."""
+    ``weight`` (input's shape) multiplies each element's loss, and "mean" is then the
+    weighted mean."""
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     _warn_if_broadcast(input, target, "mse_loss")
     diff = input - target
-    return _reduce(_weighted(diff * diff, weight, input, "mse_loss"), reduction)
+    return _reduce_weighted(diff * diff, weight, input, reduction, "mse_loss")
 
 
 def _weighted(losses: Tensor, weight: Tensor | None, input: Tensor, op: str) -> Tensor:
@@ -850,6 +851,16 @@ def _weighted(losses: Tensor, weight: Tensor | None, input: Tensor, op: str) -> 
             f"{tuple(input.shape)} (one weight per element)"
         )
     return losses * weight
+
+
+def _reduce_weighted(losses: Tensor, weight: Tensor | None, input: Tensor, reduction: str,
+                     op: str) -> Tensor:  # fmt: skip
+    """mse_loss's and l1_loss's reduction: with a weight, "mean" is the weighted mean, the
+    sum divided by the sum of the weights, as in PyTorch (huber_loss divides by the count)."""
+    losses = _weighted(losses, weight, input, op)
+    if weight is None or reduction != "mean":
+        return _reduce(losses, reduction)
+    return losses.sum() / weight.sum()
 
 
 def _reduce(losses: Tensor, reduction: str) -> Tensor:
@@ -871,10 +882,11 @@ def _warn_if_broadcast(input: Tensor, target: Tensor, op: str) -> None:
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # fmt: skip
     """|input - target|, averaged (or summed, or per element with reduction="none");
-    ``weight`` (input's shape) multiplies each element's loss."""
+    ``weight`` (input's shape) multiplies each element's loss, and "mean" is then the
+    weighted mean."""
     reduction = _reduction(size_average, reduce, reduction, "l1_loss")
     _warn_if_broadcast(input, target, "l1_loss")
-    return _reduce(_weighted((input - target).abs(), weight, input, "l1_loss"), reduction)
+    return _reduce_weighted((input - target).abs(), weight, input, reduction, "l1_loss")
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,

@@ -517,15 +517,34 @@ def test_triplet_margin_with_distance_loss_takes_any_distance() -> None:
 
 def test_regression_losses_take_a_weight_per_element() -> None:
     """mse_loss, l1_loss and huber_loss take weight= (PyTorch 2.x): each element's loss
-    times its weight, "mean" still dividing by the number of elements; a weight of any
+    times its weight. "mean" is then PyTorch's: the weighted mean (sum / sum of weights)
+    for mse_loss and l1_loss, the plain mean over elements for huber_loss. A weight of any
     other shape than the input's is a ValueError, as in PyTorch."""
-    x, y, w = _t([1.0, 2.0, 3.0], grad=True), _t([0.0, 0.0, 0.0]), _t([1.0, 0.0, 2.0])
-    assert F.mse_loss(x, y, weight=w).item() == pytest.approx(19 / 3)
-    assert F.mse_loss(x, y, weight=w, reduction="sum").item() == pytest.approx(19.0)
-    assert F.l1_loss(x, y, weight=w).item() == pytest.approx(7 / 3)
-    assert F.huber_loss(x, y, weight=w).item() == pytest.approx(5.5 / 3)
-    F.mse_loss(x, y, weight=w, reduction="sum").backward()
-    np.testing.assert_allclose(x.grad.numpy(), [2.0, 0.0, 12.0])
+    x, y, w = _t([1.0, 2.0, 3.0], grad=True), _t([0.0, 0.0, 0.0]), _t([1.0, 0.0, 4.0])
+    assert F.mse_loss(x, y, weight=w).item() == pytest.approx(37 / 5)
+    assert F.mse_loss(x, y, weight=w, reduction="sum").item() == pytest.approx(37.0)
+    assert F.l1_loss(x, y, weight=w).item() == pytest.approx(13 / 5)
+    assert F.huber_loss(x, y, weight=w).item() == pytest.approx(10.5 / 3)
+    F.mse_loss(x, y, weight=w).backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2 / 5, 0.0, 24 / 5])
     for loss in (F.mse_loss, F.l1_loss, F.huber_loss):
         with pytest.raises(ValueError, match=r"weight of shape \(1,\) must have the input's"):
             loss(x, y, weight=_t([2.0]))
+
+
+def test_weighted_regression_losses_match_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    a, b, w = rng.standard_normal((3, 4)), rng.standard_normal((3, 4)), rng.random((3, 4))
+    for name in ("mse_loss", "l1_loss", "huber_loss"):
+        for reduction in ("mean", "sum", "none"):
+            results = []
+            for lib in (microtorch, pt):
+                x = lib.tensor(a, requires_grad=True)
+                loss = getattr(lib.nn.functional, name)(
+                    x, lib.tensor(b), reduction=reduction, weight=lib.tensor(w)
+                )
+                loss.sum().backward()
+                results.append((loss.detach().numpy(), x.grad.numpy()))
+            for ours, theirs in zip(*results):
+                np.testing.assert_allclose(ours, theirs, rtol=1e-12, err_msg=name + reduction)
