@@ -658,10 +658,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     indices ``target`` (N), (N, d1, ...) or (); or, with a float ``target`` of input's shape,
     class probabilities (soft labels)."""
     reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:
         raise RuntimeError(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
         )
+    label_smoothing = max(label_smoothing, 0.0)  # PyTorch smooths only when it is positive
     logits = _float_input(_check_tensor(input, "cross_entropy"), "cross_entropy")
     if isinstance(target, Tensor) and target.dtype.is_floating_point:
         if ignore_index >= 0:  # (PyTorch's default, -100, and other negatives are fine)

@@ -239,14 +239,15 @@ def test_class_weight_of_another_dtype_than_the_input_is_an_error() -> None:
         assert loss(logits, ids, weight=weight.double()).dtype is microtorch.float64
 
 
-@pytest.mark.parametrize("label_smoothing", [-0.1, 1.5])
-def test_cross_entropy_label_smoothing_outside_0_1_is_an_error(label_smoothing: float) -> None:
-    """PyTorch refuses label_smoothing outside [0, 1] for both kinds of target (a negative
-    one would otherwise quietly give a different loss)."""
-    logits = _t(np.zeros((3, 4)))
-    for target in (microtorch.tensor([0, 1, 2]), _t(np.full((3, 4), 0.25))):
+def test_cross_entropy_label_smoothing_above_1_is_an_error_below_0_none() -> None:
+    """PyTorch refuses label_smoothing above 1 for both kinds of target, and applies none
+    at all for a negative one (ours used to compute with the negative value)."""
+    logits = _t(np.arange(12.0).reshape(3, 4) / 5)
+    for target in (microtorch.tensor([0, 1, 2]), _t(np.eye(4)[[0, 1, 2]])):  # ids, one-hot
         with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
-            F.cross_entropy(logits, target, label_smoothing=label_smoothing)
+            F.cross_entropy(logits, target, label_smoothing=1.5)
+        plain = F.cross_entropy(logits, target).item()
+        assert F.cross_entropy(logits, target, label_smoothing=-0.1).item() == plain
 
 
 def test_losses_match_pytorch() -> None:
