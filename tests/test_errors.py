@@ -622,7 +622,12 @@ def test_core_errors(bad, error, pattern) -> None:
         (
             lambda: F.embedding(microtorch.tensor([1.0]), microtorch.ones(3, 2)),
             RuntimeError,
-            "embedding: indices must be an integer tensor",
+            r"embedding: indices must be an int64 \(long\) or int32 tensor",
+        ),
+        (
+            lambda: F.embedding(microtorch.tensor([1]).to(microtorch.uint8), microtorch.ones(3, 2)),
+            RuntimeError,  # PyTorch too: "one of the following scalar types: Long, Int"
+            r"embedding: indices must be an int64 \(long\) or int32 tensor, got microtorch.uint8",
         ),
         (
             lambda: F.layer_norm(microtorch.ones(2, 3), (4,)),

@@ -1475,7 +1475,7 @@ LEARNER_ERRORS = {
     "layer_norm_shape": (lambda: nn.LayerNorm(4)(microtorch.ones(2, 5)), RuntimeError,
                          r"layer_norm: input of shape \(2, 5\) does not end in normalized_shape \[4\]"),
     "embedding_float_indices": (lambda: nn.Embedding(10, 3)(microtorch.tensor([1.0, 2.0])),
-                                RuntimeError, r"embedding: indices must be an integer tensor.*float32"),
+                                RuntimeError, r"embedding: indices must be an int64 \(long\) or int32 tensor, got microtorch.float32"),
     "embedding_range": (lambda: nn.Embedding(10, 3)(microtorch.tensor([1, 10])), IndexError,
                         r"embedding: index 10 is out of range for an embedding of 10 rows"),
     "int_requires_grad": (lambda: microtorch.tensor([1, 2], requires_grad=True), RuntimeError,

@@ -429,9 +429,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             "embedding: scale_grad_by_freq and sparse=True are not supported; leave them False"
         )
     _check_tensor(input, "embedding")
-    if input.array.dtype.kind not in "iu":
+    if input.dtype not in (_dtypes.int64, _dtypes.int32):  # PyTorch's "Long, Int"
         raise RuntimeError(
-            f"embedding: indices must be an integer tensor (long), got {input.dtype}"
+            f"embedding: indices must be an int64 (long) or int32 tensor, got {input.dtype}; "
+            "convert them with .long()"
         )
     if input.device != weight.device:
         raise RuntimeError(
