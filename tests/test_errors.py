@@ -161,15 +161,16 @@ def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
 
 def test_cross_entropy_other_errors() -> None:
     logits = microtorch.zeros(3, 5)
-    with pytest.raises(RuntimeError, match=r"cross_entropy: target of shape \(2,\).*\(3, 5\)"):
-        F.cross_entropy(logits, microtorch.tensor([0, 1]))
+    with pytest.raises(ValueError, match=r"cross_entropy: input of shape \(3, 5\) and target of "
+                       r"shape \(2,\) have different batch sizes"):  # fmt: skip
+        F.cross_entropy(logits, microtorch.tensor([0, 1]))  # a ValueError in PyTorch too
     with pytest.raises(RuntimeError, match=r"probabilities must have the input's shape \(3, 5\)"):
         F.cross_entropy(logits, microtorch.tensor([0.0, 1.0, 1.0]))  # floats: probabilities
     with pytest.raises(RuntimeError, match="nll_loss: expected target of class indices"):
         F.nll_loss(logits, microtorch.tensor([0.0, 1.0, 1.0]))
     with pytest.raises(RuntimeError, match=r"cross_entropy: input must have a dim of classes"):
         F.cross_entropy(microtorch.tensor(1.0), microtorch.tensor(0))
-    with pytest.raises(RuntimeError, match=r"shape \(2,\) does not match input of shape \(5,\)"):
+    with pytest.raises(ValueError, match=r"\(5,\) and target of shape \(2,\) have different"):
         F.nll_loss(logits[0], microtorch.tensor([0, 1]))  # one sample: a 0-d target
     assert F.nll_loss(logits[0], microtorch.tensor([3])).shape == ()  # (1,): PyTorch takes it
     with pytest.raises(ValueError, match="cross_entropy: reduction must be"):
@@ -625,7 +626,12 @@ def test_core_errors(bad, error, pattern) -> None:
         (
             lambda: F.embedding(microtorch.tensor([1.0]), microtorch.ones(3, 2)),
             RuntimeError,
-            "embedding: indices must be an integer tensor",
+            r"embedding: indices must be an int64 \(long\) or int32 tensor",
+        ),
+        (
+            lambda: F.embedding(microtorch.tensor([1]).to(microtorch.uint8), microtorch.ones(3, 2)),
+            RuntimeError,  # PyTorch too: "one of the following scalar types: Long, Int"
+            r"embedding: indices must be an int64 \(long\) or int32 tensor, got microtorch.uint8",
         ),
         (
             lambda: F.layer_norm(microtorch.ones(2, 3), (4,)),
@@ -700,6 +706,36 @@ def test_core_errors(bad, error, pattern) -> None:
             ),
             RuntimeError,
             "query, key and value must have the same dtype",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
+                microtorch.ones(2, 3, dtype=microtorch.int64),
+                microtorch.ones(2, 3, dtype=microtorch.int64),
+                microtorch.ones(2, 3, dtype=microtorch.int64),
+            ),
+            RuntimeError,
+            "scaled_dot_product_attention: query, key and value must be floating point, got "
+            "microtorch.int64",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
+                microtorch.ones(2, 3),
+                microtorch.ones(2, 3),
+                microtorch.ones(2, 3),
+                attn_mask=microtorch.ones(2, 2, dtype=microtorch.int64),
+            ),
+            RuntimeError,
+            "attn_mask must be bool .* or floating point .*, got microtorch.int64",
+        ),
+        (
+            lambda: F.scaled_dot_product_attention(
+                microtorch.ones(1, 5, 2),
+                microtorch.ones(1, 3, 2),
+                microtorch.ones(1, 3, 2),
+                attn_mask=microtorch.ones(2, 5, 3, dtype=microtorch.bool),  # would grow batch
+            ),
+            RuntimeError,
+            r"attn_mask of shape \(2, 5, 3\) does not broadcast to the scores' shape \(1, 5, 3\)",
         ),
         (
             lambda: F.scaled_dot_product_attention(

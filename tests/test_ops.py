@@ -3676,7 +3676,7 @@ def test_sdpa_dropout_is_seeded_and_changes_the_weights(device: str) -> None:
 def test_sdpa_dropout_p_bounds(device: str) -> None:
     q, k, v = _qkv(device)
     assert (mF.scaled_dot_product_attention(q, k, v, dropout_p=1.0).cpu().numpy() == 0).all()
-    with pytest.raises(ValueError, match="dropout_p has to be between 0 and 1, got -0.5"):
+    with pytest.raises(RuntimeError, match="dropout_p has to be between 0 and 1, got -0.5"):
         mF.scaled_dot_product_attention(q, k, v, dropout_p=-0.5)
 
 

@@ -158,7 +158,7 @@ class _ListContainer(Module):
         return self.extend(values)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
+        raise NotImplementedError(
             f"{type(self).__name__} has no forward(): iterate over it and use each entry yourself"
         )
 
@@ -255,7 +255,9 @@ class _DictContainer(Module):
             self[key] = value
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"{type(self).__name__} has no forward(): look up an entry by key")
+        raise NotImplementedError(
+            f"{type(self).__name__} has no forward(): look up an entry by key"
+        )
 
 
 class ModuleDict(_DictContainer):
@@ -279,13 +281,16 @@ def _as_parameter(value: Any, container: str) -> Parameter:
     raise TypeError(f"{container}: {type(value).__name__} is not a Tensor or Parameter")
 
 
-def _parameter_lines(items: Iterable[tuple[str, Parameter]], container: str) -> str:
-    """PyTorch's way of listing parameters: "(0): Parameter containing: [float32 of size 2x3]"."""
-    lines = [
-        f"    ({name}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
-        for name, p in items
-    ]
-    return container + "(\n" + "".join(line + "\n" for line in lines) + ")"
+def _parameter_lines(items: Iterable[tuple[str, Parameter]], kind: Any) -> str:
+    """PyTorch's extra_repr of a parameter container: one line per entry, such as
+    "  (0): Parameter containing: [microtorch.float32 of size 2x3]" (``kind(p)`` is the
+    text in the brackets before "of size"); Module.__repr__ then lays the lines out."""
+    lines = []
+    for name, p in items:
+        on = f" ({p.device})" if p.device.type == "cuda" else ""
+        size = "x".join(map(str, p.shape))
+        lines.append(f"  ({name}): Parameter containing: [{kind(p)} of size {size}{on}]")
+    return "\n".join(lines)
 
 
 class ParameterList(_ListContainer):
@@ -302,8 +307,8 @@ class ParameterList(_ListContainer):
     def _put(self, name: str, value: Any) -> None:
         self.register_parameter(name, _as_parameter(value, "ParameterList"))
 
-    def __repr__(self) -> str:
-        return _parameter_lines(self._parameters.items(), "ParameterList")
+    def extra_repr(self) -> str:
+        return _parameter_lines(self._parameters.items(), lambda p: p.dtype)
 
 
 class ParameterDict(_DictContainer):
@@ -319,8 +324,19 @@ class ParameterDict(_DictContainer):
     def _put(self, key: str, value: Any) -> None:
         self.register_parameter(key, _as_parameter(value, "ParameterDict"))
 
-    def __repr__(self) -> str:
-        return _parameter_lines(self._parameters.items(), "ParameterDict")
+    def update(self, values: Mapping[str, Any] | Iterable) -> None:
+        """Add or replace entries. As in PyTorch, a plain dict's entries go in sorted by key;
+        an OrderedDict's, another ParameterDict's and a list of pairs' in their order."""
+        if isinstance(values, Mapping) and not isinstance(values, (OrderedDict, ParameterDict)):
+            values = sorted(values.items())
+        super().update(values)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The parameter under ``key``, or ``default`` when there is none."""
+        return self._parameters.get(key, default)
+
+    def extra_repr(self) -> str:  # (PyTorch names the tensor type here, not the dtype)
+        return _parameter_lines(self._parameters.items(), lambda p: p.type())
 
 
 def _index(idx: int, length: int, container: str) -> int:

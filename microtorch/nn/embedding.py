@@ -51,7 +51,10 @@ class Embedding(Module):
                  _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
                  dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        _check_unsupported("Embedding", max_norm, scale_grad_by_freq, sparse)
+        if scale_grad_by_freq or sparse:  # (max_norm is supported: see F.embedding)
+            raise ValueError(
+                "Embedding: scale_grad_by_freq and sparse=True are not supported; leave them False"
+            )
         padding_idx = _checked_padding_idx("Embedding", padding_idx, num_embeddings)
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -72,12 +75,17 @@ class Embedding(Module):
             self.weight.array[self.padding_idx] = 0
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
 
     def extra_repr(self) -> str:
+        """PyTorch's: the sizes, then each option that is not at its default."""
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
         return s
 
     @classmethod

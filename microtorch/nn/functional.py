@@ -378,9 +378,19 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """x1 . x2 / (max(|x1|, eps) max(|x2|, eps)) along ``dim`` (after broadcasting the two),
     which goes away: the cosine of the angle between the vectors."""
     x1, x2 = _functional.broadcast_tensors(x1, x2)
-    n1 = x1.norm(dim=dim).clamp(min=eps)
-    n2 = x2.norm(dim=dim).clamp(min=eps)
-    return (x1 * x2).sum(dim) / (n1 * n2)
+    if not (x1.dtype.is_floating_point or x2.dtype.is_floating_point):
+        raise RuntimeError(
+            f"cosine_similarity: expected a floating point x1 or x2, got {x1.dtype} and "
+            f"{x2.dtype}; convert them with .float()"
+        )
+    x1, x2 = _float_input(x1, "cosine_similarity"), _float_input(x2, "cosine_similarity")
+    # As in PyTorch: each vector divided by its norm, which is clamped at eps for the value
+    # only (the gradient flows through the norm as if it were not clamped)
+    n1 = x1.norm(dim=dim, keepdim=True)
+    n2 = x2.norm(dim=dim, keepdim=True)
+    n1 = n1 + (n1.clamp(min=eps) - n1).detach()
+    n2 = n2 + (n2.clamp(min=eps) - n2).detach()
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
@@ -408,12 +418,21 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     )
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
-    """Rows of ``weight`` picked by the integer tensor ``input``: (...) -> (..., dim)."""
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:  # fmt: skip
+    """Rows of ``weight`` picked by the integer tensor ``input``: (...) -> (..., dim).
+    With ``max_norm``, each picked row whose ``norm_type``-norm is above it is first scaled
+    down to it, in place in ``weight`` (as in PyTorch)."""
+    if scale_grad_by_freq or sparse:
+        raise ValueError(
+            "embedding: scale_grad_by_freq and sparse=True are not supported; leave them False"
+        )
     _check_tensor(input, "embedding")
-    if input.array.dtype.kind not in "iu":
+    if input.dtype not in (_dtypes.int64, _dtypes.int32):  # PyTorch's "Long, Int"
         raise RuntimeError(
-            f"embedding: indices must be an integer tensor (long), got {input.dtype}"
+            f"embedding: indices must be an int64 (long) or int32 tensor, got {input.dtype}; "
+            "convert them with .long()"
         )
     if input.device != weight.device:
         raise RuntimeError(
@@ -423,7 +442,21 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     _check_index_range("embedding", input.array, num, f"an embedding of {num} rows", None)
     if padding_idx is not None and padding_idx < 0:
         padding_idx += num
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
     return _embedding.Embedding.apply(input, weight, padding_idx=padding_idx)
+
+
+def _renorm_rows(weight: Tensor, ids: Tensor, max_norm: float, norm_type: float) -> None:
+    """PyTorch's embedding renorm: each row of ``weight`` that ``ids`` picks and whose norm
+    is above ``max_norm`` is scaled in place by max_norm / (norm + 1e-7). Not part of the
+    graph (it changes the weight itself, like an optimizer step)."""
+    with _no_grad():
+        rows = _functional.unique(ids.reshape(-1))
+        picked = weight[rows]
+        norms = picked.norm(norm_type, dim=1, keepdim=True)
+        scale = _functional.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows] = picked * scale.to(weight.dtype)
 
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
@@ -626,8 +659,19 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     indices ``target`` (N), (N, d1, ...) or (); or, with a float ``target`` of input's shape,
     class probabilities (soft labels)."""
     reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
+    if label_smoothing > 1.0:
+        raise RuntimeError(
+            f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
+        )
+    label_smoothing = max(label_smoothing, 0.0)  # PyTorch smooths only when it is positive
     logits = _float_input(_check_tensor(input, "cross_entropy"), "cross_entropy")
     if isinstance(target, Tensor) and target.dtype.is_floating_point:
+        if ignore_index >= 0:  # (PyTorch's default, -100, and other negatives are fine)
+            raise RuntimeError(
+                f"cross_entropy: ignore_index ({ignore_index}) is not supported for a target "
+                "of class probabilities (floating point); give that class probability 0 "
+                "instead"
+            )
         return _cross_entropy_with_probabilities(logits, target, weight, reduction,
                                                  label_smoothing)  # fmt: skip
     rows, targets, out_shape = _rows_of_classes(logits, target, ignore_index, "cross_entropy")
@@ -657,7 +701,7 @@ def _cross_entropy_with_probabilities(logits: Tensor, target: Tensor, weight: Te
         )
     class_dim = 0 if logits.ndim == 1 else 1
     num_classes = logits.shape[class_dim]
-    target = target.to(logits.dtype)
+    # (no cast of target: float32 logits with a float64 target give float64, as in PyTorch)
     if label_smoothing:
         target = target * (1 - label_smoothing) + label_smoothing / num_classes
     logp = logits.log_softmax(class_dim)
@@ -681,7 +725,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     """Negative log-likelihood of log-probabilities ``input`` (N, C), (N, C, d1, ...) or (C,)
     at class indices ``target`` (N), (N, d1, ...) or ()."""
     reduction = _reduction(size_average, reduce, reduction, "nll_loss")
-    _check_tensor(input, "nll_loss")
+    if _check_tensor(input, "nll_loss").ndim == 0:  # a ValueError in PyTorch
+        raise ValueError("nll_loss: input must have a dim of classes, got a 0-d tensor")
     rows, targets, out_shape = _rows_of_classes(input, target, ignore_index, "nll_loss")
     loss = _weighted_nll(rows, targets, weight, ignore_index, reduction, "nll_loss")
     return loss.reshape(out_shape) if reduction == "none" else loss
@@ -702,12 +747,24 @@ def _rows_of_classes(input: Tensor, target: Tensor, ignore_index: int, op: str) 
     """Check a class-index ``target`` against ``input`` (classes in dim 1, or the only dim),
     then return (rows (M, C), targets (M,), the shape of an unreduced loss)."""
     _check_tensor(target, op, "target")
-    if target.array.dtype.kind not in "iu":
+    if target.dtype not in (_dtypes.int64, _dtypes.uint8):  # PyTorch's "Long or Byte"
         raise RuntimeError(
-            f"{op}: expected target of class indices with dtype long, got {target.dtype}"
+            f"{op}: expected target of class indices with dtype long (int64) or uint8, got "
+            f"{target.dtype}; convert it with target.long()"
         )
     if input.ndim == 0:
         raise RuntimeError(f"{op}: input must have a dim of classes, got a 0-d tensor")
+    # a batch size that differs is a ValueError in PyTorch (other shape mismatches below
+    # are RuntimeErrors); a (C,) input is one sample, whose target may also be (1,)
+    target_batch = target.shape[0] if target.ndim else 0
+    if (input.ndim >= 2 and target_batch != input.shape[0]) or (
+        input.ndim == 1 and target.ndim == 1 and target_batch != 1
+    ):
+        raise ValueError(
+            f"{op}: input of shape {tuple(input.shape)} and target of shape "
+            f"{tuple(target.shape)} have different batch sizes (dim 0 of each; a 1-D input "
+            f"is one sample, whose target is 0-d)"
+        )
     # (C,) is one sample with a 0-d target; (N, C, d1, ...) has targets (N, d1, ...)
     expected = () if input.ndim == 1 else (input.shape[0],) + tuple(input.shape[2:])
     if input.ndim == 1 and tuple(target.shape) == (1,):  # PyTorch takes this one too
@@ -750,7 +807,11 @@ def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_in
                 f"{op}: weight must be a float tensor of shape ({num_classes},), one per "
                 f"class, got {weight.dtype} of shape {tuple(weight.shape)}"
             )
-        weight = weight.to(logp.dtype)
+        if weight.dtype is not logp.dtype:  # PyTorch: "expected scalar type ... but found"
+            raise RuntimeError(
+                f"{op}: weight is {weight.dtype} but input is {logp.dtype}; they must have one "
+                "dtype (convert the weight with .to(input.dtype))"
+            )
         row_weight = weight[safe_target] * row_weight  # (M,)
     losses = -F.gather(logp, 1, safe_target.reshape(-1, 1)).reshape(-1) * row_weight
     if label_smoothing:
@@ -771,11 +832,37 @@ def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_in
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
-             reduction: str = "mean") -> Tensor:  # fmt: skip
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # fmt: skip
+    """(input - target)^2, averaged (or summed, or per element with reduction="none");
+    ``weight`` (input's shape) multiplies each element's loss, and "mean" is then the
+    weighted mean."""
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     _warn_if_broadcast(input, target, "mse_loss")
     diff = input - target
-    return _reduce(diff * diff, reduction)
+    return _reduce_weighted(diff * diff, weight, input, reduction, "mse_loss")
+
+
+def _weighted(losses: Tensor, weight: Tensor | None, input: Tensor, op: str) -> Tensor:
+    """The per-element losses times ``weight``, which must have input's shape (PyTorch's
+    rule for the regression losses' weight)."""
+    if weight is None:
+        return losses
+    if tuple(_check_tensor(weight, op, "weight").shape) != tuple(input.shape):
+        raise ValueError(
+            f"{op}: weight of shape {tuple(weight.shape)} must have the input's shape "
+            f"{tuple(input.shape)} (one weight per element)"
+        )
+    return losses * weight
+
+
+def _reduce_weighted(losses: Tensor, weight: Tensor | None, input: Tensor, reduction: str,
+                     op: str) -> Tensor:  # fmt: skip
+    """mse_loss's and l1_loss's reduction: with a weight, "mean" is the weighted mean, the
+    sum divided by the sum of the weights, as in PyTorch (huber_loss divides by the count)."""
+    losses = _weighted(losses, weight, input, op)
+    if weight is None or reduction != "mean":
+        return _reduce(losses, reduction)
+    return losses.sum() / weight.sum()
 
 
 def _reduce(losses: Tensor, reduction: str) -> Tensor:
@@ -795,11 +882,13 @@ def _warn_if_broadcast(input: Tensor, target: Tensor, op: str) -> None:
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
-            reduction: str = "mean") -> Tensor:  # fmt: skip
-    """|input - target|, averaged (or summed, or per element with reduction="none")."""
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # fmt: skip
+    """|input - target|, averaged (or summed, or per element with reduction="none");
+    ``weight`` (input's shape) multiplies each element's loss, and "mean" is then the
+    weighted mean."""
     reduction = _reduction(size_average, reduce, reduction, "l1_loss")
     _warn_if_broadcast(input, target, "l1_loss")
-    return _reduce((input - target).abs(), reduction)
+    return _reduce_weighted((input - target).abs(), weight, input, reduction, "l1_loss")
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -826,11 +915,12 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     _warn_if_broadcast(input, target, "huber_loss")
     d = (input - target).abs()
     losses = _functional.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _reduce(losses if weight is None else losses * weight, reduction)
+    return _reduce(_weighted(losses, weight, input, "huber_loss"), reduction)
 
 
-def _check_binary_targets(input: Tensor, target: Tensor, op: str) -> None:
-    """Binary cross-entropy wants one float dtype and one shape for input and target."""
+def _check_binary_targets(input: Tensor, target: Tensor, op: str, one_dtype: bool = True) -> None:
+    """Binary cross-entropy wants one shape for input and target, both floating point and
+    (``one_dtype``, binary_cross_entropy's rule in PyTorch) of one dtype."""
     _check_tensor(input, op)
     _check_tensor(target, op, "target")
     if tuple(target.shape) != tuple(input.shape):
@@ -838,10 +928,12 @@ def _check_binary_targets(input: Tensor, target: Tensor, op: str) -> None:
             f"{op}: target of shape {tuple(target.shape)} must have the same shape as input "
             f"{tuple(input.shape)}"
         )
-    if not input.dtype.is_floating_point or target.dtype is not input.dtype:
+    floats = input.dtype.is_floating_point and target.dtype.is_floating_point
+    if not floats or (one_dtype and target.dtype is not input.dtype):
+        kind = "floating point of one dtype" if one_dtype else "floating point"
         raise RuntimeError(
-            f"{op}: input and target must be floating point of one dtype, got {input.dtype} "
-            f"and {target.dtype}; convert the target with .to(input.dtype)"
+            f"{op}: input and target must be {kind}, got {input.dtype} and {target.dtype}; "
+            "convert the target with .to(input.dtype)"
         )
 
 
@@ -874,11 +966,16 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     loss of the positive targets; ``weight`` multiplies each element's loss."""
     op = "binary_cross_entropy_with_logits"
     reduction = _reduction(size_average, reduce, reduction, op)
-    _check_binary_targets(input, target, op)
+    _check_binary_targets(input, target, op, one_dtype=False)
+    if target.dtype is not input.dtype:  # e.g. float32 logits, float64 labels: promoted
+        common = _dtypes.promote_types(input.dtype, target.dtype)
+        input, target = input.to(common), target.to(common)
     positive = None
     if pos_weight is not None:
         if pos_weight.requires_grad:
             raise RuntimeError(f"{op}: a pos_weight that requires grad is not supported")
+        shapes = tuple(input.shape), tuple(pos_weight.shape)
+        _check_broadcasts_to(*shapes, f"{op}: pos_weight", "input's shape")
         positive = pos_weight.array.astype(input.array.dtype, copy=False)
     losses = _binary_loss.BinaryCrossEntropyWithLogits.apply(input, target, pos_weight=positive)
     return _reduce(losses if weight is None else losses * weight, reduction)
@@ -900,11 +997,17 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
                 "kl_div: reduction='mean' divides the total by the batch size and the support "
                 "size; 'batchmean' divides by the batch size only, which is the KL divergence"
             )
+    for name, t in (("input", input), ("target", target)):
+        if not _check_tensor(t, "kl_div", name).dtype.is_floating_point:
+            raise RuntimeError(
+                f"kl_div: integer inputs are not supported, got {name} of dtype {t.dtype}; "
+                "pass floating point log-probabilities and probabilities"
+            )
     if log_target:
         losses = target.exp() * (target - input)
-    else:  # target * log(target), taken as 0 where target is 0 (not 0 * -inf = nan)
-        positive = target > 0
-        safe = _functional.where(positive, target, 1.0)
+    else:  # target * log(target), taken as 0 where target is 0 (not 0 * -inf = nan); a
+        # negative target is no probability: its log is nan, and so is its loss (PyTorch's)
+        safe = _functional.where(target == 0, 1.0, target)
         losses = target * safe.log() - target * input
     if reduction_kind == "batchmean":
         return losses.sum() / (input.shape[0] if input.ndim else 1)
@@ -1034,14 +1137,16 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 
 def _check_target_fits(input: Tensor, target: Tensor, op: str) -> None:
     """The target must broadcast to input's own shape (the loss has input's shape)."""
-    _check_broadcast(tuple(input.shape), tuple(target.shape), op)
-    if len(target.shape) > len(input.shape) or any(
-        t != 1 and i == 1 for i, t in zip(reversed(input.shape), reversed(target.shape))
-    ):
-        raise RuntimeError(
-            f"{op}: target of shape {tuple(target.shape)} does not broadcast to input's shape "
-            f"{tuple(input.shape)}"
-        )
+    _check_broadcasts_to(tuple(input.shape), tuple(target.shape), f"{op}: target", "input's shape")
+
+
+def _check_broadcasts_to(shape: tuple, other: tuple, what: str, onto: str) -> None:
+    """``other`` must broadcast to ``shape`` itself, not to a bigger shape (as PyTorch
+    requires where the result keeps ``shape``: a loss's target, a mask of the scores)."""
+    _check_broadcast(shape, other, what)
+    pairs = zip(reversed(shape), reversed(other))
+    if len(other) > len(shape) or any(o != 1 and s == 1 for s, o in pairs):
+        raise RuntimeError(f"{what} of shape {other} does not broadcast to {onto} {shape}")
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -1267,20 +1372,20 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                 )
     mask_array = None
     if attn_mask is not None:
-        if attn_mask.requires_grad:
-            raise RuntimeError(
-                "scaled_dot_product_attention: a mask that requires grad is not supported"
-            )
         if attn_mask.device != query.device:
             raise RuntimeError(
                 f"scaled_dot_product_attention: attn_mask is on {attn_mask.device} but query is on "
                 f"{query.device}"
             )
         scores_shape = q_shape[:-1] + (k_shape[-2],)  # (..., L, S)
-        _check_broadcast(
-            scores_shape, tuple(attn_mask.shape), "scaled_dot_product_attention: attn_mask"
-        )
+        what = "scaled_dot_product_attention: attn_mask"
+        _check_broadcasts_to(scores_shape, tuple(attn_mask.shape), what, "the scores' shape")
         mask_array = attn_mask.array
+        if mask_array.dtype != bool and not attn_mask.dtype.is_floating_point:
+            raise RuntimeError(
+                f"scaled_dot_product_attention: attn_mask must be bool (True: may attend) or "
+                f"floating point (added to the scores), got {attn_mask.dtype}"
+            )
         if mask_array.dtype != bool:
             mask_array = mask_array.astype(query.array.dtype, copy=False)
     q, k, v = query, key, value
@@ -1289,17 +1394,37 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             f"scaled_dot_product_attention: query, key and value must have the same dtype, got "
             f"{q.dtype}, {k.dtype}, {v.dtype}"
         )
-    if not 0.0 <= dropout_p <= 1.0:
-        raise ValueError(
+    if not q.dtype.is_floating_point:
+        raise RuntimeError(
+            f"scaled_dot_product_attention: query, key and value must be floating point, got "
+            f"{q.dtype}; convert them with .float()"
+        )
+    if not 0.0 <= dropout_p <= 1.0:  # (a RuntimeError here in PyTorch, unlike F.dropout's)
+        raise RuntimeError(
             f"scaled_dot_product_attention: dropout_p has to be between 0 and 1, got {dropout_p}"
         )
     if dropout_p == 1.0:  # every attention weight dropped
         return scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale) * 0.0
+    if k_shape[-2] == 0:  # no keys at all: output 0 and gradients 0, as in PyTorch
+        return (q @ k.transpose(-2, -1)) @ v
     scale = 1.0 / math.sqrt(q_shape[-1]) if scale is None else float(scale)
+    if attn_mask is not None and attn_mask.requires_grad:
+        return _attention_with_learned_mask(q, k, v, attn_mask, float(dropout_p), scale)
     return _attention.ScaledDotProductAttention.apply(
         q, k, v, attn_mask=mask_array, dropout_p=float(dropout_p), is_causal=is_causal,
         scale=scale,
     )  # fmt: skip
+
+
+def _attention_with_learned_mask(q: Tensor, k: Tensor, v: Tensor, mask: Tensor, dropout_p: float,
+                                 scale: float) -> Tensor:  # fmt: skip
+    """softmax(q k^T * scale + mask) v from ordinary ops, for a float mask that requires
+    grad (a learned bias, e.g. of relative positions), which then gets its gradient. A query
+    whose scores are all -inf gets output 0 and gradient 0, as in the fused op."""
+    scores = (q @ k.transpose(-2, -1)) * scale + mask.to(q.dtype)
+    sees_nothing = _functional.isneginf(scores).all(dim=-1, keepdim=True)
+    weights = _functional.softmax(_functional.where(sees_nothing, 0.0, scores), dim=-1)
+    return dropout(_functional.where(sees_nothing, 0.0, weights), dropout_p) @ v
 
 
 def _repeat_heads(t: Tensor, query_heads: int, name: str) -> Tensor:

@@ -25,8 +25,9 @@ from ..ops import shape as _shape_ops
 from .parameter import Parameter
 
 
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What load_state_dict returns; it prints as PyTorch's does when nothing is amiss."""
+class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns; it prints as PyTorch's does, under PyTorch's name:
+    "_IncompatibleKeys(missing_keys=[...], unexpected_keys=[...])"."""
 
     def __repr__(self) -> str:
         if not self.missing_keys and not self.unexpected_keys:
@@ -76,7 +77,7 @@ class Module:
         object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
+        raise NotImplementedError(  # (PyTorch's error type, so `except` clauses carry over)
             f'Module [{type(self).__name__}] is missing the required "forward" function'
         )
 
@@ -222,9 +223,12 @@ class Module:
         object.__delattr__(self, name)
 
     def __dir__(self) -> list:
-        return sorted(
+        """Attributes and registered names; not "0", "1", ... (a Sequential's children),
+        which are no identifiers, as in PyTorch."""
+        names = (
             set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules)
         )
+        return sorted(name for name in names if not name[:1].isdigit())
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register ``param`` under ``name`` (None registers an absent parameter, e.g. a bias)."""
@@ -392,8 +396,9 @@ class Module:
         """Training mode (dropout active) or, with ``mode=False``, evaluation mode."""
         if not isinstance(mode, bool):
             raise ValueError(f"train(): training mode is expected to be a boolean, got {mode!r}")
-        for module in self.modules():
-            object.__setattr__(module, "training", mode)
+        object.__setattr__(self, "training", mode)
+        for child in self.children():  # each child's own train(), which it may override
+            child.train(mode)
         return self
 
     def eval(self) -> Module:
@@ -515,7 +520,7 @@ class Module:
         return self.state_dict(keep_vars=True)
 
     def load_state_dict(self, state_dict: dict, strict: bool = True,
-                        assign: bool = False) -> IncompatibleKeys:  # fmt: skip
+                        assign: bool = False) -> _IncompatibleKeys:  # fmt: skip
         """Copy values from ``state_dict`` into this module's parameters and buffers.
 
         Values are written into the existing tensors, so tied weights stay tied and an
@@ -546,10 +551,12 @@ class Module:
             if key not in state_dict:
                 continue
             value = state_dict[key]
-            if not isinstance(value, Tensor):
+            if not isinstance(value, Tensor):  # e.g. a NumPy array, or a PyTorch tensor
+                kind = type(value)
                 errors.append(
-                    f'While copying the parameter named "{key}", expected a Tensor in the '
-                    f"state_dict, got {type(value).__name__}."
+                    f'While copying the parameter named "{key}", expected a microtorch.Tensor '
+                    f"in the state_dict, got {kind.__module__}.{kind.__qualname__}; convert "
+                    "it with microtorch.tensor(...) (a PyTorch tensor: .numpy() first)."
                 )
                 continue
             if tuple(value.shape) != tuple(target.shape):
@@ -566,7 +573,7 @@ class Module:
             for key, target in own.items():
                 if key in state_dict:
                     _copy_into(target, state_dict[key], assign)
-        return IncompatibleKeys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     # ------------------------------------------------------------ pickling
     def __setstate__(self, state: dict) -> None:

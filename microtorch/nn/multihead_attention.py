@@ -95,6 +95,12 @@ class MultiheadAttention(Module):
                 "MultiheadAttention: is_causal is a hint that attn_mask is causal; pass the "
                 "causal attn_mask itself (True above the diagonal)"
             )
+        if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
+            raise RuntimeError(
+                f"MultiheadAttention: query, key and value must all be 3-D (batched) or all "
+                f"2-D (one sequence), got shapes {tuple(query.shape)}, {tuple(key.shape)} and "
+                f"{tuple(value.shape)}"
+            )
         unbatched = query.ndim == 2
         if unbatched:  # one sequence: a batch of one, taken away again at the end
             query, key, value = (t.unsqueeze(1) for t in (query, key, value))

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ..autograd.function import Function, unbroadcast
 from ..backend import xp_of
 
@@ -46,7 +48,7 @@ class Linear(Function):
         self.save_for_backward(x, weight)
         # One 2-D product over the leading dims folded together: BLAS runs it 1.5-2x faster
         # than NumPy's loop of one product per leading index.
-        y = x.reshape(-1, x.shape[-1]) @ weight.T  # (N, in) @ (in, out) -> (N, out)
+        y = _rows(x) @ weight.T  # (N, in) @ (in, out) -> (N, out)
         if bias is not None:
             y += bias
         return y.reshape(*x.shape[:-1], weight.shape[0])  # (..., out)
@@ -54,15 +56,20 @@ class Linear(Function):
     def backward(self, grad):
         x, weight = self.saved
         gx = gw = gb = None
+        g2 = _rows(grad)  # (N, out)
         if self.needs_input_grad[0]:
-            gx = grad.reshape(-1, grad.shape[-1]) @ weight  # (N, out) @ (out, in) -> (N, in)
-            gx = gx.reshape(x.shape)  # (..., in)
+            gx = (g2 @ weight).reshape(x.shape)  # (N, out) @ (out, in) -> (N, in) -> (..., in)
         if self.needs_input_grad[1]:
-            g2 = grad.reshape(-1, grad.shape[-1])  # (N, out)
-            gw = g2.T @ x.reshape(-1, x.shape[-1])  # (out, N) @ (N, in) -> (out, in)
+            gw = g2.T @ _rows(x)  # (out, N) @ (N, in) -> (out, in)
         if len(self.needs_input_grad) > 2 and self.needs_input_grad[2]:
-            gb = grad.reshape(-1, grad.shape[-1]).sum(axis=0)
+            gb = g2.sum(axis=0)
         return gx, gw, gb
+
+
+def _rows(a):
+    """``a`` (..., n) as a matrix (N, n), N the product of the leading dims (spelled out:
+    reshape(-1, n) fails on an empty array when n is 0)."""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
 class Einsum(Function):

@@ -52,7 +52,7 @@ class LayerNorm(Function):
             gx = _layer_norm_backward_cuda(grad, xhat, inv_std, weight)
         elif self.needs_input_grad[0]:
             xp = xp_of(grad)
-            n = xhat.size // max(inv_std.size, 1)  # elements per normalized group
+            n = math.prod(xhat.shape[xhat.ndim - len(self.axes) :])  # per normalized group
             xhat_rows, grad_rows = xhat.reshape(-1, n), grad.reshape(-1, n)  # (R, n)
             w = weight.reshape(n) if weight is not None else xp.ones(n, dtype=grad.dtype)
             g = grad_rows * w  # dL/dxhat

@@ -267,5 +267,7 @@ def test_embedding_from_pretrained_takes_pytorchs_arguments() -> None:
     table = torch.randn(4, 2)
     emb = nn.Embedding.from_pretrained(table, freeze=False, padding_idx=1, norm_type=2.0)
     assert emb.weight.requires_grad and emb.padding_idx == 1
-    with pytest.raises(ValueError, match="max_norm"):
-        nn.Embedding.from_pretrained(table, max_norm=1.0)
+    capped = nn.Embedding.from_pretrained(table * 10, max_norm=1.0)  # rows scaled when used
+    assert capped(torch.tensor([0])).norm().item() == pytest.approx(1.0, abs=1e-5)
+    with pytest.raises(ValueError, match="scale_grad_by_freq"):
+        nn.Embedding.from_pretrained(table, scale_grad_by_freq=True)

@@ -39,6 +39,50 @@ def test_cosine_similarity_matches_pytorch() -> None:
         np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
 
 
+def _cosine_and_grads(lib: object, a: np.ndarray, b: np.ndarray, eps: float) -> tuple:
+    x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+    out = lib.nn.functional.cosine_similarity(x, y, dim=1, eps=eps)
+    (out * lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64)).sum().backward()
+    return out.detach().numpy(), x.grad.numpy(), y.grad.numpy()
+
+
+_SHORT = np.array([[0.1, -0.2, 0.05], [0.0, 0.0, 0.0], [3.0, 1.0, -2.0]])
+_OTHER = np.array([[0.3, 0.1, -0.1], [0.2, 0.1, 0.4], [0.01, 0.02, 0.0]])
+
+
+def test_cosine_similarity_below_eps_has_a_gradient_through_the_norm() -> None:
+    """A norm below eps is clamped for the value only, as in PyTorch: the gradient still
+    flows through the true norm (ours used to stop at the clamp)."""
+    eps = 0.5
+    out, gx, _ = _cosine_and_grads(torch, _SHORT, _OTHER, eps)
+    norm_a, norm_b = np.linalg.norm(_SHORT, axis=1), np.linalg.norm(_OTHER, axis=1)
+    n_a, n_b = np.maximum(norm_a, eps), np.maximum(norm_b, eps)
+    dot = (_SHORT * _OTHER).sum(1)
+    np.testing.assert_allclose(out, dot / (n_a * n_b), rtol=1e-12)
+    # d/da of (a / n_a) . (b / n_b), n_a's value clamped but its derivative a / |a|
+    w = np.array([1.0, -2.0, 0.5])[:, None]
+    safe = np.where(norm_a > 0, norm_a, 1.0)[:, None]  # a zero vector: no norm term
+    expected = w * (_OTHER / (n_a * n_b)[:, None]
+                    - (dot / (n_a**2 * n_b))[:, None] * _SHORT / safe)  # fmt: skip
+    np.testing.assert_allclose(gx, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("eps", [1e-8, 0.5, 10.0])
+def test_cosine_similarity_near_eps_matches_pytorch(eps: float) -> None:
+    pt = pytest.importorskip("torch")
+    ours, theirs = (_cosine_and_grads(lib, _SHORT, _OTHER, eps) for lib in (torch, pt))
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_cosine_similarity_dtypes_as_in_pytorch() -> None:
+    """An integer tensor with a float one is promoted; two integer tensors are refused."""
+    ints, floats = torch.tensor([[1, 2, 2]]), torch.tensor([[1.0, 2.0, 2.0]])
+    assert torch.nn.functional.cosine_similarity(ints, floats).item() == pytest.approx(1.0)
+    with pytest.raises(RuntimeError, match="cosine_similarity: expected a floating point"):
+        torch.nn.functional.cosine_similarity(ints, ints)
+
+
 def _distances(lib: object, a: np.ndarray, b: np.ndarray) -> list:
     """The distances at (a, b), each with what its gradient is taken of."""
     x1, x2 = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)

@@ -250,7 +250,7 @@ def test_embedding_errors() -> None:
     emb = nn.Embedding(4, 2)
     with pytest.raises(IndexError, match="out of range"):
         emb(torch.tensor([4]))
-    with pytest.raises(RuntimeError, match="integer"):
+    with pytest.raises(RuntimeError, match=r"int64 \(long\) or int32"):
         emb(torch.tensor([1.0]))
     with pytest.raises(ValueError, match="padding_idx"):
         nn.Embedding(4, 2, padding_idx=4)
@@ -352,3 +352,108 @@ def test_rrelu_module_random_in_training_fixed_in_eval() -> None:
     first = layer(x).numpy()
     torch.manual_seed(4)
     np.testing.assert_array_equal(layer(x).numpy(), first)  # the seed decides them
+
+
+def test_layer_norm_of_an_empty_batch_has_empty_gradients() -> None:
+    """(0, 5) in, (0, 5) out; backward gives an empty input gradient and zero parameter
+    gradients, as PyTorch does (the group size must come from the shape, not from
+    counting elements, which are none)."""
+    ln = nn.LayerNorm(5).double()
+    x = torch.zeros(0, 5, dtype=torch.float64, requires_grad=True)
+    ln(x).sum().backward()
+    assert tuple(x.grad.shape) == (0, 5)
+    np.testing.assert_array_equal(ln.weight.grad.numpy(), np.zeros(5))
+    np.testing.assert_array_equal(ln.bias.grad.numpy(), np.zeros(5))
+
+
+@pytest.mark.parametrize("in_features, out_features", [(0, 5), (4, 0)])
+def test_linear_with_no_input_or_no_output_features(in_features: int,
+                                                    out_features: int) -> None:  # fmt: skip
+    """Linear(0, 5) gives zeros (just the bias) and Linear(4, 0) an empty output; backward
+    gives gradients of the right shapes, as in PyTorch (bias gradient: the batch size)."""
+    layer = nn.Linear(in_features, out_features)
+    with torch.no_grad():
+        layer.bias.zero_()
+    x = torch.zeros(2, 3, in_features, requires_grad=True)
+    y = layer(x)
+    assert tuple(y.shape) == (2, 3, out_features)
+    np.testing.assert_array_equal(y.detach().numpy(), np.zeros((2, 3, out_features)))
+    y.sum().backward()
+    assert tuple(x.grad.shape) == (2, 3, in_features)
+    assert tuple(layer.weight.grad.shape) == (out_features, in_features)
+    np.testing.assert_array_equal(layer.bias.grad.numpy(), np.full(out_features, 6.0))
+
+
+def test_scaled_dot_product_attention_with_no_keys_gives_zeros() -> None:
+    """Key length 0: every query sees nothing, so its output is 0 and so are the
+    gradients, as in PyTorch (not a reduction over an empty row)."""
+    q = torch.randn(2, 2, 3, 4, dtype=torch.float64, requires_grad=True)
+    k = torch.randn(2, 2, 0, 4, dtype=torch.float64, requires_grad=True)
+    v = torch.randn(2, 2, 0, 6, dtype=torch.float64, requires_grad=True)
+    out = nn.functional.scaled_dot_product_attention(q, k, v)
+    assert tuple(out.shape) == (2, 2, 3, 6)
+    np.testing.assert_array_equal(out.detach().numpy(), np.zeros((2, 2, 3, 6)))
+    out.sum().backward()
+    np.testing.assert_array_equal(q.grad.numpy(), np.zeros((2, 2, 3, 4)))
+    assert tuple(k.grad.shape) == (2, 2, 0, 4) and tuple(v.grad.shape) == (2, 2, 0, 6)
+
+
+def test_embedding_max_norm_scales_the_used_rows_in_place(device: str) -> None:
+    """max_norm: each row the input picks whose norm is above it is scaled down to it in
+    the weight itself (PyTorch: max_norm / (norm + 1e-7)); other rows stay as they are."""
+    emb = nn.Embedding(4, 2, max_norm=1.0).double().to(device)
+    table = np.array([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0], [0.0, 9.0]])
+    with torch.no_grad():
+        emb.weight.copy_(torch.tensor(table, device=device))
+    out = emb(torch.tensor([[0, 1], [0, 3]], device=device))
+    weight = emb.weight.detach().cpu().numpy()
+    scaled = table[[0, 3]] / (np.linalg.norm(table[[0, 3]], axis=1, keepdims=True) + 1e-7)
+    np.testing.assert_allclose(weight[[0, 3]], scaled, rtol=1e-12)
+    np.testing.assert_array_equal(weight[[1, 2]], table[[1, 2]])
+    np.testing.assert_allclose(out.detach().cpu().numpy()[1], scaled, rtol=1e-12)
+    out.sum().backward()  # the renorm is not part of the graph: one gradient per use
+    np.testing.assert_array_equal(emb.weight.grad.cpu().numpy()[:, 0], [2.0, 1.0, 0.0, 1.0])
+    assert repr(emb) == "Embedding(4, 2, max_norm=1.0)"
+    assert repr(nn.Embedding(4, 2, norm_type=1.0)) == "Embedding(4, 2, norm_type=1.0)"
+
+
+def test_embedding_max_norm_matches_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    table = np.random.default_rng(0).standard_normal((6, 3)) * 2
+    ids = np.array([[0, 2, 2], [5, 1, 0]])
+    results = []
+    for lib in (torch, pt):
+        emb = lib.nn.Embedding(6, 3, padding_idx=1, max_norm=1.5, norm_type=1.0).double()
+        with lib.no_grad():
+            emb.weight.copy_(lib.tensor(table))
+        out = emb(lib.tensor(ids))
+        (out * lib.tensor(np.arange(18.0).reshape(2, 3, 3))).sum().backward()
+        w = lib.tensor(table.copy())
+        plain = lib.nn.functional.embedding(lib.tensor(ids), w, None, 1.0)  # positionally
+        results.append([t.detach().numpy() for t in (out, emb.weight, emb.weight.grad, plain, w)])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+def test_scaled_dot_product_attention_learned_float_mask_gets_a_gradient(device: str) -> None:
+    """A float attn_mask that requires grad (a learned bias, e.g. of relative positions)
+    works as in PyTorch and gets the gradient of softmax(q k^T * scale + mask) v; a row of
+    -inf still gives 0 (ours used to refuse such a mask)."""
+    rng = np.random.default_rng(0)
+    q, k, v = (torch.tensor(rng.standard_normal(s), device=device, requires_grad=True)
+               for s in ((2, 3, 4), (2, 5, 4), (2, 5, 6)))  # fmt: skip
+    bias = rng.standard_normal((3, 5))
+    bias[1] = -np.inf
+    mask = torch.tensor(bias, device=device, requires_grad=True)
+    out = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    w = torch.tensor(rng.standard_normal((2, 3, 6)), device=device)
+    (out * w).sum().backward()
+    a, b, c = (t.detach().cpu().numpy() for t in (q, k, v))
+    scores = a @ b.transpose(0, 2, 1) / 2.0 + bias
+    p = np.exp(scores - scores.max(-1, keepdims=True, initial=-1e300))
+    total = p.sum(-1, keepdims=True)
+    p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)  # the -inf row: 0
+    np.testing.assert_allclose(out.detach().cpu().numpy(), p @ c, rtol=1e-10, atol=1e-12)
+    dp = w.cpu().numpy() @ c.transpose(0, 2, 1)
+    d_scores = p * (dp - (dp * p).sum(-1, keepdims=True))
+    np.testing.assert_allclose(mask.grad.cpu().numpy(), d_scores.sum(0), rtol=1e-9, atol=1e-12)

@@ -109,6 +109,28 @@ def test_kl_div_with_zero_targets_and_log_targets() -> None:
         F.kl_div(logq, _t([1.0, 0.0, 0.0]))
 
 
+def test_kl_div_of_a_negative_target_is_nan_as_in_pytorch() -> None:
+    """A negative "probability" has no log: PyTorch's loss there is nan (and only there),
+    where ours used to be a finite number that hid the bad target."""
+    logq = _t(np.log([0.5, 0.25, 0.25]))
+    losses = F.kl_div(logq, _t([0.5, 0.0, -0.2]), reduction="none").numpy()
+    assert losses[0] == pytest.approx(0.5 * (np.log(0.5) - np.log(0.5)))
+    assert losses[1] == 0.0 and np.isnan(losses[2])
+
+
+def test_kl_div_refuses_integer_inputs() -> None:
+    """PyTorch raises "kl_div: Integral inputs not supported" for an integer or bool input
+    or target; ours used to compute with them."""
+    logq = _t(np.log([0.5, 0.5]))
+    for target in (microtorch.tensor([1, 0]), microtorch.tensor([True, False])):
+        with pytest.raises(
+            RuntimeError, match="kl_div: integer inputs are not supported, got target"
+        ):
+            F.kl_div(logq, target, reduction="sum")
+    with pytest.raises(RuntimeError, match="got input of dtype microtorch.int64"):
+        F.kl_div(microtorch.tensor([-1, -1]), _t([0.5, 0.5]), reduction="sum")
+
+
 def test_loss_errors_say_what_is_wrong() -> None:
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
         F.binary_cross_entropy(_t([1.5]), _t([1.0]))
@@ -116,14 +138,116 @@ def test_loss_errors_say_what_is_wrong() -> None:
         ValueError, match=r"target of shape \(2,\) must have the same shape as input \(3,\)"
     ):
         F.binary_cross_entropy_with_logits(_t([0.0, 0.0, 0.0]), _t([1.0, 0.0]))
-    with pytest.raises(RuntimeError, match="floating point of one dtype.*int64"):
+    with pytest.raises(RuntimeError, match="must be floating point, got .*int64"):
         F.binary_cross_entropy_with_logits(_t([0.0]), microtorch.tensor([1]))
+    with pytest.raises(RuntimeError, match="floating point of one dtype.*float32"):
+        F.binary_cross_entropy(_t([0.5]), _t([1.0]).float())  # PyTorch refuses this mix too
     with pytest.raises(RuntimeError, match="beta must not be negative"):
         F.smooth_l1_loss(_t([0.0]), _t([1.0]), beta=-1.0)
     with pytest.raises(RuntimeError, match="delta must be positive"):
         F.huber_loss(_t([0.0]), _t([1.0]), delta=0.0)
     with pytest.warns(UserWarning, match="they broadcast together"):
         F.l1_loss(_t(np.zeros((3, 1))), _t(np.zeros(3)))
+
+
+def test_class_losses_raise_value_error_for_a_batch_size_mismatch() -> None:
+    """As in PyTorch: a target whose batch size (dim 0) differs from the input's is a
+    ValueError, so is a 0-d input to nll_loss; other shape mismatches are RuntimeErrors."""
+    ids = microtorch.tensor([0, 1, 2])
+    for loss in (F.cross_entropy, F.nll_loss):
+        with pytest.raises(ValueError, match=r"\(4, 5\) and target of shape \(3,\) have different"):
+            loss(_t(np.zeros((4, 5))), ids)
+        with pytest.raises(ValueError, match="different batch sizes"):
+            loss(_t(np.zeros((2, 5, 3))), ids)
+        with pytest.raises(ValueError, match="different batch sizes"):
+            loss(_t(np.zeros(5)), ids)  # one sample, three targets
+        with pytest.raises(RuntimeError, match=r"expected target shape \(2, 3\)"):
+            loss(_t(np.zeros((2, 5, 3))), microtorch.tensor([[0, 1], [2, 3]]))
+    with pytest.raises(ValueError, match="nll_loss: input must have a dim of classes"):
+        F.nll_loss(_t(1.0), microtorch.tensor(0))
+
+
+def test_cross_entropy_refuses_ignore_index_with_class_probabilities() -> None:
+    """PyTorch raises for a non-negative ignore_index with a probability target (ours
+    used to ignore it silently); a negative one, like the default -100, is accepted."""
+    logits, probs = _t(np.zeros((3, 4))), _t(np.full((3, 4), 0.25))
+    with pytest.raises(RuntimeError, match=r"ignore_index \(1\) is not supported"):
+        F.cross_entropy(logits, probs, ignore_index=1)
+    expected = F.cross_entropy(logits, probs).item()
+    assert F.cross_entropy(logits, probs, ignore_index=-1).item() == pytest.approx(expected)
+
+
+def test_cross_entropy_with_probabilities_promotes_the_dtypes() -> None:
+    """float32 logits with a float64 probability target give a float64 loss, as PyTorch's
+    type promotion does (ours used to cast the target down to float32)."""
+    logits = microtorch.tensor(np.arange(12.0).reshape(3, 4) / 7, dtype=microtorch.float32)
+    probs = microtorch.tensor(np.full((3, 4), 0.25))
+    for kwargs in ({}, {"label_smoothing": 0.1}, {"reduction": "none"}):
+        assert F.cross_entropy(logits, probs, **kwargs).dtype is microtorch.float64
+    assert F.cross_entropy(logits.double(), probs.float()).dtype is microtorch.float64
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int16", "bool"])
+def test_class_losses_take_long_or_uint8_targets_only(dtype: str) -> None:
+    """PyTorch's cross_entropy and nll_loss take int64 or uint8 class ids and raise for
+    int32, int16 or bool ones ("expected target dtype to be Long or Byte")."""
+    logits = _t(np.zeros((3, 4)))
+    ids = microtorch.tensor([0, 1, 0]).to(getattr(microtorch, dtype))
+    for loss in (F.cross_entropy, F.nll_loss):
+        with pytest.raises(
+            RuntimeError, match=f"long \\(int64\\) or uint8, got microtorch.{dtype}"
+        ):
+            loss(logits, ids)
+        assert loss(logits, ids.to(microtorch.uint8)).shape == ()
+
+
+def test_bce_with_logits_promotes_mixed_float_dtypes() -> None:
+    """float32 logits with float64 labels (e.g. from NumPy): PyTorch computes in float64;
+    ours used to refuse the mix. Gradients come back in each input's own dtype."""
+    logits = microtorch.tensor([0.5, -1.0, 2.0], dtype=microtorch.float32, requires_grad=True)
+    labels = _t([1.0, 0.0, 1.0])
+    loss = F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t([2.0]))
+    assert loss.dtype is microtorch.float64
+    x = np.array([0.5, -1.0, 2.0], dtype=np.float32).astype(np.float64)
+    y = np.array([1.0, 0.0, 1.0])
+    log_sig, log_one_minus = -np.log1p(np.exp(-x)), -np.log1p(np.exp(x))
+    assert loss.item() == pytest.approx(-(2 * y * log_sig + (1 - y) * log_one_minus).mean())
+    loss.backward()
+    assert logits.grad.dtype is microtorch.float32
+
+
+def test_bce_with_logits_pos_weight_that_does_not_broadcast_says_so() -> None:
+    """PyTorch raises RuntimeError; ours used to fail inside NumPy with a ValueError."""
+    logits, labels = _t(np.zeros((3, 4))), _t(np.ones((3, 4)))
+    with pytest.raises(RuntimeError, match=r"binary_cross_entropy_with_logits: pos_weight"):
+        F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t(np.ones(3)))
+    with pytest.raises(RuntimeError, match=r"pos_weight of shape \(2, 3, 4\) does not broadcast"):
+        F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t(np.ones((2, 3, 4))))
+    per_row = F.binary_cross_entropy_with_logits(logits, labels, pos_weight=_t(np.ones((3, 1))))
+    assert per_row.item() == pytest.approx(np.log(2))
+
+
+def test_class_weight_of_another_dtype_than_the_input_is_an_error() -> None:
+    """PyTorch raises 'expected scalar type Double but found Float' for float64 logits with
+    a float32 class weight (the usual CrossEntropyLoss(weight=torch.tensor([...])) after
+    model.double()); ours used to cast the weight silently."""
+    logits, ids = _t(np.zeros((3, 4))), microtorch.tensor([0, 1, 2])
+    weight = microtorch.ones(4, dtype=microtorch.float32)
+    for loss in (F.cross_entropy, F.nll_loss):
+        with pytest.raises(RuntimeError, match="weight is microtorch.float32 but input is"):
+            loss(logits, ids, weight=weight)
+        assert loss(logits, ids, weight=weight.double()).dtype is microtorch.float64
+
+
+def test_cross_entropy_label_smoothing_above_1_is_an_error_below_0_none() -> None:
+    """PyTorch refuses label_smoothing above 1 for both kinds of target, and applies none
+    at all for a negative one (ours used to compute with the negative value)."""
+    logits = _t(np.arange(12.0).reshape(3, 4) / 5)
+    for target in (microtorch.tensor([0, 1, 2]), _t(np.eye(4)[[0, 1, 2]])):  # ids, one-hot
+        with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
+            F.cross_entropy(logits, target, label_smoothing=1.5)
+        plain = F.cross_entropy(logits, target).item()
+        assert F.cross_entropy(logits, target, label_smoothing=-0.1).item() == plain
 
 
 def test_losses_match_pytorch() -> None:
@@ -390,3 +514,38 @@ def test_triplet_margin_with_distance_loss_takes_any_distance() -> None:
     np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-12)
     assert gradcheck(lambda t: F.triplet_margin_with_distance_loss(
         t, p, n, distance_function=l1, margin=0.5), [a])  # fmt: skip
+
+
+def test_regression_losses_take_a_weight_per_element() -> None:
+    """mse_loss, l1_loss and huber_loss take weight= (PyTorch 2.x): each element's loss
+    times its weight. "mean" is then PyTorch's: the weighted mean (sum / sum of weights)
+    for mse_loss and l1_loss, the plain mean over elements for huber_loss. A weight of any
+    other shape than the input's is a ValueError, as in PyTorch."""
+    x, y, w = _t([1.0, 2.0, 3.0], grad=True), _t([0.0, 0.0, 0.0]), _t([1.0, 0.0, 4.0])
+    assert F.mse_loss(x, y, weight=w).item() == pytest.approx(37 / 5)
+    assert F.mse_loss(x, y, weight=w, reduction="sum").item() == pytest.approx(37.0)
+    assert F.l1_loss(x, y, weight=w).item() == pytest.approx(13 / 5)
+    assert F.huber_loss(x, y, weight=w).item() == pytest.approx(10.5 / 3)
+    F.mse_loss(x, y, weight=w).backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2 / 5, 0.0, 24 / 5])
+    for loss in (F.mse_loss, F.l1_loss, F.huber_loss):
+        with pytest.raises(ValueError, match=r"weight of shape \(1,\) must have the input's"):
+            loss(x, y, weight=_t([2.0]))
+
+
+def test_weighted_regression_losses_match_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    a, b, w = rng.standard_normal((3, 4)), rng.standard_normal((3, 4)), rng.random((3, 4))
+    for name in ("mse_loss", "l1_loss", "huber_loss"):
+        for reduction in ("mean", "sum", "none"):
+            results = []
+            for lib in (microtorch, pt):
+                x = lib.tensor(a, requires_grad=True)
+                loss = getattr(lib.nn.functional, name)(
+                    x, lib.tensor(b), reduction=reduction, weight=lib.tensor(w)
+                )
+                loss.sum().backward()
+                results.append((loss.detach().numpy(), x.grad.numpy()))
+            for ours, theirs in zip(*results):
+                np.testing.assert_allclose(ours, theirs, rtol=1e-12, err_msg=name + reduction)

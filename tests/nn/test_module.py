@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -93,7 +94,7 @@ def test_assignment_rules() -> None:
         m.add_module("forward", nn.ReLU())
     m.register_buffer("mask", torch.zeros(2))  # the same kind again: replaced
     assert m.mask.tolist() == [0.0, 0.0] and "mask" in dict(m.named_buffers())
-    with pytest.raises(TypeError, match="forward"):
+    with pytest.raises(NotImplementedError, match="forward"):  # PyTorch's error type
         nn.Module()(1)
 
 
@@ -228,6 +229,9 @@ def test_load_state_dict_result_prints_as_in_pytorch() -> None:
     assert repr(layer.load_state_dict(layer.state_dict())) == "<All keys matched successfully>"
     partial = layer.load_state_dict({"weight": layer.weight}, strict=False)
     assert partial.missing_keys == ["bias"] and "missing_keys=['bias']" in repr(partial)
+    # PyTorch's text, class name included, as printed after load_state_dict(strict=False)
+    assert repr(partial) == "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])"
+    assert partial == (["bias"], []) and partial._fields == ("missing_keys", "unexpected_keys")
 
 
 def test_load_state_dict_keeps_ties_and_copies_in_place() -> None:
@@ -333,8 +337,8 @@ def test_parameter_list_and_dict_register_their_parameters(device: str) -> None:
     assert [p.grad.tolist() for p in list(model.scales)[:3]] == [[2.0], [2.0], [2.0]]
     assert len(torch.optim.SGD(model.parameters(), lr=0.1).param_groups[0]["params"]) == 5
     assert repr(model.scales).startswith(
-        "ParameterList(\n    (0): Parameter containing: [microtorch.float32 of size 1]"
-    )
+        "ParameterList(\n    (0): Parameter containing: [microtorch.float32 of size 1"
+    )  # (then "]", or " (cuda:0)]" on a GPU, as in PyTorch)
     assert "bias" in model.extra and model.extra.pop("bias").shape == (2,)
     with pytest.raises(TypeError, match=r"ParameterList: str is not a Tensor or Parameter"):
         model.scales.append("x")
@@ -584,3 +588,92 @@ def test_full_backward_pre_hook_limits() -> None:
     ident.register_full_backward_pre_hook(lambda mod, g: (g[0] * 0,))
     (ident(x) + x).sum().backward()  # the hook changes only the gradient through the module
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_calling_a_module_without_forward_raises_not_implemented_error() -> None:
+    """As in PyTorch: nn.Module()(x), a subclass that defines no forward, and the list and
+    dict containers (which have none) raise NotImplementedError."""
+
+    class NoForward(nn.Module):
+        pass
+
+    x = torch.ones(2)
+    with pytest.raises(
+        NotImplementedError, match=r'Module \[NoForward\] is missing the required "forward"'
+    ):
+        NoForward()(x)
+    containers = [nn.Module(), nn.ModuleList([nn.ReLU()]), nn.ModuleDict({"a": nn.ReLU()}),
+                  nn.ParameterList([nn.Parameter(x)]), nn.ParameterDict({"a": nn.Parameter(x)})]  # fmt: skip
+    for container in containers:
+        with pytest.raises(NotImplementedError):
+            container(x)
+
+
+def test_parameter_containers_repr_as_pytorch() -> None:
+    """PyTorch's layout: one entry on the opening line, several below it, none as "()";
+    ParameterDict names the tensor type (FloatTensor), ParameterList the dtype."""
+    one = nn.ParameterList([nn.Parameter(torch.zeros(3))])
+    assert repr(one) == "ParameterList(  (0): Parameter containing: [microtorch.float32 of size 3])"
+    two = nn.ParameterDict({"a": torch.zeros(2, 3), "b": torch.zeros(1, dtype=torch.float64)})
+    assert repr(two) == (
+        "ParameterDict(\n"
+        "    (a): Parameter containing: [microtorch.FloatTensor of size 2x3]\n"
+        "    (b): Parameter containing: [microtorch.DoubleTensor of size 1]\n"
+        ")"
+    )
+    assert repr(nn.ParameterList()) == "ParameterList()"
+    assert repr(nn.ParameterDict()) == "ParameterDict()"
+
+
+def test_parameter_dict_sorts_a_plain_dict_and_has_get() -> None:
+    """PyTorch's ParameterDict puts a plain dict's entries in sorted order (so the
+    parameters, the state_dict and an optimizer see 'a' before 'b'); an OrderedDict, a
+    ParameterDict and a list of pairs keep theirs. ``get`` works as dict.get."""
+    d = nn.ParameterDict({"b": torch.ones(1), "a": torch.ones(2)})
+    assert list(d) == ["a", "b"] and list(d.state_dict()) == ["a", "b"]
+    d.update([("z", torch.ones(1)), ("y", torch.ones(1))])
+    assert list(d) == ["a", "b", "z", "y"] and list(nn.ParameterDict(d)) == list(d)
+    ordered = OrderedDict([("b", torch.ones(1)), ("a", torch.ones(1))])
+    assert list(nn.ParameterDict(ordered)) == ["b", "a"]
+    assert d.get("a").shape == (2,) and d.get("missing") is None and d.get("q", 3) == 3
+
+
+def test_dir_leaves_out_numbered_children_as_pytorch() -> None:
+    """dir(nn.Sequential(...)) lists attributes, not the children "0", "1" (no identifiers,
+    so no completion for them), while named children and parameters are listed."""
+    seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    assert "0" not in dir(seq) and "1" not in dir(seq) and "append" in dir(seq)
+    assert {"weight", "bias"} <= set(dir(seq[0]))
+
+
+def test_load_state_dict_of_non_tensors_names_their_type() -> None:
+    """A NumPy array (or a PyTorch tensor, whose class is also called Tensor) is refused,
+    as PyTorch refuses arrays; the message names the full type and how to convert it."""
+    layer = nn.Linear(2, 2)
+    state = {"weight": np.zeros((2, 2)), "bias": torch.zeros(2)}
+    with pytest.raises(RuntimeError, match=r'"weight", expected a microtorch.Tensor in the '
+                       r"state_dict, got numpy.ndarray; convert it with microtorch.tensor"):  # fmt: skip
+        layer.load_state_dict(state)
+    state["weight"] = torch.tensor(state["weight"])
+    assert layer.load_state_dict(state) == ([], [])
+
+
+def test_train_calls_each_childs_own_train_as_pytorch() -> None:
+    """model.train() calls train() on each child, as PyTorch does, so a module that
+    overrides train() (e.g. to keep a frozen norm layer in eval mode) is obeyed; ours used
+    to set every module's flag directly."""
+
+    class AlwaysEval(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = nn.Dropout(0.5)
+
+        def train(self, mode: bool = True) -> nn.Module:
+            return super().train(False)
+
+    model = nn.Sequential(nn.Linear(2, 2), AlwaysEval())
+    model.train()
+    assert model.training and model[0].training
+    assert not model[1].training and not model[1].inner.training
+    model.eval()
+    assert not any(m.training for m in model.modules())

@@ -103,6 +103,17 @@ def test_key_padding_mask_hides_keys_and_errors() -> None:
         m(x, microtorch.randn(1, 3, 4), microtorch.randn(1, 3, 4))
 
 
+def test_query_key_value_of_the_wrong_number_of_dims_say_so() -> None:
+    """A 1-D or 4-D query, or a batched query with unbatched key and value (PyTorch
+    refuses all three): one message with the shapes, not a failed tuple unpacking."""
+    m = nn.MultiheadAttention(4, 2)
+    shapes = [((4,), (4,)), ((2, 3, 2, 4), (2, 3, 2, 4)), ((3, 2, 4), (5, 4)), ((3, 4), (5, 2, 4))]
+    for q_shape, kv_shape in shapes:
+        q, kv = microtorch.randn(*q_shape), microtorch.randn(*kv_shape)
+        with pytest.raises(RuntimeError, match="must all be 3-D .batched. or all 2-D"):
+            m(q, kv, kv)
+
+
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_matches_pytorch(batch_first: bool) -> None:
     pt = pytest.importorskip("torch")
