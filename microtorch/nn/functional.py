@@ -798,7 +798,8 @@ def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_in
 
     num_classes = logp.shape[1]
     keep = target != ignore_index
-    safe_target = F.where(keep, target, 0)  # ignored rows pick class 0, then weigh nothing
+    # ignored rows pick class 0, then weigh nothing; int64, as gather and indexing want
+    safe_target = F.where(keep, target, 0).long()
     row_weight = keep.to(logp.dtype)  # 1 for a row that counts, 0 for an ignored one
     if weight is not None:
         _check_tensor(weight, op, "weight")
