@@ -77,7 +77,7 @@ class Tensor:
         "_hooks",
         "_post_accumulate_hooks",  # register_post_accumulate_grad_hook (leaves only)
         "_is_param",
-        "_view",  # None, or (base, index) when this tensor views base's memory (see inplace)
+        "_view",  # None, or (base, index, op, version) when it views base's memory (see inplace)
         "__weakref__",
     )
     __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__

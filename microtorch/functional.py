@@ -2779,7 +2779,8 @@ def getitem(input: Tensor, index: Any) -> Tensor:
         for idx in steps:
             out = indexing.GetItem.apply(out, index=idx)
         if out is not input and out._version_counter is input._version_counter:  # a view
-            out._view = (input, index, None)  # lets an in-place op on it reach input's graph
+            # lets an in-place op on it reach input's graph (and refresh_view remake it)
+            out._view = (input, index, None, out._version_counter.value)
         return out
     except IndexError as error:
         raise IndexError(
@@ -2791,6 +2792,8 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``. Without gradient tracking this writes into the array;
     with it, the write is recorded as an op (IndexPut) so gradients stay right."""
     steps = _torch_index_steps(_convert_index(input, index), input.ndim)
+    if input._view is not None and input._view[3] != input._version_counter.value:
+        refresh_view(input)  # (a view whose base changed: whether it needs grad may have too)
     if isinstance(value, Tensor) and value.device != input.device:
         raise RuntimeError(
             f"setitem: value is on {value.device} but the tensor is on {input.device}"
@@ -3430,6 +3433,8 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     the old values and ``target`` takes over the op's ``grad_fn``; if ``target`` is a view
     of another tensor, the write goes through that tensor instead (_write_through_view)."""
     _check_writable(target, "in-place op")
+    if target._view is not None and target._view[3] != target._version_counter.value:
+        refresh_view(target)  # its base changed in place since it was made
     if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation; "
@@ -3485,7 +3490,7 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
 def _can_write_through(view_of: tuple) -> builtins.bool:
     """Views by indexing, reshaping (an expand that repeats nothing is one) or permuting;
     an expand that repeats elements never gets here (_check_writable refuses it)."""
-    _base, index, op = view_of
+    _base, index, op, _version = view_of
     return index is not None or isinstance(
         op, (shape_ops.Reshape, shape_ops.Expand, shape_ops.Permute)
     )
@@ -3497,7 +3502,7 @@ def _write_through_view(view: Tensor, result: Tensor) -> Tensor:
     base for a reshaped or permuted view; through the base's own base if it is a view too),
     then ``view`` becomes a fresh view of the updated base. Both gradients stay right
     (PyTorch does this with CopySlices)."""
-    base, index, op = view._view
+    base, index, op, _version = view._view
     if index is not None:  # base[index]
         setitem(base, index, result)  # writes the memory view shares, and bumps the version
         fresh = getitem(base, index)
@@ -3508,8 +3513,37 @@ def _write_through_view(view: Tensor, result: Tensor) -> Tensor:
         inverse = tuple(sorted(range(len(op.dims)), key=lambda i: op.dims[i]))
         inplace(base, copy_from, permute(result, inverse))
         fresh = permute(base, op.dims)
-    view.grad_fn, view.requires_grad = fresh.grad_fn, fresh.requires_grad
+    view.grad_fn, view.requires_grad, view._view = fresh.grad_fn, fresh.requires_grad, fresh._view
     return view
+
+
+def refresh_view(view: Tensor) -> None:
+    """Remake ``view``'s place in the graph after its base (or another view of that base)
+    changed in place: the view now holds the base's new values, so its grad_fn must lead to
+    the base's new graph, not the old one (PyTorch regenerates a view's grad_fn the same
+    way). Called when a view whose version is not the one it was made at is used."""
+    if not grad_mode.enabled:
+        return  # no graph is recorded now; the view is remade when it is used with one
+    base, index, op, _version = view._view
+    if base._view is not None and base._view[3] != base._version_counter.value:
+        refresh_view(base)  # a view of a view: bring the base up to date first
+    if not (base.requires_grad or view.requires_grad):
+        view._view = (base, index, op, view._version_counter.value)  # no graph to follow
+        return
+    if index is not None:  # base[index]
+        fresh = getitem(base, index)
+    elif isinstance(op, (shape_ops.Reshape, shape_ops.Expand)):
+        fresh = type(op).apply(base, shape=tuple(view.array.shape))
+    elif isinstance(op, shape_ops.Permute):
+        fresh = shape_ops.Permute.apply(base, dims=op.dims)
+    else:
+        raise RuntimeError(
+            f"a view made by {type(op).__name__} is used after its base (or another view of "
+            "that base) was modified in place; microtorch cannot bring this kind of view's "
+            "gradient up to date (PyTorch refuses it too for the outputs of split and chunk). "
+            "Make the view again after the in-place op, or .clone() it before"
+        )
+    view.grad_fn, view.requires_grad, view._view = fresh.grad_fn, fresh.requires_grad, fresh._view
 
 
 def _check_writable(target: Tensor, op: str) -> None:

@@ -501,6 +501,49 @@ def test_writing_a_tensor_that_needs_grad_into_a_view_of_a_buffer(device: str) -
     assert values(w.grad) == [5.0, 6.0]
 
 
+def test_a_view_used_after_its_base_changed_in_place_follows_the_new_values(device: str) -> None:
+    """v = h[1:3]; h.mul_(2); then v holds 2h[1:3], and its gradient must say so (its
+    grad_fn is remade from h's new graph, as PyTorch does); the same through a transposed
+    view of a reshaped one, and for a view whose base only later came to need grad."""
+    a = leaf([1.0, 2.0, 3.0, 4.0], device)
+    h = a * 1
+    v = h[1:3]
+    h.mul_(2)
+    (v * v).sum().backward()
+    assert values(v) == [4.0, 6.0] and values(a.grad) == [0.0, 16.0, 24.0, 0.0]
+    a.grad = None
+    h = a * 1
+    w = h.view(2, 2).t()
+    h.add_(a)  # h = 2a
+    (w * microtorch.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)).sum().backward()
+    assert values(a.grad) == [2.0, 6.0, 4.0, 8.0]
+    a.grad = None
+    buf = microtorch.zeros(4, device=device)
+    first = buf[:2]
+    buf.copy_(a)  # buf (and so first) now depends on a
+    (first * 5).sum().backward()
+    assert values(a.grad) == [5.0, 5.0, 0.0, 0.0]
+    h = a * 1
+    piece = h.chunk(2)[0]
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match="a view made by Split is used after its base"):
+        piece.sum()  # PyTorch refuses this one too
+
+
+def test_a_view_used_after_its_base_changed_matches_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (torch, microtorch):
+        a = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        h = a * 1
+        row, col, flat = h[1], h[:, 0], h.reshape(6)
+        h[0].mul_(3)
+        h.exp_()
+        (row.sum() + (col * 2).sum() + flat[2]).backward()
+        grads.append(a.grad.tolist())
+    assert np.allclose(grads[0], grads[1])
+
+
 def test_inplace_on_views_that_cannot_be_tracked_raises() -> None:
     a = leaf([1.0, 2.0, 3.0])
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
