@@ -2780,7 +2780,9 @@ def getitem(input: Tensor, index: Any) -> Tensor:
             out = indexing.GetItem.apply(out, index=idx)
         if out is not input and out._version_counter is input._version_counter:  # a view
             # lets an in-place op on it reach input's graph (and refresh_view remake it)
-            out._view = (input, index, None, out._version_counter.value)
+            # (the index as a tuple: x[None]'s index None must not read as "no index")
+            whole = index if isinstance(index, tuple) else (index,)
+            out._view = (input, whole, None, out._version_counter.value)
         return out
     except IndexError as error:
         raise IndexError(

@@ -491,6 +491,16 @@ def test_inplace_through_views_reaches_the_base_and_its_gradient(device: str) ->
     assert values(m.grad) == [[18.0, 4.0], [54.0, 28.0]]
 
 
+def test_inplace_through_a_view_made_by_indexing_with_none(device: str) -> None:
+    """h[None] is a view like h[0:2]; its index (None) was taken for "not made by indexing"."""
+    a = leaf([1.0, 2.0], device)
+    h = a * 1
+    h[None].mul_(3)
+    h[None, 1:].add_(a[1:])
+    (h * h).sum().backward()
+    assert values(h) == [3.0, 8.0] and values(a.grad) == [18.0, 64.0]  # h = [3a0, 4a1]
+
+
 def test_writing_a_tensor_that_needs_grad_into_a_view_of_a_buffer(device: str) -> None:
     """buf[0:2].copy_(w): buf now depends on w (its gradient was silently lost before)."""
     w = leaf([1.0, 2.0], device)
