@@ -472,6 +472,25 @@ def test_inplace_change_that_no_backward_needs_is_fine() -> None:
     assert values(a.grad) == [1.0, 1.0]
 
 
+def test_inplace_change_to_a_factor_only_the_other_factor_needs(device: str) -> None:
+    """h * w keeps h only for w's gradient (and w for h's), as PyTorch does: when w needs
+    no gradient, changing h in place afterwards leaves the backward intact; the same for
+    h / w, h @ w and linear. When w needs one, the change is still caught."""
+    a = leaf([1.0, 2.0], device)
+    w = microtorch.tensor([4.0, 2.0], device=device)
+    h = a * 1
+    y = (h * w).sum() + (h / w).sum() + h @ w + nn.functional.linear(h, w[None]).sum()
+    h.add_(1)
+    y.backward()
+    assert values(a.grad) == [12.25, 6.5]  # w + 1/w + w + w
+    v = leaf([4.0, 2.0], device)
+    h = a * 1
+    y = (h * v).sum()
+    h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
 def test_inplace_through_views_reaches_the_base_and_its_gradient(device: str) -> None:
     """h[0:2].mul_(2) changes h, and h's gradient knows (PyTorch's CopySlices); the same for
     views of views, reshaped and transposed views."""

@@ -12,27 +12,33 @@ class Matmul(Function):
     (right) vector and that dim is dropped from the result; leading dims broadcast."""
 
     def forward(self, a, b):
-        self.save_for_backward(a, b)
+        # dA needs B and dB needs A: each is kept only if the other's gradient is wanted, as
+        # in PyTorch (x @ frozen_w, then x changed in place, still has a backward)
+        self.shapes = a.shape, b.shape
+        self.save_for_backward(
+            a if self.needs_input_grad[1] else None, b if self.needs_input_grad[0] else None
+        )
         return xp_of(a).matmul(a, b)
 
     def backward(self, grad):
         a, b = self.saved
+        a_shape, b_shape = self.shapes
         xp = xp_of(grad)
         # Put the dropped vector dims back so the 2-D formulas apply:
         #   dA = dC @ B^T,  dB = A^T @ dC
-        a2 = a[None, :] if a.ndim == 1 else a
-        b2 = b[:, None] if b.ndim == 1 else b
-        if b.ndim == 1:
+        a2_shape = (1,) + a_shape if len(a_shape) == 1 else a_shape
+        b2_shape = b_shape + (1,) if len(b_shape) == 1 else b_shape
+        if len(b_shape) == 1:
             grad = grad[..., None]
-        if a.ndim == 1:
+        if len(a_shape) == 1:
             grad = grad[..., None, :]
         ga = gb = None
         if self.needs_input_grad[0]:
-            ga = xp.matmul(grad, xp.swapaxes(b2, -1, -2))
-            ga = unbroadcast(ga, a2.shape).reshape(a.shape)
+            ga = xp.matmul(grad, xp.swapaxes(b.reshape(b2_shape), -1, -2))
+            ga = unbroadcast(ga, a2_shape).reshape(a_shape)
         if self.needs_input_grad[1]:
-            gb = xp.matmul(xp.swapaxes(a2, -1, -2), grad)
-            gb = unbroadcast(gb, b2.shape).reshape(b.shape)
+            gb = xp.matmul(xp.swapaxes(a.reshape(a2_shape), -1, -2), grad)
+            gb = unbroadcast(gb, b2_shape).reshape(b_shape)
         return ga, gb
 
 
@@ -43,7 +49,11 @@ class Linear(Function):
     which BLAS runs much faster than a batch of small ones."""
 
     def forward(self, x, weight, bias=None):
-        self.save_for_backward(x, weight)
+        # dx needs W and dW needs x: each is kept only if the other's gradient is wanted
+        self.x_shape = x.shape
+        self.save_for_backward(
+            x if self.needs_input_grad[1] else None, weight if self.needs_input_grad[0] else None
+        )
         # One 2-D product over the leading dims folded together: BLAS runs it 1.5-2x faster
         # than NumPy's loop of one product per leading index.
         y = x.reshape(-1, x.shape[-1]) @ weight.T  # (N, in) @ (in, out) -> (N, out)
@@ -56,7 +66,7 @@ class Linear(Function):
         gx = gw = gb = None
         if self.needs_input_grad[0]:
             gx = grad.reshape(-1, grad.shape[-1]) @ weight  # (N, out) @ (out, in) -> (N, in)
-            gx = gx.reshape(x.shape)  # (..., in)
+            gx = gx.reshape(self.x_shape)  # (..., in)
         if self.needs_input_grad[1]:
             g2 = grad.reshape(-1, grad.shape[-1])  # (N, out)
             gw = g2.T @ x.reshape(-1, x.shape[-1])  # (out, N) @ (N, in) -> (out, in)
