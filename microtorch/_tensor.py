@@ -363,7 +363,10 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
-        return self.detach()
+        """The same values (shared memory) out of the graph and, unlike detach(), with a
+        version counter of its own, as in PyTorch: an in-place change made through ``.data``
+        is not seen by autograd (no error later; the backward uses the new values)."""
+        return Tensor._make(self.array)
 
     @data.setter
     def data(self, value: Tensor) -> None:

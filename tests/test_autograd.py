@@ -447,6 +447,16 @@ def test_version_counter_is_shared_with_views_and_detach() -> None:
         z.backward()
 
 
+def test_inplace_through_dot_data_is_not_counted_as_in_pytorch(device: str) -> None:
+    """x.data shares x's memory but not its version counter (detach() shares both)."""
+    a = leaf([1.0, 2.0], device)
+    y = a.exp()  # Exp saves its output
+    y.data.zero_()
+    assert y._version == 0 and y.data._version == 0
+    y.sum().backward()  # uses the new values, as PyTorch does
+    assert values(a.grad) == [0.0, 0.0]
+
+
 def test_einsum_of_one_operand_is_a_view_as_in_pytorch(device: str) -> None:
     m = microtorch.arange(9.0, device=device).reshape(3, 3)
     microtorch.einsum("ii->i", m).fill_(0.0)  # zeroes m's diagonal, as in PyTorch
