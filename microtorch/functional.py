@@ -3564,6 +3564,8 @@ def copy_from(target: Tensor, src: Any) -> Tensor:
     """The values of ``src`` in ``target``'s shape, dtype and device (for ``copy_``)."""
     src = as_tensor_like(src, target) if not isinstance(src, Tensor) else src
     out = expand(src.to(target.device).to(target.dtype), target.shape)
+    if grad_mode.enabled and target.requires_grad:  # target[...] = out: target stays in the
+        return indexing.IndexPut.apply(target, out, steps=((Ellipsis,),))  # graph, gradient 0
     if grad_mode.enabled and out.requires_grad:
         out = clone(out)  # a node of its own, leading back to src (out may be src itself)
     return out

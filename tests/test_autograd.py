@@ -583,6 +583,21 @@ def test_a_view_used_after_its_base_changed_matches_pytorch() -> None:
     assert np.allclose(grads[0], grads[1])
 
 
+def test_copy_of_constants_into_a_tensor_in_the_graph_keeps_it_there(device: str) -> None:
+    """h.copy_(constants): h still requires grad and passes a zero gradient back, as in
+    PyTorch, so h.sum().backward() works; and a saved h is still caught."""
+    a = leaf([1.0, 2.0], device)
+    h = a * 3
+    h.copy_(microtorch.tensor([5.0, 6.0], device=device))
+    assert h.requires_grad and h.grad_fn is not None
+    (h * h).sum().backward()
+    assert values(a.grad) == [0.0, 0.0]
+    y = a.exp()
+    y.copy_(microtorch.zeros(2, device=device))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()  # Exp's saved output was overwritten, as in PyTorch
+
+
 def test_inplace_on_views_that_cannot_be_tracked_raises() -> None:
     a = leaf([1.0, 2.0, 3.0])
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
