@@ -2704,6 +2704,11 @@ def _convert_index(input: Tensor, index: Any) -> tuple:
                 raise IndexError("index: a list used as an index must hold integers or bools")
         elif isinstance(i, builtins.bool):
             i = xp.asarray(i)
+        elif isinstance(i, slice) and i.step is not None and i.step <= 0:
+            raise ValueError(
+                f"index: step must be greater than zero, got a slice with step {i.step} "
+                "(PyTorch has no negative steps); use .flip(dim) to reverse a dim"
+            )
         out.append(i)
     _check_index_arrays(input, out)
     return tuple(out)

@@ -1271,3 +1271,17 @@ def test_in_place_products_and_index_forms_write_into_the_tensor(device: str) ->
     assert t.tolist() == [[0.0, 1.0], [0.0, 2.0]]
     t.index_copy_(0, microtorch.tensor([1], device=device), microtorch.ones(1, 2, device=device))
     assert t.tolist() == [[0.0, 1.0], [1.0, 1.0]]
+
+
+def test_slices_with_a_step_below_one_are_refused_as_in_pytorch(device: str) -> None:
+    """x[::-1] reverses in NumPy; PyTorch raises ValueError (flip() reverses), also in setitem
+    and on a 0-d tensor, where the step is checked before the dims."""
+    x = microtorch.arange(6.0, device=device)
+    for index in (slice(None, None, -1), slice(4, 1, -2), (slice(None, None, 0),)):
+        with pytest.raises(ValueError, match="step must be greater than zero"):
+            x[index]
+        with pytest.raises(ValueError, match="step must be greater than zero"):
+            x[index] = 1.0
+    with pytest.raises(ValueError, match="use .flip"):
+        microtorch.tensor(1.0, device=device)[::-1]
+    assert x[::2].tolist() == [0.0, 2.0, 4.0] and x.flip(0)[:2].tolist() == [5.0, 4.0]
