@@ -2798,28 +2798,62 @@ def getitem(input: Tensor, index: Any) -> Tensor:
 def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``. Without gradient tracking this writes into the array;
     with it, the write is recorded as an op (IndexPut) so gradients stay right."""
-    steps = _torch_index_steps(_convert_index(input, index), input.ndim)
+    converted = _convert_index(input, index)
+    steps = _torch_index_steps(converted, input.ndim)
     if input._view is not None and input._view[3] != input._version_counter.value:
         refresh_view(input)  # (a view whose base changed: whether it needs grad may have too)
-    if isinstance(value, Tensor) and value.device != input.device:
-        raise RuntimeError(
-            f"setitem: value is on {value.device} but the tensor is on {input.device}"
+    if isinstance(value, Tensor):
+        if value.device != input.device:
+            raise RuntimeError(
+                f"setitem: value is on {value.device} but the tensor is on {input.device}"
+            )
+        _check_index_put_dtype(input, index, converted, value)
+    elif not isinstance(value, (*_Number, numpy.integer)):
+        raise TypeError(  # as in PyTorch: a list or a NumPy array is not converted for you
+            f"setitem: can't assign a {type(value).__name__} to a {input.dtype} tensor; assign "
+            "a tensor (microtorch.tensor(...)) or a Python number"
         )
     tracking = grad_mode.enabled and (
         input.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
     )
-    if not tracking:
+    try:
+        if tracking:
+            value = value if isinstance(value, Tensor) else as_tensor_like(value, input)
+            inplace(input, _index_put, value, steps)
+            return
         _check_writable(input, "setitem")
         raw = value.array if isinstance(value, Tensor) else value
-        try:
-            indexing.view_to_index(input.array, steps)[steps[-1]] = raw
-        except (IndexError, ValueError) as error:
-            raise type(error)(f"setitem: {error} (tensor of shape {tuple(input.shape)})") from None
-        input._version_counter.value += 1
+        indexing.view_to_index(input.array, steps)[steps[-1]] = raw
+    except IndexError as error:
+        raise IndexError(f"setitem: {error} (tensor of shape {tuple(input.shape)})") from None
+    except (ValueError, TypeError) as error:  # NumPy's broadcasting failures: RuntimeError
+        raise RuntimeError(
+            f"setitem: shape mismatch: {error} (tensor of shape {tuple(input.shape)})"
+        ) from None
+    input._version_counter.value += 1
+
+
+def _check_index_put_dtype(input: Tensor, index: Any, converted: tuple, value: Tensor) -> None:
+    """PyTorch's rule for ``input[index] = value``: with basic indexing the value is copied
+    in (any dtype is cast), but an index with integer arrays or masks is an index_put,
+    which wants the value in input's dtype; except a single mask with a one-element value,
+    which is a masked_fill (and casts). (``converted``: index as _convert_index made it.)"""
+    if value.dtype is input.dtype:
         return
-    if not isinstance(value, Tensor):
-        value = as_tensor_like(value, input)
-    inplace(input, _index_put, value, steps)
+    given = index if isinstance(index, tuple) else (index,)
+    arrays = [  # a 0-d integer tensor is an int there, and a Python True a basic index
+        c for c, i in zip(converted, given)
+        if backend.is_array(c) and (c.ndim > 0 or (isinstance(i, Tensor) and c.dtype == bool))
+    ]  # fmt: skip
+    if not arrays:
+        return
+    if len(arrays) == 1 and arrays[0].dtype == bool and arrays[0].ndim and value.numel() == 1:
+        return
+    raise RuntimeError(
+        f"setitem: Index put requires the source and destination dtypes match, got "
+        f"{input.dtype} for the destination and {value.dtype} for the source (indexing with "
+        f"integer tensors or masks); convert the value first with .to({input.dtype})"
+    )
 
 
 def _index_put(input: Tensor, value: Tensor, steps: list) -> Tensor:

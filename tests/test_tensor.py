@@ -1285,3 +1285,63 @@ def test_slices_with_a_step_below_one_are_refused_as_in_pytorch(device: str) -> 
     with pytest.raises(ValueError, match="use .flip"):
         microtorch.tensor(1.0, device=device)[::-1]
     assert x[::2].tolist() == [0.0, 2.0, 4.0] and x.flip(0)[:2].tolist() == [5.0, 4.0]
+
+
+def test_setitem_refuses_the_values_pytorch_refuses(device: str) -> None:
+    """A list or a NumPy array is not converted for you (TypeError); a value that does not
+    broadcast to the indexed part is a RuntimeError; with integer-tensor or mask indices
+    the value tensor must have the tensor's dtype (index_put), except a one-element value
+    with a single mask (masked_fill); basic indexing casts any dtype."""
+    x = microtorch.zeros(3, 4, device=device)
+    for value in ([1.0, 2.0, 3.0, 4.0], (1.0,) * 4, np.ones(4), np.float32(1.0)):
+        with pytest.raises(TypeError, match="setitem: can't assign a"):
+            x[0] = value
+    with pytest.raises(RuntimeError, match=r"setitem: shape mismatch.*\(5,\)"):
+        x[0] = microtorch.ones(5, device=device)
+    with pytest.raises(RuntimeError, match="setitem: shape mismatch"):
+        x[x == 0] = microtorch.ones(2, 2, device=device)
+    long_row = microtorch.ones(4, dtype=microtorch.long, device=device)
+    with pytest.raises(RuntimeError, match="source and destination dtypes match"):
+        x[[0, 2]] = long_row
+    with pytest.raises(RuntimeError, match="source and destination dtypes match"):
+        x[:, microtorch.tensor([True, False, True, False], device=device)] = long_row[:2]
+    x[1] = long_row * 2  # basic indexing: cast
+    x[x == 2] = microtorch.tensor(5, device=device)  # one mask, one element: masked_fill
+    x[0, 1] = np.float64(3.0)  # NumPy's float64 and integers are Python-like numbers
+    x[2, np.int64(3)] = np.int64(7)
+    assert x.tolist() == [[0.0, 3.0, 0.0, 0.0], [5.0] * 4, [0.0, 0.0, 0.0, 7.0]]
+
+
+@pytest.mark.parametrize(
+    "index, value",
+    [
+        ((0,), [1.0, 2.0, 3.0, 4.0]),
+        ((0,), np.ones(4)),
+        ((0,), "ones5"),
+        ((slice(None), 1), "ones4"),
+        (([0, 2],), "long4"),
+        (([0, 2],), "double4"),
+        (("mask",), "long0d"),
+        (("mask",), "double4"),
+        ((slice(None), "cols"), "long0d"),
+        ((slice(None), [1, 3]), "long0d"),
+        ((1,), "long4"),
+    ],
+)
+def test_setitem_values_as_pytorch_takes_or_refuses_them(index, value) -> None:
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for lib in (torch, microtorch):
+        x = lib.zeros(3, 4)
+        named = {
+            "ones5": lib.ones(5), "ones4": lib.ones(4), "long4": lib.arange(4),
+            "double4": lib.ones(4, dtype=lib.float64), "long0d": lib.tensor(7),
+        }  # fmt: skip
+        where = {"mask": x[:, 0] == 0, "cols": lib.tensor([True, False, True, False])}
+        idx = tuple(where.get(i, i) if isinstance(i, str) else i for i in index)
+        try:
+            x[idx] = named.get(value, value) if isinstance(value, str) else value
+            outcomes.append(x.tolist())
+        except (TypeError, RuntimeError, IndexError) as error:
+            outcomes.append(type(error))
+    assert outcomes[0] == outcomes[1]
