@@ -2932,9 +2932,30 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
             f"masked_fill: mask is on {mask.device} but the input is on {input.device}"
         )
     _check_broadcast(input.array.shape, mask.array.shape, "masked_fill")
-    if isinstance(value, Tensor):
-        value = value.item()
+    value = _fill_value(input, value, "masked_fill")
+    if isinstance(value, Tensor):  # a value that needs a gradient: where() gives it one
+        return where(mask, cast(value, input.dtype), input)
     return indexing.MaskedFill.apply(input, mask, value=value)
+
+
+def _fill_value(input: Tensor, value: Any, op: str) -> Any:
+    """The value masked_fill or fill_ writes: a number, or (when it needs a gradient) a 0-d
+    tensor. As in PyTorch, a tensor value must be 0-d, and inf or nan cannot go into an
+    integer tensor."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"{op} only supports a 0-dimensional value tensor, but got one of shape "
+                f"{tuple(value.shape)}; pass a single element (value[0], or value.item())"
+            )
+        if grad_mode.enabled and value.requires_grad:
+            return value
+        value = value.item()
+    if input.array.dtype.kind in "iu" and isinstance(value, float) and not math.isfinite(value):
+        raise RuntimeError(
+            f"{op}: value {value} cannot be converted to {input.dtype} without overflow"
+        )
+    return value
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -3614,6 +3635,7 @@ def full_like_graph(target: Tensor, value: Any) -> Tensor:
     """``value`` everywhere, in ``target``'s shape (for ``fill_`` and ``zero_``); inside a graph
     the gradient with respect to ``target`` is zero."""
     xp = backend.xp_of(target.array)
-    if isinstance(value, Tensor):
-        value = value.item()
+    value = _fill_value(target, value, "fill_")
+    if isinstance(value, Tensor):  # a value that needs a gradient: copy_ gives it one
+        return copy_from(target, value)
     return indexing.MaskedFill.apply(target, Tensor._make(xp.ones((), dtype=bool)), value=value)

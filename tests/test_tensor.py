@@ -1345,3 +1345,37 @@ def test_setitem_values_as_pytorch_takes_or_refuses_them(index, value) -> None:
         except (TypeError, RuntimeError, IndexError) as error:
             outcomes.append(type(error))
     assert outcomes[0] == outcomes[1]
+
+
+def test_masked_fill_and_fill_with_a_tensor_value_as_in_pytorch(device: str) -> None:
+    """The value may be a 0-d tensor, and its gradient is the sum of the gradients of the
+    places it fills; a tensor with dims is refused (RuntimeError), as is inf into integers."""
+    mask = microtorch.tensor([True, False, True], device=device)
+    v = microtorch.tensor(2.0, device=device, requires_grad=True)
+    x = microtorch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    y = x.masked_fill(mask, v)
+    (y * microtorch.tensor([1.0, 10.0, 100.0], device=device)).sum().backward()
+    assert y.tolist() == [2.0, 2.0, 2.0] and v.grad.item() == 101.0
+    assert x.grad.tolist() == [0.0, 10.0, 0.0]
+    v.grad = None
+    h = (x * 1).fill_(v)
+    h.sum().backward()
+    assert h.tolist() == [2.0, 2.0, 2.0] and v.grad.item() == 3.0
+    with pytest.raises(RuntimeError, match="masked_fill only supports a 0-dimensional value"):
+        x.masked_fill(mask, microtorch.tensor([9.0], device=device))
+    with pytest.raises(RuntimeError, match="fill_ only supports a 0-dimensional value"):
+        microtorch.zeros(3, device=device).fill_(microtorch.tensor([9.0], device=device))
+    with pytest.raises(RuntimeError, match="cannot be converted to microtorch.int64"):
+        microtorch.zeros(3, dtype=microtorch.long, device=device).fill_(float("inf"))
+
+
+def test_masked_fill_value_gradient_matches_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (torch, microtorch):
+        v = lib.tensor(2.0, requires_grad=True)
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = x.masked_fill(x > 1.5, v * 3).masked_fill(lib.tensor([True, False]), v)
+        (y * lib.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+        grads.append((v.grad.item(), x.grad.tolist()))
+    assert grads[0] == grads[1]
