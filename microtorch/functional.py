@@ -2307,14 +2307,19 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries ``index`` (a 1-D integer tensor) along ``dim``; repeats allowed."""
     d = wrap_dim(dim, builtins.max(input.ndim, 1), "index_select")
     _check_tensor(index, "index_select", "index")
-    if index.ndim > 1 or index.dtype.is_floating_point or index.dtype is _dtypes.bool:
+    if index.ndim > 1:
         raise IndexError(
-            f"index_select: index must be a 1-D integer tensor, got {index.dtype} of shape "
+            f"index_select: index must be a 1-D integer tensor, got one of shape "
             f"{tuple(index.shape)}"
         )
+    if index.dtype.is_floating_point or index.dtype is _dtypes.bool:
+        raise RuntimeError(f"index_select: index must be an integer tensor, got {index.dtype}")
+    size = input.shape[d] if input.ndim else 1  # (no negative indices, as in PyTorch)
+    _check_indices_below(index, size, d, "index_select", tuple(input.shape))
+    rows = index.to(input.device).array.reshape(-1)  # (checked: GetItem, not getitem)
     if input.ndim == 0:  # as in PyTorch: a 0-d input is one element, picked by index 0
-        return getitem(input.reshape(1), (index.reshape(-1),)).reshape(())
-    return getitem(input, (slice(None),) * d + (index.reshape(-1),))
+        return indexing.GetItem.apply(input.reshape(1), index=(rows,)).reshape(())
+    return indexing.GetItem.apply(input, index=(slice(None),) * d + (rows,))
 
 
 swapdims = transpose
@@ -3085,12 +3090,14 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 def _check_indices_below(index: Tensor, n: int, dim: int, op: str, shape: tuple) -> None:
     """Every index in 0..n-1 (dim ``dim`` of a tensor of ``shape``): at once on the CPU, at
-    the next sync on a GPU (backend.check_on_device)."""
+    the next sync on a GPU (backend.check_on_device). A RuntimeError, as PyTorch's gather,
+    scatter, index_add and index_select raise (indexing with [] raises IndexError)."""
     if index.array.size:
         backend.check_on_device(
             (index.array < 0).any() | (index.array >= n).any(),
             f"{op}: an index is out of bounds for dimension {dim} with size {n} (input shape "
             f"{shape})",
+            RuntimeError,
         )
 
 

@@ -1379,3 +1379,45 @@ def test_masked_fill_value_gradient_matches_pytorch() -> None:
         (y * lib.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
         grads.append((v.grad.item(), x.grad.tolist()))
     assert grads[0] == grads[1]
+
+
+def test_out_of_range_indices_of_gather_scatter_index_add_and_index_select(device: str) -> None:
+    """These raise RuntimeError in PyTorch (x[index] raises IndexError), and index_select
+    takes no negative indices."""
+    x = microtorch.zeros(3, 4, device=device)
+    big, neg = microtorch.tensor([4], device=device), microtorch.tensor([-1], device=device)
+    ones = microtorch.ones(3, 1, device=device)
+    calls = {
+        "gather": lambda i: x.gather(1, i.expand(3, 1)),
+        "scatter": lambda i: x.scatter(1, i.expand(3, 1), ones),
+        "scatter_add": lambda i: x.scatter_add_(1, i.expand(3, 1), ones),
+        "index_add": lambda i: x.index_add(1, i, ones),
+        "index_select": lambda i: x.index_select(1, i),
+    }
+    if device != "cpu":  # the writes run before the check does, on a GPU (and the fake one
+        del calls["scatter"], calls["scatter_add"], calls["index_add"]  # refuses them)
+    for op, call in calls.items():
+        for index in (big, neg):
+            with pytest.raises(RuntimeError, match=f"{op}: an index is out of bounds"):
+                call(index).cpu()
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[:, big].cpu()
+    assert x[:, neg].shape == (3, 1)  # x[index] counts from the end
+
+
+def test_index_errors_of_the_index_ops_have_pytorchs_types() -> None:
+    torch = pytest.importorskip("torch")
+    for make in (
+        lambda L, x: x.index_select(1, L.tensor([-1])),
+        lambda L, x: x.index_select(1, L.tensor([1.0])),
+        lambda L, x: x.index_select(1, L.tensor([[1]])),
+        lambda L, x: x.index_add(0, L.tensor([3]), L.ones(1, 4)),
+        lambda L, x: x.gather(0, L.tensor([[3, 0, 0, 0]])),
+        lambda L, x: x.scatter(0, L.tensor([[-1, 0, 0, 0]]), 1.0),
+    ):
+        kinds = []
+        for lib in (torch, microtorch):
+            with pytest.raises(Exception) as caught:
+                make(lib, lib.zeros(3, 4))
+            kinds.append(caught.type.__name__)
+        assert kinds[0] == kinds[1]
