@@ -3071,6 +3071,9 @@ def renorm(input: Tensor, p: Any, dim: builtins.int, maxnorm: Any) -> Tensor:
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    if input.ndim == 0 and index.ndim <= 1:  # as in PyTorch: one element, picked by 0s
+        wrap_dim(dim, 1, "gather")
+        return reshape(gather(reshape(input, (1,)), 0, reshape(index, (-1,))), index.shape)
     d = wrap_dim(dim, input.ndim, "gather")
     if index.ndim != input.ndim:
         raise RuntimeError(
@@ -3078,6 +3081,12 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
         )
     if index.array.dtype.kind not in "iu":
         raise RuntimeError(f"gather: index must be an integer (long) tensor, got {index.dtype}")
+    for k, (i, n) in enumerate(zip(index.shape, input.shape)):
+        if k != d and i > n:
+            raise RuntimeError(
+                f"gather: index of shape {tuple(index.shape)} is larger than input "
+                f"{tuple(input.shape)} in dim {k}; only dim {d} (the one gathered along) may be"
+            )
     _check_indices_below(index, input.array.shape[d], d, "gather", tuple(input.shape))
     # PyTorch allows an index smaller than input in the other dims: crop input to it
     crop = tuple(
@@ -3181,6 +3190,10 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
 
 
 def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: bool) -> Tensor:
+    if _check_tensor(input, op).ndim == 0 and _check_tensor(index, op, "index").ndim <= 1:
+        wrap_dim(dim, 1, op)  # as in PyTorch: a 0-d input is one element, at index 0
+        src = reshape(src, (-1,)) if isinstance(src, Tensor) else src
+        return reshape(_scatter(reshape(input, (1,)), 0, reshape(index, (-1,)), src, op, add), ())
     if not isinstance(src, Tensor):  # a number: as if a tensor of it, shaped like index
         src = Tensor._make(
             backend.xp_of(_check_tensor(input, op).array).full(
@@ -3218,15 +3231,25 @@ def _check_scatter(input: Tensor, dim: int, index: Tensor, src: Tensor, op: str)
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """A copy of ``input`` in which ``alpha * source``'s slice i along ``dim`` is added to
     the slice ``index[i]``; slices that meet at one index add up."""
-    if _check_tensor(input, "index_add").ndim == 0:
-        raise RuntimeError("index_add: input must have at least one dim, got a 0-d tensor")
+    _check_tensor(input, "index_add")
     _check_tensor(source, "index_add", "source")
-    d = wrap_dim(dim, input.ndim, "index_add")
-    if index.ndim != 1 or index.array.dtype.kind not in "iu":
-        raise RuntimeError(
-            f"index_add: index must be a 1-D integer tensor, got {index.dtype} of shape "
-            f"{tuple(index.shape)}"
+    if _check_tensor(index, "index_add", "index").ndim > 1:
+        raise IndexError(
+            f"index_add: index must be a vector (1-D), got one of shape {tuple(index.shape)}"
         )
+    if index.array.dtype.kind not in "iu":
+        raise RuntimeError(f"index_add: index must be an integer tensor, got {index.dtype}")
+    index = reshape(index, (-1,))  # a 0-d index is one index, as in PyTorch
+    if input.ndim == 0:  # ...and a 0-d input one element (its source 0-d too)
+        wrap_dim(dim, 1, "index_add")
+        if source.ndim != 0:
+            raise RuntimeError(
+                f"index_add: source of shape {tuple(source.shape)} does not fit a 0-d input; "
+                "it must be 0-d too"
+            )
+        flat = index_add(reshape(input, (1,)), 0, index, reshape(source, (-1,)), alpha=alpha)
+        return reshape(flat, ())
+    d = wrap_dim(dim, input.ndim, "index_add")
     expected = list(input.shape)
     expected[d] = index.shape[0]
     if tuple(source.shape) != tuple(expected):

@@ -1421,3 +1421,33 @@ def test_index_errors_of_the_index_ops_have_pytorchs_types() -> None:
                 make(lib, lib.zeros(3, 4))
             kinds.append(caught.type.__name__)
         assert kinds[0] == kinds[1]
+
+
+def test_gather_scatter_and_index_add_take_0d_tensors_as_in_pytorch(device: str) -> None:
+    """A 0-d input is one element (index 0), a 0-d index one index; and gather's index may
+    be larger than input only along dim."""
+    one = microtorch.tensor(1.0, device=device)
+    zero, zeros = microtorch.tensor(0, device=device), microtorch.tensor([0, 0], device=device)
+    assert one.gather(0, zero).tolist() == 1.0 and one.gather(0, zeros).tolist() == [1.0, 1.0]
+    assert one.scatter(0, zero, microtorch.tensor(7.0, device=device)).tolist() == 7.0
+    assert one.scatter_add(0, zeros, microtorch.tensor([1.0, 2.0], device=device)).item() == 4.0
+    assert one.index_add(0, zero, microtorch.tensor(5.0, device=device)).item() == 6.0
+    x = microtorch.zeros(3, 4, device=device)
+    assert x.index_add(0, microtorch.tensor(1, device=device), x[:1] + 1)[1].tolist() == [1.0] * 4
+    with pytest.raises(IndexError, match="index must be a vector"):
+        x.index_add(0, microtorch.tensor([[1]], device=device), x[:1])
+    with pytest.raises(RuntimeError, match=r"gather: index of shape \(4, 1\) is larger"):
+        x.gather(1, microtorch.zeros(4, 1, dtype=microtorch.long, device=device))
+
+
+def test_index_ops_on_0d_tensors_match_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for make in (
+        lambda L: L.tensor(1.0).gather(0, L.tensor([0, 0])),
+        lambda L: L.tensor(1.0).scatter_add(0, L.tensor([0, 0]), L.tensor([1.0, 2.0])),
+        lambda L: L.tensor(1.0).scatter(0, L.tensor(0), 3.0),
+        lambda L: L.tensor(1.0).index_add(0, L.tensor(0), L.tensor(5.0), alpha=2),
+        lambda L: L.zeros(2, 3).index_add(1, L.tensor(2), L.ones(2, 1)),
+    ):
+        got, want = make(microtorch), make(torch)
+        assert got.shape == want.shape and got.tolist() == want.tolist()
