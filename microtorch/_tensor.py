@@ -202,7 +202,7 @@ class Tensor:
         """How many elements apart neighbours along each dim are in memory (as in PyTorch;
         NumPy's ``strides`` count bytes). A transpose swaps them: that is why it is not
         contiguous."""
-        strides = tuple(s // self.array.itemsize for s in self.array.strides)
+        strides = _torch_strides(self.array)
         return strides if dim is None else strides[_wrap_dim(dim, self.ndim, "stride")]
 
     @property
@@ -1730,6 +1730,17 @@ _LEGACY_TYPE_NAMES = {
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
     "uint8": "ByteTensor", "bool": "BoolTensor",
 }  # fmt: skip
+
+
+def _torch_strides(array: Any) -> tuple:
+    """An array's strides in elements, as PyTorch gives them. NumPy gives a dim that x[None]
+    inserts the stride 0; PyTorch the stride unsqueeze would: the next dim's size times its
+    stride (1 at the end)."""
+    strides = [s // array.itemsize for s in array.strides]
+    for d in reversed(range(array.ndim)):
+        if array.shape[d] == 1 and strides[d] == 0:
+            strides[d] = strides[d + 1] * array.shape[d + 1] if d + 1 < array.ndim else 1
+    return tuple(strides)
 
 
 def _address(array: Any) -> int:

@@ -339,6 +339,9 @@ def test_stride_counts_elements_as_in_pytorch(device: str) -> None:
     assert x.t().stride() == (1, 4) and x[:, ::2].stride() == (4, 2)
     assert x[0:1].expand(5, 4).stride() == (0, 1)
     assert microtorch.zeros(2, 3, dtype=microtorch.float16, device=device).stride() == (3, 1)
+    # a dim x[None] inserts has the stride unsqueeze gives it (NumPy says 0)
+    assert x[None].stride() == (12, 4, 1) and x[:, None].stride() == (4, 4, 1)
+    assert x[..., None].stride() == (4, 1, 1) and x.t()[None, None].stride() == (4, 4, 1, 4)
     with pytest.raises(IndexError, match="stride"):
         x.stride(2)
 
