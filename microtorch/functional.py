@@ -2409,7 +2409,14 @@ def expand(input: Tensor, sizes: Sequence) -> Tensor:
             f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
             f"the number of dimensions in the tensor ({len(old)})"
         )
-    padded = (1,) * (len(sizes) - len(old)) + old
+    new_dims = len(sizes) - len(old)
+    if -1 in sizes[:new_dims]:
+        raise RuntimeError(
+            f"expand: the expanded size of the tensor (-1) isn't allowed in a leading, "
+            f"non-existing dimension {sizes.index(-1)}; target sizes {list(sizes)}, tensor "
+            f"shape {list(old)} (-1 keeps an existing dim's size: give the new dim's size)"
+        )
+    padded = (1,) * new_dims + old
     target = []
     for want, have in zip(sizes, padded):
         if want == -1:

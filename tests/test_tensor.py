@@ -1454,3 +1454,11 @@ def test_index_ops_on_0d_tensors_match_pytorch() -> None:
     ):
         got, want = make(microtorch), make(torch)
         assert got.shape == want.shape and got.tolist() == want.tolist()
+
+
+def test_expand_refuses_minus_one_for_a_new_leading_dim_as_in_pytorch(device: str) -> None:
+    """-1 keeps an existing dim's size; a new leading dim has none to keep."""
+    x = microtorch.zeros(4, 6, device=device)
+    with pytest.raises(RuntimeError, match=r"\(-1\) isn't allowed in a leading, non-existing"):
+        x.expand(-1, 4, 6)
+    assert x.expand(2, -1, 6).shape == (2, 4, 6) and x[:1].expand(3, -1).shape == (3, 6)
