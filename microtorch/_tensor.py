@@ -941,6 +941,13 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:
+        if self.ndim < 2:  # as in PyTorch (a 0-d tensor, which it deprecates, is itself)
+            if self.ndim == 0:
+                return self
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. Got 1-D "
+                "tensor; a vector has nothing to transpose (use unsqueeze to make a matrix)"
+            )
         return F.transpose(self, -2, -1)
 
     def t(self) -> Tensor:

@@ -1462,3 +1462,10 @@ def test_expand_refuses_minus_one_for_a_new_leading_dim_as_in_pytorch(device: st
     with pytest.raises(RuntimeError, match=r"\(-1\) isn't allowed in a leading, non-existing"):
         x.expand(-1, 4, 6)
     assert x.expand(2, -1, 6).shape == (2, 4, 6) and x[:1].expand(3, -1).shape == (3, 6)
+
+
+def test_mT_of_a_vector_is_refused_and_of_a_scalar_is_itself_as_in_pytorch() -> None:
+    with pytest.raises(RuntimeError, match="mT is only supported on matrices"):
+        _ = microtorch.zeros(3).mT
+    s = microtorch.tensor(2.0)
+    assert s.mT is s and microtorch.zeros(2, 3, 4).mT.shape == (2, 4, 3)
