@@ -3648,8 +3648,8 @@ def refresh_view(view: Tensor) -> None:
 def _check_writable(target: Tensor, op: str) -> None:
     """Refuse a write into an expanded tensor, where many elements share one memory cell
     (NumPy marks such arrays read-only; CuPy would write them, racing)."""
-    array = target.array
-    if builtins.any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape)):
+    array = target.array  # (an empty array has nothing to share, whatever its strides say)
+    if array.size and builtins.any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape)):
         raise RuntimeError(
             f"{op}: unsupported operation: more than one element of the written-to tensor "
             f"(shape {tuple(target.shape)}, made by expand) refers to a single memory "

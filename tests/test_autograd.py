@@ -611,6 +611,18 @@ def test_inplace_on_views_that_cannot_be_tracked_raises() -> None:
     assert values(a.grad) == [2.0, 2.0, 0.0]
 
 
+def test_inplace_ops_on_empty_tensors_are_fine(device: str) -> None:
+    """NumPy gives a fresh empty array the strides 0, which read as 'made by expand'."""
+    e = microtorch.zeros(0, 3, device=device)
+    assert e.add_(1).shape == (0, 3)
+    a = leaf([1.0, 2.0], device)
+    h = a * 1
+    h[h > 5].mul_(2)  # selects nothing
+    h[2:].zero_()
+    h.sum().backward()
+    assert values(a.grad) == [1.0, 1.0]
+
+
 def test_an_element_of_a_vector_is_a_view(device: str) -> None:
     """x[1] of a 1-D tensor shares x's memory (NumPy gives a scalar copy there)."""
     x = microtorch.zeros(3, device=device)
