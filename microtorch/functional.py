@@ -2765,8 +2765,10 @@ def _torch_index_steps(index: tuple, ndim: int) -> list:
     the dims they now sit on ([:, [0, 2]]), giving (3, 2). A 0-d integer tensor counts as an
     int. So when an index has arrays and anything else, it is split into those two steps."""
     is_array = [backend.is_array(i) and not (i.ndim == 0 and i.dtype.kind in "iu") for i in index]
-    if not builtins.any(is_array):
-        return [index]  # ints, slices, None, ...: NumPy's basic indexing is PyTorch's
+    if not builtins.any(is_array):  # ints, slices, None, ...: NumPy's basic indexing is
+        # PyTorch's, once a 0-d integer tensor is read as the int it is (x[tensor(1)] is a
+        # view in PyTorch; NumPy would copy)
+        return [tuple(builtins.int(i) if backend.is_array(i) else i for i in index)]
     used = builtins.sum(
         (i.ndim if i.dtype == bool else 1) if arr else (i is not None and i is not Ellipsis)
         for i, arr in zip(index, is_array)

@@ -1469,3 +1469,17 @@ def test_mT_of_a_vector_is_refused_and_of_a_scalar_is_itself_as_in_pytorch() -> 
         _ = microtorch.zeros(3).mT
     s = microtorch.tensor(2.0)
     assert s.mT is s and microtorch.zeros(2, 3, 4).mT.shape == (2, 4, 3)
+
+
+def test_a_0d_integer_tensor_index_gives_a_view_as_an_int_does(device: str) -> None:
+    """x[tensor(1)] is x[1] in PyTorch, a view (NumPy copies for a 0-d integer array)."""
+    x = microtorch.arange(6.0, device=device).reshape(2, 3)
+    row = x[microtorch.tensor(1, device=device)]
+    row.mul_(10)
+    x[microtorch.tensor(0, device=device), 1:].add_(1)
+    assert x.tolist() == [[0.0, 2.0, 3.0], [30.0, 40.0, 50.0]] and row._version == x._version
+    a = microtorch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    h = a * 1
+    h[microtorch.tensor(2, device=device)].mul_(4)
+    h.sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0, 4.0]
