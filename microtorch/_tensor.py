@@ -1742,11 +1742,14 @@ _LEGACY_TYPE_NAMES = {
 def _torch_strides(array: Any) -> tuple:
     """An array's strides in elements, as PyTorch gives them. NumPy gives a dim that x[None]
     inserts the stride 0; PyTorch the stride unsqueeze would: the next dim's size times its
-    stride (1 at the end)."""
+    stride (1 at the end). NumPy gives a new empty array strides 0; PyTorch contiguous ones,
+    counting a size 0 as 1 (zeros(2, 0, 3): (3, 3, 1))."""
     strides = [s // array.itemsize for s in array.strides]
+    fresh_empty = array.size == 0 and not any(strides)
     for d in reversed(range(array.ndim)):
-        if array.shape[d] == 1 and strides[d] == 0:
-            strides[d] = strides[d + 1] * array.shape[d + 1] if d + 1 < array.ndim else 1
+        if (array.shape[d] == 1 or fresh_empty) and strides[d] == 0:
+            after = strides[d + 1] * max(array.shape[d + 1], 1) if d + 1 < array.ndim else 1
+            strides[d] = after
     return tuple(strides)
 
 

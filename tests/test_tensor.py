@@ -342,6 +342,9 @@ def test_stride_counts_elements_as_in_pytorch(device: str) -> None:
     # a dim x[None] inserts has the stride unsqueeze gives it (NumPy says 0)
     assert x[None].stride() == (12, 4, 1) and x[:, None].stride() == (4, 4, 1)
     assert x[..., None].stride() == (4, 1, 1) and x.t()[None, None].stride() == (4, 4, 1, 4)
+    # a new empty tensor is contiguous, a size 0 counting as 1 (NumPy says 0s)
+    assert microtorch.zeros(2, 0, 3, device=device).stride() == (3, 3, 1)
+    assert microtorch.zeros(3, 0, device=device).stride() == (1, 1) and x[:0].stride() == (4, 1)
     with pytest.raises(IndexError, match="stride"):
         x.stride(2)
 
