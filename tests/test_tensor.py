@@ -1486,3 +1486,12 @@ def test_a_0d_integer_tensor_index_gives_a_view_as_an_int_does(device: str) -> N
     h[microtorch.tensor(2, device=device)].mul_(4)
     h.sum().backward()
     assert a.grad.tolist() == [1.0, 1.0, 4.0]
+
+
+def test_index_add_of_bool_tensors_is_an_or_as_in_pytorch(device: str) -> None:
+    x = microtorch.tensor([True, False, False], device=device)
+    flags = microtorch.tensor([True, True], device=device)
+    out = x.index_add(0, microtorch.tensor([1, 1], device=device), flags)
+    assert out.tolist() == [True, True, False] and out.dtype is microtorch.bool
+    x.index_add_(0, microtorch.tensor([2, 0], device=device), ~flags)
+    assert x.tolist() == [True, False, False]
