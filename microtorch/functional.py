@@ -2699,9 +2699,10 @@ def _convert_index(input: Tensor, index: Any) -> tuple:
                         f"{input.device}; indices must be on the CPU or on {input.device}"
                     )
                 i = i.to(input.device)  # as in PyTorch: CPU indices go to the tensor's GPU
-            if i.array.dtype.kind == "f":
+            if i.array.dtype.name not in ("int64", "int32", "uint8", "bool"):  # PyTorch's four
                 raise IndexError(
-                    f"index: tensors used as indices must be long or bool tensors, got {i.dtype}"
+                    f"index: tensors used as indices must be long, int, byte or bool tensors, "
+                    f"got {i.dtype}; convert the index with .long()"
                 )
             i = i.array
             if i.dtype == "uint8":  # PyTorch's old meaning of a byte tensor: a mask

@@ -353,7 +353,12 @@ def test_unknown_device() -> None:
         (
             lambda: microtorch.ones(3)[microtorch.tensor([0.0])],
             IndexError,
-            "tensors used as indices must be long or bool tensors",
+            "tensors used as indices must be long, int, byte or bool tensors",
+        ),
+        (
+            lambda: microtorch.ones(3)[microtorch.tensor([0], dtype=microtorch.int16)],
+            IndexError,  # as in PyTorch, which takes int64, int32, uint8 (a mask) and bool
+            "tensors used as indices must be long, int, byte or bool tensors, got .*int16",
         ),
         (
             lambda: microtorch.ones(2, 3).gather(1, microtorch.tensor([[5], [0]])),
