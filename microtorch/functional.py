@@ -3645,6 +3645,9 @@ def refresh_view(view: Tensor) -> None:
             "gradient up to date (PyTorch refuses it too for the outputs of split and chunk). "
             "Make the view again after the in-place op, or .clone() it before"
         )
+    if view.retains_grad and fresh.grad_fn is not None:  # retain_grad() stays, as in PyTorch
+        view.grad_fn.retained = None
+        fresh.grad_fn.retained = engine.make_retained(view)
     view.grad_fn, view.requires_grad, view._view = fresh.grad_fn, fresh.requires_grad, fresh._view
 
 

@@ -567,6 +567,12 @@ def test_a_view_used_after_its_base_changed_in_place_follows_the_new_values(devi
     h.mul_(2)
     with pytest.raises(RuntimeError, match="a view made by Split is used after its base"):
         piece.sum()  # PyTorch refuses this one too
+    h = a * 1
+    kept = h[:2]
+    kept.retain_grad()  # survives the view being remade, as in PyTorch
+    h.mul_(2)
+    (kept * 3).sum().backward()
+    assert values(kept.grad) == [3.0, 3.0]
 
 
 def test_a_view_used_after_its_base_changed_matches_pytorch() -> None:
