@@ -3665,7 +3665,13 @@ def _check_writable(target: Tensor, op: str) -> None:
 
 def copy_from(target: Tensor, src: Any) -> Tensor:
     """The values of ``src`` in ``target``'s shape, dtype and device (for ``copy_``)."""
-    src = as_tensor_like(src, target) if not isinstance(src, Tensor) else src
+    if not isinstance(src, Tensor):
+        if not isinstance(src, (*_Number, numpy.number)):  # as in PyTorch: no lists, arrays
+            raise TypeError(
+                f"copy_: src must be a tensor (or a number), got {type(src).__name__}; make a "
+                "tensor of it first (microtorch.tensor(...), or from_numpy for an array)"
+            )
+        src = as_tensor_like(src, target)
     out = expand(src.to(target.device).to(target.dtype), target.shape)
     if grad_mode.enabled and target.requires_grad:  # target[...] = out: target stays in the
         return indexing.IndexPut.apply(target, out, steps=((Ellipsis,),))  # graph, gradient 0

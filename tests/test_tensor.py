@@ -1495,3 +1495,12 @@ def test_index_add_of_bool_tensors_is_an_or_as_in_pytorch(device: str) -> None:
     assert out.tolist() == [True, True, False] and out.dtype is microtorch.bool
     x.index_add_(0, microtorch.tensor([2, 0], device=device), ~flags)
     assert x.tolist() == [True, False, False]
+
+
+def test_copy_takes_a_tensor_or_a_number_as_in_pytorch(device: str) -> None:
+    x = microtorch.zeros(2, 3, device=device)
+    for src in ([1.0, 2.0, 3.0], np.ones(3)):
+        with pytest.raises(TypeError, match="copy_: src must be a tensor"):
+            x.copy_(src)
+    assert x.copy_(2.5).tolist() == [[2.5] * 3] * 2
+    assert x.copy_(microtorch.arange(3.0, device=device)).tolist() == [[0.0, 1.0, 2.0]] * 2
