@@ -1373,6 +1373,11 @@ def test_masked_fill_and_fill_with_a_tensor_value_as_in_pytorch(device: str) -> 
         microtorch.zeros(3, device=device).fill_(microtorch.tensor([9.0], device=device))
     with pytest.raises(RuntimeError, match="cannot be converted to microtorch.int64"):
         microtorch.zeros(3, dtype=microtorch.long, device=device).fill_(float("inf"))
+    for value in ("a", None, [1.0]):  # TypeError, as in PyTorch
+        with pytest.raises(TypeError, match="value must be a number or a 0-d tensor"):
+            x.masked_fill(mask, value)
+        with pytest.raises(TypeError, match="value must be a number or a 0-d tensor"):
+            microtorch.zeros(3, device=device).fill_(value)
 
 
 def test_masked_fill_value_gradient_matches_pytorch() -> None:
