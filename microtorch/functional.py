@@ -2967,9 +2967,7 @@ def _fill_value(input: Tensor, value: Any, op: str) -> Any:
             return value
         value = value.item()
     elif not isinstance(value, (*_Number, numpy.number)):
-        raise TypeError(
-            f"{op}: value must be a number or a 0-d tensor, got {type(value).__name__}"
-        )
+        raise TypeError(f"{op}: value must be a number or a 0-d tensor, got {type(value).__name__}")
     if input.array.dtype.kind in "iu" and isinstance(value, float) and not math.isfinite(value):
         raise RuntimeError(
             f"{op}: value {value} cannot be converted to {input.dtype} without overflow"
