@@ -501,6 +501,21 @@ def test_inplace_change_to_a_factor_only_the_other_factor_needs(device: str) -> 
         y.backward()
 
 
+def test_relu_saves_its_output_as_pytorch_does(device: str) -> None:
+    """So changing relu's input in place afterwards is fine, and changing its output is
+    caught (both as in PyTorch)."""
+    a = leaf([1.0, -1.0, 2.0], device)
+    h = a * 1
+    r = nn.functional.relu(h)
+    h.add_(5)
+    r.sum().backward()
+    assert values(a.grad) == [1.0, 0.0, 1.0]
+    r = nn.functional.relu(a * 1)
+    r.add_(1)
+    with pytest.raises(RuntimeError, match="ReluBackward: one of the variables needed"):
+        r.sum().backward()
+
+
 def test_inplace_through_views_reaches_the_base_and_its_gradient(device: str) -> None:
     """h[0:2].mul_(2) changes h, and h's gradient knows (PyTorch's CopySlices); the same for
     views of views, reshaped and transposed views."""
