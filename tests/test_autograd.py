@@ -485,14 +485,15 @@ def test_inplace_change_that_no_backward_needs_is_fine() -> None:
 def test_inplace_change_to_a_factor_only_the_other_factor_needs(device: str) -> None:
     """h * w keeps h only for w's gradient (and w for h's), as PyTorch does: when w needs
     no gradient, changing h in place afterwards leaves the backward intact; the same for
-    h / w, h @ w and linear. When w needs one, the change is still caught."""
+    h / w, h @ w, linear and einsum. When w needs one, the change is still caught."""
     a = leaf([1.0, 2.0], device)
     w = microtorch.tensor([4.0, 2.0], device=device)
     h = a * 1
     y = (h * w).sum() + (h / w).sum() + h @ w + nn.functional.linear(h, w[None]).sum()
+    y = y + microtorch.einsum("i,i->", h, w)
     h.add_(1)
     y.backward()
-    assert values(a.grad) == [12.25, 6.5]  # w + 1/w + w + w
+    assert values(a.grad) == [16.25, 8.5]  # w + 1/w + w + w + w
     v = leaf([4.0, 2.0], device)
     h = a * 1
     y = (h * v).sum()

@@ -90,7 +90,11 @@ class Einsum(Function):
 
     def forward(self, *operands, inputs=(), output=""):
         self.inputs, self.output = inputs, output
-        self.save_for_backward(*operands)
+        # operand j is read by the gradient of every other operand: it is kept only if one
+        # of those gradients is wanted (as in PyTorch, for einsum(x, frozen_w) then x += 1)
+        self.shapes, needs = tuple(op.shape for op in operands), self.needs_input_grad
+        wanted = [any(n for k, n in enumerate(needs) if k != j) for j in range(len(operands))]
+        self.save_for_backward(*(op if w else None for op, w in zip(operands, wanted)))
         xp = xp_of(operands[0])
         out = xp.einsum(f"{','.join(inputs)}->{output}", *operands, optimize=True)
         if len(operands) == 1 and xp.may_share_memory(out, operands[0]):
@@ -101,7 +105,7 @@ class Einsum(Function):
         operands = self.saved
         xp = xp_of(grad)
         grads = []
-        for k, (letters, operand) in enumerate(zip(self.inputs, operands)):
+        for k, (letters, shape) in enumerate(zip(self.inputs, self.shapes)):
             if not self.needs_input_grad[k]:
                 grads.append(None)
                 continue
@@ -111,14 +115,14 @@ class Einsum(Function):
             kept = "".join(c for c in unique if c in reachable)
             spec = ",".join([self.output] + [self.inputs[j] for j in others]) + "->" + kept
             g = xp.einsum(spec, grad, *[operands[j] for j in others], optimize=True)
-            size = dict(zip(letters, operand.shape))
+            size = dict(zip(letters, shape))
             stretched = tuple(i for i, c in enumerate(kept) if size[c] == 1 and g.shape[i] != 1)
             if stretched:
                 g = g.sum(axis=stretched, keepdims=True)
             g = g.reshape([g.shape[kept.index(c)] if c in reachable else 1 for c in unique])
             g = xp.broadcast_to(g, [size[c] for c in unique])  # (1s stretch to full size)
             if len(unique) < len(letters):
-                g = _onto_diagonal(g, letters, unique, operand.shape)
+                g = _onto_diagonal(g, letters, unique, shape)
             grads.append(g)
         return tuple(grads)
 
