@@ -77,7 +77,7 @@ class Tensor:
         "_hooks",
         "_post_accumulate_hooks",  # register_post_accumulate_grad_hook (leaves only)
         "_is_param",
-        "_view",  # None, or (base, index) when this tensor views base's memory (see inplace)
+        "_view",  # None, or (base, index, op, version) when it views base's memory (see inplace)
         "__weakref__",
     )
     __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__
@@ -202,7 +202,7 @@ class Tensor:
         """How many elements apart neighbours along each dim are in memory (as in PyTorch;
         NumPy's ``strides`` count bytes). A transpose swaps them: that is why it is not
         contiguous."""
-        strides = tuple(s // self.array.itemsize for s in self.array.strides)
+        strides = _torch_strides(self.array)
         return strides if dim is None else strides[_wrap_dim(dim, self.ndim, "stride")]
 
     @property
@@ -995,10 +995,12 @@ class Tensor:
     @property
     def mT(self) -> Tensor:
         """The last two dims swapped: the transpose of each matrix in a batch."""
-        if self.ndim < 2:
+        if self.ndim < 2:  # as in PyTorch (a 0-d tensor, which it deprecates, is itself)
+            if self.ndim == 0:
+                return self
             raise RuntimeError(
-                f"tensor.mT is only supported on matrices or batches of matrices, got a "
-                f"{self.ndim}-D tensor; use .T (or .t()) for fewer dims"
+                "tensor.mT is only supported on matrices or batches of matrices. Got 1-D "
+                "tensor; a vector has nothing to transpose (use unsqueeze to make a matrix)"
             )
         return F.transpose(self, -2, -1)
 
@@ -1797,6 +1799,20 @@ _LEGACY_TYPE_NAMES = {
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
     "uint8": "ByteTensor", "bool": "BoolTensor",
 }  # fmt: skip
+
+
+def _torch_strides(array: Any) -> tuple:
+    """An array's strides in elements, as PyTorch gives them. NumPy gives a dim that x[None]
+    inserts the stride 0; PyTorch the stride unsqueeze would: the next dim's size times its
+    stride (1 at the end). NumPy gives a new empty array strides 0; PyTorch contiguous ones,
+    counting a size 0 as 1 (zeros(2, 0, 3): (3, 3, 1))."""
+    strides = [s // array.itemsize for s in array.strides]
+    fresh_empty = array.size == 0 and not any(strides)
+    for d in reversed(range(array.ndim)):
+        if (array.shape[d] == 1 or fresh_empty) and strides[d] == 0:
+            after = strides[d + 1] * max(array.shape[d + 1], 1) if d + 1 < array.ndim else 1
+            strides[d] = after
+    return tuple(strides)
 
 
 def _address(array: Any) -> int:

@@ -308,12 +308,12 @@ def elementwise_kernel(name: str, in_params: str, out_params: str, body: str) ->
     return kernel
 
 
-_check_numbers: dict = {}  # message -> its number (1, 2, ...), for the device-side flag
+_check_numbers: dict = {}  # (message, error type) -> its number (1, 2, ...), for the flag
 _failed_check: dict = {}  # device id -> 0-d device array: the number of a failed check, or 0
 
 
-def check_on_device(bad: Any, message: str) -> None:
-    """Raise ``IndexError(message)`` if the 0-d bool array ``bad`` is true.
+def check_on_device(bad: Any, message: str, error: type = IndexError) -> None:
+    """Raise ``error(message)`` (IndexError unless told) if the 0-d bool array ``bad`` is true.
 
     On the CPU this checks at once. On a GPU, reading ``bad`` would stall the host until
     the GPU catches up, so the check stays on the GPU: it folds into one flag there
@@ -323,9 +323,9 @@ def check_on_device(bad: Any, message: str) -> None:
     silent wrong answer, and the training loop never waits for the GPU on its account."""
     if isinstance(bad, (numpy.ndarray, numpy.generic, bool)):
         if bool(bad):
-            raise IndexError(message)
+            raise error(message)
         return
-    number = _check_numbers.setdefault(message, len(_check_numbers) + 1)
+    number = _check_numbers.setdefault((message, error), len(_check_numbers) + 1)
     failed = bad * number
     device_id = bad.device.id
     flag = _failed_check.get(device_id)
@@ -338,8 +338,8 @@ def flush_checks() -> None:
         _, flag = _failed_check.popitem()
         number = int(flag.get())
         if number:
-            message = next(m for m, n in _check_numbers.items() if n == number)
-            raise IndexError(message)
+            message, error = next(key for key, n in _check_numbers.items() if n == number)
+            raise error(message)
 
 
 _CTYPES = {"float32": "float", "float64": "double"}  # the element types kernels are built for

@@ -2594,14 +2594,19 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries ``index`` (a 1-D integer tensor) along ``dim``; repeats allowed."""
     d = wrap_dim(dim, builtins.max(input.ndim, 1), "index_select")
     _check_tensor(index, "index_select", "index")
-    if index.ndim > 1 or index.dtype.is_floating_point or index.dtype is _dtypes.bool:
+    if index.ndim > 1:
         raise IndexError(
-            f"index_select: index must be a 1-D integer tensor, got {index.dtype} of shape "
+            f"index_select: index must be a 1-D integer tensor, got one of shape "
             f"{tuple(index.shape)}"
         )
+    if index.dtype.is_floating_point or index.dtype is _dtypes.bool:
+        raise RuntimeError(f"index_select: index must be an integer tensor, got {index.dtype}")
+    size = input.shape[d] if input.ndim else 1  # (no negative indices, as in PyTorch)
+    _check_indices_below(index, size, d, "index_select", tuple(input.shape))
+    rows = index.to(input.device).array.reshape(-1)  # (checked: GetItem, not getitem)
     if input.ndim == 0:  # as in PyTorch: a 0-d input is one element, picked by index 0
-        return getitem(input.reshape(1), (index.reshape(-1),)).reshape(())
-    return getitem(input, (slice(None),) * d + (index.reshape(-1),))
+        return indexing.GetItem.apply(input.reshape(1), index=(rows,)).reshape(())
+    return indexing.GetItem.apply(input, index=(slice(None),) * d + (rows,))
 
 
 swapdims = transpose
@@ -3013,9 +3018,10 @@ def _convert_index(input: Tensor, index: Any) -> tuple:
                         f"{input.device}; indices must be on the CPU or on {input.device}"
                     )
                 i = i.to(input.device)  # as in PyTorch: CPU indices go to the tensor's GPU
-            if i.array.dtype.kind == "f":
+            if i.array.dtype.name not in ("int64", "int32", "uint8", "bool"):  # PyTorch's four
                 raise IndexError(
-                    f"index: tensors used as indices must be long or bool tensors, got {i.dtype}"
+                    f"index: tensors used as indices must be long, int, byte or bool tensors, "
+                    f"got {i.dtype}; convert the index with .long()"
                 )
             i = i.array
             if i.dtype == "uint8":  # PyTorch's old meaning of a byte tensor: a mask
@@ -3030,6 +3036,11 @@ def _convert_index(input: Tensor, index: Any) -> tuple:
                 raise IndexError("index: a list used as an index must hold integers or bools")
         elif isinstance(i, builtins.bool):
             i = xp.asarray(i)
+        elif isinstance(i, slice) and i.step is not None and i.step <= 0:
+            raise ValueError(
+                f"index: step must be greater than zero, got a slice with step {i.step} "
+                "(PyTorch has no negative steps); use .flip(dim) to reverse a dim"
+            )
         out.append(i)
     _check_index_arrays(input, out)
     return tuple(out)
@@ -3074,8 +3085,10 @@ def _torch_index_steps(index: tuple, ndim: int) -> list:
     the dims they now sit on ([:, [0, 2]]), giving (3, 2). A 0-d integer tensor counts as an
     int. So when an index has arrays and anything else, it is split into those two steps."""
     is_array = [backend.is_array(i) and not (i.ndim == 0 and i.dtype.kind in "iu") for i in index]
-    if not builtins.any(is_array):
-        return [index]  # ints, slices, None, ...: NumPy's basic indexing is PyTorch's
+    if not builtins.any(is_array):  # ints, slices, None, ...: NumPy's basic indexing is
+        # PyTorch's, once a 0-d integer tensor is read as the int it is (x[tensor(1)] is a
+        # view in PyTorch; NumPy would copy)
+        return [tuple(builtins.int(i) if backend.is_array(i) else i for i in index)]
     used = builtins.sum(
         (i.ndim if i.dtype == bool else 1) if arr else (i is not None and i is not Ellipsis)
         for i, arr in zip(index, is_array)
@@ -3105,7 +3118,10 @@ def getitem(input: Tensor, index: Any) -> Tensor:
         for idx in steps:
             out = indexing.GetItem.apply(out, index=idx)
         if out is not input and out._version_counter is input._version_counter:  # a view
-            out._view = (input, index, None)  # lets an in-place op on it reach input's graph
+            # lets an in-place op on it reach input's graph (and refresh_view remake it)
+            # (the index as a tuple: x[None]'s index None must not read as "no index")
+            whole = index if isinstance(index, tuple) else (index,)
+            out._view = (input, whole, None, out._version_counter.value)
         return out
     except IndexError as error:
         raise IndexError(
@@ -3116,30 +3132,66 @@ def getitem(input: Tensor, index: Any) -> Tensor:
 def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``. Without gradient tracking this writes into the array;
     with it, the write is recorded as an op (IndexPut) so gradients stay right."""
-    steps = _torch_index_steps(_convert_index(input, index), input.ndim)
-    if isinstance(value, Tensor) and value.device != input.device:
-        raise RuntimeError(
-            f"setitem: value is on {value.device} but the tensor is on {input.device}"
+    converted = _convert_index(input, index)
+    steps = _torch_index_steps(converted, input.ndim)
+    if input._view is not None and input._view[3] != input._version_counter.value:
+        refresh_view(input)  # (a view whose base changed: whether it needs grad may have too)
+    if isinstance(value, Tensor):
+        if value.device != input.device:
+            raise RuntimeError(
+                f"setitem: value is on {value.device} but the tensor is on {input.device}"
+            )
+        _check_index_put_dtype(input, index, converted, value)
+    elif not isinstance(value, (*_Number, numpy.integer)):
+        raise TypeError(  # as in PyTorch: a list or a NumPy array is not converted for you
+            f"setitem: can't assign a {type(value).__name__} to a {input.dtype} tensor; assign "
+            "a tensor (microtorch.tensor(...)) or a Python number"
         )
     tracking = grad_mode.enabled and (
         input.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
     )
-    if not tracking:
+    try:
+        if tracking:
+            value = value if isinstance(value, Tensor) else as_tensor_like(value, input)
+            inplace(input, _index_put, value, steps)
+            return
         _check_writable(input, "setitem")
         raw = (
             value.array
             if isinstance(value, Tensor)
             else _fitted_number(value, input.dtype, "setitem")
         )
-        try:
-            indexing.view_to_index(input.array, steps)[steps[-1]] = raw
-        except (IndexError, ValueError) as error:
-            raise type(error)(f"setitem: {error} (tensor of shape {tuple(input.shape)})") from None
-        input._version_counter.value += 1
+        indexing.view_to_index(input.array, steps)[steps[-1]] = raw
+    except IndexError as error:
+        raise IndexError(f"setitem: {error} (tensor of shape {tuple(input.shape)})") from None
+    except (ValueError, TypeError) as error:  # NumPy's broadcasting failures: RuntimeError
+        raise RuntimeError(
+            f"setitem: shape mismatch: {error} (tensor of shape {tuple(input.shape)})"
+        ) from None
+    input._version_counter.value += 1
+
+
+def _check_index_put_dtype(input: Tensor, index: Any, converted: tuple, value: Tensor) -> None:
+    """PyTorch's rule for ``input[index] = value``: with basic indexing the value is copied
+    in (any dtype is cast), but an index with integer arrays or masks is an index_put,
+    which wants the value in input's dtype; except a single mask with a one-element value,
+    which is a masked_fill (and casts). (``converted``: index as _convert_index made it.)"""
+    if value.dtype is input.dtype:
         return
-    if not isinstance(value, Tensor):
-        value = as_tensor_like(value, input)
-    inplace(input, _index_put, value, steps)
+    given = index if isinstance(index, tuple) else (index,)
+    arrays = [  # a 0-d integer tensor is an int there, and a Python True a basic index
+        c for c, i in zip(converted, given)
+        if backend.is_array(c) and (c.ndim > 0 or (isinstance(i, Tensor) and c.dtype == bool))
+    ]  # fmt: skip
+    if not arrays:
+        return
+    if len(arrays) == 1 and arrays[0].dtype == bool and arrays[0].ndim and value.numel() == 1:
+        return
+    raise RuntimeError(
+        f"setitem: Index put requires the source and destination dtypes match, got "
+        f"{input.dtype} for the destination and {value.dtype} for the source (indexing with "
+        f"integer tensors or masks); convert the value first with .to({input.dtype})"
+    )
 
 
 def _index_put(input: Tensor, value: Tensor, steps: list) -> Tensor:
@@ -3218,10 +3270,32 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
             f"masked_fill: mask is on {mask.device} but the input is on {input.device}"
         )
     _check_broadcast(input.array.shape, mask.array.shape, "masked_fill")
-    if isinstance(value, Tensor):
-        value = value.item()
-    value = _fitted_number(value, input.dtype, "masked_fill")
+    value = _fill_value(input, value, "masked_fill")
+    if isinstance(value, Tensor):  # a value that needs a gradient: where() gives it one
+        return where(mask, cast(value, input.dtype), input)
     return indexing.MaskedFill.apply(input, mask, value=value)
+
+
+def _fill_value(input: Tensor, value: Any, op: str) -> Any:
+    """The value masked_fill or fill_ writes: a number, or (when it needs a gradient) a 0-d
+    tensor. As in PyTorch, a tensor value must be 0-d, and inf or nan cannot go into an
+    integer tensor."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"{op} only supports a 0-dimensional value tensor, but got one of shape "
+                f"{tuple(value.shape)}; pass a single element (value[0], or value.item())"
+            )
+        if grad_mode.enabled and value.requires_grad:
+            return value
+        value = value.item()
+    elif not isinstance(value, (*_Number, numpy.number)):
+        raise TypeError(f"{op}: value must be a number or a 0-d tensor, got {type(value).__name__}")
+    if input.array.dtype.kind in "iu" and isinstance(value, float) and not math.isfinite(value):
+        raise RuntimeError(
+            f"{op}: value {value} cannot be converted to type {input.dtype} without overflow"
+        )
+    return _fitted_number(value, input.dtype, op)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -3362,12 +3436,14 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
 
 def _check_indices_below(index: Tensor, n: int, dim: int, op: str, shape: tuple) -> None:
     """Every index in 0..n-1 (dim ``dim`` of a tensor of ``shape``): at once on the CPU, at
-    the next sync on a GPU (backend.check_on_device)."""
+    the next sync on a GPU (backend.check_on_device). A RuntimeError, as PyTorch's gather,
+    scatter, index_add and index_select raise (indexing with [] raises IndexError)."""
     if index.array.size:
         backend.check_on_device(
             (index.array < 0).any() | (index.array >= n).any(),
             f"{op}: an index is out of bounds for dimension {dim} with size {n} (input shape "
             f"{shape})",
+            RuntimeError,
         )
 
 
@@ -3451,6 +3527,10 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
 
 
 def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: bool) -> Tensor:
+    if _check_tensor(input, op).ndim == 0 and _check_tensor(index, op, "index").ndim <= 1:
+        wrap_dim(dim, 1, op)  # as in PyTorch: a 0-d input is one element, at index 0
+        src = reshape(src, (-1,)) if isinstance(src, Tensor) else src
+        return reshape(_scatter(reshape(input, (1,)), 0, reshape(index, (-1,)), src, op, add), ())
     if not isinstance(src, Tensor):  # a number: as if a tensor of it, shaped like index
         src = Tensor._make(
             backend.xp_of(_check_tensor(input, op).array).full(
@@ -3496,15 +3576,25 @@ def _check_scatter(input: Tensor, dim: int, index: Tensor, src: Tensor, op: str)
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """A copy of ``input`` in which ``alpha * source``'s slice i along ``dim`` is added to
     the slice ``index[i]``; slices that meet at one index add up."""
-    if _check_tensor(input, "index_add").ndim == 0:
-        raise RuntimeError("index_add: input must have at least one dim, got a 0-d tensor")
+    _check_tensor(input, "index_add")
     _check_tensor(source, "index_add", "source")
-    d = wrap_dim(dim, input.ndim, "index_add")
-    if index.ndim != 1 or index.array.dtype.kind not in "iu":
-        raise RuntimeError(
-            f"index_add: index must be a 1-D integer tensor, got {index.dtype} of shape "
-            f"{tuple(index.shape)}"
+    if _check_tensor(index, "index_add", "index").ndim > 1:
+        raise IndexError(
+            f"index_add: index must be a vector (1-D), got one of shape {tuple(index.shape)}"
         )
+    if index.array.dtype.kind not in "iu":
+        raise RuntimeError(f"index_add: index must be an integer tensor, got {index.dtype}")
+    index = reshape(index, (-1,))  # a 0-d index is one index, as in PyTorch
+    if input.ndim == 0:  # ...and a 0-d input one element (its source 0-d too)
+        wrap_dim(dim, 1, "index_add")
+        if source.ndim != 0:
+            raise RuntimeError(
+                f"index_add: source of shape {tuple(source.shape)} does not fit a 0-d input; "
+                "it must be 0-d too"
+            )
+        flat = index_add(reshape(input, (1,)), 0, index, reshape(source, (-1,)), alpha=alpha)
+        return reshape(flat, ())
+    d = wrap_dim(dim, input.ndim, "index_add")
     expected = list(input.shape)
     expected[d] = index.shape[0]
     if tuple(source.shape) != tuple(expected):
@@ -3780,6 +3870,8 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     the old values and ``target`` takes over the op's ``grad_fn``; if ``target`` is a view
     of another tensor, the write goes through that tensor instead (_write_through_view)."""
     _check_writable(target, "in-place op")
+    if target._view is not None and target._view[3] != target._version_counter.value:
+        refresh_view(target)  # its base changed in place since it was made
     if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation; "
@@ -3835,7 +3927,7 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
 def _can_write_through(view_of: tuple) -> builtins.bool:
     """Views by indexing, reshaping (an expand that repeats nothing is one) or permuting;
     an expand that repeats elements never gets here (_check_writable refuses it)."""
-    _base, index, op = view_of
+    _base, index, op, _version = view_of
     return index is not None or isinstance(
         op, (shape_ops.Reshape, shape_ops.Expand, shape_ops.Permute)
     )
@@ -3847,7 +3939,7 @@ def _write_through_view(view: Tensor, result: Tensor) -> Tensor:
     base for a reshaped or permuted view; through the base's own base if it is a view too),
     then ``view`` becomes a fresh view of the updated base. Both gradients stay right
     (PyTorch does this with CopySlices)."""
-    base, index, op = view._view
+    base, index, op, _version = view._view
     if index is not None:  # base[index]
         setitem(base, index, result)  # writes the memory view shares, and bumps the version
         fresh = getitem(base, index)
@@ -3858,15 +3950,47 @@ def _write_through_view(view: Tensor, result: Tensor) -> Tensor:
         inverse = tuple(sorted(range(len(op.dims)), key=lambda i: op.dims[i]))
         inplace(base, copy_from, permute(result, inverse))
         fresh = permute(base, op.dims)
-    view.grad_fn, view.requires_grad = fresh.grad_fn, fresh.requires_grad
+    view.grad_fn, view.requires_grad, view._view = fresh.grad_fn, fresh.requires_grad, fresh._view
     return view
+
+
+def refresh_view(view: Tensor) -> None:
+    """Remake ``view``'s place in the graph after its base (or another view of that base)
+    changed in place: the view now holds the base's new values, so its grad_fn must lead to
+    the base's new graph, not the old one (PyTorch regenerates a view's grad_fn the same
+    way). Called when a view whose version is not the one it was made at is used."""
+    if not grad_mode.enabled:
+        return  # no graph is recorded now; the view is remade when it is used with one
+    base, index, op, _version = view._view
+    if base._view is not None and base._view[3] != base._version_counter.value:
+        refresh_view(base)  # a view of a view: bring the base up to date first
+    if not (base.requires_grad or view.requires_grad):
+        view._view = (base, index, op, view._version_counter.value)  # no graph to follow
+        return
+    if index is not None:  # base[index]
+        fresh = getitem(base, index)
+    elif isinstance(op, (shape_ops.Reshape, shape_ops.Expand)):
+        fresh = type(op).apply(base, shape=tuple(view.array.shape))
+    elif isinstance(op, shape_ops.Permute):
+        fresh = shape_ops.Permute.apply(base, dims=op.dims)
+    else:
+        raise RuntimeError(
+            f"a view made by {type(op).__name__} is used after its base (or another view of "
+            "that base) was modified in place; microtorch cannot bring this kind of view's "
+            "gradient up to date (PyTorch refuses it too for the outputs of split and chunk). "
+            "Make the view again after the in-place op, or .clone() it before"
+        )
+    if view.retains_grad and fresh.grad_fn is not None:  # retain_grad() stays, as in PyTorch
+        view.grad_fn.retained = None
+        fresh.grad_fn.retained = engine.make_retained(view)
+    view.grad_fn, view.requires_grad, view._view = fresh.grad_fn, fresh.requires_grad, fresh._view
 
 
 def _check_writable(target: Tensor, op: str) -> None:
     """Refuse a write into an expanded tensor, where many elements share one memory cell
     (NumPy marks such arrays read-only; CuPy would write them, racing)."""
-    array = target.array
-    if builtins.any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape)):
+    array = target.array  # (an empty array has nothing to share, whatever its strides say)
+    if array.size and builtins.any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape)):
         raise RuntimeError(
             f"{op}: unsupported operation: more than one element of the written-to tensor "
             f"(shape {tuple(target.shape)}, made by expand) refers to a single memory "
@@ -3876,8 +4000,16 @@ def _check_writable(target: Tensor, op: str) -> None:
 
 def copy_from(target: Tensor, src: Any) -> Tensor:
     """The values of ``src`` in ``target``'s shape, dtype and device (for ``copy_``)."""
-    src = as_tensor_like(src, target) if not isinstance(src, Tensor) else src
+    if not isinstance(src, Tensor):
+        if not isinstance(src, (*_Number, numpy.number)):  # as in PyTorch: no lists, arrays
+            raise TypeError(
+                f"copy_: src must be a tensor (or a number), got {type(src).__name__}; make a "
+                "tensor of it first (microtorch.tensor(...), or from_numpy for an array)"
+            )
+        src = as_tensor_like(src, target)
     out = expand(src.to(target.device).to(target.dtype), target.shape)
+    if grad_mode.enabled and target.requires_grad:  # target[...] = out: target stays in the
+        return indexing.IndexPut.apply(target, out, steps=((Ellipsis,),))  # graph, gradient 0
     if grad_mode.enabled and out.requires_grad:
         out = clone(out)  # a node of its own, leading back to src (out may be src itself)
     return out
@@ -3887,7 +4019,7 @@ def full_like_graph(target: Tensor, value: Any) -> Tensor:
     """``value`` everywhere, in ``target``'s shape (for ``fill_`` and ``zero_``); inside a graph
     the gradient with respect to ``target`` is zero."""
     xp = backend.xp_of(target.array)
-    if isinstance(value, Tensor):
-        value = value.item()
-    value = _fitted_number(value, target.dtype, "fill_")
+    value = _fill_value(target, value, "fill_")
+    if isinstance(value, Tensor):  # a value that needs a gradient: copy_ gives it one
+        return copy_from(target, value)
     return indexing.MaskedFill.apply(target, Tensor._make(xp.ones((), dtype=bool)), value=value)

@@ -592,6 +592,16 @@ def test_in_place_change_through_data_is_not_tracked_unlike_detach_as_in_pytorch
     assert _in_place_change_through_data_after_forward(torch) == seen
 
 
+def test_inplace_through_dot_data_is_not_counted_as_in_pytorch(device: str) -> None:
+    """x.data shares x's memory but not its version counter (detach() shares both)."""
+    a = leaf([1.0, 2.0], device)
+    y = a.exp()  # Exp saves its output
+    y.data.zero_()
+    assert y._version == 0 and y.data._version == 0
+    y.sum().backward()  # uses the new values, as PyTorch does
+    assert values(a.grad) == [0.0, 0.0]
+
+
 def test_einsum_of_one_operand_is_a_view_as_in_pytorch(device: str) -> None:
     m = microtorch.arange(9.0, device=device).reshape(3, 3)
     microtorch.einsum("ii->i", m).fill_(0.0)  # zeroes m's diagonal, as in PyTorch
@@ -617,6 +627,41 @@ def test_inplace_change_that_no_backward_needs_is_fine() -> None:
     assert values(a.grad) == [1.0, 1.0]
 
 
+def test_inplace_change_to_a_factor_only_the_other_factor_needs(device: str) -> None:
+    """h * w keeps h only for w's gradient (and w for h's), as PyTorch does: when w needs
+    no gradient, changing h in place afterwards leaves the backward intact; the same for
+    h / w, h @ w, linear and einsum. When w needs one, the change is still caught."""
+    a = leaf([1.0, 2.0], device)
+    w = microtorch.tensor([4.0, 2.0], device=device)
+    h = a * 1
+    y = (h * w).sum() + (h / w).sum() + h @ w + nn.functional.linear(h, w[None]).sum()
+    y = y + microtorch.einsum("i,i->", h, w)
+    h.add_(1)
+    y.backward()
+    assert values(a.grad) == [16.25, 8.5]  # w + 1/w + w + w + w
+    v = leaf([4.0, 2.0], device)
+    h = a * 1
+    y = (h * v).sum()
+    h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_relu_saves_its_output_as_pytorch_does(device: str) -> None:
+    """So changing relu's input in place afterwards is fine, and changing its output is
+    caught (both as in PyTorch)."""
+    a = leaf([1.0, -1.0, 2.0], device)
+    h = a * 1
+    r = nn.functional.relu(h)
+    h.add_(5)
+    r.sum().backward()
+    assert values(a.grad) == [1.0, 0.0, 1.0]
+    r = nn.functional.relu(a * 1)
+    r.add_(1)
+    with pytest.raises(RuntimeError, match="ReluBackward: one of the variables needed"):
+        r.sum().backward()
+
+
 def test_inplace_through_views_reaches_the_base_and_its_gradient(device: str) -> None:
     """h[0:2].mul_(2) changes h, and h's gradient knows (PyTorch's CopySlices); the same for
     views of views, reshaped and transposed views."""
@@ -636,6 +681,16 @@ def test_inplace_through_views_reaches_the_base_and_its_gradient(device: str) ->
     assert values(m.grad) == [[18.0, 4.0], [54.0, 28.0]]
 
 
+def test_inplace_through_a_view_made_by_indexing_with_none(device: str) -> None:
+    """h[None] is a view like h[0:2]; its index (None) was taken for "not made by indexing"."""
+    a = leaf([1.0, 2.0], device)
+    h = a * 1
+    h[None].mul_(3)
+    h[None, 1:].add_(a[1:])
+    (h * h).sum().backward()
+    assert values(h) == [3.0, 8.0] and values(a.grad) == [18.0, 64.0]  # h = [3a0, 4a1]
+
+
 def test_writing_a_tensor_that_needs_grad_into_a_view_of_a_buffer(device: str) -> None:
     """buf[0:2].copy_(w): buf now depends on w (its gradient was silently lost before)."""
     w = leaf([1.0, 2.0], device)
@@ -644,6 +699,70 @@ def test_writing_a_tensor_that_needs_grad_into_a_view_of_a_buffer(device: str) -
     assert buf.requires_grad and values(buf) == [1.0, 2.0, 0.0]
     (buf * microtorch.tensor([5.0, 6.0, 7.0], device=device)).sum().backward()
     assert values(w.grad) == [5.0, 6.0]
+
+
+def test_a_view_used_after_its_base_changed_in_place_follows_the_new_values(device: str) -> None:
+    """v = h[1:3]; h.mul_(2); then v holds 2h[1:3], and its gradient must say so (its
+    grad_fn is remade from h's new graph, as PyTorch does); the same through a transposed
+    view of a reshaped one, and for a view whose base only later came to need grad."""
+    a = leaf([1.0, 2.0, 3.0, 4.0], device)
+    h = a * 1
+    v = h[1:3]
+    h.mul_(2)
+    (v * v).sum().backward()
+    assert values(v) == [4.0, 6.0] and values(a.grad) == [0.0, 16.0, 24.0, 0.0]
+    a.grad = None
+    h = a * 1
+    w = h.view(2, 2).t()
+    h.add_(a)  # h = 2a
+    (w * microtorch.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)).sum().backward()
+    assert values(a.grad) == [2.0, 6.0, 4.0, 8.0]
+    a.grad = None
+    buf = microtorch.zeros(4, device=device)
+    first = buf[:2]
+    buf.copy_(a)  # buf (and so first) now depends on a
+    (first * 5).sum().backward()
+    assert values(a.grad) == [5.0, 5.0, 0.0, 0.0]
+    h = a * 1
+    piece = h.chunk(2)[0]
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match="a view made by Split is used after its base"):
+        piece.sum()  # PyTorch refuses this one too
+    h = a * 1
+    kept = h[:2]
+    kept.retain_grad()  # survives the view being remade, as in PyTorch
+    h.mul_(2)
+    (kept * 3).sum().backward()
+    assert values(kept.grad) == [3.0, 3.0]
+
+
+def test_a_view_used_after_its_base_changed_matches_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (torch, microtorch):
+        a = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        h = a * 1
+        row, col, flat = h[1], h[:, 0], h.reshape(6)
+        h[0].mul_(3)
+        h.exp_()
+        (row.sum() + (col * 2).sum() + flat[2]).backward()
+        grads.append(a.grad.tolist())
+    assert np.allclose(grads[0], grads[1])
+
+
+def test_copy_of_constants_into_a_tensor_in_the_graph_keeps_it_there(device: str) -> None:
+    """h.copy_(constants): h still requires grad and passes a zero gradient back, as in
+    PyTorch, so h.sum().backward() works; and a saved h is still caught."""
+    a = leaf([1.0, 2.0], device)
+    h = a * 3
+    h.copy_(microtorch.tensor([5.0, 6.0], device=device))
+    assert h.requires_grad and h.grad_fn is not None
+    (h * h).sum().backward()
+    assert values(a.grad) == [0.0, 0.0]
+    y = a.exp()
+    y.copy_(microtorch.zeros(2, device=device))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()  # Exp's saved output was overwritten, as in PyTorch
 
 
 def test_inplace_on_views_that_cannot_be_tracked_raises() -> None:
@@ -657,6 +776,18 @@ def test_inplace_on_views_that_cannot_be_tracked_raises() -> None:
     c.mul_(2)
     c.sum().backward()
     assert values(a.grad) == [2.0, 2.0, 0.0]
+
+
+def test_inplace_ops_on_empty_tensors_are_fine(device: str) -> None:
+    """NumPy gives a fresh empty array the strides 0, which read as 'made by expand'."""
+    e = microtorch.zeros(0, 3, device=device)
+    assert e.add_(1).shape == (0, 3)
+    a = leaf([1.0, 2.0], device)
+    h = a * 1
+    h[h > 5].mul_(2)  # selects nothing
+    h[2:].zero_()
+    h.sum().backward()
+    assert values(a.grad) == [1.0, 1.0]
 
 
 def test_an_element_of_a_vector_is_a_view(device: str) -> None:

@@ -57,7 +57,7 @@ def test_out_of_range_indices_are_reported_on_every_device(device: str) -> None:
     logits = microtorch.zeros(3, 5, device=device)
     with pytest.raises(IndexError, match=r"out of range for 5 classes"):
         F.cross_entropy(logits, microtorch.tensor([0, 7, 1], device=device)).item()
-    with pytest.raises(IndexError, match=r"gather: an index is out of bounds for dimension 1"):
+    with pytest.raises(RuntimeError, match=r"gather: an index is out of bounds for dimension 1"):
         microtorch.gather(logits, 1, microtorch.tensor([[0], [5], [1]], device=device)).cpu()
     loss = F.cross_entropy(logits, microtorch.tensor([0, -100, 4], device=device))
     assert loss.item() == pytest.approx(math.log(5))  # ignore_index is not out of range
@@ -354,11 +354,16 @@ def test_unknown_device() -> None:
         (
             lambda: microtorch.ones(3)[microtorch.tensor([0.0])],
             IndexError,
-            "tensors used as indices must be long or bool tensors",
+            "tensors used as indices must be long, int, byte or bool tensors",
+        ),
+        (
+            lambda: microtorch.ones(3)[microtorch.tensor([0], dtype=microtorch.int16)],
+            IndexError,  # as in PyTorch, which takes int64, int32, uint8 (a mask) and bool
+            "tensors used as indices must be long, int, byte or bool tensors, got .*int16",
         ),
         (
             lambda: microtorch.ones(2, 3).gather(1, microtorch.tensor([[5], [0]])),
-            IndexError,
+            RuntimeError,  # as in PyTorch (x[index] raises IndexError)
             r"gather: an index is out of bounds for dimension 1 with size 3",
         ),
         (
@@ -591,7 +596,7 @@ def test_unknown_device() -> None:
             lambda: microtorch.zeros(2, 3).scatter(
                 1, microtorch.tensor([[0], [5]]), microtorch.ones(2, 1)
             ),
-            IndexError,
+            RuntimeError,  # as in PyTorch
             "scatter: an index is out of bounds for dimension 1 with size 3",
         ),
         (

@@ -342,6 +342,12 @@ def test_stride_counts_elements_as_in_pytorch(device: str) -> None:
     assert x.t().stride() == (1, 4) and x[:, ::2].stride() == (4, 2)
     assert x[0:1].expand(5, 4).stride() == (0, 1)
     assert microtorch.zeros(2, 3, dtype=microtorch.float16, device=device).stride() == (3, 1)
+    # a dim x[None] inserts has the stride unsqueeze gives it (NumPy says 0)
+    assert x[None].stride() == (12, 4, 1) and x[:, None].stride() == (4, 4, 1)
+    assert x[..., None].stride() == (4, 1, 1) and x.t()[None, None].stride() == (4, 4, 1, 4)
+    # a new empty tensor is contiguous, a size 0 counting as 1 (NumPy says 0s)
+    assert microtorch.zeros(2, 0, 3, device=device).stride() == (3, 3, 1)
+    assert microtorch.zeros(3, 0, device=device).stride() == (1, 1) and x[:0].stride() == (4, 1)
     with pytest.raises(IndexError, match="stride"):
         x.stride(2)
 
@@ -1469,3 +1475,235 @@ def test_in_place_products_and_index_forms_write_into_the_tensor(device: str) ->
     assert t.tolist() == [[0.0, 1.0], [0.0, 2.0]]
     t.index_copy_(0, microtorch.tensor([1], device=device), microtorch.ones(1, 2, device=device))
     assert t.tolist() == [[0.0, 1.0], [1.0, 1.0]]
+
+
+def test_slices_with_a_step_below_one_are_refused_as_in_pytorch(device: str) -> None:
+    """x[::-1] reverses in NumPy; PyTorch raises ValueError (flip() reverses), also in setitem
+    and on a 0-d tensor, where the step is checked before the dims."""
+    x = microtorch.arange(6.0, device=device)
+    for index in (slice(None, None, -1), slice(4, 1, -2), (slice(None, None, 0),)):
+        with pytest.raises(ValueError, match="step must be greater than zero"):
+            x[index]
+        with pytest.raises(ValueError, match="step must be greater than zero"):
+            x[index] = 1.0
+    with pytest.raises(ValueError, match="use .flip"):
+        microtorch.tensor(1.0, device=device)[::-1]
+    assert x[::2].tolist() == [0.0, 2.0, 4.0] and x.flip(0)[:2].tolist() == [5.0, 4.0]
+
+
+def test_setitem_refuses_the_values_pytorch_refuses(device: str) -> None:
+    """A list or a NumPy array is not converted for you (TypeError); a value that does not
+    broadcast to the indexed part is a RuntimeError; with integer-tensor or mask indices
+    the value tensor must have the tensor's dtype (index_put), except a one-element value
+    with a single mask (masked_fill); basic indexing casts any dtype."""
+    x = microtorch.zeros(3, 4, device=device)
+    for value in ([1.0, 2.0, 3.0, 4.0], (1.0,) * 4, np.ones(4), np.float32(1.0)):
+        with pytest.raises(TypeError, match="setitem: can't assign a"):
+            x[0] = value
+    with pytest.raises(RuntimeError, match=r"setitem: shape mismatch.*\(5,\)"):
+        x[0] = microtorch.ones(5, device=device)
+    with pytest.raises(RuntimeError, match="setitem: shape mismatch"):
+        x[x == 0] = microtorch.ones(2, 2, device=device)
+    long_row = microtorch.ones(4, dtype=microtorch.long, device=device)
+    with pytest.raises(RuntimeError, match="source and destination dtypes match"):
+        x[[0, 2]] = long_row
+    with pytest.raises(RuntimeError, match="source and destination dtypes match"):
+        x[:, microtorch.tensor([True, False, True, False], device=device)] = long_row[:2]
+    x[1] = long_row * 2  # basic indexing: cast
+    x[x == 2] = microtorch.tensor(5, device=device)  # one mask, one element: masked_fill
+    x[0, 1] = np.float64(3.0)  # NumPy's float64 and integers are Python-like numbers
+    x[2, np.int64(3)] = np.int64(7)
+    assert x.tolist() == [[0.0, 3.0, 0.0, 0.0], [5.0] * 4, [0.0, 0.0, 0.0, 7.0]]
+
+
+@pytest.mark.parametrize(
+    "index, value",
+    [
+        ((0,), [1.0, 2.0, 3.0, 4.0]),
+        ((0,), np.ones(4)),
+        ((0,), "ones5"),
+        ((slice(None), 1), "ones4"),
+        (([0, 2],), "long4"),
+        (([0, 2],), "double4"),
+        (("mask",), "long0d"),
+        (("mask",), "double4"),
+        ((slice(None), "cols"), "long0d"),
+        ((slice(None), [1, 3]), "long0d"),
+        ((1,), "long4"),
+    ],
+)
+def test_setitem_values_as_pytorch_takes_or_refuses_them(index, value) -> None:
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for lib in (torch, microtorch):
+        x = lib.zeros(3, 4)
+        named = {
+            "ones5": lib.ones(5), "ones4": lib.ones(4), "long4": lib.arange(4),
+            "double4": lib.ones(4, dtype=lib.float64), "long0d": lib.tensor(7),
+        }  # fmt: skip
+        where = {"mask": x[:, 0] == 0, "cols": lib.tensor([True, False, True, False])}
+        idx = tuple(where.get(i, i) if isinstance(i, str) else i for i in index)
+        try:
+            x[idx] = named.get(value, value) if isinstance(value, str) else value
+            outcomes.append(x.tolist())
+        except (TypeError, RuntimeError, IndexError) as error:
+            outcomes.append(type(error))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_masked_fill_and_fill_with_a_tensor_value_as_in_pytorch(device: str) -> None:
+    """The value may be a 0-d tensor, and its gradient is the sum of the gradients of the
+    places it fills; a tensor with dims is refused (RuntimeError), as is inf into integers."""
+    mask = microtorch.tensor([True, False, True], device=device)
+    v = microtorch.tensor(2.0, device=device, requires_grad=True)
+    x = microtorch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    y = x.masked_fill(mask, v)
+    (y * microtorch.tensor([1.0, 10.0, 100.0], device=device)).sum().backward()
+    assert y.tolist() == [2.0, 2.0, 2.0] and v.grad.item() == 101.0
+    assert x.grad.tolist() == [0.0, 10.0, 0.0]
+    v.grad = None
+    h = (x * 1).fill_(v)
+    h.sum().backward()
+    assert h.tolist() == [2.0, 2.0, 2.0] and v.grad.item() == 3.0
+    with pytest.raises(RuntimeError, match="masked_fill only supports a 0-dimensional value"):
+        x.masked_fill(mask, microtorch.tensor([9.0], device=device))
+    with pytest.raises(RuntimeError, match="fill_ only supports a 0-dimensional value"):
+        microtorch.zeros(3, device=device).fill_(microtorch.tensor([9.0], device=device))
+    with pytest.raises(RuntimeError, match="cannot be converted to type microtorch.int64"):
+        microtorch.zeros(3, dtype=microtorch.long, device=device).fill_(float("inf"))
+    for value in ("a", None, [1.0]):  # TypeError, as in PyTorch
+        with pytest.raises(TypeError, match="value must be a number or a 0-d tensor"):
+            x.masked_fill(mask, value)
+        with pytest.raises(TypeError, match="value must be a number or a 0-d tensor"):
+            microtorch.zeros(3, device=device).fill_(value)
+
+
+def test_masked_fill_value_gradient_matches_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (torch, microtorch):
+        v = lib.tensor(2.0, requires_grad=True)
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = x.masked_fill(x > 1.5, v * 3).masked_fill(lib.tensor([True, False]), v)
+        (y * lib.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+        grads.append((v.grad.item(), x.grad.tolist()))
+    assert grads[0] == grads[1]
+
+
+def test_out_of_range_indices_of_gather_scatter_index_add_and_index_select(device: str) -> None:
+    """These raise RuntimeError in PyTorch (x[index] raises IndexError), and index_select
+    takes no negative indices."""
+    x = microtorch.zeros(3, 4, device=device)
+    big, neg = microtorch.tensor([4], device=device), microtorch.tensor([-1], device=device)
+    ones = microtorch.ones(3, 1, device=device)
+    calls = {
+        "gather": lambda i: x.gather(1, i.expand(3, 1)),
+        "scatter": lambda i: x.scatter(1, i.expand(3, 1), ones),
+        "scatter_add": lambda i: x.scatter_add_(1, i.expand(3, 1), ones),
+        "index_add": lambda i: x.index_add(1, i, ones),
+        "index_select": lambda i: x.index_select(1, i),
+    }
+    if device != "cpu":  # the writes run before the check does, on a GPU (and the fake one
+        del calls["scatter"], calls["scatter_add"], calls["index_add"]  # refuses them)
+    for op, call in calls.items():
+        for index in (big, neg):
+            with pytest.raises(RuntimeError, match=f"{op}: an index is out of bounds"):
+                call(index).cpu()
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[:, big].cpu()
+    assert x[:, neg].shape == (3, 1)  # x[index] counts from the end
+
+
+def test_index_errors_of_the_index_ops_have_pytorchs_types() -> None:
+    torch = pytest.importorskip("torch")
+    for make in (
+        lambda L, x: x.index_select(1, L.tensor([-1])),
+        lambda L, x: x.index_select(1, L.tensor([1.0])),
+        lambda L, x: x.index_select(1, L.tensor([[1]])),
+        lambda L, x: x.index_add(0, L.tensor([3]), L.ones(1, 4)),
+        lambda L, x: x.gather(0, L.tensor([[3, 0, 0, 0]])),
+        lambda L, x: x.scatter(0, L.tensor([[-1, 0, 0, 0]]), 1.0),
+    ):
+        kinds = []
+        for lib in (torch, microtorch):
+            with pytest.raises(Exception) as caught:
+                make(lib, lib.zeros(3, 4))
+            kinds.append(caught.type.__name__)
+        assert kinds[0] == kinds[1]
+
+
+def test_gather_scatter_and_index_add_take_0d_tensors_as_in_pytorch(device: str) -> None:
+    """A 0-d input is one element (index 0), a 0-d index one index; and gather's index may
+    be larger than input only along dim."""
+    one = microtorch.tensor(1.0, device=device)
+    zero, zeros = microtorch.tensor(0, device=device), microtorch.tensor([0, 0], device=device)
+    assert one.gather(0, zero).tolist() == 1.0 and one.gather(0, zeros).tolist() == [1.0, 1.0]
+    assert one.scatter(0, zero, microtorch.tensor(7.0, device=device)).tolist() == 7.0
+    assert one.scatter_add(0, zeros, microtorch.tensor([1.0, 2.0], device=device)).item() == 4.0
+    assert one.index_add(0, zero, microtorch.tensor(5.0, device=device)).item() == 6.0
+    x = microtorch.zeros(3, 4, device=device)
+    assert x.index_add(0, microtorch.tensor(1, device=device), x[:1] + 1)[1].tolist() == [1.0] * 4
+    with pytest.raises(IndexError, match="index must be a vector"):
+        x.index_add(0, microtorch.tensor([[1]], device=device), x[:1])
+    with pytest.raises(RuntimeError, match=r"gather: index of shape \(4, 1\) must be no larger"):
+        x.gather(1, microtorch.zeros(4, 1, dtype=microtorch.long, device=device))
+
+
+def test_index_ops_on_0d_tensors_match_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for make in (
+        lambda L: L.tensor(1.0).gather(0, L.tensor([0, 0])),
+        lambda L: L.tensor(1.0).scatter_add(0, L.tensor([0, 0]), L.tensor([1.0, 2.0])),
+        lambda L: L.tensor(1.0).scatter(0, L.tensor(0), 3.0),
+        lambda L: L.tensor(1.0).index_add(0, L.tensor(0), L.tensor(5.0), alpha=2),
+        lambda L: L.zeros(2, 3).index_add(1, L.tensor(2), L.ones(2, 1)),
+    ):
+        got, want = make(microtorch), make(torch)
+        assert got.shape == want.shape and got.tolist() == want.tolist()
+
+
+def test_expand_refuses_minus_one_for_a_new_leading_dim_as_in_pytorch(device: str) -> None:
+    """-1 keeps an existing dim's size; a new leading dim has none to keep."""
+    x = microtorch.zeros(4, 6, device=device)
+    with pytest.raises(RuntimeError, match=r"size -1 is not allowed in a leading, new dim"):
+        x.expand(-1, 4, 6)
+    assert x.expand(2, -1, 6).shape == (2, 4, 6) and x[:1].expand(3, -1).shape == (3, 6)
+
+
+def test_mT_of_a_vector_is_refused_and_of_a_scalar_is_itself_as_in_pytorch() -> None:
+    with pytest.raises(RuntimeError, match="mT is only supported on matrices"):
+        _ = microtorch.zeros(3).mT
+    s = microtorch.tensor(2.0)
+    assert s.mT is s and microtorch.zeros(2, 3, 4).mT.shape == (2, 4, 3)
+
+
+def test_a_0d_integer_tensor_index_gives_a_view_as_an_int_does(device: str) -> None:
+    """x[tensor(1)] is x[1] in PyTorch, a view (NumPy copies for a 0-d integer array)."""
+    x = microtorch.arange(6.0, device=device).reshape(2, 3)
+    row = x[microtorch.tensor(1, device=device)]
+    row.mul_(10)
+    x[microtorch.tensor(0, device=device), 1:].add_(1)
+    assert x.tolist() == [[0.0, 2.0, 3.0], [30.0, 40.0, 50.0]] and row._version == x._version
+    a = microtorch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    h = a * 1
+    h[microtorch.tensor(2, device=device)].mul_(4)
+    h.sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0, 4.0]
+
+
+def test_index_add_of_bool_tensors_is_an_or_as_in_pytorch(device: str) -> None:
+    x = microtorch.tensor([True, False, False], device=device)
+    flags = microtorch.tensor([True, True], device=device)
+    out = x.index_add(0, microtorch.tensor([1, 1], device=device), flags)
+    assert out.tolist() == [True, True, False] and out.dtype is microtorch.bool
+    x.index_add_(0, microtorch.tensor([2, 0], device=device), ~flags)
+    assert x.tolist() == [True, False, False]
+
+
+def test_copy_takes_a_tensor_or_a_number_as_in_pytorch(device: str) -> None:
+    x = microtorch.zeros(2, 3, device=device)
+    for src in ([1.0, 2.0, 3.0], np.ones(3)):
+        with pytest.raises(TypeError, match="copy_: src must be a tensor"):
+            x.copy_(src)
+    assert x.copy_(2.5).tolist() == [[2.5] * 3] * 2
+    assert x.copy_(microtorch.arange(3.0, device=device)).tolist() == [[0.0, 1.0, 2.0]] * 2

@@ -82,6 +82,8 @@ class Function:
         array_type = None
         for t in inputs:
             if isinstance(t, Tensor):
+                if t._view is not None and t._view[3] != t._version_counter.value:
+                    _refresh_view(t)  # its base changed in place since: see functional.py
                 a = t.array
                 if array_type is None:
                     array_type = type(a)
@@ -119,7 +121,8 @@ class Function:
                 _anomaly_hook(fn, result)
         if fn.is_view:  # output may share the input's memory: share its version counter
             result._version_counter = inputs[0]._version_counter
-            result._view = (inputs[0], None, fn)  # (base, index, op): see functional.inplace
+            # (base, index, op, version when made): see functional.inplace and refresh_view
+            result._view = (inputs[0], None, fn, result._version_counter.value)
         if _trace_hook is not None:  # microtorch.trace() / detect_anomaly() watch every op
             _trace_hook(fn, inputs, params, result)
         return result
@@ -201,6 +204,12 @@ def _check_same_device(cls: type, inputs: tuple, Tensor: type) -> None:
 
 
 _Tensor: Any = None
+
+
+def _refresh_view(view: Any) -> None:
+    from ..functional import refresh_view  # (functional imports this module)
+
+    refresh_view(view)
 
 
 def _tensor_class() -> Any:

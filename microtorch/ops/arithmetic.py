@@ -42,27 +42,34 @@ class Sub(Function):
 
 
 class Mul(Function):
+    # d(ab)/da = b and d(ab)/db = a: forward keeps each input only if the other one's
+    # gradient needs it, as PyTorch does (so after h * mask, changing h in place is fine)
     def forward(self, a, b):
-        self.save_for_backward(a, b)
+        self.shapes = _shape(a), _shape(b)
+        need_a, need_b = self.needs_input_grad
+        self.save_for_backward(a if need_b else None, b if need_a else None)
         return a * b
 
     def backward(self, grad):
         a, b = self.saved
-        ga = unbroadcast(grad * b, _shape(a)) if self.needs_input_grad[0] else None
-        gb = unbroadcast(grad * a, _shape(b)) if self.needs_input_grad[1] else None
+        ga = unbroadcast(grad * b, self.shapes[0]) if self.needs_input_grad[0] else None
+        gb = unbroadcast(grad * a, self.shapes[1]) if self.needs_input_grad[1] else None
         return ga, gb
 
 
 class Div(Function):
     def forward(self, a, b):
-        self.save_for_backward(a, b)
+        # d(a/b)/da = 1/b needs only b; a is kept only for b's gradient (as in PyTorch)
+        self.shapes = _shape(a), _shape(b)
+        self.save_for_backward(a if self.needs_input_grad[1] else None, b)
         return a / b
 
     def backward(self, grad):
         a, b = self.saved
-        ga = unbroadcast(grad / b, _shape(a)) if self.needs_input_grad[0] else None
+        a_shape, b_shape = self.shapes
+        ga = unbroadcast(grad / b, a_shape) if self.needs_input_grad[0] else None
         # -grad * a / b^2, as -grad * (a / b) / b: b * b would overflow (or underflow) first
-        gb = unbroadcast(-grad * (a / b) / b, _shape(b)) if self.needs_input_grad[1] else None
+        gb = unbroadcast(-grad * (a / b) / b, b_shape) if self.needs_input_grad[1] else None
         return ga, gb
 
 

@@ -638,13 +638,14 @@ class Sigmoid(Function):
 
 class Relu(Function):
     def forward(self, x):
-        self.save_for_backward(x)
-        return xp_of(x).maximum(x, 0)
+        y = xp_of(x).maximum(x, 0)
+        self.save_for_backward(y)  # y > 0 where x > 0; PyTorch saves the output too
+        return y
 
     def backward(self, grad):
-        (x,) = self.saved
-        # where, not grad * (x > 0): a nan or inf gradient stops where x <= 0, as in PyTorch
-        return xp_of(grad).where(x <= 0, grad.dtype.type(0), grad)
+        (y,) = self.saved
+        # where, not grad * (y > 0): a nan or inf gradient stops where y <= 0, as in PyTorch
+        return xp_of(grad).where(y <= 0, grad.dtype.type(0), grad)
 
 
 def erf(x):

@@ -318,7 +318,12 @@ class IndexAdd(Function):
         self.index, self.dim, self.alpha = index, dim, alpha
         out = xp.moveaxis(x, dim, 0).copy()  # dim first: index picks rows
         rows = xp.moveaxis(source if alpha == 1 else source * alpha, dim, 0)
-        add_rows_at(out, index, rows)
+        if out.dtype == bool:  # a bool "+" is "or" (as in PyTorch): add counts, then test
+            counts = out.astype("int64")
+            add_rows_at(counts, index, rows.astype("int64"))
+            out = counts != 0
+        else:
+            add_rows_at(out, index, rows)
         return xp.moveaxis(out, 0, dim)
 
     def backward(self, grad):

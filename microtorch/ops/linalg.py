@@ -14,27 +14,33 @@ class Matmul(Function):
     (right) vector and that dim is dropped from the result; leading dims broadcast."""
 
     def forward(self, a, b):
-        self.save_for_backward(a, b)
+        # dA needs B and dB needs A: each is kept only if the other's gradient is wanted, as
+        # in PyTorch (x @ frozen_w, then x changed in place, still has a backward)
+        self.shapes = a.shape, b.shape
+        self.save_for_backward(
+            a if self.needs_input_grad[1] else None, b if self.needs_input_grad[0] else None
+        )
         return xp_of(a).matmul(a, b)
 
     def backward(self, grad):
         a, b = self.saved
+        a_shape, b_shape = self.shapes
         xp = xp_of(grad)
         # Put the dropped vector dims back so the 2-D formulas apply:
         #   dA = dC @ B^T,  dB = A^T @ dC
-        a2 = a[None, :] if a.ndim == 1 else a
-        b2 = b[:, None] if b.ndim == 1 else b
-        if b.ndim == 1:
+        a2_shape = (1,) + a_shape if len(a_shape) == 1 else a_shape
+        b2_shape = b_shape + (1,) if len(b_shape) == 1 else b_shape
+        if len(b_shape) == 1:
             grad = grad[..., None]
-        if a.ndim == 1:
+        if len(a_shape) == 1:
             grad = grad[..., None, :]
         ga = gb = None
         if self.needs_input_grad[0]:
-            ga = xp.matmul(grad, xp.swapaxes(b2, -1, -2))
-            ga = unbroadcast(ga, a2.shape).reshape(a.shape)
+            ga = xp.matmul(grad, xp.swapaxes(b.reshape(b2_shape), -1, -2))
+            ga = unbroadcast(ga, a2_shape).reshape(a_shape)
         if self.needs_input_grad[1]:
-            gb = xp.matmul(xp.swapaxes(a2, -1, -2), grad)
-            gb = unbroadcast(gb, b2.shape).reshape(b.shape)
+            gb = xp.matmul(xp.swapaxes(a.reshape(a2_shape), -1, -2), grad)
+            gb = unbroadcast(gb, b2_shape).reshape(b_shape)
         return ga, gb
 
 
@@ -45,7 +51,11 @@ class Linear(Function):
     which BLAS runs much faster than a batch of small ones."""
 
     def forward(self, x, weight, bias=None):
-        self.save_for_backward(x, weight)
+        # dx needs W and dW needs x: each is kept only if the other's gradient is wanted
+        self.x_shape = x.shape
+        self.save_for_backward(
+            x if self.needs_input_grad[1] else None, weight if self.needs_input_grad[0] else None
+        )
         # One 2-D product over the leading dims folded together: BLAS runs it 1.5-2x faster
         # than NumPy's loop of one product per leading index.
         y = _rows(x) @ weight.T  # (N, in) @ (in, out) -> (N, out)
@@ -58,7 +68,7 @@ class Linear(Function):
         gx = gw = gb = None
         g2 = _rows(grad)  # (N, out)
         if self.needs_input_grad[0]:
-            gx = (g2 @ weight).reshape(x.shape)  # (N, out) @ (out, in) -> (N, in) -> (..., in)
+            gx = (g2 @ weight).reshape(self.x_shape)  # (N, out) @ (out, in) -> (N, in) -> (..., in)
         if self.needs_input_grad[1]:
             gw = g2.T @ _rows(x)  # (out, N) @ (N, in) -> (out, in)
         if len(self.needs_input_grad) > 2 and self.needs_input_grad[2]:
@@ -87,7 +97,11 @@ class Einsum(Function):
 
     def forward(self, *operands, inputs=(), output=""):
         self.inputs, self.output = inputs, output
-        self.save_for_backward(*operands)
+        # operand j is read by the gradient of every other operand: it is kept only if one
+        # of those gradients is wanted (as in PyTorch, for einsum(x, frozen_w) then x += 1)
+        self.shapes, needs = tuple(op.shape for op in operands), self.needs_input_grad
+        wanted = [any(n for k, n in enumerate(needs) if k != j) for j in range(len(operands))]
+        self.save_for_backward(*(op if w else None for op, w in zip(operands, wanted)))
         xp = xp_of(operands[0])
         out = xp.einsum(f"{','.join(inputs)}->{output}", *operands, optimize=True)
         if len(operands) == 1 and xp.may_share_memory(out, operands[0]):
@@ -98,7 +112,7 @@ class Einsum(Function):
         operands = self.saved
         xp = xp_of(grad)
         grads = []
-        for k, (letters, operand) in enumerate(zip(self.inputs, operands)):
+        for k, (letters, shape) in enumerate(zip(self.inputs, self.shapes)):
             if not self.needs_input_grad[k]:
                 grads.append(None)
                 continue
@@ -108,14 +122,14 @@ class Einsum(Function):
             kept = "".join(c for c in unique if c in reachable)
             spec = ",".join([self.output] + [self.inputs[j] for j in others]) + "->" + kept
             g = xp.einsum(spec, grad, *[operands[j] for j in others], optimize=True)
-            size = dict(zip(letters, operand.shape))
+            size = dict(zip(letters, shape))
             stretched = tuple(i for i, c in enumerate(kept) if size[c] == 1 and g.shape[i] != 1)
             if stretched:
                 g = g.sum(axis=stretched, keepdims=True)
             g = g.reshape([g.shape[kept.index(c)] if c in reachable else 1 for c in unique])
             g = xp.broadcast_to(g, [size[c] for c in unique])  # (1s stretch to full size)
             if len(unique) < len(letters):
-                g = _onto_diagonal(g, letters, unique, operand.shape)
+                g = _onto_diagonal(g, letters, unique, shape)
             grads.append(g)
         return tuple(grads)
 
