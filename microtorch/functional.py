@@ -1012,6 +1012,11 @@ def _check_ranks(op: str, input: Tensor, mat2: Tensor, ndim: int, what: str) -> 
             f"{op}: both arguments must be {ndim}-D {what}, got shapes {tuple(input.shape)} "
             f"and {tuple(mat2.shape)}; matmul (the @ operator) takes other ranks"
         )
+    if input.shape[-1] != mat2.shape[-2]:
+        raise RuntimeError(
+            f"{op}: shapes {tuple(input.shape)} and {tuple(mat2.shape)} cannot be multiplied "
+            f"({input.shape[-1]} != {mat2.shape[-2]})"
+        )
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
@@ -1128,6 +1133,11 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         raise RuntimeError(
             f"mv: expected a matrix and a vector, got shapes {tuple(input.shape)} and "
             f"{tuple(vec.shape)}"
+        )
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(
+            f"mv: shapes {tuple(input.shape)} and {tuple(vec.shape)} cannot be multiplied "
+            f"({input.shape[1]} != {vec.shape[0]})"
         )
     return matmul(input, vec)
 
