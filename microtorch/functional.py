@@ -2738,6 +2738,8 @@ def broadcast_shapes(*shapes: Any) -> Size:
 
 def broadcast_tensors(*tensors: Tensor) -> tuple:
     """Each tensor expanded (a view) to the shape they broadcast to together."""
+    for i, t in enumerate(tensors):
+        _check_tensor(t, "broadcast_tensors", f"tensors[{i}]")
     shape = broadcast_shapes(*(t.shape for t in tensors))
     return tuple(expand(t, shape) for t in tensors)
 

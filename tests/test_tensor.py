@@ -865,6 +865,7 @@ EDGE_CASES = {
         T.ones(1, 3, 1).squeeze(dim=-1),
         T.ones(1, 3, 1).squeeze(),
     ),
+    "broadcast_tensors_of_a_number_refused": lambda T: T.broadcast_tensors(T.ones(2), 2.0),
     "broadcast_shapes_negative_refused": lambda T: T.broadcast_shapes((-1,), (3,)),
     "vector_norm_of_empty_dims": lambda T: (
         T.linalg.vector_norm(T.zeros(0, 3), 2, dim=0),
