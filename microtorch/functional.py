@@ -3301,7 +3301,11 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
             f"scatter_reduce: reduce argument must be either sum, prod, mean, amax or amin, got "
             f"{reduce}"
         )
-    if _check_tensor(input, "scatter_reduce").ndim == 0:  # one element: as a 1-D one
+    if _check_tensor(input, "scatter_reduce").array.dtype == bool and reduce == "mean":
+        raise NotImplementedError(
+            "scatter_reduce: reduce='mean' is not implemented for bool tensors, as in PyTorch"
+        )
+    if input.ndim == 0:  # one element: as a 1-D one
         index, src = (reshape(t, (-1,)) if t.ndim == 0 else t for t in (index, src))
         out = scatter_reduce(
             reshape(input, (1,)), dim, index, src, reduce, include_self=include_self

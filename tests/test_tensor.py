@@ -1214,6 +1214,16 @@ EDGE_CASES = {
         for reduce in ("sum", "prod", "mean", "amax", "amin")  # mean of integers: floor
         for include_self in (True, False)
     ),  # fmt: skip
+    "scatter_reduce_bools": lambda T: tuple(
+        T.tensor([[True, False, True]]).scatter_reduce(
+            1, T.tensor([[0, 0, 2]]), T.tensor([[False, True, False]]), reduce, include_self=inc
+        )
+        for reduce in ("sum", "prod", "amax", "amin")
+        for inc in (True, False)
+    ),
+    "scatter_reduce_mean_of_bools_refused": lambda T: T.tensor([True]).scatter_reduce(
+        0, T.tensor([0]), T.tensor([False]), "mean"
+    ),
     "scatter_reduce_mean_dim0": lambda T: T.zeros(3, 2).scatter_reduce(
         0, T.tensor([[0, 1], [0, 0]]), T.ones(2, 2) * 3, "mean", include_self=False
     ),
