@@ -1147,6 +1147,11 @@ def _check_ranks(op: str, input: Tensor, mat2: Tensor, ndim: int, what: str) -> 
             f"{op}: both arguments must be {ndim}-D {what}, got shapes {tuple(input.shape)} "
             f"and {tuple(mat2.shape)}; matmul (the @ operator) takes other ranks"
         )
+    if input.shape[-1] != mat2.shape[-2]:
+        raise RuntimeError(
+            f"{op}: shapes {tuple(input.shape)} and {tuple(mat2.shape)} cannot be multiplied "
+            f"({input.shape[-1]} != {mat2.shape[-2]})"
+        )
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
@@ -1263,6 +1268,11 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         raise RuntimeError(
             f"mv: expected a matrix and a vector, got shapes {tuple(input.shape)} and "
             f"{tuple(vec.shape)}"
+        )
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(
+            f"mv: shapes {tuple(input.shape)} and {tuple(vec.shape)} cannot be multiplied "
+            f"({input.shape[1]} != {vec.shape[0]})"
         )
     return matmul(input, vec)
 
@@ -2872,6 +2882,8 @@ def broadcast_shapes(*shapes: Any) -> Size:
 
 def broadcast_tensors(*tensors: Tensor) -> tuple:
     """Each tensor expanded (a view) to the shape they broadcast to together."""
+    for i, t in enumerate(tensors):
+        _check_tensor(t, "broadcast_tensors", f"tensors[{i}]")
     shape = broadcast_shapes(*(t.shape for t in tensors))
     return tuple(expand(t, shape) for t in tensors)
 
@@ -3509,7 +3521,11 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
             f"scatter_reduce: reduce argument must be either sum, prod, mean, amax or amin, got "
             f"{reduce}"
         )
-    if _check_tensor(input, "scatter_reduce").ndim == 0:  # one element: as a 1-D one
+    if _check_tensor(input, "scatter_reduce").array.dtype == bool and reduce == "mean":
+        raise NotImplementedError(
+            "scatter_reduce: reduce='mean' is not implemented for bool tensors, as in PyTorch"
+        )
+    if input.ndim == 0:  # one element: as a 1-D one
         index, src = (reshape(t, (-1,)) if t.ndim == 0 else t for t in (index, src))
         out = scatter_reduce(
             reshape(input, (1,)), dim, index, src, reduce, include_self=include_self

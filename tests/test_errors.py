@@ -33,6 +33,15 @@ def test_matmul_other_errors() -> None:
         microtorch.ones(2, 3, 4) @ microtorch.ones(3, 4, 5)
 
 
+def test_mm_bmm_mv_name_themselves_when_the_shapes_do_not_fit() -> None:
+    with pytest.raises(RuntimeError, match=r"^mm: shapes \(3, 4\) and \(3, 4\) .*\(4 != 3\)"):
+        microtorch.mm(microtorch.ones(3, 4), microtorch.ones(3, 4))
+    with pytest.raises(RuntimeError, match=r"^bmm: shapes \(1, 3, 4\) and \(1, 3, 4\)"):
+        microtorch.bmm(microtorch.ones(1, 3, 4), microtorch.ones(1, 3, 4))
+    with pytest.raises(RuntimeError, match=r"^mv: shapes \(3, 4\) and \(3,\) .*\(4 != 3\)"):
+        microtorch.ones(3, 4).mv(microtorch.ones(3))
+
+
 def test_requires_grad_on_an_integer_tensor() -> None:
     message = "only Tensors of floating point dtype can require gradients, got microtorch.int64"
     with pytest.raises(RuntimeError, match=re.escape(message)):

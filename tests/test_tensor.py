@@ -874,6 +874,7 @@ EDGE_CASES = {
         T.ones(1, 3, 1).squeeze(dim=-1),
         T.ones(1, 3, 1).squeeze(),
     ),
+    "broadcast_tensors_of_a_number_refused": lambda T: T.broadcast_tensors(T.ones(2), 2.0),
     "broadcast_shapes_negative_refused": lambda T: T.broadcast_shapes((-1,), (3,)),
     "vector_norm_of_empty_dims": lambda T: (
         T.linalg.vector_norm(T.zeros(0, 3), 2, dim=0),
@@ -1222,6 +1223,16 @@ EDGE_CASES = {
         for reduce in ("sum", "prod", "mean", "amax", "amin")  # mean of integers: floor
         for include_self in (True, False)
     ),  # fmt: skip
+    "scatter_reduce_bools": lambda T: tuple(
+        T.tensor([[True, False, True]]).scatter_reduce(
+            1, T.tensor([[0, 0, 2]]), T.tensor([[False, True, False]]), reduce, include_self=inc
+        )
+        for reduce in ("sum", "prod", "amax", "amin")
+        for inc in (True, False)
+    ),
+    "scatter_reduce_mean_of_bools_refused": lambda T: T.tensor([True]).scatter_reduce(
+        0, T.tensor([0]), T.tensor([False]), "mean"
+    ),
     "scatter_reduce_mean_dim0": lambda T: T.zeros(3, 2).scatter_reduce(
         0, T.tensor([[0, 1], [0, 0]]), T.ones(2, 2) * 3, "mean", include_self=False
     ),

@@ -264,6 +264,8 @@ class ScatterReduce(Function):
             return 1
         if dtype.kind == "f":
             return -xp.inf if reduce == "amax" else xp.inf
+        if dtype.kind == "b":  # the smallest bool is False, the largest True
+            return reduce == "amin"
         return xp.iinfo(dtype).min if reduce == "amax" else xp.iinfo(dtype).max
 
     def backward(self, grad):
