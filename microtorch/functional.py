@@ -591,7 +591,9 @@ def _rounding(input: Tensor, how: str, decimals: builtins.int = 0) -> Tensor:
     if _check_tensor(input, how).dtype is _dtypes.bool:
         if how == "sign":
             return input.clone()
-        raise TypeError(f"{how}: not supported for bool tensors")
+        raise NotImplementedError(  # (PyTorch's type: it has no bool kernel)
+            f"{how}: not supported for bool tensors, as in PyTorch; convert with .float() first"
+        )
     if not input.dtype.is_floating_point and how != "sign":
         return input.clone()
     return elementwise.Rounding.apply(input, how=how, decimals=decimals)
