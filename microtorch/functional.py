@@ -271,6 +271,8 @@ def pow(input: Any, exponent: Any) -> Tensor:
             f"pow: Integers to negative integer powers are not allowed ({input.dtype} tensor "
             f"** {exponent}); make the base float first, e.g. x.float() ** {exponent}"
         )
+    if integer_base and type(exponent) is builtins.int:  # int8_t ** 200: no wrapping (PyTorch)
+        exponent = _fitted_number(exponent, input.dtype, "pow")
     a, b = _binary_operands(input, exponent, "pow")
     _check_not_bool(a, b, "pow")
     if isinstance(b, Tensor) and b.array.dtype.kind in "iu":

@@ -566,3 +566,15 @@ def test_setitem_of_a_python_number_into_uint8() -> None:
     with pytest.raises(RuntimeError, match="setitem: value 300 cannot be converted"):
         x[1] = 300
     assert microtorch.tensor([1, 2]).fill_(2.7).tolist() == [2, 2]
+
+
+@pytest.mark.parametrize("snippet", ["i8 ** 200", "u8 ** 300", "i8.pow(2**40)"])
+def test_integer_tensor_to_an_exponent_beyond_its_dtype_raises(snippet) -> None:
+    """PyTorch: 'value cannot be converted to type int8_t without overflow' (we wrapped the
+    exponent into the dtype: int8 ** 200 computed int8 ** -56)."""
+    arrays = {"i8": np.array([2, 1], np.int8), "u8": np.array([2, 1], np.uint8)}
+    with pytest.raises(RuntimeError, match="pow: value .* cannot be converted"):
+        _ours(snippet, arrays)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        _torch_result(torch, snippet, arrays)
