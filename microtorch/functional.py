@@ -79,9 +79,11 @@ def as_tensor_like(value: Any, like: Tensor) -> Tensor:
 
 
 def _plain_number(x: Any) -> Any:
-    """numpy.float64 passes for a Python float, but in NumPy math it widens a float32 array
-    to float64; as a plain float it adapts to the tensor's dtype like any Python number."""
-    return x.item() if isinstance(x, _Number) and hasattr(x, "item") else x
+    """A NumPy number (numpy.float64, numpy.int64...) as the Python number it holds: in NumPy
+    math numpy.float64 would widen a float32 array to float64, and as a NumPy int it would
+    count as a 0-d tensor (bool_tensor * numpy.int32(2) would be int32, not int64); as a
+    plain number it adapts to the tensor's dtype, as PyTorch treats it."""
+    return x.item() if isinstance(x, numpy.number) else x
 
 
 def _wrapped_into(number: Any, dtype: Any) -> Any:

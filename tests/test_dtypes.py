@@ -578,3 +578,35 @@ def test_integer_tensor_to_an_exponent_beyond_its_dtype_raises(snippet) -> None:
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError):
         _torch_result(torch, snippet, arrays)
+
+
+# ------------------------------------------------------------------ NumPy numbers as operands
+NUMPY_NUMBER_CASES = [
+    ("b * np.int32(2)", "int64"),  # a NumPy int counts as a Python int, not as a 0-d int32
+    ("i8 * np.int64(3)", "int8"),
+    ("i8 * np.float32(1.5)", "float32"),
+    ("h * np.float64(2.5)", "float16"),
+    ("f.clamp(max=np.int64(1))", "float32"),  # (was float64)
+    ("torch.add(i8, np.int16(2))", "int8"),
+    ("i8 // np.int64(2)", "int8"),
+    ("np.float64(2.5) * f", "float32"),
+]
+
+
+@pytest.mark.parametrize("snippet, dtype", NUMPY_NUMBER_CASES)
+def test_numpy_numbers_act_as_python_numbers(snippet, dtype) -> None:
+    arrays = {
+        "b": np.array([True, False]),
+        "i8": np.array([1, 2], np.int8),
+        "h": np.array([1.0, 2.0], np.float16),
+        "f": np.array([1.0, 2.0], np.float32),
+    }
+    names = {k: microtorch.tensor(v) for k, v in arrays.items()}
+    out = eval(snippet, {"torch": microtorch, "np": np, **names})
+    assert out.dtype.name == dtype
+    torch = pytest.importorskip("torch")
+    want = eval(
+        snippet, {"torch": torch, "np": np, **{k: torch.tensor(v) for k, v in arrays.items()}}
+    )
+    assert _name(want.dtype) == dtype
+    np.testing.assert_array_equal(out.numpy(), want.numpy())
