@@ -223,3 +223,20 @@ def test_randint_at_the_edges_of_the_dtype_and_randint_like() -> None:
     assert microtorch.randint_like(microtorch.ones(2), 5, dtype=microtorch.int64).dtype.name == (
         "int64"
     )
+
+
+# ------------------------------------------------------------------ data tensor() refuses
+@pytest.mark.parametrize("data", [None, [None], {1, 2}, (x for x in [1]), {"a": 1}, object()])
+def test_data_with_no_dtype_raises_runtime_error(data) -> None:
+    """PyTorch: RuntimeError 'Could not infer dtype of NoneType' (we raised TypeError)."""
+    with pytest.raises(RuntimeError, match="tensor: could not infer a dtype from"):
+        microtorch.tensor(data)
+
+
+@pytest.mark.parametrize("data", ["a", [1, "a"], b"ab"])
+def test_text_raises_type_error(data) -> None:
+    with pytest.raises(TypeError, match="could not make a tensor"):
+        microtorch.tensor(data)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        torch.tensor(data)
