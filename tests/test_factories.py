@@ -240,3 +240,12 @@ def test_text_raises_type_error(data) -> None:
     torch = pytest.importorskip("torch")
     with pytest.raises(TypeError):
         torch.tensor(data)
+
+
+def test_legacy_tensor_constructor_takes_a_size_as_sizes() -> None:
+    """torch.Tensor(x.shape) is an uninitialised tensor of that shape (we made [2., 3.])."""
+    made = microtorch.Tensor(microtorch.Size([2, 3]))
+    assert made.shape == (2, 3) and made.dtype is microtorch.float32
+    assert microtorch.Tensor([2, 3]).tolist() == [2.0, 3.0]  # a list is still data
+    torch = pytest.importorskip("torch")
+    assert torch.Tensor(torch.Size([2, 3])).shape == (2, 3)
