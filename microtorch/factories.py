@@ -98,7 +98,7 @@ def _list_dtype(data: list | tuple) -> _dtypes.dtype:
 
 def _flat(data: Any):
     for x in data:
-        if isinstance(x, (list, tuple)):
+        if isinstance(x, (list, tuple, range)):  # (NumPy takes a range as a sequence too)
             yield from _flat(x)
         else:
             yield x

@@ -249,3 +249,11 @@ def test_legacy_tensor_constructor_takes_a_size_as_sizes() -> None:
     assert microtorch.Tensor([2, 3]).tolist() == [2.0, 3.0]  # a list is still data
     torch = pytest.importorskip("torch")
     assert torch.Tensor(torch.Size([2, 3])).shape == (2, 3)
+
+
+def test_ranges_inside_a_list_count_as_ints() -> None:
+    """torch.tensor([range(2), range(2)]) is int64 (we skipped the ranges and said float32)."""
+    assert microtorch.tensor([range(2), range(2)]).dtype is microtorch.int64
+    assert microtorch.tensor([range(2), [0.5, 1]]).dtype is microtorch.float32
+    torch = pytest.importorskip("torch")
+    assert torch.tensor([range(2), range(2)]).dtype is torch.int64
