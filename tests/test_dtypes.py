@@ -567,3 +567,34 @@ def test_numpy_numbers_act_as_python_numbers(snippet, dtype) -> None:
         "f": np.array([1.0, 2.0], np.float32),
     }
     _check_like_torch(snippet, arrays, dtype)
+
+
+# ------------------------------------------------------------------ every device
+def test_this_files_integer_and_zero_d_paths_on_every_device(device) -> None:
+    """The code paths fixed above, on each device (CuPy arrays, or the fake CuPy)."""
+    T = microtorch
+    i = T.tensor([5, -3, 2], device=device)
+    results = {
+        "shift": (i << T.tensor([1, 0, 2], device=device), [10, -3, 8]),
+        "rshift": (i >> 1, [2, -2, 1]),
+        "int pow": (
+            T.tensor([2, 1, -1], device=device) ** T.tensor([-1, -3, -3], device=device),
+            [0, 1, -1],
+        ),  # fmt: skip
+        "trunc": (
+            T.div(T.tensor([7, -7], dtype=T.int8, device=device), -3, rounding_mode="trunc"),
+            [-2, 2],
+        ),  # fmt: skip
+        "true div": (T.tensor([3, 0], dtype=T.uint8, device=device) / -3, [-1.0, -0.0]),
+        "fill": (T.tensor([1, 2], dtype=T.uint8, device=device).fill_(-3), [253, 253]),
+        "full": (T.full((2,), -1, dtype=T.uint8, device=device), [255, 255]),
+        "alpha": (T.add(i, T.tensor([True, False, True], device=device), alpha=2), [7, -3, 4]),
+        "logspace": (T.logspace(0, 2, 3, base=2, device=device), [1.0, 2.0, 4.0]),
+    }
+    for name, (out, expected) in results.items():
+        assert out.device == T.device(device) and out.tolist() == expected, name
+    s = T.tensor(float("nan"), device=device)
+    assert T.where(s.isnan(), 0.0, s).item() == 0.0 and s.nansum().item() == 0.0
+    assert T.tensor([1, 2], dtype=T.uint8, device=device).all().dtype is T.uint8
+    assert T.randint(0, 256, (3,), dtype=T.uint8, device=device).device == T.device(device)
+    assert T.randint_like(i, 5).device == T.device(device)
