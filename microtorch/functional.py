@@ -1034,6 +1034,12 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = as_tensor_like(input, condition)  # where(mask, 1.0, 0.0): numbers only
+    # a number beside a tensor must fit the result's dtype (PyTorch raises, it does not wrap)
+    input, other = _plain_number(input), _plain_number(other)
+    if isinstance(input, Tensor) and isinstance(other, _Number):
+        other = _fitted_number(other, result_type(input, other), "where")
+    elif isinstance(other, Tensor) and isinstance(input, _Number):
+        input = _fitted_number(input, result_type(input, other), "where")
     a, b = _binary_operands(input, other, "where")
     for t in (a, b):  # a and b fit each other; each must also fit the condition
         if isinstance(t, Tensor):

@@ -598,3 +598,31 @@ def test_this_files_integer_and_zero_d_paths_on_every_device(device) -> None:
     assert T.tensor([1, 2], dtype=T.uint8, device=device).all().dtype is T.uint8
     assert T.randint(0, 256, (3,), dtype=T.uint8, device=device).device == T.device(device)
     assert T.randint_like(i, 5).device == T.device(device)
+
+
+# ------------------------------------------------------------------ where with numbers
+@pytest.mark.parametrize(
+    "snippet",
+    ["torch.where(m, i8, 300)", "torch.where(m, 2**40, u8)", "torch.where(m, i8, np.int64(300))"],
+)
+def test_where_with_a_number_beyond_the_integer_dtype_raises(snippet) -> None:
+    """PyTorch: 'value cannot be converted to type int8_t without overflow'; we wrapped 300
+    into int8 (44) and gave a wrong value."""
+    arrays = {"m": np.array([True, False]), "i8": np.array([1, 2], np.int8),
+              "u8": np.array([1, 2], np.uint8)}  # fmt: skip
+    _raises_like_torch(snippet, arrays, RuntimeError, "where: value .* cannot be converted")
+
+
+@pytest.mark.parametrize(
+    "snippet, dtype, expected",
+    [
+        ("torch.where(m, i8, -3)", "int8", [1, -3]),
+        ("torch.where(m, u8, 255)", "uint8", [1, 255]),
+        ("torch.where(m, i8, 300.5)", "float32", [1.0, 300.5]),  # a float number: float32
+        ("torch.where(m, 2, i8)", "int8", [2, 2]),
+    ],
+)
+def test_where_with_numbers_that_fit(snippet, dtype, expected) -> None:
+    arrays = {"m": np.array([True, False]), "i8": np.array([1, 2], np.int8),
+              "u8": np.array([1, 2], np.uint8)}  # fmt: skip
+    _check_like_torch(snippet, arrays, dtype, expected)
