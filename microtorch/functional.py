@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import functools
 import math
 import operator
 import string
@@ -171,16 +172,16 @@ def result_type(tensor1: Any, tensor2: Any) -> _dtypes.dtype:
     return _dtypes.result_type_with_scalar(_dtypes.result_type_with_scalar(_dtypes.bool, a), b)
 
 
-def _promote_tensors(a: Tensor, b: Tensor) -> _dtypes.dtype:
-    """PyTorch's rule: a 0-d tensor mixed with a tensor that has dims acts like a Python
+def _promote_tensors(*tensors: Tensor) -> _dtypes.dtype:
+    """PyTorch's rule: a 0-d tensor mixed with tensors that have dims acts like a Python
     number (it lifts the kind, bool < int < float, but never the width), so
     ``float32_vector * float64_scalar_tensor`` stays float32."""
-    if (a.ndim == 0) == (b.ndim == 0):
-        return _dtypes.promote_types(a.dtype, b.dtype)
-    zero_d, dimensioned = (a, b) if a.ndim == 0 else (b, a)
-    if _dtypes._category(zero_d.dtype) > _dtypes._category(dimensioned.dtype):
-        return zero_d.dtype
-    return dimensioned.dtype
+    dimensioned = [t.dtype for t in tensors if t.ndim]
+    zero_d = [t.dtype for t in tensors if not t.ndim]
+    if not dimensioned or not zero_d:
+        return functools.reduce(_dtypes.promote_types, dimensioned or zero_d)
+    wide, narrow = (functools.reduce(_dtypes.promote_types, d) for d in (dimensioned, zero_d))
+    return narrow if _dtypes._category(narrow) > _dtypes._category(wide) else wide
 
 
 def _check_broadcast(s1: tuple, s2: tuple, op: str) -> None:
@@ -1299,9 +1300,19 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) 
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    """input + value * tensor1 * tensor2, all three broadcast together."""
-    _check_tensor(input, "addcmul")
+    """input + value * tensor1 * tensor2, all three broadcast together (and computed in the
+    dtype the three promote to)."""
+    tensor1, tensor2 = _in_common_dtype(input, tensor1, tensor2, "addcmul")
     return add(input, mul(mul(tensor1, tensor2), value))
+
+
+def _in_common_dtype(input: Tensor, tensor1: Tensor, tensor2: Tensor, op: str) -> tuple:
+    """tensor1 and tensor2 cast to the dtype of the whole op, as PyTorch computes addcmul and
+    addcdiv: a float16 tensor1 / tensor2 beside a float32 input is divided in float32."""
+    for x, name in ((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2")):
+        _check_tensor(x, op, name)
+    target = _promote_tensors(input, tensor1, tensor2)
+    return cast(tensor1, target), cast(tensor2, target)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -1314,6 +1325,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
             f"addcdiv: integer division is not supported (tensor1 is {tensor1.dtype}, tensor2 "
             f"{tensor2.dtype}), as in PyTorch; write input + value * tensor1 / tensor2"
         )
+    tensor1, tensor2 = _in_common_dtype(input, tensor1, tensor2, "addcdiv")
     return add(input, mul(div(tensor1, tensor2), value))
 
 

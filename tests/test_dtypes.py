@@ -626,3 +626,30 @@ def test_where_with_numbers_that_fit(snippet, dtype, expected) -> None:
     arrays = {"m": np.array([True, False]), "i8": np.array([1, 2], np.int8),
               "u8": np.array([1, 2], np.uint8)}  # fmt: skip
     _check_like_torch(snippet, arrays, dtype, expected)
+
+
+# ------------------------------------------------------------------ addcmul / addcdiv
+@pytest.mark.parametrize(
+    "snippet, dtype",
+    [
+        ("torch.addcdiv(f32, h, h.abs() + 1)", "float32"),  # divided in float32, not float16
+        ("torch.addcmul(f64, f32, f32, value=0.5)", "float64"),
+        ("torch.addcmul(i32, b, b)", "int32"),  # (was int64: bool * bool * 1)
+        ("torch.addcmul(f32, d0, d0)", "float32"),  # 0-d tensors lift the kind only
+    ],
+)
+def test_addcmul_addcdiv_compute_in_the_dtype_of_all_three(snippet, dtype) -> None:
+    arrays = {
+        "f32": np.array([3.5, -2.25, 0.1], np.float32),
+        "f64": np.array([3.5, -2.25, 0.1]),
+        "h": np.array([7.0, -1.5, 2.1], np.float16),
+        "i32": np.array([3, -2, 0], np.int32),
+        "b": np.array([True, False, True]),
+        "d0": np.array(1.7),
+    }
+    value, got_dtype = _ours(snippet, arrays)
+    assert got_dtype == dtype
+    torch = pytest.importorskip("torch")
+    want, want_dtype = _torch_result(torch, snippet, arrays)
+    assert want_dtype == dtype
+    np.testing.assert_allclose(value, want, rtol=1e-6)
