@@ -88,6 +88,8 @@ class Tensor:
         float dtype; ``Tensor(other)`` shares other's values."""
         from . import factories
 
+        if len(data) == 1 and isinstance(data[0], Size):  # Tensor(x.shape): sizes, not data
+            data = tuple(data[0])
         if data and all(type(d) is int for d in data):
             t = factories.empty(*data)  # nn.Parameter(torch.Tensor(out_features, in_features))
         elif len(data) > 1:

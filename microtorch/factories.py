@@ -52,8 +52,13 @@ def _host_array(data: Any, dtype: Any) -> numpy.ndarray:
             array = array.astype(_dtypes.get_default_dtype().np)  # a Python float
         elif array.dtype.kind == "i" and not isinstance(data, numpy.generic):
             array = array.astype(numpy.int64)
-    if array.dtype == object or array.dtype.kind in "USO":
+    if array.dtype.kind in "US":  # text: a TypeError in PyTorch
         raise TypeError(f"tensor: could not make a tensor from {type(data).__name__} data")
+    if array.dtype == object:  # None, a set, a generator...: PyTorch's RuntimeError
+        raise RuntimeError(
+            f"tensor: could not infer a dtype from {type(data).__name__} data; pass numbers, "
+            "(nested) lists or tuples of numbers, NumPy arrays or tensors"
+        )
     return array
 
 
@@ -93,7 +98,7 @@ def _list_dtype(data: list | tuple) -> _dtypes.dtype:
 
 def _flat(data: Any):
     for x in data:
-        if isinstance(x, (list, tuple)):
+        if isinstance(x, (list, tuple, range)):  # (NumPy takes a range as a sequence too)
             yield from _flat(x)
         else:
             yield x

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import functools
 import math
 import operator
 import string
@@ -79,9 +80,11 @@ def as_tensor_like(value: Any, like: Tensor) -> Tensor:
 
 
 def _plain_number(x: Any) -> Any:
-    """numpy.float64 passes for a Python float, but in NumPy math it widens a float32 array
-    to float64; as a plain float it adapts to the tensor's dtype like any Python number."""
-    return x.item() if isinstance(x, _Number) and hasattr(x, "item") else x
+    """A NumPy number (numpy.float64, numpy.int64...) as the Python number it holds: in NumPy
+    math numpy.float64 would widen a float32 array to float64, and as a NumPy int it would
+    count as a 0-d tensor (bool_tensor * numpy.int32(2) would be int32, not int64); as a
+    plain number it adapts to the tensor's dtype, as PyTorch treats it."""
+    return x.item() if isinstance(x, numpy.number) else x
 
 
 def _wrapped_into(number: Any, dtype: Any) -> Any:
@@ -169,16 +172,16 @@ def result_type(tensor1: Any, tensor2: Any) -> _dtypes.dtype:
     return _dtypes.result_type_with_scalar(_dtypes.result_type_with_scalar(_dtypes.bool, a), b)
 
 
-def _promote_tensors(a: Tensor, b: Tensor) -> _dtypes.dtype:
-    """PyTorch's rule: a 0-d tensor mixed with a tensor that has dims acts like a Python
+def _promote_tensors(*tensors: Tensor) -> _dtypes.dtype:
+    """PyTorch's rule: a 0-d tensor mixed with tensors that have dims acts like a Python
     number (it lifts the kind, bool < int < float, but never the width), so
     ``float32_vector * float64_scalar_tensor`` stays float32."""
-    if (a.ndim == 0) == (b.ndim == 0):
-        return _dtypes.promote_types(a.dtype, b.dtype)
-    zero_d, dimensioned = (a, b) if a.ndim == 0 else (b, a)
-    if _dtypes._category(zero_d.dtype) > _dtypes._category(dimensioned.dtype):
-        return zero_d.dtype
-    return dimensioned.dtype
+    dimensioned = [t.dtype for t in tensors if t.ndim]
+    zero_d = [t.dtype for t in tensors if not t.ndim]
+    if not dimensioned or not zero_d:
+        return functools.reduce(_dtypes.promote_types, dimensioned or zero_d)
+    wide, narrow = (functools.reduce(_dtypes.promote_types, d) for d in (dimensioned, zero_d))
+    return narrow if _dtypes._category(narrow) > _dtypes._category(wide) else wide
 
 
 def _check_broadcast(s1: tuple, s2: tuple, op: str) -> None:
@@ -271,6 +274,8 @@ def pow(input: Any, exponent: Any) -> Tensor:
             f"pow: Integers to negative integer powers are not allowed ({input.dtype} tensor "
             f"** {exponent}); make the base float first, e.g. x.float() ** {exponent}"
         )
+    if integer_base and type(exponent) is builtins.int:  # int8_t ** 200: no wrapping (PyTorch)
+        exponent = _fitted_number(exponent, input.dtype, "pow")
     a, b = _binary_operands(input, exponent, "pow")
     _check_not_bool(a, b, "pow")
     if isinstance(b, Tensor) and b.array.dtype.kind in "iu":
@@ -591,7 +596,9 @@ def _rounding(input: Tensor, how: str, decimals: builtins.int = 0) -> Tensor:
     if _check_tensor(input, how).dtype is _dtypes.bool:
         if how == "sign":
             return input.clone()
-        raise TypeError(f"{how}: not supported for bool tensors")
+        raise NotImplementedError(  # (PyTorch's type: it has no bool kernel)
+            f"{how}: not supported for bool tensors, as in PyTorch; convert with .float() first"
+        )
     if not input.dtype.is_floating_point and how != "sign":
         return input.clone()
     return elementwise.Rounding.apply(input, how=how, decimals=decimals)
@@ -1034,6 +1041,12 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         )
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = as_tensor_like(input, condition)  # where(mask, 1.0, 0.0): numbers only
+    # a number beside a tensor must fit the result's dtype (PyTorch raises, it does not wrap)
+    input, other = _plain_number(input), _plain_number(other)
+    if isinstance(input, Tensor) and isinstance(other, _Number):
+        other = _fitted_number(other, result_type(input, other), "where")
+    elif isinstance(other, Tensor) and isinstance(input, _Number):
+        input = _fitted_number(input, result_type(input, other), "where")
     a, b = _binary_operands(input, other, "where")
     for t in (a, b):  # a and b fit each other; each must also fit the condition
         if isinstance(t, Tensor):
@@ -1326,9 +1339,19 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) 
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    """input + value * tensor1 * tensor2, all three broadcast together."""
-    _check_tensor(input, "addcmul")
+    """input + value * tensor1 * tensor2, all three broadcast together (and computed in the
+    dtype the three promote to)."""
+    tensor1, tensor2 = _in_common_dtype(input, tensor1, tensor2, "addcmul")
     return add(input, mul(mul(tensor1, tensor2), value))
+
+
+def _in_common_dtype(input: Tensor, tensor1: Tensor, tensor2: Tensor, op: str) -> tuple:
+    """tensor1 and tensor2 cast to the dtype of the whole op, as PyTorch computes addcmul and
+    addcdiv: a float16 tensor1 / tensor2 beside a float32 input is divided in float32."""
+    for x, name in ((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2")):
+        _check_tensor(x, op, name)
+    target = _promote_tensors(input, tensor1, tensor2)
+    return cast(tensor1, target), cast(tensor2, target)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -1341,6 +1364,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
             f"addcdiv: integer division is not supported (tensor1 is {tensor1.dtype}, tensor2 "
             f"{tensor2.dtype}), as in PyTorch; write input + value * tensor1 / tensor2"
         )
+    tensor1, tensor2 = _in_common_dtype(input, tensor1, tensor2, "addcdiv")
     return add(input, mul(div(tensor1, tensor2), value))
 
 

@@ -13,14 +13,36 @@ import microtorch
 def _torch_result(torch, snippet: str, arrays: dict):
     """Run ``snippet`` with torch; the value as a NumPy array and the dtype's name."""
     names = {k: torch.tensor(v) for k, v in arrays.items()}
-    out = eval(snippet, {"torch": torch, **names})
+    out = eval(snippet, {"torch": torch, "np": np, **names})
     return out.numpy(), str(out.dtype).split(".")[-1]
 
 
 def _ours(snippet: str, arrays: dict):
     names = {k: microtorch.tensor(v) for k, v in arrays.items()}
-    out = eval(snippet, {"torch": microtorch, **names})
+    out = eval(snippet, {"torch": microtorch, "np": np, **names})
     return out.numpy(), out.dtype.name
+
+
+def _check_like_torch(snippet: str, arrays: dict, dtype: str, expected: list | None = None):
+    """``snippet`` with microtorch gives ``dtype`` (and ``expected``, where given); with torch
+    installed, torch gives the same dtype and values."""
+    value, got_dtype = _ours(snippet, arrays)
+    assert got_dtype == dtype
+    if expected is not None:
+        assert value.tolist() == expected
+    torch = pytest.importorskip("torch")
+    want, want_dtype = _torch_result(torch, snippet, arrays)
+    assert want_dtype == dtype
+    np.testing.assert_array_equal(value, want)
+
+
+def _raises_like_torch(snippet: str, arrays: dict, error: type, match: str) -> None:
+    """``snippet`` raises ``error`` (its message matching ``match``), and so it does in torch."""
+    with pytest.raises(error, match=match):
+        _ours(snippet, arrays)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error):
+        _torch_result(torch, snippet, arrays)
 
 
 # ------------------------------------------------------------------ true division by numbers
@@ -43,16 +65,10 @@ def test_int_tensor_with_out_of_range_number_gives_float_of_true_value(snippet, 
     value, dtype = _ours(snippet, arrays)
     assert dtype == "float32"
     np.testing.assert_allclose(value, np.array(expected, np.float32), rtol=1e-6)
-
-
-@pytest.mark.parametrize("snippet", ["u / -3", "-3 / u", "u / 300", "i8 / 300", "u / 2**40"])
-def test_int_tensor_with_out_of_range_number_matches_torch(snippet) -> None:
     torch = pytest.importorskip("torch")
-    arrays = {"u": np.array([3, 2, 0, 7], np.uint8), "i8": np.array([3, -2, 0, 7], np.int8)}
     want, want_dtype = _torch_result(torch, snippet, arrays)
-    got, got_dtype = _ours(snippet, arrays)
-    assert got_dtype == want_dtype
-    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert want_dtype == "float32"
+    np.testing.assert_allclose(value, want, rtol=1e-6)
 
 
 # ------------------------------------------------------------------ Python types as dtypes
@@ -108,11 +124,7 @@ def test_add_sub_alpha_keeps_the_promoted_dtype(snippet, expected, dtype) -> Non
         "u8": np.array([3, 2, 0], np.uint8),
         "f32": np.array([1.5, 2.0, 3.0], np.float32),
     }
-    value, got_dtype = _ours(snippet, arrays)
-    assert got_dtype == dtype and value.tolist() == expected
-    torch = pytest.importorskip("torch")
-    want, want_dtype = _torch_result(torch, snippet, arrays)
-    assert want_dtype == dtype and want.tolist() == expected
+    _check_like_torch(snippet, arrays, dtype, expected)
 
 
 @pytest.mark.parametrize("op", ["add", "sub"])
@@ -141,11 +153,7 @@ def test_integer_pow_with_negative_exponent_tensors(snippet, expected, dtype) ->
         "b8": np.array([0, 1, -1, 2, -2, 0, 3, 1], np.int8),
         "e8": np.array([-1, -3, -3, -1, -2, 0, -1, 1], np.int8),
     }
-    value, got_dtype = _ours(snippet, arrays)
-    assert got_dtype == dtype and value.tolist() == expected
-    torch = pytest.importorskip("torch")
-    want, want_dtype = _torch_result(torch, snippet, arrays)
-    assert want_dtype == dtype and want.tolist() == expected
+    _check_like_torch(snippet, arrays, dtype, expected)
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "int64", "bool"])
@@ -172,11 +180,7 @@ def test_integer_tensor_to_a_negative_python_int_raises(dtype) -> None:
 )
 def test_div_rounding_with_a_python_number_keeps_the_integer_dtype(snippet, expected, dtype):
     arrays = {"i8": np.array([7, -7, 3], np.int8), "u8": np.array([7, 3, 0], np.uint8)}
-    value, got_dtype = _ours(snippet, arrays)
-    assert got_dtype == dtype and value.tolist() == expected
-    torch = pytest.importorskip("torch")
-    want, want_dtype = _torch_result(torch, snippet, arrays)
-    assert want_dtype == dtype and want.tolist() == expected
+    _check_like_torch(snippet, arrays, dtype, expected)
 
 
 # ------------------------------------------------------------------ 0-d results
@@ -233,12 +237,7 @@ def test_all_any_dtype(snippet, dtype) -> None:
         "f32": np.array([[1, 0, 2], [3, 4, 5]], np.float32),
         "b": np.array([[True, False, True], [True, True, True]]),
     }
-    value, got_dtype = _ours(snippet, arrays)
-    assert got_dtype == dtype
-    torch = pytest.importorskip("torch")
-    want, want_dtype = _torch_result(torch, snippet, arrays)
-    assert want_dtype == dtype
-    np.testing.assert_array_equal(value, want)
+    _check_like_torch(snippet, arrays, dtype)
 
 
 @pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
@@ -344,11 +343,7 @@ def test_one_element_tensors_as_python_numbers() -> None:
 def test_bitwise_ops_on_floats_raise_not_implemented_error(snippet) -> None:
     """PyTorch has no float kernel for & | ^: NotImplementedError (a RuntimeError)."""
     arrays = {"f": np.ones(2, np.float32), "i": np.ones(2, np.int64), "b": np.ones(2, bool)}
-    with pytest.raises(NotImplementedError, match="works on integer and bool tensors"):
-        _ours(snippet, arrays)
-    torch = pytest.importorskip("torch")
-    with pytest.raises(NotImplementedError):
-        _torch_result(torch, snippet, arrays)
+    _raises_like_torch(snippet, arrays, NotImplementedError, "works on integer and bool tensors")
 
 
 def test_unary_plus_on_bool_raises_as_neg_does() -> None:
@@ -386,14 +381,8 @@ def test_shifts_match_torch(snippet, dtype) -> None:
         "u8": np.array([[200, 1, 7], [2, 3, 255]], np.uint8),
         "b": np.array([[True, False, True], [False, True, True]]),
     }
-    value, got_dtype = _ours(snippet, arrays)
-    assert got_dtype == dtype
-    if snippet == "i64 >> s":
-        assert value.tolist() == [[-1, 0, 0], [0, -1, 3]]
-    torch = pytest.importorskip("torch")
-    want, want_dtype = _torch_result(torch, snippet, arrays)
-    assert want_dtype == dtype
-    np.testing.assert_array_equal(value, want)
+    expected = [[-1, 0, 0], [0, -1, 3]] if snippet == "i64 >> s" else None
+    _check_like_torch(snippet, arrays, dtype, expected)
 
 
 def test_shift_in_place_and_errors() -> None:
@@ -448,11 +437,7 @@ def test_lerp_rejects_what_torch_rejects(snippet, error) -> None:
         "d": np.array([3.0, 4.0]),
         "d0": np.array(3.0),
     }
-    with pytest.raises(error, match="lerp: "):
-        _ours(snippet, arrays)
-    torch = pytest.importorskip("torch")
-    with pytest.raises(error):
-        _torch_result(torch, snippet, arrays)
+    _raises_like_torch(snippet, arrays, error, "lerp: ")
 
 
 def test_lerp_takes_a_zero_d_weight_of_another_dtype() -> None:
@@ -472,11 +457,7 @@ def test_isclose_allclose_of_two_dtypes_raise(snippet) -> None:
         "d0": np.array(1.0),
         "i": np.ones(2, int),
     }
-    with pytest.raises(RuntimeError, match="isclose/allclose: .* did not match"):
-        _ours(snippet, arrays)
-    torch = pytest.importorskip("torch")
-    with pytest.raises(RuntimeError):
-        _torch_result(torch, snippet, arrays)
+    _raises_like_torch(snippet, arrays, RuntimeError, "isclose/allclose: .* did not match")
 
 
 # ------------------------------------------------------------------ set_default_dtype
@@ -511,11 +492,7 @@ def test_set_default_dtype_rejects_non_floating_dtypes(bad) -> None:
 def test_argmax_argmin_over_no_elements_raise_index_error(snippet) -> None:
     """PyTorch raises IndexError; we let NumPy's ValueError ('empty sequence') through."""
     arrays = {"e": np.zeros((0, 3), np.float32)}
-    with pytest.raises(IndexError, match="arg(max|min)\\(\\): expected"):
-        _ours(snippet, arrays)
-    torch = pytest.importorskip("torch")
-    with pytest.raises(IndexError):
-        _torch_result(torch, snippet, arrays)
+    _raises_like_torch(snippet, arrays, IndexError, "arg(max|min)\\(\\): expected")
 
 
 def test_argmax_along_a_dim_with_elements_of_an_empty_tensor() -> None:
@@ -536,11 +513,7 @@ WRITES = [
 @pytest.mark.parametrize("snippet, expected", WRITES)
 def test_python_numbers_written_into_uint8_wrap_like_torch(snippet, expected) -> None:
     arrays = {"x": np.array([3, 2, 0], np.uint8), "m": np.array([True, False, True])}
-    value, dtype = _ours(snippet, arrays)
-    assert dtype == "uint8" and value.tolist() == expected
-    torch = pytest.importorskip("torch")
-    want, _ = _torch_result(torch, snippet, arrays)
-    assert want.tolist() == expected
+    _check_like_torch(snippet, arrays, "uint8", expected)
 
 
 @pytest.mark.parametrize(
@@ -552,11 +525,7 @@ def test_python_numbers_beyond_an_integer_dtype_raise_runtime_error(snippet) -> 
     NumPy's OverflowError through)."""
     arrays = {"x": np.array([3, 2, 0], np.uint8), "m": np.array([True, False, True]),
               "i": np.array([1, 2])}  # fmt: skip
-    with pytest.raises(RuntimeError, match="value .* cannot be converted to type"):
-        _ours(snippet, arrays)
-    torch = pytest.importorskip("torch")
-    with pytest.raises(RuntimeError):
-        _torch_result(torch, snippet, arrays)
+    _raises_like_torch(snippet, arrays, RuntimeError, "value .* cannot be converted to type")
 
 
 def test_setitem_of_a_python_number_into_uint8() -> None:
@@ -566,3 +535,121 @@ def test_setitem_of_a_python_number_into_uint8() -> None:
     with pytest.raises(RuntimeError, match="setitem: value 300 cannot be converted"):
         x[1] = 300
     assert microtorch.tensor([1, 2]).fill_(2.7).tolist() == [2, 2]
+
+
+@pytest.mark.parametrize("snippet", ["i8 ** 200", "u8 ** 300", "i8.pow(2**40)"])
+def test_integer_tensor_to_an_exponent_beyond_its_dtype_raises(snippet) -> None:
+    """PyTorch: 'value cannot be converted to type int8_t without overflow' (we wrapped the
+    exponent into the dtype: int8 ** 200 computed int8 ** -56)."""
+    arrays = {"i8": np.array([2, 1], np.int8), "u8": np.array([2, 1], np.uint8)}
+    _raises_like_torch(snippet, arrays, RuntimeError, "pow: value .* cannot be converted")
+
+
+# ------------------------------------------------------------------ NumPy numbers as operands
+NUMPY_NUMBER_CASES = [
+    ("b * np.int32(2)", "int64"),  # a NumPy int counts as a Python int, not as a 0-d int32
+    ("i8 * np.int64(3)", "int8"),
+    ("i8 * np.float32(1.5)", "float32"),
+    ("h * np.float64(2.5)", "float16"),
+    ("f.clamp(max=np.int64(1))", "float32"),  # (was float64)
+    ("torch.add(i8, np.int16(2))", "int8"),
+    ("i8 // np.int64(2)", "int8"),
+    ("np.float64(2.5) * f", "float32"),
+]
+
+
+@pytest.mark.parametrize("snippet, dtype", NUMPY_NUMBER_CASES)
+def test_numpy_numbers_act_as_python_numbers(snippet, dtype) -> None:
+    arrays = {
+        "b": np.array([True, False]),
+        "i8": np.array([1, 2], np.int8),
+        "h": np.array([1.0, 2.0], np.float16),
+        "f": np.array([1.0, 2.0], np.float32),
+    }
+    _check_like_torch(snippet, arrays, dtype)
+
+
+# ------------------------------------------------------------------ every device
+def test_this_files_integer_and_zero_d_paths_on_every_device(device) -> None:
+    """The code paths fixed above, on each device (CuPy arrays, or the fake CuPy)."""
+    T = microtorch
+    i = T.tensor([5, -3, 2], device=device)
+    results = {
+        "shift": (i << T.tensor([1, 0, 2], device=device), [10, -3, 8]),
+        "rshift": (i >> 1, [2, -2, 1]),
+        "int pow": (
+            T.tensor([2, 1, -1], device=device) ** T.tensor([-1, -3, -3], device=device),
+            [0, 1, -1],
+        ),  # fmt: skip
+        "trunc": (
+            T.div(T.tensor([7, -7], dtype=T.int8, device=device), -3, rounding_mode="trunc"),
+            [-2, 2],
+        ),  # fmt: skip
+        "true div": (T.tensor([3, 0], dtype=T.uint8, device=device) / -3, [-1.0, -0.0]),
+        "fill": (T.tensor([1, 2], dtype=T.uint8, device=device).fill_(-3), [253, 253]),
+        "full": (T.full((2,), -1, dtype=T.uint8, device=device), [255, 255]),
+        "alpha": (T.add(i, T.tensor([True, False, True], device=device), alpha=2), [7, -3, 4]),
+        "logspace": (T.logspace(0, 2, 3, base=2, device=device), [1.0, 2.0, 4.0]),
+    }
+    for name, (out, expected) in results.items():
+        assert out.device == T.device(device) and out.tolist() == expected, name
+    s = T.tensor(float("nan"), device=device)
+    assert T.where(s.isnan(), 0.0, s).item() == 0.0 and s.nansum().item() == 0.0
+    assert T.tensor([1, 2], dtype=T.uint8, device=device).all().dtype is T.uint8
+    assert T.randint(0, 256, (3,), dtype=T.uint8, device=device).device == T.device(device)
+    assert T.randint_like(i, 5).device == T.device(device)
+
+
+# ------------------------------------------------------------------ where with numbers
+@pytest.mark.parametrize(
+    "snippet",
+    ["torch.where(m, i8, 300)", "torch.where(m, 2**40, u8)", "torch.where(m, i8, np.int64(300))"],
+)
+def test_where_with_a_number_beyond_the_integer_dtype_raises(snippet) -> None:
+    """PyTorch: 'value cannot be converted to type int8_t without overflow'; we wrapped 300
+    into int8 (44) and gave a wrong value."""
+    arrays = {"m": np.array([True, False]), "i8": np.array([1, 2], np.int8),
+              "u8": np.array([1, 2], np.uint8)}  # fmt: skip
+    _raises_like_torch(snippet, arrays, RuntimeError, "where: value .* cannot be converted")
+
+
+@pytest.mark.parametrize(
+    "snippet, dtype, expected",
+    [
+        ("torch.where(m, i8, -3)", "int8", [1, -3]),
+        ("torch.where(m, u8, 255)", "uint8", [1, 255]),
+        ("torch.where(m, i8, 300.5)", "float32", [1.0, 300.5]),  # a float number: float32
+        ("torch.where(m, 2, i8)", "int8", [2, 2]),
+    ],
+)
+def test_where_with_numbers_that_fit(snippet, dtype, expected) -> None:
+    arrays = {"m": np.array([True, False]), "i8": np.array([1, 2], np.int8),
+              "u8": np.array([1, 2], np.uint8)}  # fmt: skip
+    _check_like_torch(snippet, arrays, dtype, expected)
+
+
+# ------------------------------------------------------------------ addcmul / addcdiv
+@pytest.mark.parametrize(
+    "snippet, dtype",
+    [
+        ("torch.addcdiv(f32, h, h.abs() + 1)", "float32"),  # divided in float32, not float16
+        ("torch.addcmul(f64, f32, f32, value=0.5)", "float64"),
+        ("torch.addcmul(i32, b, b)", "int32"),  # (was int64: bool * bool * 1)
+        ("torch.addcmul(f32, d0, d0)", "float32"),  # 0-d tensors lift the kind only
+    ],
+)
+def test_addcmul_addcdiv_compute_in_the_dtype_of_all_three(snippet, dtype) -> None:
+    arrays = {
+        "f32": np.array([3.5, -2.25, 0.1], np.float32),
+        "f64": np.array([3.5, -2.25, 0.1]),
+        "h": np.array([7.0, -1.5, 2.1], np.float16),
+        "i32": np.array([3, -2, 0], np.int32),
+        "b": np.array([True, False, True]),
+        "d0": np.array(1.7),
+    }
+    value, got_dtype = _ours(snippet, arrays)
+    assert got_dtype == dtype
+    torch = pytest.importorskip("torch")
+    want, want_dtype = _torch_result(torch, snippet, arrays)
+    assert want_dtype == dtype
+    np.testing.assert_allclose(value, want, rtol=1e-6)

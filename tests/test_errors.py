@@ -151,8 +151,15 @@ def test_a_bool_tensor_to_a_python_bool_power_stays_bool_as_in_pytorch() -> None
 def test_sign_of_bools_is_themselves_and_floor_refuses_them_as_in_pytorch() -> None:
     mask = microtorch.tensor([True, False])
     assert mask.sign().dtype is microtorch.bool and mask.sign().tolist() == [True, False]
-    with pytest.raises(TypeError, match="floor: not supported for bool tensors"):
+    with pytest.raises(NotImplementedError, match="floor: not supported for bool tensors"):
         mask.floor()
+    for how in ("ceil", "round", "trunc"):  # NotImplementedError, PyTorch's type, for all four
+        with pytest.raises(NotImplementedError, match=f"{how}: not supported for bool"):
+            getattr(mask, how)()
+    torch = pytest.importorskip("torch")
+    for how in ("floor", "ceil", "round", "trunc"):
+        with pytest.raises(NotImplementedError):
+            getattr(torch.tensor([True, False]), how)()
 
 
 def test_integer_division_by_zero_raises_as_in_pytorch() -> None:

@@ -223,3 +223,37 @@ def test_randint_at_the_edges_of_the_dtype_and_randint_like() -> None:
     assert microtorch.randint_like(microtorch.ones(2), 5, dtype=microtorch.int64).dtype.name == (
         "int64"
     )
+
+
+# ------------------------------------------------------------------ data tensor() refuses
+@pytest.mark.parametrize("data", [None, [None], {1, 2}, (x for x in [1]), {"a": 1}, object()])
+def test_data_with_no_dtype_raises_runtime_error(data) -> None:
+    """PyTorch: RuntimeError 'Could not infer dtype of NoneType' (we raised TypeError)."""
+    with pytest.raises(RuntimeError, match="tensor: could not infer a dtype from"):
+        microtorch.tensor(data)
+
+
+@pytest.mark.parametrize("data", ["a", [1, "a"], b"ab"])
+def test_text_raises_type_error(data) -> None:
+    with pytest.raises(TypeError, match="could not make a tensor"):
+        microtorch.tensor(data)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        torch.tensor(data)
+
+
+def test_legacy_tensor_constructor_takes_a_size_as_sizes() -> None:
+    """torch.Tensor(x.shape) is an uninitialised tensor of that shape (we made [2., 3.])."""
+    made = microtorch.Tensor(microtorch.Size([2, 3]))
+    assert made.shape == (2, 3) and made.dtype is microtorch.float32
+    assert microtorch.Tensor([2, 3]).tolist() == [2.0, 3.0]  # a list is still data
+    torch = pytest.importorskip("torch")
+    assert torch.Tensor(torch.Size([2, 3])).shape == (2, 3)
+
+
+def test_ranges_inside_a_list_count_as_ints() -> None:
+    """torch.tensor([range(2), range(2)]) is int64 (we skipped the ranges and said float32)."""
+    assert microtorch.tensor([range(2), range(2)]).dtype is microtorch.int64
+    assert microtorch.tensor([range(2), [0.5, 1]]).dtype is microtorch.float32
+    torch = pytest.importorskip("torch")
+    assert torch.tensor([range(2), range(2)]).dtype is torch.int64
