@@ -8,6 +8,8 @@ import pytest
 
 import microtorch
 
+from ..torch_reference import torch_before
+
 
 def _leaf(values: list, device: str) -> microtorch.Tensor:
     return microtorch.tensor(values, device=device, requires_grad=True)
@@ -119,6 +121,8 @@ def test_grad_checks_its_arguments_as_pytorch_does() -> None:
     with pytest.raises(RuntimeError, match=r"got 2 tensors and 1 gradients"):
         microtorch.autograd.grad([x * 2, x * 3], x, grad_outputs=[microtorch.ones(2)])
     torch = pytest.importorskip("torch")
+    if torch_before((2, 13)):
+        pytest.skip("the installed PyTorch raises other error types for some of these")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # (torch: only_inputs is deprecated)
         assert _grad_argument_errors(torch) == seen
