@@ -495,11 +495,12 @@ def test_skip_init_leaves_the_generator_alone_and_the_module_usable(device: str)
     layer.load_state_dict(
         {k: torch.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()}
     )
-    x = np.random.randn(2, 3).astype("f")
-    np.testing.assert_allclose(
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype("f")
+    np.testing.assert_allclose(  # (float32 sums near 0: an absolute tolerance too)
         layer(torch.tensor(x, device=device)).detach().cpu().numpy(),
         theirs(pt.tensor(x)).detach().numpy(),
         rtol=1e-6,
+        atol=1e-6,
     )
 
     class NoDevice(nn.Module):
