@@ -3888,14 +3888,27 @@ def _normalise_along(op: type[Function], x: Tensor, dim: int, name: str) -> Tens
     return op.apply(x, dim=d)
 
 
+def _normalised_input(input: Tensor, dtype: Any, op: str) -> Tensor:
+    """softmax's input, cast to ``dtype`` if given. PyTorch has no integer or bool softmax
+    (unlike exp, it does not promote them): dtype= is the way to give it one."""
+    if dtype is not None:
+        return cast(_check_tensor(input, op), dtype)
+    if _check_tensor(input, op).array.dtype.kind != "f":
+        raise NotImplementedError(
+            f"{op}: not implemented for {input.dtype} tensors, as in PyTorch; pass "
+            f"dtype=microtorch.float32 (or call .float() first)"
+        )
+    return input
+
+
 def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    x = _float_input(input, "softmax") if dtype is None else cast(input, dtype)
+    x = _normalised_input(input, dtype, "softmax")
     dim = _implicit_softmax_dim(x.ndim, "softmax") if dim is None else dim
     return _normalise_along(_softmax.Softmax, x, dim, "softmax")
 
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    x = _float_input(input, "log_softmax") if dtype is None else cast(input, dtype)
+    x = _normalised_input(input, dtype, "log_softmax")
     dim = _implicit_softmax_dim(x.ndim, "log_softmax") if dim is None else dim
     return _normalise_along(_softmax.LogSoftmax, x, dim, "log_softmax")
 

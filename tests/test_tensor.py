@@ -682,6 +682,8 @@ def test_topk_of_unsigned_integers_nan_and_0d_as_in_pytorch(device: str) -> None
 NAN = float("nan")
 
 EDGE_CASES = {
+    "softmax_of_ints_refused": lambda T: T.softmax(T.tensor([1, 2]), 0),
+    "log_softmax_of_bools_refused": lambda T: T.log_softmax(T.tensor([True, False]), 0),
     "trace_int32_gives_int64": lambda T: T.trace(T.tensor([[1, 2], [3, 4]], dtype=T.int32)),
     "median_ints_lower_middle": lambda T: T.median(T.tensor([3, 1, 2, 4])),
     "median_dim_ints": lambda T: T.median(T.tensor([[3, 1], [2, 4]]), 0),
