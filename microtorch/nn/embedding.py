@@ -31,11 +31,10 @@ def _check_weight_shape(layer: str, weight: Tensor, num_embeddings: int, dim: in
         )
 
 
-def _check_unsupported(layer: str, max_norm: Any, scale_grad_by_freq: bool, sparse: bool) -> None:
-    if max_norm is not None or scale_grad_by_freq or sparse:
+def _check_unsupported(layer: str, scale_grad_by_freq: bool, sparse: bool) -> None:
+    if scale_grad_by_freq or sparse:  # (max_norm is supported: see F.embedding)
         raise ValueError(
-            f"{layer}: max_norm, scale_grad_by_freq and sparse=True are not supported; "
-            "leave them at their defaults (None, False, False)"
+            f"{layer}: scale_grad_by_freq and sparse=True are not supported; leave them False"
         )
 
 
@@ -115,7 +114,7 @@ class EmbeddingBag(Module):
                  include_last_offset: bool = False, padding_idx: int | None = None,
                  device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        _check_unsupported("EmbeddingBag", max_norm, scale_grad_by_freq, sparse)
+        _check_unsupported("EmbeddingBag", scale_grad_by_freq, sparse)
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.max_norm, self.norm_type = max_norm, norm_type
@@ -141,10 +140,13 @@ class EmbeddingBag(Module):
         return F.embedding_bag(
             input, self.weight, offsets, mode=self.mode, per_sample_weights=per_sample_weights,
             include_last_offset=self.include_last_offset, padding_idx=self.padding_idx,
+            max_norm=self.max_norm, norm_type=self.norm_type,
         )  # fmt: skip
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
         if self.norm_type != 2:
             s += f", norm_type={self.norm_type}"
         s += f", mode={self.mode!r}"

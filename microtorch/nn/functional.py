@@ -469,16 +469,16 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     Entries equal to ``padding_idx`` are left out; an empty bag gives zeros. (B, dim)."""
     _check_tensor(input, "embedding_bag")
     _check_tensor(weight, "embedding_bag", "weight")
-    if max_norm is not None or scale_grad_by_freq or sparse:
+    if scale_grad_by_freq or sparse:  # (max_norm is supported: see F.embedding)
         raise ValueError(
-            "embedding_bag: max_norm, scale_grad_by_freq and sparse=True are not supported; "
-            "leave them at their defaults (None, False, False)"
+            "embedding_bag: scale_grad_by_freq and sparse=True are not supported; leave them False"
         )
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"embedding_bag: mode has to be one of sum, mean or max, got {mode!r}")
-    if input.array.dtype.kind not in "iu":
+    if input.dtype not in (_dtypes.int64, _dtypes.int32):  # PyTorch's "Long, Int"
         raise RuntimeError(
-            f"embedding_bag: indices must be an integer tensor (long or int), got {input.dtype}"
+            f"embedding_bag: indices must be an int64 (long) or int32 tensor, got {input.dtype}; "
+            "convert them with .long()"
         )
     if not weight.dtype.is_floating_point or weight.ndim != 2:
         raise RuntimeError(
@@ -529,7 +529,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         raise ValueError(f"embedding_bag: input has to be 1-D or 2-D, got shape {tuple(idx.shape)}")
     flat = input.reshape(-1)
     positions, counts = _bag_positions(flat.array, starts, padding_idx)
-    rows = embedding(flat, weight)  # (N, dim): the rows of every entry
+    # (N, dim): the rows of every entry, each picked row first renormed to max_norm if given
+    rows = embedding(flat, weight, max_norm=max_norm, norm_type=norm_type)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1, 1)
     # Each bag gathers its rows into one padded row of ``positions``; the holes point at an

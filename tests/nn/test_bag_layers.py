@@ -207,18 +207,49 @@ def test_embedding_bag_errors() -> None:
         )
     with pytest.raises(IndexError, match="out of range"):
         F.embedding_bag(torch.tensor([[1, 6]]), w)
-    with pytest.raises(RuntimeError, match="integer"):
+    with pytest.raises(RuntimeError, match="int64 .long. or int32"):
         F.embedding_bag(torch.tensor([[1.0, 2.0]]), w)
     with pytest.raises(RuntimeError, match="floating point"):
         F.embedding_bag(torch.tensor([[1, 2]]), w.long())
     with pytest.raises(RuntimeError, match="padding_idx must be within"):
         F.embedding_bag(torch.tensor([[1, 2]]), w, padding_idx=6)
-    with pytest.raises(ValueError, match="max_norm"):
-        F.embedding_bag(torch.tensor([[1, 2]]), w, max_norm=1.0)
-    with pytest.raises(ValueError, match="max_norm"):
-        nn.EmbeddingBag(6, 3, max_norm=1.0)
+    with pytest.raises(ValueError, match="scale_grad_by_freq"):
+        F.embedding_bag(torch.tensor([[1, 2]]), w, scale_grad_by_freq=True)
+    with pytest.raises(ValueError, match="sparse"):
+        nn.EmbeddingBag(6, 3, sparse=True)
+    for dtype in (torch.int16, torch.uint8, torch.int8):  # PyTorch: "Long, Int" only
+        with pytest.raises(RuntimeError, match="int64 .long. or int32"):
+            F.embedding_bag(torch.tensor([[1, 2]], dtype=dtype), w)
     with pytest.raises(ValueError, match="padding_idx"):
         nn.EmbeddingBag(6, 3, padding_idx=6)
+
+
+def test_embedding_bag_max_norm_matches_pytorch() -> None:
+    """max_norm renorms each row a bag uses (padding rows included, as PyTorch does) in the
+    weight itself before the bags are reduced; outputs, weights and gradients match."""
+    pt = pytest.importorskip("torch")
+    table = np.random.default_rng(1).standard_normal((6, 3)) * 2
+    ids, offsets = np.array([0, 2, 2, 5, 1, 3]), np.array([0, 2, 2])
+    for mode, norm_type in (("mean", 2.0), ("sum", 1.0), ("max", 3.0)):
+        results = []
+        for lib in (torch, pt):
+            bag = lib.nn.EmbeddingBag(6, 3, max_norm=1.5, norm_type=norm_type, mode=mode,
+                                      padding_idx=1).double()  # fmt: skip
+            with lib.no_grad():
+                bag.weight.copy_(lib.tensor(table))
+            out = bag(lib.tensor(ids), lib.tensor(offsets))
+            (out * lib.tensor(np.arange(9.0).reshape(3, 3))).sum().backward()
+            w = lib.tensor(table.copy())
+            plain = lib.nn.functional.embedding_bag(lib.tensor(ids).reshape(2, 3), w, max_norm=1.0)
+            results.append([t.detach().numpy() for t in (out, bag.weight, bag.weight.grad, w)])
+            results[-1].append(plain.detach().numpy())
+            results[-1].append(repr(bag))
+        for ours, theirs in zip(*results):
+            if isinstance(ours, str):
+                assert ours == theirs
+            else:
+                np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+        assert not np.allclose(results[0][1], table)  # some rows were renormed
 
 
 def test_embedding_bag_int32_indices_and_empty_bags() -> None:
