@@ -34,7 +34,7 @@ from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Fold, Unfold
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout import Dropout
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .embedding import Embedding, EmbeddingBag
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear
@@ -113,6 +113,11 @@ __all__ = [
     "CosineSimilarity",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "AlphaDropout",
+    "FeatureAlphaDropout",
     "ELU",
     "Embedding",
     "EmbeddingBag",

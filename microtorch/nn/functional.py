@@ -653,6 +653,129 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return _dropout.Dropout.apply(input, p=p)
 
 
+def _check_p(op: str, p: float) -> None:
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{op}: dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _keep_mask(input: Tensor, shape: tuple, p: float, op: str) -> Any:
+    """A 0/1 array of ``shape`` (broadcastable to input), each entry 1 with probability
+    1 - p, drawn from the seeded generator as F.dropout's mask is."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{op}: result type Float can't be cast to the input's {input.dtype}")
+    scaled = _random.bernoulli_mask(shape, 1.0 - p, input.array.dtype, input.device)
+    return scaled != 0
+
+
+def _channel_mask_shape(input: Tensor, op: str) -> tuple:
+    """(N, C, 1, ..., 1): one mask entry per channel of each sample."""
+    if input.ndim < 2:
+        raise RuntimeError(f"{op}: Feature dropout requires at least 2 dimensions in the input")
+    return tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+
+
+def _feature_dropout(input: Tensor, p: float, op: str) -> Tensor:
+    """Zero whole channels (dim 1) with probability ``p``; scale the rest by 1/(1-p)."""
+    if p == 1.0:
+        return input * 0.0
+    keep = _keep_mask(input, _channel_mask_shape(input, op), p, op)
+    return input * Tensor._make(keep.astype(input.array.dtype) * (1.0 / (1.0 - p)))
+
+
+def _feature_dropout_nd(input: Tensor, p: float, training: bool, inplace: bool, op: str,
+                        unbatched: bool) -> Tensor:  # fmt: skip
+    """dropout1d/2d/3d once the input's rank is checked: an unbatched input gets a batch
+    dim of 1 for the mask (so dim 0 is its channel dim), then loses it again."""
+    if not training or p == 0.0:
+        return input
+    if inplace:
+        return _functional.inplace(input, _feature_dropout_nd, p, True, False, op, unbatched)
+    if unbatched:
+        return _feature_dropout(input.unsqueeze(0), p, op).squeeze(0)
+    return _feature_dropout(input, p, op)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:  # fmt: skip
+    """Zero whole channels of a (N, C, L) or (C, L) input with probability ``p`` and scale
+    the others by 1/(1-p) (training only)."""
+    _check_p("dropout1d", p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input: (N, C, L) "
+            "or unbatched (C, L), with C the channel dim zeroed as a whole"
+        )
+    return _feature_dropout_nd(input, p, training, inplace, "dropout1d", input.ndim == 2)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:  # fmt: skip
+    """Zero whole channels of a (N, C, H, W) input with probability ``p`` and scale the
+    others by 1/(1-p) (training only). A 3-D input is taken as (N, C, L), as in PyTorch."""
+    _check_p("dropout2d", p)
+    if input.ndim not in (3, 4):
+        warn_user(
+            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated in "
+            "PyTorch; use dropout for element-wise dropout (channels of dim 1 are zeroed)"
+        )
+    if input.ndim == 3:
+        warn_user(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L); use "
+            "dropout1d for that"
+        )
+    return _feature_dropout_nd(input, p, training, inplace, "dropout2d", False)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:  # fmt: skip
+    """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input with probability ``p``
+    and scale the others by 1/(1-p) (training only)."""
+    _check_p("dropout3d", p)
+    if input.ndim not in (4, 5):
+        warn_user(
+            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated in "
+            "PyTorch; use dropout for element-wise dropout (channels of dim 1 are zeroed)"
+        )
+    return _feature_dropout_nd(input, p, training, inplace, "dropout3d", input.ndim == 4)
+
+
+# SELU's scale * alpha: a dropped unit is set to -_SELU_ALPHA, SELU's lowest output.
+_SELU_ALPHA = 1.7580993408473766
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, op: str,
+                   per_channel: bool) -> Tensor:  # fmt: skip
+    """Set dropped units to -alpha, then a * x + b so that a zero-mean, unit-variance
+    input keeps its mean and variance: a = ((1-p)(1 + p alpha^2))^-1/2, b = a alpha p."""
+    _check_p(op, p)
+    if not training or p == 0.0:
+        return input
+    if inplace:
+        return _functional.inplace(input, _alpha_dropout, p, True, False, op, per_channel)
+    if p == 1.0:
+        return input * 0.0
+    shape = _channel_mask_shape(input, op) if per_channel else tuple(input.shape)
+    keep = _keep_mask(input, shape, p, op).astype(input.array.dtype)
+    a = ((1.0 - p) * (1.0 + p * _SELU_ALPHA**2)) ** -0.5
+    # kept: a x + a alpha p; dropped: a (-alpha) + a alpha p. d/dx = a * keep.
+    shift = a * _SELU_ALPHA * (p - 1.0 + keep)
+    return input * Tensor._make(keep * a) + Tensor._make(shift)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                  inplace: bool = False) -> Tensor:  # fmt: skip
+    """Dropout for SELU networks: dropped elements take SELU's negative saturation value and
+    the result is rescaled so mean and variance are kept (training only; off by default)."""
+    return _alpha_dropout(input, p, training, inplace, "alpha_dropout", False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> Tensor:  # fmt: skip
+    """alpha_dropout that drops whole channels (dim 1) of each sample together."""
+    return _alpha_dropout(input, p, training, inplace, "feature_alpha_dropout", True)
+
+
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                   ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:  # fmt: skip

@@ -128,6 +128,9 @@ INPLACE_LAYERS = {
     "LeakyReLU": lambda inplace: nn.LeakyReLU(0.1, inplace=inplace),
     "SiLU": lambda inplace: nn.SiLU(inplace=inplace),
     "Dropout": lambda inplace: nn.Dropout(0.5, inplace=inplace),
+    "Dropout1d": lambda inplace: nn.Dropout1d(0.5, inplace=inplace),  # (C, L): unbatched
+    "AlphaDropout": lambda inplace: nn.AlphaDropout(0.5, inplace=inplace),
+    "FeatureAlphaDropout": lambda inplace: nn.FeatureAlphaDropout(0.5, inplace=inplace),
     "ReLU6": lambda inplace: nn.ReLU6(inplace=inplace),
     "Hardtanh": lambda inplace: nn.Hardtanh(-0.5, 0.5, inplace=inplace),
     "ELU": lambda inplace: nn.ELU(0.5, inplace=inplace),
@@ -166,6 +169,114 @@ def test_inplace_dropout_in_eval_mode_leaves_the_input_alone() -> None:
     assert x.tolist() == [[1.0] * 3] * 3
     with pytest.raises(RuntimeError, match="leaf Variable"):  # as in PyTorch
         nn.ReLU(inplace=True)(torch.ones(2, requires_grad=True))
+
+
+CHANNEL_DROPOUTS = [  # (layer, input shape, shape of one mask entry per channel)
+    (nn.Dropout1d, (40, 50, 3), (40, 50, 1)),
+    (nn.Dropout1d, (2000, 3), (2000, 1)),  # unbatched (C, L)
+    (nn.Dropout2d, (40, 50, 2, 3), (40, 50, 1, 1)),
+    (nn.Dropout3d, (40, 50, 2, 1, 3), (40, 50, 1, 1, 1)),
+    (nn.Dropout3d, (2000, 2, 1, 3), (2000, 1, 1, 1)),  # unbatched (C, D, H, W)
+]
+
+
+@pytest.mark.parametrize("layer, shape, per_channel", CHANNEL_DROPOUTS)
+def test_channel_dropout_zeroes_whole_channels(device: str, layer, shape, per_channel) -> None:
+    """Dropout1d/2d/3d: every element of a channel is kept or zeroed together, kept ones
+    scaled by 1/(1-p), about 1-p of the channels kept; the gradient uses the same mask; the
+    dtype is kept; eval mode (and p=0) returns the input itself."""
+    drop = layer(p=0.3)
+    x = torch.randn(*shape, device=device, dtype=torch.float64, requires_grad=True)
+    y = drop(x)
+    y.backward(torch.ones_like(y))
+    scale = (y / x).detach().cpu().numpy()
+    first = scale[tuple(slice(0, n) for n in per_channel)]  # one value per channel
+    np.testing.assert_allclose(scale, np.broadcast_to(first, shape), rtol=1e-12)
+    assert set(np.unique(np.round(first, 12))) <= {0.0, round(1 / 0.7, 12)}
+    assert abs((first != 0).mean() - 0.7) < 0.05
+    np.testing.assert_allclose(x.grad.cpu().numpy(), scale, rtol=1e-12)
+    assert drop(x.detach().float()).dtype == torch.float32
+    drop.eval()
+    assert drop(x) is x
+    assert layer(p=0.0)(x) is x
+
+
+def test_channel_dropout_input_ranks_warnings_and_errors_match_pytorch() -> None:
+    """Which ranks each of F.dropout1d/2d/3d accepts, warns about (UserWarning) or rejects
+    (RuntimeError), and the output shape, as in PyTorch; bad p: ValueError."""
+    import warnings
+
+    pt = pytest.importorskip("torch")
+    ranks = {"dropout1d": (1, 2, 3, 4), "dropout2d": (1, 2, 3, 4, 5), "dropout3d": (2, 3, 4, 5, 6)}
+    for name, dims in ranks.items():
+        for ndim in dims:
+            seen = []
+            for lib in (torch, pt):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    try:
+                        out = getattr(lib.nn.functional, name)(lib.ones(*[2] * ndim), 0.5)
+                        seen.append((tuple(out.shape), len(caught)))
+                    except RuntimeError:
+                        seen.append(("RuntimeError", len(caught)))
+            assert seen[0] == seen[1], (name, ndim)
+        for lib in (torch, pt):
+            for p in (-0.1, 1.5):
+                with pytest.raises(ValueError, match="between 0 and 1"):
+                    getattr(lib.nn.functional, name)(lib.ones(2, 2, 2, 2), p)
+    for layer in ("Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"):
+        with pytest.raises(ValueError, match="between 0 and 1"):
+            getattr(nn, layer)(1.5)
+        assert repr(getattr(nn, layer)(0.2)) == repr(getattr(pt.nn, layer)(0.2))
+
+
+def test_channel_and_alpha_dropout_p_one_integer_inputs_and_defaults() -> None:
+    """p=1 zeroes everything (gradient 0); integer inputs raise RuntimeError as in PyTorch;
+    F.alpha_dropout and F.feature_alpha_dropout are off unless training=True (PyTorch's
+    defaults), F.dropout1d/2d/3d on."""
+    F = torch.nn.functional
+    for f in (F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout):
+        shape = (2, 3, 4) if f is F.dropout1d else (2, 3, 4, 5)
+        x = torch.randn(*shape, requires_grad=True)
+        y = f(x, 1.0, True)
+        y.sum().backward()
+        assert not y.detach().numpy().any() and not x.grad.numpy().any()
+        with pytest.raises(RuntimeError):
+            f(torch.ones(*shape, dtype=torch.int64), 0.5, True)
+        assert f(x, 0.0, True) is x
+    x = torch.randn(2, 3, 4)
+    assert F.alpha_dropout(x) is x and F.feature_alpha_dropout(x) is x
+    assert (F.dropout1d(torch.ones(1, 400, 1)).numpy() == 0).any()  # training by default
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        F.feature_alpha_dropout(torch.ones(3), 0.5, True)
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5])
+def test_alpha_dropout_values_match_pytorch_and_keep_mean_and_variance(device: str, p) -> None:
+    """AlphaDropout sets dropped elements to one value and maps kept ones by a x + b: those
+    values (for inputs 0 and 1) are PyTorch's; a N(0, 1) input keeps mean 0 and variance 1;
+    the gradient is a where kept, 0 where dropped. FeatureAlphaDropout drops channels."""
+    pt = pytest.importorskip("torch")
+    ours, theirs = [], []
+    for value in (0.0, 1.0):
+        x = torch.full((4000,), value, dtype=torch.float64, device=device)
+        ours.append(np.unique(nn.AlphaDropout(p)(x).cpu().numpy()))
+        theirs.append(np.unique(pt.nn.AlphaDropout(p)(pt.full((4000,), value).double()).numpy()))
+    np.testing.assert_allclose(np.concatenate(ours), np.concatenate(theirs), rtol=1e-12)
+    x = torch.randn(400, 500, dtype=torch.float64, device=device, requires_grad=True)
+    y = nn.AlphaDropout(p)(x)
+    out = y.detach().cpu().numpy()
+    assert abs(out.mean()) < 0.01 and abs(out.std() - 1.0) < 0.01
+    dropped = out == ours[0].min()  # the dropped value (also that of x = 0 when dropped)
+    assert abs(dropped.mean() - p) < 0.01
+    y.sum().backward()
+    a = ours[1].max() - ours[0].max()  # kept: a * 1 + b minus a * 0 + b
+    np.testing.assert_allclose(x.grad.cpu().numpy(), np.where(dropped, 0.0, a), rtol=1e-12)
+    feature = nn.FeatureAlphaDropout(p)(torch.ones(40, 50, 3, device=device)).cpu().numpy()
+    np.testing.assert_array_equal(feature, np.broadcast_to(feature[:, :, :1], feature.shape))
+    assert abs((feature[:, :, 0] == feature.min()).mean() - p) < 0.05
+    layer = nn.FeatureAlphaDropout(p).eval()
+    assert layer(x) is x
 
 
 def test_activation_values() -> None:
