@@ -13,7 +13,7 @@ parameter's version counter, as any in-place change does.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,6 +22,23 @@ import numpy as np
 from .. import backend, dtypes
 from .._tensor import Tensor, clear_grads
 from ..autograd import grad_mode
+from ..nn.module import _add_hook, _RemovableHandle
+
+# Step hooks every optimizer runs (register_optimizer_step_pre_hook / _post_hook below).
+_global_step_pre_hooks: OrderedDict = OrderedDict()
+_global_step_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook: Callable) -> _RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` before every optimizer's step(), ahead of
+    its own pre-hooks; it may return new ``(args, kwargs)``. ``.remove()`` takes it out."""
+    return _add_hook(_global_step_pre_hooks, hook, prepend=False)
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> _RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` after every optimizer's step(), after its own
+    post-hooks. ``.remove()`` takes it out."""
+    return _add_hook(_global_step_post_hooks, hook, prepend=False)
 
 
 class _RequiredParameter:
@@ -37,6 +54,15 @@ class Optimizer:
         self.defaults = defaults
         self.state: defaultdict = defaultdict(dict)
         self.param_groups: list[dict] = []
+        self._step_pre_hooks: OrderedDict = OrderedDict()
+        self._step_post_hooks: OrderedDict = OrderedDict()
+        self._state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._load_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._load_state_dict_post_hooks: OrderedDict = OrderedDict()
+        # opt.step(...) runs the step hooks around the class's own step(): this instance
+        # attribute shadows the method, so no optimizer's step() has to call the hooks.
+        self.step = self._step_with_hooks
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
@@ -108,6 +134,58 @@ class Optimizer:
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         raise TypeError(f"{type(self).__name__} must define step()")
 
+    # ------------------------------------------------------------ hooks
+    def _step_with_hooks(self, *args: Any, **kwargs: Any) -> Any:
+        """type(self).step(self, *args, **kwargs) between the step pre- and post-hooks. As
+        in PyTorch, a hook's ``args`` start with the optimizer itself."""
+        args = (self, *args)
+        for hook in (*_global_step_pre_hooks.values(), *self._step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(
+                        f"{type(self).__name__}.step: a step pre-hook must return None or a "
+                        f"tuple of (new_args, new_kwargs), but got {result!r}"
+                    )
+                args, kwargs = result
+        out = type(self).step(*args, **kwargs)
+        for hook in (*self._step_post_hooks.values(), *_global_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+
+    def register_step_pre_hook(self, hook: Callable) -> _RemovableHandle:
+        """Run ``hook(optimizer, args, kwargs)`` before each step(); it may return new
+        ``(args, kwargs)`` for the step. ``.remove()`` on the handle takes it out."""
+        return _add_hook(self._step_pre_hooks, hook, prepend=False)
+
+    def register_step_post_hook(self, hook: Callable) -> _RemovableHandle:
+        """Run ``hook(optimizer, args, kwargs)`` after each step()."""
+        return _add_hook(self._step_post_hooks, hook, prepend=False)
+
+    def register_state_dict_pre_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> _RemovableHandle:
+        """Run ``hook(optimizer)`` at the start of state_dict() (first if ``prepend``)."""
+        return _add_hook(self._state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> _RemovableHandle:
+        """Run ``hook(optimizer, state_dict)`` at the end of state_dict(); a returned dict
+        replaces the state dict."""
+        return _add_hook(self._state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable,
+                                          prepend: bool = False) -> _RemovableHandle:  # fmt: skip
+        """Run ``hook(optimizer, state_dict)`` at the start of load_state_dict(); a returned
+        dict is loaded instead."""
+        return _add_hook(self._load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable,
+                                           prepend: bool = False) -> _RemovableHandle:  # fmt: skip
+        """Run ``hook(optimizer)`` at the end of load_state_dict()."""
+        return _add_hook(self._load_state_dict_post_hooks, hook, prepend)
+
     def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None
@@ -132,6 +210,8 @@ class Optimizer:
         Parameters are named by their position across all groups (0, 1, 2...), as PyTorch
         does, so a state dict can be loaded into a new optimizer over a new model of the
         same shape. The state's tensors are the live ones (save or copy them)."""
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self)
         index: dict[int, int] = {}
         groups = []
         for group in self.param_groups:
@@ -142,13 +222,22 @@ class Optimizer:
         for p, s in self.state.items():
             if id(p) in index:
                 state[index[id(p)]] = dict(s)
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in list(self._state_dict_post_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore hyperparameters and per-parameter state saved by ``state_dict()``. State
         tensors are copied onto each parameter's device (floating ones in its dtype). A
         hyperparameter the state dict lacks (one saved before it existed, such as
         ``maximize``) gets this optimizer's default, as PyTorch's optimizers fill them in."""
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         if (
             not isinstance(state_dict, dict)
             or "state" not in state_dict
@@ -191,6 +280,8 @@ class Optimizer:
             new_groups.append(restored)
         self.state = new_state
         self.param_groups = new_groups
+        for hook in list(self._load_state_dict_post_hooks.values()):
+            hook(self)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]

@@ -519,3 +519,80 @@ def test_optimizers_print_as_pytorchs() -> None:
         ours = getattr(optim, name)([nn.Parameter(torch.zeros(2))], lr=0.1)
         theirs = getattr(pt.optim, name)([pt.nn.Parameter(pt.zeros(2))], lr=0.1)
         assert repr(ours) == repr(theirs), name
+
+
+# ------------------------------------------------------------------ hooks
+def _hook_script(lib, optimizer_module) -> tuple[list, list]:
+    """Register every kind of optimizer hook, step and save/load; the calls they saw."""
+    seen = []
+    p = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
+    p.grad = lib.tensor([0.5, 0.5])
+    opt = lib.optim.SGD([p], lr=0.1)
+
+    def pre(o, args, kwargs):
+        seen.append(("pre", o is opt, args[0] is opt, len(args), sorted(kwargs)))
+        if "closure" in kwargs:  # replace the closure: its loss is what step() returns
+            return args, {"closure": lambda: 7.0}
+        return None
+
+    handles = [
+        optimizer_module.register_optimizer_step_pre_hook(lambda o, a, k: seen.append("gpre")),
+        optimizer_module.register_optimizer_step_post_hook(lambda o, a, k: seen.append("gpost")),
+        opt.register_step_pre_hook(pre),
+        opt.register_step_post_hook(lambda o, a, k: seen.append(("post", sorted(k)))),
+    ]
+    try:
+        seen.append(opt.step())
+        seen.append(opt.step(closure=lambda: 3.0))
+        handles[2].remove()
+        handles[0].remove()
+        opt.step()
+    finally:
+        for handle in handles:
+            handle.remove()
+    opt.step()  # no hooks left
+    opt.register_state_dict_pre_hook(lambda o: seen.append("sd_pre"))
+    opt.register_state_dict_pre_hook(lambda o: seen.append("sd_pre_first"), prepend=True)
+    opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1})
+    opt.register_load_state_dict_pre_hook(lambda o, sd: seen.append(("load_pre", sorted(sd))))
+    opt.register_load_state_dict_post_hook(lambda o: seen.append("load_post"))
+    state = opt.state_dict()
+    seen.append(sorted(state))
+    opt.load_state_dict(state)
+    opt.register_step_pre_hook(lambda o, a, k: 5)
+    with pytest.raises(RuntimeError, match="must return None or a tuple"):
+        opt.step()
+    return seen, p.detach().numpy().tolist()
+
+
+def test_optimizer_hooks_run_as_pytorchs() -> None:
+    """Step pre/post hooks (per optimizer and global: their order, args starting with the
+    optimizer, kwargs, a pre-hook's new (args, kwargs), .remove()) and the state-dict
+    hooks (prepend, a post-hook's new dict, load hooks) do what PyTorch's do."""
+    from microtorch.optim import optimizer as ours
+
+    pt = pytest.importorskip("torch")
+    import torch.optim.optimizer as theirs
+
+    assert _hook_script(torch, ours) == _hook_script(pt, theirs)
+    assert _hook_script(torch, ours)[0][:3] == [
+        "gpre", ("pre", True, True, 1, []), ("post", [])
+    ]  # fmt: skip
+
+
+def test_hooked_optimizer_copies_and_pickles() -> None:
+    """The step wrapper is per instance: a deepcopy or an unpickled copy steps its own
+    parameters and runs its own hooks."""
+    import pickle
+
+    p = nn.Parameter(torch.tensor([1.0]))
+    p.grad = torch.tensor([1.0])
+    opt = optim.SGD([p], lr=0.5)
+    for twin in (copy.deepcopy(opt), pickle.loads(pickle.dumps(opt))):
+        calls = []
+        twin.param_groups[0]["params"][0].grad = torch.tensor([1.0])  # (pickling drops it)
+        twin.register_step_post_hook(lambda o, a, k, calls=calls: calls.append(o))
+        twin.step()
+        assert calls == [twin]
+        assert twin.param_groups[0]["params"][0].item() == 0.5
+    assert p.item() == 1.0
