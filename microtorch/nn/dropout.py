@@ -1,4 +1,5 @@
-"""``Dropout``: zero random elements while training; the identity in eval mode."""
+"""``Dropout`` and its channel-wise (Dropout1d/2d/3d) and SELU (AlphaDropout,
+FeatureAlphaDropout) forms: random zeroing while training; the identity in eval mode."""
 
 from __future__ import annotations
 
@@ -7,36 +8,26 @@ from . import functional as F
 from .module import Module
 
 
-class Dropout(Module):
+class _DropoutNd(Module):
+    """The ``p`` and ``inplace`` every dropout layer below has."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
     """Each element is zeroed with probability ``p`` and the rest are scaled by 1/(1-p)
     during training (``model.train()``); after ``model.eval()`` the input passes unchanged."""
 
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
-        self.inplace = inplace
-
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
-
-
-class _DropoutNd(Module):
-    """The shared ``p``/``inplace`` of the dropout variants below (checked as Dropout's)."""
-
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
-        self.inplace = inplace
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Dropout1d(_DropoutNd):
