@@ -737,7 +737,8 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
             f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated in "
             "PyTorch; use dropout for element-wise dropout (channels of dim 1 are zeroed)"
         )
-    return _feature_dropout_nd(input, p, training, inplace, "dropout3d", input.ndim == 4)
+    # As in PyTorch, any input that is not 5-D is taken as unbatched: dim 0 is its channels.
+    return _feature_dropout_nd(input, p, training, inplace, "dropout3d", input.ndim != 5)
 
 
 # SELU's scale * alpha: a dropped unit is set to -_SELU_ALPHA, SELU's lowest output.

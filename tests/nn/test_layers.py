@@ -201,9 +201,18 @@ def test_channel_dropout_zeroes_whole_channels(device: str, layer, shape, per_ch
     assert layer(p=0.0)(x) is x
 
 
+def _mask_dims(out: np.ndarray) -> int:
+    """How many leading dims a dropout mask varies along (the rest are zeroed together)."""
+    for k in range(out.ndim + 1):
+        if (out == out[(slice(None),) * k + (slice(0, 1),) * (out.ndim - k)]).all():
+            return k
+    raise AssertionError("unreachable")
+
+
 def test_channel_dropout_input_ranks_warnings_and_errors_match_pytorch() -> None:
     """Which ranks each of F.dropout1d/2d/3d accepts, warns about (UserWarning) or rejects
-    (RuntimeError), and the output shape, as in PyTorch; bad p: ValueError."""
+    (RuntimeError), the output shape and which dims share one mask entry (e.g. dropout3d
+    takes any input that is not 5-D as unbatched), as in PyTorch; bad p: ValueError."""
     import warnings
 
     pt = pytest.importorskip("torch")
@@ -215,8 +224,8 @@ def test_channel_dropout_input_ranks_warnings_and_errors_match_pytorch() -> None
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     try:
-                        out = getattr(lib.nn.functional, name)(lib.ones(*[2] * ndim), 0.5)
-                        seen.append((tuple(out.shape), len(caught)))
+                        out = getattr(lib.nn.functional, name)(lib.ones(64, *[2] * (ndim - 1)))
+                        seen.append((tuple(out.shape), len(caught), _mask_dims(out.numpy())))
                     except RuntimeError:
                         seen.append(("RuntimeError", len(caught)))
             assert seen[0] == seen[1], (name, ndim)
