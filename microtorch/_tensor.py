@@ -758,20 +758,41 @@ class Tensor:
     divide_, multiply_, subtract_ = div_, mul_, sub_
 
     # comparisons written into self: 1 where true, 0 where false, in self's dtype
-    def greater_(self, other: Any) -> Tensor:
-        return F.inplace(self, F.gt, other)
+    def eq_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.eq, other)
 
-    def greater_equal_(self, other: Any) -> Tensor:
-        return F.inplace(self, F.ge, other)
+    def ne_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.ne, other)
 
-    def less_(self, other: Any) -> Tensor:
+    def lt_(self, other: Any) -> Tensor:
         return F.inplace(self, F.lt, other)
 
-    def less_equal_(self, other: Any) -> Tensor:
+    def le_(self, other: Any) -> Tensor:
         return F.inplace(self, F.le, other)
 
-    def not_equal_(self, other: Any) -> Tensor:
-        return F.inplace(self, F.ne, other)
+    def gt_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.gt, other)
+
+    def ge_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.ge, other)
+
+    greater_, greater_equal_, less_, less_equal_, not_equal_ = gt_, ge_, lt_, le_, ne_
+
+    # logical ops written into self the same way (bool results cast to self's dtype)
+    def logical_not_(self) -> Tensor:
+        return F.inplace(self, F.logical_not)
+
+    def logical_and_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.logical_and, other)
+
+    def logical_or_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.logical_or, other)
+
+    def logical_xor_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.logical_xor, other)
+
+    def bitwise_not_(self) -> Tensor:
+        return F.inplace(self, F.bitwise_not)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return F.inplace(self, F.clamp, min, max)
