@@ -1018,17 +1018,39 @@ class Tensor:
     @property
     def mT(self) -> Tensor:
         """The last two dims swapped: the transpose of each matrix in a batch."""
-        if self.ndim < 2:  # as in PyTorch (a 0-d tensor, which it deprecates, is itself)
-            if self.ndim == 0:
-                return self
+        return F._conj_transpose(self, "tensor.mT")
+
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of each matrix in a batch: mT, as microtorch is real-only."""
+        return F._conj_transpose(self, "tensor.mH")
+
+    def adjoint(self) -> Tensor:
+        """The conjugate transpose of each matrix in a batch (mT for real dtypes)."""
+        return F.adjoint(self)
+
+    @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a matrix (a 2-D tensor, or a 0-d one): T for reals."""
+        if self.ndim not in (0, 2):
+            hint = "; for batches of matrices, use tensor.mH" if self.ndim > 2 else ""
             raise RuntimeError(
-                "tensor.mT is only supported on matrices or batches of matrices. Got 1-D "
-                "tensor; a vector has nothing to transpose (use unsqueeze to make a matrix)"
+                f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D "
+                f"tensor{hint}"
             )
-        return F.transpose(self, -2, -1)
+        return self.T
 
     def t(self) -> Tensor:
         return F.t(self)
+
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """Sum this tensor down to ``size``, which it must be expandable to (its gradient's
+        shape for a broadcast input)."""
+        return F.sum_to_size(self, _shape_args(size))
+
+    def msort(self) -> Tensor:
+        """The values sorted along dim 0 (sort(dim=0).values)."""
+        return F.msort(self)
 
     def nonzero(self, *, as_tuple: bool = False) -> Any:
         return F.nonzero(self, as_tuple=as_tuple)

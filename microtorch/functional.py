@@ -1245,6 +1245,22 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 ger = outer
 
 
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of each matrix in a batch: the last two dims swapped, as
+    microtorch's dtypes are all real (a 0-d tensor is itself, as in PyTorch)."""
+    return _conj_transpose(input, "tensor.adjoint()")
+
+
+def _conj_transpose(input: Tensor, name: str) -> Tensor:
+    """adjoint() and .mH: refuse a vector, naming the form used."""
+    if _check_tensor(input, "adjoint").ndim == 1:
+        raise RuntimeError(
+            f"{name} is only supported on matrices or batches of matrices. Got 1-D tensor; a "
+            "vector has nothing to transpose (use unsqueeze to make a matrix)"
+        )
+    return input if input.ndim == 0 else transpose(input, -2, -1)
+
+
 def inner(input: Tensor, other: Tensor) -> Tensor:
     """The sums of products over the last dim of each: out[i..., j...] = sum_k
     input[i..., k] * other[j..., k] (shape input.shape[:-1] + other.shape[:-1]); a 0-d
@@ -1474,6 +1490,21 @@ def numpy_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple:
     if names:
         raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(names))}'")
     return dim, keepdim
+
+
+def sum_to_size(input: Tensor, size: Any) -> Tensor:
+    """Sum ``input`` down to ``size``, a shape it can be expanded back to: leading dims it
+    lacks are summed away, dims where size has 1 are summed keeping the dim."""
+    shape, size = tuple(_check_tensor(input, "sum_to_size").shape), tuple(size)
+    lead = len(shape) - len(size)
+    if lead < 0 or builtins.any(s not in (1, n) for s, n in zip(size, shape[lead:])):
+        raise RuntimeError(
+            f"sum_to_size: size {list(size)} is not expandable to size {list(shape)}; each of "
+            "its sizes must match the tensor's trailing sizes or be 1"
+        )
+    out = sum(input, tuple(range(lead))) if lead else input
+    ones = tuple(i for i, (s, n) in enumerate(zip(size, shape[lead:])) if s == 1 and n != 1)
+    return sum(out, ones, keepdim=True) if ones else out
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
@@ -2057,6 +2088,11 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
         return ReturnTypes(input.clone(), Tensor._make(order))
     return ReturnTypes(gather(input, wrap_dim(dim, input.ndim, "sort"), Tensor._make(order)),
                        Tensor._make(order))  # fmt: skip
+
+
+def msort(input: Tensor) -> Tensor:
+    """The values of ``input`` sorted along dim 0 (sort(input, dim=0).values)."""
+    return sort(input, dim=0).values
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:

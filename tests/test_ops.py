@@ -1143,6 +1143,18 @@ REDUCTIONS = [
     C("sum_0d", lambda T, F, a: a.sum(), (x(),), np.sum),
     C("sum_0d_dim0", lambda T, F, a: a.sum(0), (x(),), lambda a: a),
     C("sum_size1", lambda T, F, a: a.sum(0), (x(1, 3),), lambda a: a.sum(0)),
+    C(
+        "sum_to_size",  # the leading dim summed away, the middle one kept as 1
+        lambda T, F, a: a.sum_to_size(1, 4),
+        (x(2, 3, 4),),
+        lambda a: a.sum((0, 1))[None],
+    ),
+    C(
+        "sum_to_size_tuple",
+        lambda T, F, a: a.sum_to_size((2, 1)),
+        (x(2, 3),),
+        lambda a: a.sum(1, keepdims=True),
+    ),
     C("mean_all", lambda T, F, a: a.mean(), (x(2, 3, 4),), np.mean),
     C("mean_dim", lambda T, F, a: T.mean(a, 2), (x(2, 3, 4),), lambda a: a.mean(2)),
     C(
@@ -1886,6 +1898,9 @@ SHAPE = [
     C("transpose_function", lambda T, F, a: T.transpose(a, -1, -2), (x(2, 3),), lambda a: a.T),
     C("t_function", lambda T, F, a: T.t(a), (x(2, 3),), lambda a: a.T),
     C("t_of_a_vector", lambda T, F, a: a.t(), (x(3),), lambda a: a),
+    C("H", lambda T, F, a: a.H, (x(2, 3),), lambda a: a.T),
+    C("mH", lambda T, F, a: a.mH, (x(2, 3, 4),), lambda a: a.swapaxes(-1, -2)),
+    C("adjoint", lambda T, F, a: T.adjoint(a), (x(2, 3, 4),), lambda a: a.swapaxes(-1, -2)),
     C(
         "broadcast_to_method",
         lambda T, F, a: a.broadcast_to((2, 3)) * 1,
@@ -2223,6 +2238,7 @@ INDEXING = [
         (x(2, 4), const([3, 0, 3], "int64")),
         lambda a, i: a[:, i],
     ),
+    C("msort", lambda T, F, a: T.msort(a), (distinct(4, 3),), lambda a: np.sort(a, 0)),
     C(
         "sort_values",  # each value's gradient goes back to where it came from
         lambda T, F, a: a.sort(dim=0).values,
