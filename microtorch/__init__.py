@@ -19,6 +19,7 @@ from . import (
     viz,
 )
 from ._linalg_names import (
+    chain_matmul,
     cholesky,
     det,
     inverse,
@@ -343,6 +344,7 @@ from .functional import (
     vander,
     var,
     var_mean,
+    vdot,
     vsplit,
     vstack,
     where,

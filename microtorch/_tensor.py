@@ -1097,8 +1097,9 @@ class Tensor:
     def diff(self, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
         return F.diff(self, n, dim, prepend, append)
 
-    def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> tuple:
-        return F.tensor_split(self, indices_or_sections, dim)
+    def tensor_split(self, indices_or_sections: Any = None, dim: int = 0, *,
+                     sections: Any = None, indices: Any = None) -> tuple:  # fmt: skip
+        return F.tensor_split(self, indices_or_sections, dim, sections=sections, indices=indices)
 
     def hsplit(self, indices_or_sections: Any) -> tuple:
         return F.hsplit(self, indices_or_sections)
@@ -1312,6 +1313,9 @@ class Tensor:
 
     def dot(self, tensor: Tensor) -> Tensor:
         return F.dot(self, tensor)
+
+    def vdot(self, other: Tensor) -> Tensor:
+        return F.vdot(self, other)
 
     def inner(self, other: Tensor) -> Tensor:
         return F.inner(self, other)

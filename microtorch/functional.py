@@ -1291,6 +1291,12 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return matmul(input, tensor)
 
 
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors, the first conjugated: dot(), as microtorch's
+    dtypes are all real."""
+    return dot(input, other)
+
+
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix (n, m) times vector (m,) -> (n,)."""
     if _check_tensor(input, "mv").ndim != 2 or _check_tensor(vec, "mv", "vec").ndim != 1:
@@ -3016,12 +3022,32 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, math.ceil(n / chunks), dim)
 
 
-def tensor_split(input: Tensor, indices_or_sections: Any, dim: builtins.int = 0) -> tuple:
+def _split_cuts(indices_or_sections: Any, sections: Any, indices: Any) -> Any:
+    """tensor_split's one way of giving the cuts: positionally, sections= (an int) or
+    indices= (a sequence of ints); anything else is a TypeError, as in PyTorch."""
+    given = [a for a in (indices_or_sections, sections, indices) if a is not None]
+    if len(given) != 1:
+        raise TypeError(
+            "tensor_split(): give exactly one of indices_or_sections, sections= or indices=, "
+            f"got {len(given)}"
+        )
+    if sections is not None and not isinstance(sections, (builtins.int, Tensor)):
+        raise TypeError(f"tensor_split(): sections= must be an int, got {type(sections).__name__}")
+    if indices is not None and not isinstance(indices, (list, tuple, Tensor)):
+        raise TypeError(
+            f"tensor_split(): indices= must be a sequence of ints, got {type(indices).__name__}"
+        )
+    return given[0]
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: builtins.int = 0, *,
+                 sections: Any = None, indices: Any = None) -> tuple:  # fmt: skip
     """input cut along ``dim`` into views: an int ``sections`` gives that many pieces of
     near-equal size (the first size % sections one longer); a list of indices cuts before
-    each, as Python slices do (input[:i0], input[i0:i1], ..., input[ik:])."""
+    each, as Python slices do (input[:i0], input[i0:i1], ..., input[ik:]). Either may be
+    given by keyword instead (sections=3, indices=[1, 5]), as in PyTorch."""
     d = wrap_dim(dim, _check_not_0d(input, "tensor_split").ndim, "tensor_split")
-    cuts = indices_or_sections
+    cuts = _split_cuts(indices_or_sections, sections, indices)
     if isinstance(cuts, Tensor):  # a 0-d tensor of sections, or a 1-D tensor of indices
         if cuts.dtype.is_floating_point or cuts.dtype is _dtypes.bool or cuts.ndim > 1:
             raise RuntimeError(

@@ -1845,6 +1845,14 @@ LINALG = [
         lambda v, a, b, w: (v @ a @ b @ w, a @ b),
     ),
     C(
+        "chain_matmul",  # PyTorch's deprecated spelling of multi_dot, 2-D matrices only
+        lambda T, F, a, b, c: (T.chain_matmul(a, b, c), T.chain_matmul(a)),
+        (x(2, 4), x(4, 3), x(3, 2)),
+        lambda a, b, c: (a @ b @ c, a),
+    ),
+    C("vdot", lambda T, F, a, b: T.vdot(a, b), (x(4), x(4)), np.vdot),
+    C("vdot_method", lambda T, F, a, b: a.vdot(b), (x(3), x(3)), np.vdot),
+    C(
         "linalg_cross_vecdot_diagonal_matmul",
         lambda T, F, a, b, c: (
             T.linalg.cross(a, b),
@@ -2182,6 +2190,12 @@ INDEXING = [
         lambda T, F, a: T.tensor_split(a, [1, -2, 9], dim=-1),
         (x(2, 7),),
         lambda a: tuple(np.array_split(a, [1, -2, 9], 1)),
+    ),
+    C(
+        "tensor_split_keywords",  # sections= and indices= instead of indices_or_sections
+        lambda T, F, a: (*a.tensor_split(sections=3, dim=1), *T.tensor_split(a, indices=[2, 5])),
+        (x(7, 2),),
+        lambda a: (*np.array_split(a, 3, 1), *np.array_split(a, [2, 5])),
     ),
     C(
         "hsplit_vsplit_dsplit",

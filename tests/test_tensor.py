@@ -933,6 +933,17 @@ EDGE_CASES = {
     ),
     "tensor_split_decreasing_indices": lambda T: T.tensor_split(T.arange(5), (3, 1)),
     "tensor_split_float_sections": lambda T: T.tensor_split(T.arange(5), 2.0),
+    "tensor_split_keyword_forms": lambda T: (
+        *T.tensor_split(T.arange(7), sections=3),
+        *T.arange(7).tensor_split(indices=(1, 5)),
+        *T.tensor_split(T.arange(6).reshape(2, 3), indices=[1], dim=1),
+    ),
+    "tensor_split_sections_keyword_list_refused": lambda T: T.tensor_split(
+        T.arange(7), sections=[1, 2]
+    ),
+    "tensor_split_indices_keyword_int_refused": lambda T: T.tensor_split(T.arange(7), indices=2),
+    "tensor_split_both_forms_refused": lambda T: T.tensor_split(T.arange(7), 3, sections=2),
+    "tensor_split_no_cuts_refused": lambda T: T.tensor_split(T.arange(7)),
     "hsplit_uneven": lambda T: T.hsplit(T.ones(2, 3), 2),
     "hsplit_0d": lambda T: T.hsplit(T.tensor(1.0), 1),
     "vsplit_1d": lambda T: T.vsplit(T.ones(3), 1),
@@ -953,6 +964,17 @@ EDGE_CASES = {
     ),
     "inner_last_dims_differ_refused": lambda T: T.inner(T.ones(2, 3), T.ones(2, 4)),
     "matmul_of_bools_refused": lambda T: T.ones(2, 3, dtype=T.bool) @ T.ones(3, dtype=T.bool),
+    "vdot_ints": lambda T: T.vdot(T.tensor([1, 2]), T.tensor([3, 4])),
+    "vdot_2d_refused": lambda T: T.vdot(T.ones(2, 2), T.ones(2, 2)),
+    "vdot_sizes_differ_refused": lambda T: T.vdot(T.ones(2), T.ones(3)),
+    "vdot_dtypes_differ_refused": lambda T: T.vdot(T.ones(3), T.ones(3, dtype=T.float64)),
+    "chain_matmul_of_one_matrix": lambda T: T.chain_matmul(T.arange(6.0).reshape(2, 3)),
+    "chain_matmul_of_ints": lambda T: T.chain_matmul(
+        T.ones(2, 3, dtype=T.int64), T.ones(3, 1, dtype=T.int64)
+    ),
+    "chain_matmul_of_a_vector_refused": lambda T: T.chain_matmul(T.ones(3), T.ones(3, 2)),
+    "chain_matmul_of_nothing_refused": lambda T: T.chain_matmul(),
+    "chain_matmul_of_a_list_refused": lambda T: T.chain_matmul([T.ones(2, 2), T.ones(2, 2)]),
     "dot_of_bools_refused": lambda T: T.dot(T.ones(3, dtype=T.bool), T.ones(3, dtype=T.bool)),
     "einsum_sums_of_ints_and_bools_are_int64": lambda T: (
         T.einsum("ij->j", T.ones(2, 3, dtype=T.int8)),
