@@ -281,6 +281,7 @@ from .functional import (
     pow,
     prelu,
     prod,
+    put,
     quantile,
     rad2deg,
     ravel,

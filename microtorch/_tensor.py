@@ -1116,6 +1116,12 @@ class Tensor:
     def select(self, dim: int, index: int) -> Tensor:
         return F.select(self, dim, index)
 
+    def put(self, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+        return F.put(self, index, source, accumulate)
+
+    def put_(self, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+        return F.inplace(self, F.put, index, source, accumulate)
+
     def take(self, index: Tensor) -> Tensor:
         return F.take(self, index)
 

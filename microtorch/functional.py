@@ -3779,6 +3779,36 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return getitem(reshape(input, (-1,)), (index,))
 
 
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` read as 1-D with ``source``'s values written (or, with
+    accumulate, added) at the flat positions ``index`` (negative counts from the end): the
+    reverse of take. Gradients: input's is the output's with the written positions zeroed
+    (kept with accumulate), source's is the output's at index."""
+    _check_tensor(input, "put_"), _check_tensor(index, "put_", "index")
+    _check_tensor(source, "put_", "source")
+    if index.dtype is not _dtypes.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got {input.dtype} "
+            f"and {source.dtype}; cast source first, e.g. source.to(input.dtype)"
+        )
+    if source.numel() != index.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
+    n = input.numel()
+    if index.numel() and builtins.bool(((index < -n) | (index >= n)).any()):
+        raise IndexError(
+            f"put_(): an index is out of range for a tensor of {n} elements (valid flat "
+            f"indices are -{n} to {n - 1})"
+        )
+    flat = index_put(reshape(input, (-1,)), (reshape(index, (-1,)),), reshape(source, (-1,)),
+                     accumulate)  # fmt: skip
+    return reshape(flat, input.shape)
+
+
 def select(input: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """The slice at ``index`` along ``dim``, without that dim (input.select(0, i) is
     input[i]); a view, as in PyTorch."""

@@ -76,6 +76,16 @@ def mask(*shape: int) -> Arg:
     return Arg("mask", shape, grad=False)
 
 
+def _np_put(a, index, source, accumulate):
+    """a read as 1-D with source written (or added) at the flat positions index."""
+    out = a.copy().ravel()
+    if accumulate:
+        np.add.at(out, index.ravel(), source.ravel())
+    else:
+        out[index.ravel()] = source.ravel()
+    return out.reshape(a.shape)
+
+
 def _np_scatter(a, index, src, add):
     """Along dim 1 of 2-D arrays: out[i][index[i][j]] = (or +=) src[i][j]."""
     out = a.copy()
@@ -2358,6 +2368,24 @@ INDEXING = [
         lambda T, F, a, i: T.take(a, i),
         (x(3, 4), const([[0, -1], [5, 5]], "int64")),
         lambda a, i: a.ravel()[i],
+    ),
+    C(
+        "put",  # the reverse of take: source's values at flat positions, negative from the end
+        lambda T, F, a, i, s: T.put(a, i, s),
+        (x(3, 4), const([[0, -1], [5, 7]], "int64"), x(2, 2)),
+        lambda a, i, s: _np_put(a, i, s, False),
+    ),
+    C(
+        "put_accumulate",  # a repeated index adds both values (and gets both gradients)
+        lambda T, F, a, i, s: a.put(i, s, accumulate=True),
+        (x(2, 3), const([5, -1, 0], "int64"), x(3)),
+        lambda a, i, s: _np_put(a, i, s, True),
+    ),
+    C(
+        "put_in_place",
+        lambda T, F, a, i, s: (a * 1).put_(i, s),
+        (x(2, 3), const([4, 1], "int64"), x(2)),
+        lambda a, i, s: _np_put(a, i, s, False),
     ),
     C(
         "select",

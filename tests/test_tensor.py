@@ -1125,6 +1125,24 @@ EDGE_CASES = {
     "take_out_of_range": lambda T: T.take(T.arange(6).reshape(2, 3), T.tensor([6])),
     "take_out_of_range_negative": lambda T: T.take(T.arange(6).reshape(2, 3), T.tensor([-7])),
     "take_float_index": lambda T: T.take(T.arange(6), T.tensor([0.0])),
+    "put_ints_0d_and_empty": lambda T: (
+        T.put(T.arange(6).reshape(2, 3), T.tensor([[0, -1]]), T.tensor([[7, 8]])),
+        T.tensor(3.0).put_(T.tensor(0), T.tensor(5.0)),
+        T.zeros(0).put(T.tensor([], dtype=T.int64), T.tensor([])),
+        T.tensor([True, False]).put_(T.tensor([1]), T.tensor([True]), accumulate=True),
+    ),
+    "put_returns_a_copy": lambda T: (lambda a: (a.put(T.tensor([0]), T.tensor([9])), a))(
+        T.zeros(2, dtype=T.int64)
+    ),
+    "put_out_of_range": lambda T: T.zeros(2, 3).put_(T.tensor([6]), T.tensor([1.0])),
+    "put_out_of_range_negative": lambda T: T.zeros(2, 3).put_(T.tensor([-7]), T.tensor([1.0])),
+    "put_sizes_differ": lambda T: T.zeros(2, 3).put_(T.tensor([0, 1]), T.tensor([1.0])),
+    "put_dtypes_differ": lambda T: T.zeros(3).put_(T.tensor([0]), T.tensor([1.0], dtype=T.float64)),
+    "put_int32_index_refused": lambda T: T.zeros(3).put_(
+        T.tensor([0], dtype=T.int32), T.tensor([1.0])
+    ),
+    "put_float_index_refused": lambda T: T.zeros(3).put_(T.tensor([0.0]), T.tensor([1.0])),
+    "put_python_source_refused": lambda T: T.zeros(3).put_(T.tensor([0]), 1.0),
     "select_negative": lambda T: T.select(T.arange(6).reshape(2, 3), 1, -3),
     "select_out_of_range": lambda T: T.select(T.arange(6).reshape(2, 3), 1, 3),
     "select_0d": lambda T: T.select(T.tensor(1.0), 0, 0),
