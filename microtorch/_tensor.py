@@ -999,11 +999,22 @@ class Tensor:
 
     def squeeze(self, *dims: Any, dim: Any = None) -> Tensor:
         """Drop dims of size 1: all of them, or those named (x.squeeze(0, 2) as in PyTorch)."""
-        if dims:
-            if dim is not None:
-                raise TypeError("squeeze: give the dims either as arguments or by keyword")
-            dim = dims[0] if len(dims) == 1 else dims
-        return F.squeeze(self, dim)
+        return F.squeeze(self, _squeeze_dims(dims, dim))
+
+    # in-place view ops: self itself takes the new shape (and grad_fn), PyTorch's x.t_()
+    def unsqueeze_(self, dim: int) -> Tensor:
+        return F.inplace_view(self, F.unsqueeze, dim)
+
+    def squeeze_(self, *dims: Any, dim: Any = None) -> Tensor:
+        return F.inplace_view(self, F.squeeze, _squeeze_dims(dims, dim))
+
+    def t_(self) -> Tensor:
+        return F.inplace_view(self, F.t)
+
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        return F.inplace_view(self, F.transpose, dim0, dim1)
+
+    swapdims_ = swapaxes_ = transpose_
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return F.flatten(self, start_dim, end_dim)
@@ -1943,6 +1954,15 @@ def _shape_args(args: tuple, keyword: Any = None) -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     return tuple(args)
+
+
+def _squeeze_dims(dims: tuple, dim: Any) -> Any:
+    """squeeze's dims given as arguments (x.squeeze(0, 2)) or by keyword, not both."""
+    if dims:
+        if dim is not None:
+            raise TypeError("squeeze: give the dims either as arguments or by keyword")
+        dim = dims[0] if len(dims) == 1 else dims
+    return dim
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

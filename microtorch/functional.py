@@ -4069,6 +4069,27 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     return target
 
 
+def inplace_view(target: Tensor, op: Any, *args: Any) -> Tensor:
+    """Make ``target`` itself the view ``op(target, *args)`` (x.unsqueeze_(0), x.t_()): its
+    shape and grad_fn change, its memory and values stay. A view of another tensor stays
+    one, through a stand-in for what it was, so later in-place ops still reach its base."""
+    if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation; "
+            "use the out-of-place form (x = x.unsqueeze(0)) or do it under no_grad()"
+        )
+    source = target
+    if target._view is not None:
+        source = Tensor._make(target.array, target.requires_grad, target.grad_fn)
+        source._version_counter, source._view = target._version_counter, target._view
+    result = op(source, *args)
+    target.array, target.grad_fn = result.array, result.grad_fn
+    target.requires_grad = result.requires_grad
+    if target._view is not None:
+        target._view = result._view
+    return target
+
+
 def _can_write_through(view_of: tuple) -> builtins.bool:
     """Views by indexing, reshaping (an expand that repeats nothing is one) or permuting;
     an expand that repeats elements never gets here (_check_writable refuses it)."""

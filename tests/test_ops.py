@@ -1916,6 +1916,18 @@ SHAPE = [
     C("transpose_function", lambda T, F, a: T.transpose(a, -1, -2), (x(2, 3),), lambda a: a.T),
     C("t_function", lambda T, F, a: T.t(a), (x(2, 3),), lambda a: a.T),
     C("t_of_a_vector", lambda T, F, a: a.t(), (x(3),), lambda a: a),
+    C(
+        "in_place_view_methods",  # self takes each new shape; gradients flow back through all
+        lambda T, F, a: (a * 1).unsqueeze_(0).transpose_(0, 2).squeeze_(2).t_().swapdims_(0, 1),
+        (x(2, 3),),
+        lambda a: a.T,
+    ),
+    C(
+        "in_place_view_of_a_view_written_through",  # b[1] made (1, 3), then scaled in place
+        lambda T, F, a, s: (lambda b: (b[1].unsqueeze_(0).mul_(s), b)[1])(a * 1),
+        (x(2, 3), x(1, 3)),
+        lambda a, s: np.stack([a[0], a[1] * s[0]]),
+    ),
     C("H", lambda T, F, a: a.H, (x(2, 3),), lambda a: a.T),
     C("mH", lambda T, F, a: a.mH, (x(2, 3, 4),), lambda a: a.swapaxes(-1, -2)),
     C("adjoint", lambda T, F, a: T.adjoint(a), (x(2, 3, 4),), lambda a: a.swapaxes(-1, -2)),

@@ -1403,6 +1403,42 @@ def test_new_ops_at_their_edges_match_pytorch(name: str) -> None:
         np.testing.assert_array_equal(values, want)  # (nan equals nan here)
 
 
+def _in_place_views(T) -> list:
+    """unsqueeze_/squeeze_/t_/transpose_/swapdims_/swapaxes_: shapes, errors, gradients."""
+    out = []
+    for make in (
+        lambda: T.ones(2, 3, requires_grad=True).unsqueeze_(0),  # a leaf that requires grad
+        lambda: T.ones(2, 3, 4).t_(),
+        lambda: T.ones(2).unsqueeze_(3),
+        lambda: T.ones(2).transpose_(0, 1),
+    ):
+        try:
+            make()
+            out.append("ok")
+        except (RuntimeError, IndexError) as error:
+            out.append(type(error).__name__)
+    x = T.ones(2, 3, requires_grad=True)
+    y = x * 2
+    out.append((y.unsqueeze_(0) is y, tuple(y.shape), tuple(y.swapaxes_(0, 2).shape)))
+    y.squeeze_(2).t_().mul_(T.arange(6.0).reshape(2, 3))
+    (y * T.arange(6.0).reshape(2, 3)).sum().backward()
+    out.append(x.grad.tolist())
+    base = T.arange(6.0).reshape(2, 3)
+    row = base[0]
+    row.unsqueeze_(0).mul_(10)  # still a view of base: the write lands there
+    out.append((tuple(row.shape), base.tolist()))
+    out.append([tuple(T.ones(1, 3, 1).squeeze_(*d).shape) for d in ((), (0,), ((0, 2),))])
+    out.append((tuple(T.ones(1, 3, 1).squeeze_(dim=2).shape), tuple(T.tensor(1.0).t_().shape)))
+    with T.no_grad():
+        out.append(tuple(T.ones(2, requires_grad=True).unsqueeze_(1).shape))
+    return out
+
+
+def test_in_place_view_methods_match_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    assert _in_place_views(microtorch) == _in_place_views(torch)
+
+
 def _gradients(lib, fn, *values) -> list:
     inputs = [lib.tensor(v, dtype=lib.float64, requires_grad=True) for v in values]
     fn(lib, *inputs).sum().backward()
