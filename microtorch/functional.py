@@ -4078,6 +4078,7 @@ def inplace_view(target: Tensor, op: Any, *args: Any) -> Tensor:
             "a leaf Variable that requires grad is being used in an in-place operation; "
             "use the out-of-place form (x = x.unsqueeze(0)) or do it under no_grad()"
         )
+    target._version_counter.value += 1  # as in PyTorch: values saved for backward go stale
     source = target
     if target._view is not None:
         source = Tensor._make(target.array, target.requires_grad, target.grad_fn)
@@ -4145,6 +4146,13 @@ def refresh_view(view: Tensor) -> None:
             "that base) was modified in place; microtorch cannot bring this kind of view's "
             "gradient up to date (PyTorch refuses it too for the outputs of split and chunk). "
             "Make the view again after the in-place op, or .clone() it before"
+        )
+    if fresh.array.shape != view.array.shape or fresh.array.strides != view.array.strides:
+        raise RuntimeError(
+            f"a view of shape {list(view.shape)} was made before its base changed shape in "
+            "place (unsqueeze_, squeeze_, t_, transpose_...); microtorch cannot bring its "
+            "gradient up to date (the base's elements now lie elsewhere). Make the view again "
+            "after the in-place view op"
         )
     if view.retains_grad and fresh.grad_fn is not None:  # retain_grad() stays, as in PyTorch
         view.grad_fn.retained = None

@@ -1439,6 +1439,31 @@ def test_in_place_view_methods_match_pytorch() -> None:
     assert _in_place_views(microtorch) == _in_place_views(torch)
 
 
+def test_in_place_view_methods_bump_the_version_and_refuse_stale_views() -> None:
+    """As in PyTorch, x.unsqueeze_() counts as an in-place change: a value saved for backward
+    goes stale. A view made before its base changed shape cannot follow it with gradients
+    here (PyTorch can): a clear error rather than a wrong gradient."""
+    x = microtorch.ones(2, 3, requires_grad=True)
+    y = x * 2
+    z = y * y  # saves y
+    y.unsqueeze_(0)
+    assert y._version == 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+    for reshape_in_place in (lambda b: b.unsqueeze_(0), lambda b: b.t_()):
+        b = microtorch.ones(3, 3, requires_grad=True) * 1
+        row = b[0]
+        reshape_in_place(b)
+        b.mul_(2)
+        with pytest.raises(RuntimeError, match="before its base changed shape in place"):
+            row.sum().backward()
+    a = microtorch.zeros(2, 3)  # without gradients the old view still writes the right place
+    row = a[0]
+    a.unsqueeze_(0)
+    row.add_(1)
+    assert a.tolist() == [[[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]]
+
+
 def _gradients(lib, fn, *values) -> list:
     inputs = [lib.tensor(v, dtype=lib.float64, requires_grad=True) for v in values]
     fn(lib, *inputs).sum().backward()
