@@ -4017,11 +4017,7 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     _check_writable(target, "in-place op")
     if target._view is not None and target._view[3] != target._version_counter.value:
         refresh_view(target)  # its base changed in place since it was made
-    if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
-        raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation; "
-            "do the update under `with microtorch.no_grad():` (as optimizers do)"
-        )
+    _refuse_grad_leaf(target, "do the update under `with microtorch.no_grad():` (as optimizers do)")
     tracking = grad_mode.enabled and (
         target.requires_grad
         or builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -4069,15 +4065,21 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     return target
 
 
+def _refuse_grad_leaf(target: Tensor, hint: str) -> None:
+    """PyTorch's rule: a leaf that requires grad is never changed in place while recording."""
+    if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
+        raise RuntimeError(
+            f"a leaf Variable that requires grad is being used in an in-place operation; {hint}"
+        )
+
+
 def inplace_view(target: Tensor, op: Any, *args: Any) -> Tensor:
     """Make ``target`` itself the view ``op(target, *args)`` (x.unsqueeze_(0), x.t_()): its
     shape and grad_fn change, its memory and values stay. A view of another tensor stays
     one, through a stand-in for what it was, so later in-place ops still reach its base."""
-    if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
-        raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation; "
-            "use the out-of-place form (x = x.unsqueeze(0)) or do it under no_grad()"
-        )
+    _refuse_grad_leaf(
+        target, "use the out-of-place form (x = x.unsqueeze(0)) or do it under no_grad()"
+    )
     target._version_counter.value += 1  # as in PyTorch: values saved for backward go stale
     source = target
     if target._view is not None:
