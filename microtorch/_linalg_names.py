@@ -63,3 +63,26 @@ def qr(input: Tensor, some: bool = True) -> linalg.QRResult:
         "PyTorch release; use linalg.qr(A, 'reduced' if some else 'complete')"
     )
     return linalg.qr(input, "reduced" if some else "complete")
+
+
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    """The product of 2-D matrices, left to right: linalg.multi_dot, which PyTorch deprecates
+    it for (one matrix is returned as it is)."""
+    warn_user(
+        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release; "
+        "use torch.linalg.multi_dot instead, which accepts a list of two or more tensors"
+    )
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for i, m in enumerate(matrices):
+        if not isinstance(m, Tensor):
+            raise TypeError(
+                f"chain_matmul(): expected Tensor as element {i}, but got {type(m).__name__}; "
+                "pass the matrices as separate arguments"
+            )
+        if m.ndim != 2:
+            raise RuntimeError(
+                f"chain_matmul(): Tensor dimension is {m.ndim}, expected 2 instead (matrix "
+                f"{i} has shape {tuple(m.shape)})"
+            )
+    return matrices[0] if len(matrices) == 1 else linalg.multi_dot(matrices)

@@ -758,20 +758,41 @@ class Tensor:
     divide_, multiply_, subtract_ = div_, mul_, sub_
 
     # comparisons written into self: 1 where true, 0 where false, in self's dtype
-    def greater_(self, other: Any) -> Tensor:
-        return F.inplace(self, F.gt, other)
+    def eq_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.eq, other)
 
-    def greater_equal_(self, other: Any) -> Tensor:
-        return F.inplace(self, F.ge, other)
+    def ne_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.ne, other)
 
-    def less_(self, other: Any) -> Tensor:
+    def lt_(self, other: Any) -> Tensor:
         return F.inplace(self, F.lt, other)
 
-    def less_equal_(self, other: Any) -> Tensor:
+    def le_(self, other: Any) -> Tensor:
         return F.inplace(self, F.le, other)
 
-    def not_equal_(self, other: Any) -> Tensor:
-        return F.inplace(self, F.ne, other)
+    def gt_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.gt, other)
+
+    def ge_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.ge, other)
+
+    greater_, greater_equal_, less_, less_equal_, not_equal_ = gt_, ge_, lt_, le_, ne_
+
+    # logical ops written into self the same way (bool results cast to self's dtype)
+    def logical_not_(self) -> Tensor:
+        return F.inplace(self, F.logical_not)
+
+    def logical_and_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.logical_and, other)
+
+    def logical_or_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.logical_or, other)
+
+    def logical_xor_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.logical_xor, other)
+
+    def bitwise_not_(self) -> Tensor:
+        return F.inplace(self, F.bitwise_not)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return F.inplace(self, F.clamp, min, max)
@@ -978,11 +999,22 @@ class Tensor:
 
     def squeeze(self, *dims: Any, dim: Any = None) -> Tensor:
         """Drop dims of size 1: all of them, or those named (x.squeeze(0, 2) as in PyTorch)."""
-        if dims:
-            if dim is not None:
-                raise TypeError("squeeze: give the dims either as arguments or by keyword")
-            dim = dims[0] if len(dims) == 1 else dims
-        return F.squeeze(self, dim)
+        return F.squeeze(self, _squeeze_dims(dims, dim))
+
+    # in-place view ops: self itself takes the new shape (and grad_fn), PyTorch's x.t_()
+    def unsqueeze_(self, dim: int) -> Tensor:
+        return F.inplace_view(self, F.unsqueeze, dim)
+
+    def squeeze_(self, *dims: Any, dim: Any = None) -> Tensor:
+        return F.inplace_view(self, F.squeeze, _squeeze_dims(dims, dim))
+
+    def t_(self) -> Tensor:
+        return F.inplace_view(self, F.t)
+
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        return F.inplace_view(self, F.transpose, dim0, dim1)
+
+    swapdims_ = swapaxes_ = transpose_
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return F.flatten(self, start_dim, end_dim)
@@ -997,17 +1029,39 @@ class Tensor:
     @property
     def mT(self) -> Tensor:
         """The last two dims swapped: the transpose of each matrix in a batch."""
-        if self.ndim < 2:  # as in PyTorch (a 0-d tensor, which it deprecates, is itself)
-            if self.ndim == 0:
-                return self
+        return F._conj_transpose(self, "tensor.mT")
+
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of each matrix in a batch: mT, as microtorch is real-only."""
+        return F._conj_transpose(self, "tensor.mH")
+
+    def adjoint(self) -> Tensor:
+        """The conjugate transpose of each matrix in a batch (mT for real dtypes)."""
+        return F.adjoint(self)
+
+    @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a matrix (a 2-D tensor, or a 0-d one): T for reals."""
+        if self.ndim not in (0, 2):
+            hint = "; for batches of matrices, use tensor.mH" if self.ndim > 2 else ""
             raise RuntimeError(
-                "tensor.mT is only supported on matrices or batches of matrices. Got 1-D "
-                "tensor; a vector has nothing to transpose (use unsqueeze to make a matrix)"
+                f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D "
+                f"tensor{hint}"
             )
-        return F.transpose(self, -2, -1)
+        return self.T
 
     def t(self) -> Tensor:
         return F.t(self)
+
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """Sum this tensor down to ``size``, which it must be expandable to (its gradient's
+        shape for a broadcast input)."""
+        return F.sum_to_size(self, _shape_args(size))
+
+    def msort(self) -> Tensor:
+        """The values sorted along dim 0 (sort(dim=0).values)."""
+        return F.msort(self)
 
     def nonzero(self, *, as_tuple: bool = False) -> Any:
         return F.nonzero(self, as_tuple=as_tuple)
@@ -1054,8 +1108,9 @@ class Tensor:
     def diff(self, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
         return F.diff(self, n, dim, prepend, append)
 
-    def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> tuple:
-        return F.tensor_split(self, indices_or_sections, dim)
+    def tensor_split(self, indices_or_sections: Any = None, dim: int = 0, *,
+                     sections: Any = None, indices: Any = None) -> tuple:  # fmt: skip
+        return F.tensor_split(self, indices_or_sections, dim, sections=sections, indices=indices)
 
     def hsplit(self, indices_or_sections: Any) -> tuple:
         return F.hsplit(self, indices_or_sections)
@@ -1071,6 +1126,12 @@ class Tensor:
 
     def select(self, dim: int, index: int) -> Tensor:
         return F.select(self, dim, index)
+
+    def put(self, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+        return F.put(self, index, source, accumulate)
+
+    def put_(self, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+        return F.inplace(self, F.put, index, source, accumulate)
 
     def take(self, index: Tensor) -> Tensor:
         return F.take(self, index)
@@ -1269,6 +1330,9 @@ class Tensor:
 
     def dot(self, tensor: Tensor) -> Tensor:
         return F.dot(self, tensor)
+
+    def vdot(self, other: Tensor) -> Tensor:
+        return F.vdot(self, other)
 
     def inner(self, other: Tensor) -> Tensor:
         return F.inner(self, other)
@@ -1890,6 +1954,15 @@ def _shape_args(args: tuple, keyword: Any = None) -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     return tuple(args)
+
+
+def _squeeze_dims(dims: tuple, dim: Any) -> Any:
+    """squeeze's dims given as arguments (x.squeeze(0, 2)) or by keyword, not both."""
+    if dims:
+        if dim is not None:
+            raise TypeError("squeeze: give the dims either as arguments or by keyword")
+        dim = dims[0] if len(dims) == 1 else dims
+    return dim
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

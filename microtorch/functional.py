@@ -1245,6 +1245,22 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 ger = outer
 
 
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of each matrix in a batch: the last two dims swapped, as
+    microtorch's dtypes are all real (a 0-d tensor is itself, as in PyTorch)."""
+    return _conj_transpose(input, "tensor.adjoint()")
+
+
+def _conj_transpose(input: Tensor, name: str) -> Tensor:
+    """adjoint() and .mH: refuse a vector, naming the form used."""
+    if _check_tensor(input, "adjoint").ndim == 1:
+        raise RuntimeError(
+            f"{name} is only supported on matrices or batches of matrices. Got 1-D tensor; a "
+            "vector has nothing to transpose (use unsqueeze to make a matrix)"
+        )
+    return input if input.ndim == 0 else transpose(input, -2, -1)
+
+
 def inner(input: Tensor, other: Tensor) -> Tensor:
     """The sums of products over the last dim of each: out[i..., j...] = sum_k
     input[i..., k] * other[j..., k] (shape input.shape[:-1] + other.shape[:-1]); a 0-d
@@ -1273,6 +1289,12 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
             f"[{tensor.shape[0]}] to have the same number of elements"
         )
     return matmul(input, tensor)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors, the first conjugated: dot(), as microtorch's
+    dtypes are all real."""
+    return dot(input, other)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
@@ -1474,6 +1496,21 @@ def numpy_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple:
     if names:
         raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(names))}'")
     return dim, keepdim
+
+
+def sum_to_size(input: Tensor, size: Any) -> Tensor:
+    """Sum ``input`` down to ``size``, a shape it can be expanded back to: leading dims it
+    lacks are summed away, dims where size has 1 are summed keeping the dim."""
+    shape, size = tuple(_check_tensor(input, "sum_to_size").shape), tuple(size)
+    lead = len(shape) - len(size)
+    if lead < 0 or builtins.any(s not in (1, n) for s, n in zip(size, shape[lead:])):
+        raise RuntimeError(
+            f"sum_to_size: size {list(size)} is not expandable to size {list(shape)}; each of "
+            "its sizes must match the tensor's trailing sizes or be 1"
+        )
+    out = sum(input, tuple(range(lead))) if lead else input
+    ones = tuple(i for i, (s, n) in enumerate(zip(size, shape[lead:])) if s == 1 and n != 1)
+    return sum(out, ones, keepdim=True) if ones else out
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
@@ -2057,6 +2094,11 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
         return ReturnTypes(input.clone(), Tensor._make(order))
     return ReturnTypes(gather(input, wrap_dim(dim, input.ndim, "sort"), Tensor._make(order)),
                        Tensor._make(order))  # fmt: skip
+
+
+def msort(input: Tensor) -> Tensor:
+    """The values of ``input`` sorted along dim 0 (sort(input, dim=0).values)."""
+    return sort(input, dim=0).values
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
@@ -2980,12 +3022,32 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, math.ceil(n / chunks), dim)
 
 
-def tensor_split(input: Tensor, indices_or_sections: Any, dim: builtins.int = 0) -> tuple:
+def _split_cuts(indices_or_sections: Any, sections: Any, indices: Any) -> Any:
+    """tensor_split's one way of giving the cuts: positionally, sections= (an int) or
+    indices= (a sequence of ints); anything else is a TypeError, as in PyTorch."""
+    given = [a for a in (indices_or_sections, sections, indices) if a is not None]
+    if len(given) != 1:
+        raise TypeError(
+            "tensor_split(): give exactly one of indices_or_sections, sections= or indices=, "
+            f"got {len(given)}"
+        )
+    if sections is not None and not isinstance(sections, (builtins.int, Tensor)):
+        raise TypeError(f"tensor_split(): sections= must be an int, got {type(sections).__name__}")
+    if indices is not None and not isinstance(indices, (list, tuple, Tensor)):
+        raise TypeError(
+            f"tensor_split(): indices= must be a sequence of ints, got {type(indices).__name__}"
+        )
+    return given[0]
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: builtins.int = 0, *,
+                 sections: Any = None, indices: Any = None) -> tuple:  # fmt: skip
     """input cut along ``dim`` into views: an int ``sections`` gives that many pieces of
     near-equal size (the first size % sections one longer); a list of indices cuts before
-    each, as Python slices do (input[:i0], input[i0:i1], ..., input[ik:])."""
+    each, as Python slices do (input[:i0], input[i0:i1], ..., input[ik:]). Either may be
+    given by keyword instead (sections=3, indices=[1, 5]), as in PyTorch."""
     d = wrap_dim(dim, _check_not_0d(input, "tensor_split").ndim, "tensor_split")
-    cuts = indices_or_sections
+    cuts = _split_cuts(indices_or_sections, sections, indices)
     if isinstance(cuts, Tensor):  # a 0-d tensor of sections, or a 1-D tensor of indices
         if cuts.dtype.is_floating_point or cuts.dtype is _dtypes.bool or cuts.ndim > 1:
             raise RuntimeError(
@@ -3717,6 +3779,36 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return getitem(reshape(input, (-1,)), (index,))
 
 
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` read as 1-D with ``source``'s values written (or, with
+    accumulate, added) at the flat positions ``index`` (negative counts from the end): the
+    reverse of take. Gradients: input's is the output's with the written positions zeroed
+    (kept with accumulate), source's is the output's at index."""
+    _check_tensor(input, "put_"), _check_tensor(index, "put_", "index")
+    _check_tensor(source, "put_", "source")
+    if index.dtype is not _dtypes.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got {input.dtype} "
+            f"and {source.dtype}; cast source first, e.g. source.to(input.dtype)"
+        )
+    if source.numel() != index.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
+    n = input.numel()
+    if index.numel() and builtins.bool(((index < -n) | (index >= n)).any()):
+        raise IndexError(
+            f"put_(): an index is out of range for a tensor of {n} elements (valid flat "
+            f"indices are -{n} to {n - 1})"
+        )
+    flat = index_put(reshape(input, (-1,)), (reshape(index, (-1,)),), reshape(source, (-1,)),
+                     accumulate)  # fmt: skip
+    return reshape(flat, input.shape)
+
+
 def select(input: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """The slice at ``index`` along ``dim``, without that dim (input.select(0, i) is
     input[i]); a view, as in PyTorch."""
@@ -3925,11 +4017,7 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     _check_writable(target, "in-place op")
     if target._view is not None and target._view[3] != target._version_counter.value:
         refresh_view(target)  # its base changed in place since it was made
-    if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
-        raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation; "
-            "do the update under `with microtorch.no_grad():` (as optimizers do)"
-        )
+    _refuse_grad_leaf(target, "do the update under `with microtorch.no_grad():` (as optimizers do)")
     tracking = grad_mode.enabled and (
         target.requires_grad
         or builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -3974,6 +4062,34 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
             result.grad_fn.retained = engine.make_retained(target)
         target.grad_fn = result.grad_fn
         target.requires_grad = result.requires_grad  # False if overwritten by constants
+    return target
+
+
+def _refuse_grad_leaf(target: Tensor, hint: str) -> None:
+    """PyTorch's rule: a leaf that requires grad is never changed in place while recording."""
+    if grad_mode.enabled and target.requires_grad and target.grad_fn is None:
+        raise RuntimeError(
+            f"a leaf Variable that requires grad is being used in an in-place operation; {hint}"
+        )
+
+
+def inplace_view(target: Tensor, op: Any, *args: Any) -> Tensor:
+    """Make ``target`` itself the view ``op(target, *args)`` (x.unsqueeze_(0), x.t_()): its
+    shape and grad_fn change, its memory and values stay. A view of another tensor stays
+    one, through a stand-in for what it was, so later in-place ops still reach its base."""
+    _refuse_grad_leaf(
+        target, "use the out-of-place form (x = x.unsqueeze(0)) or do it under no_grad()"
+    )
+    target._version_counter.value += 1  # as in PyTorch: values saved for backward go stale
+    source = target
+    if target._view is not None:
+        source = Tensor._make(target.array, target.requires_grad, target.grad_fn)
+        source._version_counter, source._view = target._version_counter, target._view
+    result = op(source, *args)
+    target.array, target.grad_fn = result.array, result.grad_fn
+    target.requires_grad = result.requires_grad
+    if target._view is not None:
+        target._view = result._view
     return target
 
 
@@ -4032,6 +4148,13 @@ def refresh_view(view: Tensor) -> None:
             "that base) was modified in place; microtorch cannot bring this kind of view's "
             "gradient up to date (PyTorch refuses it too for the outputs of split and chunk). "
             "Make the view again after the in-place op, or .clone() it before"
+        )
+    if fresh.array.shape != view.array.shape or fresh.array.strides != view.array.strides:
+        raise RuntimeError(
+            f"a view of shape {list(view.shape)} was made before its base changed shape in "
+            "place (unsqueeze_, squeeze_, t_, transpose_...); microtorch cannot bring its "
+            "gradient up to date (the base's elements now lie elsewhere). Make the view again "
+            "after the in-place view op"
         )
     if view.retains_grad and fresh.grad_fn is not None:  # retain_grad() stays, as in PyTorch
         view.grad_fn.retained = None

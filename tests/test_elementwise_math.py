@@ -345,7 +345,10 @@ IN_PLACE = [  # (method, arguments), each also a function and a method of the sa
     ("xlogy_", ("t",)), ("heaviside_", ("t",)), ("divide_", ("t",)), ("true_divide_", ("t",)),
     ("multiply_", ("t",)), ("subtract_", ("t",)), ("negative_", ()), ("greater_", ("t",)),
     ("greater_equal_", ("t",)), ("less_", ("t",)), ("less_equal_", ("t",)),
-    ("not_equal_", ("t",)),
+    ("not_equal_", ("t",)), ("eq_", ("t",)), ("ne_", ("t",)), ("lt_", ("t",)),
+    ("le_", ("t",)), ("gt_", ("t",)), ("ge_", ("t",)), ("eq_", (0.9,)), ("lt_", (0.0,)),
+    ("logical_not_", ()), ("logical_and_", ("t",)), ("logical_or_", ("t",)),
+    ("logical_xor_", ("t",)),
 ]  # fmt: skip
 
 
@@ -377,6 +380,23 @@ def test_in_place_keeps_the_graph_and_checks_dtypes() -> None:
         microtorch.tensor([1.0, 2.0]).float_power_(2)
     x = microtorch.tensor([2.0, 3.0], dtype=microtorch.float64)
     assert x.float_power_(2).tolist() == [4.0, 9.0]
+
+
+def test_in_place_comparisons_and_logical_ops_keep_integer_and_bool_dtypes() -> None:
+    """eq_/lt_/logical_*_/bitwise_not_ write 0/1 (or the bits) in self's dtype, as PyTorch."""
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        ints = T.tensor([1, 2, 3])
+        assert ints.lt_(2.5) is ints and ints.dtype == T.int64 and ints.tolist() == [1, 1, 0]
+        flags = T.tensor([True, False])
+        assert flags.lt_(0.5).tolist() == [False, True] and flags.dtype == T.bool
+        bits = T.tensor([1, 0, 3])
+        assert bits.bitwise_not_() is bits and bits.tolist() == [-2, -1, -4]
+        assert T.tensor([1, 0, 2]).logical_xor_(T.tensor([1, 1, 0])).tolist() == [0, 1, 1]
+        with pytest.raises(RuntimeError, match="shape"):
+            T.ones(3).eq_(T.ones(2, 3))  # the result may not grow self
+    with pytest.raises(TypeError, match="bitwise_not"):  # PyTorch: NotImplementedError
+        microtorch.tensor([1.5]).bitwise_not_()
 
 
 def test_empty_and_0d_inputs() -> None:

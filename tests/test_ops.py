@@ -76,6 +76,16 @@ def mask(*shape: int) -> Arg:
     return Arg("mask", shape, grad=False)
 
 
+def _np_put(a, index, source, accumulate):
+    """a read as 1-D with source written (or added) at the flat positions index."""
+    out = a.copy().ravel()
+    if accumulate:
+        np.add.at(out, index.ravel(), source.ravel())
+    else:
+        out[index.ravel()] = source.ravel()
+    return out.reshape(a.shape)
+
+
 def _np_scatter(a, index, src, add):
     """Along dim 1 of 2-D arrays: out[i][index[i][j]] = (or +=) src[i][j]."""
     out = a.copy()
@@ -1143,6 +1153,18 @@ REDUCTIONS = [
     C("sum_0d", lambda T, F, a: a.sum(), (x(),), np.sum),
     C("sum_0d_dim0", lambda T, F, a: a.sum(0), (x(),), lambda a: a),
     C("sum_size1", lambda T, F, a: a.sum(0), (x(1, 3),), lambda a: a.sum(0)),
+    C(
+        "sum_to_size",  # the leading dim summed away, the middle one kept as 1
+        lambda T, F, a: a.sum_to_size(1, 4),
+        (x(2, 3, 4),),
+        lambda a: a.sum((0, 1))[None],
+    ),
+    C(
+        "sum_to_size_tuple",
+        lambda T, F, a: a.sum_to_size((2, 1)),
+        (x(2, 3),),
+        lambda a: a.sum(1, keepdims=True),
+    ),
     C("mean_all", lambda T, F, a: a.mean(), (x(2, 3, 4),), np.mean),
     C("mean_dim", lambda T, F, a: T.mean(a, 2), (x(2, 3, 4),), lambda a: a.mean(2)),
     C(
@@ -1833,6 +1855,14 @@ LINALG = [
         lambda v, a, b, w: (v @ a @ b @ w, a @ b),
     ),
     C(
+        "chain_matmul",  # PyTorch's deprecated spelling of multi_dot, 2-D matrices only
+        lambda T, F, a, b, c: (T.chain_matmul(a, b, c), T.chain_matmul(a)),
+        (x(2, 4), x(4, 3), x(3, 2)),
+        lambda a, b, c: (a @ b @ c, a),
+    ),
+    C("vdot", lambda T, F, a, b: T.vdot(a, b), (x(4), x(4)), np.vdot),
+    C("vdot_method", lambda T, F, a, b: a.vdot(b), (x(3), x(3)), np.vdot),
+    C(
         "linalg_cross_vecdot_diagonal_matmul",
         lambda T, F, a, b, c: (
             T.linalg.cross(a, b),
@@ -1886,6 +1916,21 @@ SHAPE = [
     C("transpose_function", lambda T, F, a: T.transpose(a, -1, -2), (x(2, 3),), lambda a: a.T),
     C("t_function", lambda T, F, a: T.t(a), (x(2, 3),), lambda a: a.T),
     C("t_of_a_vector", lambda T, F, a: a.t(), (x(3),), lambda a: a),
+    C(
+        "in_place_view_methods",  # self takes each new shape; gradients flow back through all
+        lambda T, F, a: (a * 1).unsqueeze_(0).transpose_(0, 2).squeeze_(2).t_().swapdims_(0, 1),
+        (x(2, 3),),
+        lambda a: a.T,
+    ),
+    C(
+        "in_place_view_of_a_view_written_through",  # b[1] made (1, 3), then scaled in place
+        lambda T, F, a, s: (lambda b: (b[1].unsqueeze_(0).mul_(s), b)[1])(a * 1),
+        (x(2, 3), x(1, 3)),
+        lambda a, s: np.stack([a[0], a[1] * s[0]]),
+    ),
+    C("H", lambda T, F, a: a.H, (x(2, 3),), lambda a: a.T),
+    C("mH", lambda T, F, a: a.mH, (x(2, 3, 4),), lambda a: a.swapaxes(-1, -2)),
+    C("adjoint", lambda T, F, a: T.adjoint(a), (x(2, 3, 4),), lambda a: a.swapaxes(-1, -2)),
     C(
         "broadcast_to_method",
         lambda T, F, a: a.broadcast_to((2, 3)) * 1,
@@ -2169,6 +2214,12 @@ INDEXING = [
         lambda a: tuple(np.array_split(a, [1, -2, 9], 1)),
     ),
     C(
+        "tensor_split_keywords",  # sections= and indices= instead of indices_or_sections
+        lambda T, F, a: (*a.tensor_split(sections=3, dim=1), *T.tensor_split(a, indices=[2, 5])),
+        (x(7, 2),),
+        lambda a: (*np.array_split(a, 3, 1), *np.array_split(a, [2, 5])),
+    ),
+    C(
         "hsplit_vsplit_dsplit",
         lambda T, F, a, v: (*T.hsplit(a, 2), *a.vsplit([1]), *T.dsplit(a, 3), *v.hsplit(2)),
         (x(2, 4, 6), x(4)),
@@ -2223,6 +2274,7 @@ INDEXING = [
         (x(2, 4), const([3, 0, 3], "int64")),
         lambda a, i: a[:, i],
     ),
+    C("msort", lambda T, F, a: T.msort(a), (distinct(4, 3),), lambda a: np.sort(a, 0)),
     C(
         "sort_values",  # each value's gradient goes back to where it came from
         lambda T, F, a: a.sort(dim=0).values,
@@ -2328,6 +2380,24 @@ INDEXING = [
         lambda T, F, a, i: T.take(a, i),
         (x(3, 4), const([[0, -1], [5, 5]], "int64")),
         lambda a, i: a.ravel()[i],
+    ),
+    C(
+        "put",  # the reverse of take: source's values at flat positions, negative from the end
+        lambda T, F, a, i, s: T.put(a, i, s),
+        (x(3, 4), const([[0, -1], [5, 7]], "int64"), x(2, 2)),
+        lambda a, i, s: _np_put(a, i, s, False),
+    ),
+    C(
+        "put_accumulate",  # a repeated index adds both values (and gets both gradients)
+        lambda T, F, a, i, s: a.put(i, s, accumulate=True),
+        (x(2, 3), const([5, -1, 0], "int64"), x(3)),
+        lambda a, i, s: _np_put(a, i, s, True),
+    ),
+    C(
+        "put_in_place",
+        lambda T, F, a, i, s: (a * 1).put_(i, s),
+        (x(2, 3), const([4, 1], "int64"), x(2)),
+        lambda a, i, s: _np_put(a, i, s, False),
     ),
     C(
         "select",

@@ -844,6 +844,32 @@ EDGE_CASES = {
     "repeat_interleave_python_float_refused": lambda T: T.repeat_interleave(T.ones(2), 2.0),
     "mT_of_a_batch": lambda T: T.arange(6.0).reshape(1, 2, 3).mT,
     "mT_of_1d_refused": lambda T: T.arange(3.0).mT,
+    "H_mH_adjoint_of_ints": lambda T: (
+        T.arange(6).reshape(2, 3).H,
+        T.arange(6).reshape(1, 2, 3).mH,
+        T.adjoint(T.ones(2, 1)),
+    ),
+    "H_mH_adjoint_of_0d": lambda T: (T.tensor(2.0).H, T.tensor(2.0).mH, T.tensor(2).adjoint()),
+    "H_of_1d_refused": lambda T: T.arange(3.0).H,
+    "H_of_a_batch_refused": lambda T: T.ones(2, 3, 4).H,
+    "mH_of_1d_refused": lambda T: T.arange(3.0).mH,
+    "adjoint_of_1d_refused": lambda T: T.adjoint(T.arange(3.0)),
+    "msort_ints_and_0d": lambda T: (T.msort(T.tensor([[3, 1], [2, 4]])), T.tensor(2.0).msort()),
+    "msort_of_empty": lambda T: T.msort(T.zeros(0, 2)),
+    "sum_to_size_of_ints_and_bools": lambda T: (
+        T.arange(6).reshape(2, 3).sum_to_size(1, 3),
+        T.tensor([[True, True]]).sum_to_size(1, 1),
+        T.tensor([[True, True]]).sum_to_size(1, 2),
+    ),
+    "sum_to_size_forms": lambda T: (
+        T.arange(6.0).reshape(2, 3).sum_to_size(3),
+        T.arange(6.0).reshape(2, 3).sum_to_size(T.Size([1, 1])),
+        T.arange(6.0).reshape(2, 3).sum_to_size([2, 1]),
+        T.tensor(3.0).sum_to_size(()),
+        T.zeros(0, 3).sum_to_size(1, 3),
+    ),
+    "sum_to_size_not_expandable_refused": lambda T: T.ones(2, 3).sum_to_size(2, 2),
+    "sum_to_size_too_many_dims_refused": lambda T: T.ones(2, 3).sum_to_size(1, 2, 3),
     "dstack_promotes_and_lifts_0d": lambda T: (
         T.dstack([T.tensor(1.0), T.tensor(2)]),
         T.dstack([T.ones(2, 3), T.ones(2, 3, dtype=T.int64)]),
@@ -907,6 +933,17 @@ EDGE_CASES = {
     ),
     "tensor_split_decreasing_indices": lambda T: T.tensor_split(T.arange(5), (3, 1)),
     "tensor_split_float_sections": lambda T: T.tensor_split(T.arange(5), 2.0),
+    "tensor_split_keyword_forms": lambda T: (
+        *T.tensor_split(T.arange(7), sections=3),
+        *T.arange(7).tensor_split(indices=(1, 5)),
+        *T.tensor_split(T.arange(6).reshape(2, 3), indices=[1], dim=1),
+    ),
+    "tensor_split_sections_keyword_list_refused": lambda T: T.tensor_split(
+        T.arange(7), sections=[1, 2]
+    ),
+    "tensor_split_indices_keyword_int_refused": lambda T: T.tensor_split(T.arange(7), indices=2),
+    "tensor_split_both_forms_refused": lambda T: T.tensor_split(T.arange(7), 3, sections=2),
+    "tensor_split_no_cuts_refused": lambda T: T.tensor_split(T.arange(7)),
     "hsplit_uneven": lambda T: T.hsplit(T.ones(2, 3), 2),
     "hsplit_0d": lambda T: T.hsplit(T.tensor(1.0), 1),
     "vsplit_1d": lambda T: T.vsplit(T.ones(3), 1),
@@ -927,6 +964,17 @@ EDGE_CASES = {
     ),
     "inner_last_dims_differ_refused": lambda T: T.inner(T.ones(2, 3), T.ones(2, 4)),
     "matmul_of_bools_refused": lambda T: T.ones(2, 3, dtype=T.bool) @ T.ones(3, dtype=T.bool),
+    "vdot_ints": lambda T: T.vdot(T.tensor([1, 2]), T.tensor([3, 4])),
+    "vdot_2d_refused": lambda T: T.vdot(T.ones(2, 2), T.ones(2, 2)),
+    "vdot_sizes_differ_refused": lambda T: T.vdot(T.ones(2), T.ones(3)),
+    "vdot_dtypes_differ_refused": lambda T: T.vdot(T.ones(3), T.ones(3, dtype=T.float64)),
+    "chain_matmul_of_one_matrix": lambda T: T.chain_matmul(T.arange(6.0).reshape(2, 3)),
+    "chain_matmul_of_ints": lambda T: T.chain_matmul(
+        T.ones(2, 3, dtype=T.int64), T.ones(3, 1, dtype=T.int64)
+    ),
+    "chain_matmul_of_a_vector_refused": lambda T: T.chain_matmul(T.ones(3), T.ones(3, 2)),
+    "chain_matmul_of_nothing_refused": lambda T: T.chain_matmul(),
+    "chain_matmul_of_a_list_refused": lambda T: T.chain_matmul([T.ones(2, 2), T.ones(2, 2)]),
     "dot_of_bools_refused": lambda T: T.dot(T.ones(3, dtype=T.bool), T.ones(3, dtype=T.bool)),
     "einsum_sums_of_ints_and_bools_are_int64": lambda T: (
         T.einsum("ij->j", T.ones(2, 3, dtype=T.int8)),
@@ -1077,6 +1125,24 @@ EDGE_CASES = {
     "take_out_of_range": lambda T: T.take(T.arange(6).reshape(2, 3), T.tensor([6])),
     "take_out_of_range_negative": lambda T: T.take(T.arange(6).reshape(2, 3), T.tensor([-7])),
     "take_float_index": lambda T: T.take(T.arange(6), T.tensor([0.0])),
+    "put_ints_0d_and_empty": lambda T: (
+        T.put(T.arange(6).reshape(2, 3), T.tensor([[0, -1]]), T.tensor([[7, 8]])),
+        T.tensor(3.0).put_(T.tensor(0), T.tensor(5.0)),
+        T.zeros(0).put(T.tensor([], dtype=T.int64), T.tensor([])),
+        T.tensor([True, False]).put_(T.tensor([1]), T.tensor([True]), accumulate=True),
+    ),
+    "put_returns_a_copy": lambda T: (lambda a: (a.put(T.tensor([0]), T.tensor([9])), a))(
+        T.zeros(2, dtype=T.int64)
+    ),
+    "put_out_of_range": lambda T: T.zeros(2, 3).put_(T.tensor([6]), T.tensor([1.0])),
+    "put_out_of_range_negative": lambda T: T.zeros(2, 3).put_(T.tensor([-7]), T.tensor([1.0])),
+    "put_sizes_differ": lambda T: T.zeros(2, 3).put_(T.tensor([0, 1]), T.tensor([1.0])),
+    "put_dtypes_differ": lambda T: T.zeros(3).put_(T.tensor([0]), T.tensor([1.0], dtype=T.float64)),
+    "put_int32_index_refused": lambda T: T.zeros(3).put_(
+        T.tensor([0], dtype=T.int32), T.tensor([1.0])
+    ),
+    "put_float_index_refused": lambda T: T.zeros(3).put_(T.tensor([0.0]), T.tensor([1.0])),
+    "put_python_source_refused": lambda T: T.zeros(3).put_(T.tensor([0]), 1.0),
     "select_negative": lambda T: T.select(T.arange(6).reshape(2, 3), 1, -3),
     "select_out_of_range": lambda T: T.select(T.arange(6).reshape(2, 3), 1, 3),
     "select_0d": lambda T: T.select(T.tensor(1.0), 0, 0),
@@ -1335,6 +1401,67 @@ def test_new_ops_at_their_edges_match_pytorch(name: str) -> None:
         assert dtype == want_dtype
         assert values.shape == want.shape
         np.testing.assert_array_equal(values, want)  # (nan equals nan here)
+
+
+def _in_place_views(T) -> list:
+    """unsqueeze_/squeeze_/t_/transpose_/swapdims_/swapaxes_: shapes, errors, gradients."""
+    out = []
+    for make in (
+        lambda: T.ones(2, 3, requires_grad=True).unsqueeze_(0),  # a leaf that requires grad
+        lambda: T.ones(2, 3, 4).t_(),
+        lambda: T.ones(2).unsqueeze_(3),
+        lambda: T.ones(2).transpose_(0, 1),
+    ):
+        try:
+            make()
+            out.append("ok")
+        except (RuntimeError, IndexError) as error:
+            out.append(type(error).__name__)
+    x = T.ones(2, 3, requires_grad=True)
+    y = x * 2
+    out.append((y.unsqueeze_(0) is y, tuple(y.shape), tuple(y.swapaxes_(0, 2).shape)))
+    y.squeeze_(2).t_().mul_(T.arange(6.0).reshape(2, 3))
+    (y * T.arange(6.0).reshape(2, 3)).sum().backward()
+    out.append(x.grad.tolist())
+    base = T.arange(6.0).reshape(2, 3)
+    row = base[0]
+    row.unsqueeze_(0).mul_(10)  # still a view of base: the write lands there
+    out.append((tuple(row.shape), base.tolist()))
+    out.append([tuple(T.ones(1, 3, 1).squeeze_(*d).shape) for d in ((), (0,), ((0, 2),))])
+    out.append((tuple(T.ones(1, 3, 1).squeeze_(dim=2).shape), tuple(T.tensor(1.0).t_().shape)))
+    with T.no_grad():
+        out.append(tuple(T.ones(2, requires_grad=True).unsqueeze_(1).shape))
+    return out
+
+
+def test_in_place_view_methods_match_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    assert _in_place_views(microtorch) == _in_place_views(torch)
+
+
+def test_in_place_view_methods_bump_the_version_and_refuse_stale_views() -> None:
+    """As in PyTorch, x.unsqueeze_() counts as an in-place change: a value saved for backward
+    goes stale. A view made before its base changed shape cannot follow it with gradients
+    here (PyTorch can): a clear error rather than a wrong gradient."""
+    x = microtorch.ones(2, 3, requires_grad=True)
+    y = x * 2
+    z = y * y  # saves y
+    y.unsqueeze_(0)
+    assert y._version == 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+    for reshape_in_place in (lambda b: b.unsqueeze_(0), lambda b: b.t_()):
+        b = microtorch.ones(3, 3, requires_grad=True) * 1
+        row = b[0]
+        reshape_in_place(b)
+        b.mul_(2)
+        with pytest.raises(RuntimeError, match="before its base changed shape in place"):
+            row.sum().backward()
+    a = microtorch.zeros(2, 3)  # without gradients the old view still writes the right place
+    row = a[0]
+    a.unsqueeze_(0)
+    row.add_(1)
+    assert a.tolist() == [[[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]]
 
 
 def _gradients(lib, fn, *values) -> list:
