@@ -3389,11 +3389,7 @@ def _fill_value(input: Tensor, value: Any, op: str) -> Any:
         value = value.item()
     elif not isinstance(value, (*_Number, numpy.number)):
         raise TypeError(f"{op}: value must be a number or a 0-d tensor, got {type(value).__name__}")
-    if input.array.dtype.kind in "iu" and isinstance(value, float) and not math.isfinite(value):
-        raise RuntimeError(
-            f"{op}: value {value} cannot be converted to type {input.dtype} without overflow"
-        )
-    return _fitted_number(value, input.dtype, op)
+    return _fitted_number(value, input.dtype, op)  # (inf or nan into an integer: RuntimeError)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
