@@ -640,10 +640,14 @@ def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None)
     )
 
 
+def _check_p(op: str, p: float) -> None:
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{op}: probability has to be between 0 and 1, but got {p}")
+
+
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero elements with probability ``p`` and scale the others by 1/(1-p) (training only)."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout: probability has to be between 0 and 1, but got {p}")
+    _check_p("dropout", p)
     if not training or p == 0.0:
         return input
     if inplace:
@@ -651,11 +655,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         return input * 0.0
     return _dropout.Dropout.apply(input, p=p)
-
-
-def _check_p(op: str, p: float) -> None:
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"{op}: dropout probability has to be between 0 and 1, but got {p}")
 
 
 def _keep_mask(input: Tensor, shape: tuple, p: float, op: str) -> Any:
