@@ -70,7 +70,7 @@ class Size(tuple):
 class Tensor:
     __slots__ = (
         "array",
-        "requires_grad",
+        "_requires_grad",  # what .requires_grad reads and (checked) sets
         "_grad",  # what .grad reads and (checked) sets
         "grad_fn",
         "_version_counter",
@@ -106,7 +106,7 @@ class Tensor:
         self._version_counter = _Version()
         self._is_param = False
         self._view = None
-        self.requires_grad = False
+        self._requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
 
@@ -115,7 +115,7 @@ class Tensor:
         """Wrap an array without copying or checking (used by every op)."""
         t = object.__new__(cls)
         t.array = array
-        t.requires_grad = requires_grad
+        t._requires_grad = requires_grad
         t._grad = None
         t.grad_fn = grad_fn
         t._version_counter = _Version()
@@ -252,8 +252,20 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables; use .detach() "
                 "to get a tensor that does not require grad"
             )
-        self.requires_grad = requires_grad
+        self._requires_grad = requires_grad
         return self
+
+    @property
+    def requires_grad(self) -> bool:
+        """Should backward() compute a gradient for this tensor? Setting it makes the same
+        checks as requires_grad_() (a floating-point dtype; only a leaf can be switched off)."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, requires_grad: bool) -> None:
+        if not isinstance(requires_grad, bool):
+            raise RuntimeError(f"requires_grad must be a bool, got {type(requires_grad).__name__}")
+        self.requires_grad_(requires_grad)
 
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:  # fmt: skip
@@ -366,7 +378,7 @@ class Tensor:
                 "and place in the graph; use .detach() instead, which returns a new tensor"
             )
         self.grad_fn = None
-        self.requires_grad = False
+        self._requires_grad = False
         return self
 
     @property

@@ -4057,7 +4057,7 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
             target.grad_fn.retained = None  # tensor to its new value, as in PyTorch
             result.grad_fn.retained = engine.make_retained(target)
         target.grad_fn = result.grad_fn
-        target.requires_grad = result.requires_grad  # False if overwritten by constants
+        target._requires_grad = result.requires_grad  # False if overwritten by constants
     return target
 
 
@@ -4083,7 +4083,7 @@ def inplace_view(target: Tensor, op: Any, *args: Any) -> Tensor:
         source._version_counter, source._view = target._version_counter, target._view
     result = op(source, *args)
     target.array, target.grad_fn = result.array, result.grad_fn
-    target.requires_grad = result.requires_grad
+    target._requires_grad = result.requires_grad
     if target._view is not None:
         target._view = result._view
     return target

@@ -50,6 +50,27 @@ def test_requires_grad_on_an_integer_tensor() -> None:
         microtorch.arange(3).requires_grad_()
 
 
+def test_setting_requires_grad_makes_the_same_checks_as_requires_grad_() -> None:
+    # PyTorch checks the attribute too: `t.requires_grad = True` on an int tensor used to
+    # pass here silently and give the tensor a flag no op could honour
+    ints = microtorch.arange(3)
+    with pytest.raises(RuntimeError, match=r"floating point.*got microtorch\.int64"):
+        ints.requires_grad = True
+    assert not ints.requires_grad
+    x = microtorch.ones(2, requires_grad=True)
+    y = x * 2
+    with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf"):
+        y.requires_grad = False
+    assert y.requires_grad
+    y.requires_grad = True  # already so: allowed, as in PyTorch
+    with pytest.raises(RuntimeError, match="requires_grad must be a bool, got int"):
+        x.requires_grad = 1
+    x.requires_grad = False  # a leaf may be switched off and on
+    assert not x.requires_grad and x.is_leaf
+    x.requires_grad = True
+    assert x.requires_grad
+
+
 def test_cross_entropy_target_out_of_range() -> None:
     with pytest.raises(IndexError, match=r"cross_entropy: target 7 is out of range for 5 classes"):
         F.cross_entropy(microtorch.zeros(3, 5), microtorch.tensor([0, 7, 1]))

@@ -37,7 +37,7 @@ class Parameter(Tensor):
         self._hooks = self._post_accumulate_hooks = None
         self._is_param = True
         self._view = None
-        self.requires_grad = False
+        self._requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
 
