@@ -15,6 +15,7 @@ from . import (
     linalg,
     nn,
     optim,
+    testing,
     utils,
     viz,
 )
