@@ -13,12 +13,14 @@ in the order they were assigned, exactly as PyTorch's ``nn.Module`` does.
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .. import backend
+from .. import backend, factories
 from .. import dtypes as _dtypes
+from .. import functional as F
 from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
 from ..ops import shape as _shape_ops
@@ -57,6 +59,54 @@ def _add_hook(hooks: OrderedDict, entry: tuple, prepend: bool) -> _RemovableHand
     return handle
 
 
+class _InputGradients:
+    """The gradients with respect to a module's positional tensor inputs, all known at one
+    moment, for ``register_full_backward_hook``.
+
+    The inputs that need a gradient are joined into one flat tensor (``joined``), and the
+    module gets pieces of it instead (the same values, shapes and dtypes: ``args``). Autograd
+    sums every gradient of every piece into ``joined``'s gradient before passing it on, so
+    a hook on ``joined`` sees them all together, and what the module's hooks return is what
+    the inputs receive."""
+
+    def __init__(self, module: Module, args: tuple) -> None:
+        self.module, self.originals, self.args = module, args, args
+        self.grad_output: tuple = (None,)  # set by the output's hook, which runs first
+        self.needing = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
+        self.joined = None
+        if not self.needing:
+            return
+        flat = [args[i].reshape(-1) for i in self.needing]
+        self.sizes = [f.shape[0] for f in flat]
+        self.joined = F.cat(flat)  # (sum of sizes,) in the inputs' promoted dtype
+        self.joined.register_hook(self._on_input_gradients)
+        pieces = list(args)
+        for i, piece in zip(self.needing, self.joined.split(self.sizes), strict=True):
+            pieces[i] = piece.reshape(args[i].shape).to(args[i].dtype)
+        self.args = tuple(pieces)
+
+    def _on_input_gradients(self, grad: Tensor) -> Tensor:
+        grads = dict(zip(self.needing, grad.split(self.sizes), strict=True))
+        grad_input = []
+        for i, a in enumerate(self.originals):
+            if i in grads:
+                grad_input.append(grads[i].reshape(a.shape).to(a.dtype))
+            elif isinstance(a, Tensor) and a.is_floating_point():
+                grad_input.append(factories.zeros_like(a))  # needs none: zeros, as in PyTorch
+            else:
+                grad_input.append(None)
+        grad_input = self.module._run_backward_hooks(tuple(grad_input), self.grad_output)
+        joined = []
+        for i in self.needing:
+            g = (
+                grad_input[i]
+                if grad_input[i] is not None
+                else factories.zeros_like(self.originals[i])
+            )
+            joined.append(g.reshape(-1).to(grad.dtype))
+        return F.cat(joined)
+
+
 class Module:
     training: bool
 
@@ -75,6 +125,7 @@ class Module:
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_hooks", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(  # (PyTorch's error type, so `except` clauses carry over)
@@ -82,7 +133,8 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_pre_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_pre_hooks
+                or self._backward_hooks):  # fmt: skip
             return self.forward(*args, **kwargs)
         for hook, with_kwargs, _ in list(self._forward_pre_hooks.values()):
             if with_kwargs:  # hook(module, args, kwargs) -> None or (args, kwargs)
@@ -93,6 +145,10 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        inputs = None
+        if self._backward_hooks and grad_mode.enabled:  # full backward hooks: tap the inputs
+            inputs = _InputGradients(self, args)
+            args = inputs.args
         try:
             output = self.forward(*args, **kwargs)
         except Exception:
@@ -106,17 +162,19 @@ class Module:
             result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
-        if self._backward_pre_hooks:
-            output = self._hook_output_gradient(output)
+        if self._backward_pre_hooks or inputs is not None:
+            output = self._hook_output_gradient(output, inputs)
         return output
 
-    def _hook_output_gradient(self, output: Any) -> Any:
-        """A view of ``output`` whose gradient passes through the backward pre-hooks."""
+    def _hook_output_gradient(self, output: Any, inputs: _InputGradients | None) -> Any:
+        """A view of ``output`` whose gradient passes through the backward pre-hooks, and is
+        kept for the full backward hooks (``inputs``), which run when the inputs' is known."""
         if not isinstance(output, Tensor):
             raise NotImplementedError(
-                f"register_full_backward_pre_hook: {type(self).__name__} returned "
-                f"{type(output).__name__}; microtorch runs these hooks only for a module that "
-                "returns one tensor (several outputs would need one node for all of them)"
+                f"backward hooks: {type(self).__name__} returned {type(output).__name__}; "
+                "microtorch runs register_full_backward_pre_hook and register_full_backward_hook "
+                "hooks only for a module that returns one tensor (several outputs would need "
+                "one node for all of them)"
             )
         if not output.requires_grad:
             return output  # no gradient will reach it: the hooks never run, as in PyTorch
@@ -130,10 +188,33 @@ class Module:
                 result = hook(self, grad_output)  # hook(module, grad_output) -> None or new
                 if result is not None:
                     grad_output = result if isinstance(result, tuple) else (result,)
+            if inputs is not None:
+                inputs.grad_output = grad_output
+                if inputs.joined is None:  # no input needs a gradient: the hooks run now
+                    warnings.warn(
+                        f"register_full_backward_hook: no input of {type(self).__name__} needs "
+                        "a gradient, so its full backward hooks run when the gradient of its "
+                        "output is known, with grad_input all None (as in PyTorch)",
+                        stacklevel=2,
+                    )
+                    self._run_backward_hooks((None,) * len(inputs.originals), grad_output)
             return grad_output[0]
 
         output.register_hook(run_hooks)
         return output
+
+    def _run_backward_hooks(self, grad_input: tuple, grad_output: tuple) -> tuple:
+        for hook, _, _ in list(self._backward_hooks.values()):
+            result = hook(self, grad_input, grad_output)  # -> None or the new grad_input
+            if result is not None:
+                result = result if isinstance(result, tuple) else (result,)
+                if len(result) != len(grad_input):
+                    raise RuntimeError(
+                        "Backward hook returned an invalid number of grad_input, got "
+                        f"{len(result)}, but expected {len(grad_input)}"
+                    )
+                grad_input = result
+        return grad_input
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
                                   with_kwargs: bool = False) -> _RemovableHandle:  # fmt: skip
@@ -155,6 +236,14 @@ class Module:
         ``grad_output``. The caller gets a view of the output. Only for modules returning
         one tensor (NotImplementedError otherwise)."""
         return _add_hook(self._backward_pre_hooks, (hook, False, False), prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> _RemovableHandle:  # fmt: skip
+        """``hook(module, grad_input, grad_output)`` runs once the gradients with respect to
+        the module's positional inputs are known: ``grad_input`` has one entry per positional
+        argument (None for one that is not a floating-point tensor, or when no input needs a
+        gradient), ``grad_output`` one per output. A returned tuple replaces ``grad_input``:
+        it is what the inputs receive. Only for modules returning one tensor."""
+        return _add_hook(self._backward_hooks, (hook, False, False), prepend)
 
     # ------------------------------------------------------------ attribute registration
     def __setattr__(self, name: str, value: Any) -> None:
@@ -581,7 +670,7 @@ class Module:
         empty (as PyTorch does for old checkpoints)."""
         self.__dict__.update(state)
         registries = ("_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks",
-                      "_backward_pre_hooks")  # fmt: skip
+                      "_backward_pre_hooks", "_backward_hooks")  # fmt: skip
         for name in registries:
             if name not in self.__dict__:
                 object.__setattr__(self, name, OrderedDict())

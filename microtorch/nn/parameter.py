@@ -45,10 +45,12 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __deepcopy__(self, memo: dict) -> Parameter:
+        """copy.deepcopy: a new Parameter with copied values and no ``.grad``, as PyTorch's
+        (a plain tensor's deepcopy keeps its ``.grad``; a Parameter's does not, so
+        ``copy.deepcopy(model)`` starts with clean gradients)."""
         if id(self) not in memo:
-            leaf = Tensor.__deepcopy__(self, {})  # the values and the .grad, copied
-            copy = memo[id(self)] = Parameter(leaf, self.requires_grad)
-            copy.grad = leaf.grad
+            values = Tensor._make(self.array.copy())
+            memo[id(self)] = Parameter(values, self.requires_grad)
         return memo[id(self)]
 
     def __reduce_ex__(self, protocol: Any) -> Any:

@@ -106,8 +106,13 @@ def test_parameter_is_a_tensor() -> None:
     assert type(y) is torch.Tensor and type(p.detach()) is torch.Tensor
     frozen = nn.Parameter(torch.ones(2), requires_grad=False)
     assert not frozen.requires_grad
+    p.grad = torch.ones(2)
     twin = copy.deepcopy(p)
     assert isinstance(twin, nn.Parameter) and twin is not p and twin.array is not p.array
+    assert twin.grad is None  # PyTorch's Parameter.__deepcopy__ leaves .grad behind
+    model = nn.Linear(2, 1)
+    model.weight.grad = torch.ones(1, 2)
+    assert copy.deepcopy(model).weight.grad is None
     with pytest.raises(TypeError, match="expected a Tensor"):
         nn.Parameter([1.0, 2.0])
 
@@ -589,6 +594,92 @@ def test_full_backward_pre_hook_limits() -> None:
     ident.register_full_backward_pre_hook(lambda mod, g: (g[0] * 0,))
     (ident(x) + x).sum().backward()  # the hook changes only the gradient through the module
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+def _full_backward_hooked_modules(lib) -> list:
+    """What register_full_backward_hook hooks see and what the inputs receive, in ``lib``
+    (microtorch or torch): a module with tensor and non-tensor positional arguments, one
+    input that needs no gradient, a float64 input, a pre-hook before the full hook, the same
+    tensor passed twice, a Sequential's layers, a removed hook, and a wrong return."""
+    seen = []
+
+    def rounded(g):
+        return None if g is None else (np.round(g.detach().numpy(), 6).tolist(), str(g.dtype))
+
+    def record(tag):
+        return lambda mod, gi, go: seen.append((tag, [rounded(g) for g in gi],
+                                                [rounded(g) for g in go]))  # fmt: skip
+
+    class Scaled(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = lib.nn.Parameter(lib.tensor([2.0, 3.0]))
+
+        def forward(self, a, k, b, scale=1.0):
+            return (a * self.w * b * k).sum(-1) * scale
+
+    m = Scaled()
+    m.register_full_backward_pre_hook(lambda mod, go: (go[0] * 2,))
+    m.register_full_backward_hook(lambda mod, gi, go: tuple(g if g is None else g * 10 for g in gi))
+    m.register_full_backward_hook(record("scaled"), prepend=True)  # sees them before the * 10
+    a = lib.tensor([[1.0, 2.0]], requires_grad=True)
+    b = lib.tensor([[3.0, 4.0]], requires_grad=True)
+    m(a, 2, b, scale=0.5).sum().backward()
+    results = [rounded(a.grad), rounded(b.grad), rounded(m.w.grad)]
+    a64 = lib.tensor([[1.0, 2.0]], dtype=lib.float64, requires_grad=True)
+    m(a64, 1, lib.tensor([[3.0, 4.0]])).sum().backward()  # b needs none: zeros for it
+    results.append(rounded(a64.grad))
+
+    class Product(lib.nn.Module):
+        def forward(self, x, y):
+            return x * y
+
+    twice = Product()
+    handle = twice.register_full_backward_hook(record("twice"))
+    x = lib.tensor([2.0, 3.0], requires_grad=True)
+    twice(x, x).sum().backward()
+    handle.remove()
+    twice(x, x).sum().backward()
+    results.append(rounded(x.grad))
+    twice.register_full_backward_hook(lambda mod, gi, go: (gi[0],))
+    try:
+        twice(x, x).sum().backward()
+    except RuntimeError as error:
+        results.append(str(error))
+
+    seq = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.Tanh(), lib.nn.Linear(3, 1))
+    with lib.no_grad():
+        for p, value in zip(seq.parameters(), (0.5, 0.1, -0.3, 0.0)):
+            p.fill_(value)
+    for i, layer in enumerate(seq):
+        layer.register_full_backward_hook(record(i))
+    seq.register_full_backward_hook(record("seq"))
+    with pytest.warns(UserWarning, match="no inputs? .*(need|require)"):
+        seq(lib.tensor([[1.0, -1.0]])).sum().backward()  # the input needs none: grad_input None
+    return [seen, results]
+
+
+def test_full_backward_hook_sees_and_replaces_the_input_gradients_as_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    ours, theirs = (_full_backward_hooked_modules(lib) for lib in (torch, pt))
+    ours = repr(ours).replace("microtorch.", "torch.")
+    assert ours == repr(theirs)
+
+
+def test_full_backward_hook_without_pytorch() -> None:
+    calls = []
+    lin = nn.Linear(2, 2)
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    lin.register_full_backward_hook(
+        lambda mod, gi, go: calls.append(gi[0].tolist()) or (gi[0] * 0,)
+    )
+    x = torch.ones(1, 2, requires_grad=True)
+    (lin(x) * 2).sum().backward()
+    assert calls == [[[8.0, 12.0]]]  # 2 * (column sums of the weight)
+    assert x.grad.tolist() == [[0.0, 0.0]] and lin.weight.grad.tolist() == [[2.0, 2.0]] * 2
+    with torch.no_grad():  # no graph: nothing to hook, the module runs as usual
+        assert lin(x).shape == (1, 2)
 
 
 def test_calling_a_module_without_forward_raises_not_implemented_error() -> None:
