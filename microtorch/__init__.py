@@ -167,6 +167,7 @@ from .functional import (
     diag,
     diag_embed,
     diagonal,
+    diagonal_scatter,
     diff,
     digamma,
     dist,

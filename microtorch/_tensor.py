@@ -1111,6 +1111,11 @@ class Tensor:
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         return F.diagonal(self, offset, dim1, dim2)
 
+    def diagonal_scatter(
+        self, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
+    ) -> Tensor:
+        return F.diagonal_scatter(self, src, offset, dim1, dim2)
+
     def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
         return F.diag_embed(self, offset, dim1, dim2)
 

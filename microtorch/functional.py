@@ -2479,9 +2479,8 @@ def _roll_along(input: Tensor, shift: Any, d: builtins.int) -> Tensor:
 def diagonal(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0,
              dim2: builtins.int = 1) -> Tensor:  # fmt: skip
     """The diagonal input[i, i + offset] of the matrices in dims ``dim1`` and ``dim2``, as a
-    new last dim (the other dims keep their order). Unlike PyTorch's it is a copy, not a
-    view: the values and the gradient are PyTorch's, but writing into it leaves input as it
-    was."""
+    new last dim (the other dims keep their order): a view, as in PyTorch, so writing into it
+    (``x.diagonal().fill_(0)``) writes into input."""
     return _diagonal_of(_check_tensor(input, "diagonal"), offset, dim1, dim2, "diagonal")
 
 
@@ -2490,15 +2489,23 @@ def _diagonal_of(input: Tensor, offset: builtins.int, dim1: builtins.int, dim2: 
     d1, d2 = wrap_dim(dim1, input.ndim, op), wrap_dim(dim2, input.ndim, op)
     if d1 == d2:
         raise RuntimeError(f"{op}: dim1 and dim2 cannot be the same dim, got {dim1} and {dim2}")
-    first_row, first_col = builtins.max(-offset, 0), builtins.max(offset, 0)
-    length = builtins.max(builtins.min(input.shape[d1] - first_row, input.shape[d2] - first_col), 0)
-    xp = backend.xp_of(input.array)
-    rows = Tensor._make(xp.arange(first_row, first_row + length, dtype="int64"))
-    cols = Tensor._make(xp.arange(first_col, first_col + length, dtype="int64"))
-    # the matrices in the last two dims, then the pairs (i, i + offset) picked by indexing
-    if (d1, d2) != (input.ndim - 2, input.ndim - 1):
-        input = movedim(input, (d1, d2), (-2, -1))
-    return getitem(input, (slice(None),) * (input.ndim - 2) + (rows, cols))  # one NumPy index
+    return shape_ops.Diagonal.apply(input, offset=offset, dim1=d1, dim2=d2)
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0,
+                     dim2: builtins.int = 1) -> Tensor:  # fmt: skip
+    """A copy of input whose diagonal (as ``diagonal(input, offset, dim1, dim2)`` reads it) holds
+    src, cast to input's dtype."""
+    slot = _diagonal_of(_check_tensor(input, "diagonal_scatter"), offset, dim1, dim2,
+                        "diagonal_scatter")  # fmt: skip
+    if tuple(_check_tensor(src, "diagonal_scatter", "src").shape) != tuple(slot.shape):
+        raise RuntimeError(
+            f"diagonal_scatter: expected src to have a size equal to the slice of self. src "
+            f"size = {list(src.shape)}, slice size = {list(slot.shape)}"
+        )
+    d1, d2 = wrap_dim(dim1, input.ndim, "diagonal_scatter"), wrap_dim(dim2, input.ndim, "")
+    src = src.to(input.device).to(input.dtype)
+    return shape_ops.DiagonalScatter.apply(input, src, offset=offset, dim1=d1, dim2=d2)
 
 
 def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2,
@@ -2531,8 +2538,8 @@ def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
     elsewhere); for a 2-D input, that diagonal as a 1-D tensor (a copy, see diagonal)."""
     if _check_tensor(input, "diag").ndim == 1:
         return _embed_diagonal(input, diagonal, 0, 1, "diag")
-    if input.ndim == 2:
-        return _diagonal_of(input, diagonal, 0, 1, "diag")
+    if input.ndim == 2:  # a copy, as PyTorch's diag (diagonal gives a view)
+        return clone(_diagonal_of(input, diagonal, 0, 1, "diag"))
     raise RuntimeError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
 
 
@@ -4025,8 +4032,8 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
         raise RuntimeError(
             f"in-place op on a view: this tensor was made by {op_name} and shares memory with "
             "another tensor; with gradients tracked microtorch writes through views made by "
-            "indexing (x[i], narrow...), view/reshape and permute/transpose, but not this one, "
-            "so the other tensor's gradient would be wrong. Use an out-of-place op (e.g. "
+            "indexing (x[i], narrow...), view/reshape, permute/transpose and diagonal, but not "
+            "this one, so the other tensor's gradient would be wrong. Use an out-of-place op (e.g. "
             "y = y * 2 instead of y *= 2) or .clone() the view first"
         )
     if tracking:
@@ -4090,11 +4097,12 @@ def inplace_view(target: Tensor, op: Any, *args: Any) -> Tensor:
 
 
 def _can_write_through(view_of: tuple) -> builtins.bool:
-    """Views by indexing, reshaping (an expand that repeats nothing is one) or permuting;
-    an expand that repeats elements never gets here (_check_writable refuses it)."""
+    """Views by indexing, reshaping (an expand that repeats nothing is one), permuting or
+    taking a diagonal; an expand that repeats elements never gets here (_check_writable
+    refuses it)."""
     _base, index, op, _version = view_of
     return index is not None or isinstance(
-        op, (shape_ops.Reshape, shape_ops.Expand, shape_ops.Permute)
+        op, (shape_ops.Reshape, shape_ops.Expand, shape_ops.Permute, shape_ops.Diagonal)
     )
 
 
@@ -4111,6 +4119,10 @@ def _write_through_view(view: Tensor, result: Tensor) -> Tensor:
     elif isinstance(op, (shape_ops.Reshape, shape_ops.Expand)):  # same elements, new shape
         inplace(base, copy_from, reshape(result, base.shape))
         fresh = reshape(base, view.shape)
+    elif isinstance(op, shape_ops.Diagonal):  # base's diagonal
+        where = (op.offset, op.dim1, op.dim2)
+        inplace(base, diagonal_scatter, result, *where)
+        fresh = diagonal(base, *where)
     else:  # Permute: the same elements with the dims reordered
         inverse = tuple(sorted(range(len(op.dims)), key=lambda i: op.dims[i]))
         inplace(base, copy_from, permute(result, inverse))
@@ -4138,6 +4150,8 @@ def refresh_view(view: Tensor) -> None:
         fresh = type(op).apply(base, shape=tuple(view.array.shape))
     elif isinstance(op, shape_ops.Permute):
         fresh = shape_ops.Permute.apply(base, dims=op.dims)
+    elif isinstance(op, shape_ops.Diagonal):
+        fresh = shape_ops.Diagonal.apply(base, offset=op.offset, dim1=op.dim1, dim2=op.dim2)
     else:
         raise RuntimeError(
             f"a view made by {type(op).__name__} is used after its base (or another view of "

@@ -106,6 +106,16 @@ def _np_index_add(a, index, source):
     return out
 
 
+def _np_diagonal_scatter(a, src, offset, dim1, dim2):
+    """a copy of a with src on its diagonal (np.diagonal's view is read-only, so through
+    np.moveaxis: the diagonal of the last two dims, written with fancy indexing)."""
+    out = np.moveaxis(a.copy(), (dim1, dim2), (-2, -1))
+    n = src.shape[-1]
+    rows, cols = np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)
+    out[..., rows, cols] = src
+    return np.moveaxis(out, (-2, -1), (dim1, dim2))
+
+
 def _np_diag_embed(a, offset, dim1, dim2):
     """diag_embed: each vector along the last dim on the offset-th diagonal of a matrix in
     dims dim1 (rows) and dim2 (columns) of the result."""
@@ -2178,6 +2188,12 @@ INDEXING = [
         lambda T, F, a: (T.diagonal(a), a.diagonal(1, 2, 0), a.diagonal(-1, -1, 1)),
         (x(2, 3, 4),),
         lambda a: (np.diagonal(a), np.diagonal(a, 1, 2, 0), np.diagonal(a, -1, 2, 1)),
+    ),
+    C(
+        "diagonal_scatter",
+        lambda T, F, a, s, t: (T.diagonal_scatter(a, s), a.diagonal_scatter(t, 1, 2, 0)),
+        (x(2, 3, 4), x(4, 2), x(3, 1)),
+        lambda a, s, t: (_np_diagonal_scatter(a, s, 0, 0, 1), _np_diagonal_scatter(a, t, 1, 2, 0)),
     ),
     C(
         "diag_embed",

@@ -1575,15 +1575,60 @@ def test_gradients_of_the_selecting_and_scattering_ops_match_pytorch(fn, values)
         np.testing.assert_allclose(mine, want)
 
 
-def test_diagonal_is_a_copy_with_the_values_and_gradient_of_pytorchs_view(device: str) -> None:
+def test_diagonal_is_a_view_that_writes_into_its_tensor(device: str) -> None:
     m = microtorch.arange(6.0, device=device).reshape(2, 3).requires_grad_()
     d = m.diagonal(1)
     assert d.tolist() == [1.0, 5.0]
     (d * microtorch.tensor([2.0, 3.0], device=device)).sum().backward()
     assert m.grad.tolist() == [[0.0, 2.0, 0.0], [0.0, 0.0, 3.0]]
-    copy_ = microtorch.arange(4.0, device=device).reshape(2, 2)
-    copy_.diagonal().fill_(-1.0)  # PyTorch would write into the matrix; here it is a copy
-    assert copy_.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    a = microtorch.arange(4.0, device=device).reshape(2, 2)
+    a.diagonal().fill_(-1.0)  # the idiom for masking a similarity matrix's diagonal
+    assert a.tolist() == [[-1.0, 1.0], [2.0, -1.0]]
+    view = a.diagonal()
+    a.mul_(2)
+    assert view.tolist() == [-2.0, -2.0]  # it shares a's memory
+    assert microtorch.diag(a).tolist() == [-2.0, -2.0]  # diag of a matrix is a copy, as
+    microtorch.diag(a).zero_()  # in PyTorch
+    assert a.tolist() == [[-2.0, 2.0], [4.0, -2.0]]
+
+
+def _diagonal_view_programs(lib) -> list:
+    """Writes through diagonal views with and without gradients, in ``lib``: the values of
+    the tensors written into and the gradients that reach the leaves."""
+    out = []
+    w = lib.arange(24.0).reshape(2, 3, 4)
+    x = lib.arange(12.0).reshape(3, 4).requires_grad_()
+    y = x * 1
+    y.diagonal(1).mul_(lib.tensor([2.0, 3.0, 4.0]))  # through the graph: CopySlices
+    (y * w[0]).sum().backward()
+    out += [y.tolist(), x.grad.tolist()]
+    x.grad = None
+    y = x * 1
+    d = y.diagonal()
+    d[1:] = lib.tensor([-1.0, -2.0])  # a view of the view
+    y.diagonal(-1).zero_()
+    (y * y).sum().backward()
+    out += [y.tolist(), x.grad.tolist(), d.tolist()]
+    b = lib.zeros(2, 3, 4)
+    b.diagonal(0, 0, 2).add_(1)  # dims (0, 2): the diagonal dim goes last
+    b.diagonal(1, 2, 1).fill_(7)
+    out.append(b.tolist())
+    t = lib.arange(9.0).reshape(3, 3)
+    t.t().diagonal(1).copy_(lib.tensor([10.0, 20.0]))  # a diagonal of a transposed view
+    t[1].unsqueeze(0).diagonal().fill_(-5)
+    out.append(t.tolist())
+    s = lib.ones(3, 3, requires_grad=True)
+    v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    z = lib.diagonal_scatter(s * 2, v * v)
+    (z * w[0, :, :3]).sum().backward()
+    out += [z.tolist(), s.grad.tolist(), v.grad.tolist()]
+    return out
+
+
+def test_diagonal_views_write_and_differentiate_as_in_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for ours, theirs in zip(_diagonal_view_programs(microtorch), _diagonal_view_programs(torch)):
+        np.testing.assert_array_equal(np.array(ours), np.array(theirs))
 
 
 def test_meshgrid_without_indexing_warns_as_pytorch_and_uses_ij(device: str) -> None:

@@ -160,3 +160,52 @@ class SplitPiece(Function):
 
     def backward(self, grad):
         return PieceGrads({self.position: grad})
+
+
+# ----- diagonal: a view, and the op that writes one ----------------------------------------
+def diagonal_view(a, offset, dim1, dim2):
+    """The diagonal a[..., i, i + offset] of the matrices in dims ``dim1``, ``dim2`` as a new
+    last dim: a view of a's memory that can be written (NumPy's own diagonal is marked
+    read-only, but shares the memory all the same)."""
+    view = xp_of(a).diagonal(a, offset, dim1, dim2)
+    flags = getattr(view, "flags", None)  # NumPy only: CuPy's views are always writable
+    if flags is not None and getattr(flags, "writeable", True) is False and a.flags.writeable:
+        view.flags.writeable = True
+    return view
+
+
+class Diagonal(Function):
+    """input.diagonal(offset, dim1, dim2): a view, as in PyTorch, so that writing into it
+    (x.diagonal().zero_()) writes into input. Backward puts the gradient on the diagonal of
+    zeros of the input's shape."""
+
+    is_view = True
+
+    def forward(self, x, offset=0, dim1=0, dim2=1):
+        self.in_shape, self.offset, self.dim1, self.dim2 = x.shape, offset, dim1, dim2
+        return diagonal_view(x, offset, dim1, dim2)
+
+    def backward(self, grad):
+        out = xp_of(grad).zeros(self.in_shape, dtype=grad.dtype)
+        diagonal_view(out, self.offset, self.dim1, self.dim2)[...] = grad
+        return out
+
+
+class DiagonalScatter(Function):
+    """diagonal_scatter(input, src, offset, dim1, dim2): a copy of input whose diagonal is
+    src. The gradient goes to input off the diagonal and to src on it."""
+
+    def forward(self, x, src, offset=0, dim1=0, dim2=1):
+        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
+        out = x.copy()
+        diagonal_view(out, offset, dim1, dim2)[...] = src
+        return out
+
+    def backward(self, grad):
+        gx = gsrc = None
+        if self.needs_input_grad[0]:
+            gx = grad.copy()
+            diagonal_view(gx, self.offset, self.dim1, self.dim2)[...] = 0
+        if self.needs_input_grad[1]:
+            gsrc = diagonal_view(grad, self.offset, self.dim1, self.dim2).copy()
+        return gx, gsrc
