@@ -988,7 +988,7 @@ class Tensor:
 
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
         """The windows of ``size`` along ``dimension``, ``step`` apart, in a new last dim (a
-        copy here, not a view: see functional.unfold)."""
+        view of this tensor's memory)."""
         return F.unfold(self, dimension, size, step)
 
     def index_fill(self, dim: int, index: Tensor, value: Any) -> Tensor:

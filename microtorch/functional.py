@@ -3421,8 +3421,7 @@ def unfold(input: Tensor, dimension: builtins.int, size: builtins.int,
            step: builtins.int) -> Tensor:  # fmt: skip
     """Tensor.unfold: every window of ``size`` elements along ``dimension``, starting each
     ``step`` elements; the windows replace that dim and their elements form a new last dim.
-    PyTorch returns a view of input's memory; this is a copy (an index_select), so writing
-    into it does not change input. The gradient adds up where windows overlap."""
+    A view of input's memory, as in PyTorch. The gradient adds up where windows overlap."""
     d = wrap_dim(dimension, _check_tensor(input, "unfold").ndim, "unfold")
     if input.ndim == 0:
         return unfold(reshape(input, (1,)), 0, size, step)[0]
@@ -3431,14 +3430,7 @@ def unfold(input: Tensor, dimension: builtins.int, size: builtins.int,
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    xp = backend.xp_of(input.array)
-    count = (n - size) // step + 1
-    starts = xp.arange(count, dtype="int64")[:, None] * step
-    picks = (starts + xp.arange(size, dtype="int64")).reshape(-1)  # window by window
-    windows = index_select(input, d, Tensor._make(picks))
-    shape = list(input.shape)
-    shape[d : d + 1] = [count, size]
-    return movedim(reshape(windows, tuple(shape)), d + 1, -1)
+    return shape_ops.Unfold.apply(input, dim=d, size=size, step=step)
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
@@ -4152,6 +4144,8 @@ def refresh_view(view: Tensor) -> None:
         fresh = shape_ops.Permute.apply(base, dims=op.dims)
     elif isinstance(op, shape_ops.Diagonal):
         fresh = shape_ops.Diagonal.apply(base, offset=op.offset, dim1=op.dim1, dim2=op.dim2)
+    elif isinstance(op, shape_ops.Unfold):
+        fresh = shape_ops.Unfold.apply(base, dim=op.dim, size=op.size, step=op.step)
     else:
         raise RuntimeError(
             f"a view made by {type(op).__name__} is used after its base (or another view of "

@@ -142,12 +142,38 @@ def test_asarray_shares_memory_where_it_can_as_in_pytorch() -> None:
         assert made.requires_grad and made.is_leaf
 
 
-def test_unfold_is_a_copy_not_a_view() -> None:
-    """PyTorch's unfold is a view; here it is a copy (documented in its docstring)."""
-    x = microtorch.arange(5.0)
-    windows = x.unfold(0, 2, 1)
-    windows[0, 0] = 9.0
-    assert x[0].item() == 0.0
+def test_unfold_is_a_view_as_in_pytorch(device: str) -> None:
+    x = microtorch.arange(5.0, device=device)
+    windows = x.unfold(0, 2, 1)  # [[0, 1], [1, 2], [2, 3], [3, 4]]: overlapping windows
+    windows[0, 1] = 9.0  # x[1], which windows[1, 0] shows too
+    assert x.tolist() == [0.0, 9.0, 2.0, 3.0, 4.0] and windows[1, 0].item() == 9.0
+    x.mul_(2)
+    assert windows[:, 0].tolist() == [0.0, 18.0, 4.0, 6.0]
+    leaf = microtorch.arange(6.0, device=device).reshape(2, 3).requires_grad_()
+    y = leaf * 1
+    w = y.unfold(1, 2, 1)
+    y.mul_(3)  # the base changes after the view was made: the view follows it
+    (w * w).sum().backward()
+    assert leaf.grad.tolist() == [[0.0, 36.0, 36.0], [54.0, 144.0, 90.0]]
+    with pytest.raises(RuntimeError, match="in-place op on a view: this tensor was made by Unfold"):
+        w.add_(1)  # the write would need an overlapping scatter in the graph
+
+
+def test_unfold_matches_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for lib_name, results in (("microtorch", []), ("torch", [])):
+        lib = microtorch if lib_name == "microtorch" else torch
+        x = lib.arange(24.0).reshape(2, 3, 4)
+        for args in ((2, 2, 1), (1, 2, 2), (0, 1, 1), (2, 3, 3), (-1, 0, 2)):
+            u = x.unfold(*args)
+            results.append((tuple(u.shape), u.stride(), u.tolist()))
+        with lib.no_grad():
+            x.unfold(2, 2, 2).fill_(-1.0)[0, 0, 0] = 5.0  # through a view: writes x
+        results.append(x.tolist())
+        if lib_name == "microtorch":
+            ours = results
+        else:
+            assert ours == results
 
 
 def test_memory_details_legacy_type_names_and_none_comparison() -> None:

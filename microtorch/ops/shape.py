@@ -209,3 +209,32 @@ class DiagonalScatter(Function):
         if self.needs_input_grad[1]:
             gsrc = diagonal_view(grad, self.offset, self.dim1, self.dim2).copy()
         return gx, gsrc
+
+
+# ----- unfold: windows as a view -----------------------------------------------------------
+def windows_view(a, dim, size, step):
+    """Every window of ``size`` elements along ``dim``, ``step`` apart: ``dim`` becomes the
+    windows and a new last dim their elements. A view of a's memory (where windows overlap,
+    they share it), made by giving the same memory new strides."""
+    count = (a.shape[dim] - size) // step + 1
+    shape = a.shape[:dim] + (count,) + a.shape[dim + 1 :] + (size,)
+    strides = a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1 :] + (a.strides[dim],)
+    return xp_of(a).lib.stride_tricks.as_strided(a, shape, strides)
+
+
+class Unfold(Function):
+    """x.unfold(dim, size, step): a view, as in PyTorch. Backward adds each window's
+    gradient back where its elements came from (overlapping windows add up)."""
+
+    is_view = True
+
+    def forward(self, x, dim=0, size=0, step=1):
+        self.in_shape, self.dim, self.size, self.step = x.shape, dim, size, step
+        return windows_view(x, dim, size, step)
+
+    def backward(self, grad):
+        out = xp_of(grad).zeros(self.in_shape, dtype=grad.dtype)
+        last = self.step * (grad.shape[self.dim] - 1) + 1  # window starts 0, step, ..., last-1
+        for j in range(self.size):  # element j of every window: x[start + j] along dim
+            out[(slice(None),) * self.dim + (slice(j, j + last, self.step),)] += grad[..., j]
+        return out

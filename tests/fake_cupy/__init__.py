@@ -650,6 +650,20 @@ class _Random:
 random = _Random()
 
 
+class _StrideTricks:
+    as_strided = staticmethod(_function("lib.stride_tricks.as_strided",
+                                        numpy.lib.stride_tricks.as_strided))  # fmt: skip
+
+
+class _Lib:
+    """``cupy.lib``: ``stride_tricks.as_strided`` (a view with new strides), as CuPy has it."""
+
+    stride_tricks = _StrideTricks()
+
+
+lib = _Lib()
+
+
 def __getattr__(name: str) -> Any:
     """Everything else is NumPy's: dtypes and constants as they are, functions wrapped."""
     target = getattr(numpy, name)
