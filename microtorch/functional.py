@@ -4047,6 +4047,10 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
                 f"in-place op: result type {result.dtype} can't be cast to the desired output "
                 f"type {target.dtype}"
             )
+    if tracking and target.requires_grad and not result.requires_grad:
+        # constants (eq_, logical_not_...): the tensor stays in the graph, where its old
+        # values get a zero gradient, as in PyTorch
+        result = copy_from(snapshot, result)
     if tracking and target._view is not None:
         return _write_through_view(target, result)
     target.array[...] = result.array
@@ -4056,7 +4060,7 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
             target.grad_fn.retained = None  # tensor to its new value, as in PyTorch
             result.grad_fn.retained = engine.make_retained(target)
         target.grad_fn = result.grad_fn
-        target._requires_grad = result.requires_grad  # False if overwritten by constants
+        target._requires_grad = result.requires_grad
     return target
 
 

@@ -152,3 +152,32 @@ def test_grad_with_batched_grad_outputs_gives_one_gradient_per_entry() -> None:
         microtorch.autograd.grad(x * 2, x, is_grads_batched=True)
     torch = pytest.importorskip("torch")
     assert _batched_gradients(torch) == seen
+
+
+def _constant_in_place_results(lib) -> list:
+    """A non-leaf overwritten in place by constants (comparisons, logical ops) stays in the
+    graph with a zero gradient for its old values, as in PyTorch."""
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = []
+    for write in (
+        lambda y: y.eq_(4.0),
+        lambda y: y.gt_(x),
+        lambda y: y[1:].lt_(5.0),  # through a view
+    ):
+        x.grad = None
+        y = x * 2
+        write(y)
+        (y * x + x).sum().backward()
+        out.append((y.tolist(), y.requires_grad, y.is_leaf, x.grad.tolist()))
+    return out
+
+
+def test_constants_written_in_place_keep_the_tensor_in_the_graph() -> None:
+    ours = _constant_in_place_results(microtorch)
+    assert ours[0] == ([0.0, 1.0, 0.0], True, False, [1.0, 2.0, 1.0])
+    x = microtorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * 2).logical_not_()  # (PyTorch passes the old gradient through this one, as if
+    (y * x + x).sum().backward()  # the values had not changed; here they get none)
+    assert y.requires_grad and x.grad.tolist() == [1.0, 1.0, 1.0]
+    torch = pytest.importorskip("torch")
+    assert ours == _constant_in_place_results(torch)
