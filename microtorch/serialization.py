@@ -11,8 +11,10 @@ The file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) holding
     t0.npy, t1.npy...  one array per distinct tensor (tied weights are stored once)
 
 Loading executes no code: nothing is unpickled (``numpy.load(allow_pickle=False)``), so a
-checkpoint from an untrusted source can at worst fail to load. PyTorch's ``.pt`` files are
-pickles and are refused for that reason.
+checkpoint from an untrusted source can at worst fail to load. ``load`` also reads the files
+PyTorch's ``torch.save`` writes (a zip holding a pickle), through a reader that rebuilds
+only tensors, parameters and plain values and refuses every other name the pickle asks for
+(``pytorch_files.py``), so they cannot run code either.
 
 Saving to a path is atomic: the archive is written to a temporary file in the same folder,
 flushed to disk (fsync) and then renamed over the target (``os.replace``). A crash or kill
@@ -32,7 +34,7 @@ from typing import Any
 
 import numpy
 
-from . import backend
+from . import backend, pytorch_files
 from . import dtypes as _dtypes
 from ._tensor import Size, Tensor
 
@@ -203,6 +205,16 @@ def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, pickle_modu
     if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
         raise FileNotFoundError(f"load: no such file: {name!r}")
     try:
+        torch_file = _open_pytorch_zip(f)
+        if torch_file is not None:  # written by PyTorch's torch.save: see pytorch_files
+            with torch_file:
+                return pytorch_files.load(torch_file, place, name)
+        if _starts_with(f, pytorch_files.LEGACY_MAGIC):
+            raise _NotACheckpoint(
+                "it is a PyTorch file in the format before PyTorch 1.6 (one pickle, not a zip); "
+                "re-save it with a recent PyTorch (torch.save(torch.load(path), path)), whose "
+                "files microtorch reads"
+            )
         archive = numpy.load(f, allow_pickle=False)
         if not isinstance(archive, numpy.lib.npyio.NpzFile):
             raise _NotACheckpoint("it holds a single .npy array, not a checkpoint archive")
@@ -234,12 +246,35 @@ class _NotACheckpoint(Exception):
     pass
 
 
+def _starts_with(f: Any, prefix: bytes) -> bool:
+    """Do the first bytes of ``f`` (a path or a seekable file) equal ``prefix``?"""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as file:
+            return file.read(len(prefix)) == prefix
+    start = f.tell()
+    head = f.read(len(prefix))
+    f.seek(start)
+    return head == prefix
+
+
+def _open_pytorch_zip(f: Any) -> zipfile.ZipFile | None:
+    """The zip archive torch.save wrote to ``f`` (a path or a seekable file), or None when
+    ``f`` is something else (the file object is then back where it was)."""
+    start = None if isinstance(f, (str, os.PathLike)) else f.tell()
+    try:
+        archive = zipfile.ZipFile(f)
+    except zipfile.BadZipFile:
+        archive = None
+    if archive is not None and pytorch_files.is_pytorch_zip(archive):
+        return archive
+    if archive is not None:
+        archive.close()
+    if start is not None:
+        f.seek(start)
+    return None
+
+
 def _why_no_manifest(files: list) -> str:
-    if any(f.endswith("data.pkl") for f in files):
-        return (
-            "it looks like a PyTorch .pt file, which is a pickle (it can run code when loaded) "
-            "and is not read; in PyTorch, save the state dict's tensors as NumPy arrays instead"
-        )
     return "it is a zip/.npz archive without microtorch's manifest"
 
 

@@ -219,10 +219,90 @@ def test_foreign_archives_are_refused(tmp_path) -> None:
     assert "single .npy array" in _load_error(tmp_path / "one.npy")
 
 
-def test_pytorch_pickles_are_refused(tmp_path) -> None:
+# ---------------------------------------------------------------- PyTorch's .pt files
+PYTORCH_CHECKPOINT = os.path.join(os.path.dirname(__file__), "data", "pytorch_checkpoint.pt")
+
+
+def test_a_checkpoint_written_by_pytorch_loads_without_pytorch() -> None:
+    """tests/data/pytorch_checkpoint.pt was written by torch.save in PyTorch 2.13: a
+    Linear(3, 2)'s state dict (weight arange(6)/4, bias [-1, 0.5]), the weight again under
+    "tied", an int, a 0-d tensor, a dict of plain values, float16 and bfloat16 tensors, a
+    strided view and a torch.Size."""
+    with pytest.warns(UserWarning, match="bfloat16 tensors; .* loaded as float32"):
+        ckpt = torch.load(PYTORCH_CHECKPOINT)
+    model = nn.Linear(3, 2)
+    assert str(model.load_state_dict(ckpt["model"])) == "<All keys matched successfully>"
+    assert model.weight.tolist() == [[0.0, 0.25, 0.5], [0.75, 1.0, 1.25]]
+    assert model(torch.ones(1, 3)).tolist() == [[-0.25, 3.5]]
+    assert isinstance(ckpt["model"], collections.OrderedDict)
+    assert ckpt["tied"] is ckpt["model"]["weight"]  # one tensor, as it was saved
+    assert ckpt["iter_num"] == 7 and ckpt["config"] == {
+        "n_layer": 2,
+        "dropout": 0.0,
+        "name": "tiny",
+    }
+    assert ckpt["best_val_loss"].item() == 1.25 and ckpt["best_val_loss"].shape == ()
+    assert ckpt["half"].dtype is torch.float16 and ckpt["half"].tolist() == [1.5, -2.0]
+    assert ckpt["bf16"].dtype is torch.float32
+    assert ckpt["bf16"].tolist() == [0.10009765625, 3.0]  # bfloat16's nearest to 0.1, exactly
+    assert ckpt["steps"].dtype is torch.int64 and ckpt["steps"].tolist() == [0, 2]
+    assert isinstance(ckpt["shape"], torch.Size) and ckpt["shape"] == (2, 3)
+    with open(PYTORCH_CHECKPOINT, "rb") as f, pytest.warns(UserWarning, match="bfloat16"):
+        assert torch.load(io.BytesIO(f.read()), map_location="cpu")["iter_num"] == 7  # a file
+
+
+def test_pytorch_files_load_with_the_values_pytorch_saved(tmp_path) -> None:
     pt = pytest.importorskip("torch")
-    pt.save({"w": pt.ones(2)}, tmp_path / "torch.pt")
-    assert "pickle" in _load_error(tmp_path / "torch.pt")
+    net = pt.nn.Sequential(pt.nn.Linear(3, 4), pt.nn.GELU(), pt.nn.LayerNorm(4))
+    opt = pt.optim.AdamW(net.parameters())
+    net(pt.randn(2, 3)).sum().backward()
+    opt.step()
+    saved = {"model": net.state_dict(), "optimizer": opt.state_dict(), "x": pt.randn(3, 4).t(),
+             "p": pt.nn.Parameter(pt.ones(2)), "ints": pt.arange(5, dtype=pt.int32),
+             "mask": pt.tensor([True, False]), "arr": np.arange(3.0), "dev": pt.device("cpu"),
+             "dtype": pt.float64}  # fmt: skip
+    pt.save(saved, tmp_path / "ckpt.pt")
+    ours = torch.load(tmp_path / "ckpt.pt")
+    mine = nn.Sequential(nn.Linear(3, 4), nn.GELU(), nn.LayerNorm(4))
+    mine.load_state_dict(ours["model"])
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    np.testing.assert_allclose(mine(torch.tensor(x)).detach().numpy(),
+                               net(pt.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)  # fmt: skip
+    state = ours["optimizer"]["state"][0]
+    np.testing.assert_array_equal(
+        state["exp_avg"].numpy(), saved["optimizer"]["state"][0]["exp_avg"]
+    )
+    assert ours["optimizer"]["param_groups"][0]["betas"] == (0.9, 0.999)
+    assert ours["x"].tolist() == saved["x"].tolist() and tuple(ours["x"].shape) == (4, 3)
+    assert isinstance(ours["p"], nn.Parameter) and ours["p"].requires_grad
+    assert ours["ints"].dtype is torch.int32 and ours["mask"].tolist() == [True, False]
+    assert ours["arr"].tolist() == [0.0, 1.0, 2.0] and ours["dtype"] is torch.float64
+    assert ours["dev"] == torch.device("cpu")
+
+
+def test_pytorch_files_never_run_code_from_the_file(tmp_path) -> None:
+    """A pickle may name any function to call; only the rebuilders of tensors and plain
+    values are resolved, everything else is refused before anything runs."""
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    path = tmp_path / "evil.pt"
+    with zipfile.ZipFile(path, "w") as archive:  # the layout torch.save writes
+        archive.writestr("evil/data.pkl", __import__("pickle").dumps({"w": Payload()}, protocol=2))
+        archive.writestr("evil/version", "3\n")
+    error = _load_error(path)
+    assert "system, which microtorch does not load" in error and "weights_only" in error
+    assert not marker.exists()
+    pt = pytest.importorskip("torch")
+    pt.save(pt.nn.Linear(2, 2), tmp_path / "module.pt")  # a whole module: its class is code
+    assert "torch.nn.modules.linear.Linear, which microtorch does not load" in _load_error(
+        tmp_path / "module.pt"
+    )
+    pt.save({"w": pt.ones(2)}, tmp_path / "legacy.pt", _use_new_zipfile_serialization=False)
+    assert "format before PyTorch 1.6" in _load_error(tmp_path / "legacy.pt")
 
 
 def test_save_replaces_the_old_file_and_keeps_its_permissions(tmp_path) -> None:

@@ -293,8 +293,16 @@ class Optimizer:
         return "\n".join(lines)
 
 
+# State entries that are Python numbers here and 0-d tensors in PyTorch's state dicts
+_SCALAR_STATE = {"step": int, "eta": float, "mu": float, "mu_product": float}
+
+
 def _state_value_for(p: Tensor, name: str, value: Any) -> Any:
-    """A private copy of one saved state entry, on ``p``'s device and (if float) dtype."""
+    """A private copy of one saved state entry, on ``p``'s device and (if float) dtype. The
+    step count (and ASGD's eta, mu, NAdam's mu_product) are numbers here; PyTorch saves them
+    as 0-d tensors, which become numbers, so a state dict saved by PyTorch resumes as there."""
+    if name in _SCALAR_STATE and isinstance(value, Tensor) and value.ndim == 0:
+        return _SCALAR_STATE[name](value.item())
     if not isinstance(value, Tensor):
         return value
     array = value.array

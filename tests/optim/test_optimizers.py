@@ -596,3 +596,41 @@ def test_hooked_optimizer_copies_and_pickles() -> None:
         assert calls == [twin]
         assert twin.param_groups[0]["params"][0].item() == 0.5
     assert p.item() == 1.0
+
+
+@pytest.mark.parametrize(
+    "name, kwargs",
+    [("AdamW", {"lr": 0.1}), ("Adam", {"lr": 0.1, "amsgrad": True}),
+     ("SGD", {"lr": 0.1, "momentum": 0.9}), ("RMSprop", {"lr": 0.01, "centered": True}),
+     ("Adagrad", {"lr": 0.1}), ("NAdam", {"lr": 0.1}), ("RAdam", {"lr": 0.1}),
+     ("Adamax", {"lr": 0.1}), ("ASGD", {"lr": 0.1, "t0": 1}), ("Rprop", {})],
+)  # fmt: skip
+def test_an_optimizer_state_saved_by_pytorch_resumes_as_in_pytorch(tmp_path, name, kwargs) -> None:
+    """torch.save'd model and optimizer state dicts, loaded with microtorch.load: three more
+    steps give PyTorch's parameters (PyTorch keeps step, eta, mu, mu_product as 0-d tensors;
+    here they become numbers)."""
+    pt = pytest.importorskip("torch")
+    pt.manual_seed(0)
+    theirs = pt.nn.Linear(3, 2)
+    their_opt = getattr(pt.optim, name)(theirs.parameters(), **kwargs)
+    x = pt.tensor([[1.0, -2.0, 0.5]])
+
+    def train(model, opt, x) -> None:
+        for _ in range(3):
+            (model(x) ** 2).sum().backward()
+            opt.step()
+            opt.zero_grad()
+
+    train(theirs, their_opt, x)
+    pt.save({"model": theirs.state_dict(), "opt": their_opt.state_dict()}, tmp_path / "ck.pt")
+    ckpt = torch.load(tmp_path / "ck.pt")
+    ours = nn.Linear(3, 2)
+    ours.load_state_dict(ckpt["model"])
+    our_opt = getattr(optim, name)(ours.parameters(), **kwargs)
+    our_opt.load_state_dict(ckpt["opt"])
+    train(ours, our_opt, torch.tensor(x.numpy()))
+    train(theirs, their_opt, x)
+    np.testing.assert_allclose(ours.weight.detach().numpy(), theirs.weight.detach().numpy(),
+                               rtol=1e-5, atol=1e-6)  # fmt: skip
+    state = our_opt.state[ours.weight]
+    assert "step" not in state or isinstance(state["step"], int)  # (SGD keeps no step count)
