@@ -201,7 +201,8 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float],
 def default_collate(batch: Sequence) -> Any:
     """One batch from a list of samples, as PyTorch's default_collate makes it: tensors are
     stacked (a new first dim), NumPy arrays too (as tensors), Python ints, floats and bools
-    become int64, float64 and bool tensors, strings stay a list, and tuples, lists and
+    become int64, float64 and bool tensors (a batch that starts with an int or bool takes
+    the dtype the whole list gives: float32 if a float follows), strings stay a list, and tuples, lists and
     dicts are collated field by field (a tuple's fields come back as a list, as in
     PyTorch; ``x, y = batch`` reads either)."""
     first = batch[0]
@@ -211,10 +212,8 @@ def default_collate(batch: Sequence) -> Any:
         return F.stack([factories.as_tensor(a) for a in batch])
     if isinstance(first, (numpy.number, numpy.bool_)):
         return factories.as_tensor(numpy.array(batch))
-    if isinstance(first, bool):
-        return factories.tensor(batch)
-    if isinstance(first, int):
-        return factories.tensor(batch, dtype="int64")
+    if isinstance(first, int):  # (bools too) the dtype the whole list gives, as in PyTorch:
+        return factories.tensor(batch)  # [1, 2] int64, [True, 2] int64, [1, 2.5] float32
     if isinstance(first, float):
         return factories.tensor(batch, dtype="float64")
     if isinstance(first, (str, bytes)):

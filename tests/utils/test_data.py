@@ -70,6 +70,26 @@ def test_default_collate_by_kind_of_sample() -> None:
         default_collate([None, None])
 
 
+@pytest.mark.parametrize(
+    "batch, dtype, values",
+    [
+        ([1, 2.5], "float32", [1.0, 2.5]),  # an int first, a float later: not truncated
+        ([True, 2], "int64", [1, 2]),
+        ([True, 2.5], "float32", [1.0, 2.5]),
+        ([1.0, 2], "float64", [1.0, 2.0]),
+    ],
+)
+def test_default_collate_of_mixed_numbers_takes_the_whole_batchs_dtype(batch, dtype, values):
+    collated = default_collate(batch)
+    assert str(collated.dtype) == f"microtorch.{dtype}" and collated.tolist() == values
+    try:
+        import torch
+    except ImportError:
+        return
+    theirs = torch.utils.data.default_collate(batch)
+    assert str(theirs.dtype) == f"torch.{dtype}" and theirs.tolist() == values
+
+
 def test_samplers_batch_samplers_collate_fn_and_no_batching() -> None:
     data = TensorDataset(microtorch.arange(5))
     picked = DataLoader(data, batch_size=2, sampler=[4, 0, 2])
