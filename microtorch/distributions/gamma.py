@@ -51,8 +51,9 @@ class Gamma(Distribution):
         (implicit reparameterisation, as PyTorch's)."""
         shape = tuple(self._extended_shape(sample_shape))
         a = self.concentration.expand(shape)
-        g = random._rng(None).standard_gamma(backend.to_numpy(a.detach().array))
-        g = g.clip(min=dtypes.finfo(a.dtype).tiny)  # never exactly 0, as PyTorch
+        g = random._rng(None).standard_gamma(backend.to_numpy(a.detach().array), size=shape)
+        g = g.clip(min=dtypes.finfo(a.dtype).tiny)  # never exactly 0, as PyTorch (size=:
+        # an array even for 0-d parameters, where NumPy would return a float)
         g = elementwise.StandardGammaSample.apply(a, host_draws(g, a))
         return g / self.rate.expand(shape)
 

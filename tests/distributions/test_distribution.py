@@ -319,6 +319,11 @@ SHAPES = {
     "Binomial": (lambda d, lib: d.Binomial(lib.full((2, 3), 4.0), logits=lib.zeros(3)),
                  (2, 3), ()),
     "Scalar": (lambda d, lib: d.Normal(0.0, 1.0), (), ()),
+    "Gamma-scalar": (lambda d, lib: d.Gamma(2.0, 3.0), (), ()),  # NumPy draws a float there
+    "Beta-scalar": (lambda d, lib: d.Beta(2.0, 3.0), (), ()),
+    "Poisson-scalar": (lambda d, lib: d.Poisson(2.0), (), ()),
+    "Binomial-scalar": (lambda d, lib: d.Binomial(3, 0.5), (), ()),
+    "Exponential-scalar": (lambda d, lib: d.Exponential(2.0), (), ()),
 }  # fmt: skip
 
 
