@@ -102,6 +102,55 @@ def uniform_array(size: tuple, low: float, high: float, dtype: Any, device: Any,
     return backend.to_device(host, backend.as_device(device))
 
 
+def fill_from_host(tensor: Tensor, host: numpy.ndarray) -> Tensor:
+    """``tensor`` overwritten in place (as copy_ does) by host draws cast to its dtype: the
+    end of every in-place sampler (exponential_, geometric_, random_, ...)."""
+    from . import functional as F
+
+    sample = Tensor._make(backend.to_device(host.astype(tensor.array.dtype), tensor.device))
+    return F.inplace(tensor, F.copy_from, sample)
+
+
+def check_floating(tensor: Tensor, op: str, error: type = RuntimeError) -> None:
+    """``error`` unless tensor has a floating dtype: a continuous distribution's draws
+    would be truncated (PyTorch refuses integer and bool tensors too)."""
+    if not tensor.dtype.is_floating_point:
+        raise error(
+            f"{op}: draws of a continuous distribution need a floating point tensor, got "
+            f"{tensor.dtype}; fill a float tensor and round it, or use random_ for integers"
+        )
+
+
+def random_bounds(tensor: Tensor, low: int | None, high: int | None) -> tuple:
+    """[low, high] (both included) for Tensor.random_: random_() is 0 to the largest value
+    of an integer dtype, or to 2**mantissa bits for a float one (every integer there is
+    exact); random_(to) is [0, to - 1]; random_(from, to) is [from, to - 1]. Bounds that
+    do not fit the dtype, or from >= to, raise a RuntimeError as in PyTorch."""
+    dtype = tensor.dtype
+    if high is None and low is None:
+        if dtype is _dtypes.bool:
+            return 0, 1
+        if dtype.is_floating_point:
+            return 0, 2 ** (numpy.finfo(dtype.np).nmant + 1)
+        return 0, int(numpy.iinfo(dtype.np).max)
+    if high is None:
+        low, high = 0, low
+    low = 0 if low is None else low  # random_(to=10)
+    if not low < high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    if not dtype.is_floating_point:
+        smallest, largest = (0, 1) if dtype is _dtypes.bool else _int_range(dtype)
+        for name, bound in (("from", low), ("to - 1", high - 1)):
+            if not smallest <= bound <= largest:
+                raise RuntimeError(
+                    f"random_: {name} is out of bounds for {dtype} ({bound} is not in "
+                    f"{smallest}..{largest})"
+                )
+    return low, high - 1
+
+
 def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
     """Standard normal samples of the given size: randn(2, 3), randn((2, 3)), randn(size=...)."""

@@ -551,6 +551,77 @@ def test_random_shapes_dtypes_and_ranges(device: str) -> None:
     assert sorted(perm.tolist()) == list(range(6)) and perm.dtype is microtorch.int64
 
 
+# method, args, dtype, (mean, tolerance) of 20,000 draws, (smallest, largest) allowed
+IN_PLACE_SAMPLERS = [
+    ("exponential_", (), "float32", (1.0, 0.05), (0, None)),
+    ("exponential_", (4.0,), "float64", (0.25, 0.01), (0, None)),
+    ("geometric_", (0.25,), "float32", (4.0, 0.15), (1, None)),
+    ("geometric_", (0.5,), "int64", (2.0, 0.05), (1, None)),
+    ("log_normal_", (0.0, 0.5), "float32", (np.exp(0.125), 0.03), (0, None)),
+    ("random_", (10,), "float32", (4.5, 0.1), (0, 9)),
+    ("random_", (-3, 4), "int8", (0.0, 0.1), (-3, 3)),
+    ("random_", (), "bool", (0.5, 0.03), (0, 1)),
+    ("random_", (), "uint8", (127.5, 3.0), (0, 255)),
+    ("bernoulli_", (), "float32", (0.5, 0.03), (0, 1)),
+    ("bernoulli_", (0.2,), "int64", (0.2, 0.03), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("method, args, dtype, mean, bounds", IN_PLACE_SAMPLERS)
+def test_in_place_samplers_fill_self_keeping_its_dtype(method, args, dtype, mean, bounds, device):
+    microtorch.manual_seed(0)
+    x = microtorch.zeros(20_000, dtype=getattr(microtorch, dtype), device=device)
+    assert getattr(x, method)(*args) is x and x.dtype.name == dtype and x.device == device
+    values = x.cpu().numpy().astype(np.float64)
+    assert abs(values.mean() - mean[0]) < mean[1]
+    low, high = bounds
+    assert values.min() >= low and (high is None or values.max() == high)
+    assert values.min() == low or low == 0  # integer ranges are reached at both ends
+
+
+def test_cauchy_and_tensor_probabilities_and_generators(device: str) -> None:
+    x = microtorch.zeros(20_000, device=device).cauchy_(2.0, 0.5)
+    assert abs(float(x.median()) - 2.0) < 0.05  # (a Cauchy draw has no mean)
+    p = microtorch.tensor([0.0, 1.0, 0.0, 1.0], device=device)
+    assert microtorch.zeros(3, 4, device=device).bernoulli_(p).tolist() == [[0, 1, 0, 1]] * 3
+    twice = [
+        microtorch.zeros(5).exponential_(generator=microtorch.Generator().manual_seed(4)).tolist()
+        for _ in range(2)
+    ]
+    assert twice[0] == twice[1]
+    base = microtorch.zeros(2, 5, device=device)
+    base[1].random_(to=3)  # through a view, as every in-place op
+    assert base[0].tolist() == [0] * 5 and set(base[1].tolist()) <= {0, 1, 2}
+
+
+IN_PLACE_SAMPLER_ERRORS = [
+    ("exponential_", (0.0,), "float32", RuntimeError),  # lambda > 0
+    ("exponential_", (), "int64", RuntimeError),  # a continuous distribution
+    ("geometric_", (1.0,), "float32", RuntimeError),  # p in (0, 1)
+    ("geometric_", (0.5,), "bool", NotImplementedError),
+    ("cauchy_", (0.0, -1.0), "float32", RuntimeError),
+    ("cauchy_", (), "int64", RuntimeError),
+    ("log_normal_", (1.0, 0.0), "float32", RuntimeError),
+    ("log_normal_", (), "int64", NotImplementedError),
+    ("random_", (5, 2), "float32", RuntimeError),  # from < to
+    ("random_", (0, 300), "uint8", RuntimeError),  # to - 1 out of bounds
+    ("random_", (-1, 3), "uint8", RuntimeError),  # from out of bounds
+    ("random_", (10,), "bool", RuntimeError),
+    ("bernoulli_", (1.5,), "float32", RuntimeError),
+]
+
+
+@pytest.mark.parametrize("method, args, dtype, error", IN_PLACE_SAMPLER_ERRORS)
+def test_in_place_samplers_refuse_what_pytorch_refuses(method, args, dtype, error) -> None:
+    with pytest.raises(error) as ours:
+        getattr(microtorch.zeros(3, dtype=getattr(microtorch, dtype)), method)(*args)
+    assert method.rstrip("_") in str(ours.value)  # the message names the op
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error) as theirs:
+        getattr(torch.zeros(3, dtype=getattr(torch, dtype)), method)(*args)
+    assert type(ours.value) is type(theirs.value)
+
+
 def test_random_numbers_do_not_depend_on_the_device(device: str) -> None:
     microtorch.manual_seed(3)
     on_cpu = (microtorch.randn(4), microtorch.rand(2), microtorch.randint(0, 9, (3,)))
