@@ -80,10 +80,11 @@ def _finish(host: numpy.ndarray, dtype: Any, device: Any, requires_grad: bool) -
 
 def _float_dtype(dtype: Any, op: str) -> Any:
     """The NumPy dtype for samples of ``dtype`` (the default float if None); an integer or
-    bool dtype is an error, as in PyTorch (samples cast to it would be silently truncated)."""
+    bool dtype is a NotImplementedError (a RuntimeError), as in PyTorch (samples cast to it
+    would be silently truncated)."""
     chosen = _dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)
     if not chosen.is_floating_point:
-        raise RuntimeError(
+        raise NotImplementedError(
             f"{op}: random samples need a floating point dtype, got {chosen}; draw floats and "
             "round them, or use randint for integers"
         )
@@ -91,15 +92,24 @@ def _float_dtype(dtype: Any, op: str) -> Any:
 
 
 def normal_array(size: tuple, mean: float, std: float, dtype: Any, device: Any, generator=None):
-    """A device array of normal samples (drawn in float64 on the host, then cast)."""
-    host = _rng(generator).normal(mean, std, size=tuple(size)).astype(_float_dtype(dtype, "normal"))
+    """A device array of normal samples (drawn in float64 on the host, then cast); a
+    negative std is a RuntimeError, as in PyTorch."""
+    np_dtype = _float_dtype(dtype, "normal")
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    host = _rng(generator).normal(mean, std, size=tuple(size)).astype(np_dtype)
     return backend.to_device(host, backend.as_device(device))
 
 
 def uniform_array(size: tuple, low: float, high: float, dtype: Any, device: Any, generator=None):
-    host = _rng(generator).uniform(low, high, size=tuple(size))
-    host = host.astype(_float_dtype(dtype, "uniform"))
-    return backend.to_device(host, backend.as_device(device))
+    """A device array of samples uniform in [low, high); low > high is a RuntimeError."""
+    np_dtype = _float_dtype(dtype, "uniform")
+    if not low <= high:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}"
+        )
+    return backend.to_device(_rng(generator).uniform(low, high, size=tuple(size)).astype(np_dtype),
+                             backend.as_device(device))  # fmt: skip
 
 
 def fill_from_host(tensor: Tensor, host: numpy.ndarray) -> Tensor:
@@ -201,8 +211,10 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     from . import functional as F
     from .autograd import grad_mode
 
+    if isinstance(std, Tensor) and bool((std < 0).any()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
     first = tensors[0]
-    shape = numpy.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    shape = F.broadcast_shapes(*(tuple(t.shape) for t in tensors))  # RuntimeError if they do not
     sample = randn(shape, dtype=first.dtype, device=first.device, generator=generator)
     with grad_mode.no_grad():
         return F.add(mean, F.mul(std, sample))

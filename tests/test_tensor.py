@@ -534,6 +534,30 @@ def test_random_floats_refuse_integer_dtypes() -> None:
     assert perm.dtype is microtorch.int32 and sorted(perm.tolist()) == [0, 1, 2, 3, 4]
 
 
+RANDOM_ARGUMENT_ERRORS = {
+    "normal_ with std < 0": lambda T: T.zeros(2).normal_(0.0, -1.0),
+    "uniform_ with from > to": lambda T: T.zeros(2).uniform_(3.0, 2.0),
+    "normal with a negative std element": lambda T: T.normal(T.zeros(2), T.tensor([1.0, -1.0])),
+    "normal of shapes that do not broadcast": lambda T: T.normal(T.zeros(2), T.ones(3)),
+    "rand into int64": lambda T: T.rand(2, dtype=T.int64),
+    "normal_ of an int64 tensor": lambda T: T.zeros(2, dtype=T.int64).normal_(),
+}
+
+
+@pytest.mark.parametrize("name", list(RANDOM_ARGUMENT_ERRORS))
+def test_random_argument_errors_have_pytorchs_types(name: str) -> None:
+    """PyTorch raises RuntimeError (NotImplementedError for an integer dtype); NumPy's
+    ValueError leaked out before, and normal() took a negative std element."""
+    expected = NotImplementedError if "int64" in name else RuntimeError
+    with pytest.raises(expected) as ours:
+        RANDOM_ARGUMENT_ERRORS[name](microtorch)
+    assert type(ours.value) is expected
+    torch = pytest.importorskip("torch")
+    with pytest.raises(expected) as theirs:
+        RANDOM_ARGUMENT_ERRORS[name](torch)
+    assert type(theirs.value) is expected
+
+
 def test_random_shapes_dtypes_and_ranges(device: str) -> None:
     n = microtorch.randn(2, 3, device=device)
     assert n.shape == (2, 3) and n.dtype is microtorch.float32 and n.device == device
