@@ -7,6 +7,7 @@ hashed by a kernel from one seed the host generator draws (``bernoulli_mask``)."
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy
@@ -232,15 +233,30 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     return _like(rand, input, dtype, device, requires_grad, tuple(input.shape))
 
 
-def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = None,
-            device: Any = None, generator: Generator | None = None) -> Tensor:  # fmt: skip
-    """Integers in [low, high) (or [0, low) when high is omitted), int64 by default."""
+def randint(low: int = 0, high: int | None = None, size: Any = None, *,
+            generator: Generator | None = None, dtype: Any = None, device: Any = None,
+            requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """Integers in [low, high) (or [0, low) when high is omitted), int64 by default: as in
+    PyTorch, the bounds are ints and the size a tuple (randint(0, 10, (3,)), randint(10,
+    (3,)), randint(high=10, size=(3,)))."""
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size), as in PyTorch
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:
         raise TypeError("randint: missing the 'size' argument, e.g. randint(0, 10, (3,))")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"randint: size must be a tuple of ints, got {type(size).__name__}; write "
+            f"randint({low}, {high}, ({size},)) for a 1-D result"
+        )
+    try:
+        low, high = operator.index(low), operator.index(high)
+    except TypeError:
+        raise TypeError(
+            f"randint: low and high must be ints, got low={low!r}, high={high!r}; round them "
+            "first (a float bound would be truncated)"
+        ) from None
     if low >= high:
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
     target = _dtypes.int64 if dtype is None else _dtypes.get_dtype(dtype)
@@ -252,7 +268,7 @@ def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any =
                 f"{smallest}..{largest}"
             )
     host = _rng(generator).integers(low, high, size=_size((size,), op="randint"))
-    return _finish(host.astype(target.np), dtype, device, False)
+    return _finish(host.astype(target.np), dtype, device, requires_grad)
 
 
 def _int_range(dtype: Any) -> tuple:
@@ -260,22 +276,38 @@ def _int_range(dtype: Any) -> tuple:
     return int(info.min), int(info.max)
 
 
-def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
-                 device: Any = None) -> Tensor:  # fmt: skip
+def randint_like(input: Tensor, low: int | None = None, high: int | None = None, *,
+                 dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:  # fmt: skip
     """randint of input's shape, dtype and device (unless given): randint_like(x, high) or
     randint_like(x, low, high)."""
+    if high is None and low is None:
+        raise TypeError(
+            "randint_like: missing the 'high' argument, e.g. randint_like(x, 10) or "
+            "randint_like(x, 0, 10)"
+        )
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
-                   device=device or input.device)  # fmt: skip
+    return randint(0 if low is None else low, high, tuple(input.shape),
+                   dtype=dtype or input.dtype, device=device or input.device,
+                   requires_grad=requires_grad)  # fmt: skip
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
-             device: Any = None) -> Tensor:  # fmt: skip
-    """0..n-1 in random order (int64 unless ``dtype`` says otherwise)."""
+             device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """0..n-1 in random order (int64 unless ``dtype`` says otherwise; n - 1 must fit it)."""
+    if isinstance(n, (tuple, list)):
+        raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
     (n,) = _size((n,), op="randperm")
-    np_dtype = _dtypes.int64.np if dtype is None else _dtypes.get_dtype(dtype).np
-    return _finish(_rng(generator).permutation(n).astype(np_dtype), dtype, device, False)
+    target = _dtypes.int64 if dtype is None else _dtypes.get_dtype(dtype)
+    if target is _dtypes.bool:
+        raise NotImplementedError("randperm: not implemented for bool, as in PyTorch")
+    if not target.is_floating_point and n - 1 > _int_range(target)[1]:
+        raise RuntimeError(
+            f"randperm: {n - 1} cannot be converted to {target} without overflow; use a wider "
+            "dtype (int64 by default)"
+        )
+    return _finish(_rng(generator).permutation(n).astype(target.np), dtype, device, requires_grad)
 
 
 def bernoulli_mask(shape: tuple, keep_prob: float, dtype: Any, device: Any) -> Any:
