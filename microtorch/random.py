@@ -20,16 +20,29 @@ from .factories import _like, _size
 
 class Generator:
     """A seeded random stream (PCG64). ``manual_seed`` restarts it; ``get_state`` /
-    ``set_state`` save and restore it exactly (for resuming training)."""
+    ``set_state`` save and restore it exactly (for resuming training). Its draws are made
+    on the host whatever its ``device`` (see the module docstring)."""
 
     def __init__(self, device: Any = "cpu") -> None:
+        self.device = backend.device(device)
         self.seed_value = 0
         self.rng = numpy.random.Generator(numpy.random.PCG64(0))
 
     def manual_seed(self, seed: int) -> Generator:
-        self.seed_value = int(seed)
+        """Restart the stream from ``seed`` (any int in [-2**63, 2**64); a negative one
+        counts modulo 2**64, as in PyTorch) and return the generator."""
+        seed = int(seed)
+        if not -(2**63) <= seed < 2**64:
+            raise ValueError(f"manual_seed: seed {seed} is outside [-2**63, 2**64)")
+        self.seed_value = seed % 2**64
         self.rng = numpy.random.Generator(numpy.random.PCG64(self.seed_value))
         return self
+
+    def seed(self) -> int:
+        """Restart the stream from a fresh non-deterministic seed, and return that seed."""
+        fresh = int(numpy.random.SeedSequence().entropy % (2**63))
+        self.manual_seed(fresh)
+        return fresh
 
     def initial_seed(self) -> int:
         return self.seed_value
@@ -37,8 +50,10 @@ class Generator:
     def get_state(self) -> dict:
         return self.rng.bit_generator.state
 
-    def set_state(self, state: dict) -> None:
+    def set_state(self, state: dict) -> Generator:
+        """Resume from a state get_state returned (and return the generator)."""
         self.rng.bit_generator.state = state
+        return self
 
 
 default_generator = Generator()
@@ -51,9 +66,8 @@ def manual_seed(seed: int) -> Generator:
 
 
 def seed() -> int:
-    s = int(numpy.random.SeedSequence().entropy % (2**63))
-    manual_seed(s)
-    return s
+    """Seed the global generator non-deterministically and return the seed."""
+    return default_generator.seed()
 
 
 def initial_seed() -> int:
@@ -69,6 +83,8 @@ def set_rng_state(state: dict) -> None:
 
 
 def _rng(generator: Generator | None) -> numpy.random.Generator:
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"generator must be a microtorch.Generator, got {type(generator).__name__}")
     return (generator or default_generator).rng
 
 

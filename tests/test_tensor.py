@@ -514,6 +514,33 @@ def test_rng_state_resumes_exactly() -> None:
     assert microtorch.randn(4).tolist() == a
 
 
+def test_generator_api_as_pytorchs() -> None:
+    """manual_seed(-1) raised NumPy's ValueError; Generator had no seed() or device,
+    set_state returned None, microtorch.default_generator was missing and a wrong
+    generator= gave an AttributeError."""
+    assert microtorch.manual_seed(-1).initial_seed() == 2**64 - 1  # modulo 2**64, as PyTorch
+    assert microtorch.Generator().manual_seed(-(2**63)).initial_seed() == 2**63
+    with pytest.raises(ValueError):
+        microtorch.manual_seed(2**64)
+    g = microtorch.Generator()
+    fresh = g.seed()
+    assert isinstance(fresh, int) and g.initial_seed() == fresh and g.device.type == "cpu"
+    state = g.get_state()
+    first = microtorch.rand(3, generator=g).tolist()
+    assert g.set_state(state) is g and microtorch.rand(3, generator=g).tolist() == first
+    assert microtorch.default_generator is microtorch.random.default_generator
+    assert microtorch.manual_seed(5) is microtorch.default_generator
+    with pytest.raises(TypeError, match="generator must be a microtorch.Generator"):
+        microtorch.rand(2, generator=3)
+    microtorch.manual_seed(0)
+    torch = pytest.importorskip("torch")
+    assert torch.manual_seed(-1).initial_seed() == 2**64 - 1
+    assert torch.Generator().set_state(torch.get_rng_state()) is not None
+    with pytest.raises(TypeError):
+        torch.rand(2, generator=3)
+    torch.manual_seed(0)
+
+
 def test_generator_objects_are_independent() -> None:
     g1 = microtorch.Generator().manual_seed(5)
     g2 = microtorch.Generator().manual_seed(5)
