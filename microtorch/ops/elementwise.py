@@ -885,7 +885,9 @@ def _sign(x):
 
 
 class Clamp(Function):
-    """Gradient flows where min <= x <= max (PyTorch's convention at the edges)."""
+    """Gradient flows where min <= x <= max (PyTorch's convention at the edges); elsewhere
+    it is 0 even where the incoming gradient is inf or nan (selected, not multiplied by
+    0, as PyTorch does)."""
 
     def forward(self, x, min=None, max=None):
         self.save_for_backward(x)
@@ -900,7 +902,7 @@ class Clamp(Function):
             inside = x >= low
         if high is not None:
             inside = inside & (x <= high)
-        return grad * inside
+        return xp_of(grad).where(inside, grad, 0).astype(grad.dtype, copy=False)
 
 
 class Maximum(Function):

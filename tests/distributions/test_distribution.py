@@ -67,6 +67,8 @@ CASES = {
                   [0.3, 2.0, 1.1], "float64"),
     "Beta": (lambda d, p: d.Beta(p[0], p[1]), [[0.5, 2.0, 5.0, 0.5], [1.0, 0.5, 3.0, 0.7]],
              [0.3, 0.9, 0.5, 0.1], "float64"),
+    "Beta-both-below-one": (lambda d, p: d.Beta(p[0], p[1]), [[0.5, 3.0, 0.7], [0.7, 2.0, 0.4]],
+                            [0.3, 0.9, 0.5], "float64"),  # mode 1 there, gradient 0
     "Gamma": (lambda d, p: d.Gamma(p[0], p[1]), [[0.5, 2.0, 5.0], [1.0, 0.5, 3.0]],
               [0.3, 2.0, 1.1], "float64"),
     "Poisson": (lambda d, p: d.Poisson(p[0]), [[0.5, 2.0, 7.0]], [0.0, 3.0, 5.0], "float64"),
