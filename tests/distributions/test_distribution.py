@@ -402,6 +402,10 @@ BAD_PARAMETERS = [
      "covariance_matrix"),
     ("MultivariateNormal-tril", lambda d, lib: d.MultivariateNormal(
         lib.zeros(2), scale_tril=lib.tensor([[1.0, 1.0], [0.0, 1.0]])), "scale_tril"),
+    ("MultivariateNormal-cov-not-square", lambda d, lib: d.MultivariateNormal(
+        lib.zeros(2), covariance_matrix=lib.ones(2, 3)), "covariance_matrix"),  # was isclose's
+    ("MultivariateNormal-precision-not-square", lambda d, lib: d.MultivariateNormal(
+        lib.zeros(2), precision_matrix=lib.ones(4, 2, 3)), "precision_matrix"),  # RuntimeError
 ]  # fmt: skip
 
 
