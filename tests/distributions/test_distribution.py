@@ -507,6 +507,15 @@ def test_enumerate_support_as_torch() -> None:
             assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
 
 
+def test_independent_support_as_torch() -> None:
+    """With no reinterpreted dims the support is the base's own (it was wrapped in an
+    independent(real, 0))."""
+    for n in (0, 1, 2):
+        ours = D.Independent(D.Normal(microtorch.zeros(2, 3), 1.0), n).support
+        theirs = TD.Independent(TD.Normal(torch.zeros(2, 3), 1.0), n).support
+        assert repr(ours) == repr(theirs) and ours.event_dim == theirs.event_dim == n
+
+
 def test_constraint_reprs_as_torch() -> None:
     for name in ("real", "positive", "nonnegative", "unit_interval", "simplex", "boolean",
                  "one_hot", "lower_cholesky", "positive_definite", "real_vector",
