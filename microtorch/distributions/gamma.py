@@ -7,6 +7,7 @@ from typing import Any
 from .. import backend, dtypes, random
 from .. import functional as F
 from .._tensor import Size, Tensor
+from ..factories import as_tensor
 from ..ops import elementwise
 from . import constraints
 from .distribution import Distribution
@@ -57,7 +58,10 @@ class Gamma(Distribution):
         g = elementwise.StandardGammaSample.apply(a, host_draws(g, a))
         return g / self.rate.expand(shape)
 
-    def log_prob(self, value: Tensor) -> Tensor:
+    def log_prob(self, value: Any) -> Tensor:
+        """log density at ``value``: a tensor or number, taken in rate's dtype and on its
+        device first (as PyTorch's Gamma does; a float64 value gives float32 here)."""
+        value = as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
         if self._validate_args:
             self._validate_sample(value)
         a, b = self.concentration, self.rate

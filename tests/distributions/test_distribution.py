@@ -507,6 +507,20 @@ def test_enumerate_support_as_torch() -> None:
             assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
 
 
+def test_gamma_log_prob_takes_a_number_and_uses_rates_dtype_as_torch() -> None:
+    """PyTorch's Gamma.log_prob reads value with as_tensor in rate's dtype: a number works
+    (it raised 'must be a Tensor') and a float64 value gives float32 (it gave float64)."""
+    for value in (0.5, [0.5, 1.0], "float64"):
+        results = []
+        for lib, d in ((microtorch, D), (torch, TD)):
+            gamma = d.Gamma(lib.tensor([2.0, 1.0]), 3.0)
+            v = lib.tensor([0.5, 1.0], dtype=lib.float64) if value == "float64" else value
+            results.append(gamma.log_prob(v))
+        ours, theirs = results
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == "float32"
+        np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-6)
+
+
 def test_independent_support_as_torch() -> None:
     """With no reinterpreted dims the support is the base's own (it was wrapped in an
     independent(real, 0))."""
