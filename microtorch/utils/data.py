@@ -60,11 +60,16 @@ class TensorDataset(Dataset):
     """Sample i is ``(t[i] for t in tensors)``; the tensors share their first dim."""
 
     def __init__(self, *tensors: Tensor) -> None:
-        sizes = [t.shape[0] if t.ndim else None for t in tensors]
-        if not tensors or None in sizes or len(set(sizes)) != 1:
-            raise ValueError(
-                f"TensorDataset: the tensors must have one first dim in common, got shapes "
-                f"{[tuple(t.shape) for t in tensors]}"
+        shapes = [tuple(t.shape) for t in tensors]
+        if () in shapes:  # (PyTorch's error: it reads each tensor's size(0))
+            raise IndexError(
+                f"TensorDataset: each tensor needs a first dim to index samples by, got shapes "
+                f"{shapes}"
+            )
+        if len({shape[0] for shape in shapes}) > 1:  # an AssertionError, as in PyTorch
+            raise AssertionError(
+                f"TensorDataset: Size mismatch between tensors: they must have one first dim "
+                f"in common, got shapes {shapes}"
             )
         self.tensors = tensors
 
@@ -93,12 +98,15 @@ class ConcatDataset(Dataset):
 
     def __init__(self, datasets: Iterable[Dataset]) -> None:
         self.datasets = list(datasets)
-        if not self.datasets:
-            raise ValueError("ConcatDataset: datasets should not be an empty iterable")
+        if not self.datasets:  # (AssertionErrors, as in PyTorch)
+            raise AssertionError("ConcatDataset: datasets should not be an empty iterable")
         self.cumulative_sizes = []  # the index where each dataset ends
         for d in self.datasets:
             if isinstance(d, IterableDataset):
-                raise TypeError("ConcatDataset does not support an IterableDataset")
+                raise AssertionError(
+                    "ConcatDataset does not support IterableDataset; chain iterable datasets "
+                    "with ChainDataset"
+                )
             end = len(d) + (self.cumulative_sizes[-1] if self.cumulative_sizes else 0)
             self.cumulative_sizes.append(end)
 

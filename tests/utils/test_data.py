@@ -125,7 +125,7 @@ def test_subset_concat_and_random_split() -> None:
 
 def test_bad_arguments_say_what_is_wrong() -> None:
     data = TensorDataset(microtorch.arange(5))
-    with pytest.raises(ValueError, match=r"one first dim in common, got shapes \[\(2,\), \(3,\)\]"):
+    with pytest.raises(AssertionError, match=r"first dim in common, got shapes \[\(2,\), \(3,\)\]"):
         TensorDataset(microtorch.ones(2), microtorch.ones(3))
     with pytest.raises(ValueError, match=r"sum of input lengths \(4\) does not equal .* \(5\)"):
         random_split(data, [2, 2])
@@ -137,6 +137,30 @@ def test_bad_arguments_say_what_is_wrong() -> None:
         DataLoader(data, batchsize=2)
     with pytest.raises(TypeError, match="must define __getitem__"):
         Dataset()[0]
+
+
+DATASET_ERRORS = {  # PyTorch's error types (its asserts, and tensors[0].size(0))
+    "TensorDataset of sizes 3 and 4": (
+        lambda d, T: d.TensorDataset(T.zeros(3), T.zeros(4)), AssertionError),
+    "TensorDataset of a 0-d tensor": (lambda d, T: d.TensorDataset(T.tensor(1.0)), IndexError),
+    "len of a TensorDataset of no tensors": (lambda d, T: len(d.TensorDataset()), IndexError),
+    "ConcatDataset of nothing": (lambda d, T: d.ConcatDataset([]), AssertionError),
+    "ConcatDataset of an IterableDataset": (
+        lambda d, T: d.ConcatDataset([[1], d.ChainDataset([])]), AssertionError),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(DATASET_ERRORS))
+def test_dataset_construction_errors_have_pytorchs_types(name) -> None:
+    """These were ValueError / TypeError."""
+    make, error = DATASET_ERRORS[name]
+    with pytest.raises(error) as ours:
+        make(microtorch.utils.data, microtorch)
+    assert type(ours.value) is error
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error) as theirs:
+        make(torch.utils.data, torch)
+    assert type(theirs.value) is error
 
 
 def test_batches_match_pytorch() -> None:
