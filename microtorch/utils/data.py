@@ -40,7 +40,7 @@ class Dataset(Generic[T_co]):
     (``Dataset[int]`` names one of int samples, for type hints, as in PyTorch)."""
 
     def __getitem__(self, index: int) -> Any:
-        raise TypeError(f"{type(self).__name__} must define __getitem__()")
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__()")
 
     def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])

@@ -135,8 +135,8 @@ def test_bad_arguments_say_what_is_wrong() -> None:
         DataLoader(data, shuffle=True, sampler=[0])
     with pytest.raises(TypeError, match=r"unexpected arguments \['batchsize'\]"):
         DataLoader(data, batchsize=2)
-    with pytest.raises(TypeError, match="must define __getitem__"):
-        Dataset()[0]
+    with pytest.raises(NotImplementedError, match="must define __getitem__"):
+        Dataset()[0]  # (a TypeError before; PyTorch's is NotImplementedError)
 
 
 DATASET_ERRORS = {  # PyTorch's error types (its asserts, and tensors[0].size(0))
@@ -147,11 +147,12 @@ DATASET_ERRORS = {  # PyTorch's error types (its asserts, and tensors[0].size(0)
     "ConcatDataset of nothing": (lambda d, T: d.ConcatDataset([]), AssertionError),
     "ConcatDataset of an IterableDataset": (
         lambda d, T: d.ConcatDataset([[1], d.ChainDataset([])]), AssertionError),
+    "Dataset without __getitem__, indexed": (lambda d, T: d.Dataset()[0], NotImplementedError),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("name", list(DATASET_ERRORS))
-def test_dataset_construction_errors_have_pytorchs_types(name) -> None:
+def test_dataset_errors_have_pytorchs_types(name) -> None:
     """These were ValueError / TypeError."""
     make, error = DATASET_ERRORS[name]
     with pytest.raises(error) as ours:
