@@ -20,9 +20,10 @@ nothing about which batches come out (only how fast they would in PyTorch).
 from __future__ import annotations
 
 import bisect
+import copy
 import itertools
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence, Sized
 from typing import Any, Generic, TypeVar
 
 import numpy
@@ -227,7 +228,9 @@ def default_collate(batch: Sequence) -> Any:
     if isinstance(first, (str, bytes)):
         return batch  # as it came: the list, or a tuple field of tuple samples
     if isinstance(first, Mapping):
-        return type(first)({key: default_collate([d[key] for d in batch]) for key in first})
+        return _mapping_like(
+            first, {key: default_collate([d[key] for d in batch]) for key in first}
+        )
     if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple
         return type(first)(*(default_collate(field) for field in zip(*batch)))
     if isinstance(first, Sequence):
@@ -240,6 +243,20 @@ def default_collate(batch: Sequence) -> Any:
         f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
         f"found {type(first).__name__}"
     )
+
+
+def _mapping_like(example: Mapping, items: dict) -> Mapping:
+    """``items`` in a mapping of example's type, as PyTorch's collate builds it: a copy of
+    example updated with them when it is mutable (a defaultdict keeps its default_factory),
+    else type(example)(items), or a plain dict when that type cannot be made from one."""
+    if isinstance(example, MutableMapping):
+        clone = copy.copy(example)
+        clone.update(items)
+        return clone
+    try:
+        return type(example)(items)
+    except TypeError:
+        return dict(items)
 
 
 class Sampler(Generic[T_co]):
@@ -525,7 +542,7 @@ def default_convert(data: Any) -> Any:
     if isinstance(data, (numpy.ndarray, numpy.number, numpy.bool_)):
         return factories.as_tensor(data)
     if isinstance(data, Mapping):
-        return type(data)({key: default_convert(value) for key, value in data.items()})
+        return _mapping_like(data, {key: default_convert(value) for key, value in data.items()})
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # a namedtuple
         return type(data)(*(default_convert(value) for value in data))
     if isinstance(data, (tuple, list)):

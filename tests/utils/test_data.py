@@ -17,6 +17,7 @@ from microtorch.utils.data import (
     Subset,
     TensorDataset,
     default_collate,
+    default_convert,
     random_split,
 )
 
@@ -88,6 +89,24 @@ def test_default_collate_of_mixed_numbers_takes_the_whole_batchs_dtype(batch, dt
         return
     theirs = torch.utils.data.default_collate(batch)
     assert str(theirs.dtype) == f"torch.{dtype}" and theirs.tolist() == values
+
+
+def test_collate_and_convert_keep_a_defaultdict_and_other_mappings() -> None:
+    """defaultdict(int) cannot be built from a dict (TypeError before); PyTorch copies
+    the first sample's mapping and updates it, so the default_factory stays."""
+    from collections import OrderedDict, defaultdict
+
+    samples = [defaultdict(int, a=1), defaultdict(int, a=2)]
+    batch = default_collate(samples)
+    assert type(batch) is defaultdict and batch.default_factory is int
+    assert batch["a"].tolist() == [1, 2] and batch["missing"] == 0
+    converted = default_convert(defaultdict(list, x=np.zeros(2)))
+    assert type(converted) is defaultdict and isinstance(converted["x"], microtorch.Tensor)
+    ordered = default_collate([OrderedDict(b=1.0, a=2.0)] * 2)
+    assert type(ordered) is OrderedDict and list(ordered) == ["b", "a"]
+    torch = pytest.importorskip("torch")
+    theirs = torch.utils.data.default_collate(samples)
+    assert type(theirs) is defaultdict and theirs.default_factory is int
 
 
 def test_samplers_batch_samplers_collate_fn_and_no_batching() -> None:
