@@ -197,7 +197,17 @@ def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 def bernoulli(input: Tensor, p: float | None = None, *,
               generator: Generator | None = None) -> Tensor:  # fmt: skip
     """1 with probability ``input`` (elementwise; or ``p`` for every element), else 0, in
-    input's dtype and on its device; no gradient."""
+    input's dtype and on its device; no gradient. Probabilities in an integer or bool
+    tensor are refused (NotImplementedError), as in PyTorch."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"bernoulli: input must be a tensor of probabilities, got {type(input).__name__}"
+        )
+    if p is None and not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"bernoulli: probabilities must be floating point, got {input.dtype}; use "
+            ".float(), or bernoulli(input, p=...) to draw into an integer tensor's shape"
+        )
     probs = input.array if p is None else None
     host_probs = backend.to_numpy(probs) if probs is not None else p
     if probs is not None and not ((host_probs >= 0) & (host_probs <= 1)).all():

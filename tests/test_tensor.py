@@ -585,6 +585,31 @@ def test_random_argument_errors_have_pytorchs_types(name: str) -> None:
     assert type(theirs.value) is expected
 
 
+BERNOULLI_ERRORS = {
+    "of a list": (lambda T: T.bernoulli([0.5]), TypeError),  # AttributeError before
+    "of a number": (lambda T: T.bernoulli(0.5), TypeError),
+    "of int64 probabilities": (
+        lambda T: T.bernoulli(T.ones(2, dtype=T.int64)),
+        NotImplementedError,
+    ),
+    "of bool probabilities": (lambda T: T.bernoulli(T.ones(2, dtype=T.bool)), NotImplementedError),
+}
+
+
+@pytest.mark.parametrize("name", list(BERNOULLI_ERRORS))
+def test_bernoulli_refuses_what_pytorch_refuses(name: str) -> None:
+    make, error = BERNOULLI_ERRORS[name]
+    with pytest.raises(error) as ours:
+        make(microtorch)
+    assert type(ours.value) is error and "bernoulli" in str(ours.value)
+    ints = microtorch.bernoulli(microtorch.ones(3, dtype=microtorch.int64), p=0.5)
+    assert ints.dtype is microtorch.int64  # p= into an integer tensor's shape still works
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error) as theirs:
+        make(torch)
+    assert type(theirs.value) is error
+
+
 def test_random_shapes_dtypes_and_ranges(device: str) -> None:
     n = microtorch.randn(2, 3, device=device)
     assert n.shape == (2, 3) and n.dtype is microtorch.float32 and n.device == device
