@@ -16,6 +16,7 @@ from . import backend
 from . import dtypes as _dtypes
 from ._tensor import Tensor
 from .factories import _like, _size
+from .ops import elementwise
 
 
 class Generator:
@@ -197,8 +198,9 @@ def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 def bernoulli(input: Tensor, p: float | None = None, *,
               generator: Generator | None = None) -> Tensor:  # fmt: skip
     """1 with probability ``input`` (elementwise; or ``p`` for every element), else 0, in
-    input's dtype and on its device; no gradient. Probabilities in an integer or bool
-    tensor are refused (NotImplementedError), as in PyTorch."""
+    input's dtype and on its device, recorded with gradient 0 to input (as in PyTorch).
+    Probabilities in an integer or bool tensor are refused (NotImplementedError), as in
+    PyTorch."""
     if not isinstance(input, Tensor):
         raise TypeError(
             f"bernoulli: input must be a tensor of probabilities, got {type(input).__name__}"
@@ -215,15 +217,16 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     if p is not None and not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli: p must be between 0 and 1, got {p}")
     draws = _rng(generator).random(tuple(input.shape)) < host_probs
-    return Tensor._make(backend.to_device(draws.astype(input.array.dtype), input.device))
+    drawn = Tensor._make(backend.to_device(draws.astype(input.array.dtype), input.device))
+    return elementwise.RandomDraw.apply(drawn, input)  # gradient 0 to input, as in PyTorch
 
 
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """Normal samples: ``size`` of them for a number mean and std; for tensors, one per
     element of mean and std broadcast together (mean + std * a standard normal sample),
-    in the first tensor's dtype and on its device. As in PyTorch, no gradient reaches mean
-    or std through the samples (here the result records none)."""
+    in the first tensor's dtype and on its device. As in PyTorch, the result depends on a
+    mean or std that requires grad, with gradient 0 (RandomDraw)."""
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
     if not isinstance(std, Tensor) and not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
@@ -244,7 +247,8 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     shape = F.broadcast_shapes(*(tuple(t.shape) for t in tensors))  # RuntimeError if they do not
     sample = randn(shape, dtype=first.dtype, device=first.device, generator=generator)
     with grad_mode.no_grad():
-        return F.add(mean, F.mul(std, sample))
+        drawn = F.add(mean, F.mul(std, sample))
+    return elementwise.RandomDraw.apply(drawn, *tensors)
 
 
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,

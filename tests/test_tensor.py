@@ -610,6 +610,24 @@ def test_bernoulli_refuses_what_pytorch_refuses(name: str) -> None:
     assert type(theirs.value) is error
 
 
+def test_normal_and_bernoulli_of_parameters_that_require_grad_give_gradient_zero(device):
+    """PyTorch records normal(mean, std) and bernoulli(p) with gradient 0 to the parameters,
+    so loss.backward() through a draw works; ours recorded nothing and backward raised."""
+    mean = microtorch.zeros(2, 1, device=device, requires_grad=True)
+    std = microtorch.ones(3, device=device, requires_grad=True)
+    p = microtorch.full((3,), 0.5, device=device, requires_grad=True)
+    draws = (microtorch.normal(mean, std), microtorch.normal(0.0, std), microtorch.bernoulli(p))
+    assert all(d.requires_grad for d in draws)
+    sum(d.sum() for d in draws).backward()
+    assert mean.grad.shape == (2, 1) and not mean.grad.cpu().numpy().any()
+    assert not std.grad.cpu().numpy().any() and not p.grad.cpu().numpy().any()
+    assert not microtorch.normal(microtorch.zeros(2, device=device), 1.0).requires_grad
+    torch = pytest.importorskip("torch")
+    t_std = torch.ones(3, requires_grad=True)
+    torch.normal(0.0, t_std).sum().backward()
+    assert t_std.grad.tolist() == [0.0, 0.0, 0.0]
+
+
 def test_random_shapes_dtypes_and_ranges(device: str) -> None:
     n = microtorch.randn(2, 3, device=device)
     assert n.shape == (2, 3) and n.dtype is microtorch.float32 and n.device == device

@@ -534,6 +534,20 @@ class StandardGammaSample(Function):
         return grad * standard_gamma_grad(a, x), None
 
 
+class RandomDraw(Function):
+    """A random draw recorded as depending on the parameters it was drawn with (normal's
+    mean and std, bernoulli's probabilities), with gradient 0 to each, as PyTorch records
+    it: the draw passes through unchanged."""
+
+    def forward(self, draw, *params):
+        self.param_shapes = [(p.shape, p.dtype) for p in params]
+        return draw
+
+    def backward(self, grad):
+        xp = xp_of(grad)
+        return (None, *(xp.zeros(shape, dtype) for shape, dtype in self.param_shapes))
+
+
 class Lgamma(Function):
     def forward(self, x):
         self.save_for_backward(x)
