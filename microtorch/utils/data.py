@@ -23,6 +23,7 @@ import bisect
 import copy
 import itertools
 import math
+import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence, Sized
 from typing import Any, Generic, TypeVar
 
@@ -436,7 +437,9 @@ class DataLoader:
                  in_order: bool = True, **unknown: Any) -> None:  # fmt: skip
         if unknown:
             raise TypeError(f"DataLoader: unexpected arguments {sorted(unknown)}")
-        _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        _check_worker_options(
+            num_workers, timeout, prefetch_factor, persistent_workers, multiprocessing_context
+        )
         iterable = isinstance(dataset, IterableDataset)
         if iterable and (shuffle or sampler is not None or batch_sampler is not None):
             raise ValueError(
@@ -503,9 +506,20 @@ class DataLoader:
 
 
 def _check_worker_options(num_workers: int, timeout: float, prefetch_factor: int | None,
-                          persistent_workers: bool) -> None:  # fmt: skip
+                          persistent_workers: bool, context: Any = None) -> None:  # fmt: skip
     """The worker options PyTorch refuses (here they would change nothing: there are no
     worker processes, every batch is made in the calling one)."""
+    if context is not None and num_workers == 0:
+        raise ValueError(
+            "DataLoader: multiprocessing_context can only be used with multi-process loading "
+            "(num_workers > 0), but got num_workers=0"
+        )
+    if isinstance(context, str) and context not in multiprocessing.get_all_start_methods():
+        raise ValueError(
+            f"DataLoader: multiprocessing_context option should specify a valid start method "
+            f"in {multiprocessing.get_all_start_methods()!r}, but got "
+            f"multiprocessing_context={context!r}"
+        )
     if num_workers < 0:
         raise ValueError(
             f"DataLoader: num_workers option should be non-negative, got {num_workers}; use "

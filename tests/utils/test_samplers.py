@@ -131,6 +131,12 @@ BAD_CALLS = {
     "loader prefetch without workers": lambda d: d.DataLoader(range(3), prefetch_factor=2),
     "loader persistent without workers": lambda d: d.DataLoader(range(3), persistent_workers=True),
     "loader len of a sampler without len": lambda d: len(d.DataLoader(range(3), sampler=iter([0]))),
+    "loader multiprocessing_context without workers": lambda d: d.DataLoader(
+        range(3), multiprocessing_context="spawn"
+    ),
+    "loader unknown start method": lambda d: d.DataLoader(
+        range(3), num_workers=1, multiprocessing_context="foo"
+    ),
 }
 
 
