@@ -91,6 +91,11 @@ class Subset(Dataset):
     def __getitem__(self, index: int) -> Any:
         return self.dataset[self.indices[index]]
 
+    def __getitems__(self, indices: list[int]) -> list:
+        """The samples at several indices at once, through the dataset's own __getitems__
+        when it has one (the DataLoader asks for a batch this way), as in PyTorch."""
+        return _fetch(self.dataset, [self.indices[i] for i in indices])
+
     def __len__(self) -> int:
         return len(self.indices)
 
@@ -175,6 +180,22 @@ class StackDataset(Dataset):
         if isinstance(self.datasets, dict):
             return {key: d[index] for key, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list[int]) -> list:
+        """Samples at several indices at once, each dataset asked through its own
+        __getitems__ when it has one, as in PyTorch."""
+        named = self.datasets if isinstance(self.datasets, dict) else dict(enumerate(self.datasets))
+        fields = {}
+        for key, dataset in named.items():
+            fields[key] = _fetch(dataset, indices)
+            if len(fields[key]) != len(indices):
+                raise ValueError(
+                    f"StackDataset: Nested dataset's output size mismatch. Expected "
+                    f"{len(indices)}, got {len(fields[key])}"
+                )
+        if isinstance(self.datasets, dict):
+            return [{key: fields[key][i] for key in named} for i in range(len(indices))]
+        return [tuple(fields[key][i] for key in named) for i in range(len(indices))]
 
     def __len__(self) -> int:
         return self._length
