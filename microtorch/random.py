@@ -7,7 +7,9 @@ hashed by a kernel from one seed the host generator draws (``bernoulli_mask``)."
 
 from __future__ import annotations
 
+import contextlib
 import operator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -81,6 +83,22 @@ def get_rng_state() -> dict:
 
 def set_rng_state(state: dict) -> None:
     default_generator.set_state(state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices: Any = None, enabled: bool = True,
+             device_type: str = "cuda") -> Iterator[None]:  # fmt: skip
+    """Run a block with the global generator's state saved before it and restored after,
+    so draws inside it leave the draws after it unchanged (as torch.random.fork_rng; one
+    host generator serves every device here, so ``devices`` changes nothing)."""
+    if not enabled:
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)
 
 
 def _rng(generator: Generator | None) -> numpy.random.Generator:

@@ -541,6 +541,22 @@ def test_generator_api_as_pytorchs() -> None:
     torch.manual_seed(0)
 
 
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_fork_rng_restores_the_global_stream_after_the_block(lib_name: str) -> None:
+    """microtorch.random.fork_rng was missing (PyTorch code using it raised)."""
+    lib = microtorch if lib_name == "microtorch" else pytest.importorskip("torch")
+    lib.manual_seed(1)
+    expected = lib.rand(3).tolist()
+    lib.manual_seed(1)
+    with lib.random.fork_rng():
+        lib.rand(5)  # draws inside do not move the stream outside
+    assert lib.rand(3).tolist() == expected
+    with lib.random.fork_rng(enabled=False):
+        inside = lib.rand(1).tolist()
+    assert lib.rand(1).tolist() != inside  # not restored
+    lib.manual_seed(0)
+
+
 def test_generator_objects_are_independent() -> None:
     g1 = microtorch.Generator().manual_seed(5)
     g2 = microtorch.Generator().manual_seed(5)
