@@ -919,6 +919,37 @@ class Clamp(Function):
         return xp_of(grad).where(inside, grad, 0).astype(grad.dtype, copy=False)
 
 
+class ClampBetween(Function):
+    """clamp(x, min, max) with tensor bounds (either may be None or a number): max(x, min),
+    then min(that, max), so a nan anywhere gives nan. The gradient goes to the one operand
+    the result is, as PyTorch's: to x where min <= x <= max (ties included), to min where
+    x < min <= max, to max where max(x, min) > max (min > max gives max)."""
+
+    def forward(self, x, low=None, high=None):
+        xp = xp_of(x)
+        raised = x if low is None else xp.maximum(x, low)
+        self.save_for_backward(x, low, high, raised)
+        return raised if high is None else xp.minimum(raised, high)
+
+    def backward(self, grad):
+        x, low, high, raised = self.saved
+        xp = xp_of(grad)
+        takes_x = xp.ones(grad.shape, dtype=bool)
+        if low is not None:
+            takes_x = takes_x & (x >= low)
+        if high is not None:
+            takes_x = takes_x & (x <= high)
+        gx = glow = ghigh = None
+        if self.needs_input_grad[0]:
+            gx = unbroadcast(xp.where(takes_x, grad, 0).astype(grad.dtype), x.shape)
+        if self.needs_input_grad[1]:
+            takes_low = (x < low) & (True if high is None else low <= high)
+            glow = unbroadcast(xp.where(takes_low, grad, 0).astype(grad.dtype), low.shape)
+        if self.needs_input_grad[2]:
+            ghigh = unbroadcast(xp.where(raised > high, grad, 0).astype(grad.dtype), high.shape)
+        return gx, glow, ghigh
+
+
 class Maximum(Function):
     """The gradient goes to the larger operand; ties split it half and half, as PyTorch
     does (and, as there, a nan on either side sends it to both)."""
