@@ -865,16 +865,19 @@ class Tensor:
     def zero_(self) -> Tensor:
         return F.inplace(self, F.full_like_graph, 0)
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         from . import random
 
         sample = random.normal_array(self.shape, mean, std, self.dtype, self.device, generator)
         return F.inplace(self, F.copy_from, Tensor._make(sample))
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    def uniform_(self, from_: float = 0.0, /, to: float = 1.0, *,
+                 generator: Any = None) -> Tensor:  # fmt: skip
+        """Fill self with draws uniform in [from, to) (PyTorch's keywords: ``to=``; its
+        ``from`` is a Python keyword, so pass it by position)."""
         from . import random
 
-        sample = random.uniform_array(self.shape, a, b, self.dtype, self.device, generator)
+        sample = random.uniform_array(self.shape, from_, to, self.dtype, self.device, generator)
         return F.inplace(self, F.copy_from, Tensor._make(sample))
 
     def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:

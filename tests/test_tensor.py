@@ -577,6 +577,22 @@ def test_random_floats_refuse_integer_dtypes() -> None:
     assert perm.dtype is microtorch.int32 and sorted(perm.tolist()) == [0, 1, 2, 3, 4]
 
 
+def test_uniform_and_normal_take_pytorchs_keywords() -> None:
+    """uniform_'s bounds were named a and b (PyTorch: from, to), so uniform_(to=3.0)
+    raised TypeError; generator= is keyword-only in both, as in PyTorch."""
+    x = microtorch.zeros(1000).uniform_(to=3.0)
+    assert 0.0 <= float(x.min()) and float(x.max()) < 3.0 and float(x.max()) > 2.0
+    y = microtorch.zeros(1000).uniform_(2.0, to=3.0)
+    assert 2.0 <= float(y.min()) and float(y.max()) < 3.0
+    assert abs(float(microtorch.zeros(1000).normal_(std=0.1).std()) - 0.1) < 0.02
+    with pytest.raises(TypeError):
+        microtorch.zeros(3).uniform_(0.0, 1.0, microtorch.Generator())
+    torch = pytest.importorskip("torch")
+    assert float(torch.zeros(1000).uniform_(to=3.0).max()) > 2.0
+    with pytest.raises(TypeError):
+        torch.zeros(3).uniform_(0.0, 1.0, torch.Generator())
+
+
 RANDOM_ARGUMENT_ERRORS = {
     "normal_ with std < 0": lambda T: T.zeros(2).normal_(0.0, -1.0),
     "uniform_ with from > to": lambda T: T.zeros(2).uniform_(3.0, 2.0),
