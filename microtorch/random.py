@@ -223,6 +223,11 @@ def bernoulli(input: Tensor, p: float | None = None, *,
         raise TypeError(
             f"bernoulli: input must be a tensor of probabilities, got {type(input).__name__}"
         )
+    if p is not None and not isinstance(p, (int, float)):
+        raise TypeError(
+            f"bernoulli: p must be a number, got {type(p).__name__}; for a probability per "
+            "element, pass them as the input (bernoulli(probs)) or use bernoulli_(probs)"
+        )
     if p is None and not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"bernoulli: probabilities must be floating point, got {input.dtype}; use "

@@ -625,6 +625,7 @@ BERNOULLI_ERRORS = {
         NotImplementedError,
     ),
     "of bool probabilities": (lambda T: T.bernoulli(T.ones(2, dtype=T.bool)), NotImplementedError),
+    "with a tensor p": (lambda T: T.zeros(2).bernoulli(T.ones(2) / 2), TypeError),  # RuntimeError
 }
 
 
