@@ -373,6 +373,7 @@ from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
 from .random import (
     Generator,
     bernoulli,
+    default_generator,
     get_rng_state,
     initial_seed,
     manual_seed,

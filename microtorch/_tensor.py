@@ -877,17 +877,83 @@ class Tensor:
     def zero_(self) -> Tensor:
         return F.inplace(self, F.full_like_graph, 0)
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         from . import random
 
         sample = random.normal_array(self.shape, mean, std, self.dtype, self.device, generator)
         return F.inplace(self, F.copy_from, Tensor._make(sample))
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    def uniform_(self, from_: float = 0.0, /, to: float = 1.0, *,
+                 generator: Any = None) -> Tensor:  # fmt: skip
+        """Fill self with draws uniform in [from, to) (PyTorch's keywords: ``to=``; its
+        ``from`` is a Python keyword, so pass it by position)."""
         from . import random
 
-        sample = random.uniform_array(self.shape, a, b, self.dtype, self.device, generator)
+        sample = random.uniform_array(self.shape, from_, to, self.dtype, self.device, generator)
         return F.inplace(self, F.copy_from, Tensor._make(sample))
+
+    def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill self with exponential draws of rate ``lambd`` (mean 1 / lambd)."""
+        from . import random
+
+        if not lambd > 0:
+            raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+        random.check_floating(self, "exponential_")
+        draws = random._rng(generator).exponential(1.0 / lambd, tuple(self.shape))
+        return random.fill_from_host(self, draws)
+
+    def geometric_(self, p: float, *, generator: Any = None) -> Tensor:
+        """Fill self with geometric draws: the number of trials (1, 2, ...) up to the first
+        success of probability ``p``."""
+        from . import random
+
+        if not 0 < p < 1:
+            raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+        if self.dtype is _dtypes.bool:
+            raise NotImplementedError("geometric_: not implemented for bool tensors, as in PyTorch")
+        return random.fill_from_host(self, random._rng(generator).geometric(p, tuple(self.shape)))
+
+    def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill self with Cauchy draws of location ``median`` and scale ``sigma``."""
+        from . import random
+
+        if not sigma > 0:
+            raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+        random.check_floating(self, "cauchy_")
+        draws = median + sigma * random._rng(generator).standard_cauchy(tuple(self.shape))
+        return random.fill_from_host(self, draws)
+
+    def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+        """Fill self with exp(x) for normal draws x of mean ``mean`` and std ``std``."""
+        from . import random
+
+        if not std > 0:
+            raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+        random.check_floating(self, "log_normal_", NotImplementedError)
+        draws = random._rng(generator).lognormal(mean, std, tuple(self.shape))
+        return random.fill_from_host(self, draws)
+
+    def random_(self, from_: int | None = None, /, to: int | None = None, *,
+                generator: Any = None) -> Tensor:  # fmt: skip
+        """Fill self with integers uniform in [from, to) (``random_(to)``: [0, to);
+        ``random_()``: 0 to the dtype's largest, or 2**mantissa bits for floats)."""
+        from . import random
+
+        low, high = random.random_bounds(self, from_, to)
+        draws = random._rng(generator).integers(low, high, tuple(self.shape), endpoint=True)
+        return random.fill_from_host(self, draws)
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        """Fill self with 1 with probability ``p`` (a number, or a tensor that broadcasts to
+        self's shape), else 0."""
+        from . import random
+
+        probs = (
+            backend.to_numpy(p.detach().expand(self.shape).array) if isinstance(p, Tensor) else p
+        )
+        if not numpy.all((probs >= 0) & (probs <= 1)):
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        return random.fill_from_host(self, random._rng(generator).random(tuple(self.shape)) < probs)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         F.setitem(self, index, value)

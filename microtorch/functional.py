@@ -1003,9 +1003,14 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
     if not input.dtype.is_floating_point and builtins.any(isinstance(b, float) for b in (min, max)):
         input = cast(input, _dtypes.get_default_dtype())  # int tensor, float bound -> float32
-    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose
-        out = input if min is None else maximum(input, min)
-        return out if max is None else minimum(out, max)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds, in one dtype
+        if min is not None:
+            input, min = _binary_operands(input, as_tensor_like(min, input), "clamp")
+        if max is not None:
+            input, max = _binary_operands(input, as_tensor_like(max, input), "clamp")
+        if isinstance(min, Tensor) and min.dtype is not input.dtype:  # max promoted input
+            min = cast(min, input.dtype)
+        return elementwise.ClampBetween.apply(input, min, max)
     low, high = (_fitted_number(_plain_number(b), input.dtype, "clamp") for b in (min, max))
     return elementwise.Clamp.apply(input, min=low, max=high)
 

@@ -223,6 +223,8 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
     op = "linalg.solve_triangular"
     _matrices(A, op, square=True)
     _matrices(B, op, name="B")
+    if B.dtype is not A.dtype:  # PyTorch's solve_triangular solves in A's dtype (solve refuses)
+        B = F.cast(B, A.dtype)
     T = F.triu(A) if upper else F.tril(A)
     if unitriangular:  # the diagonal replaced by ones (so it gets no gradient)
         ones = eye(A.shape[-1], dtype=A.dtype, device=A.device)

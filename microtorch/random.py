@@ -7,6 +7,9 @@ hashed by a kernel from one seed the host generator draws (``bernoulli_mask``)."
 
 from __future__ import annotations
 
+import contextlib
+import operator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -15,20 +18,34 @@ from . import backend
 from . import dtypes as _dtypes
 from ._tensor import Tensor
 from .factories import _like, _size
+from .ops import elementwise
 
 
 class Generator:
     """A seeded random stream (PCG64). ``manual_seed`` restarts it; ``get_state`` /
-    ``set_state`` save and restore it exactly (for resuming training)."""
+    ``set_state`` save and restore it exactly (for resuming training). Its draws are made
+    on the host whatever its ``device`` (see the module docstring)."""
 
     def __init__(self, device: Any = "cpu") -> None:
+        self.device = backend.device(device)
         self.seed_value = 0
         self.rng = numpy.random.Generator(numpy.random.PCG64(0))
 
     def manual_seed(self, seed: int) -> Generator:
-        self.seed_value = int(seed)
+        """Restart the stream from ``seed`` (any int in [-2**63, 2**64); a negative one
+        counts modulo 2**64, as in PyTorch) and return the generator."""
+        seed = int(seed)
+        if not -(2**63) <= seed < 2**64:
+            raise ValueError(f"manual_seed: seed {seed} is outside [-2**63, 2**64)")
+        self.seed_value = seed % 2**64
         self.rng = numpy.random.Generator(numpy.random.PCG64(self.seed_value))
         return self
+
+    def seed(self) -> int:
+        """Restart the stream from a fresh non-deterministic seed, and return that seed."""
+        fresh = int(numpy.random.SeedSequence().entropy % (2**63))
+        self.manual_seed(fresh)
+        return fresh
 
     def initial_seed(self) -> int:
         return self.seed_value
@@ -36,8 +53,10 @@ class Generator:
     def get_state(self) -> dict:
         return self.rng.bit_generator.state
 
-    def set_state(self, state: dict) -> None:
+    def set_state(self, state: dict) -> Generator:
+        """Resume from a state get_state returned (and return the generator)."""
         self.rng.bit_generator.state = state
+        return self
 
 
 default_generator = Generator()
@@ -50,9 +69,8 @@ def manual_seed(seed: int) -> Generator:
 
 
 def seed() -> int:
-    s = int(numpy.random.SeedSequence().entropy % (2**63))
-    manual_seed(s)
-    return s
+    """Seed the global generator non-deterministically and return the seed."""
+    return default_generator.seed()
 
 
 def initial_seed() -> int:
@@ -67,7 +85,25 @@ def set_rng_state(state: dict) -> None:
     default_generator.set_state(state)
 
 
+@contextlib.contextmanager
+def fork_rng(devices: Any = None, enabled: bool = True,
+             device_type: str = "cuda") -> Iterator[None]:  # fmt: skip
+    """Run a block with the global generator's state saved before it and restored after,
+    so draws inside it leave the draws after it unchanged (as torch.random.fork_rng; one
+    host generator serves every device here, so ``devices`` changes nothing)."""
+    if not enabled:
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)
+
+
 def _rng(generator: Generator | None) -> numpy.random.Generator:
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"generator must be a microtorch.Generator, got {type(generator).__name__}")
     return (generator or default_generator).rng
 
 
@@ -80,10 +116,11 @@ def _finish(host: numpy.ndarray, dtype: Any, device: Any, requires_grad: bool) -
 
 def _float_dtype(dtype: Any, op: str) -> Any:
     """The NumPy dtype for samples of ``dtype`` (the default float if None); an integer or
-    bool dtype is an error, as in PyTorch (samples cast to it would be silently truncated)."""
+    bool dtype is a NotImplementedError (a RuntimeError), as in PyTorch (samples cast to it
+    would be silently truncated)."""
     chosen = _dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)
     if not chosen.is_floating_point:
-        raise RuntimeError(
+        raise NotImplementedError(
             f"{op}: random samples need a floating point dtype, got {chosen}; draw floats and "
             "round them, or use randint for integers"
         )
@@ -91,15 +128,73 @@ def _float_dtype(dtype: Any, op: str) -> Any:
 
 
 def normal_array(size: tuple, mean: float, std: float, dtype: Any, device: Any, generator=None):
-    """A device array of normal samples (drawn in float64 on the host, then cast)."""
-    host = _rng(generator).normal(mean, std, size=tuple(size)).astype(_float_dtype(dtype, "normal"))
+    """A device array of normal samples (drawn in float64 on the host, then cast); a
+    negative std is a RuntimeError, as in PyTorch."""
+    np_dtype = _float_dtype(dtype, "normal")
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    host = _rng(generator).normal(mean, std, size=tuple(size)).astype(np_dtype)
     return backend.to_device(host, backend.as_device(device))
 
 
 def uniform_array(size: tuple, low: float, high: float, dtype: Any, device: Any, generator=None):
-    host = _rng(generator).uniform(low, high, size=tuple(size))
-    host = host.astype(_float_dtype(dtype, "uniform"))
-    return backend.to_device(host, backend.as_device(device))
+    """A device array of samples uniform in [low, high); low > high is a RuntimeError."""
+    np_dtype = _float_dtype(dtype, "uniform")
+    if not low <= high:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}"
+        )
+    return backend.to_device(_rng(generator).uniform(low, high, size=tuple(size)).astype(np_dtype),
+                             backend.as_device(device))  # fmt: skip
+
+
+def fill_from_host(tensor: Tensor, host: numpy.ndarray) -> Tensor:
+    """``tensor`` overwritten in place (as copy_ does) by host draws cast to its dtype: the
+    end of every in-place sampler (exponential_, geometric_, random_, ...)."""
+    from . import functional as F
+
+    sample = Tensor._make(backend.to_device(host.astype(tensor.array.dtype), tensor.device))
+    return F.inplace(tensor, F.copy_from, sample)
+
+
+def check_floating(tensor: Tensor, op: str, error: type = RuntimeError) -> None:
+    """``error`` unless tensor has a floating dtype: a continuous distribution's draws
+    would be truncated (PyTorch refuses integer and bool tensors too)."""
+    if not tensor.dtype.is_floating_point:
+        raise error(
+            f"{op}: draws of a continuous distribution need a floating point tensor, got "
+            f"{tensor.dtype}; fill a float tensor and round it, or use random_ for integers"
+        )
+
+
+def random_bounds(tensor: Tensor, low: int | None, high: int | None) -> tuple:
+    """[low, high] (both included) for Tensor.random_: random_() is 0 to the largest value
+    of an integer dtype, or to 2**mantissa bits for a float one (every integer there is
+    exact); random_(to) is [0, to - 1]; random_(from, to) is [from, to - 1]. Bounds that
+    do not fit the dtype, or from >= to, raise a RuntimeError as in PyTorch."""
+    dtype = tensor.dtype
+    if high is None and low is None:
+        if dtype is _dtypes.bool:
+            return 0, 1
+        if dtype.is_floating_point:
+            return 0, 2 ** (numpy.finfo(dtype.np).nmant + 1)
+        return 0, int(numpy.iinfo(dtype.np).max)
+    if high is None:
+        low, high = 0, low
+    low = 0 if low is None else low  # random_(to=10)
+    if not low < high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    if not dtype.is_floating_point:
+        smallest, largest = (0, 1) if dtype is _dtypes.bool else _int_range(dtype)
+        for name, bound in (("from", low), ("to - 1", high - 1)):
+            if not smallest <= bound <= largest:
+                raise RuntimeError(
+                    f"random_: {name} is out of bounds for {dtype} ({bound} is not in "
+                    f"{smallest}..{largest})"
+                )
+    return low, high - 1
 
 
 def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
@@ -121,7 +216,23 @@ def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 def bernoulli(input: Tensor, p: float | None = None, *,
               generator: Generator | None = None) -> Tensor:  # fmt: skip
     """1 with probability ``input`` (elementwise; or ``p`` for every element), else 0, in
-    input's dtype and on its device; no gradient."""
+    input's dtype and on its device, recorded with gradient 0 to input (as in PyTorch).
+    Probabilities in an integer or bool tensor are refused (NotImplementedError), as in
+    PyTorch."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"bernoulli: input must be a tensor of probabilities, got {type(input).__name__}"
+        )
+    if p is not None and not isinstance(p, (int, float)):
+        raise TypeError(
+            f"bernoulli: p must be a number, got {type(p).__name__}; for a probability per "
+            "element, pass them as the input (bernoulli(probs)) or use bernoulli_(probs)"
+        )
+    if p is None and not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"bernoulli: probabilities must be floating point, got {input.dtype}; use "
+            ".float(), or bernoulli(input, p=...) to draw into an integer tensor's shape"
+        )
     probs = input.array if p is None else None
     host_probs = backend.to_numpy(probs) if probs is not None else p
     if probs is not None and not ((host_probs >= 0) & (host_probs <= 1)).all():
@@ -129,15 +240,16 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     if p is not None and not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli: p must be between 0 and 1, got {p}")
     draws = _rng(generator).random(tuple(input.shape)) < host_probs
-    return Tensor._make(backend.to_device(draws.astype(input.array.dtype), input.device))
+    drawn = Tensor._make(backend.to_device(draws.astype(input.array.dtype), input.device))
+    return elementwise.RandomDraw.apply(drawn, input)  # gradient 0 to input, as in PyTorch
 
 
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """Normal samples: ``size`` of them for a number mean and std; for tensors, one per
     element of mean and std broadcast together (mean + std * a standard normal sample),
-    in the first tensor's dtype and on its device. As in PyTorch, no gradient reaches mean
-    or std through the samples (here the result records none)."""
+    in the first tensor's dtype and on its device. As in PyTorch, the result depends on a
+    mean or std that requires grad, with gradient 0 (RandomDraw)."""
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
     if not isinstance(std, Tensor) and not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
@@ -152,11 +264,14 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     from . import functional as F
     from .autograd import grad_mode
 
+    if isinstance(std, Tensor) and bool((std < 0).any()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
     first = tensors[0]
-    shape = numpy.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    shape = F.broadcast_shapes(*(tuple(t.shape) for t in tensors))  # RuntimeError if they do not
     sample = randn(shape, dtype=first.dtype, device=first.device, generator=generator)
     with grad_mode.no_grad():
-        return F.add(mean, F.mul(std, sample))
+        drawn = F.add(mean, F.mul(std, sample))
+    return elementwise.RandomDraw.apply(drawn, *tensors)
 
 
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
@@ -171,15 +286,30 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     return _like(rand, input, dtype, device, requires_grad, tuple(input.shape))
 
 
-def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = None,
-            device: Any = None, generator: Generator | None = None) -> Tensor:  # fmt: skip
-    """Integers in [low, high) (or [0, low) when high is omitted), int64 by default."""
+def randint(low: int = 0, high: int | None = None, size: Any = None, *,
+            generator: Generator | None = None, dtype: Any = None, device: Any = None,
+            requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """Integers in [low, high) (or [0, low) when high is omitted), int64 by default: as in
+    PyTorch, the bounds are ints and the size a tuple (randint(0, 10, (3,)), randint(10,
+    (3,)), randint(high=10, size=(3,)))."""
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size), as in PyTorch
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:
         raise TypeError("randint: missing the 'size' argument, e.g. randint(0, 10, (3,))")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"randint: size must be a tuple of ints, got {type(size).__name__}; write "
+            f"randint({low}, {high}, ({size},)) for a 1-D result"
+        )
+    try:
+        low, high = operator.index(low), operator.index(high)
+    except TypeError:
+        raise TypeError(
+            f"randint: low and high must be ints, got low={low!r}, high={high!r}; round them "
+            "first (a float bound would be truncated)"
+        ) from None
     if low >= high:
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
     target = _dtypes.int64 if dtype is None else _dtypes.get_dtype(dtype)
@@ -191,7 +321,7 @@ def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any =
                 f"{smallest}..{largest}"
             )
     host = _rng(generator).integers(low, high, size=_size((size,), op="randint"))
-    return _finish(host.astype(target.np), dtype, device, False)
+    return _finish(host.astype(target.np), dtype, device, requires_grad)
 
 
 def _int_range(dtype: Any) -> tuple:
@@ -199,22 +329,38 @@ def _int_range(dtype: Any) -> tuple:
     return int(info.min), int(info.max)
 
 
-def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
-                 device: Any = None) -> Tensor:  # fmt: skip
+def randint_like(input: Tensor, low: int | None = None, high: int | None = None, *,
+                 dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:  # fmt: skip
     """randint of input's shape, dtype and device (unless given): randint_like(x, high) or
     randint_like(x, low, high)."""
+    if high is None and low is None:
+        raise TypeError(
+            "randint_like: missing the 'high' argument, e.g. randint_like(x, 10) or "
+            "randint_like(x, 0, 10)"
+        )
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
-                   device=device or input.device)  # fmt: skip
+    return randint(0 if low is None else low, high, tuple(input.shape),
+                   dtype=dtype or input.dtype, device=device or input.device,
+                   requires_grad=requires_grad)  # fmt: skip
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
-             device: Any = None) -> Tensor:  # fmt: skip
-    """0..n-1 in random order (int64 unless ``dtype`` says otherwise)."""
+             device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """0..n-1 in random order (int64 unless ``dtype`` says otherwise; n - 1 must fit it)."""
+    if isinstance(n, (tuple, list)):
+        raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
     (n,) = _size((n,), op="randperm")
-    np_dtype = _dtypes.int64.np if dtype is None else _dtypes.get_dtype(dtype).np
-    return _finish(_rng(generator).permutation(n).astype(np_dtype), dtype, device, False)
+    target = _dtypes.int64 if dtype is None else _dtypes.get_dtype(dtype)
+    if target is _dtypes.bool:
+        raise NotImplementedError("randperm: not implemented for bool, as in PyTorch")
+    if not target.is_floating_point and n - 1 > _int_range(target)[1]:
+        raise RuntimeError(
+            f"randperm: {n - 1} cannot be converted to {target} without overflow; use a wider "
+            "dtype (int64 by default)"
+        )
+    return _finish(_rng(generator).permutation(n).astype(target.np), dtype, device, requires_grad)
 
 
 def bernoulli_mask(shape: tuple, keep_prob: float, dtype: Any, device: Any) -> Any:

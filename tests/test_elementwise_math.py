@@ -503,3 +503,38 @@ def test_igamma_edges_and_gradient_match_pytorch(dtype: str) -> None:
     if dtype == "float64":
         assert abs(ours[13] - 0.457551282871296) < 1e-13  # P(40, 39) from mpmath
     np.testing.assert_allclose(our_grad, their_grad, rtol=rtol * 100, atol=1e-300)
+
+
+def test_clamp_gradient_is_zero_outside_the_bounds_even_for_an_inf_or_nan_gradient() -> None:
+    """y = x.clamp(min=0); y / y: at x = -1 the incoming gradient is nan (0/0) and
+    PyTorch's clamp still passes 0 there (it selects, not multiplies by 0); ours gave nan,
+    which made Beta.mode's gradient nan where PyTorch's is 0."""
+
+    def grad(lib):
+        x = lib.tensor([-1.0, 0.0, 2.0, 3.0], requires_grad=True)
+        y = x.clamp(min=0.0, max=2.5)
+        (y / y).sum().backward()
+        return x.grad.tolist()
+
+    ours = grad(microtorch)
+    assert ours[0] == 0.0 and ours[3] == 0.0 and math.isnan(ours[1]) and ours[2] == 0.0
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(ours, grad(torch))
+
+
+def test_clamp_with_tensor_bounds_gives_a_tie_to_the_input_as_pytorch() -> None:
+    """clamp(x, min=t) was maximum(x, t), which splits the gradient at x == t half and
+    half; PyTorch's clamp gives it all to x (and to min or max only where the result is
+    that bound, max when min > max), which made Binomial.mode's gradient differ."""
+
+    def grads(lib):
+        x = lib.tensor([5.0, 3.0, 7.0, 1.0, 4.0], requires_grad=True)
+        lo = lib.tensor([5.0, 4.0, 1.0, 0.0, 6.0], requires_grad=True)
+        hi = lib.tensor([6.0, 6.0, 7.0, 1.0, 2.0], requires_grad=True)
+        lib.clamp(x, lo, hi).sum().backward()
+        return [x.grad.tolist(), lo.grad.tolist(), hi.grad.tolist()]
+
+    ours = grads(microtorch)
+    assert ours == [[1, 0, 1, 1, 0], [0, 1, 0, 0, 0], [0, 0, 0, 0, 1]]
+    torch = pytest.importorskip("torch")
+    assert ours == grads(torch)

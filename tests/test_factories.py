@@ -225,6 +225,65 @@ def test_randint_at_the_edges_of_the_dtype_and_randint_like() -> None:
     )
 
 
+INTEGER_DRAW_FORMS = {  # PyTorch's accepted forms: (shape, dtype, requires_grad)
+    "randint(high=, size=)": (lambda T: T.randint(high=10, size=(3,)), (3,), "int64", False),
+    "randint float dtype, requires_grad": (
+        lambda T: T.randint(0, 10, (3,), dtype=T.float32, requires_grad=True),
+        (3,), "float32", True),
+    "randint 0-d tensor bounds": (lambda T: T.randint(T.tensor(2), T.tensor(5), (2,)),
+                                  (2,), "int64", False),
+    "randint_like(high=)": (lambda T: T.randint_like(T.zeros(2), high=3), (2,), "float32", False),
+    "randint_like requires_grad": (lambda T: T.randint_like(T.zeros(2), 3, requires_grad=True),
+                                   (2,), "float32", True),
+    "randperm float requires_grad": (
+        lambda T: T.randperm(4, dtype=T.float64, requires_grad=True), (4,), "float64", True),
+    "randperm(256) into uint8": (lambda T: T.randperm(256, dtype=T.uint8), (256,), "uint8", False),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(INTEGER_DRAW_FORMS))
+def test_integer_draws_take_pytorchs_argument_forms(name) -> None:
+    """randint(high=...), requires_grad= on randint/randint_like/randperm raised TypeError."""
+    make, shape, dtype, requires_grad = INTEGER_DRAW_FORMS[name]
+    libs = [microtorch]
+    try:
+        import torch
+
+        libs.append(torch)
+    except ImportError:
+        pass
+    for lib in libs:
+        out = make(lib)
+        assert (tuple(out.shape), _name(out.dtype), out.requires_grad) == (
+            shape, dtype, requires_grad
+        ), lib.__name__  # fmt: skip
+
+
+INTEGER_DRAW_ERRORS = {
+    "randint with float bounds": (lambda T: T.randint(0.5, 10.5, (3,)), TypeError),
+    "randint with an int size": (lambda T: T.randint(0, 10, 3), TypeError),
+    "randint int64 requires_grad": (
+        lambda T: T.randint(0, 10, (3,), requires_grad=True), RuntimeError),
+    "randint_like without high": (lambda T: T.randint_like(T.zeros(2)), TypeError),
+    "randperm beyond int8": (lambda T: T.randperm(300, dtype=T.int8), RuntimeError),
+    "randperm into bool": (lambda T: T.randperm(2, dtype=T.bool), NotImplementedError),
+    "randperm of a tuple": (lambda T: T.randperm((5,)), TypeError),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(INTEGER_DRAW_ERRORS))
+def test_integer_draws_refuse_what_pytorch_refuses(name) -> None:
+    """These returned a tensor (a truncated bound, a wrapped int8 permutation...)."""
+    make, error = INTEGER_DRAW_ERRORS[name]
+    with pytest.raises(error) as ours:
+        make(microtorch)
+    assert type(ours.value) is error
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error) as theirs:
+        make(torch)
+    assert type(theirs.value) is error
+
+
 # ------------------------------------------------------------------ data tensor() refuses
 @pytest.mark.parametrize("data", [None, [None], {1, 2}, (x for x in [1]), {"a": 1}, object()])
 def test_data_with_no_dtype_raises_runtime_error(data) -> None:

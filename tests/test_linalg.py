@@ -277,3 +277,26 @@ def test_changing_one_output_in_place_leaves_the_others_gradients_alone() -> Non
             outputs[kept].sum().backward()
             grads.append(t.grad.numpy())
         np.testing.assert_array_equal(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("a_dtype, b_dtype", [("float32", "float64"), ("float64", "float32")])
+@pytest.mark.parametrize("left", [True, False])
+def test_solve_triangular_solves_in_the_dtype_of_a_as_torch(a_dtype, b_dtype, left) -> None:
+    """PyTorch's solve_triangular takes a B of another dtype and answers in A's (its
+    linalg.solve refuses); ours refused, so MultivariateNormal(float32).log_prob of a
+    float64 value raised where PyTorch's gives a float32 result."""
+    a = [[2.0, 0.0], [0.5, 1.5]]
+    b = [[1.0, -2.0], [0.5, 3.0]]
+    results = []
+    for lib in (microtorch, torch):
+        A = lib.tensor(a, dtype=getattr(lib, a_dtype), requires_grad=True)
+        B = lib.tensor(b, dtype=getattr(lib, b_dtype), requires_grad=True)
+        x = lib.linalg.solve_triangular(A, B, upper=False, left=left)
+        x.sum().backward()
+        results.append((str(x.dtype).split(".")[-1], x.detach().numpy(), str(B.grad.dtype)[-7:]))
+    (ours_dtype, ours, ours_grad), (their_dtype, theirs, their_grad) = results
+    assert ours_dtype == their_dtype == a_dtype and ours_grad == their_grad
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    mvn = microtorch.distributions.MultivariateNormal(microtorch.zeros(2), microtorch.eye(2))
+    value = microtorch.tensor([0.3, 0.5], dtype=microtorch.float64)
+    assert mvn.log_prob(value).dtype is microtorch.float32

@@ -540,6 +540,49 @@ def test_rng_state_resumes_exactly() -> None:
     assert microtorch.randn(4).tolist() == a
 
 
+def test_generator_api_as_pytorchs() -> None:
+    """manual_seed(-1) raised NumPy's ValueError; Generator had no seed() or device,
+    set_state returned None, microtorch.default_generator was missing and a wrong
+    generator= gave an AttributeError."""
+    assert microtorch.manual_seed(-1).initial_seed() == 2**64 - 1  # modulo 2**64, as PyTorch
+    assert microtorch.Generator().manual_seed(-(2**63)).initial_seed() == 2**63
+    with pytest.raises(ValueError):
+        microtorch.manual_seed(2**64)
+    g = microtorch.Generator()
+    fresh = g.seed()
+    assert isinstance(fresh, int) and g.initial_seed() == fresh and g.device.type == "cpu"
+    state = g.get_state()
+    first = microtorch.rand(3, generator=g).tolist()
+    assert g.set_state(state) is g and microtorch.rand(3, generator=g).tolist() == first
+    assert microtorch.default_generator is microtorch.random.default_generator
+    assert microtorch.manual_seed(5) is microtorch.default_generator
+    with pytest.raises(TypeError, match="generator must be a microtorch.Generator"):
+        microtorch.rand(2, generator=3)
+    microtorch.manual_seed(0)
+    torch = pytest.importorskip("torch")
+    assert torch.manual_seed(-1).initial_seed() == 2**64 - 1
+    assert torch.Generator().set_state(torch.get_rng_state()) is not None
+    with pytest.raises(TypeError):
+        torch.rand(2, generator=3)
+    torch.manual_seed(0)
+
+
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_fork_rng_restores_the_global_stream_after_the_block(lib_name: str) -> None:
+    """microtorch.random.fork_rng was missing (PyTorch code using it raised)."""
+    lib = microtorch if lib_name == "microtorch" else pytest.importorskip("torch")
+    lib.manual_seed(1)
+    expected = lib.rand(3).tolist()
+    lib.manual_seed(1)
+    with lib.random.fork_rng():
+        lib.rand(5)  # draws inside do not move the stream outside
+    assert lib.rand(3).tolist() == expected
+    with lib.random.fork_rng(enabled=False):
+        inside = lib.rand(1).tolist()
+    assert lib.rand(1).tolist() != inside  # not restored
+    lib.manual_seed(0)
+
+
 def test_generator_objects_are_independent() -> None:
     g1 = microtorch.Generator().manual_seed(5)
     g2 = microtorch.Generator().manual_seed(5)
@@ -560,6 +603,90 @@ def test_random_floats_refuse_integer_dtypes() -> None:
     assert perm.dtype is microtorch.int32 and sorted(perm.tolist()) == [0, 1, 2, 3, 4]
 
 
+def test_uniform_and_normal_take_pytorchs_keywords() -> None:
+    """uniform_'s bounds were named a and b (PyTorch: from, to), so uniform_(to=3.0)
+    raised TypeError; generator= is keyword-only in both, as in PyTorch."""
+    x = microtorch.zeros(1000).uniform_(to=3.0)
+    assert 0.0 <= float(x.min()) and float(x.max()) < 3.0 and float(x.max()) > 2.0
+    y = microtorch.zeros(1000).uniform_(2.0, to=3.0)
+    assert 2.0 <= float(y.min()) and float(y.max()) < 3.0
+    assert abs(float(microtorch.zeros(1000).normal_(std=0.1).std()) - 0.1) < 0.02
+    with pytest.raises(TypeError):
+        microtorch.zeros(3).uniform_(0.0, 1.0, microtorch.Generator())
+    torch = pytest.importorskip("torch")
+    assert float(torch.zeros(1000).uniform_(to=3.0).max()) > 2.0
+    with pytest.raises(TypeError):
+        torch.zeros(3).uniform_(0.0, 1.0, torch.Generator())
+
+
+RANDOM_ARGUMENT_ERRORS = {
+    "normal_ with std < 0": lambda T: T.zeros(2).normal_(0.0, -1.0),
+    "uniform_ with from > to": lambda T: T.zeros(2).uniform_(3.0, 2.0),
+    "normal with a negative std element": lambda T: T.normal(T.zeros(2), T.tensor([1.0, -1.0])),
+    "normal of shapes that do not broadcast": lambda T: T.normal(T.zeros(2), T.ones(3)),
+    "rand into int64": lambda T: T.rand(2, dtype=T.int64),
+    "normal_ of an int64 tensor": lambda T: T.zeros(2, dtype=T.int64).normal_(),
+}
+
+
+@pytest.mark.parametrize("name", list(RANDOM_ARGUMENT_ERRORS))
+def test_random_argument_errors_have_pytorchs_types(name: str) -> None:
+    """PyTorch raises RuntimeError (NotImplementedError for an integer dtype); NumPy's
+    ValueError leaked out before, and normal() took a negative std element."""
+    expected = NotImplementedError if "int64" in name else RuntimeError
+    with pytest.raises(expected) as ours:
+        RANDOM_ARGUMENT_ERRORS[name](microtorch)
+    assert type(ours.value) is expected
+    torch = pytest.importorskip("torch")
+    with pytest.raises(expected) as theirs:
+        RANDOM_ARGUMENT_ERRORS[name](torch)
+    assert type(theirs.value) is expected
+
+
+BERNOULLI_ERRORS = {
+    "of a list": (lambda T: T.bernoulli([0.5]), TypeError),  # AttributeError before
+    "of a number": (lambda T: T.bernoulli(0.5), TypeError),
+    "of int64 probabilities": (
+        lambda T: T.bernoulli(T.ones(2, dtype=T.int64)),
+        NotImplementedError,
+    ),
+    "of bool probabilities": (lambda T: T.bernoulli(T.ones(2, dtype=T.bool)), NotImplementedError),
+    "with a tensor p": (lambda T: T.zeros(2).bernoulli(T.ones(2) / 2), TypeError),  # RuntimeError
+}
+
+
+@pytest.mark.parametrize("name", list(BERNOULLI_ERRORS))
+def test_bernoulli_refuses_what_pytorch_refuses(name: str) -> None:
+    make, error = BERNOULLI_ERRORS[name]
+    with pytest.raises(error) as ours:
+        make(microtorch)
+    assert type(ours.value) is error and "bernoulli" in str(ours.value)
+    ints = microtorch.bernoulli(microtorch.ones(3, dtype=microtorch.int64), p=0.5)
+    assert ints.dtype is microtorch.int64  # p= into an integer tensor's shape still works
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error) as theirs:
+        make(torch)
+    assert type(theirs.value) is error
+
+
+def test_normal_and_bernoulli_of_parameters_that_require_grad_give_gradient_zero(device):
+    """PyTorch records normal(mean, std) and bernoulli(p) with gradient 0 to the parameters,
+    so loss.backward() through a draw works; ours recorded nothing and backward raised."""
+    mean = microtorch.zeros(2, 1, device=device, requires_grad=True)
+    std = microtorch.ones(3, device=device, requires_grad=True)
+    p = microtorch.full((3,), 0.5, device=device, requires_grad=True)
+    draws = (microtorch.normal(mean, std), microtorch.normal(0.0, std), microtorch.bernoulli(p))
+    assert all(d.requires_grad for d in draws)
+    sum(d.sum() for d in draws).backward()
+    assert mean.grad.shape == (2, 1) and not mean.grad.cpu().numpy().any()
+    assert not std.grad.cpu().numpy().any() and not p.grad.cpu().numpy().any()
+    assert not microtorch.normal(microtorch.zeros(2, device=device), 1.0).requires_grad
+    torch = pytest.importorskip("torch")
+    t_std = torch.ones(3, requires_grad=True)
+    torch.normal(0.0, t_std).sum().backward()
+    assert t_std.grad.tolist() == [0.0, 0.0, 0.0]
+
+
 def test_random_shapes_dtypes_and_ranges(device: str) -> None:
     n = microtorch.randn(2, 3, device=device)
     assert n.shape == (2, 3) and n.dtype is microtorch.float32 and n.device == device
@@ -575,6 +702,77 @@ def test_random_shapes_dtypes_and_ranges(device: str) -> None:
     assert microtorch.randn(3, requires_grad=True).requires_grad
     perm = microtorch.randperm(6)
     assert sorted(perm.tolist()) == list(range(6)) and perm.dtype is microtorch.int64
+
+
+# method, args, dtype, (mean, tolerance) of 20,000 draws, (smallest, largest) allowed
+IN_PLACE_SAMPLERS = [
+    ("exponential_", (), "float32", (1.0, 0.05), (0, None)),
+    ("exponential_", (4.0,), "float64", (0.25, 0.01), (0, None)),
+    ("geometric_", (0.25,), "float32", (4.0, 0.15), (1, None)),
+    ("geometric_", (0.5,), "int64", (2.0, 0.05), (1, None)),
+    ("log_normal_", (0.0, 0.5), "float32", (np.exp(0.125), 0.03), (0, None)),
+    ("random_", (10,), "float32", (4.5, 0.1), (0, 9)),
+    ("random_", (-3, 4), "int8", (0.0, 0.1), (-3, 3)),
+    ("random_", (), "bool", (0.5, 0.03), (0, 1)),
+    ("random_", (), "uint8", (127.5, 3.0), (0, 255)),
+    ("bernoulli_", (), "float32", (0.5, 0.03), (0, 1)),
+    ("bernoulli_", (0.2,), "int64", (0.2, 0.03), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("method, args, dtype, mean, bounds", IN_PLACE_SAMPLERS)
+def test_in_place_samplers_fill_self_keeping_its_dtype(method, args, dtype, mean, bounds, device):
+    microtorch.manual_seed(0)
+    x = microtorch.zeros(20_000, dtype=getattr(microtorch, dtype), device=device)
+    assert getattr(x, method)(*args) is x and x.dtype.name == dtype and x.device == device
+    values = x.cpu().numpy().astype(np.float64)
+    assert abs(values.mean() - mean[0]) < mean[1]
+    low, high = bounds
+    assert values.min() >= low and (high is None or values.max() == high)
+    assert values.min() == low or low == 0  # integer ranges are reached at both ends
+
+
+def test_cauchy_and_tensor_probabilities_and_generators(device: str) -> None:
+    x = microtorch.zeros(20_000, device=device).cauchy_(2.0, 0.5)
+    assert abs(float(x.median()) - 2.0) < 0.05  # (a Cauchy draw has no mean)
+    p = microtorch.tensor([0.0, 1.0, 0.0, 1.0], device=device)
+    assert microtorch.zeros(3, 4, device=device).bernoulli_(p).tolist() == [[0, 1, 0, 1]] * 3
+    twice = [
+        microtorch.zeros(5).exponential_(generator=microtorch.Generator().manual_seed(4)).tolist()
+        for _ in range(2)
+    ]
+    assert twice[0] == twice[1]
+    base = microtorch.zeros(2, 5, device=device)
+    base[1].random_(to=3)  # through a view, as every in-place op
+    assert base[0].tolist() == [0] * 5 and set(base[1].tolist()) <= {0, 1, 2}
+
+
+IN_PLACE_SAMPLER_ERRORS = [
+    ("exponential_", (0.0,), "float32", RuntimeError),  # lambda > 0
+    ("exponential_", (), "int64", RuntimeError),  # a continuous distribution
+    ("geometric_", (1.0,), "float32", RuntimeError),  # p in (0, 1)
+    ("geometric_", (0.5,), "bool", NotImplementedError),
+    ("cauchy_", (0.0, -1.0), "float32", RuntimeError),
+    ("cauchy_", (), "int64", RuntimeError),
+    ("log_normal_", (1.0, 0.0), "float32", RuntimeError),
+    ("log_normal_", (), "int64", NotImplementedError),
+    ("random_", (5, 2), "float32", RuntimeError),  # from < to
+    ("random_", (0, 300), "uint8", RuntimeError),  # to - 1 out of bounds
+    ("random_", (-1, 3), "uint8", RuntimeError),  # from out of bounds
+    ("random_", (10,), "bool", RuntimeError),
+    ("bernoulli_", (1.5,), "float32", RuntimeError),
+]
+
+
+@pytest.mark.parametrize("method, args, dtype, error", IN_PLACE_SAMPLER_ERRORS)
+def test_in_place_samplers_refuse_what_pytorch_refuses(method, args, dtype, error) -> None:
+    with pytest.raises(error) as ours:
+        getattr(microtorch.zeros(3, dtype=getattr(microtorch, dtype)), method)(*args)
+    assert method.rstrip("_") in str(ours.value)  # the message names the op
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error) as theirs:
+        getattr(torch.zeros(3, dtype=getattr(torch, dtype)), method)(*args)
+    assert type(ours.value) is type(theirs.value)
 
 
 def test_random_numbers_do_not_depend_on_the_device(device: str) -> None:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtypes, linalg
 from .. import functional as F
-from .. import linalg
 from .._tensor import Tensor
+from ..factories import zeros
 
 
 class Constraint:
@@ -160,6 +161,8 @@ class _PositiveDefinite(Constraint):
 
     def check(self, value: Tensor) -> Tensor:
         value = value.detach()
+        if value.shape[-2] != value.shape[-1]:  # not square: no matrix of it is positive definite
+            return zeros(tuple(value.shape[:-2]), dtype=dtypes.bool, device=value.device)
         symmetric = F.isclose(value, value.mT, atol=1e-6).flatten(-2).all(-1)
         if not bool(symmetric.all()):
             return symmetric

@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import random
 from .._tensor import Size, Tensor
+from ..factories import zeros_like
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, host_draws
@@ -34,7 +35,7 @@ class Exponential(Distribution):
 
     @property
     def mode(self) -> Tensor:
-        return self.rate * 0
+        return zeros_like(self.rate)  # 0 whatever the rate: no gradient, as PyTorch's
 
     @property
     def stddev(self) -> Tensor:

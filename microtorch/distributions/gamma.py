@@ -7,6 +7,7 @@ from typing import Any
 from .. import backend, dtypes, random
 from .. import functional as F
 from .._tensor import Size, Tensor
+from ..factories import as_tensor
 from ..ops import elementwise
 from . import constraints
 from .distribution import Distribution
@@ -51,12 +52,16 @@ class Gamma(Distribution):
         (implicit reparameterisation, as PyTorch's)."""
         shape = tuple(self._extended_shape(sample_shape))
         a = self.concentration.expand(shape)
-        g = random._rng(None).standard_gamma(backend.to_numpy(a.detach().array))
-        g = g.clip(min=dtypes.finfo(a.dtype).tiny)  # never exactly 0, as PyTorch
+        g = random._rng(None).standard_gamma(backend.to_numpy(a.detach().array), size=shape)
+        g = g.clip(min=dtypes.finfo(a.dtype).tiny)  # never exactly 0, as PyTorch (size=:
+        # an array even for 0-d parameters, where NumPy would return a float)
         g = elementwise.StandardGammaSample.apply(a, host_draws(g, a))
         return g / self.rate.expand(shape)
 
-    def log_prob(self, value: Tensor) -> Tensor:
+    def log_prob(self, value: Any) -> Tensor:
+        """log density at ``value``: a tensor or number, taken in rate's dtype and on its
+        device first (as PyTorch's Gamma does; a float64 value gives float32 here)."""
+        value = as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
         if self._validate_args:
             self._validate_sample(value)
         a, b = self.concentration, self.rate

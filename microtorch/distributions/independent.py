@@ -51,6 +51,10 @@ class Independent(Distribution):
 
     @property
     def support(self) -> constraints.Constraint:  # type: ignore[override]
+        """The base distribution's support, its last reinterpreted_batch_ndims dimensions
+        read as one event (the base support itself when there are none, as PyTorch)."""
+        if self.reinterpreted_batch_ndims == 0:
+            return self.base_dist.support
         return constraints.independent(self.base_dist.support, self.reinterpreted_batch_ndims)
 
     @property

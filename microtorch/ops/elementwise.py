@@ -534,6 +534,20 @@ class StandardGammaSample(Function):
         return grad * standard_gamma_grad(a, x), None
 
 
+class RandomDraw(Function):
+    """A random draw recorded as depending on the parameters it was drawn with (normal's
+    mean and std, bernoulli's probabilities), with gradient 0 to each, as PyTorch records
+    it: the draw passes through unchanged."""
+
+    def forward(self, draw, *params):
+        self.param_shapes = [(p.shape, p.dtype) for p in params]
+        return draw
+
+    def backward(self, grad):
+        xp = xp_of(grad)
+        return (None, *(xp.zeros(shape, dtype) for shape, dtype in self.param_shapes))
+
+
 class Lgamma(Function):
     def forward(self, x):
         self.save_for_backward(x)
@@ -885,7 +899,9 @@ def _sign(x):
 
 
 class Clamp(Function):
-    """Gradient flows where min <= x <= max (PyTorch's convention at the edges)."""
+    """Gradient flows where min <= x <= max (PyTorch's convention at the edges); elsewhere
+    it is 0 even where the incoming gradient is inf or nan (selected, not multiplied by
+    0, as PyTorch does)."""
 
     def forward(self, x, min=None, max=None):
         self.save_for_backward(x)
@@ -900,7 +916,38 @@ class Clamp(Function):
             inside = x >= low
         if high is not None:
             inside = inside & (x <= high)
-        return grad * inside
+        return xp_of(grad).where(inside, grad, 0).astype(grad.dtype, copy=False)
+
+
+class ClampBetween(Function):
+    """clamp(x, min, max) with tensor bounds (either may be None or a number): max(x, min),
+    then min(that, max), so a nan anywhere gives nan. The gradient goes to the one operand
+    the result is, as PyTorch's: to x where min <= x <= max (ties included), to min where
+    x < min <= max, to max where max(x, min) > max (min > max gives max)."""
+
+    def forward(self, x, low=None, high=None):
+        xp = xp_of(x)
+        raised = x if low is None else xp.maximum(x, low)
+        self.save_for_backward(x, low, high, raised)
+        return raised if high is None else xp.minimum(raised, high)
+
+    def backward(self, grad):
+        x, low, high, raised = self.saved
+        xp = xp_of(grad)
+        takes_x = xp.ones(grad.shape, dtype=bool)
+        if low is not None:
+            takes_x = takes_x & (x >= low)
+        if high is not None:
+            takes_x = takes_x & (x <= high)
+        gx = glow = ghigh = None
+        if self.needs_input_grad[0]:
+            gx = unbroadcast(xp.where(takes_x, grad, 0).astype(grad.dtype), x.shape)
+        if self.needs_input_grad[1]:
+            takes_low = (x < low) & (True if high is None else low <= high)
+            glow = unbroadcast(xp.where(takes_low, grad, 0).astype(grad.dtype), low.shape)
+        if self.needs_input_grad[2]:
+            ghigh = unbroadcast(xp.where(raised > high, grad, 0).astype(grad.dtype), high.shape)
+        return gx, glow, ghigh
 
 
 class Maximum(Function):

@@ -20,9 +20,11 @@ nothing about which batches come out (only how fast they would in PyTorch).
 from __future__ import annotations
 
 import bisect
+import copy
 import itertools
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence, Sized
 from typing import Any, Generic, TypeVar
 
 import numpy
@@ -40,7 +42,7 @@ class Dataset(Generic[T_co]):
     (``Dataset[int]`` names one of int samples, for type hints, as in PyTorch)."""
 
     def __getitem__(self, index: int) -> Any:
-        raise TypeError(f"{type(self).__name__} must define __getitem__()")
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__()")
 
     def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])
@@ -60,11 +62,16 @@ class TensorDataset(Dataset):
     """Sample i is ``(t[i] for t in tensors)``; the tensors share their first dim."""
 
     def __init__(self, *tensors: Tensor) -> None:
-        sizes = [t.shape[0] if t.ndim else None for t in tensors]
-        if not tensors or None in sizes or len(set(sizes)) != 1:
-            raise ValueError(
-                f"TensorDataset: the tensors must have one first dim in common, got shapes "
-                f"{[tuple(t.shape) for t in tensors]}"
+        shapes = [tuple(t.shape) for t in tensors]
+        if () in shapes:  # (PyTorch's error: it reads each tensor's size(0))
+            raise IndexError(
+                f"TensorDataset: each tensor needs a first dim to index samples by, got shapes "
+                f"{shapes}"
+            )
+        if len({shape[0] for shape in shapes}) > 1:  # an AssertionError, as in PyTorch
+            raise AssertionError(
+                f"TensorDataset: Size mismatch between tensors: they must have one first dim "
+                f"in common, got shapes {shapes}"
             )
         self.tensors = tensors
 
@@ -84,6 +91,11 @@ class Subset(Dataset):
     def __getitem__(self, index: int) -> Any:
         return self.dataset[self.indices[index]]
 
+    def __getitems__(self, indices: list[int]) -> list:
+        """The samples at several indices at once, through the dataset's own __getitems__
+        when it has one (the DataLoader asks for a batch this way), as in PyTorch."""
+        return _fetch(self.dataset, [self.indices[i] for i in indices])
+
     def __len__(self) -> int:
         return len(self.indices)
 
@@ -93,12 +105,15 @@ class ConcatDataset(Dataset):
 
     def __init__(self, datasets: Iterable[Dataset]) -> None:
         self.datasets = list(datasets)
-        if not self.datasets:
-            raise ValueError("ConcatDataset: datasets should not be an empty iterable")
+        if not self.datasets:  # (AssertionErrors, as in PyTorch)
+            raise AssertionError("ConcatDataset: datasets should not be an empty iterable")
         self.cumulative_sizes = []  # the index where each dataset ends
         for d in self.datasets:
             if isinstance(d, IterableDataset):
-                raise TypeError("ConcatDataset does not support an IterableDataset")
+                raise AssertionError(
+                    "ConcatDataset does not support IterableDataset; chain iterable datasets "
+                    "with ChainDataset"
+                )
             end = len(d) + (self.cumulative_sizes[-1] if self.cumulative_sizes else 0)
             self.cumulative_sizes.append(end)
 
@@ -166,6 +181,22 @@ class StackDataset(Dataset):
             return {key: d[index] for key, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
 
+    def __getitems__(self, indices: list[int]) -> list:
+        """Samples at several indices at once, each dataset asked through its own
+        __getitems__ when it has one, as in PyTorch."""
+        named = self.datasets if isinstance(self.datasets, dict) else dict(enumerate(self.datasets))
+        fields = {}
+        for key, dataset in named.items():
+            fields[key] = _fetch(dataset, indices)
+            if len(fields[key]) != len(indices):
+                raise ValueError(
+                    f"StackDataset: Nested dataset's output size mismatch. Expected "
+                    f"{len(indices)}, got {len(fields[key])}"
+                )
+        if isinstance(self.datasets, dict):
+            return [{key: fields[key][i] for key in named} for i in range(len(indices))]
+        return [tuple(fields[key][i] for key in named) for i in range(len(indices))]
+
     def __len__(self) -> int:
         return self._length
 
@@ -201,7 +232,8 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float],
 def default_collate(batch: Sequence) -> Any:
     """One batch from a list of samples, as PyTorch's default_collate makes it: tensors are
     stacked (a new first dim), NumPy arrays too (as tensors), Python ints, floats and bools
-    become int64, float64 and bool tensors, strings stay a list, and tuples, lists and
+    become int64, float64 and bool tensors (a batch that starts with an int or bool takes
+    the dtype the whole list gives: float32 if a float follows), strings stay a list, and tuples, lists and
     dicts are collated field by field (a tuple's fields come back as a list, as in
     PyTorch; ``x, y = batch`` reads either)."""
     first = batch[0]
@@ -211,16 +243,16 @@ def default_collate(batch: Sequence) -> Any:
         return F.stack([factories.as_tensor(a) for a in batch])
     if isinstance(first, (numpy.number, numpy.bool_)):
         return factories.as_tensor(numpy.array(batch))
-    if isinstance(first, bool):
-        return factories.tensor(batch)
-    if isinstance(first, int):
-        return factories.tensor(batch, dtype="int64")
+    if isinstance(first, int):  # (bools too) the dtype the whole list gives, as in PyTorch:
+        return factories.tensor(batch)  # [1, 2] int64, [True, 2] int64, [1, 2.5] float32
     if isinstance(first, float):
         return factories.tensor(batch, dtype="float64")
     if isinstance(first, (str, bytes)):
         return batch  # as it came: the list, or a tuple field of tuple samples
     if isinstance(first, Mapping):
-        return type(first)({key: default_collate([d[key] for d in batch]) for key in first})
+        return _mapping_like(
+            first, {key: default_collate([d[key] for d in batch]) for key in first}
+        )
     if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple
         return type(first)(*(default_collate(field) for field in zip(*batch)))
     if isinstance(first, Sequence):
@@ -233,6 +265,20 @@ def default_collate(batch: Sequence) -> Any:
         f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
         f"found {type(first).__name__}"
     )
+
+
+def _mapping_like(example: Mapping, items: dict) -> Mapping:
+    """``items`` in a mapping of example's type, as PyTorch's collate builds it: a copy of
+    example updated with them when it is mutable (a defaultdict keeps its default_factory),
+    else type(example)(items), or a plain dict when that type cannot be made from one."""
+    if isinstance(example, MutableMapping):
+        clone = copy.copy(example)
+        clone.update(items)
+        return clone
+    try:
+        return type(example)(items)
+    except TypeError:
+        return dict(items)
 
 
 class Sampler(Generic[T_co]):
@@ -412,7 +458,9 @@ class DataLoader:
                  in_order: bool = True, **unknown: Any) -> None:  # fmt: skip
         if unknown:
             raise TypeError(f"DataLoader: unexpected arguments {sorted(unknown)}")
-        _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        _check_worker_options(
+            num_workers, timeout, prefetch_factor, persistent_workers, multiprocessing_context
+        )
         iterable = isinstance(dataset, IterableDataset)
         if iterable and (shuffle or sampler is not None or batch_sampler is not None):
             raise ValueError(
@@ -479,9 +527,20 @@ class DataLoader:
 
 
 def _check_worker_options(num_workers: int, timeout: float, prefetch_factor: int | None,
-                          persistent_workers: bool) -> None:  # fmt: skip
+                          persistent_workers: bool, context: Any = None) -> None:  # fmt: skip
     """The worker options PyTorch refuses (here they would change nothing: there are no
     worker processes, every batch is made in the calling one)."""
+    if context is not None and num_workers == 0:
+        raise ValueError(
+            "DataLoader: multiprocessing_context can only be used with multi-process loading "
+            "(num_workers > 0), but got num_workers=0"
+        )
+    if isinstance(context, str) and context not in multiprocessing.get_all_start_methods():
+        raise ValueError(
+            f"DataLoader: multiprocessing_context option should specify a valid start method "
+            f"in {multiprocessing.get_all_start_methods()!r}, but got "
+            f"multiprocessing_context={context!r}"
+        )
     if num_workers < 0:
         raise ValueError(
             f"DataLoader: num_workers option should be non-negative, got {num_workers}; use "
@@ -518,7 +577,7 @@ def default_convert(data: Any) -> Any:
     if isinstance(data, (numpy.ndarray, numpy.number, numpy.bool_)):
         return factories.as_tensor(data)
     if isinstance(data, Mapping):
-        return type(data)({key: default_convert(value) for key, value in data.items()})
+        return _mapping_like(data, {key: default_convert(value) for key, value in data.items()})
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # a namedtuple
         return type(data)(*(default_convert(value) for value in data))
     if isinstance(data, (tuple, list)):

@@ -17,6 +17,7 @@ from microtorch.utils.data import (
     Subset,
     TensorDataset,
     default_collate,
+    default_convert,
     random_split,
 )
 
@@ -70,6 +71,44 @@ def test_default_collate_by_kind_of_sample() -> None:
         default_collate([None, None])
 
 
+@pytest.mark.parametrize(
+    "batch, dtype, values",
+    [
+        ([1, 2.5], "float32", [1.0, 2.5]),  # an int first, a float later: not truncated
+        ([True, 2], "int64", [1, 2]),
+        ([True, 2.5], "float32", [1.0, 2.5]),
+        ([1.0, 2], "float64", [1.0, 2.0]),
+    ],
+)
+def test_default_collate_of_mixed_numbers_takes_the_whole_batchs_dtype(batch, dtype, values):
+    collated = default_collate(batch)
+    assert str(collated.dtype) == f"microtorch.{dtype}" and collated.tolist() == values
+    try:
+        import torch
+    except ImportError:
+        return
+    theirs = torch.utils.data.default_collate(batch)
+    assert str(theirs.dtype) == f"torch.{dtype}" and theirs.tolist() == values
+
+
+def test_collate_and_convert_keep_a_defaultdict_and_other_mappings() -> None:
+    """defaultdict(int) cannot be built from a dict (TypeError before); PyTorch copies
+    the first sample's mapping and updates it, so the default_factory stays."""
+    from collections import OrderedDict, defaultdict
+
+    samples = [defaultdict(int, a=1), defaultdict(int, a=2)]
+    batch = default_collate(samples)
+    assert type(batch) is defaultdict and batch.default_factory is int
+    assert batch["a"].tolist() == [1, 2] and batch["missing"] == 0
+    converted = default_convert(defaultdict(list, x=np.zeros(2)))
+    assert type(converted) is defaultdict and isinstance(converted["x"], microtorch.Tensor)
+    ordered = default_collate([OrderedDict(b=1.0, a=2.0)] * 2)
+    assert type(ordered) is OrderedDict and list(ordered) == ["b", "a"]
+    torch = pytest.importorskip("torch")
+    theirs = torch.utils.data.default_collate(samples)
+    assert type(theirs) is defaultdict and theirs.default_factory is int
+
+
 def test_samplers_batch_samplers_collate_fn_and_no_batching() -> None:
     data = TensorDataset(microtorch.arange(5))
     picked = DataLoader(data, batch_size=2, sampler=[4, 0, 2])
@@ -105,7 +144,7 @@ def test_subset_concat_and_random_split() -> None:
 
 def test_bad_arguments_say_what_is_wrong() -> None:
     data = TensorDataset(microtorch.arange(5))
-    with pytest.raises(ValueError, match=r"one first dim in common, got shapes \[\(2,\), \(3,\)\]"):
+    with pytest.raises(AssertionError, match=r"first dim in common, got shapes \[\(2,\), \(3,\)\]"):
         TensorDataset(microtorch.ones(2), microtorch.ones(3))
     with pytest.raises(ValueError, match=r"sum of input lengths \(4\) does not equal .* \(5\)"):
         random_split(data, [2, 2])
@@ -115,8 +154,33 @@ def test_bad_arguments_say_what_is_wrong() -> None:
         DataLoader(data, shuffle=True, sampler=[0])
     with pytest.raises(TypeError, match=r"unexpected arguments \['batchsize'\]"):
         DataLoader(data, batchsize=2)
-    with pytest.raises(TypeError, match="must define __getitem__"):
-        Dataset()[0]
+    with pytest.raises(NotImplementedError, match="must define __getitem__"):
+        Dataset()[0]  # (a TypeError before; PyTorch's is NotImplementedError)
+
+
+DATASET_ERRORS = {  # PyTorch's error types (its asserts, and tensors[0].size(0))
+    "TensorDataset of sizes 3 and 4": (
+        lambda d, T: d.TensorDataset(T.zeros(3), T.zeros(4)), AssertionError),
+    "TensorDataset of a 0-d tensor": (lambda d, T: d.TensorDataset(T.tensor(1.0)), IndexError),
+    "len of a TensorDataset of no tensors": (lambda d, T: len(d.TensorDataset()), IndexError),
+    "ConcatDataset of nothing": (lambda d, T: d.ConcatDataset([]), AssertionError),
+    "ConcatDataset of an IterableDataset": (
+        lambda d, T: d.ConcatDataset([[1], d.ChainDataset([])]), AssertionError),
+    "Dataset without __getitem__, indexed": (lambda d, T: d.Dataset()[0], NotImplementedError),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(DATASET_ERRORS))
+def test_dataset_errors_have_pytorchs_types(name) -> None:
+    """These were ValueError / TypeError."""
+    make, error = DATASET_ERRORS[name]
+    with pytest.raises(error) as ours:
+        make(microtorch.utils.data, microtorch)
+    assert type(ours.value) is error
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error) as theirs:
+        make(torch.utils.data, torch)
+    assert type(theirs.value) is error
 
 
 def test_batches_match_pytorch() -> None:

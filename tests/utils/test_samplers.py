@@ -131,6 +131,12 @@ BAD_CALLS = {
     "loader prefetch without workers": lambda d: d.DataLoader(range(3), prefetch_factor=2),
     "loader persistent without workers": lambda d: d.DataLoader(range(3), persistent_workers=True),
     "loader len of a sampler without len": lambda d: len(d.DataLoader(range(3), sampler=iter([0]))),
+    "loader multiprocessing_context without workers": lambda d: d.DataLoader(
+        range(3), multiprocessing_context="spawn"
+    ),
+    "loader unknown start method": lambda d: d.DataLoader(
+        range(3), num_workers=1, multiprocessing_context="foo"
+    ),
 }
 
 
@@ -475,3 +481,36 @@ def test_a_dataset_with_getitems_is_asked_for_whole_batches_as_in_pytorch() -> N
         seen.append((batches, one_by_one, asked))
     assert seen[0] == seen[1]
     assert seen[0][0] == [[0, 10], [20, 30], [40]]
+
+
+def test_subset_and_stack_dataset_fetch_batches_through_getitems_as_pytorch() -> None:
+    """Subset and StackDataset had no __getitems__, so a DataLoader over them read the
+    inner dataset's samples one by one, skipping its batched __getitems__."""
+
+    def batches(lib) -> list:
+        data = lib.utils.data
+
+        class Batched(data.Dataset):
+            def __getitem__(self, i):
+                return i
+
+            def __len__(self):
+                return 3
+
+            def __getitems__(self, indices):
+                return [("batched", i) for i in indices]
+
+        subset = data.Subset(Batched(), [2, 0, 1])
+        stacked = data.StackDataset(Batched(), [7, 8, 9])
+        named = data.StackDataset(a=Batched(), b=list(range(3)))
+        return [
+            list(data.DataLoader(d, batch_size=2, collate_fn=lambda b: b))
+            for d in (subset, stacked, named)
+        ]
+
+    ours = batches(microtorch)
+    assert ours[0] == [[("batched", 2), ("batched", 0)], [("batched", 1)]]
+    assert ours[1][0] == [(("batched", 0), 7), (("batched", 1), 8)]
+    assert ours[2][1] == [{"a": ("batched", 2), "b": 2}]
+    torch = pytest.importorskip("torch")
+    assert ours == batches(torch)
