@@ -122,6 +122,7 @@ from .functional import (
     argmax,
     argmin,
     argsort,
+    as_strided,
     asin,
     asinh,
     atan,

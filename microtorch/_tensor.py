@@ -1052,6 +1052,9 @@ class Tensor:
     def masked_scatter_(self, mask: Tensor, source: Tensor) -> Tensor:
         return F.inplace(self, F.masked_scatter, mask, source)
 
+    def as_strided(self, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+        return F.as_strided(self, size, stride, storage_offset)
+
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
         """The windows of ``size`` along ``dimension``, ``step`` apart, in a new last dim (a
         view of this tensor's memory)."""

@@ -3438,6 +3438,32 @@ def unfold(input: Tensor, dimension: builtins.int, size: builtins.int,
     return shape_ops.Unfold.apply(input, dim=d, size=size, step=step)
 
 
+def as_strided(input: Tensor, size: Any, stride: Any,
+               storage_offset: builtins.int | None = None) -> Tensor:  # fmt: skip
+    """A view of the memory ``input`` views with these sizes and strides (in elements),
+    starting ``storage_offset`` elements into it (by default where input starts)."""
+    _check_tensor(input, "as_strided")
+    size, stride = tuple(builtins.int(n) for n in size), tuple(builtins.int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"as_strided: mismatch in length of strides and shape: size {list(size)} has "
+            f"{len(size)} dims, stride {list(stride)} has {len(stride)}"
+        )
+    if builtins.any(s < 0 for s in stride):
+        raise RuntimeError(
+            f"as_strided: Negative strides are not supported at the moment, got strides: "
+            f"{list(stride)}"
+        )
+    if builtins.any(n < 0 for n in size):
+        raise RuntimeError(f"as_strided: sizes must be non-negative, got {list(size)}")
+    start = input.storage_offset()
+    offset = start if storage_offset is None else builtins.int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"as_strided: Tensor: invalid storage offset {offset}")
+    return shape_ops.AsStrided.apply(input, size=size, stride=stride, storage_offset=offset,
+                                     start=start)  # fmt: skip
+
+
 def block_diag(*tensors: Tensor) -> Tensor:
     """The tensors (0-d, 1-D as one row, or 2-D) as blocks along the diagonal of one matrix,
     zeros elsewhere, in their promoted dtype."""
@@ -4155,6 +4181,10 @@ def refresh_view(view: Tensor) -> None:
         fresh = shape_ops.Diagonal.apply(base, offset=op.offset, dim1=op.dim1, dim2=op.dim2)
     elif isinstance(op, shape_ops.Unfold):
         fresh = shape_ops.Unfold.apply(base, dim=op.dim, size=op.size, step=op.step)
+    elif isinstance(op, shape_ops.AsStrided):
+        (size, stride, offset), start = op.view_at, op.x_at[2]
+        fresh = shape_ops.AsStrided.apply(base, size=size, stride=stride, storage_offset=offset,
+                                          start=start)  # fmt: skip
     else:
         raise RuntimeError(
             f"a view made by {type(op).__name__} is used after its base (or another view of "

@@ -2200,6 +2200,15 @@ INDEXING = [
         lambda a: (np.diagonal(a), np.diagonal(a, 1, 2, 0), np.diagonal(a, -1, 2, 1)),
     ),
     C(
+        "as_strided",
+        lambda T, F, a: (a.as_strided((3, 2), (1, 1), 1), T.as_strided(a[2:], (2, 2), (1, 2))),
+        (x(6),),
+        lambda a: (
+            np.lib.stride_tricks.as_strided(a[1:], (3, 2), (a.itemsize, a.itemsize)),
+            np.lib.stride_tricks.as_strided(a[2:], (2, 2), (a.itemsize, 2 * a.itemsize)),
+        ),
+    ),
+    C(
         "diagonal_scatter",
         lambda T, F, a, s, t: (T.diagonal_scatter(a, s), a.diagonal_scatter(t, 1, 2, 0)),
         (x(2, 3, 4), x(4, 2), x(3, 1)),

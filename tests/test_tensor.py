@@ -176,6 +176,40 @@ def test_unfold_matches_pytorch() -> None:
             assert ours == results
 
 
+def _as_strided_programs(lib) -> list:
+    """as_strided views in ``lib``: values, strides, writes, a base changed in place, and
+    gradients where the view shows elements twice or leaves some out."""
+    out = []
+    x = lib.arange(12.0)
+    out.append(x.as_strided((3, 3), (1, 2)).tolist())
+    out.append(x[2:].as_strided((2, 2), (1, 1)).tolist())  # from where x[2:] starts
+    out.append(x[2:].as_strided((2, 2), (1, 1), 0).tolist())  # from the memory's start
+    out.append(lib.as_strided(x.reshape(3, 4).t(), (2, 2), (4, 1)).stride())
+    with lib.no_grad():
+        x.as_strided((2, 2), (3, 1), 4).fill_(-1.0)
+    out.append(x.tolist())
+    w = lib.arange(6.0, requires_grad=True)
+    y = w * 1
+    z = y.as_strided((3, 2), (1, 1), 1)  # overlapping windows
+    y.mul_(2)  # the view follows its base
+    (z * lib.arange(6.0).reshape(3, 2)).sum().backward()
+    out += [z.tolist(), w.grad.tolist()]
+    for bad in (((5, 5), (2, 2)), ((2,), (-1,)), ((2, 2), (1,))):
+        try:
+            x.as_strided(*bad)
+        except RuntimeError as error:
+            out.append(str(error).removeprefix("as_strided: ").split(":")[0])
+    return out
+
+
+def test_as_strided_views_memory_as_in_pytorch() -> None:
+    ours = _as_strided_programs(microtorch)
+    assert ours[0] == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0], [2.0, 4.0, 6.0]]
+    torch = pytest.importorskip("torch")
+    theirs = _as_strided_programs(torch)
+    assert ours == theirs
+
+
 def test_memory_details_legacy_type_names_and_none_comparison() -> None:
     x = microtorch.arange(6.0).reshape(2, 3)
     assert x[1].storage_offset() == 3 and x[:, 1].storage_offset() == 1

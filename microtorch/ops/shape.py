@@ -10,6 +10,7 @@ import math
 
 from ..autograd.function import Function
 from ..backend import xp_of
+from .indexing import scatter_at
 
 
 class Reshape(Function):
@@ -238,3 +239,60 @@ class Unfold(Function):
         for j in range(self.size):  # element j of every window: x[start + j] along dim
             out[(slice(None),) * self.dim + (slice(j, j + last, self.step),)] += grad[..., j]
         return out
+
+
+# ----- as_strided: any sizes and strides over the memory a tensor views --------------------
+def _storage(a):
+    """All the memory ``a`` views (from the array that owns it), flat, in a's dtype."""
+    root = a
+    while isinstance(root.base, type(a)):
+        root = root.base
+    if not root.flags.c_contiguous:
+        raise RuntimeError(
+            "as_strided: the memory this tensor views is not one contiguous block here; "
+            "call .contiguous() first and take the strides from that"
+        )
+    return root.reshape(-1).view(a.dtype)
+
+
+def _element_positions(xp, offset, size, stride):
+    """Where in the storage each element of a (size, stride, offset) view lies: an int64
+    array of shape ``size``."""
+    where = xp.full(tuple(size), offset, dtype="int64")
+    for d, (n, s) in enumerate(zip(size, stride)):
+        step = xp.arange(n, dtype="int64") * s
+        where += step.reshape((n,) + (1,) * (len(size) - d - 1))
+    return where
+
+
+class AsStrided(Function):
+    """x.as_strided(size, stride, storage_offset): a view of the memory x views, with these
+    sizes and strides (in elements) from that offset. Elements that the view shows more
+    than once add up their gradients; x's elements the view does not show get none."""
+
+    is_view = True
+
+    def forward(self, x, size=(), stride=(), storage_offset=0, start=0):
+        storage = _storage(x)
+        needed = storage_offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+        if 0 not in size and needed > storage.shape[0]:
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                f"{storage_offset}, and itemsize {x.itemsize} requiring a storage size of "
+                f"{needed * x.itemsize} are out of bounds for storage of size "
+                f"{storage.shape[0] * x.itemsize}"
+            )
+        self.storage_size, self.dtype = storage.shape[0], x.dtype
+        self.view_at = (size, stride, storage_offset)
+        self.x_at = (x.shape, tuple(s // x.itemsize for s in x.strides), start)
+        byte_strides = tuple(s * x.itemsize for s in stride)
+        return xp_of(x).lib.stride_tricks.as_strided(storage[storage_offset:], size, byte_strides)
+
+    def backward(self, grad):
+        xp = xp_of(grad)
+        size, stride, offset = self.view_at
+        memory = xp.zeros(self.storage_size, dtype=grad.dtype)  # the gradient of each element
+        scatter_at("add", memory, _element_positions(xp, offset, size, stride).reshape(-1),
+                   grad.reshape(-1))  # fmt: skip
+        shape, x_stride, start = self.x_at
+        return memory[_element_positions(xp, start, shape, x_stride)]
