@@ -998,14 +998,28 @@ def abs(input: Tensor) -> Tensor:
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """input limited to [min, max] elementwise; the bounds are numbers or tensors."""
     _check_tensor(input, "clamp")
     if min is None and max is None:
-        raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     if not input.dtype.is_floating_point and builtins.any(isinstance(b, float) for b in (min, max)):
         input = cast(input, _dtypes.get_default_dtype())  # int tensor, float bound -> float32
-    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose
-        out = input if min is None else maximum(input, min)
-        return out if max is None else minimum(out, max)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: all one dtype
+        bounds = [b if b is None else as_tensor_like(b, input) for b in (min, max)]
+        given = [input] + [b for b in bounds if b is not None]
+        dtype = _promote_tensors(*given)
+        for i, a in enumerate(given):
+            for b in given[i + 1 :]:
+                _check_broadcast(a.array.shape, b.array.shape, "clamp")
+        low, high = (b if b is None else cast(b, dtype) for b in bounds)
+        return elementwise.ClampTensors.apply(cast(input, dtype), low, high)
+    if input.dtype is _dtypes.bool and builtins.all(
+        b is None or isinstance(b, builtins.bool) for b in (min, max)
+    ):
+        raise NotImplementedError(
+            "clamp: not implemented for a bool tensor with bool bounds, as in PyTorch; "
+            "convert the tensor first, e.g. with .int()"
+        )
     low, high = (_fitted_number(_plain_number(b), input.dtype, "clamp") for b in (min, max))
     return elementwise.Clamp.apply(input, min=low, max=high)
 

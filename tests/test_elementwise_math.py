@@ -503,3 +503,53 @@ def test_igamma_edges_and_gradient_match_pytorch(dtype: str) -> None:
     if dtype == "float64":
         assert abs(ours[13] - 0.457551282871296) < 1e-13  # P(40, 39) from mpmath
     np.testing.assert_allclose(our_grad, their_grad, rtol=rtol * 100, atol=1e-300)
+
+
+def test_clamp_with_tensor_bounds_gives_gradients_as_pytorch() -> None:
+    """At a tie the gradient goes to input (not half to the bound, as maximum's would); a nan
+    anywhere stops it; where min == max and input is outside, no one gets it; with
+    min > max, max gets it. Pinned values: PyTorch's."""
+    x = [-3.0, 0.0, 1.0, 2.0, 5.0, NAN, 1.0, 1.0, -3.0]
+    low = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, NAN, 1.0, 1.0]
+    high = [1.0, 1.0, 3.0, 0.0, 1.0, 3.0, 3.0, NAN, 3.0]
+    expected = (
+        [1.0, 1.0, 1.0, 0.0, 1.0, NAN, NAN, NAN, 1.0],
+        [0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 9.0],
+        [0.0, 0.0, 0.0, 4.0, 5.0, 0.0, 0.0, 0.0, 0.0],
+    )
+    tensors = [microtorch.tensor(v, dtype=microtorch.float64, requires_grad=True)
+               for v in (x, low, high)]  # fmt: skip
+    out = microtorch.clamp(*tensors)
+    out.backward(microtorch.arange(1.0, 10.0, dtype=microtorch.float64))
+    for got, want in zip([out.detach()] + [t.grad for t in tensors], expected):
+        np.testing.assert_array_equal(got.numpy(), np.array(want))
+    x = microtorch.tensor([-1.0, 2.0, 3.0], requires_grad=True)
+    bound = microtorch.tensor(2.0, requires_grad=True)
+    (x.clamp(min=bound) + x.clamp(max=bound)).sum().backward()
+    assert x.grad.tolist() == [1.0, 2.0, 1.0] and bound.grad.item() == 2.0
+
+
+def test_clamp_bound_and_dtype_edges_match_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    cases = [
+        lambda T: T.clamp(T.tensor([1.0, 2.0])),  # no bound
+        lambda T: T.tensor([1.0]).clamp_(),
+        lambda T: T.clamp(T.tensor([True, False]), min=True),  # bool with a bool bound
+        lambda T: T.clamp(T.tensor([True, False]), T.tensor([True, True])),
+        lambda T: T.clamp(T.tensor([1, 5, -3]), T.tensor(0.5)),
+        lambda T: T.clamp(T.ones(3), T.zeros(3, dtype=T.float64)),
+        lambda T: T.clamp(T.ones(3), T.tensor(0.0, dtype=T.float64)),
+        lambda T: T.clamp(T.tensor([0.5, 1.5, 2.5]), T.tensor([[1.0], [2.0]])),
+        lambda T: T.clamp(T.tensor([0.5, 1.5, 2.5]), T.tensor([1.0, 2.0])),
+    ]
+    for fn in cases:
+        try:
+            theirs = fn(torch)
+        except Exception as e:  # noqa: BLE001 (the type is what is compared)
+            with pytest.raises(type(e), match="clamp"):
+                fn(microtorch)
+            continue
+        ours = fn(microtorch)
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -903,6 +903,36 @@ class Clamp(Function):
         return grad * inside
 
 
+class ClampTensors(Function):
+    """clamp with tensor bounds (either may be None; all one dtype, broadcast together):
+    max(x, low), then min(., high), nan where any of them is nan. PyTorch's gradient rule:
+    x's where low <= x <= high (so not at a nan), low's where x < low < high, high's where
+    x > high or high < low; where low == high and x is outside, none of them gets it."""
+
+    def forward(self, x, low, high):
+        xp = xp_of(x)
+        self.save_for_backward(x, low, high)
+        y = x if low is None else xp.maximum(x, low)
+        return y if high is None else xp.minimum(y, high)
+
+    def backward(self, grad):
+        x, low, high = self.saved
+        xp = xp_of(grad)
+        to_x = True
+        if low is not None:
+            to_x = x >= low
+            to_low = x < low if high is None else (x < low) & (low < high)
+        if high is not None:
+            to_x = to_x & (x <= high)
+            to_high = x > high if low is None else (x > high) | (high < low)
+        zero = grad.dtype.type(0)
+        return (
+            unbroadcast(xp.where(to_x, grad, zero), x.shape),
+            None if low is None else unbroadcast(xp.where(to_low, grad, zero), low.shape),
+            None if high is None else unbroadcast(xp.where(to_high, grad, zero), high.shape),
+        )
+
+
 class Maximum(Function):
     """The gradient goes to the larger operand; ties split it half and half, as PyTorch
     does (and, as there, a nan on either side sends it to both)."""
