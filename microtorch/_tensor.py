@@ -586,6 +586,14 @@ class Tensor:
         return F.abs(self)
 
     def __invert__(self) -> Tensor:
+        if self.dtype.is_floating_point:  # (TypeError here, bitwise_not's NotImplementedError)
+            raise TypeError(
+                f"bitwise_not: `~` (operator.invert) works on integer and bool tensors, got "
+                f"{self.dtype}; for a float condition use logical_not()"
+            )
+        return F.bitwise_not(self)
+
+    def bitwise_not(self) -> Tensor:
         return F.bitwise_not(self)
 
     def __and__(self, other: Any) -> Tensor:
@@ -649,7 +657,7 @@ class Tensor:
         return F.remainder(other, self)
 
     floor_divide, remainder = __floordiv__, __mod__
-    bitwise_and, bitwise_or, bitwise_xor, bitwise_not = __and__, __or__, __xor__, __invert__
+    bitwise_and, bitwise_or, bitwise_xor = __and__, __or__, __xor__
     bitwise_left_shift, bitwise_right_shift = __lshift__, __rshift__
 
     def __contains__(self, element: Any) -> bool:

@@ -517,11 +517,9 @@ def bitwise_xor(input: Any, other: Any) -> Tensor:
 
 
 def bitwise_not(input: Tensor) -> Tensor:
-    if _check_tensor(input, "bitwise_not").array.dtype.kind in ("f", "c"):
-        raise TypeError(
-            f"bitwise_not: `~` works on integer and bool tensors, got {input.dtype}; for a "
-            "float condition use logical_not()"
-        )
+    """~input: each bit flipped (for bools: logical not)."""
+    _check_tensor(input, "bitwise_not")
+    _check_no_float(input, None, "bitwise_not", "~", "for a float condition use logical_not()")
     return _no_grad_result(backend.xp_of(input.array).invert(input.array))
 
 
@@ -939,7 +937,10 @@ def sigmoid(input: Tensor) -> Tensor:
 
 
 def relu(input: Tensor) -> Tensor:
-    return elementwise.Relu.apply(_check_tensor(input, "relu"))
+    """max(input, 0) elementwise; not for bool tensors, as in PyTorch."""
+    if _check_tensor(input, "relu").dtype is _dtypes.bool:
+        raise RuntimeError("relu: Boolean inputs not supported; convert with .int() first")
+    return elementwise.Relu.apply(input)
 
 
 def _floating_only(x: Tensor, op: str, name: str = "input") -> Tensor:
@@ -994,7 +995,12 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def abs(input: Tensor) -> Tensor:
-    return elementwise.Abs.apply(_check_tensor(input, "abs"))
+    """|input| elementwise; not for bool tensors, as in PyTorch."""
+    if _check_tensor(input, "abs").dtype is _dtypes.bool:
+        raise NotImplementedError(
+            "abs: not implemented for bool tensors, as in PyTorch; convert with .int() first"
+        )
+    return elementwise.Abs.apply(input)
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:

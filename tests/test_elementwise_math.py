@@ -395,7 +395,7 @@ def test_in_place_comparisons_and_logical_ops_keep_integer_and_bool_dtypes() -> 
         assert T.tensor([1, 0, 2]).logical_xor_(T.tensor([1, 1, 0])).tolist() == [0, 1, 1]
         with pytest.raises(RuntimeError, match="shape"):
             T.ones(3).eq_(T.ones(2, 3))  # the result may not grow self
-    with pytest.raises(TypeError, match="bitwise_not"):  # PyTorch: NotImplementedError
+    with pytest.raises(NotImplementedError, match="bitwise_not"):  # PyTorch's type
         microtorch.tensor([1.5]).bitwise_not_()
 
 
@@ -553,3 +553,24 @@ def test_clamp_bound_and_dtype_edges_match_pytorch() -> None:
         ours = fn(microtorch)
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T: T.abs(T.tensor([True, False])),
+        lambda T: T.tensor([True]).abs_(),
+        lambda T: T.relu(T.tensor([True, False])),
+        lambda T: T.nn.functional.relu(T.tensor([True])),
+        lambda T: T.bitwise_not(T.tensor([1.5])),
+        lambda T: T.tensor([1.5]).bitwise_not(),
+        lambda T: ~T.tensor(2.0),  # (TypeError for the operator, in PyTorch)
+    ],
+)
+def test_ops_without_a_bool_or_float_kernel_raise_as_pytorch(snippet: object) -> None:
+    """abs and relu of bools, ~ of floats: PyTorch's exception types."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as theirs:  # noqa: PT011 (the type is compared next)
+        snippet(torch)
+    with pytest.raises(theirs.type, match=r"abs|relu|bitwise_not|invert"):
+        snippet(microtorch)
