@@ -702,7 +702,7 @@ _ERF_CUDA = backend.elementwise_source("microtorch_erf", "T x", "T y", "y = erf(
 def _erf_float64(x):
     xp = xp_of(x)
     erf_z, _ = _erf_and_erfc_float64(xp.abs(x))
-    return xp.sign(x) * erf_z
+    return xp.copysign(erf_z, x)  # erf is odd (and erf(-0.0) is -0.0)
 
 
 def _erf_and_erfc_float64(z):
