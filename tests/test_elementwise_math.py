@@ -584,3 +584,17 @@ def test_erf_at_special_values_matches_pytorch() -> None:
     for dtype in (microtorch.float64, microtorch.float32, microtorch.float16):
         out = microtorch.erf(microtorch.tensor([-0.0, 0.0], dtype=dtype))
         assert np.signbit(out.numpy()).tolist() == [True, False], dtype
+
+
+def test_sinc_of_float16_is_computed_in_float32() -> None:
+    """sinc(-3) and sinc(2) are 0: pi * x rounded to float16 gave 3e-4 (PyTorch: 0)."""
+    x = microtorch.tensor([-3.0, 2.0, 0.0, 0.5], dtype=microtorch.float16)
+    out = microtorch.sinc(x)
+    assert out.dtype is microtorch.float16
+    np.testing.assert_allclose(out.numpy(), [0.0, 0.0, 1.0, 2 / math.pi], atol=1e-4)
+    try:
+        import torch
+    except ImportError:
+        return
+    theirs = torch.sinc(torch.tensor([-3.0, 2.0, 0.0, 0.5], dtype=torch.float16)).numpy()
+    np.testing.assert_array_equal(out.numpy(), theirs)

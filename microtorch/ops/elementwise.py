@@ -1062,16 +1062,24 @@ class Sinc(Function):
     def forward(self, x):
         xp = xp_of(x)
         self.save_for_backward(x)
-        px = math.pi * xp.where(x == 0, 1, x)  # (the 1 only keeps 0 / 0 away)
-        return xp.where(x == 0, 1, xp.sin(px) / px).astype(x.dtype)
+        wide = _float16_as_float32(x)  # (pi * x rounded to float16 would miss sin's zeros)
+        px = math.pi * xp.where(wide == 0, 1, wide)  # (the 1 only keeps 0 / 0 away)
+        return xp.where(wide == 0, 1, xp.sin(px) / px).astype(x.dtype)
 
     def backward(self, grad):
         (x,) = self.saved
         xp = xp_of(x)
-        safe = xp.where(x == 0, 1, x)
+        wide = _float16_as_float32(x)
+        safe = xp.where(wide == 0, 1, wide)
         px = math.pi * safe
         d = (px * xp.cos(px) - xp.sin(px)) / px / safe  # (not / (px * x): x^2 would underflow)
-        return xp.where(x == 0, 0, grad * d)
+        return xp.where(x == 0, 0, grad * d.astype(grad.dtype))
+
+
+def _float16_as_float32(x):
+    """x in float32 if it is float16 (computed there and rounded once, as PyTorch does)."""
+    xp = xp_of(x)
+    return x.astype(xp.float32) if x.dtype == xp.float16 else x
 
 
 class NanToNum(Function):
