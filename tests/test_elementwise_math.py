@@ -480,11 +480,11 @@ def test_on_device_matches_cpu(device: str) -> None:
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_igamma_edges_and_gradient_match_pytorch(dtype: str) -> None:
-    """P(a, x) at x = 0 and inf, a = 0, negative or nan arguments, large a on both sides of
-    x = a + 1; the gradient in x; none in a (NotImplementedError, as PyTorch)."""
+    """P(a, x) at x = 0 and inf, a = 0 or inf, negative or nan arguments, large a on both
+    sides of x = a + 1; the gradient in x; none in a (NotImplementedError, as PyTorch)."""
     torch = pytest.importorskip("torch")
-    a = [0.5, 1.0, 3.0, 3.0, 3.0, 0.0, 0.0, -1.0, 2.0, NAN, 200.0, 200.0, 1e-3, 40.0]
-    x = [0.0, 1.0, INF, 1e3, 2.0, 1.0, 0.0, 1.0, -1.0, 1.0, 180.0, 230.0, 1e-4, 39.0]
+    a = [0.5, 1.0, 3.0, 3.0, 3.0, 0.0, 0.0, -1.0, 2.0, NAN, 200.0, 200.0, 1e-3, 40.0, INF, INF, INF]
+    x = [0.0, 1.0, INF, 1e3, 2.0, 1.0, 0.0, 1.0, -1.0, 1.0, 180.0, 230.0, 1e-4, 39.0, 3.0, INF, 0.0]
     results = []
     for lib in (microtorch, torch):
         t_dtype = getattr(lib, dtype)

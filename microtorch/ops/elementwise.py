@@ -441,15 +441,16 @@ def gammainc(a, x):
     """The regularised lower incomplete gamma function P(a, x) = (1 / Gamma(a)) *
     integral_0^x t^(a-1) e^-t dt, in float64. Below x = a + 1 its power series
     sum_n x^n / (a (a+1) ... (a+n)); above, 1 - Q(a, x) with Q's continued fraction
-    (evaluated by Lentz's method). As PyTorch: 1 at x = inf and for a = 0 < x; nan for
-    other a <= 0 and for x < 0."""
+    (evaluated by Lentz's method). As PyTorch: 1 at x = inf and for a = 0 < x, 0 for
+    a = inf > x; nan for other a <= 0, for x < 0 and for a = x = inf."""
     xp = xp_of(a)
     if a.dtype != xp.float64 or x.dtype != xp.float64:
         out_dtype = xp.result_type(a, x)
         return gammainc(a.astype(xp.float64), x.astype(xp.float64)).astype(out_dtype)
     a, x = xp.broadcast_arrays(a, x)
-    one = ((a == 0) & (x > 0)) | ((x == math.inf) & (a >= 0))
-    bad = (a <= 0) | (x < 0) | xp.isnan(a) | xp.isnan(x)
+    one = ((a == 0) & (x > 0)) | ((x == math.inf) & (a >= 0) & (a < math.inf))
+    zero = (a == math.inf) & (x >= 0) & (x < math.inf)
+    bad = (a <= 0) | (x < 0) | xp.isnan(a) | xp.isnan(x) | (a == math.inf)
     a = xp.where(bad, 1.0, a)
     x = xp.where(bad | (x == math.inf), 1.0, x)
     log_front = xp.where(x > 0, a * xp.log(xp.where(x > 0, x, 1.0)), -math.inf) - x - lgamma(a)
@@ -477,8 +478,8 @@ def gammainc(a, x):
     *_, h = _until_converged(fraction_step, (b0, xp.full(a.shape, 1 / tiny), d0, d0), xp)
     series = x < a + 1
     p = xp.where(series, xp.exp(log_front) * total, 1 - xp.exp(log_front) * h)
-    p = xp.where(x == 0, 0.0, p)
-    return xp.where(one, 1.0, xp.where(bad, math.nan, p))
+    p = xp.where((x == 0) | zero, 0.0, p)
+    return xp.where(one, 1.0, xp.where(bad & ~zero, math.nan, p))
 
 
 class Igamma(Function):
