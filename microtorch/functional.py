@@ -785,8 +785,11 @@ def _number_as_tensor(value: Any, like: Tensor) -> Tensor:
 
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """log(input / (1 - input)), the inverse of sigmoid; with ``eps``, input is first clamped
-    to [eps, 1 - eps]."""
-    return elementwise.Logit.apply(_float_input(input, "logit"), eps=_plain_number(eps))
+    to [eps, 1 - eps] (a negative eps counts as None, as in PyTorch)."""
+    eps = _plain_number(eps)
+    if eps is not None and eps < 0:
+        eps = None
+    return elementwise.Logit.apply(_float_input(input, "logit"), eps=eps)
 
 
 def erfc(input: Tensor) -> Tensor:

@@ -108,6 +108,7 @@ def test_digamma_at_special_values_matches_pytorch(dtype: str) -> None:
         ("logit_eps", lambda T, x: T.logit(x, eps=0.1)),
         ("logit_eps_over_half", lambda T, x: x.logit(0.6)),  # bounds cross: PyTorch's order
         ("logit_eps_0", lambda T, x: T.logit(x, 0.0)),
+        ("logit_eps_negative", lambda T, x: x.logit(eps=-0.1)),  # as None: nan outside [0, 1]
         ("nan_to_num_values", lambda T, x: x.nan_to_num(nan=1.5, posinf=2.0, neginf=-7)),
         ("fmod_number", lambda T, x: T.fmod(x, -2.5)),
         ("fmod_by_zero", lambda T, x: T.fmod(x, 0.0)),
