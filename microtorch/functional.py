@@ -544,6 +544,12 @@ def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
             f"isclose/allclose: {input.dtype} did not match {other.dtype}; compare tensors of "
             f"one dtype, e.g. with other.to({input.dtype})"
         )
+    for name, tolerance in (("rtol", rtol), ("atol", atol)):
+        if tolerance < 0:
+            raise RuntimeError(
+                f"isclose/allclose: {name} must be greater than or equal to zero, but got "
+                f"{tolerance}"
+            )
     return _xp_function(input, other, "isclose", "isclose", rtol=rtol, atol=atol,
                         equal_nan=equal_nan)  # fmt: skip
 

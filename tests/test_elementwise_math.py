@@ -599,3 +599,15 @@ def test_sinc_of_float16_is_computed_in_float32() -> None:
         return
     theirs = torch.sinc(torch.tensor([-3.0, 2.0, 0.0, 0.5], dtype=torch.float16)).numpy()
     np.testing.assert_array_equal(out.numpy(), theirs)
+
+
+@pytest.mark.parametrize("op", ["isclose", "allclose"])
+@pytest.mark.parametrize("tolerances", [{"rtol": -1.0}, {"atol": -1e-9}])
+def test_isclose_refuses_negative_tolerances(op: str, tolerances: dict) -> None:
+    """As in PyTorch: RuntimeError, not an answer from a negative bound."""
+    x = microtorch.tensor([1.0, 2.0])
+    name = next(iter(tolerances))
+    with pytest.raises(RuntimeError, match=f"{name} must be greater than or equal to zero"):
+        getattr(microtorch, op)(x, x, **tolerances)
+    close = getattr(microtorch, op)(x, x, **{name: 0.0})  # (0 is allowed)
+    assert (close is True) if op == "allclose" else close.all()
