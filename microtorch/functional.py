@@ -255,7 +255,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is None:
         return arithmetic.Div.apply(*_float_operands(input, other, "div"))
     if rounding_mode not in ("trunc", "floor"):
-        raise ValueError(
+        raise RuntimeError(  # (PyTorch's type)
             f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}"
         )
     a, b = _binary_operands(input, other, "div")

@@ -315,6 +315,8 @@ def test_errors_name_the_op() -> None:
         microtorch.positive(microtorch.tensor([True]))
     with pytest.raises(TypeError, match="at least one Tensor"):
         microtorch.xlogy(2.0, 3.0)
+    with pytest.raises(RuntimeError, match="div: rounding_mode must be"):  # PyTorch's type
+        microtorch.ones(2).div(2, rounding_mode="round")
 
 
 # ----------------------------------------------------------------------------- methods, in place
