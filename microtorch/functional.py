@@ -427,6 +427,9 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne  # PyTo
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
+    """True if both tensors have the same shape and the same values."""
+    _check_tensor(input, "equal")
+    _check_tensor(other, "equal", "other")
     return tuple(input.shape) == tuple(other.shape) and builtins.bool(eq(input, other).all())
 
 
@@ -437,16 +440,24 @@ def logical_not(input: Tensor) -> Tensor:
     return _no_grad_result(xp.logical_not(input.array))
 
 
-def logical_and(input: Any, other: Any) -> Tensor:
-    return _xp_function(input, other, "logical_and", "logical_and")
+def _logical(input: Tensor, other: Tensor, name: str) -> Tensor:
+    """The array library's logical op ``name`` of two tensors (PyTorch takes no number)."""
+    return _xp_function(*_tensor_operands(input, other, name), name, name)
 
 
-def logical_or(input: Any, other: Any) -> Tensor:
-    return _xp_function(input, other, "logical_or", "logical_or")
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    """input and other, elementwise (nonzero is True); a bool tensor."""
+    return _logical(input, other, "logical_and")
 
 
-def logical_xor(input: Any, other: Any) -> Tensor:
-    return _xp_function(input, other, "logical_xor", "logical_xor")
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    """input or other, elementwise (nonzero is True); a bool tensor."""
+    return _logical(input, other, "logical_or")
+
+
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
+    """input xor other, elementwise (nonzero is True); a bool tensor."""
+    return _logical(input, other, "logical_xor")
 
 
 def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
@@ -539,7 +550,8 @@ def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
             equal_nan: bool = False) -> Tensor:  # fmt: skip
     """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient).
     Two tensors must have one dtype, as in PyTorch (no promotion)."""
-    if isinstance(other, Tensor) and _check_tensor(input, "isclose").dtype is not other.dtype:
+    _check_tensor(other, "isclose", "other")  # (no number, as in PyTorch)
+    if _check_tensor(input, "isclose").dtype is not other.dtype:
         raise RuntimeError(
             f"isclose/allclose: {input.dtype} did not match {other.dtype}; compare tensors of "
             f"one dtype, e.g. with other.to({input.dtype})"
@@ -1042,16 +1054,14 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 clip = clamp
 
 
-def maximum(input: Tensor, other: Any) -> Tensor:
-    return elementwise.Maximum.apply(
-        *_binary_operands(input, as_tensor_like(other, input), "maximum")
-    )
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    """The larger of the two tensors elementwise (nan if either is nan)."""
+    return elementwise.Maximum.apply(*_tensor_operands(input, other, "maximum"))
 
 
-def minimum(input: Tensor, other: Any) -> Tensor:
-    return elementwise.Minimum.apply(
-        *_binary_operands(input, as_tensor_like(other, input), "minimum")
-    )
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """The smaller of the two tensors elementwise (nan if either is nan)."""
+    return elementwise.Minimum.apply(*_tensor_operands(input, other, "minimum"))
 
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:

@@ -613,3 +613,29 @@ def test_isclose_refuses_negative_tolerances(op: str, tolerances: dict) -> None:
         getattr(microtorch, op)(x, x, **tolerances)
     close = getattr(microtorch, op)(x, x, **{name: 0.0})  # (0 is allowed)
     assert (close is True) if op == "allclose" else close.all()
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T, x: T.logical_and(x, 2),
+        lambda T, x: T.logical_or(True, x),
+        lambda T, x: x.logical_xor(1.5),
+        lambda T, x: x.clone().logical_and_(0),
+        lambda T, x: T.maximum(x, 2),
+        lambda T, x: x.minimum(2.5),
+        lambda T, x: T.isclose(x, 2.5),
+        lambda T, x: x.isclose(1),
+        lambda T, x: T.equal(x, 1),
+    ],
+)
+def test_tensor_only_operands_refuse_numbers_as_pytorch(snippet: object) -> None:
+    """These take tensors only in PyTorch: a Python number is a TypeError, not an answer."""
+    with pytest.raises(TypeError, match=r"logical|maximum|minimum|isclose|equal"):
+        snippet(microtorch, microtorch.tensor([1.0, 0.0, 2.5]))
+    try:
+        import torch
+    except ImportError:
+        return
+    with pytest.raises(TypeError):
+        snippet(torch, torch.tensor([1.0, 0.0, 2.5]))
