@@ -632,6 +632,8 @@ class Tensor:
     def __irshift__(self, other: Any) -> Tensor:
         return F.inplace(self, F.bitwise_right_shift, other)
 
+    bitwise_left_shift_, bitwise_right_shift_ = __ilshift__, __irshift__
+
     def logical_not(self) -> Tensor:
         return F.logical_not(self)
 
@@ -1587,6 +1589,15 @@ class Tensor:
 
     def erfinv_(self) -> Tensor:
         return F.inplace(self, F.erfinv)
+
+    def lgamma_(self) -> Tensor:
+        return F.inplace(self, F.lgamma)
+
+    def digamma_(self) -> Tensor:
+        return F.inplace(self, F.digamma)
+
+    def igamma_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.igamma, other)
 
     def hypot_(self, other: Tensor) -> Tensor:
         return F.inplace(self, F.hypot, other)

@@ -351,7 +351,7 @@ IN_PLACE = [  # (method, arguments), each also a function and a method of the sa
     ("not_equal_", ("t",)), ("eq_", ("t",)), ("ne_", ("t",)), ("lt_", ("t",)),
     ("le_", ("t",)), ("gt_", ("t",)), ("ge_", ("t",)), ("eq_", (0.9,)), ("lt_", (0.0,)),
     ("logical_not_", ()), ("logical_and_", ("t",)), ("logical_or_", ("t",)),
-    ("logical_xor_", ("t",)),
+    ("logical_xor_", ("t",)), ("lgamma_", ()), ("digamma_", ()), ("igamma_", ("t",)),
 ]  # fmt: skip
 
 
@@ -639,3 +639,12 @@ def test_tensor_only_operands_refuse_numbers_as_pytorch(snippet: object) -> None
         return
     with pytest.raises(TypeError):
         snippet(torch, torch.tensor([1.0, 0.0, 2.5]))
+
+
+def test_in_place_shifts() -> None:
+    """bitwise_left_shift_ / bitwise_right_shift_ are <<= and >>=, as in PyTorch."""
+    x = microtorch.tensor([1, -8, 3])
+    assert x.bitwise_left_shift_(microtorch.tensor([2, 1, 0])) is x and x.tolist() == [4, -16, 3]
+    assert x.bitwise_right_shift_(1) is x and x.tolist() == [2, -8, 1]
+    with pytest.raises(NotImplementedError, match="bitwise_left_shift"):
+        microtorch.tensor([1.0]).bitwise_left_shift_(1)
