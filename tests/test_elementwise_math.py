@@ -32,7 +32,7 @@ PAIRS_A = [0.0, -0.0, 0.0, 1.0, -1.0, 2.0, -3.0, INF, -INF, NAN, 0.0, 5.0, 1e-20
 PAIRS_B = [0.0, 0.0, -0.0, 0.0, -0.0, -2.0, 4.0, INF, 1.0, 2.0, NAN, 0.0, 0.0, 1e200, -1.0]
 BINARY = [
     "atan2", "hypot", "fmod", "copysign", "fmax", "fmin", "logaddexp", "logaddexp2", "xlogy",
-    "float_power", "heaviside",
+    "float_power", "heaviside", "remainder",
 ]  # fmt: skip
 
 
@@ -112,6 +112,7 @@ def test_digamma_at_special_values_matches_pytorch(dtype: str) -> None:
         ("nan_to_num_values", lambda T, x: x.nan_to_num(nan=1.5, posinf=2.0, neginf=-7)),
         ("fmod_number", lambda T, x: T.fmod(x, -2.5)),
         ("fmod_by_zero", lambda T, x: T.fmod(x, 0.0)),
+        ("remainder_number", lambda T, x: x % -1.5),  # a zero keeps x's sign, as fmod's
         ("copysign_number", lambda T, x: x.copysign(-0.0)),
         ("xlogy_number_left", lambda T, x: T.xlogy(2, x)),
         ("xlogy_number_right", lambda T, x: T.xlogy(x, 0.0)),
