@@ -649,3 +649,10 @@ def test_in_place_shifts() -> None:
     assert x.bitwise_right_shift_(1) is x and x.tolist() == [2, -8, 1]
     with pytest.raises(NotImplementedError, match="bitwise_left_shift"):
         microtorch.tensor([1.0]).bitwise_left_shift_(1)
+
+
+def test_lgamma_of_subnormal_numbers_is_finite() -> None:
+    """lgamma(x) ~ -log|x| near 0: 713.8 at +-1e-310 (pi / sin(pi x) overflowed to inf)."""
+    x = microtorch.tensor([1e-310, -1e-310, 5e-324, 1e-300], dtype=microtorch.float64)
+    expected = -np.log(np.abs(x.numpy()))
+    np.testing.assert_allclose(microtorch.lgamma(x).numpy(), expected, rtol=1e-12)

@@ -385,7 +385,15 @@ def lgamma(x):
     series = inv * (1 / 12 - inv2 * (1 / 360 - inv2 * (1 / 1260 - inv2 * (1 / 1680 - inv2 / 1188))))
     stirling = (z - 0.5) * xp.log(z) - z + 0.5 * math.log(2 * math.pi) + series
     result = stirling + sum(xp.log(xp.where(t > 0, t, 1.0)) for t in inverses)
-    reflected = xp.log(math.pi / xp.abs(xp.sin(math.pi * x))) - result
+    # log(pi / |sin(pi x)|), where |x| < 1e-8 as -log|x| (sin(pi x) = pi x there, and
+    # pi / sin(pi x) would overflow for a subnormal x)
+    tiny = xp.abs(x) < 1e-8
+    log_ratio = xp.where(
+        tiny,
+        -xp.log(xp.abs(xp.where(tiny, x, 1.0))),
+        xp.log(math.pi / xp.abs(xp.sin(math.pi * xp.where(tiny, 1.0, x)))),
+    )
+    reflected = log_ratio - result
     pole = ((x <= 0) & (xp.floor(x) == x)) | (x == math.inf)  # where sin(pi x) only nearly 0
     result = xp.where((x == 1) | (x == 2), 0.0, xp.where(reflect, reflected, result))  # exact
     return xp.where(pole, math.inf, result)
