@@ -673,13 +673,13 @@ class Tensor:
 
     # comparisons give bool tensors and no gradient
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        if other is None:  # as in PyTorch: a tensor is not None (`x == None` is False)
-            return False
+        if not _compares_elementwise(other):  # as in PyTorch: `x == None` is False
+            return NotImplemented
         return F.eq(self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        if other is None:
-            return True
+        if not _compares_elementwise(other):
+            return NotImplemented
         return F.ne(self, other)
 
     def __lt__(self, other: Any) -> Tensor:
@@ -1989,3 +1989,10 @@ def _wrap_dim(dim: int, ndim: int, op: str) -> int:
 
 
 from . import functional as F  # noqa: E402  (functional builds on Tensor)
+
+
+def _compares_elementwise(other: Any) -> bool:
+    """Whether == and != compare a tensor with ``other`` elementwise: a tensor, a number, a
+    list or an array does; for anything else (None, a string, a dict) they return
+    NotImplemented, so that Python answers False / True, as PyTorch's do."""
+    return isinstance(other, (Tensor, int, float, complex, list, tuple)) or hasattr(other, "dtype")

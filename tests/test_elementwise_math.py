@@ -656,3 +656,15 @@ def test_lgamma_of_subnormal_numbers_is_finite() -> None:
     x = microtorch.tensor([1e-310, -1e-310, 5e-324, 1e-300], dtype=microtorch.float64)
     expected = -np.log(np.abs(x.numpy()))
     np.testing.assert_allclose(microtorch.lgamma(x).numpy(), expected, rtol=1e-12)
+
+
+def test_equality_with_a_non_number_is_pythons_answer() -> None:
+    """x == "a" or x == {} is False (and != True), as in PyTorch, instead of a TypeError: a
+    tensor can be looked up in a list of mixed things, or compared with a sentinel."""
+    x = microtorch.tensor([1.0, 2.0])
+    for other in ("a", {}, object(), None):
+        assert (x == other) is False and (x != other) is True and (other == x) is False
+    assert "a" not in [x] and [x, "a"].index("a") == 1
+    assert (x == 1.0).tolist() == [True, False]  # numbers still compare elementwise
+    with pytest.raises(TypeError):
+        x < "a"  # noqa: B015 (ordering has no Python fallback, in PyTorch neither)
