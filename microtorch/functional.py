@@ -616,6 +616,11 @@ def _rounding(input: Tensor, how: str, decimals: builtins.int = 0) -> Tensor:
             f"{how}: not supported for bool tensors, as in PyTorch; convert with .float() first"
         )
     if not input.dtype.is_floating_point and how != "sign":
+        if decimals != 0:  # (PyTorch has no integer kernel for round with decimals)
+            raise NotImplementedError(
+                f"round: decimals={decimals} is not implemented for {input.dtype} tensors, as "
+                "in PyTorch; convert with .float() first"
+            )
         return input.clone()
     return elementwise.Rounding.apply(input, how=how, decimals=decimals)
 

@@ -668,3 +668,13 @@ def test_equality_with_a_non_number_is_pythons_answer() -> None:
     assert (x == 1.0).tolist() == [True, False]  # numbers still compare elementwise
     with pytest.raises(TypeError):
         x < "a"  # noqa: B015 (ordering has no Python fallback, in PyTorch neither)
+
+
+def test_round_with_decimals_of_an_integer_tensor_raises() -> None:
+    """As in PyTorch: NotImplementedError (without decimals, integers come back as they are)."""
+    ints = microtorch.tensor([15, -25])
+    assert microtorch.round(ints).tolist() == [15, -25]
+    with pytest.raises(NotImplementedError, match="round: decimals=-1"):
+        microtorch.round(ints, decimals=-1)
+    with pytest.raises(NotImplementedError, match="round"):
+        ints.round_(decimals=1)
