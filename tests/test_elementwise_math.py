@@ -678,3 +678,12 @@ def test_round_with_decimals_of_an_integer_tensor_raises() -> None:
         microtorch.round(ints, decimals=-1)
     with pytest.raises(NotImplementedError, match="round"):
         ints.round_(decimals=1)
+
+
+def test_round_of_float16_with_decimals_is_computed_in_float32() -> None:
+    """x * 10**7 overflows float16: round(x, decimals=7) gave nan (PyTorch: x itself)."""
+    x = microtorch.tensor([1.23456, -2.5, 0.0], dtype=microtorch.float16)
+    out = microtorch.round(x, decimals=7)
+    assert out.dtype is microtorch.float16 and out.tolist() == x.tolist()
+    tenths = microtorch.tensor([1.2, -2.5, 0.0], dtype=microtorch.float16)
+    assert microtorch.round(x, decimals=1).tolist() == tenths.tolist()

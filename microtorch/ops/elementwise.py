@@ -569,8 +569,8 @@ class Rounding(Function):
 
     def forward(self, x, how="floor", decimals=0):
         xp = xp_of(x)
-        if how == "round":
-            return xp.round(x, decimals)
+        if how == "round":  # (float16 through float32: x * 10**decimals would overflow it)
+            return xp.round(_float16_as_float32(x), decimals).astype(x.dtype, copy=False)
         if how == "sign":
             return _sign(x)
         return getattr(xp, how)(x)
