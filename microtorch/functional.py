@@ -665,6 +665,9 @@ def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
                 f"lerp: expected dtype {input.dtype} for `{name}` but got {other.dtype}; "
                 f"convert it with .to({input.dtype})"
             )
+    if input.dtype is _dtypes.float16:  # in float32, rounded once (end - input may overflow)
+        wide = [cast(t, _dtypes.float32) if isinstance(t, Tensor) else t for t in (end, weight)]
+        return cast(lerp(cast(input, _dtypes.float32), *wide), _dtypes.float16)
     difference = sub(end, input)
     if not isinstance(weight, Tensor):  # a number: one side
         if builtins.abs(weight) < 0.5:
@@ -1407,17 +1410,22 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """input + value * tensor1 * tensor2, all three broadcast together (and computed in the
     dtype the three promote to)."""
-    tensor1, tensor2 = _in_common_dtype(input, tensor1, tensor2, "addcmul")
-    return add(input, mul(mul(tensor1, tensor2), value))
+    input, tensor1, tensor2, half = _in_common_dtype(input, tensor1, tensor2, "addcmul")
+    out = add(input, mul(mul(tensor1, tensor2), value))
+    return cast(out, _dtypes.float16) if half else out
 
 
 def _in_common_dtype(input: Tensor, tensor1: Tensor, tensor2: Tensor, op: str) -> tuple:
-    """tensor1 and tensor2 cast to the dtype of the whole op, as PyTorch computes addcmul and
-    addcdiv: a float16 tensor1 / tensor2 beside a float32 input is divided in float32."""
+    """The three operands cast to the dtype addcmul and addcdiv compute in, as PyTorch does:
+    the one the three promote to (a float16 tensor1 / tensor2 beside a float32 input is
+    divided in float32), but float32 for float16, so that 300 * 300 does not overflow on the
+    way; then True, and the caller rounds the result to float16 once."""
     for x, name in ((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2")):
         _check_tensor(x, op, name)
     target = _promote_tensors(input, tensor1, tensor2)
-    return cast(tensor1, target), cast(tensor2, target)
+    half = target is _dtypes.float16
+    wide = _dtypes.float32 if half else target
+    return cast(input, wide) if half else input, cast(tensor1, wide), cast(tensor2, wide), half
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -1430,8 +1438,9 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
             f"addcdiv: integer division is not supported (tensor1 is {tensor1.dtype}, tensor2 "
             f"{tensor2.dtype}), as in PyTorch; write input + value * tensor1 / tensor2"
         )
-    tensor1, tensor2 = _in_common_dtype(input, tensor1, tensor2, "addcdiv")
-    return add(input, mul(div(tensor1, tensor2), value))
+    input, tensor1, tensor2, half = _in_common_dtype(input, tensor1, tensor2, "addcdiv")
+    out = add(input, mul(div(tensor1, tensor2), value))
+    return cast(out, _dtypes.float16) if half else out
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:

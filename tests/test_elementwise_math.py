@@ -687,3 +687,40 @@ def test_round_of_float16_with_decimals_is_computed_in_float32() -> None:
     assert out.dtype is microtorch.float16 and out.tolist() == x.tolist()
     tenths = microtorch.tensor([1.2, -2.5, 0.0], dtype=microtorch.float16)
     assert microtorch.round(x, decimals=1).tolist() == tenths.tolist()
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("lerp", lambda T, a, b: T.lerp(a, b, 0.3)),
+        ("lerp_tensor_weight", lambda T, a, b: a.lerp(b, T.full_like(a, 0.75))),
+        ("addcmul", lambda T, a, b: T.addcmul(a, b, b, value=0.5)),
+        ("addcdiv", lambda T, a, b: T.addcdiv(a, b, a, value=-2)),
+    ],
+)
+def test_float16_compositions_compute_in_float32(name: str, fn: object) -> None:
+    """As PyTorch, lerp/addcmul/addcdiv of float16 are computed in float32 and rounded once:
+    50000 - (-60000) or 300 * 300 overflowed float16 on the way (inf where PyTorch is finite)."""
+    a = [60000.0, -60000.0, 300.0, -300.0, 12.0, 0.01]
+    b = [60000.0, 50000.0, -300.0, 2.0, -12.0, 0.02]
+
+    def run(T: object, dtype: str = "float16") -> tuple:
+        x = T.tensor(a, dtype=getattr(T, dtype), requires_grad=True)
+        y = T.tensor(b, dtype=getattr(T, dtype), requires_grad=True)
+        out = fn(T, x, y)
+        out.backward(T.ones_like(out))
+        return out.detach().numpy(), x.grad.numpy(), y.grad.numpy()
+
+    ours = run(microtorch)
+    assert ours[0].dtype == np.float16 and ours[1].dtype == np.float16
+    wide = run(microtorch, "float32")
+    with np.errstate(over="ignore"):  # (what float16 cannot hold is inf there too)
+        np.testing.assert_array_equal(ours[0], wide[0].astype(np.float16))  # rounded once
+    for got, want in zip(ours[1:], wide[1:]):
+        np.testing.assert_allclose(got, want, rtol=1e-3)
+    try:
+        import torch
+    except ImportError:
+        return
+    # (PyTorch's float16 gradients have float16 steps inside: compared with float32's here)
+    np.testing.assert_array_equal(ours[0], run(torch)[0])
