@@ -662,7 +662,9 @@ def erf(x):
 
     float64: a Maclaurin series for |x| <= 1.2 and a continued fraction for erfc beyond,
     accurate to about 1e-15. float32: Abramowitz & Stegun's formula 7.1.26, absolute error
-    below 1.5e-7 (about float32's own rounding near 1), and cheap. float16: via float32."""
+    below 1.5e-7 (about float32's own rounding near 1), and cheap; for |x| < 0.5, where that
+    error would be large next to erf itself (erf(1e-5) came out 0.6% low), seven terms of
+    the Maclaurin series instead (GELU keeps the formula alone). float16: via float32."""
     xp = xp_of(x)
     if x.dtype == xp.float16:  # computed in float32 and rounded once, as PyTorch does
         return erf(x.astype(xp.float32)).astype(xp.float16)
@@ -670,7 +672,25 @@ def erf(x):
         return backend.elementwise_kernel(*_ERF_CUDA)(x)
     if x.dtype == xp.float64:
         return _erf_float64(x)
-    return _erf_and_gaussian(x)[0]
+    return xp.where(xp.abs(x) < 0.5, _erf_series_float32(x), _erf_and_gaussian(x)[0])
+
+
+def _erf_series_float32(x):
+    """erf(x) = 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1)), n = 0..6: for |x| < 0.5
+    the first term left out is below 2e-9 of the sum (float32's precision is 6e-8)."""
+    x2 = x * x
+    total = x2 * _ERF_SERIES[-1]  # Horner's rule in x^2, highest coefficient first
+    for c in _ERF_SERIES[-2:0:-1]:
+        total += c
+        total *= x2
+    total += _ERF_SERIES[0]
+    return total * x
+
+
+# 2/sqrt(pi) * (-1)^n / (n! (2n+1)), n = 0..6
+_ERF_SERIES = tuple(
+    2 / math.sqrt(math.pi) * (-1) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(7)
+)
 
 
 def _erf_and_gaussian(x):
