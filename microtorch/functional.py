@@ -1037,6 +1037,13 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     _check_tensor(input, "clamp")
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    min, max = _plain_number(min), _plain_number(max)  # (a NumPy number as a Python one)
+    for name, bound in (("min", min), ("max", max)):
+        if not isinstance(bound, (Tensor, type(None), *_Number)):
+            raise TypeError(
+                f"clamp: {name} must be a number or a Tensor, got {type(bound).__name__} "
+                f"(for a list, use microtorch.tensor({name}))"
+            )
     if not input.dtype.is_floating_point and builtins.any(isinstance(b, float) for b in (min, max)):
         input = cast(input, _dtypes.get_default_dtype())  # int tensor, float bound -> float32
     if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: all one dtype
@@ -1055,7 +1062,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
             "clamp: not implemented for a bool tensor with bool bounds, as in PyTorch; "
             "convert the tensor first, e.g. with .int()"
         )
-    low, high = (_fitted_number(_plain_number(b), input.dtype, "clamp") for b in (min, max))
+    low, high = (_fitted_number(b, input.dtype, "clamp") for b in (min, max))
     return elementwise.Clamp.apply(input, min=low, max=high)
 
 

@@ -546,6 +546,10 @@ def test_clamp_bound_and_dtype_edges_match_pytorch() -> None:
         lambda T: T.clamp(T.ones(3), T.tensor(0.0, dtype=T.float64)),
         lambda T: T.clamp(T.tensor([0.5, 1.5, 2.5]), T.tensor([[1.0], [2.0]])),
         lambda T: T.clamp(T.tensor([0.5, 1.5, 2.5]), T.tensor([1.0, 2.0])),
+        lambda T: T.clamp(T.tensor([1.0, 2.0]), min="a"),  # not a number or a tensor
+        lambda T: T.clamp(T.tensor([1.0, 2.0]), min=[1.0, 2.0]),
+        lambda T: T.tensor([1.0]).clamp_(max=(1,)),
+        lambda T: T.clamp(T.tensor([1, 2]), max=np.float32(1.5)),  # a NumPy float: a float
     ]
     for fn in cases:
         try:
