@@ -87,6 +87,18 @@ def _plain_number(x: Any) -> Any:
     return x.item() if isinstance(x, numpy.number) else x
 
 
+def _number_argument(value: Any, op: str, name: str) -> Any:
+    """A number argument (alpha=, value=, eps=, rtol=...) as a Python number: as in PyTorch,
+    a Python or NumPy number or a 0-d tensor; anything else (a list, a tensor with dims)
+    is a TypeError naming the op and the argument."""
+    if isinstance(value, Tensor) and value.ndim == 0:
+        return value.item()
+    value = _plain_number(value)
+    if not isinstance(value, _Number):
+        raise TypeError(f"{op}: {name} must be a number, got {type(value).__name__}")
+    return value
+
+
 def _wrapped_into(number: Any, dtype: Any) -> Any:
     """A Python int too big for a small integer dtype wraps around, as in PyTorch
     (int8_tensor * 200 multiplies by -56); NumPy would raise OverflowError instead."""
@@ -231,7 +243,9 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
     """alpha * b for add/sub, after promotion, kept in the promoted dtype as PyTorch does:
     add(int32_tensor, bool_tensor, alpha=2) stays int32 and add(t, 2, alpha=3) adds 6."""
-    if builtins.bool(alpha == 1):
+    if alpha.__class__ is not builtins.int:  # (the usual alpha=1 needs no check)
+        alpha = _number_argument(alpha, op, "alpha")
+    if alpha == 1:
         return b
     result = (a if isinstance(a, Tensor) else b).dtype
     if not result.is_floating_point and isinstance(_plain_number(alpha), builtins.float):
@@ -254,6 +268,10 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     towards zero; both keep integers integers and have no gradient (it is 0)."""
     if rounding_mode is None:
         return arithmetic.Div.apply(*_float_operands(input, other, "div"))
+    if not isinstance(rounding_mode, str):
+        raise TypeError(
+            f"div: rounding_mode must be None, 'trunc' or 'floor', got {type(rounding_mode).__name__}"
+        )
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(  # (PyTorch's type)
             f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}"
@@ -556,6 +574,12 @@ def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
             f"isclose/allclose: {input.dtype} did not match {other.dtype}; compare tensors of "
             f"one dtype, e.g. with other.to({input.dtype})"
         )
+    rtol, atol = (
+        _number_argument(rtol, "isclose", "rtol"),
+        _number_argument(atol, "isclose", "atol"),
+    )
+    if not isinstance(equal_nan, (builtins.bool, numpy.bool_)):
+        raise TypeError(f"isclose: equal_nan must be a bool, got {type(equal_nan).__name__}")
     for name, tolerance in (("rtol", rtol), ("atol", atol)):
         if tolerance < 0:
             raise RuntimeError(
@@ -653,6 +677,8 @@ def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
     """input + weight * (end - input): from input (weight 0) to end (weight 1). As PyTorch
     rounds it: from end's side, end - (end - input) * (1 - weight), where |weight| >= 0.5
     (so weight 1 gives end exactly, and lerp(1, inf, 0.75) is nan as in PyTorch)."""
+    if not isinstance(weight, Tensor):
+        weight = _number_argument(weight, "lerp", "weight")
     if not _check_tensor(input, "lerp").dtype.is_floating_point:
         raise NotImplementedError(
             f"lerp: not implemented for {input.dtype} tensors, as in PyTorch; use .float()"
@@ -812,7 +838,7 @@ def _number_as_tensor(value: Any, like: Tensor) -> Tensor:
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """log(input / (1 - input)), the inverse of sigmoid; with ``eps``, input is first clamped
     to [eps, 1 - eps] (a negative eps counts as None, as in PyTorch)."""
-    eps = _plain_number(eps)
+    eps = None if eps is None else _number_argument(eps, "logit", "eps")
     if eps is not None and eps < 0:
         eps = None
     return elementwise.Logit.apply(_float_input(input, "logit"), eps=eps)
@@ -887,10 +913,14 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> Tensor:  # fmt: skip
     """nan, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (None: the dtype's
     largest and lowest finite values); integer tensors come back as a copy."""
+    nan, posinf, neginf = (  # (nan=None is 0.0, as in PyTorch)
+        v if v is None else _number_argument(v, "nan_to_num", name)
+        for name, v in (("nan", 0.0 if nan is None else nan), ("posinf", posinf),
+                        ("neginf", neginf))
+    )  # fmt: skip
     if not _check_tensor(input, "nan_to_num").dtype.is_floating_point:
         return input.clone()
-    return elementwise.NanToNum.apply(input, nan=_plain_number(nan), posinf=_plain_number(posinf),
-                                      neginf=_plain_number(neginf))  # fmt: skip
+    return elementwise.NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
 def frac(input: Tensor) -> Tensor:
@@ -1417,6 +1447,7 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """input + value * tensor1 * tensor2, all three broadcast together (and computed in the
     dtype the three promote to)."""
+    value = _number_argument(value, "addcmul", "value")
     input, tensor1, tensor2, half = _in_common_dtype(input, tensor1, tensor2, "addcmul")
     out = add(input, mul(mul(tensor1, tensor2), value))
     return cast(out, _dtypes.float16) if half else out
@@ -1445,6 +1476,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
             f"addcdiv: integer division is not supported (tensor1 is {tensor1.dtype}, tensor2 "
             f"{tensor2.dtype}), as in PyTorch; write input + value * tensor1 / tensor2"
         )
+    value = _number_argument(value, "addcdiv", "value")
     input, tensor1, tensor2, half = _in_common_dtype(input, tensor1, tensor2, "addcdiv")
     out = add(input, mul(div(tensor1, tensor2), value))
     return cast(out, _dtypes.float16) if half else out

@@ -736,3 +736,42 @@ def test_float16_compositions_compute_in_float32(name: str, fn: object) -> None:
         return
     # (PyTorch's float16 gradients have float16 steps inside: compared with float32's here)
     np.testing.assert_array_equal(ours[0], run(torch)[0])
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T, x: T.add(x, x, alpha=[2]),
+        lambda T, x: x.sub(x, alpha=T.ones(2)),
+        lambda T, x: T.addcmul(x, x, x, value=(1,)),
+        lambda T, x: x.addcdiv(x, x, value=T.ones(2)),
+        lambda T, x: T.lerp(x, x, [0.5]),
+        lambda T, x: T.logit(x, eps=T.full((2,), 0.1)),
+        lambda T, x: T.nan_to_num(x, nan=[1.0]),
+        lambda T, x: x.nan_to_num(posinf=T.ones(2)),
+        lambda T, x: T.isclose(x, x, rtol=T.ones(2)),
+        lambda T, x: T.isclose(x, x, equal_nan=1),
+        lambda T, x: T.div(x, x, rounding_mode=1),
+    ],
+)
+def test_number_arguments_refuse_other_things_as_pytorch(snippet: object) -> None:
+    """alpha=, value=, weight=, eps=, nan=, rtol=, equal_nan=, rounding_mode=: a list or a
+    tensor with dims is a TypeError naming the argument (they were used as arrays, or
+    failed with 'Boolean value of Tensor ... is ambiguous')."""
+    x = microtorch.tensor([0.25, 0.5])
+    with pytest.raises(TypeError, match=r"alpha|value|weight|eps|nan|posinf|rtol|equal_nan|round"):
+        snippet(microtorch, x)
+    try:
+        import torch
+    except ImportError:
+        return
+    with pytest.raises(TypeError):
+        snippet(torch, torch.tensor([0.25, 0.5]))
+
+
+def test_number_arguments_take_numpy_numbers_and_0d_tensors() -> None:
+    x = microtorch.tensor([0.25, 0.5])
+    assert microtorch.add(x, x, alpha=microtorch.tensor(2.0)).tolist() == [0.75, 1.5]
+    assert x.addcmul(x, x, value=np.float32(4.0)).tolist() == [0.5, 1.5]
+    assert microtorch.lerp(x, x * 3, np.float64(0.5)).tolist() == [0.5, 1.0]
+    assert microtorch.nan_to_num(microtorch.tensor([NAN]), nan=None).tolist() == [0.0]
