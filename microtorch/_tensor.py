@@ -695,7 +695,13 @@ class Tensor:
         return F.ge(self, other)
 
     # the same as methods: pred.eq(target.view_as(pred)).sum()
-    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    def eq(self, other: Any) -> Tensor:
+        return F.eq(self, other)  # (not __eq__: x.eq(None) is a TypeError, x == None False)
+
+    def ne(self, other: Any) -> Tensor:
+        return F.ne(self, other)
+
+    lt, le, gt, ge = __lt__, __le__, __gt__, __ge__
     greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
     # ----- in-place ---------------------------------------------------------------

@@ -678,6 +678,11 @@ def test_equality_with_a_non_number_is_pythons_answer() -> None:
         assert (x == other) is False and (x != other) is True and (other == x) is False
     assert "a" not in [x] and [x, "a"].index("a") == 1
     assert (x == 1.0).tolist() == [True, False]  # numbers still compare elementwise
+    for method in (x.eq, x.ne, x.not_equal):  # the methods have no Python fallback
+        with pytest.raises(TypeError, match="eq|ne"):
+            method(None)
+        with pytest.raises(TypeError, match="eq|ne"):
+            method("a")
     with pytest.raises(TypeError):
         x < "a"  # noqa: B015 (ordering has no Python fallback, in PyTorch neither)
 
