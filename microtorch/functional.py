@@ -111,10 +111,21 @@ def _wrapped_into(number: Any, dtype: Any) -> Any:
 
 
 def _fitted_number(value: Any, dtype: Any, op: str) -> Any:
-    """A Python number about to be written into an integer tensor, as PyTorch does it: one
-    beyond the dtype raises RuntimeError, a small negative one in an unsigned dtype wraps
+    """A Python number about to be written into a tensor, as PyTorch does it: one beyond the
+    dtype raises RuntimeError (for a float dtype: a finite number beyond its largest, 1e39
+    into float32); into an integer dtype a small negative one in an unsigned dtype wraps
     around (-3 is 253 in uint8) and a float is truncated (NumPy would raise OverflowError)."""
-    if not isinstance(value, _Number) or dtype.np.kind not in "iu":
+    if not isinstance(value, _Number):
+        return value
+    if dtype.np.kind == "f":
+        infinite = isinstance(value, float) and not math.isfinite(value)  # (inf, nan: fine)
+        if not infinite and builtins.abs(value) > numpy.finfo(dtype.np).max:
+            raise RuntimeError(
+                f"{op}: value {value} cannot be converted to type {dtype} without overflow "
+                "(it is beyond the dtype's largest finite number)"
+            )
+        return value
+    if dtype.np.kind not in "iu":
         return value
     values = numpy.array(value)
     _check_fits(values, dtype, op)

@@ -780,3 +780,36 @@ def test_number_arguments_take_numpy_numbers_and_0d_tensors() -> None:
     assert x.addcmul(x, x, value=np.float32(4.0)).tolist() == [0.5, 1.5]
     assert microtorch.lerp(x, x * 3, np.float64(0.5)).tolist() == [0.5, 1.0]
     assert microtorch.nan_to_num(microtorch.tensor([NAN]), nan=None).tolist() == [0.0]
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T: T.ones(2).clamp(max=1e39),
+        lambda T: T.ones(2, dtype=T.float16).clamp(min=-70000.0),
+        lambda T: T.ones(2).masked_fill(T.tensor([True, False]), 1e39),
+        lambda T: T.ones(2).fill_(-1e39),
+        lambda T: T.where(T.tensor([True, False]), T.ones(2), 1e39),
+        lambda T: T.ones(2).__setitem__(0, 1e39),
+    ],
+)
+def test_a_number_beyond_a_float_dtype_raises_as_pytorch(snippet: object) -> None:
+    """A finite number past float32's (or float16's) largest, written into such a tensor:
+    RuntimeError, as in PyTorch, not a silent inf. inf itself and -1e30 are fine."""
+    with pytest.raises(RuntimeError, match="cannot be converted to type .*float.* overflow"):
+        snippet(microtorch)
+    try:
+        import torch
+    except ImportError:
+        return
+    with pytest.raises(RuntimeError, match="without overflow"):
+        snippet(torch)
+
+
+def test_numbers_within_a_float_dtype_are_written() -> None:
+    x = microtorch.ones(2)
+    assert x.clamp(max=math.inf).tolist() == [1.0, 1.0]
+    assert x.masked_fill(x > 0, -math.inf).tolist() == [-INF, -INF]
+    assert x.masked_fill(x > 0, -1e30).tolist() == [pytest.approx(-1e30)] * 2
+    assert microtorch.isnan(x.clone().fill_(NAN)).all()
+    assert x.double().clamp(max=1e300).dtype is microtorch.float64
