@@ -598,6 +598,14 @@ class Tensor:
         return F.abs(self)
 
     def __invert__(self) -> Tensor:
+        if self.dtype.is_floating_point:  # (TypeError here, bitwise_not's NotImplementedError)
+            raise TypeError(
+                f"bitwise_not: `~` (operator.invert) works on integer and bool tensors, got "
+                f"{self.dtype}; for a float condition use logical_not()"
+            )
+        return F.bitwise_not(self)
+
+    def bitwise_not(self) -> Tensor:
         return F.bitwise_not(self)
 
     def __and__(self, other: Any) -> Tensor:
@@ -636,6 +644,8 @@ class Tensor:
     def __irshift__(self, other: Any) -> Tensor:
         return F.inplace(self, F.bitwise_right_shift, other)
 
+    bitwise_left_shift_, bitwise_right_shift_ = __ilshift__, __irshift__
+
     def logical_not(self) -> Tensor:
         return F.logical_not(self)
 
@@ -661,7 +671,7 @@ class Tensor:
         return F.remainder(other, self)
 
     floor_divide, remainder = __floordiv__, __mod__
-    bitwise_and, bitwise_or, bitwise_xor, bitwise_not = __and__, __or__, __xor__, __invert__
+    bitwise_and, bitwise_or, bitwise_xor = __and__, __or__, __xor__
     bitwise_left_shift, bitwise_right_shift = __lshift__, __rshift__
 
     def __contains__(self, element: Any) -> bool:
@@ -675,13 +685,13 @@ class Tensor:
 
     # comparisons give bool tensors and no gradient
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        if other is None:  # as in PyTorch: a tensor is not None (`x == None` is False)
-            return False
+        if not _compares_elementwise(other):  # as in PyTorch: `x == None` is False
+            return NotImplemented
         return F.eq(self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        if other is None:
-            return True
+        if not _compares_elementwise(other):
+            return NotImplemented
         return F.ne(self, other)
 
     def __lt__(self, other: Any) -> Tensor:
@@ -697,7 +707,13 @@ class Tensor:
         return F.ge(self, other)
 
     # the same as methods: pred.eq(target.view_as(pred)).sum()
-    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    def eq(self, other: Any) -> Tensor:
+        return F.eq(self, other)  # (not __eq__: x.eq(None) is a TypeError, x == None False)
+
+    def ne(self, other: Any) -> Tensor:
+        return F.ne(self, other)
+
+    lt, le, gt, ge = __lt__, __le__, __gt__, __ge__
     greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
     # ----- in-place ---------------------------------------------------------------
@@ -1666,6 +1682,15 @@ class Tensor:
     def erfinv_(self) -> Tensor:
         return F.inplace(self, F.erfinv)
 
+    def lgamma_(self) -> Tensor:
+        return F.inplace(self, F.lgamma)
+
+    def digamma_(self) -> Tensor:
+        return F.inplace(self, F.digamma)
+
+    def igamma_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.igamma, other)
+
     def hypot_(self, other: Tensor) -> Tensor:
         return F.inplace(self, F.hypot, other)
 
@@ -2056,3 +2081,10 @@ def _wrap_dim(dim: int, ndim: int, op: str) -> int:
 
 
 from . import functional as F  # noqa: E402  (functional builds on Tensor)
+
+
+def _compares_elementwise(other: Any) -> bool:
+    """Whether == and != compare a tensor with ``other`` elementwise: a tensor, a number, a
+    list or an array does; for anything else (None, a string, a dict) they return
+    NotImplemented, so that Python answers False / True, as PyTorch's do."""
+    return isinstance(other, (Tensor, int, float, complex, list, tuple)) or hasattr(other, "dtype")

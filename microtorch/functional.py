@@ -87,6 +87,18 @@ def _plain_number(x: Any) -> Any:
     return x.item() if isinstance(x, numpy.number) else x
 
 
+def _number_argument(value: Any, op: str, name: str) -> Any:
+    """A number argument (alpha=, value=, eps=, rtol=...) as a Python number: as in PyTorch,
+    a Python or NumPy number or a 0-d tensor; anything else (a list, a tensor with dims)
+    is a TypeError naming the op and the argument."""
+    if isinstance(value, Tensor) and value.ndim == 0:
+        return value.item()
+    value = _plain_number(value)
+    if not isinstance(value, _Number):
+        raise TypeError(f"{op}: {name} must be a number, got {type(value).__name__}")
+    return value
+
+
 def _wrapped_into(number: Any, dtype: Any) -> Any:
     """A Python int too big for a small integer dtype wraps around, as in PyTorch
     (int8_tensor * 200 multiplies by -56); NumPy would raise OverflowError instead."""
@@ -99,10 +111,21 @@ def _wrapped_into(number: Any, dtype: Any) -> Any:
 
 
 def _fitted_number(value: Any, dtype: Any, op: str) -> Any:
-    """A Python number about to be written into an integer tensor, as PyTorch does it: one
-    beyond the dtype raises RuntimeError, a small negative one in an unsigned dtype wraps
+    """A Python number about to be written into a tensor, as PyTorch does it: one beyond the
+    dtype raises RuntimeError (for a float dtype: a finite number beyond its largest, 1e39
+    into float32); into an integer dtype a small negative one in an unsigned dtype wraps
     around (-3 is 253 in uint8) and a float is truncated (NumPy would raise OverflowError)."""
-    if not isinstance(value, _Number) or dtype.np.kind not in "iu":
+    if not isinstance(value, _Number):
+        return value
+    if dtype.np.kind == "f":
+        infinite = isinstance(value, float) and not math.isfinite(value)  # (inf, nan: fine)
+        if not infinite and builtins.abs(value) > numpy.finfo(dtype.np).max:
+            raise RuntimeError(
+                f"{op}: value {value} cannot be converted to type {dtype} without overflow "
+                "(it is beyond the dtype's largest finite number)"
+            )
+        return value
+    if dtype.np.kind not in "iu":
         return value
     values = numpy.array(value)
     _check_fits(values, dtype, op)
@@ -231,7 +254,9 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
     """alpha * b for add/sub, after promotion, kept in the promoted dtype as PyTorch does:
     add(int32_tensor, bool_tensor, alpha=2) stays int32 and add(t, 2, alpha=3) adds 6."""
-    if builtins.bool(alpha == 1):
+    if alpha.__class__ is not builtins.int:  # (the usual alpha=1 needs no check)
+        alpha = _number_argument(alpha, op, "alpha")
+    if alpha == 1:
         return b
     result = (a if isinstance(a, Tensor) else b).dtype
     if not result.is_floating_point and isinstance(_plain_number(alpha), builtins.float):
@@ -254,8 +279,12 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     towards zero; both keep integers integers and have no gradient (it is 0)."""
     if rounding_mode is None:
         return arithmetic.Div.apply(*_float_operands(input, other, "div"))
+    if not isinstance(rounding_mode, str):
+        raise TypeError(
+            f"div: rounding_mode must be None, 'trunc' or 'floor', got {type(rounding_mode).__name__}"
+        )
     if rounding_mode not in ("trunc", "floor"):
-        raise ValueError(
+        raise RuntimeError(  # (PyTorch's type)
             f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}"
         )
     a, b = _binary_operands(input, other, "div")
@@ -427,6 +456,9 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne  # PyTo
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
+    """True if both tensors have the same shape and the same values."""
+    _check_tensor(input, "equal")
+    _check_tensor(other, "equal", "other")
     return tuple(input.shape) == tuple(other.shape) and builtins.bool(eq(input, other).all())
 
 
@@ -437,16 +469,24 @@ def logical_not(input: Tensor) -> Tensor:
     return _no_grad_result(xp.logical_not(input.array))
 
 
-def logical_and(input: Any, other: Any) -> Tensor:
-    return _xp_function(input, other, "logical_and", "logical_and")
+def _logical(input: Tensor, other: Tensor, name: str) -> Tensor:
+    """The array library's logical op ``name`` of two tensors (PyTorch takes no number)."""
+    return _xp_function(*_tensor_operands(input, other, name), name, name)
 
 
-def logical_or(input: Any, other: Any) -> Tensor:
-    return _xp_function(input, other, "logical_or", "logical_or")
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    """input and other, elementwise (nonzero is True); a bool tensor."""
+    return _logical(input, other, "logical_and")
 
 
-def logical_xor(input: Any, other: Any) -> Tensor:
-    return _xp_function(input, other, "logical_xor", "logical_xor")
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    """input or other, elementwise (nonzero is True); a bool tensor."""
+    return _logical(input, other, "logical_or")
+
+
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
+    """input xor other, elementwise (nonzero is True); a bool tensor."""
+    return _logical(input, other, "logical_xor")
 
 
 def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
@@ -517,11 +557,9 @@ def bitwise_xor(input: Any, other: Any) -> Tensor:
 
 
 def bitwise_not(input: Tensor) -> Tensor:
-    if _check_tensor(input, "bitwise_not").array.dtype.kind in ("f", "c"):
-        raise TypeError(
-            f"bitwise_not: `~` works on integer and bool tensors, got {input.dtype}; for a "
-            "float condition use logical_not()"
-        )
+    """~input: each bit flipped (for bools: logical not)."""
+    _check_tensor(input, "bitwise_not")
+    _check_no_float(input, None, "bitwise_not", "~", "for a float condition use logical_not()")
     return _no_grad_result(backend.xp_of(input.array).invert(input.array))
 
 
@@ -541,11 +579,24 @@ def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
             equal_nan: bool = False) -> Tensor:  # fmt: skip
     """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient).
     Two tensors must have one dtype, as in PyTorch (no promotion)."""
-    if isinstance(other, Tensor) and _check_tensor(input, "isclose").dtype is not other.dtype:
+    _check_tensor(other, "isclose", "other")  # (no number, as in PyTorch)
+    if _check_tensor(input, "isclose").dtype is not other.dtype:
         raise RuntimeError(
             f"isclose/allclose: {input.dtype} did not match {other.dtype}; compare tensors of "
             f"one dtype, e.g. with other.to({input.dtype})"
         )
+    rtol, atol = (
+        _number_argument(rtol, "isclose", "rtol"),
+        _number_argument(atol, "isclose", "atol"),
+    )
+    if not isinstance(equal_nan, (builtins.bool, numpy.bool_)):
+        raise TypeError(f"isclose: equal_nan must be a bool, got {type(equal_nan).__name__}")
+    for name, tolerance in (("rtol", rtol), ("atol", atol)):
+        if tolerance < 0:
+            raise RuntimeError(
+                f"isclose/allclose: {name} must be greater than or equal to zero, but got "
+                f"{tolerance}"
+            )
     return _xp_function(input, other, "isclose", "isclose", rtol=rtol, atol=atol,
                         equal_nan=equal_nan)  # fmt: skip
 
@@ -600,6 +651,11 @@ def _rounding(input: Tensor, how: str, decimals: builtins.int = 0) -> Tensor:
             f"{how}: not supported for bool tensors, as in PyTorch; convert with .float() first"
         )
     if not input.dtype.is_floating_point and how != "sign":
+        if decimals != 0:  # (PyTorch has no integer kernel for round with decimals)
+            raise NotImplementedError(
+                f"round: decimals={decimals} is not implemented for {input.dtype} tensors, as "
+                "in PyTorch; convert with .float() first"
+            )
         return input.clone()
     return elementwise.Rounding.apply(input, how=how, decimals=decimals)
 
@@ -632,6 +688,8 @@ def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
     """input + weight * (end - input): from input (weight 0) to end (weight 1). As PyTorch
     rounds it: from end's side, end - (end - input) * (1 - weight), where |weight| >= 0.5
     (so weight 1 gives end exactly, and lerp(1, inf, 0.75) is nan as in PyTorch)."""
+    if not isinstance(weight, Tensor):
+        weight = _number_argument(weight, "lerp", "weight")
     if not _check_tensor(input, "lerp").dtype.is_floating_point:
         raise NotImplementedError(
             f"lerp: not implemented for {input.dtype} tensors, as in PyTorch; use .float()"
@@ -644,6 +702,9 @@ def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
                 f"lerp: expected dtype {input.dtype} for `{name}` but got {other.dtype}; "
                 f"convert it with .to({input.dtype})"
             )
+    if input.dtype is _dtypes.float16:  # in float32, rounded once (end - input may overflow)
+        wide = [cast(t, _dtypes.float32) if isinstance(t, Tensor) else t for t in (end, weight)]
+        return cast(lerp(cast(input, _dtypes.float32), *wide), _dtypes.float16)
     difference = sub(end, input)
     if not isinstance(weight, Tensor):  # a number: one side
         if builtins.abs(weight) < 0.5:
@@ -787,8 +848,11 @@ def _number_as_tensor(value: Any, like: Tensor) -> Tensor:
 
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """log(input / (1 - input)), the inverse of sigmoid; with ``eps``, input is first clamped
-    to [eps, 1 - eps]."""
-    return elementwise.Logit.apply(_float_input(input, "logit"), eps=_plain_number(eps))
+    to [eps, 1 - eps] (a negative eps counts as None, as in PyTorch)."""
+    eps = None if eps is None else _number_argument(eps, "logit", "eps")
+    if eps is not None and eps < 0:
+        eps = None
+    return elementwise.Logit.apply(_float_input(input, "logit"), eps=eps)
 
 
 def erfc(input: Tensor) -> Tensor:
@@ -860,10 +924,14 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> Tensor:  # fmt: skip
     """nan, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (None: the dtype's
     largest and lowest finite values); integer tensors come back as a copy."""
+    nan, posinf, neginf = (  # (nan=None is 0.0, as in PyTorch)
+        v if v is None else _number_argument(v, "nan_to_num", name)
+        for name, v in (("nan", 0.0 if nan is None else nan), ("posinf", posinf),
+                        ("neginf", neginf))
+    )  # fmt: skip
     if not _check_tensor(input, "nan_to_num").dtype.is_floating_point:
         return input.clone()
-    return elementwise.NanToNum.apply(input, nan=_plain_number(nan), posinf=_plain_number(posinf),
-                                      neginf=_plain_number(neginf))  # fmt: skip
+    return elementwise.NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
 def frac(input: Tensor) -> Tensor:
@@ -939,7 +1007,10 @@ def sigmoid(input: Tensor) -> Tensor:
 
 
 def relu(input: Tensor) -> Tensor:
-    return elementwise.Relu.apply(_check_tensor(input, "relu"))
+    """max(input, 0) elementwise; not for bool tensors, as in PyTorch."""
+    if _check_tensor(input, "relu").dtype is _dtypes.bool:
+        raise RuntimeError("relu: Boolean inputs not supported; convert with .int() first")
+    return elementwise.Relu.apply(input)
 
 
 def _floating_only(x: Tensor, op: str, name: str = "input") -> Tensor:
@@ -994,40 +1065,59 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def abs(input: Tensor) -> Tensor:
-    return elementwise.Abs.apply(_check_tensor(input, "abs"))
+    """|input| elementwise; not for bool tensors, as in PyTorch."""
+    if _check_tensor(input, "abs").dtype is _dtypes.bool:
+        raise NotImplementedError(
+            "abs: not implemented for bool tensors, as in PyTorch; convert with .int() first"
+        )
+    return elementwise.Abs.apply(input)
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """input limited to [min, max] elementwise; the bounds are numbers or tensors."""
     _check_tensor(input, "clamp")
     if min is None and max is None:
-        raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    min, max = _plain_number(min), _plain_number(max)  # (a NumPy number as a Python one)
+    for name, bound in (("min", min), ("max", max)):
+        if not isinstance(bound, (Tensor, type(None), *_Number)):
+            raise TypeError(
+                f"clamp: {name} must be a number or a Tensor, got {type(bound).__name__} "
+                f"(for a list, use microtorch.tensor({name}))"
+            )
     if not input.dtype.is_floating_point and builtins.any(isinstance(b, float) for b in (min, max)):
         input = cast(input, _dtypes.get_default_dtype())  # int tensor, float bound -> float32
-    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds, in one dtype
-        if min is not None:
-            input, min = _binary_operands(input, as_tensor_like(min, input), "clamp")
-        if max is not None:
-            input, max = _binary_operands(input, as_tensor_like(max, input), "clamp")
-        if isinstance(min, Tensor) and min.dtype is not input.dtype:  # max promoted input
-            min = cast(min, input.dtype)
-        return elementwise.ClampBetween.apply(input, min, max)
-    low, high = (_fitted_number(_plain_number(b), input.dtype, "clamp") for b in (min, max))
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: all one dtype
+        bounds = [b if b is None else as_tensor_like(b, input) for b in (min, max)]
+        given = [input] + [b for b in bounds if b is not None]
+        dtype = _promote_tensors(*given)
+        for i, a in enumerate(given):
+            for b in given[i + 1 :]:
+                _check_broadcast(a.array.shape, b.array.shape, "clamp")
+        low, high = (b if b is None else cast(b, dtype) for b in bounds)
+        return elementwise.ClampTensors.apply(cast(input, dtype), low, high)
+    if input.dtype is _dtypes.bool and builtins.all(
+        b is None or isinstance(b, builtins.bool) for b in (min, max)
+    ):
+        raise NotImplementedError(
+            "clamp: not implemented for a bool tensor with bool bounds, as in PyTorch; "
+            "convert the tensor first, e.g. with .int()"
+        )
+    low, high = (_fitted_number(b, input.dtype, "clamp") for b in (min, max))
     return elementwise.Clamp.apply(input, min=low, max=high)
 
 
 clip = clamp
 
 
-def maximum(input: Tensor, other: Any) -> Tensor:
-    return elementwise.Maximum.apply(
-        *_binary_operands(input, as_tensor_like(other, input), "maximum")
-    )
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    """The larger of the two tensors elementwise (nan if either is nan)."""
+    return elementwise.Maximum.apply(*_tensor_operands(input, other, "maximum"))
 
 
-def minimum(input: Tensor, other: Any) -> Tensor:
-    return elementwise.Minimum.apply(
-        *_binary_operands(input, as_tensor_like(other, input), "minimum")
-    )
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """The smaller of the two tensors elementwise (nan if either is nan)."""
+    return elementwise.Minimum.apply(*_tensor_operands(input, other, "minimum"))
 
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
@@ -1368,17 +1458,23 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """input + value * tensor1 * tensor2, all three broadcast together (and computed in the
     dtype the three promote to)."""
-    tensor1, tensor2 = _in_common_dtype(input, tensor1, tensor2, "addcmul")
-    return add(input, mul(mul(tensor1, tensor2), value))
+    value = _number_argument(value, "addcmul", "value")
+    input, tensor1, tensor2, half = _in_common_dtype(input, tensor1, tensor2, "addcmul")
+    out = add(input, mul(mul(tensor1, tensor2), value))
+    return cast(out, _dtypes.float16) if half else out
 
 
 def _in_common_dtype(input: Tensor, tensor1: Tensor, tensor2: Tensor, op: str) -> tuple:
-    """tensor1 and tensor2 cast to the dtype of the whole op, as PyTorch computes addcmul and
-    addcdiv: a float16 tensor1 / tensor2 beside a float32 input is divided in float32."""
+    """The three operands cast to the dtype addcmul and addcdiv compute in, as PyTorch does:
+    the one the three promote to (a float16 tensor1 / tensor2 beside a float32 input is
+    divided in float32), but float32 for float16, so that 300 * 300 does not overflow on the
+    way; then True, and the caller rounds the result to float16 once."""
     for x, name in ((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2")):
         _check_tensor(x, op, name)
     target = _promote_tensors(input, tensor1, tensor2)
-    return cast(tensor1, target), cast(tensor2, target)
+    half = target is _dtypes.float16
+    wide = _dtypes.float32 if half else target
+    return cast(input, wide) if half else input, cast(tensor1, wide), cast(tensor2, wide), half
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -1391,8 +1487,10 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
             f"addcdiv: integer division is not supported (tensor1 is {tensor1.dtype}, tensor2 "
             f"{tensor2.dtype}), as in PyTorch; write input + value * tensor1 / tensor2"
         )
-    tensor1, tensor2 = _in_common_dtype(input, tensor1, tensor2, "addcdiv")
-    return add(input, mul(div(tensor1, tensor2), value))
+    value = _number_argument(value, "addcdiv", "value")
+    input, tensor1, tensor2, half = _in_common_dtype(input, tensor1, tensor2, "addcdiv")
+    out = add(input, mul(div(tensor1, tensor2), value))
+    return cast(out, _dtypes.float16) if half else out
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:

@@ -32,7 +32,7 @@ PAIRS_A = [0.0, -0.0, 0.0, 1.0, -1.0, 2.0, -3.0, INF, -INF, NAN, 0.0, 5.0, 1e-20
 PAIRS_B = [0.0, 0.0, -0.0, 0.0, -0.0, -2.0, 4.0, INF, 1.0, 2.0, NAN, 0.0, 0.0, 1e200, -1.0]
 BINARY = [
     "atan2", "hypot", "fmod", "copysign", "fmax", "fmin", "logaddexp", "logaddexp2", "xlogy",
-    "float_power", "heaviside",
+    "float_power", "heaviside", "remainder",
 ]  # fmt: skip
 
 
@@ -108,9 +108,11 @@ def test_digamma_at_special_values_matches_pytorch(dtype: str) -> None:
         ("logit_eps", lambda T, x: T.logit(x, eps=0.1)),
         ("logit_eps_over_half", lambda T, x: x.logit(0.6)),  # bounds cross: PyTorch's order
         ("logit_eps_0", lambda T, x: T.logit(x, 0.0)),
+        ("logit_eps_negative", lambda T, x: x.logit(eps=-0.1)),  # as None: nan outside [0, 1]
         ("nan_to_num_values", lambda T, x: x.nan_to_num(nan=1.5, posinf=2.0, neginf=-7)),
         ("fmod_number", lambda T, x: T.fmod(x, -2.5)),
         ("fmod_by_zero", lambda T, x: T.fmod(x, 0.0)),
+        ("remainder_number", lambda T, x: x % -1.5),  # a zero keeps x's sign, as fmod's
         ("copysign_number", lambda T, x: x.copysign(-0.0)),
         ("xlogy_number_left", lambda T, x: T.xlogy(2, x)),
         ("xlogy_number_right", lambda T, x: T.xlogy(x, 0.0)),
@@ -314,6 +316,8 @@ def test_errors_name_the_op() -> None:
         microtorch.positive(microtorch.tensor([True]))
     with pytest.raises(TypeError, match="at least one Tensor"):
         microtorch.xlogy(2.0, 3.0)
+    with pytest.raises(RuntimeError, match="div: rounding_mode must be"):  # PyTorch's type
+        microtorch.ones(2).div(2, rounding_mode="round")
 
 
 # ----------------------------------------------------------------------------- methods, in place
@@ -348,7 +352,7 @@ IN_PLACE = [  # (method, arguments), each also a function and a method of the sa
     ("not_equal_", ("t",)), ("eq_", ("t",)), ("ne_", ("t",)), ("lt_", ("t",)),
     ("le_", ("t",)), ("gt_", ("t",)), ("ge_", ("t",)), ("eq_", (0.9,)), ("lt_", (0.0,)),
     ("logical_not_", ()), ("logical_and_", ("t",)), ("logical_or_", ("t",)),
-    ("logical_xor_", ("t",)),
+    ("logical_xor_", ("t",)), ("lgamma_", ()), ("digamma_", ()), ("igamma_", ("t",)),
 ]  # fmt: skip
 
 
@@ -395,7 +399,7 @@ def test_in_place_comparisons_and_logical_ops_keep_integer_and_bool_dtypes() -> 
         assert T.tensor([1, 0, 2]).logical_xor_(T.tensor([1, 1, 0])).tolist() == [0, 1, 1]
         with pytest.raises(RuntimeError, match="shape"):
             T.ones(3).eq_(T.ones(2, 3))  # the result may not grow self
-    with pytest.raises(TypeError, match="bitwise_not"):  # PyTorch: NotImplementedError
+    with pytest.raises(NotImplementedError, match="bitwise_not"):  # PyTorch's type
         microtorch.tensor([1.5]).bitwise_not_()
 
 
@@ -480,11 +484,11 @@ def test_on_device_matches_cpu(device: str) -> None:
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_igamma_edges_and_gradient_match_pytorch(dtype: str) -> None:
-    """P(a, x) at x = 0 and inf, a = 0, negative or nan arguments, large a on both sides of
-    x = a + 1; the gradient in x; none in a (NotImplementedError, as PyTorch)."""
+    """P(a, x) at x = 0 and inf, a = 0 or inf, negative or nan arguments, large a on both
+    sides of x = a + 1; the gradient in x; none in a (NotImplementedError, as PyTorch)."""
     torch = pytest.importorskip("torch")
-    a = [0.5, 1.0, 3.0, 3.0, 3.0, 0.0, 0.0, -1.0, 2.0, NAN, 200.0, 200.0, 1e-3, 40.0]
-    x = [0.0, 1.0, INF, 1e3, 2.0, 1.0, 0.0, 1.0, -1.0, 1.0, 180.0, 230.0, 1e-4, 39.0]
+    a = [0.5, 1.0, 3.0, 3.0, 3.0, 0.0, 0.0, -1.0, 2.0, NAN, 200.0, 200.0, 1e-3, 40.0, INF, INF, INF]
+    x = [0.0, 1.0, INF, 1e3, 2.0, 1.0, 0.0, 1.0, -1.0, 1.0, 180.0, 230.0, 1e-4, 39.0, 3.0, INF, 0.0]
     results = []
     for lib in (microtorch, torch):
         t_dtype = getattr(lib, dtype)
@@ -538,3 +542,309 @@ def test_clamp_with_tensor_bounds_gives_a_tie_to_the_input_as_pytorch() -> None:
     assert ours == [[1, 0, 1, 1, 0], [0, 1, 0, 0, 0], [0, 0, 0, 0, 1]]
     torch = pytest.importorskip("torch")
     assert ours == grads(torch)
+
+
+def test_clamp_with_tensor_bounds_gives_gradients_as_pytorch() -> None:
+    """At a tie the gradient goes to input (not half to the bound, as maximum's would); a nan
+    anywhere stops it; where min == max and input is outside, no one gets it; with
+    min > max, max gets it. Pinned values: PyTorch's."""
+    x = [-3.0, 0.0, 1.0, 2.0, 5.0, NAN, 1.0, 1.0, -3.0]
+    low = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, NAN, 1.0, 1.0]
+    high = [1.0, 1.0, 3.0, 0.0, 1.0, 3.0, 3.0, NAN, 3.0]
+    expected = (
+        [1.0, 1.0, 1.0, 0.0, 1.0, NAN, NAN, NAN, 1.0],
+        [0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 9.0],
+        [0.0, 0.0, 0.0, 4.0, 5.0, 0.0, 0.0, 0.0, 0.0],
+    )
+    tensors = [microtorch.tensor(v, dtype=microtorch.float64, requires_grad=True)
+               for v in (x, low, high)]  # fmt: skip
+    out = microtorch.clamp(*tensors)
+    out.backward(microtorch.arange(1.0, 10.0, dtype=microtorch.float64))
+    for got, want in zip([out.detach()] + [t.grad for t in tensors], expected):
+        np.testing.assert_array_equal(got.numpy(), np.array(want))
+    x = microtorch.tensor([-1.0, 2.0, 3.0], requires_grad=True)
+    bound = microtorch.tensor(2.0, requires_grad=True)
+    (x.clamp(min=bound) + x.clamp(max=bound)).sum().backward()
+    assert x.grad.tolist() == [1.0, 2.0, 1.0] and bound.grad.item() == 2.0
+
+
+def test_clamp_bound_and_dtype_edges_match_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    cases = [
+        lambda T: T.clamp(T.tensor([1.0, 2.0])),  # no bound
+        lambda T: T.tensor([1.0]).clamp_(),
+        lambda T: T.clamp(T.tensor([True, False]), min=True),  # bool with a bool bound
+        lambda T: T.clamp(T.tensor([True, False]), T.tensor([True, True])),
+        lambda T: T.clamp(T.tensor([1, 5, -3]), T.tensor(0.5)),
+        lambda T: T.clamp(T.ones(3), T.zeros(3, dtype=T.float64)),
+        lambda T: T.clamp(T.ones(3), T.tensor(0.0, dtype=T.float64)),
+        lambda T: T.clamp(T.tensor([0.5, 1.5, 2.5]), T.tensor([[1.0], [2.0]])),
+        lambda T: T.clamp(T.tensor([0.5, 1.5, 2.5]), T.tensor([1.0, 2.0])),
+        lambda T: T.clamp(T.tensor([1.0, 2.0]), min="a"),  # not a number or a tensor
+        lambda T: T.clamp(T.tensor([1.0, 2.0]), min=[1.0, 2.0]),
+        lambda T: T.tensor([1.0]).clamp_(max=(1,)),
+        lambda T: T.clamp(T.tensor([1, 2]), max=np.float32(1.5)),  # a NumPy float: a float
+    ]
+    for fn in cases:
+        try:
+            theirs = fn(torch)
+        except Exception as e:  # noqa: BLE001 (the type is what is compared)
+            with pytest.raises(type(e), match="clamp"):
+                fn(microtorch)
+            continue
+        ours = fn(microtorch)
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T: T.abs(T.tensor([True, False])),
+        lambda T: T.tensor([True]).abs_(),
+        lambda T: T.relu(T.tensor([True, False])),
+        lambda T: T.nn.functional.relu(T.tensor([True])),
+        lambda T: T.bitwise_not(T.tensor([1.5])),
+        lambda T: T.tensor([1.5]).bitwise_not(),
+        lambda T: ~T.tensor(2.0),  # (TypeError for the operator, in PyTorch)
+    ],
+)
+def test_ops_without_a_bool_or_float_kernel_raise_as_pytorch(snippet: object) -> None:
+    """abs and relu of bools, ~ of floats: PyTorch's exception types."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as theirs:  # noqa: PT011 (the type is compared next)
+        snippet(torch)
+    with pytest.raises(theirs.type, match=r"abs|relu|bitwise_not|invert"):
+        snippet(microtorch)
+
+
+def test_erf_at_special_values_matches_pytorch() -> None:
+    """As PyTorch's, -0.0 included (erf is odd)."""
+    _compare_with_torch(lambda T, x: T.erf(x), [SPECIAL], "float64", "erf")
+    _compare_with_torch(lambda T, x: T.erf(x), [SPECIAL], "float32", "erf")
+    for dtype in (microtorch.float64, microtorch.float32, microtorch.float16):
+        out = microtorch.erf(microtorch.tensor([-0.0, 0.0], dtype=dtype))
+        assert np.signbit(out.numpy()).tolist() == [True, False], dtype
+
+
+def test_float32_erf_is_accurate_relative_to_its_size_near_zero() -> None:
+    """Below |x| = 0.5 a series: the formula's absolute error (1.5e-7) made erf(1e-5) 0.6%
+    low and erf(1e-20) 0. A few float32 rounding steps remain (PyTorch's is within 1e-7)."""
+    x = np.array([1e-20, -1.28e-5, 1e-3, 0.1, -0.3, 0.4999, 1e-38], dtype=np.float32)
+    ours = microtorch.erf(microtorch.tensor(x)).numpy()
+    reference = np.array([math.erf(float(v)) for v in x])
+    np.testing.assert_allclose(ours, reference, rtol=3e-7, atol=0)
+
+
+def test_sinc_of_float16_is_computed_in_float32() -> None:
+    """sinc(-3) and sinc(2) are 0: pi * x rounded to float16 gave 3e-4 (PyTorch: 0)."""
+    x = microtorch.tensor([-3.0, 2.0, 0.0, 0.5], dtype=microtorch.float16)
+    out = microtorch.sinc(x)
+    assert out.dtype is microtorch.float16
+    np.testing.assert_allclose(out.numpy(), [0.0, 0.0, 1.0, 2 / math.pi], atol=1e-4)
+    try:
+        import torch
+    except ImportError:
+        return
+    theirs = torch.sinc(torch.tensor([-3.0, 2.0, 0.0, 0.5], dtype=torch.float16)).numpy()
+    np.testing.assert_array_equal(out.numpy(), theirs)
+
+
+@pytest.mark.parametrize("op", ["isclose", "allclose"])
+@pytest.mark.parametrize("tolerances", [{"rtol": -1.0}, {"atol": -1e-9}])
+def test_isclose_refuses_negative_tolerances(op: str, tolerances: dict) -> None:
+    """As in PyTorch: RuntimeError, not an answer from a negative bound."""
+    x = microtorch.tensor([1.0, 2.0])
+    name = next(iter(tolerances))
+    with pytest.raises(RuntimeError, match=f"{name} must be greater than or equal to zero"):
+        getattr(microtorch, op)(x, x, **tolerances)
+    close = getattr(microtorch, op)(x, x, **{name: 0.0})  # (0 is allowed)
+    assert (close is True) if op == "allclose" else close.all()
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T, x: T.logical_and(x, 2),
+        lambda T, x: T.logical_or(True, x),
+        lambda T, x: x.logical_xor(1.5),
+        lambda T, x: x.clone().logical_and_(0),
+        lambda T, x: T.maximum(x, 2),
+        lambda T, x: x.minimum(2.5),
+        lambda T, x: T.isclose(x, 2.5),
+        lambda T, x: x.isclose(1),
+        lambda T, x: T.equal(x, 1),
+    ],
+)
+def test_tensor_only_operands_refuse_numbers_as_pytorch(snippet: object) -> None:
+    """These take tensors only in PyTorch: a Python number is a TypeError, not an answer."""
+    with pytest.raises(TypeError, match=r"logical|maximum|minimum|isclose|equal"):
+        snippet(microtorch, microtorch.tensor([1.0, 0.0, 2.5]))
+    try:
+        import torch
+    except ImportError:
+        return
+    with pytest.raises(TypeError):
+        snippet(torch, torch.tensor([1.0, 0.0, 2.5]))
+
+
+def test_in_place_shifts() -> None:
+    """bitwise_left_shift_ / bitwise_right_shift_ are <<= and >>=, as in PyTorch."""
+    x = microtorch.tensor([1, -8, 3])
+    assert x.bitwise_left_shift_(microtorch.tensor([2, 1, 0])) is x and x.tolist() == [4, -16, 3]
+    assert x.bitwise_right_shift_(1) is x and x.tolist() == [2, -8, 1]
+    with pytest.raises(NotImplementedError, match="bitwise_left_shift"):
+        microtorch.tensor([1.0]).bitwise_left_shift_(1)
+
+
+def test_lgamma_of_subnormal_numbers_is_finite() -> None:
+    """lgamma(x) ~ -log|x| near 0: 713.8 at +-1e-310 (pi / sin(pi x) overflowed to inf)."""
+    x = microtorch.tensor([1e-310, -1e-310, 5e-324, 1e-300], dtype=microtorch.float64)
+    expected = -np.log(np.abs(x.numpy()))
+    np.testing.assert_allclose(microtorch.lgamma(x).numpy(), expected, rtol=1e-12)
+
+
+def test_equality_with_a_non_number_is_pythons_answer() -> None:
+    """x == "a" or x == {} is False (and != True), as in PyTorch, instead of a TypeError: a
+    tensor can be looked up in a list of mixed things, or compared with a sentinel."""
+    x = microtorch.tensor([1.0, 2.0])
+    for other in ("a", {}, object(), None):
+        assert (x == other) is False and (x != other) is True and (other == x) is False
+    assert "a" not in [x] and [x, "a"].index("a") == 1
+    assert (x == 1.0).tolist() == [True, False]  # numbers still compare elementwise
+    for method in (x.eq, x.ne, x.not_equal):  # the methods have no Python fallback
+        with pytest.raises(TypeError, match="eq|ne"):
+            method(None)
+        with pytest.raises(TypeError, match="eq|ne"):
+            method("a")
+    with pytest.raises(TypeError):
+        x < "a"  # noqa: B015 (ordering has no Python fallback, in PyTorch neither)
+
+
+def test_round_with_decimals_of_an_integer_tensor_raises() -> None:
+    """As in PyTorch: NotImplementedError (without decimals, integers come back as they are)."""
+    ints = microtorch.tensor([15, -25])
+    assert microtorch.round(ints).tolist() == [15, -25]
+    with pytest.raises(NotImplementedError, match="round: decimals=-1"):
+        microtorch.round(ints, decimals=-1)
+    with pytest.raises(NotImplementedError, match="round"):
+        ints.round_(decimals=1)
+
+
+def test_round_of_float16_with_decimals_is_computed_in_float32() -> None:
+    """x * 10**7 overflows float16: round(x, decimals=7) gave nan (PyTorch: x itself)."""
+    x = microtorch.tensor([1.23456, -2.5, 0.0], dtype=microtorch.float16)
+    out = microtorch.round(x, decimals=7)
+    assert out.dtype is microtorch.float16 and out.tolist() == x.tolist()
+    tenths = microtorch.tensor([1.2, -2.5, 0.0], dtype=microtorch.float16)
+    assert microtorch.round(x, decimals=1).tolist() == tenths.tolist()
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("lerp", lambda T, a, b: T.lerp(a, b, 0.3)),
+        ("lerp_tensor_weight", lambda T, a, b: a.lerp(b, T.full_like(a, 0.75))),
+        ("addcmul", lambda T, a, b: T.addcmul(a, b, b, value=0.5)),
+        ("addcdiv", lambda T, a, b: T.addcdiv(a, b, a, value=-2)),
+    ],
+)
+def test_float16_compositions_compute_in_float32(name: str, fn: object) -> None:
+    """As PyTorch, lerp/addcmul/addcdiv of float16 are computed in float32 and rounded once:
+    50000 - (-60000) or 300 * 300 overflowed float16 on the way (inf where PyTorch is finite)."""
+    a = [60000.0, -60000.0, 300.0, -300.0, 12.0, 0.01]
+    b = [60000.0, 50000.0, -300.0, 2.0, -12.0, 0.02]
+
+    def run(T: object, dtype: str = "float16") -> tuple:
+        x = T.tensor(a, dtype=getattr(T, dtype), requires_grad=True)
+        y = T.tensor(b, dtype=getattr(T, dtype), requires_grad=True)
+        out = fn(T, x, y)
+        out.backward(T.ones_like(out))
+        return out.detach().numpy(), x.grad.numpy(), y.grad.numpy()
+
+    ours = run(microtorch)
+    assert ours[0].dtype == np.float16 and ours[1].dtype == np.float16
+    wide = run(microtorch, "float32")
+    with np.errstate(over="ignore"):  # (what float16 cannot hold is inf there too)
+        np.testing.assert_array_equal(ours[0], wide[0].astype(np.float16))  # rounded once
+    for got, want in zip(ours[1:], wide[1:]):
+        np.testing.assert_allclose(got, want, rtol=1e-3)
+    try:
+        import torch
+    except ImportError:
+        return
+    # (PyTorch's float16 gradients have float16 steps inside: compared with float32's here)
+    np.testing.assert_array_equal(ours[0], run(torch)[0])
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T, x: T.add(x, x, alpha=[2]),
+        lambda T, x: x.sub(x, alpha=T.ones(2)),
+        lambda T, x: T.addcmul(x, x, x, value=(1,)),
+        lambda T, x: x.addcdiv(x, x, value=T.ones(2)),
+        lambda T, x: T.lerp(x, x, [0.5]),
+        lambda T, x: T.logit(x, eps=T.full((2,), 0.1)),
+        lambda T, x: T.nan_to_num(x, nan=[1.0]),
+        lambda T, x: x.nan_to_num(posinf=T.ones(2)),
+        lambda T, x: T.isclose(x, x, rtol=T.ones(2)),
+        lambda T, x: T.isclose(x, x, equal_nan=1),
+        lambda T, x: T.div(x, x, rounding_mode=1),
+    ],
+)
+def test_number_arguments_refuse_other_things_as_pytorch(snippet: object) -> None:
+    """alpha=, value=, weight=, eps=, nan=, rtol=, equal_nan=, rounding_mode=: a list or a
+    tensor with dims is a TypeError naming the argument (they were used as arrays, or
+    failed with 'Boolean value of Tensor ... is ambiguous')."""
+    x = microtorch.tensor([0.25, 0.5])
+    with pytest.raises(TypeError, match=r"alpha|value|weight|eps|nan|posinf|rtol|equal_nan|round"):
+        snippet(microtorch, x)
+    try:
+        import torch
+    except ImportError:
+        return
+    with pytest.raises(TypeError):
+        snippet(torch, torch.tensor([0.25, 0.5]))
+
+
+def test_number_arguments_take_numpy_numbers_and_0d_tensors() -> None:
+    x = microtorch.tensor([0.25, 0.5])
+    assert microtorch.add(x, x, alpha=microtorch.tensor(2.0)).tolist() == [0.75, 1.5]
+    assert x.addcmul(x, x, value=np.float32(4.0)).tolist() == [0.5, 1.5]
+    assert microtorch.lerp(x, x * 3, np.float64(0.5)).tolist() == [0.5, 1.0]
+    assert microtorch.nan_to_num(microtorch.tensor([NAN]), nan=None).tolist() == [0.0]
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T: T.ones(2).clamp(max=1e39),
+        lambda T: T.ones(2, dtype=T.float16).clamp(min=-70000.0),
+        lambda T: T.ones(2).masked_fill(T.tensor([True, False]), 1e39),
+        lambda T: T.ones(2).fill_(-1e39),
+        lambda T: T.where(T.tensor([True, False]), T.ones(2), 1e39),
+        lambda T: T.ones(2).__setitem__(0, 1e39),
+    ],
+)
+def test_a_number_beyond_a_float_dtype_raises_as_pytorch(snippet: object) -> None:
+    """A finite number past float32's (or float16's) largest, written into such a tensor:
+    RuntimeError, as in PyTorch, not a silent inf. inf itself and -1e30 are fine."""
+    with pytest.raises(RuntimeError, match="cannot be converted to type .*float.* overflow"):
+        snippet(microtorch)
+    try:
+        import torch
+    except ImportError:
+        return
+    with pytest.raises(RuntimeError, match="without overflow"):
+        snippet(torch)
+
+
+def test_numbers_within_a_float_dtype_are_written() -> None:
+    x = microtorch.ones(2)
+    assert x.clamp(max=math.inf).tolist() == [1.0, 1.0]
+    assert x.masked_fill(x > 0, -math.inf).tolist() == [-INF, -INF]
+    assert x.masked_fill(x > 0, -1e30).tolist() == [pytest.approx(-1e30)] * 2
+    assert microtorch.isnan(x.clone().fill_(NAN)).all()
+    assert x.double().clamp(max=1e300).dtype is microtorch.float64

@@ -1052,14 +1052,14 @@ ELEMENTWISE = [
         lambda a: np.minimum(a, 0.3),
     ),
     C(
-        "clamp_tensor_bounds",  # each of x, min and max is the result somewhere (no ties)
-        lambda T, F, a, lo, hi: T.clamp(a, lo, hi),
+        "clamp_tensor_bounds",  # broadcast bounds, each with its own gradient
+        lambda T, F, a, low, high: T.clamp(a, low, high),
         (
             const([[-1.3, -0.2, 0.1], [0.7, 2.0, -0.6]]),
-            const([-0.5, 0.0, -0.4]),
-            const([[0.5], [0.9]]),
+            const([-0.5, -0.1, 0.0]),
+            const([[0.5], [1.0]]),
         ),
-        lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi),
+        lambda a, low, high: np.minimum(np.maximum(a, low), high),
     ),
     C("maximum", lambda T, F, a, b: T.maximum(a, b), (x(2, 3), x(2, 3)), np.maximum),
     C("maximum_broadcast", lambda T, F, a, b: a.maximum(b), (x(2, 3), x(3)), np.maximum),

@@ -270,7 +270,8 @@ def tanhshrink(input: Tensor) -> Tensor:
 def _log1p_exp(x: Tensor) -> Tensor:
     """log(1 + exp(x)) that never overflows: max(x, 0) + log1p(exp(-|x|)), the exp of a
     number <= 0. Private on purpose: the public softplus is left for learners to write."""
-    return _functional.maximum(x, 0.0) + _functional.log1p(_functional.exp(-_functional.abs(x)))
+    zero = _functional.as_tensor_like(0.0, x)  # (maximum's tie rule gives sigmoid(0) = 0.5)
+    return _functional.maximum(x, zero) + _functional.log1p(_functional.exp(-_functional.abs(x)))
 
 
 def logsigmoid(input: Tensor) -> Tensor:

@@ -103,12 +103,16 @@ class Pow(Function):
 
 
 class Remainder(Function):
-    """a % b, with the sign of b (Python's and PyTorch's rule): a - floor(a / b) * b.
-    d/da = 1; d/db = -floor(a / b)."""
+    """a % b, with the sign of b (Python's and PyTorch's rule): a - floor(a / b) * b; a zero
+    keeps a's sign, as PyTorch's does (NumPy's takes b's). d/da = 1; d/db = -floor(a / b)."""
 
     def forward(self, a, b):
         self.save_for_backward(a, b)
-        return a % b
+        r = a % b
+        if r.dtype.kind != "f":
+            return r
+        xp = xp_of(r)
+        return xp.where(r == 0, xp.copysign(r, a), r)
 
     def backward(self, grad):
         a, b = self.saved
