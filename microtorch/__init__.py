@@ -19,6 +19,7 @@ from . import (
     utils,
     viz,
 )
+from ._compile import compile
 from ._linalg_names import (
     chain_matmul,
     cholesky,

@@ -554,6 +554,10 @@ class Module:
     def double(self) -> Module:
         return self.to(_dtypes.float64)
 
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """PyTorch compiles this module's forward in place; microtorch has no compiler and
+        runs every op as it comes, so nothing changes (see microtorch.compile)."""
+
     def half(self) -> Module:
         return self.to(_dtypes.float16)
 
