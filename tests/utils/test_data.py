@@ -208,3 +208,26 @@ def test_batches_match_pytorch() -> None:
             data = [samples(lib, i) for i in range(5)]
             seen.append([describe(b) for b in lib.utils.data.DataLoader(data, **options)])
         assert seen[0] == seen[1], options
+
+
+def test_the_submodules_pytorch_code_imports_from() -> None:
+    """``from torch.utils.data.dataloader import default_collate`` and the like: the names
+    live in the same submodules as in PyTorch (dataset, sampler, dataloader)."""
+    from microtorch.utils.data import dataloader, dataset, sampler
+
+    assert dataloader.DataLoader is microtorch.utils.data.DataLoader
+    assert dataloader.default_collate is microtorch.utils.data.default_collate
+    assert {"Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"} <= set(
+        dir(dataset)
+    )
+    assert {"Sampler", "RandomSampler", "BatchSampler", "WeightedRandomSampler"} <= set(
+        dir(sampler)
+    )
+    torch = pytest.importorskip("torch")
+    for name in ("dataset", "sampler", "dataloader"):
+        theirs = vars(getattr(torch.utils.data, name))
+        ours = vars({"dataset": dataset, "sampler": sampler, "dataloader": dataloader}[name])
+        for public in microtorch.utils.data.__all__:  # each of ours where PyTorch defines it
+            home = getattr(theirs.get(public), "__module__", "")
+            if home == f"torch.utils.data.{name}":
+                assert public in ours, f"microtorch.utils.data.{name} lacks {public}"
