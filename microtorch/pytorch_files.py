@@ -45,6 +45,10 @@ _STORAGE_DTYPES = {
 }  # fmt: skip
 
 
+# Classes and functions the caller allows too (serialization.add_safe_globals), by the
+# "module.name" a pickle refers to them by
+safe_globals: dict[str, Any] = {}
+
 # How a file in PyTorch's format before 1.6 starts: a pickled magic number
 LEGACY_MAGIC = b"\x80\x02\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little")
 
@@ -114,14 +118,17 @@ class _Unpickler(pickle.Unpickler):
             from .nn.parameter import Parameter
 
             return Parameter
+        if f"{module}.{name}" in safe_globals:  # the caller's own, by add_safe_globals
+            return safe_globals[f"{module}.{name}"]
         module = module.replace("numpy._core", "numpy.core")  # NumPy 2's name for the module
         target = _ALLOWED.get(f"{module}.{name}")
         if target is None:
             raise _Refused(
                 f"refers to {module}.{name}, which microtorch does not load: it reads tensors, "
                 "parameters, state dicts and plain Python values, and runs no other code from "
-                "a file (as torch.load(weights_only=True)); load it in PyTorch and save the "
-                "tensors you need (a state dict) instead"
+                "a file (as torch.load(weights_only=True)); if you trust the file, allow it "
+                f"with microtorch.serialization.add_safe_globals([{name}]), or load it in "
+                "PyTorch and save the tensors you need (a state dict) instead"
             )
         return getattr(self, target) if isinstance(target, str) else target
 

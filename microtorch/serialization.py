@@ -24,12 +24,14 @@ during ``save`` leaves the previous checkpoint intact, never a half-written one.
 from __future__ import annotations
 
 import collections
+import contextlib
 import io
 import json
 import os
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -240,6 +242,41 @@ def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, pickle_modu
             f"({type(error).__name__}: {error}). Was it copied completely? An interrupted "
             "microtorch.save never leaves a partial file, but a copy or download can."
         ) from error
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Allow these classes or functions in PyTorch files that ``load`` reads (as PyTorch's
+    own ``add_safe_globals`` does for ``weights_only=True``): a checkpoint holding an
+    instance of your own config dataclass, say. Each entry is the object, or (object,
+    "module.name") for the name the file uses. Only for files you trust: the object is
+    called (classes: built) with what the file holds."""
+    for entry in safe_globals:
+        obj, name = entry if isinstance(entry, tuple) else (entry, None)
+        if name is None:
+            name = f"{obj.__module__}.{obj.__qualname__}"
+        pytorch_files.safe_globals[name] = obj
+
+
+def get_safe_globals() -> list:
+    """What add_safe_globals allowed so far."""
+    return list(pytorch_files.safe_globals.values())
+
+
+def clear_safe_globals() -> None:
+    """Forget everything add_safe_globals allowed."""
+    pytorch_files.safe_globals.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(safe_globals: list) -> Iterator[None]:
+    """``with safe_globals([Config]): microtorch.load(path)``: add_safe_globals for the block."""
+    before = dict(pytorch_files.safe_globals)
+    add_safe_globals(safe_globals)
+    try:
+        yield
+    finally:
+        pytorch_files.safe_globals.clear()
+        pytorch_files.safe_globals.update(before)
 
 
 class _NotACheckpoint(Exception):

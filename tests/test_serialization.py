@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 import io
 import os
 import signal
@@ -278,6 +279,29 @@ def test_pytorch_files_load_with_the_values_pytorch_saved(tmp_path) -> None:
     assert ours["ints"].dtype is torch.int32 and ours["mask"].tolist() == [True, False]
     assert ours["arr"].tolist() == [0.0, 1.0, 2.0] and ours["dtype"] is torch.float64
     assert ours["dev"] == torch.device("cpu")
+
+
+@dataclasses.dataclass
+class TrainConfig:
+    """A config saved inside a PyTorch checkpoint (by the test below)."""
+
+    n_layer: int = 2
+    name: str = "tiny"
+
+
+def test_classes_the_caller_allows_load_from_pytorch_files(tmp_path) -> None:
+    pt = pytest.importorskip("torch")
+    pt.save({"config": TrainConfig(6, "big"), "w": pt.ones(2)}, tmp_path / "ck.pt")
+    assert "TrainConfig, which microtorch does not load" in _load_error(tmp_path / "ck.pt")
+    with torch.serialization.safe_globals([TrainConfig]):
+        assert torch.load(tmp_path / "ck.pt")["config"] == TrainConfig(6, "big")
+    assert torch.serialization.get_safe_globals() == []  # only inside the block
+    torch.serialization.add_safe_globals([TrainConfig])
+    try:
+        assert torch.load(tmp_path / "ck.pt")["config"].n_layer == 6
+    finally:
+        torch.serialization.clear_safe_globals()
+    assert "does not load" in _load_error(tmp_path / "ck.pt")
 
 
 def test_pytorch_files_never_run_code_from_the_file(tmp_path) -> None:

@@ -181,3 +181,19 @@ def test_constants_written_in_place_keep_the_tensor_in_the_graph() -> None:
     assert y.requires_grad and x.grad.tolist() == [1.0, 1.0, 1.0]
     torch = pytest.importorskip("torch")
     assert ours == _constant_in_place_results(torch)
+
+
+def test_variable_is_the_old_name_for_a_leaf_tensor() -> None:
+    from microtorch.autograd import Variable
+
+    t = microtorch.ones(2)
+    v = Variable(t, requires_grad=True)
+    assert v is not t and v.is_leaf and v.requires_grad and not t.requires_grad
+    assert v.data_ptr() == t.data_ptr()  # the same memory, as in PyTorch
+    (v * 3).sum().backward()
+    assert v.grad.tolist() == [3.0, 3.0]
+    assert not Variable(microtorch.ones(2, requires_grad=True) * 2).requires_grad
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        assert not Variable(t, volatile=True).requires_grad
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+        Variable([1.0, 2.0])
