@@ -1625,21 +1625,38 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
     for i in range(dims):
         dim = input.ndim - 1 - i
         n, left, right = input.shape[dim], pad[2 * i], pad[2 * i + 1]
+        # circular wraps around what the negative widths leave (PyTorch crops first)
+        cut = builtins.max(-left, 0) if mode == "circular" else 0
+        kept = n - cut - builtins.max(-right, 0) if mode == "circular" else n
+        if mode == "circular":  # an empty result is fine, wrapping around nothing is not
+            too_small = kept < 0 or (kept == 0 and n + left + right > 0)
+        else:
+            too_small = n + left + right <= 0
+        if too_small:
+            raise RuntimeError(
+                f"pad: padding ({left}, {right}) at dimension {dim} of input "
+                f"{list(input.shape)} takes away more than mode={mode!r} allows (the output "
+                f"would have {n + left + right} elements, {kept} of them from the input)"
+            )
         too_wide = {"reflect": builtins.max(left, right) >= n, "replicate": n == 0,
-                    "circular": builtins.max(left, right) > n}[mode]  # fmt: skip
+                    "circular": builtins.max(left, right) > kept}[mode]  # fmt: skip
         if too_wide:
             raise RuntimeError(
                 f"pad: padding ({left}, {right}) at dimension {dim} of input "
                 f"{list(input.shape)} is too wide for mode={mode!r} (reflect: less than the "
-                "dim's size; circular: at most its size; replicate: a non-empty dim)"
+                "dim's size; circular: at most the size left after negative widths; "
+                "replicate: a non-empty dim)"
             )
-        positions = xp.arange(-left, n + right)
+        if mode == "circular":  # -1 -> kept - 1, kept -> 0, then past the cut-off start
+            positions = (
+                cut + xp.arange(-builtins.max(left, 0), kept + builtins.max(right, 0)) % kept
+            )
+        else:
+            positions = xp.arange(-left, n + right)
         if mode == "reflect":  # -1 -> 1, n -> n - 2
             positions = (n - 1) - xp.abs((n - 1) - xp.abs(positions))
         elif mode == "replicate":  # -1 -> 0, n -> n - 1
             positions = xp.clip(positions, 0, n - 1)
-        else:  # circular: -1 -> n - 1, n -> 0
-            positions = positions % n
         out = _functional.index_select(out, dim, Tensor._make(positions))
     return out
 

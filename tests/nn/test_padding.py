@@ -76,3 +76,31 @@ def test_padding_and_upsampling_errors() -> None:
         F.interpolate(torch.ones(1, 1, 4))
     with pytest.raises(ValueError, match="align_corners"):
         F.interpolate(torch.ones(1, 1, 4), size=3, align_corners=True)
+
+
+def test_pad_circular_negative_widths_wrap_what_is_left() -> None:
+    # PyTorch crops the negative widths first, then wraps around what is left
+    x = torch.arange(6.0).reshape(1, 1, 6)
+    F = nn.functional
+    assert F.pad(x, (-1, 2), mode="circular").tolist() == [[[1, 2, 3, 4, 5, 1, 2]]]
+    assert F.pad(x, (2, -3), mode="circular").tolist() == [[[1, 2, 0, 1, 2]]]
+    with pytest.raises(RuntimeError, match="too wide for mode='circular'"):
+        F.pad(x, (-4, 3), mode="circular")  # 2 left, 3 to wrap
+    for mode in ("reflect", "replicate", "circular"):
+        with pytest.raises(RuntimeError, match="takes away more"):
+            F.pad(x, (-4, -3), mode=mode)  # -1 elements
+
+
+def test_pad_negative_widths_match_pytorch(pt: object) -> None:
+    a = np.random.default_rng(1).standard_normal((2, 3, 5, 6))
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        for widths in [
+            (-1, 2, 0, 0),
+            (2, -3, 1, 1),
+            (1, -2, 0, 1),
+            (-2, 3, 2, -1),
+            (-1, -1, -2, -2),
+        ]:
+            ours = nn.functional.pad(torch.tensor(a), widths, mode=mode)
+            theirs = pt.nn.functional.pad(pt.tensor(a), widths, mode=mode)
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=f"{mode} {widths}")
