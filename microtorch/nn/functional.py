@@ -1997,6 +1997,17 @@ def _check_channel_vectors(input: Tensor, op: str, *vectors: Tensor | None) -> N
             )
 
 
+def _check_vector_dtypes(input: Tensor, op: str, **vectors: Tensor | None) -> None:
+    """Each vector given has input's dtype: PyTorch refuses to mix them (a float64 input
+    through a float32 BatchNorm raises rather than promoting)."""
+    for name, v in vectors.items():
+        if v is not None and v.dtype is not input.dtype:
+            raise RuntimeError(
+                f"{op}: {name} is {v.dtype} but the input is {input.dtype}; they must share "
+                "one dtype (convert the module or the input with .to(dtype) first)"
+            )
+
+
 def _update_running(running: Tensor, batch_value: Tensor, momentum: Any) -> None:
     """running = (1 - momentum) * running + momentum * batch_value, in place, untracked."""
     with _no_grad():
@@ -2011,6 +2022,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     and the running statistics (when given) move towards the batch's mean and unbiased
     variance by ``momentum``; otherwise the running statistics are used."""
     _check_norm_input(input, "batch_norm", 2, running_mean, running_var, weight, bias)
+    _check_vector_dtypes(input, "batch_norm", running_mean=running_mean, running_var=running_var,
+                         weight=weight, bias=bias)  # fmt: skip
     if input.numel() == 0:  # nothing to normalise; running statistics unchanged (PyTorch)
         return _affine(input, weight, bias)
     dims = (0,) + tuple(range(2, input.ndim))  # all but the channel dim
@@ -2044,10 +2057,15 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     shift per channel. Running statistics (when given) move towards the batch average of the
     instances' means and unbiased variances; use_input_stats=False normalises with them."""
     _check_norm_input(input, "instance_norm", 3, running_mean, running_var, weight, bias)
+    _check_vector_dtypes(input, "instance_norm", weight=weight, bias=bias)
     if input.numel() == 0:  # nothing to normalise; running statistics unchanged (PyTorch)
         return _affine(input, weight, bias)
-    if not use_input_stats:
-        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    if not use_input_stats:  # running statistics of another dtype are fine here (PyTorch)
+        if running_mean is None or running_var is None:
+            raise RuntimeError("instance_norm: running_mean and running_var must be given "
+                               "when use_input_stats=False")  # fmt: skip
+        mean, var = running_mean.to(input.dtype), running_var.to(input.dtype)
+        return batch_norm(input, mean, var, weight, bias, False, momentum, eps)
     n, c = input.shape[:2]
     count = math.prod(input.shape[2:])  # values per instance
     if count == 1:
@@ -2078,6 +2096,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
             f"but got input of shape {list(input.shape)} and num_groups={num_groups}"
         )
     _check_channel_vectors(input, "group_norm", weight, bias)
+    _check_vector_dtypes(input, "group_norm", weight=weight, bias=bias)
     if input.numel() == 0:
         return _affine(input, weight, bias)
     n = input.shape[0]

@@ -156,3 +156,28 @@ def test_empty_inputs_give_empty_outputs_and_keep_the_statistics(pt: object, sha
         )
         assert tuple(ours.shape) == tuple(theirs.shape), name
         assert rm.tolist() == trm.tolist() and rv.tolist() == trv.tolist(), name
+
+
+def test_norms_refuse_an_input_of_another_dtype_than_their_parameters(pt: object) -> None:
+    # PyTorch raises for a float64 input through float32 parameters or running statistics,
+    # rather than promoting; instance_norm alone accepts running statistics of another dtype
+    a = np.random.default_rng(2).standard_normal((4, 3, 5))
+    for build in [
+        lambda m: m.BatchNorm1d(3),
+        lambda m: m.BatchNorm1d(3, affine=False),
+        lambda m: m.BatchNorm1d(3, track_running_stats=False),
+        lambda m: m.BatchNorm1d(3).eval(),
+        lambda m: m.GroupNorm(3, 3),
+        lambda m: m.InstanceNorm1d(3, affine=True),
+    ]:
+        with pytest.raises(RuntimeError):
+            build(pt.nn)(pt.tensor(a))
+        with pytest.raises(RuntimeError, match="must share one dtype"):
+            build(nn)(torch.tensor(a))
+    for use_input_stats in (True, False):
+        ours = nn.functional.instance_norm(torch.tensor(a), torch.zeros(3), torch.ones(3),
+                                           use_input_stats=use_input_stats)  # fmt: skip
+        theirs = pt.nn.functional.instance_norm(pt.tensor(a), pt.zeros(3), pt.ones(3),
+                                                use_input_stats=use_input_stats)  # fmt: skip
+        assert ours.dtype is torch.float64
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-6)
