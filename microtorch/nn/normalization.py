@@ -97,6 +97,13 @@ class _NormBase(Module):
             self.register_buffer("num_batches_tracked", None)
         self.reset_parameters()
 
+    def _older_checkpoint_defaults(self) -> dict[str, Tensor]:
+        """A checkpoint from before num_batches_tracked existed loads, the count left as it
+        is, as in PyTorch."""
+        if not self.track_running_stats:
+            return {}
+        return {"num_batches_tracked": self.num_batches_tracked}
+
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
             init.zeros_(self.running_mean)

@@ -181,3 +181,22 @@ def test_norms_refuse_an_input_of_another_dtype_than_their_parameters(pt: object
                                                 use_input_stats=use_input_stats)  # fmt: skip
         assert ours.dtype is torch.float64
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_a_checkpoint_without_num_batches_tracked_loads(pt: object) -> None:
+    # checkpoints from before num_batches_tracked existed load in PyTorch (a plain dict, no
+    # version metadata), the module's count left as it is
+    for lib in (pt, torch):
+        model = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.BatchNorm1d(3))
+        model(lib.randn(4, 3))
+        old = {k: v for k, v in model.state_dict().items() if "num_batches_tracked" not in k}
+        fresh = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.BatchNorm1d(3))
+        fresh[1].num_batches_tracked.fill_(5)
+        result = fresh.load_state_dict(old)  # strict: no missing key
+        assert not result.missing_keys and not result.unexpected_keys
+        assert fresh[1].num_batches_tracked.item() == 5
+        assert fresh[1].running_mean.tolist() == model[1].running_mean.tolist()
+    with pytest.raises(RuntimeError, match='Missing key.*"1.running_var"'):
+        nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3)).load_state_dict(
+            {k: v for k, v in old.items() if "running_var" not in k}
+        )
