@@ -173,7 +173,7 @@ class _InstanceNorm(_NormBase):
     """Each sample's channels normalised over their own spatial dims (F.instance_norm);
     no affine parameters and no running statistics by default, as in PyTorch."""
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = False, track_running_stats: bool = False, device: Any = None,
                  dtype: Any = None, *, bias: bool = True) -> None:  # fmt: skip
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
@@ -183,9 +183,10 @@ class _InstanceNorm(_NormBase):
         self._check_input_dim(input)
         unbatched = input.ndim == self._expected_dims[0]
         x = input.unsqueeze(0) if unbatched else input
+        # momentum=None is 0 here, as in PyTorch: the running statistics then stay put
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                               self.training or not self.track_running_stats,
-                              0.1 if self.momentum is None else self.momentum,
+                              0.0 if self.momentum is None else self.momentum,
                               self.eps)  # fmt: skip
         return out.squeeze(0) if unbatched else out
 

@@ -51,6 +51,8 @@ NORMS = [
     ("InstanceNorm1d", (3,), dict(affine=True, track_running_stats=True), (2, 3, 5)),
     ("InstanceNorm2d", (2,), dict(affine=True), (2, 2, 3, 4)),
     ("InstanceNorm2d", (2,), dict(track_running_stats=True, momentum=0.5), (2, 2, 3, 3)),
+    # momentum=None is 0 for InstanceNorm in PyTorch (no cumulative average): stats stay put
+    ("InstanceNorm1d", (3,), dict(track_running_stats=True, momentum=None), (2, 3, 4)),
     ("InstanceNorm2d", (2,), {}, (2, 3, 4)),  # unbatched
     ("GroupNorm", (2, 4), {}, (3, 4, 5)),
     ("GroupNorm", (3, 6), dict(eps=1e-3, affine=False), (2, 6, 2, 3)),
