@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import dtypes, factories
 from .._tensor import Tensor
+from .._warn import warn_user
 from . import functional as F
 from . import init
 from .module import Module
@@ -182,6 +183,16 @@ class _InstanceNorm(_NormBase):
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         unbatched = input.ndim == self._expected_dims[0]
+        channels = input.shape[0 if unbatched else 1]
+        if channels != self.num_features:  # PyTorch's check: an error only with affine
+            message = (
+                f"{type(self).__name__}: expected input's size at dim={0 if unbatched else 1} "
+                f"to match num_features ({self.num_features}), but got: {channels} (input "
+                f"shape {tuple(input.shape)})"
+            )
+            if self.affine:
+                raise ValueError(message)
+            warn_user(message + "; num_features is not used when affine=False")
         x = input.unsqueeze(0) if unbatched else input
         # momentum=None is 0 here, as in PyTorch: the running statistics then stay put
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,

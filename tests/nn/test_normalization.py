@@ -202,3 +202,17 @@ def test_a_checkpoint_without_num_batches_tracked_loads(pt: object) -> None:
         nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3)).load_state_dict(
             {k: v for k, v in old.items() if "running_var" not in k}
         )
+
+
+def test_instance_norm_checks_its_channel_count_as_pytorch_does(pt: object) -> None:
+    # affine: a ValueError (before this, our weight's shape check raised a RuntimeError);
+    # without affine num_features is unused and PyTorch only warns
+    a = np.random.default_rng(3).standard_normal((2, 3, 5))
+    for lib, x in ((pt, pt.tensor(a)), (torch, torch.tensor(a))):
+        with pytest.raises(ValueError, match="to match num_features"):
+            lib.nn.InstanceNorm1d(4, affine=True).double()(x)
+        with pytest.raises(ValueError, match="dim=0 to match num_features"):
+            lib.nn.InstanceNorm1d(4, affine=True).double()(x[0])
+        with pytest.warns(UserWarning, match="num_features"):
+            out = lib.nn.InstanceNorm1d(4)(x)
+        assert tuple(out.shape) == (2, 3, 5)
