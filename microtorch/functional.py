@@ -939,7 +939,10 @@ def sigmoid(input: Tensor) -> Tensor:
 
 
 def relu(input: Tensor) -> Tensor:
-    return elementwise.Relu.apply(_check_tensor(input, "relu"))
+    """max(x, 0); integers stay integers, a bool tensor is refused (as in PyTorch)."""
+    if _check_tensor(input, "relu").dtype is _dtypes.bool:
+        raise RuntimeError("relu: Boolean inputs not supported, as in PyTorch; convert first")
+    return elementwise.Relu.apply(input)
 
 
 def _floating_only(x: Tensor, op: str, name: str = "input") -> Tensor:
