@@ -145,14 +145,16 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
     if inplace:
         return _functional.inplace(input, silu)
-    return input * sigmoid(input)
+    x = _floating_only(input, "silu")
+    return x * sigmoid(x)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x."""
     if inplace:
         return _functional.inplace(input, leaky_relu, negative_slope)
-    return _functional.where(input > 0, input, input * negative_slope)
+    x = _floating_only(input, "leaky_relu")
+    return _functional.where(x > 0, x, x * negative_slope)
 
 
 # The piecewise activations below are compositions of where(): where routes the gradient to

@@ -77,6 +77,8 @@ FUNCTIONS = {
     "relu": lambda T, F, x: F.relu(x),
     "relu_torch": lambda T, F, x: T.relu(x),
     "relu6": lambda T, F, x: F.relu6(x),
+    "leaky_relu": lambda T, F, x: F.leaky_relu(x, 0.2),
+    "silu": lambda T, F, x: F.silu(x),
     "hardtanh": lambda T, F, x: F.hardtanh(x, -1.5, 2.5),  # int bounds: truncated
     "elu": lambda T, F, x: F.elu(x),
     "selu": lambda T, F, x: T.selu(x),
