@@ -157,6 +157,11 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     return _functional.where(x > 0, x, x * negative_slope)
 
 
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """leaky_relu written into ``input``, which is returned."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
 # The piecewise activations below are compositions of where(): where routes the gradient to
 # the branch it picked, so at an edge (x == min_val, x == threshold...) the gradient is the
 # one of the branch PyTorch picks there. clamp() would pass the gradient at both edges.
