@@ -1687,6 +1687,16 @@ def _ntuple(value: Any, n: int, op: str, name: str) -> tuple:
     return values
 
 
+def _check_positive(op: str, **sizes: tuple) -> None:
+    """kernel_size, stride, dilation (those given) at least 1 in every dim, as PyTorch's
+    sliding-window ops require (0 would divide by zero, or give empty windows)."""
+    for name, values in sizes.items():
+        if any(v < 1 for v in values):
+            raise RuntimeError(
+                f"{op}: {name} should be greater than zero, but got {name}={list(values)}"
+            )
+
+
 def _batched(input: Tensor, spatial: int, op: str) -> tuple[Tensor, bool]:
     """(input with a batch dim, whether one was added): (C, *S) or (N, C, *S) accepted."""
     _check_tensor(input, op)
@@ -1759,8 +1769,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     _check_same_dtype(op, x, weight, bias)
     stride = _ntuple(stride, spatial, op, "stride")
     dilation = _ntuple(dilation, spatial, op, "dilation")
-    if any(v < 1 for v in stride + dilation):
-        raise RuntimeError(f"{op}: stride {stride} and dilation {dilation} must be positive")
+    _check_positive(op, kernel_size=kernel, stride=stride, dilation=dilation)
     pads = _conv_padding(padding, kernel, dilation, stride, op)
     _check_windows_fit(x, kernel, dilation, pads, op)
     n = x.shape[0]
@@ -1797,6 +1806,7 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
     kernel = _ntuple(kernel_size, 2, "unfold", "kernel_size")
     dilation = _ntuple(dilation, 2, "unfold", "dilation")
     stride = _ntuple(stride, 2, "unfold", "stride")
+    _check_positive("unfold", kernel_size=kernel, dilation=dilation, stride=stride)
     pads = tuple((p, p) for p in _ntuple(padding, 2, "unfold", "padding"))
     _check_windows_fit(x, kernel, dilation, pads, "unfold")
     cols = _conv_ops.Im2Col.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
@@ -1823,6 +1833,7 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
     kernel = _ntuple(kernel_size, 2, "fold", "kernel_size")
     dilation = _ntuple(dilation, 2, "fold", "dilation")
     stride = _ntuple(stride, 2, "fold", "stride")
+    _check_positive("fold", kernel_size=kernel, dilation=dilation, stride=stride)
     pads = tuple((p, p) for p in _ntuple(padding, 2, "fold", "padding"))
     blocks = tuple(
         _conv_ops.conv_out_size(n, k, d, lo, hi, s)
@@ -1863,6 +1874,7 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
     kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
     no_stride = stride is None or (isinstance(stride, (tuple, list)) and not stride)
     stride = kernel if no_stride else _ntuple(stride, spatial, op, "stride")  # () as torch.xxx
+    _check_positive(op, kernel_size=kernel, stride=stride)
     pads = _ntuple(padding, spatial, op, "padding")
     if any(p < 0 or 2 * p > k for p, k in zip(pads, kernel)):
         raise RuntimeError(

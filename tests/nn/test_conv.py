@@ -204,3 +204,28 @@ def test_the_torch_level_names_are_the_functional_ones(pt: object) -> None:
     for ours, theirs in pairs:
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
     assert torch.conv2d is nn.functional.conv2d and torch.pixel_unshuffle is not None
+
+
+SLIDING_WINDOWS_WITH_A_ZERO = [
+    lambda T, x: T.nn.functional.conv2d(x, T.ones(3, 2, 0, 2)),  # an empty kernel
+    lambda T, x: T.nn.Conv2d(2, 3, 0)(x),
+    lambda T, x: T.nn.functional.unfold(x, 0),
+    lambda T, x: T.nn.functional.unfold(x, 2, stride=0),
+    lambda T, x: T.nn.functional.unfold(x, 2, dilation=0),
+    lambda T, x: T.nn.functional.fold(T.ones(1, 8, 16), 5, 0),
+    lambda T, x: T.nn.functional.fold(T.ones(1, 8, 16), 5, 2, stride=0),
+    lambda T, x: T.nn.functional.avg_pool2d(x, 0),
+    lambda T, x: T.nn.functional.avg_pool2d(x, 2, stride=0),
+    lambda T, x: T.nn.functional.avg_pool1d(x[0], 2, stride=0),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors")  # PyTorch's Conv2d
+@pytest.mark.parametrize("call", SLIDING_WINDOWS_WITH_A_ZERO)
+def test_a_zero_kernel_stride_or_dilation_raises_as_in_pytorch(call: object) -> None:
+    # ours returned an output (empty kernels) or raised ZeroDivisionError (zero strides)
+    with pytest.raises(RuntimeError, match="should be greater than zero"):
+        call(torch, torch.ones(1, 2, 5, 5))
+    pt = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        call(pt, pt.ones(1, 2, 5, 5))
