@@ -29,11 +29,20 @@ def _write(tensor: Tensor, host_or_device_array: Any) -> Tensor:
     return tensor
 
 
-def _check_float(tensor: Tensor, name: str) -> None:
+def _check_tensor(tensor: Tensor, name: str) -> None:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"nn.init.{name}: expected a Tensor, got {type(tensor).__name__}")
+
+
+def _check_float(tensor: Tensor, name: str) -> None:
+    """A floating tensor: PyTorch draws no random integers or bools here
+    (NotImplementedError, as there); the fills (constant_, eye_...) take any dtype."""
+    _check_tensor(tensor, name)
     if not tensor.dtype.is_floating_point:
-        raise TypeError(f"nn.init.{name}: expected a floating point tensor, got {tensor.dtype}")
+        raise NotImplementedError(
+            f"nn.init.{name}: expected a floating point tensor, got {tensor.dtype}, as in "
+            "PyTorch; create it with a float dtype"
+        )
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -109,7 +118,9 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
-    _check_float(tensor, "constant_")
+    """Every element set to ``val`` (cast to the tensor's dtype: 2.7 fills an integer
+    tensor with 2, as in PyTorch)."""
+    _check_tensor(tensor, "constant_")
     tensor.array.fill(val)
     tensor._version_counter.value += 1
     return tensor
@@ -161,7 +172,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
 
 def eye_(tensor: Tensor) -> Tensor:
     """The identity matrix (ones on the diagonal of a 2-D tensor, also when not square)."""
-    _check_float(tensor, "eye_")
+    _check_tensor(tensor, "eye_")
     if tensor.ndim != 2:
         raise ValueError(f"nn.init.eye_: only 2-D tensors are supported, got {tuple(tensor.shape)}")
     host = backend.xp_for(backend.device("cpu"))

@@ -79,7 +79,7 @@ def test_init_is_in_place_without_a_graph_and_counts_versions() -> None:
     out = nn.init.normal_(p, std=0.02)
     assert out is p and p.grad_fn is None and p.requires_grad
     assert p._version_counter.value > before
-    with pytest.raises(TypeError, match="floating point"):
+    with pytest.raises(NotImplementedError, match="floating point"):  # as in PyTorch
         nn.init.normal_(torch.zeros(3, dtype=torch.long))
 
 
@@ -170,7 +170,7 @@ def test_sparse_zeros_the_same_number_of_entries_in_every_column() -> None:
     assert ((a == 0).sum(0) == 4).all()  # ceil(0.35 * 10)
     with pytest.raises(ValueError, match="2 dimensions"):
         nn.init.sparse_(torch.empty(4, 3, 3), 0.1)
-    with pytest.raises(TypeError, match="floating point"):
+    with pytest.raises(NotImplementedError, match="floating point"):
         nn.init.sparse_(torch.empty(4, 3, dtype=torch.int64), 0.1)
 
 
@@ -213,3 +213,37 @@ def test_deprecated_dirac_and_the_message_pytorch_gives() -> None:
         pt.nn.init.dirac(pt.empty(2, 2, 3))
     assert str(ours[0].message) == str(theirs[0].message)
     assert w.tolist() == nn.init.dirac_(torch.empty(2, 2, 3)).tolist()
+
+
+INTEGER_INITS = [
+    ("constant_", (2.7,)),  # truncated to 2
+    ("zeros_", ()),
+    ("ones_", ()),
+    ("eye_", ()),
+    ("dirac_", ()),
+    ("uniform_", ()),
+    ("normal_", ()),
+    ("trunc_normal_", ()),
+    ("xavier_uniform_", ()),
+    ("kaiming_normal_", ()),
+    ("orthogonal_", ()),
+    ("sparse_", (0.5,)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+@pytest.mark.parametrize("name, args", INTEGER_INITS)
+def test_integer_and_bool_tensors_as_in_pytorch(name: str, args: tuple, dtype: str) -> None:
+    """The fills write any dtype; the random draws raise NotImplementedError."""
+    pt = pytest.importorskip("torch")
+    shape = (4, 3, 3) if name == "dirac_" else (4, 3)
+    outcomes = []
+    for lib in (torch, pt):
+        t = lib.full(shape, 5, dtype=getattr(lib, dtype))
+        try:
+            getattr(lib.nn.init, name)(t, *args)
+        except Exception as e:  # noqa: BLE001 - the error type is what is compared
+            outcomes.append(type(e).__name__)
+        else:
+            outcomes.append(t.numpy().tolist())
+    assert outcomes[0] == outcomes[1]
