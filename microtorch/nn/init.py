@@ -18,6 +18,7 @@ from typing import Any
 from .. import backend
 from .. import random as _random
 from .._tensor import Tensor
+from .._warn import warn_user
 
 
 def _write(tensor: Tensor, host_or_device_array: Any) -> Tensor:
@@ -102,18 +103,42 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any 
     return _write(tensor, sample)
 
 
+def _normal_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator: Any = None) -> Tensor:  # fmt: skip
-    """N(mean, std^2) restricted to [a, b]: values outside are drawn again."""
+    """N(mean, std^2) restricted to [a, b]. Where most normal draws land inside, those
+    outside are drawn again; where few do (a narrow [a, b], or one far in a tail, which
+    would take forever so), uniform draws on [a, b] are kept with probability
+    pdf(x) / max(pdf on [a, b]); PyTorch switches methods at the same point (30% inside)."""
     _check_float(tensor, "trunc_normal_")
     if not a < b:
         raise ValueError(f"trunc_normal_: expected a < b, got a={a}, b={b}")
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warn_user(
+            "nn.init.trunc_normal_: mean is more than 2 std from [a, b]; the distribution "
+            "of values may be incorrect."
+        )
     rng = (generator or _random.default_generator).rng
-    values = rng.normal(mean, std, size=tuple(tensor.shape))
-    outside = (values < a) | (values > b)
-    while outside.any():
-        values[outside] = rng.normal(mean, std, size=int(outside.sum()))
+    host = backend.xp_for(backend.device("cpu"))
+    size = tuple(tensor.shape)
+    if _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std) > 0.3:
+        values = rng.normal(mean, std, size=size)
         outside = (values < a) | (values > b)
+        while outside.any():
+            values[outside] = rng.normal(mean, std, size=int(outside.sum()))
+            outside = (values < a) | (values > b)
+    else:  # the likeliest point of [a, b], standardised: x is kept with pdf(x) / pdf(peak)
+        peak = (min(max(mean, a), b) - mean) / std
+        values = host.empty(size)
+        pending = host.ones(size, dtype=bool)
+        while pending.any():
+            x = rng.uniform(a, b, size=int(pending.sum()))
+            keep = rng.random(x.shape) < host.exp(0.5 * (peak**2 - ((x - mean) / std) ** 2))
+            values[pending] = host.where(keep, x, values[pending])
+            pending[pending] = ~keep
     return _write(tensor, values.astype(tensor.dtype.np))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -247,3 +248,32 @@ def test_integer_and_bool_tensors_as_in_pytorch(name: str, args: tuple, dtype: s
         else:
             outcomes.append(t.numpy().tolist())
     assert outcomes[0] == outcomes[1]
+
+
+def _truncated_normal_mean(a: float, b: float) -> float:
+    """The mean of N(0, 1) restricted to [a, b]: (pdf(a) - pdf(b)) / (cdf(b) - cdf(a))."""
+    if b < 0:  # the mirror image of [-b, -a], where erfc does not round away the mass
+        return -_truncated_normal_mean(-b, -a)
+    pdf = lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    mass = (math.erfc(a / math.sqrt(2)) - math.erfc(b / math.sqrt(2))) / 2
+    return (pdf(a) - pdf(b)) / mass
+
+
+@pytest.mark.parametrize("a, b", [(5.0, 6.0), (10.0, 11.0), (-8.0, -7.0), (-0.1, 0.1), (-0.5, 3.0)])
+def test_trunc_normal_far_in_a_tail_or_narrow_finishes_and_is_right(a: float, b: float) -> None:
+    # drawing normals again until they land in [5, 6] takes ~3.5 million draws each: ours
+    # never finished; PyTorch draws uniformly on [a, b] and keeps x with pdf(x) / pdf(peak)
+    torch.manual_seed(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t = nn.init.trunc_normal_(torch.empty(20000, dtype=torch.float64), 0.0, 1.0, a, b)
+    far = any("more than 2 std from [a, b]" in str(w.message) for w in caught)
+    assert far == (a > 2 or b < -2)  # PyTorch's warning
+    values = t.numpy()
+    assert values.min() >= a and values.max() <= b
+    assert values.mean() == pytest.approx(_truncated_normal_mean(a, b), abs=0.01)
+    pt = pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = pt.nn.init.trunc_normal_(pt.empty(20000, dtype=pt.float64), 0.0, 1.0, a, b)
+    assert values.std() == pytest.approx(theirs.numpy().std(), rel=0.05)
