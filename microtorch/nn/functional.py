@@ -2194,6 +2194,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             if size is not None
             else "interpolate: either size or scale_factor should be defined"
         )
+    if not input.dtype.is_floating_point and input.dtype is not _dtypes.uint8:
+        raise NotImplementedError(
+            f"interpolate: mode='nearest' is not implemented for {input.dtype} inputs, as in "
+            "PyTorch (floating and uint8 only); convert the input with .float() first"
+        )
     in_sizes = tuple(input.shape[2:])
     if size is not None:
         out_sizes = _ntuple(size, spatial, "interpolate", "size")

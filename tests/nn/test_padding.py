@@ -104,3 +104,18 @@ def test_pad_negative_widths_match_pytorch(pt: object) -> None:
             ours = nn.functional.pad(torch.tensor(a), widths, mode=mode)
             theirs = pt.nn.functional.pad(pt.tensor(a), widths, mode=mode)
             np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=f"{mode} {widths}")
+
+
+def test_interpolate_takes_floating_and_uint8_inputs_only(pt: object) -> None:
+    # PyTorch's nearest kernels exist for floating dtypes and uint8; ours took any dtype
+    for name in ("uint8", "int8", "int32", "int64", "bool", "float32", "float64"):
+        a = np.arange(6).reshape(1, 2, 3).astype(name)
+        try:
+            theirs = pt.nn.functional.interpolate(pt.tensor(a), scale_factor=2)
+        except NotImplementedError:
+            with pytest.raises(NotImplementedError, match="not implemented for"):
+                nn.functional.interpolate(torch.tensor(a), scale_factor=2)
+        else:
+            ours = nn.functional.interpolate(torch.tensor(a), scale_factor=2)
+            assert ours.dtype.name == name
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
