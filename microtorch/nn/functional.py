@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -2201,7 +2202,17 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         )
     in_sizes = tuple(input.shape[2:])
     if size is not None:
-        out_sizes = _ntuple(size, spatial, "interpolate", "size")
+        out_sizes = (size,) * spatial if not isinstance(size, Sequence) else tuple(size)
+        if len(out_sizes) != spatial:  # one size per spatial dim (no broadcasting of (3,))
+            raise ValueError(
+                f"interpolate: Input and output must have the same number of spatial "
+                f"dimensions, but got input with spatial dimensions of {list(in_sizes)} and "
+                f"output size of {size}; give one size per dim of (N, C, d1, ..., dK)"
+            )
+        try:
+            out_sizes = tuple(operator.index(o) for o in out_sizes)  # ints, NumPy's too
+        except TypeError:
+            raise TypeError(f"interpolate: expected size to be ints, but got size={size}") from None
         scales: tuple = (None,) * spatial
     else:
         factors = (

@@ -119,3 +119,19 @@ def test_interpolate_takes_floating_and_uint8_inputs_only(pt: object) -> None:
             ours = nn.functional.interpolate(torch.tensor(a), scale_factor=2)
             assert ours.dtype.name == name
             np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_interpolate_size_gives_one_int_per_spatial_dim(pt: object) -> None:
+    # size=(3,) for a 2-D image was broadcast to (3, 3) here; PyTorch raises ValueError
+    x, tx = torch.ones(1, 2, 4, 5), pt.ones(1, 2, 4, 5)
+    for size in [(3,), [3], (1, 2, 3)]:
+        with pytest.raises(ValueError, match="same number of spatial dimensions"):
+            nn.functional.interpolate(x, size=size)
+        with pytest.raises(ValueError, match="same number of spatial dimensions"):
+            pt.nn.functional.interpolate(tx, size=size)
+    for size in [3.5, (3.0, 4)]:
+        with pytest.raises(TypeError):
+            nn.functional.interpolate(x, size=size)
+        with pytest.raises(TypeError):
+            pt.nn.functional.interpolate(tx, size=size)
+    assert tuple(nn.functional.interpolate(x, size=(np.int64(3), 7)).shape) == (1, 2, 3, 7)
