@@ -595,3 +595,18 @@ def test_softmax2d_and_leaky_relu_inplace_as_pytorch() -> None:
     assert nn.functional.leaky_relu_(ours, 0.2) is ours
     pt.nn.functional.leaky_relu_(theirs, 0.2)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-15)
+
+
+def test_unflatten_keeps_its_size_as_given_and_checks_it_as_pytorch() -> None:
+    # a list stays a list in the repr (ours printed it as a tuple); bad sizes: TypeError
+    assert repr(nn.Unflatten(1, [3, 1])) == "Unflatten(dim=1, unflattened_size=[3, 1])"
+    assert repr(nn.Unflatten(-1, (2, 3))) == "Unflatten(dim=-1, unflattened_size=(2, 3))"
+    assert tuple(nn.Unflatten(1, [3, 2])(torch.ones(4, 6)).shape) == (4, 3, 2)
+    for size in [3, (3.0, 1)]:
+        with pytest.raises(TypeError, match="unflattened_size must be"):
+            nn.Unflatten(1, size)
+    pt = pytest.importorskip("torch")
+    assert repr(nn.Unflatten(1, [3, 1])) == repr(pt.nn.Unflatten(1, [3, 1]))
+    for size in [3, (3.0, 1)]:
+        with pytest.raises(TypeError, match="unflattened_size must be"):
+            pt.nn.Unflatten(1, size)
