@@ -1954,6 +1954,8 @@ def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -
     sizes = (output_size,) * spatial if not isinstance(output_size, Sequence) else output_size
     if len(sizes) != spatial:
         raise ValueError(f"{op}: output_size must be {spatial} values, got {output_size!r}")
+    if spatial == 1 and sizes[0] is None:  # None (keep the size) is for the 2-d pool only
+        raise TypeError(f"{op}: output_size must be an int or a tuple of one int, got None")
     sizes = tuple(n if s is None else s for s, n in zip(sizes, x.shape[2:]))
     if any(s < 0 for s in sizes) or any(n == 0 for n in x.shape[2:]):
         raise RuntimeError(

@@ -83,3 +83,16 @@ def test_pool_errors() -> None:
     with pytest.raises(RuntimeError, match="non-empty input"):
         F.adaptive_avg_pool2d(torch.ones(1, 2, 0, 3), 2)
     assert tuple(F.adaptive_avg_pool1d(torch.ones(2, 3, 4), 0).shape) == (2, 3, 0)  # as PyTorch
+
+
+def test_adaptive_avg_pool1d_refuses_none_as_pytorch() -> None:
+    # None keeps a dim's size in adaptive_avg_pool2d only; the 1-d pool returned its input
+    F = nn.functional
+    for size in (None, (None,)):
+        with pytest.raises(TypeError, match="output_size"):
+            F.adaptive_avg_pool1d(torch.ones(1, 2, 5), size)
+    assert tuple(F.adaptive_avg_pool2d(torch.ones(1, 2, 5, 4), (None, 2)).shape) == (1, 2, 5, 2)
+    pt = pytest.importorskip("torch")
+    for size in (None, (None,)):
+        with pytest.raises(TypeError, match="output_size"):
+            pt.nn.functional.adaptive_avg_pool1d(pt.ones(1, 2, 5), size)
