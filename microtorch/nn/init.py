@@ -46,13 +46,13 @@ def _check_float(tensor: Tensor, name: str) -> None:
         )
 
 
-def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float | int:
     """The recommended scale for a nonlinearity: 1 for linear/sigmoid, 5/3 for tanh,
     sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu (slope 0.01 by default)."""
     linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
               "conv_transpose3d", "sigmoid")  # fmt: skip
     if nonlinearity in linear:
-        return 1.0
+        return 1  # an int, as PyTorch returns
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":

@@ -65,6 +65,9 @@ def test_init_functions_statistics() -> None:
 
 def test_calculate_gain() -> None:
     assert nn.init.calculate_gain("linear") == 1.0
+    for name in ("linear", "conv2d", "conv_transpose1d", "sigmoid"):  # PyTorch's int 1
+        assert type(nn.init.calculate_gain(name)) is int
+    assert type(nn.init.calculate_gain("tanh")) is float
     assert nn.init.calculate_gain("tanh") == pytest.approx(5 / 3)
     assert nn.init.calculate_gain("relu") == pytest.approx(math.sqrt(2))
     assert nn.init.calculate_gain("leaky_relu", math.sqrt(5)) == pytest.approx(math.sqrt(1 / 3))
