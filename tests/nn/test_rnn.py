@@ -323,8 +323,14 @@ def test_pad_sequence_matches_pytorch() -> None:
         np.testing.assert_array_equal(_np(ours), pt.nn.utils.rnn.pad_sequence(seqs, **kwargs))
     ours.sum().backward()
     assert all((_np(s.grad) == 1).all() for s in ours_seqs)
-    with pytest.raises(ValueError, match="padding_side"):
+    with pytest.raises(RuntimeError, match="padding_side"):  # PyTorch's error type
         rnn_utils.pad_sequence(ours_seqs, padding_side="middle")
+    with pytest.raises(RuntimeError, match="padding_side"):
+        pt.nn.utils.rnn.pad_sequence(seqs, padding_side="middle")
+    with pytest.raises(RuntimeError, match="Cannot pack empty tensors"):
+        rnn_utils.pack_padded_sequence(microtorch.zeros(5, 0, 2), [])  # ValueError before
+    with pytest.raises(RuntimeError, match="Cannot pack empty tensors"):
+        pt.nn.utils.rnn.pack_padded_sequence(pt.zeros(5, 0, 2), [])
     with pytest.raises(RuntimeError, match="empty list"):
         rnn_utils.pad_sequence([])
     with pytest.raises(RuntimeError, match="same trailing dims"):

@@ -78,9 +78,10 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False,
     """Stack sequences (L_i, *) into one (T_max, B, *) tensor ((B, T_max, *) with
     batch_first), filling each after its end (before its start with padding_side="left")
     with ``padding_value``."""
-    if padding_side not in ("left", "right"):
-        raise ValueError(
-            f"Expected padding_side to be one of left or right, but got {padding_side}."
+    if padding_side not in ("left", "right"):  # a RuntimeError in PyTorch
+        raise RuntimeError(
+            f"pad_sequence: Expected padding_side to be one of left or right, but got "
+            f"{padding_side}."
         )
     sequences = list(sequences)
     if not sequences:
@@ -123,6 +124,11 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
     if batch_first:
         input = input.transpose(0, 1)  # (B, T, *) -> (T, B, *)
     T, B = input.shape[0], input.shape[1]
+    if B == 0:
+        raise RuntimeError(
+            f"pack_padded_sequence: Cannot pack empty tensors (input of shape "
+            f"{tuple(input.shape)} has no sequences)"
+        )
     if len(lengths) != B:
         raise RuntimeError(
             f"Expected `len(lengths)` to be equal to batch_size, but got {len(lengths)} "
