@@ -52,6 +52,31 @@ class PackedSequence(NamedTuple):
     def is_cuda(self) -> bool:
         return self.data.is_cuda
 
+    # data cast to a dtype, as Tensor's methods of the same names do
+    def double(self) -> PackedSequence:
+        return self.to(_dtypes.float64)
+
+    def float(self) -> PackedSequence:
+        return self.to(_dtypes.float32)
+
+    def half(self) -> PackedSequence:
+        return self.to(_dtypes.float16)
+
+    def long(self) -> PackedSequence:
+        return self.to(_dtypes.int64)
+
+    def int(self) -> PackedSequence:
+        return self.to(_dtypes.int32)
+
+    def short(self) -> PackedSequence:
+        return self.to(_dtypes.int16)
+
+    def char(self) -> PackedSequence:
+        return self.to(_dtypes.int8)
+
+    def byte(self) -> PackedSequence:
+        return self.to(_dtypes.uint8)
+
 
 def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     """The permutation that undoes ``permutation`` (None stays None)."""
