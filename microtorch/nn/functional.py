@@ -2203,6 +2203,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             "PyTorch (floating and uint8 only); convert the input with .float() first"
         )
     in_sizes = tuple(input.shape[2:])
+    if size is not None and recompute_scale_factor:
+        raise ValueError("interpolate: recompute_scale_factor is not meaningful with an "
+                         "explicit size.")  # fmt: skip
     if size is not None:
         out_sizes = (size,) * spatial if not isinstance(size, Sequence) else tuple(size)
         if len(out_sizes) != spatial:  # one size per spatial dim (no broadcasting of (3,))
@@ -2229,6 +2232,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             )
         out_sizes = tuple(math.floor(n * float(f)) for n, f in zip(in_sizes, factors))
         scales = (None,) * spatial if recompute_scale_factor else factors
+    if any(n < 1 for n in in_sizes + out_sizes):
+        raise RuntimeError(
+            f"interpolate: Input and output sizes should be greater than 0, but got input "
+            f"{list(in_sizes)} and output {list(out_sizes)} (input shape {tuple(input.shape)})"
+        )
     xp = backend.xp_of(input.array)
     out = input
     for d, (n, o, factor) in enumerate(zip(in_sizes, out_sizes, scales)):

@@ -135,3 +135,28 @@ def test_interpolate_size_gives_one_int_per_spatial_dim(pt: object) -> None:
         with pytest.raises(TypeError):
             pt.nn.functional.interpolate(tx, size=size)
     assert tuple(nn.functional.interpolate(x, size=(np.int64(3), 7)).shape) == (1, 2, 3, 7)
+
+
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((1, 2, 4, 5), dict(scale_factor=0.1)),  # 0 x 0: an empty output here before
+        ((1, 2, 4, 5), dict(scale_factor=-1.0)),
+        ((1, 2, 4, 5), dict(size=(0, 3))),  # ZeroDivisionError here before
+        ((1, 2, 0, 5), dict(size=(2, 2))),
+    ],
+)
+def test_interpolate_needs_non_empty_input_and_output_sizes(pt: object, shape: tuple,
+                                                            kwargs: dict) -> None:  # fmt: skip
+    with pytest.raises(RuntimeError, match="sizes should be greater than 0"):
+        nn.functional.interpolate(torch.ones(*shape), **kwargs)
+    with pytest.raises(RuntimeError, match="sizes should be greater than 0"):
+        pt.nn.functional.interpolate(pt.ones(*shape), **kwargs)
+
+
+def test_interpolate_refuses_recompute_scale_factor_with_a_size(pt: object) -> None:
+    for lib in (torch, pt):
+        with pytest.raises(ValueError, match="recompute_scale_factor is not meaningful"):
+            lib.nn.functional.interpolate(lib.ones(1, 2, 4), size=3, recompute_scale_factor=True)
+        out = lib.nn.functional.interpolate(lib.ones(0, 2, 4), size=3)  # an empty batch is fine
+        assert tuple(out.shape) == (0, 2, 3)
