@@ -1592,6 +1592,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
             f"pad: {pad} must be (left, right) pairs, at most one per dim, from the last; the "
             f"input has shape {tuple(input.shape)}"
         )
+    fill = _pad_value(value, input.dtype)
     out = input
     for i in range(len(pad) // 2):
         dim = input.ndim - 1 - i
@@ -1609,10 +1610,29 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
             for width in (builtins.max(left, 0), builtins.max(right, 0)):
                 shape = list(out.shape)
                 shape[dim] = width
-                filled = backend.xp_of(out.array).full(shape, value or 0, dtype=out.array.dtype)
+                filled = backend.xp_of(out.array).full(shape, fill, dtype=out.array.dtype)
                 parts.append(Tensor._make(filled))
             out = F.cat([parts[0], out, parts[1]], dim)
     return out
+
+
+def _pad_value(value: float | None, dtype: Any) -> Any:
+    """The number constant padding writes, refused as in PyTorch when ``dtype`` cannot hold
+    it (an integer beyond the dtype's range, nan or inf into integers, a float beyond the
+    dtype's largest) rather than wrapped around or overflowed to inf."""
+    value = 0 if value is None else value
+    if dtype is _dtypes.bool:
+        return value
+    if dtype.is_floating_point:
+        fits = not math.isfinite(value) or abs(value) <= _dtypes.finfo(dtype).max
+    else:
+        info = _dtypes.iinfo(dtype)
+        fits = math.isfinite(value) and info.min <= int(value) <= info.max
+    if not fits:
+        raise RuntimeError(
+            f"pad: value {value} cannot be converted to type {dtype} without overflow"
+        )
+    return value
 
 
 def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> Tensor:

@@ -160,3 +160,32 @@ def test_interpolate_refuses_recompute_scale_factor_with_a_size(pt: object) -> N
             lib.nn.functional.interpolate(lib.ones(1, 2, 4), size=3, recompute_scale_factor=True)
         out = lib.nn.functional.interpolate(lib.ones(0, 2, 4), size=3)  # an empty batch is fine
         assert tuple(out.shape) == (0, 2, 3)
+
+
+@pytest.mark.parametrize(
+    "dtype, value",
+    [
+        ("uint8", -1),  # wrapped (OverflowError) here before
+        ("uint8", 256),
+        ("uint8", 2.7),  # truncated to 2
+        ("int8", -128),
+        ("int64", float("inf")),  # written as -2**63 here before
+        ("int64", float("nan")),
+        ("float32", 1e300),  # written as inf here before
+        ("float16", 1e5),
+        ("float32", float("-inf")),
+        ("bool", 2),
+    ],
+)
+def test_constant_pad_value_must_fit_the_dtype_as_in_pytorch(pt: object, dtype: str,
+                                                             value: float) -> None:  # fmt: skip
+    def outcome(lib: object) -> object:
+        try:
+            out = lib.nn.functional.pad(lib.zeros(1, 3, dtype=getattr(lib, dtype)), (1, 1),
+                                        value=value)  # fmt: skip
+        except RuntimeError as e:
+            assert "cannot be converted" in str(e)
+            return "RuntimeError"
+        return out.numpy().tolist()
+
+    assert outcome(torch) == outcome(pt)
