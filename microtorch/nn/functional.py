@@ -1641,6 +1641,11 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
     per dim (its backward adds the gradients of repeated positions)."""
     if value is not None:
         raise RuntimeError(f'pad: Padding mode "{mode}" doesn\'t take in value argument')
+    if mode != "circular" and input.dtype is _dtypes.bool:  # PyTorch has no bool kernel
+        raise NotImplementedError(
+            f"pad: mode={mode!r} is not implemented for bool tensors, as in PyTorch; convert "
+            "the input with .to(torch.uint8) first"
+        )
     dims = len(pad) // 2
     if len(pad) % 2 or not 1 <= dims <= 3 or input.ndim not in (dims + 1, dims + 2):
         raise NotImplementedError(

@@ -189,3 +189,15 @@ def test_constant_pad_value_must_fit_the_dtype_as_in_pytorch(pt: object, dtype: 
         return out.numpy().tolist()
 
     assert outcome(torch) == outcome(pt)
+
+
+def test_reflect_and_replicate_pads_refuse_bool_tensors_as_pytorch(pt: object) -> None:
+    a = np.array([[[True, False, True]]])
+    for mode in ("reflect", "replicate"):
+        with pytest.raises(NotImplementedError, match="not implemented for bool"):
+            nn.functional.pad(torch.tensor(a), (1, 1), mode=mode)
+        with pytest.raises(NotImplementedError):
+            pt.nn.functional.pad(pt.tensor(a), (1, 1), mode=mode)
+    ours = nn.functional.pad(torch.tensor(a), (1, 1), mode="circular")  # this one works
+    theirs = pt.nn.functional.pad(pt.tensor(a), (1, 1), mode="circular")
+    assert ours.tolist() == theirs.tolist()
