@@ -1907,8 +1907,14 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
             f"{op}: pad should be at most half of effective kernel size, but got pad={pads}, "
             f"kernel_size={kernel}"
         )
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError(f"{op}: divisor must be not zero")
+    if divisor_override is not None:
+        if not isinstance(divisor_override, int) or isinstance(divisor_override, bool):
+            raise TypeError(
+                f"{op}(): argument 'divisor_override' must be int, not "
+                f"{type(divisor_override).__name__}"
+            )
+        if divisor_override == 0:
+            raise RuntimeError(f"{op}: divisor must be not zero")
     size = tuple(x.shape[2:])
     out = tuple(_pool_size(*a, ceil_mode) for a in zip(size, kernel, pads, stride))
     if any(o < 1 for o in out):

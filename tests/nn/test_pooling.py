@@ -78,6 +78,8 @@ def test_pool_errors() -> None:
         F.avg_pool1d(torch.ones(3), 2)
     with pytest.raises(RuntimeError, match="divisor must be not zero"):
         F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, divisor_override=0)
+    with pytest.raises(TypeError, match="'divisor_override' must be int"):  # as in PyTorch
+        F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, divisor_override=2.5)
     with pytest.raises(NotImplementedError, match="adaptive_avg_pool1d"):
         F.adaptive_avg_pool1d(torch.ones(1, 2, 4, dtype=torch.int64), 2)
     with pytest.raises(RuntimeError, match="non-empty input"):
