@@ -229,3 +229,15 @@ def test_a_zero_kernel_stride_or_dilation_raises_as_in_pytorch(call: object) -> 
     pt = pytest.importorskip("torch")
     with pytest.raises(RuntimeError):
         call(pt, pt.ones(1, 2, 5, 5))
+
+
+def test_conv_has_pytorchs_attributes(pt: object) -> None:
+    # transposed and output_padding were missing (AttributeError for code inspecting a conv)
+    for args, kwargs in [((3, 4, 3), {}), ((3, 6, (2, 3)), dict(padding="same", groups=3))]:
+        for cls in ("Conv1d", "Conv2d"):
+            k = args[2] if cls == "Conv2d" or isinstance(args[2], int) else args[2][0]
+            ours = getattr(nn, cls)(args[0], args[1], k, **kwargs)
+            theirs = getattr(pt.nn, cls)(args[0], args[1], k, **kwargs)
+            for name in ("in_channels", "out_channels", "kernel_size", "stride", "padding",
+                         "dilation", "groups", "padding_mode", "transposed", "output_padding"):  # fmt: skip
+                assert getattr(ours, name) == getattr(theirs, name), (cls, name)
