@@ -216,3 +216,18 @@ def test_instance_norm_checks_its_channel_count_as_pytorch_does(pt: object) -> N
         with pytest.warns(UserWarning, match="num_features"):
             out = lib.nn.InstanceNorm1d(4)(x)
         assert tuple(out.shape) == (2, 3, 5)
+
+
+def test_batch_norm_checks_eps_as_pytorch(pt: object) -> None:
+    # a non-positive eps in training (or a negative one) gave nan here; PyTorch: ValueError
+    a = np.random.default_rng(5).standard_normal((4, 3, 5))
+    for lib, x in ((torch, torch.tensor(a)), (pt, pt.tensor(a))):
+        F = lib.nn.functional
+        stats = (lib.zeros(3, dtype=x.dtype), lib.ones(3, dtype=x.dtype))
+        with pytest.raises(ValueError, match="eps must be positive during training"):
+            F.batch_norm(x, None, None, training=True, eps=0.0)
+        with pytest.raises(ValueError, match="eps must be non-negative"):
+            F.batch_norm(x, *stats, training=False, eps=-1.0)
+        with pytest.raises(ValueError, match="eps must be positive during training"):
+            lib.nn.BatchNorm1d(3, eps=-1).double()(x)
+        assert F.batch_norm(x, *stats, training=False, eps=0.0).shape == x.shape
