@@ -7,6 +7,7 @@ hashed by a kernel from one seed the host generator draws (``bernoulli_mask``)."
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy
@@ -92,11 +93,20 @@ def _float_dtype(dtype: Any, op: str) -> Any:
 
 def normal_array(size: tuple, mean: float, std: float, dtype: Any, device: Any, generator=None):
     """A device array of normal samples (drawn in float64 on the host, then cast)."""
+    if not std >= 0:  # PyTorch's check and error type (NumPy's would be a ValueError)
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     host = _rng(generator).normal(mean, std, size=tuple(size)).astype(_float_dtype(dtype, "normal"))
     return backend.to_device(host, backend.as_device(device))
 
 
 def uniform_array(size: tuple, low: float, high: float, dtype: Any, device: Any, generator=None):
+    """A device array of samples uniform on [low, high) (drawn in float64 on the host)."""
+    if not low <= high:  # PyTorch's checks and error type (NumPy's: ValueError, OverflowError)
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}"
+        )
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RuntimeError(f"uniform_: from={low} and to={high} must be finite numbers")
     host = _rng(generator).uniform(low, high, size=tuple(size))
     host = host.astype(_float_dtype(dtype, "uniform"))
     return backend.to_device(host, backend.as_device(device))

@@ -114,8 +114,8 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     would take forever so), uniform draws on [a, b] are kept with probability
     pdf(x) / max(pdf on [a, b]); PyTorch switches methods at the same point (30% inside)."""
     _check_float(tensor, "trunc_normal_")
-    if not a < b:
-        raise ValueError(f"trunc_normal_: expected a < b, got a={a}, b={b}")
+    if not a <= b:  # (a == b gives a everywhere, as in PyTorch)
+        raise RuntimeError(f"trunc_normal_: expected a <= b, got a={a}, b={b}")
     if mean < a - 2 * std or mean > b + 2 * std:
         warn_user(
             "nn.init.trunc_normal_: mean is more than 2 std from [a, b]; the distribution "

@@ -280,3 +280,26 @@ def test_trunc_normal_far_in_a_tail_or_narrow_finishes_and_is_right(a: float, b:
         warnings.simplefilter("ignore")
         theirs = pt.nn.init.trunc_normal_(pt.empty(20000, dtype=pt.float64), 0.0, 1.0, a, b)
     assert values.std() == pytest.approx(theirs.numpy().std(), rel=0.05)
+
+
+BAD_RANDOM_ARGUMENTS = [
+    lambda T: T.nn.init.uniform_(T.empty(3), 2.0, 1.0),  # NumPy's ValueError here before
+    lambda T: T.nn.init.normal_(T.empty(3), 0.0, -1.0),
+    lambda T: T.nn.init.trunc_normal_(T.empty(3), 0.0, 1.0, 2.0, 1.0),
+    lambda T: T.nn.init.uniform_(T.empty(3), float("inf"), float("inf")),  # OverflowError
+    lambda T: T.empty(3).uniform_(2.0, 1.0),
+    lambda T: T.empty(3).normal_(0.0, -1.0),
+]
+
+
+@pytest.mark.parametrize("call", BAD_RANDOM_ARGUMENTS)
+def test_bad_random_fill_arguments_raise_runtime_error_as_pytorch(call: object) -> None:
+    with pytest.raises(RuntimeError):
+        call(torch)
+    pt = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        call(pt)
+
+
+def test_trunc_normal_with_a_equal_to_b_fills_with_a() -> None:
+    assert nn.init.trunc_normal_(torch.empty(4), 0.0, 1.0, 0.5, 0.5).tolist() == [0.5] * 4
