@@ -1653,6 +1653,11 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
             f"mode={mode!r}: pad the last dim of a 2D or 3D input with 2 values, the last 2 of "
             "a 3D or 4D input with 4, the last 3 of a 4D or 5D input with 6"
         )
+    if mode != "circular" and 0 in input.shape[-(dims + 1) :]:  # (N, C, *S): only N may be 0
+        raise RuntimeError(
+            f"pad: mode={mode!r} expects a tensor whose dims other than the batch dim are "
+            f"non-zero, but got input of shape {list(input.shape)}"
+        )
     xp = backend.xp_of(input.array)
     out = input
     for i in range(dims):

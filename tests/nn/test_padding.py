@@ -201,3 +201,18 @@ def test_reflect_and_replicate_pads_refuse_bool_tensors_as_pytorch(pt: object) -
     ours = nn.functional.pad(torch.tensor(a), (1, 1), mode="circular")  # this one works
     theirs = pt.nn.functional.pad(pt.tensor(a), (1, 1), mode="circular")
     assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 3), (0, 2, 3), (0, 3), (1, 0, 2, 2), (0, 1, 2, 2)])
+def test_reflect_and_replicate_pads_of_empty_tensors_as_pytorch(pt: object, shape: tuple) -> None:
+    # only the batch dim may be empty: (2, 0, 3) was padded to (2, 0, 5) here
+    widths = (1, 1) if len(shape) < 4 else (1, 1, 1, 1)
+    for mode in ("reflect", "replicate", "circular"):
+        try:
+            theirs = pt.nn.functional.pad(pt.ones(*shape), widths, mode=mode)
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                nn.functional.pad(torch.ones(*shape), widths, mode=mode)
+        else:
+            ours = nn.functional.pad(torch.ones(*shape), widths, mode=mode)
+            assert tuple(ours.shape) == tuple(theirs.shape), mode
