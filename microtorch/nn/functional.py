@@ -2211,7 +2211,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     """Resize the spatial dims of (N, C, *S) (1 to 3 of them) to ``size`` or ``S *
     scale_factor``; only mode="nearest" here: output position i reads input position
     floor(i * scale), scale = 1 / scale_factor (or in / out with a size or
-    recompute_scale_factor), computed in float32 as PyTorch does."""
+    recompute_scale_factor), computed in float32 as PyTorch does; for a 2-d image a dim that
+    keeps (doubles) its size reads position i (i // 2) whatever the scale, as PyTorch's CPU
+    kernel does (scale_factor=1.3 on 3 rows gives 3 rows, read as 0, 1, 2 and not 0, 0, 1)."""
     _check_tensor(input, "interpolate")
     if mode != "nearest":
         raise NotImplementedError(
@@ -2283,5 +2285,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         scale = xp.float32(1.0 / factor if factor is not None and factor > 0 else n / o)
         positions = xp.floor(xp.arange(o, dtype=xp.float32) * scale).astype(xp.int64)  # float32
         positions = xp.minimum(positions, n - 1)  # (o,): the input position each output reads
+        if spatial == 2 and o in (n, 2 * n):  # PyTorch's 2-d kernel (CPU) ignores the scale
+            positions = xp.arange(o) // (o // n)  # when a dim keeps or doubles its size
         out = _functional.index_select(out, 2 + d, Tensor._make(positions))
     return out

@@ -216,3 +216,18 @@ def test_reflect_and_replicate_pads_of_empty_tensors_as_pytorch(pt: object, shap
         else:
             ours = nn.functional.pad(torch.ones(*shape), widths, mode=mode)
             assert tuple(ours.shape) == tuple(theirs.shape), mode
+
+
+def test_nearest_2d_keeps_or_halves_positions_where_a_dim_keeps_or_doubles(pt: object) -> None:
+    # scale_factor=1.3 on 3 rows gives 3 rows: PyTorch's 2-d kernel reads rows 0, 1, 2 (not
+    # 0, 0, 1 from floor(i / 1.3)), and i // 2 where a dim doubles; its 1-d and 3-d ones don't
+    rng = np.random.default_rng(6)
+    for shape, factors in [((1, 2, 3, 4), (1.3, 1.5)), ((1, 1, 2, 3), (1.3, 0.7)),
+                           ((1, 1, 3, 2), (2.1, 1.0)), ((1, 2, 3), (1.3,)),
+                           ((1, 1, 3, 2, 2), (1.3, 2.1, 1.0))]:  # fmt: skip
+        a = rng.standard_normal(shape)
+        ours = nn.functional.interpolate(torch.tensor(a), scale_factor=factors)
+        theirs = pt.nn.functional.interpolate(pt.tensor(a), scale_factor=factors)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=str(factors))
+    rows = nn.functional.interpolate(torch.arange(3.0).reshape(1, 1, 3, 1), scale_factor=(1.3, 1))
+    assert rows.flatten().tolist() == [0.0, 1.0, 2.0]
