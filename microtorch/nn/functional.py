@@ -1658,6 +1658,7 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
             f"pad: mode={mode!r} expects a tensor whose dims other than the batch dim are "
             f"non-zero, but got input of shape {list(input.shape)}"
         )
+    sizes = [input.shape[-1 - i] + pad[2 * i] + pad[2 * i + 1] for i in range(dims)]
     xp = backend.xp_of(input.array)
     out = input
     for i in range(dims):
@@ -1668,8 +1669,8 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
         kept = n - cut - builtins.max(-right, 0) if mode == "circular" else n
         if mode == "circular":  # an empty result is fine, wrapping around nothing is not
             too_small = kept < 0 or (kept == 0 and n + left + right > 0)
-        else:
-            too_small = n + left + right <= 0
+        else:  # PyTorch's kernels: no negative size, and not all the padded dims empty
+            too_small = n + left + right < 0 or not any(sizes)
         if too_small:
             raise RuntimeError(
                 f"pad: padding ({left}, {right}) at dimension {dim} of input "
@@ -1677,15 +1678,15 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
                 f"would have {n + left + right} elements, {kept} of them from the input)"
             )
         too_wide = {"reflect": builtins.max(left, right) >= n, "replicate": n == 0,
-                    "circular": builtins.max(left, right) > kept}[mode]  # fmt: skip
+                    "circular": builtins.max(left, right) > n}[mode]  # fmt: skip
         if too_wide:
             raise RuntimeError(
                 f"pad: padding ({left}, {right}) at dimension {dim} of input "
                 f"{list(input.shape)} is too wide for mode={mode!r} (reflect: less than the "
-                "dim's size; circular: at most the size left after negative widths; "
-                "replicate: a non-empty dim)"
+                "dim's size; circular: at most its size; replicate: a non-empty dim)"
             )
-        if mode == "circular":  # -1 -> kept - 1, kept -> 0, then past the cut-off start
+        if mode == "circular":  # -1 -> kept - 1, kept -> 0 (around again if need be), past
+            # the cut-off start
             positions = (
                 cut + xp.arange(-builtins.max(left, 0), kept + builtins.max(right, 0)) % kept
             )

@@ -84,11 +84,44 @@ def test_pad_circular_negative_widths_wrap_what_is_left() -> None:
     F = nn.functional
     assert F.pad(x, (-1, 2), mode="circular").tolist() == [[[1, 2, 3, 4, 5, 1, 2]]]
     assert F.pad(x, (2, -3), mode="circular").tolist() == [[[1, 2, 0, 1, 2]]]
+    assert F.pad(x, (-4, 3), mode="circular").tolist() == [[[4, 5, 4, 5, 4]]]  # around twice
     with pytest.raises(RuntimeError, match="too wide for mode='circular'"):
-        F.pad(x, (-4, 3), mode="circular")  # 2 left, 3 to wrap
+        F.pad(x, (0, 7), mode="circular")  # wider than the dim
     for mode in ("reflect", "replicate", "circular"):
         with pytest.raises(RuntimeError, match="takes away more"):
             F.pad(x, (-4, -3), mode=mode)  # -1 elements
+    with pytest.raises(RuntimeError, match="takes away more"):
+        F.pad(x, (-3, -3), mode="reflect")  # an empty result: refused in 1-d, as in PyTorch
+    image = torch.ones(2, 2, 5, 4)
+    assert tuple(F.pad(image, (-2, -2, 0, -1), mode="replicate").shape) == (2, 2, 4, 0)
+    with pytest.raises(RuntimeError, match="takes away more"):
+        F.pad(image, (-2, -2, -2, -3), mode="replicate")  # every padded dim empty
+
+
+def test_pad_widths_at_the_edges_match_pytorch(pt: object) -> None:
+    # random widths in -4..4 around inputs of 1 to 5 elements per dim, every mode; circular
+    # only where PyTorch's output is defined (it reads uninitialised memory when a left
+    # width wraps around the cropped input more than once)
+    rng = np.random.default_rng(7)
+    for _ in range(400):
+        dims = int(rng.integers(1, 4))
+        shape = (2, 2) + tuple(int(n) for n in rng.integers(1, 6, size=dims))
+        widths = tuple(int(w) for w in rng.integers(-4, 5, size=2 * dims))
+        mode = ("constant", "reflect", "replicate", "circular")[int(rng.integers(4))]
+        if mode == "circular":
+            kept = [shape[-1 - i] - max(-widths[2 * i], 0) - max(-widths[2 * i + 1], 0)
+                    for i in range(dims)]  # fmt: skip
+            if any(k <= 0 or max(widths[2 * i : 2 * i + 2]) > k for i, k in enumerate(kept)):
+                continue
+        a = rng.standard_normal(shape)
+        try:
+            theirs = pt.nn.functional.pad(pt.tensor(a), widths, mode=mode).numpy()
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                nn.functional.pad(torch.tensor(a), widths, mode=mode)
+        else:
+            ours = nn.functional.pad(torch.tensor(a), widths, mode=mode).numpy()
+            np.testing.assert_array_equal(ours, theirs, err_msg=f"{shape} {widths} {mode}")
 
 
 def test_pad_negative_widths_match_pytorch(pt: object) -> None:
