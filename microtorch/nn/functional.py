@@ -1637,8 +1637,9 @@ def _pad_value(value: float | None, dtype: Any) -> Any:
 
 def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> Tensor:
     """reflect / replicate / circular padding: along each padded dim of size n, the output
-    reads input positions -left ... n - 1 + right mapped back into [0, n), one index_select
-    per dim (its backward adds the gradients of repeated positions)."""
+    reads input positions -left ... n - 1 + right mapped back into [0, n) (circular: into
+    what negative widths leave of it), one index_select per dim (its backward adds the
+    gradients of repeated positions)."""
     if value is not None:
         raise RuntimeError(f'pad: Padding mode "{mode}" doesn\'t take in value argument')
     if mode != "circular" and input.dtype is _dtypes.bool:  # PyTorch has no bool kernel
@@ -1664,18 +1665,18 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
     for i in range(dims):
         dim = input.ndim - 1 - i
         n, left, right = input.shape[dim], pad[2 * i], pad[2 * i + 1]
-        # circular wraps around what the negative widths leave (PyTorch crops first)
-        cut = builtins.max(-left, 0) if mode == "circular" else 0
-        kept = n - cut - builtins.max(-right, 0) if mode == "circular" else n
-        if mode == "circular":  # an empty result is fine, wrapping around nothing is not
-            too_small = kept < 0 or (kept == 0 and n + left + right > 0)
+        if mode == "circular":  # PyTorch crops the negative widths first, then wraps
+            cut = builtins.max(-left, 0)
+            kept = n - cut - builtins.max(-right, 0)  # what is left to wrap around
+            too_small = kept < 0 or (kept == 0 and sizes[i] > 0)  # an empty result is fine
         else:  # PyTorch's kernels: no negative size, and not all the padded dims empty
-            too_small = n + left + right < 0 or not any(sizes)
+            kept = n
+            too_small = sizes[i] < 0 or not any(sizes)
         if too_small:
             raise RuntimeError(
                 f"pad: padding ({left}, {right}) at dimension {dim} of input "
                 f"{list(input.shape)} takes away more than mode={mode!r} allows (the output "
-                f"would have {n + left + right} elements, {kept} of them from the input)"
+                f"would have {sizes[i]} elements, {kept} of them from the input)"
             )
         too_wide = {"reflect": builtins.max(left, right) >= n, "replicate": n == 0,
                     "circular": builtins.max(left, right) > n}[mode]  # fmt: skip
@@ -1685,11 +1686,9 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
                 f"{list(input.shape)} is too wide for mode={mode!r} (reflect: less than the "
                 "dim's size; circular: at most its size; replicate: a non-empty dim)"
             )
-        if mode == "circular":  # -1 -> kept - 1, kept -> 0 (around again if need be), past
-            # the cut-off start
-            positions = (
-                cut + xp.arange(-builtins.max(left, 0), kept + builtins.max(right, 0)) % kept
-            )
+        if mode == "circular":  # -1 -> kept - 1, kept -> 0 (around again if need be)
+            stop = kept + builtins.max(right, 0)
+            positions = cut + xp.arange(-builtins.max(left, 0), stop) % kept
         else:
             positions = xp.arange(-left, n + right)
         if mode == "reflect":  # -1 -> 1, n -> n - 2
