@@ -1579,11 +1579,13 @@ class Tensor:
     def triu(self, diagonal: int = 0) -> Tensor:
         return F.triu(self, diagonal)
 
-    def softmax(self, dim: int) -> Tensor:
-        return F.softmax(self, dim)
+    def softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        """F.softmax along ``dim``; ``dtype`` casts the input first."""
+        return F.softmax(self, dim, dtype)
 
-    def log_softmax(self, dim: int) -> Tensor:
-        return F.log_softmax(self, dim)
+    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        """F.log_softmax along ``dim``; ``dtype`` casts the input first."""
+        return F.log_softmax(self, dim, dtype)
 
     def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
         return F.gather(self, dim, index, sparse_grad=sparse_grad)

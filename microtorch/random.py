@@ -8,6 +8,7 @@ hashed by a kernel from one seed the host generator draws (``bernoulli_mask``)."
 from __future__ import annotations
 
 import contextlib
+import math
 import operator
 from collections.abc import Iterator
 from typing import Any
@@ -144,6 +145,8 @@ def uniform_array(size: tuple, low: float, high: float, dtype: Any, device: Any,
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}"
         )
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RuntimeError(f"uniform_: from={low} and to={high} must be finite numbers")
     return backend.to_device(_rng(generator).uniform(low, high, size=tuple(size)).astype(np_dtype),
                              backend.as_device(device))  # fmt: skip
 

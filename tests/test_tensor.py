@@ -2153,3 +2153,19 @@ def test_copy_takes_a_tensor_or_a_number_as_in_pytorch(device: str) -> None:
             x.copy_(src)
     assert x.copy_(2.5).tolist() == [[2.5] * 3] * 2
     assert x.copy_(microtorch.arange(3.0, device=device)).tolist() == [[0.0, 1.0, 2.0]] * 2
+
+
+def test_softmax_and_log_softmax_methods_take_dtype() -> None:
+    # x.softmax(-1, dtype=torch.float32), as PyTorch's method takes: a TypeError here
+    x = microtorch.tensor([[1, 2, 3], [0, 0, 1]])
+    out = x.softmax(1, dtype=microtorch.float64)
+    assert out.dtype is microtorch.float64
+    np.testing.assert_allclose(out.sum(1).numpy(), 1.0)
+    logp = x.log_softmax(dim=0, dtype=microtorch.float32)
+    assert logp.dtype is microtorch.float32
+    pt = pytest.importorskip("torch")
+    theirs = pt.tensor([[1, 2, 3], [0, 0, 1]]).log_softmax(dim=0, dtype=pt.float32)
+    np.testing.assert_allclose(logp.numpy(), theirs.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        out.numpy(), pt.tensor([[1, 2, 3], [0, 0, 1]]).softmax(1, pt.float64).numpy()
+    )

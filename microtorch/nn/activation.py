@@ -1,5 +1,5 @@
 """Activation modules: ``GELU``, ``ReLU``, ``LeakyReLU``, ``Tanh``, ``Sigmoid``, ``SiLU``,
-``Softmax``, ``LogSoftmax``, ``ReLU6``, ``Hardtanh``, ``ELU``, ``SELU``, ``CELU``,
+``Softmax``, ``Softmax2d``, ``LogSoftmax``, ``ReLU6``, ``Hardtanh``, ``ELU``, ``SELU``, ``CELU``,
 ``Softsign``, ``LogSigmoid``, ``Mish``, ``Hardswish``, ``Hardsigmoid``, ``GLU``, ``Softmin``,
 ``Threshold``, ``Tanhshrink``, ``Softshrink``, ``Hardshrink``, ``PReLU``, ``RReLU``. Each is
 a thin wrapper over the function of the same name; PReLU holds its slopes as ``weight``."""
@@ -96,6 +96,18 @@ class Softmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """softmax over the channels (dim -3) of each position of (N, C, H, W) or (C, H, W)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in (3, 4):
+            raise ValueError(
+                f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead (shape "
+                f"{tuple(input.shape)})"
+            )
+        return F.softmax(input, -3)
 
 
 class LogSoftmax(Module):

@@ -52,6 +52,8 @@ class _ConvNd(Module):
         else:
             self.padding = F._ntuple(padding, n, name, "padding")
         self.groups, self.padding_mode = groups, padding_mode
+        # PyTorch's attributes that code inspecting a conv reads (no transposed conv here)
+        self.transposed, self.output_padding = False, (0,) * n
         # F.pad's (left, right) widths from the last dim, for padding modes other than zeros
         pairs = F._conv_padding(self.padding, self.kernel_size, self.dilation, self.stride, name)
         self._reversed_padding_repeated_twice = tuple(w for pair in reversed(pairs) for w in pair)

@@ -27,10 +27,22 @@ class Unflatten(Module):
 
     def __init__(self, dim: int, unflattened_size: Sequence[int]) -> None:
         super().__init__()
-        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError(
+                f"Unflatten: unflattened_size must be a tuple of ints, but found type "
+                f"{type(unflattened_size).__name__}"
+            )
+        for i, size in enumerate(unflattened_size):
+            if not isinstance(size, int) or isinstance(size, bool):
+                raise TypeError(
+                    f"Unflatten: unflattened_size must be tuple of ints, but found element of "
+                    f"type {type(size).__name__} at pos {i}"
+                )
+        # kept as given (a list stays a list in the repr, as in PyTorch)
+        self.dim, self.unflattened_size = dim, unflattened_size
 
     def forward(self, input: Tensor) -> Tensor:
-        return input.unflatten(self.dim, self.unflattened_size)
+        return input.unflatten(self.dim, tuple(self.unflattened_size))
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

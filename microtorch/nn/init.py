@@ -18,6 +18,7 @@ from typing import Any
 from .. import backend
 from .. import random as _random
 from .._tensor import Tensor
+from .._warn import warn_user
 
 
 def _write(tensor: Tensor, host_or_device_array: Any) -> Tensor:
@@ -29,20 +30,29 @@ def _write(tensor: Tensor, host_or_device_array: Any) -> Tensor:
     return tensor
 
 
-def _check_float(tensor: Tensor, name: str) -> None:
+def _check_tensor(tensor: Tensor, name: str) -> None:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"nn.init.{name}: expected a Tensor, got {type(tensor).__name__}")
+
+
+def _check_float(tensor: Tensor, name: str) -> None:
+    """A floating tensor: PyTorch draws no random integers or bools here
+    (NotImplementedError, as there); the fills (constant_, eye_...) take any dtype."""
+    _check_tensor(tensor, name)
     if not tensor.dtype.is_floating_point:
-        raise TypeError(f"nn.init.{name}: expected a floating point tensor, got {tensor.dtype}")
+        raise NotImplementedError(
+            f"nn.init.{name}: expected a floating point tensor, got {tensor.dtype}, as in "
+            "PyTorch; create it with a float dtype"
+        )
 
 
-def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float | int:
     """The recommended scale for a nonlinearity: 1 for linear/sigmoid, 5/3 for tanh,
     sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu (slope 0.01 by default)."""
     linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
               "conv_transpose3d", "sigmoid")  # fmt: skip
     if nonlinearity in linear:
-        return 1.0
+        return 1  # an int, as PyTorch returns
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
@@ -93,23 +103,49 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any 
     return _write(tensor, sample)
 
 
+def _normal_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator: Any = None) -> Tensor:  # fmt: skip
-    """N(mean, std^2) restricted to [a, b]: values outside are drawn again."""
+    """N(mean, std^2) restricted to [a, b]. Where most normal draws land inside, those
+    outside are drawn again; where few do (a narrow [a, b], or one far in a tail, which
+    would take forever so), uniform draws on [a, b] are kept with probability
+    pdf(x) / max(pdf on [a, b]); PyTorch switches methods at the same point (30% inside)."""
     _check_float(tensor, "trunc_normal_")
-    if not a < b:
-        raise ValueError(f"trunc_normal_: expected a < b, got a={a}, b={b}")
+    if not a <= b:  # (a == b gives a everywhere, as in PyTorch)
+        raise RuntimeError(f"trunc_normal_: expected a <= b, got a={a}, b={b}")
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warn_user(
+            "nn.init.trunc_normal_: mean is more than 2 std from [a, b]; the distribution "
+            "of values may be incorrect."
+        )
     rng = (generator or _random.default_generator).rng
-    values = rng.normal(mean, std, size=tuple(tensor.shape))
-    outside = (values < a) | (values > b)
-    while outside.any():
-        values[outside] = rng.normal(mean, std, size=int(outside.sum()))
+    host = backend.xp_for(backend.device("cpu"))
+    size = tuple(tensor.shape)
+    if _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std) > 0.3:
+        values = rng.normal(mean, std, size=size)
         outside = (values < a) | (values > b)
+        while outside.any():
+            values[outside] = rng.normal(mean, std, size=int(outside.sum()))
+            outside = (values < a) | (values > b)
+    else:  # the likeliest point of [a, b], standardised: x is kept with pdf(x) / pdf(peak)
+        peak = (min(max(mean, a), b) - mean) / std
+        values = host.empty(size)
+        pending = host.ones(size, dtype=bool)
+        while pending.any():
+            x = rng.uniform(a, b, size=int(pending.sum()))
+            keep = rng.random(x.shape) < host.exp(0.5 * (peak**2 - ((x - mean) / std) ** 2))
+            values[pending] = host.where(keep, x, values[pending])
+            pending[pending] = ~keep
     return _write(tensor, values.astype(tensor.dtype.np))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
-    _check_float(tensor, "constant_")
+    """Every element set to ``val`` (cast to the tensor's dtype: 2.7 fills an integer
+    tensor with 2, as in PyTorch)."""
+    _check_tensor(tensor, "constant_")
     tensor.array.fill(val)
     tensor._version_counter.value += 1
     return tensor
@@ -161,7 +197,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
 
 def eye_(tensor: Tensor) -> Tensor:
     """The identity matrix (ones on the diagonal of a 2-D tensor, also when not square)."""
-    _check_float(tensor, "eye_")
+    _check_tensor(tensor, "eye_")
     if tensor.ndim != 2:
         raise ValueError(f"nn.init.eye_: only 2-D tensors are supported, got {tuple(tensor.shape)}")
     host = backend.xp_for(backend.device("cpu"))

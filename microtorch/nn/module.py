@@ -626,6 +626,7 @@ class Module:
                 f"Expected state_dict to be dict-like, got {type(state_dict).__name__}."
             )
         own = self._state_tensors()
+        state_dict = self._with_older_checkpoint_defaults(state_dict, own)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
@@ -667,6 +668,23 @@ class Module:
                 if key in state_dict:
                     _copy_into(target, state_dict[key], assign)
         return _IncompatibleKeys(missing, unexpected)
+
+    def _older_checkpoint_defaults(self) -> dict[str, Tensor]:
+        """Values for this module's own entries that checkpoints from older versions lack,
+        by name; load_state_dict uses them when such an entry is missing (override it)."""
+        return {}
+
+    def _with_older_checkpoint_defaults(self, state_dict: Any, own: dict) -> Any:
+        """``state_dict`` plus the defaults of the entries it lacks that a module below
+        gives (BatchNorm's num_batches_tracked, as PyTorch fills it for old checkpoints)."""
+        filled = None
+        for prefix, module in self.named_modules(remove_duplicate=False):
+            for name, value in module._older_checkpoint_defaults().items():
+                key = f"{prefix}.{name}" if prefix else name
+                if key in own and key not in state_dict:
+                    filled = dict(state_dict) if filled is None else filled
+                    filled[key] = value
+        return state_dict if filled is None else filled
 
     # ------------------------------------------------------------ pickling
     def __setstate__(self, state: dict) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import dtypes, factories
 from .._tensor import Tensor
+from .._warn import warn_user
 from . import functional as F
 from . import init
 from .module import Module
@@ -97,6 +98,13 @@ class _NormBase(Module):
             self.register_buffer("num_batches_tracked", None)
         self.reset_parameters()
 
+    def _older_checkpoint_defaults(self) -> dict[str, Tensor]:
+        """A checkpoint from before num_batches_tracked existed loads, the count left as it
+        is, as in PyTorch."""
+        if not self.track_running_stats:
+            return {}
+        return {"num_batches_tracked": self.num_batches_tracked}
+
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
             init.zeros_(self.running_mean)
@@ -166,7 +174,7 @@ class _InstanceNorm(_NormBase):
     """Each sample's channels normalised over their own spatial dims (F.instance_norm);
     no affine parameters and no running statistics by default, as in PyTorch."""
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = False, track_running_stats: bool = False, device: Any = None,
                  dtype: Any = None, *, bias: bool = True) -> None:  # fmt: skip
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
@@ -175,10 +183,21 @@ class _InstanceNorm(_NormBase):
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         unbatched = input.ndim == self._expected_dims[0]
+        channels = input.shape[0 if unbatched else 1]
+        if channels != self.num_features:  # PyTorch's check: an error only with affine
+            message = (
+                f"{type(self).__name__}: expected input's size at dim={0 if unbatched else 1} "
+                f"to match num_features ({self.num_features}), but got: {channels} (input "
+                f"shape {tuple(input.shape)})"
+            )
+            if self.affine:
+                raise ValueError(message)
+            warn_user(message + "; num_features is not used when affine=False")
         x = input.unsqueeze(0) if unbatched else input
+        # momentum=None is 0 here, as in PyTorch: the running statistics then stay put
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                               self.training or not self.track_running_stats,
-                              0.1 if self.momentum is None else self.momentum,
+                              0.0 if self.momentum is None else self.momentum,
                               self.eps)  # fmt: skip
         return out.squeeze(0) if unbatched else out
 

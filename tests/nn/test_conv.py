@@ -204,3 +204,40 @@ def test_the_torch_level_names_are_the_functional_ones(pt: object) -> None:
     for ours, theirs in pairs:
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
     assert torch.conv2d is nn.functional.conv2d and torch.pixel_unshuffle is not None
+
+
+SLIDING_WINDOWS_WITH_A_ZERO = [
+    lambda T, x: T.nn.functional.conv2d(x, T.ones(3, 2, 0, 2)),  # an empty kernel
+    lambda T, x: T.nn.Conv2d(2, 3, 0)(x),
+    lambda T, x: T.nn.functional.unfold(x, 0),
+    lambda T, x: T.nn.functional.unfold(x, 2, stride=0),
+    lambda T, x: T.nn.functional.unfold(x, 2, dilation=0),
+    lambda T, x: T.nn.functional.fold(T.ones(1, 8, 16), 5, 0),
+    lambda T, x: T.nn.functional.fold(T.ones(1, 8, 16), 5, 2, stride=0),
+    lambda T, x: T.nn.functional.avg_pool2d(x, 0),
+    lambda T, x: T.nn.functional.avg_pool2d(x, 2, stride=0),
+    lambda T, x: T.nn.functional.avg_pool1d(x[0], 2, stride=0),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors")  # PyTorch's Conv2d
+@pytest.mark.parametrize("call", SLIDING_WINDOWS_WITH_A_ZERO)
+def test_a_zero_kernel_stride_or_dilation_raises_as_in_pytorch(call: object) -> None:
+    # ours returned an output (empty kernels) or raised ZeroDivisionError (zero strides)
+    with pytest.raises(RuntimeError, match="should be greater than zero"):
+        call(torch, torch.ones(1, 2, 5, 5))
+    pt = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        call(pt, pt.ones(1, 2, 5, 5))
+
+
+def test_conv_has_pytorchs_attributes(pt: object) -> None:
+    # transposed and output_padding were missing (AttributeError for code inspecting a conv)
+    for args, kwargs in [((3, 4, 3), {}), ((3, 6, (2, 3)), dict(padding="same", groups=3))]:
+        for cls in ("Conv1d", "Conv2d"):
+            k = args[2] if cls == "Conv2d" or isinstance(args[2], int) else args[2][0]
+            ours = getattr(nn, cls)(args[0], args[1], k, **kwargs)
+            theirs = getattr(pt.nn, cls)(args[0], args[1], k, **kwargs)
+            for name in ("in_channels", "out_channels", "kernel_size", "stride", "padding",
+                         "dilation", "groups", "padding_mode", "transposed", "output_padding"):  # fmt: skip
+                assert getattr(ours, name) == getattr(theirs, name), (cls, name)

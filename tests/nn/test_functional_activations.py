@@ -74,7 +74,11 @@ def test_edges_infinities_and_large_values_match_pytorch(name: str, dtype: str) 
 
 # name: fn(T, F, x); each runs on int64, bool, 0-d and empty inputs
 FUNCTIONS = {
+    "relu": lambda T, F, x: F.relu(x),
+    "relu_torch": lambda T, F, x: T.relu(x),
     "relu6": lambda T, F, x: F.relu6(x),
+    "leaky_relu": lambda T, F, x: F.leaky_relu(x, 0.2),
+    "silu": lambda T, F, x: F.silu(x),
     "hardtanh": lambda T, F, x: F.hardtanh(x, -1.5, 2.5),  # int bounds: truncated
     "elu": lambda T, F, x: F.elu(x),
     "selu": lambda T, F, x: T.selu(x),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -64,6 +65,9 @@ def test_init_functions_statistics() -> None:
 
 def test_calculate_gain() -> None:
     assert nn.init.calculate_gain("linear") == 1.0
+    for name in ("linear", "conv2d", "conv_transpose1d", "sigmoid"):  # PyTorch's int 1
+        assert type(nn.init.calculate_gain(name)) is int
+    assert type(nn.init.calculate_gain("tanh")) is float
     assert nn.init.calculate_gain("tanh") == pytest.approx(5 / 3)
     assert nn.init.calculate_gain("relu") == pytest.approx(math.sqrt(2))
     assert nn.init.calculate_gain("leaky_relu", math.sqrt(5)) == pytest.approx(math.sqrt(1 / 3))
@@ -79,7 +83,7 @@ def test_init_is_in_place_without_a_graph_and_counts_versions() -> None:
     out = nn.init.normal_(p, std=0.02)
     assert out is p and p.grad_fn is None and p.requires_grad
     assert p._version_counter.value > before
-    with pytest.raises(TypeError, match="floating point"):
+    with pytest.raises(NotImplementedError, match="floating point"):  # as in PyTorch
         nn.init.normal_(torch.zeros(3, dtype=torch.long))
 
 
@@ -170,7 +174,7 @@ def test_sparse_zeros_the_same_number_of_entries_in_every_column() -> None:
     assert ((a == 0).sum(0) == 4).all()  # ceil(0.35 * 10)
     with pytest.raises(ValueError, match="2 dimensions"):
         nn.init.sparse_(torch.empty(4, 3, 3), 0.1)
-    with pytest.raises(TypeError, match="floating point"):
+    with pytest.raises(NotImplementedError, match="floating point"):
         nn.init.sparse_(torch.empty(4, 3, dtype=torch.int64), 0.1)
 
 
@@ -213,3 +217,89 @@ def test_deprecated_dirac_and_the_message_pytorch_gives() -> None:
         pt.nn.init.dirac(pt.empty(2, 2, 3))
     assert str(ours[0].message) == str(theirs[0].message)
     assert w.tolist() == nn.init.dirac_(torch.empty(2, 2, 3)).tolist()
+
+
+INTEGER_INITS = [
+    ("constant_", (2.7,)),  # truncated to 2
+    ("zeros_", ()),
+    ("ones_", ()),
+    ("eye_", ()),
+    ("dirac_", ()),
+    ("uniform_", ()),
+    ("normal_", ()),
+    ("trunc_normal_", ()),
+    ("xavier_uniform_", ()),
+    ("kaiming_normal_", ()),
+    ("orthogonal_", ()),
+    ("sparse_", (0.5,)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+@pytest.mark.parametrize("name, args", INTEGER_INITS)
+def test_integer_and_bool_tensors_as_in_pytorch(name: str, args: tuple, dtype: str) -> None:
+    """The fills write any dtype; the random draws raise NotImplementedError."""
+    pt = pytest.importorskip("torch")
+    shape = (4, 3, 3) if name == "dirac_" else (4, 3)
+    outcomes = []
+    for lib in (torch, pt):
+        t = lib.full(shape, 5, dtype=getattr(lib, dtype))
+        try:
+            getattr(lib.nn.init, name)(t, *args)
+        except Exception as e:  # noqa: BLE001 - the error type is what is compared
+            outcomes.append(type(e).__name__)
+        else:
+            outcomes.append(t.numpy().tolist())
+    assert outcomes[0] == outcomes[1]
+
+
+def _truncated_normal_mean(a: float, b: float) -> float:
+    """The mean of N(0, 1) restricted to [a, b]: (pdf(a) - pdf(b)) / (cdf(b) - cdf(a))."""
+    if b < 0:  # the mirror image of [-b, -a], where erfc does not round away the mass
+        return -_truncated_normal_mean(-b, -a)
+    pdf = lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    mass = (math.erfc(a / math.sqrt(2)) - math.erfc(b / math.sqrt(2))) / 2
+    return (pdf(a) - pdf(b)) / mass
+
+
+@pytest.mark.parametrize("a, b", [(5.0, 6.0), (10.0, 11.0), (-8.0, -7.0), (-0.1, 0.1), (-0.5, 3.0)])
+def test_trunc_normal_far_in_a_tail_or_narrow_finishes_and_is_right(a: float, b: float) -> None:
+    # drawing normals again until they land in [5, 6] takes ~3.5 million draws each: ours
+    # never finished; PyTorch draws uniformly on [a, b] and keeps x with pdf(x) / pdf(peak)
+    torch.manual_seed(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t = nn.init.trunc_normal_(torch.empty(20000, dtype=torch.float64), 0.0, 1.0, a, b)
+    far = any("more than 2 std from [a, b]" in str(w.message) for w in caught)
+    assert far == (a > 2 or b < -2)  # PyTorch's warning
+    values = t.numpy()
+    assert values.min() >= a and values.max() <= b
+    assert values.mean() == pytest.approx(_truncated_normal_mean(a, b), abs=0.01)
+    pt = pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = pt.nn.init.trunc_normal_(pt.empty(20000, dtype=pt.float64), 0.0, 1.0, a, b)
+    assert values.std() == pytest.approx(theirs.numpy().std(), rel=0.05)
+
+
+BAD_RANDOM_ARGUMENTS = [
+    lambda T: T.nn.init.uniform_(T.empty(3), 2.0, 1.0),  # NumPy's ValueError here before
+    lambda T: T.nn.init.normal_(T.empty(3), 0.0, -1.0),
+    lambda T: T.nn.init.trunc_normal_(T.empty(3), 0.0, 1.0, 2.0, 1.0),
+    lambda T: T.nn.init.uniform_(T.empty(3), float("inf"), float("inf")),  # OverflowError
+    lambda T: T.empty(3).uniform_(2.0, 1.0),
+    lambda T: T.empty(3).normal_(0.0, -1.0),
+]
+
+
+@pytest.mark.parametrize("call", BAD_RANDOM_ARGUMENTS)
+def test_bad_random_fill_arguments_raise_runtime_error_as_pytorch(call: object) -> None:
+    with pytest.raises(RuntimeError):
+        call(torch)
+    pt = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        call(pt)
+
+
+def test_trunc_normal_with_a_equal_to_b_fills_with_a() -> None:
+    assert nn.init.trunc_normal_(torch.empty(4), 0.0, 1.0, 0.5, 0.5).tolist() == [0.5] * 4

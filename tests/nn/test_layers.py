@@ -29,6 +29,8 @@ LAYERS = {
     "silu": (lambda: nn.SiLU(), (3, 4)),
     "softmax": (lambda: nn.Softmax(dim=-1), (3, 4)),
     "log_softmax": (lambda: nn.LogSoftmax(dim=1), (3, 4)),
+    "softmax2d": (lambda: nn.Softmax2d(), (2, 3, 4, 2)),
+    "softmax2d_unbatched": (lambda: nn.Softmax2d(), (3, 4, 2)),
     "relu6": (lambda: nn.ReLU6(), (3, 4)),
     "hardtanh": (lambda: nn.Hardtanh(-0.4, 0.6), (3, 4)),  # 0.5 is where |a| < 0.1 goes
     "elu": (lambda: nn.ELU(0.5), (3, 4)),
@@ -311,6 +313,7 @@ def test_layers_match_pytorch() -> None:
         (nn.GELU(), pt.nn.GELU()),
         (nn.GELU("tanh"), pt.nn.GELU("tanh")),
         (nn.Softmax(-1), pt.nn.Softmax(-1)),
+        (nn.Softmax2d(), pt.nn.Softmax2d()),  # over dim -3 (x is 3-D: unbatched)
     ]
     for ours, theirs in cases:
         with torch.no_grad():
@@ -577,3 +580,33 @@ def test_scaled_dot_product_attention_learned_float_mask_gets_a_gradient(device:
     dp = w.cpu().numpy() @ c.transpose(0, 2, 1)
     d_scores = p * (dp - (dp * p).sum(-1, keepdims=True))
     np.testing.assert_allclose(mask.grad.cpu().numpy(), d_scores.sum(0), rtol=1e-9, atol=1e-12)
+
+
+def test_softmax2d_and_leaky_relu_inplace_as_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    a = np.random.default_rng(4).standard_normal((2, 3, 4))
+    assert repr(nn.Softmax2d()) == repr(pt.nn.Softmax2d()) == "Softmax2d()"
+    for shape in [(3, 4), (1, 2, 3, 4, 5)]:
+        with pytest.raises(ValueError, match="expected input to be 3D or 4D"):
+            nn.Softmax2d()(torch.ones(*shape))
+        with pytest.raises(ValueError, match="expected input to be 3D or 4D"):
+            pt.nn.Softmax2d()(pt.ones(*shape))
+    ours, theirs = torch.tensor(a), pt.tensor(a)
+    assert nn.functional.leaky_relu_(ours, 0.2) is ours
+    pt.nn.functional.leaky_relu_(theirs, 0.2)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-15)
+
+
+def test_unflatten_keeps_its_size_as_given_and_checks_it_as_pytorch() -> None:
+    # a list stays a list in the repr (ours printed it as a tuple); bad sizes: TypeError
+    assert repr(nn.Unflatten(1, [3, 1])) == "Unflatten(dim=1, unflattened_size=[3, 1])"
+    assert repr(nn.Unflatten(-1, (2, 3))) == "Unflatten(dim=-1, unflattened_size=(2, 3))"
+    assert tuple(nn.Unflatten(1, [3, 2])(torch.ones(4, 6)).shape) == (4, 3, 2)
+    for size in [3, (3.0, 1)]:
+        with pytest.raises(TypeError, match="unflattened_size must be"):
+            nn.Unflatten(1, size)
+    pt = pytest.importorskip("torch")
+    assert repr(nn.Unflatten(1, [3, 1])) == repr(pt.nn.Unflatten(1, [3, 1]))
+    for size in [3, (3.0, 1)]:
+        with pytest.raises(TypeError, match="unflattened_size must be"):
+            pt.nn.Unflatten(1, size)

@@ -51,6 +51,8 @@ NORMS = [
     ("InstanceNorm1d", (3,), dict(affine=True, track_running_stats=True), (2, 3, 5)),
     ("InstanceNorm2d", (2,), dict(affine=True), (2, 2, 3, 4)),
     ("InstanceNorm2d", (2,), dict(track_running_stats=True, momentum=0.5), (2, 2, 3, 3)),
+    # momentum=None is 0 for InstanceNorm in PyTorch (no cumulative average): stats stay put
+    ("InstanceNorm1d", (3,), dict(track_running_stats=True, momentum=None), (2, 3, 4)),
     ("InstanceNorm2d", (2,), {}, (2, 3, 4)),  # unbatched
     ("GroupNorm", (2, 4), {}, (3, 4, 5)),
     ("GroupNorm", (3, 6), dict(eps=1e-3, affine=False), (2, 6, 2, 3)),
@@ -156,3 +158,76 @@ def test_empty_inputs_give_empty_outputs_and_keep_the_statistics(pt: object, sha
         )
         assert tuple(ours.shape) == tuple(theirs.shape), name
         assert rm.tolist() == trm.tolist() and rv.tolist() == trv.tolist(), name
+
+
+def test_norms_refuse_an_input_of_another_dtype_than_their_parameters(pt: object) -> None:
+    # PyTorch raises for a float64 input through float32 parameters or running statistics,
+    # rather than promoting; instance_norm alone accepts running statistics of another dtype
+    a = np.random.default_rng(2).standard_normal((4, 3, 5))
+    for build in [
+        lambda m: m.BatchNorm1d(3),
+        lambda m: m.BatchNorm1d(3, affine=False),
+        lambda m: m.BatchNorm1d(3, track_running_stats=False),
+        lambda m: m.BatchNorm1d(3).eval(),
+        lambda m: m.GroupNorm(3, 3),
+        lambda m: m.InstanceNorm1d(3, affine=True),
+    ]:
+        with pytest.raises(RuntimeError):
+            build(pt.nn)(pt.tensor(a))
+        with pytest.raises(RuntimeError, match="must share one dtype"):
+            build(nn)(torch.tensor(a))
+    for use_input_stats in (True, False):
+        ours = nn.functional.instance_norm(torch.tensor(a), torch.zeros(3), torch.ones(3),
+                                           use_input_stats=use_input_stats)  # fmt: skip
+        theirs = pt.nn.functional.instance_norm(pt.tensor(a), pt.zeros(3), pt.ones(3),
+                                                use_input_stats=use_input_stats)  # fmt: skip
+        assert ours.dtype is torch.float64
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_a_checkpoint_without_num_batches_tracked_loads(pt: object) -> None:
+    # checkpoints from before num_batches_tracked existed load in PyTorch (a plain dict, no
+    # version metadata), the module's count left as it is
+    for lib in (pt, torch):
+        model = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.BatchNorm1d(3))
+        model(lib.randn(4, 3))
+        old = {k: v for k, v in model.state_dict().items() if "num_batches_tracked" not in k}
+        fresh = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.BatchNorm1d(3))
+        fresh[1].num_batches_tracked.fill_(5)
+        result = fresh.load_state_dict(old)  # strict: no missing key
+        assert not result.missing_keys and not result.unexpected_keys
+        assert fresh[1].num_batches_tracked.item() == 5
+        assert fresh[1].running_mean.tolist() == model[1].running_mean.tolist()
+    with pytest.raises(RuntimeError, match='Missing key.*"1.running_var"'):
+        nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3)).load_state_dict(
+            {k: v for k, v in old.items() if "running_var" not in k}
+        )
+
+
+def test_instance_norm_checks_its_channel_count_as_pytorch_does(pt: object) -> None:
+    # affine: a ValueError (before this, our weight's shape check raised a RuntimeError);
+    # without affine num_features is unused and PyTorch only warns
+    a = np.random.default_rng(3).standard_normal((2, 3, 5))
+    for lib, x in ((pt, pt.tensor(a)), (torch, torch.tensor(a))):
+        with pytest.raises(ValueError, match="to match num_features"):
+            lib.nn.InstanceNorm1d(4, affine=True).double()(x)
+        with pytest.raises(ValueError, match="dim=0 to match num_features"):
+            lib.nn.InstanceNorm1d(4, affine=True).double()(x[0])
+        with pytest.warns(UserWarning, match="num_features"):
+            out = lib.nn.InstanceNorm1d(4)(x)
+        assert tuple(out.shape) == (2, 3, 5)
+
+
+def test_batch_norm_checks_eps_as_pytorch(pt: object) -> None:
+    # a non-positive eps in training (or a negative one) gave nan here; PyTorch: ValueError
+    a = np.random.default_rng(5).standard_normal((4, 3, 5))
+    for lib, x in ((torch, torch.tensor(a)), (pt, pt.tensor(a))):
+        F = lib.nn.functional
+        stats = (lib.zeros(3, dtype=x.dtype), lib.ones(3, dtype=x.dtype))
+        with pytest.raises(ValueError, match="eps must be positive during training"):
+            F.batch_norm(x, None, None, training=True, eps=0.0)
+        with pytest.raises(ValueError, match="eps must be non-negative"):
+            F.batch_norm(x, *stats, training=False, eps=-1.0)
+        with pytest.raises(ValueError, match="eps must be positive during training"):
+            lib.nn.BatchNorm1d(3, eps=-1).double()(x)
+        assert F.batch_norm(x, *stats, training=False, eps=0.0).shape == x.shape

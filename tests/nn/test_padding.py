@@ -76,3 +76,191 @@ def test_padding_and_upsampling_errors() -> None:
         F.interpolate(torch.ones(1, 1, 4))
     with pytest.raises(ValueError, match="align_corners"):
         F.interpolate(torch.ones(1, 1, 4), size=3, align_corners=True)
+
+
+def test_pad_circular_negative_widths_wrap_what_is_left() -> None:
+    # PyTorch crops the negative widths first, then wraps around what is left
+    x = torch.arange(6.0).reshape(1, 1, 6)
+    F = nn.functional
+    assert F.pad(x, (-1, 2), mode="circular").tolist() == [[[1, 2, 3, 4, 5, 1, 2]]]
+    assert F.pad(x, (2, -3), mode="circular").tolist() == [[[1, 2, 0, 1, 2]]]
+    assert F.pad(x, (-4, 3), mode="circular").tolist() == [[[4, 5, 4, 5, 4]]]  # around twice
+    with pytest.raises(RuntimeError, match="too wide for mode='circular'"):
+        F.pad(x, (0, 7), mode="circular")  # wider than the dim
+    for mode in ("reflect", "replicate", "circular"):
+        with pytest.raises(RuntimeError, match="takes away more"):
+            F.pad(x, (-4, -3), mode=mode)  # -1 elements
+    with pytest.raises(RuntimeError, match="takes away more"):
+        F.pad(x, (-3, -3), mode="reflect")  # an empty result: refused in 1-d, as in PyTorch
+    image = torch.ones(2, 2, 5, 4)
+    assert tuple(F.pad(image, (-2, -2, 0, -1), mode="replicate").shape) == (2, 2, 4, 0)
+    with pytest.raises(RuntimeError, match="takes away more"):
+        F.pad(image, (-2, -2, -2, -3), mode="replicate")  # every padded dim empty
+
+
+def test_pad_widths_at_the_edges_match_pytorch(pt: object) -> None:
+    # random widths in -4..4 around inputs of 1 to 5 elements per dim, every mode; circular
+    # only where PyTorch's output is defined (it reads uninitialised memory when a left
+    # width wraps around the cropped input more than once)
+    rng = np.random.default_rng(7)
+    for _ in range(400):
+        dims = int(rng.integers(1, 4))
+        shape = (2, 2) + tuple(int(n) for n in rng.integers(1, 6, size=dims))
+        widths = tuple(int(w) for w in rng.integers(-4, 5, size=2 * dims))
+        mode = ("constant", "reflect", "replicate", "circular")[int(rng.integers(4))]
+        if mode == "circular":
+            kept = [shape[-1 - i] - max(-widths[2 * i], 0) - max(-widths[2 * i + 1], 0)
+                    for i in range(dims)]  # fmt: skip
+            if any(k <= 0 or max(widths[2 * i : 2 * i + 2]) > k for i, k in enumerate(kept)):
+                continue
+        a = rng.standard_normal(shape)
+        try:
+            theirs = pt.nn.functional.pad(pt.tensor(a), widths, mode=mode).numpy()
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                nn.functional.pad(torch.tensor(a), widths, mode=mode)
+        else:
+            ours = nn.functional.pad(torch.tensor(a), widths, mode=mode).numpy()
+            np.testing.assert_array_equal(ours, theirs, err_msg=f"{shape} {widths} {mode}")
+
+
+def test_pad_negative_widths_match_pytorch(pt: object) -> None:
+    a = np.random.default_rng(1).standard_normal((2, 3, 5, 6))
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        for widths in [
+            (-1, 2, 0, 0),
+            (2, -3, 1, 1),
+            (1, -2, 0, 1),
+            (-2, 3, 2, -1),
+            (-1, -1, -2, -2),
+        ]:
+            ours = nn.functional.pad(torch.tensor(a), widths, mode=mode)
+            theirs = pt.nn.functional.pad(pt.tensor(a), widths, mode=mode)
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=f"{mode} {widths}")
+
+
+def test_interpolate_takes_floating_and_uint8_inputs_only(pt: object) -> None:
+    # PyTorch's nearest kernels exist for floating dtypes and uint8; ours took any dtype
+    for name in ("uint8", "int8", "int32", "int64", "bool", "float32", "float64"):
+        a = np.arange(6).reshape(1, 2, 3).astype(name)
+        try:
+            theirs = pt.nn.functional.interpolate(pt.tensor(a), scale_factor=2)
+        except NotImplementedError:
+            with pytest.raises(NotImplementedError, match="not implemented for"):
+                nn.functional.interpolate(torch.tensor(a), scale_factor=2)
+        else:
+            ours = nn.functional.interpolate(torch.tensor(a), scale_factor=2)
+            assert ours.dtype.name == name
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_interpolate_size_gives_one_int_per_spatial_dim(pt: object) -> None:
+    # size=(3,) for a 2-D image was broadcast to (3, 3) here; PyTorch raises ValueError
+    x, tx = torch.ones(1, 2, 4, 5), pt.ones(1, 2, 4, 5)
+    for size in [(3,), [3], (1, 2, 3)]:
+        with pytest.raises(ValueError, match="same number of spatial dimensions"):
+            nn.functional.interpolate(x, size=size)
+        with pytest.raises(ValueError, match="same number of spatial dimensions"):
+            pt.nn.functional.interpolate(tx, size=size)
+    for size in [3.5, (3.0, 4)]:
+        with pytest.raises(TypeError):
+            nn.functional.interpolate(x, size=size)
+        with pytest.raises(TypeError):
+            pt.nn.functional.interpolate(tx, size=size)
+    assert tuple(nn.functional.interpolate(x, size=(np.int64(3), 7)).shape) == (1, 2, 3, 7)
+
+
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((1, 2, 4, 5), dict(scale_factor=0.1)),  # 0 x 0: an empty output here before
+        ((1, 2, 4, 5), dict(scale_factor=-1.0)),
+        ((1, 2, 4, 5), dict(size=(0, 3))),  # ZeroDivisionError here before
+        ((1, 2, 0, 5), dict(size=(2, 2))),
+    ],
+)
+def test_interpolate_needs_non_empty_input_and_output_sizes(pt: object, shape: tuple,
+                                                            kwargs: dict) -> None:  # fmt: skip
+    with pytest.raises(RuntimeError, match="sizes should be greater than 0"):
+        nn.functional.interpolate(torch.ones(*shape), **kwargs)
+    with pytest.raises(RuntimeError, match="sizes should be greater than 0"):
+        pt.nn.functional.interpolate(pt.ones(*shape), **kwargs)
+
+
+def test_interpolate_refuses_recompute_scale_factor_with_a_size(pt: object) -> None:
+    for lib in (torch, pt):
+        with pytest.raises(ValueError, match="recompute_scale_factor is not meaningful"):
+            lib.nn.functional.interpolate(lib.ones(1, 2, 4), size=3, recompute_scale_factor=True)
+        out = lib.nn.functional.interpolate(lib.ones(0, 2, 4), size=3)  # an empty batch is fine
+        assert tuple(out.shape) == (0, 2, 3)
+
+
+@pytest.mark.parametrize(
+    "dtype, value",
+    [
+        ("uint8", -1),  # wrapped (OverflowError) here before
+        ("uint8", 256),
+        ("uint8", 2.7),  # truncated to 2
+        ("int8", -128),
+        ("int64", float("inf")),  # written as -2**63 here before
+        ("int64", float("nan")),
+        ("float32", 1e300),  # written as inf here before
+        ("float16", 1e5),
+        ("float32", float("-inf")),
+        ("bool", 2),
+    ],
+)
+def test_constant_pad_value_must_fit_the_dtype_as_in_pytorch(pt: object, dtype: str,
+                                                             value: float) -> None:  # fmt: skip
+    def outcome(lib: object) -> object:
+        try:
+            out = lib.nn.functional.pad(lib.zeros(1, 3, dtype=getattr(lib, dtype)), (1, 1),
+                                        value=value)  # fmt: skip
+        except RuntimeError as e:
+            assert "cannot be converted" in str(e)
+            return "RuntimeError"
+        return out.numpy().tolist()
+
+    assert outcome(torch) == outcome(pt)
+
+
+def test_reflect_and_replicate_pads_refuse_bool_tensors_as_pytorch(pt: object) -> None:
+    a = np.array([[[True, False, True]]])
+    for mode in ("reflect", "replicate"):
+        with pytest.raises(NotImplementedError, match="not implemented for bool"):
+            nn.functional.pad(torch.tensor(a), (1, 1), mode=mode)
+        with pytest.raises(NotImplementedError):
+            pt.nn.functional.pad(pt.tensor(a), (1, 1), mode=mode)
+    ours = nn.functional.pad(torch.tensor(a), (1, 1), mode="circular")  # this one works
+    theirs = pt.nn.functional.pad(pt.tensor(a), (1, 1), mode="circular")
+    assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 3), (0, 2, 3), (0, 3), (1, 0, 2, 2), (0, 1, 2, 2)])
+def test_reflect_and_replicate_pads_of_empty_tensors_as_pytorch(pt: object, shape: tuple) -> None:
+    # only the batch dim may be empty: (2, 0, 3) was padded to (2, 0, 5) here
+    widths = (1, 1) if len(shape) < 4 else (1, 1, 1, 1)
+    for mode in ("reflect", "replicate", "circular"):
+        try:
+            theirs = pt.nn.functional.pad(pt.ones(*shape), widths, mode=mode)
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                nn.functional.pad(torch.ones(*shape), widths, mode=mode)
+        else:
+            ours = nn.functional.pad(torch.ones(*shape), widths, mode=mode)
+            assert tuple(ours.shape) == tuple(theirs.shape), mode
+
+
+def test_nearest_2d_keeps_or_halves_positions_where_a_dim_keeps_or_doubles(pt: object) -> None:
+    # scale_factor=1.3 on 3 rows gives 3 rows: PyTorch's 2-d kernel reads rows 0, 1, 2 (not
+    # 0, 0, 1 from floor(i / 1.3)), and i // 2 where a dim doubles; its 1-d and 3-d ones don't
+    rng = np.random.default_rng(6)
+    for shape, factors in [((1, 2, 3, 4), (1.3, 1.5)), ((1, 1, 2, 3), (1.3, 0.7)),
+                           ((1, 1, 3, 2), (2.1, 1.0)), ((1, 2, 3), (1.3,)),
+                           ((1, 1, 3, 2, 2), (1.3, 2.1, 1.0))]:  # fmt: skip
+        a = rng.standard_normal(shape)
+        ours = nn.functional.interpolate(torch.tensor(a), scale_factor=factors)
+        theirs = pt.nn.functional.interpolate(pt.tensor(a), scale_factor=factors)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=str(factors))
+    rows = nn.functional.interpolate(torch.arange(3.0).reshape(1, 1, 3, 1), scale_factor=(1.3, 1))
+    assert rows.flatten().tolist() == [0.0, 1.0, 2.0]

@@ -78,8 +78,23 @@ def test_pool_errors() -> None:
         F.avg_pool1d(torch.ones(3), 2)
     with pytest.raises(RuntimeError, match="divisor must be not zero"):
         F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, divisor_override=0)
+    with pytest.raises(TypeError, match="'divisor_override' must be int"):  # as in PyTorch
+        F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, divisor_override=2.5)
     with pytest.raises(NotImplementedError, match="adaptive_avg_pool1d"):
         F.adaptive_avg_pool1d(torch.ones(1, 2, 4, dtype=torch.int64), 2)
     with pytest.raises(RuntimeError, match="non-empty input"):
         F.adaptive_avg_pool2d(torch.ones(1, 2, 0, 3), 2)
     assert tuple(F.adaptive_avg_pool1d(torch.ones(2, 3, 4), 0).shape) == (2, 3, 0)  # as PyTorch
+
+
+def test_adaptive_avg_pool1d_refuses_none_as_pytorch() -> None:
+    # None keeps a dim's size in adaptive_avg_pool2d only; the 1-d pool returned its input
+    F = nn.functional
+    for size in (None, (None,)):
+        with pytest.raises(TypeError, match="output_size"):
+            F.adaptive_avg_pool1d(torch.ones(1, 2, 5), size)
+    assert tuple(F.adaptive_avg_pool2d(torch.ones(1, 2, 5, 4), (None, 2)).shape) == (1, 2, 5, 2)
+    pt = pytest.importorskip("torch")
+    for size in (None, (None,)):
+        with pytest.raises(TypeError, match="output_size"):
+            pt.nn.functional.adaptive_avg_pool1d(pt.ones(1, 2, 5), size)

@@ -323,8 +323,14 @@ def test_pad_sequence_matches_pytorch() -> None:
         np.testing.assert_array_equal(_np(ours), pt.nn.utils.rnn.pad_sequence(seqs, **kwargs))
     ours.sum().backward()
     assert all((_np(s.grad) == 1).all() for s in ours_seqs)
-    with pytest.raises(ValueError, match="padding_side"):
+    with pytest.raises(RuntimeError, match="padding_side"):  # PyTorch's error type
         rnn_utils.pad_sequence(ours_seqs, padding_side="middle")
+    with pytest.raises(RuntimeError, match="padding_side"):
+        pt.nn.utils.rnn.pad_sequence(seqs, padding_side="middle")
+    with pytest.raises(RuntimeError, match="Cannot pack empty tensors"):
+        rnn_utils.pack_padded_sequence(microtorch.zeros(5, 0, 2), [])  # ValueError before
+    with pytest.raises(RuntimeError, match="Cannot pack empty tensors"):
+        pt.nn.utils.rnn.pack_padded_sequence(pt.zeros(5, 0, 2), [])
     with pytest.raises(RuntimeError, match="empty list"):
         rnn_utils.pad_sequence([])
     with pytest.raises(RuntimeError, match="same trailing dims"):
@@ -419,3 +425,17 @@ def test_layers_on_packed_sequences_match_pytorch(name: str, kwargs: dict, with_
     assert ours_out.batch_sizes.tolist() == theirs_out.batch_sizes.tolist()
     assert ours_out.unsorted_indices.tolist() == theirs_out.unsorted_indices.tolist()
     _assert_same(ours, theirs, (ours_out.data, ours_h), (theirs_out.data, theirs_h))
+
+
+def test_packed_sequence_casts_its_data_as_pytorch() -> None:
+    # .double(), .float(), ... existed on PyTorch's PackedSequence only (AttributeError here)
+    packed = rnn_utils.pack_padded_sequence(microtorch.randn(3, 2, 2), [3, 2])
+    for name, dtype in [("double", "float64"), ("float", "float32"), ("half", "float16"),
+                        ("long", "int64"), ("int", "int32"), ("short", "int16"),
+                        ("char", "int8"), ("byte", "uint8")]:  # fmt: skip
+        cast = getattr(packed, name)()
+        assert isinstance(cast, rnn_utils.PackedSequence) and cast.data.dtype.name == dtype
+        assert cast.batch_sizes.tolist() == [2, 2, 1]
+    pt = pytest.importorskip("torch")
+    theirs = pt.nn.utils.rnn.pack_padded_sequence(pt.randn(3, 2, 2), [3, 2])
+    assert str(theirs.half().data.dtype) == "torch.float16"

@@ -52,6 +52,31 @@ class PackedSequence(NamedTuple):
     def is_cuda(self) -> bool:
         return self.data.is_cuda
 
+    # data cast to a dtype, as Tensor's methods of the same names do
+    def double(self) -> PackedSequence:
+        return self.to(_dtypes.float64)
+
+    def float(self) -> PackedSequence:
+        return self.to(_dtypes.float32)
+
+    def half(self) -> PackedSequence:
+        return self.to(_dtypes.float16)
+
+    def long(self) -> PackedSequence:
+        return self.to(_dtypes.int64)
+
+    def int(self) -> PackedSequence:
+        return self.to(_dtypes.int32)
+
+    def short(self) -> PackedSequence:
+        return self.to(_dtypes.int16)
+
+    def char(self) -> PackedSequence:
+        return self.to(_dtypes.int8)
+
+    def byte(self) -> PackedSequence:
+        return self.to(_dtypes.uint8)
+
 
 def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     """The permutation that undoes ``permutation`` (None stays None)."""
@@ -78,9 +103,10 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False,
     """Stack sequences (L_i, *) into one (T_max, B, *) tensor ((B, T_max, *) with
     batch_first), filling each after its end (before its start with padding_side="left")
     with ``padding_value``."""
-    if padding_side not in ("left", "right"):
-        raise ValueError(
-            f"Expected padding_side to be one of left or right, but got {padding_side}."
+    if padding_side not in ("left", "right"):  # a RuntimeError in PyTorch
+        raise RuntimeError(
+            f"pad_sequence: Expected padding_side to be one of left or right, but got "
+            f"{padding_side}."
         )
     sequences = list(sequences)
     if not sequences:
@@ -123,6 +149,11 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
     if batch_first:
         input = input.transpose(0, 1)  # (B, T, *) -> (T, B, *)
     T, B = input.shape[0], input.shape[1]
+    if B == 0:
+        raise RuntimeError(
+            f"pack_padded_sequence: Cannot pack empty tensors (input of shape "
+            f"{tuple(input.shape)} has no sequences)"
+        )
     if len(lengths) != B:
         raise RuntimeError(
             f"Expected `len(lengths)` to be equal to batch_size, but got {len(lengths)} "
