@@ -277,3 +277,21 @@ def test_changing_one_output_in_place_leaves_the_others_gradients_alone() -> Non
             outputs[kept].sum().backward()
             grads.append(t.grad.numpy())
         np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_eigh_eigenvector_gradient_is_symmetric_as_pytorch() -> None:
+    """A function of eigh's eigenvectors has PyTorch's gradient: the symmetric one (A is
+    symmetric), whichever triangle UPLO reads."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2, 3, 3))
+    a = a + np.swapaxes(a, -1, -2)
+    weights = rng.standard_normal((2, 3, 3))
+    for uplo in ("L", "U"):
+        grads = []
+        for T in (microtorch, torch):
+            x = T.tensor(a, requires_grad=True)
+            vectors = T.linalg.eigh(x, UPLO=uplo).eigenvectors
+            (vectors.abs() * T.tensor(weights)).sum().backward()  # (free of the signs)
+            grads.append(x.grad.numpy())
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(grads[0], np.swapaxes(grads[0], -1, -2), atol=1e-12)

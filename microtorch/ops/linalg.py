@@ -352,7 +352,8 @@ class EighValues(Function):
 class EighVectors(Function):
     """The eigenvectors V of a symmetric A = V diag(w) V^T, for distinct eigenvalues.
     dV = V (F * (V^T dA V)) with F[i, j] = 1 / (w[j] - w[i]) (0 on the diagonal), so
-    dA = V (F * (V^T g)) V^T."""
+    dA = V (F * (V^T g)) V^T; as A is symmetric, so is dA (PyTorch's): its symmetric part,
+    V (F * skew(V^T g)) V^T with skew(M) = (M - M^T) / 2 (F is antisymmetric)."""
 
     def forward(self, a, values=None, vectors=None):
         self.save_for_backward(values, vectors)
@@ -360,7 +361,8 @@ class EighVectors(Function):
 
     def backward(self, grad):
         w, v = self.saved
-        return v @ (_eigen_gaps(w) * (_mT(v) @ grad)) @ _mT(v)
+        vt_g = _mT(v) @ grad
+        return v @ (_eigen_gaps(w) * (0.5 * (vt_g - _mT(vt_g)))) @ _mT(v)
 
 
 def _svd_backward(u, s, vh, gu, gs, gvh):
