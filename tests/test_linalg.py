@@ -295,3 +295,16 @@ def test_eigh_eigenvector_gradient_is_symmetric_as_pytorch() -> None:
             grads.append(x.grad.numpy())
         np.testing.assert_allclose(grads[0], grads[1], rtol=1e-8, atol=1e-10)
         np.testing.assert_allclose(grads[0], np.swapaxes(grads[0], -1, -2), atol=1e-12)
+
+
+def test_logdet_of_a_negative_determinant_is_nan_with_zero_gradient_as_pytorch() -> None:
+    batch = np.array([[[0.0, 1.0], [1.0, 0.0]], [[2.0, 0.0], [0.0, 3.0]]])  # det -1 and 6
+    grads = []
+    for T in (microtorch, torch):
+        x = T.tensor(batch, requires_grad=True)
+        out = T.logdet(x)
+        assert math.isnan(out[0].item()) and out[1].item() == pytest.approx(math.log(6))
+        out.sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1])
+    assert (grads[0][0] == 0).all()  # (not A^-T, which the nan hides)
