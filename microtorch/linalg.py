@@ -80,11 +80,12 @@ LstsqResult = collections.namedtuple(
 
 
 # ---------------------------------------------------------------- argument checks
-def _matrices(A: Any, op: str, square: bool = False, name: str = "A") -> Tensor:
-    """A itself if it is a float32/float64 tensor of (batches of) matrices, square if asked;
-    otherwise PyTorch's error."""
+def _matrices(A: Any, op: str, square: bool = False, name: str = "A",
+              float16: bool = False) -> Tensor:  # fmt: skip
+    """A itself if it is a float32/float64 (or, if allowed, float16) tensor of (batches of)
+    matrices, square if asked; otherwise PyTorch's error."""
     F._check_tensor(A, op, name)
-    if A.dtype is _dtypes.float16:
+    if A.dtype is _dtypes.float16 and not float16:
         raise NotImplementedError(f"{op}: float16 is not supported, as in PyTorch; use .float()")
     if not A.dtype.is_floating_point:
         raise RuntimeError(
@@ -129,7 +130,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: 
     values), inf / -inf (largest / smallest absolute row sum), 1 / -1 (the same of columns),
     2 / -2 (largest / smallest singular value)."""
     op = "linalg.matrix_norm"
-    _matrices(A, op)
+    _matrices(A, op, float16=ord not in ("nuc", 2, -2))  # (no float16 SVD, as in PyTorch)
     if dtype is not None:
         A = F._cast_for_norm(A, dtype, op)
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:
@@ -141,18 +142,24 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: 
         return _vector_norm(A, 2, (rows, cols), keepdim, None, op)
     if ord in ("nuc", 2, -2):
         s = svdvals(F.movedim(A, (rows, cols), (-2, -1)))
-        out = F.sum(s, -1) if ord == "nuc" else F.amax(s, -1) if ord == 2 else F.amin(s, -1)
+        out = F.sum(s, -1) if ord == "nuc" else _largest(s, -1) if ord == 2 else F.amin(s, -1)
         if keepdim:
             out = F.unsqueeze(F.unsqueeze(out, builtins.min(rows, cols)), builtins.max(rows, cols))
         return out
     if ord in (1, -1, float("inf"), -float("inf")):
         summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
         sums = F.sum(F.abs(A), summed, keepdim=True)
-        out = F.amax(sums, across, True) if ord > 0 else F.amin(sums, across, True)
+        out = _largest(sums, across, True) if ord > 0 else F.amin(sums, across, True)
         return out if keepdim else F.squeeze(out, (rows, cols))
     raise RuntimeError(
         f"{op}: Order {ord!r} not supported; use 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2"
     )
+
+
+def _largest(norms: Tensor, dim: int, keepdim: bool = False) -> Tensor:
+    """amax of (non-negative) norms over dim, 0 where dim is empty, as PyTorch's matrix norms
+    of empty matrices (the smallest of none still raises)."""
+    return F.amax(norms, dim, keepdim) if norms.shape[dim] else F.sum(norms, dim, keepdim)
 
 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,

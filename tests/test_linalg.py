@@ -308,3 +308,29 @@ def test_logdet_of_a_negative_determinant_is_nan_with_zero_gradient_as_pytorch()
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1])
     assert (grads[0][0] == 0).all()  # (not A^-T, which the nan hides)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0), (2, 0, 3)])
+@pytest.mark.parametrize("ord", ["fro", "nuc", 2, 1, -1, math.inf, -math.inf, -2])
+def test_matrix_norm_of_empty_matrices_as_pytorch(shape: tuple, ord) -> None:
+    """The largest of no norms is 0 (2, 1, inf); the smallest over an empty dim raises."""
+    try:
+        expected = torch.linalg.matrix_norm(torch.zeros(shape), ord)
+    except IndexError:
+        with pytest.raises(IndexError):
+            microtorch.linalg.matrix_norm(microtorch.zeros(*shape), ord)
+        return
+    got = microtorch.linalg.matrix_norm(microtorch.zeros(*shape), ord)
+    assert tuple(got.shape) == tuple(expected.shape) and (got.numpy() == 0).all()
+
+
+@pytest.mark.parametrize("ord", ["fro", 1, -1, math.inf, -math.inf])
+def test_matrix_norm_of_float16_as_pytorch(ord) -> None:
+    """The norms that need no SVD take float16 (2 and "nuc" refuse it, as in PyTorch)."""
+    a = np.random.default_rng(4).standard_normal((2, 3, 3)).astype(np.float16)
+    got = microtorch.linalg.matrix_norm(microtorch.tensor(a), ord)
+    expected = torch.linalg.matrix_norm(torch.tensor(a), ord)
+    assert got.dtype is microtorch.float16
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=2e-3)
+    with pytest.raises(RuntimeError):
+        microtorch.linalg.matrix_norm(microtorch.tensor(a), "nuc")
