@@ -2150,16 +2150,18 @@ def _truth_result(result: Any, input: Tensor) -> Tensor:
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,
          dtype: Any = None) -> Tensor:  # fmt: skip
     """The p-norm over ``dim`` (all elements by default) of input's elements, as
-    linalg.vector_norm ("fro" is p = 2); p="nuc" is the nuclear norm of the matrices in
-    ``dim`` (the last two by default)."""
+    linalg.vector_norm (p=None or "fro" is p = 2); another string ("nuc"), or "fro" over more
+    than two dims, is linalg.matrix_norm over ``dim`` (all dims by default), as PyTorch picks."""
     if out is not None:
         raise TypeError("norm: out= is not supported; assign the result instead")
-    if p == "nuc":
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2):
+            return _vector_norm(input, 2, dim, keepdim, dtype, "norm")
         from . import linalg
 
-        return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim,
-                                  dtype=dtype)  # fmt: skip
-    return _vector_norm(input, 2 if p == "fro" else p, dim, keepdim, dtype, "norm")
+        dims = tuple(range(_check_tensor(input, "norm").ndim)) if dim is None else dim
+        return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype)
+    return _vector_norm(input, 2 if p is None else p, dim, keepdim, dtype, "norm")
 
 
 def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: str) -> Tensor:

@@ -334,3 +334,28 @@ def test_matrix_norm_of_float16_as_pytorch(ord) -> None:
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=2e-3)
     with pytest.raises(RuntimeError):
         microtorch.linalg.matrix_norm(microtorch.tensor(a), "nuc")
+
+
+def test_torch_norm_picks_its_norm_as_pytorch() -> None:
+    """p=None is the 2-norm; a string p other than "fro" over at most two dims is a matrix
+    norm over ``dim``, all dims by default (so "nuc" of a 3-D tensor needs dim)."""
+    a = np.random.default_rng(5).standard_normal((2, 3, 4))
+    for call in (
+        lambda T, x: T.norm(x, None),
+        lambda T, x: T.norm(x, None, -1, True),
+        lambda T, x: x.norm(None, (0, 2)),
+        lambda T, x: T.norm(x, "nuc", dim=(0, 2)),
+        lambda T, x: T.norm(x[0], "nuc"),
+        lambda T, x: T.norm(x, "fro", (1,)),
+    ):
+        got, expected = call(microtorch, microtorch.tensor(a)), call(torch, torch.tensor(a))
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12)
+    for call in (
+        lambda T, x: T.norm(x, "nuc"),  # a 3-D tensor: dims (0, 1, 2) are not 2
+        lambda T, x: T.norm(x, "fro", (0, 1, 2)),
+        lambda T, x: T.norm(x, "foo", (0, 1)),
+        lambda T, x: T.norm(x[0, 0], "nuc"),  # 1-D: not a matrix
+    ):
+        for T in (microtorch, torch):
+            with pytest.raises(RuntimeError):
+                call(T, T.tensor(a))
