@@ -325,8 +325,20 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """The dot product of the vectors along ``dim``, other dims broadcast: sum(x * y, dim)."""
-    F._check_tensor(x, "linalg.vecdot", "x"), F._check_tensor(y, "linalg.vecdot", "y")
+    """The dot product of the vectors along ``dim``, other dims broadcast: sum(x * y, dim).
+    Both floating point of one dtype, as PyTorch asks."""
+    op = "linalg.vecdot"
+    F._check_tensor(x, op, "x"), F._check_tensor(y, op, "y")
+    for t in (x, y):
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(
+                f"{op}: Expected a floating point tensor as input. Got {t.dtype}; use .float()"
+            )
+    if x.dtype is not y.dtype:
+        raise RuntimeError(
+            f"{op}: Expected x and y to have the same dtype, but found x of type {x.dtype} and "
+            f"y of type {y.dtype} instead; cast one, e.g. y.to(x.dtype)"
+        )
     return F.sum(F.mul(x, y), dim)
 
 

@@ -359,3 +359,15 @@ def test_torch_norm_picks_its_norm_as_pytorch() -> None:
         for T in (microtorch, torch):
             with pytest.raises(RuntimeError):
                 call(T, T.tensor(a))
+
+
+@pytest.mark.parametrize(
+    "dtypes", [("int64", "int64"), ("bool", "bool"), ("float32", "float64"), ("float32", "int64")]
+)
+def test_vecdot_refuses_integers_and_mixed_dtypes_as_pytorch(dtypes: tuple) -> None:
+    for T in (microtorch, torch):
+        x, y = (T.ones(2, 3, dtype=getattr(T, d)) for d in dtypes)
+        with pytest.raises(RuntimeError, match="vecdot"):
+            T.linalg.vecdot(x, y)
+    got = microtorch.linalg.vecdot(microtorch.ones(2, 3), microtorch.ones(3), dim=-1)
+    assert got.tolist() == [3.0, 3.0]  # broadcasting still works
