@@ -371,3 +371,15 @@ def test_vecdot_refuses_integers_and_mixed_dtypes_as_pytorch(dtypes: tuple) -> N
             T.linalg.vecdot(x, y)
     got = microtorch.linalg.vecdot(microtorch.ones(2, 3), microtorch.ones(3), dim=-1)
     assert got.tolist() == [3.0, 3.0]  # broadcasting still works
+
+
+def test_cross_refuses_mixed_dtypes_and_bools_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        for cross in (T.cross, T.linalg.cross):
+            with pytest.raises(RuntimeError):
+                cross(T.ones(2, 3), T.ones(2, 3, dtype=T.int64), dim=1)
+            with pytest.raises(NotImplementedError):
+                cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3, dtype=T.bool), dim=1)
+        assert T.cross(T.eye(3).long(), T.eye(3).long()[[1, 2, 0]], dim=1).tolist() == [
+            [0, 0, 1], [1, 0, 0], [0, 1, 0]
+        ]  # fmt: skip
