@@ -80,15 +80,16 @@ LstsqResult = collections.namedtuple(
 
 
 # ---------------------------------------------------------------- argument checks
-def _matrices(A: Any, op: str, square: bool = False, name: str = "A",
-              float16: bool = False) -> Tensor:  # fmt: skip
+def _matrices(A: Any, op: str, square: bool = False, name: str = "A", float16: bool = False,
+              integers: type = RuntimeError) -> Tensor:  # fmt: skip
     """A itself if it is a float32/float64 (or, if allowed, float16) tensor of (batches of)
-    matrices, square if asked; otherwise PyTorch's error."""
+    matrices, square if asked; otherwise PyTorch's error (``integers``: the one its op
+    raises for integer and bool tensors)."""
     F._check_tensor(A, op, name)
     if A.dtype is _dtypes.float16 and not float16:
         raise NotImplementedError(f"{op}: float16 is not supported, as in PyTorch; use .float()")
     if not A.dtype.is_floating_point:
-        raise RuntimeError(
+        raise integers(
             f"{op}: Expected a floating point tensor as input. Got {A.dtype}; use .float() first"
         )
     if A.ndim < 2:
@@ -228,8 +229,8 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
     """X with A @ X = B (X @ A = B when left=False) for B a batch of matrices, reading only
     A's upper (or lower) triangle, and taking its diagonal as ones when unitriangular."""
     op = "linalg.solve_triangular"
-    _matrices(A, op, square=True)
-    _matrices(B, op, name="B")
+    _matrices(A, op, square=True, integers=NotImplementedError)
+    _matrices(B, op, name="B", integers=NotImplementedError)
     T = F.triu(A) if upper else F.tril(A)
     if unitriangular:  # the diagonal replaced by ones (so it gets no gradient)
         ones = eye(A.shape[-1], dtype=A.dtype, device=A.device)
@@ -418,7 +419,7 @@ def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from
     its lower (UPLO="L") or upper triangle. The gradient assumes distinct eigenvalues."""
     op = "linalg.eigh"
-    _matrices(A, op, square=True)
+    _matrices(A, op, square=True, integers=NotImplementedError)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"{op}: Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     w, v = F.backend.xp_of(A.array).linalg.eigh(A.array, UPLO=UPLO)

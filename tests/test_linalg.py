@@ -383,3 +383,20 @@ def test_cross_refuses_mixed_dtypes_and_bools_as_pytorch() -> None:
         assert T.cross(T.eye(3).long(), T.eye(3).long()[[1, 2, 0]], dim=1).tolist() == [
             [0, 0, 1], [1, 0, 0], [0, 1, 0]
         ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda T, a: T.linalg.eigh(a),
+        lambda T, a: T.linalg.eigvalsh(a),
+        lambda T, a: T.linalg.solve_triangular(a, a, upper=True),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+def test_integer_inputs_raise_not_implemented_where_pytorch_does(call, dtype: str) -> None:
+    """eigh and solve_triangular raise NotImplementedError for integer and bool tensors
+    (the others RuntimeError, see above), as in PyTorch."""
+    for T in (microtorch, torch):
+        with pytest.raises(NotImplementedError):
+            call(T, T.eye(2).to(getattr(T, dtype)))
