@@ -21,7 +21,6 @@ from typing import Any
 from . import functional as F
 from . import random
 from ._tensor import Tensor
-from .autograd import functional as _autograd_functional
 from .autograd import grad as _autograd_grad
 from .autograd import grad_mode, no_gradients_of_gradients
 
@@ -166,28 +165,41 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return (result, vjp_fn, _tree_map(Tensor.detach, aux)) if has_aux else (result, vjp_fn)
 
 
-def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False) -> Callable:
-    """A function returning the Jacobian of func with respect to args[argnums] (shape
-    output.shape + input.shape), one backward pass per output element."""
+def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable:  # fmt: skip
+    """A function returning the Jacobian of func with respect to args[argnums], one backward
+    pass per output element: for each output tensor (func may return a tuple/list/dict of
+    them) the input's structure (a tensor, or a tuple/list/dict of them; a tuple over
+    argnums when it is a tuple) with a block of shape output.shape + input.shape for each
+    input tensor. ``chunk_size`` (a memory option in PyTorch) changes nothing here."""
 
     def wrapper(*args: Any) -> Any:
         nums = _argnums(argnums, len(args))
-        aux_box: list = []
-
-        def of_selected(*selected: Tensor) -> Any:
-            full = list(args)
-            for a, x in zip(nums, selected):
-                full[a] = x
-            output, aux = _split_aux(func(*full), has_aux, "jacrev(f)(*args)")
-            aux_box.append(aux)
-            return output
-
         with _transform("jacrev"):
-            chosen = args[nums[0]] if isinstance(argnums, int) else tuple(args[a] for a in nums)
-            jac = _autograd_functional.jacobian(of_selected, chosen)
-        if has_aux:
-            return jac, _tree_map(Tensor.detach, aux_box[0])
-        return jac
+            args = list(args)
+            for a in nums:
+                args[a] = _tree_map(_fresh, args[a])
+            output, aux = _split_aux(func(*args), has_aux, "jacrev(f)(*args)")
+            trees = [args[a] for a in nums]
+            primals = _leaves(trees)
+            per_output = [_jacobian_blocks(o, trees, primals) for o in _leaves(output)]
+        found = iter(per_output)
+        jac = _tree_map(lambda _: next(found), output)  # each output: its blocks' tree
+        return (jac, _tree_map(Tensor.detach, aux)) if has_aux else jac
+
+    def _jacobian_blocks(o: Tensor, trees: list, primals: list) -> Any:
+        """d o / d each primal (one backward per element of o), in the inputs' structure."""
+        rows: list[list[Tensor]] = [[] for _ in primals]
+        flat = o.reshape(-1)
+        for k in range(flat.numel()):
+            for i, g in enumerate(_grads([flat[k]], primals, None, retain=True)):
+                rows[i].append(g.reshape(-1))
+        blocks = iter(
+            F.stack(r).reshape(*o.shape, *p.shape) if r else p.new_zeros((*o.shape, *p.shape))
+            for p, r in zip(primals, rows)
+        )
+        per_input = [_tree_map(lambda _: next(blocks), t) for t in trees]
+        return per_input[0] if isinstance(argnums, int) else tuple(per_input)
 
     return wrapper
 

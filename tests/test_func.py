@@ -251,3 +251,25 @@ def test_grad_of_functional_call_per_parameter():
 
     _close(grad(loss(mt, model))(params, mt.tensor(A)),
            tf.grad(loss(torch, tmodel))(tparams, torch.tensor(A)))  # fmt: skip
+
+
+def test_jacrev_of_tuple_and_dict_inputs_and_outputs_matches_torch():
+    """A tuple/dict argument gives a block per tensor in it, a tuple/dict output a tree of
+    blocks per output tensor, as torch.func.jacrev."""
+    a, b = A[0], B
+
+    def f(lib):
+        return lambda p: {"prod": p[0] * p[1].exp(), "total": (p[0] ** 2).sum()}
+
+    def g(lib):
+        return lambda p, q: (lib.outer(p["x"], q), p["y"].sin())
+
+    ours = jacrev(f(mt))((mt.tensor(a), mt.tensor(b)))
+    theirs = tf.jacrev(f(torch))((torch.tensor(a), torch.tensor(b)))
+    assert ours["prod"][0].shape == (3, 3) and ours["total"][1].shape == (3,)
+    _close(ours, theirs)
+    args = ({"x": mt.tensor(a), "y": mt.tensor(b)}, mt.tensor(b))
+    targs = ({"x": torch.tensor(a), "y": torch.tensor(b)}, torch.tensor(b))
+    _close(jacrev(g(mt), argnums=(0, 1))(*args), tf.jacrev(g(torch), argnums=(0, 1))(*targs))
+    _close(jacrev(g(mt))(*args), tf.jacrev(g(torch))(*targs))
+    _close(jacrev(g(mt), chunk_size=1)(*args), tf.jacrev(g(torch), chunk_size=1)(*targs))
