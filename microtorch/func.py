@@ -228,28 +228,20 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         )
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if isinstance(in_dims, list):
+            raise ValueError(
+                f"vmap: expected in_dims to be an int or a (nested) tuple matching the inputs, "
+                f"got the list {in_dims}; write it as a tuple"
+            )
         dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         if len(dims) != len(args):
             raise ValueError(
                 f"vmap: in_dims has {len(dims)} entries but {len(args)} positional inputs "
                 "were given; give one in_dim (an int or None) per input"
             )
-        sizes = []
-        for a, d in zip(args, dims):
-            if d is None:
-                continue
-            if not isinstance(a, Tensor):
-                raise ValueError(
-                    f"vmap: got in_dim={d} for an input of type {type(a).__name__}; only tensor "
-                    "inputs can be mapped over (use in_dim=None for the others)"
-                )
-            if not -a.dim() <= d < a.dim():
-                raise ValueError(
-                    f"vmap: Got in_dim={d} for some input, but that input is a Tensor of "
-                    f"dimensionality {a.dim()} so expected in_dim to satisfy "
-                    f"-{a.dim()} <= in_dim < {a.dim()}."
-                )
-            sizes.append(a.shape[d])
+        sizes: list = []
+        _map_with_dims(lambda t, d: sizes.append(_mapped_size(t, d)), args, dims, "in_dims")
+        sizes = [n for n in sizes if n is not None]
         if not sizes:
             raise ValueError("vmap: at least one input must be mapped over (an in_dim not None)")
         if len(set(sizes)) != 1:
@@ -257,20 +249,98 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
                 "vmap: Expected all tensors to have the same size in the mapped dimension, got "
                 f"sizes {sizes} for the mapped dimension"
             )
+        if sizes[0] == 0:
+            raise ValueError(
+                "vmap: the mapped dimension has size 0; this vmap calls func once per index "
+                "(a loop), so it cannot tell the shape of an empty result"
+            )
         results = []
         with _randomness(randomness) as before_each_call:
             for i in range(sizes[0]):
                 before_each_call()
-                sliced = [a if d is None else a.select(d, i) for a, d in zip(args, dims)]
+                sliced = _map_with_dims(
+                    lambda t, d, i=i: t if d is None else t.select(d, i), args, dims, "in_dims"
+                )
                 results.append(func(*sliced, **kwargs))
-        single = not isinstance(results[0], tuple)
-        per_output = [[r] if single else list(r) for r in results]
-        n = len(per_output[0])
-        odims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * n
-        stacked = tuple(F.stack([r[k] for r in per_output], dim=odims[k]) for k in range(n))
-        return stacked[0] if single else stacked
+        return _stacked(results, out_dims)
 
     return wrapper
+
+
+def _map_with_dims(fn: Callable, tree: Any, dims: Any, name: str) -> Any:
+    """``tree`` with fn(t, d) in place of each tensor t, d its entry in ``dims``: an int or
+    None for the whole (sub)tree, or a tuple/list/dict of the tree's own structure."""
+    if isinstance(tree, Tensor):
+        if not (dims is None or isinstance(dims, int)):
+            raise ValueError(f"vmap: got {name} {dims!r} for a tensor; expected an int or None")
+        return fn(tree, dims)
+    if isinstance(tree, (tuple, list)) and isinstance(dims, (tuple, list)):
+        if len(tree) != len(dims):
+            raise ValueError(
+                f"vmap: {name} {dims!r} does not match the structure of a {type(tree).__name__} "
+                f"of {len(tree)} entries"
+            )
+        return type(tree)(_map_with_dims(fn, t, d, name) for t, d in zip(tree, dims))
+    if isinstance(tree, dict) and isinstance(dims, dict):
+        if tree.keys() != dims.keys():
+            raise ValueError(f"vmap: {name} keys {list(dims)} do not match the keys {list(tree)}")
+        return {k: _map_with_dims(fn, v, dims[k], name) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list, dict)) and (dims is None or isinstance(dims, int)):
+        return _tree_map(lambda t: fn(t, dims), tree)
+    if dims is not None:
+        raise ValueError(
+            f"vmap: got {name}={dims!r} for an input of type {type(tree).__name__}; only "
+            "tensor inputs can be mapped over (use in_dim=None for the others)"
+        )
+    return tree
+
+
+def _mapped_size(t: Tensor, d: int | None) -> Any:
+    """The size of t's mapped dim d (None: not mapped), after checking d is one of its dims."""
+    if d is None:
+        return None
+    if not -t.dim() <= d < t.dim():
+        raise ValueError(
+            f"vmap: Got in_dim={d} for some input, but that input is a Tensor of "
+            f"dimensionality {t.dim()} so expected in_dim to satisfy "
+            f"-{t.dim()} <= in_dim < {t.dim()}."
+        )
+    return t.shape[d]
+
+
+def _stacked(results: list, out_dims: Any) -> Any:
+    """The results of vmap's calls (each a tensor or a tuple/list/dict of them) stacked
+    leaf by leaf along their out_dims, in the results' structure."""
+    first = results[0]
+    if isinstance(first, Tensor) and isinstance(out_dims, tuple) and len(out_dims) == 1:
+        out_dims = out_dims[0]
+    leaf_dims: list = []
+    _map_with_dims(lambda t, d: leaf_dims.append(d), first, out_dims, "out_dims")
+    flat = [_leaves(r) for r in results]
+    if len(_leaves([first])) != len(leaf_dims) or not _only_tensors(first):
+        raise ValueError(
+            f"vmap: func must only return tensors (or tuples/lists/dicts of them), got "
+            f"{type(first).__name__} {first!r:.60}"
+        )
+    stacked = []
+    for k, d in enumerate(leaf_dims):
+        if d is None:
+            raise ValueError(
+                "vmap: out_dims=None for an output is not supported (every output is stacked "
+                "along an int out_dim here)"
+            )
+        stacked.append(F.stack([leaves[k] for leaves in flat], dim=d))
+    found = iter(stacked)
+    return _tree_map(lambda _: next(found), first)
+
+
+def _only_tensors(tree: Any) -> bool:
+    """Whether every leaf of tree (a tensor, or tuples/lists/dicts of them) is a tensor."""
+    if isinstance(tree, (tuple, list)):
+        return all(_only_tensors(t) for t in tree)
+    if isinstance(tree, dict):
+        return all(_only_tensors(t) for t in tree.values())
+    return isinstance(tree, Tensor)
 
 
 @contextlib.contextmanager

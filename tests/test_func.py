@@ -273,3 +273,31 @@ def test_jacrev_of_tuple_and_dict_inputs_and_outputs_matches_torch():
     _close(jacrev(g(mt), argnums=(0, 1))(*args), tf.jacrev(g(torch), argnums=(0, 1))(*targs))
     _close(jacrev(g(mt))(*args), tf.jacrev(g(torch))(*targs))
     _close(jacrev(g(mt), chunk_size=1)(*args), tf.jacrev(g(torch), chunk_size=1)(*targs))
+
+
+def test_vmap_of_tuple_and_dict_inputs_and_outputs_matches_torch():
+    """Tuple/dict arguments are mapped leaf by leaf (in_dims an int for the whole argument or
+    a nested tuple of its structure), and list/dict outputs are stacked leaf by leaf, as in
+    torch.func.vmap; what it refuses raises ValueError, as there."""
+    xs, ys = np.random.default_rng(2).standard_normal((2, 4, 3))
+
+    def run(lib, v):
+        x, y = lib.tensor(xs), lib.tensor(ys)
+        return (
+            v(lambda p: p[0] * p[1])((x, y)),
+            v(lambda d: d["a"] - d["b"])({"a": x, "b": y}),
+            v(lambda p: p[0] * p[1], in_dims=((0, 1),))((x, y.t())),
+            v(lambda r: [r.sum(), r * 2])(x),
+            v(lambda r: {"s": r * 2, "o": lib.outer(r, r)}, out_dims=1)(x),
+        )
+
+    _close(run(mt, vmap), run(torch, tf.vmap))
+    for bad in (
+        lambda lib, v, x: v(lambda r: 3.0)(x),  # not a tensor
+        lambda lib, v, x: v(lambda r: None)(x),
+        lambda lib, v, x: v(lambda r, s: r * s, in_dims=[0, 0])(x, x),  # a list
+        lambda lib, v, x: v(lambda p: p[0], in_dims=((0, 1, 0),))((x, x)),  # wrong structure
+    ):
+        for lib, v in ((mt, vmap), (torch, tf.vmap)):
+            with pytest.raises(ValueError):
+                bad(lib, v, lib.tensor(xs))
