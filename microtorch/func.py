@@ -62,13 +62,24 @@ def _fresh(t: Tensor) -> Tensor:
 
 
 def _argnums(argnums: int | tuple, n: int) -> tuple:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    """argnums as a tuple of non-negative positions, checked as PyTorch checks it."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(
+            f"func: argnums must be int or Tuple[int, ...], got: {type(argnums)}; e.g. "
+            "argnums=(0, 1)"
+        )
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    if not nums:
+        raise RuntimeError("func: argnums must be non-empty")
     for a in nums:
         if not isinstance(a, int) or not -n <= a < n:
             raise RuntimeError(
                 f"func: got argnums={argnums!r}, but only {n} positional inputs were given"
             )
-    return tuple(a % n for a in nums)
+    positions = tuple(a % n for a in nums)
+    if len(set(positions)) != len(positions):
+        raise RuntimeError(f"func: argnums elements must be unique, got {argnums}")
+    return positions
 
 
 def _grads(outputs: list, primals: list, cotangents: list | None, retain: bool) -> list:

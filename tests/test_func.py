@@ -301,3 +301,11 @@ def test_vmap_of_tuple_and_dict_inputs_and_outputs_matches_torch():
         for lib, v in ((mt, vmap), (torch, tf.vmap)):
             with pytest.raises(ValueError):
                 bad(lib, v, lib.tensor(xs))
+
+
+@pytest.mark.parametrize("argnums", [[0], (), (0, 0), (0, -2), 0.0])
+def test_bad_argnums_raise_runtime_error_as_torch(argnums):
+    for lib, transform in ((mt, grad), (mt, jacrev), (torch, tf.grad), (torch, tf.jacrev)):
+        x = lib.ones(3, dtype=lib.float64)
+        with pytest.raises(RuntimeError, match="argnum"):
+            transform(lambda a, b: (a * b).sum(), argnums=argnums)(x, x)
