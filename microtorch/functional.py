@@ -2546,8 +2546,11 @@ def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
 
 
 def trace(input: Tensor) -> Tensor:
-    """The sum of the main diagonal of a matrix (integers and bools give int64, as sum)."""
-    if _check_tensor(input, "trace").ndim != 2:
+    """The sum of the main diagonal of a matrix (integers give int64, as sum; bools are
+    refused, as in PyTorch)."""
+    if _check_tensor(input, "trace").dtype is _dtypes.bool:
+        raise NotImplementedError("trace: not implemented for bool tensors, as in PyTorch")
+    if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
     return sum(_diagonal_of(input, 0, 0, 1, "trace"))
 

@@ -685,6 +685,8 @@ EDGE_CASES = {
     "softmax_of_ints_refused": lambda T: T.softmax(T.tensor([1, 2]), 0),
     "log_softmax_of_bools_refused": lambda T: T.log_softmax(T.tensor([True, False]), 0),
     "trace_int32_gives_int64": lambda T: T.trace(T.tensor([[1, 2], [3, 4]], dtype=T.int32)),
+    "trace_of_bools_refused": lambda T: T.trace(T.eye(2, dtype=T.bool)),
+    "trace_of_bools_refused_before_the_shape": lambda T: T.trace(T.ones(3, dtype=T.bool)),
     "median_ints_lower_middle": lambda T: T.median(T.tensor([3, 1, 2, 4])),
     "median_dim_ints": lambda T: T.median(T.tensor([[3, 1], [2, 4]]), 0),
     "median_of_empty_is_nan": lambda T: T.median(T.tensor([])),
