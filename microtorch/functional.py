@@ -1395,6 +1395,13 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     with b's first n; a pair of lists pairs a's dim dims[0][i] with b's dim dims[1][i]. The
     result has a's other dims, then b's."""
     _check_tensor(a, "tensordot", "a"), _check_tensor(b, "tensordot", "b")
+    if a.dtype is not b.dtype:  # PyTorch does not promote here
+        raise RuntimeError(
+            f"tensordot: both inputs should have the same dtype, got {a.dtype} and {b.dtype}; "
+            "cast one first, e.g. b.to(a.dtype)"
+        )
+    if a.dtype is _dtypes.bool:
+        raise NotImplementedError("tensordot: not implemented for bool tensors, as in PyTorch")
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, (list, tuple)):
