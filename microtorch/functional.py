@@ -2279,6 +2279,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         )
     p = _check_distance_p(p, "cdist")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, 1, M) - (..., 1, R, M)
+    if x1.shape[-1] == 0:  # no coordinates: every distance is 0, for every p (inf too)
+        return sum(diff, -1)
     return norm(diff, p, -1)
 
 

@@ -691,6 +691,9 @@ EDGE_CASES = {
     "tensordot_mixed_dtypes_refused": lambda T: T.tensordot(T.ones(2, 3), T.ones(3).long(), 1),
     "inner_of_bools_refused": lambda T: T.inner(T.ones(3).bool(), T.ones(3).bool()),
     "inner_mixed_dtypes_refused": lambda T: T.inner(T.ones(2, 3), T.ones(3).double()),
+    "cdist_with_no_coordinates_is_0_for_every_p": lambda T: tuple(
+        T.cdist(T.ones(3, 0), T.ones(2, 0), p=p) for p in (0.0, 1.0, 2.0, 3.0, float("inf"))
+    ),
     "inner_with_a_0d_operand_multiplies": lambda T: (
         T.inner(T.ones(2, 3).bool(), T.tensor(True)),
         T.inner(T.tensor(2), T.arange(3.0)),
