@@ -2296,9 +2296,15 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
-    """The p-norm of input - other (broadcast), over all elements: a 0-d tensor."""
-    diff = _distance_operand(input, "dist", "input") - _distance_operand(other, "dist", "other")
-    return norm(diff, p, None)
+    """The p-norm of input - other (broadcast, in their promoted dtype, which must be a
+    floating one as in PyTorch), over all elements: a 0-d tensor."""
+    _check_tensor(input, "dist"), _check_tensor(other, "dist", "other")
+    if not _promote_tensors(input, other).is_floating_point:
+        raise RuntimeError(
+            f"dist: only floating-point results are supported, got {input.dtype} and "
+            f"{other.dtype}; convert with .float() first"
+        )
+    return norm(input - other, p, None)
 
 
 # ---------------------------------------------------------------- shape

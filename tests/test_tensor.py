@@ -694,6 +694,12 @@ EDGE_CASES = {
     "cdist_with_no_coordinates_is_0_for_every_p": lambda T: tuple(
         T.cdist(T.ones(3, 0), T.ones(2, 0), p=p) for p in (0.0, 1.0, 2.0, 3.0, float("inf"))
     ),
+    "dist_in_the_promoted_dtype": lambda T: (
+        T.dist(T.ones(3), T.tensor([1, 2, 3])),
+        T.dist(T.ones(3), T.ones(3, dtype=T.float64), 1),
+        T.dist(T.ones(3, dtype=T.float16), T.tensor(3.0, dtype=T.float64)),
+    ),
+    "dist_of_integers_refused": lambda T: T.dist(T.tensor([1, 2]), T.tensor([3, 4])),
     "inner_with_a_0d_operand_multiplies": lambda T: (
         T.inner(T.ones(2, 3).bool(), T.tensor(True)),
         T.inner(T.tensor(2), T.arange(3.0)),
