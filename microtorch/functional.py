@@ -1336,12 +1336,15 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """beta * input + alpha * outer(vec1, vec2)."""
-    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr")
+    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr", promote=True)
 
 
-def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) -> Tensor:
+def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str,
+                promote: bool = False) -> Tensor:  # fmt: skip
     """beta * input + alpha * product, input broadcast to the product's shape. With beta = 0
-    input is left out, so nan and inf in it do not reach the result (PyTorch's rule)."""
+    input is left out, so nan and inf in it do not reach the result (PyTorch's rule).
+    Unless ``promote`` (addr's elementwise rule), input must have the product's dtype, as
+    PyTorch's matrix products ask."""
     shape = tuple(product.shape)
     try:
         fits = tuple(broadcast_shapes(_check_tensor(input, op).shape, shape)) == shape
@@ -1351,6 +1354,11 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) 
         raise RuntimeError(
             f"{op}: input of shape {tuple(input.shape)} cannot be broadcast to the shape of the "
             f"product, {shape}"
+        )
+    if not promote and input.dtype is not product.dtype:
+        raise RuntimeError(
+            f"{op}: input and the matrices must have the same dtype, but got {input.dtype} and "
+            f"{product.dtype}; cast input first, e.g. input.to({product.dtype})"
         )
     scaled = product if alpha == 1 else mul(product, alpha)
     if beta == 0 and grad_mode.enabled and input.requires_grad:  # (zeros, in input's graph)

@@ -1023,6 +1023,22 @@ EDGE_CASES = {
     "addbmm_mismatched_batches": lambda T: T.addbmm(
         T.ones(2, 2), T.ones(3, 2, 4), T.ones(2, 4, 2)
     ),  # fmt: skip
+    "addmm_input_of_another_dtype_refused": lambda T: T.addmm(
+        T.zeros(2, 2, dtype=T.float64), T.ones(2, 3), T.ones(3, 2)
+    ),
+    "addmm_0d_input_of_another_dtype_refused": lambda T: T.addmm(
+        T.tensor(1), T.ones(2, 3), T.ones(3, 2)
+    ),
+    "addmv_input_of_another_dtype_refused": lambda T: T.addmv(
+        T.zeros(2, dtype=T.float64), T.ones(2, 3), T.ones(3)
+    ),
+    "baddbmm_input_of_another_dtype_refused": lambda T: T.baddbmm(
+        T.zeros(2, 2, dtype=T.float64), T.ones(1, 2, 3), T.ones(1, 3, 2)
+    ),
+    "addbmm_input_of_another_dtype_refused": lambda T: T.addbmm(
+        T.zeros(2, 2, dtype=T.int64), T.ones(1, 2, 3), T.ones(1, 3, 2)
+    ),
+    "addr_promotes": lambda T: T.addr(T.zeros(2, 3, dtype=T.float64), T.ones(2), T.ones(3)),
     "addcmul_ints_and_promotion": lambda T: (
         T.addcmul(T.ones(2, dtype=T.int64), T.arange(2), T.arange(2), value=2),
         T.addcmul(T.ones(2), T.arange(2), T.arange(2), value=0.5),
