@@ -263,11 +263,15 @@ def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
         return ops.Solve.apply(A if left else F.swapaxes(A, -1, -2), B)
 
 
-def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
-         hermitian: bool = False) -> Tensor:  # fmt: skip
+def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,
+         atol: float | None = None, rtol: float | None = None) -> Tensor:  # fmt: skip
     """The pseudo-inverse, through the SVD: singular values at or below max(atol, rtol *
-    largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given)."""
+    largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given).
+    ``rcond`` is PyTorch's older, positional name for rtol."""
     _matrices(A, "linalg.pinv")
+    if rcond is not None:
+        _check_older_tolerance("linalg.pinv", "rcond", atol, rtol)
+        rtol = rcond
     if rtol is None:
         rtol = 0.0 if atol else _dtypes.finfo(A.dtype).eps * builtins.max(A.shape[-2:])
     return ops.Pinv.apply(A, atol=float(atol or 0.0), rtol=float(rtol))
@@ -348,17 +352,31 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return F.diagonal(A, offset, dim1, dim2)
 
 
-def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
-                hermitian: bool = False) -> Tensor:  # fmt: skip
+def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
+                atol: float | None = None, rtol: float | None = None) -> Tensor:  # fmt: skip
     """How many singular values of each matrix are above max(atol, rtol * largest) (int64, no
-    gradient; default rtol eps * max(m, n), 0 when only atol is given)."""
+    gradient; default rtol eps * max(m, n), 0 when only atol is given). ``tol`` is PyTorch's
+    older, positional form: an absolute tolerance (atol=tol, rtol=0)."""
     _matrices(A, "linalg.matrix_rank")
+    if tol is not None:
+        _check_older_tolerance("linalg.matrix_rank", "tol", atol, rtol)
+        atol, rtol = tol, 0.0
     if rtol is None:
         rtol = 0.0 if atol else _dtypes.finfo(A.dtype).eps * builtins.max(A.shape[-2:])
     xp = F.backend.xp_of(A.array)
     s = xp.linalg.svd(A.array, compute_uv=False)
     cutoff = xp.maximum(atol or 0.0, rtol * s[..., :1])
     return Tensor._make(xp.asarray((s > cutoff).sum(axis=-1), dtype="int64"))
+
+
+def _check_older_tolerance(op: str, name: str, atol: Any, rtol: Any) -> None:
+    """PyTorch's older positional tolerance (pinv's rcond, matrix_rank's tol) cannot be mixed
+    with atol= and rtol= (TypeError, as there)."""
+    if atol is not None or rtol is not None:
+        raise TypeError(
+            f"{op}: {name} (the older form) cannot be given with atol= or rtol=; use only "
+            "atol= and rtol="
+        )
 
 
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None

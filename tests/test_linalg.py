@@ -400,3 +400,20 @@ def test_integer_inputs_raise_not_implemented_where_pytorch_does(call, dtype: st
     for T in (microtorch, torch):
         with pytest.raises(NotImplementedError):
             call(T, T.eye(2).to(getattr(T, dtype)))
+
+
+def test_pinv_rcond_and_matrix_rank_tol_older_forms_as_pytorch() -> None:
+    """pinv(A, rcond) is rtol=rcond; matrix_rank(A, tol) is atol=tol, rtol=0; neither mixes
+    with atol=/rtol= (TypeError)."""
+    a = np.array([[1.0, 0.0], [0.0, 0.05]])
+    for T in (microtorch, torch):
+        x = T.tensor(a)
+        assert T.linalg.pinv(x, 0.1).tolist() == [[1.0, 0.0], [0.0, 0.0]]
+        assert T.linalg.pinv(x, rcond=0.01, hermitian=True).tolist() == [[1.0, 0.0], [0.0, 20.0]]
+        assert T.linalg.matrix_rank(x, 0.1).item() == 1
+        assert T.linalg.matrix_rank(x * 10, tol=0.1).item() == 2  # absolute, not relative
+        assert T.linalg.matrix_rank(x, 0.04, True).item() == 2
+        with pytest.raises(TypeError):
+            T.linalg.pinv(x, 0.1, rtol=0.2)
+        with pytest.raises(TypeError):
+            T.linalg.matrix_rank(x, 0.1, atol=0.2)
