@@ -15,9 +15,20 @@ from .functional import swapaxes, where
 
 SvdResult = collections.namedtuple("SvdResult", ["U", "S", "V"])
 
-det = linalg.det
-slogdet = linalg.slogdet
-matrix_power = linalg.matrix_power
+
+def det(input: Tensor) -> Tensor:
+    """linalg.det(input) (PyTorch's top-level name takes ``input``, linalg's ``A``)."""
+    return linalg.det(input)
+
+
+def slogdet(input: Tensor) -> linalg.SlogdetResult:
+    """linalg.slogdet(input): (sign, log|det|) of each square matrix."""
+    return linalg.slogdet(input)
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """linalg.matrix_power(input, n): input multiplied by itself n times."""
+    return linalg.matrix_power(input, n)
 
 
 def logdet(input: Tensor) -> Tensor:

@@ -417,3 +417,13 @@ def test_pinv_rcond_and_matrix_rank_tol_older_forms_as_pytorch() -> None:
             T.linalg.pinv(x, 0.1, rtol=0.2)
         with pytest.raises(TypeError):
             T.linalg.matrix_rank(x, 0.1, atol=0.2)
+
+
+def test_top_level_names_take_pytorchs_input_keyword() -> None:
+    """torch.det, torch.slogdet and torch.matrix_power take input= (linalg's take A)."""
+    a = np.array([[2.0, 1.0], [0.0, 3.0]])
+    for T in (microtorch, torch):
+        x = T.tensor(a)
+        assert T.det(input=x).item() == pytest.approx(6.0)
+        assert T.slogdet(input=x).logabsdet.item() == pytest.approx(math.log(6.0))
+        assert T.matrix_power(input=x, n=2).tolist() == [[4.0, 5.0], [0.0, 9.0]]
