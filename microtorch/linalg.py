@@ -227,10 +227,12 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Tensor:  # fmt: skip
     """X with A @ X = B (X @ A = B when left=False) for B a batch of matrices, reading only
-    A's upper (or lower) triangle, and taking its diagonal as ones when unitriangular."""
+    A's upper (or lower) triangle, and taking its diagonal as ones when unitriangular. B of
+    another dtype is cast to A's (the result's), as PyTorch does."""
     op = "linalg.solve_triangular"
     _matrices(A, op, square=True, integers=NotImplementedError)
-    _matrices(B, op, name="B", integers=NotImplementedError)
+    F._check_tensor(B, op, "B")
+    B = _matrices(F.cast(B, A.dtype), op, name="B")
     T = F.triu(A) if upper else F.tril(A)
     if unitriangular:  # the diagonal replaced by ones (so it gets no gradient)
         ones = eye(A.shape[-1], dtype=A.dtype, device=A.device)

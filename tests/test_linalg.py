@@ -427,3 +427,23 @@ def test_top_level_names_take_pytorchs_input_keyword() -> None:
         assert T.det(input=x).item() == pytest.approx(6.0)
         assert T.slogdet(input=x).logabsdet.item() == pytest.approx(math.log(6.0))
         assert T.matrix_power(input=x, n=2).tolist() == [[4.0, 5.0], [0.0, 9.0]]
+
+
+@pytest.mark.parametrize("b_dtype", ["float64", "float32", "int64", "bool"])
+def test_solve_triangular_casts_b_to_a_s_dtype_as_pytorch(b_dtype: str) -> None:
+    """PyTorch solves in A's dtype whatever B's is (linalg.solve asks for one dtype)."""
+    a = np.triu(np.random.default_rng(6).standard_normal((3, 3))) + 3 * np.eye(3)
+    b = np.arange(6.0).reshape(3, 2)
+    results = []
+    for T in (microtorch, torch):
+        A = T.tensor(a, dtype=T.float32, requires_grad=True)
+        B = T.tensor(b).to(getattr(T, b_dtype))
+        X = T.linalg.solve_triangular(A, B, upper=True)
+        assert X.dtype is T.float32
+        X.sum().backward()
+        results.append((X.detach().numpy(), A.grad.numpy()))
+        if b_dtype != "float32":
+            with pytest.raises(RuntimeError):
+                T.linalg.solve(A, B)  # (solve does not cast)
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
