@@ -1460,13 +1460,13 @@ def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None) -> Tens
     """The cross product of the 3-vectors along ``dim`` (inputs broadcast). Without dim,
     the first dim of size 3, with PyTorch's warning (torch.linalg.cross takes dim=-1)."""
     _check_tensor(input, "cross"), _check_tensor(other, "cross", "other")
+    if input.dtype is _dtypes.bool:  # (checked first, as in PyTorch)
+        raise NotImplementedError("cross: not implemented for bool tensors, as in PyTorch")
     if input.dtype is not other.dtype:  # PyTorch does not promote here
         raise RuntimeError(
             f"cross: expected both inputs to have the same dtype, got {input.dtype} and "
             f"{other.dtype}; cast one first, e.g. other.to(input.dtype)"
         )
-    if input.dtype is _dtypes.bool:
-        raise NotImplementedError("cross: not implemented for bool tensors, as in PyTorch")
     if input.ndim != other.ndim:
         raise RuntimeError(
             f"cross: inputs must have the same number of dims, got shapes {tuple(input.shape)} "

@@ -380,6 +380,8 @@ def test_cross_refuses_mixed_dtypes_and_bools_as_pytorch() -> None:
                 cross(T.ones(2, 3), T.ones(2, 3, dtype=T.int64), dim=1)
             with pytest.raises(NotImplementedError):
                 cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3, dtype=T.bool), dim=1)
+            with pytest.raises(NotImplementedError):  # a bool input before the other's dtype
+                cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3), dim=1)
         assert T.cross(T.eye(3).long(), T.eye(3).long()[[1, 2, 0]], dim=1).tolist() == [
             [0, 0, 1], [1, 0, 0], [0, 1, 0]
         ]  # fmt: skip
