@@ -3910,9 +3910,12 @@ def _triangle_indices(numpy_indices: Any, row: builtins.int, col: builtins.int,
 
     if row < 0 or col < 0:
         raise RuntimeError(f"{op}: row and col must be non-negative, got {row} and {col}")
+    dtype = _dtypes.int64 if dtype is None else _dtypes.get_dtype(dtype)
+    if dtype not in (_dtypes.int64, _dtypes.int32):
+        raise NotImplementedError(f"{op}: dtype must be int64 or int32, as in PyTorch; got {dtype}")
     rows, cols = numpy_indices(row, offset, col)
     pairs = numpy.stack([rows, cols]).astype(numpy.int64)
-    return tensor(pairs, dtype=_dtypes.int64 if dtype is None else dtype, device=device)
+    return tensor(pairs, dtype=dtype, device=device)
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,

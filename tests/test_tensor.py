@@ -1083,6 +1083,8 @@ EDGE_CASES = {
         T.triu_indices(3, 5, 10),
     ),
     "tril_indices_negative_row": lambda T: T.tril_indices(-1, 3),
+    "tril_indices_float_dtype_refused": lambda T: T.tril_indices(3, 3, dtype=T.float32),
+    "triu_indices_int16_dtype_refused": lambda T: T.triu_indices(3, 3, dtype=T.int16),
     "searchsorted_scalars_int32_sorter": lambda T: (
         T.searchsorted(T.tensor([1, 3, 5]), T.tensor([3]), out_int32=True),
         T.searchsorted(T.tensor([1, 3, 5]), 3.5),
