@@ -134,7 +134,9 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: 
     _matrices(A, op, float16=ord not in ("nuc", 2, -2))  # (no float16 SVD, as in PyTorch)
     if dtype is not None:
         A = F._cast_for_norm(A, dtype, op)
-    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+    if not isinstance(dim, (tuple, list)):  # (an int or None is the wrong type, as in PyTorch)
+        raise TypeError(f"{op}: dim must be a 2-tuple of ints, got {dim!r}")
+    if len(dim) != 2:
         raise RuntimeError(f"{op}: dim must be a 2-tuple of ints, got {dim!r}")
     rows, cols = (F.wrap_dim(d, A.ndim, op) for d in dim)
     if rows == cols:

@@ -449,3 +449,13 @@ def test_solve_triangular_casts_b_to_a_s_dtype_as_pytorch(b_dtype: str) -> None:
                 T.linalg.solve(A, B)  # (solve does not cast)
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dim", [1, None, (0,), (0, 1, 2)])
+def test_matrix_norm_dim_errors_as_pytorch(dim) -> None:
+    """An int or None is the wrong type (TypeError); a tuple of another length RuntimeError."""
+    expected = TypeError if dim is None or isinstance(dim, int) else RuntimeError
+    for T in (microtorch, torch):
+        with pytest.raises(expected) as caught:
+            T.linalg.matrix_norm(T.ones(2, 3, 4), dim=dim)
+        assert type(caught.value) is expected
