@@ -1335,7 +1335,24 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """beta * input + alpha * outer(vec1, vec2)."""
+    """beta * input + alpha * outer(vec1, vec2); for bool tensors the logical form (beta and
+    input) or (alpha and the outer product), as in PyTorch, which also refuses a float beta
+    or alpha for integer tensors and a bool one for the others."""
+    _check_tensor(input, "addr"), _check_tensor(vec1, "addr", "vec1")
+    target = _promote_tensors(input, vec1, _check_tensor(vec2, "addr", "vec2"))
+    for name, value in (("beta", beta), ("alpha", alpha)):
+        if isinstance(value, builtins.bool) and target is not _dtypes.bool:
+            raise RuntimeError(
+                f"addr: Boolean {name} only supported for Boolean results, got {name}={value} "
+                f"for {target} tensors; use {builtins.int(value)}"
+            )
+        if isinstance(value, builtins.float) and not target.is_floating_point:
+            raise RuntimeError(
+                f"addr: For integral input tensors, argument {name} must not be a floating point "
+                f"number, got {name}={value} for {target} tensors"
+            )
+    if target is _dtypes.bool:
+        beta, alpha = builtins.bool(beta), builtins.bool(alpha)
     return _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr", promote=True)
 
 

@@ -1039,6 +1039,28 @@ EDGE_CASES = {
         T.zeros(2, 2, dtype=T.int64), T.ones(1, 2, 3), T.ones(1, 3, 2)
     ),
     "addr_promotes": lambda T: T.addr(T.zeros(2, 3, dtype=T.float64), T.ones(2), T.ones(3)),
+    "addr_of_bools_is_logical": lambda T: (
+        T.addr(T.zeros(2, 3).bool(), T.tensor([True, False]), T.tensor([True, True, False])),
+        T.addr(
+            T.ones(2, 3).bool(),
+            T.tensor([True, False]),
+            T.tensor([True, False, True]),
+            beta=0,
+            alpha=3,
+        ),
+        T.addr(
+            T.ones(2, 3).bool(), T.tensor([True, False]), T.tensor([True, True, False]), alpha=0
+        ),
+    ),  # fmt: skip
+    "addr_float_beta_for_ints_refused": lambda T: T.addr(
+        T.ones(2, 3, dtype=T.int64), T.arange(2), T.arange(3), beta=0.5
+    ),
+    "addr_float_alpha_for_bools_refused": lambda T: T.addr(
+        T.ones(2, 3).bool(), T.tensor([True, False]), T.tensor([True, True, False]), alpha=2.0
+    ),
+    "addr_bool_beta_for_floats_refused": lambda T: T.addr(
+        T.ones(2, 3), T.ones(2), T.ones(3), beta=True
+    ),
     "addcmul_ints_and_promotion": lambda T: (
         T.addcmul(T.ones(2, dtype=T.int64), T.arange(2), T.arange(2), value=2),
         T.addcmul(T.ones(2), T.arange(2), T.arange(2), value=0.5),
