@@ -86,9 +86,11 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     per_output = []
     for o in outs:
         rows: list[list[Tensor]] = [[] for _ in xs]  # per input: one gradient per element of o
-        flat = o.reshape(-1)
-        for k in range(flat.numel()):
-            for i, g in enumerate(_grads_of((flat[k],), xs, (None,), strict, "jacobian")):
+        with grad_mode.enable_grad():  # (the elements picked must stay in o's graph)
+            flat = o.reshape(-1)
+            elements = [flat[k] for k in range(flat.numel())]
+        for element in elements:
+            for i, g in enumerate(_grads_of((element,), xs, (None,), strict, "jacobian")):
                 rows[i].append(g.reshape(-1))
         blocks = []
         for x, r in zip(xs, rows):

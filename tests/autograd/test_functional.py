@@ -119,3 +119,18 @@ def test_tuple_structure_and_options_as_pytorch() -> None:
     assert seen[6] == (2 * np.eye(3)).tolist() and seen[7] == [1.0] * 3
     torch = pytest.importorskip("torch")
     assert _structure_checks(torch) == seen
+
+
+def test_jacobian_inside_no_grad_is_the_jacobian() -> None:
+    """jacobian differentiates func even when called under no_grad (it picked the output's
+    elements outside the graph before, and every row came out zero)."""
+    x = microtorch.tensor(A)
+    with microtorch.no_grad():
+        J = jacobian(lambda v: v.sin(), x)
+        _, g = vjp(lambda v: v.sin(), x, microtorch.ones(3))
+    np.testing.assert_allclose(J.numpy(), np.diag(np.cos(A)))
+    np.testing.assert_allclose(g.numpy(), np.cos(A))
+    torch = pytest.importorskip("torch")
+    with torch.no_grad():
+        expected = torch.autograd.functional.jacobian(lambda v: v.sin(), torch.tensor(A))
+    np.testing.assert_allclose(J.numpy(), expected.numpy())
