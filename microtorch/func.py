@@ -61,6 +61,17 @@ def _fresh(t: Tensor) -> Tensor:
     return t.detach().requires_grad_(True)  # integer tensors raise, as in PyTorch
 
 
+def _fresh_tree(tree: Any) -> Any:
+    """A differentiated argument (a tensor, or a tuple/list/dict of them) with each tensor a
+    fresh leaf; anything else in it is PyTorch's ValueError."""
+    if not _only_tensors(tree):
+        raise ValueError(
+            "func: Thing passed to transform API must be Tensor (or a tuple/list/dict of "
+            f"Tensors), got {tree!r:.80}; pass the others through argnums that leave them out"
+        )
+    return _tree_map(_fresh, tree)
+
+
 def _argnums(argnums: int | tuple, n: int) -> tuple:
     """argnums as a tuple of non-negative positions, checked as PyTorch checks it."""
     if not isinstance(argnums, (int, tuple)):
@@ -113,7 +124,7 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
         with _transform("grad"):
             args = list(args)
             for a in nums:
-                args[a] = _tree_map(_fresh, args[a])
+                args[a] = _fresh_tree(args[a])
             output, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, Tensor) or output.dim() != 0:
                 got = f"tensor with {output.dim()} dims" if isinstance(output, Tensor) else output
@@ -149,7 +160,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     cotangents) with respect to each primal, a tuple with one entry per primal (zeros for a
     primal the output does not use). With ``has_aux``, (output, vjp_fn, aux)."""
     with _transform("vjp"):
-        primals = tuple(_tree_map(_fresh, p) for p in primals)
+        primals = tuple(_fresh_tree(p) for p in primals)
         output, aux = _split_aux(func(*primals), has_aux, "vjp(f, *primals)")
     outputs, flat_primals = _leaves(output), _leaves(primals)
 
@@ -189,7 +200,7 @@ def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False,
         with _transform("jacrev"):
             args = list(args)
             for a in nums:
-                args[a] = _tree_map(_fresh, args[a])
+                args[a] = _fresh_tree(args[a])
             output, aux = _split_aux(func(*args), has_aux, "jacrev(f)(*args)")
             trees = [args[a] for a in nums]
             primals = _leaves(trees)

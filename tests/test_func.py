@@ -309,3 +309,19 @@ def test_bad_argnums_raise_runtime_error_as_torch(argnums):
         x = lib.ones(3, dtype=lib.float64)
         with pytest.raises(RuntimeError, match="argnum"):
             transform(lambda a, b: (a * b).sum(), argnums=argnums)(x, x)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, f, x: f.grad(lambda u, n: (u**n).sum(), argnums=1)(x, 3),
+        lambda lib, f, x: f.grad(lambda p: p[0].sum())((x, None)),
+        lambda lib, f, x: f.grad(lambda u: u * 2)(3.0),
+        lambda lib, f, x: f.jacrev(lambda u: u * 2)(3.0),
+        lambda lib, f, x: f.vjp(lambda p: p[0] * 2, (x, 3)),
+    ],
+)
+def test_differentiating_a_non_tensor_raises_value_error_as_torch(call):
+    for lib, f in ((mt, mt.func), (torch, tf)):
+        with pytest.raises(ValueError, match="must be Tensor"):
+            call(lib, f, lib.ones(3, dtype=lib.float64))
