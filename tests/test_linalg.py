@@ -459,3 +459,15 @@ def test_matrix_norm_dim_errors_as_pytorch(dim) -> None:
         with pytest.raises(expected) as caught:
             T.linalg.matrix_norm(T.ones(2, 3, 4), dim=dim)
         assert type(caught.value) is expected
+
+
+def test_norm_gradient_where_the_norm_overflows_as_pytorch() -> None:
+    """A 2-norm (or 3-norm) that overflowed to inf has gradient x / inf = 0 for finite x (nan
+    only for an infinite x), as in PyTorch; y / s = inf / inf gave nan everywhere."""
+    for values, ord in (([1e200, -3e200, 2.0], 2), ([1e200, 2.0], 3), ([math.inf, 1.0], 2)):
+        grads = []
+        for T in (microtorch, torch):
+            x = T.tensor(values, dtype=T.float64, requires_grad=True)
+            T.linalg.vector_norm(x, ord).backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])
