@@ -442,8 +442,9 @@ def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
     its lower (UPLO="L") or upper triangle. The gradient assumes distinct eigenvalues."""
     op = "linalg.eigh"
     _matrices(A, op, square=True, integers=NotImplementedError)
-    if UPLO not in ("L", "U"):
+    if UPLO not in ("L", "U", "l", "u"):  # (either case, as PyTorch takes it)
         raise RuntimeError(f"{op}: Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    UPLO = UPLO.upper()
     w, v = F.backend.xp_of(A.array).linalg.eigh(A.array, UPLO=UPLO)
     return EighResult(
         ops.EighValues.apply(A, values=w, vectors=v), ops.EighVectors.apply(A, values=w, vectors=v)

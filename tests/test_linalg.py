@@ -471,3 +471,16 @@ def test_norm_gradient_where_the_norm_overflows_as_pytorch() -> None:
             T.linalg.vector_norm(x, ord).backward()
             grads.append(x.grad.numpy())
         np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_eigh_takes_uplo_in_either_case_as_pytorch() -> None:
+    a = np.array([[2.0, 5.0], [1.0, 3.0]])  # not symmetric: the triangle read matters
+    for uplo in ("l", "u"):
+        got = microtorch.linalg.eigvalsh(microtorch.tensor(a), uplo)
+        expected = torch.linalg.eigvalsh(torch.tensor(a), uplo)
+        np.testing.assert_allclose(got.numpy(), expected.numpy())
+        assert microtorch.linalg.eigh(microtorch.tensor(a), UPLO=uplo).eigenvalues.tolist() == (
+            got.tolist()
+        )
+    with pytest.raises(RuntimeError, match="UPLO"):
+        microtorch.linalg.eigh(microtorch.tensor(a), "LU")
