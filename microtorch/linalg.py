@@ -456,11 +456,13 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     return eigh(A, UPLO).eigenvalues
 
 
-def svd(A: Tensor, full_matrices: bool = True) -> SVDResult:
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> SVDResult:
     """(U, S, Vh) with A = U @ diag(S) @ Vh, S descending: U (m, m) and Vh (n, n) with
     full_matrices, else (m, k) and (k, n), k = min(m, n). The gradient assumes distinct,
-    nonzero singular values (and, as PyTorch's, ignores the extra columns of full U and Vh)."""
+    nonzero singular values (and, as PyTorch's, ignores the extra columns of full U and Vh).
+    ``driver`` (cuSOLVER's algorithm in PyTorch) is for CUDA tensors and changes nothing."""
     _matrices(A, "linalg.svd")
+    _check_svd_driver(A, driver, "linalg.svd")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=full_matrices)
     return SVDResult(
         ops.SvdU.apply(A, u=u, s=s, vh=vh),
@@ -469,8 +471,25 @@ def svd(A: Tensor, full_matrices: bool = True) -> SVDResult:
     )
 
 
-def svdvals(A: Tensor) -> Tensor:
-    """The singular values of each matrix, descending."""
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
+    """The singular values of each matrix, descending (``driver``: as svd's)."""
     _matrices(A, "linalg.svdvals")
+    _check_svd_driver(A, driver, "linalg.svdvals")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=False)
     return ops.SvdS.apply(A, u=u, s=s, vh=vh)
+
+
+def _check_svd_driver(A: Tensor, driver: str | None, op: str) -> None:
+    """driver= is PyTorch's choice of cuSOLVER algorithm: refused on the CPU (as there), one of
+    cuSOLVER's names on CUDA, where any gives the same SVD here."""
+    if driver is None:
+        return
+    if A.device.type != "cuda":
+        raise RuntimeError(
+            f"{op}: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER "
+            "backend, as in PyTorch; leave it out on the CPU"
+        )
+    if driver not in ("gesvd", "gesvdj", "gesvda"):
+        raise RuntimeError(
+            f"{op}: driver must be one of 'gesvd', 'gesvdj', 'gesvda' (or None), got {driver!r}"
+        )

@@ -484,3 +484,16 @@ def test_eigh_takes_uplo_in_either_case_as_pytorch() -> None:
         )
     with pytest.raises(RuntimeError, match="UPLO"):
         microtorch.linalg.eigh(microtorch.tensor(a), "LU")
+
+
+def test_svd_takes_driver_none_and_refuses_a_driver_on_the_cpu_as_pytorch() -> None:
+    a = np.random.default_rng(7).standard_normal((3, 2))
+    for T in (microtorch, torch):
+        x = T.tensor(a)
+        np.testing.assert_allclose(
+            T.linalg.svd(x, False, driver=None).S.numpy(), np.linalg.svd(a)[1]
+        )
+        np.testing.assert_allclose(T.linalg.svdvals(x, driver=None).numpy(), np.linalg.svd(a)[1])
+        for call in (T.linalg.svd, T.linalg.svdvals):
+            with pytest.raises(RuntimeError, match="driver"):
+                call(x, driver="gesvd")
