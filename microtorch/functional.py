@@ -1233,12 +1233,11 @@ def _einsum_letters_for_ellipsis(inputs: tuple, output: str, operands: tuple) ->
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """The (n, m) table of products input[i] * vec2[j] of two 1-D tensors."""
-    for name, t in (("input", input), ("vec2", vec2)):
-        if _check_tensor(t, "outer", name).ndim != 1:
-            raise RuntimeError(
-                f"outer: expected 1-D tensors, got shapes {tuple(input.shape)} and "
-                f"{tuple(vec2.shape)}"
-            )
+    _check_tensor(input, "outer"), _check_tensor(vec2, "outer", "vec2")
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(
+            f"outer: expected 1-D tensors, got shapes {tuple(input.shape)} and {tuple(vec2.shape)}"
+        )
     return mul(input.reshape(-1, 1), vec2.reshape(1, -1))  # (n, 1) * (1, m) -> (n, m)
 
 
@@ -1278,7 +1277,8 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The sum of products of two 1-D tensors of one size (a 0-d tensor)."""
-    if _check_tensor(input, "dot").ndim != 1 or _check_tensor(tensor, "dot", "tensor").ndim != 1:
+    _check_tensor(input, "dot"), _check_tensor(tensor, "dot", "tensor")
+    if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(
             f"dot: 1D tensors expected, but got shapes {tuple(input.shape)} and "
             f"{tuple(tensor.shape)}"
@@ -1294,12 +1294,14 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 def vdot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two 1-D tensors, the first conjugated: dot(), as microtorch's
     dtypes are all real."""
+    _check_tensor(input, "vdot"), _check_tensor(other, "vdot", "other")
     return dot(input, other)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix (n, m) times vector (m,) -> (n,)."""
-    if _check_tensor(input, "mv").ndim != 2 or _check_tensor(vec, "mv", "vec").ndim != 1:
+    _check_tensor(input, "mv"), _check_tensor(vec, "mv", "vec")
+    if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(
             f"mv: expected a matrix and a vector, got shapes {tuple(input.shape)} and "
             f"{tuple(vec.shape)}"

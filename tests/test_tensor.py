@@ -700,6 +700,11 @@ EDGE_CASES = {
         T.dist(T.ones(3, dtype=T.float16), T.tensor(3.0, dtype=T.float64)),
     ),
     "dist_of_integers_refused": lambda T: T.dist(T.tensor([1, 2]), T.tensor([3, 4])),
+    "dot_of_a_number_refused": lambda T: T.dot(T.ones(2, 3), 2.0),  # (a matrix first, too)
+    "vdot_of_a_list_refused": lambda T: T.vdot(T.ones(2, 3), [1.0, 2.0, 3.0]),
+    "outer_of_none_refused": lambda T: T.outer(T.ones(2, 3), None),
+    "ger_of_a_number_refused": lambda T: T.ger(T.ones(2, 3), 2.0),
+    "mv_of_a_list_refused": lambda T: T.mv(T.ones(3), [1.0, 2.0, 3.0]),
     "inner_with_a_0d_operand_multiplies": lambda T: (
         T.inner(T.ones(2, 3).bool(), T.tensor(True)),
         T.inner(T.tensor(2), T.arange(3.0)),
