@@ -25,6 +25,7 @@ from __future__ import annotations
 import builtins
 import collections
 import contextlib
+import operator
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -290,8 +291,12 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
         raise RuntimeError(
             f"{op}: A must be batches of square matrices, got shape {tuple(A.shape)}"
         )
-    if not isinstance(n, int) or isinstance(n, builtins.bool):
-        raise TypeError(f"{op}: n must be an int, got {type(n).__name__}")
+    try:  # an int, NumPy's or a 0-d integer tensor's too, as PyTorch takes them
+        if isinstance(n, builtins.bool) or (isinstance(n, Tensor) and n.ndim):
+            raise TypeError
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"{op}: n must be an int, got {type(n).__name__} {n!r}") from None
     if n < 0:
         A, n = inv(A), -n
     if n == 0:  # the identity, taking A's gradient (zero) with it as PyTorch's does

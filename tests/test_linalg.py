@@ -497,3 +497,13 @@ def test_svd_takes_driver_none_and_refuses_a_driver_on_the_cpu_as_pytorch() -> N
         for call in (T.linalg.svd, T.linalg.svdvals):
             with pytest.raises(RuntimeError, match="driver"):
                 call(x, driver="gesvd")
+
+
+def test_matrix_power_takes_numpy_and_0d_tensor_integers_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        x = T.tensor([[2.0, 1.0], [0.0, 1.0]])
+        for n in (np.int64(3), T.tensor(3)):
+            assert T.linalg.matrix_power(x, n).tolist() == [[8.0, 7.0], [0.0, 1.0]]
+        for n in (T.tensor([3]), 3.0, True, np.float64(3)):
+            with pytest.raises(TypeError):
+                T.linalg.matrix_power(x, n)
