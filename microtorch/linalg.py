@@ -335,6 +335,8 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The cross product of the 3-vectors along ``dim`` (-1 by default); the inputs have one
     number of dims, and sizes 1 broadcast."""
+    if isinstance(dim, builtins.bool) or not isinstance(dim, int):  # (no first-dim-of-3 rule)
+        raise TypeError(f"linalg.cross: dim must be an int, got {type(dim).__name__} {dim!r}")
     return F.cross(input, other, dim)
 
 

@@ -507,3 +507,11 @@ def test_matrix_power_takes_numpy_and_0d_tensor_integers_as_pytorch() -> None:
         for n in (T.tensor([3]), 3.0, True, np.float64(3)):
             with pytest.raises(TypeError):
                 T.linalg.matrix_power(x, n)
+
+
+@pytest.mark.parametrize("dim", [None, 0.0])
+def test_linalg_cross_dim_must_be_an_int_as_pytorch(dim) -> None:
+    """linalg.cross has no torch.cross rule of 'the first dim of size 3' for dim=None."""
+    for T in (microtorch, torch):
+        with pytest.raises(TypeError):
+            T.linalg.cross(T.ones(3, 3), T.ones(3, 3), dim=dim)
