@@ -316,6 +316,11 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     """The product of a chain of matrices; the first may be a 1-D row vector and the last a
     1-D column vector, as in PyTorch."""
     op = "linalg.multi_dot"
+    if not isinstance(tensors, (list, tuple)):  # (a tensor would be iterated row by row)
+        raise TypeError(
+            f"{op}: tensors must be a list or tuple of tensors, got {type(tensors).__name__}; "
+            "write multi_dot([a, b, c])"
+        )
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"{op}: expected at least 2 tensors but got {len(tensors)}")

@@ -515,3 +515,10 @@ def test_linalg_cross_dim_must_be_an_int_as_pytorch(dim) -> None:
     for T in (microtorch, torch):
         with pytest.raises(TypeError):
             T.linalg.cross(T.ones(3, 3), T.ones(3, 3), dim=dim)
+
+
+def test_multi_dot_of_one_tensor_raises_type_error_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        with pytest.raises(TypeError):
+            T.linalg.multi_dot(T.ones(3, 3))  # not a list: its rows were taken as the chain
+        assert T.linalg.multi_dot((T.ones(2), T.ones(2, 2))).tolist() == [2.0, 2.0]
