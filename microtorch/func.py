@@ -334,16 +334,16 @@ def _stacked(results: list, out_dims: Any) -> Any:
     """The results of vmap's calls (each a tensor or a tuple/list/dict of them) stacked
     leaf by leaf along their out_dims, in the results' structure."""
     first = results[0]
+    if not _only_tensors(first):
+        raise ValueError(
+            f"vmap: func must only return tensors (or tuples/lists/dicts of them), got "
+            f"{type(first).__name__} {first!r:.60}"
+        )
     if isinstance(first, Tensor) and isinstance(out_dims, tuple) and len(out_dims) == 1:
         out_dims = out_dims[0]
     leaf_dims: list = []
     _map_with_dims(lambda t, d: leaf_dims.append(d), first, out_dims, "out_dims")
     flat = [_leaves(r) for r in results]
-    if len(_leaves([first])) != len(leaf_dims) or not _only_tensors(first):
-        raise ValueError(
-            f"vmap: func must only return tensors (or tuples/lists/dicts of them), got "
-            f"{type(first).__name__} {first!r:.60}"
-        )
     stacked = []
     for k, d in enumerate(leaf_dims):
         if d is None:
