@@ -1447,6 +1447,11 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
         raise RuntimeError(f"tensordot: the two lists of dims differ in length: {dims}")
     dims_a = [wrap_dim(d, a.ndim, "tensordot") for d in dims_a]
     dims_b = [wrap_dim(d, b.ndim, "tensordot") for d in dims_b]
+    for name, wrapped in (("a", dims_a), ("b", dims_b)):
+        if len(set(wrapped)) != len(wrapped):  # (einsum would read a diagonal)
+            raise RuntimeError(
+                f"tensordot: a dim of {name} appears multiple times in the list of dims {dims}"
+            )
     letters_a = list(string.ascii_letters[: a.ndim])
     letters_b = list(string.ascii_letters[a.ndim : a.ndim + b.ndim])
     for da, db in zip(dims_a, dims_b):

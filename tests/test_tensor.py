@@ -689,6 +689,12 @@ EDGE_CASES = {
     "trace_of_bools_refused_before_the_shape": lambda T: T.trace(T.ones(3, dtype=T.bool)),
     "tensordot_of_bools_refused": lambda T: T.tensordot(T.ones(2, 3).bool(), T.ones(3).bool(), 1),
     "tensordot_mixed_dtypes_refused": lambda T: T.tensordot(T.ones(2, 3), T.ones(3).long(), 1),
+    "tensordot_repeated_dims_refused": lambda T: T.tensordot(
+        T.ones(2, 3, 4), T.ones(4, 4, 5), dims=([2, 2], [0, 1])
+    ),
+    "tensordot_repeated_wrapped_dims_refused": lambda T: T.tensordot(
+        T.ones(2, 3, 3), T.ones(3, 3, 5), dims=([1, 2], [-3, 0])
+    ),
     "inner_of_bools_refused": lambda T: T.inner(T.ones(3).bool(), T.ones(3).bool()),
     "inner_mixed_dtypes_refused": lambda T: T.inner(T.ones(2, 3), T.ones(3).double()),
     "cdist_with_no_coordinates_is_0_for_every_p": lambda T: tuple(
