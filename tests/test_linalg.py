@@ -522,3 +522,19 @@ def test_multi_dot_of_one_tensor_raises_type_error_as_pytorch() -> None:
         with pytest.raises(TypeError):
             T.linalg.multi_dot(T.ones(3, 3))  # not a list: its rows were taken as the chain
         assert T.linalg.multi_dot((T.ones(2), T.ones(2, 2))).tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5)])
+def test_qr_backward_after_the_input_changed_in_place_as_pytorch(shape: tuple) -> None:
+    """qr's backward reads only Q and R (PyTorch's), so changing A in place afterwards is
+    allowed and the gradient is the one at the A that was factorised."""
+    a = np.random.default_rng(8).standard_normal(shape)
+    grads = []
+    for T in (microtorch, torch):
+        x = T.tensor(a, requires_grad=True)
+        y = x * 1.0
+        q, r = T.linalg.qr(y)
+        y.add_(1.0)
+        (((q @ r) * T.tensor(a)).sum() + r.abs().sum()).backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
