@@ -277,9 +277,8 @@ def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,
     if rcond is not None:
         _check_older_tolerance("linalg.pinv", "rcond", atol, rtol)
         rtol = rcond
-    if rtol is None:
-        rtol = 0.0 if atol else _dtypes.finfo(A.dtype).eps * builtins.max(A.shape[-2:])
-    return ops.Pinv.apply(A, atol=float(atol or 0.0), rtol=float(rtol))
+    atol, rtol = _tolerances(A, atol, rtol)
+    return ops.Pinv.apply(A, atol=atol, rtol=rtol)
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
@@ -377,12 +376,29 @@ def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
     if tol is not None:
         _check_older_tolerance("linalg.matrix_rank", "tol", atol, rtol)
         atol, rtol = tol, 0.0
-    if rtol is None:
-        rtol = 0.0 if atol else _dtypes.finfo(A.dtype).eps * builtins.max(A.shape[-2:])
+    atol, rtol = _tolerances(A, atol, rtol)
     xp = F.backend.xp_of(A.array)
     s = xp.linalg.svd(A.array, compute_uv=False)
-    cutoff = xp.maximum(atol or 0.0, rtol * s[..., :1])
+    cutoff = xp.maximum(atol, rtol * s[..., :1])
     return Tensor._make(xp.asarray((s > cutoff).sum(axis=-1), dtype="int64"))
+
+
+def _tolerances(A: Tensor, atol: Any, rtol: Any) -> tuple:
+    """pinv's and matrix_rank's (atol, rtol) as arrays to compare with A's singular values
+    (..., k): numbers, or tensors broadcast against A's batch dims (PyTorch takes both).
+    rtol defaults to eps * max(m, n) where atol is not above 0, else to 0 (PyTorch's rule)."""
+    xp = F.backend.xp_of(A.array)
+
+    def as_array(value: Any) -> Any:
+        if isinstance(value, Tensor):  # (..., 1): one per matrix
+            return value.detach().array.astype(A.array.dtype)[..., None]
+        return xp.asarray(0.0 if value is None else value, dtype=A.array.dtype)
+
+    atol = as_array(atol)
+    if rtol is None:
+        default = _dtypes.finfo(A.dtype).eps * builtins.max(A.shape[-2:])
+        return atol, xp.where(atol > 0, 0.0, default).astype(A.array.dtype)
+    return atol, as_array(rtol)
 
 
 def _check_older_tolerance(op: str, name: str, atol: Any, rtol: Any) -> None:

@@ -538,3 +538,19 @@ def test_qr_backward_after_the_input_changed_in_place_as_pytorch(shape: tuple) -
         (((q @ r) * T.tensor(a)).sum() + r.abs().sum()).backward()
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+def test_pinv_and_matrix_rank_take_batched_tolerance_tensors_as_pytorch() -> None:
+    """atol / rtol as tensors broadcast against the batch: one tolerance per matrix (and the
+    default rtol only where atol is not above 0)."""
+    a = np.stack([np.diag([1.0, 0.1, 0.01]), np.diag([1.0, 0.5, 0.2])])
+    for T in (microtorch, torch):
+        x = T.tensor(a)
+        per_matrix = T.tensor([0.05, 0.3], dtype=x.dtype)
+        assert T.linalg.matrix_rank(x, atol=per_matrix).tolist() == [2, 2]
+        assert T.linalg.matrix_rank(x, atol=T.tensor([0.0, 0.3], dtype=x.dtype)).tolist() == [3, 2]
+        assert T.linalg.matrix_rank(x, rtol=T.tensor(0.05, dtype=x.dtype)).tolist() == [2, 3]
+        inverse = T.linalg.pinv(x, atol=per_matrix)
+        np.testing.assert_allclose(
+            T.diagonal(inverse, 0, -2, -1).numpy(), [[1.0, 10.0, 0.0], [1.0, 2.0, 0.0]]
+        )
