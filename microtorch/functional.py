@@ -2205,7 +2205,9 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
             return _vector_norm(input, 2, dim, keepdim, dtype, "norm")
         from . import linalg
 
-        dims = tuple(range(_check_tensor(input, "norm").ndim)) if dim is None else dim
+        if dim is None:
+            dim = tuple(range(_check_tensor(input, "norm").ndim))
+        dims = (dim,) if isinstance(dim, builtins.int) else dim  # (RuntimeError: not 2 dims)
         return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype)
     return _vector_norm(input, 2 if p is None else p, dim, keepdim, dtype, "norm")
 

@@ -355,6 +355,7 @@ def test_torch_norm_picks_its_norm_as_pytorch() -> None:
         lambda T, x: T.norm(x, "fro", (0, 1, 2)),
         lambda T, x: T.norm(x, "foo", (0, 1)),
         lambda T, x: T.norm(x[0, 0], "nuc"),  # 1-D: not a matrix
+        lambda T, x: x[0].norm("nuc", 1),  # one dim
     ):
         for T in (microtorch, torch):
             with pytest.raises(RuntimeError):
