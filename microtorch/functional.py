@@ -2333,6 +2333,11 @@ def dist(input: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm of input - other (broadcast, in their promoted dtype, which must be a
     floating one as in PyTorch), over all elements: a 0-d tensor."""
     _check_tensor(input, "dist"), _check_tensor(other, "dist", "other")
+    if isinstance(p, Tensor):  # (a 0-d tensor's number, as PyTorch takes it)
+        p = p.item()
+    if not isinstance(p, (*_Number, numpy.number)):
+        raise TypeError(f"dist: p must be a number, got {type(p).__name__} {p!r}")
+    p = builtins.float(p)  # (True is 1, as in PyTorch)
     if not _promote_tensors(input, other).is_floating_point:
         raise RuntimeError(
             f"dist: only floating-point results are supported, got {input.dtype} and "

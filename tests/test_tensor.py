@@ -706,6 +706,10 @@ EDGE_CASES = {
         T.dist(T.ones(3, dtype=T.float16), T.tensor(3.0, dtype=T.float64)),
     ),
     "dist_of_integers_refused": lambda T: T.dist(T.tensor([1, 2]), T.tensor([3, 4])),
+    "dist_p_kinds": lambda T: tuple(
+        T.dist(T.ones(3), T.tensor([0.0, 2.0, 4.0]), p) for p in (True, float("inf"), T.tensor(2.0))
+    ),
+    "dist_p_string_refused": lambda T: T.dist(T.ones(3), T.zeros(3), "fro"),
     "dot_of_a_number_refused": lambda T: T.dot(T.ones(2, 3), 2.0),  # (a matrix first, too)
     "vdot_of_a_list_refused": lambda T: T.vdot(T.ones(2, 3), [1.0, 2.0, 3.0]),
     "outer_of_none_refused": lambda T: T.outer(T.ones(2, 3), None),
