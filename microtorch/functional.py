@@ -2221,6 +2221,10 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         )
     if dtype is not None:
         x = _cast_for_norm(x, dtype, op)
+    if isinstance(ord, Tensor) and ord.ndim == 0:  # (its number, as PyTorch takes it)
+        ord = ord.item()
+    if isinstance(ord, numpy.integer):  # NumPy's integers too
+        ord = builtins.int(ord)
     if isinstance(ord, builtins.bool) or not isinstance(ord, (builtins.int, builtins.float)):
         raise TypeError(f"{op}: ord must be a number (or inf / -inf), got {ord!r}")
     if isinstance(dim, builtins.int):

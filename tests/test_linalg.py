@@ -555,3 +555,13 @@ def test_pinv_and_matrix_rank_take_batched_tolerance_tensors_as_pytorch() -> Non
         np.testing.assert_allclose(
             T.diagonal(inverse, 0, -2, -1).numpy(), [[1.0, 10.0, 0.0], [1.0, 2.0, 0.0]]
         )
+
+
+def test_vector_norm_ord_as_a_0d_tensor_or_numpy_integer_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        x = T.tensor([3.0, -4.0])
+        for ord, expected in ((T.tensor(1), 7.0), (np.int64(1), 7.0), (T.tensor(math.inf), 4.0)):
+            assert T.linalg.vector_norm(x, ord).item() == expected
+            assert T.norm(x, ord).item() == expected
+        with pytest.raises(TypeError):
+            T.linalg.vector_norm(x, T.tensor([2.0]))
