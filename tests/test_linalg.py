@@ -565,3 +565,46 @@ def test_vector_norm_ord_as_a_0d_tensor_or_numpy_integer_as_pytorch() -> None:
             assert T.norm(x, ord).item() == expected
         with pytest.raises(TypeError):
             T.linalg.vector_norm(x, T.tensor([2.0]))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (the overflowed norm, on fake CuPy)
+def test_this_round_s_linalg_paths_on_every_device(device: str) -> None:
+    """The paths fixed above (tolerance tensors, empty and float16 matrix norms, eigh's
+    symmetric gradient, logdet's zero gradient, solve_triangular's cast, qr's backward, the
+    overflowed norm's gradient) on the CPU and on CUDA (or the fake CuPy)."""
+    T = microtorch
+    batch = T.tensor(np.stack([np.diag([1.0, 0.1, 0.01]), np.diag([1.0, 0.5, 0.2])]), device=device)
+    tolerance = T.tensor([0.05, 0.3], dtype=T.float64, device=device)
+    assert T.linalg.matrix_rank(batch, atol=tolerance).tolist() == [2, 2]
+    assert T.diagonal(T.linalg.pinv(batch, atol=tolerance), 0, -2, -1).cpu().tolist() == [
+        [1.0, 10.0, 0.0], [1.0, 2.0, 0.0]
+    ]  # fmt: skip
+    assert T.linalg.matrix_norm(T.zeros(3, 0, device=device), 2).item() == 0.0
+    half = T.linalg.matrix_norm(T.ones(2, 2, device=device).half(), 1)
+    assert half.dtype is T.float16 and half.item() == 2.0
+    a = T.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=T.float64, device=device, requires_grad=True)
+    T.linalg.eigh(a).eigenvectors.abs().sum().backward()
+    g = a.grad.cpu().numpy()
+    assert np.allclose(g, g.T)
+    x = T.tensor([[0.0, 1.0], [1.0, 0.0]], device=device, requires_grad=True)
+    T.logdet(x).backward()
+    assert (x.grad.cpu().numpy() == 0).all()
+    A = T.triu(T.ones(3, 3, device=device)) + T.eye(3, device=device)
+    assert (
+        T.linalg.solve_triangular(A, T.ones(3, 1, dtype=T.int64, device=device), upper=True).dtype
+        is T.float32
+    )
+    wide = np.random.default_rng(9).standard_normal((3, 5))
+    w = T.tensor(wide, device=device, requires_grad=True)
+    y = w * 1.0
+    q, r = T.linalg.qr(y)
+    y.add_(1.0)
+    r.abs().sum().backward()
+    assert w.grad.shape == (3, 5)
+    v = T.tensor([1e200, 2.0], dtype=T.float64, device=device, requires_grad=True)
+    T.linalg.vector_norm(v).backward()
+    assert v.grad.cpu().tolist() == [0.0, 0.0]
+    with pytest.raises(RuntimeError, match="driver"):
+        T.linalg.svdvals(batch, driver="gesvd") if device == "cpu" else T.linalg.svdvals(
+            batch, driver="nope"
+        )
