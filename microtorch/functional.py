@@ -2552,8 +2552,20 @@ def diagonal(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0,
     return _diagonal_of(_check_tensor(input, "diagonal"), offset, dim1, dim2, "diagonal")
 
 
+def _int_argument(value: Any, op: str, name: str) -> builtins.int:
+    """An int argument (an offset, a diagonal) as PyTorch's parser takes it: an int, a NumPy
+    int or an integer tensor of one element; a float or a bool is its TypeError."""
+    if not isinstance(value, builtins.bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
+
+
 def _diagonal_of(input: Tensor, offset: builtins.int, dim1: builtins.int, dim2: builtins.int,
                  op: str) -> Tensor:  # fmt: skip
+    offset = _int_argument(offset, op, "diagonal" if op == "diag" else "offset")
     d1, d2 = wrap_dim(dim1, input.ndim, op), wrap_dim(dim2, input.ndim, op)
     if d1 == d2:
         raise RuntimeError(f"{op}: dim1 and dim2 cannot be the same dim, got {dim1} and {dim2}")
@@ -2578,6 +2590,7 @@ def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2,
 
 def _embed_diagonal(input: Tensor, offset: builtins.int, dim1: builtins.int,
                     dim2: builtins.int, op: str) -> Tensor:  # fmt: skip
+    offset = _int_argument(offset, op, "diagonal" if op == "diag" else "offset")
     if input.ndim == 0:
         raise IndexError(f"{op}: input must be at least 1-d, got a 0-d tensor")
     d1, d2 = wrap_dim(dim1, input.ndim + 1, op), wrap_dim(dim2, input.ndim + 1, op)
@@ -3463,12 +3476,12 @@ def _fill_value(input: Tensor, value: Any, op: str) -> Any:
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    (diagonal,) = whole_numbers((diagonal,), "tril", "diagonal")
+    diagonal = _int_argument(diagonal, "tril", "diagonal")
     return indexing.Tri.apply(_check_matrix(input, "tril"), diagonal=diagonal, upper=False)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    (diagonal,) = whole_numbers((diagonal,), "triu", "diagonal")
+    diagonal = _int_argument(diagonal, "triu", "diagonal")
     return indexing.Tri.apply(_check_matrix(input, "triu"), diagonal=diagonal, upper=True)
 
 

@@ -1121,6 +1121,16 @@ EDGE_CASES = {
     ),
     "tril_indices_negative_row": lambda T: T.tril_indices(-1, 3),
     "tril_indices_float_dtype_refused": lambda T: T.tril_indices(3, 3, dtype=T.float32),
+    "diag_float_offset_refused": lambda T: T.diag(T.ones(3, 3), 1.5),
+    "diagonal_float_offset_refused": lambda T: T.ones(3, 3).diagonal(1.0),
+    "diag_embed_float_offset_refused": lambda T: T.diag_embed(T.ones(3), 1.0),
+    "tril_bool_diagonal_refused": lambda T: T.tril(T.ones(3, 3), True),
+    "triu_bool_diagonal_refused": lambda T: T.ones(3, 3).triu_(False),
+    "diag_offsets_of_integer_kinds": lambda T: (
+        T.diag(T.ones(3, 3), T.tensor(1)),
+        T.tril(T.ones(3, 3), np.int64(-1)),
+        T.diag_embed(T.ones(2), np.int32(1)),
+    ),
     "triu_indices_int16_dtype_refused": lambda T: T.triu_indices(3, 3, dtype=T.int16),
     "searchsorted_scalars_int32_sorter": lambda T: (
         T.searchsorted(T.tensor([1, 3, 5]), T.tensor([3]), out_int32=True),
