@@ -2344,8 +2344,8 @@ def dist(input: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
     p = builtins.float(p)  # (True is 1, as in PyTorch)
     if not _promote_tensors(input, other).is_floating_point:
         raise RuntimeError(
-            f"dist: only floating-point results are supported, got {input.dtype} and "
-            f"{other.dtype}; convert with .float() first"
+            f"dist: only supports floating-point dtypes, input got: {input.dtype} and other "
+            f"got: {other.dtype} (promoted, one of them must be floating); convert with .float()"
         )
     return norm(input - other, p, None)
 
