@@ -5,24 +5,37 @@ Tensor methods of the same names call them."""
 from __future__ import annotations
 
 import collections
+import math
 
 from . import linalg
 from ._tensor import Tensor
 from ._warn import warn_user
 from .factories import zeros_like
-from .functional import log, swapaxes
+from .functional import swapaxes, where
 
 SvdResult = collections.namedtuple("SvdResult", ["U", "S", "V"])
 
-det = linalg.det
-slogdet = linalg.slogdet
-matrix_power = linalg.matrix_power
+
+def det(input: Tensor) -> Tensor:
+    """linalg.det(input) (PyTorch's top-level name takes ``input``, linalg's ``A``)."""
+    return linalg.det(input)
+
+
+def slogdet(input: Tensor) -> linalg.SlogdetResult:
+    """linalg.slogdet(input): (sign, log|det|) of each square matrix."""
+    return linalg.slogdet(input)
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """linalg.matrix_power(input, n): input multiplied by itself n times."""
+    return linalg.matrix_power(input, n)
 
 
 def logdet(input: Tensor) -> Tensor:
-    """log(det(input)): nan where the determinant is negative, -inf where it is 0."""
+    """log(det(input)): nan where the determinant is negative (with a zero gradient, as in
+    PyTorch), -inf where it is 0."""
     sign, logabsdet = linalg.slogdet(input)
-    return logabsdet + log(sign)  # log(1) = 0, log(-1) = nan, log(0) = -inf
+    return where(sign < 0, math.nan, logabsdet)
 
 
 def inverse(input: Tensor) -> Tensor:

@@ -21,7 +21,6 @@ from typing import Any
 from . import functional as F
 from . import random
 from ._tensor import Tensor
-from .autograd import functional as _autograd_functional
 from .autograd import grad as _autograd_grad
 from .autograd import grad_mode, no_gradients_of_gradients
 
@@ -62,14 +61,36 @@ def _fresh(t: Tensor) -> Tensor:
     return t.detach().requires_grad_(True)  # integer tensors raise, as in PyTorch
 
 
+def _fresh_tree(tree: Any) -> Any:
+    """A differentiated argument (a tensor, or a tuple/list/dict of them) with each tensor a
+    fresh leaf; anything else in it is PyTorch's ValueError."""
+    if not _only_tensors(tree):
+        raise ValueError(
+            "func: Thing passed to transform API must be Tensor (or a tuple/list/dict of "
+            f"Tensors), got {tree!r:.80}; pass the others through argnums that leave them out"
+        )
+    return _tree_map(_fresh, tree)
+
+
 def _argnums(argnums: int | tuple, n: int) -> tuple:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    """argnums as a tuple of non-negative positions, checked as PyTorch checks it."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(
+            f"func: argnums must be int or Tuple[int, ...], got: {type(argnums)}; e.g. "
+            "argnums=(0, 1)"
+        )
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    if not nums:
+        raise RuntimeError("func: argnums must be non-empty")
     for a in nums:
         if not isinstance(a, int) or not -n <= a < n:
             raise RuntimeError(
                 f"func: got argnums={argnums!r}, but only {n} positional inputs were given"
             )
-    return tuple(a % n for a in nums)
+    positions = tuple(a % n for a in nums)
+    if len(set(positions)) != len(positions):
+        raise RuntimeError(f"func: argnums elements must be unique, got {argnums}")
+    return positions
 
 
 def _grads(outputs: list, primals: list, cotangents: list | None, retain: bool) -> list:
@@ -103,7 +124,7 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
         with _transform("grad"):
             args = list(args)
             for a in nums:
-                args[a] = _tree_map(_fresh, args[a])
+                args[a] = _fresh_tree(args[a])
             output, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, Tensor) or output.dim() != 0:
                 got = f"tensor with {output.dim()} dims" if isinstance(output, Tensor) else output
@@ -139,7 +160,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     cotangents) with respect to each primal, a tuple with one entry per primal (zeros for a
     primal the output does not use). With ``has_aux``, (output, vjp_fn, aux)."""
     with _transform("vjp"):
-        primals = tuple(_tree_map(_fresh, p) for p in primals)
+        primals = tuple(_fresh_tree(p) for p in primals)
         output, aux = _split_aux(func(*primals), has_aux, "vjp(f, *primals)")
     outputs, flat_primals = _leaves(output), _leaves(primals)
 
@@ -166,28 +187,41 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return (result, vjp_fn, _tree_map(Tensor.detach, aux)) if has_aux else (result, vjp_fn)
 
 
-def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False) -> Callable:
-    """A function returning the Jacobian of func with respect to args[argnums] (shape
-    output.shape + input.shape), one backward pass per output element."""
+def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable:  # fmt: skip
+    """A function returning the Jacobian of func with respect to args[argnums], one backward
+    pass per output element: for each output tensor (func may return a tuple/list/dict of
+    them) the input's structure (a tensor, or a tuple/list/dict of them; a tuple over
+    argnums when it is a tuple) with a block of shape output.shape + input.shape for each
+    input tensor. ``chunk_size`` (a memory option in PyTorch) changes nothing here."""
 
     def wrapper(*args: Any) -> Any:
         nums = _argnums(argnums, len(args))
-        aux_box: list = []
-
-        def of_selected(*selected: Tensor) -> Any:
-            full = list(args)
-            for a, x in zip(nums, selected):
-                full[a] = x
-            output, aux = _split_aux(func(*full), has_aux, "jacrev(f)(*args)")
-            aux_box.append(aux)
-            return output
-
         with _transform("jacrev"):
-            chosen = args[nums[0]] if isinstance(argnums, int) else tuple(args[a] for a in nums)
-            jac = _autograd_functional.jacobian(of_selected, chosen)
-        if has_aux:
-            return jac, _tree_map(Tensor.detach, aux_box[0])
-        return jac
+            args = list(args)
+            for a in nums:
+                args[a] = _fresh_tree(args[a])
+            output, aux = _split_aux(func(*args), has_aux, "jacrev(f)(*args)")
+            trees = [args[a] for a in nums]
+            primals = _leaves(trees)
+            per_output = [_jacobian_blocks(o, trees, primals) for o in _leaves(output)]
+        found = iter(per_output)
+        jac = _tree_map(lambda _: next(found), output)  # each output: its blocks' tree
+        return (jac, _tree_map(Tensor.detach, aux)) if has_aux else jac
+
+    def _jacobian_blocks(o: Tensor, trees: list, primals: list) -> Any:
+        """d o / d each primal (one backward per element of o), in the inputs' structure."""
+        rows: list[list[Tensor]] = [[] for _ in primals]
+        flat = o.reshape(-1)
+        for k in range(flat.numel()):
+            for i, g in enumerate(_grads([flat[k]], primals, None, retain=True)):
+                rows[i].append(g.reshape(-1))
+        blocks = iter(
+            F.stack(r).reshape(*o.shape, *p.shape) if r else p.new_zeros((*o.shape, *p.shape))
+            for p, r in zip(primals, rows)
+        )
+        per_input = [_tree_map(lambda _: next(blocks), t) for t in trees]
+        return per_input[0] if isinstance(argnums, int) else tuple(per_input)
 
     return wrapper
 
@@ -216,28 +250,20 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         )
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if isinstance(in_dims, list):
+            raise ValueError(
+                f"vmap: expected in_dims to be an int or a (nested) tuple matching the inputs, "
+                f"got the list {in_dims}; write it as a tuple"
+            )
         dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         if len(dims) != len(args):
             raise ValueError(
                 f"vmap: in_dims has {len(dims)} entries but {len(args)} positional inputs "
                 "were given; give one in_dim (an int or None) per input"
             )
-        sizes = []
-        for a, d in zip(args, dims):
-            if d is None:
-                continue
-            if not isinstance(a, Tensor):
-                raise ValueError(
-                    f"vmap: got in_dim={d} for an input of type {type(a).__name__}; only tensor "
-                    "inputs can be mapped over (use in_dim=None for the others)"
-                )
-            if not -a.dim() <= d < a.dim():
-                raise ValueError(
-                    f"vmap: Got in_dim={d} for some input, but that input is a Tensor of "
-                    f"dimensionality {a.dim()} so expected in_dim to satisfy "
-                    f"-{a.dim()} <= in_dim < {a.dim()}."
-                )
-            sizes.append(a.shape[d])
+        sizes: list = []
+        _map_with_dims(lambda t, d: sizes.append(_mapped_size(t, d)), args, dims, "in_dims")
+        sizes = [n for n in sizes if n is not None]
         if not sizes:
             raise ValueError("vmap: at least one input must be mapped over (an in_dim not None)")
         if len(set(sizes)) != 1:
@@ -245,20 +271,98 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
                 "vmap: Expected all tensors to have the same size in the mapped dimension, got "
                 f"sizes {sizes} for the mapped dimension"
             )
+        if sizes[0] == 0:
+            raise ValueError(
+                "vmap: the mapped dimension has size 0; this vmap calls func once per index "
+                "(a loop), so it cannot tell the shape of an empty result"
+            )
         results = []
         with _randomness(randomness) as before_each_call:
             for i in range(sizes[0]):
                 before_each_call()
-                sliced = [a if d is None else a.select(d, i) for a, d in zip(args, dims)]
+                sliced = _map_with_dims(
+                    lambda t, d, i=i: t if d is None else t.select(d, i), args, dims, "in_dims"
+                )
                 results.append(func(*sliced, **kwargs))
-        single = not isinstance(results[0], tuple)
-        per_output = [[r] if single else list(r) for r in results]
-        n = len(per_output[0])
-        odims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * n
-        stacked = tuple(F.stack([r[k] for r in per_output], dim=odims[k]) for k in range(n))
-        return stacked[0] if single else stacked
+        return _stacked(results, out_dims)
 
     return wrapper
+
+
+def _map_with_dims(fn: Callable, tree: Any, dims: Any, name: str) -> Any:
+    """``tree`` with fn(t, d) in place of each tensor t, d its entry in ``dims``: an int or
+    None for the whole (sub)tree, or a tuple/list/dict of the tree's own structure."""
+    if isinstance(tree, Tensor):
+        if not (dims is None or isinstance(dims, int)):
+            raise ValueError(f"vmap: got {name} {dims!r} for a tensor; expected an int or None")
+        return fn(tree, dims)
+    if isinstance(tree, (tuple, list)) and isinstance(dims, (tuple, list)):
+        if len(tree) != len(dims):
+            raise ValueError(
+                f"vmap: {name} {dims!r} does not match the structure of a {type(tree).__name__} "
+                f"of {len(tree)} entries"
+            )
+        return type(tree)(_map_with_dims(fn, t, d, name) for t, d in zip(tree, dims))
+    if isinstance(tree, dict) and isinstance(dims, dict):
+        if tree.keys() != dims.keys():
+            raise ValueError(f"vmap: {name} keys {list(dims)} do not match the keys {list(tree)}")
+        return {k: _map_with_dims(fn, v, dims[k], name) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list, dict)) and (dims is None or isinstance(dims, int)):
+        return _tree_map(lambda t: fn(t, dims), tree)
+    if dims is not None:
+        raise ValueError(
+            f"vmap: got {name}={dims!r} for an input of type {type(tree).__name__}; only "
+            "tensor inputs can be mapped over (use in_dim=None for the others)"
+        )
+    return tree
+
+
+def _mapped_size(t: Tensor, d: int | None) -> Any:
+    """The size of t's mapped dim d (None: not mapped), after checking d is one of its dims."""
+    if d is None:
+        return None
+    if not -t.dim() <= d < t.dim():
+        raise ValueError(
+            f"vmap: Got in_dim={d} for some input, but that input is a Tensor of "
+            f"dimensionality {t.dim()} so expected in_dim to satisfy "
+            f"-{t.dim()} <= in_dim < {t.dim()}."
+        )
+    return t.shape[d]
+
+
+def _stacked(results: list, out_dims: Any) -> Any:
+    """The results of vmap's calls (each a tensor or a tuple/list/dict of them) stacked
+    leaf by leaf along their out_dims, in the results' structure."""
+    first = results[0]
+    if not _only_tensors(first):
+        raise ValueError(
+            f"vmap: func must only return tensors (or tuples/lists/dicts of them), got "
+            f"{type(first).__name__} {first!r:.60}"
+        )
+    if isinstance(first, Tensor) and isinstance(out_dims, tuple) and len(out_dims) == 1:
+        out_dims = out_dims[0]
+    leaf_dims: list = []
+    _map_with_dims(lambda t, d: leaf_dims.append(d), first, out_dims, "out_dims")
+    flat = [_leaves(r) for r in results]
+    stacked = []
+    for k, d in enumerate(leaf_dims):
+        if d is None:
+            raise ValueError(
+                "vmap: out_dims=None for an output is not supported (every output is stacked "
+                "along an int out_dim here)"
+            )
+        stacked.append(F.stack([leaves[k] for leaves in flat], dim=d))
+    found = iter(stacked)
+    return _tree_map(lambda _: next(found), first)
+
+
+def _only_tensors(tree: Any) -> bool:
+    """Whether every leaf of tree (a tensor, or tuples/lists/dicts of them) is a tensor."""
+    if isinstance(tree, (tuple, list)):
+        return all(_only_tensors(t) for t in tree)
+    if isinstance(tree, dict):
+        return all(_only_tensors(t) for t in tree.values())
+    return isinstance(tree, Tensor)
 
 
 @contextlib.contextmanager

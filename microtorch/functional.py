@@ -1328,12 +1328,11 @@ def _einsum_letters_for_ellipsis(inputs: tuple, output: str, operands: tuple) ->
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """The (n, m) table of products input[i] * vec2[j] of two 1-D tensors."""
-    for name, t in (("input", input), ("vec2", vec2)):
-        if _check_tensor(t, "outer", name).ndim != 1:
-            raise RuntimeError(
-                f"outer: expected 1-D tensors, got shapes {tuple(input.shape)} and "
-                f"{tuple(vec2.shape)}"
-            )
+    _check_tensor(input, "outer"), _check_tensor(vec2, "outer", "vec2")
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(
+            f"outer: expected 1-D tensors, got shapes {tuple(input.shape)} and {tuple(vec2.shape)}"
+        )
     return mul(input.reshape(-1, 1), vec2.reshape(1, -1))  # (n, 1) * (1, m) -> (n, m)
 
 
@@ -1373,7 +1372,8 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The sum of products of two 1-D tensors of one size (a 0-d tensor)."""
-    if _check_tensor(input, "dot").ndim != 1 or _check_tensor(tensor, "dot", "tensor").ndim != 1:
+    _check_tensor(input, "dot"), _check_tensor(tensor, "dot", "tensor")
+    if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(
             f"dot: 1D tensors expected, but got shapes {tuple(input.shape)} and "
             f"{tuple(tensor.shape)}"
@@ -1389,12 +1389,14 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 def vdot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two 1-D tensors, the first conjugated: dot(), as microtorch's
     dtypes are all real."""
+    _check_tensor(input, "vdot"), _check_tensor(other, "vdot", "other")
     return dot(input, other)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix (n, m) times vector (m,) -> (n,)."""
-    if _check_tensor(input, "mv").ndim != 2 or _check_tensor(vec, "mv", "vec").ndim != 1:
+    _check_tensor(input, "mv"), _check_tensor(vec, "mv", "vec")
+    if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(
             f"mv: expected a matrix and a vector, got shapes {tuple(input.shape)} and "
             f"{tuple(vec.shape)}"
@@ -1430,13 +1432,33 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """beta * input + alpha * outer(vec1, vec2)."""
-    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr")
+    """beta * input + alpha * outer(vec1, vec2); for bool tensors the logical form (beta and
+    input) or (alpha and the outer product), as in PyTorch, which also refuses a float beta
+    or alpha for integer tensors and a bool one for the others."""
+    _check_tensor(input, "addr"), _check_tensor(vec1, "addr", "vec1")
+    target = _promote_tensors(input, vec1, _check_tensor(vec2, "addr", "vec2"))
+    for name, value in (("beta", beta), ("alpha", alpha)):
+        if isinstance(value, builtins.bool) and target is not _dtypes.bool:
+            raise RuntimeError(
+                f"addr: Boolean {name} only supported for Boolean results, got {name}={value} "
+                f"for {target} tensors; use {builtins.int(value)}"
+            )
+        if isinstance(value, builtins.float) and not target.is_floating_point:
+            raise RuntimeError(
+                f"addr: For integral input tensors, argument {name} must not be a floating point "
+                f"number, got {name}={value} for {target} tensors"
+            )
+    if target is _dtypes.bool:
+        beta, alpha = builtins.bool(beta), builtins.bool(alpha)
+    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr", promote=True)
 
 
-def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) -> Tensor:
+def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str,
+                promote: bool = False) -> Tensor:  # fmt: skip
     """beta * input + alpha * product, input broadcast to the product's shape. With beta = 0
-    input is left out, so nan and inf in it do not reach the result (PyTorch's rule)."""
+    input is left out, so nan and inf in it do not reach the result (PyTorch's rule).
+    Unless ``promote`` (addr's elementwise rule), input must have the product's dtype, as
+    PyTorch's matrix products ask."""
     shape = tuple(product.shape)
     try:
         fits = tuple(broadcast_shapes(_check_tensor(input, op).shape, shape)) == shape
@@ -1446,6 +1468,11 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) 
         raise RuntimeError(
             f"{op}: input of shape {tuple(input.shape)} cannot be broadcast to the shape of the "
             f"product, {shape}"
+        )
+    if not promote and input.dtype is not product.dtype:
+        raise RuntimeError(
+            f"{op}: input and the matrices must have the same dtype, but got {input.dtype} and "
+            f"{product.dtype}; cast input first, e.g. input.to({product.dtype})"
         )
     scaled = product if alpha == 1 else mul(product, alpha)
     if beta == 0 and grad_mode.enabled and input.requires_grad:  # (zeros, in input's graph)
@@ -1498,6 +1525,13 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     with b's first n; a pair of lists pairs a's dim dims[0][i] with b's dim dims[1][i]. The
     result has a's other dims, then b's."""
     _check_tensor(a, "tensordot", "a"), _check_tensor(b, "tensordot", "b")
+    if a.dtype is not b.dtype:  # PyTorch does not promote here
+        raise RuntimeError(
+            f"tensordot: both inputs should have the same dtype, got {a.dtype} and {b.dtype}; "
+            "cast one first, e.g. b.to(a.dtype)"
+        )
+    if a.dtype is _dtypes.bool:
+        raise NotImplementedError("tensordot: not implemented for bool tensors, as in PyTorch")
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, (list, tuple)):
@@ -1516,6 +1550,11 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
         raise RuntimeError(f"tensordot: the two lists of dims differ in length: {dims}")
     dims_a = [wrap_dim(d, a.ndim, "tensordot") for d in dims_a]
     dims_b = [wrap_dim(d, b.ndim, "tensordot") for d in dims_b]
+    for name, wrapped in (("a", dims_a), ("b", dims_b)):
+        if len(set(wrapped)) != len(wrapped):  # (einsum would read a diagonal)
+            raise RuntimeError(
+                f"tensordot: a dim of {name} appears multiple times in the list of dims {dims}"
+            )
     letters_a = list(string.ascii_letters[: a.ndim])
     letters_b = list(string.ascii_letters[a.ndim : a.ndim + b.ndim])
     for da, db in zip(dims_a, dims_b):
@@ -1548,6 +1587,13 @@ def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None) -> Tens
     """The cross product of the 3-vectors along ``dim`` (inputs broadcast). Without dim,
     the first dim of size 3, with PyTorch's warning (torch.linalg.cross takes dim=-1)."""
     _check_tensor(input, "cross"), _check_tensor(other, "cross", "other")
+    if input.dtype is _dtypes.bool:  # (checked first, as in PyTorch)
+        raise NotImplementedError("cross: not implemented for bool tensors, as in PyTorch")
+    if input.dtype is not other.dtype:  # PyTorch does not promote here
+        raise RuntimeError(
+            f"cross: expected both inputs to have the same dtype, got {input.dtype} and "
+            f"{other.dtype}; cast one first, e.g. other.to(input.dtype)"
+        )
     if input.ndim != other.ndim:
         raise RuntimeError(
             f"cross: inputs must have the same number of dims, got shapes {tuple(input.shape)} "
@@ -2253,16 +2299,20 @@ def _truth_result(result: Any, input: Tensor) -> Tensor:
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,
          dtype: Any = None) -> Tensor:  # fmt: skip
     """The p-norm over ``dim`` (all elements by default) of input's elements, as
-    linalg.vector_norm ("fro" is p = 2); p="nuc" is the nuclear norm of the matrices in
-    ``dim`` (the last two by default)."""
+    linalg.vector_norm (p=None or "fro" is p = 2); another string ("nuc"), or "fro" over more
+    than two dims, is linalg.matrix_norm over ``dim`` (all dims by default), as PyTorch picks."""
     if out is not None:
         raise TypeError("norm: out= is not supported; assign the result instead")
-    if p == "nuc":
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2):
+            return _vector_norm(input, 2, dim, keepdim, dtype, "norm")
         from . import linalg
 
-        return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim,
-                                  dtype=dtype)  # fmt: skip
-    return _vector_norm(input, 2 if p == "fro" else p, dim, keepdim, dtype, "norm")
+        if dim is None:
+            dim = tuple(range(_check_tensor(input, "norm").ndim))
+        dims = (dim,) if isinstance(dim, builtins.int) else dim  # (RuntimeError: not 2 dims)
+        return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype)
+    return _vector_norm(input, 2 if p is None else p, dim, keepdim, dtype, "norm")
 
 
 def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: str) -> Tensor:
@@ -2274,6 +2324,10 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         )
     if dtype is not None:
         x = _cast_for_norm(x, dtype, op)
+    if isinstance(ord, Tensor) and ord.ndim == 0:  # (its number, as PyTorch takes it)
+        ord = ord.item()
+    if isinstance(ord, numpy.integer):  # NumPy's integers too
+        ord = builtins.int(ord)
     if isinstance(ord, builtins.bool) or not isinstance(ord, (builtins.int, builtins.float)):
         raise TypeError(f"{op}: ord must be a number (or inf / -inf), got {ord!r}")
     if isinstance(dim, builtins.int):
@@ -2366,6 +2420,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         )
     p = _check_distance_p(p, "cdist")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, 1, M) - (..., 1, R, M)
+    if x1.shape[-1] == 0:  # no coordinates: every distance is 0, for every p (inf too)
+        return sum(diff, -1)
     return norm(diff, p, -1)
 
 
@@ -2381,9 +2437,20 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
-    """The p-norm of input - other (broadcast), over all elements: a 0-d tensor."""
-    diff = _distance_operand(input, "dist", "input") - _distance_operand(other, "dist", "other")
-    return norm(diff, p, None)
+    """The p-norm of input - other (broadcast, in their promoted dtype, which must be a
+    floating one as in PyTorch), over all elements: a 0-d tensor."""
+    _check_tensor(input, "dist"), _check_tensor(other, "dist", "other")
+    if isinstance(p, Tensor):  # (a 0-d tensor's number, as PyTorch takes it)
+        p = p.item()
+    if not isinstance(p, (*_Number, numpy.number)):
+        raise TypeError(f"dist: p must be a number, got {type(p).__name__} {p!r}")
+    p = builtins.float(p)  # (True is 1, as in PyTorch)
+    if not _promote_tensors(input, other).is_floating_point:
+        raise RuntimeError(
+            f"dist: only supports floating-point dtypes, input got: {input.dtype} and other "
+            f"got: {other.dtype} (promoted, one of them must be floating); convert with .float()"
+        )
+    return norm(input - other, p, None)
 
 
 # ---------------------------------------------------------------- shape
@@ -2587,8 +2654,20 @@ def diagonal(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0,
     return _diagonal_of(_check_tensor(input, "diagonal"), offset, dim1, dim2, "diagonal")
 
 
+def _int_argument(value: Any, op: str, name: str) -> builtins.int:
+    """An int argument (an offset, a diagonal) as PyTorch's parser takes it: an int, a NumPy
+    int or an integer tensor of one element; a float or a bool is its TypeError."""
+    if not isinstance(value, builtins.bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
+
+
 def _diagonal_of(input: Tensor, offset: builtins.int, dim1: builtins.int, dim2: builtins.int,
                  op: str) -> Tensor:  # fmt: skip
+    offset = _int_argument(offset, op, "diagonal" if op == "diag" else "offset")
     d1, d2 = wrap_dim(dim1, input.ndim, op), wrap_dim(dim2, input.ndim, op)
     if d1 == d2:
         raise RuntimeError(f"{op}: dim1 and dim2 cannot be the same dim, got {dim1} and {dim2}")
@@ -2621,6 +2700,7 @@ def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2,
 
 def _embed_diagonal(input: Tensor, offset: builtins.int, dim1: builtins.int,
                     dim2: builtins.int, op: str) -> Tensor:  # fmt: skip
+    offset = _int_argument(offset, op, "diagonal" if op == "diag" else "offset")
     if input.ndim == 0:
         raise IndexError(f"{op}: input must be at least 1-d, got a 0-d tensor")
     d1, d2 = wrap_dim(dim1, input.ndim + 1, op), wrap_dim(dim2, input.ndim + 1, op)
@@ -2647,8 +2727,11 @@ def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
 
 
 def trace(input: Tensor) -> Tensor:
-    """The sum of the main diagonal of a matrix (integers and bools give int64, as sum)."""
-    if _check_tensor(input, "trace").ndim != 2:
+    """The sum of the main diagonal of a matrix (integers give int64, as sum; bools are
+    refused, as in PyTorch)."""
+    if _check_tensor(input, "trace").dtype is _dtypes.bool:
+        raise NotImplementedError("trace: not implemented for bool tensors, as in PyTorch")
+    if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
     return sum(_diagonal_of(input, 0, 0, 1, "trace"))
 
@@ -3503,12 +3586,12 @@ def _fill_value(input: Tensor, value: Any, op: str) -> Any:
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    (diagonal,) = whole_numbers((diagonal,), "tril", "diagonal")
+    diagonal = _int_argument(diagonal, "tril", "diagonal")
     return indexing.Tri.apply(_check_matrix(input, "tril"), diagonal=diagonal, upper=False)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    (diagonal,) = whole_numbers((diagonal,), "triu", "diagonal")
+    diagonal = _int_argument(diagonal, "triu", "diagonal")
     return indexing.Tri.apply(_check_matrix(input, "triu"), diagonal=diagonal, upper=True)
 
 
@@ -4003,9 +4086,12 @@ def _triangle_indices(numpy_indices: Any, row: builtins.int, col: builtins.int,
 
     if row < 0 or col < 0:
         raise RuntimeError(f"{op}: row and col must be non-negative, got {row} and {col}")
+    dtype = _dtypes.int64 if dtype is None else _dtypes.get_dtype(dtype)
+    if dtype not in (_dtypes.int64, _dtypes.int32):
+        raise NotImplementedError(f"{op}: dtype must be int64 or int32, as in PyTorch; got {dtype}")
     rows, cols = numpy_indices(row, offset, col)
     pairs = numpy.stack([rows, cols]).astype(numpy.int64)
-    return tensor(pairs, dtype=_dtypes.int64 if dtype is None else dtype, device=device)
+    return tensor(pairs, dtype=dtype, device=device)
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,

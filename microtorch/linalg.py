@@ -25,6 +25,7 @@ from __future__ import annotations
 import builtins
 import collections
 import contextlib
+import operator
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -80,14 +81,16 @@ LstsqResult = collections.namedtuple(
 
 
 # ---------------------------------------------------------------- argument checks
-def _matrices(A: Any, op: str, square: bool = False, name: str = "A") -> Tensor:
-    """A itself if it is a float32/float64 tensor of (batches of) matrices, square if asked;
-    otherwise PyTorch's error."""
+def _matrices(A: Any, op: str, square: bool = False, name: str = "A", float16: bool = False,
+              integers: type = RuntimeError) -> Tensor:  # fmt: skip
+    """A itself if it is a float32/float64 (or, if allowed, float16) tensor of (batches of)
+    matrices, square if asked; otherwise PyTorch's error (``integers``: the one its op
+    raises for integer and bool tensors)."""
     F._check_tensor(A, op, name)
-    if A.dtype is _dtypes.float16:
+    if A.dtype is _dtypes.float16 and not float16:
         raise NotImplementedError(f"{op}: float16 is not supported, as in PyTorch; use .float()")
     if not A.dtype.is_floating_point:
-        raise RuntimeError(
+        raise integers(
             f"{op}: Expected a floating point tensor as input. Got {A.dtype}; use .float() first"
         )
     if A.ndim < 2:
@@ -129,10 +132,12 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: 
     values), inf / -inf (largest / smallest absolute row sum), 1 / -1 (the same of columns),
     2 / -2 (largest / smallest singular value)."""
     op = "linalg.matrix_norm"
-    _matrices(A, op)
+    _matrices(A, op, float16=ord not in ("nuc", 2, -2))  # (no float16 SVD, as in PyTorch)
     if dtype is not None:
         A = F._cast_for_norm(A, dtype, op)
-    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+    if not isinstance(dim, (tuple, list)):  # (an int or None is the wrong type, as in PyTorch)
+        raise TypeError(f"{op}: dim must be a 2-tuple of ints, got {dim!r}")
+    if len(dim) != 2:
         raise RuntimeError(f"{op}: dim must be a 2-tuple of ints, got {dim!r}")
     rows, cols = (F.wrap_dim(d, A.ndim, op) for d in dim)
     if rows == cols:
@@ -141,18 +146,24 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: 
         return _vector_norm(A, 2, (rows, cols), keepdim, None, op)
     if ord in ("nuc", 2, -2):
         s = svdvals(F.movedim(A, (rows, cols), (-2, -1)))
-        out = F.sum(s, -1) if ord == "nuc" else F.amax(s, -1) if ord == 2 else F.amin(s, -1)
+        out = F.sum(s, -1) if ord == "nuc" else _largest(s, -1) if ord == 2 else F.amin(s, -1)
         if keepdim:
             out = F.unsqueeze(F.unsqueeze(out, builtins.min(rows, cols)), builtins.max(rows, cols))
         return out
     if ord in (1, -1, float("inf"), -float("inf")):
         summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
         sums = F.sum(F.abs(A), summed, keepdim=True)
-        out = F.amax(sums, across, True) if ord > 0 else F.amin(sums, across, True)
+        out = _largest(sums, across, True) if ord > 0 else F.amin(sums, across, True)
         return out if keepdim else F.squeeze(out, (rows, cols))
     raise RuntimeError(
         f"{op}: Order {ord!r} not supported; use 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2"
     )
+
+
+def _largest(norms: Tensor, dim: int, keepdim: bool = False) -> Tensor:
+    """amax of (non-negative) norms over dim, 0 where dim is empty, as PyTorch's matrix norms
+    of empty matrices (the smallest of none still raises)."""
+    return F.amax(norms, dim, keepdim) if norms.shape[dim] else F.sum(norms, dim, keepdim)
 
 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
@@ -219,12 +230,12 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Tensor:  # fmt: skip
     """X with A @ X = B (X @ A = B when left=False) for B a batch of matrices, reading only
-    A's upper (or lower) triangle, and taking its diagonal as ones when unitriangular."""
+    A's upper (or lower) triangle, and taking its diagonal as ones when unitriangular. B of
+    another dtype is cast to A's (the result's), as PyTorch does."""
     op = "linalg.solve_triangular"
-    _matrices(A, op, square=True)
-    _matrices(B, op, name="B")
-    if B.dtype is not A.dtype:  # PyTorch's solve_triangular solves in A's dtype (solve refuses)
-        B = F.cast(B, A.dtype)
+    _matrices(A, op, square=True, integers=NotImplementedError)
+    F._check_tensor(B, op, "B")
+    B = _matrices(F.cast(B, A.dtype), op, name="B")
     T = F.triu(A) if upper else F.tril(A)
     if unitriangular:  # the diagonal replaced by ones (so it gets no gradient)
         ones = eye(A.shape[-1], dtype=A.dtype, device=A.device)
@@ -257,14 +268,17 @@ def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
         return ops.Solve.apply(A if left else F.swapaxes(A, -1, -2), B)
 
 
-def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
-         hermitian: bool = False) -> Tensor:  # fmt: skip
+def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,
+         atol: float | None = None, rtol: float | None = None) -> Tensor:  # fmt: skip
     """The pseudo-inverse, through the SVD: singular values at or below max(atol, rtol *
-    largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given)."""
+    largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given).
+    ``rcond`` is PyTorch's older, positional name for rtol."""
     _matrices(A, "linalg.pinv")
-    if rtol is None:
-        rtol = 0.0 if atol else _dtypes.finfo(A.dtype).eps * builtins.max(A.shape[-2:])
-    return ops.Pinv.apply(A, atol=float(atol or 0.0), rtol=float(rtol))
+    if rcond is not None:
+        _check_older_tolerance("linalg.pinv", "rcond", atol, rtol)
+        rtol = rcond
+    atol, rtol = _tolerances(A, atol, rtol)
+    return ops.Pinv.apply(A, atol=atol, rtol=rtol)
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
@@ -276,8 +290,12 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
         raise RuntimeError(
             f"{op}: A must be batches of square matrices, got shape {tuple(A.shape)}"
         )
-    if not isinstance(n, int) or isinstance(n, builtins.bool):
-        raise TypeError(f"{op}: n must be an int, got {type(n).__name__}")
+    try:  # an int, NumPy's or a 0-d integer tensor's too, as PyTorch takes them
+        if isinstance(n, builtins.bool) or (isinstance(n, Tensor) and n.ndim):
+            raise TypeError
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"{op}: n must be an int, got {type(n).__name__} {n!r}") from None
     if n < 0:
         A, n = inv(A), -n
     if n == 0:  # the identity, taking A's gradient (zero) with it as PyTorch's does
@@ -297,6 +315,11 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     """The product of a chain of matrices; the first may be a 1-D row vector and the last a
     1-D column vector, as in PyTorch."""
     op = "linalg.multi_dot"
+    if not isinstance(tensors, (list, tuple)):  # (a tensor would be iterated row by row)
+        raise TypeError(
+            f"{op}: tensors must be a list or tuple of tensors, got {type(tensors).__name__}; "
+            "write multi_dot([a, b, c])"
+        )
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"{op}: expected at least 2 tensors but got {len(tensors)}")
@@ -316,12 +339,26 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The cross product of the 3-vectors along ``dim`` (-1 by default); the inputs have one
     number of dims, and sizes 1 broadcast."""
+    if isinstance(dim, builtins.bool) or not isinstance(dim, int):  # (no first-dim-of-3 rule)
+        raise TypeError(f"linalg.cross: dim must be an int, got {type(dim).__name__} {dim!r}")
     return F.cross(input, other, dim)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """The dot product of the vectors along ``dim``, other dims broadcast: sum(x * y, dim)."""
-    F._check_tensor(x, "linalg.vecdot", "x"), F._check_tensor(y, "linalg.vecdot", "y")
+    """The dot product of the vectors along ``dim``, other dims broadcast: sum(x * y, dim).
+    Both floating point of one dtype, as PyTorch asks."""
+    op = "linalg.vecdot"
+    F._check_tensor(x, op, "x"), F._check_tensor(y, op, "y")
+    for t in (x, y):
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(
+                f"{op}: Expected a floating point tensor as input. Got {t.dtype}; use .float()"
+            )
+    if x.dtype is not y.dtype:
+        raise RuntimeError(
+            f"{op}: Expected x and y to have the same dtype, but found x of type {x.dtype} and "
+            f"y of type {y.dtype} instead; cast one, e.g. y.to(x.dtype)"
+        )
     return F.sum(F.mul(x, y), dim)
 
 
@@ -330,17 +367,48 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return F.diagonal(A, offset, dim1, dim2)
 
 
-def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
-                hermitian: bool = False) -> Tensor:  # fmt: skip
+def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
+                atol: float | None = None, rtol: float | None = None) -> Tensor:  # fmt: skip
     """How many singular values of each matrix are above max(atol, rtol * largest) (int64, no
-    gradient; default rtol eps * max(m, n), 0 when only atol is given)."""
+    gradient; default rtol eps * max(m, n), 0 when only atol is given). ``tol`` is PyTorch's
+    older, positional form: an absolute tolerance (atol=tol, rtol=0)."""
     _matrices(A, "linalg.matrix_rank")
-    if rtol is None:
-        rtol = 0.0 if atol else _dtypes.finfo(A.dtype).eps * builtins.max(A.shape[-2:])
+    if tol is not None:
+        _check_older_tolerance("linalg.matrix_rank", "tol", atol, rtol)
+        atol, rtol = tol, 0.0
+    atol, rtol = _tolerances(A, atol, rtol)
     xp = F.backend.xp_of(A.array)
     s = xp.linalg.svd(A.array, compute_uv=False)
-    cutoff = xp.maximum(atol or 0.0, rtol * s[..., :1])
+    cutoff = xp.maximum(atol, rtol * s[..., :1])
     return Tensor._make(xp.asarray((s > cutoff).sum(axis=-1), dtype="int64"))
+
+
+def _tolerances(A: Tensor, atol: Any, rtol: Any) -> tuple:
+    """pinv's and matrix_rank's (atol, rtol) as arrays to compare with A's singular values
+    (..., k): numbers, or tensors broadcast against A's batch dims (PyTorch takes both).
+    rtol defaults to eps * max(m, n) where atol is not above 0, else to 0 (PyTorch's rule)."""
+    xp = F.backend.xp_of(A.array)
+
+    def as_array(value: Any) -> Any:
+        if isinstance(value, Tensor):  # (..., 1): one per matrix
+            return value.detach().array.astype(A.array.dtype)[..., None]
+        return xp.asarray(0.0 if value is None else value, dtype=A.array.dtype)
+
+    atol = as_array(atol)
+    if rtol is None:
+        default = _dtypes.finfo(A.dtype).eps * builtins.max(A.shape[-2:])
+        return atol, xp.where(atol > 0, 0.0, default).astype(A.array.dtype)
+    return atol, as_array(rtol)
+
+
+def _check_older_tolerance(op: str, name: str, atol: Any, rtol: Any) -> None:
+    """PyTorch's older positional tolerance (pinv's rcond, matrix_rank's tol) cannot be mixed
+    with atol= and rtol= (TypeError, as there)."""
+    if atol is not None or rtol is not None:
+        raise TypeError(
+            f"{op}: {name} (the older form) cannot be given with atol= or rtol=; use only "
+            "atol= and rtol="
+        )
 
 
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None
@@ -401,9 +469,10 @@ def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from
     its lower (UPLO="L") or upper triangle. The gradient assumes distinct eigenvalues."""
     op = "linalg.eigh"
-    _matrices(A, op, square=True)
-    if UPLO not in ("L", "U"):
+    _matrices(A, op, square=True, integers=NotImplementedError)
+    if UPLO not in ("L", "U", "l", "u"):  # (either case, as PyTorch takes it)
         raise RuntimeError(f"{op}: Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    UPLO = UPLO.upper()
     w, v = F.backend.xp_of(A.array).linalg.eigh(A.array, UPLO=UPLO)
     return EighResult(
         ops.EighValues.apply(A, values=w, vectors=v), ops.EighVectors.apply(A, values=w, vectors=v)
@@ -415,11 +484,13 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     return eigh(A, UPLO).eigenvalues
 
 
-def svd(A: Tensor, full_matrices: bool = True) -> SVDResult:
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> SVDResult:
     """(U, S, Vh) with A = U @ diag(S) @ Vh, S descending: U (m, m) and Vh (n, n) with
     full_matrices, else (m, k) and (k, n), k = min(m, n). The gradient assumes distinct,
-    nonzero singular values (and, as PyTorch's, ignores the extra columns of full U and Vh)."""
+    nonzero singular values (and, as PyTorch's, ignores the extra columns of full U and Vh).
+    ``driver`` (cuSOLVER's algorithm in PyTorch) is for CUDA tensors and changes nothing."""
     _matrices(A, "linalg.svd")
+    _check_svd_driver(A, driver, "linalg.svd")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=full_matrices)
     return SVDResult(
         ops.SvdU.apply(A, u=u, s=s, vh=vh),
@@ -428,8 +499,25 @@ def svd(A: Tensor, full_matrices: bool = True) -> SVDResult:
     )
 
 
-def svdvals(A: Tensor) -> Tensor:
-    """The singular values of each matrix, descending."""
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
+    """The singular values of each matrix, descending (``driver``: as svd's)."""
     _matrices(A, "linalg.svdvals")
+    _check_svd_driver(A, driver, "linalg.svdvals")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=False)
     return ops.SvdS.apply(A, u=u, s=s, vh=vh)
+
+
+def _check_svd_driver(A: Tensor, driver: str | None, op: str) -> None:
+    """driver= is PyTorch's choice of cuSOLVER algorithm: refused on the CPU (as there), one of
+    cuSOLVER's names on CUDA, where any gives the same SVD here."""
+    if driver is None:
+        return
+    if A.device.type != "cuda":
+        raise RuntimeError(
+            f"{op}: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER "
+            "backend, as in PyTorch; leave it out on the CPU"
+        )
+    if driver not in ("gesvd", "gesvdj", "gesvda"):
+        raise RuntimeError(
+            f"{op}: driver must be one of 'gesvd', 'gesvdj', 'gesvda' (or None), got {driver!r}"
+        )

@@ -251,3 +251,77 @@ def test_grad_of_functional_call_per_parameter():
 
     _close(grad(loss(mt, model))(params, mt.tensor(A)),
            tf.grad(loss(torch, tmodel))(tparams, torch.tensor(A)))  # fmt: skip
+
+
+def test_jacrev_of_tuple_and_dict_inputs_and_outputs_matches_torch():
+    """A tuple/dict argument gives a block per tensor in it, a tuple/dict output a tree of
+    blocks per output tensor, as torch.func.jacrev."""
+    a, b = A[0], B
+
+    def f(lib):
+        return lambda p: {"prod": p[0] * p[1].exp(), "total": (p[0] ** 2).sum()}
+
+    def g(lib):
+        return lambda p, q: (lib.outer(p["x"], q), p["y"].sin())
+
+    ours = jacrev(f(mt))((mt.tensor(a), mt.tensor(b)))
+    theirs = tf.jacrev(f(torch))((torch.tensor(a), torch.tensor(b)))
+    assert ours["prod"][0].shape == (3, 3) and ours["total"][1].shape == (3,)
+    _close(ours, theirs)
+    args = ({"x": mt.tensor(a), "y": mt.tensor(b)}, mt.tensor(b))
+    targs = ({"x": torch.tensor(a), "y": torch.tensor(b)}, torch.tensor(b))
+    _close(jacrev(g(mt), argnums=(0, 1))(*args), tf.jacrev(g(torch), argnums=(0, 1))(*targs))
+    _close(jacrev(g(mt))(*args), tf.jacrev(g(torch))(*targs))
+    _close(jacrev(g(mt), chunk_size=1)(*args), tf.jacrev(g(torch), chunk_size=1)(*targs))
+
+
+def test_vmap_of_tuple_and_dict_inputs_and_outputs_matches_torch():
+    """Tuple/dict arguments are mapped leaf by leaf (in_dims an int for the whole argument or
+    a nested tuple of its structure), and list/dict outputs are stacked leaf by leaf, as in
+    torch.func.vmap; what it refuses raises ValueError, as there."""
+    xs, ys = np.random.default_rng(2).standard_normal((2, 4, 3))
+
+    def run(lib, v):
+        x, y = lib.tensor(xs), lib.tensor(ys)
+        return (
+            v(lambda p: p[0] * p[1])((x, y)),
+            v(lambda d: d["a"] - d["b"])({"a": x, "b": y}),
+            v(lambda p: p[0] * p[1], in_dims=((0, 1),))((x, y.t())),
+            v(lambda r: [r.sum(), r * 2])(x),
+            v(lambda r: {"s": r * 2, "o": lib.outer(r, r)}, out_dims=1)(x),
+        )
+
+    _close(run(mt, vmap), run(torch, tf.vmap))
+    for bad in (
+        lambda lib, v, x: v(lambda r: 3.0)(x),  # not a tensor
+        lambda lib, v, x: v(lambda r: None)(x),
+        lambda lib, v, x: v(lambda r, s: r * s, in_dims=[0, 0])(x, x),  # a list
+        lambda lib, v, x: v(lambda p: p[0], in_dims=((0, 1, 0),))((x, x)),  # wrong structure
+    ):
+        for lib, v in ((mt, vmap), (torch, tf.vmap)):
+            with pytest.raises(ValueError):
+                bad(lib, v, lib.tensor(xs))
+
+
+@pytest.mark.parametrize("argnums", [[0], (), (0, 0), (0, -2), 0.0])
+def test_bad_argnums_raise_runtime_error_as_torch(argnums):
+    for lib, transform in ((mt, grad), (mt, jacrev), (torch, tf.grad), (torch, tf.jacrev)):
+        x = lib.ones(3, dtype=lib.float64)
+        with pytest.raises(RuntimeError, match="argnum"):
+            transform(lambda a, b: (a * b).sum(), argnums=argnums)(x, x)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, f, x: f.grad(lambda u, n: (u**n).sum(), argnums=1)(x, 3),
+        lambda lib, f, x: f.grad(lambda p: p[0].sum())((x, None)),
+        lambda lib, f, x: f.grad(lambda u: u * 2)(3.0),
+        lambda lib, f, x: f.jacrev(lambda u: u * 2)(3.0),
+        lambda lib, f, x: f.vjp(lambda p: p[0] * 2, (x, 3)),
+    ],
+)
+def test_differentiating_a_non_tensor_raises_value_error_as_torch(call):
+    for lib, f in ((mt, mt.func), (torch, tf)):
+        with pytest.raises(ValueError, match="must be Tensor"):
+            call(lib, f, lib.ones(3, dtype=lib.float64))

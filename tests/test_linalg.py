@@ -300,3 +300,334 @@ def test_solve_triangular_solves_in_the_dtype_of_a_as_torch(a_dtype, b_dtype, le
     mvn = microtorch.distributions.MultivariateNormal(microtorch.zeros(2), microtorch.eye(2))
     value = microtorch.tensor([0.3, 0.5], dtype=microtorch.float64)
     assert mvn.log_prob(value).dtype is microtorch.float32
+
+
+def test_eigh_eigenvector_gradient_is_symmetric_as_pytorch() -> None:
+    """A function of eigh's eigenvectors has PyTorch's gradient: the symmetric one (A is
+    symmetric), whichever triangle UPLO reads."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2, 3, 3))
+    a = a + np.swapaxes(a, -1, -2)
+    weights = rng.standard_normal((2, 3, 3))
+    for uplo in ("L", "U"):
+        grads = []
+        for T in (microtorch, torch):
+            x = T.tensor(a, requires_grad=True)
+            vectors = T.linalg.eigh(x, UPLO=uplo).eigenvectors
+            (vectors.abs() * T.tensor(weights)).sum().backward()  # (free of the signs)
+            grads.append(x.grad.numpy())
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(grads[0], np.swapaxes(grads[0], -1, -2), atol=1e-12)
+
+
+def test_logdet_of_a_negative_determinant_is_nan_with_zero_gradient_as_pytorch() -> None:
+    batch = np.array([[[0.0, 1.0], [1.0, 0.0]], [[2.0, 0.0], [0.0, 3.0]]])  # det -1 and 6
+    grads = []
+    for T in (microtorch, torch):
+        x = T.tensor(batch, requires_grad=True)
+        out = T.logdet(x)
+        assert math.isnan(out[0].item()) and out[1].item() == pytest.approx(math.log(6))
+        out.sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1])
+    assert (grads[0][0] == 0).all()  # (not A^-T, which the nan hides)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0), (2, 0, 3)])
+@pytest.mark.parametrize("ord", ["fro", "nuc", 2, 1, -1, math.inf, -math.inf, -2])
+def test_matrix_norm_of_empty_matrices_as_pytorch(shape: tuple, ord) -> None:
+    """The largest of no norms is 0 (2, 1, inf); the smallest over an empty dim raises."""
+    try:
+        expected = torch.linalg.matrix_norm(torch.zeros(shape), ord)
+    except IndexError:
+        with pytest.raises(IndexError):
+            microtorch.linalg.matrix_norm(microtorch.zeros(*shape), ord)
+        return
+    got = microtorch.linalg.matrix_norm(microtorch.zeros(*shape), ord)
+    assert tuple(got.shape) == tuple(expected.shape) and (got.numpy() == 0).all()
+
+
+@pytest.mark.parametrize("ord", ["fro", 1, -1, math.inf, -math.inf])
+def test_matrix_norm_of_float16_as_pytorch(ord) -> None:
+    """The norms that need no SVD take float16 (2 and "nuc" refuse it, as in PyTorch)."""
+    a = np.random.default_rng(4).standard_normal((2, 3, 3)).astype(np.float16)
+    got = microtorch.linalg.matrix_norm(microtorch.tensor(a), ord)
+    expected = torch.linalg.matrix_norm(torch.tensor(a), ord)
+    assert got.dtype is microtorch.float16
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=2e-3)
+    with pytest.raises(RuntimeError):
+        microtorch.linalg.matrix_norm(microtorch.tensor(a), "nuc")
+
+
+def test_torch_norm_picks_its_norm_as_pytorch() -> None:
+    """p=None is the 2-norm; a string p other than "fro" over at most two dims is a matrix
+    norm over ``dim``, all dims by default (so "nuc" of a 3-D tensor needs dim)."""
+    a = np.random.default_rng(5).standard_normal((2, 3, 4))
+    for call in (
+        lambda T, x: T.norm(x, None),
+        lambda T, x: T.norm(x, None, -1, True),
+        lambda T, x: x.norm(None, (0, 2)),
+        lambda T, x: T.norm(x, "nuc", dim=(0, 2)),
+        lambda T, x: T.norm(x[0], "nuc"),
+        lambda T, x: T.norm(x, "fro", (1,)),
+    ):
+        got, expected = call(microtorch, microtorch.tensor(a)), call(torch, torch.tensor(a))
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12)
+    for call in (
+        lambda T, x: T.norm(x, "nuc"),  # a 3-D tensor: dims (0, 1, 2) are not 2
+        lambda T, x: T.norm(x, "fro", (0, 1, 2)),
+        lambda T, x: T.norm(x, "foo", (0, 1)),
+        lambda T, x: T.norm(x[0, 0], "nuc"),  # 1-D: not a matrix
+        lambda T, x: x[0].norm("nuc", 1),  # one dim
+    ):
+        for T in (microtorch, torch):
+            with pytest.raises(RuntimeError):
+                call(T, T.tensor(a))
+
+
+@pytest.mark.parametrize(
+    "dtypes", [("int64", "int64"), ("bool", "bool"), ("float32", "float64"), ("float32", "int64")]
+)
+def test_vecdot_refuses_integers_and_mixed_dtypes_as_pytorch(dtypes: tuple) -> None:
+    for T in (microtorch, torch):
+        x, y = (T.ones(2, 3, dtype=getattr(T, d)) for d in dtypes)
+        with pytest.raises(RuntimeError, match="vecdot"):
+            T.linalg.vecdot(x, y)
+    got = microtorch.linalg.vecdot(microtorch.ones(2, 3), microtorch.ones(3), dim=-1)
+    assert got.tolist() == [3.0, 3.0]  # broadcasting still works
+
+
+def test_cross_refuses_mixed_dtypes_and_bools_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        for cross in (T.cross, T.linalg.cross):
+            with pytest.raises(RuntimeError):
+                cross(T.ones(2, 3), T.ones(2, 3, dtype=T.int64), dim=1)
+            with pytest.raises(NotImplementedError):
+                cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3, dtype=T.bool), dim=1)
+            with pytest.raises(NotImplementedError):  # a bool input before the other's dtype
+                cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3), dim=1)
+        assert T.cross(T.eye(3).long(), T.eye(3).long()[[1, 2, 0]], dim=1).tolist() == [
+            [0, 0, 1], [1, 0, 0], [0, 1, 0]
+        ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda T, a: T.linalg.eigh(a),
+        lambda T, a: T.linalg.eigvalsh(a),
+        lambda T, a: T.linalg.solve_triangular(a, a, upper=True),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+def test_integer_inputs_raise_not_implemented_where_pytorch_does(call, dtype: str) -> None:
+    """eigh and solve_triangular raise NotImplementedError for integer and bool tensors
+    (the others RuntimeError, see above), as in PyTorch."""
+    for T in (microtorch, torch):
+        with pytest.raises(NotImplementedError):
+            call(T, T.eye(2).to(getattr(T, dtype)))
+
+
+def test_pinv_rcond_and_matrix_rank_tol_older_forms_as_pytorch() -> None:
+    """pinv(A, rcond) is rtol=rcond; matrix_rank(A, tol) is atol=tol, rtol=0; neither mixes
+    with atol=/rtol= (TypeError)."""
+    a = np.array([[1.0, 0.0], [0.0, 0.05]])
+    for T in (microtorch, torch):
+        x = T.tensor(a)
+        assert T.linalg.pinv(x, 0.1).tolist() == [[1.0, 0.0], [0.0, 0.0]]
+        assert T.linalg.pinv(x, rcond=0.01, hermitian=True).tolist() == [[1.0, 0.0], [0.0, 20.0]]
+        assert T.linalg.matrix_rank(x, 0.1).item() == 1
+        assert T.linalg.matrix_rank(x * 10, tol=0.1).item() == 2  # absolute, not relative
+        assert T.linalg.matrix_rank(x, 0.04, True).item() == 2
+        with pytest.raises(TypeError):
+            T.linalg.pinv(x, 0.1, rtol=0.2)
+        with pytest.raises(TypeError):
+            T.linalg.matrix_rank(x, 0.1, atol=0.2)
+
+
+def test_top_level_names_take_pytorchs_input_keyword() -> None:
+    """torch.det, torch.slogdet and torch.matrix_power take input= (linalg's take A)."""
+    a = np.array([[2.0, 1.0], [0.0, 3.0]])
+    for T in (microtorch, torch):
+        x = T.tensor(a)
+        assert T.det(input=x).item() == pytest.approx(6.0)
+        assert T.slogdet(input=x).logabsdet.item() == pytest.approx(math.log(6.0))
+        assert T.matrix_power(input=x, n=2).tolist() == [[4.0, 5.0], [0.0, 9.0]]
+
+
+@pytest.mark.parametrize("b_dtype", ["float64", "float32", "int64", "bool"])
+def test_solve_triangular_casts_b_to_a_s_dtype_as_pytorch(b_dtype: str) -> None:
+    """PyTorch solves in A's dtype whatever B's is (linalg.solve asks for one dtype)."""
+    a = np.triu(np.random.default_rng(6).standard_normal((3, 3))) + 3 * np.eye(3)
+    b = np.arange(6.0).reshape(3, 2)
+    results = []
+    for T in (microtorch, torch):
+        A = T.tensor(a, dtype=T.float32, requires_grad=True)
+        B = T.tensor(b).to(getattr(T, b_dtype))
+        X = T.linalg.solve_triangular(A, B, upper=True)
+        assert X.dtype is T.float32
+        X.sum().backward()
+        results.append((X.detach().numpy(), A.grad.numpy()))
+        if b_dtype != "float32":
+            with pytest.raises(RuntimeError):
+                T.linalg.solve(A, B)  # (solve does not cast)
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dim", [1, None, (0,), (0, 1, 2)])
+def test_matrix_norm_dim_errors_as_pytorch(dim) -> None:
+    """An int or None is the wrong type (TypeError); a tuple of another length RuntimeError."""
+    expected = TypeError if dim is None or isinstance(dim, int) else RuntimeError
+    for T in (microtorch, torch):
+        with pytest.raises(expected) as caught:
+            T.linalg.matrix_norm(T.ones(2, 3, 4), dim=dim)
+        assert type(caught.value) is expected
+
+
+def test_norm_gradient_where_the_norm_overflows_as_pytorch() -> None:
+    """A 2-norm (or 3-norm) that overflowed to inf has gradient x / inf = 0 for finite x (nan
+    only for an infinite x), as in PyTorch; y / s = inf / inf gave nan everywhere."""
+    for values, ord in (([1e200, -3e200, 2.0], 2), ([1e200, 2.0], 3), ([math.inf, 1.0], 2)):
+        grads = []
+        for T in (microtorch, torch):
+            x = T.tensor(values, dtype=T.float64, requires_grad=True)
+            T.linalg.vector_norm(x, ord).backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_eigh_takes_uplo_in_either_case_as_pytorch() -> None:
+    a = np.array([[2.0, 5.0], [1.0, 3.0]])  # not symmetric: the triangle read matters
+    for uplo in ("l", "u"):
+        got = microtorch.linalg.eigvalsh(microtorch.tensor(a), uplo)
+        expected = torch.linalg.eigvalsh(torch.tensor(a), uplo)
+        np.testing.assert_allclose(got.numpy(), expected.numpy())
+        assert microtorch.linalg.eigh(microtorch.tensor(a), UPLO=uplo).eigenvalues.tolist() == (
+            got.tolist()
+        )
+    with pytest.raises(RuntimeError, match="UPLO"):
+        microtorch.linalg.eigh(microtorch.tensor(a), "LU")
+
+
+def test_svd_takes_driver_none_and_refuses_a_driver_on_the_cpu_as_pytorch() -> None:
+    a = np.random.default_rng(7).standard_normal((3, 2))
+    for T in (microtorch, torch):
+        x = T.tensor(a)
+        np.testing.assert_allclose(
+            T.linalg.svd(x, False, driver=None).S.numpy(), np.linalg.svd(a)[1]
+        )
+        np.testing.assert_allclose(T.linalg.svdvals(x, driver=None).numpy(), np.linalg.svd(a)[1])
+        for call in (T.linalg.svd, T.linalg.svdvals):
+            with pytest.raises(RuntimeError, match="driver"):
+                call(x, driver="gesvd")
+
+
+def test_matrix_power_takes_numpy_and_0d_tensor_integers_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        x = T.tensor([[2.0, 1.0], [0.0, 1.0]])
+        for n in (np.int64(3), T.tensor(3)):
+            assert T.linalg.matrix_power(x, n).tolist() == [[8.0, 7.0], [0.0, 1.0]]
+        for n in (T.tensor([3]), 3.0, True, np.float64(3)):
+            with pytest.raises(TypeError):
+                T.linalg.matrix_power(x, n)
+
+
+@pytest.mark.parametrize("dim", [None, 0.0])
+def test_linalg_cross_dim_must_be_an_int_as_pytorch(dim) -> None:
+    """linalg.cross has no torch.cross rule of 'the first dim of size 3' for dim=None."""
+    for T in (microtorch, torch):
+        with pytest.raises(TypeError):
+            T.linalg.cross(T.ones(3, 3), T.ones(3, 3), dim=dim)
+
+
+def test_multi_dot_of_one_tensor_raises_type_error_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        with pytest.raises(TypeError):
+            T.linalg.multi_dot(T.ones(3, 3))  # not a list: its rows were taken as the chain
+        assert T.linalg.multi_dot((T.ones(2), T.ones(2, 2))).tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5)])
+def test_qr_backward_after_the_input_changed_in_place_as_pytorch(shape: tuple) -> None:
+    """qr's backward reads only Q and R (PyTorch's), so changing A in place afterwards is
+    allowed and the gradient is the one at the A that was factorised."""
+    a = np.random.default_rng(8).standard_normal(shape)
+    grads = []
+    for T in (microtorch, torch):
+        x = T.tensor(a, requires_grad=True)
+        y = x * 1.0
+        q, r = T.linalg.qr(y)
+        y.add_(1.0)
+        (((q @ r) * T.tensor(a)).sum() + r.abs().sum()).backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+def test_pinv_and_matrix_rank_take_batched_tolerance_tensors_as_pytorch() -> None:
+    """atol / rtol as tensors broadcast against the batch: one tolerance per matrix (and the
+    default rtol only where atol is not above 0)."""
+    a = np.stack([np.diag([1.0, 0.1, 0.01]), np.diag([1.0, 0.5, 0.2])])
+    for T in (microtorch, torch):
+        x = T.tensor(a)
+        per_matrix = T.tensor([0.05, 0.3], dtype=x.dtype)
+        assert T.linalg.matrix_rank(x, atol=per_matrix).tolist() == [2, 2]
+        assert T.linalg.matrix_rank(x, atol=T.tensor([0.0, 0.3], dtype=x.dtype)).tolist() == [3, 2]
+        assert T.linalg.matrix_rank(x, rtol=T.tensor(0.05, dtype=x.dtype)).tolist() == [2, 3]
+        inverse = T.linalg.pinv(x, atol=per_matrix)
+        np.testing.assert_allclose(
+            T.diagonal(inverse, 0, -2, -1).numpy(), [[1.0, 10.0, 0.0], [1.0, 2.0, 0.0]]
+        )
+
+
+def test_vector_norm_ord_as_a_0d_tensor_or_numpy_integer_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        x = T.tensor([3.0, -4.0])
+        for ord, expected in ((T.tensor(1), 7.0), (np.int64(1), 7.0), (T.tensor(math.inf), 4.0)):
+            assert T.linalg.vector_norm(x, ord).item() == expected
+            assert T.norm(x, ord).item() == expected
+        with pytest.raises(TypeError):
+            T.linalg.vector_norm(x, T.tensor([2.0]))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (the overflowed norm, on fake CuPy)
+def test_this_round_s_linalg_paths_on_every_device(device: str) -> None:
+    """The paths fixed above (tolerance tensors, empty and float16 matrix norms, eigh's
+    symmetric gradient, logdet's zero gradient, solve_triangular's cast, qr's backward, the
+    overflowed norm's gradient) on the CPU and on CUDA (or the fake CuPy)."""
+    T = microtorch
+    batch = T.tensor(np.stack([np.diag([1.0, 0.1, 0.01]), np.diag([1.0, 0.5, 0.2])]), device=device)
+    tolerance = T.tensor([0.05, 0.3], dtype=T.float64, device=device)
+    assert T.linalg.matrix_rank(batch, atol=tolerance).tolist() == [2, 2]
+    assert T.diagonal(T.linalg.pinv(batch, atol=tolerance), 0, -2, -1).cpu().tolist() == [
+        [1.0, 10.0, 0.0], [1.0, 2.0, 0.0]
+    ]  # fmt: skip
+    assert T.linalg.matrix_norm(T.zeros(3, 0, device=device), 2).item() == 0.0
+    half = T.linalg.matrix_norm(T.ones(2, 2, device=device).half(), 1)
+    assert half.dtype is T.float16 and half.item() == 2.0
+    a = T.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=T.float64, device=device, requires_grad=True)
+    T.linalg.eigh(a).eigenvectors.abs().sum().backward()
+    g = a.grad.cpu().numpy()
+    assert np.allclose(g, g.T)
+    x = T.tensor([[0.0, 1.0], [1.0, 0.0]], device=device, requires_grad=True)
+    T.logdet(x).backward()
+    assert (x.grad.cpu().numpy() == 0).all()
+    A = T.triu(T.ones(3, 3, device=device)) + T.eye(3, device=device)
+    assert (
+        T.linalg.solve_triangular(A, T.ones(3, 1, dtype=T.int64, device=device), upper=True).dtype
+        is T.float32
+    )
+    wide = np.random.default_rng(9).standard_normal((3, 5))
+    w = T.tensor(wide, device=device, requires_grad=True)
+    y = w * 1.0
+    q, r = T.linalg.qr(y)
+    y.add_(1.0)
+    r.abs().sum().backward()
+    assert w.grad.shape == (3, 5)
+    v = T.tensor([1e200, 2.0], dtype=T.float64, device=device, requires_grad=True)
+    T.linalg.vector_norm(v).backward()
+    assert v.grad.cpu().tolist() == [0.0, 0.0]
+    with pytest.raises(RuntimeError, match="driver"):
+        T.linalg.svdvals(batch, driver="gesvd") if device == "cpu" else T.linalg.svdvals(
+            batch, driver="nope"
+        )

@@ -943,6 +943,40 @@ EDGE_CASES = {
     "softmax_of_ints_refused": lambda T: T.softmax(T.tensor([1, 2]), 0),
     "log_softmax_of_bools_refused": lambda T: T.log_softmax(T.tensor([True, False]), 0),
     "trace_int32_gives_int64": lambda T: T.trace(T.tensor([[1, 2], [3, 4]], dtype=T.int32)),
+    "trace_of_bools_refused": lambda T: T.trace(T.eye(2, dtype=T.bool)),
+    "trace_of_bools_refused_before_the_shape": lambda T: T.trace(T.ones(3, dtype=T.bool)),
+    "tensordot_of_bools_refused": lambda T: T.tensordot(T.ones(2, 3).bool(), T.ones(3).bool(), 1),
+    "tensordot_mixed_dtypes_refused": lambda T: T.tensordot(T.ones(2, 3), T.ones(3).long(), 1),
+    "tensordot_repeated_dims_refused": lambda T: T.tensordot(
+        T.ones(2, 3, 4), T.ones(4, 4, 5), dims=([2, 2], [0, 1])
+    ),
+    "tensordot_repeated_wrapped_dims_refused": lambda T: T.tensordot(
+        T.ones(2, 3, 3), T.ones(3, 3, 5), dims=([1, 2], [-3, 0])
+    ),
+    "inner_of_bools_refused": lambda T: T.inner(T.ones(3).bool(), T.ones(3).bool()),
+    "inner_mixed_dtypes_refused": lambda T: T.inner(T.ones(2, 3), T.ones(3).double()),
+    "cdist_with_no_coordinates_is_0_for_every_p": lambda T: tuple(
+        T.cdist(T.ones(3, 0), T.ones(2, 0), p=p) for p in (0.0, 1.0, 2.0, 3.0, float("inf"))
+    ),
+    "dist_in_the_promoted_dtype": lambda T: (
+        T.dist(T.ones(3), T.tensor([1, 2, 3])),
+        T.dist(T.ones(3), T.ones(3, dtype=T.float64), 1),
+        T.dist(T.ones(3, dtype=T.float16), T.tensor(3.0, dtype=T.float64)),
+    ),
+    "dist_of_integers_refused": lambda T: T.dist(T.tensor([1, 2]), T.tensor([3, 4])),
+    "dist_p_kinds": lambda T: tuple(
+        T.dist(T.ones(3), T.tensor([0.0, 2.0, 4.0]), p) for p in (True, float("inf"), T.tensor(2.0))
+    ),
+    "dist_p_string_refused": lambda T: T.dist(T.ones(3), T.zeros(3), "fro"),
+    "dot_of_a_number_refused": lambda T: T.dot(T.ones(2, 3), 2.0),  # (a matrix first, too)
+    "vdot_of_a_list_refused": lambda T: T.vdot(T.ones(2, 3), [1.0, 2.0, 3.0]),
+    "outer_of_none_refused": lambda T: T.outer(T.ones(2, 3), None),
+    "ger_of_a_number_refused": lambda T: T.ger(T.ones(2, 3), 2.0),
+    "mv_of_a_list_refused": lambda T: T.mv(T.ones(3), [1.0, 2.0, 3.0]),
+    "inner_with_a_0d_operand_multiplies": lambda T: (
+        T.inner(T.ones(2, 3).bool(), T.tensor(True)),
+        T.inner(T.tensor(2), T.arange(3.0)),
+    ),
     "median_ints_lower_middle": lambda T: T.median(T.tensor([3, 1, 2, 4])),
     "median_dim_ints": lambda T: T.median(T.tensor([[3, 1], [2, 4]]), 0),
     "median_of_empty_is_nan": lambda T: T.median(T.tensor([])),
@@ -1262,6 +1296,44 @@ EDGE_CASES = {
     "addbmm_mismatched_batches": lambda T: T.addbmm(
         T.ones(2, 2), T.ones(3, 2, 4), T.ones(2, 4, 2)
     ),  # fmt: skip
+    "addmm_input_of_another_dtype_refused": lambda T: T.addmm(
+        T.zeros(2, 2, dtype=T.float64), T.ones(2, 3), T.ones(3, 2)
+    ),
+    "addmm_0d_input_of_another_dtype_refused": lambda T: T.addmm(
+        T.tensor(1), T.ones(2, 3), T.ones(3, 2)
+    ),
+    "addmv_input_of_another_dtype_refused": lambda T: T.addmv(
+        T.zeros(2, dtype=T.float64), T.ones(2, 3), T.ones(3)
+    ),
+    "baddbmm_input_of_another_dtype_refused": lambda T: T.baddbmm(
+        T.zeros(2, 2, dtype=T.float64), T.ones(1, 2, 3), T.ones(1, 3, 2)
+    ),
+    "addbmm_input_of_another_dtype_refused": lambda T: T.addbmm(
+        T.zeros(2, 2, dtype=T.int64), T.ones(1, 2, 3), T.ones(1, 3, 2)
+    ),
+    "addr_promotes": lambda T: T.addr(T.zeros(2, 3, dtype=T.float64), T.ones(2), T.ones(3)),
+    "addr_of_bools_is_logical": lambda T: (
+        T.addr(T.zeros(2, 3).bool(), T.tensor([True, False]), T.tensor([True, True, False])),
+        T.addr(
+            T.ones(2, 3).bool(),
+            T.tensor([True, False]),
+            T.tensor([True, False, True]),
+            beta=0,
+            alpha=3,
+        ),
+        T.addr(
+            T.ones(2, 3).bool(), T.tensor([True, False]), T.tensor([True, True, False]), alpha=0
+        ),
+    ),  # fmt: skip
+    "addr_float_beta_for_ints_refused": lambda T: T.addr(
+        T.ones(2, 3, dtype=T.int64), T.arange(2), T.arange(3), beta=0.5
+    ),
+    "addr_float_alpha_for_bools_refused": lambda T: T.addr(
+        T.ones(2, 3).bool(), T.tensor([True, False]), T.tensor([True, True, False]), alpha=2.0
+    ),
+    "addr_bool_beta_for_floats_refused": lambda T: T.addr(
+        T.ones(2, 3), T.ones(2), T.ones(3), beta=True
+    ),
     "addcmul_ints_and_promotion": lambda T: (
         T.addcmul(T.ones(2, dtype=T.int64), T.arange(2), T.arange(2), value=2),
         T.addcmul(T.ones(2), T.arange(2), T.arange(2), value=0.5),
@@ -1306,6 +1378,18 @@ EDGE_CASES = {
         T.triu_indices(3, 5, 10),
     ),
     "tril_indices_negative_row": lambda T: T.tril_indices(-1, 3),
+    "tril_indices_float_dtype_refused": lambda T: T.tril_indices(3, 3, dtype=T.float32),
+    "diag_float_offset_refused": lambda T: T.diag(T.ones(3, 3), 1.5),
+    "diagonal_float_offset_refused": lambda T: T.ones(3, 3).diagonal(1.0),
+    "diag_embed_float_offset_refused": lambda T: T.diag_embed(T.ones(3), 1.0),
+    "tril_bool_diagonal_refused": lambda T: T.tril(T.ones(3, 3), True),
+    "triu_bool_diagonal_refused": lambda T: T.ones(3, 3).triu_(False),
+    "diag_offsets_of_integer_kinds": lambda T: (
+        T.diag(T.ones(3, 3), T.tensor(1)),
+        T.tril(T.ones(3, 3), np.int64(-1)),
+        T.diag_embed(T.ones(2), np.int32(1)),
+    ),
+    "triu_indices_int16_dtype_refused": lambda T: T.triu_indices(3, 3, dtype=T.int16),
     "searchsorted_scalars_int32_sorter": lambda T: (
         T.searchsorted(T.tensor([1, 3, 5]), T.tensor([3]), out_int32=True),
         T.searchsorted(T.tensor([1, 3, 5]), 3.5),

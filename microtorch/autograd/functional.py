@@ -28,17 +28,22 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     if create_graph:
         raise no_gradients_of_gradients("vjp: create_graph=True is")
     single, xs = _as_inputs(inputs, "vjp")
-    outputs = _call(func, xs)
-    single_out, outs = isinstance(outputs, Tensor), _as_tuple(outputs)
+    outputs = _call(func, xs, "vjp")
+    single_out, outs = isinstance(outputs, Tensor), _as_tuple(outputs, "vjp", "outputs of func")
     if v is None:
-        if not single_out or outs[0].numel() != 1:
+        if len(outs) != 1 or outs[0].numel() != 1:
             raise RuntimeError(
                 "vjp: v can be left out only when func returns a single tensor with a single "
                 "element; pass v shaped like func's output"
             )
         vs = (None,)
     else:
-        vs = _as_tuple(v)
+        vs = _as_tuple(v, "vjp", "v")
+        if len(vs) != len(outs):
+            raise RuntimeError(
+                f"vjp: v is a tuple of invalid length: should be {len(outs)} (one per output "
+                f"of func) but got {len(vs)}"
+            )
         for i, (o, w) in enumerate(zip(outs, vs)):
             if tuple(w.shape) != tuple(o.shape):
                 raise RuntimeError(
@@ -55,20 +60,37 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     """d func(inputs) / d inputs: for one input x and one output y, a tensor of shape
     y.shape + x.shape whose [i..., j...] entry is d y[i...] / d x[j...]. With several inputs
     (a tuple) or outputs, a tuple over outputs of tuples over inputs, as in PyTorch.
-    ``vectorize`` (a speed option in PyTorch) changes nothing here."""
+    ``vectorize`` and ``strategy`` (speed options in PyTorch) change nothing here."""
     if create_graph:
         raise no_gradients_of_gradients("jacobian: create_graph=True is")
-    if strategy != "reverse-mode":
-        raise ValueError(f"jacobian: only strategy='reverse-mode' is supported, got {strategy!r}")
+    if strategy not in ("reverse-mode", "forward-mode"):
+        raise ValueError(
+            f"jacobian: strategy must be 'forward-mode' or 'reverse-mode', got {strategy!r}"
+        )
+    if strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError(
+            "jacobian: strategy='forward-mode' is only implemented for vectorize=True, as in "
+            "PyTorch (the Jacobian is the same either way; here it is always reverse-mode)"
+        )
+    if strict and vectorize:
+        raise RuntimeError(
+            "jacobian: strict=True and vectorize=True are not supported together, as in "
+            "PyTorch; set strict=False or vectorize=False"
+        )
     single, xs = _as_inputs(inputs, "jacobian")
-    outputs = _call(func, xs)
-    single_out, outs = isinstance(outputs, Tensor), _as_tuple(outputs)
+    outputs = _call(func, xs, "jacobian")
+    single_out, outs = (
+        isinstance(outputs, Tensor),
+        _as_tuple(outputs, "jacobian", "outputs of func"),
+    )
     per_output = []
     for o in outs:
         rows: list[list[Tensor]] = [[] for _ in xs]  # per input: one gradient per element of o
-        flat = o.reshape(-1)
-        for k in range(flat.numel()):
-            for i, g in enumerate(_grads_of((flat[k],), xs, (None,), strict, "jacobian")):
+        with grad_mode.enable_grad():  # (the elements picked must stay in o's graph)
+            flat = o.reshape(-1)
+            elements = [flat[k] for k in range(flat.numel())]
+        for element in elements:
+            for i, g in enumerate(_grads_of((element,), xs, (None,), strict, "jacobian")):
                 rows[i].append(g.reshape(-1))
         blocks = []
         for x, r in zip(xs, rows):
@@ -84,7 +106,7 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
 def _as_inputs(inputs: Any, op: str) -> tuple[bool, tuple]:
     """(was it one tensor?, the inputs as detached copies that require grad)."""
     single = isinstance(inputs, Tensor)
-    xs = _as_tuple(inputs)
+    xs = _as_tuple(inputs, op, "inputs")
     for i, x in enumerate(xs):
         if not isinstance(x, Tensor):
             raise TypeError(
@@ -99,14 +121,23 @@ def _as_inputs(inputs: Any, op: str) -> tuple[bool, tuple]:
     return single, tuple(x.detach().requires_grad_(True) for x in xs)
 
 
-def _as_tuple(values: Any) -> tuple:
-    return (values,) if isinstance(values, Tensor) else tuple(values)
+def _as_tuple(values: Any, op: str, what: str) -> tuple:
+    """A tensor as a 1-tuple, a tuple as itself; anything else (a list...) is PyTorch's
+    TypeError."""
+    if isinstance(values, Tensor):
+        return (values,)
+    if not isinstance(values, tuple):
+        raise TypeError(
+            f"{op}: the {what} must be either a Tensor or a tuple of Tensors, but got "
+            f"{type(values).__name__}; write tuple(...)"
+        )
+    return values
 
 
-def _call(func: Callable, xs: tuple) -> Any:
+def _call(func: Callable, xs: tuple, op: str) -> Any:
     with grad_mode.enable_grad():
         outputs = func(*xs)
-    for o in _as_tuple(outputs):
+    for o in _as_tuple(outputs, op, "outputs of func"):
         if not isinstance(o, Tensor):
             raise TypeError(
                 f"func must return a tensor or a tuple of tensors, got {type(o).__name__}"

@@ -597,7 +597,8 @@ class NormRoot(Function):
     """y = s ** (1/p), the root that ends a p-norm (s = sum of |x|^p) and std (s = the
     variance, p = 2); s >= 0. Where s is 0 (a zero vector, or values all equal) the gradient
     is taken as 0, as in PyTorch: the true d/ds = s^(1/p) / (p s) is inf there, and further
-    back it would meet a zero and make 0 * inf = nan."""
+    back it would meet a zero and make 0 * inf = nan. Where s overflowed to inf, d/ds =
+    s^(1/p - 1) / p is 0 for p > 1 (PyTorch's x / norm = 0), not y / s = inf / inf = nan."""
 
     def forward(self, s, p=2.0):
         self.p = p
@@ -609,7 +610,7 @@ class NormRoot(Function):
         s, y = self.saved
         xp = xp_of(y)
         d = grad * y / (self.p * xp.where(s == 0, 1, s))  # the 1 only keeps 1 / 0 away
-        return xp.where(s == 0, 0, d)
+        return xp.where((s == 0) | ((s == xp.inf) & (self.p > 1)), 0, d)
 
 
 class Rsqrt(Function):

@@ -278,8 +278,9 @@ class Cholesky(Function):
         return 0.5 * (ga + _mT(ga))
 
 
-def _qr_backward(a, q, r, gq, gr):
-    """dA from the gradients of Q and R of a reduced A = QR (A m x n, k = min(m, n)).
+def _qr_backward(shape, q, r, gq, gr):
+    """dA from the gradients of Q and R of a reduced A = QR (A of ``shape``, m x n matrices,
+    k = min(m, n)); only Q and R are read, so A may change in place after qr, as in PyTorch.
 
     m >= n: R is square. With C = Q^T dQ (antisymmetric) and dR R^-1 upper triangular,
     Q^T dA R^-1 = C + dR R^-1 fixes C by its lower triangle; it comes out as
@@ -287,17 +288,18 @@ def _qr_backward(a, q, r, gq, gr):
     copyltu(M) the symmetric matrix with M's lower triangle.
     m < n: A = [X | Y] with X = Q U square and Y = Q V: gY = Q gV, and X takes the square
     formula with gQ + Y gV^T (Y = Q V reads Q too)."""
-    m, n = a.shape[-2:]
-    xp = xp_of(a)
+    m, n = shape[-2:]
+    xp = xp_of(q)
     if q.shape[-1] != min(m, n):
         raise RuntimeError(
             "linalg.qr: the QR decomposition is not differentiable when mode='complete' and A "
-            f"has more rows than columns (shape {tuple(a.shape)}), as in PyTorch; use "
+            f"has more rows than columns (shape {tuple(shape)}), as in PyTorch; use "
             "mode='reduced'"
         )
     if m < n:
-        y, gv = a[..., m:], gr[..., m:]
-        gx = _qr_backward(a[..., :m], q, r[..., :m], gq + y @ _mT(gv), gr[..., :m])
+        y, gv = q @ r[..., m:], gr[..., m:]  # Y = Q V
+        square = (*shape[:-1], m)
+        gx = _qr_backward(square, q, r[..., :m], gq + y @ _mT(gv), gr[..., :m])
         return xp.concatenate([gx, q @ gv], axis=-1)
     mm = r @ _mT(gr) - _mT(gq) @ q
     copyltu = xp.tril(mm) + _mT(xp.tril(mm, -1))
@@ -308,24 +310,26 @@ class QrQ(Function):
     """Q of A = QR (Q and R computed by the caller): dA from Q's gradient alone."""
 
     def forward(self, a, q=None, r=None):
-        self.save_for_backward(a, q, r)
+        self.shape = a.shape
+        self.save_for_backward(q, r)
         return q.copy()
 
     def backward(self, grad):
-        a, q, r = self.saved
-        return _qr_backward(a, q, r, grad, xp_of(r).zeros_like(r))
+        q, r = self.saved
+        return _qr_backward(self.shape, q, r, grad, xp_of(r).zeros_like(r))
 
 
 class QrR(Function):
     """R of A = QR (Q and R computed by the caller): dA from R's gradient alone."""
 
     def forward(self, a, q=None, r=None):
-        self.save_for_backward(a, q, r)
+        self.shape = a.shape
+        self.save_for_backward(q, r)
         return r.copy()
 
     def backward(self, grad):
-        a, q, r = self.saved
-        return _qr_backward(a, q, r, xp_of(q).zeros_like(q), grad)
+        q, r = self.saved
+        return _qr_backward(self.shape, q, r, xp_of(q).zeros_like(q), grad)
 
 
 def _eigen_gaps(w):
@@ -352,7 +356,8 @@ class EighValues(Function):
 class EighVectors(Function):
     """The eigenvectors V of a symmetric A = V diag(w) V^T, for distinct eigenvalues.
     dV = V (F * (V^T dA V)) with F[i, j] = 1 / (w[j] - w[i]) (0 on the diagonal), so
-    dA = V (F * (V^T g)) V^T."""
+    dA = V (F * (V^T g)) V^T; as A is symmetric, so is dA (PyTorch's): its symmetric part,
+    V (F * skew(V^T g)) V^T with skew(M) = (M - M^T) / 2 (F is antisymmetric)."""
 
     def forward(self, a, values=None, vectors=None):
         self.save_for_backward(values, vectors)
@@ -360,7 +365,8 @@ class EighVectors(Function):
 
     def backward(self, grad):
         w, v = self.saved
-        return v @ (_eigen_gaps(w) * (_mT(v) @ grad)) @ _mT(v)
+        vt_g = _mT(v) @ grad
+        return v @ (_eigen_gaps(w) * (0.5 * (vt_g - _mT(vt_g)))) @ _mT(v)
 
 
 def _svd_backward(u, s, vh, gu, gs, gvh):

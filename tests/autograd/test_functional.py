@@ -85,3 +85,52 @@ def test_integer_and_non_tensor_inputs_raise_pytorchs_error_types() -> None:
         jacobian(lambda a: a * 2, microtorch.tensor([1, 2]))
     torch = pytest.importorskip("torch")
     assert _errors_for_inputs_that_cannot_require_grad(torch) == seen
+
+
+def _structure_checks(T) -> list:
+    """What jacobian and vjp make of lists, miscounted v's and their speed options."""
+    af, x = T.autograd.functional, T.tensor(A)
+    calls = [
+        lambda: af.vjp(lambda u: (u * 2, u * 3), x, (T.ones(3),)),  # one v for two outputs
+        lambda: af.vjp(lambda u: (u * 2, u * 3), x, [T.ones(3), T.ones(3)]),  # a list
+        lambda: af.jacobian(lambda u, v: u * v, [x, x]),
+        lambda: af.jacobian(lambda u: [u * 2], x),
+        lambda: af.jacobian(lambda u: u * 2, x, strict=True, vectorize=True),
+        lambda: af.jacobian(lambda u: u * 2, x, strategy="forward-mode"),
+        lambda: af.jacobian(lambda u: u * 2, x, strategy="forward-mode", vectorize=True),
+        lambda: af.vjp(lambda u: (u.sum(),), x),  # v left out: one output of one element
+    ]
+    seen = []
+    for call in calls:
+        try:
+            out = call()
+        except (RuntimeError, TypeError) as error:
+            seen.append(type(error).__name__)
+        else:
+            flat = out if isinstance(out, T.Tensor) else out[1]
+            seen.append(flat.numpy().round(12).tolist())
+    return seen
+
+
+def test_tuple_structure_and_options_as_pytorch() -> None:
+    seen = _structure_checks(microtorch)
+    assert seen[:6] == ["RuntimeError", "TypeError", "TypeError", "TypeError", "RuntimeError",
+                        "NotImplementedError"]  # fmt: skip
+    assert seen[6] == (2 * np.eye(3)).tolist() and seen[7] == [1.0] * 3
+    torch = pytest.importorskip("torch")
+    assert _structure_checks(torch) == seen
+
+
+def test_jacobian_inside_no_grad_is_the_jacobian() -> None:
+    """jacobian differentiates func even when called under no_grad (it picked the output's
+    elements outside the graph before, and every row came out zero)."""
+    x = microtorch.tensor(A)
+    with microtorch.no_grad():
+        J = jacobian(lambda v: v.sin(), x)
+        _, g = vjp(lambda v: v.sin(), x, microtorch.ones(3))
+    np.testing.assert_allclose(J.numpy(), np.diag(np.cos(A)))
+    np.testing.assert_allclose(g.numpy(), np.cos(A))
+    torch = pytest.importorskip("torch")
+    with torch.no_grad():
+        expected = torch.autograd.functional.jacobian(lambda v: v.sin(), torch.tensor(A))
+    np.testing.assert_allclose(J.numpy(), expected.numpy())
