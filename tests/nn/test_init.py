@@ -11,6 +11,8 @@ import pytest
 import microtorch as torch
 from microtorch import nn
 
+from ..torch_reference import torch_before
+
 
 def test_linear_default_init_is_uniform_one_over_sqrt_fan_in() -> None:
     layer = nn.Linear(256, 512)
@@ -279,7 +281,8 @@ def test_trunc_normal_far_in_a_tail_or_narrow_finishes_and_is_right(a: float, b:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = pt.nn.init.trunc_normal_(pt.empty(20000, dtype=pt.float64), 0.0, 1.0, a, b)
-    assert values.std() == pytest.approx(theirs.numpy().std(), rel=0.05)
+    if not torch_before((2, 13)):  # (2.11's trunc_normal_ put every draw on a, far in a tail)
+        assert values.std() == pytest.approx(theirs.numpy().std(), rel=0.05)
 
 
 BAD_RANDOM_ARGUMENTS = [

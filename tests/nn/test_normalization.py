@@ -218,6 +218,7 @@ def test_instance_norm_checks_its_channel_count_as_pytorch_does(pt: object) -> N
         assert tuple(out.shape) == (2, 3, 5)
 
 
+@needs_torch((2, 13), "batch_norm's eps checks")
 def test_batch_norm_checks_eps_as_pytorch(pt: object) -> None:
     # a non-positive eps in training (or a negative one) gave nan here; PyTorch: ValueError
     a = np.random.default_rng(5).standard_normal((4, 3, 5))
