@@ -355,6 +355,15 @@ from .functional import (
     where,
     xlogy,
 )
+from .memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
 from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
     adaptive_avg_pool1d,
     avg_pool1d,

@@ -20,6 +20,7 @@ import numpy
 
 from . import backend
 from . import dtypes as _dtypes
+from . import memory_format as _formats
 from ._repr import tensor_repr
 from ._warn import warn_user
 from .autograd import engine
@@ -197,8 +198,17 @@ class Tensor:
     def is_floating_point(self) -> bool:
         return self.array.dtype.kind == "f"
 
-    def is_contiguous(self) -> bool:
-        return bool(self.array.flags.c_contiguous)
+    def is_contiguous(self, memory_format: Any = _formats.contiguous_format) -> bool:
+        """Do the elements lie in memory in this order, with no gaps (C order by default;
+        ``channels_last``: an image batch's channels innermost)?"""
+        if memory_format is _formats.contiguous_format:
+            return bool(self.array.flags.c_contiguous)
+        return _formats.is_laid_out(self.array, memory_format)
+
+    @property
+    def layout(self) -> _formats.layout:
+        """How the elements are stored: ``microtorch.strided`` (dense, with strides)."""
+        return _formats.strided
 
     def stride(self, dim: int | None = None) -> Any:
         """How many elements apart neighbours along each dim are in memory (as in PyTorch;
@@ -472,46 +482,50 @@ class Tensor:
         ``device=``/``dtype=``. Returns self when nothing changes (unless ``copy=True``);
         otherwise a new tensor that stays in the graph (gradients flow back through the move
         or cast)."""
+        memory_format = kwargs.pop("memory_format", _formats.preserve_format)
         device, dtype, copy = parse_to_args(args, kwargs)
         out = self
         if dtype is not None and dtype is not self.dtype:
             out = F.cast(out, dtype)
         if device is not None and device != out.device:
             out = F.to_device(out, device)
+        if memory_format is not _formats.preserve_format:
+            out = out.contiguous(memory_format)
         return out.clone() if copy and out is self else out
 
-    def cpu(self) -> Tensor:
-        return self.to("cpu")
+    def cpu(self, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return self.to("cpu", memory_format=memory_format)
 
-    def cuda(self, device: Any = None, non_blocking: bool = False) -> Tensor:
-        return self.to("cuda" if device is None else device)
+    def cuda(self, device: Any = None, non_blocking: bool = False,
+             memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+        return self.to("cuda" if device is None else device, memory_format=memory_format)
 
-    def float(self) -> Tensor:
-        return self.to(_dtypes.float32)
+    def float(self, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return self.to(_dtypes.float32, memory_format=memory_format)
 
-    def double(self) -> Tensor:
-        return self.to(_dtypes.float64)
+    def double(self, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return self.to(_dtypes.float64, memory_format=memory_format)
 
-    def half(self) -> Tensor:
-        return self.to(_dtypes.float16)
+    def half(self, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return self.to(_dtypes.float16, memory_format=memory_format)
 
-    def long(self) -> Tensor:
-        return self.to(_dtypes.int64)
+    def long(self, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return self.to(_dtypes.int64, memory_format=memory_format)
 
-    def int(self) -> Tensor:
-        return self.to(_dtypes.int32)
+    def int(self, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return self.to(_dtypes.int32, memory_format=memory_format)
 
-    def bool(self) -> Tensor:
-        return self.to(_dtypes.bool)
+    def bool(self, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return self.to(_dtypes.bool, memory_format=memory_format)
 
-    def short(self) -> Tensor:
-        return self.to(_dtypes.int16)
+    def short(self, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return self.to(_dtypes.int16, memory_format=memory_format)
 
-    def char(self) -> Tensor:
-        return self.to(_dtypes.int8)
+    def char(self, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return self.to(_dtypes.int8, memory_format=memory_format)
 
-    def byte(self) -> Tensor:
-        return self.to(_dtypes.uint8)
+    def byte(self, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return self.to(_dtypes.uint8, memory_format=memory_format)
 
     def is_signed(self) -> bool:
         """Whether the dtype holds negative numbers (floats and signed integers)."""
@@ -520,8 +534,8 @@ class Tensor:
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
 
-    def clone(self) -> Tensor:
-        return F.clone(self)
+    def clone(self, *, memory_format: Any = _formats.preserve_format) -> Tensor:
+        return F.clone(self, memory_format=memory_format)
 
     def __deepcopy__(self, memo: dict) -> Tensor:
         """copy.deepcopy: a new leaf with copied values (and a copied .grad), as in PyTorch."""
@@ -538,8 +552,14 @@ class Tensor:
             memo[id(self)] = copy
         return memo[id(self)]
 
-    def contiguous(self) -> Tensor:
-        return self if self.is_contiguous() else F.contiguous(self)
+    def contiguous(self, memory_format: Any = _formats.contiguous_format) -> Tensor:
+        """Self when its elements already lie in ``memory_format``'s order, else a copy that
+        does (C order by default)."""
+        if memory_format is _formats.contiguous_format:
+            return self if self.array.flags.c_contiguous else F.contiguous(self)
+        if self.is_contiguous(memory_format):
+            return self
+        return F.contiguous(self, memory_format)
 
     def __repr__(self) -> str:
         extras = [f"dtype={self.dtype}", f"device='{self.device}'"]

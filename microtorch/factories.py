@@ -12,6 +12,7 @@ import numpy
 
 from . import backend
 from . import dtypes as _dtypes
+from . import memory_format as _formats
 from ._tensor import Tensor
 from ._warn import warn_user
 
@@ -279,9 +280,14 @@ def ones(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 
 
 def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:  # fmt: skip
-    """empty(2, 3), empty((2, 3)) or empty(size=(2, 3))."""
-    return _make("empty", _size(shape, size, op="empty"), dtype, device, requires_grad)
+          requires_grad: bool = False,
+          memory_format: Any = _formats.contiguous_format) -> Tensor:  # fmt: skip
+    """empty(2, 3), empty((2, 3)) or empty(size=(2, 3)); ``memory_format=channels_last``
+    lays an (N, C, H, W) batch out with the channels innermost."""
+    t = _make("empty", _size(shape, size, op="empty"), dtype, device, requires_grad)
+    if memory_format is not _formats.contiguous_format:
+        t.array = _formats.arranged(t.array, memory_format, "empty")
+    return t
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
@@ -302,30 +308,52 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     return _make("full", _size((size,), op="full"), target, device, requires_grad, value)
 
 
-def _like(fn: Any, input: Tensor, dtype: Any, device: Any, requires_grad: bool, *extra: Any):
-    return fn(*extra, dtype=dtype or input.dtype, device=device or input.device,
-              requires_grad=requires_grad)  # fmt: skip
+def _like(fn: Any, input: Tensor, dtype: Any, device: Any, requires_grad: bool, *extra: Any,
+          memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+    t = fn(*extra, dtype=dtype or input.dtype, device=device or input.device,
+           requires_grad=requires_grad)  # fmt: skip
+    return laid_out_as(t, input, memory_format, fn.__name__ + "_like")
+
+
+def laid_out_as(t: Tensor, input: Tensor, memory_format: Any, op: str) -> Tensor:
+    """``t`` (a new tensor of input's shape) laid out in memory as ``memory_format`` says:
+    preserve_format (the *_like default, as in PyTorch) follows input's strides."""
+    if memory_format is _formats.preserve_format:
+        t.array = _formats.like_strides(t.array, input.array)
+    elif memory_format is not _formats.contiguous_format:
+        t.array = _formats.arranged(t.array, memory_format, op)
+    else:
+        _formats.dims_order(memory_format, t.ndim, op)  # (checks it is a memory format)
+    return t
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False) -> Tensor:  # fmt: skip
-    return _like(zeros, input, dtype, device, requires_grad, tuple(input.shape))
+               requires_grad: bool = False,
+               memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+    return _like(zeros, input, dtype, device, requires_grad, tuple(input.shape),
+                 memory_format=memory_format)  # fmt: skip
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Tensor:  # fmt: skip
-    return _like(ones, input, dtype, device, requires_grad, tuple(input.shape))
+              requires_grad: bool = False,
+              memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+    return _like(ones, input, dtype, device, requires_grad, tuple(input.shape),
+                 memory_format=memory_format)  # fmt: skip
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False) -> Tensor:  # fmt: skip
-    return _like(empty, input, dtype, device, requires_grad, tuple(input.shape))
+               requires_grad: bool = False,
+               memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+    return _like(empty, input, dtype, device, requires_grad, tuple(input.shape),
+                 memory_format=memory_format)  # fmt: skip
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Tensor:  # fmt: skip
-    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
-                device=device or input.device, requires_grad=requires_grad)  # fmt: skip
+              requires_grad: bool = False,
+              memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+    t = full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
+             device=device or input.device, requires_grad=requires_grad)  # fmt: skip
+    return laid_out_as(t, input, memory_format, "full_like")
 
 
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None,

@@ -20,6 +20,7 @@ import numpy
 
 from . import backend
 from . import dtypes as _dtypes
+from . import memory_format as _formats
 from ._tensor import Size, Tensor
 from ._warn import warn_user
 from .autograd import engine, grad_mode
@@ -1188,19 +1189,21 @@ def to_device(input: Tensor, device: Any) -> Tensor:
 
 
 class _Clone(Function):
-    def forward(self, x):
-        return x.copy()
+    def forward(self, x, memory_format=_formats.preserve_format):
+        return _formats.arranged(x, memory_format, "clone")
 
     def backward(self, grad):
         return grad
 
 
-def clone(input: Tensor) -> Tensor:
-    return _Clone.apply(input)
+def clone(input: Tensor, *, memory_format: Any = _formats.preserve_format) -> Tensor:
+    """A copy with its own memory, laid out as ``memory_format`` says (by default as
+    input's strides, as PyTorch's: the copy of a transposed tensor is transposed too)."""
+    return _Clone.apply(_check_tensor(input, "clone"), memory_format=memory_format)
 
 
-def contiguous(input: Tensor) -> Tensor:
-    return shape_ops.Contiguous.apply(input)
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    return shape_ops.Contiguous.apply(input, memory_format=memory_format)
 
 
 # ---------------------------------------------------------------- matmul

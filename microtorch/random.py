@@ -17,8 +17,9 @@ import numpy
 
 from . import backend
 from . import dtypes as _dtypes
+from . import memory_format as _formats
 from ._tensor import Tensor
-from .factories import _like, _size
+from .factories import _like, _size, laid_out_as
 from .ops import elementwise
 
 
@@ -278,15 +279,17 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
 
 
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False) -> Tensor:  # fmt: skip
+               requires_grad: bool = False, memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
     """randn of input's shape, dtype and device (unless given)."""
-    return _like(randn, input, dtype, device, requires_grad, tuple(input.shape))
+    return _like(randn, input, dtype, device, requires_grad, tuple(input.shape),
+                 memory_format=memory_format)  # fmt: skip
 
 
 def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Tensor:  # fmt: skip
+              requires_grad: bool = False, memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
     """rand of input's shape, dtype and device (unless given)."""
-    return _like(rand, input, dtype, device, requires_grad, tuple(input.shape))
+    return _like(rand, input, dtype, device, requires_grad, tuple(input.shape),
+                 memory_format=memory_format)  # fmt: skip
 
 
 def randint(low: int = 0, high: int | None = None, size: Any = None, *,
@@ -333,8 +336,8 @@ def _int_range(dtype: Any) -> tuple:
 
 
 def randint_like(input: Tensor, low: int | None = None, high: int | None = None, *,
-                 dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:  # fmt: skip
+                 dtype: Any = None, device: Any = None, requires_grad: bool = False,
+                 memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
     """randint of input's shape, dtype and device (unless given): randint_like(x, high) or
     randint_like(x, low, high)."""
     if high is None and low is None:
@@ -344,9 +347,10 @@ def randint_like(input: Tensor, low: int | None = None, high: int | None = None,
         )
     if high is None:
         low, high = 0, low
-    return randint(0 if low is None else low, high, tuple(input.shape),
-                   dtype=dtype or input.dtype, device=device or input.device,
-                   requires_grad=requires_grad)  # fmt: skip
+    t = randint(0 if low is None else low, high, tuple(input.shape),
+                dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)  # fmt: skip
+    return laid_out_as(t, input, memory_format, "randint_like")
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,

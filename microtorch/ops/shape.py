@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from .. import memory_format as _formats
 from ..autograd.function import Function
 from ..backend import xp_of
 from .indexing import scatter_at
@@ -70,8 +71,12 @@ class Expand(Function):
 
 
 class Contiguous(Function):
-    def forward(self, x):
-        return xp_of(x).ascontiguousarray(x)
+    """A copy laid out in memory as ``memory_format`` says (C order by default)."""
+
+    def forward(self, x, memory_format=None):
+        if memory_format is None:
+            return xp_of(x).ascontiguousarray(x)
+        return _formats.arranged(x, memory_format, "contiguous")
 
     def backward(self, grad):
         return grad
