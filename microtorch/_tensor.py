@@ -1281,6 +1281,12 @@ class Tensor:
     def sign(self) -> Tensor:
         return F.sign(self)
 
+    def sgn(self) -> Tensor:
+        return F.sgn(self)
+
+    def isreal(self) -> Tensor:
+        return F.isreal(self)
+
     def lerp(self, end: Any, weight: Any) -> Tensor:
         return F.lerp(self, end, weight)
 
@@ -1457,6 +1463,8 @@ class Tensor:
     def abs(self) -> Tensor:
         return F.abs(self)
 
+    absolute = abs
+
     def neg(self) -> Tensor:
         return F.neg(self)
 
@@ -1553,6 +1561,12 @@ class Tensor:
 
     clip = clamp
 
+    def clamp_min(self, min: Any) -> Tensor:
+        return F.clamp_min(self, min)
+
+    def clamp_max(self, max: Any) -> Tensor:
+        return F.clamp_max(self, max)
+
     def maximum(self, other: Tensor) -> Tensor:
         return F.maximum(self, other)
 
@@ -1613,11 +1627,16 @@ class Tensor:
     def abs_(self) -> Tensor:
         return F.inplace(self, F.abs)
 
+    absolute_ = abs_
+
     def neg_(self) -> Tensor:
         return F.inplace(self, F.neg)
 
     def sign_(self) -> Tensor:
         return F.inplace(self, F.sign)
+
+    def sgn_(self) -> Tensor:
+        return F.inplace(self, F.sgn)
 
     def sin_(self) -> Tensor:
         return F.inplace(self, F.sin)

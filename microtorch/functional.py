@@ -251,6 +251,11 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return arithmetic.Sub.apply(a, _times_alpha(a, b, alpha, "sub"))
 
 
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """other - alpha * input: sub with the operands swapped (input must be a tensor)."""
+    return sub(other, _check_tensor(input, "rsub"), alpha=alpha)  # (bools: sub's error)
+
+
 def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
     """alpha * b for add/sub, after promotion, kept in the promoted dtype as PyTorch does:
     add(int32_tensor, bool_tensor, alpha=2) stays int32 and add(t, 2, alpha=3) adds 6."""
@@ -575,6 +580,13 @@ def isfinite(input: Tensor) -> Tensor:
     return _no_grad_result(backend.xp_of(input.array).isfinite(input.array))
 
 
+def isreal(input: Tensor) -> Tensor:
+    """True where input is real: everywhere, since microtorch has no complex dtypes (a bool
+    tensor of input's shape, no gradient)."""
+    array = _check_tensor(input, "isreal").array
+    return _no_grad_result(backend.xp_of(array).ones(array.shape, dtype=bool))
+
+
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
             equal_nan: bool = False) -> Tensor:  # fmt: skip
     """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient).
@@ -682,6 +694,12 @@ fix = trunc  # PyTorch's other name for it
 
 def sign(input: Tensor) -> Tensor:
     return _rounding(input, "sign")
+
+
+def sgn(input: Tensor) -> Tensor:
+    """The sign, -1, 0 or 1 (PyTorch's sgn is x / |x| for complex numbers; microtorch has
+    only real dtypes, where it is sign)."""
+    return _rounding(_check_tensor(input, "sgn"), "sign")
 
 
 def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
@@ -1073,6 +1091,9 @@ def abs(input: Tensor) -> Tensor:
     return elementwise.Abs.apply(input)
 
 
+absolute = abs  # PyTorch's other name for it
+
+
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """input limited to [min, max] elementwise; the bounds are numbers or tensors."""
     _check_tensor(input, "clamp")
@@ -1108,6 +1129,25 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 
 clip = clamp
+
+
+def _one_bound(input: Tensor, bound: Any, op: str) -> Tensor:
+    """The tensor argument checked, and the bound of clamp_min/clamp_max, which (unlike
+    clamp's) must be given: a number or a tensor, as in PyTorch."""
+    _check_tensor(input, op)
+    if bound is None:
+        raise TypeError(f"{op}: the bound must be a number or a Tensor, not None")
+    return input
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    """input limited from below by ``min`` (a number or a tensor): clamp(input, min=min)."""
+    return clamp(_one_bound(input, min, "clamp_min"), min, None)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    """input limited from above by ``max`` (a number or a tensor): clamp(input, max=max)."""
+    return clamp(_one_bound(input, max, "clamp_max"), None, max)
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:

@@ -848,3 +848,97 @@ def test_numbers_within_a_float_dtype_are_written() -> None:
     assert x.masked_fill(x > 0, -1e30).tolist() == [pytest.approx(-1e30)] * 2
     assert microtorch.isnan(x.clone().fill_(NAN)).all()
     assert x.double().clamp(max=1e300).dtype is microtorch.float64
+
+
+# ------------------------------------------------- sgn absolute clamp_min clamp_max rsub isreal
+def _as_numpy(result: object) -> list:
+    """A result (a tensor, or a tuple of them) as a list of NumPy arrays."""
+    results = result if isinstance(result, tuple) else (result,)
+    return [np.asarray(r.detach().cpu().numpy()) for r in results]
+
+
+def _matches_torch(snippet: object) -> None:
+    """snippet(microtorch) and snippet(torch) give equal values, dtypes and shapes, or raise
+    the same type of exception."""
+    torch = pytest.importorskip("torch")
+    try:
+        theirs = _as_numpy(snippet(torch))
+    except Exception as e:  # noqa: BLE001 (the type is compared next)
+        with pytest.raises(type(e)):
+            snippet(microtorch)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = _as_numpy(snippet(microtorch))
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        assert o.shape == t.shape
+        if t.dtype.kind == "f":
+            _same(o, t, "value")
+        else:
+            assert o.dtype == t.dtype
+            np.testing.assert_array_equal(o, t)
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T: T.sgn(T.tensor([-2.0, -0.0, 0.0, 3.5, INF, -INF, NAN])),
+        lambda T: T.sgn(T.tensor([-2, 0, 7])),
+        lambda T: T.tensor([True, False]).sgn(),
+        lambda T: T.tensor([-1.5, 2.0], dtype=T.float16).sgn(),
+        lambda T: T.sgn(T.tensor(-3.0)),
+        lambda T: T.sgn(T.zeros(0, 2)),
+        lambda T: T.tensor([-1.5, 0.0]).sgn_(),
+        lambda T: T.absolute(T.tensor([-2, 0, 7], dtype=T.int32)),
+        lambda T: T.tensor([-1.5, -0.0]).absolute(),
+        lambda T: T.tensor([-1.5, 2.0]).absolute_(),
+        lambda T: T.absolute(T.tensor([True])),
+        lambda T: T.clamp_min(T.tensor([1, -2, 0]), 0.5),
+        lambda T: T.clamp_min(T.tensor([1, -2, 0]), 1),
+        lambda T: T.clamp_max(T.tensor([1, -2, 0]), T.tensor([0.0, 1.0, 2.0])),
+        lambda T: T.tensor([[1.0], [-3.0]]).clamp_min(T.tensor([0.0, -1.0])),
+        lambda T: T.tensor([1.0, NAN, -3.0]).clamp_max(0.5),
+        lambda T: T.tensor(2.0).clamp_max(1),
+        lambda T: T.clamp_min(T.tensor([True, False]), False),
+        lambda T: T.clamp_min(T.tensor([1.0]), None),
+        lambda T: T.clamp_max([1.0], 0.0),
+        lambda T: T.rsub(T.tensor([1, -2, 0]), 2),
+        lambda T: T.rsub(T.tensor([1, -2, 0]), 2.5, alpha=2),
+        lambda T: T.rsub(T.tensor([1.0, 2.0]), T.tensor([[3.0], [4.0]]), alpha=0.5),
+        lambda T: T.rsub(T.tensor([1, 2]), T.tensor([1.5, 2.0])),
+        lambda T: T.rsub(T.tensor([1, 2], dtype=T.uint8), 1),
+        lambda T: T.rsub(T.tensor([1, 2]), 1, alpha=0.5),
+        lambda T: T.rsub(T.tensor([True]), T.tensor([False])),
+        lambda T: T.rsub(2, T.tensor([1.0])),
+        lambda T: T.isreal(T.tensor([1.0, NAN, INF])),
+        lambda T: T.tensor([[1, 2]]).isreal(),
+        lambda T: T.isreal(T.tensor(True)),
+        lambda T: T.isreal(T.zeros(0)),
+    ],
+)
+def test_sgn_absolute_clamp_min_max_rsub_isreal_match_pytorch(snippet: object) -> None:
+    _matches_torch(snippet)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda T, x: T.sgn(x) + x,  # (sgn's own gradient is 0: PyTorch's is a ZeroTensor)
+        lambda T, x: x.absolute(),
+        lambda T, x: T.clamp_min(x, 0.5),
+        lambda T, x: x.clamp_max(-0.5),
+        lambda T, x: T.rsub(x, 3.0, alpha=2.0),
+    ],
+)
+def test_gradients_of_sgn_absolute_clamp_min_max_rsub_match_pytorch(fn: object) -> None:
+    _compare_with_torch(fn, [SPECIAL], "float64", "gradient")
+
+
+def test_clamp_min_max_with_a_tensor_bound_give_it_a_gradient() -> None:
+    _compare_with_torch(lambda T, x, b: T.clamp_min(x, b), [[1.0, -2.0, 0.5], [0.0, 0.0, 0.5]],
+                        "float64", "clamp_min")  # fmt: skip
+    _compare_with_torch(lambda T, x, b: x.clamp_max(b), [[1.0, -2.0, 0.5], [0.0, 0.0, 0.5]],
+                        "float64", "clamp_max")  # fmt: skip
+    _compare_with_torch(lambda T, x, b: T.rsub(x, b, alpha=3), [[1.0, -2.0], [0.5, 4.0]],
+                        "float64", "rsub")  # fmt: skip

@@ -1033,6 +1033,26 @@ ELEMENTWISE = [
     ),
     C("abs", lambda T, F, a: a.abs(), (nz(2, 3),), np.abs),
     C("abs_builtin", lambda T, F, a: abs(a), (nz(3),), np.abs),
+    C("absolute", lambda T, F, a: T.absolute(a), (nz(2, 3),), np.abs),
+    C("sgn", lambda T, F, a: T.sgn(a) * a, (nz(2, 3),), lambda a: np.sign(a) * a),
+    C(
+        "clamp_min_fn",
+        lambda T, F, a: T.clamp_min(a, 0.1),
+        (nz(2, 3),),
+        lambda a: np.maximum(a, 0.1),
+    ),
+    C(
+        "clamp_max_tensor",  # a tensor bound has its own gradient
+        lambda T, F, a, b: a.clamp_max(b),
+        (const([[-1.3, -0.2, 0.1], [0.7, 2.0, -0.6]]), const([-0.5, 0.0, 0.5])),
+        np.minimum,
+    ),
+    C(
+        "rsub",
+        lambda T, F, a, b: T.rsub(a, b, alpha=2.5),
+        (x(2, 3), x(3)),
+        lambda a, b: b - 2.5 * a,
+    ),
     C(
         "clamp_min_max",
         lambda T, F, a: a.clamp(-0.5, 0.5),
