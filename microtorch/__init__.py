@@ -15,6 +15,7 @@ from . import (
     linalg,
     nn,
     optim,
+    special,
     testing,
     utils,
     viz,

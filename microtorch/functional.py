@@ -850,11 +850,21 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
 def xlogy(input: Any, other: Any) -> Tensor:
     """input * log(other), and 0 where input == 0 (unless other is nan); either may be a
     number, integers give floats."""
-    a, b = _float_operands(input, other, "xlogy")
+    return elementwise.Xlogy.apply(*_xlogy_operands(input, other, "xlogy"))
+
+
+def _xlogy_operands(input: Any, other: Any, op: str) -> tuple:
+    """xlogy's and xlog1py's operands as two float tensors of one dtype: a number becomes a
+    0-d tensor of the other's dtype (so that log(number) is no float64)."""
+    a, b = _float_operands(input, other, op)
     like = a if isinstance(a, Tensor) else b
-    # a number becomes a 0-d array of the tensor's dtype: log(number) is then no float64
-    a, b = _number_as_tensor(a, like), _number_as_tensor(b, like)
-    return elementwise.Xlogy.apply(a, b)
+    return _number_as_tensor(a, like), _number_as_tensor(b, like)
+
+
+def xlog1py(input: Any, other: Any) -> Tensor:
+    """input * log1p(other), and 0 where input == 0 (unless other is nan); either may be a
+    number, integers give floats. (PyTorch has it as torch.special.xlog1py only.)"""
+    return elementwise.Xlog1py.apply(*_xlogy_operands(input, other, "xlog1py"))
 
 
 def _number_as_tensor(value: Any, like: Tensor) -> Tensor:

@@ -942,3 +942,43 @@ def test_clamp_min_max_with_a_tensor_bound_give_it_a_gradient() -> None:
                         "float64", "clamp_max")  # fmt: skip
     _compare_with_torch(lambda T, x, b: T.rsub(x, b, alpha=3), [[1.0, -2.0], [0.5, 4.0]],
                         "float64", "rsub")  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- xlog1py
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_xlog1py_at_special_values_matches_pytorch(dtype: str) -> None:
+    pairs_b = PAIRS_B + [-1.0, -2.0, 1e-12]
+    pairs_a = PAIRS_A + [0.0, 0.0, 3.0]
+    _compare_with_torch(lambda T, a, b: T.special.xlog1py(a, b), [pairs_a, pairs_b], dtype,
+                        "xlog1py")  # fmt: skip
+    _compare_with_torch(lambda T, b: T.special.xlog1py(2, b), [pairs_b], dtype, "number left")
+    _compare_with_torch(lambda T, a: T.special.xlog1py(a, -1.0), [pairs_a], dtype, "number right")
+
+
+def test_xlog1py_keeps_log1p_digits_for_a_small_other() -> None:
+    x = microtorch.tensor([3.0, 1.0], dtype=microtorch.float64)
+    y = microtorch.tensor([1e-12, -1e-15], dtype=microtorch.float64)
+    np.testing.assert_allclose(
+        microtorch.special.xlog1py(x, y).numpy(), [3e-12, -1e-15], rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("operands", list(OPERANDS), ids=list(OPERANDS))
+def test_xlog1py_dtypes_and_number_operands_match_pytorch(operands: str) -> None:
+    a, b = OPERANDS[operands]
+    _matches_torch(lambda T: T.special.xlog1py(_operand(T, a), _operand(T, b)))
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T: T.special.xlog1py(T.tensor([[1.0], [0.0]]), T.tensor([0.5, -1.0, 2.0])),
+        lambda T: T.special.xlog1py(T.tensor(2.0), T.tensor(1.0)),
+        lambda T: T.special.xlog1py(T.zeros(0), T.zeros(0)),
+        lambda T: T.special.xlog1py(T.tensor([1.0], dtype=T.float16), T.tensor([1e-3])),
+        lambda T: T.special.xlog1py(T.ones(2), T.ones(3)),
+        lambda T: T.special.xlog1py(2, 3),
+    ],
+)
+def test_xlog1py_shapes_and_errors_match_pytorch(snippet: object) -> None:
+    _matches_torch(snippet)

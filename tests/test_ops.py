@@ -790,6 +790,18 @@ ELEMENTWISE = [
     ),
     C("xlogy_number", lambda T, F, b: T.xlogy(2.0, b), (pos(3),), lambda b: 2 * np.log(b)),
     C(
+        "xlog1py",
+        lambda T, F, a, b: T.special.xlog1py(a, b),
+        (x(2, 3), pos(3)),
+        lambda a, b: a * np.log1p(b),
+    ),
+    C(
+        "xlog1py_zero_x",  # x == 0: the gradient is still log1p(y)
+        lambda T, F, a, b: T.special.xlog1py(a, b * 3 - 2),
+        (const([0.0, 0.0, 1.5]), pos(3)),
+        lambda a, b: a * np.log1p(b * 3 - 2),
+    ),
+    C(
         "logit",
         lambda T, F, a: T.logit(a * 0.4),
         (pos(2, 3),),

@@ -1,6 +1,6 @@
 """Elementwise math: exp log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp maximum
 minimum where, and the rounding ops (floor ceil round trunc sign); tan sinh cosh asin acos atan
-asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy logit, erfc erfinv,
+asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy xlog1py logit, erfc erfinv,
 hypot fmod copysign heaviside sinc nan_to_num fmax fmin, lgamma digamma igamma.
 
 Each op's backward is the derivative written next to its forward."""
@@ -270,10 +270,11 @@ def _share(a, b, power):
     return xp.where(d >= 0, 1 / (1 + e), e / (1 + e))
 
 
-def _xlogy(x, y):
-    """x * log(y), and 0 where x == 0 (unless y is nan), as in PyTorch."""
+def _xlogy(x, y, log_of_y=None):
+    """x * log(y) (or x * log_of_y, the log already taken), and 0 where x == 0 (unless y is
+    nan), as in PyTorch."""
     xp = xp_of(y)
-    with_log = x * xp.log(y)
+    with_log = x * (xp.log(y) if log_of_y is None else log_of_y)
     return xp.where((x == 0) & ~xp.isnan(y), 0, with_log)
 
 
@@ -295,6 +296,27 @@ class Xlogy(Function):
             gx = unbroadcast(gx, x.shape)
         if self.needs_input_grad[1]:
             gy = unbroadcast(grad * x / y, y.shape)
+        return gx, gy
+
+
+class Xlog1py(Function):
+    """x * log1p(y), 0 where x == 0 (unless y is nan): xlogy(x, 1 + y), with log1p's
+    accuracy for a small y. d/dx = log1p(y), taken as 0 where x == 0 and y <= -1 (as for
+    xlogy); d/dy = x / (1 + y)."""
+
+    def forward(self, x, y):
+        self.save_for_backward(x, y)
+        return _xlogy(x, y, xp_of(y).log1p(y))
+
+    def backward(self, grad):
+        x, y = self.saved
+        xp = xp_of(grad)
+        gx = gy = None
+        if self.needs_input_grad[0]:
+            gx = xp.where((x == 0) & (y <= -1), 0, _xlogy(grad, y, xp.log1p(y)))
+            gx = unbroadcast(gx, x.shape)
+        if self.needs_input_grad[1]:
+            gy = unbroadcast(grad * x / (1 + y), y.shape)
         return gx, gy
 
 
