@@ -1391,6 +1391,21 @@ class Tensor:
     def heaviside(self, values: Tensor) -> Tensor:
         return F.heaviside(self, values)
 
+    def gcd(self, other: Tensor) -> Tensor:
+        return F.gcd(self, other)
+
+    def lcm(self, other: Tensor) -> Tensor:
+        return F.lcm(self, other)
+
+    def ldexp(self, other: Tensor) -> Tensor:
+        return F.ldexp(self, other)
+
+    def frexp(self) -> F.Frexp:
+        return F.frexp(self)
+
+    def nextafter(self, other: Tensor) -> Tensor:
+        return F.nextafter(self, other)
+
     def sinc(self) -> Tensor:
         return F.sinc(self)
 
@@ -1721,6 +1736,18 @@ class Tensor:
 
     def heaviside_(self, values: Tensor) -> Tensor:
         return F.inplace(self, F.heaviside, values)
+
+    def gcd_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.gcd, other)
+
+    def lcm_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.lcm, other)
+
+    def ldexp_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.ldexp, other)
+
+    def nextafter_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.nextafter, other)
 
     def sinc_(self) -> Tensor:
         return F.inplace(self, F.sinc)

@@ -929,6 +929,78 @@ def copysign(input: Tensor, other: Any) -> Tensor:
                                                        "copysign"))  # fmt: skip
 
 
+def _integer_operands(input: Any, other: Any, op: str) -> tuple:
+    """Two tensors brought to one dtype, which must be an integer one (gcd, lcm): PyTorch
+    has no float or bool kernel for these."""
+    a, b = _tensor_operands(input, other, op)
+    if a.array.dtype.kind not in "iu":
+        raise NotImplementedError(
+            f"{op}: not implemented for {a.dtype} tensors, as in PyTorch; it is defined for "
+            "integers only (convert with .long())"
+        )
+    return a, b
+
+
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    """The greatest common divisor of |input| and |other|, elementwise (integers only, no
+    gradient); gcd(0, 0) is 0."""
+    a, b = _integer_operands(input, other, "gcd")
+    return _no_grad_result(backend.xp_of(a.array).gcd(a.array, b.array))
+
+
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """The least common multiple of |input| and |other|, elementwise (integers only, no
+    gradient); 0 where either is 0. A result beyond the dtype wraps around, then its absolute
+    value is taken, as in PyTorch."""
+    a, b = _integer_operands(input, other, "lcm")
+    xp = backend.xp_of(a.array)
+    return _no_grad_result(xp.abs(xp.lcm(a.array, b.array)))
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """input * 2**other, in the dtype the two promote to (integers give the default float).
+    As PyTorch computes it: 2**other in other's float dtype (an integer other: the default
+    float), times input, then rounded to the result's dtype."""
+    _check_tensor(input, "ldexp")
+    if _check_tensor(other, "ldexp", "other").dtype is _dtypes.bool:
+        raise NotImplementedError(
+            "ldexp: not implemented for a bool exponent, as in PyTorch; convert it with .long()"
+        )
+    result = _promote_tensors(input, other)
+    if not result.is_floating_point:
+        result = _dtypes.get_default_dtype()
+    power = pow(2.0, _float_input(other, "ldexp"))
+    return cast(mul(input, power), result)
+
+
+Frexp = collections.namedtuple("frexp", ["mantissa", "exponent"])
+
+
+def frexp(input: Tensor) -> Frexp:
+    """(mantissa, exponent) with input = mantissa * 2**exponent and 0.5 <= |mantissa| < 1
+    (0, inf and nan: mantissa input, exponent 0); the exponent is int32, with no gradient."""
+    if not _check_tensor(input, "frexp").dtype.is_floating_point:
+        raise RuntimeError(
+            f"frexp: only floating-point dtypes are supported, got {input.dtype}, as in "
+            "PyTorch; convert with .float()"
+        )
+    xp = backend.xp_of(input.array)
+    exponent = _no_grad_result(xp.frexp(input.array)[1].astype(xp.int32, copy=False))
+    return Frexp(elementwise.FrexpMantissa.apply(input), exponent)
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next floating-point number after input in the direction of other, elementwise
+    (floats only; input itself where they are equal)."""
+    a, b = _tensor_operands(input, other, "nextafter")
+    if not a.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"nextafter: not implemented for {a.dtype} tensors, as in PyTorch; convert them "
+            "first, e.g. with .float()"
+        )
+    return elementwise.Nextafter.apply(a, b)
+
+
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """The step function: 0 where input < 0, 1 where input > 0, ``values`` where it is 0."""
     _check_tensor(input, "heaviside")

@@ -982,3 +982,98 @@ def test_xlog1py_dtypes_and_number_operands_match_pytorch(operands: str) -> None
 )
 def test_xlog1py_shapes_and_errors_match_pytorch(snippet: object) -> None:
     _matches_torch(snippet)
+
+
+# ----------------------------------------------------------- gcd lcm ldexp frexp nextafter
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda T: T.gcd(T.tensor([12, -18, 0, 0, 7]), T.tensor([8, 12, 0, 5, -3])),
+        lambda T: T.lcm(T.tensor([12, -18, 0, 0, 7]), T.tensor([8, 12, 0, 5, -3])),
+        lambda T: T.lcm(T.tensor([2**40, -4]), T.tensor([3**20, 6])),  # wraps, then |.|
+        lambda T: T.gcd(T.tensor([-(2**63)]), T.tensor([0])),
+        lambda T: T.gcd(T.tensor([4, 6], dtype=T.int8), T.tensor(4)),
+        lambda T: T.lcm(T.tensor([4, 6], dtype=T.uint8), T.tensor([[3], [5]], dtype=T.int16)),
+        lambda T: T.tensor([[4], [9]], dtype=T.int32).gcd(T.tensor([6, 3], dtype=T.int32)),
+        lambda T: T.tensor(12).lcm(T.tensor(8)),
+        lambda T: T.gcd(T.zeros(0, dtype=T.int64), T.zeros(0, dtype=T.int64)),
+        lambda T: T.tensor([4]).gcd_(T.tensor([6])),
+        lambda T: T.tensor([4]).lcm_(T.tensor([6])),
+        lambda T: T.gcd(T.tensor([1.0]), T.tensor([2])),
+        lambda T: T.lcm(T.tensor([True]), T.tensor([True])),
+        lambda T: T.gcd(T.tensor([4]), 2),
+        lambda T: T.gcd(T.ones(2, dtype=T.int64), T.ones(3, dtype=T.int64)),
+        lambda T: T.ldexp(T.tensor([1, 2]), T.tensor([3, 4])),
+        lambda T: T.ldexp(T.tensor([2.0**-10], dtype=T.float16), T.tensor([20])),
+        lambda T: T.ldexp(T.tensor([2.0**-10], dtype=T.float16), T.tensor([20.0], dtype=T.float16)),
+        lambda T: T.ldexp(T.tensor([1.0]), T.tensor([3.0], dtype=T.float64)),
+        lambda T: T.ldexp(T.tensor([1.0]), T.tensor(3.0, dtype=T.float64)),
+        lambda T: T.ldexp(T.tensor([3.0]), T.tensor([2.5, -1.0, 200.0, -200.0])),
+        lambda T: T.ldexp(T.tensor([1.0, 1.0], dtype=T.float64), T.tensor([1025, -1080])),
+        lambda T: T.ldexp(T.tensor([True, False]), T.tensor([2])),
+        lambda T: T.ldexp(T.tensor([3], dtype=T.int8), T.tensor([2], dtype=T.int8)),
+        lambda T: T.ldexp(T.tensor(1.5), T.tensor(2)),
+        lambda T: T.ldexp(T.zeros(0), T.zeros(0)),
+        lambda T: T.ldexp(T.tensor([1.0]), T.tensor([True])),
+        lambda T: T.ldexp(T.tensor([1.0]), 3),
+        lambda T: T.tensor([1.0, 2.0]).ldexp_(T.tensor([2, 3])),
+        lambda T: T.tensor([1, 2]).ldexp_(T.tensor([2, 3])),
+        lambda T: T.frexp(T.tensor([8.0, -0.3, 0.0, -0.0, INF, -INF, NAN, 1e-40, 3e38])),
+        lambda T: T.frexp(T.tensor([1e-310, 1e300, 0.75], dtype=T.float64)),
+        lambda T: T.tensor([3.0, -1e-5, 6e4], dtype=T.float16).frexp(),
+        lambda T: T.frexp(T.tensor(2.5)),
+        lambda T: T.frexp(T.zeros(0, 3)),
+        lambda T: T.frexp(T.tensor([3])),
+        lambda T: T.frexp(T.tensor([True])),
+        lambda T: T.nextafter(
+            T.tensor([1.0, 0.0, -0.0, 1.0, NAN, 2.0, INF]),
+            T.tensor([2.0, 1.0, -1.0, 1.0, 0.0, NAN, 0.0]),
+        ),  # fmt: skip
+        lambda T: T.nextafter(T.tensor([1.0], dtype=T.float64), T.tensor([2.0])),
+        lambda T: T.nextafter(T.tensor([1.0], dtype=T.float16), T.tensor([2.0], dtype=T.float16)),
+        lambda T: T.nextafter(T.tensor([1.0]), T.tensor([2])),
+        lambda T: T.nextafter(T.tensor([[1.0], [0.0]]), T.tensor(-1.0, dtype=T.float64)),
+        lambda T: T.tensor([1.0]).nextafter_(T.tensor([0.0])),
+        lambda T: T.nextafter(T.tensor([1]), T.tensor([2])),
+        lambda T: T.nextafter(T.tensor([1.0]), 2.0),
+    ],
+)
+def test_gcd_lcm_ldexp_frexp_nextafter_match_pytorch(snippet: object) -> None:
+    _matches_torch(snippet)
+
+
+def test_frexp_returns_a_named_pair() -> None:
+    mantissa, exponent = microtorch.frexp(microtorch.tensor([8.0]))
+    result = microtorch.tensor([8.0]).frexp()
+    assert result.mantissa.tolist() == mantissa.tolist() == [0.5]
+    assert result.exponent.tolist() == exponent.tolist() == [4]
+    assert exponent.dtype is microtorch.int32
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_gradients_of_ldexp_frexp_nextafter_match_pytorch(dtype: str) -> None:
+    _compare_with_torch(lambda T, a, e: T.ldexp(a, e), [[1.0, -2.0, 0.5, 0.0, INF, 3.0],
+                        [1.0, 3.0, -2.0, 0.0, 1.0, 200.0]], dtype, "ldexp")  # fmt: skip
+    values = [0.0, -0.0, 0.5, -0.5, 1.0, 3.0, -7.5, INF, -INF, NAN, 1e-20, 1e-40, 3e37]
+    _compare_with_torch(lambda T, a: T.frexp(a).mantissa, [values], dtype, "frexp")
+    _compare_with_torch(lambda T, a, b: T.nextafter(a, b), [PAIRS_A, PAIRS_B], dtype, "nextafter")
+
+
+def test_gcd_lcm_and_frexp_exponent_have_no_graph() -> None:
+    x = microtorch.tensor([8.0, 3.0], requires_grad=True)
+    exponent = microtorch.frexp(x).exponent
+    assert not exponent.requires_grad and exponent.grad_fn is None
+    assert not microtorch.gcd(microtorch.tensor([4]), microtorch.tensor([6])).requires_grad
+
+
+def test_ldexp_and_frexp_gradients_where_pytorch_rounds_through_float32_or_integers() -> None:
+    """Two places where microtorch gives the true derivative and PyTorch 2.13 does not:
+    ldexp with a negative integer exponent (PyTorch's backward takes 2**e in integers: 0)
+    and frexp of a float64 outside float32's range (PyTorch takes 2**e in float32, so its
+    gradient 1 / 2**e is inf below about 1e-45 and 0 above about 3.4e38)."""
+    x = microtorch.tensor([3.0, 3.0], requires_grad=True)
+    x.ldexp(microtorch.tensor([-2, 2])).sum().backward()
+    assert x.grad.tolist() == [0.25, 4.0]
+    x = microtorch.tensor([1e-300, 3e38], dtype=microtorch.float64, requires_grad=True)
+    x.frexp().mantissa.sum().backward()
+    assert x.grad.tolist() == [2.0**996, 2.0**-128]  # (PyTorch: inf and 0)

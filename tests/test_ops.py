@@ -859,6 +859,37 @@ ELEMENTWISE = [
         np.heaviside,
         grad=False,
     ),
+    C(
+        "gcd_lcm",  # integers only, no gradient
+        lambda T, F, a, b: (T.gcd(a, b), a.lcm(b)),
+        (const([12, -18, 0, 0, 7], "int64"), const([8, 12, 0, 5, -3], "int64")),
+        lambda a, b: (np.gcd(a, b), np.lcm(a, b)),
+        grad=False,
+    ),
+    C(
+        "ldexp",
+        lambda T, F, a, e: T.ldexp(a, e * 3),
+        (x(2, 3), x(3)),
+        lambda a, e: a * 2 ** (e * 3),
+    ),
+    C(
+        "ldexp_int_exponent",  # an integer exponent: 2**e in the default float (a negative
+        lambda T, F, a, e: a.ldexp(e),  # one: tests/test_elementwise_math.py)
+        (x(2, 3), const([3, 1, 0], "int64")),
+        lambda a, e: a * 2.0**e,
+    ),
+    C(
+        "frexp",  # the mantissa's gradient is 2**-exponent; the exponent (int32) has none
+        lambda T, F, a: (T.frexp(a * 5).mantissa, (a * 5).frexp()[1].long()),
+        (nz(2, 3),),
+        lambda a: tuple(np.frexp(a * 5)),
+    ),
+    C(
+        "nextafter",  # gradient 1 for input, 0 for other (PyTorch's)
+        lambda T, F, a, b: T.nextafter(a, b),
+        (x(2, 3), x(3)),
+        np.nextafter,
+    ),
     C("sinc", lambda T, F, a: T.sinc(a), (x(2, 3),), np.sinc),
     C(
         "sinc_zero",  # 1 at 0, gradient 0 there

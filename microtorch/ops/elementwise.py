@@ -1,7 +1,7 @@
 """Elementwise math: exp log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp maximum
 minimum where, and the rounding ops (floor ceil round trunc sign); tan sinh cosh asin acos atan
 asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy xlog1py logit, erfc erfinv,
-hypot fmod copysign heaviside sinc nan_to_num fmax fmin, lgamma digamma igamma.
+hypot fmod copysign heaviside sinc nan_to_num fmax fmin, frexp nextafter, lgamma digamma igamma.
 
 Each op's backward is the derivative written next to its forward."""
 
@@ -317,6 +317,40 @@ class Xlog1py(Function):
             gx = unbroadcast(gx, x.shape)
         if self.needs_input_grad[1]:
             gy = unbroadcast(grad * x / (1 + y), y.shape)
+        return gx, gy
+
+
+class FrexpMantissa(Function):
+    """The mantissa m of x = m * 2**e, 0.5 <= |m| < 1 (for 0, inf and nan: x itself, e = 0);
+    functional.frexp gives e beside it, with no gradient. dm/dx = 2**-e, an exact power of
+    two (as PyTorch's)."""
+
+    def forward(self, x):
+        mantissa, exponent = xp_of(x).frexp(x)
+        self.save_for_backward(exponent)
+        return mantissa
+
+    def backward(self, grad):
+        (exponent,) = self.saved
+        return xp_of(grad).ldexp(grad, -exponent)
+
+
+class Nextafter(Function):
+    """The next float after x towards y (x itself where they are equal). PyTorch's gradients:
+    1 for x except where x == y, where it is 0 (there the result is y); 0 for y."""
+
+    def forward(self, x, y):
+        self.save_for_backward(x, y)
+        return xp_of(x).nextafter(x, y)
+
+    def backward(self, grad):
+        x, y = self.saved
+        xp = xp_of(grad)
+        gx = gy = None
+        if self.needs_input_grad[0]:
+            gx = unbroadcast(xp.where(x == y, grad.dtype.type(0), grad), x.shape)
+        if self.needs_input_grad[1]:
+            gy = xp.zeros(y.shape, dtype=y.dtype)
         return gx, gy
 
 
