@@ -217,6 +217,7 @@ from .functional import (
     hsplit,
     hstack,
     hypot,
+    i0,
     igamma,
     index_add,
     index_copy,

@@ -1379,6 +1379,9 @@ class Tensor:
     def igamma(self, other: Tensor) -> Tensor:
         return F.igamma(self, other)
 
+    def i0(self) -> Tensor:
+        return F.i0(self)
+
     def hypot(self, other: Tensor) -> Tensor:
         return F.hypot(self, other)
 
@@ -1748,6 +1751,9 @@ class Tensor:
 
     def nextafter_(self, other: Tensor) -> Tensor:
         return F.inplace(self, F.nextafter, other)
+
+    def i0_(self) -> Tensor:
+        return F.inplace(self, F.i0)
 
     def sinc_(self) -> Tensor:
         return F.inplace(self, F.sinc)

@@ -909,6 +909,26 @@ def igamma(input: Tensor, other: Tensor) -> Tensor:
     return elementwise.Igamma.apply(*_floating_tensor_operands(input, other, "igamma"))
 
 
+def i0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 0, I_0(input)."""
+    return elementwise.BesselI.apply(_float_input(input, "i0"), order=0)
+
+
+def i0e(input: Tensor) -> Tensor:
+    """exp(-|input|) * I_0(input), which does not overflow for a large input."""
+    return elementwise.BesselI.apply(_float_input(input, "i0e"), order=0, scaled=True)
+
+
+def i1(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 1, I_1(input)."""
+    return elementwise.BesselI.apply(_float_input(input, "i1"), order=1)
+
+
+def i1e(input: Tensor) -> Tensor:
+    """exp(-|input|) * I_1(input), which does not overflow for a large input."""
+    return elementwise.BesselI.apply(_float_input(input, "i1e"), order=1, scaled=True)
+
+
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """sqrt(input ** 2 + other ** 2), without overflow, with broadcasting."""
     return elementwise.Hypot.apply(*_floating_tensor_operands(input, other, "hypot"))

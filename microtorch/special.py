@@ -31,6 +31,10 @@ round = _F.round  # noqa: A001 (PyTorch's name)
 log1p = _F.log1p
 expm1 = _F.expm1
 exp2 = _F.exp2
+i0 = _F.i0  # the modified Bessel functions of the first kind, and their scaled forms
+i0e = _F.i0e
+i1 = _F.i1
+i1e = _F.i1e
 
 
 def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:

@@ -286,6 +286,17 @@ def _digamma_by_differences(v: float) -> float:
 np_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
 
 
+def _i1_by_quadrature(v: float) -> float:
+    """I_1(v) = (1/pi) * integral over [0, pi] of e^(v cos t) cos t: the trapezoidal rule,
+    exact to rounding for a periodic integrand with this many points."""
+    t = np.linspace(0.0, np.pi, 401)
+    f = np.exp(v * np.cos(t)) * np.cos(t)
+    return float((f.sum() - (f[0] + f[-1]) / 2) * (t[1] - t[0]) / np.pi)
+
+
+np_i1 = np.vectorize(_i1_by_quadrature, otypes=[np.float64])
+
+
 def _igamma_integer_a(a: float, x: float) -> float:
     """P(a, x) for whole a by the closed form 1 - e^-x sum_{k<a} x^k / k!."""
     return 1 - math.exp(-x) * sum(x**k / math.factorial(k) for k in range(int(a)))
@@ -835,6 +846,25 @@ ELEMENTWISE = [
         lambda T, F, a: a.digamma(),
         (const([0.01, 0.3, -0.4, -2.5, 12.0]),),
         np_digamma,
+    ),
+    C("i0", lambda T, F, a: T.i0(a * 4), (x(2, 3),), lambda a: np.i0(a * 4)),
+    C(
+        "bessel_i",  # 0 and the power series (|x| <= 20)
+        lambda T, F, a: (T.special.i0(a), a.i0(), T.special.i1(a)),
+        (const([0.0, -0.7, 3.0, -5.0]),),
+        lambda a: (np.i0(a), np.i0(a), np_i1(a)),
+    ),
+    C(
+        "bessel_i_large",  # the asymptotic series beyond 20 (apart: finite differences of
+        lambda T, F, a: (T.special.i0(a), T.special.i1(a)),  # a sum this large are coarse)
+        (const([-19.0, 21.0, -22.0]),),
+        lambda a: (np.i0(a), np_i1(a)),
+    ),
+    C(
+        "bessel_i_scaled",  # exp(-|x|) I_n(x), finite far out
+        lambda T, F, a: (T.special.i0e(a), T.special.i1e(a)),
+        (const([0.0, -0.7, 3.0, -19.0, 24.0, -60.0]),),
+        lambda a: (np.exp(-np.abs(a)) * np.i0(a), np.exp(-np.abs(a)) * np_i1(a)),
     ),
     C(
         "igamma",  # whole a (no gradient, as PyTorch) on both sides of x = a + 1

@@ -34,6 +34,10 @@ CALLS = {
     "log1p": (lambda S, x: S.log1p(x), POSITIVE),
     "expm1": (lambda S, x: S.expm1(x), NEAR_ZERO),
     "exp2": (lambda S, x: S.exp2(x), NEAR_ZERO),
+    "i0": (lambda S, x: S.i0(x * 10), NEAR_ZERO),
+    "i0e": (lambda S, x: S.i0e(x * 10), NEAR_ZERO),
+    "i1": (lambda S, x: S.i1(x * 10), NEAR_ZERO),
+    "i1e": (lambda S, x: S.i1e(x * 10), NEAR_ZERO),
     "softmax": (lambda S, x: S.softmax(x.reshape(1, -1), 1), NEAR_ZERO),
     "log_softmax": (lambda S, x: S.log_softmax(x.reshape(-1, 1), dim=0), NEAR_ZERO),
 }
