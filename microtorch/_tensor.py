@@ -1379,6 +1379,12 @@ class Tensor:
     def igamma(self, other: Tensor) -> Tensor:
         return F.igamma(self, other)
 
+    def polygamma(self, n: int) -> Tensor:
+        return F.polygamma(n, self)
+
+    def mvlgamma(self, p: int) -> Tensor:
+        return F.mvlgamma(self, p)
+
     def i0(self) -> Tensor:
         return F.i0(self)
 
@@ -1751,6 +1757,12 @@ class Tensor:
 
     def nextafter_(self, other: Tensor) -> Tensor:
         return F.inplace(self, F.nextafter, other)
+
+    def polygamma_(self, n: int) -> Tensor:
+        return F.inplace(self, Tensor.polygamma, n)  # (polygamma takes n first)
+
+    def mvlgamma_(self, p: int) -> Tensor:
+        return F.inplace(self, F.mvlgamma, p)
 
     def i0_(self) -> Tensor:
         return F.inplace(self, F.i0)

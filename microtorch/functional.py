@@ -903,6 +903,34 @@ def digamma(input: Tensor) -> Tensor:
     return elementwise.Digamma.apply(_float_input(input, "digamma"))
 
 
+def polygamma(n: builtins.int, input: Tensor) -> Tensor:
+    """psi^(n)(input), the n-th derivative of digamma (n = 0: digamma itself), elementwise;
+    its gradient is polygamma(n + 1, input)."""
+    if not isinstance(n, builtins.int) or isinstance(n, builtins.bool):
+        raise TypeError(f"polygamma: n must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n (got n={n})")
+    x = _float_input(input, "polygamma")
+    return digamma(x) if n == 0 else elementwise.Polygamma.apply(x, n=n)
+
+
+def mvlgamma(input: Tensor, p: builtins.int) -> Tensor:
+    """The log of the multivariate gamma function of dimension p:
+    p (p - 1) / 4 * log(pi) + sum over j < p of lgamma(input - j / 2). It is defined for
+    input > (p - 1) / 2; like PyTorch 2.x, other inputs are not refused (lgamma's values)."""
+    if not isinstance(p, builtins.int) or isinstance(p, builtins.bool):
+        raise TypeError(f"mvlgamma: p must be an int, got {type(p).__name__}")
+    if p < 1:
+        raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
+    if _check_tensor(input, "mvlgamma").dtype is _dtypes.bool:
+        raise RuntimeError("mvlgamma: the input tensor may not be a boolean tensor")
+    x = _float_input(input, "mvlgamma")
+    total = add(lgamma(x), p * (p - 1) / 4 * math.log(math.pi))
+    for j in range(1, p):
+        total = add(total, lgamma(sub(x, j / 2)))
+    return total
+
+
 def igamma(input: Tensor, other: Tensor) -> Tensor:
     """The regularised lower incomplete gamma function P(input, other), with broadcasting
     (differentiable in other only, as PyTorch)."""

@@ -297,6 +297,21 @@ def _i1_by_quadrature(v: float) -> float:
 np_i1 = np.vectorize(_i1_by_quadrature, otypes=[np.float64])
 
 
+def np_polygamma(n: int, a: np.ndarray) -> np.ndarray:
+    """psi^(n)(a) = (-1)^(n+1) n! sum over k of 1/(a + k)^(n+1): 2000 terms, then the
+    Euler-Maclaurin tail at z = a + 2000 (its integral, half its first term, one correction)."""
+    k = np.arange(2000)
+    z = a + 2000.0
+    total = (1.0 / (a[..., None] + k) ** (n + 1)).sum(axis=-1)
+    tail = 1 / (n * z**n) + 1 / (2 * z ** (n + 1)) + (n + 1) / (12 * z ** (n + 2))
+    return (-1) ** (n + 1) * math.factorial(n) * (total + tail)
+
+
+def np_mvlgamma(a: np.ndarray, p: int) -> np.ndarray:
+    """log of the multivariate gamma function: p(p-1)/4 log(pi) + sum_j lgamma(a - j/2)."""
+    return p * (p - 1) / 4 * math.log(math.pi) + sum(np_lgamma(a - j / 2) for j in range(p))
+
+
 def _igamma_integer_a(a: float, x: float) -> float:
     """P(a, x) for whole a by the closed form 1 - e^-x sum_{k<a} x^k / k!."""
     return 1 - math.exp(-x) * sum(x**k / math.factorial(k) for k in range(int(a)))
@@ -865,6 +880,18 @@ ELEMENTWISE = [
         lambda T, F, a: (T.special.i0e(a), T.special.i1e(a)),
         (const([0.0, -0.7, 3.0, -19.0, 24.0, -60.0]),),
         lambda a: (np.exp(-np.abs(a)) * np.i0(a), np.exp(-np.abs(a)) * np_i1(a)),
+    ),
+    C(
+        "polygamma",  # n = 2 and 3, each side of the reflection at 1/2; gradient psi^(n+1)
+        lambda T, F, a: (T.polygamma(2, a * 3), (a * 3).polygamma(3), T.polygamma(2, a - 2.7)),
+        (pos(2, 3),),
+        lambda a: (np_polygamma(2, a * 3), np_polygamma(3, a * 3), np_polygamma(2, a - 2.7)),
+    ),
+    C(
+        "mvlgamma",  # p = 3: every element above (p - 1) / 2 = 1
+        lambda T, F, a: (T.mvlgamma(a + 1, 3), T.special.multigammaln(a * 4, p=2)),
+        (pos(2, 3),),
+        lambda a: (np_mvlgamma(a + 1, 3), np_mvlgamma(a * 4, 2)),
     ),
     C(
         "igamma",  # whole a (no gradient, as PyTorch) on both sides of x = a + 1

@@ -27,6 +27,8 @@ CALLS = {
     "gammaln": (lambda S, x: S.gammaln(x), POSITIVE + [-0.5]),
     "digamma": (lambda S, x: S.digamma(x), POSITIVE + [-0.5]),
     "psi": (lambda S, x: S.psi(x), POSITIVE),
+    "polygamma": (lambda S, x: S.polygamma(2, x), POSITIVE + [-0.5]),
+    "multigammaln": (lambda S, x: S.multigammaln(x + 1, 3), POSITIVE),
     "xlogy": (lambda S, x: S.xlogy(x, x + 3), NEAR_ZERO),
     "xlog1py": (lambda S, x: S.xlog1py(x, x), NEAR_ZERO[2:]),
     "sinc": (lambda S, x: S.sinc(x), NEAR_ZERO),

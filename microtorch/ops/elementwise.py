@@ -417,12 +417,12 @@ class Erfinv(Function):
 
 
 def _shift_up(z, steps=10):
-    """(z + k, [1/z, 1/(z+1), ...]) with z moved up by one until it reaches 10: the series
-    below (in 1/z) are accurate to about 1e-14 from there on."""
+    """(z + k, [1/z, 1/(z+1), ...]) with z moved up by one until it reaches ``steps``: the
+    series below (in 1/z) are accurate to about 1e-14 from 10 on."""
     xp = xp_of(z)
     terms = []
     for _ in range(steps):
-        small = z < 10
+        small = z < steps
         terms.append(xp.where(small, 1 / z, 0.0))
         z = xp.where(small, z + 1, z)
     return z, terms
@@ -524,6 +524,54 @@ def bessel_i(x, order, scaled=False):
         asymptotic = asymptotic * xp.exp(zl)
     result = xp.where(small, series, asymptotic)
     return xp.where(x < 0, -result, result) if order == 1 else result
+
+
+# B_2, B_4, ..., B_20: the Bernoulli numbers of the asymptotic series of polygamma
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
+              43867 / 798, -174611 / 330)  # fmt: skip
+
+
+def _cot_derivative_coefficients(n):
+    """The coefficients (lowest power first) of P_n with d^n/dx^n cot(x) = P_n(cot x):
+    P_0(c) = c, P_(k+1)(c) = -(1 + c^2) P_k'(c), since cot' = -(1 + cot^2)."""
+    p = [0, 1]
+    for _ in range(n):
+        derivative = [i * a for i, a in enumerate(p)][1:]
+        p = [0] * (len(derivative) + 2)
+        for i, a in enumerate(derivative):  # -(1 + c^2) * derivative
+            p[i] -= a
+            p[i + 2] -= a
+    return p
+
+
+def polygamma(n, x):
+    """psi^(n)(x), the n-th derivative of digamma, for n >= 2, in float64. For z >= 20 the
+    asymptotic series (-1)^(n+1) [(n-1)!/z^n + n!/(2 z^(n+1)) + sum_k B_2k (2k+n-1)! /
+    ((2k)! z^(2k+n))], reached by psi^(n)(z) = psi^(n)(z + 1) + (-1)^(n+1) n! / z^(n+1);
+    for x < 1/2 the reflection psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi d^n/dx^n cot(pi x),
+    with cot(pi x) taken from r = x - round(x) (exact, so large negative x keep their
+    digits). At the
+    poles 0, -1, -2...: (-1)^(n+1) inf; at +inf nan, at -inf as at a pole (PyTorch's)."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:
+        return polygamma(n, x.astype(xp.float64)).astype(x.dtype)
+    reflect = x < 0.5
+    z, inverses = _shift_up(xp.where(reflect, 1 - x, x), steps=20)
+    sign, factorial = (-1) ** (n + 1), math.factorial(n)
+    inv = 1 / z
+    series = math.factorial(n - 1) * inv**n + factorial / 2 * inv ** (n + 1)
+    for k, b in enumerate(_BERNOULLI, start=1):
+        series += b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) * inv ** (2 * k + n)
+    result = sign * (series + factorial * sum(t ** (n + 1) for t in inverses))
+    r = x - xp.round(x)  # in [-1/2, 1/2]; cot(pi x) = cot(pi r) and, as tan(pi (1/2 - |r|)),
+    a = xp.abs(r)  # exactly 0 at the half-integers, where psi^(n) of an even n is small
+    cot = xp.where(a < 0.25, 1 / xp.tan(math.pi * r), xp.copysign(xp.tan(math.pi * (0.5 - a)), r))
+    d_cot = sum(a * cot**i for i, a in enumerate(_cot_derivative_coefficients(n)) if a)
+    reflected = (-1) ** n * result - math.pi ** (n + 1) * d_cot
+    result = xp.where(reflect, reflected, result)
+    pole = ((x <= 0) & (xp.floor(x) == x)) | (x == -math.inf)
+    result = xp.where(pole, sign * math.inf, result)
+    return xp.where(x == math.inf, math.nan, result)
 
 
 def _until_converged(step, state, xp, max_steps=5000):
@@ -691,6 +739,23 @@ class BesselI(Function):
             slope = i0 - i1 * (xp.sign(x) + inverse) if self.scaled else i0 - i1 * inverse
             slope = xp.where(x == 0, 0.5, slope)
         return grad * slope.astype(grad.dtype)
+
+
+class Polygamma(Function):
+    """psi^(n)(x) for n >= 1 (n = 0 is Digamma); its derivative is psi^(n+1)(x)."""
+
+    def forward(self, x, n=1):
+        self.n = n
+        self.save_for_backward(x)
+        return _polygamma(n, x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * _polygamma(self.n + 1, x)
+
+
+def _polygamma(n, x):
+    return trigamma(x) if n == 1 else polygamma(n, x)
 
 
 class Rounding(Function):
