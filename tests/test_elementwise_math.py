@@ -1197,3 +1197,100 @@ def test_mvlgamma_matches_pytorch(p: int, dtype: str) -> None:
 )
 def test_polygamma_and_mvlgamma_dtypes_and_errors_match_pytorch(snippet: object) -> None:
     _matches_torch(snippet)
+
+
+# --------------------------------------------------- special: entr ndtr log_ndtr ndtri erfcx
+NORMAL_TAILS = [0.0, -0.0, 0.5, -0.5, 1.2, -1.2, -1.0, -0.9999, -1.0001, 3.0, -3.0, 8.0, 30.0,
+                -30.0, -40.0, INF, NAN, 1e300, -26.0]  # fmt: skip
+PROBABILITIES = [0.0, 1.0, 0.5, 1e-300, 1e-10, 1e-5, 0.02, 0.3, 0.7, 0.975, 0.99, 1 - 1e-16,
+                 -0.5, 1.5, NAN]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(
+    "name, values",
+    [
+        ("entr", SPECIAL + [3.0, 0.25]),
+        ("ndtr", [v for v in NORMAL_TAILS if v > -25] + [-INF]),  # (below: next test)
+        ("log_ndtr", NORMAL_TAILS),
+        ("erfcx", [v for v in NORMAL_TAILS if v < 1e299] + [-INF, -1e300, 5.0]),  # (see below)
+        ("ndtri", PROBABILITIES),
+    ],
+)
+def test_normal_distribution_and_entropy_functions_match_pytorch(
+    name: str, values: list, dtype: str
+) -> None:
+    """Values and gradients, in both tails, at the branch points and at the edges."""
+    if dtype == "float32" and name == "log_ndtr":  # PyTorch's float32 gradient is 4e-5 off
+        values = [v for v in values if v > -25]  # beyond -25 (at -30: 30.03370, float64's and
+        # ours 30.03326)
+    if dtype == "float32" and name == "erfcx":  # PyTorch's float32 2x erfcx(x) - 2/sqrt(pi)
+        values = [v for v in values if v < 5]  # cancels: 2e-5 off at 8 (ours: from float64)
+    _compare_with_torch(lambda T, x: getattr(T.special, name)(x), [values], dtype, name)
+
+
+def test_ndtr_keeps_the_left_tail_where_pytorch_underflows() -> None:
+    """PyTorch 2.13's ndtr is 0 from about -26 on (1 + erf(x / sqrt 2) cancels); ours is
+    erfc(-x / sqrt 2) / 2, down to the smallest float64."""
+    out = microtorch.special.ndtr(microtorch.tensor([-30.0, -37.5], dtype=microtorch.float64))
+    expected = [4.906713927148187e-198, 4.605353009581955e-308]  # (mpmath, 40 digits)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=2e-13)
+
+
+def test_erfcx_gradient_far_right_has_no_cancellation() -> None:
+    """erfcx'(x) = 2x erfcx(x) - 2/sqrt(pi) -> -1/(sqrt(pi) x^2): from the continued
+    fraction, not the difference of two numbers near 2/sqrt(pi)."""
+    x = microtorch.tensor([1e4, 1e8, 1e300, INF], dtype=microtorch.float64, requires_grad=True)
+    microtorch.special.erfcx(x).sum().backward()  # (PyTorch 2.13: +0.0 at 1e300, nan at inf)
+    expected = [
+        -1 / (math.sqrt(math.pi) * 1e8) * (1 - 1.5e-8),
+        -1 / (math.sqrt(math.pi) * 1e16),
+        0,
+        0,
+    ]
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12, atol=0)
+
+
+def test_log_ndtr_gradient_far_in_the_left_tail() -> None:
+    """d/dx log Phi(x) ~ -x as x -> -inf: 1e10 at -1e10 and inf at -inf (PyTorch 2.13 gives
+    inf and nan there: its exp(-x^2/2 - log Phi(x)) cancels)."""
+    x = microtorch.tensor([-1e10, -INF], dtype=microtorch.float64, requires_grad=True)
+    microtorch.special.log_ndtr(x).sum().backward()
+    assert x.grad.tolist() == [pytest.approx(1e10, rel=1e-12), INF]
+
+
+def test_ndtri_inverts_ndtr_far_into_the_tails() -> None:
+    p = np.concatenate([np.logspace(-300, -1, 60), np.linspace(0.05, 0.95, 19)])
+    x = microtorch.special.ndtri(microtorch.tensor(p, dtype=microtorch.float64))
+    back = microtorch.special.log_ndtr(x).numpy()
+    np.testing.assert_allclose(back, np.log(p), rtol=1e-14)
+    torch = pytest.importorskip("torch")
+    theirs = torch.special.ndtri(torch.tensor(p)).numpy()
+    np.testing.assert_allclose(x.numpy(), theirs, rtol=2e-15, atol=1e-15)
+
+
+def test_erfcx_and_log_ndtr_are_accurate_over_a_wide_range() -> None:
+    """Within 3e-13 of PyTorch (both lose ~x^2 * 1e-16 to the rounding of exp(x^2) far
+    left), with no overflow far right."""
+    torch = pytest.importorskip("torch")
+    x = np.concatenate([-np.logspace(-6, np.log10(26), 300), np.logspace(-6, 300, 400)])
+    ours = microtorch.special.erfcx(microtorch.tensor(x)).numpy()
+    np.testing.assert_allclose(ours, torch.special.erfcx(torch.tensor(x)).numpy(), rtol=3e-13)
+    x = np.concatenate([-np.logspace(-6, 150, 400), np.logspace(-6, 1.5, 300)])
+    ours = microtorch.special.log_ndtr(microtorch.tensor(x)).numpy()
+    np.testing.assert_allclose(ours, torch.special.log_ndtr(torch.tensor(x)).numpy(), rtol=3e-13)
+
+
+@pytest.mark.parametrize("name", ["entr", "ndtr", "log_ndtr", "ndtri", "erfcx"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda T: T.tensor([0, 1, 2]),
+        lambda T: T.tensor([True, False]),
+        lambda T: T.tensor([0.25, 0.5], dtype=T.float16),
+        lambda T: T.tensor(0.25),
+        lambda T: T.zeros(0, 3),
+    ],
+)
+def test_normal_distribution_and_entropy_dtypes_match_pytorch(name: str, make: object) -> None:
+    _matches_torch(lambda T: getattr(T.special, name)(make(T)))

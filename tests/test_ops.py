@@ -297,6 +297,23 @@ def _i1_by_quadrature(v: float) -> float:
 np_i1 = np.vectorize(_i1_by_quadrature, otypes=[np.float64])
 
 
+def np_ndtr(a: np.ndarray) -> np.ndarray:
+    """The standard normal CDF, (1 + erf(a / sqrt 2)) / 2, through math.erf."""
+    return 0.5 * (1 + np.vectorize(math.erf, otypes=[np.float64])(a / math.sqrt(2)))
+
+
+def _ndtri_by_bisection(p: float) -> float:
+    """x with Phi(x) = p, by halving [-40, 40] (another way than microtorch's Newton steps)."""
+    low, high = -40.0, 40.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        low, high = (mid, high) if 0.5 * math.erfc(-mid / math.sqrt(2)) < p else (low, mid)
+    return (low + high) / 2
+
+
+np_ndtri = np.vectorize(_ndtri_by_bisection, otypes=[np.float64])
+
+
 def np_polygamma(n: int, a: np.ndarray) -> np.ndarray:
     """psi^(n)(a) = (-1)^(n+1) n! sum over k of 1/(a + k)^(n+1): 2000 terms, then the
     Euler-Maclaurin tail at z = a + 2000 (its integral, half its first term, one correction)."""
@@ -880,6 +897,28 @@ ELEMENTWISE = [
         lambda T, F, a: (T.special.i0e(a), T.special.i1e(a)),
         (const([0.0, -0.7, 3.0, -19.0, 24.0, -60.0]),),
         lambda a: (np.exp(-np.abs(a)) * np.i0(a), np.exp(-np.abs(a)) * np_i1(a)),
+    ),
+    C(
+        "normal_cdf",  # Phi, log Phi (both branches, split at -1) and Phi's inverse
+        lambda T, F, a: (
+            T.special.ndtr(a),
+            T.special.log_ndtr(a * 4),
+            T.special.ndtri(a.sigmoid()),
+        ),
+        (x(2, 3),),
+        lambda a: (np_ndtr(a), np.log(np_ndtr(a * 4)), np_ndtri(np_sigmoid(a))),
+    ),
+    C(
+        "erfcx",  # exp(x^2) erfc(x): the series side, the continued fraction side, negative x
+        lambda T, F, a: T.special.erfcx(a * 2),
+        (x(2, 3),),
+        lambda a: np.exp(4 * a * a) * np_erfc(a * 2),
+    ),
+    C(
+        "entr",
+        lambda T, F, a: T.special.entr(a),
+        (pos(2, 3),),
+        lambda a: -a * np.log(a),
     ),
     C(
         "polygamma",  # n = 2 and 3, each side of the reflection at 1/2; gradient psi^(n+1)

@@ -40,6 +40,11 @@ CALLS = {
     "i0e": (lambda S, x: S.i0e(x * 10), NEAR_ZERO),
     "i1": (lambda S, x: S.i1(x * 10), NEAR_ZERO),
     "i1e": (lambda S, x: S.i1e(x * 10), NEAR_ZERO),
+    "entr": (lambda S, x: S.entr(x), POSITIVE + [0.0]),
+    "ndtr": (lambda S, x: S.ndtr(x * 1.5), NEAR_ZERO),  # (PyTorch: 3e-4 off at -7.5)
+    "log_ndtr": (lambda S, x: S.log_ndtr(x * 3), NEAR_ZERO),
+    "ndtri": (lambda S, x: S.ndtri(x), UNIT),
+    "erfcx": (lambda S, x: S.erfcx(x * 3), NEAR_ZERO),
     "softmax": (lambda S, x: S.softmax(x.reshape(1, -1), 1), NEAR_ZERO),
     "log_softmax": (lambda S, x: S.log_softmax(x.reshape(-1, 1), dim=0), NEAR_ZERO),
 }

@@ -942,13 +942,19 @@ def _erf_and_erfc_float64(z):
         term *= -zs * zs / n
         total += term / (2 * n + 1)
     series = total * (2 / math.sqrt(math.pi))
-    # erfc(z) = e^(-z^2)/sqrt(pi) / (z + (1/2)/(z + (2/2)/(z + (3/2)/(z + ...))))
     zl = xp.where(small, 3.0, z)
-    fraction = zl.copy()
-    for k in range(120, 0, -1):
-        fraction = zl + (k / 2) / fraction
-    tail = xp.exp(-zl * zl) / math.sqrt(math.pi) / fraction
+    tail = xp.exp(-zl * zl) / math.sqrt(math.pi) / (zl + 0.5 / _erfc_fraction(zl))
     return xp.where(small, series, 1 - tail), xp.where(small, 1 - series, tail)
+
+
+def _erfc_fraction(z):
+    """G(z) = z + (2/2)/(z + (3/2)/(z + ...)), the continued fraction with
+    erfc(z) = e^(-z^2) / (sqrt(pi) (z + (1/2) / G(z))), for z >= 1.2 (120 terms converge
+    there). (erfcx' needs F - z = (1/2) / G without cancellation, so G is returned.)"""
+    fraction = z.copy()
+    for k in range(120, 1, -1):
+        fraction = z + (k / 2) / fraction
+    return fraction
 
 
 def erfc(x):
@@ -983,6 +989,138 @@ def erfinv(y):
         x = x - residual / ((2 / math.sqrt(math.pi)) * xp.exp(-x * x))  # x - f(x) / f'(x)
     x = xp.where(inside, x, xp.where(xp.abs(y) == 1, math.inf, math.nan))
     return xp.copysign(x, y)
+
+
+def erfcx(x):
+    """The scaled complementary error function exp(x^2) erfc(x), in float64: for
+    0 <= x <= 1.2 as that product, beyond as 1 / (sqrt(pi) F(x)) with erfc's continued
+    fraction (no exp, so no overflow); erfcx(-z) = 2 exp(z^2) - erfcx(z) (inf below -26.6)."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:
+        return erfcx(x.astype(xp.float64)).astype(x.dtype)
+    z = xp.abs(x)
+    small = z <= 1.2
+    zs = xp.where(small, z, 0.0)
+    near = xp.exp(zs * zs) * _erf_and_erfc_float64(zs)[1]
+    zl = xp.where(small, 3.0, z)
+    far = 1 / (math.sqrt(math.pi) * (zl + 0.5 / _erfc_fraction(zl)))
+    positive = xp.where(small, near, far)  # erfcx(|x|)
+    zn = xp.where(x < 0, z, 0.0)
+    return xp.where(x < 0, 2 * xp.exp(zn * zn) - positive, positive)
+
+
+def erfcx_slope(x, y):
+    """d/dx erfcx(x) = 2x erfcx(x) - 2/sqrt(pi), y = erfcx(x). Beyond 1.2 the two terms
+    cancel (to -1/(sqrt(pi) x^2) far out), so there it is -(2/sqrt(pi)) (F - x) / F with
+    F = x + (1/2) / G, from erfc's continued fraction."""
+    xp = xp_of(x)
+    x64 = x.astype(xp.float64)
+    far = x64 > 1.2
+    xl = xp.where(far, x64, 3.0)
+    g = _erfc_fraction(xl)
+    f = xl + 0.5 / g
+    from_fraction = -(2 / math.sqrt(math.pi)) * (0.5 / g) / f
+    direct = 2 * x64 * y - 2 / math.sqrt(math.pi)
+    return xp.where(far, from_fraction, direct).astype(x.dtype)
+
+
+def log_ndtr(x):
+    """log Phi(x), Phi the standard normal CDF, in float64: below -1 as
+    log(erfcx(-x / sqrt 2) / 2) - x^2 / 2 (Phi underflows long before its log does), above
+    as log1p(-erfc(x / sqrt 2) / 2) (keeping the digits of a Phi close to 1)."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:
+        return log_ndtr(x.astype(xp.float64)).astype(x.dtype)
+    low = x < -1
+    xl, xh = xp.where(low, x, -2.0), xp.where(low, 0.0, x)
+    from_low = xp.log(erfcx(-xl * _INV_SQRT_2) / 2) - xl * xl / 2
+    from_high = xp.log1p(-erfc(xh * _INV_SQRT_2) / 2)
+    return xp.where(low, from_low, from_high)
+
+
+def log_ndtr_slope(x):
+    """d/dx log Phi(x) = phi(x) / Phi(x) = sqrt(2/pi) / erfcx(-x / sqrt 2), in float64:
+    no exp(-x^2/2) / Phi(x) to cancel or overflow."""
+    xp = xp_of(x)
+    return _SQRT_2_OVER_PI / erfcx(x.astype(xp.float64) * -_INV_SQRT_2)
+
+
+def ndtri(p):
+    """The inverse of Phi: x with Phi(x) = p, in float64; -inf at 0, inf at 1, nan outside
+    [0, 1]. Solved for q = min(p, 1 - p) on the left (x <= 0), then mirrored: a first guess
+    from Abramowitz & Stegun 26.2.23 (|error| < 4.5e-4), then Newton steps on
+    log Phi(x) = log q (log Phi is concave: they close in from one side, each doubling the
+    correct digits, also for q = 1e-300)."""
+    xp = xp_of(p)
+    if p.dtype != xp.float64:
+        return ndtri(p.astype(xp.float64)).astype(p.dtype)
+    inside = (p > 0) & (p < 1)
+    q = xp.where(inside, xp.where(p < 0.5, p, 1 - p), 0.5)  # (1 - p is exact for p >= 1/2)
+    t = xp.sqrt(-2 * xp.log(q))
+    x = -(t - (2.515517 + t * (0.802853 + t * 0.010328))
+          / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))))  # fmt: skip
+    log_q = xp.log(q)
+    for _ in range(4):
+        x = x - (log_ndtr(x) - log_q) / log_ndtr_slope(x)
+    x = xp.where(p < 0.5, x, -x)
+    x = xp.where(p == 0.5, 0.0, x)  # (+0.0, as PyTorch)
+    edge = xp.where(p == 0, -math.inf, xp.where(p == 1, math.inf, math.nan))
+    return xp.where(inside, x, edge)
+
+
+class Erfcx(Function):
+    """exp(x^2) erfc(x); d/dx = 2x erfcx(x) - 2/sqrt(pi) (erfcx_slope: without the
+    cancellation of the two terms for a large x)."""
+
+    def forward(self, x):
+        y = erfcx(x)
+        self.save_for_backward(x, y)
+        return y
+
+    def backward(self, grad):
+        x, y = self.saved
+        return grad * erfcx_slope(x, y)
+
+
+class LogNdtr(Function):
+    """log Phi(x); d/dx = phi(x) / Phi(x), as log_ndtr_slope() computes it."""
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return log_ndtr(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * log_ndtr_slope(x).astype(grad.dtype)
+
+
+class Ndtri(Function):
+    """The inverse of Phi; d/dp = 1 / phi(x) = sqrt(2 pi) exp(x^2 / 2), x = ndtri(p)."""
+
+    def forward(self, p):
+        x = ndtri(p)
+        self.save_for_backward(x)
+        return x
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * math.sqrt(2 * math.pi) * xp_of(x).exp(x * x / 2)
+
+
+class Entr(Function):
+    """-x log x for x > 0, 0 at 0, -inf below (nan stays nan); d/dx = -(log x + 1), taken
+    as it comes at 0 (inf) and below (nan), as PyTorch does."""
+
+    def forward(self, x):
+        xp = xp_of(x)
+        self.save_for_backward(x)
+        positive = xp.where(x > 0, x, x.dtype.type(1))
+        values = xp.where(x > 0, -x * xp.log(positive), xp.where(x == 0, 0, -math.inf))
+        return xp.where(xp.isnan(x), x, values).astype(x.dtype, copy=False)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * -(xp_of(x).log(x) + 1)
 
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
