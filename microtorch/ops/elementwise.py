@@ -1,7 +1,8 @@
 """Elementwise math: exp log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp maximum
 minimum where, and the rounding ops (floor ceil round trunc sign); tan sinh cosh asin acos atan
-asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy xlog1py logit, erfc erfinv,
-hypot fmod copysign heaviside sinc nan_to_num fmax fmin, frexp nextafter, lgamma digamma igamma, the modified Bessel functions i0 i0e i1 i1e.
+asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy xlog1py logit, erfc
+erfinv erfcx log_ndtr ndtri entr, hypot fmod copysign heaviside sinc nan_to_num fmax fmin, frexp
+nextafter, lgamma digamma polygamma igamma, the modified Bessel functions i0 i0e i1 i1e.
 
 Each op's backward is the derivative written next to its forward."""
 
