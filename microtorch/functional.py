@@ -251,11 +251,6 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return arithmetic.Sub.apply(a, _times_alpha(a, b, alpha, "sub"))
 
 
-def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """other - alpha * input: sub with the operands swapped (input must be a tensor)."""
-    return sub(other, _check_tensor(input, "rsub"), alpha=alpha)  # (bools: sub's error)
-
-
 def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
     """alpha * b for add/sub, after promotion, kept in the promoted dtype as PyTorch does:
     add(int32_tensor, bool_tensor, alpha=2) stays int32 and add(t, 2, alpha=3) adds 6."""
@@ -296,6 +291,11 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     _check_not_bool(a, b, "div")
     _check_integer_divisor(a, b, "div")
     return arithmetic.RoundedDiv.apply(a, b, rounding_mode=rounding_mode)
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """other - alpha * input: sub with the operands swapped (input must be a tensor)."""
+    return sub(other, _check_tensor(input, "rsub"), alpha=alpha)  # (bools: sub's error)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:

@@ -4,9 +4,9 @@ compositions of them (ndtr); entr, log_ndtr, ndtri and erfcx, which PyTorch has 
 are defined here on their own Functions in ``ops/elementwise.py``. Each name is a plain
 assignment or a short function, so that stepping into one lands in the op itself.
 
-Left out on purpose: ``logsumexp`` and ``softplus``-like names are learners' exercises
-(docs/exercises); the Bessel functions of the first and second kind, zeta, the incomplete
-gamma functions' complements and the orthogonal polynomials are not implemented.
+Left out on purpose: ``logsumexp``, which learners write themselves (see the docs); the
+Bessel functions of the first and second kind, zeta, the incomplete gamma functions'
+complements and the orthogonal polynomials are not implemented.
 """
 
 from __future__ import annotations
