@@ -1301,6 +1301,12 @@ class Tensor:
     def sign(self) -> Tensor:
         return F.sign(self)
 
+    def sgn(self) -> Tensor:
+        return F.sgn(self)
+
+    def isreal(self) -> Tensor:
+        return F.isreal(self)
+
     def lerp(self, end: Any, weight: Any) -> Tensor:
         return F.lerp(self, end, weight)
 
@@ -1393,6 +1399,15 @@ class Tensor:
     def igamma(self, other: Tensor) -> Tensor:
         return F.igamma(self, other)
 
+    def polygamma(self, n: int) -> Tensor:
+        return F.polygamma(n, self)
+
+    def mvlgamma(self, p: int) -> Tensor:
+        return F.mvlgamma(self, p)
+
+    def i0(self) -> Tensor:
+        return F.i0(self)
+
     def hypot(self, other: Tensor) -> Tensor:
         return F.hypot(self, other)
 
@@ -1404,6 +1419,21 @@ class Tensor:
 
     def heaviside(self, values: Tensor) -> Tensor:
         return F.heaviside(self, values)
+
+    def gcd(self, other: Tensor) -> Tensor:
+        return F.gcd(self, other)
+
+    def lcm(self, other: Tensor) -> Tensor:
+        return F.lcm(self, other)
+
+    def ldexp(self, other: Tensor) -> Tensor:
+        return F.ldexp(self, other)
+
+    def frexp(self) -> F.Frexp:
+        return F.frexp(self)
+
+    def nextafter(self, other: Tensor) -> Tensor:
+        return F.nextafter(self, other)
 
     def sinc(self) -> Tensor:
         return F.sinc(self)
@@ -1476,6 +1506,8 @@ class Tensor:
 
     def abs(self) -> Tensor:
         return F.abs(self)
+
+    absolute = abs
 
     def neg(self) -> Tensor:
         return F.neg(self)
@@ -1573,6 +1605,12 @@ class Tensor:
 
     clip = clamp
 
+    def clamp_min(self, min: Any) -> Tensor:
+        return F.clamp_min(self, min)
+
+    def clamp_max(self, max: Any) -> Tensor:
+        return F.clamp_max(self, max)
+
     def maximum(self, other: Tensor) -> Tensor:
         return F.maximum(self, other)
 
@@ -1635,11 +1673,16 @@ class Tensor:
     def abs_(self) -> Tensor:
         return F.inplace(self, F.abs)
 
+    absolute_ = abs_
+
     def neg_(self) -> Tensor:
         return F.inplace(self, F.neg)
 
     def sign_(self) -> Tensor:
         return F.inplace(self, F.sign)
+
+    def sgn_(self) -> Tensor:
+        return F.inplace(self, F.sgn)
 
     def sin_(self) -> Tensor:
         return F.inplace(self, F.sin)
@@ -1724,6 +1767,27 @@ class Tensor:
 
     def heaviside_(self, values: Tensor) -> Tensor:
         return F.inplace(self, F.heaviside, values)
+
+    def gcd_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.gcd, other)
+
+    def lcm_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.lcm, other)
+
+    def ldexp_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.ldexp, other)
+
+    def nextafter_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.nextafter, other)
+
+    def polygamma_(self, n: int) -> Tensor:
+        return F.inplace(self, Tensor.polygamma, n)  # (polygamma takes n first)
+
+    def mvlgamma_(self, p: int) -> Tensor:
+        return F.inplace(self, F.mvlgamma, p)
+
+    def i0_(self) -> Tensor:
+        return F.inplace(self, F.i0)
 
     def sinc_(self) -> Tensor:
         return F.inplace(self, F.sinc)

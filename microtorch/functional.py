@@ -294,6 +294,11 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     return arithmetic.RoundedDiv.apply(a, b, rounding_mode=rounding_mode)
 
 
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """other - alpha * input: sub with the operands swapped (input must be a tensor)."""
+    return sub(other, _check_tensor(input, "rsub"), alpha=alpha)  # (bools: sub's error)
+
+
 def pow(input: Any, exponent: Any) -> Tensor:
     """input ** exponent; either may be a Python number."""
     if _is_bool(input) and isinstance(exponent, bool):  # x ** True is x, x ** False all True
@@ -576,6 +581,13 @@ def isfinite(input: Tensor) -> Tensor:
     return _no_grad_result(backend.xp_of(input.array).isfinite(input.array))
 
 
+def isreal(input: Tensor) -> Tensor:
+    """True where input is real: everywhere, since microtorch has no complex dtypes (a bool
+    tensor of input's shape, no gradient)."""
+    array = _check_tensor(input, "isreal").array
+    return _no_grad_result(backend.xp_of(array).ones(array.shape, dtype=bool))
+
+
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
             equal_nan: bool = False) -> Tensor:  # fmt: skip
     """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient).
@@ -683,6 +695,12 @@ fix = trunc  # PyTorch's other name for it
 
 def sign(input: Tensor) -> Tensor:
     return _rounding(input, "sign")
+
+
+def sgn(input: Tensor) -> Tensor:
+    """The sign, -1, 0 or 1 (PyTorch's sgn is x / |x| for complex numbers; microtorch has
+    only real dtypes, where it is sign)."""
+    return _rounding(_check_tensor(input, "sgn"), "sign")
 
 
 def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
@@ -833,11 +851,21 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
 def xlogy(input: Any, other: Any) -> Tensor:
     """input * log(other), and 0 where input == 0 (unless other is nan); either may be a
     number, integers give floats."""
-    a, b = _float_operands(input, other, "xlogy")
+    return elementwise.Xlogy.apply(*_xlogy_operands(input, other, "xlogy"))
+
+
+def _xlogy_operands(input: Any, other: Any, op: str) -> tuple:
+    """xlogy's and xlog1py's operands as two float tensors of one dtype: a number becomes a
+    0-d tensor of the other's dtype (so that log(number) is no float64)."""
+    a, b = _float_operands(input, other, op)
     like = a if isinstance(a, Tensor) else b
-    # a number becomes a 0-d array of the tensor's dtype: log(number) is then no float64
-    a, b = _number_as_tensor(a, like), _number_as_tensor(b, like)
-    return elementwise.Xlogy.apply(a, b)
+    return _number_as_tensor(a, like), _number_as_tensor(b, like)
+
+
+def xlog1py(input: Any, other: Any) -> Tensor:
+    """input * log1p(other), and 0 where input == 0 (unless other is nan); either may be a
+    number, integers give floats. (PyTorch has it as torch.special.xlog1py only.)"""
+    return elementwise.Xlog1py.apply(*_xlogy_operands(input, other, "xlog1py"))
 
 
 def _number_as_tensor(value: Any, like: Tensor) -> Tensor:
@@ -876,10 +904,58 @@ def digamma(input: Tensor) -> Tensor:
     return elementwise.Digamma.apply(_float_input(input, "digamma"))
 
 
+def polygamma(n: builtins.int, input: Tensor) -> Tensor:
+    """psi^(n)(input), the n-th derivative of digamma (n = 0: digamma itself), elementwise;
+    its gradient is polygamma(n + 1, input)."""
+    if not isinstance(n, builtins.int) or isinstance(n, builtins.bool):
+        raise TypeError(f"polygamma: n must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n (got n={n})")
+    x = _float_input(input, "polygamma")
+    return digamma(x) if n == 0 else elementwise.Polygamma.apply(x, n=n)
+
+
+def mvlgamma(input: Tensor, p: builtins.int) -> Tensor:
+    """The log of the multivariate gamma function of dimension p:
+    p (p - 1) / 4 * log(pi) + sum over j < p of lgamma(input - j / 2). It is defined for
+    input > (p - 1) / 2; like PyTorch 2.x, other inputs are not refused (lgamma's values)."""
+    if not isinstance(p, builtins.int) or isinstance(p, builtins.bool):
+        raise TypeError(f"mvlgamma: p must be an int, got {type(p).__name__}")
+    if p < 1:
+        raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
+    if _check_tensor(input, "mvlgamma").dtype is _dtypes.bool:
+        raise RuntimeError("mvlgamma: the input tensor may not be a boolean tensor")
+    x = _float_input(input, "mvlgamma")
+    total = add(lgamma(x), p * (p - 1) / 4 * math.log(math.pi))
+    for j in range(1, p):
+        total = add(total, lgamma(sub(x, j / 2)))
+    return total
+
+
 def igamma(input: Tensor, other: Tensor) -> Tensor:
     """The regularised lower incomplete gamma function P(input, other), with broadcasting
     (differentiable in other only, as PyTorch)."""
     return elementwise.Igamma.apply(*_floating_tensor_operands(input, other, "igamma"))
+
+
+def i0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 0, I_0(input)."""
+    return elementwise.BesselI.apply(_float_input(input, "i0"), order=0)
+
+
+def i0e(input: Tensor) -> Tensor:
+    """exp(-|input|) * I_0(input), which does not overflow for a large input."""
+    return elementwise.BesselI.apply(_float_input(input, "i0e"), order=0, scaled=True)
+
+
+def i1(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 1, I_1(input)."""
+    return elementwise.BesselI.apply(_float_input(input, "i1"), order=1)
+
+
+def i1e(input: Tensor) -> Tensor:
+    """exp(-|input|) * I_1(input), which does not overflow for a large input."""
+    return elementwise.BesselI.apply(_float_input(input, "i1e"), order=1, scaled=True)
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
@@ -900,6 +976,78 @@ def copysign(input: Tensor, other: Any) -> Tensor:
     """|input| with the sign of other (-0.0 counts as negative); integers give floats."""
     return elementwise.Copysign.apply(*_float_operands(_check_tensor(input, "copysign"), other,
                                                        "copysign"))  # fmt: skip
+
+
+def _integer_operands(input: Any, other: Any, op: str) -> tuple:
+    """Two tensors brought to one dtype, which must be an integer one (gcd, lcm): PyTorch
+    has no float or bool kernel for these."""
+    a, b = _tensor_operands(input, other, op)
+    if a.array.dtype.kind not in "iu":
+        raise NotImplementedError(
+            f"{op}: not implemented for {a.dtype} tensors, as in PyTorch; it is defined for "
+            "integers only (convert with .long())"
+        )
+    return a, b
+
+
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    """The greatest common divisor of |input| and |other|, elementwise (integers only, no
+    gradient); gcd(0, 0) is 0."""
+    a, b = _integer_operands(input, other, "gcd")
+    return _no_grad_result(backend.xp_of(a.array).gcd(a.array, b.array))
+
+
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """The least common multiple of |input| and |other|, elementwise (integers only, no
+    gradient); 0 where either is 0. A result beyond the dtype wraps around, then its absolute
+    value is taken, as in PyTorch."""
+    a, b = _integer_operands(input, other, "lcm")
+    xp = backend.xp_of(a.array)
+    return _no_grad_result(xp.abs(xp.lcm(a.array, b.array)))
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """input * 2**other, in the dtype the two promote to (integers give the default float).
+    As PyTorch computes it: 2**other in other's float dtype (an integer other: the default
+    float), times input, then rounded to the result's dtype."""
+    _check_tensor(input, "ldexp")
+    if _check_tensor(other, "ldexp", "other").dtype is _dtypes.bool:
+        raise NotImplementedError(
+            "ldexp: not implemented for a bool exponent, as in PyTorch; convert it with .long()"
+        )
+    result = _promote_tensors(input, other)
+    if not result.is_floating_point:
+        result = _dtypes.get_default_dtype()
+    power = pow(2.0, _float_input(other, "ldexp"))
+    return cast(mul(input, power), result)
+
+
+Frexp = collections.namedtuple("frexp", ["mantissa", "exponent"])
+
+
+def frexp(input: Tensor) -> Frexp:
+    """(mantissa, exponent) with input = mantissa * 2**exponent and 0.5 <= |mantissa| < 1
+    (0, inf and nan: mantissa input, exponent 0); the exponent is int32, with no gradient."""
+    if not _check_tensor(input, "frexp").dtype.is_floating_point:
+        raise RuntimeError(
+            f"frexp: only floating-point dtypes are supported, got {input.dtype}, as in "
+            "PyTorch; convert with .float()"
+        )
+    xp = backend.xp_of(input.array)
+    exponent = _no_grad_result(xp.frexp(input.array)[1].astype(xp.int32, copy=False))
+    return Frexp(elementwise.FrexpMantissa.apply(input), exponent)
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next floating-point number after input in the direction of other, elementwise
+    (floats only; input itself where they are equal)."""
+    a, b = _tensor_operands(input, other, "nextafter")
+    if not a.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"nextafter: not implemented for {a.dtype} tensors, as in PyTorch; convert them "
+            "first, e.g. with .float()"
+        )
+    return elementwise.Nextafter.apply(a, b)
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
@@ -1074,6 +1222,9 @@ def abs(input: Tensor) -> Tensor:
     return elementwise.Abs.apply(input)
 
 
+absolute = abs  # PyTorch's other name for it
+
+
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """input limited to [min, max] elementwise; the bounds are numbers or tensors."""
     _check_tensor(input, "clamp")
@@ -1109,6 +1260,25 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 
 clip = clamp
+
+
+def _one_bound(input: Tensor, bound: Any, op: str) -> Tensor:
+    """The tensor argument checked, and the bound of clamp_min/clamp_max, which (unlike
+    clamp's) must be given: a number or a tensor, as in PyTorch."""
+    _check_tensor(input, op)
+    if bound is None:
+        raise TypeError(f"{op}: the bound must be a number or a Tensor, not None")
+    return input
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    """input limited from below by ``min`` (a number or a tensor): clamp(input, min=min)."""
+    return clamp(_one_bound(input, min, "clamp_min"), min, None)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    """input limited from above by ``max`` (a number or a tensor): clamp(input, max=max)."""
+    return clamp(_one_bound(input, max, "clamp_max"), None, max)
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:

@@ -286,6 +286,49 @@ def _digamma_by_differences(v: float) -> float:
 np_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
 
 
+def _i1_by_quadrature(v: float) -> float:
+    """I_1(v) = (1/pi) * integral over [0, pi] of e^(v cos t) cos t: the trapezoidal rule,
+    exact to rounding for a periodic integrand with this many points."""
+    t = np.linspace(0.0, np.pi, 401)
+    f = np.exp(v * np.cos(t)) * np.cos(t)
+    return float((f.sum() - (f[0] + f[-1]) / 2) * (t[1] - t[0]) / np.pi)
+
+
+np_i1 = np.vectorize(_i1_by_quadrature, otypes=[np.float64])
+
+
+def np_ndtr(a: np.ndarray) -> np.ndarray:
+    """The standard normal CDF, (1 + erf(a / sqrt 2)) / 2, through math.erf."""
+    return 0.5 * (1 + np.vectorize(math.erf, otypes=[np.float64])(a / math.sqrt(2)))
+
+
+def _ndtri_by_bisection(p: float) -> float:
+    """x with Phi(x) = p, by halving [-40, 40] (another way than microtorch's Newton steps)."""
+    low, high = -40.0, 40.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        low, high = (mid, high) if 0.5 * math.erfc(-mid / math.sqrt(2)) < p else (low, mid)
+    return (low + high) / 2
+
+
+np_ndtri = np.vectorize(_ndtri_by_bisection, otypes=[np.float64])
+
+
+def np_polygamma(n: int, a: np.ndarray) -> np.ndarray:
+    """psi^(n)(a) = (-1)^(n+1) n! sum over k of 1/(a + k)^(n+1): 2000 terms, then the
+    Euler-Maclaurin tail at z = a + 2000 (its integral, half its first term, one correction)."""
+    k = np.arange(2000)
+    z = a + 2000.0
+    total = (1.0 / (a[..., None] + k) ** (n + 1)).sum(axis=-1)
+    tail = 1 / (n * z**n) + 1 / (2 * z ** (n + 1)) + (n + 1) / (12 * z ** (n + 2))
+    return (-1) ** (n + 1) * math.factorial(n) * (total + tail)
+
+
+def np_mvlgamma(a: np.ndarray, p: int) -> np.ndarray:
+    """log of the multivariate gamma function: p(p-1)/4 log(pi) + sum_j lgamma(a - j/2)."""
+    return p * (p - 1) / 4 * math.log(math.pi) + sum(np_lgamma(a - j / 2) for j in range(p))
+
+
 def _igamma_integer_a(a: float, x: float) -> float:
     """P(a, x) for whole a by the closed form 1 - e^-x sum_{k<a} x^k / k!."""
     return 1 - math.exp(-x) * sum(x**k / math.factorial(k) for k in range(int(a)))
@@ -790,6 +833,18 @@ ELEMENTWISE = [
     ),
     C("xlogy_number", lambda T, F, b: T.xlogy(2.0, b), (pos(3),), lambda b: 2 * np.log(b)),
     C(
+        "xlog1py",
+        lambda T, F, a, b: T.special.xlog1py(a, b),
+        (x(2, 3), pos(3)),
+        lambda a, b: a * np.log1p(b),
+    ),
+    C(
+        "xlog1py_zero_x",  # x == 0: the gradient is still log1p(y)
+        lambda T, F, a, b: T.special.xlog1py(a, b * 3 - 2),
+        (const([0.0, 0.0, 1.5]), pos(3)),
+        lambda a, b: a * np.log1p(b * 3 - 2),
+    ),
+    C(
         "logit",
         lambda T, F, a: T.logit(a * 0.4),
         (pos(2, 3),),
@@ -824,6 +879,59 @@ ELEMENTWISE = [
         (const([0.01, 0.3, -0.4, -2.5, 12.0]),),
         np_digamma,
     ),
+    C("i0", lambda T, F, a: T.i0(a * 4), (x(2, 3),), lambda a: np.i0(a * 4)),
+    C(
+        "bessel_i",  # 0 and the power series (|x| <= 20)
+        lambda T, F, a: (T.special.i0(a), a.i0(), T.special.i1(a)),
+        (const([0.0, -0.7, 3.0, -5.0]),),
+        lambda a: (np.i0(a), np.i0(a), np_i1(a)),
+    ),
+    C(
+        "bessel_i_large",  # the asymptotic series beyond 20 (apart: finite differences of
+        lambda T, F, a: (T.special.i0(a), T.special.i1(a)),  # a sum this large are coarse)
+        (const([-19.0, 21.0, -22.0]),),
+        lambda a: (np.i0(a), np_i1(a)),
+    ),
+    C(
+        "bessel_i_scaled",  # exp(-|x|) I_n(x), finite far out
+        lambda T, F, a: (T.special.i0e(a), T.special.i1e(a)),
+        (const([0.0, -0.7, 3.0, -19.0, 24.0, -60.0]),),
+        lambda a: (np.exp(-np.abs(a)) * np.i0(a), np.exp(-np.abs(a)) * np_i1(a)),
+    ),
+    C(
+        "normal_cdf",  # Phi, log Phi (both branches, split at -1) and Phi's inverse
+        lambda T, F, a: (
+            T.special.ndtr(a),
+            T.special.log_ndtr(a * 4),
+            T.special.ndtri(a.sigmoid()),
+        ),
+        (x(2, 3),),
+        lambda a: (np_ndtr(a), np.log(np_ndtr(a * 4)), np_ndtri(np_sigmoid(a))),
+    ),
+    C(
+        "erfcx",  # exp(x^2) erfc(x): the series side, the continued fraction side, negative x
+        lambda T, F, a: T.special.erfcx(a * 2),
+        (x(2, 3),),
+        lambda a: np.exp(4 * a * a) * np_erfc(a * 2),
+    ),
+    C(
+        "entr",
+        lambda T, F, a: T.special.entr(a),
+        (pos(2, 3),),
+        lambda a: -a * np.log(a),
+    ),
+    C(
+        "polygamma",  # n = 2 and 3, each side of the reflection at 1/2; gradient psi^(n+1)
+        lambda T, F, a: (T.polygamma(2, a * 3), (a * 3).polygamma(3), T.polygamma(2, a - 2.7)),
+        (pos(2, 3),),
+        lambda a: (np_polygamma(2, a * 3), np_polygamma(3, a * 3), np_polygamma(2, a - 2.7)),
+    ),
+    C(
+        "mvlgamma",  # p = 3: every element above (p - 1) / 2 = 1
+        lambda T, F, a: (T.mvlgamma(a + 1, 3), T.special.multigammaln(a * 4, p=2)),
+        (pos(2, 3),),
+        lambda a: (np_mvlgamma(a + 1, 3), np_mvlgamma(a * 4, 2)),
+    ),
     C(
         "igamma",  # whole a (no gradient, as PyTorch) on both sides of x = a + 1
         lambda T, F, a, b: T.igamma(a, b * 4),
@@ -846,6 +954,37 @@ ELEMENTWISE = [
         (const([-1.5, 0.0, 2.0, 0.0], grad=False), const([0.5], grad=False)),
         np.heaviside,
         grad=False,
+    ),
+    C(
+        "gcd_lcm",  # integers only, no gradient
+        lambda T, F, a, b: (T.gcd(a, b), a.lcm(b)),
+        (const([12, -18, 0, 0, 7], "int64"), const([8, 12, 0, 5, -3], "int64")),
+        lambda a, b: (np.gcd(a, b), np.lcm(a, b)),
+        grad=False,
+    ),
+    C(
+        "ldexp",
+        lambda T, F, a, e: T.ldexp(a, e * 3),
+        (x(2, 3), x(3)),
+        lambda a, e: a * 2 ** (e * 3),
+    ),
+    C(
+        "ldexp_int_exponent",  # an integer exponent: 2**e in the default float (a negative
+        lambda T, F, a, e: a.ldexp(e),  # one: tests/test_elementwise_math.py)
+        (x(2, 3), const([3, 1, 0], "int64")),
+        lambda a, e: a * 2.0**e,
+    ),
+    C(
+        "frexp",  # the mantissa's gradient is 2**-exponent; the exponent (int32) has none
+        lambda T, F, a: (T.frexp(a * 5).mantissa, (a * 5).frexp()[1].long()),
+        (nz(2, 3),),
+        lambda a: tuple(np.frexp(a * 5)),
+    ),
+    C(
+        "nextafter",  # gradient 1 for input, 0 for other (PyTorch's)
+        lambda T, F, a, b: T.nextafter(a, b),
+        (x(2, 3), x(3)),
+        np.nextafter,
     ),
     C("sinc", lambda T, F, a: T.sinc(a), (x(2, 3),), np.sinc),
     C(
@@ -1033,6 +1172,26 @@ ELEMENTWISE = [
     ),
     C("abs", lambda T, F, a: a.abs(), (nz(2, 3),), np.abs),
     C("abs_builtin", lambda T, F, a: abs(a), (nz(3),), np.abs),
+    C("absolute", lambda T, F, a: T.absolute(a), (nz(2, 3),), np.abs),
+    C("sgn", lambda T, F, a: T.sgn(a) * a, (nz(2, 3),), lambda a: np.sign(a) * a),
+    C(
+        "clamp_min_fn",
+        lambda T, F, a: T.clamp_min(a, 0.1),
+        (nz(2, 3),),
+        lambda a: np.maximum(a, 0.1),
+    ),
+    C(
+        "clamp_max_tensor",  # a tensor bound has its own gradient
+        lambda T, F, a, b: a.clamp_max(b),
+        (const([[-1.3, -0.2, 0.1], [0.7, 2.0, -0.6]]), const([-0.5, 0.0, 0.5])),
+        np.minimum,
+    ),
+    C(
+        "rsub",
+        lambda T, F, a, b: T.rsub(a, b, alpha=2.5),
+        (x(2, 3), x(3)),
+        lambda a, b: b - 2.5 * a,
+    ),
     C(
         "clamp_min_max",
         lambda T, F, a: a.clamp(-0.5, 0.5),

@@ -1,7 +1,8 @@
 """Elementwise math: exp log log1p sqrt rsqrt sin cos erf tanh sigmoid relu gelu abs clamp maximum
 minimum where, and the rounding ops (floor ceil round trunc sign); tan sinh cosh asin acos atan
-asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy logit, erfc erfinv,
-hypot fmod copysign heaviside sinc nan_to_num fmax fmin, lgamma digamma igamma.
+asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy xlog1py logit, erfc
+erfinv erfcx log_ndtr ndtri entr, hypot fmod copysign heaviside sinc nan_to_num fmax fmin, frexp
+nextafter, lgamma digamma polygamma igamma, the modified Bessel functions i0 i0e i1 i1e.
 
 Each op's backward is the derivative written next to its forward."""
 
@@ -270,10 +271,11 @@ def _share(a, b, power):
     return xp.where(d >= 0, 1 / (1 + e), e / (1 + e))
 
 
-def _xlogy(x, y):
-    """x * log(y), and 0 where x == 0 (unless y is nan), as in PyTorch."""
+def _xlogy(x, y, log_of_y=None):
+    """x * log(y) (or x * log_of_y, the log already taken), and 0 where x == 0 (unless y is
+    nan), as in PyTorch."""
     xp = xp_of(y)
-    with_log = x * xp.log(y)
+    with_log = x * (xp.log(y) if log_of_y is None else log_of_y)
     return xp.where((x == 0) & ~xp.isnan(y), 0, with_log)
 
 
@@ -295,6 +297,61 @@ class Xlogy(Function):
             gx = unbroadcast(gx, x.shape)
         if self.needs_input_grad[1]:
             gy = unbroadcast(grad * x / y, y.shape)
+        return gx, gy
+
+
+class Xlog1py(Function):
+    """x * log1p(y), 0 where x == 0 (unless y is nan): xlogy(x, 1 + y), with log1p's
+    accuracy for a small y. d/dx = log1p(y), taken as 0 where x == 0 and y <= -1 (as for
+    xlogy); d/dy = x / (1 + y)."""
+
+    def forward(self, x, y):
+        self.save_for_backward(x, y)
+        return _xlogy(x, y, xp_of(y).log1p(y))
+
+    def backward(self, grad):
+        x, y = self.saved
+        xp = xp_of(grad)
+        gx = gy = None
+        if self.needs_input_grad[0]:
+            gx = xp.where((x == 0) & (y <= -1), 0, _xlogy(grad, y, xp.log1p(y)))
+            gx = unbroadcast(gx, x.shape)
+        if self.needs_input_grad[1]:
+            gy = unbroadcast(grad * x / (1 + y), y.shape)
+        return gx, gy
+
+
+class FrexpMantissa(Function):
+    """The mantissa m of x = m * 2**e, 0.5 <= |m| < 1 (for 0, inf and nan: x itself, e = 0);
+    functional.frexp gives e beside it, with no gradient. dm/dx = 2**-e, an exact power of
+    two (as PyTorch's)."""
+
+    def forward(self, x):
+        mantissa, exponent = xp_of(x).frexp(x)
+        self.save_for_backward(exponent)
+        return mantissa
+
+    def backward(self, grad):
+        (exponent,) = self.saved
+        return xp_of(grad).ldexp(grad, -exponent)
+
+
+class Nextafter(Function):
+    """The next float after x towards y (x itself where they are equal). PyTorch's gradients:
+    1 for x except where x == y, where it is 0 (there the result is y); 0 for y."""
+
+    def forward(self, x, y):
+        self.save_for_backward(x, y)
+        return xp_of(x).nextafter(x, y)
+
+    def backward(self, grad):
+        x, y = self.saved
+        xp = xp_of(grad)
+        gx = gy = None
+        if self.needs_input_grad[0]:
+            gx = unbroadcast(xp.where(x == y, grad.dtype.type(0), grad), x.shape)
+        if self.needs_input_grad[1]:
+            gy = xp.zeros(y.shape, dtype=y.dtype)
         return gx, gy
 
 
@@ -361,12 +418,12 @@ class Erfinv(Function):
 
 
 def _shift_up(z, steps=10):
-    """(z + k, [1/z, 1/(z+1), ...]) with z moved up by one until it reaches 10: the series
-    below (in 1/z) are accurate to about 1e-14 from there on."""
+    """(z + k, [1/z, 1/(z+1), ...]) with z moved up by one until it reaches ``steps``: the
+    series below (in 1/z) are accurate to about 1e-14 from 10 on."""
     xp = xp_of(z)
     terms = []
     for _ in range(steps):
-        small = z < 10
+        small = z < steps
         terms.append(xp.where(small, 1 / z, 0.0))
         z = xp.where(small, z + 1, z)
     return z, terms
@@ -433,6 +490,89 @@ def trigamma(x):
     pole = (x <= 0) & (xp.floor(x) == x)
     result = xp.where(pole, math.inf, xp.where(reflect, reflected, result))
     return xp.where(x == -math.inf, math.nan, result)
+
+
+def bessel_i(x, order, scaled=False):
+    """The modified Bessel function of the first kind I_order(x), order 0 or 1 (times
+    exp(-|x|) if ``scaled``), in float64. For |x| <= 20 the power series
+    I_n(x) = (x/2)^n sum_k (x^2/4)^k / (k! (k + n)!), whose terms are all positive (50 terms
+    reach 1e-16); beyond, the asymptotic series
+    I_n(z) ~ e^z / sqrt(2 pi z) sum_k prod_{j<=k} ((2j - 1)^2 - 4n^2) / (8 j z), whose
+    terms shrink until k ~ 2z (30 terms: below 1e-17 from z = 20 on). I_0 is even, I_1 odd;
+    at +-inf, I_0 and I_1 are nan, as in PyTorch (and SciPy)."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:  # float32/float16: through float64, rounded once
+        return bessel_i(x.astype(xp.float64), order, scaled).astype(x.dtype)
+    z = xp.abs(x)
+    small = z <= 20
+    zs = xp.where(small, z, 0.0)
+    quarter_square = zs * zs / 4
+    term = zs / 2 if order == 1 else xp.ones_like(zs)
+    series = term.copy()
+    for k in range(1, 50):
+        term = term * quarter_square / (k * (k + order))
+        series = series + term
+    if scaled:
+        series = series * xp.exp(-zs)
+    zl = xp.where(small, 30.0, z)
+    term = xp.ones_like(zl)
+    asymptotic = term.copy()
+    for j in range(1, 30):
+        term = term * (((2 * j - 1) ** 2 - 4 * order * order) / (8 * j)) / zl
+        asymptotic = asymptotic + term
+    asymptotic = asymptotic / xp.sqrt(2 * math.pi * zl)
+    if not scaled:  # (inf once e^z overflows, z > 709.78, as PyTorch's)
+        asymptotic = asymptotic * xp.exp(zl)
+    result = xp.where(small, series, asymptotic)
+    return xp.where(x < 0, -result, result) if order == 1 else result
+
+
+# B_2, B_4, ..., B_20: the Bernoulli numbers of the asymptotic series of polygamma
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
+              43867 / 798, -174611 / 330)  # fmt: skip
+
+
+def _cot_derivative_coefficients(n):
+    """The coefficients (lowest power first) of P_n with d^n/dx^n cot(x) = P_n(cot x):
+    P_0(c) = c, P_(k+1)(c) = -(1 + c^2) P_k'(c), since cot' = -(1 + cot^2)."""
+    p = [0, 1]
+    for _ in range(n):
+        derivative = [i * a for i, a in enumerate(p)][1:]
+        p = [0] * (len(derivative) + 2)
+        for i, a in enumerate(derivative):  # -(1 + c^2) * derivative
+            p[i] -= a
+            p[i + 2] -= a
+    return p
+
+
+def polygamma(n, x):
+    """psi^(n)(x), the n-th derivative of digamma, for n >= 2, in float64. For z >= 20 the
+    asymptotic series (-1)^(n+1) [(n-1)!/z^n + n!/(2 z^(n+1)) + sum_k B_2k (2k+n-1)! /
+    ((2k)! z^(2k+n))], reached by psi^(n)(z) = psi^(n)(z + 1) + (-1)^(n+1) n! / z^(n+1);
+    for x < 1/2 the reflection psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi d^n/dx^n cot(pi x),
+    with cot(pi x) taken from r = x - round(x) (exact, so large negative x keep their
+    digits). At the
+    poles 0, -1, -2...: (-1)^(n+1) inf; at +inf nan, at -inf as at a pole (PyTorch's)."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:
+        return polygamma(n, x.astype(xp.float64)).astype(x.dtype)
+    reflect = x < 0.5
+    z, inverses = _shift_up(xp.where(reflect, 1 - x, x), steps=20)
+    sign, factorial = (-1) ** (n + 1), math.factorial(n)
+    inv = 1 / z
+    series = math.factorial(n - 1) * inv**n + factorial / 2 * inv ** (n + 1)
+    for k, b in enumerate(_BERNOULLI, start=1):
+        series += b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) * inv ** (2 * k + n)
+    result = sign * (series + factorial * sum(t ** (n + 1) for t in inverses))
+    r = x - xp.round(x)  # in [-1/2, 1/2]; cot(pi x) = cot(pi r) and, as tan(pi (1/2 - |r|)),
+    a = xp.abs(r)  # exactly 0 at the half-integers, where psi^(n) of an even n is small
+    cot = xp.where(a < 0.25, 1 / xp.tan(math.pi * r), xp.copysign(xp.tan(math.pi * (0.5 - a)), r))
+    d_cot = sum(a * cot**i for i, a in enumerate(_cot_derivative_coefficients(n)) if a)
+    reflected = (-1) ** n * result - math.pi ** (n + 1) * d_cot
+    result = xp.where(reflect, reflected, result)
+    pole = ((x <= 0) & (xp.floor(x) == x)) | (x == -math.inf)
+    result = xp.where(pole, sign * math.inf, result)
+    return xp.where(x == math.inf, math.nan, result)
 
 
 def _until_converged(step, state, xp, max_steps=5000):
@@ -575,6 +715,48 @@ class Digamma(Function):
     def backward(self, grad):
         (x,) = self.saved
         return grad * trigamma(x)  # psi'(x), the trigamma function
+
+
+class BesselI(Function):
+    """The modified Bessel function I_0 or I_1 (``order``), or its scaled form
+    exp(-|x|) I_n(x) (``scaled``; i0e, i1e). The derivatives: I_0' = I_1,
+    I_1' = I_0 - I_1 / x (1/2 at 0); scaled, i0e' = i1e - sign(x) i0e and
+    i1e' = i0e - i1e (sign(x) + 1/x) (1/2 at 0)."""
+
+    def forward(self, x, order=0, scaled=False):
+        self.order, self.scaled = order, scaled
+        self.save_for_backward(x)
+        return bessel_i(x, order, scaled)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        xp = xp_of(x)
+        x = x.astype(xp.float64)  # (in float64: i1e - i0e cancels for a large x)
+        i0, i1 = bessel_i(x, 0, self.scaled), bessel_i(x, 1, self.scaled)
+        if self.order == 0:
+            slope = i1 - xp.sign(x) * i0 if self.scaled else i1
+        else:
+            inverse = 1 / xp.where(x == 0, 1.0, x)
+            slope = i0 - i1 * (xp.sign(x) + inverse) if self.scaled else i0 - i1 * inverse
+            slope = xp.where(x == 0, 0.5, slope)
+        return grad * slope.astype(grad.dtype)
+
+
+class Polygamma(Function):
+    """psi^(n)(x) for n >= 1 (n = 0 is Digamma); its derivative is psi^(n+1)(x)."""
+
+    def forward(self, x, n=1):
+        self.n = n
+        self.save_for_backward(x)
+        return _polygamma(n, x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * _polygamma(self.n + 1, x)
+
+
+def _polygamma(n, x):
+    return trigamma(x) if n == 1 else polygamma(n, x)
 
 
 class Rounding(Function):
@@ -762,13 +944,19 @@ def _erf_and_erfc_float64(z):
         term *= -zs * zs / n
         total += term / (2 * n + 1)
     series = total * (2 / math.sqrt(math.pi))
-    # erfc(z) = e^(-z^2)/sqrt(pi) / (z + (1/2)/(z + (2/2)/(z + (3/2)/(z + ...))))
     zl = xp.where(small, 3.0, z)
-    fraction = zl.copy()
-    for k in range(120, 0, -1):
-        fraction = zl + (k / 2) / fraction
-    tail = xp.exp(-zl * zl) / math.sqrt(math.pi) / fraction
+    tail = xp.exp(-zl * zl) / math.sqrt(math.pi) / (zl + 0.5 / _erfc_fraction(zl))
     return xp.where(small, series, 1 - tail), xp.where(small, 1 - series, tail)
+
+
+def _erfc_fraction(z):
+    """G(z) = z + (2/2)/(z + (3/2)/(z + ...)), the continued fraction with
+    erfc(z) = e^(-z^2) / (sqrt(pi) (z + (1/2) / G(z))), for z >= 1.2 (120 terms converge
+    there). (erfcx' needs F - z = (1/2) / G without cancellation, so G is returned.)"""
+    fraction = z.copy()
+    for k in range(120, 1, -1):
+        fraction = z + (k / 2) / fraction
+    return fraction
 
 
 def erfc(x):
@@ -803,6 +991,138 @@ def erfinv(y):
         x = x - residual / ((2 / math.sqrt(math.pi)) * xp.exp(-x * x))  # x - f(x) / f'(x)
     x = xp.where(inside, x, xp.where(xp.abs(y) == 1, math.inf, math.nan))
     return xp.copysign(x, y)
+
+
+def erfcx(x):
+    """The scaled complementary error function exp(x^2) erfc(x), in float64: for
+    0 <= x <= 1.2 as that product, beyond as 1 / (sqrt(pi) F(x)) with erfc's continued
+    fraction (no exp, so no overflow); erfcx(-z) = 2 exp(z^2) - erfcx(z) (inf below -26.6)."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:
+        return erfcx(x.astype(xp.float64)).astype(x.dtype)
+    z = xp.abs(x)
+    small = z <= 1.2
+    zs = xp.where(small, z, 0.0)
+    near = xp.exp(zs * zs) * _erf_and_erfc_float64(zs)[1]
+    zl = xp.where(small, 3.0, z)
+    far = 1 / (math.sqrt(math.pi) * (zl + 0.5 / _erfc_fraction(zl)))
+    positive = xp.where(small, near, far)  # erfcx(|x|)
+    zn = xp.where(x < 0, z, 0.0)
+    return xp.where(x < 0, 2 * xp.exp(zn * zn) - positive, positive)
+
+
+def erfcx_slope(x, y):
+    """d/dx erfcx(x) = 2x erfcx(x) - 2/sqrt(pi), y = erfcx(x). Beyond 1.2 the two terms
+    cancel (to -1/(sqrt(pi) x^2) far out), so there it is -(2/sqrt(pi)) (F - x) / F with
+    F = x + (1/2) / G, from erfc's continued fraction."""
+    xp = xp_of(x)
+    x64 = x.astype(xp.float64)
+    far = x64 > 1.2
+    xl = xp.where(far, x64, 3.0)
+    g = _erfc_fraction(xl)
+    f = xl + 0.5 / g
+    from_fraction = -(2 / math.sqrt(math.pi)) * (0.5 / g) / f
+    direct = 2 * x64 * y - 2 / math.sqrt(math.pi)
+    return xp.where(far, from_fraction, direct).astype(x.dtype)
+
+
+def log_ndtr(x):
+    """log Phi(x), Phi the standard normal CDF, in float64: below -1 as
+    log(erfcx(-x / sqrt 2) / 2) - x^2 / 2 (Phi underflows long before its log does), above
+    as log1p(-erfc(x / sqrt 2) / 2) (keeping the digits of a Phi close to 1)."""
+    xp = xp_of(x)
+    if x.dtype != xp.float64:
+        return log_ndtr(x.astype(xp.float64)).astype(x.dtype)
+    low = x < -1
+    xl, xh = xp.where(low, x, -2.0), xp.where(low, 0.0, x)
+    from_low = xp.log(erfcx(-xl * _INV_SQRT_2) / 2) - xl * xl / 2
+    from_high = xp.log1p(-erfc(xh * _INV_SQRT_2) / 2)
+    return xp.where(low, from_low, from_high)
+
+
+def log_ndtr_slope(x):
+    """d/dx log Phi(x) = phi(x) / Phi(x) = sqrt(2/pi) / erfcx(-x / sqrt 2), in float64:
+    no exp(-x^2/2) / Phi(x) to cancel or overflow."""
+    xp = xp_of(x)
+    return _SQRT_2_OVER_PI / erfcx(x.astype(xp.float64) * -_INV_SQRT_2)
+
+
+def ndtri(p):
+    """The inverse of Phi: x with Phi(x) = p, in float64; -inf at 0, inf at 1, nan outside
+    [0, 1]. Solved for q = min(p, 1 - p) on the left (x <= 0), then mirrored: a first guess
+    from Abramowitz & Stegun 26.2.23 (|error| < 4.5e-4), then Newton steps on
+    log Phi(x) = log q (log Phi is concave: they close in from one side, each doubling the
+    correct digits, also for q = 1e-300)."""
+    xp = xp_of(p)
+    if p.dtype != xp.float64:
+        return ndtri(p.astype(xp.float64)).astype(p.dtype)
+    inside = (p > 0) & (p < 1)
+    q = xp.where(inside, xp.where(p < 0.5, p, 1 - p), 0.5)  # (1 - p is exact for p >= 1/2)
+    t = xp.sqrt(-2 * xp.log(q))
+    x = -(t - (2.515517 + t * (0.802853 + t * 0.010328))
+          / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))))  # fmt: skip
+    log_q = xp.log(q)
+    for _ in range(4):
+        x = x - (log_ndtr(x) - log_q) / log_ndtr_slope(x)
+    x = xp.where(p < 0.5, x, -x)
+    x = xp.where(p == 0.5, 0.0, x)  # (+0.0, as PyTorch)
+    edge = xp.where(p == 0, -math.inf, xp.where(p == 1, math.inf, math.nan))
+    return xp.where(inside, x, edge)
+
+
+class Erfcx(Function):
+    """exp(x^2) erfc(x); d/dx = 2x erfcx(x) - 2/sqrt(pi) (erfcx_slope: without the
+    cancellation of the two terms for a large x)."""
+
+    def forward(self, x):
+        y = erfcx(x)
+        self.save_for_backward(x, y)
+        return y
+
+    def backward(self, grad):
+        x, y = self.saved
+        return grad * erfcx_slope(x, y)
+
+
+class LogNdtr(Function):
+    """log Phi(x); d/dx = phi(x) / Phi(x), as log_ndtr_slope() computes it."""
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return log_ndtr(x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * log_ndtr_slope(x).astype(grad.dtype)
+
+
+class Ndtri(Function):
+    """The inverse of Phi; d/dp = 1 / phi(x) = sqrt(2 pi) exp(x^2 / 2), x = ndtri(p)."""
+
+    def forward(self, p):
+        x = ndtri(p)
+        self.save_for_backward(x)
+        return x
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * math.sqrt(2 * math.pi) * xp_of(x).exp(x * x / 2)
+
+
+class Entr(Function):
+    """-x log x for x > 0, 0 at 0, -inf below (nan stays nan); d/dx = -(log x + 1), taken
+    as it comes at 0 (inf) and below (nan), as PyTorch does."""
+
+    def forward(self, x):
+        xp = xp_of(x)
+        self.save_for_backward(x)
+        positive = xp.where(x > 0, x, x.dtype.type(1))
+        values = xp.where(x > 0, -x * xp.log(positive), xp.where(x == 0, 0, -math.inf))
+        return xp.where(xp.isnan(x), x, values).astype(x.dtype, copy=False)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * -(xp_of(x).log(x) + 1)
 
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
