@@ -17,6 +17,7 @@ import pytest
 import microtorch
 
 from .test_ops import np_erfinv
+from .torch_reference import torch_before
 
 INF, NAN = math.inf, math.nan
 
@@ -1056,7 +1057,10 @@ def test_gradients_of_ldexp_frexp_nextafter_match_pytorch(dtype: str) -> None:
                         [1.0, 3.0, -2.0, 0.0, 1.0, 200.0]], dtype, "ldexp")  # fmt: skip
     values = [0.0, -0.0, 0.5, -0.5, 1.0, 3.0, -7.5, INF, -INF, NAN, 1e-20, 1e-40, 3e37]
     _compare_with_torch(lambda T, a: T.frexp(a).mantissa, [values], dtype, "frexp")
-    _compare_with_torch(lambda T, a, b: T.nextafter(a, b), [PAIRS_A, PAIRS_B], dtype, "nextafter")
+    if not torch_before((2, 13)):  # (PyTorch 2.11 has no derivative for nextafter)
+        _compare_with_torch(
+            lambda T, a, b: T.nextafter(a, b), [PAIRS_A, PAIRS_B], dtype, "nextafter"
+        )
 
 
 def test_gcd_lcm_and_frexp_exponent_have_no_graph() -> None:
