@@ -81,8 +81,7 @@ def arranged(array: Any, fmt: Any, op: str) -> Any:
     order = dims_order(fmt, array.ndim, op)
     if order is None:
         return array.copy(order="K")  # (K: the order array's strides have)
-    inverse = sorted(range(array.ndim), key=order.__getitem__)
-    return xp_of(array).ascontiguousarray(array.transpose(order)).transpose(inverse)
+    return _in_order(array, order)
 
 
 def like_strides(array: Any, template: Any) -> Any:
@@ -90,6 +89,11 @@ def like_strides(array: Any, template: Any) -> Any:
     outermost, as PyTorch's preserve_format does for a dense tensor."""
     if array.ndim < 2 or template.flags.c_contiguous:
         return array
-    order = sorted(range(template.ndim), key=lambda d: -abs(template.strides[d]))  # stable
-    inverse = sorted(range(array.ndim), key=order.__getitem__)
+    return _in_order(array, sorted(range(template.ndim), key=lambda d: -abs(template.strides[d])))
+
+
+def _in_order(array: Any, order: Any) -> Any:
+    """A copy of ``array`` whose dims lie in memory in ``order``, outermost first: written
+    contiguously in that order, then viewed back in array's own order of dims."""
+    inverse = sorted(range(array.ndim), key=list(order).__getitem__)
     return xp_of(array).ascontiguousarray(array.transpose(order)).transpose(inverse)
