@@ -999,14 +999,14 @@ class Tensor:
 
     # ----- shape ------------------------------------------------------------------
     def reshape(self, *args: Any, shape: Any = None) -> Tensor:
-        return F.reshape(self, _shape_args(args, shape))
+        return F.reshape(self, _shape_args(args, shape, op="reshape", name="shape"))
 
     def view(self, *args: Any, size: Any = None, dtype: Any = None) -> Tensor:
         if dtype is not None:
             return F.view_dtype(self, dtype)
         if len(args) == 1 and not isinstance(args[0], (int, tuple, list, Size)):
             return F.view_dtype(self, args[0])  # view(dtype): the bytes read as dtype
-        return F.view(self, _shape_args(args, size))
+        return F.view(self, _shape_args(args, size, op="view", name="size"))
 
     def view_as(self, other: Tensor) -> Tensor:
         return F.view(self, other.shape)
@@ -1015,13 +1015,13 @@ class Tensor:
         return F.reshape(self, other.shape)
 
     def expand(self, *args: Any, size: Any = None) -> Tensor:
-        return F.expand(self, _shape_args(args, size))
+        return F.expand(self, _shape_args(args, size, op="expand", name="size"))
 
     def expand_as(self, other: Tensor) -> Tensor:
         return F.expand(self, other.shape)
 
     def broadcast_to(self, size: Any) -> Tensor:
-        return F.expand(self, _shape_args((size,)))
+        return F.expand(self, _shape_args((size,), op="broadcast_to", name="size"))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         return F.transpose(self, dim0, dim1)
@@ -1037,7 +1037,7 @@ class Tensor:
     moveaxis = movedim
 
     def flip(self, *args: Any, dims: Any = None) -> Tensor:
-        return F.flip(self, _shape_args(args, dims))
+        return F.flip(self, _shape_args(args, dims, op="flip", name="dims"))
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         return F.narrow(self, dim, start, length)
@@ -1109,7 +1109,7 @@ class Tensor:
         return F.inplace(self, F.index_copy, dim, index, source)
 
     def permute(self, *args: Any, dims: Any = None) -> Tensor:
-        return F.permute(self, _shape_args(args, dims))
+        return F.permute(self, _shape_args(args, dims, op="permute", name="dims"))
 
     def unsqueeze(self, dim: int) -> Tensor:
         return F.unsqueeze(self, dim)
@@ -1174,7 +1174,7 @@ class Tensor:
     def sum_to_size(self, *size: Any) -> Tensor:
         """Sum this tensor down to ``size``, which it must be expandable to (its gradient's
         shape for a broadcast input)."""
-        return F.sum_to_size(self, _shape_args(size))
+        return F.sum_to_size(self, _shape_args(size, op="sum_to_size", name="size"))
 
     def msort(self) -> Tensor:
         """The values sorted along dim 0 (sort(dim=0).values)."""
@@ -1193,10 +1193,10 @@ class Tensor:
         return F.chunk(self, chunks, dim)
 
     def repeat(self, *args: Any, repeats: Any = None) -> Tensor:
-        return F.repeat(self, _shape_args(args, repeats))
+        return F.repeat(self, _shape_args(args, repeats, op="repeat", name="repeats"))
 
     def tile(self, *args: Any, dims: Any = None) -> Tensor:
-        return F.tile(self, _shape_args(args, dims))
+        return F.tile(self, _shape_args(args, dims, op="tile", name="dims"))
 
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         return F.roll(self, shifts, dims)
@@ -2142,12 +2142,15 @@ class _HookHandle:
         self.remove()
 
 
-def _shape_args(args: tuple, keyword: Any = None) -> tuple:
-    """Accept ``f(2, 3)``, ``f((2, 3))`` and PyTorch's keyword form ``f(shape=(2, 3))``."""
+def _shape_args(args: tuple, keyword: Any = None, *, op: str, name: str) -> tuple:
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and PyTorch's keyword form ``f(shape=(2, 3))``.
+    Nothing at all is an error, as in PyTorch (``f(())`` is the way to say "no dims")."""
     if keyword is not None:
         if args:
-            raise TypeError("give the sizes either as arguments or by keyword, not both")
+            raise TypeError(f"{op}: give the {name} either as arguments or by keyword, not both")
         return tuple(keyword) if isinstance(keyword, (tuple, list)) else (keyword,)
+    if not args:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"')
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     return tuple(args)

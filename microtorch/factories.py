@@ -230,6 +230,8 @@ def _size(size: tuple, keyword: Any = None, *, op: str) -> tuple:
     """The shape from f(2, 3), f((2, 3)) or PyTorch's keyword form f(size=(2, 3))."""
     if keyword is not None:
         size = (keyword,)
+    elif not size:  # zeros() is an error in PyTorch; zeros(()) is the 0-d tensor
+        raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     shape = whole_numbers(size, op)

@@ -217,7 +217,7 @@ def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False,
             for i, g in enumerate(_grads([flat[k]], primals, None, retain=True)):
                 rows[i].append(g.reshape(-1))
         blocks = iter(
-            F.stack(r).reshape(*o.shape, *p.shape) if r else p.new_zeros((*o.shape, *p.shape))
+            F.stack(r).reshape((*o.shape, *p.shape)) if r else p.new_zeros((*o.shape, *p.shape))
             for p, r in zip(primals, rows)
         )
         per_input = [_tree_map(lambda _: next(blocks), t) for t in trees]

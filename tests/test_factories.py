@@ -316,3 +316,33 @@ def test_ranges_inside_a_list_count_as_ints() -> None:
     assert microtorch.tensor([range(2), [0.5, 1]]).dtype is microtorch.float32
     torch = pytest.importorskip("torch")
     assert torch.tensor([range(2), range(2)]).dtype is torch.int64
+
+
+NO_SIZE_CALLS = [
+    "lib.zeros()",
+    "lib.ones()",
+    "lib.empty()",
+    "lib.rand()",
+    "lib.randn()",
+    "x.new_zeros()",
+    "x.new_ones()",
+    "x.new_empty()",
+    "x.view()",
+    "x.reshape()",
+    "x.flip()",
+    "x.tile()",
+    "x.sum_to_size()",
+]
+
+
+@pytest.mark.parametrize("call", NO_SIZE_CALLS)
+def test_a_size_must_be_given(call: str) -> None:
+    """zeros() and x.view() with no size at all raise TypeError, as in PyTorch; we made a 0-d
+    tensor, so x.view() of a one-element tensor silently dropped its dims."""
+    x = microtorch.zeros(1)
+    with pytest.raises(TypeError, match="missing 1 required positional"):
+        eval(call, {"lib": microtorch, "x": x})
+    assert microtorch.zeros(()).shape == () and x.view(()).shape == ()  # () still means 0-d
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        eval(call, {"lib": torch, "x": torch.zeros(1)})

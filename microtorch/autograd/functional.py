@@ -95,9 +95,9 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
         blocks = []
         for x, r in zip(xs, rows):
             if r:
-                block = _stack(r).reshape(*o.shape, *x.shape)
+                block = _stack(r).reshape((*o.shape, *x.shape))
             else:  # an empty output: a Jacobian with no rows
-                block = factories.zeros(*o.shape, *x.shape, dtype=x.dtype, device=x.device)
+                block = factories.zeros((*o.shape, *x.shape), dtype=x.dtype, device=x.device)
             blocks.append(block)
         per_output.append(blocks[0] if single else tuple(blocks))
     return per_output[0] if single_out else tuple(per_output)

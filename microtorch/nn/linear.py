@@ -17,7 +17,7 @@ def register_weight_and_bias(module: Module, shape: tuple, bias: bool, device: A
                              dtype: Any) -> None:  # fmt: skip
     """``module.weight`` of ``shape`` and ``module.bias`` of (shape[0],) (None without
     ``bias``), uninitialised until reset_weight_and_bias fills them."""
-    module.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
+    module.weight = Parameter(factories.empty(shape, device=device, dtype=dtype))
     if bias:
         module.bias = Parameter(factories.empty(shape[0], device=device, dtype=dtype))
     else:

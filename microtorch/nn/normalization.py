@@ -20,9 +20,9 @@ def _register_affine(module: Module, shape: tuple, affine: bool, bias: bool, dev
     """Register ``weight`` and ``bias`` of ``shape`` (None when not ``affine``; the bias also
     when not ``bias``), as every normalization layer has them."""
     if affine:
-        module.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
+        module.weight = Parameter(factories.empty(shape, device=device, dtype=dtype))
         if bias:
-            module.bias = Parameter(factories.empty(*shape, device=device, dtype=dtype))
+            module.bias = Parameter(factories.empty(shape, device=device, dtype=dtype))
         else:
             module.register_parameter("bias", None)
     else:

@@ -277,7 +277,7 @@ class RNNBase(Module):
                 if proj_size:
                     shapes[f"weight_hr_l{layer}{suffix}"] = (proj_size, hidden_size)
                 for name, shape in shapes.items():
-                    self.register_parameter(name, Parameter(factories.empty(*shape, **make)))
+                    self.register_parameter(name, Parameter(factories.empty(shape, **make)))
                 self._flat_weights_names.extend(shapes)
                 self._all_weights.append(list(shapes))
         self.reset_parameters()

@@ -16,7 +16,7 @@ def _params_with_grads(device: str = "cpu", scale: float = 1.0) -> tuple[list, l
     grads = [rng.standard_normal(s).astype(np.float32) * scale for s in [(3, 4), (4,), (2, 2, 2)]]
     params = []
     for g in grads:
-        p = nn.Parameter(torch.zeros(*g.shape, device=device))
+        p = nn.Parameter(torch.zeros(g.shape, device=device))
         p.grad = torch.tensor(g, device=device)
         params.append(p)
     return params, grads

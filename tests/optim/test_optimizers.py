@@ -363,7 +363,7 @@ def test_state_dict_resume_is_exact(tmp_path) -> None:
     del opt1
 
     checkpoint = torch.load(tmp_path / "ck.pt")
-    resumed = [nn.Parameter(torch.zeros(*s)) for s in SHAPES]
+    resumed = [nn.Parameter(torch.zeros(s)) for s in SHAPES]
     with torch.no_grad():
         for p, saved in zip(resumed, checkpoint["params"]):
             p.copy_(saved)
