@@ -1210,7 +1210,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return elementwise.Gelu.apply(_float_input(input, "gelu"), approximate=approximate)
+    return elementwise.Gelu.apply(_floating_only(input, "gelu"), approximate=approximate)
 
 
 def abs(input: Tensor) -> Tensor:

@@ -410,6 +410,11 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
+    if not normalized_shape:
+        raise RuntimeError(
+            "layer_norm: normalized_shape must name at least one dim (the last dims of the "
+            f"input, e.g. ({input.shape[-1] if input.ndim else 'n'},)), got ()"
+        )
     if tuple(input.shape[input.ndim - len(normalized_shape) :]) != normalized_shape:
         raise RuntimeError(
             f"layer_norm: input of shape {tuple(input.shape)} does not end in normalized_shape "
@@ -423,7 +428,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
             )
     _check_same_dtype("layer_norm", input, weight, bias)
     return _normalization.LayerNorm.apply(
-        _float_input(input, "layer_norm"), weight, bias, ndims=len(normalized_shape), eps=eps
+        _floating_only(input, "layer_norm"), weight, bias, ndims=len(normalized_shape), eps=eps
     )
 
 
@@ -797,7 +802,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
         )
     label_smoothing = max(label_smoothing, 0.0)  # PyTorch smooths only when it is positive
-    logits = _float_input(_check_tensor(input, "cross_entropy"), "cross_entropy")
+    logits = _floating_only(input, "cross_entropy")  # no integer kernel, as in PyTorch
     if isinstance(target, Tensor) and target.dtype.is_floating_point:
         if ignore_index >= 0:  # (PyTorch's default, -100, and other negatives are fine)
             raise RuntimeError(

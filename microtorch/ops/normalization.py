@@ -25,7 +25,7 @@ class LayerNorm(Function):
         # Work on rows: (R, n), one row per normalized group. Row means are products with a
         # vector of 1/n (one BLAS matrix-vector call, ~3x faster than .mean() on short rows).
         n = math.prod(x.shape[x.ndim - ndims :])
-        rows = x.reshape(-1, n)
+        rows = x.reshape(math.prod(x.shape[: x.ndim - ndims]), n)  # (not -1: n may be 0)
         avg = xp.full(n, 1 / max(n, 1), dtype=x.dtype)
         xhat = rows - (rows @ avg)[:, None]  # centered: x - mean
         var = (xhat * xhat) @ avg  # (R,)
@@ -53,7 +53,8 @@ class LayerNorm(Function):
         elif self.needs_input_grad[0]:
             xp = xp_of(grad)
             n = math.prod(xhat.shape[xhat.ndim - len(self.axes) :])  # per normalized group
-            xhat_rows, grad_rows = xhat.reshape(-1, n), grad.reshape(-1, n)  # (R, n)
+            r = math.prod(xhat.shape[: xhat.ndim - len(self.axes)])
+            xhat_rows, grad_rows = xhat.reshape(r, n), grad.reshape(r, n)  # (R, n)
             w = weight.reshape(n) if weight is not None else xp.ones(n, dtype=grad.dtype)
             g = grad_rows * w  # dL/dxhat
             # row means of g and of g * xhat = (grad * xhat) * w, as matrix-vector products

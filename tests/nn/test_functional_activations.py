@@ -79,6 +79,10 @@ FUNCTIONS = {
     "relu6": lambda T, F, x: F.relu6(x),
     "leaky_relu": lambda T, F, x: F.leaky_relu(x, 0.2),
     "silu": lambda T, F, x: F.silu(x),
+    "gelu": lambda T, F, x: F.gelu(x),  # we made int/bool input float; PyTorch refuses it
+    "gelu_tanh": lambda T, F, x: F.gelu(x, approximate="tanh"),
+    "layer_norm": lambda T, F, x: F.layer_norm(x, x.shape[-1:]),
+    "cross_entropy": lambda T, F, x: F.cross_entropy(x.reshape(1, -1), T.tensor([0])),
     "hardtanh": lambda T, F, x: F.hardtanh(x, -1.5, 2.5),  # int bounds: truncated
     "elu": lambda T, F, x: F.elu(x),
     "selu": lambda T, F, x: T.selu(x),
