@@ -1464,7 +1464,13 @@ def einsum(equation: str, *operands: Any) -> Tensor:
                 f"einsum: {letters!r} names {len(letters)} dims for an operand of shape "
                 f"{tuple(t.shape)}"
             )
-    target = _promoted_dtype(list(operands))
+    target = operands[0].dtype
+    for i, t in enumerate(operands):
+        if t.dtype is not target:  # PyTorch does not promote here, and neither do we
+            raise RuntimeError(
+                f"einsum: expected every operand to have dtype {target} (operands[0]'s), but "
+                f"operands[{i}] is {t.dtype}; cast it first, e.g. .to({target})"
+            )
     if len(operands) == 1 and not target.is_floating_point and set(inputs[0]) - set(output):
         target = _dtypes.int64  # one operand summed over a letter: a sum, int64 as sum gives
     operands = tuple(cast(t, target) for t in operands)

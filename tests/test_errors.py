@@ -120,6 +120,19 @@ def test_out_of_range_tensor_indices_are_reported_on_every_device(device: str) -
         cube[rows, ..., microtorch.tensor([0, 4], device=device)].tolist()
 
 
+def test_einsum_does_not_promote_mixed_dtypes() -> None:
+    """einsum of a float32 and an int64 (or float16 and float32) operand raises, as in
+    PyTorch; we promoted them and returned a result PyTorch code never sees."""
+    a = microtorch.tensor([1.0, 2.0])
+    for other in (microtorch.tensor([1, 2]), a.to(microtorch.float64)):
+        with pytest.raises(RuntimeError, match=r"einsum: .*operands\[1\] is microtorch"):
+            microtorch.einsum("i,i->", a, other)
+    assert microtorch.einsum("i,i->", a, a).item() == 5.0
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.einsum("i,i->", torch.tensor([1.0, 2.0]), torch.tensor([1, 2]))
+
+
 def test_einsum_errors_name_the_equation() -> None:
     a = microtorch.ones(2, 3)
     with pytest.raises(
