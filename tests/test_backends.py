@@ -16,6 +16,7 @@ import microtorch
 def _float32_products_afterwards():
     yield
     microtorch.set_float32_matmul_precision("highest")
+    microtorch.backends.cudnn.benchmark = False  # (scripts' lines below set it)
 
 
 def test_pytorch_script_lines_run() -> None:
@@ -82,3 +83,44 @@ def test_a_cupy_without_the_switch_still_works(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(backend, "_float32_matmul_precision", "high")
     with pytest.warns(UserWarning, match="CuPy 99.0 has no compute-type switch"):
         backend._apply_float32_matmul_precision(fake_cupy)
+
+
+def test_backend_submodules_import_as_in_pytorch_scripts() -> None:
+    """``import torch.backends.cudnn as cudnn`` (a line many training scripts start with)
+    failed: backends was one module, not a package."""
+    import microtorch.backends.cuda as cuda
+    import microtorch.backends.cudnn as cudnn
+    import microtorch.backends.mps as mps
+
+    assert cudnn is microtorch.backends.cudnn and cuda is microtorch.backends.cuda
+    assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (
+        True, False, False, True,
+    )  # fmt: skip
+    assert cudnn.is_available() is False and cudnn.version() is None
+    assert mps.is_available() is False and mps.is_built() is False and cuda.is_built() is True
+    cudnn.benchmark = True
+    assert microtorch.backends.cudnn.benchmark is True
+    with cudnn.flags(enabled=False, deterministic=True):
+        assert (cudnn.enabled, cudnn.deterministic, cudnn.benchmark) == (False, True, False)
+    assert (cudnn.enabled, cudnn.deterministic, cudnn.benchmark) == (True, False, True)
+    torch = pytest.importorskip("torch")
+    import torch.backends.cudnn as torch_cudnn
+
+    assert (torch_cudnn.enabled, torch_cudnn.deterministic, torch_cudnn.allow_tf32) == (
+        True, False, True,
+    )  # fmt: skip
+    assert torch.backends.mps.is_available() is False
+
+
+def test_the_deprecated_sdp_kernel_warns_and_restores_the_switches() -> None:
+    cuda = microtorch.backends.cuda
+    with pytest.warns(FutureWarning, match="sdpa_kernel"):
+        with cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False):
+            assert (cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled()) == (False, False)
+            assert cuda.math_sdp_enabled() and cuda.cudnn_sdp_enabled()
+    assert cuda.flash_sdp_enabled() and cuda.mem_efficient_sdp_enabled()
+    cuda.enable_flash_sdp(False)
+    try:
+        assert cuda.flash_sdp_enabled() is False
+    finally:
+        cuda.enable_flash_sdp(True)

@@ -1,7 +1,7 @@
 """Neural-network building blocks: ``Module``, ``Parameter``, layers, containers,
 ``nn.init``, ``nn.utils`` (with ``nn.utils.rnn``) and ``nn.functional``."""
 
-from . import functional, init, utils
+from . import attention, functional, init, utils
 from .activation import (
     CELU,
     ELU,
@@ -204,6 +204,7 @@ __all__ = [
     "Upsample",
     "ZeroPad1d",
     "ZeroPad2d",
+    "attention",
     "functional",
     "init",
     "utils",
