@@ -209,3 +209,5 @@ __all__ = [
     "init",
     "utils",
 ]
+
+from . import modules  # noqa: E402, F401  (torch.nn.modules.*: PyTorch's paths to the classes above)

@@ -15,17 +15,35 @@ from . import functional as F
 from .module import Module
 
 
-class CrossEntropyLoss(Module):
+class _Loss(Module):
+    """The base of the loss modules (PyTorch's ``nn.modules.loss._Loss``, which custom losses
+    subclass): ``self.reduction`` from ``reduction`` or the legacy size_average/reduce."""
+
+    def __init__(self, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__()
+        self.reduction = F._reduction(size_average, reduce, reduction, type(self).__name__)
+
+
+class _WeightedLoss(_Loss):
+    """A loss with an optional per-class ``weight``, kept as a buffer (so .to(device) moves
+    it with the module)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class CrossEntropyLoss(_WeightedLoss):
     """Cross-entropy of logits (N, C) against class ids (N,) or class probabilities (N, C);
     see F.cross_entropy."""
 
     def __init__(self, weight: Tensor | None = None, size_average: Any = None,
                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                  label_smoothing: float = 0.0) -> None:  # fmt: skip
-        super().__init__()
-        self.register_buffer("weight", weight)  # a buffer: .to(device) moves it with the module
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
-        self.reduction = F._reduction(size_average, reduce, reduction, "CrossEntropyLoss")
         self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -33,94 +51,84 @@ class CrossEntropyLoss(Module):
                                reduction=self.reduction, label_smoothing=self.label_smoothing)  # fmt: skip
 
 
-class NLLLoss(Module):
+class NLLLoss(_WeightedLoss):
     """Negative log-likelihood of log-probabilities (N, C) at class ids (N,); see F.nll_loss."""
 
     def __init__(self, weight: Tensor | None = None, size_average: Any = None,
                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
-        self.register_buffer("weight", weight)
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
-        self.reduction = F._reduction(size_average, reduce, reduction, "NLLLoss")
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)  # fmt: skip
 
 
-class MSELoss(Module):
+class MSELoss(_Loss):
     """Mean (or sum, or none) of squared differences."""
 
     def __init__(self, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
-        self.reduction = F._reduction(size_average, reduce, reduction, "MSELoss")
+        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
-class L1Loss(Module):
+class L1Loss(_Loss):
     """Mean (or sum, or none) of absolute differences."""
 
     def __init__(self, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
-        self.reduction = F._reduction(size_average, reduce, reduction, "L1Loss")
+        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
-class SmoothL1Loss(Module):
+class SmoothL1Loss(_Loss):
     """Squared error below ``beta``, absolute error above; see F.smooth_l1_loss."""
 
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                  beta: float = 1.0) -> None:  # fmt: skip
-        super().__init__()
-        self.reduction = F._reduction(size_average, reduce, reduction, "SmoothL1Loss")
+        super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
-class HuberLoss(Module):
+class HuberLoss(_Loss):
     """Squared error below ``delta``, delta times the absolute error above; see
     F.huber_loss."""
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
-        super().__init__()
-        self.reduction = F._reduction(None, None, reduction, "HuberLoss")
+        super().__init__(reduction=reduction)
         self.delta = delta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
-class BCELoss(Module):
+class BCELoss(_WeightedLoss):
     """Binary cross-entropy of probabilities; see F.binary_cross_entropy."""
 
     def __init__(self, weight: Tensor | None = None, size_average: Any = None,
                  reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
-        self.register_buffer("weight", weight)
-        self.reduction = F._reduction(size_average, reduce, reduction, "BCELoss")
+        super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
-class BCEWithLogitsLoss(Module):
+class BCEWithLogitsLoss(_WeightedLoss):
     """Binary cross-entropy of logits; see F.binary_cross_entropy_with_logits."""
 
     def __init__(self, weight: Tensor | None = None, size_average: Any = None,
                  reduce: Any = None, reduction: str = "mean",
                  pos_weight: Tensor | None = None) -> None:  # fmt: skip
-        super().__init__()
-        self.register_buffer("weight", weight)
+        super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", pos_weight)
-        self.reduction = F._reduction(size_average, reduce, reduction, "BCEWithLogitsLoss")
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(input, target, weight=self.weight,
@@ -128,164 +136,149 @@ class BCEWithLogitsLoss(Module):
                                                   pos_weight=self.pos_weight)  # fmt: skip
 
 
-class KLDivLoss(Module):
+class KLDivLoss(_Loss):
     """KL divergence from the target distribution to the model's log-probabilities; see
     F.kl_div (use reduction="batchmean" for the KL divergence per sample)."""
 
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                  log_target: bool = False) -> None:  # fmt: skip
-        super().__init__()
-        self.reduction = (
-            reduction
-            if reduction == "batchmean"
-            else F._reduction(size_average, reduce, reduction, "KLDivLoss")
-        )
+        super().__init__(size_average, reduce, "mean" if reduction == "batchmean" else reduction)
+        if reduction == "batchmean":  # (the KL divergence per sample: only kl_div has it)
+            self.reduction = reduction
         self.log_target = log_target
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
-class PoissonNLLLoss(Module):
+class PoissonNLLLoss(_Loss):
     """Negative log-likelihood of a Poisson target; see F.poisson_nll_loss."""
 
     def __init__(self, log_input: bool = True, full: bool = False, size_average: Any = None,
                  eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
+        super().__init__(size_average, reduce, reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
-        self.reduction = F._reduction(size_average, reduce, reduction, "PoissonNLLLoss")
 
     def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
         return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
                                   eps=self.eps, reduction=self.reduction)  # fmt: skip
 
 
-class GaussianNLLLoss(Module):
+class GaussianNLLLoss(_Loss):
     """Negative log-likelihood of a Gaussian target with predicted mean and variance; see
     F.gaussian_nll_loss."""
 
     def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
-        super().__init__()
+        super().__init__(reduction=reduction)
         self.full, self.eps = full, eps
-        self.reduction = F._reduction(None, None, reduction, "GaussianNLLLoss")
 
     def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
                                    reduction=self.reduction)  # fmt: skip
 
 
-class MarginRankingLoss(Module):
+class MarginRankingLoss(_Loss):
     """max(0, -target (input1 - input2) + margin); see F.margin_ranking_loss."""
 
     def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
-        self.reduction = F._reduction(size_average, reduce, reduction, "MarginRankingLoss")
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
                                      reduction=self.reduction)  # fmt: skip
 
 
-class HingeEmbeddingLoss(Module):
+class HingeEmbeddingLoss(_Loss):
     """input for target 1, max(0, margin - input) for -1; see F.hinge_embedding_loss."""
 
     def __init__(self, margin: float = 1.0, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
-        self.reduction = F._reduction(size_average, reduce, reduction, "HingeEmbeddingLoss")
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
-class CosineEmbeddingLoss(Module):
+class CosineEmbeddingLoss(_Loss):
     """1 - cos for target 1, max(0, cos - margin) for -1; see F.cosine_embedding_loss."""
 
     def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
-        self.reduction = F._reduction(size_average, reduce, reduction, "CosineEmbeddingLoss")
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
                                        reduction=self.reduction)  # fmt: skip
 
 
-class SoftMarginLoss(Module):
+class SoftMarginLoss(_Loss):
     """log(1 + exp(-target * input)); see F.soft_margin_loss."""
 
     def __init__(self, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
-        self.reduction = F._reduction(size_average, reduce, reduction, "SoftMarginLoss")
+        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
-class MultiLabelSoftMarginLoss(Module):
+class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Per-class binary cross-entropy of logits, averaged over the classes; see
     F.multilabel_soft_margin_loss."""
 
     def __init__(self, weight: Tensor | None = None, size_average: Any = None,
                  reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
-        self.register_buffer("weight", weight)
-        self.reduction = F._reduction(size_average, reduce, reduction, "MultiLabelSoftMarginLoss")
+        super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
                                              reduction=self.reduction)  # fmt: skip
 
 
-class MultiMarginLoss(Module):
+class MultiMarginLoss(_WeightedLoss):
     """Multi-class hinge loss; see F.multi_margin_loss."""
 
     def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                  size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
+        super().__init__(weight, size_average, reduce, reduction)
         if p not in (1, 2):
             raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got p={p}")
         if weight is not None and weight.ndim != 1:
             raise ValueError("MultiMarginLoss: weight must be one-dimensional (one per class)")
         self.p, self.margin = p, margin
-        self.register_buffer("weight", weight)
-        self.reduction = F._reduction(size_average, reduce, reduction, "MultiMarginLoss")
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
                                    weight=self.weight, reduction=self.reduction)  # fmt: skip
 
 
-class MultiLabelMarginLoss(Module):
+class MultiLabelMarginLoss(_Loss):
     """Multi-label hinge loss with -1-terminated class lists; see F.multilabel_margin_loss."""
 
     def __init__(self, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
-        self.reduction = F._reduction(size_average, reduce, reduction, "MultiLabelMarginLoss")
+        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
-class TripletMarginLoss(Module):
+class TripletMarginLoss(_Loss):
     """max(0, margin + d(anchor, positive) - d(anchor, negative)) with the p-norm
     pairwise distance; see F.triplet_margin_loss."""
 
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
                  swap: bool = False, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
+        super().__init__(size_average, reduce, reduction)
         if margin <= 0:
             raise ValueError(f"TripletMarginLoss: margin must be greater than 0, got {margin}")
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
-        self.reduction = F._reduction(size_average, reduce, reduction, "TripletMarginLoss")
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
@@ -293,19 +286,18 @@ class TripletMarginLoss(Module):
                                      reduction=self.reduction)  # fmt: skip
 
 
-class TripletMarginWithDistanceLoss(Module):
+class TripletMarginWithDistanceLoss(_Loss):
     """The triplet loss with any distance function; see F.triplet_margin_with_distance_loss."""
 
     def __init__(self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False,
                  reduction: str = "mean") -> None:  # fmt: skip
-        super().__init__()
+        super().__init__(reduction=reduction)
         if margin <= 0:
             raise ValueError(
                 f"TripletMarginWithDistanceLoss: margin must be greater than 0, got {margin}"
             )
         self.distance_function = distance_function
         self.margin, self.swap = margin, swap
-        self.reduction = F._reduction(None, None, reduction, "TripletMarginWithDistanceLoss")
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_with_distance_loss(

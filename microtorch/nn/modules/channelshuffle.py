@@ -1,0 +1,3 @@
+"""torch.nn.modules.channelshuffle: ChannelShuffle (PyTorch's module path)."""
+
+from ..channelshuffle import ChannelShuffle

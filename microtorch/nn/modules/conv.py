@@ -1,0 +1,3 @@
+"""torch.nn.modules.conv: the convolutions (PyTorch's module path)."""
+
+from ..conv import Conv1d, Conv2d, _ConvNd

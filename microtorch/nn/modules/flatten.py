@@ -1,0 +1,3 @@
+"""torch.nn.modules.flatten: Flatten, Unflatten (PyTorch's module path)."""
+
+from ..flatten import Flatten, Unflatten

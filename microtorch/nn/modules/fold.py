@@ -1,0 +1,3 @@
+"""torch.nn.modules.fold: Fold, Unfold (PyTorch's module path)."""
+
+from ..conv import Fold, Unfold

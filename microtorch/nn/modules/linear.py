@@ -1,0 +1,3 @@
+"""torch.nn.modules.linear: Identity, Linear, Bilinear (PyTorch's module path)."""
+
+from ..linear import Bilinear, Identity, Linear

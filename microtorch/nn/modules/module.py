@@ -1,0 +1,3 @@
+"""torch.nn.modules.module: Module (PyTorch's module path)."""
+
+from ..module import Module, _IncompatibleKeys

@@ -1,0 +1,3 @@
+"""torch.nn.modules.pixelshuffle: PixelShuffle, PixelUnshuffle (PyTorch's module path)."""
+
+from ..pixelshuffle import PixelShuffle, PixelUnshuffle

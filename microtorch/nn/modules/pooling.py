@@ -1,0 +1,3 @@
+"""torch.nn.modules.pooling: the pooling modules (PyTorch's module path)."""
+
+from ..pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, _AdaptiveAvgPoolNd

@@ -1,0 +1,9 @@
+"""torch.nn.modules.transformer: the Transformer modules (PyTorch's module path)."""
+
+from ..transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)

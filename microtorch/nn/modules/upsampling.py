@@ -1,0 +1,3 @@
+"""torch.nn.modules.upsampling: Upsample (PyTorch's module path)."""
+
+from ..upsampling import Upsample
