@@ -628,7 +628,7 @@ def expm(a):
     norm = xp.abs(a).sum(axis=-2).max(axis=-1)
     s = xp.ceil(xp.log2(xp.where(norm > 0, norm, 1) / _THETA13))
     s = xp.where(xp.isfinite(s) & (s > 0), s, 0).astype(xp.int64)
-    x = a / (2.0**s)[..., None, None]
+    x = a / (2.0**s).astype(a.dtype)[..., None, None]
     b = _PADE13
     eye = xp.eye(a.shape[-1], dtype=a.dtype)
     x2 = x @ x
