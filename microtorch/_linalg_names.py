@@ -76,7 +76,8 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
     U.mT @ U, input2 = U, when upper): two triangular solves, reading only input2's
     triangle; batch dims broadcast."""
     op = "cholesky_solve"
-    linalg._matrices(input, op), linalg._matrices(input2, op, square=True, name="input2")
+    linalg._matrices(input, op, integers=NotImplementedError)
+    linalg._matrices(input2, op, square=True, name="input2", integers=NotImplementedError)
     if input.dtype is not input2.dtype:
         raise RuntimeError(
             f"{op}: Expected b and A to have the same dtype, but found b of type "
@@ -96,7 +97,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     """The inverse of A = L @ L.mT (U.mT @ U when upper) from its Cholesky factor input:
     cholesky_solve of the identity."""
-    linalg._matrices(input, "cholesky_inverse", square=True)
+    linalg._matrices(input, "cholesky_inverse", square=True, integers=NotImplementedError)
     identity = eye(input.shape[-1], dtype=input.dtype, device=input.device)
     return cholesky_solve(identity, input, upper)
 
@@ -112,7 +113,8 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
         "X = torch.linalg.solve_triangular(A, B, upper=upper)"
     )
     op = "triangular_solve"
-    linalg._matrices(input, op), linalg._matrices(A, op, square=True, name="A")
+    linalg._matrices(input, op, integers=NotImplementedError)
+    linalg._matrices(A, op, square=True, name="A", integers=NotImplementedError)
     T = swapaxes(A, -1, -2) if transpose else A
     upper = upper != transpose  # (the transpose of an upper triangle is a lower one)
     X = linalg.solve_triangular(T, input, upper=upper, unitriangular=unitriangular)
@@ -195,7 +197,7 @@ def geqrf(input: Tensor) -> GeqrfResult:
     """(a, tau): the QR of input in LAPACK's form: R on and above a's diagonal, the
     Householder vectors below it (their leading 1s not stored) with their scales tau; no
     gradient (PyTorch has none)."""
-    linalg._matrices(input, "geqrf")
+    linalg._matrices(input, "geqrf", integers=NotImplementedError)
     a, tau = ops.householder_qr_arrays(input.detach().array)
     return GeqrfResult(Tensor._make(a), Tensor._make(tau))
 
@@ -210,8 +212,13 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
     """Q @ other (Q.mT @ other with transpose; other @ Q, other @ Q.mT when not left) for
     the full square Q = H_1 ... H_k of geqrf's (input, tau), without forming Q."""
     op = "ormqr"
-    linalg._matrices(input, op), linalg._matrices(other, op, name="other")
+    linalg._matrices(input, op, integers=NotImplementedError)
+    linalg._matrices(other, op, name="other", integers=NotImplementedError)
     _check_tensor(tau, op, "tau")
+    for name, t in (("tau", tau), ("other", other)):
+        if t.dtype is not input.dtype:
+            raise RuntimeError(f"torch.ormqr: Expected input and {name} to have the same dtype, "
+                               f"but got {input.dtype} and {t.dtype}")  # fmt: skip
     rows = other.shape[-2] if left else other.shape[-1]
     if input.shape[-2] != rows:
         raise RuntimeError(

@@ -221,6 +221,8 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
     _matrices(A, op)
     if p is None or (not isinstance(p, str) and p in (2, -2)):
         s = svdvals(A)
+        if s.shape[-1] == 0:  # empty matrices: 0, as in PyTorch
+            return F.sum(s, -1)
         largest, smallest = s[..., 0], s[..., -1]
         return smallest / largest if p == -2 else largest / smallest
     if p not in ("fro", "nuc", 1, -1, float("inf"), -float("inf")):
@@ -407,8 +409,11 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
 
 def matrix_exp(A: Tensor) -> Tensor:
     """exp(A) = I + A + A^2 / 2! + ... of each square matrix (scaling and squaring with a
-    Pade approximant)."""
-    return ops.MatrixExp.apply(_matrices(A, "linalg.matrix_exp", square=True))
+    Pade approximant); float16 is computed in float32 (NumPy has no float16 solve)."""
+    _matrices(A, "linalg.matrix_exp", square=True, float16=True)
+    if A.dtype is _dtypes.float16:
+        return F.cast(ops.MatrixExp.apply(F.cast(A, _dtypes.float32)), _dtypes.float16)
+    return ops.MatrixExp.apply(A)
 
 
 def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
@@ -442,6 +447,10 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     F._check_tensor(x, "linalg.vander", "x")
     if x.ndim == 0:
         raise RuntimeError("linalg.vander: x must have at least one dimension, got a 0-d tensor")
+    if x.dtype is _dtypes.bool:
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got Bool"
+        )
     N = x.shape[-1] if N is None else N
     if N <= 1:
         raise RuntimeError(f"linalg.vander: N must be greater than 1, got N={N}")
@@ -645,8 +654,10 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     tau_i v_i v_i^T, v_i column i of A below the diagonal with a 1 on it (LAPACK's orgqr:
     geqrf's output gives the Q of the QR)."""
     op = "linalg.householder_product"
-    _matrices(A, op)
+    _matrices(A, op, integers=NotImplementedError)
     F._check_tensor(tau, op, "tau")
+    if tau.dtype is not A.dtype:
+        raise RuntimeError(f"{op}: tau dtype {tau.dtype} does not match input dtype {A.dtype}")
     m, n = A.shape[-2:]
     if tau.ndim != A.ndim - 1:
         raise RuntimeError(

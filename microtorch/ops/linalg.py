@@ -363,7 +363,7 @@ def permutation_matrix(pivots, m, dtype):
     applied in order to 0..m-1 give perm, with (P^T A)[i] = A[perm[i]], so P[perm[i], i] = 1."""
     xp = xp_of(pivots)
     batch, k = pivots.shape[:-1], pivots.shape[-1]
-    swaps = pivots.reshape(-1, k).astype(xp.int64) - 1
+    swaps = pivots.reshape(math.prod(batch), k).astype(xp.int64) - 1
     perm = xp.broadcast_to(xp.arange(m), (swaps.shape[0], m)).copy()
     rows = xp.arange(perm.shape[0])
     for j in range(k):
