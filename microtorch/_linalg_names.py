@@ -219,6 +219,12 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
         if t.dtype is not input.dtype:
             raise RuntimeError(f"torch.ormqr: Expected input and {name} to have the same dtype, "
                                f"but got {input.dtype} and {t.dtype}")  # fmt: skip
+    if other.ndim != input.ndim or tau.ndim != input.ndim - 1:
+        raise RuntimeError(
+            "torch.ormqr: Expected other to have the same number of dimensions as input, and "
+            f"tau one less, but got input.ndim {input.ndim}, other.ndim {other.ndim} and "
+            f"tau.ndim {tau.ndim}"
+        )
     rows = other.shape[-2] if left else other.shape[-1]
     if input.shape[-2] != rows:
         raise RuntimeError(

@@ -230,8 +230,10 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
             f"{op} got an invalid norm type: {p}; use None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1"
         )
     _matrices(A, f"{op}(ord={p})", square=True)
-    inverse, info = inv_ex(A)
-    return F.where(info > 0, float("inf"), matrix_norm(A, p) * matrix_norm(inverse, p))
+    info = _singular_info(A, op, False)
+    invertible = _identity_where_singular(info, A)
+    product = matrix_norm(invertible, p) * matrix_norm(inv(invertible), p)
+    return F.where(info > 0, float("inf"), product)
 
 
 # ---------------------------------------------------------------- determinants and inverses
@@ -291,11 +293,18 @@ def _where_invertible(info: Tensor, A: Tensor, solver: Any) -> Tensor:
     of vectors or of matrices, its batch dims A's or broadcast from them."""
     if not bool((info > 0).any()):
         return solver(A)
+    result = solver(_identity_where_singular(info, A))
     failed = F.unsqueeze(F.unsqueeze(info > 0, -1), -1)
-    result = solver(F.where(failed, eye(A.shape[-1], dtype=A.dtype, device=A.device), A))
     if result.ndim == A.ndim - 1:  # vectors (..., n)
         failed = F.squeeze(failed, -1)
     return F.where(failed, math.nan, result)
+
+
+def _identity_where_singular(info: Tensor, A: Tensor) -> Tensor:
+    """A with its singular matrices (info > 0) replaced by the identity: invertible, and the
+    replaced ones take no gradient."""
+    failed = F.unsqueeze(F.unsqueeze(info > 0, -1), -1)
+    return F.where(failed, eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
@@ -622,8 +631,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False
     info = Tensor._make(info)
     if bool((info > 0).any()):
         failed = F.unsqueeze(F.unsqueeze(info > 0, -1), -1)
-        identity = eye(A.shape[-1], dtype=A.dtype, device=A.device)
-        L = F.where(failed, Tensor._make(partial), cholesky(F.where(failed, identity, A)))
+        L = F.where(failed, Tensor._make(partial), cholesky(_identity_where_singular(info, A)))
     else:
         L = cholesky(A)
     return CholeskyExResult(F.swapaxes(L, -1, -2) if upper else L, info)
