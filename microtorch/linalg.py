@@ -37,6 +37,7 @@ from . import functional as F
 from ._tensor import Tensor
 from .factories import eye, ones_like
 from .functional import _vector_norm, matmul
+from .ops import ldl as _ldl
 from .ops import linalg as ops
 
 __all__ = [
@@ -52,6 +53,9 @@ __all__ = [
     "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
     "lu",
     "lu_factor",
@@ -98,6 +102,8 @@ CholeskyExResult = collections.namedtuple("CholeskyExResult", ["L", "info"])
 LUFactorResult = collections.namedtuple("LUFactorResult", ["LU", "pivots"])
 LUFactorExResult = collections.namedtuple("LUFactorExResult", ["LU", "pivots", "info"])
 LUResult = collections.namedtuple("LUResult", ["P", "L", "U"])
+LDLFactorResult = collections.namedtuple("LDLFactorResult", ["LD", "pivots"])
+LDLFactorExResult = collections.namedtuple("LDLFactorExResult", ["LD", "pivots", "info"])
 
 
 # ---------------------------------------------------------------- argument checks
@@ -865,3 +871,55 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
         return matmul(solve_triangular(L, Y, upper=False, left=False, unitriangular=True), Pt)
     Y = solve_triangular(Lt, matmul(B, P), upper=True, left=False, unitriangular=True)
     return solve_triangular(Ut, Y, upper=False, left=False)  # X U^T L^T P^T = B
+
+
+# ---------------------------------------------------------------- LDL
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False
+                  ) -> LDLFactorExResult:  # fmt: skip
+    """(LD, pivots, info): A = L D L^T for symmetric A (its lower triangle read), with
+    Bunch-Kaufman pivoting, in LAPACK's sytrf form (microtorch/ops/ldl.py says how to read
+    it); info (int32) is 1 + the first column with an exactly singular block of D, else 0.
+    ``hermitian`` is the same as symmetric for real matrices. No gradient, as in PyTorch."""
+    op = "linalg.ldl_factor_ex"
+    _matrices(A, op, square=True)
+    ld, pivots, info = _ldl.ldl_factor_arrays(A.detach().array)
+    if check_errors:
+        _raise_on_info(info, op, "The factorization could not be completed because the block "
+                       "diagonal matrix D has a zero block at column {}")  # fmt: skip
+    return LDLFactorExResult(Tensor._make(ld), Tensor._make(pivots), Tensor._make(info))
+
+
+def ldl_factor(A: Tensor, *, hermitian: bool = False) -> LDLFactorResult:
+    """(LD, pivots) of ldl_factor_ex, raising RuntimeError where D is exactly singular."""
+    LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
+    failed = F.backend.xp_of(info.array).flatnonzero(info.array.reshape(-1) > 0)
+    if failed.size:
+        raise RuntimeError(
+            f"linalg.ldl_factor: the block diagonal D of the input of shape {tuple(A.shape)} is "
+            f"singular (a zero block at column {int(info.array.reshape(-1)[int(failed[0])])}); "
+            "linalg.ldl_factor_ex returns the factorisation with info instead"
+        )
+    return LDLFactorResult(LD, pivots)
+
+
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
+    """X with A @ X = B for A given by ldl_factor's (LD, pivots); batch dims broadcast. No
+    gradient, as in PyTorch."""
+    op = "linalg.ldl_solve"
+    _matrices(LD, op, square=True, name="LD")
+    _matrices(B, op, name="B")
+    F._check_tensor(pivots, op, "pivots")
+    if B.dtype is not LD.dtype:
+        raise RuntimeError(
+            f"{op}: Expected b and A to have the same dtype, but found b of type {B.dtype} and "
+            f"A of type {LD.dtype} instead"
+        )
+    n = LD.shape[-1]
+    if B.shape[-2] != n or tuple(pivots.shape) != tuple(LD.shape[:-1]):
+        raise RuntimeError(
+            f"{op}: Incompatible matrix sizes: each A matrix is {n} by {n} (pivots "
+            f"{tuple(pivots.shape)}) but each b matrix is {B.shape[-2]} by {B.shape[-1]}"
+        )
+    F._check_broadcast(tuple(LD.shape[:-2]), tuple(B.shape[:-2]), op)
+    arrays = (t.detach().array for t in (LD, pivots, B))
+    return Tensor._make(_ldl.ldl_solve_arrays(*arrays))

@@ -24,7 +24,7 @@ LINALG = ["vector_norm", "matrix_norm", "norm", "det", "slogdet", "inv", "solve"
           "cross", "vecdot", "diagonal", "matmul", "solve_triangular", "matrix_rank", "lstsq",
           "LinAlgError", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "inv_ex",
           "solve_ex", "cholesky_ex", "cond", "vander", "tensorinv", "tensorsolve",
-          "householder_product"]  # fmt: skip
+          "householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve"]  # fmt: skip
 
 
 def _pair(array: np.ndarray) -> tuple:
@@ -1022,3 +1022,73 @@ def test_the_new_linalg_functions_on_every_device(device: str) -> None:
     q = T.linalg.householder_product(*T.geqrf(a.detach()))
     np.testing.assert_allclose((q.mT @ q).cpu().numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)),
                                atol=1e-14)  # fmt: skip
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 20])
+def test_ldl_factor_pivots_and_ldl_solve_as_pytorch(n: int) -> None:
+    """Bunch-Kaufman's choices as LAPACK's sytrf makes them (1x1 and 2x2 blocks; zero
+    diagonals force 2x2 ones), on a batch; ldl_solve against PyTorch's and against A."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((3, n, n))
+    a = a + np.swapaxes(a, -1, -2)
+    if n > 1:
+        a[1][np.diag_indices(n)] = 0.0  # indefinite, pivoting in 2x2 blocks
+    ours, theirs = (
+        microtorch.linalg.ldl_factor_ex(microtorch.tensor(a)),
+        (torch.linalg.ldl_factor_ex(torch.tensor(a))),
+    )
+    assert _fields(ours) == _fields(theirs) == ("LD", "pivots", "info")
+    assert ours.pivots.dtype is microtorch.int32 and ours.info.dtype is microtorch.int32
+    assert ours.pivots.tolist() == theirs.pivots.tolist()
+    assert ours.info.tolist() == theirs.info.tolist()
+    np.testing.assert_allclose(ours.LD.numpy(), theirs.LD.numpy(), atol=1e-12)
+    if n > 1:
+        assert (ours.pivots[1] < 0).any()  # (the case takes the 2x2 path)
+    b = rng.standard_normal((3, n, 2))
+    x = microtorch.linalg.ldl_solve(*microtorch.linalg.ldl_factor(microtorch.tensor(a)),
+                                    microtorch.tensor(b))  # fmt: skip
+    y = torch.linalg.ldl_solve(*torch.linalg.ldl_factor(torch.tensor(a)), torch.tensor(b))
+    np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a @ x.numpy(), b, atol=1e-9)
+
+
+def test_ldl_factor_singular_empty_and_errors_as_pytorch() -> None:
+    stack = np.stack([np.zeros((2, 2)), [[1.0, 2.0], [2.0, 4.0]], np.eye(2)])
+    ours, theirs = (
+        microtorch.linalg.ldl_factor_ex(microtorch.tensor(stack)),
+        (torch.linalg.ldl_factor_ex(torch.tensor(stack))),
+    )
+    assert ours.info.tolist() == theirs.info.tolist() == [1, 2, 0]
+    assert ours.pivots.tolist() == theirs.pivots.tolist()
+    np.testing.assert_allclose(ours.LD.numpy(), theirs.LD.numpy())
+    with pytest.raises(RuntimeError, match="singular"):
+        microtorch.linalg.ldl_factor(microtorch.tensor(stack))
+    with pytest.raises(microtorch.linalg.LinAlgError, match="Batch element 0"):
+        microtorch.linalg.ldl_factor_ex(microtorch.tensor(stack), check_errors=True)
+    for shape in [(0, 3, 3), (0, 0)]:
+        o = microtorch.linalg.ldl_factor_ex(microtorch.zeros(*shape))
+        t = torch.linalg.ldl_factor_ex(torch.zeros(*shape))
+        assert [tuple(x.shape) for x in o] == [tuple(x.shape) for x in t]
+    LD, pivots = microtorch.linalg.ldl_factor(microtorch.eye(3, dtype=microtorch.float64))
+    assert not microtorch.linalg.ldl_factor(microtorch.eye(2, requires_grad=True))[0].requires_grad
+    for module in (microtorch, torch):
+        with pytest.raises(RuntimeError, match="square"):
+            module.linalg.ldl_factor(module.zeros(2, 3))
+        with pytest.raises(RuntimeError, match="floating point"):
+            module.linalg.ldl_factor(module.zeros(2, 2, dtype=module.int64))
+        LD, pivots = module.linalg.ldl_factor(module.eye(3, dtype=module.float64))
+        with pytest.raises(RuntimeError, match="same dtype"):
+            module.linalg.ldl_solve(LD, pivots, module.ones(3, 1))
+        with pytest.raises(RuntimeError, match="Incompatible matrix sizes"):
+            module.linalg.ldl_solve(LD, pivots, module.ones(2, 1, dtype=module.float64))
+
+
+def test_ldl_on_every_device(device: str) -> None:
+    T = microtorch
+    a = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
+    LD, pivots, info = T.linalg.ldl_factor_ex(T.tensor(a, device=device))
+    theirs = torch.linalg.ldl_factor_ex(torch.tensor(a))
+    assert pivots.cpu().tolist() == theirs.pivots.tolist() and info.item() == 0
+    np.testing.assert_allclose(LD.cpu().numpy(), theirs.LD.numpy())
+    x = T.linalg.ldl_solve(LD, pivots, T.ones(3, 1, dtype=T.float64, device=device))
+    np.testing.assert_allclose(a @ x.cpu().numpy(), np.ones((3, 1)), atol=1e-14)
