@@ -282,45 +282,39 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int
 
 
 # PyTorch 2.x keeps these names only to say where their replacements are
+def _removed(name: str, advice: str) -> None:
+    """The RuntimeError PyTorch 2.x raises for a function removed in 1.9."""
+    raise RuntimeError(f"{name} was deprecated in PyTorch 1.9 and is now removed; {advice}")
+
+
 def matrix_rank(*args: Any, **kwargs: Any) -> None:
     """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.matrix_rank."""
-    raise RuntimeError(
-        "torch.matrix_rank was deprecated in PyTorch 1.9 and is now removed; use "
-        "torch.linalg.matrix_rank (its 'symmetric' argument is called 'hermitian' there)"
-    )
+    _removed("torch.matrix_rank", "use torch.linalg.matrix_rank (its 'symmetric' argument is "
+             "called 'hermitian' there)")  # fmt: skip
 
 
 def lstsq(*args: Any, **kwargs: Any) -> None:
     """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.lstsq."""
-    raise RuntimeError(
-        "torch.lstsq was deprecated in PyTorch 1.9 and is now removed; use "
-        "torch.linalg.lstsq(A, B).solution (A first: the arguments are reversed, and no QR "
-        "is returned; use torch.linalg.qr for that)"
-    )
+    _removed("torch.lstsq", "use torch.linalg.lstsq(A, B).solution (A first: the arguments are "
+             "reversed, and no QR is returned; use torch.linalg.qr for that)")  # fmt: skip
 
 
 def solve(*args: Any, **kwargs: Any) -> None:
     """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.solve."""
-    raise RuntimeError(
-        "torch.solve was deprecated in PyTorch 1.9 and is now removed; use "
-        "X = torch.linalg.solve(A, B) for X = torch.solve(B, A).solution (the arguments are "
-        "reversed, and no LU is returned; use torch.linalg.lu_factor for that)"
-    )
+    _removed("torch.solve", "use X = torch.linalg.solve(A, B) for X = torch.solve(B, A).solution "
+             "(the arguments are reversed, and no LU is returned; use torch.linalg.lu_factor "
+             "for that)")  # fmt: skip
 
 
 def eig(*args: Any, **kwargs: Any) -> None:
-    """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.eig."""
-    raise RuntimeError(
-        "torch.eig was deprecated in PyTorch 1.9 and is now removed; its replacements "
-        "torch.linalg.eig and torch.linalg.eigvals return complex tensors, which microtorch "
-        "does not have (for a symmetric matrix use torch.linalg.eigh)"
-    )
+    """Removed in PyTorch 1.9: raises RuntimeError (linalg.eig needs complex dtypes)."""
+    _removed("torch.eig", "its replacements torch.linalg.eig and torch.linalg.eigvals return "
+             "complex tensors, which microtorch does not have (for a symmetric matrix use "
+             "torch.linalg.eigh)")  # fmt: skip
 
 
 def symeig(*args: Any, **kwargs: Any) -> None:
     """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.eigh."""
-    raise RuntimeError(
-        "torch.symeig was deprecated in PyTorch 1.9 and is now removed; use "
-        "torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L') for the eigenvalues, or "
-        "torch.linalg.eigh(A, UPLO=...) for both (the default triangle is now the lower one)"
-    )
+    _removed("torch.symeig", "use torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L') for the "
+             "eigenvalues, or torch.linalg.eigh(A, UPLO=...) for both (the default triangle is "
+             "now the lower one)")  # fmt: skip
