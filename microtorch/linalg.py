@@ -3,8 +3,11 @@
 Every function takes batches of matrices in the last two dims (leading dims are a batch,
 broadcast where PyTorch broadcasts them) and computes on NumPy's or CuPy's ``linalg``.
 Their gradients are the classic formulas, written next to the forwards in
-``microtorch/ops/linalg.py``; the rest (norms, matrix_power, multi_dot, lstsq...) are
-compositions of differentiable ops.
+``microtorch/ops/linalg.py``; the rest (norms, matrix_power, multi_dot, lstsq, cond,
+lu_solve, householder_product...) are compositions of differentiable ops. NumPy has no LU
+or LDL^T with LAPACK's pivots, so lu_factor (getrf) and ldl_factor (sytrf, in
+``microtorch/ops/ldl.py``) are written out here, with the same pivots and info as
+PyTorch's.
 
 Differences from PyTorch:
 - a singular or non-positive-definite matrix raises ``LinAlgError`` on the CPU; on a GPU
@@ -17,7 +20,16 @@ Differences from PyTorch:
 - qr(mode="r") has a gradient (PyTorch's backward raises);
 - pinv and matrix_rank accept ``hermitian`` but always use the SVD (same results);
 - lstsq returns what PyTorch's default CPU driver does: the solution, an empty residuals
-  and singular_values, and the rank, whatever ``driver`` says.
+  and singular_values, and the rank, whatever ``driver`` says;
+- inv_ex and solve_ex give nan for the matrices whose info is nonzero (PyTorch's values
+  there come from a division by zero: inf and nan);
+- cond's gradient for p in ("fro", inf, -inf, 1, -1) is computed (PyTorch 2.13's backward
+  raises an in-place error there);
+- ldl_factor and ldl_solve factorise each matrix of a batch in a Python loop (the pivot
+  choices differ between matrices), and, as PyTorch's, have no gradient: their results do
+  not require grad (PyTorch's raise when backward reaches them);
+- lu_factor(pivot=False) runs on CUDA tensors (PyTorch's needs cuSOLVER there too) and is
+  refused on the CPU, as in PyTorch.
 """
 
 from __future__ import annotations
