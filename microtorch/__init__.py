@@ -50,6 +50,7 @@ from ._linalg_names import (
     symeig,
     triangular_solve,
 )
+from ._lobpcg import lobpcg
 from ._repr import set_printoptions
 from ._tensor import Size, Tensor
 from .autograd import (

@@ -18,7 +18,7 @@ TOP_LEVEL = ["det", "logdet", "slogdet", "inverse", "cholesky", "pinverse", "mat
              "svd", "qr", "matrix_exp", "cholesky_solve", "cholesky_inverse", "triangular_solve",
              "lu", "lu_solve", "geqrf", "orgqr", "ormqr", "lstsq", "solve", "eig",
              "symeig"]  # fmt: skip
-TOP_LEVEL_ONLY = ["lu_unpack", "svd_lowrank", "pca_lowrank", "matrix_rank"]  # (no method)
+TOP_LEVEL_ONLY = ["lu_unpack", "svd_lowrank", "pca_lowrank", "matrix_rank", "lobpcg"]  # (no method)
 LINALG = ["vector_norm", "matrix_norm", "norm", "det", "slogdet", "inv", "solve", "cholesky",
           "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "multi_dot",
           "cross", "vecdot", "diagonal", "matmul", "solve_triangular", "matrix_rank", "lstsq",
@@ -1019,6 +1019,10 @@ def test_the_new_linalg_functions_on_every_device(device: str) -> None:
     spd = a.detach() @ a.detach().mT
     L = T.linalg.cholesky(spd)
     np.testing.assert_allclose((spd @ T.cholesky_solve(b, L)).cpu().numpy(), 1.0, atol=1e-10)
+    spd9 = _spd_matrix(9, seed=25)
+    E, X = T.lobpcg(T.tensor(spd9, device=device, requires_grad=True), k=1)
+    np.testing.assert_allclose(E.detach().cpu().numpy(), np.linalg.eigvalsh(spd9)[-1:], rtol=1e-10)
+    E.sum().backward()
     q = T.linalg.householder_product(*T.geqrf(a.detach()))
     np.testing.assert_allclose((q.mT @ q).cpu().numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)),
                                atol=1e-14)  # fmt: skip
@@ -1092,3 +1096,75 @@ def test_ldl_on_every_device(device: str) -> None:
     np.testing.assert_allclose(LD.cpu().numpy(), theirs.LD.numpy())
     x = T.linalg.ldl_solve(LD, pivots, T.ones(3, 1, dtype=T.float64, device=device))
     np.testing.assert_allclose(a @ x.cpu().numpy(), np.ones((3, 1)), atol=1e-14)
+
+
+def _spd_matrix(m: int, seed: int) -> np.ndarray:
+    g = np.random.default_rng(seed).standard_normal((m, m))
+    return g @ g.T + np.eye(m)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_lobpcg_eigenpairs_as_eigh_and_pytorch(largest: bool) -> None:
+    """The k largest (smallest) eigenvalues, in PyTorch's order, with eigenvectors whose
+    residual is small; a batch; the generalized problem with B; a preconditioner."""
+    T = microtorch
+    A = _spd_matrix(30, seed=19)
+    w = np.linalg.eigvalsh(A)
+    expected = w[::-1][:3] if largest else w[:3]
+    E, X = T.lobpcg(T.tensor(A), k=3, largest=largest)
+    np.testing.assert_allclose(E.numpy(), expected, rtol=1e-10)
+    np.testing.assert_allclose(
+        E.numpy(), torch.lobpcg(torch.tensor(A), k=3, largest=largest)[0].numpy(), rtol=1e-10
+    )
+    assert np.abs(A @ X.numpy() - X.numpy() * E.numpy()).max() < 1e-5 * w[-1]
+    np.testing.assert_allclose(X.numpy().T @ X.numpy(), np.eye(3), atol=1e-10)
+    batch = np.stack([A, A + 2 * np.eye(30)])
+    E, X = T.lobpcg(T.tensor(batch), k=2, largest=largest, n=3)
+    assert tuple(E.shape) == (2, 2) and tuple(X.shape) == (2, 30, 2)
+    np.testing.assert_allclose(E.numpy()[1] - E.numpy()[0], 2.0, rtol=1e-9)
+    B = _spd_matrix(30, seed=20) + 30 * np.eye(30)
+    E, X = T.lobpcg(T.tensor(A), k=2, B=T.tensor(B), largest=largest)
+    theirs = torch.lobpcg(torch.tensor(A), k=2, B=torch.tensor(B), largest=largest)[0]
+    np.testing.assert_allclose(E.numpy(), theirs.numpy(), rtol=1e-8)
+    inverse = T.linalg.inv(T.tensor(A))
+    E, _ = T.lobpcg(T.tensor(A), k=2, iK=inverse, largest=largest)
+    np.testing.assert_allclose(E.numpy(), expected[:2], rtol=1e-10)
+
+
+def test_lobpcg_gradient_as_pytorch_and_eigh() -> None:
+    """The eigenvalues' and eigenvectors' gradients (for simple eigenvalues) are eigh's and,
+    to the iteration's tolerance, PyTorch's; symmetric, as PyTorch's."""
+    T = microtorch
+    A = _spd_matrix(12, seed=21)
+    weights = np.random.default_rng(22).standard_normal((12, 2))
+
+    def loss(module, a, E, X):  # (X's sign-free: each column against its own sign)
+        signs = module.tensor(np.sign(X.detach().numpy()[0]))
+        return E.sum() + (X * signs * module.tensor(weights)).sum()
+
+    ours = T.tensor(A, requires_grad=True)
+    loss(T, ours, *T.lobpcg(ours, k=2, tol=1e-12)).backward()
+    reference = T.tensor(A, requires_grad=True)
+    w, v = T.linalg.eigh((reference + reference.mT) / 2)
+    loss(T, reference, w.flip(0)[:2], v.flip(1)[:, :2]).backward()
+    np.testing.assert_allclose(ours.grad.numpy(), reference.grad.numpy(), atol=1e-8)
+    np.testing.assert_allclose(ours.grad.numpy(), ours.grad.numpy().T, atol=1e-12)
+    theirs = torch.tensor(A, requires_grad=True)
+    loss(torch, theirs, *torch.lobpcg(theirs, k=2, tol=1e-12)).backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), atol=1e-6)
+
+
+def test_lobpcg_errors_as_pytorch() -> None:
+    A = _spd_matrix(10, seed=23)
+    for module in (microtorch, torch):
+        with pytest.raises(ValueError, match="smaller than 3 x"):
+            module.lobpcg(module.tensor(A), k=4)
+    with pytest.raises(ValueError, match="method"):
+        microtorch.lobpcg(microtorch.tensor(A), method="fast")
+    with pytest.raises(NotImplementedError, match="tracker"):
+        microtorch.lobpcg(microtorch.tensor(A), tracker=print)
+    with pytest.raises(RuntimeError, match="square"):
+        microtorch.lobpcg(microtorch.ones(10, 9))
+    X = microtorch.tensor(np.random.default_rng(24).standard_normal((10, 2)))
+    E, V = microtorch.lobpcg(microtorch.tensor(A), X=X)
+    assert tuple(E.shape) == (2,) and tuple(V.shape) == (10, 2)

@@ -524,6 +524,29 @@ class EighVectors(Function):
         return v @ (_eigen_gaps(w) * (0.5 * (vt_g - _mT(vt_g)))) @ _mT(v)
 
 
+class PartialEighVectors(Function):
+    """k of the eigenvectors X (..., n, k) of a symmetric A (computed by the caller, e.g. by
+    lobpcg, with their eigenvalues w), each for a simple eigenvalue. With the others unknown,
+    dx_i = -(A - w_i I)^+ dA x_i, so dA = -sum_i (A - w_i I)^+ g_i x_i^T. The pseudo-inverse
+    on g_i is M_i^-1 (g_i - x_i x_i^T g_i) with M_i = A - w_i I + x_i x_i^T (invertible:
+    it keeps x_i and acts as A - w_i I on the rest)."""
+
+    def forward(self, a, values=None, vectors=None):
+        self.save_for_backward(a, values, vectors)
+        return vectors.copy()
+
+    def backward(self, grad):
+        a, w, x = self.saved
+        xp = xp_of(a)
+        n = a.shape[-1]
+        xi = _mT(x)[..., :, :, None]  # (..., k, n, 1): each x_i as a column
+        shifted = a[..., None, :, :] - w[..., :, None, None] * xp.eye(n, dtype=a.dtype)
+        shifted = shifted + xi @ _mT(xi)
+        gi = _mT(grad)[..., :, :, None]
+        y = _solve(shifted, gi - xi @ (_mT(xi) @ gi))[..., 0]  # (..., k, n): the y_i
+        return -(_mT(y) @ _mT(x))
+
+
 def _svd_backward(u, s, vh, gu, gs, gvh):
     """dA from the gradients of A = U diag(S) Vh (A m x n, k = min(m, n); with
     full_matrices only the first k columns of U and rows of Vh take part), for distinct
