@@ -1113,9 +1113,9 @@ def test_lobpcg_eigenpairs_as_eigh_and_pytorch(largest: bool) -> None:
     expected = w[::-1][:3] if largest else w[:3]
     E, X = T.lobpcg(T.tensor(A), k=3, largest=largest)
     np.testing.assert_allclose(E.numpy(), expected, rtol=1e-10)
-    np.testing.assert_allclose(
-        E.numpy(), torch.lobpcg(torch.tensor(A), k=3, largest=largest)[0].numpy(), rtol=1e-10
-    )
+    if largest:  # (PyTorch's takes over a second for the smallest ones here)
+        theirs = torch.lobpcg(torch.tensor(A), k=3, largest=largest)[0]
+        np.testing.assert_allclose(E.numpy(), theirs.numpy(), rtol=1e-10)
     assert np.abs(A @ X.numpy() - X.numpy() * E.numpy()).max() < 1e-5 * w[-1]
     np.testing.assert_allclose(X.numpy().T @ X.numpy(), np.eye(3), atol=1e-10)
     batch = np.stack([A, A + 2 * np.eye(30)])
@@ -1124,8 +1124,10 @@ def test_lobpcg_eigenpairs_as_eigh_and_pytorch(largest: bool) -> None:
     np.testing.assert_allclose(E.numpy()[1] - E.numpy()[0], 2.0, rtol=1e-9)
     B = _spd_matrix(30, seed=20) + 30 * np.eye(30)
     E, X = T.lobpcg(T.tensor(A), k=2, B=T.tensor(B), largest=largest)
-    theirs = torch.lobpcg(torch.tensor(A), k=2, B=torch.tensor(B), largest=largest)[0]
-    np.testing.assert_allclose(E.numpy(), theirs.numpy(), rtol=1e-8)
+    if largest:
+        theirs = torch.lobpcg(torch.tensor(A), k=2, B=torch.tensor(B), largest=largest)[0]
+        np.testing.assert_allclose(E.numpy(), theirs.numpy(), rtol=1e-8)
+    np.testing.assert_allclose(A @ X.numpy(), B @ X.numpy() * E.numpy(), atol=1e-5 * w[-1])
     inverse = T.linalg.inv(T.tensor(A))
     E, _ = T.lobpcg(T.tensor(A), k=2, iK=inverse, largest=largest)
     np.testing.assert_allclose(E.numpy(), expected[:2], rtol=1e-10)
