@@ -24,15 +24,33 @@ from ._compile import compile
 from ._linalg_names import (
     chain_matmul,
     cholesky,
+    cholesky_inverse,
+    cholesky_solve,
     det,
+    eig,
+    geqrf,
     inverse,
     logdet,
+    lstsq,
+    lu,
+    lu_solve,
+    lu_unpack,
+    matrix_exp,
     matrix_power,
+    matrix_rank,
+    orgqr,
+    ormqr,
+    pca_lowrank,
     pinverse,
     qr,
     slogdet,
+    solve,
     svd,
+    svd_lowrank,
+    symeig,
+    triangular_solve,
 )
+from ._lobpcg import lobpcg
 from ._repr import set_printoptions
 from ._tensor import Size, Tensor
 from .autograd import (

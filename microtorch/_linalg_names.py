@@ -6,14 +6,22 @@ from __future__ import annotations
 
 import collections
 import math
+from typing import Any
 
 from . import linalg
+from . import random as _random
 from ._tensor import Tensor
 from ._warn import warn_user
-from .factories import zeros_like
-from .functional import swapaxes, where
+from .factories import eye, zeros_like
+from .functional import _check_broadcast, _check_tensor, matmul, mean, swapaxes, where
+from .ops import linalg as ops
 
 SvdResult = collections.namedtuple("SvdResult", ["U", "S", "V"])
+LuWithInfoResult = collections.namedtuple("LuWithInfoResult", ["LU", "pivots", "info"])
+TriangularSolveResult = collections.namedtuple(
+    "TriangularSolveResult", ["solution", "cloned_coefficient"]
+)
+GeqrfResult = collections.namedtuple("GeqrfResult", ["a", "tau"])
 
 
 def det(input: Tensor) -> Tensor:
@@ -29,6 +37,11 @@ def slogdet(input: Tensor) -> linalg.SlogdetResult:
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """linalg.matrix_power(input, n): input multiplied by itself n times."""
     return linalg.matrix_power(input, n)
+
+
+def matrix_exp(input: Tensor) -> Tensor:
+    """linalg.matrix_exp(input): the exponential of each square matrix."""
+    return linalg.matrix_exp(input)
 
 
 def logdet(input: Tensor) -> Tensor:
@@ -56,6 +69,56 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
         "a future PyTorch release; use linalg.cholesky(A) (or linalg.cholesky(A, upper=True))"
     )
     return linalg.cholesky(input, upper=upper)
+
+
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """X with A @ X = input for A = L @ L.mT given its Cholesky factor input2 = L (A =
+    U.mT @ U, input2 = U, when upper): two triangular solves, reading only input2's
+    triangle; batch dims broadcast."""
+    op = "cholesky_solve"
+    linalg._matrices(input, op, integers=NotImplementedError)
+    linalg._matrices(input2, op, square=True, name="input2", integers=NotImplementedError)
+    if input.dtype is not input2.dtype:
+        raise RuntimeError(
+            f"{op}: Expected b and A to have the same dtype, but found b of type "
+            f"{input.dtype} and A of type {input2.dtype} instead"
+        )
+    if input.shape[-2] != input2.shape[-1]:
+        raise RuntimeError(
+            f"{op}: Incompatible matrix sizes for cholesky_solve: each A matrix is "
+            f"{input2.shape[-1]} by {input2.shape[-1]} but each b matrix is "
+            f"{input.shape[-2]} by {input.shape[-1]}"
+        )
+    _check_broadcast(tuple(input.shape[:-2]), tuple(input2.shape[:-2]), op)
+    with linalg._singular_raises(op, input2):
+        return ops.CholeskySolve.apply(input, input2, upper=upper)
+
+
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
+    """The inverse of A = L @ L.mT (U.mT @ U when upper) from its Cholesky factor input:
+    cholesky_solve of the identity."""
+    linalg._matrices(input, "cholesky_inverse", square=True, integers=NotImplementedError)
+    identity = eye(input.shape[-1], dtype=input.dtype, device=input.device)
+    return cholesky_solve(identity, input, upper)
+
+
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False) -> TriangularSolveResult:  # fmt: skip
+    """(solution, cloned_coefficient): X with A @ X = input (A.mT @ X = input with
+    transpose) for triangular A, and a copy of A; deprecated in PyTorch for
+    linalg.solve_triangular, as the warning says."""
+    warn_user(
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular and "
+        "will be removed in a future PyTorch release; its arguments are reversed there: "
+        "X = torch.linalg.solve_triangular(A, B, upper=upper)"
+    )
+    op = "triangular_solve"
+    linalg._matrices(input, op, integers=NotImplementedError)
+    linalg._matrices(A, op, square=True, name="A", integers=NotImplementedError)
+    T = swapaxes(A, -1, -2) if transpose else A
+    upper = upper != transpose  # (the transpose of an upper triangle is a lower one)
+    X = linalg.solve_triangular(T, input, upper=upper, unitriangular=unitriangular)
+    return TriangularSolveResult(X, A.clone())
 
 
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> SvdResult:
@@ -99,3 +162,159 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
                 f"{i} has shape {tuple(m.shape)})"
             )
     return matrices[0] if len(matrices) == 1 else linalg.multi_dot(matrices)
+
+
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
+    """(LU, pivots) of linalg.lu_factor, with info when get_infos (singular matrices do not
+    raise); deprecated in PyTorch, as the warning says."""
+    warn_user(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release; use LU, pivots = "
+        "torch.linalg.lu_factor(A) (or LU, pivots, info = torch.linalg.lu_factor_ex(A))"
+    )
+    LU, pivots, info = linalg.lu_factor_ex(A, pivot=pivot)
+    return LuWithInfoResult(LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
+              unpack_pivots: bool = True) -> linalg.LUResult:  # fmt: skip
+    """(P, L, U) with A = P @ L @ U from lu_factor's (LU, pivots)."""
+    return linalg.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """linalg.lu_solve(LU_data, LU_pivots, b) (PyTorch's older argument order); deprecated
+    in PyTorch, as the warning says."""
+    warn_user(
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in "
+        "a future PyTorch release; its arguments are reversed there: "
+        "X = torch.linalg.lu_solve(LU, pivots, B)"
+    )
+    return linalg.lu_solve(LU_data, LU_pivots, b)
+
+
+def geqrf(input: Tensor) -> GeqrfResult:
+    """(a, tau): the QR of input in LAPACK's form: R on and above a's diagonal, the
+    Householder vectors below it (their leading 1s not stored) with their scales tau; no
+    gradient (PyTorch has none)."""
+    linalg._matrices(input, "geqrf", integers=NotImplementedError)
+    a, tau = ops.householder_qr_arrays(input.detach().array)
+    return GeqrfResult(Tensor._make(a), Tensor._make(tau))
+
+
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:
+    """linalg.householder_product(input, tau): the Q of geqrf's output."""
+    return linalg.householder_product(input, tau)
+
+
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
+          transpose: bool = False) -> Tensor:  # fmt: skip
+    """Q @ other (Q.mT @ other with transpose; other @ Q, other @ Q.mT when not left) for
+    the full square Q = H_1 ... H_k of geqrf's (input, tau), without forming Q."""
+    op = "ormqr"
+    linalg._matrices(input, op, integers=NotImplementedError)
+    linalg._matrices(other, op, name="other", integers=NotImplementedError)
+    _check_tensor(tau, op, "tau")
+    for name, t in (("tau", tau), ("other", other)):
+        if t.dtype is not input.dtype:
+            raise RuntimeError(f"torch.ormqr: Expected input and {name} to have the same dtype, "
+                               f"but got {input.dtype} and {t.dtype}")  # fmt: skip
+    if other.ndim != input.ndim or tau.ndim != input.ndim - 1:
+        raise RuntimeError(
+            "torch.ormqr: Expected other to have the same number of dimensions as input, and "
+            f"tau one less, but got input.ndim {input.ndim}, other.ndim {other.ndim} and "
+            f"tau.ndim {tau.ndim}"
+        )
+    rows = other.shape[-2] if left else other.shape[-1]
+    if input.shape[-2] != rows:
+        raise RuntimeError(
+            f"torch.ormqr: other.shape[{-2 if left else -1}] must be equal to input.shape[-2], "
+            f"got {tuple(other.shape)} and {tuple(input.shape)}"
+        )
+    if tau.shape[-1] > input.shape[-1]:
+        raise RuntimeError(
+            f"torch.ormqr: tau.shape[-1] must be less than or equal to input.shape[-1], got "
+            f"{tau.shape[-1]} and {input.shape[-1]}"
+        )
+    return linalg.apply_householder(input, tau, other, left, transpose)
+
+
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None
+                ) -> tuple:  # fmt: skip
+    """(U, S, V), A - M ~ U @ diag(S) @ V.mT of rank q, by random projection (Halko,
+    Martinsson and Tropp): Q, an orthonormal basis of (A - M) R for a Gaussian R (n, q) drawn
+    from microtorch's generator, refined by niter power iterations; then the SVD of the
+    small Q.mT (A - M). Differentiable, as its steps are."""
+    op = "svd_lowrank"
+    linalg._matrices(A, op)
+    q = 6 if q is None else q
+    X = A if M is None else A - M
+    if X.shape[-2] < X.shape[-1]:  # work on the tall transpose: U and V swap
+        U, S, V = _svd_lowrank_tall(swapaxes(X, -1, -2), q, niter)
+        return V, S, U
+    return _svd_lowrank_tall(X, q, niter)
+
+
+def _svd_lowrank_tall(X: Tensor, q: int, niter: int) -> tuple:
+    """svd_lowrank for X (..., m, n) with m >= n."""
+    R = _random.randn(X.shape[-1], q, dtype=X.dtype, device=X.device)
+    Q = linalg.qr(matmul(X, R)).Q
+    for _ in range(niter):  # power iterations: Q spans X (X^T X)^i R
+        Q = linalg.qr(matmul(swapaxes(X, -1, -2), Q)).Q
+        Q = linalg.qr(matmul(X, Q)).Q
+    U, S, Vh = linalg.svd(matmul(swapaxes(Q, -1, -2), X), full_matrices=False)
+    return matmul(Q, U), S, swapaxes(Vh, -1, -2)
+
+
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2) -> tuple:
+    """(U, S, V): svd_lowrank of A less its column means (when center), rank q (default
+    min(6, m, n)): V's columns are the principal directions, S^2 / (m - 1) their variances."""
+    op = "pca_lowrank"
+    linalg._matrices(A, op)
+    m, n = A.shape[-2:]
+    q = min(6, m, n) if q is None else q
+    if not (isinstance(q, int) and 0 <= q <= min(m, n)):
+        raise ValueError(
+            f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}"
+        )
+    M = mean(A, -2, keepdim=True) if center else None
+    return svd_lowrank(A, q, niter, M)
+
+
+# PyTorch 2.x keeps these names only to say where their replacements are
+def _removed(name: str, advice: str) -> None:
+    """The RuntimeError PyTorch 2.x raises for a function removed in 1.9."""
+    raise RuntimeError(f"{name} was deprecated in PyTorch 1.9 and is now removed; {advice}")
+
+
+def matrix_rank(*args: Any, **kwargs: Any) -> None:
+    """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.matrix_rank."""
+    _removed("torch.matrix_rank", "use torch.linalg.matrix_rank (its 'symmetric' argument is "
+             "called 'hermitian' there)")  # fmt: skip
+
+
+def lstsq(*args: Any, **kwargs: Any) -> None:
+    """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.lstsq."""
+    _removed("torch.lstsq", "use torch.linalg.lstsq(A, B).solution (A first: the arguments are "
+             "reversed, and no QR is returned; use torch.linalg.qr for that)")  # fmt: skip
+
+
+def solve(*args: Any, **kwargs: Any) -> None:
+    """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.solve."""
+    _removed("torch.solve", "use X = torch.linalg.solve(A, B) for X = torch.solve(B, A).solution "
+             "(the arguments are reversed, and no LU is returned; use torch.linalg.lu_factor "
+             "for that)")  # fmt: skip
+
+
+def eig(*args: Any, **kwargs: Any) -> None:
+    """Removed in PyTorch 1.9: raises RuntimeError (linalg.eig needs complex dtypes)."""
+    _removed("torch.eig", "its replacements torch.linalg.eig and torch.linalg.eigvals return "
+             "complex tensors, which microtorch does not have (for a symmetric matrix use "
+             "torch.linalg.eigh)")  # fmt: skip
+
+
+def symeig(*args: Any, **kwargs: Any) -> None:
+    """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.eigh."""
+    _removed("torch.symeig", "use torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L') for the "
+             "eigenvalues, or torch.linalg.eigh(A, UPLO=...) for both (the default triangle is "
+             "now the lower one)")  # fmt: skip

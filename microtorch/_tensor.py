@@ -1991,6 +1991,18 @@ class Tensor:
 
         return _linalg_names.cholesky(self, upper)
 
+    def cholesky_solve(self, input2: Tensor, upper: bool = False) -> Tensor:
+        """X with A @ X = self, A given by its Cholesky factor input2 (torch.cholesky_solve)."""
+        from . import _linalg_names
+
+        return _linalg_names.cholesky_solve(self, input2, upper)
+
+    def cholesky_inverse(self, upper: bool = False) -> Tensor:
+        """The inverse of A from its Cholesky factor self (torch.cholesky_inverse)."""
+        from . import _linalg_names
+
+        return _linalg_names.cholesky_inverse(self, upper)
+
     def pinverse(self, rcond: float = 1e-15) -> Tensor:
         from . import _linalg_names
 
@@ -2001,6 +2013,12 @@ class Tensor:
 
         return _linalg_names.matrix_power(self, n)
 
+    def matrix_exp(self) -> Tensor:
+        """The exponential of each square matrix (torch.matrix_exp)."""
+        from . import _linalg_names
+
+        return _linalg_names.matrix_exp(self)
+
     def svd(self, some: bool = True, compute_uv: bool = True) -> Any:
         from . import _linalg_names
 
@@ -2010,6 +2028,68 @@ class Tensor:
         from . import _linalg_names
 
         return _linalg_names.qr(self, some)
+
+    def triangular_solve(self, A: Tensor, upper: bool = True, transpose: bool = False,
+                         unitriangular: bool = False) -> Any:  # fmt: skip
+        """(X, A.clone()) with A @ X = self for triangular A (torch.triangular_solve)."""
+        from . import _linalg_names
+
+        return _linalg_names.triangular_solve(self, A, upper, transpose, unitriangular)
+
+    def lu(self, pivot: bool = True, get_infos: bool = False) -> Any:
+        """(LU, pivots[, info]) of self (torch.lu)."""
+        from . import _linalg_names
+
+        return _linalg_names.lu(self, pivot, get_infos)
+
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+        """X with A @ X = self for A given as lu_factor's output (torch.lu_solve)."""
+        from . import _linalg_names
+
+        return _linalg_names.lu_solve(self, LU_data, LU_pivots)
+
+    def geqrf(self) -> Any:
+        """(a, tau): the QR of self in LAPACK's form (torch.geqrf)."""
+        from . import _linalg_names
+
+        return _linalg_names.geqrf(self)
+
+    def orgqr(self, input2: Tensor) -> Tensor:
+        """The Q of geqrf's (self, input2) (torch.orgqr)."""
+        from . import _linalg_names
+
+        return _linalg_names.orgqr(self, input2)
+
+    def ormqr(self, input2: Tensor, input3: Tensor, left: bool = True,
+              transpose: bool = False) -> Tensor:  # fmt: skip
+        """Q @ input3 (or Q.mT @, @ Q, @ Q.mT) for Q of geqrf's (self, input2) (torch.ormqr)."""
+        from . import _linalg_names
+
+        return _linalg_names.ormqr(self, input2, input3, left, transpose)
+
+    def lstsq(self, *args: Any, **kwargs: Any) -> None:
+        """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.lstsq."""
+        from . import _linalg_names
+
+        return _linalg_names.lstsq(self, *args, **kwargs)
+
+    def solve(self, *args: Any, **kwargs: Any) -> None:
+        """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.solve."""
+        from . import _linalg_names
+
+        return _linalg_names.solve(self, *args, **kwargs)
+
+    def eig(self, *args: Any, **kwargs: Any) -> None:
+        """Removed in PyTorch 1.9: raises RuntimeError (linalg.eig needs complex dtypes)."""
+        from . import _linalg_names
+
+        return _linalg_names.eig(self, *args, **kwargs)
+
+    def symeig(self, *args: Any, **kwargs: Any) -> None:
+        """Removed in PyTorch 1.9: raises RuntimeError pointing to linalg.eigh."""
+        from . import _linalg_names
+
+        return _linalg_names.symeig(self, *args, **kwargs)
 
     def dist(self, other: Tensor, p: float = 2.0) -> Tensor:
         """The p-norm of self - other over all elements (torch.dist)."""

@@ -3,8 +3,11 @@
 Every function takes batches of matrices in the last two dims (leading dims are a batch,
 broadcast where PyTorch broadcasts them) and computes on NumPy's or CuPy's ``linalg``.
 Their gradients are the classic formulas, written next to the forwards in
-``microtorch/ops/linalg.py``; the rest (norms, matrix_power, multi_dot, lstsq...) are
-compositions of differentiable ops.
+``microtorch/ops/linalg.py``; the rest (norms, matrix_power, multi_dot, lstsq, cond,
+lu_solve, householder_product...) are compositions of differentiable ops. NumPy has no LU
+or LDL^T with LAPACK's pivots, so lu_factor (getrf) and ldl_factor (sytrf, in
+``microtorch/ops/ldl.py``) are written out here, with the same pivots and info as
+PyTorch's.
 
 Differences from PyTorch:
 - a singular or non-positive-definite matrix raises ``LinAlgError`` on the CPU; on a GPU
@@ -17,7 +20,16 @@ Differences from PyTorch:
 - qr(mode="r") has a gradient (PyTorch's backward raises);
 - pinv and matrix_rank accept ``hermitian`` but always use the SVD (same results);
 - lstsq returns what PyTorch's default CPU driver does: the solution, an empty residuals
-  and singular_values, and the rank, whatever ``driver`` says.
+  and singular_values, and the rank, whatever ``driver`` says;
+- inv_ex and solve_ex give nan for the matrices whose info is nonzero (PyTorch's values
+  there come from a division by zero: inf and nan);
+- cond's gradient for p in ("fro", inf, -inf, 1, -1) is computed (PyTorch 2.13's backward
+  raises an in-place error there);
+- ldl_factor and ldl_solve factorise each matrix of a batch in a Python loop (the pivot
+  choices differ between matrices), and, as PyTorch's, have no gradient: their results do
+  not require grad (PyTorch's raise when backward reaches them);
+- lu_factor(pivot=False) runs on CUDA tensors (PyTorch's needs cuSOLVER there too) and is
+  refused on the CPU, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ from __future__ import annotations
 import builtins
 import collections
 import contextlib
+import math
 import operator
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -36,19 +49,32 @@ from . import functional as F
 from ._tensor import Tensor
 from .factories import eye, ones_like
 from .functional import _vector_norm, matmul
+from .ops import ldl as _ldl
 from .ops import linalg as ops
 
 __all__ = [
     "LinAlgError",
     "cholesky",
+    "cholesky_ex",
+    "cond",
     "cross",
     "det",
     "diagonal",
     "eigh",
     "eigvalsh",
+    "householder_product",
     "inv",
+    "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",
@@ -58,9 +84,13 @@ __all__ = [
     "qr",
     "slogdet",
     "solve",
+    "solve_ex",
     "solve_triangular",
     "svd",
     "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
     "vecdot",
     "vector_norm",
 ]
@@ -78,6 +108,14 @@ SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 LstsqResult = collections.namedtuple(
     "LstsqResult", ["solution", "residuals", "rank", "singular_values"]
 )
+InvExResult = collections.namedtuple("InvExResult", ["inverse", "info"])
+SolveExResult = collections.namedtuple("SolveExResult", ["result", "info"])
+CholeskyExResult = collections.namedtuple("CholeskyExResult", ["L", "info"])
+LUFactorResult = collections.namedtuple("LUFactorResult", ["LU", "pivots"])
+LUFactorExResult = collections.namedtuple("LUFactorExResult", ["LU", "pivots", "info"])
+LUResult = collections.namedtuple("LUResult", ["P", "L", "U"])
+LDLFactorResult = collections.namedtuple("LDLFactorResult", ["LD", "pivots"])
+LDLFactorExResult = collections.namedtuple("LDLFactorExResult", ["LD", "pivots", "info"])
 
 
 # ---------------------------------------------------------------- argument checks
@@ -192,6 +230,30 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
     return _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype, op)
 
 
+def cond(A: Tensor, p: Any = None) -> Tensor:
+    """The condition number of each matrix in the p-norm: largest / smallest singular value
+    for p None or 2 (the reverse for -2, any m x n), else matrix_norm(A, p) *
+    matrix_norm(inv(A), p) for square A ("fro", "nuc", inf, -inf, 1, -1), inf where A is
+    singular."""
+    op = "linalg.cond"
+    _matrices(A, op)
+    if p is None or (not isinstance(p, str) and p in (2, -2)):
+        s = svdvals(A)
+        if s.shape[-1] == 0:  # empty matrices: 0, as in PyTorch
+            return F.sum(s, -1)
+        largest, smallest = s[..., 0], s[..., -1]
+        return smallest / largest if p == -2 else largest / smallest
+    if p not in ("fro", "nuc", 1, -1, float("inf"), -float("inf")):
+        raise RuntimeError(
+            f"{op} got an invalid norm type: {p}; use None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1"
+        )
+    _matrices(A, f"{op}(ord={p})", square=True)
+    info = _singular_info(A, op, False)
+    invertible = _identity_where_singular(info, A)
+    product = matrix_norm(invertible, p) * matrix_norm(inv(invertible), p)
+    return F.where(info > 0, float("inf"), product)
+
+
 # ---------------------------------------------------------------- determinants and inverses
 def det(A: Tensor) -> Tensor:
     """The determinant of each square matrix."""
@@ -212,6 +274,57 @@ def inv(A: Tensor) -> Tensor:
         return ops.Inv.apply(_matrices(A, "linalg.inv", square=True))
 
 
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> InvExResult:
+    """(inverse, info): inv(A) without raising for singular matrices; info (int32, one per
+    matrix) is 0 where A is invertible, else the 1-based index of the first zero on U's
+    diagonal in A = P L U, whose inverse is then nan. check_errors raises LinAlgError
+    instead."""
+    op = "linalg.inv_ex"
+    _matrices(A, op, square=True)
+    info = _singular_info(A, op, check_errors)
+    return InvExResult(_where_invertible(info, A, inv), info)
+
+
+def _singular_info(A: Tensor, op: str, check_errors: bool) -> Tensor:
+    """LAPACK's info for square A: 0 for each invertible matrix, else 1 + the index of the
+    first zero U[j, j] of its LU; with check_errors, LinAlgError naming the first."""
+    info = ops.lu_factor_arrays(A.detach().array)[2]
+    if check_errors:
+        _raise_on_info(info, op, "The diagonal element {} is zero, the inversion could not "
+                       "be completed because the input matrix is singular")  # fmt: skip
+    return Tensor._make(info)
+
+
+def _raise_on_info(info: Any, op: str, message: str) -> None:
+    """LinAlgError for the first matrix whose info is positive, ``message`` formatted with it
+    (and "(Batch element i)" for a batch), as PyTorch's check_errors."""
+    failed = F.backend.xp_of(info).flatnonzero(info.reshape(-1) > 0)
+    if failed.size:
+        i = int(failed[0])
+        where = f"(Batch element {i}): " if info.ndim else ""
+        raise LinAlgError(f"{op}: {where}{message.format(int(info.reshape(-1)[i]))}")
+
+
+def _where_invertible(info: Tensor, A: Tensor, solver: Any) -> Tensor:
+    """solver(A) for the matrices whose info is 0 and nan for the others (solved as the
+    identity, so that the batch computes and their gradient is 0); the result may be a batch
+    of vectors or of matrices, its batch dims A's or broadcast from them."""
+    if not bool((info > 0).any()):
+        return solver(A)
+    result = solver(_identity_where_singular(info, A))
+    failed = F.unsqueeze(F.unsqueeze(info > 0, -1), -1)
+    if result.ndim == A.ndim - 1:  # vectors (..., n)
+        failed = F.squeeze(failed, -1)
+    return F.where(failed, math.nan, result)
+
+
+def _identity_where_singular(info: Tensor, A: Tensor) -> Tensor:
+    """A with its singular matrices (info > 0) replaced by the identity: invertible, and the
+    replaced ones take no gradient."""
+    failed = F.unsqueeze(F.unsqueeze(info > 0, -1), -1)
+    return F.where(failed, eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
+
+
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """X with A @ X = B (or X @ A = B when left=False) for square A. B is a batch of vectors
     when it is 1-D or has A's shape without its last dim, otherwise of matrices; batch dims
@@ -225,6 +338,16 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     if B.ndim < 2:
         raise RuntimeError(f"{op}: B must be a vector or a matrix, got shape {tuple(B.shape)}")
     return _solve_matrices(A, B, left, op)
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False
+             ) -> SolveExResult:  # fmt: skip
+    """(result, info): solve(A, B, left=left) without raising for singular A; info as in
+    inv_ex (the result is nan for those matrices), LinAlgError with check_errors."""
+    op = "linalg.solve_ex"
+    _matrices(A, op, square=True)
+    info = _singular_info(A, op, check_errors)
+    return SolveExResult(_where_invertible(info, A, lambda M: solve(M, B, left=left)), info)
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
@@ -311,6 +434,15 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
     return result
 
 
+def matrix_exp(A: Tensor) -> Tensor:
+    """exp(A) = I + A + A^2 / 2! + ... of each square matrix (scaling and squaring with a
+    Pade approximant); float16 is computed in float32 (NumPy has no float16 solve)."""
+    _matrices(A, "linalg.matrix_exp", square=True, float16=True)
+    if A.dtype is _dtypes.float16:
+        return F.cast(ops.MatrixExp.apply(F.cast(A, _dtypes.float32)), _dtypes.float16)
+    return ops.MatrixExp.apply(A)
+
+
 def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     """The product of a chain of matrices; the first may be a 1-D row vector and the last a
     1-D column vector, as in PyTorch."""
@@ -334,6 +466,62 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     for t in tensors[1:]:
         result = matmul(result, t)
     return result
+
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix of the vectors in x's last dim: x (..., n) gives (..., n, N)
+    with columns x^0, x^1, ..., x^(N-1) (N = n by default), by repeated products."""
+    F._check_tensor(x, "linalg.vander", "x")
+    if x.ndim == 0:
+        raise RuntimeError("linalg.vander: x must have at least one dimension, got a 0-d tensor")
+    if x.dtype is _dtypes.bool:
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got Bool"
+        )
+    N = x.shape[-1] if N is None else N
+    if N <= 1:
+        raise RuntimeError(f"linalg.vander: N must be greater than 1, got N={N}")
+    columns = [ones_like(x), x]
+    while len(columns) < N:
+        columns.append(F.mul(columns[-1], x))
+    return F.stack(columns, -1)
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    """The inverse of A read as a matrix with A.shape[:ind] as rows and A.shape[ind:] as
+    columns (their products equal), shaped A.shape[ind:] + A.shape[:ind]: then
+    tensordot(tensorinv(A, ind), A, ind) is the identity."""
+    op = "linalg.tensorinv"
+    F._check_tensor(A, op, "A")
+    if ind <= 0:
+        raise RuntimeError(f"{op}: Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    if math.prod(rows) != math.prod(cols):
+        raise RuntimeError(
+            f"{op}: Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+            f"prod(self.shape[:ind]), but got {math.prod(cols)} != {math.prod(rows)} "
+            f"(shape {tuple(A.shape)}, ind={ind})"
+        )
+    return F.reshape(inv(F.reshape(A, (math.prod(rows), math.prod(cols)))), cols + rows)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tensor:
+    """X with tensordot(A, X, X.ndim) = B: A read as a matrix with B's dims as rows and the
+    rest, A.shape[B.ndim:], as columns (X's shape). ``dims``: dims of A moved to its end
+    first."""
+    op = "linalg.tensorsolve"
+    F._check_tensor(A, op, "A"), F._check_tensor(B, op, "B")
+    if dims is not None:
+        A = F.movedim(A, tuple(dims), tuple(range(A.ndim - len(dims), A.ndim)))
+    rows, cols = tuple(A.shape[: B.ndim]), tuple(A.shape[B.ndim :])
+    if math.prod(rows) != math.prod(cols):
+        raise RuntimeError(
+            f"{op}: Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+            f"prod(self.shape[:other.ndim]), but got {math.prod(cols)} != {math.prod(rows)} "
+            f"(A of shape {tuple(A.shape)}, B of shape {tuple(B.shape)})"
+        )
+    n = math.prod(cols)
+    return F.reshape(solve(F.reshape(A, (n, n)), F.reshape(B, (n,))), cols)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
@@ -445,6 +633,28 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     return F.swapaxes(L, -1, -2) if upper else L
 
 
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False
+                ) -> CholeskyExResult:  # fmt: skip
+    """(L, info): cholesky(A, upper=upper) without raising; info (int32, one per matrix) is 0
+    where A is positive-definite, else the order of its first leading minor that is not, and
+    L is then the factor computed up to that column (as PyTorch's, not meant for use).
+    check_errors raises LinAlgError instead."""
+    op = "linalg.cholesky_ex"
+    _matrices(A, op, square=True)
+    partial, info = ops.cholesky_arrays(A.detach().array)
+    if check_errors:
+        _raise_on_info(info, op, "The factorization could not be completed because the input "
+                       "is not positive-definite (the leading minor of order {} is not "
+                       "positive-definite).")  # fmt: skip
+    info = Tensor._make(info)
+    if bool((info > 0).any()):
+        failed = F.unsqueeze(F.unsqueeze(info > 0, -1), -1)
+        L = F.where(failed, Tensor._make(partial), cholesky(_identity_where_singular(info, A)))
+    else:
+        L = cholesky(A)
+    return CholeskyExResult(F.swapaxes(L, -1, -2) if upper else L, info)
+
+
 def qr(A: Tensor, mode: str = "reduced") -> QRResult:
     """(Q, R) with A = Q @ R, Q's columns orthonormal and R upper triangular: Q (m, k) and
     R (k, n), k = min(m, n), for "reduced"; Q (m, m) and R (m, n) for "complete"; an
@@ -463,6 +673,48 @@ def qr(A: Tensor, mode: str = "reduced") -> QRResult:
     if mode == "r":
         Q = Tensor._make(xp.zeros((0,), dtype=A.array.dtype))
     return QRResult(Q, R)
+
+
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    """The first n columns of H_1 H_2 ... H_k for A (..., m, n), m >= n >= k, with H_i = I -
+    tau_i v_i v_i^T, v_i column i of A below the diagonal with a 1 on it (LAPACK's orgqr:
+    geqrf's output gives the Q of the QR)."""
+    op = "linalg.householder_product"
+    _matrices(A, op, integers=NotImplementedError)
+    F._check_tensor(tau, op, "tau")
+    if tau.dtype is not A.dtype:
+        raise RuntimeError(f"{op}: tau dtype {tau.dtype} does not match input dtype {A.dtype}")
+    m, n = A.shape[-2:]
+    if tau.ndim != A.ndim - 1:
+        raise RuntimeError(
+            f"{op}: Expected tau to have one dimension less than input, but got tau.ndim "
+            f"equal to {tau.ndim} and input.ndim is equal to {A.ndim}"
+        )
+    if m < n:
+        raise RuntimeError(f"{op}: input.shape[-2] must be greater than or equal to "
+                           f"input.shape[-1], got shape {tuple(A.shape)}")  # fmt: skip
+    if n < tau.shape[-1]:
+        raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to "
+                           f"tau.shape[-1], got {n} and {tau.shape[-1]}")  # fmt: skip
+    identity = eye(m, n, dtype=A.dtype, device=A.device)
+    return apply_householder(A, tau, identity, left=True, transpose=False)
+
+
+def apply_householder(A: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: bool) -> Tensor:
+    """Q C (Q^T C with transpose; C Q, C Q^T when not left) for Q = H_1 ... H_k, H_i = I -
+    tau_i v_i v_i^T and v_i the unit lower triangular columns of A (..., mn, k'), k =
+    tau.shape[-1]: each H_i applied in turn, as differentiable ops."""
+    k = tau.shape[-1]
+    ones = eye(A.shape[-2], A.shape[-1], dtype=A.dtype, device=A.device)
+    V = F.tril(A, -1) + ones  # (the ones on the diagonal take no gradient)
+    order = range(k - 1, -1, -1) if left != transpose else range(k)  # H_k first, or H_1
+    for i in order:
+        v, t = V[..., :, i], F.unsqueeze(F.unsqueeze(tau[..., i], -1), -1)
+        if left:  # H C = C - tau v (v^T C)
+            C = C - t * matmul(F.unsqueeze(v, -1), matmul(F.unsqueeze(v, -2), C))
+        else:  # C H = C - tau (C v) v^T
+            C = C - t * matmul(matmul(C, F.unsqueeze(v, -1)), F.unsqueeze(v, -2))
+    return C
 
 
 def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
@@ -521,3 +773,165 @@ def _check_svd_driver(A: Tensor, driver: str | None, op: str) -> None:
         raise RuntimeError(
             f"{op}: driver must be one of 'gesvd', 'gesvdj', 'gesvda' (or None), got {driver!r}"
         )
+
+
+# ---------------------------------------------------------------- LU
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False
+                 ) -> LUFactorExResult:  # fmt: skip
+    """(LU, pivots, info): A = P L U with partial pivoting, packed as LAPACK's getrf: L
+    (unit lower triangular) below LU's diagonal, U on and above it; pivots (int32, 1-based)
+    name the row swapped with row j at step j; info (int32) is 0, or 1 + the index of U's
+    first zero diagonal entry (check_errors raises then). Without pivot (CUDA only, as in
+    PyTorch), no rows are swapped."""
+    op = "linalg.lu_factor_ex"
+    lu, pivots, info = _lu_arrays(A, pivot, op)
+    if check_errors:
+        _check_lu_info(info, op)
+    LU = ops.LuFactor.apply(A, lu=lu, pivots=pivots)
+    return LUFactorExResult(LU, Tensor._make(pivots), Tensor._make(info))
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> LUFactorResult:
+    """(LU, pivots) of lu_factor_ex, raising RuntimeError where U has a zero on its diagonal
+    (the factorisation is still there in lu_factor_ex and lu)."""
+    op = "linalg.lu_factor"
+    lu, pivots, info = _lu_arrays(A, pivot, op)
+    _check_lu_info(info, op)
+    return LUFactorResult(ops.LuFactor.apply(A, lu=lu, pivots=pivots), Tensor._make(pivots))
+
+
+def _lu_arrays(A: Tensor, pivot: bool, op: str) -> tuple:
+    """The checks of the LU functions, then (lu, pivots, info) arrays of A."""
+    _matrices(A, op, integers=NotImplementedError)
+    if not pivot and A.device.type != "cuda":
+        raise RuntimeError(f"{op}: LU without pivoting is not implemented on the CPU, as in "
+                           "PyTorch; use pivot=True")  # fmt: skip
+    return ops.lu_factor_arrays(A.detach().array, pivot)
+
+
+def _check_lu_info(info: Any, op: str) -> None:
+    """PyTorch's RuntimeError for an LU whose U has a zero on its diagonal."""
+    failed = F.backend.xp_of(info).flatnonzero(info.reshape(-1) > 0)
+    if failed.size:
+        j = int(info.reshape(-1)[int(failed[0])])
+        raise RuntimeError(
+            f"{op}: U[{j},{j}] is zero and using it on lu_solve would result in a division by "
+            "zero. If you still want to perform the factorization, consider calling "
+            "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        )
+
+
+def lu(A: Tensor, *, pivot: bool = True) -> LUResult:
+    """(P, L, U) with A = P @ L @ U: P a permutation, L (m, k) unit lower triangular, U (k, n)
+    upper triangular, k = min(m, n). Singular matrices are factorised too."""
+    LU, pivots, _ = lu_factor_ex(A, pivot=pivot)
+    return LUResult(*lu_unpack(LU, pivots))
+
+
+def lu_unpack(LU: Tensor, pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True
+              ) -> LUResult:  # fmt: skip
+    """(P, L, U) from lu_factor's packed LU and pivots (L, U empty without unpack_data, P
+    empty without unpack_pivots)."""
+    op = "lu_unpack"
+    _matrices(LU, op, name="LU_data")
+    F._check_tensor(pivots, op, "LU_pivots")
+    m, n = LU.shape[-2:]
+    k = builtins.min(m, n)
+    xp = F.backend.xp_of(LU.array)
+    empty = Tensor._make(xp.zeros((0,), dtype=LU.array.dtype))
+    if unpack_data:
+        L = F.tril(LU, -1)[..., :, :k] + eye(m, k, dtype=LU.dtype, device=LU.device)
+        U = F.triu(LU)[..., :k, :]
+    else:
+        L, U = empty, Tensor._make(empty.array.copy())
+    P = empty
+    if unpack_pivots:
+        if pivots.dtype.is_floating_point or pivots.shape[-1:] != (k,):
+            raise RuntimeError(
+                f"{op}: LU_pivots must be an integer tensor of shape (..., {k}) for LU of "
+                f"shape {tuple(LU.shape)}, got {pivots.dtype} of shape {tuple(pivots.shape)}"
+            )
+        P = Tensor._make(ops.permutation_matrix(pivots.array, m, LU.array.dtype))
+    return LUResult(P, L, U)
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
+             adjoint: bool = False) -> Tensor:  # fmt: skip
+    """X with A @ X = B (A^T @ X = B with adjoint; X @ A = B, X @ A^T = B when not left) for
+    A = P L U given as lu_factor's (LU, pivots): two triangular solves and the permutation,
+    differentiable in LU and B."""
+    op = "linalg.lu_solve"
+    _matrices(LU, op, square=True, name="LU")
+    _matrices(B, op, name="B")
+    n = LU.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(
+            f"{op}: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    P, L, U = lu_unpack(LU, pivots)
+    Lt, Ut, Pt = (F.swapaxes(t, -1, -2) for t in (L, U, P))
+    if left and not adjoint:  # P L U X = B
+        Y = solve_triangular(L, matmul(Pt, B), upper=False, unitriangular=True)
+        return solve_triangular(U, Y, upper=True)
+    if left:  # U^T L^T P^T X = B
+        Y = solve_triangular(Lt, solve_triangular(Ut, B, upper=False), upper=True,
+                             unitriangular=True)  # fmt: skip
+        return matmul(P, Y)
+    if not adjoint:  # X P L U = B
+        Y = solve_triangular(U, B, upper=True, left=False)
+        return matmul(solve_triangular(L, Y, upper=False, left=False, unitriangular=True), Pt)
+    Y = solve_triangular(Lt, matmul(B, P), upper=True, left=False, unitriangular=True)
+    return solve_triangular(Ut, Y, upper=False, left=False)  # X U^T L^T P^T = B
+
+
+# ---------------------------------------------------------------- LDL
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False
+                  ) -> LDLFactorExResult:  # fmt: skip
+    """(LD, pivots, info): A = L D L^T for symmetric A (its lower triangle read), with
+    Bunch-Kaufman pivoting, in LAPACK's sytrf form (microtorch/ops/ldl.py says how to read
+    it); info (int32) is 1 + the first column with an exactly singular block of D, else 0.
+    ``hermitian`` is the same as symmetric for real matrices. No gradient, as in PyTorch."""
+    op = "linalg.ldl_factor_ex"
+    _matrices(A, op, square=True)
+    ld, pivots, info = _ldl.ldl_factor_arrays(A.detach().array)
+    if check_errors:
+        _raise_on_info(info, op, "The factorization could not be completed because the block "
+                       "diagonal matrix D has a zero block at column {}")  # fmt: skip
+    return LDLFactorExResult(Tensor._make(ld), Tensor._make(pivots), Tensor._make(info))
+
+
+def ldl_factor(A: Tensor, *, hermitian: bool = False) -> LDLFactorResult:
+    """(LD, pivots) of ldl_factor_ex, raising RuntimeError where D is exactly singular."""
+    LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
+    failed = F.backend.xp_of(info.array).flatnonzero(info.array.reshape(-1) > 0)
+    if failed.size:
+        raise RuntimeError(
+            f"linalg.ldl_factor: the block diagonal D of the input of shape {tuple(A.shape)} is "
+            f"singular (a zero block at column {int(info.array.reshape(-1)[int(failed[0])])}); "
+            "linalg.ldl_factor_ex returns the factorisation with info instead"
+        )
+    return LDLFactorResult(LD, pivots)
+
+
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
+    """X with A @ X = B for A given by ldl_factor's (LD, pivots); batch dims broadcast. No
+    gradient, as in PyTorch."""
+    op = "linalg.ldl_solve"
+    _matrices(LD, op, square=True, name="LD")
+    _matrices(B, op, name="B")
+    F._check_tensor(pivots, op, "pivots")
+    if B.dtype is not LD.dtype:
+        raise RuntimeError(
+            f"{op}: Expected b and A to have the same dtype, but found b of type {B.dtype} and "
+            f"A of type {LD.dtype} instead"
+        )
+    n = LD.shape[-1]
+    if B.shape[-2] != n or tuple(pivots.shape) != tuple(LD.shape[:-1]):
+        raise RuntimeError(
+            f"{op}: Incompatible matrix sizes: each A matrix is {n} by {n} (pivots "
+            f"{tuple(pivots.shape)}) but each b matrix is {B.shape[-2]} by {B.shape[-1]}"
+        )
+    F._check_broadcast(tuple(LD.shape[:-2]), tuple(B.shape[:-2]), op)
+    arrays = (t.detach().array for t in (LD, pivots, B))
+    return Tensor._make(_ldl.ldl_solve_arrays(*arrays))

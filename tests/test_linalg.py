@@ -15,11 +15,16 @@ import microtorch
 torch = pytest.importorskip("torch")
 
 TOP_LEVEL = ["det", "logdet", "slogdet", "inverse", "cholesky", "pinverse", "matrix_power",
-             "svd", "qr"]  # fmt: skip
+             "svd", "qr", "matrix_exp", "cholesky_solve", "cholesky_inverse", "triangular_solve",
+             "lu", "lu_solve", "geqrf", "orgqr", "ormqr", "lstsq", "solve", "eig",
+             "symeig"]  # fmt: skip
+TOP_LEVEL_ONLY = ["lu_unpack", "svd_lowrank", "pca_lowrank", "matrix_rank", "lobpcg"]  # (no method)
 LINALG = ["vector_norm", "matrix_norm", "norm", "det", "slogdet", "inv", "solve", "cholesky",
           "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "multi_dot",
           "cross", "vecdot", "diagonal", "matmul", "solve_triangular", "matrix_rank", "lstsq",
-          "LinAlgError"]  # fmt: skip
+          "LinAlgError", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "inv_ex",
+          "solve_ex", "cholesky_ex", "cond", "vander", "tensorinv", "tensorsolve",
+          "householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve"]  # fmt: skip
 
 
 def _pair(array: np.ndarray) -> tuple:
@@ -30,6 +35,12 @@ def _pair(array: np.ndarray) -> tuple:
 def test_top_level_names_and_methods_exist_as_in_pytorch(name: str) -> None:
     assert hasattr(torch, name) and hasattr(microtorch, name)
     assert hasattr(torch.Tensor, name) and hasattr(microtorch.Tensor, name)
+
+
+@pytest.mark.parametrize("name", TOP_LEVEL_ONLY)
+def test_top_level_names_without_methods_exist_as_in_pytorch(name: str) -> None:
+    assert hasattr(torch, name) and hasattr(microtorch, name)
+    assert not hasattr(torch.Tensor, name) and not hasattr(microtorch.Tensor, name)
 
 
 @pytest.mark.parametrize("name", LINALG)
@@ -631,3 +642,531 @@ def test_this_round_s_linalg_paths_on_every_device(device: str) -> None:
         T.linalg.svdvals(batch, driver="gesvd") if device == "cpu" else T.linalg.svdvals(
             batch, driver="nope"
         )
+
+
+# ---------------------------------------------------------------- matrix_exp, LU, the _ex forms...
+def _fields(result: tuple) -> tuple:
+    """A namedtuple's or a torch.return_types result's field names."""
+    return getattr(result, "_fields", None) or type(result).__match_args__
+
+
+def _rng_matrix(*shape: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1e-1, 1.0, 10.0, 100.0])
+def test_matrix_exp_to_float64_precision_as_pytorch(scale: float) -> None:
+    """Norms from 1e-3 to 1e2: within a few ulps of PyTorch (relative to the largest entry),
+    and exp(A) exp(-A) = I where that is representable."""
+    a = _rng_matrix(2, 5, 5) * scale / 3
+    ours = microtorch.linalg.matrix_exp(microtorch.tensor(a)).numpy()
+    theirs = torch.linalg.matrix_exp(torch.tensor(a)).numpy()
+    assert np.abs(ours - theirs).max() <= 1e-13 * np.abs(theirs).max()
+    if scale <= 1:
+        inverse = microtorch.linalg.matrix_exp(microtorch.tensor(-a)).numpy()
+        assert np.abs(ours @ inverse - np.eye(5)).max() < 1e-14
+
+
+def test_matrix_exp_of_known_matrices_and_its_gradient_at_large_norm() -> None:
+    T = microtorch
+    rotation = T.linalg.matrix_exp(T.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=T.float64))
+    np.testing.assert_allclose(
+        rotation.numpy(), [[math.cos(1), -math.sin(1)], [math.sin(1), math.cos(1)]], atol=1e-15
+    )
+    nilpotent = T.matrix_exp(T.tensor([[0.0, 2.0], [0.0, 0.0]], dtype=T.float64))
+    assert nilpotent.tolist() == [[1.0, 2.0], [0.0, 1.0]]
+    a = _rng_matrix(3, 3, seed=1) * 30
+    x, y = T.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    w = _rng_matrix(3, 3, seed=2)
+    (T.linalg.matrix_exp(x) * T.tensor(w)).sum().backward()
+    (torch.linalg.matrix_exp(y) * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-9)
+    half = T.linalg.matrix_exp(T.eye(2).half())
+    assert half.dtype is T.float16 and abs(half[0, 0].item() - math.e) < 2e-3
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 5, 3), (3, 2, 6), (1, 1), (0, 3, 3), (0, 0)])
+def test_lu_factor_pivots_and_info_as_pytorch(shape: tuple) -> None:
+    """LAPACK's packing and 1-based int32 pivots; P, L, U of linalg.lu; the namedtuples'
+    field names."""
+    a, t = _pair(_rng_matrix(*shape, seed=3))
+    ours, theirs = microtorch.linalg.lu_factor_ex(a), torch.linalg.lu_factor_ex(t)
+    assert _fields(ours) == _fields(theirs) == ("LU", "pivots", "info")
+    assert ours.pivots.dtype is microtorch.int32 and ours.info.dtype is microtorch.int32
+    assert ours.pivots.tolist() == theirs.pivots.tolist()
+    assert ours.info.tolist() == theirs.info.tolist()
+    np.testing.assert_allclose(ours.LU.numpy(), theirs.LU.numpy(), atol=1e-14)
+    assert _fields(microtorch.linalg.lu_factor(a)) == _fields(torch.linalg.lu_factor(t))
+    plu, tplu = microtorch.linalg.lu(a), torch.linalg.lu(t)
+    assert _fields(plu) == _fields(tplu) == ("P", "L", "U")
+    for o, r in zip(plu, tplu):
+        assert o.shape == r.shape
+        np.testing.assert_allclose(o.numpy(), r.numpy(), atol=1e-14)
+
+
+def test_lu_of_singular_matrices_as_pytorch() -> None:
+    """lu_factor raises (RuntimeError); lu_factor_ex gives the factorisation and info; lu
+    and torch.lu factorise singular matrices without raising."""
+    singular = np.array([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0],
+                        [0.0, 0.0]]])  # fmt: skip
+    a, t = _pair(singular)
+    with pytest.raises(RuntimeError, match="is zero"):
+        torch.linalg.lu_factor(t)
+    with pytest.raises(RuntimeError, match="is zero"):
+        microtorch.linalg.lu_factor(a)
+    with pytest.raises(RuntimeError, match="is zero"):
+        microtorch.linalg.lu_factor_ex(a, check_errors=True)
+    ours, theirs = microtorch.linalg.lu_factor_ex(a), torch.linalg.lu_factor_ex(t)
+    assert ours.info.tolist() == theirs.info.tolist() == [2, 0, 1]
+    assert ours.pivots.tolist() == theirs.pivots.tolist()
+    np.testing.assert_allclose(ours.LU.numpy(), theirs.LU.numpy())
+    with pytest.warns(UserWarning, match="torch.lu is deprecated"):
+        LU, pivots, info = microtorch.lu(a, get_infos=True)
+    assert info.tolist() == [2, 0, 1]
+    with pytest.warns(UserWarning, match="torch.lu is deprecated"):
+        assert len(microtorch.lu(a)) == 2
+    P, L, U = microtorch.linalg.lu(a)
+    np.testing.assert_allclose((P @ L @ U).numpy(), singular)
+
+
+def test_lu_errors_as_pytorch() -> None:
+    T = microtorch
+    with pytest.raises(RuntimeError, match="not implemented on the CPU"):
+        T.linalg.lu_factor(T.eye(2), pivot=False)
+    with pytest.raises(RuntimeError, match="not implemented on the CPU"):
+        torch.linalg.lu_factor(torch.eye(2), pivot=False)
+    for module in (T, torch):
+        with pytest.raises(NotImplementedError):
+            module.linalg.lu_factor(module.ones(2, 2, dtype=module.int64))
+        with pytest.raises(RuntimeError, match="2 or more dimensions|at least 2 dimensions"):
+            module.linalg.lu_factor(module.ones(3))
+        LU, pivots = module.linalg.lu_factor(module.eye(3))
+        with pytest.raises(RuntimeError, match="Incompatible shapes"):
+            module.linalg.lu_solve(LU, pivots, module.ones(4, 2))
+        with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+            module.linalg.lu_solve(LU, pivots, module.ones(3))
+        with pytest.raises(RuntimeError, match="square"):
+            module.linalg.lu_solve(module.ones(3, 2), pivots[:2], module.ones(3, 1))
+
+
+def test_lu_unpack_flags_and_lu_solve_warning_as_pytorch() -> None:
+    a, t = _pair(_rng_matrix(4, 3, seed=4))
+    ours = microtorch.lu_unpack(*microtorch.linalg.lu_factor(a), unpack_data=False)
+    theirs = torch.lu_unpack(*torch.linalg.lu_factor(t), unpack_data=False)
+    assert _fields(ours) == _fields(theirs)
+    assert [tuple(x.shape) for x in ours] == [tuple(x.shape) for x in theirs] == [(4, 4), (0,),
+                                                                                  (0,)]  # fmt: skip
+    ours = microtorch.lu_unpack(*microtorch.linalg.lu_factor(a), unpack_pivots=False)
+    assert tuple(ours.P.shape) == (0,) and tuple(ours.L.shape) == (4, 3)
+    b = microtorch.tensor(_rng_matrix(3, 3, seed=5))
+    with pytest.warns(UserWarning, match="lu_solve is deprecated"):
+        x = microtorch.lu_solve(microtorch.ones(3, 1, dtype=microtorch.float64),
+                                *microtorch.linalg.lu_factor(b))  # fmt: skip
+    np.testing.assert_allclose((b @ x).numpy(), np.ones((3, 1)), atol=1e-12)
+
+
+def test_lu_gradients_pass_gradcheck_on_well_conditioned_matrices() -> None:
+    """lu_factor / lu (square, tall, wide, batched) and lu_solve in both LU and B."""
+    T = microtorch
+    from microtorch.autograd import gradcheck
+
+    for shape in [(3, 3), (2, 4, 3), (3, 5)]:
+        a = T.tensor(_rng_matrix(*shape, seed=6), requires_grad=True)
+        assert gradcheck(lambda m: T.linalg.lu_factor(m).LU, (a,))
+        assert gradcheck(lambda m: tuple(T.linalg.lu(m))[1:], (a,))
+    a = T.tensor(_rng_matrix(2, 3, 3, seed=7) + 3 * np.eye(3), requires_grad=True)
+    b = T.tensor(_rng_matrix(2, 3, 2, seed=8), requires_grad=True)
+    assert gradcheck(lambda m, r: T.linalg.lu_solve(*T.linalg.lu_factor(m), r), (a, b))
+    LU, pivots = T.linalg.lu_factor(a.detach())
+    lu = LU.clone().requires_grad_()
+    assert gradcheck(lambda f, r: T.linalg.lu_solve(f, pivots, r, adjoint=True), (lu, b))
+
+
+def test_inv_ex_and_solve_ex_info_as_pytorch() -> None:
+    """info 0 or the 1-based zero pivot (int32); the singular matrices' values are nan here
+    (PyTorch's come from a division by zero); check_errors raises LinAlgError."""
+    stack = np.stack([[[1.0, 2.0], [2.0, 4.0]], np.eye(2) * 2])
+    a, t = _pair(stack)
+    ours, theirs = microtorch.linalg.inv_ex(a), torch.linalg.inv_ex(t)
+    assert _fields(ours) == _fields(theirs) == ("inverse", "info")
+    assert ours.info.dtype is microtorch.int32
+    assert ours.info.tolist() == theirs.info.tolist() == [2, 0]
+    np.testing.assert_allclose(ours.inverse[1].numpy(), np.eye(2) / 2)
+    assert np.isnan(ours.inverse[0].numpy()).all()
+    b = np.ones((2, 2))
+    ours, theirs = (
+        microtorch.linalg.solve_ex(a, microtorch.tensor(b)),
+        torch.linalg.solve_ex(t, torch.tensor(b)),
+    )
+    assert _fields(ours) == _fields(theirs) == ("result", "info")
+    assert ours.info.tolist() == theirs.info.tolist() == [2, 0]
+    np.testing.assert_allclose(ours.result[1].numpy(), theirs.result[1].numpy())
+    with pytest.raises(microtorch.linalg.LinAlgError, match="Batch element 0"):
+        microtorch.linalg.inv_ex(a, check_errors=True)
+    with pytest.raises(microtorch.linalg.LinAlgError, match="singular"):
+        microtorch.linalg.solve_ex(a[0], microtorch.tensor(b[0]), check_errors=True)
+    x = microtorch.tensor(stack, requires_grad=True)
+    microtorch.linalg.inv_ex(x).inverse[1].sum().backward()
+    assert x.grad[0].tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    y = torch.tensor(stack, requires_grad=True)
+    torch.linalg.inv_ex(y).inverse[1].sum().backward()
+    np.testing.assert_allclose(x.grad[1].numpy(), y.grad[1].numpy())
+
+
+def test_cholesky_ex_info_and_partial_factor_as_pytorch() -> None:
+    stack = np.stack([[[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]], np.eye(3) * 4,
+                      [[-1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]])  # fmt: skip
+    a, t = _pair(stack)
+    for upper in (False, True):
+        ours, theirs = (
+            microtorch.linalg.cholesky_ex(a, upper=upper),
+            torch.linalg.cholesky_ex(t, upper=upper),
+        )
+        assert _fields(ours) == _fields(theirs) == ("L", "info")
+        assert ours.info.dtype is microtorch.int32
+        assert ours.info.tolist() == theirs.info.tolist() == [2, 0, 1]
+        np.testing.assert_allclose(ours.L.numpy(), theirs.L.numpy())
+    with pytest.raises(microtorch.linalg.LinAlgError, match="order 2 is not positive-definite"):
+        microtorch.linalg.cholesky_ex(a, check_errors=True)
+    with pytest.raises(RuntimeError, match="square"):
+        microtorch.linalg.cholesky_ex(microtorch.ones(2, 3))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", math.inf, -math.inf, 1, -1])
+def test_cond_as_pytorch_including_singular_matrices(p) -> None:
+    """Every p, forward, on a batch with a singular matrix (inf for the norm ps, PyTorch's
+    rule; the svd ps give a huge or inf value there, as there)."""
+    stack = np.stack([_rng_matrix(3, 3, seed=9), [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0],
+                                                  [0.0, 1.0, 1.0]]])  # fmt: skip
+    a, t = _pair(stack)
+    ours, theirs = microtorch.linalg.cond(a, p).numpy(), torch.linalg.cond(t, p).numpy()
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    if p in ("fro", math.inf, -math.inf, 1, -1):
+        assert ours[1] == theirs[1] == math.inf
+    elif p == -2:
+        assert ours[1] < 1e-15 and theirs[1] < 1e-15
+    else:
+        assert ours[1] > 1e15 and theirs[1] > 1e15
+
+
+def test_cond_errors_and_non_square_as_pytorch() -> None:
+    for module in (microtorch, torch):
+        wide = module.tensor(_rng_matrix(2, 3, seed=10))
+        assert module.linalg.cond(wide).shape == ()
+        with pytest.raises(RuntimeError, match="square"):
+            module.linalg.cond(wide, "fro")
+        with pytest.raises(RuntimeError, match="invalid norm type"):
+            module.linalg.cond(module.eye(2), 3)
+    assert microtorch.linalg.cond(microtorch.zeros(0, 0)).item() == 0.0
+
+
+def test_cholesky_solve_gradient_of_the_unread_triangle_as_pytorch() -> None:
+    """Only input2's triangle is read, but its other entries get PyTorch's gradient (as if
+    A = L L^T used them all); cholesky_inverse is cholesky_solve of the identity."""
+    full = _rng_matrix(3, 3, seed=11) + 3 * np.eye(3)
+    b = _rng_matrix(3, 2, seed=12)
+    for upper in (False, True):
+        ours = microtorch.tensor(full, requires_grad=True)
+        theirs = torch.tensor(full, requires_grad=True)
+        x = microtorch.cholesky_solve(microtorch.tensor(b), ours, upper=upper)
+        y = torch.cholesky_solve(torch.tensor(b), theirs, upper=upper)
+        np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=1e-12)
+        (x * x).sum().backward(), (y * y).sum().backward()
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10)
+        ours.grad = theirs.grad = None
+        microtorch.cholesky_inverse(ours, upper).sum().backward()
+        torch.cholesky_inverse(theirs, upper).sum().backward()
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10)
+    for module in (microtorch, torch):
+        with pytest.raises(RuntimeError, match="Incompatible matrix sizes"):
+            module.cholesky_solve(module.ones(3, 1), module.eye(2))
+        with pytest.raises(RuntimeError, match="same dtype"):
+            module.cholesky_solve(module.ones(2, 1, dtype=module.float64), module.eye(2))
+        with pytest.raises(NotImplementedError):
+            module.cholesky_inverse(module.ones(2, 2, dtype=module.int64))
+
+
+def test_triangular_solve_returns_a_clone_and_warns_as_pytorch() -> None:
+    A = microtorch.tensor([[2.0, 1.0], [0.0, 4.0]])
+    with pytest.warns(UserWarning, match="triangular_solve is deprecated"):
+        result = microtorch.triangular_solve(microtorch.ones(2, 1), A)
+    assert result._fields == ("solution", "cloned_coefficient")
+    assert result.solution.tolist() == [[0.375], [0.25]]
+    result.cloned_coefficient[0, 0] = 5.0
+    assert A[0, 0].item() == 2.0
+
+
+def test_geqrf_householder_product_and_ormqr_as_pytorch() -> None:
+    """geqrf's (a, tau) as LAPACK's (R above, the vectors below); householder_product gives
+    its Q, ormqr applies it; geqrf has no gradient."""
+    a, t = _pair(_rng_matrix(2, 5, 3, seed=13))
+    ours, theirs = microtorch.geqrf(a), torch.geqrf(t)
+    assert _fields(ours) == _fields(theirs) == ("a", "tau")
+    np.testing.assert_allclose(ours.a.numpy(), theirs.a.numpy(), atol=1e-14)
+    np.testing.assert_allclose(ours.tau.numpy(), theirs.tau.numpy(), atol=1e-14)
+    q = microtorch.linalg.householder_product(*ours)
+    r = microtorch.triu(ours.a[..., :3, :])
+    np.testing.assert_allclose((q @ r).numpy(), a.numpy(), atol=1e-14)
+    c = _rng_matrix(2, 5, 2, seed=14)
+    np.testing.assert_allclose(
+        microtorch.ormqr(*ours, microtorch.tensor(c), transpose=True).numpy(),
+        torch.ormqr(*theirs, torch.tensor(c), transpose=True).numpy(),
+        atol=1e-14,
+    )
+    assert not microtorch.geqrf(microtorch.ones(3, 2, requires_grad=True)).a.requires_grad
+    zero_column = microtorch.geqrf(
+        microtorch.tensor([[1.0, 2.0], [0.0, 3.0]], dtype=microtorch.float64)
+    )
+    assert zero_column.tau.tolist() == torch.geqrf(torch.tensor([[1.0, 2.0], [0.0, 3.0]],
+                                                   dtype=torch.float64)).tau.tolist()  # fmt: skip
+    for module in (microtorch, torch):
+        with pytest.raises(RuntimeError, match="greater than or equal"):
+            module.linalg.householder_product(module.ones(2, 3), module.ones(2))
+        with pytest.raises(RuntimeError, match="one dimension less"):
+            module.linalg.householder_product(module.ones(3, 2), module.ones(2, 2))
+        with pytest.raises(RuntimeError, match="must be equal"):
+            module.ormqr(module.ones(4, 2), module.ones(2), module.ones(3, 4))
+
+
+def test_vander_tensorinv_tensorsolve_edges_as_pytorch() -> None:
+    for module in (microtorch, torch):
+        assert module.linalg.vander(module.tensor([1, 2, 3]), N=4).tolist() == [
+            [1, 1, 1, 1], [1, 2, 4, 8], [1, 3, 9, 27]
+        ]  # fmt: skip
+        assert module.linalg.vander(module.tensor([1, 2, 3]), N=4).dtype is module.int64
+        assert tuple(module.linalg.vander(module.zeros(0, 3)).shape) == (0, 3, 3)
+        with pytest.raises(RuntimeError, match="greater than 1"):
+            module.linalg.vander(module.tensor([2.0]))
+        with pytest.raises(RuntimeError):
+            module.linalg.vander(module.tensor([True, False]))
+        a = module.tensor(_rng_matrix(4, 6, 8, 3, seed=15))
+        assert tuple(module.linalg.tensorinv(a, ind=2).shape) == (8, 3, 4, 6)
+        with pytest.raises(RuntimeError, match="strictly positive"):
+            module.linalg.tensorinv(a, ind=0)
+        with pytest.raises(RuntimeError, match="prod"):
+            module.linalg.tensorinv(a[..., :2], ind=2)
+        b = module.tensor(_rng_matrix(6, 4, 2, 3, 4, seed=16))
+        assert tuple(module.linalg.tensorsolve(b, module.ones(6, 4, dtype=b.dtype)).shape) == (
+            2, 3, 4
+        )  # fmt: skip
+        with pytest.raises(RuntimeError, match="prod"):
+            module.linalg.tensorsolve(b, module.ones(6, 4, dtype=b.dtype), dims=(0,))
+
+
+@pytest.mark.parametrize("shape", [(20, 12), (12, 20), (2, 15, 10)])
+def test_svd_lowrank_and_pca_lowrank_reconstruct_low_rank_matrices(shape: tuple) -> None:
+    """A rank-3 matrix is recovered to rounding by q = 4 (the numbers are random
+    projections from microtorch's generator: seeded, the same again after manual_seed); its
+    gradient flows."""
+    T = microtorch
+    rng = np.random.default_rng(17)
+    *batch, m, n = shape
+    low = rng.standard_normal((*batch, m, 3)) @ rng.standard_normal((*batch, 3, n))
+    a = T.tensor(low, requires_grad=True)
+    T.manual_seed(0)
+    U, S, V = T.svd_lowrank(a, q=4)
+    assert tuple(U.shape) == (*batch, m, 4) and tuple(V.shape) == (*batch, n, 4)
+    approx = (U * S.unsqueeze(-2)) @ V.mT
+    assert np.abs(approx.detach().numpy() - low).max() < 1e-10
+    np.testing.assert_allclose(S.detach().numpy()[..., :3],
+                               np.linalg.svd(low, compute_uv=False)[..., :3])  # fmt: skip
+    T.manual_seed(0)
+    assert (T.svd_lowrank(a, q=4)[0] == U).all()
+    S.sum().backward()
+    assert a.grad.shape == a.shape
+    centered = low - low.mean(-2, keepdims=True)
+    U, S, V = T.pca_lowrank(T.tensor(low))
+    q = min(6, m, n)
+    assert tuple(S.shape) == (*batch, q)
+    np.testing.assert_allclose(
+        S.numpy()[..., :3], np.linalg.svd(centered, compute_uv=False)[..., :3]
+    )
+    with pytest.raises(ValueError, match="not greater than"):
+        T.pca_lowrank(T.tensor(low), q=min(m, n) + 1)
+
+
+@pytest.mark.parametrize("name", ["matrix_rank", "lstsq", "solve", "eig", "symeig"])
+def test_removed_functions_raise_runtime_error_as_pytorch(name: str) -> None:
+    a = np.eye(2)
+    for module in (microtorch, torch):
+        with pytest.raises(RuntimeError, match="removed"):
+            getattr(module, name)(module.tensor(a), module.tensor(a))
+        if name != "matrix_rank":
+            with pytest.raises(RuntimeError, match="removed"):
+                getattr(module.tensor(a), name)(module.tensor(a))
+
+
+def test_the_new_linalg_functions_on_every_device(device: str) -> None:
+    """matrix_exp, lu_factor/lu_solve, the _ex forms, cholesky_solve, geqrf and
+    householder_product on the CPU and on CUDA (or the fake CuPy)."""
+    T = microtorch
+    host = _rng_matrix(2, 3, 3, seed=18) + 3 * np.eye(3)
+    a = T.tensor(host, device=device, requires_grad=True)
+    np.testing.assert_allclose(
+        T.linalg.matrix_exp(a).detach().cpu().numpy(),
+        torch.linalg.matrix_exp(torch.tensor(host)).numpy(), rtol=1e-12,
+    )  # fmt: skip
+    LU, pivots, info = T.linalg.lu_factor_ex(a)
+    assert pivots.dtype is T.int32 and info.cpu().tolist() == [0, 0]
+    b = T.ones(2, 3, 1, dtype=T.float64, device=device)
+    x = T.linalg.lu_solve(LU, pivots, b)
+    np.testing.assert_allclose((a @ x).detach().cpu().numpy(), np.ones((2, 3, 1)), atol=1e-12)
+    x.sum().backward()
+    assert a.grad.shape == (2, 3, 3)
+    singular = T.tensor([[1.0, 2.0], [2.0, 4.0]], device=device)
+    assert T.linalg.inv_ex(singular).info.item() == 2
+    assert T.linalg.cholesky_ex(-singular).info.item() == 1
+    spd = a.detach() @ a.detach().mT
+    L = T.linalg.cholesky(spd)
+    np.testing.assert_allclose((spd @ T.cholesky_solve(b, L)).cpu().numpy(), 1.0, atol=1e-10)
+    spd9 = _spd_matrix(9, seed=25)
+    E, X = T.lobpcg(T.tensor(spd9, device=device, requires_grad=True), k=1)
+    np.testing.assert_allclose(E.detach().cpu().numpy(), np.linalg.eigvalsh(spd9)[-1:], rtol=1e-10)
+    E.sum().backward()
+    q = T.linalg.householder_product(*T.geqrf(a.detach()))
+    np.testing.assert_allclose((q.mT @ q).cpu().numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)),
+                               atol=1e-14)  # fmt: skip
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 20])
+def test_ldl_factor_pivots_and_ldl_solve_as_pytorch(n: int) -> None:
+    """Bunch-Kaufman's choices as LAPACK's sytrf makes them (1x1 and 2x2 blocks; zero
+    diagonals force 2x2 ones), on a batch; ldl_solve against PyTorch's and against A."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((3, n, n))
+    a = a + np.swapaxes(a, -1, -2)
+    if n > 1:
+        a[1][np.diag_indices(n)] = 0.0  # indefinite, pivoting in 2x2 blocks
+    ours, theirs = (
+        microtorch.linalg.ldl_factor_ex(microtorch.tensor(a)),
+        (torch.linalg.ldl_factor_ex(torch.tensor(a))),
+    )
+    assert _fields(ours) == _fields(theirs) == ("LD", "pivots", "info")
+    assert ours.pivots.dtype is microtorch.int32 and ours.info.dtype is microtorch.int32
+    assert ours.pivots.tolist() == theirs.pivots.tolist()
+    assert ours.info.tolist() == theirs.info.tolist()
+    np.testing.assert_allclose(ours.LD.numpy(), theirs.LD.numpy(), atol=1e-12)
+    if n > 1:
+        assert (ours.pivots[1] < 0).any()  # (the case takes the 2x2 path)
+    b = rng.standard_normal((3, n, 2))
+    x = microtorch.linalg.ldl_solve(*microtorch.linalg.ldl_factor(microtorch.tensor(a)),
+                                    microtorch.tensor(b))  # fmt: skip
+    y = torch.linalg.ldl_solve(*torch.linalg.ldl_factor(torch.tensor(a)), torch.tensor(b))
+    np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a @ x.numpy(), b, atol=1e-9)
+
+
+def test_ldl_factor_singular_empty_and_errors_as_pytorch() -> None:
+    stack = np.stack([np.zeros((2, 2)), [[1.0, 2.0], [2.0, 4.0]], np.eye(2)])
+    ours, theirs = (
+        microtorch.linalg.ldl_factor_ex(microtorch.tensor(stack)),
+        (torch.linalg.ldl_factor_ex(torch.tensor(stack))),
+    )
+    assert ours.info.tolist() == theirs.info.tolist() == [1, 2, 0]
+    assert ours.pivots.tolist() == theirs.pivots.tolist()
+    np.testing.assert_allclose(ours.LD.numpy(), theirs.LD.numpy())
+    with pytest.raises(RuntimeError, match="singular"):
+        microtorch.linalg.ldl_factor(microtorch.tensor(stack))
+    with pytest.raises(microtorch.linalg.LinAlgError, match="Batch element 0"):
+        microtorch.linalg.ldl_factor_ex(microtorch.tensor(stack), check_errors=True)
+    for shape in [(0, 3, 3), (0, 0)]:
+        o = microtorch.linalg.ldl_factor_ex(microtorch.zeros(*shape))
+        t = torch.linalg.ldl_factor_ex(torch.zeros(*shape))
+        assert [tuple(x.shape) for x in o] == [tuple(x.shape) for x in t]
+    LD, pivots = microtorch.linalg.ldl_factor(microtorch.eye(3, dtype=microtorch.float64))
+    assert not microtorch.linalg.ldl_factor(microtorch.eye(2, requires_grad=True))[0].requires_grad
+    for module in (microtorch, torch):
+        with pytest.raises(RuntimeError, match="square"):
+            module.linalg.ldl_factor(module.zeros(2, 3))
+        with pytest.raises(RuntimeError, match="floating point"):
+            module.linalg.ldl_factor(module.zeros(2, 2, dtype=module.int64))
+        LD, pivots = module.linalg.ldl_factor(module.eye(3, dtype=module.float64))
+        with pytest.raises(RuntimeError, match="same dtype"):
+            module.linalg.ldl_solve(LD, pivots, module.ones(3, 1))
+        with pytest.raises(RuntimeError, match="Incompatible matrix sizes"):
+            module.linalg.ldl_solve(LD, pivots, module.ones(2, 1, dtype=module.float64))
+
+
+def test_ldl_on_every_device(device: str) -> None:
+    T = microtorch
+    a = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
+    LD, pivots, info = T.linalg.ldl_factor_ex(T.tensor(a, device=device))
+    theirs = torch.linalg.ldl_factor_ex(torch.tensor(a))
+    assert pivots.cpu().tolist() == theirs.pivots.tolist() and info.item() == 0
+    np.testing.assert_allclose(LD.cpu().numpy(), theirs.LD.numpy())
+    x = T.linalg.ldl_solve(LD, pivots, T.ones(3, 1, dtype=T.float64, device=device))
+    np.testing.assert_allclose(a @ x.cpu().numpy(), np.ones((3, 1)), atol=1e-14)
+
+
+def _spd_matrix(m: int, seed: int) -> np.ndarray:
+    g = np.random.default_rng(seed).standard_normal((m, m))
+    return g @ g.T + np.eye(m)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_lobpcg_eigenpairs_as_eigh_and_pytorch(largest: bool) -> None:
+    """The k largest (smallest) eigenvalues, in PyTorch's order, with eigenvectors whose
+    residual is small; a batch; the generalized problem with B; a preconditioner."""
+    T = microtorch
+    A = _spd_matrix(30, seed=19)
+    w = np.linalg.eigvalsh(A)
+    expected = w[::-1][:3] if largest else w[:3]
+    E, X = T.lobpcg(T.tensor(A), k=3, largest=largest)
+    np.testing.assert_allclose(E.numpy(), expected, rtol=1e-10)
+    if largest:  # (PyTorch's takes over a second for the smallest ones here)
+        theirs = torch.lobpcg(torch.tensor(A), k=3, largest=largest)[0]
+        np.testing.assert_allclose(E.numpy(), theirs.numpy(), rtol=1e-10)
+    assert np.abs(A @ X.numpy() - X.numpy() * E.numpy()).max() < 1e-5 * w[-1]
+    np.testing.assert_allclose(X.numpy().T @ X.numpy(), np.eye(3), atol=1e-10)
+    batch = np.stack([A, A + 2 * np.eye(30)])
+    E, X = T.lobpcg(T.tensor(batch), k=2, largest=largest, n=3)
+    assert tuple(E.shape) == (2, 2) and tuple(X.shape) == (2, 30, 2)
+    np.testing.assert_allclose(E.numpy()[1] - E.numpy()[0], 2.0, rtol=1e-9)
+    B = _spd_matrix(30, seed=20) + 30 * np.eye(30)
+    E, X = T.lobpcg(T.tensor(A), k=2, B=T.tensor(B), largest=largest)
+    if largest:
+        theirs = torch.lobpcg(torch.tensor(A), k=2, B=torch.tensor(B), largest=largest)[0]
+        np.testing.assert_allclose(E.numpy(), theirs.numpy(), rtol=1e-8)
+    np.testing.assert_allclose(A @ X.numpy(), B @ X.numpy() * E.numpy(), atol=1e-5 * w[-1])
+    inverse = T.linalg.inv(T.tensor(A))
+    E, _ = T.lobpcg(T.tensor(A), k=2, iK=inverse, largest=largest)
+    np.testing.assert_allclose(E.numpy(), expected[:2], rtol=1e-10)
+
+
+def test_lobpcg_gradient_as_pytorch_and_eigh() -> None:
+    """The eigenvalues' and eigenvectors' gradients (for simple eigenvalues) are eigh's and,
+    to the iteration's tolerance, PyTorch's; symmetric, as PyTorch's."""
+    T = microtorch
+    A = _spd_matrix(12, seed=21)
+    weights = np.random.default_rng(22).standard_normal((12, 2))
+
+    def loss(module, a, E, X):  # (X's sign-free: each column against its own sign)
+        signs = module.tensor(np.sign(X.detach().numpy()[0]))
+        return E.sum() + (X * signs * module.tensor(weights)).sum()
+
+    ours = T.tensor(A, requires_grad=True)
+    loss(T, ours, *T.lobpcg(ours, k=2, tol=1e-12)).backward()
+    reference = T.tensor(A, requires_grad=True)
+    w, v = T.linalg.eigh((reference + reference.mT) / 2)
+    loss(T, reference, w.flip(0)[:2], v.flip(1)[:, :2]).backward()
+    np.testing.assert_allclose(ours.grad.numpy(), reference.grad.numpy(), atol=1e-8)
+    np.testing.assert_allclose(ours.grad.numpy(), ours.grad.numpy().T, atol=1e-12)
+    theirs = torch.tensor(A, requires_grad=True)
+    loss(torch, theirs, *torch.lobpcg(theirs, k=2, tol=1e-12)).backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), atol=1e-6)
+
+
+def test_lobpcg_errors_as_pytorch() -> None:
+    A = _spd_matrix(10, seed=23)
+    for module in (microtorch, torch):
+        with pytest.raises(ValueError, match="smaller than 3 x"):
+            module.lobpcg(module.tensor(A), k=4)
+    with pytest.raises(ValueError, match="method"):
+        microtorch.lobpcg(microtorch.tensor(A), method="fast")
+    with pytest.raises(NotImplementedError, match="tracker"):
+        microtorch.lobpcg(microtorch.tensor(A), tracker=print)
+    with pytest.raises(RuntimeError, match="square"):
+        microtorch.lobpcg(microtorch.ones(10, 9))
+    X = microtorch.tensor(np.random.default_rng(24).standard_normal((10, 2)))
+    E, V = microtorch.lobpcg(microtorch.tensor(A), X=X)
+    assert tuple(E.shape) == (2,) and tuple(V.shape) == (10, 2)

@@ -1748,6 +1748,11 @@ def _np_spd(m):
     return m @ np.swapaxes(m, -1, -2) + m.shape[-1] * np.eye(m.shape[-1])
 
 
+def _np_gram(low):
+    """L L^T."""
+    return low @ np.swapaxes(low, -1, -2)
+
+
 def _np_sym(m):
     return m + np.swapaxes(m, -1, -2)
 
@@ -1772,6 +1777,51 @@ def _np_matrix_norms(a):
         s[..., 0],
         s[..., -1],
     )
+
+
+def _np_expm(a):
+    """exp(A) by its Taylor series on A / 2^s (1-norm under 1/2), squared back s times."""
+    s = max(0, int(np.ceil(np.log2(max(np.abs(a).sum(-2).max(), 1e-300) / 0.5))))
+    x, term, out = a / 2.0**s, np.broadcast_to(np.eye(a.shape[-1]), a.shape), 0
+    for j in range(1, 40):
+        out, term = out + term, term @ x / j
+    for _ in range(s):
+        out = out @ out
+    return out
+
+
+def _np_lu(a):
+    """(P, L, U) of one matrix by Gaussian elimination with partial pivoting, P A = L U as
+    NumPy rows; returned as A = P^T L U's P^T."""
+    m, n = a.shape
+    u, perm = a.astype(float).copy(), np.arange(m)
+    low = np.zeros((m, min(m, n)))
+    for j in range(min(m, n)):
+        p = j + np.argmax(np.abs(u[j:, j]))
+        u[[j, p]], low[[j, p]], perm[[j, p]] = u[[p, j]], low[[p, j]], perm[[p, j]]
+        low[j + 1 :, j] = u[j + 1 :, j] / u[j, j]
+        u[j + 1 :] -= low[j + 1 :, j, None] * u[j]
+    low[: min(m, n)] += np.eye(min(m, n))
+    return np.eye(m)[perm].T, low, np.triu(u[: min(m, n)])
+
+
+def _np_lu_packed(a):
+    """lu_factor's LU: L below the diagonal (no ones), U on and above it."""
+    _, low, up = _np_lu(a)
+    k = min(a.shape)
+    packed = np.zeros(a.shape)
+    packed[:, :k] += np.tril(low, -1)
+    packed[:k] += up
+    return packed
+
+
+def _np_householder(a, tau, m):
+    """H_1 ... H_k (m x m), H_i = I - tau_i v_i v_i^T with v_i A's unit lower column i."""
+    q = np.eye(m)
+    for i in range(tau.shape[-1]):
+        v = np.concatenate([np.zeros(i), [1.0], a[i + 1 :, i]])
+        q = q @ (np.eye(m) - tau[i] * np.outer(v, v))
+    return q
 
 
 LINALG = [
@@ -1859,6 +1909,33 @@ LINALG = [
         ),
     ),
     C(
+        "linalg_cond_svd",  # p None / 2 / -2 from the singular values (any shape), 'nuc'
+        lambda T, F, a, b: (
+            T.linalg.cond(a),
+            T.linalg.cond(a, 2),
+            T.linalg.cond(b, -2),
+            T.linalg.cond(a, "nuc"),
+        ),
+        (x(2, 3, 3), x(4, 3)),
+        lambda a, b: (
+            np.linalg.cond(a),
+            np.linalg.cond(a, 2),
+            np.linalg.cond(b, -2),
+            np.linalg.cond(a, "nuc"),
+        ),
+    ),
+    C(
+        "linalg_cond_norms",  # fro, inf, -inf, 1, -1: norm(A) norm(inv(A)); torch=False as
+        # PyTorch 2.13's backward of these raises (an in-place error); forwards compared in
+        # test_linalg.py
+        lambda T, F, a: tuple(
+            T.linalg.cond(a, p) for p in ("fro", float("inf"), -float("inf"), 1, -1)
+        ),
+        (x(2, 3, 3),),
+        lambda a: tuple(np.linalg.cond(a, p) for p in ("fro", np.inf, -np.inf, 1, -1)),
+        torch=False,
+    ),
+    C(
         "linalg_det_batched",
         lambda T, F, a: (T.linalg.det(a), T.det(a[0]), a[1].det()),
         (x(2, 3, 3),),
@@ -1882,6 +1959,20 @@ LINALG = [
         ),
         (x(2, 3, 3),),
         lambda a: (np.linalg.inv(a + 3 * np.eye(3)), np.linalg.inv(a[0] + 3 * np.eye(3))),
+    ),
+    C(
+        "linalg_inv_ex_solve_ex",  # invertible: info 0, the same as inv and solve
+        lambda T, F, a, b: (
+            T.linalg.inv_ex(a + 3 * T.eye(3, device=a.device)).inverse,
+            T.linalg.solve_ex(a + 3 * T.eye(3, device=a.device), b).result,
+            T.linalg.solve_ex(a[0] + 3 * T.eye(3, device=a.device), b[0].mT, left=False)[0],
+        ),
+        (x(2, 3, 3), x(2, 3, 2)),
+        lambda a, b: (
+            np.linalg.inv(a + 3 * np.eye(3)),
+            np.linalg.solve(a + 3 * np.eye(3), b),
+            b[0].T @ np.linalg.inv(a[0] + 3 * np.eye(3)),
+        ),
     ),
     C(
         "linalg_solve_matrix_broadcast",  # A (2, 3, 3), B (3, 2): B's batch dim broadcasts
@@ -1924,6 +2015,19 @@ LINALG = [
         ),
     ),
     C(
+        "triangular_solve",  # PyTorch's deprecated form: (solution, cloned_coefficient)
+        lambda T, F, a, b: (
+            *T.triangular_solve(b, a + 3 * T.eye(3, device=a.device)),
+            b.triangular_solve(a + 3 * T.eye(3, device=a.device), False, True, True)[0],
+        ),
+        (x(2, 3, 3), x(3, 2)),
+        lambda a, b: (
+            np.linalg.solve(np.triu(a + 3 * np.eye(3)), b),
+            a + 3 * np.eye(3),
+            np.linalg.solve(np.swapaxes(np.tril(a, -1) + np.eye(3), -1, -2), b),
+        ),
+    ),
+    C(
         "linalg_cholesky",
         lambda T, F, m: (T.linalg.cholesky(_spd(T, m)), T.linalg.cholesky(_spd(T, m), upper=True)),
         (x(2, 3, 3),),
@@ -1931,6 +2035,92 @@ LINALG = [
             np.linalg.cholesky(_np_spd(m)),
             np.swapaxes(np.linalg.cholesky(_np_spd(m)), -1, -2),
         ),  # fmt: skip
+    ),
+    C(
+        "linalg_cholesky_ex",  # positive-definite: info 0, L as cholesky's
+        lambda T, F, m: (
+            T.linalg.cholesky_ex(_spd(T, m)).L,
+            T.linalg.cholesky_ex(_spd(T, m), upper=True)[0],
+        ),
+        (x(2, 3, 3),),
+        lambda m: (
+            np.linalg.cholesky(_np_spd(m)),
+            np.swapaxes(np.linalg.cholesky(_np_spd(m)), -1, -2),
+        ),  # fmt: skip
+    ),
+    C(
+        "cholesky_solve_lower_upper_and_broadcast",  # B (2, 3, 2) against one L (3, 3)
+        lambda T, F, b, l: (
+            T.cholesky_solve(b, l.tril() + 3 * T.eye(3, device=l.device)),
+            b.cholesky_solve(l.triu() + 3 * T.eye(3, device=l.device), upper=True),
+        ),
+        (x(2, 3, 2), x(3, 3)),
+        lambda b, l: (
+            np.linalg.solve(_np_gram(np.tril(l) + 3 * np.eye(3)), b),
+            np.linalg.solve(_np_gram(np.triu(l).T + 3 * np.eye(3)), b),
+        ),
+    ),
+    C(
+        "cholesky_inverse",
+        lambda T, F, l: (
+            T.cholesky_inverse(l.tril() + 3 * T.eye(3, device=l.device)),
+            (l[0].triu() + 3 * T.eye(3, device=l.device)).cholesky_inverse(upper=True),
+        ),
+        (x(2, 3, 3),),
+        lambda l: (
+            np.linalg.inv(_np_gram(np.tril(l) + 3 * np.eye(3))),
+            np.linalg.inv(_np_gram(np.triu(l[0]).T + 3 * np.eye(3))),
+        ),
+    ),
+    C(
+        "linalg_lu_factor_square_tall_wide",  # the packed LU (pivots: test_linalg.py)
+        lambda T, F, a, b, c: (
+            T.linalg.lu_factor(a).LU,
+            T.linalg.lu_factor(b)[0],
+            T.linalg.lu_factor_ex(c).LU,
+        ),
+        (x(2, 4, 4), x(5, 3), x(2, 3, 5)),
+        lambda a, b, c: (
+            np.stack([_np_lu_packed(m) for m in a]),
+            _np_lu_packed(b),
+            np.stack([_np_lu_packed(m) for m in c]),
+        ),
+    ),
+    C(
+        "linalg_lu_and_lu_unpack",  # P (no gradient), L, U; tall and wide
+        lambda T, F, a, b, c: (
+            *T.linalg.lu(a),
+            *T.linalg.lu(b)[1:],
+            *T.lu_unpack(*T.linalg.lu_factor(c)),
+        ),
+        (x(4, 4), x(5, 3), x(2, 3, 4)),
+        lambda a, b, c: (
+            *_np_lu(a),
+            *_np_lu(b)[1:],
+            *(np.stack(t) for t in zip(*(_np_lu(m) for m in c))),
+        ),
+    ),
+    C(
+        "linalg_lu_solve_left_adjoint",  # AX = B, A^T X = B, XA = B, XA^T = B
+        lambda T, F, a, b: (
+            T.linalg.lu_solve(*T.linalg.lu_factor(a), b),
+            T.linalg.lu_solve(*T.linalg.lu_factor(a), b, adjoint=True),
+            T.linalg.lu_solve(*T.linalg.lu_factor(a), b.mT, left=False),
+            T.linalg.lu_solve(*T.linalg.lu_factor(a), b.mT, left=False, adjoint=True),
+        ),
+        (x(2, 4, 4), x(2, 4, 3)),
+        lambda a, b: (
+            np.linalg.solve(a, b),
+            np.linalg.solve(np.swapaxes(a, -1, -2), b),
+            np.swapaxes(b, -1, -2) @ np.linalg.inv(a),
+            np.swapaxes(b, -1, -2) @ np.linalg.inv(np.swapaxes(a, -1, -2)),
+        ),
+    ),
+    C(
+        "lu_solve_and_lu_deprecated_forms",  # torch.lu_solve(b, LU, pivots), torch.lu
+        lambda T, F, a, b: (T.lu_solve(b, *T.lu(a)), b.lu_solve(*a.lu()), a.lu()[0]),
+        (x(4, 4), x(4, 2)),
+        lambda a, b: (np.linalg.solve(a, b), np.linalg.solve(a, b), _np_lu_packed(a)),
     ),
     C(
         "linalg_qr_reduced_tall_and_wide",  # |Q|, |R|: free of the signs of Q's columns
@@ -1954,6 +2144,36 @@ LINALG = [
         lambda a, b: (
             *(np.abs(t) for t in np.linalg.qr(a, mode="complete")),
             *(np.abs(t) for t in np.linalg.qr(b)),
+        ),
+    ),
+    C(
+        "linalg_householder_product_orgqr",  # (5, 3) with 2 reflectors; batched
+        lambda T, F, a, t, b, u: (
+            T.linalg.householder_product(a, t),
+            T.orgqr(b, u),
+            b[0].orgqr(u[0]),
+        ),
+        (x(5, 3), x(2), x(2, 4, 4), x(2, 4)),
+        lambda a, t, b, u: (
+            _np_householder(a, t, 5)[:, :3],
+            np.stack([_np_householder(m, v, 4) for m, v in zip(b, u)]),
+            _np_householder(b[0], u[0], 4),
+        ),
+    ),
+    C(
+        "ormqr_left_right_transpose",  # Q C, Q^T C, C Q, C Q^T with Q (4, 4) from 3 reflectors
+        lambda T, F, a, t, c, d: (
+            T.ormqr(a, t, c),
+            T.ormqr(a, t, c, transpose=True),
+            a.ormqr(t, d, left=False),
+            T.ormqr(a, t, d, left=False, transpose=True),
+        ),
+        (x(4, 3), x(3), x(4, 2), x(2, 4)),
+        lambda a, t, c, d: (
+            _np_householder(a, t, 4) @ c,
+            _np_householder(a, t, 4).T @ c,
+            d @ _np_householder(a, t, 4),
+            d @ _np_householder(a, t, 4).T,
         ),
     ),
     C(
@@ -2028,6 +2248,16 @@ LINALG = [
         ),
     ),
     C(
+        "linalg_matrix_exp",  # norms about 1, 0.003 (one term matters) and 30 (squarings)
+        lambda T, F, a, b: (
+            T.linalg.matrix_exp(a),
+            T.matrix_exp(a[0] * 1e-3),
+            (b * 10).matrix_exp(),
+        ),
+        (x(2, 3, 3), x(4, 4)),
+        lambda a, b: (_np_expm(a), _np_expm(a[0] * 1e-3), _np_expm(b * 10)),
+    ),
+    C(
         "linalg_multi_dot",  # a 1-D first and last operand: a row and a column vector
         lambda T, F, v, a, b, w: (T.linalg.multi_dot([v, a, b, w]), T.linalg.multi_dot([a, b])),
         (x(4), x(4, 3), x(3, 2), x(2)),
@@ -2041,6 +2271,26 @@ LINALG = [
     ),
     C("vdot", lambda T, F, a, b: T.vdot(a, b), (x(4), x(4)), np.vdot),
     C("vdot_method", lambda T, F, a, b: a.vdot(b), (x(3), x(3)), np.vdot),
+    C(
+        "linalg_vander",
+        lambda T, F, a, b: (T.linalg.vander(a), T.linalg.vander(b, N=5)),
+        (x(2, 3), x(4)),
+        lambda a, b: (a[..., :, None] ** np.arange(3), np.vander(b, 5, increasing=True)),
+    ),
+    C(
+        "linalg_tensorinv_tensorsolve",  # (4, 2, 2) read as 4 x 4; dims= moves dim 0 last
+        lambda T, F, a, b, c: (
+            T.linalg.tensorinv(a + 3 * T.eye(4, device=a.device).reshape(4, 2, 2), ind=1),
+            T.linalg.tensorsolve(b, c),
+            T.linalg.tensorsolve(b.movedim(2, 0), c, dims=(0,)),
+        ),
+        (x(4, 2, 2), x(2, 3, 6), x(2, 3)),
+        lambda a, b, c: (
+            np.linalg.tensorinv(a + 3 * np.eye(4).reshape(4, 2, 2), ind=1),
+            np.linalg.tensorsolve(b, c),
+            np.linalg.tensorsolve(b, c),
+        ),
+    ),
     C(
         "linalg_cross_vecdot_diagonal_matmul",
         lambda T, F, a, b, c: (

@@ -278,6 +278,161 @@ class Cholesky(Function):
         return 0.5 * (ga + _mT(ga))
 
 
+class CholeskySolve(Function):
+    """X = A^-1 B for A = L L^T given L (A = U^T U given U when upper), reading only that
+    triangle. As A is symmetric, dB = A^-1 g, and dA = -dB X^T; through A = L L^T that is
+    dL = -(dB X^T + X dB^T) L, with L as given (PyTorch's formula: entries off the triangle
+    get a gradient too, though the forward ignores them), and dU = -U (dB X^T + X dB^T)."""
+
+    def forward(self, b, l, upper=False):
+        xp = xp_of(l)
+        low = _mT(xp.triu(l)) if upper else xp.tril(l)
+        x = _solve(_mT(low), _solve(low, b))
+        self.upper, self.b_shape = upper, b.shape
+        self.save_for_backward(l, low, x)
+        return x
+
+    def backward(self, grad):
+        l, low, x = self.saved
+        gb = _solve(_mT(low), _solve(low, grad))
+        gl = None
+        if self.needs_input_grad[1]:
+            both = gb @ _mT(x)
+            both = both + _mT(both)
+            gl = unbroadcast(-(l @ both) if self.upper else -(both @ l), l.shape)
+        return unbroadcast(gb, self.b_shape), gl
+
+
+def cholesky_arrays(a):
+    """LAPACK's potf2 column by column on the whole batch: (l, info) for symmetric a
+    (..., n, n), reading its lower triangle. At column j, d = a[j, j] - |l[j, :j]|^2; if
+    d > 0, l[j, j] = sqrt(d) and l[j+1:, j] = (a[j+1:, j] - l[j+1:, :j] l[j, :j]) / l[j, j].
+    A matrix whose d is not positive (or nan) stops there: info = j + 1, l[j, j] = d, and
+    the columns after it keep a's lower triangle; info is 0 for the others."""
+    xp = xp_of(a)
+    *batch, n, _ = a.shape
+    low = xp.tril(a.reshape(math.prod(batch), n, n))
+    info = xp.zeros(low.shape[0], dtype=xp.int32)
+    for j in range(n):
+        going = info == 0
+        d = low[:, j, j] - (low[:, j, :j] ** 2).sum(-1)
+        fails = going & ~(d > 0)
+        info = xp.where(fails, j + 1, info)
+        ok = going & ~fails
+        root = xp.sqrt(xp.where(ok, d, 1))
+        inner = (low[:, j + 1 :, :j] @ low[:, j, :j, None])[..., 0]  # l[j+1:, :j] l[j, :j]
+        column = (low[:, j + 1 :, j] - inner) / root[:, None]
+        low[:, j + 1 :, j] = xp.where(ok[:, None], column, low[:, j + 1 :, j])
+        low[:, j, j] = xp.where(ok, root, xp.where(fails, d, low[:, j, j]))
+    return low.reshape(a.shape), info.reshape(batch)
+
+
+# ---------------------------------------------------------------- LU factorisation
+def lu_factor_arrays(a, pivot=True):
+    """LAPACK's getrf, by Gaussian elimination column by column, each step on the whole
+    batch at once: (lu, pivots, info) for a (..., m, n). lu packs L (unit lower triangular,
+    its ones not stored) below the diagonal and U on and above it, with P^T A = L U; pivots
+    (..., k) int32, k = min(m, n), are 1-based: at step j row j was swapped with row
+    pivots[j] (the row of the largest |entry| in column j, the first of ties); info is j + 1
+    for the first zero U[j, j], else 0. Without pivot, no rows are swapped."""
+    xp = xp_of(a)
+    *batch, m, n = a.shape
+    k = min(m, n)
+    lu = a.reshape(math.prod(batch), m, n).copy()
+    rows = xp.arange(lu.shape[0])
+    pivots = xp.zeros((lu.shape[0], k), dtype=xp.int32)
+    info = xp.zeros(lu.shape[0], dtype=xp.int32)
+    for j in range(k):
+        p = j + xp.argmax(xp.abs(lu[:, j:, j]), axis=1) if pivot else xp.full_like(rows, j)
+        top = lu[rows, j].copy()
+        lu[rows, j] = lu[rows, p]
+        lu[rows, p] = top
+        pivots[:, j] = p + 1
+        d = lu[:, j, j]
+        zero = d == 0
+        info = xp.where((info == 0) & zero, j + 1, info)
+        # the multipliers L[i, j] = A[i, j] / U[j, j] (left as they are for a zero pivot,
+        # whose column is then zero below it too), then the rank-1 update of the rest
+        lu[:, j + 1 :, j] /= xp.where(zero, 1, d)[:, None]
+        lu[:, j + 1 :, j + 1 :] -= lu[:, j + 1 :, j, None] * lu[:, j, None, j + 1 :]
+    return lu.reshape(a.shape), pivots.reshape(*batch, k), info.reshape(batch)
+
+
+def permutation_matrix(pivots, m, dtype):
+    """P (..., m, m) with A = P L U from LAPACK's 1-based pivots (..., k): the row swaps
+    applied in order to 0..m-1 give perm, with (P^T A)[i] = A[perm[i]], so P[perm[i], i] = 1."""
+    xp = xp_of(pivots)
+    batch, k = pivots.shape[:-1], pivots.shape[-1]
+    swaps = pivots.reshape(math.prod(batch), k).astype(xp.int64) - 1
+    perm = xp.broadcast_to(xp.arange(m), (swaps.shape[0], m)).copy()
+    rows = xp.arange(perm.shape[0])
+    for j in range(k):
+        here, there = perm[:, j].copy(), perm[rows, swaps[:, j]]
+        perm[:, j] = there
+        perm[rows, swaps[:, j]] = here
+    p = xp.zeros((perm.shape[0], m, m), dtype=dtype)
+    p[rows[:, None], perm, xp.arange(m)] = 1
+    return p.reshape(*batch, m, m)
+
+
+class LuFactor(Function):
+    """The packed LU of A = P L U (computed by the caller with lu_factor_arrays and passed
+    as ``lu``, with ``pivots``). Its gradient g splits into gL = g below the diagonal and
+    gU = g on and above it. For square A, P^T dA = dL U + L dU, so X = L^-1 P^T dA U^-1 =
+    L^-1 dL + dU U^-1, the first part strictly lower and the second upper triangular:
+        dA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T.
+    A wide A = P L [U1 | U2] adds U2 = L^-1 P^T A2 (gA2 = P L^-T gU2, and -gU2 U2^T inside
+    the tril); a tall P^T A = [L1; L2] U adds L2 = A2 U^-1 (gA2 = P gL2 U^-T, and -L2^T gL2
+    inside the triu)."""
+
+    def forward(self, a, lu=None, pivots=None):
+        self.save_for_backward(lu, pivots)
+        return lu.copy()
+
+    def backward(self, grad):
+        lu, pivots = self.saved
+        xp = xp_of(lu)
+        m, n = lu.shape[-2:]
+        k = min(m, n)
+        low = xp.tril(lu[..., :k, :k], -1) + xp.eye(k, dtype=lu.dtype)  # L1
+        up = xp.triu(lu[..., :k, :k])  # U1
+        gl, gu = xp.tril(grad, -1), xp.triu(grad)
+        low2, up2 = xp.tril(lu, -1)[..., k:, :k], lu[..., :k, k:]  # L2 (tall), U2 (wide)
+        gl2, gu2 = gl[..., k:, :k], gu[..., :k, k:]
+        inner = xp.tril(_mT(low) @ gl[..., :k, :k] - gu2 @ _mT(up2), -1)
+        inner = inner + xp.triu(gu[..., :k, :k] @ _mT(up) - _mT(low2) @ gl2)
+        top = _solve(_mT(low), xp.concatenate([_times_inverse_transpose(inner, up), gu2], -1))
+        if m > n:  # the rows of L2
+            top = xp.concatenate([top, _times_inverse_transpose(gl2, up)], -2)
+        return permutation_matrix(pivots, m, lu.dtype) @ top
+
+
+def householder_qr_arrays(a):
+    """LAPACK's geqrf (unblocked, as geqr2) on the whole batch: (a', tau) for a (..., m, n).
+    At column j, with alpha = a[j, j] and x below it: beta = -sign(alpha) |(alpha, x)|,
+    tau = (beta - alpha) / beta and v = [1, x / (alpha - beta)], so H = I - tau v v^T maps
+    the column to (beta, 0, ..., 0); beta goes on the diagonal, v's tail below it, and H is
+    applied to the columns to the right. A column with x = 0 is left alone (tau = 0)."""
+    xp = xp_of(a)
+    *batch, m, n = a.shape
+    k = min(m, n)
+    out = a.reshape(math.prod(batch), m, n).copy()
+    tau = xp.zeros((out.shape[0], k), dtype=a.dtype)
+    for j in range(k):
+        alpha, x = out[:, j, j], out[:, j + 1 :, j]
+        xnorm = xp.sqrt((x * x).sum(-1))
+        still = xnorm == 0
+        beta = -xp.copysign(xp.sqrt(alpha * alpha + xnorm * xnorm), alpha)
+        beta = xp.where(still, alpha, beta)
+        t = xp.where(still, 0, (beta - alpha) / xp.where(still, 1, beta))
+        v = xp.where(still[:, None], 0, x / xp.where(still, 1, alpha - beta)[:, None])
+        out[:, j, j], out[:, j + 1 :, j], tau[:, j] = beta, v, t
+        rest = out[:, j:, j + 1 :]  # H rest = rest - tau v (v^T rest)
+        full = xp.concatenate([xp.ones((v.shape[0], 1), dtype=v.dtype), v], axis=1)
+        rest -= t[:, None, None] * full[:, :, None] * (full[:, None, :] @ rest)
+    return out.reshape(a.shape), tau.reshape(*batch, k)
+
+
 def _qr_backward(shape, q, r, gq, gr):
     """dA from the gradients of Q and R of a reduced A = QR (A of ``shape``, m x n matrices,
     k = min(m, n)); only Q and R are read, so A may change in place after qr, as in PyTorch.
@@ -369,6 +524,29 @@ class EighVectors(Function):
         return v @ (_eigen_gaps(w) * (0.5 * (vt_g - _mT(vt_g)))) @ _mT(v)
 
 
+class PartialEighVectors(Function):
+    """k of the eigenvectors X (..., n, k) of a symmetric A (computed by the caller, e.g. by
+    lobpcg, with their eigenvalues w), each for a simple eigenvalue. With the others unknown,
+    dx_i = -(A - w_i I)^+ dA x_i, so dA = -sum_i (A - w_i I)^+ g_i x_i^T. The pseudo-inverse
+    on g_i is M_i^-1 (g_i - x_i x_i^T g_i) with M_i = A - w_i I + x_i x_i^T (invertible:
+    it keeps x_i and acts as A - w_i I on the rest)."""
+
+    def forward(self, a, values=None, vectors=None):
+        self.save_for_backward(a, values, vectors)
+        return vectors.copy()
+
+    def backward(self, grad):
+        a, w, x = self.saved
+        xp = xp_of(a)
+        n = a.shape[-1]
+        xi = _mT(x)[..., :, :, None]  # (..., k, n, 1): each x_i as a column
+        shifted = a[..., None, :, :] - w[..., :, None, None] * xp.eye(n, dtype=a.dtype)
+        shifted = shifted + xi @ _mT(xi)
+        gi = _mT(grad)[..., :, :, None]
+        y = _solve(shifted, gi - xi @ (_mT(xi) @ gi))[..., 0]  # (..., k, n): the y_i
+        return -(_mT(y) @ _mT(x))
+
+
 def _svd_backward(u, s, vh, gu, gs, gvh):
     """dA from the gradients of A = U diag(S) Vh (A m x n, k = min(m, n); with
     full_matrices only the first k columns of U and rows of Vh take part), for distinct
@@ -448,3 +626,62 @@ class Pinv(Function):
         ga = -(xt @ grad @ xt)
         ga = ga + (gt - a @ (x @ gt)) @ (x @ xt)  # (I - A X) g^T X X^T
         return ga + (xt @ x) @ (gt - (gt @ x) @ a)  # X^T X g^T (I - X A)
+
+
+# ---------------------------------------------------------------- matrix exponential
+def _pade13_coefficients():
+    """b[j] = (26 - j)! 13! / (26! j! (13 - j)!): the [13/13] Pade approximant of exp(x) is
+    p(x) / p(-x) with p(x) = sum_j b[j] x^j."""
+    f = math.factorial
+    return [f(26 - j) * f(13) / (f(26) * f(j) * f(13 - j)) for j in range(14)]
+
+
+_PADE13 = _pade13_coefficients()
+_THETA13 = 5.371920351148152  # the largest 1-norm for which [13/13] is exact to float64 (Higham)
+
+
+def expm(a):
+    """exp(A) of each matrix by scaling and squaring (Higham, 2005): A / 2^s has a 1-norm
+    of at most theta_13, there exp is the [13/13] Pade approximant p(A) / p(-A) (as
+    U = odd terms, V = even terms: (V - U)^-1 (V + U)), then squared s times. s is each
+    matrix's own."""
+    xp = xp_of(a)
+    if a.shape[-1] == 0:
+        return a.copy()
+    norm = xp.abs(a).sum(axis=-2).max(axis=-1)
+    s = xp.ceil(xp.log2(xp.where(norm > 0, norm, 1) / _THETA13))
+    s = xp.where(xp.isfinite(s) & (s > 0), s, 0).astype(xp.int64)
+    x = a / (2.0**s).astype(a.dtype)[..., None, None]
+    b = _PADE13
+    eye = xp.eye(a.shape[-1], dtype=a.dtype)
+    x2 = x @ x
+    x4 = x2 @ x2
+    x6 = x4 @ x2
+    odd = x @ (x6 @ (b[13] * x6 + b[11] * x4 + b[9] * x2) + b[7] * x6 + b[5] * x4 + b[3] * x2
+               + b[1] * eye)  # fmt: skip
+    even = x6 @ (b[12] * x6 + b[10] * x4 + b[8] * x2) + b[6] * x6 + b[4] * x4 + b[2] * x2
+    even = even + b[0] * eye
+    r = _solve(even - odd, even + odd)
+    for i in range(int(s.max()) if s.size else 0):
+        r = xp.where((s > i)[..., None, None], r @ r, r)
+    return r
+
+
+class MatrixExp(Function):
+    """exp(A) = sum_j A^j / j!. Its derivative in direction E is the top-right block of
+    exp([[A, E], [0, A]]) (Mathias, 1996), and the gradient is the same with A^T and g:
+    dA = the top-right n x n block of exp([[A^T, g], [0, A^T]])."""
+
+    def forward(self, a):
+        self.save_for_backward(a)
+        return expm(a)
+
+    def backward(self, grad):
+        (a,) = self.saved
+        xp = xp_of(a)
+        n = a.shape[-1]
+        at = xp.broadcast_to(_mT(a), grad.shape)
+        block = xp.concatenate(
+            [xp.concatenate([at, grad], -1), xp.concatenate([xp.zeros_like(at), at], -1)], -2
+        )
+        return expm(block)[..., :n, n:]
