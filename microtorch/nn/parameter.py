@@ -59,3 +59,33 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
     return Parameter(data, requires_grad)
+
+
+class Buffer(Tensor):
+    """A tensor that registers itself as a buffer when assigned to a module attribute:
+    ``self.mask = nn.Buffer(t, persistent=False)`` is ``self.register_buffer("mask", t,
+    persistent=False)``. It shares ``t``'s values, out of the graph (as ``t.detach()``), and
+    keeps ``t.requires_grad``."""
+
+    __slots__ = ("persistent",)
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        if data is None:
+            from ..factories import empty
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(
+                f"Buffer: expected a Tensor as data, got {type(data).__name__}; "
+                "wrap it first with microtorch.tensor(...)"
+            )
+        # as data.detach(): the same values and version counter, out of the graph
+        self.array = data.array
+        self._version_counter = data._version_counter
+        self._grad = self.grad_fn = self._hooks = self._post_accumulate_hooks = None
+        self._is_param = False
+        self._view = None
+        self._requires_grad = False
+        if data.requires_grad:
+            self.requires_grad_(True)
+        self.persistent = persistent
