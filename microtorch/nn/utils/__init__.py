@@ -3,7 +3,7 @@
 ``parametrize`` and ``parametrizations`` (the module-based reparametrisations), ``stateless``,
 ``fusion`` (folding BatchNorm into the layer before it) and ``memory_format``."""
 
-from . import rnn, stateless
+from . import parametrizations, parametrize, rnn, stateless
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -39,6 +39,8 @@ __all__ = [
     "fuse_linear_bn_weights",
     "get_total_norm",
     "parameters_to_vector",
+    "parametrizations",
+    "parametrize",
     "remove_spectral_norm",
     "remove_weight_norm",
     "rnn",
