@@ -1,8 +1,8 @@
 """Optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adadelta``,
 ``Adamax``, ``NAdam``, ``RAdam``, ``Rprop``, ``ASGD``) and learning-rate schedules
-(``lr_scheduler``)."""
+(``lr_scheduler``), and weight averaging (``swa_utils``: AveragedModel, SWALR, update_bn)."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -30,4 +30,5 @@ __all__ = [
     "RMSprop",
     "Rprop",
     "lr_scheduler",
+    "swa_utils",
 ]
