@@ -467,6 +467,35 @@ def test_lbfgs_state_dict_resumes_exactly() -> None:
     np.testing.assert_array_equal(params2[0].detach().numpy(), straight[-1])
 
 
+def _lbfgs_and_adafactor_on(where: str) -> tuple:
+    rng = np.random.default_rng(2)
+    A = torch.tensor(rng.standard_normal((6, 2)), device=where)
+    B = torch.tensor(rng.standard_normal(6), device=where)
+    w = nn.Parameter(torch.zeros(2, dtype=torch.float64, device=where))
+    opt = optim.LBFGS([w], max_iter=5, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = ((A @ w - B) ** 2).mean()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    m = nn.Parameter(torch.ones(3, 2, dtype=torch.float64, device=where))
+    ada = optim.Adafactor([m], weight_decay=0.1)
+    for _ in range(3):
+        m.grad = torch.tensor(rng.standard_normal((3, 2)), device=where)
+        ada.step()
+    return w.detach().cpu().numpy(), m.detach().cpu().numpy()
+
+
+def test_lbfgs_and_adafactor_on_device(device: str) -> None:
+    """The raw-array code runs on every device (CuPy arrays there) with CPU's numbers."""
+    for mine, reference in zip(_lbfgs_and_adafactor_on(device), _lbfgs_and_adafactor_on("cpu"),
+                               strict=True):  # fmt: skip
+        np.testing.assert_allclose(mine, reference, rtol=1e-12, atol=1e-14)
+
+
 def test_lbfgs_errors_as_pytorch() -> None:
     p, q = nn.Parameter(torch.zeros(2)), nn.Parameter(torch.zeros(2))
     with pytest.raises(ValueError, match="per-parameter options"):
