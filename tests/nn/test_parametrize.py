@@ -204,6 +204,33 @@ def test_remove_parametrizations_as_pytorch(leave_parametrized: bool) -> None:
         parametrize.remove_parametrizations(ours, "weight")
 
 
+def test_transfer_parametrizations_and_params_as_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    _, Double, AddOne, Split = _modules(mt)
+    _, TDouble, TAddOne, TSplit = _modules(torch)
+    pairs = []
+    for lib, P, mods in ((mt, parametrize, (Double, AddOne, Split)),
+                         (torch, torch.nn.utils.parametrize, (TDouble, TAddOne, TSplit))):  # fmt: skip
+        source, target = lib.nn.Linear(3, 2).double(), lib.nn.Linear(3, 2).double()
+        with lib.no_grad():
+            source.weight.copy_(lib.tensor(np.arange(6.0).reshape(2, 3)))
+            source.bias.copy_(lib.tensor([1.0, -1.0]))
+        P.register_parametrization(source, "weight", mods[0]())
+        P.register_parametrization(source, "weight", mods[1]())
+        P.register_parametrization(source, "bias", mods[2]())
+        P.transfer_parametrizations_and_params(source, target)
+        pairs.append((source, target))
+    (source, target), (tsource, ttarget) = pairs
+    assert repr(target) == repr(ttarget)
+    assert list(target.state_dict()) == list(ttarget.state_dict())
+    assert target.parametrizations.weight.original is source.parametrizations.weight.original
+    assert target.parametrizations.weight[0] is source.parametrizations.weight[0]
+    assert target.parametrizations.bias.original1 is source.parametrizations.bias.original1
+    _same_values(target, ttarget, ["weight", "bias"])
+    plain = parametrize.transfer_parametrizations_and_params(nn.Linear(2, 2), nn.Linear(2, 2))
+    assert not parametrize.is_parametrized(plain)
+
+
 def test_cached_computes_each_parametrized_tensor_once() -> None:
     _, Double, _, _ = _modules(mt)
     m = nn.Linear(2, 2)

@@ -337,3 +337,26 @@ def type_before_parametrizations(module: Module) -> type:
     if isinstance(module, _ParametrizedModule):
         return type(module).__bases__[1]
     return type(module)
+
+
+def transfer_parametrizations_and_params(from_module: Module, to_module: Module,
+                                         tensor_name: str | None = None) -> Module:  # fmt: skip
+    """Give ``to_module`` the parametrizations of ``from_module`` (all, or those of
+    ``tensor_name``), the same parametrization modules and the same original tensors (shared,
+    not copied); a name ``to_module`` lacks is first made a Parameter."""
+    if not is_parametrized(from_module):
+        return to_module
+    names = list(from_module.parametrizations._modules) if tensor_name is None else [tensor_name]
+    for name in names:
+        source = from_module.parametrizations[name]
+        if not hasattr(to_module, name):
+            setattr(to_module, name, Parameter(getattr(from_module, name).detach()))
+        for parametrization in source:
+            register_parametrization(to_module, name, parametrization)
+        target = to_module.parametrizations[name]
+        if source.is_tensor:
+            target.original = source.original
+        else:
+            for i in range(source.ntensors):
+                setattr(target, f"original{i}", getattr(source, f"original{i}"))
+    return to_module
