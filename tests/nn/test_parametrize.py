@@ -15,6 +15,8 @@ import microtorch as mt
 from microtorch import nn
 from microtorch.nn.utils import parametrizations, parametrize, stateless
 
+from .torch_parity import assert_module_matches
+
 RNG = np.random.default_rng(0)
 
 
@@ -326,13 +328,7 @@ def test_weight_norm_as_pytorch(dim) -> None:
         np.testing.assert_allclose(
             _np(ours.state_dict()[key]), _np(theirs.state_dict()[key]), rtol=1e-14
         )
-    x = RNG.standard_normal((2, 2, 5))
-    y, ty = ours(mt.tensor(x)), theirs(torch.tensor(x))
-    np.testing.assert_allclose(_np(y), _np(ty), rtol=1e-12)
-    y.sum().backward()
-    ty.sum().backward()
-    for (name, p), tp in zip(ours.named_parameters(), theirs.parameters(), strict=True):
-        np.testing.assert_allclose(_np(p.grad), _np(tp.grad), rtol=1e-10, err_msg=name)
+    assert_module_matches(torch, ours, theirs, RNG.standard_normal((2, 2, 5)), rtol=1e-10)
 
 
 @pytest.mark.parametrize("kind", ["linear", "conv", "vector"])
@@ -371,12 +367,7 @@ def test_spectral_norm_as_pytorch_after_copying_its_state(kind: str) -> None:
     ours.train()
     theirs.train()
     x = RNG.standard_normal((3, 5)) if kind != "conv" else RNG.standard_normal((1, 2, 4, 4))
-    y, ty = ours(mt.tensor(x)), theirs(torch.tensor(x))
-    np.testing.assert_allclose(_np(y), _np(ty), rtol=1e-10)
-    y.sum().backward()
-    ty.sum().backward()
-    for (pname, p), tp in zip(ours.named_parameters(), theirs.parameters(), strict=True):
-        np.testing.assert_allclose(_np(p.grad), _np(tp.grad), rtol=1e-9, err_msg=pname)
+    assert_module_matches(torch, ours, theirs, x, rtol=1e-9)  # (a training-mode forward)
 
 
 def test_spectral_norm_errors() -> None:
