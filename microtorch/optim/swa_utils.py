@@ -232,10 +232,14 @@ class SWALR(LRScheduler):
             return (1 - math.cos(math.pi * t)) / 2
         return t
 
-    def get_lr(self) -> list[float]:
-        """Each group's lr at the next step, found from its current lr: the current lr is
-        undone to the starting lr it implies, then the next point of the annealing taken."""
+    def step(self, epoch: int | None = None) -> None:
+        """Advance one step (counted apart from last_epoch, as PyTorch's _step_count)."""
         self._step_count += 1
+        super().step(epoch)
+
+    def get_lr(self) -> list[float]:
+        """Each group's lr at this step, found from its current lr: the current lr is undone
+        to the starting lr it implies, then this step's point of the annealing taken."""
         step = self._step_count - 1
         if self.anneal_epochs == 0:
             step = max(1, step)
