@@ -81,7 +81,7 @@ from .padding import (
     ZeroPad1d,
     ZeroPad2d,
 )
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -104,6 +104,7 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
     "Bilinear",
+    "Buffer",
     "CELU",
     "ChannelShuffle",
     "ConstantPad1d",

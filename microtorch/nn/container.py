@@ -188,8 +188,9 @@ class ModuleList(_ListContainer):
         """As PyTorch prints it: a run of children that print the same shares one line,
         "(0-5): 6 x Block(...)", so a stack of identical layers reads at a glance."""
         children = [repr(m).replace("\n", "\n  ") for m in self._modules.values()]
+        name = type(self).__name__  # a subclass (parametrize.ParametrizationList) its own
         if not children:
-            return "ModuleList()"
+            return name + "()"
         lines, start = [], 0
         while start < len(children):
             end = start
@@ -199,7 +200,7 @@ class ModuleList(_ListContainer):
             label = f"({start})" if count == 1 else f"({start}-{end}): {count} x"
             lines.append(f"{label}{':' if count == 1 else ''} {children[start]}")
             start = end + 1
-        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+        return name + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class _DictContainer(Module):

@@ -24,7 +24,7 @@ from .. import functional as F
 from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
 from ..ops import shape as _shape_ops
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -274,6 +274,8 @@ class Module:
                     f"{type(self).__name__} (microtorch.nn.Module or None expected)"
                 )
             self._modules[name] = None
+        elif isinstance(value, Buffer):  # self.mask = nn.Buffer(t, persistent=...)
+            self.register_buffer(name, value, value.persistent)
         elif name in self.__dict__.get("_buffers", {}):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(

@@ -19,25 +19,8 @@ class Parameter(Tensor):
     __slots__ = ()  # Tensor has __slots__; a Parameter holds nothing more
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
-        if data is None:
-            from ..factories import empty
-
-            data = empty(0)
-        if not isinstance(data, Tensor):
-            raise TypeError(
-                f"Parameter: expected a Tensor as data, got {type(data).__name__}; "
-                "wrap it first with microtorch.tensor(...)"
-            )
-        # Share the values (like PyTorch's Parameter(t)): no copy, and the same version
-        # counter, so an in-place change through either name is seen by autograd.
-        self.array = data.array
-        self._version_counter = data._version_counter
-        self.grad = None
-        self.grad_fn = None
-        self._hooks = self._post_accumulate_hooks = None
+        _share_values(self, data, "Parameter")
         self._is_param = True
-        self._view = None
-        self._requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
 
@@ -57,5 +40,42 @@ class Parameter(Tensor):
         return (_rebuild_parameter, (Tensor._make(self.array), self.requires_grad))
 
 
+def _share_values(t: Tensor, data: Tensor | None, kind: str) -> Tensor:
+    """Make the new Parameter or Buffer ``t`` a leaf that shares ``data``'s values (like
+    PyTorch's ``Parameter(data)``): no copy, and the same version counter, so an in-place
+    change through either name is seen by autograd. Returns data (``empty(0)`` for None)."""
+    if data is None:
+        from ..factories import empty
+
+        data = empty(0)
+    if not isinstance(data, Tensor):
+        raise TypeError(
+            f"{kind}: expected a Tensor as data, got {type(data).__name__}; "
+            "wrap it first with microtorch.tensor(...)"
+        )
+    t.array = data.array
+    t._version_counter = data._version_counter
+    t._grad = t.grad_fn = t._hooks = t._post_accumulate_hooks = None
+    t._is_param = False
+    t._view = None
+    t._requires_grad = False
+    return data
+
+
 def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
     return Parameter(data, requires_grad)
+
+
+class Buffer(Tensor):
+    """A tensor that registers itself as a buffer when assigned to a module attribute:
+    ``self.mask = nn.Buffer(t, persistent=False)`` is ``self.register_buffer("mask", t,
+    persistent=False)``. It shares ``t``'s values, out of the graph (as ``t.detach()``), and
+    keeps ``t.requires_grad``."""
+
+    __slots__ = ("persistent",)
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        data = _share_values(self, data, "Buffer")  # as data.detach()
+        if data.requires_grad:
+            self.requires_grad_(True)
+        self.persistent = persistent

@@ -1,14 +1,17 @@
 """Optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adadelta``,
-``Adamax``, ``NAdam``, ``RAdam``, ``Rprop``, ``ASGD``) and learning-rate schedules
-(``lr_scheduler``)."""
+``Adamax``, ``NAdam``, ``RAdam``, ``Rprop``, ``ASGD``, ``Adafactor``, ``LBFGS``),
+learning-rate schedules (``lr_scheduler``) and weight averaging (``swa_utils``:
+AveragedModel, SWALR, update_bn)."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -18,8 +21,10 @@ from .sgd import SGD
 
 __all__ = [
     "ASGD",
+    "LBFGS",
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
@@ -30,4 +35,5 @@ __all__ = [
     "RMSprop",
     "Rprop",
     "lr_scheduler",
+    "swa_utils",
 ]

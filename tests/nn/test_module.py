@@ -451,6 +451,48 @@ class _Holder(nn.Module):
         self.scale = 3.0
 
 
+def _with_buffers(lib: object) -> object:
+    """A module whose buffers come from nn.Buffer assignment (``lib`` is microtorch or torch)."""
+
+    class WithBuffers(lib.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = lib.nn.Linear(2, 2)
+            self.kept = lib.nn.Buffer(lib.arange(3.0))
+            self.cache = lib.nn.Buffer(lib.ones(2), persistent=False)
+            self.lin.scale = lib.nn.Buffer(lib.tensor([2.0], requires_grad=True))
+
+    return WithBuffers()
+
+
+def test_buffer_assignment_registers_a_buffer_as_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    ours, theirs = _with_buffers(torch), _with_buffers(pt)
+    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
+    assert [n for n, _ in ours.named_buffers()] == ["kept", "cache", "lin.scale"]
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert "cache" not in ours.state_dict() and "kept" in ours.state_dict()
+    assert [n for n, _ in ours.named_parameters()] == ["lin.weight", "lin.bias"]
+    assert isinstance(ours.kept, nn.Buffer) and isinstance(ours.kept, torch.Tensor)
+    assert ours.lin.scale.requires_grad and theirs.lin.scale.requires_grad  # kept, as there
+    assert ours.lin.scale.grad_fn is None
+    source = torch.tensor([1.0, 2.0])
+    b = nn.Buffer(source)
+    source.add_(1.0)  # shares the values, as PyTorch's (a detach, no copy)
+    np.testing.assert_array_equal(b.numpy(), [2.0, 3.0])
+    assert nn.Buffer().shape == (0,)
+    cache = ours.cache
+    ours.to(torch.float64)  # moved in place, as every buffer
+    assert ours.cache is cache and ours.cache.dtype == torch.float64
+    assert ours.kept.dtype == torch.float64
+    ours.cache = torch.zeros(2)  # a plain tensor into a registered name: still non-persistent
+    assert "cache" not in ours.state_dict() and type(ours.cache) is torch.Tensor
+    ours.cache = nn.Buffer(torch.zeros(2))  # a Buffer brings its own persistence
+    assert "cache" in ours.state_dict()
+    with pytest.raises(TypeError, match="expected a Tensor"):
+        nn.Buffer([1.0, 2.0])
+
+
 def test_get_buffer_and_set_submodule() -> None:
     m = _Holder()
     assert m.get_buffer("block.0.mask") is m.block[0].mask

@@ -273,3 +273,247 @@ def test_model_learns_a_regression(name: str) -> None:
         loss.backward()
         opt.step()
     assert loss.item() < 1e-4
+
+
+# ------------------------------------------------------------------ Adafactor
+ADAFACTOR_CASES = {
+    "default": dict(),
+    "lr_wd_maximize": dict(lr=0.05, weight_decay=0.1, maximize=True),
+    "eps_d_decay": dict(eps=(1e-20, 1e-2), d=1.5, beta2_decay=-0.5),
+}
+ADAFACTOR_SHAPES = [(3, 4), (2, 3, 5), (5,), ()]  # a matrix, a batch of matrices, a vector, 0-d
+
+
+def _adafactor_trajectory(lib, kw: dict, dtype, steps: int = STEPS) -> tuple[list, list]:
+    rng = np.random.default_rng(3)
+    values = [rng.standard_normal(s).astype(dtype) for s in ADAFACTOR_SHAPES]
+    params = _params(lib, values)
+    opt = lib.optim.Adafactor(params, **kw)
+    for _ in range(steps):
+        for p, s in zip(params, ADAFACTOR_SHAPES):
+            g = rng.standard_normal(s).astype(dtype)
+            p.grad = lib.tensor(g)
+        opt.step()
+    states = [{k: np.asarray(v.numpy() if hasattr(v, "numpy") else v, dtype=np.float64)
+               for k, v in opt.state[p].items()} for p in params]  # fmt: skip
+    return [p.detach().numpy() for p in params], states
+
+
+@pytest.mark.parametrize("case", sorted(ADAFACTOR_CASES))
+def test_adafactor_trajectory_matches_pytorch(case: str) -> None:
+    pt = pytest.importorskip("torch")
+    kw = ADAFACTOR_CASES[case]
+    for dtype, rtol, atol in ((np.float64, 1e-12, 1e-14), (np.float32, 2e-5, 1e-6)):
+        ours, our_states = _adafactor_trajectory(torch, kw, dtype)
+        theirs, their_states = _adafactor_trajectory(pt, kw, dtype)
+        for a, b in zip(ours, theirs, strict=True):
+            assert a.dtype == dtype
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=f"{case} {dtype}")
+        for mine, reference in zip(our_states, their_states, strict=True):
+            assert mine.keys() == reference.keys()  # row_var/col_var or variance, and step
+            for key in reference:
+                np.testing.assert_allclose(mine[key], reference[key], rtol=rtol, atol=atol,
+                                           err_msg=f"{case} {dtype} state {key}")  # fmt: skip
+
+
+def test_adafactor_defaults_state_dict_and_errors_as_pytorch() -> None:
+    p = nn.Parameter(torch.ones(3, 2))
+    opt = optim.Adafactor([p, nn.Parameter(torch.zeros(2))])
+    p.grad = torch.ones(3, 2)
+    opt.step()
+    saved = copy.deepcopy(opt.state_dict())
+    assert set(saved["state"][0]) == {"step", "row_var", "col_var"}
+    assert saved["state"][0]["row_var"].shape == (3, 1) and saved["state"][0]["col_var"].shape == (
+        1,
+        2,
+    )
+    twin = nn.Parameter(p.detach().clone())
+    opt2 = optim.Adafactor([twin, nn.Parameter(torch.zeros(2))])
+    opt2.load_state_dict(saved)
+    for o, q in ((opt, p), (opt2, twin)):
+        q.grad = torch.full((3, 2), 0.5)
+        o.step()
+    np.testing.assert_array_equal(p.detach().numpy(), twin.detach().numpy())
+    for bad in (dict(lr=-1.0), dict(beta2_decay=0.5), dict(eps=(-1.0, 1e-3)), dict(eps=(None, -1.0)),
+                dict(d=0.5), dict(weight_decay=-0.1)):  # fmt: skip
+        with pytest.raises(ValueError, match="Adafactor"):
+            optim.Adafactor([nn.Parameter(torch.zeros(2))], **bad)
+    pt = pytest.importorskip("torch")
+    ours = optim.Adafactor([nn.Parameter(torch.zeros(2))])
+    theirs = pt.optim.Adafactor([pt.nn.Parameter(pt.zeros(2))])
+    assert ours.defaults == theirs.defaults and repr(ours) == repr(theirs)
+    tp = pt.nn.Parameter(pt.ones(3, 2))
+    topt = pt.optim.Adafactor([tp, pt.nn.Parameter(pt.zeros(2))])
+    tp.grad = pt.ones(3, 2)
+    topt.step()
+    assert set(topt.state_dict()["state"][0]) == set(saved["state"][0])
+
+
+# ------------------------------------------------------------------ LBFGS
+def _least_squares(lib, dtype):
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((8, 3)), rng.standard_normal(8)
+    w = lib.nn.Parameter(lib.tensor(np.zeros(3), dtype=dtype))
+    c = lib.nn.Parameter(lib.tensor(0.5, dtype=dtype))
+    A, B = lib.tensor(a, dtype=dtype), lib.tensor(b, dtype=dtype)
+    return [w, c], lambda: ((A @ w + c - B) ** 2).mean()
+
+
+def _rosenbrock(lib, dtype):
+    xy = lib.nn.Parameter(lib.tensor([-1.5, 2.0], dtype=dtype))
+    return [xy], lambda: (1 - xy[0]) ** 2 + 100 * (xy[1] - xy[0] ** 2) ** 2
+
+
+def _lbfgs_run(lib, problem, kw: dict, steps: int, dtype=None) -> tuple[list, list, object]:
+    params, loss_fn = problem(lib, lib.float64 if dtype is None else dtype)
+    opt = lib.optim.LBFGS(params, **kw)
+    evaluations = []
+
+    def closure():
+        opt.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        evaluations.append(loss.item())
+        return loss
+
+    trajectory = []
+    for _ in range(steps):
+        opt.step(closure)
+        trajectory.append(np.concatenate([p.detach().numpy().reshape(-1) for p in params]))
+    return trajectory, evaluations, opt
+
+
+LBFGS_CASES = [
+    ("least_squares", dict(lr=0.5, max_iter=4)),
+    ("least_squares", dict(lr=1, max_iter=5, history_size=2, line_search_fn="strong_wolfe")),
+    ("rosenbrock", dict(lr=1, max_iter=20, line_search_fn="strong_wolfe")),
+    ("rosenbrock", dict(lr=0.01, max_iter=10, history_size=3)),
+    (
+        "rosenbrock",
+        dict(lr=1, max_iter=8, max_eval=10, tolerance_change=1e-6, line_search_fn="strong_wolfe"),
+    ),  # fmt: skip
+    # steps too long (the zoom phase) and, on Rosenbrock, too short (extrapolation)
+    ("least_squares", dict(lr=10, max_iter=10, line_search_fn="strong_wolfe")),
+    ("rosenbrock", dict(lr=30, max_iter=20, history_size=2, line_search_fn="strong_wolfe")),
+    ("least_squares", dict(lr=0.05, max_iter=10, line_search_fn="strong_wolfe")),
+]
+
+
+@pytest.mark.parametrize("problem,kw", LBFGS_CASES)
+def test_lbfgs_trajectory_matches_pytorch(problem: str, kw: dict) -> None:
+    pt = pytest.importorskip("torch")
+    make = _least_squares if problem == "least_squares" else _rosenbrock
+    ours, our_evals, opt = _lbfgs_run(torch, make, kw, steps=6)
+    theirs, their_evals, topt = _lbfgs_run(pt, make, kw, steps=6)
+    assert len(our_evals) == len(their_evals)  # the same closure calls, line search included
+    np.testing.assert_allclose(our_evals, their_evals, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-9)
+    state, tstate = opt.state[opt._params[0]], topt.state[topt._params[0]]
+    assert set(state) == set(tstate)
+    assert state["func_evals"] == tstate["func_evals"] and state["n_iter"] == tstate["n_iter"]
+    assert not np.allclose(ours[0], ours[-1]) or problem == "least_squares"
+
+
+def test_lbfgs_solves_the_problems() -> None:
+    trajectory, _, _ = _lbfgs_run(torch, _rosenbrock, dict(line_search_fn="strong_wolfe",
+                                                           max_iter=50), steps=4)  # fmt: skip
+    np.testing.assert_allclose(trajectory[-1], [1.0, 1.0], atol=1e-5)
+    trajectory, _, _ = _lbfgs_run(torch, _least_squares, dict(line_search_fn="strong_wolfe",
+                                                              tolerance_change=1e-14), steps=2)  # fmt: skip
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((8, 3)), rng.standard_normal(8)
+    exact = np.linalg.lstsq(np.c_[a, np.ones(8)], b, rcond=None)[0]
+    np.testing.assert_allclose(trajectory[-1], exact, rtol=1e-6, atol=1e-8)
+
+
+def test_lbfgs_float32_stays_float32_and_follows_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    kw = dict(lr=1, max_iter=6, line_search_fn="strong_wolfe")
+    # one step: after it the gradients are so small that float32 rounding (PyTorch keeps
+    # the scalars in float32, microtorch in float64) decides the next digits
+    ours, _, _ = _lbfgs_run(torch, _least_squares, kw, steps=1, dtype=torch.float32)
+    theirs, _, _ = _lbfgs_run(pt, _least_squares, kw, steps=1, dtype=pt.float32)
+    assert ours[0].dtype == np.float32
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_lbfgs_state_dict_resumes_exactly() -> None:
+    kw = dict(lr=1, max_iter=3, history_size=4, line_search_fn="strong_wolfe")
+    straight, _, _ = _lbfgs_run(torch, _rosenbrock, kw, steps=4)
+    params, loss_fn = _rosenbrock(torch, torch.float64)
+    opt = optim.LBFGS(params, **kw)
+
+    def closure_for(o, ps, fn):
+        def closure():
+            o.zero_grad()
+            loss = fn()
+            loss.backward()
+            return loss
+
+        return closure
+
+    for _ in range(2):
+        opt.step(closure_for(opt, params, loss_fn))
+    saved = copy.deepcopy(opt.state_dict())
+    assert {"d", "t", "old_dirs", "old_stps", "ro", "H_diag", "prev_flat_grad", "prev_loss",
+            "func_evals", "n_iter"} <= set(saved["state"][0])  # fmt: skip
+    params2, loss_fn2 = _rosenbrock(torch, torch.float64)
+    with torch.no_grad():
+        params2[0].copy_(params[0])
+    opt2 = optim.LBFGS(params2, **kw)
+    opt2.load_state_dict(saved)
+    for _ in range(2):
+        opt2.step(closure_for(opt2, params2, loss_fn2))
+    np.testing.assert_array_equal(params2[0].detach().numpy(), straight[-1])
+
+
+def _lbfgs_and_adafactor_on(where: str) -> tuple:
+    rng = np.random.default_rng(2)
+    A = torch.tensor(rng.standard_normal((6, 2)), device=where)
+    B = torch.tensor(rng.standard_normal(6), device=where)
+    w = nn.Parameter(torch.zeros(2, dtype=torch.float64, device=where))
+    opt = optim.LBFGS([w], max_iter=5, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = ((A @ w - B) ** 2).mean()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    m = nn.Parameter(torch.ones(3, 2, dtype=torch.float64, device=where))
+    ada = optim.Adafactor([m], weight_decay=0.1)
+    for _ in range(3):
+        m.grad = torch.tensor(rng.standard_normal((3, 2)), device=where)
+        ada.step()
+    return w.detach().cpu().numpy(), m.detach().cpu().numpy()
+
+
+def test_lbfgs_and_adafactor_on_device(device: str) -> None:
+    """The raw-array code runs on every device (CuPy arrays there) with CPU's numbers."""
+    for mine, reference in zip(_lbfgs_and_adafactor_on(device), _lbfgs_and_adafactor_on("cpu"),
+                               strict=True):  # fmt: skip
+        np.testing.assert_allclose(mine, reference, rtol=1e-12, atol=1e-14)
+
+
+def test_lbfgs_errors_as_pytorch() -> None:
+    p, q = nn.Parameter(torch.zeros(2)), nn.Parameter(torch.zeros(2))
+    with pytest.raises(ValueError, match="per-parameter options"):
+        optim.LBFGS([{"params": [p]}, {"params": [q]}])
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        optim.LBFGS([p], lr=-1.0)
+    opt = optim.LBFGS([p], line_search_fn="backtracking")
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 1) ** 2).sum()
+        loss.backward()
+        return loss
+
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        opt.step(closure)
+    assert optim.LBFGS([p], max_iter=8).defaults["max_eval"] == 10  # max_iter * 5 // 4
+    pt = pytest.importorskip("torch")
+    theirs = pt.optim.LBFGS([pt.nn.Parameter(pt.zeros(2))])
+    ours = optim.LBFGS([nn.Parameter(torch.zeros(2))])
+    assert ours.defaults == theirs.defaults and repr(ours) == repr(theirs)
