@@ -386,6 +386,7 @@ from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
     celu_,
     conv1d,
     conv2d,
+    conv3d,
     cosine_similarity,
     pixel_shuffle,
     pixel_unshuffle,

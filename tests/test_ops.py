@@ -3261,6 +3261,20 @@ NN = [
         lambda a, w, b: np_conv(a, w, b, padding=1, groups=3),
     ),
     C(
+        "conv3d",
+        lambda T, F, a, w, b: F.conv3d(a, w, b, stride=(1, 2, 1), padding=(0, 1, 1)),
+        (x(2, 2, 3, 4, 3), x(3, 2, 2, 2, 2), x(3)),
+        lambda a, w, b: np_conv(a, w, b, stride=(1, 2, 1), padding=(0, 1, 1)),
+    ),
+    C(
+        "conv3d_same_dilation_groups_unbatched",
+        lambda T, F, a, w: F.conv3d(a, w, padding="same", dilation=(2, 1, 1), groups=2),
+        (x(4, 4, 3, 3), x(2, 2, 2, 2, 1)),
+        lambda a, w: np_conv(
+            a[None], w, padding=((1, 1), (0, 1), (0, 0)), dilation=(2, 1, 1), groups=2
+        )[0],
+    ),
+    C(
         "unfold",
         lambda T, F, a: F.unfold(a, 2, padding=1, stride=2),
         (x(2, 2, 4, 3),),
@@ -3327,6 +3341,18 @@ NN = [
         lambda a: np_avg_pool(a[None], 2, 1, divisor=3)[0],
     ),
     C(
+        "avg_pool3d",
+        lambda T, F, a: F.avg_pool3d(a, (2, 3, 2), stride=(1, 2, 2), padding=(1, 1, 0)),
+        (x(1, 2, 3, 5, 4),),
+        lambda a: np_avg_pool(a, (2, 3, 2), (1, 2, 2), (1, 1, 0)),
+    ),
+    C(
+        "avg_pool3d_ceil_exclude_pad_unbatched",
+        lambda T, F, a: F.avg_pool3d(a, 2, padding=1, ceil_mode=True, count_include_pad=False),
+        (x(2, 3, 4, 3),),
+        lambda a: np_avg_pool(a[None], 2, 2, 1, ceil_mode=True, include_pad=False)[0],
+    ),
+    C(
         "adaptive_avg_pool1d",  # windows of 2 or 3 that overlap
         lambda T, F, a: F.adaptive_avg_pool1d(a, 3),
         (x(2, 3, 7),),
@@ -3349,6 +3375,12 @@ NN = [
         lambda T, F, a: (F.adaptive_avg_pool2d(a, (None, 2)), F.adaptive_avg_pool2d(a, 1)),
         (x(1, 2, 3, 4),),
         lambda a: (np_adaptive_avg_pool(a, (3, 2)), np_adaptive_avg_pool(a, (1, 1))),
+    ),
+    C(
+        "adaptive_avg_pool3d",  # shrinking D, growing H, keeping W
+        lambda T, F, a: F.adaptive_avg_pool3d(a, (2, 4, None)),
+        (x(2, 2, 5, 3, 2),),
+        lambda a: np_adaptive_avg_pool(a, (2, 4, 2)),
     ),
     C(
         "batch_norm_training",

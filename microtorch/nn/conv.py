@@ -1,4 +1,4 @@
-"""``Conv1d`` / ``Conv2d`` (cross-correlation layers) and ``Unfold`` / ``Fold``."""
+"""``Conv1d`` / ``Conv2d`` / ``Conv3d`` (cross-correlation layers) and ``Unfold`` / ``Fold``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 class _ConvNd(Module):
-    """What Conv1d and Conv2d share: weight (out_channels, in_channels / groups, *kernel_size)
+    """What Conv1d, Conv2d and Conv3d share: weight (out_channels, in_channels / groups, *kernel_size)
     and bias (out_channels,), both from PyTorch's default init: kaiming_uniform_(a=sqrt(5)),
     i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), with fan_in = in_channels / groups * prod(kernel)."""
 
@@ -103,6 +103,13 @@ class Conv2d(_ConvNd):
 
     _spatial = 2
     _conv = staticmethod(F.conv2d)
+
+
+class Conv3d(_ConvNd):
+    """(N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out): a learned 3-d cross-correlation."""
+
+    _spatial = 3
+    _conv = staticmethod(F.conv3d)
 
 
 class Unfold(Module):

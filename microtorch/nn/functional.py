@@ -1772,7 +1772,7 @@ def _check_windows_fit(input: Tensor, kernel: tuple, dilation: tuple, padding: t
 
 def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
           dilation: Any, groups: int, spatial: int, op: str) -> Tensor:  # fmt: skip
-    """The N-d convolution (cross-correlation, as PyTorch) of conv1d and conv2d."""
+    """The N-d convolution (cross-correlation, as PyTorch) of conv1d, conv2d and conv3d."""
     x, unbatched = _batched(input, spatial, op)
     _check_tensor(weight, op, "weight")
     if weight.ndim != spatial + 2:
@@ -1828,6 +1828,13 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     """2-d cross-correlation: input (N, C_in, H, W) or (C_in, H, W), weight
     (C_out, C_in/groups, kH, kW), bias (C_out,) -> (N, C_out, H_out, W_out)."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    """3-d cross-correlation: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
+    (C_out, C_in/groups, kD, kH, kW), bias (C_out,) -> (N, C_out, D_out, H_out, W_out)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
@@ -1971,6 +1978,14 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                      divisor_override, 2, "avg_pool2d")  # fmt: skip
 
 
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:  # fmt: skip
+    """The mean of each kD x kH x kW window of (N, C, D, H, W) or (C, D, H, W)."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 3, "avg_pool3d")  # fmt: skip
+
+
 def _adaptive_average_matrix(size: int, out: int, like: Tensor) -> Tensor:
     """(out, size): row i averages input positions floor(i*size/out) to ceil((i+1)*size/out)."""
     xp = backend.xp_of(like.array)
@@ -2000,8 +2015,12 @@ def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -
             f"{list(input.shape)} and output_size {output_size!r}"
         )
     out = x
-    if spatial == 2:  # (N, C, H, W) -> (N, C, oH, W): average along H
-        out = _functional.matmul(_adaptive_average_matrix(x.shape[2], sizes[0], x), out)
+    for d in range(2, x.ndim - 1):  # (N, C, ..., n, ..., W) -> (N, C, ..., o, ..., W)
+        rows = _adaptive_average_matrix(x.shape[d], sizes[d - 2], x)  # (o, n)
+        if d == x.ndim - 2:  # H: the matrix times each (H, W) image
+            out = _functional.matmul(rows, out)
+        else:  # D: moved next to W first
+            out = _functional.matmul(rows, out.transpose(d, -2)).transpose(d, -2)
     last = _adaptive_average_matrix(x.shape[-1], sizes[-1], x)  # (oW, W)
     out = _functional.matmul(out, last.transpose(0, 1))  # (..., W) -> (..., oW)
     return out.squeeze(0) if unbatched else out
@@ -2015,6 +2034,11 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """(N, C, H, W) -> (N, C, oH, oW) by window means; None in output_size keeps that size."""
     return _adaptive_avg_pool(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """(N, C, D, H, W) -> (N, C, oD, oH, oW) by window means; None keeps that size."""
+    return _adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
 
 
 # ---------------------------------------------------------------- batch, group and instance norm

@@ -1,4 +1,4 @@
-"""Normalization layers: ``LayerNorm``, ``BatchNorm1d/2d``, ``InstanceNorm1d/2d`` and
+"""Normalization layers: ``LayerNorm``, ``BatchNorm1d/2d/3d``, ``InstanceNorm1d/2d/3d`` and
 ``GroupNorm``."""
 
 from __future__ import annotations
@@ -170,6 +170,12 @@ class BatchNorm2d(_BatchNorm):
     _expected_dims = (4,)
 
 
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of (N, C, D, H, W) per channel C."""
+
+    _expected_dims = (5,)
+
+
 class _InstanceNorm(_NormBase):
     """Each sample's channels normalised over their own spatial dims (F.instance_norm);
     no affine parameters and no running statistics by default, as in PyTorch."""
@@ -212,6 +218,12 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalization of (N, C, H, W) or (C, H, W)."""
 
     _expected_dims = (3, 4)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of (N, C, D, H, W) or (C, D, H, W)."""
+
+    _expected_dims = (4, 5)
 
 
 class GroupNorm(Module):

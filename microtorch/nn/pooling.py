@@ -1,4 +1,4 @@
-"""Average pooling layers: ``AvgPool1d/2d`` and ``AdaptiveAvgPool1d/2d``."""
+"""Average pooling layers: ``AvgPool1d/2d/3d`` and ``AdaptiveAvgPool1d/2d/3d``."""
 
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ class AvgPool1d(Module):
 class AvgPool2d(Module):
     """(N, C, H, W) -> (N, C, H_out, W_out): the mean of each window (F.avg_pool2d)."""
 
+    _pool = staticmethod(F.avg_pool2d)
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True,
                  divisor_override: int | None = None) -> None:  # fmt: skip
@@ -43,15 +45,22 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)  # fmt: skip
+        return type(self)._pool(input, self.kernel_size, self.stride, self.padding,
+                                self.ceil_mode, self.count_include_pad,
+                                self.divisor_override)  # fmt: skip
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class AvgPool3d(AvgPool2d):
+    """(N, C, D, H, W) -> (N, C, D_out, H_out, W_out): the mean of each window (F.avg_pool3d)."""
+
+    _pool = staticmethod(F.avg_pool3d)
+
+
 class _AdaptiveAvgPoolNd(Module):
-    """What both adaptive pools keep: the output size (an int, a tuple, None = unchanged)."""
+    """What every adaptive pool keeps: the output size (an int, a tuple, None = unchanged)."""
 
     def __init__(self, output_size: Any) -> None:
         super().__init__()
@@ -73,3 +82,10 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """(N, C, D, H, W) -> (N, C, *output_size) by window means (F.adaptive_avg_pool3d)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)

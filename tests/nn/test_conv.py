@@ -37,6 +37,16 @@ CONVS = [
     ("Conv2d", (2, 3, 3), dict(padding=1, padding_mode="replicate"), (2, 2, 4, 5)),
     ("Conv2d", (2, 3, (2, 3)), dict(padding=(1, 2), padding_mode="circular"), (1, 2, 4, 4)),
     ("Conv2d", (2, 3, 2), dict(stride=2, padding_mode="reflect", padding=1), (2, 5, 5)),
+    ("Conv3d", (2, 3, 2), {}, (2, 2, 4, 3, 5)),
+    (
+        "Conv3d",
+        (4, 2, (3, 1, 2)),
+        dict(stride=(2, 1, 1), padding=(1, 0, 1), groups=2),
+        (1, 4, 5, 3, 4),
+    ),
+    ("Conv3d", (2, 2, 3), dict(padding="same", dilation=(1, 2, 1), bias=False), (2, 4, 5, 3)),
+    ("Conv3d", (2, 3, 2), dict(padding=1, padding_mode="circular"), (1, 2, 3, 3, 3)),
+    ("Conv3d", (2, 3, 3), dict(padding=1, padding_mode="reflect"), (2, 3, 4, 3)),  # unbatched
 ]
 
 

@@ -54,6 +54,10 @@ NORMS = [
     # momentum=None is 0 for InstanceNorm in PyTorch (no cumulative average): stats stay put
     ("InstanceNorm1d", (3,), dict(track_running_stats=True, momentum=None), (2, 3, 4)),
     ("InstanceNorm2d", (2,), {}, (2, 3, 4)),  # unbatched
+    ("BatchNorm3d", (2,), {}, (3, 2, 2, 3, 2)),
+    ("BatchNorm3d", (2,), dict(affine=False, momentum=None), (2, 2, 3, 2, 2)),
+    ("InstanceNorm3d", (2,), dict(affine=True, track_running_stats=True), (2, 2, 3, 2, 3)),
+    ("InstanceNorm3d", (3,), {}, (3, 2, 2, 3)),  # unbatched
     ("GroupNorm", (2, 4), {}, (3, 4, 5)),
     ("GroupNorm", (3, 6), dict(eps=1e-3, affine=False), (2, 6, 2, 3)),
     pytest.param("GroupNorm", (1, 2), dict(bias=False), (2, 2, 3, 3), marks=NO_BIAS),
