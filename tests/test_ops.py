@@ -451,6 +451,30 @@ def np_conv(a, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     return out if b is None else out + b.reshape((-1,) + (1,) * nd)
 
 
+def np_conv_transpose(a, w, b=None, stride=1, padding=0, output_padding=0, groups=1,
+                      dilation=1):  # fmt: skip
+    """N-d transposed convolution by a loop over input positions: each one adds its value
+    times the weight into a dilated window of the (padded) output, which is then cropped."""
+    nd = w.ndim - 2
+    stride, dilation = np.broadcast_to(stride, nd), np.broadcast_to(dilation, nd)
+    padding, extra = np.broadcast_to(padding, nd), np.broadcast_to(output_padding, nd)
+    cin_g, cout_g = w.shape[0] // groups, w.shape[1]
+    full = [(i - 1) * s + d * (k - 1) + 1 + e
+            for i, s, d, k, e in zip(a.shape[2:], stride, dilation, w.shape[2:], extra)]  # fmt: skip
+    out = np.zeros((a.shape[0], cout_g * groups, *full))
+    for i in np.ndindex(*a.shape[2:]):
+        window = tuple(slice(j * s, j * s + d * (k - 1) + 1, d)
+                       for j, s, d, k in zip(i, stride, dilation, w.shape[2:]))  # fmt: skip
+        for g in range(groups):
+            v = a[(slice(None), slice(g * cin_g, (g + 1) * cin_g)) + i]  # (N, Cin/G)
+            wg = w[g * cin_g : (g + 1) * cin_g]  # (Cin/G, Cout/G, *K)
+            out[(slice(None), slice(g * cout_g, (g + 1) * cout_g)) + window] += np.tensordot(
+                v, wg, axes=(1, 0)
+            )
+    out = out[(Ellipsis,) + tuple(slice(p, n - p) for p, n in zip(padding, full))]
+    return out if b is None else out + b.reshape((-1,) + (1,) * nd)
+
+
 def np_unfold(a, k, stride=1, padding=0):
     """F.unfold of (N, C, H, W): each block, flattened channel-major, as a column."""
     a = np.pad(a, [(0, 0), (0, 0), (padding, padding), (padding, padding)])
@@ -3273,6 +3297,44 @@ NN = [
         lambda a, w: np_conv(
             a[None], w, padding=((1, 1), (0, 1), (0, 0)), dilation=(2, 1, 1), groups=2
         )[0],
+    ),
+    C(
+        "conv_transpose1d",
+        lambda T, F, a, w, b: F.conv_transpose1d(a, w, b),
+        (x(2, 3, 4), x(3, 2, 3), x(2)),
+        np_conv_transpose,
+    ),
+    C(
+        "conv_transpose1d_stride_padding_output_padding_groups",
+        lambda T, F, a, w: F.conv_transpose1d(a, w, None, 2, 1, 1, 2, 2),
+        (x(2, 4, 4), x(4, 3, 3)),
+        lambda a, w: np_conv_transpose(a, w, None, 2, 1, 1, 2, 2),
+    ),
+    C(
+        "conv_transpose1d_output_padding_below_dilation",  # 2 >= stride 1 but < dilation 3
+        lambda T, F, a, w: F.conv_transpose1d(a, w, padding=2, output_padding=2, dilation=3),
+        (x(3, 4), x(3, 2, 3)),
+        lambda a, w: np_conv_transpose(a[None], w, padding=2, output_padding=2, dilation=3)[0],
+    ),
+    C(
+        "conv_transpose2d",
+        lambda T, F, a, w, b: F.conv_transpose2d(a, w, b, stride=(2, 1), padding=(0, 1)),
+        (x(2, 2, 3, 4), x(2, 3, 2, 3), x(3)),
+        lambda a, w, b: np_conv_transpose(a, w, b, stride=(2, 1), padding=(0, 1)),
+    ),
+    C(
+        "conv_transpose2d_output_padding_dilation_groups",
+        lambda T, F, a, w: F.conv_transpose2d(
+            a, w, stride=3, padding=(2, 1), output_padding=(2, 1), groups=2, dilation=(1, 2)
+        ),
+        (x(1, 4, 3, 2), x(4, 1, 2, 2)),
+        lambda a, w: np_conv_transpose(a, w, None, 3, (2, 1), (2, 1), 2, (1, 2)),
+    ),
+    C(
+        "conv_transpose3d",
+        lambda T, F, a, w, b: F.conv_transpose3d(a, w, b, 2, (1, 0, 0), (1, 0, 1)),
+        (x(1, 2, 2, 3, 2), x(2, 2, 2, 1, 2), x(2)),
+        lambda a, w, b: np_conv_transpose(a, w, b, 2, (1, 0, 0), (1, 0, 1)),
     ),
     C(
         "unfold",

@@ -33,7 +33,16 @@ from .activation import (
 )
 from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, Conv3d, Fold, Unfold
+from .conv import (
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+    Fold,
+    Unfold,
+)
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .embedding import Embedding, EmbeddingBag
@@ -134,6 +143,9 @@ __all__ = [
     "Conv1d",
     "Conv2d",
     "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",

@@ -1770,35 +1770,51 @@ def _check_windows_fit(input: Tensor, kernel: tuple, dilation: tuple, padding: t
         )
 
 
-def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
-          dilation: Any, groups: int, spatial: int, op: str) -> Tensor:  # fmt: skip
-    """The N-d convolution (cross-correlation, as PyTorch) of conv1d, conv2d and conv3d."""
-    x, unbatched = _batched(input, spatial, op)
+def _check_conv_weight(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
+                       spatial: int, op: str, transposed: bool = False) -> int:  # fmt: skip
+    """The weight (C_out, C_in/groups, *K), or (C_in, C_out/groups, *K) for a transposed
+    conv, fits the batched input x (N, C_in, *S), groups and the bias (C_out,); returns
+    C_out."""
     _check_tensor(weight, op, "weight")
+    layout = (
+        "in_channels, out_channels/groups" if transposed else "out_channels, in_channels/groups"
+    )
     if weight.ndim != spatial + 2:
         raise RuntimeError(
-            f"{op}: expected weight to be {spatial + 2}-D (out_channels, in_channels/groups, "
-            f"*kernel_size), but got weight of size {list(weight.shape)}"
+            f"{op}: expected weight to be {spatial + 2}-D ({layout}, *kernel_size), but got "
+            f"weight of size {list(weight.shape)}"
         )
-    out_channels, group_in = weight.shape[:2]
-    kernel = tuple(weight.shape[2:])
-    if groups < 1 or out_channels % groups:
+    # the dim of the weight that groups splits, and the input channels it expects
+    split, in_channels = (weight.shape[0],) * 2 if transposed else weight.shape[:2]
+    if groups < 1 or split % groups:
         raise RuntimeError(
-            f"{op}: out_channels {out_channels} of weight {list(weight.shape)} must be "
-            f"divisible by groups={groups}"
+            f"{op}: {'in' if transposed else 'out'}_channels {split} of weight "
+            f"{list(weight.shape)} must be divisible by groups={groups}"
         )
-    if x.shape[1] != group_in * groups:
+    if not transposed:
+        in_channels *= groups
+    if x.shape[1] != in_channels:
         raise RuntimeError(
             f"{op}: Given groups={groups}, weight of size {list(weight.shape)}, expected "
-            f"input{list(x.shape)} to have {group_in * groups} channels, but got {x.shape[1]} "
+            f"input{list(x.shape)} to have {in_channels} channels, but got {x.shape[1]} "
             "channels instead"
         )
+    out_channels = weight.shape[1] * groups if transposed else weight.shape[0]
     if bias is not None and tuple(bias.shape) != (out_channels,):
         raise RuntimeError(
             f"{op}: bias of shape {tuple(bias.shape)} does not match weight {list(weight.shape)}"
             f" (expected ({out_channels},))"
         )
     _check_same_dtype(op, x, weight, bias)
+    return out_channels
+
+
+def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+          dilation: Any, groups: int, spatial: int, op: str) -> Tensor:  # fmt: skip
+    """The N-d convolution (cross-correlation, as PyTorch) of conv1d, conv2d and conv3d."""
+    x, unbatched = _batched(input, spatial, op)
+    out_channels = _check_conv_weight(x, weight, bias, groups, spatial, op)
+    group_in, kernel = weight.shape[1], tuple(weight.shape[2:])
     stride = _ntuple(stride, spatial, op, "stride")
     dilation = _ntuple(dilation, spatial, op, "dilation")
     _check_positive(op, kernel_size=kernel, stride=stride, dilation=dilation)
@@ -1835,6 +1851,89 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     """3-d cross-correlation: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
     (C_out, C_in/groups, kD, kH, kW), bias (C_out,) -> (N, C_out, D_out, H_out, W_out)."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                    padding: Any, output_padding: Any, groups: int, dilation: Any, spatial: int,
+                    op: str) -> Tensor:  # fmt: skip
+    """The N-d transposed convolution: the gradient of a convolution with respect to its
+    input, as a map of its own. Each input position spreads weight-times-value over a
+    kernel-sized window of the output (W^T @ x gives those windows), and col2im adds the
+    overlapping windows up: exactly the path a conv's backward takes (Im2Col's backward).
+    Output size (I - 1) * s - 2p + d * (k - 1) + output_padding + 1 per dim."""
+    x, unbatched = _batched(input, spatial, op)
+    out_channels = _check_conv_weight(x, weight, bias, groups, spatial, op, transposed=True)
+    kernel = tuple(weight.shape[2:])
+    if isinstance(padding, str):
+        raise TypeError(f"{op}(): argument 'padding' must be tuple of ints, not str "
+                        "(padding='same'/'valid' is for the non-transposed convs)")  # fmt: skip
+    stride = _ntuple(stride, spatial, op, "stride")
+    dilation = _ntuple(dilation, spatial, op, "dilation")
+    pads = _ntuple(padding, spatial, op, "padding")
+    extra = _ntuple(output_padding, spatial, op, "output_padding")
+    _check_positive(op, kernel_size=kernel, stride=stride, dilation=dilation)
+    if any(p < 0 for p in pads + extra):
+        raise RuntimeError(f"{op}: negative padding or output_padding is not supported, got "
+                           f"padding={list(pads)}, output_padding={list(extra)}")  # fmt: skip
+    if any(e >= s and e >= d for e, s, d in zip(extra, stride, dilation)):
+        raise RuntimeError(
+            f"{op}: output padding must be smaller than either stride or dilation, but got "
+            f"output_padding={list(extra)}, stride={list(stride)}, dilation={list(dilation)}"
+        )
+    in_size = tuple(x.shape[2:])
+    out_size = tuple((i - 1) * s - 2 * p + d * (k - 1) + e + 1
+                     for i, s, p, d, k, e in zip(in_size, stride, pads, dilation, kernel, extra))  # fmt: skip
+    if any(o < 1 for o in out_size):
+        raise RuntimeError(
+            f"{op}: Given input size per channel: {list(in_size)}. Calculated output size per "
+            f"channel: {list(out_size)}. Output size is too small (input {list(input.shape)}, "
+            f"weight {list(weight.shape)})"
+        )
+    n, group_in, group_out = x.shape[0], weight.shape[0] // groups, weight.shape[1]
+    # weight (Cin, Cout/G, *K) -> (G, Cout/G * prod(K), Cin/G); x -> (N, G, Cin/G, prod(I))
+    w = weight.reshape(groups, group_in, group_out * math.prod(kernel)).transpose(1, 2)
+    rows = x.reshape(n, groups, group_in, math.prod(in_size))
+    cols = _functional.matmul(w, rows).reshape((n, out_channels) + kernel + in_size)
+    # output_padding adds e positions at the high end: they take the place of the last e of
+    # the p cropped there (a window may reach them); past the padding nothing reaches, zeros
+    cropped = tuple((p, builtins.max(p - e, 0)) for p, e in zip(pads, extra))
+    reached = tuple(o - builtins.max(e - p, 0) for o, p, e in zip(out_size, pads, extra))
+    out = _conv_ops.Col2Im.apply(cols, size=reached, kernel=kernel, dilation=dilation,
+                                 padding=cropped, stride=stride)  # fmt: skip
+    if reached != out_size:
+        out = pad(
+            out, [w for r, o in zip(reversed(reached), reversed(out_size)) for w in (0, o - r)]
+        )
+    if bias is not None:
+        out = out + bias.reshape((out_channels,) + (1,) * spatial)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """1-d transposed convolution ("deconvolution"): input (N, C_in, L) or (C_in, L), weight
+    (C_in, C_out/groups, k), bias (C_out,) -> (N, C_out, L_out)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1, "conv_transpose1d")  # fmt: skip
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """2-d transposed convolution: input (N, C_in, H, W) or (C_in, H, W), weight
+    (C_in, C_out/groups, kH, kW), bias (C_out,) -> (N, C_out, H_out, W_out)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2, "conv_transpose2d")  # fmt: skip
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """3-d transposed convolution: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
+    (C_in, C_out/groups, kD, kH, kW), bias (C_out,) -> (N, C_out, D_out, H_out, W_out)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 3, "conv_transpose3d")  # fmt: skip
 
 
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
