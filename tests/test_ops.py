@@ -528,6 +528,15 @@ def np_adaptive_avg_pool(a, sizes):
     return out
 
 
+def np_local_response_norm(a, size, alpha=1e-4, beta=0.75, k=1.0):
+    """a / (k + alpha * sum of squares over channels c - size//2 .. c + (size-1)//2 / size)^beta."""
+    out = np.empty_like(a)
+    for c in range(a.shape[1]):
+        lo, hi = max(c - size // 2, 0), min(c + (size - 1) // 2 + 1, a.shape[1])
+        out[:, c] = a[:, c] / (k + alpha * (a[:, lo:hi] ** 2).sum(1) / size) ** beta
+    return out
+
+
 def np_channel_norm(a, axes, weight=None, bias=None, eps=1e-5, mean=None, var=None):
     """(a - mean) / sqrt(var + eps) * weight + bias, the statistics over ``axes`` unless
     given (per channel), weight and bias per channel (dim 1)."""
@@ -3415,6 +3424,24 @@ NN = [
         lambda a: np_avg_pool(a[None], 2, 2, 1, ceil_mode=True, include_pad=False)[0],
     ),
     C(
+        "lp_pool1d",  # (sum of x^p over each window)^(1/p)
+        lambda T, F, a: F.lp_pool1d(a, 3, 3, stride=2),
+        (pos(2, 3, 7),),
+        lambda a: (np_avg_pool(a**3, 3, 2) * 3) ** (1 / 3),
+    ),
+    C(
+        "lp_pool2d_ceil",
+        lambda T, F, a: F.lp_pool2d(a, 2, (2, 3), ceil_mode=True),
+        (pos(1, 2, 5, 4),),
+        lambda a: (np_avg_pool(a**2, (2, 3), ceil_mode=True) * 6) ** 0.5,
+    ),
+    C(
+        "lp_pool3d_unbatched",
+        lambda T, F, a: F.lp_pool3d(a, 1.5, 2, (1, 2, 1)),
+        (pos(2, 3, 4, 3),),
+        lambda a: (np_avg_pool(a[None] ** 1.5, 2, (1, 2, 1)) * 8)[0] ** (1 / 1.5),
+    ),
+    C(
         "adaptive_avg_pool1d",  # windows of 2 or 3 that overlap
         lambda T, F, a: F.adaptive_avg_pool1d(a, 3),
         (x(2, 3, 7),),
@@ -3443,6 +3470,18 @@ NN = [
         lambda T, F, a: F.adaptive_avg_pool3d(a, (2, 4, None)),
         (x(2, 2, 5, 3, 2),),
         lambda a: np_adaptive_avg_pool(a, (2, 4, 2)),
+    ),
+    C(
+        "local_response_norm",
+        lambda T, F, a: F.local_response_norm(a, 3, alpha=0.5, beta=0.6, k=1.5),
+        (x(2, 5, 3),),
+        lambda a: np_local_response_norm(a, 3, 0.5, 0.6, 1.5),
+    ),
+    C(
+        "local_response_norm_even_size_4d",
+        lambda T, F, a: F.local_response_norm(a, 2, alpha=0.8),
+        (x(1, 4, 2, 3),),
+        lambda a: np_local_response_norm(a, 2, 0.8),
     ),
     C(
         "batch_norm_training",

@@ -81,6 +81,7 @@ from .normalization import (
     InstanceNorm2d,
     InstanceNorm3d,
     LayerNorm,
+    LocalResponseNorm,
 )
 from .padding import (
     CircularPad1d,
@@ -108,6 +109,9 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (
@@ -180,9 +184,13 @@ __all__ = [
     "L1Loss",
     "LSTM",
     "LSTMCell",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
+    "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",

@@ -2085,6 +2085,40 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                      divisor_override, 3, "avg_pool3d")  # fmt: skip
 
 
+def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool,
+             spatial: int, op: str) -> Tensor:  # fmt: skip
+    """(sum over each window of x^p)^(1/p), as PyTorch computes it: the window mean of x^p
+    times the kernel's size, a negative mean set to 0 keeping its sign (so an odd p over
+    negative sums gives nan, as PyTorch's), then the 1/p power."""
+    if math.isinf(norm_type):
+        raise NotImplementedError(
+            f"{op}: norm_type=inf is max pooling, which microtorch leaves as an exercise "
+            "(docs/exercises); use a finite norm_type"
+        )
+    kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
+    means = _avg_pool(input.pow(norm_type), kernel, stride, 0, ceil_mode, True, None, spatial, op)
+    sums = _functional.sign(means) * _functional.relu(_functional.abs(means)) * math.prod(kernel)
+    return sums.pow(1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:  # fmt: skip
+    """The p-norm of each length-k window of (N, C, L) or (C, L): (sum x^p)^(1/p)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1, "lp_pool1d")
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:  # fmt: skip
+    """The p-norm of each kH x kW window of (N, C, H, W) or (C, H, W)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, "lp_pool2d")
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:  # fmt: skip
+    """The p-norm of each kD x kH x kW window of (N, C, D, H, W) or (C, D, H, W)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, "lp_pool3d")
+
+
 def _adaptive_average_matrix(size: int, out: int, like: Tensor) -> Tensor:
     """(out, size): row i averages input positions floor(i*size/out) to ceil((i+1)*size/out)."""
     xp = backend.xp_of(like.array)
@@ -2290,6 +2324,24 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     groups = input.reshape(n, num_groups, group_size)  # (N, G, C/G * prod(S))
     out = layer_norm(groups, (group_size,), eps=eps).reshape(tuple(input.shape))
     return _affine(out, weight, bias)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:  # fmt: skip
+    """x / (k + alpha * mean of x^2 over ``size`` neighbouring channels)^beta on (N, C, *):
+    channel c's window is c - size // 2 .. c + (size - 1) // 2, zeros past the ends (the
+    mean still divides by ``size``)."""
+    _check_tensor(input, "local_response_norm")
+    if input.ndim < 3:
+        raise ValueError(
+            f"local_response_norm: Expected 3D or higher dimensionality input (N, C, *), got "
+            f"{input.ndim} dimensions (shape {tuple(input.shape)})"
+        )
+    if input.numel() == 0:
+        return input
+    squares = pad(input * input, (0, 0) * (input.ndim - 2) + (size // 2, (size - 1) // 2))
+    means = squares.unfold(1, size, 1).mean(-1)  # (N, C, *, size) -> (N, C, *)
+    return input / (means * alpha + k).pow(beta)
 
 
 # ---------------------------------------------------------------- pixel shuffle and upsampling

@@ -1,5 +1,5 @@
-"""Normalization layers: ``LayerNorm``, ``BatchNorm1d/2d/3d``, ``InstanceNorm1d/2d/3d`` and
-``GroupNorm``."""
+"""Normalization layers: ``LayerNorm``, ``BatchNorm1d/2d/3d``, ``InstanceNorm1d/2d/3d``,
+``GroupNorm`` and ``LocalResponseNorm``."""
 
 from __future__ import annotations
 
@@ -259,3 +259,19 @@ class GroupNorm(Module):
             f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
             f"bias={self.bias is not None}"
         )
+
+
+class LocalResponseNorm(Module):
+    """Each channel divided by (k + alpha * the mean square over ``size`` neighbouring
+    channels)^beta (F.local_response_norm); no parameters."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:  # fmt: skip
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

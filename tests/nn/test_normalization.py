@@ -64,6 +64,18 @@ NORMS = [
 ]
 
 
+@pytest.mark.parametrize("args, shape", [((3,), (2, 5, 4)), ((4, 0.5, 0.3, 2.0), (2, 5, 4, 3)),
+                                         ((2, 1e-2), (1, 3, 2, 3, 2)), ((7,), (2, 3, 4))])  # fmt: skip
+def test_local_response_norm_matches_pytorch(pt: object, args: tuple, shape: tuple) -> None:
+    ours, theirs = nn.LocalResponseNorm(*args), pt.nn.LocalResponseNorm(*args)
+    assert repr(ours) == repr(theirs)
+    a = np.random.default_rng(3).standard_normal(shape) * 3
+    assert_module_matches(pt, ours, theirs, a, 1e-12, 1e-14)
+    with pytest.raises(ValueError, match="3D or higher"):
+        ours(torch.ones(2, 3))
+    assert tuple(ours(torch.ones(0, 2, 3)).shape) == (0, 2, 3)
+
+
 @pytest.mark.parametrize("cls, args, kwargs, shape", NORMS)
 def test_norm_training_then_eval_matches_pytorch(pt: object, cls: str, args: tuple,
                                                  kwargs: dict, shape: tuple) -> None:  # fmt: skip
