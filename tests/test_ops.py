@@ -537,6 +537,20 @@ def np_local_response_norm(a, size, alpha=1e-4, beta=0.75, k=1.0):
     return out
 
 
+def np_interpolate_linear(a, sizes, align_corners=False, factors=None):
+    """Linear interpolation along each spatial dim with np.interp at PyTorch's source
+    positions: i * (n - 1) / (o - 1) (align_corners), else (i + 0.5) * scale - 0.5 >= 0."""
+    for d, o in enumerate(sizes):
+        n = a.shape[2 + d]
+        if align_corners:
+            src = np.arange(o) * ((n - 1) / (o - 1) if o > 1 else 0.0)
+        else:
+            scale = 1 / factors[d] if factors else n / o
+            src = np.maximum((np.arange(o) + 0.5) * scale - 0.5, 0)
+        a = np.apply_along_axis(lambda v, s, m: np.interp(s, np.arange(m), v), 2 + d, a, src, n)
+    return a
+
+
 def np_channel_norm(a, axes, weight=None, bias=None, eps=1e-5, mean=None, var=None):
     """(a - mean) / sqrt(var + eps) * weight + bias, the statistics over ``axes`` unless
     given (per channel), weight and bias per channel (dim 1)."""
@@ -3562,6 +3576,36 @@ NN = [
         lambda T, F, a: F.interpolate(a, scale_factor=(2, 0.5)),
         (x(1, 2, 2, 4),),
         lambda a: a[:, :, [0, 0, 1, 1]][:, :, :, [0, 2]],
+    ),
+    C(
+        "interpolate_linear_scale",  # the scale is 1 / scale_factor, not 4 / 6
+        lambda T, F, a: F.interpolate(a, scale_factor=1.7, mode="linear"),
+        (x(2, 2, 4),),
+        lambda a: np_interpolate_linear(a, (6,), factors=(1.7,)),
+    ),
+    C(
+        "interpolate_bilinear_align_corners",
+        lambda T, F, a: F.interpolate(a, size=(5, 2), mode="bilinear", align_corners=True),
+        (x(1, 2, 3, 4),),
+        lambda a: np_interpolate_linear(a, (5, 2), align_corners=True),
+    ),
+    C(
+        "interpolate_trilinear",
+        lambda T, F, a: F.interpolate(a, size=(3, 2, 5), mode="trilinear"),
+        (x(1, 1, 2, 3, 3),),
+        lambda a: np_interpolate_linear(a, (3, 2, 5)),
+    ),
+    C(
+        "upsample_bilinear",  # the deprecated form: align_corners=True
+        lambda T, F, a: F.upsample_bilinear(a, scale_factor=2),
+        (x(1, 2, 2, 3),),
+        lambda a: np_interpolate_linear(a, (4, 6), align_corners=True),
+    ),
+    C(
+        "interpolate_area",  # adaptive average pooling
+        lambda T, F, a: F.interpolate(a, size=(2, 3), mode="area"),
+        (x(1, 2, 5, 4),),
+        lambda a: np_adaptive_avg_pool(a, (2, 3)),
     ),
     C(
         "embedding_repeats",

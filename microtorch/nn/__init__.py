@@ -121,7 +121,7 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
-from .upsampling import Upsample
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -249,6 +249,8 @@ __all__ = [
     "Unflatten",
     "Unfold",
     "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "ZeroPad1d",
     "ZeroPad2d",
     "ZeroPad3d",

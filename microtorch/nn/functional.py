@@ -2147,16 +2147,23 @@ def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -
             f"{op}: expected a non-empty input and output_size >= 0, got input "
             f"{list(input.shape)} and output_size {output_size!r}"
         )
+    matrices = [_adaptive_average_matrix(n, o, x) for n, o in zip(x.shape[2:], sizes)]
+    out = _along_spatial_dims(x, matrices)
+    return out.squeeze(0) if unbatched else out
+
+
+def _along_spatial_dims(x: Tensor, matrices: list) -> Tensor:
+    """(N, C, *S) -> (N, C, *O): each spatial dim d mapped by its (O_d, S_d) matrix (each
+    output position a weighted sum of that dim's input positions), one matmul per dim."""
     out = x
-    for d in range(2, x.ndim - 1):  # (N, C, ..., n, ..., W) -> (N, C, ..., o, ..., W)
-        rows = _adaptive_average_matrix(x.shape[d], sizes[d - 2], x)  # (o, n)
-        if d == x.ndim - 2:  # H: the matrix times each (H, W) image
+    for d, rows in zip(range(2, x.ndim), matrices):
+        if d == x.ndim - 1:  # W: each row of the image times the matrix's transpose
+            out = _functional.matmul(out, rows.transpose(0, 1))
+        elif d == x.ndim - 2:  # H: the matrix times each (H, W) image
             out = _functional.matmul(rows, out)
         else:  # D: moved next to W first
             out = _functional.matmul(rows, out.transpose(d, -2)).transpose(d, -2)
-    last = _adaptive_average_matrix(x.shape[-1], sizes[-1], x)  # (oW, W)
-    out = _functional.matmul(out, last.transpose(0, 1))  # (..., W) -> (..., oW)
-    return out.squeeze(0) if unbatched else out
+    return out
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
@@ -2380,34 +2387,51 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     return x.reshape((*batch, c * r * r, h // r, w // r))
 
 
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}  # mode: its spatial dims
+
+
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:  # fmt: skip
     """Resize the spatial dims of (N, C, *S) (1 to 3 of them) to ``size`` or ``S *
-    scale_factor``; only mode="nearest" here: output position i reads input position
-    floor(i * scale), scale = 1 / scale_factor (or in / out with a size or
-    recompute_scale_factor), computed in float32 as PyTorch does; for a 2-d image a dim that
-    keeps (doubles) its size reads position i (i // 2) whatever the scale, as PyTorch's CPU
-    kernel does (scale_factor=1.3 on 3 rows gives 3 rows, read as 0, 1, 2 and not 0, 0, 1)."""
+    scale_factor``. mode="nearest": output position i reads input position floor(i * scale),
+    scale = 1 / scale_factor (or in / out with a size or recompute_scale_factor), computed in
+    float32 as PyTorch does; for a 2-d image a dim that keeps (doubles) its size reads
+    position i (i // 2) whatever the scale, as PyTorch's CPU kernel does (scale_factor=1.3 on
+    3 rows gives 3 rows, read as 0, 1, 2 and not 0, 0, 1). "nearest-exact" reads
+    floor((i + 0.5) * scale). "linear" / "bilinear" / "trilinear" (3-D / 4-D / 5-D input)
+    mix the two input positions around (i + 0.5) * scale - 0.5 (clamped at 0), or
+    i * (in - 1) / (out - 1) with align_corners=True, one dim after the other. "area" is
+    adaptive average pooling to the output size."""
     _check_tensor(input, "interpolate")
-    if mode != "nearest":
+    modes = ("nearest", "nearest-exact", "area", *_LINEAR_MODES)
+    if mode not in modes:
         raise NotImplementedError(
-            f"interpolate: mode={mode!r} is not implemented in microtorch, only mode='nearest'"
+            f"interpolate: mode={mode!r} is not implemented in microtorch, only "
+            f"{', '.join(repr(m) for m in modes)}"
         )
-    if align_corners is not None:
+    linear = mode in _LINEAR_MODES
+    if align_corners is not None and not linear:
         raise ValueError(
             "interpolate: align_corners option can only be set with the interpolating modes: "
             "linear | bilinear | bicubic | trilinear"
         )
     if antialias:
-        raise ValueError("interpolate: anti-alias option is only supported for bilinear and "
-                         "bicubic modes")  # fmt: skip
+        if mode != "bilinear":
+            raise ValueError("interpolate: anti-alias option is only supported for bilinear "
+                             "and bicubic modes")  # fmt: skip
+        raise NotImplementedError("interpolate: antialias=True is not implemented in microtorch")
     spatial = input.ndim - 2
     if not 1 <= spatial <= 3:
         raise NotImplementedError(
             f"interpolate: expected a 3-D, 4-D or 5-D input (N, C, *spatial), got shape "
             f"{tuple(input.shape)}"
+        )
+    if linear and spatial != _LINEAR_MODES[mode]:
+        raise NotImplementedError(
+            f"interpolate: Got {input.ndim}D input, but {mode} mode needs "
+            f"{_LINEAR_MODES[mode] + 2}D input (N, C, *spatial)"
         )
     if (size is None) == (scale_factor is None):
         raise ValueError(
@@ -2415,11 +2439,14 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             if size is not None
             else "interpolate: either size or scale_factor should be defined"
         )
-    if not input.dtype.is_floating_point and input.dtype is not _dtypes.uint8:
-        raise NotImplementedError(
-            f"interpolate: mode='nearest' is not implemented for {input.dtype} inputs, as in "
-            "PyTorch (floating and uint8 only); convert the input with .float() first"
-        )
+    if mode in ("nearest", "nearest-exact"):
+        if not input.dtype.is_floating_point and input.dtype is not _dtypes.uint8:
+            raise NotImplementedError(
+                f"interpolate: mode={mode!r} is not implemented for {input.dtype} inputs, as "
+                "in PyTorch (floating and uint8 only); convert the input with .float() first"
+            )
+    else:
+        _floating_only(input, f"interpolate (mode={mode!r})")
     in_sizes = tuple(input.shape[2:])
     if size is not None and recompute_scale_factor:
         raise ValueError("interpolate: recompute_scale_factor is not meaningful with an "
@@ -2455,13 +2482,66 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             f"interpolate: Input and output sizes should be greater than 0, but got input "
             f"{list(in_sizes)} and output {list(out_sizes)} (input shape {tuple(input.shape)})"
         )
+    if mode == "area":
+        return _adaptive_avg_pool(input, out_sizes, spatial, "interpolate (mode='area')")
+    if linear:
+        matrices = [_linear_interpolation_matrix(n, o, factor, bool(align_corners), input)
+                    for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
+        return _along_spatial_dims(input, matrices)
     xp = backend.xp_of(input.array)
     out = input
     for d, (n, o, factor) in enumerate(zip(in_sizes, out_sizes, scales)):
         scale = xp.float32(1.0 / factor if factor is not None and factor > 0 else n / o)
-        positions = xp.floor(xp.arange(o, dtype=xp.float32) * scale).astype(xp.int64)  # float32
+        offset = xp.float32(0.5 if mode == "nearest-exact" else 0.0)
+        positions = xp.arange(o, dtype=xp.float32) + offset
+        positions = xp.floor(positions * scale).astype(xp.int64)  # in float32, as PyTorch
         positions = xp.minimum(positions, n - 1)  # (o,): the input position each output reads
-        if spatial == 2 and o in (n, 2 * n):  # PyTorch's 2-d kernel (CPU) ignores the scale
-            positions = xp.arange(o) // (o // n)  # when a dim keeps or doubles its size
-        out = _functional.index_select(out, 2 + d, Tensor._make(positions))
+        if mode == "nearest" and spatial == 2 and o in (n, 2 * n):  # PyTorch's 2-d kernel
+            positions = xp.arange(o) // (o // n)  # (CPU) ignores the scale when a dim keeps
+        out = _functional.index_select(out, 2 + d, Tensor._make(positions))  # or doubles
     return out
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:  # fmt: skip
+    """Deprecated name of interpolate (it warns, as PyTorch's does)."""
+    warn_user("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: interpolate(mode="nearest") (it warns, as PyTorch's does)."""
+    warn_user(
+        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead."
+    )
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: interpolate(mode="bilinear", align_corners=True) of a 4-D input (it warns,
+    as PyTorch's does)."""
+    warn_user(
+        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead."
+    )
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _linear_interpolation_matrix(size: int, out: int, factor: Any, align_corners: bool,
+                                 like: Tensor) -> Tensor:  # fmt: skip
+    """(out, size): row i mixes the input positions i0 = floor(src) and i0 + 1 (both kept
+    inside [0, size)) with weights 1 - (src - i0) and src - i0, for the source position src
+    of output i; computed in the input's dtype, as PyTorch does."""
+    xp = backend.xp_of(like.array)
+    dtype = like.array.dtype
+    i = xp.arange(out, dtype=dtype)
+    if align_corners:  # the corner pixels' centres line up: 0 -> 0, out - 1 -> size - 1
+        src = i * dtype.type((size - 1) / (out - 1) if out > 1 else 0.0)
+    else:  # pixel centres: (i + 0.5) * scale - 0.5, never below 0
+        scale = dtype.type(1.0 / factor if factor is not None and factor > 0 else size / out)
+        src = xp.maximum((i + dtype.type(0.5)) * scale - dtype.type(0.5), dtype.type(0.0))
+    low = xp.minimum(xp.floor(src).astype(xp.int64), size - 1)
+    high = xp.minimum(low + 1, size - 1)
+    frac = src - low.astype(dtype)  # (out,), in [0, 1)
+    j = xp.arange(size)
+    weights = (j == low[:, None]) * (1 - frac)[:, None] + (j == high[:, None]) * frac[:, None]
+    return Tensor._make(weights.astype(dtype))
