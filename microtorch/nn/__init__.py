@@ -47,6 +47,21 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .embedding import Embedding, EmbeddingBag
 from .flatten import Flatten, Unflatten
+from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+    LazyLinear,
+)
 from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
@@ -100,7 +115,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -188,6 +203,19 @@ __all__ = [
     "LPPool2d",
     "LPPool3d",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+    "LazyLinear",
     "LeakyReLU",
     "Linear",
     "LocalResponseNorm",
@@ -246,6 +274,8 @@ __all__ = [
     "TransformerEncoderLayer",
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
+    "UninitializedBuffer",
+    "UninitializedParameter",
     "Unflatten",
     "Unfold",
     "Upsample",

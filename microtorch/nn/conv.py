@@ -66,12 +66,16 @@ class _ConvNd(Module):
         # F.pad's (left, right) widths from the last dim, for padding modes other than zeros
         pairs = F._conv_padding(self.padding, self.kernel_size, self.dilation, self.stride, name)
         self._reversed_padding_repeated_twice = tuple(w for pair in reversed(pairs) for w in pair)
-        if self._transposed:
-            shape = (in_channels, out_channels // groups) + self.kernel_size
-        else:
-            shape = (out_channels, in_channels // groups) + self.kernel_size
+        shape = self._weight_shape()
         register_weight_and_bias(self, shape, bias, device, dtype, bias_size=out_channels)
         self.reset_parameters()
+
+    def _weight_shape(self) -> tuple:
+        """(out_channels, in_channels / groups, *kernel_size); transposed: (in_channels,
+        out_channels / groups, *kernel_size)."""
+        if self._transposed:
+            return (self.in_channels, self.out_channels // self.groups) + self.kernel_size
+        return (self.out_channels, self.in_channels // self.groups) + self.kernel_size
 
     def reset_parameters(self) -> None:
         reset_weight_and_bias(self.weight, self.bias)
