@@ -551,6 +551,55 @@ def np_interpolate_linear(a, sizes, align_corners=False, factors=None):
     return a
 
 
+def np_affine_grid(theta, size, align_corners):
+    """grid[n, i, j] = theta[n] @ (x_j, y_i, 1) at the normalized pixel centres."""
+    n, _, h, w = size
+
+    def centres(m):
+        if m == 1:
+            return np.zeros(1)
+        c = np.linspace(-1, 1, m)
+        return c if align_corners else c * (m - 1) / m
+
+    ys, xs = np.meshgrid(centres(h), centres(w), indexing="ij")
+    base = np.stack([xs, ys, np.ones_like(xs)], -1)  # (H, W, 3)
+    return np.einsum("hwk,nck->nhwc", base, theta)
+
+
+def np_grid_sample(a, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
+    """grid_sample by a loop over output positions, with PyTorch's coordinate rules."""
+    n, c, h, w = a.shape
+
+    def source(v, m):
+        p = (v + 1) / 2 * (m - 1) if align_corners else ((v + 1) * m - 1) / 2
+        if padding_mode == "reflection":
+            lo, hi = (0.0, m - 1.0) if align_corners else (-0.5, m - 0.5)
+            if hi == lo:
+                p = 0.0
+            else:
+                flips, extra = divmod(abs(p - lo), hi - lo)
+                p = lo + extra if flips % 2 == 0 else hi - extra
+        if padding_mode != "zeros":
+            p = min(max(p, 0.0), m - 1.0)
+        return p
+
+    def pixel(k, y, x):
+        return a[k, :, y, x] if 0 <= y < h and 0 <= x < w else np.zeros(c)
+
+    out = np.zeros((n, c) + grid.shape[1:3])
+    for k, i, j in np.ndindex(n, *grid.shape[1:3]):
+        x, y = source(grid[k, i, j, 0], w), source(grid[k, i, j, 1], h)
+        if mode == "nearest":
+            out[k, :, i, j] = pixel(k, int(np.rint(y)), int(np.rint(x)))
+            continue
+        x0, y0 = int(np.floor(x)), int(np.floor(y))
+        fx, fy = x - x0, y - y0
+        out[k, :, i, j] = (pixel(k, y0, x0) * (1 - fx) * (1 - fy) + pixel(k, y0, x0 + 1) * fx
+                           * (1 - fy) + pixel(k, y0 + 1, x0) * (1 - fx) * fy
+                           + pixel(k, y0 + 1, x0 + 1) * fx * fy)  # fmt: skip
+    return out
+
+
 def np_channel_norm(a, axes, weight=None, bias=None, eps=1e-5, mean=None, var=None):
     """(a - mean) / sqrt(var + eps) * weight + bias, the statistics over ``axes`` unless
     given (per channel), weight and bias per channel (dim 1)."""
@@ -3606,6 +3655,42 @@ NN = [
         lambda T, F, a: F.interpolate(a, size=(2, 3), mode="area"),
         (x(1, 2, 5, 4),),
         lambda a: np_adaptive_avg_pool(a, (2, 3)),
+    ),
+    C(
+        "affine_grid",
+        lambda T, F, t: F.affine_grid(t, (2, 3, 4, 5), align_corners=False),
+        (x(2, 2, 3),),
+        lambda t: np_affine_grid(t, (2, 3, 4, 5), False),
+    ),
+    C(
+        "affine_grid_align_corners_unit_width",
+        lambda T, F, t: F.affine_grid(t, (1, 1, 3, 1), align_corners=True),
+        (x(1, 2, 3),),
+        lambda t: np_affine_grid(t, (1, 1, 3, 1), True),
+    ),
+    C(
+        "grid_sample_bilinear_zeros",  # positions beyond +-1 read zeros
+        lambda T, F, a, g: F.grid_sample(a, g, align_corners=False),
+        (x(2, 2, 3, 4), x(2, 3, 2, 2)),
+        lambda a, g: np_grid_sample(a, g),
+    ),
+    C(
+        "grid_sample_bilinear_border_align_corners",
+        lambda T, F, a, g: F.grid_sample(a, g, padding_mode="border", align_corners=True),
+        (x(1, 2, 4, 3), x(1, 2, 3, 2)),
+        lambda a, g: np_grid_sample(a, g, padding_mode="border", align_corners=True),
+    ),
+    C(
+        "grid_sample_bilinear_reflection",
+        lambda T, F, a, g: F.grid_sample(a, g, padding_mode="reflection", align_corners=False),
+        (x(1, 3, 3, 4), x(1, 3, 3, 2)),
+        lambda a, g: np_grid_sample(a, g, padding_mode="reflection"),
+    ),
+    C(
+        "grid_sample_nearest",  # the grid's gradient is 0
+        lambda T, F, a, g: F.grid_sample(a, g, "nearest", "reflection", align_corners=True),
+        (x(2, 2, 3, 4), x(2, 2, 3, 2)),
+        lambda a, g: np_grid_sample(a, g, "nearest", "reflection", True),
     ),
     C(
         "embedding_repeats",

@@ -44,6 +44,7 @@ from ..ops import embedding as _embedding
 from ..ops import linalg as _linalg
 from ..ops import loss as _loss
 from ..ops import normalization as _normalization
+from .grid import affine_grid, grid_sample  # noqa: F401  (re-exported under F.*)
 
 
 def _check_same_dtype(op: str, input: Tensor, weight: Tensor | None,
