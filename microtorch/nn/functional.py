@@ -2093,8 +2093,8 @@ def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, cei
     negative sums gives nan, as PyTorch's), then the 1/p power."""
     if math.isinf(norm_type):
         raise NotImplementedError(
-            f"{op}: norm_type=inf is max pooling, which microtorch leaves as an exercise "
-            "(docs/exercises); use a finite norm_type"
+            f"{op}: norm_type=inf is max pooling, which microtorch leaves for learners to "
+            "write; use a finite norm_type"
         )
     kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
     means = _avg_pool(input.pow(norm_type), kernel, stride, 0, ceil_mode, True, None, spatial, op)
