@@ -342,6 +342,8 @@ def test_the_torch_level_names_are_the_functional_ones(pt: object) -> None:
     for ours, theirs in pairs:
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
     assert torch.conv2d is nn.functional.conv2d and torch.pixel_unshuffle is not None
+    for name in ("conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"):
+        assert getattr(torch, name) is getattr(nn.functional, name) and hasattr(pt, name)
 
 
 SLIDING_WINDOWS_WITH_A_ZERO = [
