@@ -451,6 +451,30 @@ def np_conv(a, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     return out if b is None else out + b.reshape((-1,) + (1,) * nd)
 
 
+def np_conv_transpose(a, w, b=None, stride=1, padding=0, output_padding=0, groups=1,
+                      dilation=1):  # fmt: skip
+    """N-d transposed convolution by a loop over input positions: each one adds its value
+    times the weight into a dilated window of the (padded) output, which is then cropped."""
+    nd = w.ndim - 2
+    stride, dilation = np.broadcast_to(stride, nd), np.broadcast_to(dilation, nd)
+    padding, extra = np.broadcast_to(padding, nd), np.broadcast_to(output_padding, nd)
+    cin_g, cout_g = w.shape[0] // groups, w.shape[1]
+    full = [(i - 1) * s + d * (k - 1) + 1 + e
+            for i, s, d, k, e in zip(a.shape[2:], stride, dilation, w.shape[2:], extra)]  # fmt: skip
+    out = np.zeros((a.shape[0], cout_g * groups, *full))
+    for i in np.ndindex(*a.shape[2:]):
+        window = tuple(slice(j * s, j * s + d * (k - 1) + 1, d)
+                       for j, s, d, k in zip(i, stride, dilation, w.shape[2:]))  # fmt: skip
+        for g in range(groups):
+            v = a[(slice(None), slice(g * cin_g, (g + 1) * cin_g)) + i]  # (N, Cin/G)
+            wg = w[g * cin_g : (g + 1) * cin_g]  # (Cin/G, Cout/G, *K)
+            out[(slice(None), slice(g * cout_g, (g + 1) * cout_g)) + window] += np.tensordot(
+                v, wg, axes=(1, 0)
+            )
+    out = out[(Ellipsis,) + tuple(slice(p, n - p) for p, n in zip(padding, full))]
+    return out if b is None else out + b.reshape((-1,) + (1,) * nd)
+
+
 def np_unfold(a, k, stride=1, padding=0):
     """F.unfold of (N, C, H, W): each block, flattened channel-major, as a column."""
     a = np.pad(a, [(0, 0), (0, 0), (padding, padding), (padding, padding)])
@@ -501,6 +525,78 @@ def np_adaptive_avg_pool(a, sizes):
             slice(i * n // m, -(-(i + 1) * n // m)) for i, n, m in zip(o, a.shape[2:], sizes)
         )
         out[(Ellipsis,) + o] = a[(Ellipsis,) + window].mean(axis=tuple(range(2, a.ndim)))
+    return out
+
+
+def np_local_response_norm(a, size, alpha=1e-4, beta=0.75, k=1.0):
+    """a / (k + alpha * sum of squares over channels c - size//2 .. c + (size-1)//2 / size)^beta."""
+    out = np.empty_like(a)
+    for c in range(a.shape[1]):
+        lo, hi = max(c - size // 2, 0), min(c + (size - 1) // 2 + 1, a.shape[1])
+        out[:, c] = a[:, c] / (k + alpha * (a[:, lo:hi] ** 2).sum(1) / size) ** beta
+    return out
+
+
+def np_interpolate_linear(a, sizes, align_corners=False, factors=None):
+    """Linear interpolation along each spatial dim with np.interp at PyTorch's source
+    positions: i * (n - 1) / (o - 1) (align_corners), else (i + 0.5) * scale - 0.5 >= 0."""
+    for d, o in enumerate(sizes):
+        n = a.shape[2 + d]
+        if align_corners:
+            src = np.arange(o) * ((n - 1) / (o - 1) if o > 1 else 0.0)
+        else:
+            scale = 1 / factors[d] if factors else n / o
+            src = np.maximum((np.arange(o) + 0.5) * scale - 0.5, 0)
+        a = np.apply_along_axis(lambda v, s, m: np.interp(s, np.arange(m), v), 2 + d, a, src, n)
+    return a
+
+
+def np_affine_grid(theta, size, align_corners):
+    """grid[n, i, j] = theta[n] @ (x_j, y_i, 1) at the normalized pixel centres."""
+    n, _, h, w = size
+
+    def centres(m):
+        if m == 1:
+            return np.zeros(1)
+        c = np.linspace(-1, 1, m)
+        return c if align_corners else c * (m - 1) / m
+
+    ys, xs = np.meshgrid(centres(h), centres(w), indexing="ij")
+    base = np.stack([xs, ys, np.ones_like(xs)], -1)  # (H, W, 3)
+    return np.einsum("hwk,nck->nhwc", base, theta)
+
+
+def np_grid_sample(a, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
+    """grid_sample by a loop over output positions, with PyTorch's coordinate rules."""
+    n, c, h, w = a.shape
+
+    def source(v, m):
+        p = (v + 1) / 2 * (m - 1) if align_corners else ((v + 1) * m - 1) / 2
+        if padding_mode == "reflection":
+            lo, hi = (0.0, m - 1.0) if align_corners else (-0.5, m - 0.5)
+            if hi == lo:
+                p = 0.0
+            else:
+                flips, extra = divmod(abs(p - lo), hi - lo)
+                p = lo + extra if flips % 2 == 0 else hi - extra
+        if padding_mode != "zeros":
+            p = min(max(p, 0.0), m - 1.0)
+        return p
+
+    def pixel(k, y, x):
+        return a[k, :, y, x] if 0 <= y < h and 0 <= x < w else np.zeros(c)
+
+    out = np.zeros((n, c) + grid.shape[1:3])
+    for k, i, j in np.ndindex(n, *grid.shape[1:3]):
+        x, y = source(grid[k, i, j, 0], w), source(grid[k, i, j, 1], h)
+        if mode == "nearest":
+            out[k, :, i, j] = pixel(k, int(np.rint(y)), int(np.rint(x)))
+            continue
+        x0, y0 = int(np.floor(x)), int(np.floor(y))
+        fx, fy = x - x0, y - y0
+        out[k, :, i, j] = (pixel(k, y0, x0) * (1 - fx) * (1 - fy) + pixel(k, y0, x0 + 1) * fx
+                           * (1 - fy) + pixel(k, y0 + 1, x0) * (1 - fx) * fy
+                           + pixel(k, y0 + 1, x0 + 1) * fx * fy)  # fmt: skip
     return out
 
 
@@ -3511,6 +3607,58 @@ NN = [
         lambda a, w, b: np_conv(a, w, b, padding=1, groups=3),
     ),
     C(
+        "conv3d",
+        lambda T, F, a, w, b: F.conv3d(a, w, b, stride=(1, 2, 1), padding=(0, 1, 1)),
+        (x(2, 2, 3, 4, 3), x(3, 2, 2, 2, 2), x(3)),
+        lambda a, w, b: np_conv(a, w, b, stride=(1, 2, 1), padding=(0, 1, 1)),
+    ),
+    C(
+        "conv3d_same_dilation_groups_unbatched",
+        lambda T, F, a, w: F.conv3d(a, w, padding="same", dilation=(2, 1, 1), groups=2),
+        (x(4, 4, 3, 3), x(2, 2, 2, 2, 1)),
+        lambda a, w: np_conv(
+            a[None], w, padding=((1, 1), (0, 1), (0, 0)), dilation=(2, 1, 1), groups=2
+        )[0],
+    ),
+    C(
+        "conv_transpose1d",
+        lambda T, F, a, w, b: F.conv_transpose1d(a, w, b),
+        (x(2, 3, 4), x(3, 2, 3), x(2)),
+        np_conv_transpose,
+    ),
+    C(
+        "conv_transpose1d_stride_padding_output_padding_groups",
+        lambda T, F, a, w: F.conv_transpose1d(a, w, None, 2, 1, 1, 2, 2),
+        (x(2, 4, 4), x(4, 3, 3)),
+        lambda a, w: np_conv_transpose(a, w, None, 2, 1, 1, 2, 2),
+    ),
+    C(
+        "conv_transpose1d_output_padding_below_dilation",  # 2 >= stride 1 but < dilation 3
+        lambda T, F, a, w: F.conv_transpose1d(a, w, padding=2, output_padding=2, dilation=3),
+        (x(3, 4), x(3, 2, 3)),
+        lambda a, w: np_conv_transpose(a[None], w, padding=2, output_padding=2, dilation=3)[0],
+    ),
+    C(
+        "conv_transpose2d",
+        lambda T, F, a, w, b: F.conv_transpose2d(a, w, b, stride=(2, 1), padding=(0, 1)),
+        (x(2, 2, 3, 4), x(2, 3, 2, 3), x(3)),
+        lambda a, w, b: np_conv_transpose(a, w, b, stride=(2, 1), padding=(0, 1)),
+    ),
+    C(
+        "conv_transpose2d_output_padding_dilation_groups",
+        lambda T, F, a, w: F.conv_transpose2d(
+            a, w, stride=3, padding=(2, 1), output_padding=(2, 1), groups=2, dilation=(1, 2)
+        ),
+        (x(1, 4, 3, 2), x(4, 1, 2, 2)),
+        lambda a, w: np_conv_transpose(a, w, None, 3, (2, 1), (2, 1), 2, (1, 2)),
+    ),
+    C(
+        "conv_transpose3d",
+        lambda T, F, a, w, b: F.conv_transpose3d(a, w, b, 2, (1, 0, 0), (1, 0, 1)),
+        (x(1, 2, 2, 3, 2), x(2, 2, 2, 1, 2), x(2)),
+        lambda a, w, b: np_conv_transpose(a, w, b, 2, (1, 0, 0), (1, 0, 1)),
+    ),
+    C(
         "unfold",
         lambda T, F, a: F.unfold(a, 2, padding=1, stride=2),
         (x(2, 2, 4, 3),),
@@ -3577,6 +3725,36 @@ NN = [
         lambda a: np_avg_pool(a[None], 2, 1, divisor=3)[0],
     ),
     C(
+        "avg_pool3d",
+        lambda T, F, a: F.avg_pool3d(a, (2, 3, 2), stride=(1, 2, 2), padding=(1, 1, 0)),
+        (x(1, 2, 3, 5, 4),),
+        lambda a: np_avg_pool(a, (2, 3, 2), (1, 2, 2), (1, 1, 0)),
+    ),
+    C(
+        "avg_pool3d_ceil_exclude_pad_unbatched",
+        lambda T, F, a: F.avg_pool3d(a, 2, padding=1, ceil_mode=True, count_include_pad=False),
+        (x(2, 3, 4, 3),),
+        lambda a: np_avg_pool(a[None], 2, 2, 1, ceil_mode=True, include_pad=False)[0],
+    ),
+    C(
+        "lp_pool1d",  # (sum of x^p over each window)^(1/p)
+        lambda T, F, a: F.lp_pool1d(a, 3, 3, stride=2),
+        (pos(2, 3, 7),),
+        lambda a: (np_avg_pool(a**3, 3, 2) * 3) ** (1 / 3),
+    ),
+    C(
+        "lp_pool2d_ceil",
+        lambda T, F, a: F.lp_pool2d(a, 2, (2, 3), ceil_mode=True),
+        (pos(1, 2, 5, 4),),
+        lambda a: (np_avg_pool(a**2, (2, 3), ceil_mode=True) * 6) ** 0.5,
+    ),
+    C(
+        "lp_pool3d_unbatched",
+        lambda T, F, a: F.lp_pool3d(a, 1.5, 2, (1, 2, 1)),
+        (pos(2, 3, 4, 3),),
+        lambda a: (np_avg_pool(a[None] ** 1.5, 2, (1, 2, 1)) * 8)[0] ** (1 / 1.5),
+    ),
+    C(
         "adaptive_avg_pool1d",  # windows of 2 or 3 that overlap
         lambda T, F, a: F.adaptive_avg_pool1d(a, 3),
         (x(2, 3, 7),),
@@ -3599,6 +3777,24 @@ NN = [
         lambda T, F, a: (F.adaptive_avg_pool2d(a, (None, 2)), F.adaptive_avg_pool2d(a, 1)),
         (x(1, 2, 3, 4),),
         lambda a: (np_adaptive_avg_pool(a, (3, 2)), np_adaptive_avg_pool(a, (1, 1))),
+    ),
+    C(
+        "adaptive_avg_pool3d",  # shrinking D, growing H, keeping W
+        lambda T, F, a: F.adaptive_avg_pool3d(a, (2, 4, None)),
+        (x(2, 2, 5, 3, 2),),
+        lambda a: np_adaptive_avg_pool(a, (2, 4, 2)),
+    ),
+    C(
+        "local_response_norm",
+        lambda T, F, a: F.local_response_norm(a, 3, alpha=0.5, beta=0.6, k=1.5),
+        (x(2, 5, 3),),
+        lambda a: np_local_response_norm(a, 3, 0.5, 0.6, 1.5),
+    ),
+    C(
+        "local_response_norm_even_size_4d",
+        lambda T, F, a: F.local_response_norm(a, 2, alpha=0.8),
+        (x(1, 4, 2, 3),),
+        lambda a: np_local_response_norm(a, 2, 0.8),
     ),
     C(
         "batch_norm_training",
@@ -3679,6 +3875,72 @@ NN = [
         lambda T, F, a: F.interpolate(a, scale_factor=(2, 0.5)),
         (x(1, 2, 2, 4),),
         lambda a: a[:, :, [0, 0, 1, 1]][:, :, :, [0, 2]],
+    ),
+    C(
+        "interpolate_linear_scale",  # the scale is 1 / scale_factor, not 4 / 6
+        lambda T, F, a: F.interpolate(a, scale_factor=1.7, mode="linear"),
+        (x(2, 2, 4),),
+        lambda a: np_interpolate_linear(a, (6,), factors=(1.7,)),
+    ),
+    C(
+        "interpolate_bilinear_align_corners",
+        lambda T, F, a: F.interpolate(a, size=(5, 2), mode="bilinear", align_corners=True),
+        (x(1, 2, 3, 4),),
+        lambda a: np_interpolate_linear(a, (5, 2), align_corners=True),
+    ),
+    C(
+        "interpolate_trilinear",
+        lambda T, F, a: F.interpolate(a, size=(3, 2, 5), mode="trilinear"),
+        (x(1, 1, 2, 3, 3),),
+        lambda a: np_interpolate_linear(a, (3, 2, 5)),
+    ),
+    C(
+        "upsample_bilinear",  # the deprecated form: align_corners=True
+        lambda T, F, a: F.upsample_bilinear(a, scale_factor=2),
+        (x(1, 2, 2, 3),),
+        lambda a: np_interpolate_linear(a, (4, 6), align_corners=True),
+    ),
+    C(
+        "interpolate_area",  # adaptive average pooling
+        lambda T, F, a: F.interpolate(a, size=(2, 3), mode="area"),
+        (x(1, 2, 5, 4),),
+        lambda a: np_adaptive_avg_pool(a, (2, 3)),
+    ),
+    C(
+        "affine_grid",
+        lambda T, F, t: F.affine_grid(t, (2, 3, 4, 5), align_corners=False),
+        (x(2, 2, 3),),
+        lambda t: np_affine_grid(t, (2, 3, 4, 5), False),
+    ),
+    C(
+        "affine_grid_align_corners_unit_width",
+        lambda T, F, t: F.affine_grid(t, (1, 1, 3, 1), align_corners=True),
+        (x(1, 2, 3),),
+        lambda t: np_affine_grid(t, (1, 1, 3, 1), True),
+    ),
+    C(
+        "grid_sample_bilinear_zeros",  # positions beyond +-1 read zeros
+        lambda T, F, a, g: F.grid_sample(a, g, align_corners=False),
+        (x(2, 2, 3, 4), x(2, 3, 2, 2)),
+        lambda a, g: np_grid_sample(a, g),
+    ),
+    C(
+        "grid_sample_bilinear_border_align_corners",
+        lambda T, F, a, g: F.grid_sample(a, g, padding_mode="border", align_corners=True),
+        (x(1, 2, 4, 3), x(1, 2, 3, 2)),
+        lambda a, g: np_grid_sample(a, g, padding_mode="border", align_corners=True),
+    ),
+    C(
+        "grid_sample_bilinear_reflection",
+        lambda T, F, a, g: F.grid_sample(a, g, padding_mode="reflection", align_corners=False),
+        (x(1, 3, 3, 4), x(1, 3, 3, 2)),
+        lambda a, g: np_grid_sample(a, g, padding_mode="reflection"),
+    ),
+    C(
+        "grid_sample_nearest",  # the grid's gradient is 0
+        lambda T, F, a, g: F.grid_sample(a, g, "nearest", "reflection", align_corners=True),
+        (x(2, 2, 3, 4), x(2, 2, 3, 2)),
+        lambda a, g: np_grid_sample(a, g, "nearest", "reflection", True),
     ),
     C(
         "embedding_repeats",

@@ -1,4 +1,5 @@
-"""``Conv1d`` / ``Conv2d`` (cross-correlation layers) and ``Unfold`` / ``Fold``."""
+"""``Conv1d/2d/3d`` (cross-correlation layers), ``ConvTranspose1d/2d/3d`` (their adjoints)
+and ``Unfold`` / ``Fold``."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 class _ConvNd(Module):
-    """What Conv1d and Conv2d share: weight (out_channels, in_channels / groups, *kernel_size)
-    and bias (out_channels,), both from PyTorch's default init: kaiming_uniform_(a=sqrt(5)),
-    i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), with fan_in = in_channels / groups * prod(kernel)."""
+    """What the convolutions share: weight (out_channels, in_channels / groups, *kernel_size)
+    (a transposed conv's: (in_channels, out_channels / groups, *kernel_size)) and bias
+    (out_channels,), both from PyTorch's default init: kaiming_uniform_(a=sqrt(5)), i.e.
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)), with fan_in = weight.shape[1] * prod(kernel)."""
 
     _spatial = 0
     _conv: Any = None
+    _transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
@@ -37,10 +40,15 @@ class _ConvNd(Module):
             raise ValueError(
                 f"{name}: padding_mode must be one of {list(_PADDING_MODES)}, got {padding_mode!r}"
             )
+        if self._transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {name}')
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = F._ntuple(kernel_size, n, name, "kernel_size")
         self.stride = F._ntuple(stride, n, name, "stride")
         self.dilation = F._ntuple(dilation, n, name, "dilation")
+        if isinstance(padding, str) and self._transposed:
+            raise ValueError(f"{name}: padding must be an int or a tuple of ints, got "
+                             f"{padding!r} ('same' and 'valid' are for Conv{n}d)")  # fmt: skip
         if isinstance(padding, str):
             if padding not in ("valid", "same"):
                 raise ValueError(f"{name}: Invalid padding string {padding!r}, should be one "
@@ -52,14 +60,22 @@ class _ConvNd(Module):
         else:
             self.padding = F._ntuple(padding, n, name, "padding")
         self.groups, self.padding_mode = groups, padding_mode
-        # PyTorch's attributes that code inspecting a conv reads (no transposed conv here)
-        self.transposed, self.output_padding = False, (0,) * n
+        # PyTorch's attributes that code inspecting a conv reads (ConvTranspose sets its own
+        # output_padding)
+        self.transposed, self.output_padding = self._transposed, (0,) * n
         # F.pad's (left, right) widths from the last dim, for padding modes other than zeros
         pairs = F._conv_padding(self.padding, self.kernel_size, self.dilation, self.stride, name)
         self._reversed_padding_repeated_twice = tuple(w for pair in reversed(pairs) for w in pair)
-        shape = (out_channels, in_channels // groups) + self.kernel_size
-        register_weight_and_bias(self, shape, bias, device, dtype)
+        shape = self._weight_shape()
+        register_weight_and_bias(self, shape, bias, device, dtype, bias_size=out_channels)
         self.reset_parameters()
+
+    def _weight_shape(self) -> tuple:
+        """(out_channels, in_channels / groups, *kernel_size); transposed: (in_channels,
+        out_channels / groups, *kernel_size)."""
+        if self._transposed:
+            return (self.in_channels, self.out_channels // self.groups) + self.kernel_size
+        return (self.out_channels, self.in_channels // self.groups) + self.kernel_size
 
     def reset_parameters(self) -> None:
         reset_weight_and_bias(self.weight, self.bias)
@@ -82,6 +98,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -103,6 +121,82 @@ class Conv2d(_ConvNd):
 
     _spatial = 2
     _conv = staticmethod(F.conv2d)
+
+
+class Conv3d(_ConvNd):
+    """(N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out): a learned 3-d cross-correlation."""
+
+    _spatial = 3
+    _conv = staticmethod(F.conv3d)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """A learned transposed convolution (F.conv_transpose*d): the adjoint of the Conv with
+    the same arguments, mapping its output shape back to its input shape. ``output_padding``
+    (or ``output_size=`` in forward) picks among the input sizes that conv maps to one size."""
+
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:  # fmt: skip
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)  # fmt: skip
+        name = type(self).__name__
+        self.output_padding = F._ntuple(output_padding, self._spatial, name, "output_padding")
+
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple:
+        """The output_padding that gives ``output_size`` (its last spatial-many entries; a
+        batched input also takes (N, C, *S), an unbatched one (C, *S)), or the module's."""
+        if output_size is None:
+            return self.output_padding
+        n, name = self._spatial, type(self).__name__
+        sizes = list(output_size)
+        allowed = (n, input.ndim) if input.ndim == n + 2 else (n, n + 1)
+        if len(sizes) not in allowed:
+            raise ValueError(
+                f"{name}: for {input.ndim}D input, output_size must have {allowed[0]} or "
+                f"{allowed[1]} elements (got {len(sizes)})"
+            )
+        sizes = sizes[-n:]
+        in_size = tuple(input.shape[-n:])
+        smallest = [(i - 1) * s - 2 * p + d * (k - 1) + 1 for i, s, p, d, k in
+                    zip(in_size, self.stride, self.padding, self.dilation, self.kernel_size)]  # fmt: skip
+        largest = [m + s - 1 for m, s in zip(smallest, self.stride)]
+        if any(not lo <= o <= hi for o, lo, hi in zip(sizes, smallest, largest)):
+            raise ValueError(
+                f"{name}: requested an output size of {output_size}, but valid sizes range "
+                f"from {smallest} to {largest} (for an input of {list(in_size)})"
+            )
+        return tuple(o - lo for o, lo in zip(sizes, smallest))
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        extra = self._output_padding(input, output_size)
+        return type(self)._conv(input, self.weight, self.bias, self.stride, self.padding, extra,
+                                self.groups, self.dilation)  # fmt: skip
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """(N, C_in, L) -> (N, C_out, L_out): a learned 1-d transposed convolution."""
+
+    _spatial = 1
+    _conv = staticmethod(F.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """(N, C_in, H, W) -> (N, C_out, H_out, W_out): a learned 2-d transposed convolution."""
+
+    _spatial = 2
+    _conv = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """(N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out): a learned 3-d transposed
+    convolution."""
+
+    _spatial = 3
+    _conv = staticmethod(F.conv_transpose3d)
 
 
 class Unfold(Module):

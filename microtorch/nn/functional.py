@@ -44,6 +44,7 @@ from ..ops import embedding as _embedding
 from ..ops import linalg as _linalg
 from ..ops import loss as _loss
 from ..ops import normalization as _normalization
+from .grid import affine_grid, grid_sample  # noqa: F401  (re-exported under F.*)
 
 
 def _check_same_dtype(op: str, input: Tensor, weight: Tensor | None,
@@ -1775,35 +1776,51 @@ def _check_windows_fit(input: Tensor, kernel: tuple, dilation: tuple, padding: t
         )
 
 
-def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
-          dilation: Any, groups: int, spatial: int, op: str) -> Tensor:  # fmt: skip
-    """The N-d convolution (cross-correlation, as PyTorch) of conv1d and conv2d."""
-    x, unbatched = _batched(input, spatial, op)
+def _check_conv_weight(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
+                       spatial: int, op: str, transposed: bool = False) -> int:  # fmt: skip
+    """The weight (C_out, C_in/groups, *K), or (C_in, C_out/groups, *K) for a transposed
+    conv, fits the batched input x (N, C_in, *S), groups and the bias (C_out,); returns
+    C_out."""
     _check_tensor(weight, op, "weight")
+    layout = (
+        "in_channels, out_channels/groups" if transposed else "out_channels, in_channels/groups"
+    )
     if weight.ndim != spatial + 2:
         raise RuntimeError(
-            f"{op}: expected weight to be {spatial + 2}-D (out_channels, in_channels/groups, "
-            f"*kernel_size), but got weight of size {list(weight.shape)}"
+            f"{op}: expected weight to be {spatial + 2}-D ({layout}, *kernel_size), but got "
+            f"weight of size {list(weight.shape)}"
         )
-    out_channels, group_in = weight.shape[:2]
-    kernel = tuple(weight.shape[2:])
-    if groups < 1 or out_channels % groups:
+    # the dim of the weight that groups splits, and the input channels it expects
+    split, in_channels = (weight.shape[0],) * 2 if transposed else weight.shape[:2]
+    if groups < 1 or split % groups:
         raise RuntimeError(
-            f"{op}: out_channels {out_channels} of weight {list(weight.shape)} must be "
-            f"divisible by groups={groups}"
+            f"{op}: {'in' if transposed else 'out'}_channels {split} of weight "
+            f"{list(weight.shape)} must be divisible by groups={groups}"
         )
-    if x.shape[1] != group_in * groups:
+    if not transposed:
+        in_channels *= groups
+    if x.shape[1] != in_channels:
         raise RuntimeError(
             f"{op}: Given groups={groups}, weight of size {list(weight.shape)}, expected "
-            f"input{list(x.shape)} to have {group_in * groups} channels, but got {x.shape[1]} "
+            f"input{list(x.shape)} to have {in_channels} channels, but got {x.shape[1]} "
             "channels instead"
         )
+    out_channels = weight.shape[1] * groups if transposed else weight.shape[0]
     if bias is not None and tuple(bias.shape) != (out_channels,):
         raise RuntimeError(
             f"{op}: bias of shape {tuple(bias.shape)} does not match weight {list(weight.shape)}"
             f" (expected ({out_channels},))"
         )
     _check_same_dtype(op, x, weight, bias)
+    return out_channels
+
+
+def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+          dilation: Any, groups: int, spatial: int, op: str) -> Tensor:  # fmt: skip
+    """The N-d convolution (cross-correlation, as PyTorch) of conv1d, conv2d and conv3d."""
+    x, unbatched = _batched(input, spatial, op)
+    out_channels = _check_conv_weight(x, weight, bias, groups, spatial, op)
+    group_in, kernel = weight.shape[1], tuple(weight.shape[2:])
     stride = _ntuple(stride, spatial, op, "stride")
     dilation = _ntuple(dilation, spatial, op, "dilation")
     _check_positive(op, kernel_size=kernel, stride=stride, dilation=dilation)
@@ -1833,6 +1850,96 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     """2-d cross-correlation: input (N, C_in, H, W) or (C_in, H, W), weight
     (C_out, C_in/groups, kH, kW), bias (C_out,) -> (N, C_out, H_out, W_out)."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    """3-d cross-correlation: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
+    (C_out, C_in/groups, kD, kH, kW), bias (C_out,) -> (N, C_out, D_out, H_out, W_out)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                    padding: Any, output_padding: Any, groups: int, dilation: Any, spatial: int,
+                    op: str) -> Tensor:  # fmt: skip
+    """The N-d transposed convolution: the gradient of a convolution with respect to its
+    input, as a map of its own. Each input position spreads weight-times-value over a
+    kernel-sized window of the output (W^T @ x gives those windows), and col2im adds the
+    overlapping windows up: exactly the path a conv's backward takes (Im2Col's backward).
+    Output size (I - 1) * s - 2p + d * (k - 1) + output_padding + 1 per dim."""
+    x, unbatched = _batched(input, spatial, op)
+    out_channels = _check_conv_weight(x, weight, bias, groups, spatial, op, transposed=True)
+    kernel = tuple(weight.shape[2:])
+    if isinstance(padding, str):
+        raise TypeError(f"{op}(): argument 'padding' must be tuple of ints, not str "
+                        "(padding='same'/'valid' is for the non-transposed convs)")  # fmt: skip
+    stride = _ntuple(stride, spatial, op, "stride")
+    dilation = _ntuple(dilation, spatial, op, "dilation")
+    pads = _ntuple(padding, spatial, op, "padding")
+    extra = _ntuple(output_padding, spatial, op, "output_padding")
+    _check_positive(op, kernel_size=kernel, stride=stride, dilation=dilation)
+    if any(p < 0 for p in pads + extra):
+        raise RuntimeError(f"{op}: negative padding or output_padding is not supported, got "
+                           f"padding={list(pads)}, output_padding={list(extra)}")  # fmt: skip
+    if any(e >= s and e >= d for e, s, d in zip(extra, stride, dilation)):
+        raise RuntimeError(
+            f"{op}: output padding must be smaller than either stride or dilation, but got "
+            f"output_padding={list(extra)}, stride={list(stride)}, dilation={list(dilation)}"
+        )
+    in_size = tuple(x.shape[2:])
+    out_size = tuple((i - 1) * s - 2 * p + d * (k - 1) + e + 1
+                     for i, s, p, d, k, e in zip(in_size, stride, pads, dilation, kernel, extra))  # fmt: skip
+    if any(o < 1 for o in out_size):
+        raise RuntimeError(
+            f"{op}: Given input size per channel: {list(in_size)}. Calculated output size per "
+            f"channel: {list(out_size)}. Output size is too small (input {list(input.shape)}, "
+            f"weight {list(weight.shape)})"
+        )
+    n, group_in, group_out = x.shape[0], weight.shape[0] // groups, weight.shape[1]
+    # weight (Cin, Cout/G, *K) -> (G, Cout/G * prod(K), Cin/G); x -> (N, G, Cin/G, prod(I))
+    w = weight.reshape(groups, group_in, group_out * math.prod(kernel)).transpose(1, 2)
+    rows = x.reshape(n, groups, group_in, math.prod(in_size))
+    cols = _functional.matmul(w, rows).reshape((n, out_channels) + kernel + in_size)
+    # output_padding adds e positions at the high end: they take the place of the last e of
+    # the p cropped there (a window may reach them); past the padding nothing reaches, zeros
+    cropped = tuple((p, builtins.max(p - e, 0)) for p, e in zip(pads, extra))
+    reached = tuple(o - builtins.max(e - p, 0) for o, p, e in zip(out_size, pads, extra))
+    out = _conv_ops.Col2Im.apply(cols, size=reached, kernel=kernel, dilation=dilation,
+                                 padding=cropped, stride=stride)  # fmt: skip
+    if reached != out_size:
+        out = pad(
+            out, [w for r, o in zip(reversed(reached), reversed(out_size)) for w in (0, o - r)]
+        )
+    if bias is not None:
+        out = out + bias.reshape((out_channels,) + (1,) * spatial)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """1-d transposed convolution ("deconvolution"): input (N, C_in, L) or (C_in, L), weight
+    (C_in, C_out/groups, k), bias (C_out,) -> (N, C_out, L_out)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1, "conv_transpose1d")  # fmt: skip
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """2-d transposed convolution: input (N, C_in, H, W) or (C_in, H, W), weight
+    (C_in, C_out/groups, kH, kW), bias (C_out,) -> (N, C_out, H_out, W_out)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2, "conv_transpose2d")  # fmt: skip
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """3-d transposed convolution: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
+    (C_in, C_out/groups, kD, kH, kW), bias (C_out,) -> (N, C_out, D_out, H_out, W_out)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 3, "conv_transpose3d")  # fmt: skip
 
 
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
@@ -1976,6 +2083,48 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                      divisor_override, 2, "avg_pool2d")  # fmt: skip
 
 
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:  # fmt: skip
+    """The mean of each kD x kH x kW window of (N, C, D, H, W) or (C, D, H, W)."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 3, "avg_pool3d")  # fmt: skip
+
+
+def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool,
+             spatial: int, op: str) -> Tensor:  # fmt: skip
+    """(sum over each window of x^p)^(1/p), as PyTorch computes it: the window mean of x^p
+    times the kernel's size, a negative mean set to 0 keeping its sign (so an odd p over
+    negative sums gives nan, as PyTorch's), then the 1/p power."""
+    if math.isinf(norm_type):
+        raise NotImplementedError(
+            f"{op}: norm_type=inf is max pooling, which microtorch leaves for learners to "
+            "write; use a finite norm_type"
+        )
+    kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
+    means = _avg_pool(input.pow(norm_type), kernel, stride, 0, ceil_mode, True, None, spatial, op)
+    sums = _functional.sign(means) * _functional.relu(_functional.abs(means)) * math.prod(kernel)
+    return sums.pow(1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:  # fmt: skip
+    """The p-norm of each length-k window of (N, C, L) or (C, L): (sum x^p)^(1/p)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1, "lp_pool1d")
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:  # fmt: skip
+    """The p-norm of each kH x kW window of (N, C, H, W) or (C, H, W)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, "lp_pool2d")
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:  # fmt: skip
+    """The p-norm of each kD x kH x kW window of (N, C, D, H, W) or (C, D, H, W)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, "lp_pool3d")
+
+
 def _adaptive_average_matrix(size: int, out: int, like: Tensor) -> Tensor:
     """(out, size): row i averages input positions floor(i*size/out) to ceil((i+1)*size/out)."""
     xp = backend.xp_of(like.array)
@@ -2004,12 +2153,23 @@ def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -
             f"{op}: expected a non-empty input and output_size >= 0, got input "
             f"{list(input.shape)} and output_size {output_size!r}"
         )
-    out = x
-    if spatial == 2:  # (N, C, H, W) -> (N, C, oH, W): average along H
-        out = _functional.matmul(_adaptive_average_matrix(x.shape[2], sizes[0], x), out)
-    last = _adaptive_average_matrix(x.shape[-1], sizes[-1], x)  # (oW, W)
-    out = _functional.matmul(out, last.transpose(0, 1))  # (..., W) -> (..., oW)
+    matrices = [_adaptive_average_matrix(n, o, x) for n, o in zip(x.shape[2:], sizes)]
+    out = _along_spatial_dims(x, matrices)
     return out.squeeze(0) if unbatched else out
+
+
+def _along_spatial_dims(x: Tensor, matrices: list) -> Tensor:
+    """(N, C, *S) -> (N, C, *O): each spatial dim d mapped by its (O_d, S_d) matrix (each
+    output position a weighted sum of that dim's input positions), one matmul per dim."""
+    out = x
+    for d, rows in zip(range(2, x.ndim), matrices):
+        if d == x.ndim - 1:  # W: each row of the image times the matrix's transpose
+            out = _functional.matmul(out, rows.transpose(0, 1))
+        elif d == x.ndim - 2:  # H: the matrix times each (H, W) image
+            out = _functional.matmul(rows, out)
+        else:  # D: moved next to W first
+            out = _functional.matmul(rows, out.transpose(d, -2)).transpose(d, -2)
+    return out
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
@@ -2020,6 +2180,11 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """(N, C, H, W) -> (N, C, oH, oW) by window means; None in output_size keeps that size."""
     return _adaptive_avg_pool(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """(N, C, D, H, W) -> (N, C, oD, oH, oW) by window means; None keeps that size."""
+    return _adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
 
 
 # ---------------------------------------------------------------- batch, group and instance norm
@@ -2174,6 +2339,24 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return _affine(out, weight, bias)
 
 
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:  # fmt: skip
+    """x / (k + alpha * mean of x^2 over ``size`` neighbouring channels)^beta on (N, C, *):
+    channel c's window is c - size // 2 .. c + (size - 1) // 2, zeros past the ends (the
+    mean still divides by ``size``)."""
+    _check_tensor(input, "local_response_norm")
+    if input.ndim < 3:
+        raise ValueError(
+            f"local_response_norm: Expected 3D or higher dimensionality input (N, C, *), got "
+            f"{input.ndim} dimensions (shape {tuple(input.shape)})"
+        )
+    if input.numel() == 0:
+        return input
+    squares = pad(input * input, (0, 0) * (input.ndim - 2) + (size // 2, (size - 1) // 2))
+    means = squares.unfold(1, size, 1).mean(-1)  # (N, C, *, size) -> (N, C, *)
+    return input / (means * alpha + k).pow(beta)
+
+
 # ---------------------------------------------------------------- pixel shuffle and upsampling
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C * r^2, H, W) -> (*, C, H * r, W * r): each group of r^2 channels becomes an
@@ -2210,34 +2393,51 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     return x.reshape((*batch, c * r * r, h // r, w // r))
 
 
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}  # mode: its spatial dims
+
+
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:  # fmt: skip
     """Resize the spatial dims of (N, C, *S) (1 to 3 of them) to ``size`` or ``S *
-    scale_factor``; only mode="nearest" here: output position i reads input position
-    floor(i * scale), scale = 1 / scale_factor (or in / out with a size or
-    recompute_scale_factor), computed in float32 as PyTorch does; for a 2-d image a dim that
-    keeps (doubles) its size reads position i (i // 2) whatever the scale, as PyTorch's CPU
-    kernel does (scale_factor=1.3 on 3 rows gives 3 rows, read as 0, 1, 2 and not 0, 0, 1)."""
+    scale_factor``. mode="nearest": output position i reads input position floor(i * scale),
+    scale = 1 / scale_factor (or in / out with a size or recompute_scale_factor), computed in
+    float32 as PyTorch does; for a 2-d image a dim that keeps (doubles) its size reads
+    position i (i // 2) whatever the scale, as PyTorch's CPU kernel does (scale_factor=1.3 on
+    3 rows gives 3 rows, read as 0, 1, 2 and not 0, 0, 1). "nearest-exact" reads
+    floor((i + 0.5) * scale). "linear" / "bilinear" / "trilinear" (3-D / 4-D / 5-D input)
+    mix the two input positions around (i + 0.5) * scale - 0.5 (clamped at 0), or
+    i * (in - 1) / (out - 1) with align_corners=True, one dim after the other. "area" is
+    adaptive average pooling to the output size."""
     _check_tensor(input, "interpolate")
-    if mode != "nearest":
+    modes = ("nearest", "nearest-exact", "area", *_LINEAR_MODES)
+    if mode not in modes:
         raise NotImplementedError(
-            f"interpolate: mode={mode!r} is not implemented in microtorch, only mode='nearest'"
+            f"interpolate: mode={mode!r} is not implemented in microtorch, only "
+            f"{', '.join(repr(m) for m in modes)}"
         )
-    if align_corners is not None:
+    linear = mode in _LINEAR_MODES
+    if align_corners is not None and not linear:
         raise ValueError(
             "interpolate: align_corners option can only be set with the interpolating modes: "
             "linear | bilinear | bicubic | trilinear"
         )
     if antialias:
-        raise ValueError("interpolate: anti-alias option is only supported for bilinear and "
-                         "bicubic modes")  # fmt: skip
+        if mode != "bilinear":
+            raise ValueError("interpolate: anti-alias option is only supported for bilinear "
+                             "and bicubic modes")  # fmt: skip
+        raise NotImplementedError("interpolate: antialias=True is not implemented in microtorch")
     spatial = input.ndim - 2
     if not 1 <= spatial <= 3:
         raise NotImplementedError(
             f"interpolate: expected a 3-D, 4-D or 5-D input (N, C, *spatial), got shape "
             f"{tuple(input.shape)}"
+        )
+    if linear and spatial != _LINEAR_MODES[mode]:
+        raise NotImplementedError(
+            f"interpolate: Got {input.ndim}D input, but {mode} mode needs "
+            f"{_LINEAR_MODES[mode] + 2}D input (N, C, *spatial)"
         )
     if (size is None) == (scale_factor is None):
         raise ValueError(
@@ -2245,11 +2445,14 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             if size is not None
             else "interpolate: either size or scale_factor should be defined"
         )
-    if not input.dtype.is_floating_point and input.dtype is not _dtypes.uint8:
-        raise NotImplementedError(
-            f"interpolate: mode='nearest' is not implemented for {input.dtype} inputs, as in "
-            "PyTorch (floating and uint8 only); convert the input with .float() first"
-        )
+    if mode in ("nearest", "nearest-exact"):
+        if not input.dtype.is_floating_point and input.dtype is not _dtypes.uint8:
+            raise NotImplementedError(
+                f"interpolate: mode={mode!r} is not implemented for {input.dtype} inputs, as "
+                "in PyTorch (floating and uint8 only); convert the input with .float() first"
+            )
+    else:
+        _floating_only(input, f"interpolate (mode={mode!r})")
     in_sizes = tuple(input.shape[2:])
     if size is not None and recompute_scale_factor:
         raise ValueError("interpolate: recompute_scale_factor is not meaningful with an "
@@ -2285,13 +2488,66 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             f"interpolate: Input and output sizes should be greater than 0, but got input "
             f"{list(in_sizes)} and output {list(out_sizes)} (input shape {tuple(input.shape)})"
         )
+    if mode == "area":
+        return _adaptive_avg_pool(input, out_sizes, spatial, "interpolate (mode='area')")
+    if linear:
+        matrices = [_linear_interpolation_matrix(n, o, factor, bool(align_corners), input)
+                    for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
+        return _along_spatial_dims(input, matrices)
     xp = backend.xp_of(input.array)
     out = input
     for d, (n, o, factor) in enumerate(zip(in_sizes, out_sizes, scales)):
         scale = xp.float32(1.0 / factor if factor is not None and factor > 0 else n / o)
-        positions = xp.floor(xp.arange(o, dtype=xp.float32) * scale).astype(xp.int64)  # float32
+        offset = xp.float32(0.5 if mode == "nearest-exact" else 0.0)
+        positions = xp.arange(o, dtype=xp.float32) + offset
+        positions = xp.floor(positions * scale).astype(xp.int64)  # in float32, as PyTorch
         positions = xp.minimum(positions, n - 1)  # (o,): the input position each output reads
-        if spatial == 2 and o in (n, 2 * n):  # PyTorch's 2-d kernel (CPU) ignores the scale
-            positions = xp.arange(o) // (o // n)  # when a dim keeps or doubles its size
-        out = _functional.index_select(out, 2 + d, Tensor._make(positions))
+        if mode == "nearest" and spatial == 2 and o in (n, 2 * n):  # PyTorch's 2-d kernel
+            positions = xp.arange(o) // (o // n)  # (CPU) ignores the scale when a dim keeps
+        out = _functional.index_select(out, 2 + d, Tensor._make(positions))  # or doubles
     return out
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:  # fmt: skip
+    """Deprecated name of interpolate (it warns, as PyTorch's does)."""
+    warn_user("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: interpolate(mode="nearest") (it warns, as PyTorch's does)."""
+    warn_user(
+        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead."
+    )
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: interpolate(mode="bilinear", align_corners=True) of a 4-D input (it warns,
+    as PyTorch's does)."""
+    warn_user(
+        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead."
+    )
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _linear_interpolation_matrix(size: int, out: int, factor: Any, align_corners: bool,
+                                 like: Tensor) -> Tensor:  # fmt: skip
+    """(out, size): row i mixes the input positions i0 = floor(src) and i0 + 1 (both kept
+    inside [0, size)) with weights 1 - (src - i0) and src - i0, for the source position src
+    of output i; computed in the input's dtype, as PyTorch does."""
+    xp = backend.xp_of(like.array)
+    dtype = like.array.dtype
+    i = xp.arange(out, dtype=dtype)
+    if align_corners:  # the corner pixels' centres line up: 0 -> 0, out - 1 -> size - 1
+        src = i * dtype.type((size - 1) / (out - 1) if out > 1 else 0.0)
+    else:  # pixel centres: (i + 0.5) * scale - 0.5, never below 0
+        scale = dtype.type(1.0 / factor if factor is not None and factor > 0 else size / out)
+        src = xp.maximum((i + dtype.type(0.5)) * scale - dtype.type(0.5), dtype.type(0.0))
+    low = xp.minimum(xp.floor(src).astype(xp.int64), size - 1)
+    high = xp.minimum(low + 1, size - 1)
+    frac = src - low.astype(dtype)  # (out,), in [0, 1)
+    j = xp.arange(size)
+    weights = (j == low[:, None]) * (1 - frac)[:, None] + (j == high[:, None]) * frac[:, None]
+    return Tensor._make(weights.astype(dtype))

@@ -14,12 +14,14 @@ from .parameter import Parameter
 
 
 def register_weight_and_bias(module: Module, shape: tuple, bias: bool, device: Any,
-                             dtype: Any) -> None:  # fmt: skip
-    """``module.weight`` of ``shape`` and ``module.bias`` of (shape[0],) (None without
-    ``bias``), uninitialised until reset_weight_and_bias fills them."""
+                             dtype: Any, bias_size: int | None = None) -> None:  # fmt: skip
+    """``module.weight`` of ``shape`` and ``module.bias`` of (bias_size,), by default
+    (shape[0],) (None without ``bias``), uninitialised until reset_weight_and_bias fills
+    them."""
     module.weight = Parameter(factories.empty(shape, device=device, dtype=dtype))
     if bias:
-        module.bias = Parameter(factories.empty(shape[0], device=device, dtype=dtype))
+        size = shape[0] if bias_size is None else bias_size
+        module.bias = Parameter(factories.empty(size, device=device, dtype=dtype))
     else:
         module.register_parameter("bias", None)
 

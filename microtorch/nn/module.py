@@ -24,7 +24,7 @@ from .. import functional as F
 from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
 from ..ops import shape as _shape_ops
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, is_lazy
 
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -539,7 +539,9 @@ class Module:
                     if t is None or id(t) in seen:
                         continue
                     seen.add(id(t))
-                    t.array = convert(t.array)
+                    # a Lazy module's uninitialized tensor: its placeholder records the
+                    # dtype and device it will be made with
+                    t.array = convert(t._placeholder if is_lazy(t) else t.array)
                     if t.grad is not None:
                         t.grad.array = convert(t.grad.array)
         return self
@@ -655,6 +657,8 @@ class Module:
                     "it with microtorch.tensor(...) (a PyTorch tensor: .numpy() first)."
                 )
                 continue
+            if is_lazy(target):  # a Lazy module takes the shape from the checkpoint
+                target.materialize(tuple(value.shape))
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(
                     f"size mismatch for {key}: copying a param with shape {value.shape} from "

@@ -1,5 +1,5 @@
-"""Normalization layers: ``LayerNorm``, ``BatchNorm1d/2d``, ``InstanceNorm1d/2d`` and
-``GroupNorm``."""
+"""Normalization layers: ``LayerNorm``, ``BatchNorm1d/2d/3d``, ``InstanceNorm1d/2d/3d``,
+``GroupNorm`` and ``LocalResponseNorm``."""
 
 from __future__ import annotations
 
@@ -170,6 +170,12 @@ class BatchNorm2d(_BatchNorm):
     _expected_dims = (4,)
 
 
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of (N, C, D, H, W) per channel C."""
+
+    _expected_dims = (5,)
+
+
 class _InstanceNorm(_NormBase):
     """Each sample's channels normalised over their own spatial dims (F.instance_norm);
     no affine parameters and no running statistics by default, as in PyTorch."""
@@ -214,6 +220,12 @@ class InstanceNorm2d(_InstanceNorm):
     _expected_dims = (3, 4)
 
 
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of (N, C, D, H, W) or (C, D, H, W)."""
+
+    _expected_dims = (4, 5)
+
+
 class GroupNorm(Module):
     """The channels of (N, C, *) split into num_groups groups, each sample's group normalised
     over its channels and positions, then weight and bias per channel (ones and zeros)."""
@@ -247,3 +259,19 @@ class GroupNorm(Module):
             f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
             f"bias={self.bias is not None}"
         )
+
+
+class LocalResponseNorm(Module):
+    """Each channel divided by (k + alpha * the mean square over ``size`` neighbouring
+    channels)^beta (F.local_response_norm); no parameters."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:  # fmt: skip
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -1,5 +1,6 @@
-"""Padding layers, thin modules over ``F.pad``: ZeroPad, ConstantPad, ReflectionPad and
-ReplicationPad, each in a 1-d (last dim) and a 2-d (last two dims) form."""
+"""Padding layers, thin modules over ``F.pad``: ZeroPad, ConstantPad, ReflectionPad,
+ReplicationPad and CircularPad, each in a 1-d (last dim), a 2-d (last two dims) and a 3-d
+(last three dims) form."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from .module import Module
 
 
 class _PadNd(Module):
-    """``padding``: one int for every side, or (left, right[, top, bottom]) as F.pad reads
-    it, from the last dim."""
+    """``padding``: one int for every side, or (left, right[, top, bottom[, front, back]]) as
+    F.pad reads it, from the last dim."""
 
     _dims = 1
     _mode = "constant"
@@ -47,6 +48,12 @@ class ConstantPad2d(ConstantPad1d):
     _dims = 2
 
 
+class ConstantPad3d(ConstantPad1d):
+    """Pads the last three dims with ``value``."""
+
+    _dims = 3
+
+
 class ZeroPad1d(_PadNd):
     """Pads the last dim with zeros."""
 
@@ -58,6 +65,12 @@ class ZeroPad2d(ZeroPad1d):
     """Pads the last two dims with zeros."""
 
     _dims = 2
+
+
+class ZeroPad3d(ZeroPad1d):
+    """Pads the last three dims with zeros."""
+
+    _dims = 3
 
 
 class ReflectionPad1d(_PadNd):
@@ -72,6 +85,12 @@ class ReflectionPad2d(ReflectionPad1d):
     _dims = 2
 
 
+class ReflectionPad3d(ReflectionPad1d):
+    """Pads the last three dims with their mirror images."""
+
+    _dims = 3
+
+
 class ReplicationPad1d(_PadNd):
     """Pads the last dim by repeating its edge values."""
 
@@ -82,3 +101,27 @@ class ReplicationPad2d(ReplicationPad1d):
     """Pads the last two dims by repeating their edge values."""
 
     _dims = 2
+
+
+class ReplicationPad3d(ReplicationPad1d):
+    """Pads the last three dims by repeating their edge values."""
+
+    _dims = 3
+
+
+class CircularPad1d(_PadNd):
+    """Pads the last dim with the values from its other end (it wraps around)."""
+
+    _mode = "circular"
+
+
+class CircularPad2d(CircularPad1d):
+    """Pads the last two dims with the values from their other ends."""
+
+    _dims = 2
+
+
+class CircularPad3d(CircularPad1d):
+    """Pads the last three dims with the values from their other ends."""
+
+    _dims = 3

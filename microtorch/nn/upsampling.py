@@ -1,4 +1,5 @@
-"""``Upsample``: resize the spatial dims with F.interpolate (mode="nearest" only here)."""
+"""``Upsample``: resize the spatial dims with F.interpolate; ``UpsamplingNearest2d`` and
+``UpsamplingBilinear2d`` (align_corners=True), its older fixed-mode forms."""
 
 from __future__ import annotations
 
@@ -10,17 +11,19 @@ from .module import Module
 
 
 class Upsample(Module):
-    """(N, C, *S) -> (N, C, *size) or (N, C, *floor(S * scale_factor)), each output element
-    a copy of its nearest input element. Other modes are refused (microtorch has only
-    "nearest")."""
+    """(N, C, *S) -> (N, C, *size) or (N, C, *floor(S * scale_factor)) by F.interpolate's
+    ``mode``: "nearest" (a copy of the nearest input element), "nearest-exact", "linear",
+    "bilinear", "trilinear" or "area"."""
 
     def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                  align_corners: bool | None = None,
                  recompute_scale_factor: bool | None = None) -> None:  # fmt: skip
         super().__init__()
-        if mode != "nearest":
+        modes = ("nearest", "nearest-exact", "area", *F._LINEAR_MODES)
+        if mode not in modes:
             raise NotImplementedError(
-                f"Upsample: mode={mode!r} is not implemented in microtorch, only mode='nearest'"
+                f"Upsample: mode={mode!r} is not implemented in microtorch, only "
+                f"{', '.join(repr(m) for m in modes)}"
             )
         self.size = size
         if isinstance(scale_factor, tuple):
@@ -40,3 +43,18 @@ class Upsample(Module):
         else:
             info = f"size={self.size!r}"
         return f"{info}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """(N, C, H, W) -> (N, C, *size) or scaled by scale_factor, mode="nearest"."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """(N, C, H, W) -> (N, C, *size) or scaled by scale_factor, mode="bilinear" with
+    align_corners=True (the corner pixels kept)."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

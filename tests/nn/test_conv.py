@@ -37,6 +37,39 @@ CONVS = [
     ("Conv2d", (2, 3, 3), dict(padding=1, padding_mode="replicate"), (2, 2, 4, 5)),
     ("Conv2d", (2, 3, (2, 3)), dict(padding=(1, 2), padding_mode="circular"), (1, 2, 4, 4)),
     ("Conv2d", (2, 3, 2), dict(stride=2, padding_mode="reflect", padding=1), (2, 5, 5)),
+    ("Conv3d", (2, 3, 2), {}, (2, 2, 4, 3, 5)),
+    (
+        "Conv3d",
+        (4, 2, (3, 1, 2)),
+        dict(stride=(2, 1, 1), padding=(1, 0, 1), groups=2),
+        (1, 4, 5, 3, 4),
+    ),
+    ("Conv3d", (2, 2, 3), dict(padding="same", dilation=(1, 2, 1), bias=False), (2, 4, 5, 3)),
+    ("Conv3d", (2, 3, 2), dict(padding=1, padding_mode="circular"), (1, 2, 3, 3, 3)),
+    ("Conv3d", (2, 3, 3), dict(padding=1, padding_mode="reflect"), (2, 3, 4, 3)),  # unbatched
+    ("ConvTranspose1d", (3, 4, 3), {}, (2, 3, 5)),
+    (
+        "ConvTranspose1d",
+        (4, 6, 3),
+        dict(stride=2, padding=1, output_padding=1, groups=2, dilation=2),
+        (2, 4, 6),
+    ),  # fmt: skip
+    ("ConvTranspose1d", (2, 3, 2), dict(output_padding=2, dilation=3, bias=False), (2, 4)),
+    ("ConvTranspose2d", (3, 2, (3, 2)), dict(stride=(2, 1), padding=(1, 1)), (2, 3, 4, 5)),
+    (
+        "ConvTranspose2d",
+        (4, 4, 3),
+        dict(stride=3, padding=2, output_padding=(2, 1), groups=4),
+        (1, 4, 3, 3),
+    ),  # fmt: skip
+    ("ConvTranspose2d", (2, 3, 2), dict(stride=2), (2, 3, 2)),  # unbatched
+    ("ConvTranspose3d", (2, 3, 2), dict(stride=2, output_padding=(1, 0, 1)), (1, 2, 2, 3, 2)),
+    (
+        "ConvTranspose3d",
+        (4, 2, (1, 2, 3)),
+        dict(padding=(0, 1, 1), groups=2, dilation=(1, 2, 1)),
+        (4, 2, 3, 3),
+    ),  # fmt: skip
 ]
 
 
@@ -55,6 +88,111 @@ def test_conv_matches_pytorch(
     ours, theirs = _pair(pt, cls, args, kwargs)
     assert_module_matches(pt, ours, theirs, np.random.default_rng(0).standard_normal(shape))
     assert repr(ours) == repr(theirs)
+
+
+TRANSPOSED_SIZES = [  # (class, module args, input shape, output_size)
+    ("ConvTranspose2d", (2, 3, 3, 2, 1), (1, 2, 4, 4), (8, 7)),  # the largest H, smallest W
+    ("ConvTranspose2d", (2, 3, 3, 2, 1), (1, 2, 4, 4), (1, 3, 7, 8)),  # (N, C, *S) taken too
+    ("ConvTranspose2d", (2, 3, 3, 2, 1), (2, 4, 4), (3, 8, 8)),  # unbatched: (C, *S)
+    ("ConvTranspose1d", (2, 2, 2, 3), (1, 2, 3), [9]),
+    ("ConvTranspose3d", (2, 2, (2, 1, 3), (2, 3, 1)), (1, 2, 2, 2, 3), (5, 6, 5)),
+]
+
+
+@pytest.mark.parametrize("cls, args, shape, size", TRANSPOSED_SIZES)
+def test_conv_transpose_output_size_matches_pytorch(pt: object, cls: str, args: tuple,
+                                                    shape: tuple, size: object) -> None:  # fmt: skip
+    ours, theirs = _pair(pt, cls, args, {})
+    a = np.random.default_rng(7).standard_normal(shape)
+    y, ty = ours(torch.tensor(a), output_size=size), theirs(pt.tensor(a), output_size=size)
+    assert tuple(y.shape) == tuple(ty.shape)
+    assert tuple(y.shape[-ours._spatial :]) == tuple(size)[-ours._spatial :]
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-12, atol=1e-12)
+    # output_size=None: the module's output_padding (0 here), the smallest size
+    assert tuple(ours(torch.tensor(a)).shape) == tuple(theirs(pt.tensor(a)).shape)
+
+
+def test_conv_transpose_is_the_input_gradient_of_conv() -> None:
+    # <conv(x, w), y> = <x, conv_transpose(y, w)> with the same stride/padding/dilation/groups
+    F = nn.functional
+    rng = np.random.default_rng(8)
+    x, w = (
+        torch.tensor(rng.standard_normal((2, 4, 7, 6))),
+        torch.tensor(rng.standard_normal((6, 2, 3, 2))),
+    )
+    geometry = dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2)
+    y = torch.tensor(rng.standard_normal(tuple(F.conv2d(x, w, **geometry).shape)))
+    # 7 rows -> 4 -> 7 with output_padding=0 (stride 2: 7 and 8 rows both give 4)
+    back = F.conv_transpose2d(y, w, **geometry)
+    assert tuple(back.shape) == (2, 4, 7, 6)
+    np.testing.assert_allclose(float((F.conv2d(x, w, **geometry) * y).sum()),
+                               float((x * back).sum()), rtol=1e-12)  # fmt: skip
+
+
+def test_conv_transpose_errors_as_pytorch(pt: object) -> None:
+    F, tF = nn.functional, pt.nn.functional
+    calls = [
+        (lambda T, F: F.conv_transpose2d(T.ones(1, 2, 3, 3), T.ones(2, 3, 2, 2), stride=2,
+                                         output_padding=2), "smaller than either stride"),
+        (lambda T, F: F.conv_transpose2d(T.ones(1, 2, 1, 1), T.ones(2, 3, 1, 1), padding=1),
+         "Output size is too small"),
+        (lambda T, F: F.conv_transpose2d(T.ones(1, 2, 3, 3), T.ones(3, 3, 2, 2)),
+         r"expected input\[1, 2, 3, 3\] to have 3 channels"),
+        (lambda T, F: F.conv_transpose2d(T.ones(1, 4, 3, 3), T.ones(4, 3, 2, 2), groups=3),
+         "divisible by groups=3"),
+        (lambda T, F: F.conv_transpose2d(T.ones(1, 2, 3, 3), T.ones(2, 3, 2, 2), padding=-1),
+         "negative padding"),
+        (lambda T, F: F.conv_transpose1d(T.ones(1, 2, 3), T.ones(2, 3, 2), output_padding=-1),
+         "negative"),
+        (lambda T, F: F.conv_transpose2d(T.ones(1, 2, 3, 3), T.ones(2, 3, 2, 2), T.ones(2)),
+         "bias of shape"),
+        (lambda T, F: F.conv_transpose1d(T.ones(1, 2, 3), T.ones(2, 3, 0)), "greater than zero"),
+        (lambda T, F: F.conv_transpose1d(T.ones(1, 2, 3), T.ones(2, 3, 2), stride=0), "stride"),
+        (lambda T, F: F.conv_transpose2d(T.ones(1, 2, 3, 3), T.ones(2, 3, 2, 2, 2)), "4-D"),
+    ]  # fmt: skip
+    for call, message in calls:
+        with pytest.raises(RuntimeError, match=message):
+            call(torch, F)
+        with pytest.raises(RuntimeError):
+            call(pt, tF)
+    with pytest.raises(TypeError, match="padding"):
+        F.conv_transpose2d(torch.ones(1, 2, 3, 3), torch.ones(2, 3, 2, 2), padding="same")
+    with pytest.raises(ValueError, match='Only "zeros" padding mode'):
+        nn.ConvTranspose2d(2, 3, 2, padding_mode="reflect")
+    with pytest.raises(ValueError, match="padding must be an int"):
+        nn.ConvTranspose2d(2, 3, 2, padding="same")  # PyTorch accepts it, then fails later
+    m, tm = nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1), pt.nn.ConvTranspose2d(2, 3, 3, 2, 1)
+    for size in ((9, 9), (6, 7), (1, 2, 3, 9, 8)):
+        with pytest.raises(ValueError, match="output size|output_size"):
+            m(torch.ones(1, 2, 4, 4), output_size=size)
+        with pytest.raises(ValueError):
+            tm(pt.ones(1, 2, 4, 4), output_size=size)
+
+
+def test_conv_transpose_of_integers_and_empty_batches_as_pytorch(pt: object) -> None:
+    a, w = np.arange(12).reshape(1, 2, 6), np.array([[[1, -2]], [[3, 0]]])
+    ours = nn.functional.conv_transpose1d(torch.tensor(a), torch.tensor(w), stride=2, padding=1)
+    theirs = pt.nn.functional.conv_transpose1d(pt.tensor(a), pt.tensor(w), stride=2, padding=1)
+    assert ours.dtype is torch.int64
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    empty = nn.functional.conv_transpose2d(torch.ones(0, 2, 3, 3), torch.ones(2, 4, 2, 2), stride=2)
+    assert tuple(empty.shape) == (0, 4, 6, 6)
+
+
+def test_conv_transpose_default_init_and_attributes_are_pytorchs(pt: object) -> None:
+    conv = nn.ConvTranspose2d(4, 6, 3, groups=2, output_padding=0)  # fan_in = 6/2 * 9 = 27
+    bound = 1 / math.sqrt(27)
+    assert tuple(conv.weight.shape) == (4, 3, 3, 3) and tuple(conv.bias.shape) == (6,)
+    w = conv.weight.detach().numpy()
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
+    assert np.abs(conv.bias.detach().numpy()).max() <= bound
+    for ours, theirs in [
+        (nn.ConvTranspose1d(2, 4, 3, 2, 1, 1), pt.nn.ConvTranspose1d(2, 4, 3, 2, 1, 1)),
+        (nn.ConvTranspose3d(2, 2, 1, groups=2), pt.nn.ConvTranspose3d(2, 2, 1, groups=2)),
+    ]:
+        for name in ("in_channels", "out_channels", "kernel_size", "stride", "padding",
+                     "dilation", "groups", "padding_mode", "transposed", "output_padding"):  # fmt: skip
+            assert getattr(ours, name) == getattr(theirs, name), name
 
 
 def test_conv_loads_pytorchs_state_dict(pt: object) -> None:
@@ -204,6 +342,8 @@ def test_the_torch_level_names_are_the_functional_ones(pt: object) -> None:
     for ours, theirs in pairs:
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
     assert torch.conv2d is nn.functional.conv2d and torch.pixel_unshuffle is not None
+    for name in ("conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"):
+        assert getattr(torch, name) is getattr(nn.functional, name) and hasattr(pt, name)
 
 
 SLIDING_WINDOWS_WITH_A_ZERO = [

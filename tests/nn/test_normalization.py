@@ -54,10 +54,26 @@ NORMS = [
     # momentum=None is 0 for InstanceNorm in PyTorch (no cumulative average): stats stay put
     ("InstanceNorm1d", (3,), dict(track_running_stats=True, momentum=None), (2, 3, 4)),
     ("InstanceNorm2d", (2,), {}, (2, 3, 4)),  # unbatched
+    ("BatchNorm3d", (2,), {}, (3, 2, 2, 3, 2)),
+    ("BatchNorm3d", (2,), dict(affine=False, momentum=None), (2, 2, 3, 2, 2)),
+    ("InstanceNorm3d", (2,), dict(affine=True, track_running_stats=True), (2, 2, 3, 2, 3)),
+    ("InstanceNorm3d", (3,), {}, (3, 2, 2, 3)),  # unbatched
     ("GroupNorm", (2, 4), {}, (3, 4, 5)),
     ("GroupNorm", (3, 6), dict(eps=1e-3, affine=False), (2, 6, 2, 3)),
     pytest.param("GroupNorm", (1, 2), dict(bias=False), (2, 2, 3, 3), marks=NO_BIAS),
 ]
+
+
+@pytest.mark.parametrize("args, shape", [((3,), (2, 5, 4)), ((4, 0.5, 0.3, 2.0), (2, 5, 4, 3)),
+                                         ((2, 1e-2), (1, 3, 2, 3, 2)), ((7,), (2, 3, 4))])  # fmt: skip
+def test_local_response_norm_matches_pytorch(pt: object, args: tuple, shape: tuple) -> None:
+    ours, theirs = nn.LocalResponseNorm(*args), pt.nn.LocalResponseNorm(*args)
+    assert repr(ours) == repr(theirs)
+    a = np.random.default_rng(3).standard_normal(shape) * 3
+    assert_module_matches(pt, ours, theirs, a, 1e-12, 1e-14)
+    with pytest.raises(ValueError, match="3D or higher"):
+        ours(torch.ones(2, 3))
+    assert tuple(ours(torch.ones(0, 2, 3)).shape) == (0, 2, 3)
 
 
 @pytest.mark.parametrize("cls, args, kwargs, shape", NORMS)

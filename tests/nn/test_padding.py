@@ -27,12 +27,32 @@ LAYERS = [
     ("ReflectionPad2d", (2,), (1, 2, 3, 4)),
     ("ReplicationPad1d", (3,), (2, 3)),
     ("ReplicationPad2d", ((1, 0, 2, 3),), (2, 2, 2, 3)),
+    ("ZeroPad3d", ((1, 0, 2, 1, 0, 1),), (1, 2, 2, 3, 2)),
+    ("ConstantPad3d", (1, 2.5), (2, 2, 3, 2)),
+    ("ReflectionPad3d", ((2, 1, 1, 0, 1, 2),), (1, 2, 3, 3, 4)),
+    ("ReplicationPad3d", (2,), (2, 1, 2, 3, 2)),
+    ("CircularPad1d", ((2, 1),), (2, 2, 3)),
+    ("CircularPad2d", ((1, 0, 2, 1),), (2, 3, 4)),
+    ("CircularPad3d", (1,), (1, 2, 2, 3, 4)),
     ("PixelShuffle", (2,), (2, 8, 3, 2)),
     ("PixelShuffle", (3,), (9, 1, 2)),
     ("PixelUnshuffle", (2,), (1, 2, 4, 6)),
     ("Upsample", (None, 2), (2, 3, 4)),
     ("Upsample", ((5, 3),), (1, 2, 3, 4)),
     ("Upsample", (None, (1.5, 0.7)), (1, 1, 4, 5)),
+    ("Upsample", (None, 1.7, "linear"), (2, 3, 4)),
+    ("Upsample", (7, None, "linear", True), (2, 3, 4)),
+    ("Upsample", ((5, 3), None, "bilinear"), (1, 2, 4, 6)),
+    ("Upsample", (None, (2, 0.5), "bilinear", True), (1, 2, 4, 6)),
+    ("Upsample", (None, 1.5, "trilinear"), (1, 2, 3, 4, 2)),
+    ("Upsample", ((2, 5, 3), None, "trilinear", True), (1, 2, 3, 4, 5)),
+    ("Upsample", (None, 2.5, "linear", False, True), (2, 2, 3)),  # recompute_scale_factor
+    ("Upsample", ((3, 2), None, "area"), (1, 2, 7, 5)),
+    ("Upsample", (None, 1.7, "nearest-exact"), (1, 2, 7, 5)),
+    ("UpsamplingNearest2d", (None, 2), (2, 3, 4, 3)),
+    ("UpsamplingNearest2d", ((5, 7),), (1, 2, 3, 4)),
+    ("UpsamplingBilinear2d", (None, 2), (2, 3, 4, 3)),
+    ("UpsamplingBilinear2d", ((5, 7),), (1, 2, 3, 4)),
 ]
 
 
@@ -66,16 +86,38 @@ def test_padding_and_upsampling_errors() -> None:
         F.pixel_shuffle(torch.ones(1, 3, 2, 2), 2)
     with pytest.raises(RuntimeError, match="divisible by downscale_factor"):
         F.pixel_unshuffle(torch.ones(1, 3, 3, 2), 2)
-    with pytest.raises(NotImplementedError, match="only mode='nearest'"):
-        F.interpolate(torch.ones(1, 1, 4), scale_factor=2, mode="linear")
-    with pytest.raises(NotImplementedError, match="only mode='nearest'"):
-        nn.Upsample(scale_factor=2, mode="bilinear")
+    with pytest.raises(NotImplementedError, match="mode='bicubic' is not implemented"):
+        F.interpolate(torch.ones(1, 1, 4, 4), scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="mode='bicubic' is not implemented"):
+        nn.Upsample(scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="Got 3D input, but bilinear mode needs 4D"):
+        F.interpolate(torch.ones(1, 1, 4), scale_factor=2, mode="bilinear")
+    with pytest.raises(NotImplementedError, match="Got 4D input, but linear mode needs 3D"):
+        F.interpolate(torch.ones(1, 1, 4, 4), scale_factor=2, mode="linear")
+    with pytest.raises(NotImplementedError, match="interpolate"):  # no integer kernel there
+        F.interpolate(torch.ones(1, 1, 4, dtype=torch.int64), scale_factor=2, mode="linear")
     with pytest.raises(ValueError, match="only one of size or scale_factor"):
         F.interpolate(torch.ones(1, 1, 4), size=3, scale_factor=2)
     with pytest.raises(ValueError, match="either size or scale_factor"):
         F.interpolate(torch.ones(1, 1, 4))
     with pytest.raises(ValueError, match="align_corners"):
         F.interpolate(torch.ones(1, 1, 4), size=3, align_corners=True)
+
+
+def test_deprecated_upsample_functions_warn_and_match_pytorch(pt: object) -> None:
+    a = np.random.default_rng(2).standard_normal((1, 2, 3, 4))
+    calls = [
+        lambda F, x: F.upsample(x, scale_factor=2),
+        lambda F, x: F.upsample(x, size=(5, 3), mode="bilinear", align_corners=False),
+        lambda F, x: F.upsample_nearest(x, size=(6, 5)),
+        lambda F, x: F.upsample_bilinear(x, scale_factor=(1.5, 2)),
+    ]
+    for call in calls:
+        with pytest.warns(UserWarning, match="is deprecated. Use `nn.functional.interpolate`"):
+            ours = call(nn.functional, torch.tensor(a))
+        with pytest.warns(UserWarning):
+            theirs = call(pt.nn.functional, pt.tensor(a))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-14)
 
 
 def test_pad_circular_negative_widths_wrap_what_is_left() -> None:

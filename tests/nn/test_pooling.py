@@ -26,11 +26,27 @@ POOLS = [
     ("AvgPool2d", ((3, 2), (2, 1), (1, 1)), dict(ceil_mode=True), (1, 2, 6, 5)),
     ("AvgPool2d", (3, 2, 1), dict(ceil_mode=True, count_include_pad=False), (2, 1, 7, 6)),
     ("AvgPool2d", (2,), dict(stride=1, divisor_override=3), (2, 4, 4)),
+    ("AvgPool3d", (2,), {}, (2, 2, 4, 5, 4)),
+    ("AvgPool3d", ((3, 2, 2), (2, 1, 2), (1, 0, 1)), dict(ceil_mode=True), (1, 2, 5, 3, 4)),
+    (
+        "AvgPool3d",
+        (2, 1),
+        dict(count_include_pad=False, padding=1, divisor_override=None),
+        (2, 3, 3, 2),
+    ),  # unbatched
     ("AdaptiveAvgPool1d", (3,), {}, (2, 3, 8)),
     ("AdaptiveAvgPool1d", (6,), {}, (2, 4)),
     ("AdaptiveAvgPool2d", ((2, 3),), {}, (2, 3, 7, 5)),
     ("AdaptiveAvgPool2d", ((None, 4),), {}, (1, 2, 3, 9)),
     ("AdaptiveAvgPool2d", (1,), {}, (2, 3, 5, 5)),
+    ("AdaptiveAvgPool3d", ((2, 3, 1),), {}, (2, 3, 5, 7, 3)),
+    ("AdaptiveAvgPool3d", ((None, 4, None),), {}, (1, 2, 3, 5, 2)),
+    ("AdaptiveAvgPool3d", (2,), {}, (2, 3, 4, 5)),  # unbatched
+    ("LPPool1d", (2, 3), {}, (2, 3, 8)),
+    ("LPPool1d", (4, 2, 1), dict(ceil_mode=True), (3, 7)),  # unbatched
+    ("LPPool2d", (2, (2, 3), (1, 2)), {}, (2, 3, 5, 7)),
+    ("LPPool2d", (3, 2), dict(ceil_mode=True), (1, 2, 5, 5)),  # nan where a sum is < 0
+    ("LPPool3d", (2, 2), {}, (2, 2, 4, 4, 5)),
 ]
 
 
@@ -70,6 +86,8 @@ def test_pools_on_device_match_cpu(device: str) -> None:
 
 def test_pool_errors() -> None:
     F = nn.functional
+    with pytest.raises(NotImplementedError, match="lp_pool2d: norm_type=inf is max pooling"):
+        F.lp_pool2d(torch.ones(1, 1, 4, 4), float("inf"), 2)  # max pooling: an exercise
     with pytest.raises(RuntimeError, match="avg_pool2d: pad should be at most half"):
         F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, padding=2)
     with pytest.raises(RuntimeError, match="output size .* is too small"):

@@ -1,3 +1,3 @@
 """torch.nn.modules.normalization: LayerNorm, GroupNorm (PyTorch's module path)."""
 
-from ..normalization import GroupNorm, LayerNorm
+from ..normalization import GroupNorm, LayerNorm, LocalResponseNorm

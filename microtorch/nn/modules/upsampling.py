@@ -1,3 +1,3 @@
 """torch.nn.modules.upsampling: Upsample (PyTorch's module path)."""
 
-from ..upsampling import Upsample
+from ..upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d

@@ -1,0 +1,195 @@
+"""Spatial transformers: ``affine_grid`` (the sampling positions of an affine map) and
+``grid_sample`` (an image read at such positions), both compositions of differentiable ops,
+so autograd gives the gradients with respect to theta, the input and the grid.
+
+Positions are normalized: -1 and 1 are the left and right (top and bottom) edges of the
+image. With ``align_corners=True`` they are the centres of the corner pixels (pixel i of n
+at -1 + 2i / (n - 1)); with False (the default) the outer edges of the corner pixels (pixel
+i at (2i + 1) / n - 1), so the result does not depend on the image's resolution.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import functional as _functional
+from .._tensor import Tensor
+from .._warn import warn_user
+from ..autograd.grad_mode import no_grad
+from ..factories import linspace, ones
+
+_DEFAULT_CHANGED = (
+    "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+    "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+    "documentation of grid_sample for details."
+)
+
+
+def _pixel_centres(n: int, align_corners: bool, like: Tensor) -> Tensor:
+    """(n,): the normalized position of each pixel's centre along a dim of n pixels."""
+    if n <= 1:  # one pixel sits at the centre, 0, in either convention (as PyTorch)
+        return linspace(0, 0, n, dtype=like.dtype, device=like.device)
+    centres = linspace(-1, 1, n, dtype=like.dtype, device=like.device)
+    return centres if align_corners else centres * ((n - 1) / n)
+
+
+def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
+    """The sampling grid (N, H, W, 2) of a batch of 2-D affine maps theta (N, 2, 3) for an
+    output of ``size`` (N, C, H, W): grid[n, i, j] = theta[n] @ (x_j, y_i, 1), with x, y the
+    normalized pixel centres; 3-D: theta (N, 3, 4), size (N, C, D, H, W) -> (N, D, H, W, 3)."""
+    if align_corners is None:
+        warn_user(_DEFAULT_CHANGED)
+        align_corners = False
+    if not theta.dtype.is_floating_point:
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = tuple(size)
+    if len(size) not in (4, 5):
+        raise NotImplementedError(
+            f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+            f"respectively. Got size {size}."
+        )
+    spatial = len(size) - 2
+    if theta.ndim != 3 or tuple(theta.shape) != (size[0], spatial, spatial + 1):
+        raise ValueError(
+            f"Expected a batch of {spatial}D affine matrices of shape Nx{spatial}x{spatial + 1} "
+            f"for size {size}. Got {tuple(theta.shape)}."
+        )
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if align_corners and min(size[2:]) == 1:
+        warn_user(
+            "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+            "align_corners=True. This is not an intended use case of affine_grid. See the "
+            "documentation of affine_grid for details."
+        )
+    dims = size[2:]  # (H, W) or (D, H, W)
+    # base (*dims, spatial + 1): x along the last dim, then y (then z), then a 1 for the shift
+    axes = [_pixel_centres(n, align_corners, theta) for n in reversed(dims)]  # x, y, (z)
+    columns = []
+    for k, centres in enumerate(axes):
+        shape = [1] * spatial
+        shape[spatial - 1 - k] = dims[spatial - 1 - k]
+        columns.append(centres.reshape(shape).expand(dims))
+    columns.append(ones(dims, dtype=theta.dtype, device=theta.device))
+    base = _functional.stack(columns, -1).reshape(1, -1, spatial + 1)  # (1, prod(dims), s+1)
+    grid = _functional.matmul(base, theta.transpose(1, 2))  # (N, prod(dims), spatial)
+    return grid.reshape((size[0],) + dims + (spatial,))
+
+
+_MODES = ("bilinear", "nearest", "bicubic")
+_PADDING_MODES = ("zeros", "border", "reflection")
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
+                padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:  # fmt: skip
+    """Read the image input (N, C, H, W) at the normalized positions grid (N, Ho, Wo, 2)
+    ((x, y) each, -1 .. 1 across the image): out (N, C, Ho, Wo). "bilinear" mixes the four
+    pixels around a position, "nearest" takes the closest (ties to even). Positions outside
+    read zeros ("zeros"), the edge pixel ("border") or the image mirrored at its edges
+    ("reflection")."""
+    if mode not in _MODES:
+        raise ValueError(
+            f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
+            f"'bicubic', but got: '{mode}'"
+        )
+    if padding_mode not in _PADDING_MODES:
+        raise ValueError(
+            f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+            f"'reflection', but got: '{padding_mode}'"
+        )
+    if mode == "bicubic":
+        raise NotImplementedError(
+            "grid_sample: mode='bicubic' is not implemented in microtorch ('bilinear' or 'nearest')"
+        )
+    _functional._check_tensor(input, "grid_sample")
+    _functional._check_tensor(grid, "grid_sample", "grid")
+    if input.ndim == 5:
+        raise NotImplementedError(
+            "grid_sample: 5-D input (volumetric sampling) is not implemented in microtorch; "
+            "only 4-D input (N, C, H, W) with a grid (N, H_out, W_out, 2)"
+        )
+    if input.ndim != 4 or grid.ndim != 4 or input.shape[0] != grid.shape[0]:
+        raise RuntimeError(
+            f"grid_sampler(): expected 4-D input (N, C, H, W) and grid (N, H_out, W_out, 2) "
+            f"with the same batch size, but got input with sizes {list(input.shape)} and grid "
+            f"with sizes {list(grid.shape)}"
+        )
+    if grid.shape[-1] != 2:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid to have size 2 in last dimension, but got grid "
+            f"with sizes {list(grid.shape)}"
+        )
+    if not input.dtype.is_floating_point or input.dtype is not grid.dtype:
+        raise RuntimeError(
+            f"grid_sampler(): expected floating input and grid of one dtype, but got input "
+            f"{input.dtype} and grid {grid.dtype}"
+        )
+    if align_corners is None:
+        warn_user(_DEFAULT_CHANGED)
+        align_corners = False
+    n, c, h, w = input.shape
+    out_h, out_w = grid.shape[1], grid.shape[2]
+    points = grid.reshape(n, 1, out_h * out_w, 2)  # (N, 1, P, 2): one row of P positions
+    x = _source_position(points[..., 0], w, padding_mode, align_corners)  # (N, 1, P)
+    y = _source_position(points[..., 1], h, padding_mode, align_corners)
+    flat = input.reshape(n, c, h * w)
+    if mode == "nearest":  # bilinear at the rounded position: all the weight on one pixel
+        x, y = _functional.round(x), _functional.round(y)  # derivative 0
+        wx, wy = x - x.detach(), y - y.detach()  # 0, and so the grid's gradient is 0
+        out = _pixel(flat, x.detach(), y.detach(), h, w) * ((1 - wx) * (1 - wy))
+    else:
+        with no_grad():  # the corners: their positions are constants for the gradient
+            x0, y0 = _functional.floor(x), _functional.floor(y)
+        wx, wy = x - x0, y - y0  # (N, 1, P): how far past the top-left corner
+        out = (_pixel(flat, x0, y0, h, w) * ((1 - wx) * (1 - wy))
+               + _pixel(flat, x0 + 1, y0, h, w) * (wx * (1 - wy))
+               + _pixel(flat, x0, y0 + 1, h, w) * ((1 - wx) * wy)
+               + _pixel(flat, x0 + 1, y0 + 1, h, w) * (wx * wy))  # fmt: skip
+    return out.reshape(n, c, out_h, out_w)
+
+
+def _pixel(flat: Tensor, x: Tensor, y: Tensor, h: int, w: int) -> Tensor:
+    """flat (N, C, H*W) read at the integer positions x, y (N, 1, P): (N, C, P), zero where a
+    position falls outside the image."""
+    with no_grad():
+        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
+        index = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).long()
+        index = index.expand(flat.shape[0], flat.shape[1], index.shape[-1])
+    return _functional.where(inside, _functional.gather(flat, 2, index), 0.0)
+
+
+def _source_position(coord: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
+    """Normalized coordinates -> pixel coordinates along a dim of ``size`` pixels, folded
+    back into the image for "border" (clamped) and "reflection" (mirrored)."""
+    if align_corners:
+        pixels = (coord + 1) * ((size - 1) / 2)
+    else:
+        pixels = ((coord + 1) * size - 1) / 2
+    if padding_mode == "reflection":  # mirror at the corner pixels' centres or outer edges
+        if align_corners:
+            pixels = _reflect(pixels, 0, 2 * (size - 1))
+        else:
+            pixels = _reflect(pixels, -1, 2 * size - 1)
+    if padding_mode != "zeros":
+        pixels = _clip(pixels, size - 1)
+    return pixels
+
+
+def _clip(pixels: Tensor, high: int) -> Tensor:
+    """pixels kept in [0, high]; the gradient is 0 at and beyond either end, as PyTorch's."""
+    pixels = _functional.where(pixels <= 0, 0.0, pixels)
+    return _functional.where(pixels >= high, float(high), pixels)
+
+
+def _reflect(pixels: Tensor, twice_low: int, twice_high: int) -> Tensor:
+    """pixels mirrored into [twice_low / 2, twice_high / 2], back and forth as often as
+    needed (the bounds are given doubled so that they stay integers)."""
+    if twice_low == twice_high:  # a single pixel: everything reads it
+        return pixels * 0.0
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    distance = pixels - low
+    distance = _functional.where(distance < 0, -distance, distance)  # mirrored at low
+    with no_grad():
+        flips = _functional.floor(distance / span)  # how many spans it went past low
+    extra = distance - flips * span  # its place within the last span
+    return _functional.where(flips % 2 == 0, extra + low, span - extra + low)

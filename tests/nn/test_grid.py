@@ -1,0 +1,142 @@
+"""F.affine_grid and F.grid_sample (nn/grid.py): PyTorch's outputs and gradients (input,
+grid and theta) for every mode, padding mode and align_corners, its warnings and errors
+(the op table in tests/test_ops.py gradchecks them)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import microtorch as torch
+from microtorch import nn
+
+F = nn.functional
+
+
+@pytest.fixture
+def pt() -> object:
+    """PyTorch, where installed (the tests that compare with it skip without it)."""
+    return pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (1, 2, 1, 4)])  # one row: reflection's edge
+def test_grid_sample_matches_pytorch(pt: object, mode: str, padding_mode: str,
+                                     align_corners: bool, shape: tuple) -> None:  # fmt: skip
+    rng = np.random.default_rng(0)
+    a, g = rng.standard_normal(shape), rng.uniform(-3, 3, (shape[0], 3, 6, 2))  # far outside
+    for dtype, tol in ((np.float64, 1e-12), (np.float32, 1e-5)):
+        x, grid = (
+            torch.tensor(a.astype(dtype), requires_grad=True),
+            torch.tensor(g.astype(dtype), requires_grad=True),
+        )
+        tx, tgrid = (
+            pt.tensor(a.astype(dtype), requires_grad=True),
+            pt.tensor(g.astype(dtype), requires_grad=True),
+        )
+        kwargs = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+        y, ty = F.grid_sample(x, grid, **kwargs), pt.nn.functional.grid_sample(tx, tgrid, **kwargs)
+        assert y.dtype is x.dtype
+        np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=tol, atol=tol)
+        r = rng.standard_normal(tuple(ty.shape)).astype(dtype)
+        (y * torch.tensor(r)).sum().backward()
+        (ty * pt.tensor(r)).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(grid.grad.numpy(), tgrid.grad.numpy(), rtol=tol, atol=10 * tol)
+
+
+def test_grid_sample_of_an_affine_grid_matches_pytorch(pt: object) -> None:
+    # the spatial-transformer use: rotate and shift an image, gradients back to theta
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 3, 5, 6))
+    angle = np.array([0.3, -1.1])
+    th = np.stack([[np.cos(angle), -np.sin(angle), [0.1, -0.2]],
+                   [np.sin(angle), np.cos(angle), [0.0, 0.3]]]).transpose(2, 0, 1)  # fmt: skip
+    results = []
+    for T in (torch, pt):
+        theta = T.tensor(th, requires_grad=True)
+        grid = T.nn.functional.affine_grid(theta, (2, 3, 4, 7), align_corners=False)
+        y = T.nn.functional.grid_sample(T.tensor(a), grid, align_corners=False)
+        (y * y).sum().backward()
+        results.append((y.detach().numpy(), theta.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+def test_nearest_ties_round_to_even_as_pytorch(pt: object) -> None:
+    a = np.arange(10.0).reshape(1, 1, 2, 5)
+    g = np.array([[[[-0.75, 0], [-0.25, 0], [0.25, 0], [0.75, 0.0]]]])  # pixels 0.5 .. 3.5
+    ours = F.grid_sample(torch.tensor(a), torch.tensor(g), "nearest", align_corners=True)
+    theirs = pt.nn.functional.grid_sample(pt.tensor(a), pt.tensor(g), "nearest",
+                                          align_corners=True)  # fmt: skip
+    assert ours.tolist() == theirs.tolist() == [[[[0.0, 2.0, 2.0, 4.0]]]]
+
+
+def test_align_corners_none_warns_as_pytorch(pt: object) -> None:
+    theta = np.eye(2, 3)[None]
+    for T in (torch, pt):
+        with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+            grid = T.nn.functional.affine_grid(T.tensor(theta), (1, 1, 2, 2))
+        with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+            T.nn.functional.grid_sample(T.ones(1, 1, 2, 2, dtype=T.float64), grid)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F.affine_grid(torch.tensor(theta), (1, 1, 2, 2), align_corners=False)
+
+
+ERRORS = [
+    (lambda T: T.nn.functional.affine_grid(T.ones(2, 2, 3), (2, 3, 4), align_corners=False),
+     NotImplementedError, "only supports 4D and 5D sizes"),
+    (lambda T: T.nn.functional.affine_grid(T.ones(2, 2, 3), (3, 3, 4, 5), align_corners=False),
+     (ValueError, RuntimeError), None),
+    (lambda T: T.nn.functional.affine_grid(T.ones(2, 2, 3, dtype=T.int64), (2, 3, 4, 5),
+                                           align_corners=False),
+     ValueError, "floating point type"),
+    (lambda T: T.nn.functional.affine_grid(T.ones(2, 2, 3), (2, 3, 0, 5), align_corners=False),
+     ValueError, "non-zero, positive output size"),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5), T.ones(1, 4, 5, 2), mode="foo",
+                                           align_corners=False),
+     ValueError, "expected mode to be"),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5), T.ones(2, 4, 5, 2),
+                                           padding_mode="foo", align_corners=False),
+     ValueError, "expected padding_mode to be"),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5), T.ones(1, 4, 5, 2),
+                                           align_corners=False),
+     RuntimeError, "same batch size"),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5), T.ones(2, 4, 5, 1),
+                                           align_corners=False),
+     RuntimeError, "size 2 in last dimension"),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5, dtype=T.float64),
+                                           T.ones(2, 4, 5, 2), align_corners=False),
+     RuntimeError, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call, error, message", ERRORS)
+def test_grid_errors_as_pytorch(pt: object, call: object, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        call(torch)
+    with pytest.raises(error):
+        call(pt)
+
+
+def test_what_microtorch_leaves_out_is_refused_clearly() -> None:
+    with pytest.raises(NotImplementedError, match="bicubic"):
+        F.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 2), "bicubic",
+                      align_corners=False)  # fmt: skip
+    with pytest.raises(NotImplementedError, match="5-D input"):
+        F.grid_sample(torch.ones(1, 1, 2, 2, 2), torch.zeros(1, 1, 1, 1, 3), align_corners=False)
+
+
+def test_grid_sample_on_device(device: str) -> None:
+    x = torch.randn(1, 2, 3, 4, device=device, requires_grad=True)
+    theta = torch.tensor([[[0.8, -0.2, 0.1], [0.3, 1.1, -0.4]]], device=device, requires_grad=True)
+    grid = F.affine_grid(theta, (1, 2, 5, 5), align_corners=False)
+    y = F.grid_sample(x, grid, padding_mode="reflection", align_corners=False)
+    assert y.device.type == device and tuple(y.shape) == (1, 2, 5, 5)
+    y.sum().backward()
+    assert x.grad.device.type == device and theta.grad.device.type == device
