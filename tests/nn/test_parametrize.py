@@ -379,15 +379,16 @@ def test_spectral_norm_errors() -> None:
         parametrizations.spectral_norm(nn.Linear(2, 2), n_power_iterations=0)
 
 
+@pytest.mark.parametrize("orthogonal_map", ["cayley", "matrix_exp", "householder"])
 @pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3)])
-def test_orthogonal_cayley_as_pytorch(shape: tuple) -> None:
+def test_orthogonal_maps_as_pytorch(shape: tuple, orthogonal_map: str) -> None:
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)
     theirs = torch.nn.Linear(shape[1], shape[0]).double()
     ours = nn.Linear(shape[1], shape[0]).double()
     _ours_from(theirs, ours)
-    parametrizations.orthogonal(ours, orthogonal_map="cayley")
-    torch.nn.utils.parametrizations.orthogonal(theirs, orthogonal_map="cayley")
+    parametrizations.orthogonal(ours, orthogonal_map=orthogonal_map)
+    torch.nn.utils.parametrizations.orthogonal(theirs, orthogonal_map=orthogonal_map)
     assert list(ours.state_dict()) == list(theirs.state_dict())
     assert "parametrizations.weight.0.base" in ours.state_dict()
     w = _np(ours.weight)
@@ -400,7 +401,7 @@ def test_orthogonal_cayley_as_pytorch(shape: tuple) -> None:
     _same_values(ours, theirs, ["weight"])
     with torch.no_grad():
         theirs.parametrizations.weight.original.add_(0.1 * torch.randn(*shape, dtype=torch.float64))
-    _ours_from(theirs, ours)  # an X away from -I: the Cayley map itself is compared
+    _ours_from(theirs, ours)  # an X away from -I: the map itself is compared
     _same_values(ours, theirs, ["weight"])
     x = RNG.standard_normal((2, shape[1]))
     y, ty = ours(mt.tensor(x)), theirs(torch.tensor(x))
@@ -413,7 +414,10 @@ def test_orthogonal_cayley_as_pytorch(shape: tuple) -> None:
         rtol=1e-9,
         atol=1e-12,
     )
-    ours.weight = mt.tensor(_np(theirs.weight))  # assigning an orthogonal matrix keeps it
+    q = np.linalg.qr(RNG.standard_normal((max(shape), min(shape))))[0]
+    q = q if shape[0] >= shape[1] else q.T
+    ours.weight, theirs.weight = mt.tensor(q), torch.tensor(q)
+    np.testing.assert_allclose(_np(ours.weight), q, atol=1e-12)  # an orthogonal one is kept
     _same_values(ours, theirs, ["weight"])
 
 
@@ -434,17 +438,39 @@ def test_orthogonal_without_trivialization_and_errors() -> None:
         parametrizations.orthogonal(nn.Linear(3, 3), "bias")
     with pytest.raises(ValueError, match='orthogonal_map has to be one of "matrix_exp"'):
         parametrizations.orthogonal(nn.Linear(3, 3), orthogonal_map="qr")
-    with pytest.raises(NotImplementedError, match='pass orthogonal_map="cayley"'):
-        parametrizations.orthogonal(nn.Linear(3, 4))  # householder, the default for non-square
-    if not hasattr(mt.linalg, "matrix_exp"):
-        with pytest.raises(NotImplementedError, match="linalg.matrix_exp"):
-            parametrizations.orthogonal(nn.Linear(3, 3))  # matrix_exp, the default for square
 
 
-def test_orthogonal_matrix_exp_as_pytorch() -> None:
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3)])
+def test_orthogonal_householder_without_trivialization_takes_assignments(shape: tuple) -> None:
+    """Without a base, assigning an orthogonal matrix stores its reflectors (from geqrf) and
+    the signs on the diagonal, so that the map gives the matrix back, as in PyTorch."""
     torch = pytest.importorskip("torch")
-    if not hasattr(mt.linalg, "matrix_exp"):
-        pytest.skip("microtorch has no linalg.matrix_exp yet")
+    torch.manual_seed(1)
+    theirs = torch.nn.Linear(shape[1], shape[0]).double()
+    ours = nn.Linear(shape[1], shape[0]).double()
+    _ours_from(theirs, ours)
+    parametrizations.orthogonal(ours, orthogonal_map="householder", use_trivialization=False)
+    torch.nn.utils.parametrizations.orthogonal(
+        theirs, orthogonal_map="householder", use_trivialization=False
+    )
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    _same_values(ours, theirs, ["weight"])
+    q = np.linalg.qr(RNG.standard_normal((max(shape), min(shape))))[0]
+    q = q if shape[0] >= shape[1] else q.T
+    ours.weight = mt.tensor(q)
+    theirs.weight = torch.tensor(q)
+    np.testing.assert_allclose(_np(ours.weight), q, atol=1e-12)
+    _same_values(ours, theirs, ["weight"])
+    np.testing.assert_allclose(  # the stored reflectors and signs, as PyTorch's
+        _np(ours.parametrizations.weight.original),
+        _np(theirs.parametrizations.weight.original),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+
+
+def test_orthogonal_defaults_to_matrix_exp_for_square_as_pytorch() -> None:
+    torch = pytest.importorskip("torch")
     torch.manual_seed(0)
     theirs, ours = torch.nn.Linear(3, 3).double(), nn.Linear(3, 3).double()
     _ours_from(theirs, ours)

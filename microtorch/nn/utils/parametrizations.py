@@ -9,8 +9,8 @@ written with :mod:`parametrize` (the module-based forms; ``nn.utils.weight_norm`
 
 from __future__ import annotations
 
+from ... import _linalg_names, factories, linalg, random
 from ... import dtypes as _dtypes
-from ... import factories, linalg, random
 from ... import functional as F
 from ..._tensor import Tensor
 from ...autograd import grad_mode
@@ -157,7 +157,10 @@ class _Orthogonal(Module):
         if transposed:  # work on the tall form
             X, n, k = X.mT, k, n
         if self.orthogonal_map == "householder":
-            raise NotImplementedError(_missing_map_message("householder"))
+            Q = _householder_map(X)
+            if self._buffers.get("base") is not None:
+                Q = self.base @ Q
+            return Q.mT if transposed else Q
         # a skew-symmetric A (A^T = -A) from the lower triangle of X, padded to n x n
         X = X.tril()
         if n != k:
@@ -184,6 +187,8 @@ class _Orthogonal(Module):
                 f"Expected a matrix or batch of matrices of shape {self.shape}. Got a tensor "
                 f"of shape {Q.shape}."
             )
+        if "base" not in self._buffers and self.orthogonal_map == "householder":
+            return _householder_inverse(Q)
         if "base" not in self._buffers:
             raise NotImplementedError(
                 "It is not possible to assign to the matrix exponential or the Cayley "
@@ -206,20 +211,33 @@ class _Orthogonal(Module):
             return neg_eye
 
 
-def _missing_map_message(name: str) -> str:
-    needs = {"matrix_exp": "linalg.matrix_exp", "householder": "linalg.householder_product"}
-    return (
-        f'orthogonal: orthogonal_map="{name}" needs {needs[name]}, which microtorch does not '
-        'have yet; pass orthogonal_map="cayley" (any shape; also orthogonal, differentiable)'
-    )
+def _householder_map(X: Tensor) -> Tensor:  # noqa: N803
+    """The tall orthogonal Q made of the reflectors below X's diagonal (each column with an
+    implied 1 on the diagonal, tau = 2 / |v|^2 making each reflector exact), with its
+    columns' signs from X's diagonal (+-1: the part assignment sets; not differentiated)."""
+    V = X.tril(diagonal=-1)
+    tau = 2.0 / (1.0 + (V * V).sum(dim=-2))
+    Q = linalg.householder_product(V, tau)
+    return Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+
+
+def _householder_inverse(Q: Tensor) -> Tensor:  # noqa: N803
+    """The X whose Householder map is ``Q`` (made orthogonal): Q's reflectors from its QR
+    (geqrf), with the diagonal holding the signs that keep R's diagonal positive."""
+    transposed = Q.shape[-2] < Q.shape[-1]
+    with grad_mode.no_grad():
+        X, tau = _linalg_names.geqrf(Q.mT if transposed else Q)
+        signs = X.diagonal(dim1=-2, dim2=-1).sign()
+        signs = F.where(tau == 0.0, -signs, signs)  # no reflection taken: the other sign
+        X.diagonal(dim1=-2, dim2=-1).copy_(signs)
+    return X.mT if transposed else X
 
 
 def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
                use_trivialization: bool = True) -> Module:  # fmt: skip
     """Parametrize the matrix (or batch of matrices) ``module.<name>`` to stay orthogonal
-    (orthonormal rows or columns, whichever are fewer). ``orthogonal_map``: "cayley", or
-    "matrix_exp" (the default for square ones) / "householder" (for others) once microtorch
-    has matrix_exp / householder_product."""
+    (orthonormal rows or columns, whichever are fewer). ``orthogonal_map``: "matrix_exp"
+    (the default for square ones), "householder" (the default for others) or "cayley"."""
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
@@ -235,9 +253,6 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
             'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
             f"Got: {orthogonal_map}"
         )
-    missing = {"matrix_exp": not hasattr(linalg, "matrix_exp"), "householder": True}
-    if missing.get(orthogonal_map, False):
-        raise NotImplementedError(_missing_map_message(orthogonal_map))
     orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
     parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module
