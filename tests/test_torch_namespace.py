@@ -1,0 +1,178 @@
+"""PyTorch's top-level names that call a Tensor method or an nn.functional function
+(torch.exp_, torch.clamp_, torch.fill, torch.layer_norm...), its constants and settings
+(torch.pi, set_num_threads, use_deterministic_algorithms...), and the legacy tensor types
+(torch.FloatTensor...): each checked against PyTorch when it is installed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import microtorch
+
+torch = pytest.importorskip("torch")
+
+
+def _pair(values, dtype="float64"):
+    """The same values as a microtorch tensor and a torch tensor."""
+    a = np.array(values, dtype=dtype)
+    return microtorch.tensor(a), torch.tensor(a)
+
+
+def _same(m, t, atol=1e-12) -> None:
+    """A microtorch result equal (values, shape, dtype) to a torch one."""
+    t_np = t.detach().numpy()
+    assert str(m.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    np.testing.assert_allclose(m.detach().numpy(), t_np, atol=atol, equal_nan=True)
+
+
+# ------------------------------------------------------------------ top-level in-place forms
+_UNIT = [0.1, -0.4, 0.7]  # inside (-1, 1): every inverse function is defined
+_ABOVE_ONE = [1.5, 2.0, 3.25]
+IN_PLACE = [
+    ("abs_", [-1.5, 2.0, -0.0], ()),
+    ("neg_", [1.0, -2.0, 0.5], ()),
+    ("negative_", [1.0, -2.0, 0.5], ()),
+    ("reciprocal_", [2.0, -4.0, 0.5], ()),
+    ("square_", [1.5, -2.0, 3.0], ()),
+    ("sqrt_", [4.0, 2.0, 0.25], ()),
+    ("rsqrt_", [4.0, 2.0, 0.25], ()),
+    ("exp_", _UNIT, ()),
+    ("exp2_", _UNIT, ()),
+    ("expm1_", _UNIT, ()),
+    ("log_", _ABOVE_ONE, ()),
+    ("log2_", _ABOVE_ONE, ()),
+    ("log10_", _ABOVE_ONE, ()),
+    ("log1p_", _UNIT, ()),
+    ("logit_", [0.2, 0.5, 0.9], ()),
+    ("logit_", [0.0, 0.5, 1.0], (0.1,)),
+    ("xlogy_", [0.0, 2.0, 3.0], (2.5,)),
+    ("sigmoid_", _UNIT, ()),
+    ("relu_", [-1.0, 0.0, 2.0], ()),
+    ("erf_", _UNIT, ()),
+    ("erfc_", _UNIT, ()),
+    ("i0_", _UNIT, ()),
+    ("sinc_", [0.0, 0.5, 1.5], ()),
+    ("sin_", _UNIT, ()),
+    ("cos_", _UNIT, ()),
+    ("tan_", _UNIT, ()),
+    ("sinh_", _UNIT, ()),
+    ("cosh_", _UNIT, ()),
+    ("tanh_", _UNIT, ()),
+    ("asin_", _UNIT, ()),
+    ("acos_", _UNIT, ()),
+    ("atan_", _UNIT, ()),
+    ("asinh_", _UNIT, ()),
+    ("acosh_", _ABOVE_ONE, ()),
+    ("atanh_", _UNIT, ()),
+    ("arcsin_", _UNIT, ()),
+    ("arccos_", _UNIT, ()),
+    ("arctan_", _UNIT, ()),
+    ("arcsinh_", _UNIT, ()),
+    ("arccosh_", _ABOVE_ONE, ()),
+    ("arctanh_", _UNIT, ()),
+    ("deg2rad_", [90.0, -180.0, 45.0], ()),
+    ("rad2deg_", [1.0, -3.0, 0.5], ()),
+    ("ceil_", [1.5, -1.5, 2.0], ()),
+    ("floor_", [1.5, -1.5, 2.0], ()),
+    ("round_", [0.5, 1.5, -2.5], ()),
+    ("trunc_", [1.7, -1.7, 2.0], ()),
+    ("fix_", [1.7, -1.7, 2.0], ()),
+    ("frac_", [1.75, -1.25, 2.0], ()),
+    ("nan_to_num_", [float("nan"), float("inf"), -float("inf")], ()),
+    ("nan_to_num_", [float("nan"), float("inf"), -float("inf")], (1.0, 2.0, -3.0)),
+    ("clamp_", [-2.0, 0.5, 3.0], (-1.0, 1.0)),
+    ("clip_", [-2.0, 0.5, 3.0], (None, 1.0)),
+    ("clamp_min_", [-2.0, 0.5, 3.0], (0.0,)),
+    ("clamp_max_", [-2.0, 0.5, 3.0], (0.0,)),
+    ("zero_", [1.0, 2.0, 3.0], ()),
+    ("fill_", [1.0, 2.0, 3.0], (7.5,)),
+]
+
+
+@pytest.mark.parametrize("name, values, args", IN_PLACE, ids=[c[0] for c in IN_PLACE])
+def test_top_level_in_place_writes_into_its_input(name, values, args) -> None:
+    m, t = _pair(values)
+    m_out, t_out = getattr(microtorch, name)(m, *args), getattr(torch, name)(t, *args)
+    assert m_out is m and t_out is t
+    _same(m, t)
+
+
+def test_top_level_in_place_on_integers_and_with_tensor_arguments() -> None:
+    for name in ("gcd_", "lcm_"):
+        m, t = _pair([12, 18, -8], "int64")
+        mo, to = _pair([8, 12, 6], "int64")
+        assert getattr(microtorch, name)(m, mo) is m
+        getattr(torch, name)(t, to)
+        _same(m, t)
+    m, t = _pair([1.0, 2.0, 3.0])
+    me, te = _pair([1, 2, -1], "int64")
+    assert microtorch.ldexp_(m, me) is m
+    torch.ldexp_(t, te)
+    _same(m, t)
+    m, t = _pair([1.26, -2.34])
+    microtorch.round_(m, decimals=1)
+    torch.round_(t, decimals=1)
+    _same(m, t)
+    m, t = _pair([-3, 4], "int64")
+    microtorch.abs_(m)
+    torch.abs_(t)
+    _same(m, t)
+    with pytest.raises(RuntimeError):  # float results cannot go into an integer tensor
+        torch.sqrt_(torch.tensor([4]))
+    with pytest.raises(RuntimeError):
+        microtorch.sqrt_(microtorch.tensor([4]))
+
+
+def test_top_level_addmv_and_index_put_in_place() -> None:
+    rng = np.random.default_rng(0)
+    a, mat, vec = rng.standard_normal(2), rng.standard_normal((2, 3)), rng.standard_normal(3)
+    m, t = microtorch.tensor(a), torch.tensor(a)
+    assert (
+        microtorch.addmv_(m, microtorch.tensor(mat), microtorch.tensor(vec), beta=2, alpha=3) is m
+    )
+    torch.addmv_(t, torch.tensor(mat), torch.tensor(vec), beta=2, alpha=3)
+    _same(m, t)
+    m, t = _pair([1.0, 2.0, 3.0])
+    mi, ti = microtorch.tensor([0, 0, 2]), torch.tensor([0, 0, 2])
+    mv, tv = _pair([5.0, 6.0, 7.0])
+    assert microtorch.index_put_(m, (mi,), mv, True) is m
+    torch.index_put_(t, (ti,), tv, True)
+    _same(m, t)
+
+
+def test_top_level_fill_is_out_of_place_and_follows_the_dtype_of_input() -> None:
+    for values, dtype, value in [([1, 2, 3], "int64", 2.7), ([1.0, 2.0], "float32", 3)]:
+        m, t = _pair(values, dtype)
+        m_out, t_out = microtorch.fill(m, value), torch.fill(t, value)
+        assert m_out is not m
+        _same(m_out, t_out)
+        _same(m, t)  # input unchanged
+    value = microtorch.tensor(2.0, requires_grad=True)
+    microtorch.fill(microtorch.zeros(3), value).sum().backward()
+    assert value.grad.item() == 3.0  # as torch's: the value's gradient is the sum
+    x = microtorch.ones(3, requires_grad=True)
+    microtorch.fill(x, 5.0).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(RuntimeError):
+        torch.fill(torch.zeros(3), torch.ones(2))
+    with pytest.raises(RuntimeError):
+        microtorch.fill(microtorch.zeros(3), microtorch.ones(2))
+
+
+def test_top_level_detach_and_dropout_in_place() -> None:
+    x = microtorch.ones(3, requires_grad=True) * 2
+    assert microtorch.detach_(x) is x and not x.requires_grad and x.grad_fn is None
+    x = microtorch.ones(4)
+    assert microtorch.dropout_(x, 0.5, False) is x and x.tolist() == [1.0] * 4
+    assert microtorch.dropout_(x, 1.0, True) is x and x.tolist() == [0.0] * 4
+    t = torch.ones(4)
+    torch.dropout_(t, 1.0, True)
+    assert t.tolist() == [0.0] * 4
+    for name in ("alpha_dropout_", "feature_alpha_dropout_"):
+        x, t = microtorch.ones(2, 3), torch.ones(2, 3)
+        assert getattr(microtorch, name)(x, 0.5, False) is x
+        assert getattr(torch, name)(t, 0.5, False) is t
+        assert getattr(microtorch, name)(x, 1.0, True) is x
+        getattr(torch, name)(t, 1.0, True)
+        _same(x, t, atol=1e-6)
