@@ -100,6 +100,26 @@ from ._linalg_names import (
     slogdet,
     svd,
 )
+from ._nn_names import (
+    alpha_dropout,
+    batch_norm,
+    binary_cross_entropy_with_logits,
+    constant_pad_nd,
+    conv_tbc,
+    cosine_embedding_loss,
+    dropout,
+    embedding,
+    feature_alpha_dropout,
+    feature_dropout,
+    group_norm,
+    hinge_embedding_loss,
+    instance_norm,
+    kl_div,
+    layer_norm,
+    margin_ranking_loss,
+    poisson_nll_loss,
+    triplet_margin_loss,
+)
 from ._repr import set_printoptions
 from ._tensor import Size, Tensor
 from .autograd import (
@@ -449,8 +469,10 @@ from .memory_format import (
 from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
     adaptive_avg_pool1d,
     avg_pool1d,
+    bilinear,
     celu,
     celu_,
+    channel_shuffle,
     conv1d,
     conv2d,
     cosine_similarity,

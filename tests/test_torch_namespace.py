@@ -176,3 +176,160 @@ def test_top_level_detach_and_dropout_in_place() -> None:
         assert getattr(microtorch, name)(x, 1.0, True) is x
         getattr(torch, name)(t, 1.0, True)
         _same(x, t, atol=1e-6)
+
+
+# ------------------------------------------------------------------ torch.xxx forms of nn functions
+def _both(*arrays):
+    """Each array as a (microtorch, torch) pair of float64 tensors that require grad."""
+    return [
+        (microtorch.tensor(a).requires_grad_(), torch.tensor(a).requires_grad_()) for a in arrays
+    ]
+
+
+def _same_with_grads(m_fn, t_fn, pairs, atol=1e-10) -> None:
+    """m_fn and t_fn agree on their result and on the gradients of every pair."""
+    m_out, t_out = m_fn(*[m for m, _ in pairs]), t_fn(*[t for _, t in pairs])
+    _same(m_out, t_out, atol)
+    m_out.sum().backward()
+    t_out.sum().backward()
+    for m, t in pairs:
+        if t.grad is None:  # an input the call detached
+            assert m.grad is None
+        else:
+            _same(m.grad, t.grad, atol)
+
+
+NN_FORMS = [
+    # name, inputs (random normal arrays), the call with its torch.xxx signature
+    (
+        "layer_norm",
+        [(2, 3, 4), (4,), (4,)],
+        lambda T, x, w, b: T.layer_norm(x, [4], w, b, 1e-5, True),
+    ),
+    ("layer_norm_defaults", [(2, 3, 4)], lambda T, x: T.layer_norm(x, (3, 4))),
+    (
+        "group_norm",
+        [(2, 4, 3), (4,), (4,)],
+        lambda T, x, w, b: T.group_norm(x, 2, w, b, 1e-5, True),
+    ),
+    ("group_norm_defaults", [(2, 4, 3)], lambda T, x: T.group_norm(x, 2)),
+    (
+        "batch_norm_training",
+        [(4, 3, 2), (3,), (3,)],
+        lambda T, x, w, b: T.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+    ),
+    (
+        "instance_norm",
+        [(2, 3, 5), (3,), (3,)],
+        lambda T, x, w, b: T.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+    ),
+    ("embedding", [(5, 3)], lambda T, w: T.embedding(w, T.tensor([[0, 4], [4, 2]]))),
+    ("embedding_padding", [(5, 3)], lambda T, w: T.embedding(w, T.tensor([0, 4, 4, 2]), 4)),
+    ("embedding_negative_padding", [(5, 3)], lambda T, w: T.embedding(w, T.tensor([0, 3, 4]), -2)),
+    ("bilinear", [(2, 3), (2, 4), (5, 3, 4), (5,)], lambda T, a, b, w, c: T.bilinear(a, b, w, c)),
+    ("kl_div_mean", [(3, 4), (3, 4)], lambda T, a, b: T.kl_div(a, b.softmax(-1))),
+    ("kl_div_none", [(3, 4), (3, 4)], lambda T, a, b: T.kl_div(a, b.softmax(-1), 0)),
+    ("kl_div_sum_log_target", [(3, 4), (3, 4)], lambda T, a, b: T.kl_div(a, b, 2, log_target=True)),
+    (
+        "bce_with_logits",
+        [(3, 4), (3, 4), (4,), (4,)],
+        lambda T, a, t, w, pw: T.binary_cross_entropy_with_logits(
+            a, t.sigmoid(), w.exp().detach(), pw.exp().detach(), 2
+        ),
+    ),
+    (
+        "bce_with_logits_defaults",
+        [(3, 4), (3, 4)],
+        lambda T, a, t: T.binary_cross_entropy_with_logits(a, t.sigmoid()),
+    ),
+    (
+        "poisson_nll_loss",
+        [(3, 4), (3, 4)],
+        lambda T, a, t: T.poisson_nll_loss(a, t.exp(), True, True, 1e-8, 1),
+    ),
+    (
+        "poisson_nll_loss_rate",
+        [(3, 4), (3, 4)],
+        lambda T, a, t: T.poisson_nll_loss(a.exp(), t.exp(), False, False, 1e-8, 0),
+    ),
+    (
+        "margin_ranking_loss",
+        [(5,), (5,)],
+        lambda T, a, b: T.margin_ranking_loss(a, b, T.tensor([1.0, -1, 1, -1, 1]).double(), 0.2),
+    ),
+    (
+        "hinge_embedding_loss",
+        [(5,)],
+        lambda T, a: T.hinge_embedding_loss(a, T.tensor([1.0, -1, 1, -1, -1]).double(), 0.5, 2),
+    ),
+    (
+        "cosine_embedding_loss",
+        [(3, 4), (3, 4)],
+        lambda T, a, b: T.cosine_embedding_loss(a, b, T.tensor([1.0, -1, -1]).double(), 0.1),
+    ),
+    (
+        "triplet_margin_loss",
+        [(3, 4), (3, 4), (3, 4)],
+        lambda T, a, p, n: T.triplet_margin_loss(a, p, n, 0.5, 1.5, 1e-6, True, 0),
+    ),
+    (
+        "triplet_margin_loss_defaults",
+        [(3, 4), (3, 4), (3, 4)],
+        lambda T, a, p, n: T.triplet_margin_loss(a, p, n),
+    ),
+    ("channel_shuffle", [(2, 6, 3)], lambda T, x: T.channel_shuffle(x, 3)),
+    ("constant_pad_nd", [(2, 3)], lambda T, x: T.constant_pad_nd(x, [1, 2, -1, 1], 0.5)),
+    ("constant_pad_nd_default", [(2, 3)], lambda T, x: T.constant_pad_nd(x, [2, 0])),
+    ("conv_tbc", [(6, 2, 3), (3, 3, 4), (4,)], lambda T, x, w, b: T.conv_tbc(x, w, b, 1)),
+    ("conv_tbc_no_pad", [(6, 2, 3), (2, 3, 4), (4,)], lambda T, x, w, b: T.conv_tbc(x, w, b)),
+]
+
+
+@pytest.mark.parametrize("name, shapes, call", NN_FORMS, ids=[c[0] for c in NN_FORMS])
+def test_torch_forms_of_nn_functions_match_pytorch(name, shapes, call) -> None:
+    rng = np.random.default_rng(len(name))
+    pairs = _both(*[rng.standard_normal(s) for s in shapes])
+    _same_with_grads(lambda *a: call(microtorch, *a), lambda *a: call(torch, *a), pairs)
+
+
+def test_torch_batch_norm_updates_the_running_statistics_and_uses_them_in_eval() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 3))
+    stats = {}
+    for T in (microtorch, torch):
+        mean, var = T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64)
+        T.batch_norm(T.tensor(x), None, None, mean, var, True, 0.3, 1e-5, True)
+        out = T.batch_norm(T.tensor(x), None, None, mean, var, False, 0.3, 1e-5, True)
+        stats[T] = (mean, var, out)
+    for m, t in zip(stats[microtorch], stats[torch]):
+        _same(m, t)
+
+
+def test_torch_dropout_forms_take_train_positionally() -> None:
+    for name in ("dropout", "alpha_dropout", "feature_alpha_dropout", "feature_dropout"):
+        x, t = microtorch.ones(2, 3), torch.ones(2, 3)
+        assert getattr(microtorch, name)(x, 0.5, False) is x
+        assert getattr(torch, name)(t, 0.5, False) is t
+        m_out, t_out = getattr(microtorch, name)(x, 1.0, True), getattr(torch, name)(t, 1.0, True)
+        _same(m_out, t_out, 1e-6)
+        with pytest.raises(RuntimeError):
+            getattr(torch, name)(t, 1.5, True)
+        with pytest.raises(RuntimeError):
+            getattr(microtorch, name)(x, 1.5, True)
+    microtorch.manual_seed(0)
+    kept = microtorch.feature_dropout(microtorch.ones(200, 3, 4), 0.5, True)
+    per_channel = kept.reshape(600, 4)
+    assert bool((per_channel == per_channel[:, :1]).all())  # whole channels kept or dropped
+    assert set(kept.unique().tolist()) == {0.0, 2.0}
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        microtorch.feature_dropout(microtorch.ones(3), 0.5, True)
+
+
+def test_torch_loss_forms_take_reduction_as_a_number() -> None:
+    a, b = microtorch.randn(3), microtorch.randn(3)
+    with pytest.raises(TypeError):
+        torch.hinge_embedding_loss(torch.randn(3), torch.ones(3), 1.0, "mean")
+    with pytest.raises(TypeError, match="reduction must be 0"):
+        microtorch.hinge_embedding_loss(a, microtorch.ones(3), 1.0, "mean")
+    with pytest.raises(TypeError, match="reduction must be 0"):
+        microtorch.margin_ranking_loss(a, b, microtorch.ones(3), 0.0, 7)
