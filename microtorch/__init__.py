@@ -88,6 +88,17 @@ from ._inplace_names import (
     xlogy_,
     zero_,
 )
+from ._legacy_types import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from ._linalg_names import (
     chain_matmul,
     cholesky,
@@ -121,6 +132,27 @@ from ._nn_names import (
     triplet_margin_loss,
 )
 from ._repr import set_printoptions
+from ._settings import (
+    are_deterministic_algorithms_enabled,
+    e,
+    get_deterministic_debug_mode,
+    get_num_interop_threads,
+    get_num_threads,
+    inf,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_storage,
+    is_warn_always_enabled,
+    nan,
+    newaxis,
+    pi,
+    set_deterministic_debug_mode,
+    set_flush_denormal,
+    set_num_interop_threads,
+    set_num_threads,
+    set_warn_always,
+    typename,
+    use_deterministic_algorithms,
+)
 from ._tensor import Size, Tensor
 from .autograd import (
     enable_grad,

@@ -887,8 +887,8 @@ class Tensor:
         return (_address(a) - _address(root)) // a.itemsize
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
-        """With no argument, the legacy type name ("microtorch.FloatTensor"); with a dtype
-        or such a name, the tensor converted to it (``to(dtype)``)."""
+        """With no argument, the legacy type name ("microtorch.FloatTensor"); with a dtype,
+        such a name or such a type (microtorch.FloatTensor), the tensor converted to it."""
         if dtype is None:
             prefix = "microtorch.cuda." if self.is_cuda else "microtorch."
             return prefix + _LEGACY_TYPE_NAMES[self.dtype.name]
@@ -899,6 +899,10 @@ class Tensor:
                 raise ValueError(f"type: unknown tensor type {dtype!r}")
             device = "cuda" if ".cuda." in dtype else None
             return self.to(device=device, dtype=_dtypes.get_dtype(by_name[name]))
+        from ._legacy_types import LegacyTensorType
+
+        if isinstance(dtype, LegacyTensorType):  # x.type(microtorch.DoubleTensor)
+            return self.to(device="cpu", dtype=dtype.dtype)
         return self.to(dtype=dtype)
 
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:

@@ -333,3 +333,142 @@ def test_torch_loss_forms_take_reduction_as_a_number() -> None:
         microtorch.hinge_embedding_loss(a, microtorch.ones(3), 1.0, "mean")
     with pytest.raises(TypeError, match="reduction must be 0"):
         microtorch.margin_ranking_loss(a, b, microtorch.ones(3), 0.0, 7)
+
+
+# ------------------------------------------------------------------ constants and settings
+def test_constants_are_pytorchs() -> None:
+    for name in ("pi", "e", "inf"):
+        assert getattr(microtorch, name) == getattr(torch, name)
+    assert microtorch.nan != microtorch.nan and microtorch.newaxis is torch.newaxis is None
+    assert microtorch.ones(2, 3)[:, microtorch.newaxis].shape == (2, 1, 3)
+
+
+def test_thread_counts_are_recorded_and_must_be_positive() -> None:
+    before, interop = microtorch.get_num_threads(), microtorch.get_num_interop_threads()
+    assert before >= 1 and interop >= 1
+    try:
+        microtorch.set_num_threads(3)
+        assert microtorch.get_num_threads() == 3
+        microtorch.set_num_interop_threads(2)
+        assert microtorch.get_num_interop_threads() == 2
+    finally:
+        microtorch.set_num_threads(before)
+        microtorch.set_num_interop_threads(interop)
+    for bad in (0, -1):
+        with pytest.raises(RuntimeError, match="positive integer"):
+            torch.set_num_threads(bad)
+        with pytest.raises(RuntimeError, match="positive integer"):
+            microtorch.set_num_threads(bad)
+
+
+def test_deterministic_settings_move_together_as_in_pytorch() -> None:
+    """The same sequence of calls gives the same answers from both libraries."""
+    steps = [
+        ("use_deterministic_algorithms", (True,), {}),
+        ("use_deterministic_algorithms", (True,), {"warn_only": True}),
+        ("set_deterministic_debug_mode", ("error",), {}),
+        ("set_deterministic_debug_mode", (1,), {}),
+        ("set_deterministic_debug_mode", ("default",), {}),
+        ("use_deterministic_algorithms", (False,), {}),
+    ]
+    try:
+        for name, args, kwargs in steps:
+            answers = []
+            for T in (microtorch, torch):
+                getattr(T, name)(*args, **kwargs)
+                answers.append(
+                    (
+                        T.are_deterministic_algorithms_enabled(),
+                        T.is_deterministic_algorithms_warn_only_enabled(),
+                        T.get_deterministic_debug_mode(),
+                    )
+                )
+            assert answers[0] == answers[1], (name, args, kwargs)
+        for T in (microtorch, torch):
+            with pytest.raises(RuntimeError, match="expected 0, 1, or 2"):
+                T.set_deterministic_debug_mode(3)
+            with pytest.raises(RuntimeError, match="`default`, `warn`, `error`"):
+                T.set_deterministic_debug_mode("x")
+            with pytest.raises(TypeError):
+                T.use_deterministic_algorithms("yes")
+    finally:
+        microtorch.use_deterministic_algorithms(False)
+        torch.use_deterministic_algorithms(False)
+
+
+def test_warn_always_flush_denormal_typename_is_storage() -> None:
+    assert microtorch.is_warn_always_enabled() is False
+    try:
+        microtorch.set_warn_always(True)
+        assert microtorch.is_warn_always_enabled() is True
+    finally:
+        microtorch.set_warn_always(False)
+    assert microtorch.set_flush_denormal(True) is False  # not supported: nothing changes
+    assert microtorch.typename(microtorch.ones(2).double()) == "microtorch.DoubleTensor"
+    assert microtorch.typename(microtorch.ones(2, dtype=microtorch.long)) == "microtorch.LongTensor"
+
+    def local() -> None:
+        pass
+
+    for obj in (3, [1], None, len, local, np.ones(2)):
+        assert microtorch.typename(obj) == torch.typename(obj)
+    linear = microtorch.nn.Linear(1, 1)
+    assert microtorch.typename(linear) == f"{type(linear).__module__}.Linear"
+    assert microtorch.is_storage(microtorch.ones(2)) is torch.is_storage(torch.ones(2)) is False
+
+
+# ------------------------------------------------------------------ legacy tensor types
+LEGACY = [
+    ("FloatTensor", "float32"),
+    ("DoubleTensor", "float64"),
+    ("HalfTensor", "float16"),
+    ("LongTensor", "int64"),
+    ("IntTensor", "int32"),
+    ("ShortTensor", "int16"),
+    ("CharTensor", "int8"),
+    ("ByteTensor", "uint8"),
+    ("BoolTensor", "bool"),
+]
+
+
+@pytest.mark.parametrize("name, dtype", LEGACY, ids=[n for n, _ in LEGACY])
+def test_legacy_tensor_types_construct_and_match_by_dtype(name, dtype) -> None:
+    M, T = getattr(microtorch, name), getattr(torch, name)
+    assert M.dtype is getattr(microtorch, dtype) and M.is_cuda is False
+    for args in [(2, 3), (), (microtorch.Size([4]),)]:
+        t_args = tuple(torch.Size(a) if isinstance(a, microtorch.Size) else a for a in args)
+        assert tuple(M(*args).shape) == tuple(T(*t_args).shape)
+        assert M(*args).dtype is M.dtype
+    _same(M([1, 0, 2]), T([1, 0, 2]))
+    for _, other_dtype in LEGACY:
+        made = microtorch.zeros(2, dtype=getattr(microtorch, other_dtype))
+        assert isinstance(made, M) is (other_dtype == dtype)
+        assert isinstance(torch.zeros(2, dtype=getattr(torch, other_dtype)), T) is (
+            other_dtype == dtype
+        )
+    assert not isinstance(np.zeros(2), M)
+    assert microtorch.ones(2).type(M).dtype is M.dtype
+    assert microtorch.ones(2).type(f"torch.{name}").dtype is M.dtype
+
+
+def test_legacy_type_of_a_tensor_is_an_alias_and_refuses_other_dtypes() -> None:
+    x = microtorch.ones(3)
+    y = microtorch.FloatTensor(x)
+    y[0] = 5.0
+    assert x[0].item() == 5.0
+    with pytest.raises(TypeError):
+        torch.FloatTensor(torch.tensor([1, 2]))
+    with pytest.raises(TypeError, match="expected a CPU tensor of dtype"):
+        microtorch.FloatTensor(microtorch.tensor([1, 2]))
+    with pytest.raises(TypeError):
+        torch.FloatTensor(2, 3.5)
+    with pytest.raises(TypeError):
+        microtorch.FloatTensor(2, 3.5)
+    assert repr(microtorch.FloatTensor) == "<class 'microtorch.FloatTensor'>"
+
+
+def test_legacy_types_match_cpu_tensors_only(device) -> None:
+    x = microtorch.ones(2, device=device)
+    assert isinstance(x, microtorch.FloatTensor) is (device == "cpu")
+    assert isinstance(x, microtorch.Tensor)
+    assert x.type(microtorch.DoubleTensor).device.type == "cpu"
