@@ -9,8 +9,37 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from . import backend
 from . import dtypes as _dtypes
 from ._tensor import Size, Tensor
+
+
+def legacy_new(args: tuple, dtype: _dtypes.dtype, device: Any, op: str) -> Tensor:
+    """PyTorch's legacy constructor, shared by FloatTensor(...) and Tensor.new(...): sizes
+    (ints, or one Size) give an uninitialised tensor, no arguments an empty one, a tensor of
+    this dtype and device an alias of it, anything else data to copy."""
+    from . import factories
+
+    sizes = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
+    if builtins.all(isinstance(n, builtins.int) and not isinstance(n, builtins.bool)
+                    for n in sizes):  # fmt: skip
+        return factories.empty(tuple(sizes) or (0,), dtype=dtype, device=device)  # (): 0 elements
+    if len(args) > 1:
+        raise TypeError(f"{op}(): give either sizes (all ints) or one sequence of data, got {args}")
+    data = args[0]
+    if isinstance(data, Tensor):  # the same tensor, seen through a new one (an alias)
+        if data.dtype is not dtype or data.device != backend.as_device(device):
+            raise TypeError(
+                f"{op}(): expected a tensor of dtype {dtype} on {device}, got one of dtype "
+                f"{data.dtype} on {data.device}; convert it with .to(...)"
+            )
+        return data.view(data.shape)
+    if isinstance(data, (builtins.int, builtins.float, builtins.bool)):
+        raise TypeError(
+            f"{op}(): a single number is neither sizes nor data; write {op}([{data}]) for a "
+            "tensor holding it"
+        )
+    return factories.tensor(data, dtype=dtype, device=device)
 
 
 class LegacyTensorType(type):
@@ -23,31 +52,7 @@ class LegacyTensorType(type):
         return isinstance(obj, Tensor) and obj.dtype is cls.dtype and not obj.is_cuda
 
     def __call__(cls, *args: Any) -> Tensor:
-        from . import factories
-
-        sizes = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
-        if builtins.all(isinstance(n, builtins.int) and not isinstance(n, builtins.bool)
-                        for n in sizes):  # fmt: skip
-            return factories.empty(tuple(sizes) or (0,), dtype=cls.dtype)  # (): no elements
-        if len(args) > 1:
-            raise TypeError(
-                f"{cls.__name__}(): give either sizes (all ints) or one sequence of data, got "
-                f"{args}"
-            )
-        data = args[0]
-        if isinstance(data, Tensor):  # the same tensor, seen through a new one (an alias)
-            if data.dtype is not cls.dtype or data.is_cuda:
-                raise TypeError(
-                    f"{cls.__name__}(): expected a CPU tensor of dtype {cls.dtype}, got one of "
-                    f"dtype {data.dtype} on {data.device}; convert it with .to(...)"
-                )
-            return data.view(data.shape)
-        if isinstance(data, (builtins.int, builtins.float, builtins.bool)):
-            raise TypeError(
-                f"{cls.__name__}(): a single number is neither sizes nor data; write "
-                f"{cls.__name__}([{data}]) for a tensor holding it"
-            )
-        return factories.tensor(data, dtype=cls.dtype)
+        return legacy_new(args, cls.dtype, "cpu", cls.__name__)
 
     def __repr__(cls) -> str:
         return f"<class 'microtorch.{cls.__name__}'>"

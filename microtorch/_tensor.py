@@ -868,6 +868,119 @@ class Tensor:
     def is_complex(self) -> bool:
         return False  # microtorch has no complex dtypes
 
+    # complex numbers and lazy conjugation / negation: every dtype here is real, so each
+    # answers as PyTorch does for a real tensor
+    def is_conj(self) -> bool:
+        return False
+
+    def is_neg(self) -> bool:
+        return False
+
+    def conj(self) -> Tensor:
+        return self
+
+    def resolve_conj(self) -> Tensor:
+        return self
+
+    def resolve_neg(self) -> Tensor:
+        return self
+
+    @property
+    def real(self) -> Tensor:
+        """The real part: the tensor itself (PyTorch's answer for a real tensor)."""
+        return self
+
+    @property
+    def imag(self) -> Tensor:
+        """PyTorch has no imaginary part for a real tensor, and raises; so does microtorch."""
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+    def is_inference(self) -> bool:
+        """False: microtorch has no inference tensors (inference_mode is no_grad here)."""
+        return False
+
+    def get_device(self) -> int:
+        """The CUDA device index, -1 on the CPU (as in PyTorch)."""
+        return -1 if self.device.type == "cpu" else self.device.index or 0
+
+    def is_nonzero(self) -> bool:
+        """Whether a one-element tensor's value is not 0; RuntimeError for any other size."""
+        if self.numel() != 1:
+            many = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {many} is ambiguous")
+        return bool(self.array.reshape(()).item() != 0)
+
+    def is_same_size(self, other: Tensor) -> bool:
+        return tuple(self.shape) == tuple(other.shape)
+
+    # pinned and shared memory: microtorch allocates neither (no page-locked host buffers,
+    # no multiprocessing), so tensors never are
+    def is_pinned(self, device: Any = None) -> bool:
+        return False
+
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """A copy in host memory where a GPU is there (ordinary memory: microtorch does not
+        page-lock, so copies to the GPU are not asynchronous); without one RuntimeError, as
+        in PyTorch."""
+        from . import cuda
+
+        if not cuda.is_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self.is_cuda:
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        return self.clone()
+
+    def is_shared(self) -> bool:
+        return False
+
+    def share_memory_(self) -> Tensor:
+        """The tensor itself, unchanged: microtorch has no multiprocessing to share it with."""
+        return self
+
+    def resize_(self, *sizes: Any, memory_format: Any = None) -> Tensor:
+        """Give the tensor new sizes in place: its first elements (in memory order) keep their
+        values; growing adds elements (zeros here, uninitialised in PyTorch). Not for a
+        tensor that requires grad, as in PyTorch."""
+        sizes = _shape_args(sizes)
+        if self.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        if any(not isinstance(n, int) or n < 0 for n in sizes):
+            raise RuntimeError(f"resize_: sizes must be non-negative integers, got {list(sizes)}")
+        if tuple(sizes) == tuple(self.shape):
+            return self
+        xp, n = backend.xp_of(self.array), int(numpy.prod(sizes, dtype=numpy.int64))
+        flat = self.array.reshape(-1)  # memory order (a view) when the memory is one block
+        if n <= flat.shape[0] and self.array.flags.c_contiguous:
+            self.array = flat[:n].reshape(sizes)  # shrinking keeps the same memory
+        else:
+            grown = xp.zeros(n, dtype=self.array.dtype)
+            grown[: min(n, flat.shape[0])] = flat[:n]
+            self.array = grown.reshape(sizes)
+        self._view = None  # its sizes no longer follow the tensor it viewed, if any
+        self._version_counter.value += 1
+        return self
+
+    def resize_as_(self, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+        """resize_ to the sizes of the_template."""
+        return self.resize_(tuple(the_template.shape))
+
+    def apply_(self, callable: Callable) -> Tensor:
+        """Replace each element by callable(element), a Python number, in place (CPU only, as
+        in PyTorch; slow: one Python call per element)."""
+        if self.is_cuda:
+            raise TypeError("apply_ is only implemented on CPU tensors")
+        values = [callable(v) for v in self.array.reshape(-1).tolist()]
+        return F.inplace(self, F.python_values, values)
+
+    def map_(self, tensor: Tensor, callable: Callable) -> Tensor:
+        """Replace each element by callable(element, the element of tensor at the same place),
+        tensor broadcast to this one's shape, in place (CPU only, as in PyTorch)."""
+        if self.is_cuda or tensor.is_cuda:
+            raise TypeError("map_ is only implemented on CPU tensors")
+        other = numpy.broadcast_to(tensor.array, self.array.shape).reshape(-1).tolist()
+        values = [callable(a, b) for a, b in zip(self.array.reshape(-1).tolist(), other)]
+        return F.inplace(self, F.python_values, values)
+
     @property
     def is_cpu(self) -> bool:
         """Whether the tensor lives in host memory (a NumPy array)."""
@@ -1307,6 +1420,9 @@ class Tensor:
 
     def sgn(self) -> Tensor:
         return F.sgn(self)
+
+    def angle(self) -> Tensor:
+        return F.angle(self)
 
     def isreal(self) -> Tensor:
         return F.isreal(self)
@@ -2052,6 +2168,20 @@ class Tensor:
 
         return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
                      requires_grad=requires_grad)  # fmt: skip
+
+    def new(self, *args: Any) -> Tensor:
+        """The legacy constructor in this tensor's dtype and device: x.new(2, 3) (sizes,
+        uninitialised), x.new([1, 2]) (data), x.new() (no elements)."""
+        from ._legacy_types import legacy_new
+
+        return legacy_new(args, self.dtype, self.device, "new")
+
+    def new_empty_strided(self, size: Any, stride: Any, *, dtype: Any = None,
+                          device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+        from .factories import empty_strided
+
+        return empty_strided(size, stride, dtype=dtype or self.dtype,
+                             device=device or self.device, requires_grad=requires_grad)  # fmt: skip
 
     def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
                    requires_grad: bool = False) -> Tensor:  # fmt: skip

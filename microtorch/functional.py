@@ -703,6 +703,14 @@ def sgn(input: Tensor) -> Tensor:
     return _rounding(_check_tensor(input, "sgn"), "sign")
 
 
+def angle(input: Tensor) -> Tensor:
+    """The argument of each number in the complex plane; for real input pi where it is
+    negative, 0 elsewhere (nan stays nan), in a float dtype, with a zero gradient."""
+    x = _float_input(_check_tensor(input, "angle"), "angle")
+    zero = full_like_graph(x, 0)  # zeros in the graph: the gradient reaching x is 0
+    return where(x < 0, zero + math.pi, where(isnan(x), zero + math.nan, zero))
+
+
 def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
     """input + weight * (end - input): from input (weight 0) to end (weight 1). As PyTorch
     rounds it: from end's side, end - (end - input) * (1 - weight), where |weight| >= 0.5
@@ -1334,6 +1342,73 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 def is_floating_point(input: Tensor) -> builtins.bool:
     return _check_tensor(input, "is_floating_point").dtype.is_floating_point
+
+
+# What PyTorch asks of complex and lazily conjugated or negated tensors; microtorch's dtypes
+# are all real, so each answers as PyTorch does for a real tensor.
+def is_complex(input: Tensor) -> builtins.bool:
+    """False: microtorch has no complex dtypes."""
+    return _check_tensor(input, "is_complex").is_complex()
+
+
+def is_conj(input: Tensor) -> builtins.bool:
+    """False: a real tensor is never a lazily conjugated view."""
+    return _check_tensor(input, "is_conj").is_conj()
+
+
+def is_neg(input: Tensor) -> builtins.bool:
+    """False: a real tensor is never a lazily negated view."""
+    return _check_tensor(input, "is_neg").is_neg()
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate: input itself for a real tensor, as in PyTorch."""
+    return _check_tensor(input, "conj").conj()
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    """input itself: a real tensor has no pending conjugation to carry out."""
+    return _check_tensor(input, "resolve_conj").resolve_conj()
+
+
+def resolve_neg(input: Tensor) -> Tensor:
+    """input itself: a real tensor has no pending negation to carry out."""
+    return _check_tensor(input, "resolve_neg").resolve_neg()
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part: input itself for a real tensor, as in PyTorch."""
+    return _check_tensor(input, "real").real
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part; PyTorch raises for a real tensor, and so does microtorch."""
+    return _check_tensor(input, "imag").imag
+
+
+def is_nonzero(input: Tensor) -> builtins.bool:
+    """Whether a one-element tensor's value is not 0 (RuntimeError for any other size)."""
+    return _check_tensor(input, "is_nonzero").is_nonzero()
+
+
+def is_same_size(input: Tensor, other: Tensor) -> builtins.bool:
+    """Whether input and other have the same shape."""
+    return _check_tensor(input, "is_same_size").is_same_size(other)
+
+
+def is_signed(input: Tensor) -> builtins.bool:
+    """Whether input's dtype holds negative numbers (floats and signed integers)."""
+    return _check_tensor(input, "is_signed").is_signed()
+
+
+def is_inference(input: Tensor) -> builtins.bool:
+    """False: microtorch has no inference tensors (inference_mode is no_grad here)."""
+    return _check_tensor(input, "is_inference").is_inference()
+
+
+def get_device(input: Tensor) -> builtins.int:
+    """The CUDA device index of input, -1 for a CPU tensor."""
+    return _check_tensor(input, "get_device").get_device()
 
 
 def cast(input: Tensor, dtype: Any) -> Tensor:
@@ -4589,6 +4664,12 @@ def copy_from(target: Tensor, src: Any) -> Tensor:
     if grad_mode.enabled and out.requires_grad:
         out = clone(out)  # a node of its own, leading back to src (out may be src itself)
     return out
+
+
+def python_values(target: Tensor, values: list) -> Tensor:
+    """Python numbers, one per element of ``target`` in order, as a tensor of its shape and
+    dtype (for apply_ and map_, CPU only)."""
+    return Tensor._make(numpy.array(values, dtype=target.array.dtype).reshape(target.shape))
 
 
 def full_like_graph(target: Tensor, value: Any) -> Tensor:

@@ -458,7 +458,7 @@ def test_legacy_type_of_a_tensor_is_an_alias_and_refuses_other_dtypes() -> None:
     assert x[0].item() == 5.0
     with pytest.raises(TypeError):
         torch.FloatTensor(torch.tensor([1, 2]))
-    with pytest.raises(TypeError, match="expected a CPU tensor of dtype"):
+    with pytest.raises(TypeError, match="expected a tensor of dtype microtorch.float32 on cpu"):
         microtorch.FloatTensor(microtorch.tensor([1, 2]))
     with pytest.raises(TypeError):
         torch.FloatTensor(2, 3.5)
@@ -472,3 +472,203 @@ def test_legacy_types_match_cpu_tensors_only(device) -> None:
     assert isinstance(x, microtorch.FloatTensor) is (device == "cpu")
     assert isinstance(x, microtorch.Tensor)
     assert x.type(microtorch.DoubleTensor).device.type == "cpu"
+
+
+# ------------------------------------------------------------------ predicates on real tensors
+def test_complex_and_lazy_conjugation_predicates_answer_as_for_real_tensors() -> None:
+    m, t = _pair([1.0, -2.0, 0.0])
+    for name in ("is_complex", "is_conj", "is_neg"):
+        assert getattr(microtorch, name)(m) is getattr(torch, name)(t) is False
+        assert getattr(m, name)() is False
+    for name in ("conj", "resolve_conj", "resolve_neg", "real"):
+        assert getattr(microtorch, name)(m) is m
+        assert getattr(torch, name)(t) is t
+    assert m.real is m and m.conj() is m and m.resolve_conj() is m and m.resolve_neg() is m
+    for T, x in ((torch, t), (microtorch, m)):
+        with pytest.raises(RuntimeError, match="imag is not implemented"):
+            T.imag(x)
+        with pytest.raises(RuntimeError, match="imag is not implemented"):
+            x.imag  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    "values, dtype",
+    [([1.5, -2.0, 0.0, -0.0], "float64"), ([float("nan"), float("inf"), -float("inf")], "float64"),
+     ([3, -1, 0], "int64"), ([True, False], "bool"), ([], "float32"), (-2.5, "float32")],
+)  # fmt: skip
+def test_angle_of_real_numbers_is_pi_where_negative(values, dtype) -> None:
+    m, t = _pair(values, dtype)
+    _same(microtorch.angle(m), torch.angle(t))
+    _same(m.angle(), t.angle())
+
+
+def test_angle_has_a_zero_gradient() -> None:
+    ((m, t),) = _both(np.array([1.5, -2.0, float("nan"), -float("inf")]))
+    microtorch.angle(m).sum().backward()
+    torch.angle(t).sum().backward()
+    _same(m.grad, t.grad)
+
+
+def test_is_nonzero_is_same_size_is_signed_get_device_is_inference() -> None:
+    for values in ([0.0], [3], [[True]], 0.0, -1.5):
+        m, t = _pair(values, "float64")
+        assert microtorch.is_nonzero(m) is torch.is_nonzero(t)
+        assert m.is_nonzero() is t.is_nonzero()
+    for values, message in (([], "no values"), ([1, 2], "more than one value")):
+        m, t = _pair(values)
+        with pytest.raises(RuntimeError, match=message):
+            torch.is_nonzero(t)
+        with pytest.raises(RuntimeError, match=message):
+            microtorch.is_nonzero(m)
+    a, b = microtorch.ones(2, 3), microtorch.ones(3, 2)
+    assert microtorch.is_same_size(a, a.clone()) and not microtorch.is_same_size(a, b)
+    assert a.is_same_size(microtorch.zeros(2, 3)) and not a.is_same_size(a[None])
+    for dtype in ("float32", "int8", "uint8", "bool", "int64"):
+        assert microtorch.is_signed(microtorch.zeros(1, dtype=getattr(microtorch, dtype))) is (
+            torch.is_signed(torch.zeros(1, dtype=getattr(torch, dtype)))
+        )
+    assert microtorch.get_device(a) == torch.get_device(torch.ones(1)) == -1 == a.get_device()
+    with microtorch.inference_mode():
+        made = microtorch.ones(2)
+    assert microtorch.is_inference(made) is False and made.is_inference() is False
+
+
+def test_get_device_gives_the_cuda_index(device) -> None:
+    x = microtorch.ones(2, device=device)
+    assert x.get_device() == (-1 if device == "cpu" else 0)
+
+
+def test_pinned_and_shared_memory_on_the_cpu() -> None:
+    m, t = _pair([1.0, 2.0])
+    assert m.is_pinned() is t.is_pinned() is False
+    assert m.is_shared() is False and m.share_memory_() is m
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="accelerator"):
+            t.pin_memory()
+    if not microtorch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="accelerator"):
+            m.pin_memory()
+
+
+# ------------------------------------------------------------------ Tensor.new, resize_, apply_, map_
+def test_tensor_new_follows_the_legacy_constructor_in_the_tensors_dtype() -> None:
+    for dtype in ("float64", "int64"):
+        m, t = _pair([1, 2], dtype)
+        for args in [(2, 3), (), (4,)]:
+            assert tuple(m.new(*args).shape) == tuple(t.new(*args).shape)
+            assert m.new(*args).dtype is m.dtype
+        _same(m.new([1.5, -2.5]), t.new([1.5, -2.5]))
+        assert m.new(m).data_ptr() == m.data_ptr()
+    with pytest.raises(TypeError):
+        microtorch.ones(2).new(microtorch.ones(2).double())
+    m, t = _pair([1.0])
+    assert (
+        m.new_empty_strided((2, 3), (1, 2)).stride() == t.new_empty_strided((2, 3), (1, 2)).stride()
+    )
+    assert m.new_empty_strided((2, 3), (3, 1), dtype=microtorch.int32).dtype is microtorch.int32
+
+
+@pytest.mark.parametrize(
+    "start, sizes", [(6, (2, 2)), (4, (3, 2)), (4, (0,)), (6, (6,)), (3, (2, 2, 2))]
+)
+def test_resize_keeps_the_first_elements_and_grows(start, sizes) -> None:
+    m, t = microtorch.arange(float(start)), torch.arange(float(start))
+    assert m.resize_(*sizes) is m
+    t.resize_(*sizes)
+    assert tuple(m.shape) == tuple(t.shape)
+    kept = min(start, int(np.prod(sizes)))
+    _same(m.reshape(-1)[:kept], t.reshape(-1)[:kept])  # PyTorch leaves the new ones uninitialised
+
+
+def test_resize_shrinking_keeps_memory_and_refuses_grad() -> None:
+    x = microtorch.arange(6.0)
+    ptr = x.data_ptr()
+    x.resize_((2, 2))
+    assert x.data_ptr() == ptr and x.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    x.resize_as_(microtorch.zeros(3))
+    assert x.tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        torch.ones(2, requires_grad=True).resize_(3)
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        microtorch.ones(2, requires_grad=True).resize_(3)
+
+
+def test_apply_and_map_call_python_per_element() -> None:
+    for dtype in ("float64", "int64"):
+        m, t = _pair([0, 1, 2], dtype)
+        assert m.apply_(lambda v: v * 2.7) is m
+        t.apply_(lambda v: v * 2.7)
+        _same(m, t)
+        mo, to = _pair([10, 20, 30], dtype)
+        assert m.map_(mo, lambda a, b: a - b) is m
+        t.map_(to, lambda a, b: a - b)
+        _same(m, t)
+    m, t = _pair([[1.0, 2.0], [3.0, 4.0]])
+    m.map_(microtorch.tensor([1.0, 0.5]).double(), lambda a, b: a * b)
+    t.map_(torch.tensor([1.0, 0.5]).double(), lambda a, b: a * b)
+    _same(m, t)
+
+
+def test_apply_is_cpu_only(device) -> None:
+    x = microtorch.ones(2, device=device)
+    if device == "cpu":
+        assert x.apply_(lambda v: v + 1).tolist() == [2.0, 2.0]
+    else:
+        with pytest.raises(TypeError, match="only implemented on CPU"):
+            x.apply_(lambda v: v + 1)
+
+
+# ------------------------------------------------------------------ factories and windows
+def test_scalar_tensor_empty_strided_empty_permuted() -> None:
+    for s, kwargs in ((3, {}), (True, {}), (2.5, {}), (2, {"dtype": "long"})):
+        m_kwargs = {k: getattr(microtorch, v) for k, v in kwargs.items()}
+        t_kwargs = {k: getattr(torch, v) for k, v in kwargs.items()}
+        _same(microtorch.scalar_tensor(s, **m_kwargs), torch.scalar_tensor(s, **t_kwargs))
+    assert microtorch.scalar_tensor(1.0, requires_grad=True).requires_grad
+    for size, stride in (((2, 3), (3, 1)), ((2, 3), (1, 2)), ((3, 4), (8, 2)), ((0, 2), (2, 1))):
+        m, t = microtorch.empty_strided(size, stride), torch.empty_strided(size, stride)
+        assert tuple(m.shape) == tuple(t.shape) and m.stride() == t.stride()
+        assert m.is_contiguous() is t.is_contiguous() and m.dtype is microtorch.float32
+    for size, order in (((2, 3, 4), (0, 2, 1)), ((2, 3, 4), (2, 0, 1)), ((5,), (0,))):
+        m, t = microtorch.empty_permuted(size, order), torch.empty_permuted(size, order)
+        assert tuple(m.shape) == tuple(t.shape) and m.stride() == t.stride()
+    for T in (torch, microtorch):
+        with pytest.raises(RuntimeError):
+            T.empty_permuted((2, 3), (0, 0))
+        with pytest.raises(RuntimeError):
+            T.empty_strided((2, 3), (1,))
+
+
+WINDOWS = [
+    ("hann_window", ()),
+    ("hamming_window", ()),
+    ("hamming_window", (True, 0.5, 0.4)),
+    ("hamming_window", (False, 0.6)),
+    ("blackman_window", ()),
+    ("bartlett_window", ()),
+    ("kaiser_window", ()),
+    ("kaiser_window", (False, 5.0)),
+    ("kaiser_window", (True, 0.5)),
+]
+
+
+@pytest.mark.parametrize("name, extra", WINDOWS, ids=[f"{n}{e}" for n, e in WINDOWS])
+@pytest.mark.parametrize("length", [0, 1, 2, 5, 8])
+def test_windows_match_pytorch(name, extra, length) -> None:
+    m_fn, t_fn = getattr(microtorch, name), getattr(torch, name)
+    if not extra:
+        for periodic in (True, False):
+            _same(m_fn(length, periodic, dtype=microtorch.float64),
+                  t_fn(length, periodic, dtype=torch.float64))  # fmt: skip
+    _same(m_fn(length, *extra), t_fn(length, *extra), atol=1e-6)
+    assert m_fn(length, *extra).dtype is microtorch.float32
+
+
+def test_windows_refuse_bad_lengths_and_integer_dtypes() -> None:
+    for T in (torch, microtorch):
+        with pytest.raises(RuntimeError, match="non-negative window_length"):
+            T.hann_window(-1)
+        with pytest.raises(RuntimeError, match="expects floating point dtypes"):
+            T.kaiser_window(3, dtype=T.long)
+    w = microtorch.hann_window(4, requires_grad=True)
+    assert w.requires_grad and w.is_leaf
