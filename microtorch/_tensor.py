@@ -1030,6 +1030,11 @@ class Tensor:
     def zero_(self) -> Tensor:
         return F.inplace(self, F.full_like_graph, 0)
 
+    def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor:
+        """Set the main diagonal (all indices equal) to fill_value, in place; wrap=True
+        restarts it below a tall matrix's square part, as in PyTorch."""
+        return F.inplace(self, F.diagonal_filled, fill_value, wrap)
+
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         from . import random
 
@@ -1159,6 +1164,11 @@ class Tensor:
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         return F.narrow(self, dim, start, length)
 
+    def narrow_copy(self, dim: int, start: int, length: int) -> Tensor:
+        from . import _view_copies
+
+        return _view_copies.narrow_copy(self, dim, start, length)
+
     def unbind(self, dim: int = 0) -> tuple:
         return F.unbind(self, dim)
 
@@ -1192,6 +1202,15 @@ class Tensor:
     def scatter_reduce_(self, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                         include_self: bool = True) -> Tensor:  # fmt: skip
         return F.inplace(self, F.scatter_reduce, dim, index, src, reduce, include_self=include_self)
+
+    def index_reduce(self, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                     include_self: bool = True) -> Tensor:  # fmt: skip
+        return F.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+
+    def index_reduce_(self, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                      include_self: bool = True) -> Tensor:  # fmt: skip
+        return F.inplace(self, F.index_reduce, dim, index, source, reduce,
+                         include_self=include_self)  # fmt: skip
 
     def index_put(self, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
         return F.index_put(self, indices, values, accumulate)
@@ -1300,6 +1319,9 @@ class Tensor:
     def nonzero(self, *, as_tuple: bool = False) -> Any:
         return F.nonzero(self, as_tuple=as_tuple)
 
+    def argwhere(self) -> Tensor:
+        return F.argwhere(self)
+
     def where(self, condition: Tensor, other: Any) -> Tensor:
         return F.where(condition, self, other)
 
@@ -1307,6 +1329,17 @@ class Tensor:
         return F.split(self, split_size, dim)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        return F.chunk(self, chunks, dim)
+
+    def split_with_sizes(self, split_sizes: Any, dim: int = 0) -> tuple:
+        from . import _view_copies
+
+        return _view_copies.split_with_sizes(self, split_sizes, dim)
+
+    def unsafe_split(self, split_size: Any, dim: int = 0) -> tuple:
+        return F.split(self, split_size, dim)
+
+    def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple:
         return F.chunk(self, chunks, dim)
 
     def repeat(self, *args: Any, repeats: Any = None) -> Tensor:
@@ -1329,6 +1362,9 @@ class Tensor:
 
     def diag(self, diagonal: int = 0) -> Tensor:
         return F.diag(self, diagonal)
+
+    def diagflat(self, offset: int = 0) -> Tensor:
+        return F.diagflat(self, offset)
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         return F.diagonal(self, offset, dim1, dim2)
@@ -1378,6 +1414,10 @@ class Tensor:
     def unique(self, sorted: bool = True, return_inverse: bool = False,
                return_counts: bool = False, dim: int | None = None) -> Any:  # fmt: skip
         return F.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False,
+                           dim: int | None = None) -> Any:  # fmt: skip
+        return F.unique_consecutive(self, return_inverse, return_counts, dim)
 
     # ----- math methods -----------------------------------------------------------
     def exp(self) -> Tensor:
@@ -2042,6 +2082,12 @@ class Tensor:
                     interpolation: str = "linear") -> Tensor:  # fmt: skip
         return F.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
 
+    def cumprod(self, dim: int, dtype: Any = None) -> Tensor:
+        return F.cumprod(self, dim, dtype=dtype)
+
+    def cumprod_(self, dim: int, dtype: Any = None) -> Tensor:
+        return F.inplace(self, F.cumprod, dim, dtype=dtype)
+
     def cummax(self, dim: int) -> Any:
         return F.cummax(self, dim)
 
@@ -2050,6 +2096,17 @@ class Tensor:
 
     def histc(self, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
         return F.histc(self, bins, min, max)
+
+    def histogram(self, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,
+                  density: bool = False) -> Any:  # fmt: skip
+        return F.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def cov(self, *, correction: int = 1, fweights: Tensor | None = None,
+            aweights: Tensor | None = None) -> Tensor:  # fmt: skip
+        return F.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def corrcoef(self) -> Tensor:
+        return F.corrcoef(self)
 
     def bincount(self, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
         return F.bincount(self, weights, minlength)
