@@ -1374,6 +1374,17 @@ class Tensor:
     ) -> Tensor:
         return F.diagonal_scatter(self, src, offset, dim1, dim2)
 
+    def select_scatter(self, src: Tensor, dim: int, index: int) -> Tensor:
+        return F.select_scatter(self, src, dim, index)
+
+    def slice_scatter(self, src: Tensor, dim: int = 0, start: int | None = None,
+                      end: int | None = None, step: int = 1) -> Tensor:  # fmt: skip
+        return F.slice_scatter(self, src, dim, start, end, step)
+
+    def as_strided_scatter(self, src: Tensor, size: Any, stride: Any,
+                           storage_offset: int | None = None) -> Tensor:  # fmt: skip
+        return F.as_strided_scatter(self, src, size, stride, storage_offset)
+
     def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
         return F.diag_embed(self, offset, dim1, dim2)
 
