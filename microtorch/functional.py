@@ -3201,16 +3201,24 @@ def slice_scatter(input: Tensor, src: Tensor, dim: builtins.int = 0,
 
 def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
                        storage_offset: builtins.int | None = None) -> Tensor:  # fmt: skip
-    """A copy of input (laid out contiguously) whose elements that
-    as_strided(size, stride, storage_offset) shows hold src."""
+    """A copy of input whose elements that as_strided(size, stride, storage_offset) shows
+    hold src. As in PyTorch the copy keeps input's order of dims in memory (that of a clone),
+    and the strides and offset count in that memory."""
     size, stride = tuple(builtins.int(n) for n in size), tuple(builtins.int(s) for s in stride)
     offset = 0 if storage_offset is None else builtins.int(storage_offset)
-    copy = clone(_check_tensor(input, "as_strided_scatter").detach(),
-                 memory_format=_formats.contiguous_format)  # fmt: skip
-    slot = as_strided(copy, size, stride, offset)  # (checks the sizes, strides and bounds)
-    _check_src_fits(src, slot, "as_strided_scatter")
+    _check_tensor(input, "as_strided_scatter")
+    strides = input.stride()
+    order = builtins.sorted(range(input.ndim), key=lambda d: -strides[d])  # outermost first
+    laid_out = permute(input, order)  # its copy in C order is the clone's memory
+    copy = clone(laid_out.detach(), memory_format=_formats.contiguous_format)
+    _check_src_fits(src, as_strided(copy, size, stride, offset), "as_strided_scatter")  # (bounds)
     view = functools.partial(shape_ops.strided_view, size=size, stride=stride, offset=offset)
-    return _scatter_into_view(input, src, view)
+    return permute(_scatter_into_view(laid_out, src, view), _inverse_order(order))
+
+
+def _inverse_order(order: Sequence) -> list:
+    """The permutation that undoes ``order``."""
+    return builtins.sorted(range(len(order)), key=list(order).__getitem__)
 
 
 def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2,

@@ -198,8 +198,9 @@ class Diagonal(Function):
 
 
 def select_view(a, dim, index):
-    """a[..., index, ...] with the index in dim ``dim``: a view."""
-    return a[(slice(None),) * dim + (index,)]
+    """a[..., index, ...] with the index in dim ``dim``: a view (the trailing ... keeps a
+    0-d result an array that can be written into, not a number)."""
+    return a[(slice(None),) * dim + (index, Ellipsis)]
 
 
 def slice_view(a, dim, start, stop, step):
