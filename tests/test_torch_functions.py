@@ -367,3 +367,29 @@ def test_clone_to_contiguous_format_always_copies() -> None:
         assert c.data_ptr() != x.data_ptr()
         c.zero_()
         assert x.sum().item() == 15.0
+
+
+def test_new_functions_run_on_every_device(device) -> None:
+    """The ops without an op-table case, on CUDA too (CuPy arrays in, CuPy arrays out)."""
+    x = microtorch.tensor([[1.0, 1.0, 2.0], [0.0, 3.0, 3.0]], device=device)
+    hist, edges = microtorch.histogram(x, 3)
+    assert hist.device.type == edges.device.type == device
+    assert hist.tolist() == [1.0, 2.0, 3.0]
+    assert microtorch.isin(x, microtorch.tensor([3.0], device=device)).sum().item() == 2
+    values, counts = microtorch.unique_consecutive(x, return_counts=True)
+    assert values.tolist() == [1.0, 2.0, 0.0, 3.0] and counts.tolist() == [2, 1, 1, 2]
+    rows, cols = microtorch.unravel_index(microtorch.tensor([4, 5], device=device), (2, 3))
+    assert rows.tolist() == [1, 1] and cols.tolist() == [1, 2] and rows.device.type == device
+    assert microtorch.argwhere(x).shape == (5, 2)
+    y = x.clone()
+    y.fill_diagonal_(9.0)
+    assert y.tolist() == [[9.0, 1.0, 2.0], [0.0, 9.0, 3.0]]
+    assert microtorch.cumprod(x, 1).tolist() == [[1.0, 1.0, 2.0], [0.0, 0.0, 0.0]]
+    assert microtorch.hann_window(4, device=device).device.type == device
+    assert microtorch.empty_strided((2, 3), (1, 2), device=device).stride() == (1, 2)
+    assert microtorch.empty_permuted((2, 3), (1, 0), device=device).stride() == (1, 2)
+    assert microtorch.scalar_tensor(2, device=device).device.type == device
+    z = microtorch.as_strided_scatter(x, microtorch.zeros(2, device=device), (2,), (4,))
+    assert z.tolist() == [[0.0, 1.0, 2.0], [0.0, 0.0, 3.0]]
+    assert microtorch.select_scatter(x, microtorch.zeros(3, device=device), 0, 0)[0].sum() == 0
+    assert microtorch.transpose_copy(x, 0, 1).device.type == device
