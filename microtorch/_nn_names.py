@@ -159,20 +159,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduced(losses, reduction, "triplet_margin_loss")
 
 
-# ----- shape and convolution ------------------------------------------------------------------
+# ----- shape ----------------------------------------------------------------------------------
 def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
     """F.pad(input, pad, "constant", value): (left, right) widths from the last dim on;
     negative widths take elements away."""
     return F.pad(input, pad, "constant", value)
-
-
-def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
-    """A 1-D convolution in (time, batch, channels) layout: input (T, N, C_in), weight
-    (kernel, C_in, C_out), bias (C_out) -> (T_out, N, C_out), zero-padded by pad at both
-    ends; conv1d with the dims moved."""
-    for name, t, ndim in (("input", input, 3), ("weight", weight, 3), ("bias", bias, 1)):
-        if not isinstance(t, Tensor) or t.ndim != ndim:
-            got = f"shape {tuple(t.shape)}" if isinstance(t, Tensor) else type(t).__name__
-            raise RuntimeError(f"conv_tbc: {name} must be a {ndim}-D tensor, got {got}")
-    out = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
-    return out.permute(2, 0, 1)

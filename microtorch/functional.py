@@ -10,7 +10,6 @@ from __future__ import annotations
 import builtins
 import collections
 import functools
-import itertools
 import math
 import operator
 import string
@@ -1914,6 +1913,8 @@ def combinations(input: Tensor, r: builtins.int = 2, with_replacement: bool = Fa
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
         return reshape(input, (-1,))[:0]
+    import itertools
+
     choose = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     picks = [list(c) for c in choose(range(input.shape[0]), r)]
     xp = backend.xp_of(input.array)
