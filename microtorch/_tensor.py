@@ -868,6 +868,119 @@ class Tensor:
     def is_complex(self) -> bool:
         return False  # microtorch has no complex dtypes
 
+    # complex numbers and lazy conjugation / negation: every dtype here is real, so each
+    # answers as PyTorch does for a real tensor
+    def is_conj(self) -> bool:
+        return False
+
+    def is_neg(self) -> bool:
+        return False
+
+    def conj(self) -> Tensor:
+        return self
+
+    def resolve_conj(self) -> Tensor:
+        return self
+
+    def resolve_neg(self) -> Tensor:
+        return self
+
+    @property
+    def real(self) -> Tensor:
+        """The real part: the tensor itself (PyTorch's answer for a real tensor)."""
+        return self
+
+    @property
+    def imag(self) -> Tensor:
+        """PyTorch has no imaginary part for a real tensor, and raises; so does microtorch."""
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+    def is_inference(self) -> bool:
+        """False: microtorch has no inference tensors (inference_mode is no_grad here)."""
+        return False
+
+    def get_device(self) -> int:
+        """The CUDA device index, -1 on the CPU (as in PyTorch)."""
+        return -1 if self.device.type == "cpu" else self.device.index or 0
+
+    def is_nonzero(self) -> bool:
+        """Whether a one-element tensor's value is not 0; RuntimeError for any other size."""
+        if self.numel() != 1:
+            many = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {many} is ambiguous")
+        return bool(self.array.reshape(()).item() != 0)
+
+    def is_same_size(self, other: Tensor) -> bool:
+        return tuple(self.shape) == tuple(other.shape)
+
+    # pinned and shared memory: microtorch allocates neither (no page-locked host buffers,
+    # no multiprocessing), so tensors never are
+    def is_pinned(self, device: Any = None) -> bool:
+        return False
+
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """A copy in host memory where a GPU is there (ordinary memory: microtorch does not
+        page-lock, so copies to the GPU are not asynchronous); without one RuntimeError, as
+        in PyTorch."""
+        from . import cuda
+
+        if not cuda.is_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self.is_cuda:
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        return self.clone()
+
+    def is_shared(self) -> bool:
+        return False
+
+    def share_memory_(self) -> Tensor:
+        """The tensor itself, unchanged: microtorch has no multiprocessing to share it with."""
+        return self
+
+    def resize_(self, *sizes: Any, memory_format: Any = None) -> Tensor:
+        """Give the tensor new sizes in place: its first elements (in memory order) keep their
+        values; growing adds elements (zeros here, uninitialised in PyTorch). Not for a
+        tensor that requires grad, as in PyTorch."""
+        sizes = _shape_args(sizes, op="resize_", name="size")
+        if self.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        if any(not isinstance(n, int) or n < 0 for n in sizes):
+            raise RuntimeError(f"resize_: sizes must be non-negative integers, got {list(sizes)}")
+        if tuple(sizes) == tuple(self.shape):
+            return self
+        xp, n = backend.xp_of(self.array), int(numpy.prod(sizes, dtype=numpy.int64))
+        flat = self.array.reshape(-1)  # memory order (a view) when the memory is one block
+        if n <= flat.shape[0] and self.array.flags.c_contiguous:
+            self.array = flat[:n].reshape(sizes)  # shrinking keeps the same memory
+        else:
+            grown = xp.zeros(n, dtype=self.array.dtype)
+            grown[: min(n, flat.shape[0])] = flat[:n]
+            self.array = grown.reshape(sizes)
+        self._view = None  # its sizes no longer follow the tensor it viewed, if any
+        self._version_counter.value += 1
+        return self
+
+    def resize_as_(self, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+        """resize_ to the sizes of the_template."""
+        return self.resize_(tuple(the_template.shape))
+
+    def apply_(self, callable: Callable) -> Tensor:
+        """Replace each element by callable(element), a Python number, in place (CPU only, as
+        in PyTorch; slow: one Python call per element)."""
+        if self.is_cuda:
+            raise TypeError("apply_ is only implemented on CPU tensors")
+        values = [callable(v) for v in self.array.reshape(-1).tolist()]
+        return F.inplace(self, F.python_values, values)
+
+    def map_(self, tensor: Tensor, callable: Callable) -> Tensor:
+        """Replace each element by callable(element, the element of tensor at the same place),
+        tensor broadcast to this one's shape, in place (CPU only, as in PyTorch)."""
+        if self.is_cuda or tensor.is_cuda:
+            raise TypeError("map_ is only implemented on CPU tensors")
+        other = numpy.broadcast_to(tensor.array, self.array.shape).reshape(-1).tolist()
+        values = [callable(a, b) for a, b in zip(self.array.reshape(-1).tolist(), other)]
+        return F.inplace(self, F.python_values, values)
+
     @property
     def is_cpu(self) -> bool:
         """Whether the tensor lives in host memory (a NumPy array)."""
@@ -887,8 +1000,8 @@ class Tensor:
         return (_address(a) - _address(root)) // a.itemsize
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
-        """With no argument, the legacy type name ("microtorch.FloatTensor"); with a dtype
-        or such a name, the tensor converted to it (``to(dtype)``)."""
+        """With no argument, the legacy type name ("microtorch.FloatTensor"); with a dtype,
+        such a name or such a type (microtorch.FloatTensor), the tensor converted to it."""
         if dtype is None:
             prefix = "microtorch.cuda." if self.is_cuda else "microtorch."
             return prefix + _LEGACY_TYPE_NAMES[self.dtype.name]
@@ -899,6 +1012,10 @@ class Tensor:
                 raise ValueError(f"type: unknown tensor type {dtype!r}")
             device = "cuda" if ".cuda." in dtype else None
             return self.to(device=device, dtype=_dtypes.get_dtype(by_name[name]))
+        from ._legacy_types import LegacyTensorType
+
+        if isinstance(dtype, LegacyTensorType):  # x.type(microtorch.DoubleTensor)
+            return self.to(device="cpu", dtype=dtype.dtype)
         return self.to(dtype=dtype)
 
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
@@ -912,6 +1029,11 @@ class Tensor:
 
     def zero_(self) -> Tensor:
         return F.inplace(self, F.full_like_graph, 0)
+
+    def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor:
+        """Set the main diagonal (all indices equal) to fill_value, in place; wrap=True
+        restarts it below a tall matrix's square part, as in PyTorch."""
+        return F.inplace(self, F.diagonal_filled, fill_value, wrap)
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         from . import random
@@ -1042,6 +1164,11 @@ class Tensor:
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         return F.narrow(self, dim, start, length)
 
+    def narrow_copy(self, dim: int, start: int, length: int) -> Tensor:
+        from . import _view_copies
+
+        return _view_copies.narrow_copy(self, dim, start, length)
+
     def unbind(self, dim: int = 0) -> tuple:
         return F.unbind(self, dim)
 
@@ -1075,6 +1202,15 @@ class Tensor:
     def scatter_reduce_(self, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                         include_self: bool = True) -> Tensor:  # fmt: skip
         return F.inplace(self, F.scatter_reduce, dim, index, src, reduce, include_self=include_self)
+
+    def index_reduce(self, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                     include_self: bool = True) -> Tensor:  # fmt: skip
+        return F.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+
+    def index_reduce_(self, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                      include_self: bool = True) -> Tensor:  # fmt: skip
+        return F.inplace(self, F.index_reduce, dim, index, source, reduce,
+                         include_self=include_self)  # fmt: skip
 
     def index_put(self, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
         return F.index_put(self, indices, values, accumulate)
@@ -1183,6 +1319,9 @@ class Tensor:
     def nonzero(self, *, as_tuple: bool = False) -> Any:
         return F.nonzero(self, as_tuple=as_tuple)
 
+    def argwhere(self) -> Tensor:
+        return F.argwhere(self)
+
     def where(self, condition: Tensor, other: Any) -> Tensor:
         return F.where(condition, self, other)
 
@@ -1190,6 +1329,17 @@ class Tensor:
         return F.split(self, split_size, dim)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        return F.chunk(self, chunks, dim)
+
+    def split_with_sizes(self, split_sizes: Any, dim: int = 0) -> tuple:
+        from . import _view_copies
+
+        return _view_copies.split_with_sizes(self, split_sizes, dim)
+
+    def unsafe_split(self, split_size: Any, dim: int = 0) -> tuple:
+        return F.split(self, split_size, dim)
+
+    def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple:
         return F.chunk(self, chunks, dim)
 
     def repeat(self, *args: Any, repeats: Any = None) -> Tensor:
@@ -1213,6 +1363,9 @@ class Tensor:
     def diag(self, diagonal: int = 0) -> Tensor:
         return F.diag(self, diagonal)
 
+    def diagflat(self, offset: int = 0) -> Tensor:
+        return F.diagflat(self, offset)
+
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         return F.diagonal(self, offset, dim1, dim2)
 
@@ -1220,6 +1373,17 @@ class Tensor:
         self, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
     ) -> Tensor:
         return F.diagonal_scatter(self, src, offset, dim1, dim2)
+
+    def select_scatter(self, src: Tensor, dim: int, index: int) -> Tensor:
+        return F.select_scatter(self, src, dim, index)
+
+    def slice_scatter(self, src: Tensor, dim: int = 0, start: int | None = None,
+                      end: int | None = None, step: int = 1) -> Tensor:  # fmt: skip
+        return F.slice_scatter(self, src, dim, start, end, step)
+
+    def as_strided_scatter(self, src: Tensor, size: Any, stride: Any,
+                           storage_offset: int | None = None) -> Tensor:  # fmt: skip
+        return F.as_strided_scatter(self, src, size, stride, storage_offset)
 
     def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
         return F.diag_embed(self, offset, dim1, dim2)
@@ -1262,6 +1426,10 @@ class Tensor:
                return_counts: bool = False, dim: int | None = None) -> Any:  # fmt: skip
         return F.unique(self, sorted, return_inverse, return_counts, dim)
 
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False,
+                           dim: int | None = None) -> Any:  # fmt: skip
+        return F.unique_consecutive(self, return_inverse, return_counts, dim)
+
     # ----- math methods -----------------------------------------------------------
     def exp(self) -> Tensor:
         return F.exp(self)
@@ -1303,6 +1471,9 @@ class Tensor:
 
     def sgn(self) -> Tensor:
         return F.sgn(self)
+
+    def angle(self) -> Tensor:
+        return F.angle(self)
 
     def isreal(self) -> Tensor:
         return F.isreal(self)
@@ -1922,6 +2093,12 @@ class Tensor:
                     interpolation: str = "linear") -> Tensor:  # fmt: skip
         return F.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
 
+    def cumprod(self, dim: int, dtype: Any = None) -> Tensor:
+        return F.cumprod(self, dim, dtype=dtype)
+
+    def cumprod_(self, dim: int, dtype: Any = None) -> Tensor:
+        return F.inplace(self, F.cumprod, dim, dtype=dtype)
+
     def cummax(self, dim: int) -> Any:
         return F.cummax(self, dim)
 
@@ -1930,6 +2107,17 @@ class Tensor:
 
     def histc(self, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
         return F.histc(self, bins, min, max)
+
+    def histogram(self, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,
+                  density: bool = False) -> Any:  # fmt: skip
+        return F.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def cov(self, *, correction: int = 1, fweights: Tensor | None = None,
+            aweights: Tensor | None = None) -> Tensor:  # fmt: skip
+        return F.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def corrcoef(self) -> Tensor:
+        return F.corrcoef(self)
 
     def bincount(self, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
         return F.bincount(self, weights, minlength)
@@ -2128,6 +2316,20 @@ class Tensor:
 
         return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
                      requires_grad=requires_grad)  # fmt: skip
+
+    def new(self, *args: Any) -> Tensor:
+        """The legacy constructor in this tensor's dtype and device: x.new(2, 3) (sizes,
+        uninitialised), x.new([1, 2]) (data), x.new() (no elements)."""
+        from ._legacy_types import legacy_new
+
+        return legacy_new(args, self.dtype, self.device, "new")
+
+    def new_empty_strided(self, size: Any, stride: Any, *, dtype: Any = None,
+                          device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+        from .factories import empty_strided
+
+        return empty_strided(size, stride, dtype=dtype or self.dtype,
+                             device=device or self.device, requires_grad=requires_grad)  # fmt: skip
 
     def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
                    requires_grad: bool = False) -> Tensor:  # fmt: skip

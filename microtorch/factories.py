@@ -292,6 +292,48 @@ def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
     return t
 
 
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = None,
+                  device: Any = None, requires_grad: bool = False,
+                  pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """An uninitialised tensor of shape ``size`` whose elements lie ``stride`` elements apart
+    in memory along each dim (a view of just enough fresh memory)."""
+    shape = _size((size,), op="empty_strided")
+    steps = whole_numbers(stride, "empty_strided", "stride")
+    if len(steps) != len(shape):
+        raise RuntimeError(
+            f"empty_strided: mismatch in length of strides and shape: size {list(shape)}, "
+            f"stride {list(steps)}"
+        )
+    if builtins.any(s < 0 for s in steps):
+        raise RuntimeError(f"empty_strided: strides must be non-negative, got {list(steps)}")
+    needed = 0 if 0 in shape else 1 + builtins.sum((n - 1) * s for n, s in zip(shape, steps))
+    memory = _make("zeros", (needed,), dtype, device, False).array
+    xp = backend.xp_of(memory)
+    array = xp.lib.stride_tricks.as_strided(
+        memory, shape, tuple(s * memory.itemsize for s in steps)
+    )
+    t = Tensor._make(array)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout: Any = None,
+                   device: Any = None, requires_grad: bool = False,
+                   pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """An uninitialised tensor of shape ``size`` laid out in memory with its dims in the
+    order ``physical_layout`` (outermost first): empty_permuted((2, 3, 4), (0, 2, 1)) has
+    strides (12, 1, 3)."""
+    shape = _size((size,), op="empty_permuted")
+    order = whole_numbers(physical_layout, "empty_permuted", "physical_layout")
+    if sorted(order) != list(range(len(shape))):
+        raise RuntimeError(
+            f"empty_permuted: physical_layout {list(order)} must hold each dim of size "
+            f"{list(shape)} once (Duplicate dim not allowed)"
+        )
+    t = empty(tuple(shape[d] for d in order), dtype=dtype, device=device)
+    t = t.permute(*sorted(range(len(order)), key=order.__getitem__))  # back to size's order
+    return t.requires_grad_(True) if requires_grad else t
+
+
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
     """A tensor of shape ``size`` filled with ``fill_value``. Without a dtype, as in PyTorch:
@@ -308,6 +350,16 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     _check_fits(value, target, "full")
     value = value.astype(target.np).item()  # (a Python number: no host array on a GPU)
     return _make("full", _size((size,), op="full"), target, device, requires_grad, value)
+
+
+def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                  requires_grad: bool = False, pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """A 0-d tensor holding the number s, in the default float dtype unless given (even for
+    an int or a bool, as in PyTorch)."""
+    if isinstance(s, Tensor):
+        s = s.item()
+    target = _dtypes.get_default_dtype() if dtype is None else dtype
+    return full((), s, dtype=target, device=device, requires_grad=requires_grad)
 
 
 def _like(fn: Any, input: Tensor, dtype: Any, device: Any, requires_grad: bool, *extra: Any,

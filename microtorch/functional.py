@@ -588,6 +588,23 @@ def isreal(input: Tensor) -> Tensor:
     return _no_grad_result(backend.xp_of(array).ones(array.shape, dtype=bool))
 
 
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:  # fmt: skip
+    """For each element of ``elements``, whether it equals one of ``test_elements`` (either may
+    be a single number); invert=True asks the opposite. A bool tensor of elements' shape,
+    no gradient (nan equals nothing)."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin(): elements or test_elements must be a tensor (or both)")
+    like = elements if isinstance(elements, Tensor) else test_elements
+    a = _raw(elements if isinstance(elements, Tensor) else as_tensor_like(elements, like))
+    b = _raw(
+        test_elements if isinstance(test_elements, Tensor) else as_tensor_like(test_elements, like)
+    )
+    xp = backend.xp_of(a)
+    found = xp.isin(a, b.reshape(-1), assume_unique=assume_unique, invert=invert)
+    return _no_grad_result(found.reshape(a.shape))
+
+
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
             equal_nan: bool = False) -> Tensor:  # fmt: skip
     """Elementwise |input - other| <= atol + rtol * |other| (a bool tensor, no gradient).
@@ -701,6 +718,14 @@ def sgn(input: Tensor) -> Tensor:
     """The sign, -1, 0 or 1 (PyTorch's sgn is x / |x| for complex numbers; microtorch has
     only real dtypes, where it is sign)."""
     return _rounding(_check_tensor(input, "sgn"), "sign")
+
+
+def angle(input: Tensor) -> Tensor:
+    """The argument of each number in the complex plane; for real input pi where it is
+    negative, 0 elsewhere (nan stays nan), in a float dtype, with a zero gradient."""
+    x = _float_input(_check_tensor(input, "angle"), "angle")
+    zero = full_like_graph(x, 0)  # zeros in the graph: the gradient reaching x is 0
+    return where(x < 0, zero + math.pi, where(isnan(x), zero + math.nan, zero))
 
 
 def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
@@ -1332,8 +1357,80 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     return Tensor._make(xp.argwhere(input.array).astype("int64", copy=False))
 
 
+def argwhere(input: Tensor) -> Tensor:
+    """The indices of the nonzero elements of input, one row each: nonzero(input)."""
+    return nonzero(_check_tensor(input, "argwhere"))
+
+
 def is_floating_point(input: Tensor) -> builtins.bool:
     return _check_tensor(input, "is_floating_point").dtype.is_floating_point
+
+
+# What PyTorch asks of complex and lazily conjugated or negated tensors; microtorch's dtypes
+# are all real, so each answers as PyTorch does for a real tensor.
+def is_complex(input: Tensor) -> builtins.bool:
+    """False: microtorch has no complex dtypes."""
+    return _check_tensor(input, "is_complex").is_complex()
+
+
+def is_conj(input: Tensor) -> builtins.bool:
+    """False: a real tensor is never a lazily conjugated view."""
+    return _check_tensor(input, "is_conj").is_conj()
+
+
+def is_neg(input: Tensor) -> builtins.bool:
+    """False: a real tensor is never a lazily negated view."""
+    return _check_tensor(input, "is_neg").is_neg()
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate: input itself for a real tensor, as in PyTorch."""
+    return _check_tensor(input, "conj").conj()
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    """input itself: a real tensor has no pending conjugation to carry out."""
+    return _check_tensor(input, "resolve_conj").resolve_conj()
+
+
+def resolve_neg(input: Tensor) -> Tensor:
+    """input itself: a real tensor has no pending negation to carry out."""
+    return _check_tensor(input, "resolve_neg").resolve_neg()
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part: input itself for a real tensor, as in PyTorch."""
+    return _check_tensor(input, "real").real
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part; PyTorch raises for a real tensor, and so does microtorch."""
+    return _check_tensor(input, "imag").imag
+
+
+def is_nonzero(input: Tensor) -> builtins.bool:
+    """Whether a one-element tensor's value is not 0 (RuntimeError for any other size)."""
+    return _check_tensor(input, "is_nonzero").is_nonzero()
+
+
+def is_same_size(input: Tensor, other: Tensor) -> builtins.bool:
+    """Whether input and other have the same shape."""
+    return _check_tensor(input, "is_same_size").is_same_size(other)
+
+
+def is_signed(input: Tensor) -> builtins.bool:
+    """Whether input's dtype holds negative numbers (floats and signed integers)."""
+    return _check_tensor(input, "is_signed").is_signed()
+
+
+def is_inference(input: Tensor) -> builtins.bool:
+    """False: microtorch has no inference tensors (inference_mode is no_grad here)."""
+    return _check_tensor(input, "is_inference").is_inference()
+
+
+def get_device(input: Tensor) -> builtins.int:
+    """The CUDA device index of input, -1 for a CPU tensor."""
+    return _check_tensor(input, "get_device").get_device()
 
 
 def cast(input: Tensor, dtype: Any) -> Tensor:
@@ -1812,6 +1909,25 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([reshape(g, (-1,)) for g in grids], 1)
 
 
+def combinations(input: Tensor, r: builtins.int = 2, with_replacement: bool = False) -> Tensor:
+    """Every way to choose r elements of the 1-D input (in order, each at most once unless
+    with_replacement), as the rows of a (count, r) tensor in itertools' order; r=0 gives an
+    empty 1-D tensor. The gradient goes back to the chosen elements."""
+    if _check_tensor(input, "combinations").ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return reshape(input, (-1,))[:0]
+    import itertools
+
+    choose = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    picks = [list(c) for c in choose(range(input.shape[0]), r)]
+    xp = backend.xp_of(input.array)
+    index = Tensor._make(xp.asarray(picks, dtype="int64").reshape(-1, r))
+    return reshape(index_select(input, 0, reshape(index, (-1,))), (-1, r))
+
+
 # ---------------------------------------------------------------- reductions
 ReturnTypes = collections.namedtuple("ReturnTypes", ["values", "indices"])
 
@@ -1948,6 +2064,82 @@ def _with_mean(spread: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: boo
     return spread(input, dim, unbiased, keepdim, correction=correction), average
 
 
+def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None = None,
+        aweights: Tensor | None = None) -> Tensor:  # fmt: skip
+    """The covariance matrix of the variables in the rows of a 2-D input (a 1-D input is one
+    variable; its variance comes back 0-d), the columns its observations. fweights (integer
+    counts) and aweights (floating importances) weigh each observation; correction=1 is the
+    unbiased estimate (Bessel's), 0 the maximum-likelihood one."""
+    if _check_tensor(input, "cov").ndim > 2:
+        raise RuntimeError(
+            "cov(): expected input to have two or fewer dimensions but got an input with "
+            f"{input.ndim} dimensions"
+        )
+    if isinstance(correction, builtins.bool) or not isinstance(correction, builtins.int):
+        raise TypeError(
+            f"cov(): argument 'correction' must be int, not {type(correction).__name__}"
+        )
+    x = _float_input(input, "cov")
+    x = reshape(x, (1, -1)) if x.ndim < 2 else x
+    n = x.shape[1]
+    weights = None
+    for name, w, integral in (("fweights", fweights, True), ("aweights", aweights, False)):
+        if w is None:
+            continue
+        _check_cov_weights(_check_tensor(w, "cov", name), name, integral, n)
+        weights = w if weights is None else weights * w
+    if weights is None:
+        total, average = n, mean(x, 1, keepdim=True)
+        dof = n - correction
+    else:
+        weights = weights.to(x.dtype)
+        total = sum(weights)
+        average = sum(x * weights, 1, keepdim=True) / total
+        if aweights is None or correction == 0:
+            dof = total - correction
+        else:
+            dof = total - correction * sum(weights * aweights.to(x.dtype)) / total
+    if builtins.bool(dof <= 0):
+        warn_user(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "number of observations."
+        )
+        dof = 0 * dof
+    centred = x - average
+    weighted = centred if weights is None else centred * weights
+    out = matmul(weighted, t(centred)) / dof
+    return reshape(out, ()) if input.ndim < 2 else out
+
+
+def _check_cov_weights(w: Tensor, name: str, integral: bool, n: builtins.int) -> None:
+    """fweights or aweights of cov: 1-D, one per observation, non-negative, of the right kind."""
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {w.ndim} dimensions")  # fmt: skip
+    kind = "integral" if integral else "floating point"
+    if w.dtype.is_floating_point == integral or w.dtype is _dtypes.bool:
+        raise RuntimeError(
+            f"cov(): expected {name} to have {kind} dtype but got {name} with {w.dtype} dtype"
+        )
+    if w.numel() != n:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {w.numel()} != {n}"
+        )
+    if builtins.bool((w.detach() < 0).any()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """The Pearson correlation coefficients of the variables in the rows of input:
+    cov(input) with each entry divided by the two standard deviations, clipped to [-1, 1]."""
+    c = cov(_check_tensor(input, "corrcoef"))
+    if c.ndim == 0:  # one variable: 1 (nan for no spread), as c / c
+        return c / c
+    spread = sqrt(diagonal(c))
+    return clamp(c / spread[:, None] / spread[None, :], -1, 1)
+
+
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
            **numpy_style: Any) -> Tensor:  # fmt: skip
     """sum, with nan counted as zero (and a gradient of zero there)."""
@@ -2003,6 +2195,68 @@ def histc(input: Tensor, bins: builtins.int = 100, min: Any = 0, max: Any = 0) -
     position = (a[inside] - low) * bins / (high - low)  # the bin, as PyTorch computes it
     which = xp.minimum(position.astype("int64"), bins - 1)  # max goes into the last bin
     return Tensor._make(xp.bincount(which, minlength=bins).astype(a.dtype))
+
+
+Histogram = collections.namedtuple("histogram", ["hist", "bin_edges"])
+
+
+def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,
+              density: bool = False) -> Histogram:  # fmt: skip
+    """(hist, bin_edges): how many elements (or how much weight) fall into each bin. bins is
+    a number of equal bins over ``range`` (the data's own by default; one value is widened
+    by 0.5 each way) or a 1-D tensor of increasing edges; every bin holds its left edge, the
+    last its right one too. density=True divides by the total and the bin widths. No
+    gradient; input and edges share input's floating dtype."""
+    if not _check_tensor(input, "histogram").dtype.is_floating_point:
+        raise NotImplementedError(f'"histogramdd" not implemented for {input.dtype}')
+    a = input.array.reshape(-1)
+    xp = backend.xp_of(a)
+    if isinstance(bins, Tensor):
+        if bins.dtype is not input.dtype or bins.ndim != 1:
+            raise RuntimeError(
+                f"torch.histogramdd: bins must be a 1-D tensor of input's dtype {input.dtype}, "
+                f"got shape {tuple(bins.shape)} and dtype {bins.dtype}"
+            )
+        edges = bins.array
+    else:
+        if bins <= 0:
+            raise RuntimeError(
+                f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0"
+            )
+        if range is not None:
+            low, high = builtins.float(range[0]), builtins.float(range[1])
+        elif a.size:
+            low, high = builtins.float(a.min()), builtins.float(a.max())
+        else:
+            low, high = 0.0, 1.0
+        if not (math.isfinite(low) and math.isfinite(high)):
+            raise RuntimeError(
+                f"torch.histogramdd: dimension 0's range [{low}, {high}] is not finite"
+            )
+        if low > high:
+            raise RuntimeError(
+                f"torch.histogramdd: min should not exceed max, but got min {low} max {high}"
+            )
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+        edges = xp.linspace(low, high, bins + 1).astype(a.dtype)
+    which = xp.searchsorted(edges, a, side="right") - 1
+    n = edges.shape[0] - 1
+    which = xp.where(a == edges[-1], n - 1, which)  # the last bin holds its right edge
+    inside = (which >= 0) & (which < n)  # (False for nan, which sorts after every edge)
+    w = None if weight is None else _check_tensor(weight, "histogram", "weight").array.reshape(-1)
+    if w is not None and w.shape != a.shape:
+        raise RuntimeError(
+            f"histogram: weight of shape {tuple(weight.shape)} must match input's "
+            f"{tuple(input.shape)}"
+        )
+    counts = xp.bincount(
+        which[inside], None if w is None else w[inside], minlength=builtins.max(n, 0)
+    )
+    hist = counts.astype(a.dtype)
+    if density:
+        hist = hist / (hist.sum() * xp.diff(edges))
+    return Histogram(Tensor._make(hist.astype(a.dtype)), Tensor._make(edges.copy()))
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
@@ -2154,6 +2408,53 @@ def mode(input: Tensor, dim: builtins.int = -1, keepdim: bool = False) -> Return
     if not keepdim:
         values, index = squeeze(values, d), index.squeeze(d)
     return ReturnTypes(values, Tensor._make(index))
+
+
+def cumprod(input: Tensor, dim: builtins.int, *, dtype: Any = None) -> Tensor:
+    """The running product along ``dim``: element k is input[0] * ... * input[k]. Integers
+    and bools give int64 unless ``dtype`` says otherwise, as in PyTorch; the gradient is
+    exact where the input holds zeros."""
+    d = wrap_dim(dim, _check_tensor(input, "cumprod").ndim, "cumprod")
+    total = _total_dtype(input, dtype, "cumprod")
+    if input.ndim == 0:
+        return reshape(cumprod(reshape(input, (1,)), 0, dtype=dtype), ())
+    if dtype is not None:  # cast first, as PyTorch does: the product is taken in that dtype
+        input = cast(input, dtype)
+    return reduction.Cumprod.apply(input, axis=d, dtype=total)
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None,
+              dim: builtins.int = -1) -> Tensor:  # fmt: skip
+    """The trapezoidal rule along ``dim``: the area under y, its samples ``dx`` apart (1 by
+    default) or at the positions ``x`` (1-D along dim, or y's shape), each interval counting
+    the mean of its two ends times its width."""
+    d = wrap_dim(dim, _check_tensor(y, "trapezoid", "y").ndim, "trapezoid")
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid: give the sample positions x or their spacing dx, not both")
+    y = _float_input(y, "trapezoid")
+    n = y.shape[d]
+    if x is None:
+        spacing = 1 if dx is None else dx
+        if n == 0:
+            return sum(y, d)  # zeros
+        ends = select(y, d, 0) + select(y, d, n - 1)
+        return (sum(y, d) - ends / 2) * spacing
+    x = _check_tensor(x, "trapezoid", "x")
+    if x.ndim == 1:
+        if x.shape[0] != n:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        widths = reshape(diff(x), (-1,) + (1,) * (y.ndim - d - 1))
+    else:
+        widths = diff(x, dim=d)
+    if n == 0:
+        return sum(y, d)
+    middles = narrow(y, d, 1, n - 1) + narrow(y, d, 0, n - 1)
+    return sum(widths * middles, d) / 2
+
+
+def trapz(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.int = -1) -> Tensor:
+    """trapezoid under its older name."""
+    return trapezoid(y, x, dx=dx, dim=dim)
 
 
 def cummax(input: Tensor, dim: builtins.int) -> ReturnTypes:
@@ -2859,14 +3160,72 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: builtins.int = 0, dim1:
     src, cast to input's dtype."""
     slot = _diagonal_of(_check_tensor(input, "diagonal_scatter"), offset, dim1, dim2,
                         "diagonal_scatter")  # fmt: skip
-    if tuple(_check_tensor(src, "diagonal_scatter", "src").shape) != tuple(slot.shape):
-        raise RuntimeError(
-            f"diagonal_scatter: expected src to have a size equal to the slice of self. src "
-            f"size = {list(src.shape)}, slice size = {list(slot.shape)}"
-        )
+    _check_src_fits(src, slot, "diagonal_scatter")
     d1, d2 = wrap_dim(dim1, input.ndim, "diagonal_scatter"), wrap_dim(dim2, input.ndim, "")
+    view = functools.partial(shape_ops.diagonal_view, offset=offset, dim1=d1, dim2=d2)
+    return _scatter_into_view(input, src, view)
+
+
+def _scatter_into_view(input: Tensor, src: Tensor, view: Any) -> Tensor:
+    """A copy of input with src (cast to input's dtype and device) written into the part of
+    it that ``view(array)`` shows; src has that part's shape (checked by the caller)."""
     src = src.to(input.device).to(input.dtype)
-    return shape_ops.DiagonalScatter.apply(input, src, offset=offset, dim1=d1, dim2=d2)
+    return shape_ops.ViewScatter.apply(input, src, view=view)
+
+
+def _check_src_fits(src: Tensor, slot: Tensor, op: str) -> None:
+    """src must have exactly the shape of the part of input it replaces."""
+    if tuple(_check_tensor(src, op, "src").shape) != tuple(slot.shape):
+        raise RuntimeError(
+            f"{op}: expected src to have a size equal to the slice of self. src size = "
+            f"{list(src.shape)}, slice size = {list(slot.shape)}"
+        )
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: builtins.int,
+                   index: builtins.int) -> Tensor:  # fmt: skip
+    """A copy of input whose slice select(input, dim, index) holds src."""
+    slot = select(_check_tensor(input, "select_scatter"), dim, index)
+    _check_src_fits(src, slot, "select_scatter")
+    d = wrap_dim(dim, input.ndim, "select_scatter")
+    i = index + input.shape[d] if index < 0 else index
+    return _scatter_into_view(input, src, functools.partial(shape_ops.select_view, dim=d, index=i))
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: builtins.int = 0,
+                  start: builtins.int | None = None, end: builtins.int | None = None,
+                  step: builtins.int = 1) -> Tensor:  # fmt: skip
+    """A copy of input whose slice input[..., start:end:step, ...] (along dim) holds src."""
+    d = wrap_dim(dim, _check_tensor(input, "slice_scatter").ndim, "slice_scatter")
+    if step <= 0:
+        raise RuntimeError(f"slice_scatter: slice step must be positive, got {step}")
+    where = (slice(None),) * d + (slice(start, end, step),)
+    _check_src_fits(src, getitem(input.detach(), where), "slice_scatter")
+    start, stop, step = slice(start, end, step).indices(input.shape[d])
+    view = functools.partial(shape_ops.slice_view, dim=d, start=start, stop=stop, step=step)
+    return _scatter_into_view(input, src, view)
+
+
+def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
+                       storage_offset: builtins.int | None = None) -> Tensor:  # fmt: skip
+    """A copy of input whose elements that as_strided(size, stride, storage_offset) shows
+    hold src. As in PyTorch the copy keeps input's order of dims in memory (that of a clone),
+    and the strides and offset count in that memory."""
+    size, stride = tuple(builtins.int(n) for n in size), tuple(builtins.int(s) for s in stride)
+    offset = 0 if storage_offset is None else builtins.int(storage_offset)
+    _check_tensor(input, "as_strided_scatter")
+    strides = input.stride()
+    order = builtins.sorted(range(input.ndim), key=lambda d: -strides[d])  # outermost first
+    laid_out = permute(input, order)  # its copy in C order is the clone's memory
+    copy = clone(laid_out.detach(), memory_format=_formats.contiguous_format)
+    _check_src_fits(src, as_strided(copy, size, stride, offset), "as_strided_scatter")  # (bounds)
+    view = functools.partial(shape_ops.strided_view, size=size, stride=stride, offset=offset)
+    return permute(_scatter_into_view(laid_out, src, view), _inverse_order(order))
+
+
+def _inverse_order(order: Sequence) -> list:
+    """The permutation that undoes ``order``."""
+    return builtins.sorted(range(len(order)), key=list(order).__getitem__)
 
 
 def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2,
@@ -2903,6 +3262,13 @@ def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
     if input.ndim == 2:  # a copy, as PyTorch's diag (diagonal gives a view)
         return clone(_diagonal_of(input, diagonal, 0, 1, "diag"))
     raise RuntimeError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
+
+
+def diagflat(input: Tensor, offset: builtins.int = 0) -> Tensor:
+    """The square matrix with the flattened input on its ``offset``-th diagonal (above the
+    main one for offset > 0), zeros elsewhere."""
+    return _embed_diagonal(reshape(_check_tensor(input, "diagflat"), (-1,)), offset, 0, 1,
+                           "diagflat")  # fmt: skip
 
 
 def trace(input: Tensor) -> Tensor:
@@ -4014,6 +4380,42 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
     )
 
 
+def index_reduce(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:  # fmt: skip
+    """A copy of input where slice index[k] along dim is combined with slice k of source by
+    ``reduce`` ("prod", "mean", "amax" or "amin"), input's own slice counted unless
+    include_self=False; scatter_reduce with the index spread over source's other dims."""
+    d = wrap_dim(dim, _check_tensor(input, "index_reduce").ndim, "index_reduce")
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(
+            f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
+        )
+    index, source = (
+        _check_tensor(index, "index_reduce", "index"),
+        _check_tensor(source, "index_reduce", "source"),
+    )
+    if index.ndim > 1 or index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError(
+            f"index_reduce(): index must be a 1-D int64 or int32 tensor, got shape "
+            f"{tuple(index.shape)} and dtype {index.dtype}"
+        )
+    if source.ndim != input.ndim and input.ndim > 0:
+        raise RuntimeError(
+            f"index_reduce(): source {tuple(source.shape)} must have as many dims as input "
+            f"{tuple(input.shape)}"
+        )
+    n = index.numel()
+    if (source.shape[d] if source.ndim else 1) != n:
+        raise RuntimeError(
+            f"index_reduce(): number of indices ({n}) should be equal to source.size(dim) "
+            f"({source.shape[d] if source.ndim else 1})"
+        )
+    spread = reshape(index, (n,) + (1,) * (source.ndim - d - 1)) if source.ndim else index
+    return scatter_reduce(input, d, expand(spread, source.shape), source, reduce,
+                          include_self=include_self)  # fmt: skip
+
+
 def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: bool) -> Tensor:
     if _check_tensor(input, op).ndim == 0 and _check_tensor(index, op, "index").ndim <= 1:
         wrap_dim(dim, 1, op)  # as in PyTorch: a 0-d input is one element, at index 0
@@ -4323,6 +4725,32 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
+def unravel_index(indices: Tensor, shape: Any) -> tuple:
+    """The coordinates in a tensor of ``shape`` of each flat (row-major) index: a tuple of
+    int64 tensors of indices' shape, one per dim. As PyTorch's, an index outside the range
+    is taken modulo the number of elements (so -1 is the last one)."""
+    if (
+        not isinstance(indices, Tensor)
+        or indices.dtype.is_floating_point
+        or (indices.dtype is _dtypes.bool)
+    ):
+        got = indices.dtype if isinstance(indices, Tensor) else type(indices).__name__
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {got}")
+    sizes = (
+        (shape,)
+        if isinstance(shape, builtins.int)
+        else tuple(whole_numbers(shape, "unravel_index", "shape"))
+    )
+    if builtins.any(n < 0 for n in sizes):
+        raise ValueError(f"'shape' cannot have negative values, but got {sizes}")
+    flat = indices.array.astype("int64")
+    coords, stride = [], 1
+    for n in reversed(sizes):
+        coords.append(Tensor._make((flat // stride) % n))
+        stride *= n
+    return tuple(reversed(coords))
+
+
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: builtins.int | None = None) -> Any:  # fmt: skip
     """The distinct values of input in ascending order (sorted=False too, one of the orders
@@ -4344,6 +4772,33 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         out.append(Tensor._make(inverse.reshape(input.array.shape).astype("int64")))
     if return_counts:
         out.append(Tensor._make(counts.astype("int64")))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: builtins.int | None = None) -> Any:  # fmt: skip
+    """input with each run of equal consecutive elements (or, with ``dim``, equal consecutive
+    slices along dim) kept once; with ``return_inverse`` also which run each element (or
+    slice) is in, with ``return_counts`` each run's length. No gradient."""
+    a = _check_tensor(input, "unique_consecutive").array
+    xp = backend.xp_of(a)
+    if dim is None:
+        rows, d = a.reshape(-1, 1), None
+    else:
+        d = wrap_dim(dim, input.ndim, "unique_consecutive")
+        rows = xp.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+    starts = xp.ones(rows.shape[0], dtype=bool)  # where a new run begins
+    if rows.shape[0] > 1:
+        starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    first = xp.nonzero(starts)[0]
+    values = a.reshape(-1)[first] if d is None else xp.take(a, first, axis=d)
+    out = [Tensor._make(values)]
+    if return_inverse:
+        inverse = xp.cumsum(starts).astype("int64") - 1
+        out.append(Tensor._make(inverse.reshape(a.shape) if d is None else inverse))
+    if return_counts:
+        ends = xp.concatenate([first[1:], xp.asarray([rows.shape[0]], dtype=first.dtype)])
+        out.append(Tensor._make((ends - first).astype("int64")))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -4595,6 +5050,34 @@ def copy_from(target: Tensor, src: Any) -> Tensor:
     if grad_mode.enabled and out.requires_grad:
         out = clone(out)  # a node of its own, leading back to src (out may be src itself)
     return out
+
+
+def python_values(target: Tensor, values: list) -> Tensor:
+    """Python numbers, one per element of ``target`` in order, as a tensor of its shape and
+    dtype (for apply_ and map_, CPU only)."""
+    return Tensor._make(numpy.array(values, dtype=target.array.dtype).reshape(target.shape))
+
+
+def diagonal_filled(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """input with its main diagonal (every element whose indices are all equal) set to
+    fill_value; for fill_diagonal_. A tall matrix with wrap=True starts the diagonal again
+    every columns + 1 rows, as PyTorch's does."""
+    if input.ndim < 2:
+        raise RuntimeError("fill_diagonal_: dimensions must larger than 1")
+    if input.ndim > 2 and len(set(input.shape)) != 1:
+        raise RuntimeError("fill_diagonal_: all dimensions of input must be of equal length")
+    n = input.shape[-1]
+    step = builtins.sum(n**k for k in range(input.ndim))  # from x[i, i, ...] to x[i+1, i+1, ...]
+    stop = builtins.min(builtins.min(input.shape) * step, input.numel())
+    if input.ndim == 2 and wrap:
+        stop = input.numel()  # (rows, n) read row after row: every n + 1 elements, to the end
+    xp = backend.xp_of(input.array)
+    positions = xp.arange(0, stop, step, dtype="int64")
+    value = _fill_value(input, fill_value, "fill_diagonal_")
+    if isinstance(value, Tensor):
+        value = value.item()
+    filled = Tensor._make(xp.full(positions.shape, value, dtype=input.array.dtype))
+    return put(input, Tensor._make(positions), filled)
 
 
 def full_like_graph(target: Tensor, value: Any) -> Tensor:

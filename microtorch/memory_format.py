@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .backend import xp_of
-
 
 class memory_format:  # noqa: N801 (PyTorch's name)
     """An order of a tensor's dims in memory (see the module docstring)."""
@@ -94,6 +92,7 @@ def like_strides(array: Any, template: Any) -> Any:
 
 def _in_order(array: Any, order: Any) -> Any:
     """A copy of ``array`` whose dims lie in memory in ``order``, outermost first: written
-    contiguously in that order, then viewed back in array's own order of dims."""
+    contiguously in that order, then viewed back in array's own order of dims. Always a copy."""
     inverse = sorted(range(array.ndim), key=list(order).__getitem__)
-    return xp_of(array).ascontiguousarray(array.transpose(order)).transpose(inverse)
+    # (copy, not ascontiguousarray: that returns the array itself when it is in order already)
+    return array.transpose(order).copy(order="C").transpose(inverse)

@@ -20,6 +20,7 @@ To check a new op, add one ``OpCase`` to ``CASES``.
 
 from __future__ import annotations
 
+import itertools
 import math
 import zlib
 from collections.abc import Callable
@@ -199,6 +200,34 @@ def _np_index_put(a, index, v, accumulate=False):
         np.add.at(out, index, np.broadcast_to(v, out[index].shape))
     else:
         out[index] = v
+    return out
+
+
+def _np_index_reduce(a, index, source, reduce, include_self=True):
+    """index_reduce along dim 1 of 2-D arrays, as _np_scatter_reduce with the index spread
+    over the rows."""
+    return _np_scatter_reduce(a, np.broadcast_to(index, source.shape), source, reduce, include_self)
+
+
+def _np_as_strided_scatter(a, src, size, stride, offset):
+    out = a.copy()
+    view = np.lib.stride_tricks.as_strided(
+        out.reshape(-1)[offset:], size, tuple(s * a.itemsize for s in stride)
+    )
+    view[...] = src
+    return out
+
+
+def _np_set(a, where, value):
+    """A copy of a with a[where] = value."""
+    out = a.copy()
+    out[where] = value
+    return out
+
+
+def _np_fill_diagonal(a, value, wrap=False):
+    out = a.copy()
+    np.fill_diagonal(out, value, wrap=wrap)
     return out
 
 
@@ -1503,6 +1532,14 @@ REDUCTIONS = [
         (x(2, 3),),
         lambda a: a.prod(-1, keepdims=True),
     ),
+    C(
+        "cumprod",  # a row with no 0, one 0 and two 0s: each gradient rule (as PyTorch's)
+        lambda T, F, a: (T.cumprod(a, 1), a.cumprod(0), a.cumprod(dim=-1)),
+        (const([[1.5, -2.0, 3.0, 0.5], [0.5, 0.0, 2.0, -1.5], [0.0, 3.0, 0.0, 4.0]]),),
+        lambda a: (np.cumprod(a, 1), np.cumprod(a, 0), np.cumprod(a, -1)),
+    ),
+    C("cumprod_0d", lambda T, F, a: T.cumprod(a, -1), (x(),), lambda a: a),
+    C("cumprod_", lambda T, F, a: (a * 1).cumprod_(1), (x(2, 4),), lambda a: np.cumprod(a, 1)),
     C("amin", lambda T, F, a: a.amin(-1), (distinct(3, 4),), lambda a: a.min(-1)),
     C(
         "amin_tuple_keepdim_ties",  # tied minima share the gradient evenly, as in PyTorch
@@ -1542,6 +1579,47 @@ REDUCTIONS = [
         lambda T, F, a: T.std_mean(a, (0, 2), keepdim=True, correction=0),
         (x(2, 3, 4),),
         lambda a: (a.std((0, 2), keepdims=True), a.mean((0, 2), keepdims=True)),
+    ),
+    C(
+        "cov",  # variables in rows; a 1-D input is one variable (a 0-d variance)
+        lambda T, F, a: (T.cov(a), a.cov(correction=0), T.cov(a[0])),
+        (x(3, 5),),
+        lambda a: (np.cov(a), np.cov(a, ddof=0), np.cov(a[0])),
+    ),
+    C(
+        "cov_weights",
+        lambda T, F, a, f, w: (
+            T.cov(a, fweights=f, aweights=w),
+            T.cov(a, correction=2, aweights=w),
+            T.cov(a, correction=0, fweights=f),
+        ),
+        (x(2, 5), const([1, 3, 2, 1, 2], "int64"), pos(5)),
+        lambda a, f, w: (
+            np.cov(a, fweights=f, aweights=w),
+            np.cov(a, ddof=2, aweights=w),
+            np.cov(a, ddof=0, fweights=f),
+        ),
+    ),
+    C("corrcoef", lambda T, F, a: T.corrcoef(a), (x(3, 6),), np.corrcoef),
+    C(
+        "trapezoid",  # spacing dx, sample positions x along dim (1-D or y's shape); trapz
+        lambda T, F, y, p, q: (
+            T.trapezoid(y),
+            T.trapezoid(y, dx=0.5, dim=0),
+            T.trapezoid(y, p),
+            T.trapezoid(y, q, dim=0),
+            T.trapz(y, p, dim=-1),
+            T.trapz(y, dx=2.0),
+        ),
+        (x(3, 4), x(4), x(3, 4)),
+        lambda y, p, q: (
+            np.trapezoid(y),
+            np.trapezoid(y, dx=0.5, axis=0),
+            np.trapezoid(y, p),
+            np.trapezoid(y, q, axis=0),
+            np.trapezoid(y, p, axis=-1),
+            np.trapezoid(y, dx=2.0),
+        ),
     ),
     C(
         "nansum_nanmean",  # nan counts as missing; its gradient is 0
@@ -1831,6 +1909,16 @@ MATMUL = [
             np.stack([g.ravel() for g in np.meshgrid(a, b, c, indexing="ij")], 1),
             b,
         ),  # fmt: skip
+    ),
+    C(
+        "combinations",
+        lambda T, F, a: (T.combinations(a), T.combinations(a, 3), T.combinations(a, 2, True)),
+        (x(4),),
+        lambda a: (
+            np.array(list(itertools.combinations(a, 2))),
+            np.array(list(itertools.combinations(a, 3))),
+            np.array(list(itertools.combinations_with_replacement(a, 2))),
+        ),
     ),
 ]
 
@@ -2720,6 +2808,24 @@ INDEXING = [
         lambda a, s, t: (_np_diagonal_scatter(a, s, 0, 0, 1), _np_diagonal_scatter(a, t, 1, 2, 0)),
     ),
     C(
+        "select_scatter",
+        lambda T, F, a, s, t: (T.select_scatter(a, s, 1, -1), a.select_scatter(t, 0, 1)),
+        (x(2, 3, 4), x(2, 4), x(3, 4)),
+        lambda a, s, t: (_np_set(a, (slice(None), -1), s), _np_set(a, 1, t)),
+    ),
+    C(
+        "slice_scatter",
+        lambda T, F, a, s, t: (T.slice_scatter(a, s, 1, 1, None, 2), a.slice_scatter(t, start=-1)),
+        (x(2, 5), x(2, 2), x(1, 5)),
+        lambda a, s, t: (_np_set(a, (slice(None), slice(1, None, 2)), s), _np_set(a, -1, t[0])),
+    ),
+    C(
+        "as_strided_scatter",  # input's gradient: see test_tensor (PyTorch 2.13's is wrong)
+        lambda T, F, a, s: T.as_strided_scatter(a, s, (2, 2), (1, 3), 1),
+        (x(3, 4, grad=False), x(2, 2)),
+        lambda a, s: _np_as_strided_scatter(a, s, (2, 2), (1, 3), 1),
+    ),
+    C(
         "diag_embed",
         lambda T, F, a: (T.diag_embed(a), a.diag_embed(-1, 0, 2), T.diag_embed(a, 2, -1, 0)),
         (x(2, 3),),
@@ -2728,6 +2834,12 @@ INDEXING = [
             _np_diag_embed(a, -1, 0, 2),
             _np_diag_embed(a, 2, -1, 0),
         ),
+    ),
+    C(
+        "diagflat",
+        lambda T, F, a: (T.diagflat(a), a.diagflat(1), T.diagflat(a[0], -2)),
+        (x(2, 2),),
+        lambda a: (np.diagflat(a), np.diagflat(a, 1), np.diagflat(a[0], -2)),
     ),
     C(
         "trace",
@@ -2802,6 +2914,76 @@ INDEXING = [
     ),
     C("narrow", lambda T, F, a: a.narrow(1, 1, 2), (x(2, 4),), lambda a: a[:, 1:3]),
     C("narrow_negative_start", lambda T, F, a: T.narrow(a, 0, -2, 2), (x(3, 2),), lambda a: a[1:]),
+    C(
+        "view_copies",  # the *_copy functions: the view op, then a contiguous copy
+        lambda T, F, a: (
+            T.transpose_copy(a, 0, 2),
+            T.permute_copy(a, (2, 0, 1)),
+            T.select_copy(a, 1, -1),
+            T.slice_copy(a, 2, 1, None, 2),
+            T.narrow_copy(a, 2, 1, 2),
+            a.narrow_copy(0, 1, 1),
+            T.diagonal_copy(a, 1, 1, 2),
+            T.unfold_copy(a, 2, 2, 1),
+            T.expand_copy(a[:, :1], (2, 3, 4)),
+            T.view_copy(a, (6, 4)),
+            T.squeeze_copy(a[:1], 0),
+            T.unsqueeze_copy(a, 1),
+            T.t_copy(a[0]),
+            T.alias_copy(a),
+            T.as_strided_copy(a, (2, 2), (4, 1), 1),
+        ),
+        (x(2, 3, 4),),
+        lambda a: (
+            np.transpose(a, (2, 1, 0)),
+            np.transpose(a, (2, 0, 1)),
+            a[:, -1],
+            a[:, :, 1::2],
+            a[:, :, 1:3],
+            a[1:2],
+            np.diagonal(a, 1, 1, 2),
+            np.stack([a[:, :, 0:2], a[:, :, 1:3], a[:, :, 2:4]], 2),
+            np.broadcast_to(a[:, :1], (2, 3, 4)),
+            a.reshape(6, 4),
+            a[0],
+            a[:, None],
+            a[0].T,
+            a,
+            np.lib.stride_tricks.as_strided(
+                a.reshape(-1)[1:], (2, 2), (4 * a.itemsize, a.itemsize)
+            ),
+        ),
+    ),
+    C(
+        "split_copies",  # split_copy, split_with_sizes(_copy), unbind_copy, unsafe_split/chunk
+        lambda T, F, a: (
+            *T.split_copy(a, 2, 1),
+            *T.split_with_sizes(a, [1, 2], 1),
+            *a.split_with_sizes([2, 1], 1),
+            *T.split_with_sizes_copy(a, [1, 1], 0),
+            *T.unbind_copy(a, 1),
+            *T.unsafe_split(a, 2),
+            *a.unsafe_chunk(3, 1),
+        ),
+        (x(2, 3),),
+        lambda a: (
+            a[:, :2],
+            a[:, 2:],
+            a[:, :1],
+            a[:, 1:],
+            a[:, :2],
+            a[:, 2:],
+            a[:1],
+            a[1:],
+            a[:, 0],
+            a[:, 1],
+            a[:, 2],
+            a,
+            a[:, :1],
+            a[:, 1:2],
+            a[:, 2:],
+        ),  # fmt: skip
+    ),
     C(
         "unbind",
         lambda T, F, a: a.unbind(1),
@@ -2902,6 +3084,22 @@ INDEXING = [
         lambda T, F, a, i, s: a.index_add(1, i, s, alpha=2.0),
         (x(2, 4), const([3, 0, 3], "int64"), x(2, 3)),
         lambda a, i, s: _np_index_add(a, i, s * 2.0),
+    ),
+    C(
+        "index_reduce",  # repeated indices combine; include_self=False leaves input out
+        lambda T, F, a, i, s: (
+            a.index_reduce(1, i, s, "prod"),
+            T.index_reduce(a, 1, i, s, "mean", include_self=False),
+            a.index_reduce(1, i, s, "amax"),
+            a.index_reduce(1, i, s, "amin", include_self=False),
+        ),
+        (distinct(2, 5), const([3, 0, 3, 1], "int64"), distinct(2, 4)),
+        lambda a, i, s: (
+            _np_index_reduce(a, i, s, "prod"),
+            _np_index_reduce(a, i, s, "mean", False),
+            _np_index_reduce(a, i, s, "amax"),
+            _np_index_reduce(a, i, s, "amin", False),
+        ),
     ),
     C(
         "index_fill",
@@ -4138,6 +4336,12 @@ INPLACE = [
     C("sin_", lambda T, F, a: (a * 1).sin_(), (x(3),), np.sin),
     C("cos_", lambda T, F, a: (a * 1).cos_(), (x(3),), np.cos),
     C("tanh_", lambda T, F, a: (a * 1).tanh_(), (x(2, 3),), np.tanh),
+    C(
+        "fill_diagonal_",  # wrap=True: a tall matrix's diagonal starts again below its square
+        lambda T, F, a: ((a * 1).fill_diagonal_(2.5), (a * 1).fill_diagonal_(-1.0, wrap=True)),
+        (x(7, 3),),
+        lambda a: (_np_fill_diagonal(a, 2.5), _np_fill_diagonal(a, -1.0, True)),
+    ),
     C("sigmoid_", lambda T, F, a: (a * 1).sigmoid_(), (x(2, 3),), np_sigmoid),
     C("relu_", lambda T, F, a: (a * 1).relu_(), (nz(2, 4),), lambda a: np.maximum(a, 0)),
     C("erf_", lambda T, F, a: (a * 1).erf_(), (x(3),), lambda a: np.vectorize(math.erf)(a)),

@@ -1942,6 +1942,18 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                            dilation, 3, "conv_transpose3d")  # fmt: skip
 
 
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """A 1-D convolution in (time, batch, channels) layout: input (T, N, C_in), weight
+    (kernel, C_in, C_out), bias (C_out) -> (T_out, N, C_out), zero-padded by pad at both
+    ends; conv1d with the dims moved."""
+    for name, t, ndim in (("input", input, 3), ("weight", weight, 3), ("bias", bias, 1)):
+        if not isinstance(t, Tensor) or t.ndim != ndim:
+            got = f"shape {tuple(t.shape)}" if isinstance(t, Tensor) else type(t).__name__
+            raise RuntimeError(f"conv_tbc: {name} must be a {ndim}-D tensor, got {got}")
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
+
+
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
            stride: Any = 1) -> Tensor:  # fmt: skip
     """The sliding kH x kW blocks of (N, C, H, W) (or (C, H, W)) as columns:

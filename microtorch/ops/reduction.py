@@ -68,6 +68,40 @@ class Prod(Function):
         return (grad * local).astype(x.dtype, copy=False)
 
 
+def _reverse_cumsum(a, axis):
+    """sum_{j >= k} a_j along ``axis``, for every k."""
+    xp = xp_of(a)
+    return xp.flip(xp.cumsum(xp.flip(a, axis), axis=axis), axis)
+
+
+class Cumprod(Function):
+    """The running product y_k = x_0 x_1 ... x_k along ``axis``.
+
+    dL/dx_k = sum_{j >= k} g_j y_j / x_k, which divides by 0 where x_k is 0; so, per row,
+    with z the first 0: before z that formula holds (x_k is not 0); at z it is
+    sum_{j >= z} g_j p_j, p the running product with x_z taken as 1 (no division); after z
+    every product the element is in also holds x_z = 0, so its gradient is 0."""
+
+    def forward(self, x, axis=0, dtype=None):
+        self.axis = axis
+        out = xp_of(x).cumprod(x, axis=axis, dtype=dtype)
+        self.save_for_backward(x, out)
+        return out
+
+    def backward(self, grad):
+        x, out = self.saved
+        xp, axis = xp_of(x), self.axis
+        grad = grad.astype(x.dtype, copy=False)
+        zero = x == 0
+        zeros_so_far = xp.cumsum(zero, axis=axis)
+        before = zeros_so_far == 0  # no 0 up to and including k
+        first = zero & (zeros_so_far == 1)
+        g_before = _reverse_cumsum(grad * out, axis) / xp.where(before, x, 1)
+        skipped = xp.cumprod(xp.where(first, 1, x), axis=axis)  # the product without x_z
+        g_first = _reverse_cumsum(grad * skipped, axis)
+        return xp.where(before, g_before, xp.where(first, g_first, 0)).astype(x.dtype, copy=False)
+
+
 class MaxAll(Function):
     """max()/min() of all elements, or amax()/amin() over ``axes``; ties share the gradient
     evenly (PyTorch's rule for these). Where the result is nan, PyTorch's max() and min()

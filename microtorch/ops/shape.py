@@ -197,23 +197,43 @@ class Diagonal(Function):
         return out
 
 
-class DiagonalScatter(Function):
-    """diagonal_scatter(input, src, offset, dim1, dim2): a copy of input whose diagonal is
-    src. The gradient goes to input off the diagonal and to src on it."""
+def select_view(a, dim, index):
+    """a[..., index, ...] with the index in dim ``dim``: a view (the trailing ... keeps a
+    0-d result an array that can be written into, not a number)."""
+    return a[(slice(None),) * dim + (index, Ellipsis)]
 
-    def forward(self, x, src, offset=0, dim1=0, dim2=1):
-        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
-        out = x.copy()
-        diagonal_view(out, offset, dim1, dim2)[...] = src
+
+def slice_view(a, dim, start, stop, step):
+    """a[..., start:stop:step, ...] along dim ``dim``: a view."""
+    return a[(slice(None),) * dim + (slice(start, stop, step),)]
+
+
+def strided_view(a, size, stride, offset):
+    """The (size, stride) view, strides in elements, ``offset`` elements into the memory of
+    a C-contiguous ``a`` (a copy of it when it is not: for reading only)."""
+    flat = a.reshape(-1)
+    byte_strides = tuple(s * a.itemsize for s in stride)
+    return xp_of(a).lib.stride_tricks.as_strided(flat[offset:], size, byte_strides)
+
+
+class ViewScatter(Function):
+    """diagonal_scatter, select_scatter, slice_scatter, as_strided_scatter: a copy of input
+    with src written into one view of it, the one ``view(array)`` gives (its diagonal, a
+    slice...). The gradient goes to input outside the view and to src inside it."""
+
+    def forward(self, x, src, view=None):
+        self.view = view
+        out = x.copy()  # C-contiguous, as strided_view needs
+        view(out)[...] = src
         return out
 
     def backward(self, grad):
         gx = gsrc = None
         if self.needs_input_grad[0]:
             gx = grad.copy()
-            diagonal_view(gx, self.offset, self.dim1, self.dim2)[...] = 0
+            self.view(gx)[...] = 0
         if self.needs_input_grad[1]:
-            gsrc = diagonal_view(grad, self.offset, self.dim1, self.dim2).copy()
+            gsrc = self.view(grad).copy()
         return gx, gsrc
 
 

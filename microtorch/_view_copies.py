@@ -1,0 +1,138 @@
+"""PyTorch's *_copy functions (torch.transpose_copy, torch.narrow_copy, torch.split_copy...):
+each is the view op of the same name followed by a copy, so the result owns fresh,
+contiguous memory and writing into it leaves the input alone. Gradients flow as through the
+view. Also split_with_sizes, unsafe_split and unsafe_chunk, which are split and chunk (views)
+under other names. microtorch/__init__.py exports them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from . import functional as F
+from . import memory_format as _formats
+from ._tensor import Tensor
+
+
+def _copy(view: Tensor) -> Tensor:
+    """A contiguous copy of view, in the graph."""
+    return F.clone(view, memory_format=_formats.contiguous_format)
+
+
+def alias_copy(input: Tensor) -> Tensor:
+    """A copy of input (torch.alias_copy: the copy of the alias, input itself)."""
+    return _copy(F._check_tensor(input, "alias_copy"))
+
+
+def detach_copy(input: Tensor) -> Tensor:
+    """A copy of input, out of the graph."""
+    return _copy(F.detach(F._check_tensor(input, "detach_copy")))
+
+
+def expand_copy(input: Tensor, size: Sequence[int], *, implicit: bool = False) -> Tensor:
+    """A copy of input.expand(size)."""
+    return _copy(F.expand(F._check_tensor(input, "expand_copy"), size))
+
+
+def permute_copy(input: Tensor, dims: Sequence[int]) -> Tensor:
+    """A copy of input.permute(dims)."""
+    return _copy(F.permute(input, dims))
+
+
+def t_copy(input: Tensor) -> Tensor:
+    """A copy of input.t()."""
+    return _copy(F.t(input))
+
+
+def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """A copy of input.transpose(dim0, dim1)."""
+    return _copy(F.transpose(input, dim0, dim1))
+
+
+def squeeze_copy(input: Tensor, dim: Any = None) -> Tensor:
+    """A copy of input.squeeze(dim)."""
+    return _copy(F.squeeze(F._check_tensor(input, "squeeze_copy"), dim))
+
+
+def unsqueeze_copy(input: Tensor, dim: int) -> Tensor:
+    """A copy of input.unsqueeze(dim)."""
+    return _copy(F.unsqueeze(input, dim))
+
+
+def view_copy(input: Tensor, size: Any) -> Tensor:
+    """A copy of input.view(size), or of input.view(dtype) when given a dtype."""
+    from . import dtypes
+
+    if isinstance(size, (dtypes.dtype, str)):
+        return _copy(F.view_dtype(input, size))
+    return _copy(F.view(F._check_tensor(input, "view_copy"), size))
+
+
+def select_copy(input: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of input.select(dim, index)."""
+    return _copy(F.select(input, dim, index))
+
+
+def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+               step: int = 1) -> Tensor:  # fmt: skip
+    """A copy of input[..., start:end:step, ...], the slice along dim."""
+    d = F.wrap_dim(dim, F._check_tensor(input, "slice_copy").ndim, "slice_copy")
+    if step <= 0:
+        raise RuntimeError(f"slice_copy: slice step must be positive, got {step}")
+    return _copy(F.getitem(input, (slice(None),) * d + (slice(start, end, step),)))
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """A copy of input.narrow(dim, start, length)."""
+    return _copy(F.narrow(input, dim, start, length))
+
+
+def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of input.diagonal(offset, dim1, dim2)."""
+    return _copy(F.diagonal(input, offset, dim1, dim2))
+
+
+def unfold_copy(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """A copy of input.unfold(dimension, size, step) (overlapping windows become separate
+    elements)."""
+    return _copy(F.unfold(input, dimension, size, step))
+
+
+def as_strided_copy(input: Tensor, size: Sequence[int], stride: Sequence[int],
+                    storage_offset: int | None = None) -> Tensor:  # fmt: skip
+    """A copy of input.as_strided(size, stride, storage_offset)."""
+    return _copy(F.as_strided(input, size, stride, storage_offset))
+
+
+def split_copy(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
+    """Copies of the pieces of input.split(split_size, dim)."""
+    return tuple(_copy(piece) for piece in F.split(input, split_size, dim))
+
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    """input.split(split_sizes, dim) with split_sizes a list of sizes that add up to the
+    size of dim: views."""
+    if isinstance(split_sizes, int):
+        raise TypeError("split_with_sizes: split_sizes must be a list of sizes, not one int")
+    return F.split(input, list(split_sizes), dim)
+
+
+def split_with_sizes_copy(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    """Copies of the pieces of split_with_sizes(input, split_sizes, dim)."""
+    return tuple(_copy(piece) for piece in split_with_sizes(input, split_sizes, dim))
+
+
+def unbind_copy(input: Tensor, dim: int = 0) -> tuple:
+    """Copies of the slices input.unbind(dim)."""
+    return tuple(_copy(piece) for piece in F.unbind(input, dim))
+
+
+def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
+    """split(input, split_size, dim): PyTorch's name for the split whose pieces skip its
+    checks on in-place writes; here they are ordinary views."""
+    return F.split(input, split_size, dim)
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """chunk(input, chunks, dim) under PyTorch's "unsafe" name (see unsafe_split)."""
+    return F.chunk(input, chunks, dim)
