@@ -11,7 +11,7 @@ from .. import dtypes, random
 from .. import functional as F
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..factories import tensor
+from ..factories import full, tensor
 
 
 class lazy_property(cached_property):
@@ -56,6 +56,12 @@ def standard_uniform(shape: tuple, like: Tensor, low: float = 0.0) -> Tensor:
 def host_draws(host: Any, like: Tensor) -> Tensor:
     """A NumPy array drawn by the host generator as a tensor of like's dtype and device."""
     return tensor(host, dtype=like.dtype, device=like.device)
+
+
+def filled(shape: tuple, value: float, like: Tensor) -> Tensor:
+    """A constant tensor of ``shape`` in like's dtype and on its device (no gradient): a
+    mean or variance that is nan or inf whatever the parameters."""
+    return full(tuple(shape), value, dtype=like.dtype, device=like.device)
 
 
 def clamp_probs(probs: Tensor) -> Tensor:
