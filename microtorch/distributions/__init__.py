@@ -3,41 +3,76 @@
 reparameterised (differentiable) draws, ``kl_divergence(p, q)``. Every draw comes from
 microtorch's seeded host generator, so a seeded program draws the same on CPU and GPU."""
 
-from . import constraints
+from . import constraint_registry, constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
+from .studentT import StudentT
+from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = [
     "Bernoulli",
     "Beta",
     "Binomial",
     "Categorical",
+    "Cauchy",
+    "Chi2",
+    "Dirichlet",
     "Distribution",
     "Exponential",
+    "FisherSnedecor",
     "Gamma",
+    "Geometric",
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
     "Independent",
+    "InverseGamma",
+    "Kumaraswamy",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
+    "Pareto",
     "Poisson",
+    "StudentT",
+    "TransformedDistribution",
     "Uniform",
+    "Weibull",
+    "biject_to",
+    "constraint_registry",
     "constraints",
     "kl_divergence",
     "register_kl",
+    "transform_to",
+    "transforms",
 ]
