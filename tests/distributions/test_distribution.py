@@ -181,7 +181,12 @@ def test_rsample_gradient_is_torch_reparameterisation(case: str, device: str) ->
     """For x = F^-1(u; theta) the reparameterised gradient is dx/dtheta = -(dF/dtheta) / p(x)
     at fixed u: torch's cdf and density at our draws give what torch's rsample would with
     the same noise."""
-    make, params, _, _ = CASES[case]
+    check_rsample_gradient_against_torch(CASES[case], device)
+
+
+def check_rsample_gradient_against_torch(case: tuple, device: str) -> None:
+    """Our rsample's gradient at our draws against torch's -(dF/dtheta) / p(x) there."""
+    make, params, _, _ = case
     ours_p = _params(microtorch, device, params)
     x = make(D, ours_p).rsample((5,))
     assert x.requires_grad

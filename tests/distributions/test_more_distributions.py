@@ -10,7 +10,15 @@ import pytest
 
 import microtorch
 
-from .test_distribution import QUANTITIES, _first_line, _np, _params, check_quantity_against_torch
+from .test_distribution import (
+    QUANTITIES,
+    _first_line,
+    _np,
+    _params,
+    _value,
+    check_quantity_against_torch,
+    check_rsample_gradient_against_torch,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -63,3 +71,240 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_quantities_and_gradients_match_torch(case: str, quantity: str, device: str) -> None:
     check_quantity_against_torch(CASES[case], quantity, device)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_float32_parameters_stay_float32_as_torch(case: str) -> None:
+    make, params, value, _ = CASES[case]
+    ours = make(D, [microtorch.tensor(p) for p in params])
+    theirs = make(TD, [torch.tensor(p) for p in params])
+    for quantity in ("log_prob", "entropy", "mean", "variance"):
+        try:
+            expected = theirs.log_prob(torch.tensor(value)) if quantity == "log_prob" else (
+                theirs.entropy() if quantity == "entropy" else getattr(theirs, quantity))
+        except NotImplementedError:
+            continue
+        got = ours.log_prob(microtorch.tensor(value)) if quantity == "log_prob" else (
+            ours.entropy() if quantity == "entropy" else getattr(ours, quantity))
+        assert got.dtype == microtorch.float32, quantity
+        np.testing.assert_allclose(_np(got), _np(expected), rtol=2e-5, atol=1e-6,
+                                   equal_nan=True, err_msg=quantity)
+    sample = ours.sample((2,))
+    assert str(sample.dtype).split(".")[-1] == str(theirs.sample((2,)).dtype).split(".")[-1]
+    assert ours.has_rsample == theirs.has_rsample
+
+
+RSAMPLE = ["Gumbel", "Cauchy", "HalfNormal", "HalfCauchy", "Pareto", "Weibull", "Kumaraswamy"]
+
+
+@pytest.mark.parametrize("case", RSAMPLE)
+def test_rsample_gradient_is_torch_reparameterisation(case: str, device: str) -> None:
+    """The same inverse-cdf map as torch's: the same gradient at the same draw."""
+    check_rsample_gradient_against_torch(CASES[case], device)
+
+
+# name: (make(dists, params), parameter values, function of the parameters that is E[x])
+UNBIASED = {
+    "StudentT": (lambda d, p: d.StudentT(p[0], p[1], p[2]), [[3.0, 6.0], [0.5, -1.0], [1.0, 2.0]]),
+    "Chi2": (lambda d, p: d.Chi2(p[0]), [[0.7, 3.0]]),
+    "Dirichlet": (lambda d, p: d.Dirichlet(p[0]), [[[0.5, 2.0, 3.0], [2.0, 1.5, 4.0]]]),
+    "FisherSnedecor": (lambda d, p: d.FisherSnedecor(p[0], p[1]), [[3.0, 5.0], [6.0, 9.0]]),
+    "InverseGamma": (lambda d, p: d.InverseGamma(p[0], p[1]), [[3.0, 4.0], [1.0, 2.0]]),
+    "LogisticNormal": (lambda d, p: d.LogisticNormal(p[0], p[1]), [[0.5, -1.0], [1.0, 0.5]]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(UNBIASED))
+def test_rsample_gradient_is_unbiased(case: str, device: str) -> None:
+    """Draws made through gamma (implicit) reparameterisation differ from torch's, so
+    their gradients cannot match draw by draw; averaged over many draws, d x / d theta
+    is d E[x] / d theta (torch's mean where it has one, a large torch sample mean of the
+    same map otherwise)."""
+    make, params = UNBIASED[case]
+    n = 20000
+    ours_p = _params(microtorch, device, params)
+    x = make(D, ours_p).rsample((n,))
+    weights = np.linspace(0.5, 1.5, int(np.prod(x.shape[1:]))).reshape(x.shape[1:])
+    (x * microtorch.tensor(weights, device=device)).mean(0).sum().backward()
+    theirs_p = _params(torch, None, params)
+    theirs = make(TD, theirs_p)
+    try:
+        mean = theirs.mean
+    except NotImplementedError:
+        torch.manual_seed(0)
+        mean = theirs.rsample((200000,)).mean(0)
+    (mean * torch.tensor(weights)).sum().backward()
+    for o, t in zip(ours_p, theirs_p):
+        expected = np.zeros(o.shape) if t.grad is None else _np(t.grad)  # E[x] without it
+        np.testing.assert_allclose(_np(o.grad), expected, rtol=0.05, atol=0.01)
+
+
+# name: make(dists, lib), the draws' support as (low, high, integer)
+STATS = {
+    "Gumbel": (lambda d, lib: d.Gumbel(lib.tensor([0.5, -1.0]), lib.tensor([1.0, 2.0]))),
+    "HalfNormal": (lambda d, lib: d.HalfNormal(lib.tensor([1.0, 0.3]))),
+    "StudentT": (lambda d, lib: d.StudentT(lib.tensor([5.0, 9.0]), 0.5, lib.tensor([1.0, 2.0]))),
+    "Chi2": (lambda d, lib: d.Chi2(lib.tensor([0.5, 4.0]))),
+    "Dirichlet": (lambda d, lib: d.Dirichlet(lib.tensor([0.5, 2.0, 3.0]))),
+    "Geometric": (lambda d, lib: d.Geometric(probs=lib.tensor([0.3, 0.8]))),
+    "Pareto": (lambda d, lib: d.Pareto(lib.tensor([1.0, 0.5]), lib.tensor([5.0, 6.0]))),
+    "Weibull": (lambda d, lib: d.Weibull(lib.tensor([1.0, 2.0]), lib.tensor([0.7, 3.0]))),
+    "Kumaraswamy": (lambda d, lib: d.Kumaraswamy(lib.tensor([0.5, 2.0]), lib.tensor([1.5, 4.0]))),
+    "InverseGamma": (lambda d, lib: d.InverseGamma(lib.tensor([5.0, 7.0]), lib.tensor([1.0, 2.0]))),
+    "FisherSnedecor": (lambda d, lib: d.FisherSnedecor(lib.tensor([5.0, 8.0]),
+                                                       lib.tensor([10.0, 12.0]))),
+}  # fmt: skip
+
+
+class _OnDevice:
+    """microtorch, with tensor() putting its result on one device."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+
+    def tensor(self, values, dtype=None):
+        return microtorch.tensor(values, dtype=dtype, device=self.device)
+
+    def __getattr__(self, name: str):
+        return getattr(microtorch, name)
+
+
+@pytest.mark.parametrize("case", list(STATS))
+def test_sample_moments_and_support(case: str, device: str) -> None:
+    """Seeded: the sample mean within 5 standard errors of the mean, the variance within
+    10%, every draw in the support, float32 kept."""
+    n = 40000
+    microtorch.manual_seed(3)
+    dist = STATS[case](D, _OnDevice(device))
+    samples = dist.sample((n,))
+    assert samples.dtype == microtorch.float32
+    assert bool(dist.support.check(samples).all())
+    s = _np(samples).astype(np.float64)
+    mean, var = _np(dist.mean), _np(dist.variance)
+    np.testing.assert_allclose(s.mean(0), mean, atol=5 * np.sqrt(var.max() / n))
+    np.testing.assert_allclose(s.var(0), var, rtol=0.1, atol=1e-3)
+
+
+def test_heavy_tailed_samples_by_quantiles(device: str) -> None:
+    """Cauchy and HalfCauchy have no moments: their sample quartiles against icdf."""
+    microtorch.manual_seed(5)
+    lib = _OnDevice(device)
+    for dist in (D.Cauchy(lib.tensor([0.5, -1.0]), lib.tensor([1.0, 2.0])),
+                 D.HalfCauchy(lib.tensor([1.0, 3.0]))):  # fmt: skip
+        s = _np(dist.sample((40000,)))
+        assert bool(dist.support.check(microtorch.tensor(s)).all())
+        for q in (0.25, 0.5, 0.75):
+            expected = _np(dist.icdf(lib.tensor(q)))
+            empirical = (s <= expected).mean(0)
+            np.testing.assert_allclose(empirical, q, atol=0.01)
+
+
+SHAPES = {
+    "Gumbel": (lambda d, lib: d.Gumbel(lib.zeros(2, 1), lib.ones(3)), (2, 3), ()),
+    "Cauchy": (lambda d, lib: d.Cauchy(lib.zeros(3), 1.0), (3,), ()),
+    "HalfNormal": (lambda d, lib: d.HalfNormal(lib.ones(2, 3)), (2, 3), ()),
+    "HalfCauchy": (lambda d, lib: d.HalfCauchy(lib.ones(3)), (3,), ()),
+    "StudentT": (lambda d, lib: d.StudentT(lib.full((3,), 4.0), lib.zeros(2, 1)), (2, 3), ()),
+    "Chi2": (lambda d, lib: d.Chi2(lib.ones(3)), (3,), ()),
+    "Dirichlet": (lambda d, lib: d.Dirichlet(lib.ones(2, 4)), (2,), (4,)),
+    "Geometric": (lambda d, lib: d.Geometric(logits=lib.zeros(3)), (3,), ()),
+    "Pareto": (lambda d, lib: d.Pareto(lib.ones(3), 2.0), (3,), ()),
+    "Weibull": (lambda d, lib: d.Weibull(lib.ones(2, 1), lib.ones(3)), (2, 3), ()),
+    "Kumaraswamy": (lambda d, lib: d.Kumaraswamy(lib.ones(3), 2.0), (3,), ()),
+    "InverseGamma": (lambda d, lib: d.InverseGamma(lib.ones(3), 2.0), (3,), ()),
+    "FisherSnedecor": (lambda d, lib: d.FisherSnedecor(lib.ones(3), 2.0), (3,), ()),
+    "LogisticNormal": (lambda d, lib: d.LogisticNormal(lib.zeros(2, 3), 1.0), (2,), (4,)),
+    "Gumbel-scalar": (lambda d, lib: d.Gumbel(0.0, 1.0), (), ()),
+    "StudentT-scalar": (lambda d, lib: d.StudentT(3.0), (), ()),
+    "Chi2-scalar": (lambda d, lib: d.Chi2(3.0), (), ()),
+    "Geometric-scalar": (lambda d, lib: d.Geometric(0.3), (), ()),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(SHAPES))
+def test_shapes_expand_and_repr_match_torch(case: str) -> None:
+    make, batch, event = SHAPES[case]
+    ours, theirs = make(D, microtorch), make(TD, torch)
+    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape) == batch
+    assert tuple(ours.event_shape) == tuple(theirs.event_shape) == event
+    assert repr(ours).replace("microtorch", "torch") == repr(theirs)
+    assert _without_our_tensor_options(repr(ours.support)) == repr(theirs.support)
+    assert tuple(ours.sample((7, 2)).shape) == (7, 2) + batch + event
+    assert tuple(ours.sample().shape) == batch + event
+    assert tuple(ours.sample((0,)).shape) == (0,) + batch + event
+    if ours.has_rsample:
+        assert tuple(ours.rsample((3,)).shape) == (3,) + batch + event
+    bigger = (5,) + batch
+    expanded, theirs_expanded = ours.expand(bigger), theirs.expand(bigger)
+    assert tuple(expanded.batch_shape) == bigger and type(expanded) is type(ours)
+    assert tuple(expanded.sample((2,)).shape) == (2,) + bigger + event
+    value = theirs_expanded.sample()
+    np.testing.assert_allclose(
+        _np(expanded.log_prob(microtorch.tensor(value.numpy()))),
+        theirs_expanded.log_prob(value).numpy(), rtol=1e-5, atol=1e-6,
+    )  # fmt: skip
+
+
+def _without_our_tensor_options(text: str) -> str:
+    """A repr with microtorch's tensors written as torch's."""
+    return text.replace("microtorch", "torch").replace(", dtype=torch.float32, device='cpu'", "")
+
+
+BAD_PARAMETERS = [
+    ("Gumbel", lambda d, lib: d.Gumbel(0.0, lib.tensor([-1.0])), "scale"),
+    ("Cauchy", lambda d, lib: d.Cauchy(lib.tensor([float("nan")]), 1.0), "loc"),
+    ("HalfNormal", lambda d, lib: d.HalfNormal(lib.tensor([0.0])), "scale"),
+    ("HalfCauchy", lambda d, lib: d.HalfCauchy(lib.tensor([-1.0])), "scale"),
+    ("StudentT", lambda d, lib: d.StudentT(lib.tensor([-1.0])), "df"),
+    ("Chi2", lambda d, lib: d.Chi2(lib.tensor([0.0])), "df"),
+    ("Dirichlet", lambda d, lib: d.Dirichlet(lib.tensor([1.0, -1.0])), "concentration"),
+    ("Geometric", lambda d, lib: d.Geometric(lib.tensor([1.5])), "probs"),
+    ("Geometric-zero", lambda d, lib: d.Geometric(lib.tensor([0.0, 0.5])), "probs"),
+    ("Pareto", lambda d, lib: d.Pareto(lib.tensor([1.0]), lib.tensor([0.0])), "rate"),  # its base
+    ("Weibull", lambda d, lib: d.Weibull(lib.tensor([-1.0]), lib.tensor([1.0])), "scale"),
+    ("Kumaraswamy", lambda d, lib: d.Kumaraswamy(lib.tensor([1.0]), lib.tensor([-1.0])),
+     "concentration0"),
+    ("FisherSnedecor", lambda d, lib: d.FisherSnedecor(lib.tensor([1.0]), lib.tensor([0.0])),
+     "concentration"),  # its inner Gamma's, as torch's
+    ("LogisticNormal", lambda d, lib: d.LogisticNormal(lib.zeros(2), lib.tensor([1.0, -1.0])),
+     "scale"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", BAD_PARAMETERS, ids=[c[0] for c in BAD_PARAMETERS])
+def test_invalid_parameters_raise_value_error_as_torch(case) -> None:
+    _, make, name = case
+    with pytest.raises(ValueError) as theirs:
+        make(TD, torch)
+    with pytest.raises(ValueError, match=name) as ours:
+        make(D, microtorch)
+    assert _first_line(ours.value) == _first_line(theirs.value)
+
+
+OUTSIDE_SUPPORT = [
+    ("HalfNormal", lambda d, lib: d.HalfNormal(lib.tensor(1.0)), -1.0),
+    ("Dirichlet", lambda d, lib: d.Dirichlet(lib.ones(3)), [0.5, 0.6, 0.1]),
+    ("Geometric", lambda d, lib: d.Geometric(lib.tensor(0.5)), 1.5),
+    ("Pareto", lambda d, lib: d.Pareto(lib.tensor(2.0), 1.0), 1.0),
+    ("Weibull", lambda d, lib: d.Weibull(lib.tensor(2.0), 1.0), 0.0),
+    ("Kumaraswamy", lambda d, lib: d.Kumaraswamy(lib.tensor(2.0), 1.0), 1.5),
+    ("LogisticNormal", lambda d, lib: d.LogisticNormal(lib.zeros(2), 1.0), [0.5, 0.6, 0.1]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", OUTSIDE_SUPPORT, ids=[c[0] for c in OUTSIDE_SUPPORT])
+def test_log_prob_outside_the_support_raises_value_error_as_torch(case) -> None:
+    _, make, value = case
+    with pytest.raises(ValueError) as theirs:
+        make(TD, torch).log_prob(torch.tensor(value))
+    with pytest.raises(ValueError, match="support") as ours:
+        make(D, microtorch).log_prob(microtorch.tensor(value))
+    assert _first_line(ours.value) == _first_line(theirs.value)
+
+
+def test_other_argument_errors_as_torch() -> None:
+    for lib, d in ((torch, TD), (microtorch, D)):
+        with pytest.raises(ValueError, match="one-dimensional"):
+            d.Dirichlet(lib.tensor(1.0))
+        with pytest.raises(ValueError, match="not both"):
+            d.Geometric()
