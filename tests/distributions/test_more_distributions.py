@@ -15,7 +15,6 @@ from .test_distribution import (
     _first_line,
     _np,
     _params,
-    _value,
     check_quantity_against_torch,
     check_rsample_gradient_against_torch,
 )
@@ -80,15 +79,22 @@ def test_float32_parameters_stay_float32_as_torch(case: str) -> None:
     theirs = make(TD, [torch.tensor(p) for p in params])
     for quantity in ("log_prob", "entropy", "mean", "variance"):
         try:
-            expected = theirs.log_prob(torch.tensor(value)) if quantity == "log_prob" else (
-                theirs.entropy() if quantity == "entropy" else getattr(theirs, quantity))
+            expected = (
+                theirs.log_prob(torch.tensor(value))
+                if quantity == "log_prob"
+                else (theirs.entropy() if quantity == "entropy" else getattr(theirs, quantity))
+            )
         except NotImplementedError:
             continue
-        got = ours.log_prob(microtorch.tensor(value)) if quantity == "log_prob" else (
-            ours.entropy() if quantity == "entropy" else getattr(ours, quantity))
+        got = (
+            ours.log_prob(microtorch.tensor(value))
+            if quantity == "log_prob"
+            else (ours.entropy() if quantity == "entropy" else getattr(ours, quantity))
+        )
         assert got.dtype == microtorch.float32, quantity
-        np.testing.assert_allclose(_np(got), _np(expected), rtol=2e-5, atol=1e-6,
-                                   equal_nan=True, err_msg=quantity)
+        np.testing.assert_allclose(
+            _np(got), _np(expected), rtol=2e-5, atol=1e-6, equal_nan=True, err_msg=quantity
+        )
     sample = ours.sample((2,))
     assert str(sample.dtype).split(".")[-1] == str(theirs.sample((2,)).dtype).split(".")[-1]
     assert ours.has_rsample == theirs.has_rsample
