@@ -147,6 +147,19 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Multinomial(Constraint):
+    """Count vectors: nonnegative entries summing to at most upper_bound (the trials)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
 class _LowerCholesky(Constraint):
     event_dim = 2
 
@@ -220,6 +233,7 @@ interval = _Interval
 half_open_interval = _HalfOpenInterval
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
+multinomial = _Multinomial
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint

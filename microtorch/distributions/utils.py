@@ -3,6 +3,7 @@ noise drawn from microtorch's seeded host generator."""
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from numbers import Number
 from typing import Any
@@ -62,6 +63,11 @@ def filled(shape: tuple, value: float, like: Tensor) -> Tensor:
     """A constant tensor of ``shape`` in like's dtype and on its device (no gradient): a
     mean or variance that is nan or inf whatever the parameters."""
     return full(tuple(shape), value, dtype=like.dtype, device=like.device)
+
+
+def log_of(value: Any) -> Any:
+    """log of a number (math.log) or of a tensor (Tensor.log): temperatures may be either."""
+    return value.log() if isinstance(value, Tensor) else math.log(value)
 
 
 def clamp_probs(probs: Tensor) -> Tensor:
