@@ -29,6 +29,7 @@ from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -92,6 +93,7 @@ __all__ = [
     "Laplace",
     "LogNormal",
     "LogisticNormal",
+    "LowRankMultivariateNormal",
     "LowerCholeskyTransform",
     "MixtureSameFamily",
     "Multinomial",

@@ -80,7 +80,7 @@ class ContinuousBernoulli(Distribution):
         """p where stable, else lims[0] (a harmless value for the unused closed form)."""
         return F.where(self._stable(), self.probs, self._lims[0])
 
-    def _log_normalizer(self) -> Tensor:
+    def _cont_bern_log_norm(self) -> Tensor:
         """log C(p) = log |log(1 - p) - log p| - log |1 - 2p|; near 1/2,
         log 2 + (4/3 + 104/45 x) x with x = (p - 1/2)^2."""
         p = self._cut_probs()
@@ -125,7 +125,7 @@ class ContinuousBernoulli(Distribution):
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         bce = nnF.binary_cross_entropy_with_logits(logits, value, reduction="none")
-        return -bce + self._log_normalizer()
+        return -bce + self._cont_bern_log_norm()
 
     def cdf(self, value: Tensor) -> Tensor:
         """(p^x (1 - p)^(1 - x) + p - 1) / (2p - 1); x itself near p = 1/2; 0 below 0 and
@@ -145,4 +145,4 @@ class ContinuousBernoulli(Distribution):
     def entropy(self) -> Tensor:
         log_probs0 = (-self.probs).log1p()
         log_probs1 = self.probs.log()
-        return self.mean * (log_probs0 - log_probs1) - self._log_normalizer() - log_probs0
+        return self.mean * (log_probs0 - log_probs1) - self._cont_bern_log_norm() - log_probs0

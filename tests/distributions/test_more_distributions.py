@@ -105,6 +105,14 @@ CASES = {
     "GeneralizedPareto": (lambda d, p: d.GeneralizedPareto(p[0], p[1], p[2]),
                           [[0.5, -1.0, 0.0, 1.0], [1.0, 2.0, 0.5, 1.5], [0.3, 0.0, -0.5, 0.7]],
                           [1.3, 2.0, 0.1, 3.0], "float64"),
+    "LowRankMultivariateNormal": (
+        lambda d, p: d.LowRankMultivariateNormal(p[0], p[1], p[2]),
+        [[0.5, -1.0, 0.2], [[1.0, 0.2], [-0.5, 0.3], [0.1, 1.5]], [0.5, 1.0, 2.0]],
+        [[0.0, 0.0, 0.0], [1.0, -2.0, 0.5]], "float64"),
+    "LowRankMultivariateNormal-batched": (
+        lambda d, p: d.LowRankMultivariateNormal(p[0], p[1], p[2]),
+        [[[0.5, -1.0], [0.0, 1.0]], [[1.0], [-0.5]], [[0.5, 1.0], [2.0, 0.3]]],
+        [1.0, -2.0], "float64"),
 }  # fmt: skip
 
 
