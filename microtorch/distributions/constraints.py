@@ -217,6 +217,33 @@ class _IndependentConstraint(Constraint):
         )
 
 
+class MixtureSameFamilyConstraint(Constraint):
+    """A MixtureSameFamily's support: its component distribution's, checked with the
+    component dimension (size 1) put back before the event dimensions."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Tensor) -> Tensor:
+        event_dim = self.event_dim
+        if value.dim() < event_dim:
+            raise ValueError(f"Expected value.dim() >= {event_dim} but got {value.dim()}")
+        result = self.base_constraint.check(value.unsqueeze(-1 - event_dim))
+        keep = value.dim() - event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
+
+
 dependent = _Dependent()
 real = _Real()
 boolean = _Boolean()

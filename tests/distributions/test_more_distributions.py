@@ -188,7 +188,17 @@ def test_float32_parameters_stay_float32_as_torch(case: str) -> None:
     assert ours.has_rsample == theirs.has_rsample
 
 
-RSAMPLE = ["Gumbel", "Cauchy", "HalfNormal", "HalfCauchy", "Pareto", "Weibull", "Kumaraswamy"]
+RSAMPLE = [
+    "Gumbel",
+    "Cauchy",
+    "HalfNormal",
+    "HalfCauchy",
+    "Pareto",
+    "Weibull",
+    "Kumaraswamy",
+    "ContinuousBernoulli-probs",
+    "ContinuousBernoulli-logits",
+]
 
 
 @pytest.mark.parametrize("case", RSAMPLE)
@@ -205,6 +215,10 @@ UNBIASED = {
     "FisherSnedecor": (lambda d, p: d.FisherSnedecor(p[0], p[1]), [[3.0, 5.0], [6.0, 9.0]]),
     "InverseGamma": (lambda d, p: d.InverseGamma(p[0], p[1]), [[3.0, 4.0], [1.0, 2.0]]),
     "LogisticNormal": (lambda d, p: d.LogisticNormal(p[0], p[1]), [[0.5, -1.0], [1.0, 0.5]]),
+    "LowRankMultivariateNormal": (lambda d, p: d.LowRankMultivariateNormal(p[0], p[1], p[2]),
+                                  [[0.5, -1.0], [[1.0], [-0.5]], [0.5, 1.0]]),
+    "GeneralizedPareto": (lambda d, p: d.GeneralizedPareto(p[0], p[1], p[2]),
+                          [[0.5, -1.0], [1.0, 2.0], [0.3, -0.5]]),
 }  # fmt: skip
 
 
@@ -233,6 +247,51 @@ def test_rsample_gradient_is_unbiased(case: str, device: str) -> None:
         np.testing.assert_allclose(_np(o.grad), expected, rtol=0.05, atol=0.01)
 
 
+def test_relaxed_rsample_gradients_are_torch_map_at_the_same_noise(device: str) -> None:
+    """The logistic (Gumbel) noise is recovered from our draw; torch's relaxed map of that
+    noise gives the gradients ours does."""
+    temperature, probs = [0.7], [[0.2, 0.5, 0.9]]
+    ours_p = _params(microtorch, device, [temperature, probs[0]])
+    x = D.RelaxedBernoulli(ours_p[0], probs=ours_p[1]).rsample((4,))
+    w = np.linspace(0.5, 1.5, 12).reshape(4, 3)
+    (x * microtorch.tensor(w, device=device)).sum().backward()
+    t, p = _params(torch, None, [temperature, probs[0]])
+    x_t = torch.tensor(_np(x), dtype=torch.float64)
+    noise = temperature[0] * torch.logit(x_t) - torch.logit(p.detach())
+    y = torch.sigmoid((noise + torch.logit(p)) / t)
+    (y * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(_np(ours_p[0].grad), t.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(_np(ours_p[1].grad), p.grad.numpy(), rtol=1e-6)
+
+    logits = [[1.0, -0.5, 0.2], [0.0, 2.0, -1.0]]
+    ours_p = _params(microtorch, device, [temperature, logits])
+    x = D.RelaxedOneHotCategorical(ours_p[0], logits=ours_p[1]).rsample((4,))
+    w = np.linspace(0.5, 1.5, 24).reshape(4, 2, 3)
+    (x * microtorch.tensor(w, device=device)).sum().backward()
+    t, lg = _params(torch, None, [temperature, logits])
+    x_t = torch.tensor(_np(x), dtype=torch.float64)
+    gumbels = temperature[0] * x_t.log() - torch.log_softmax(lg.detach(), -1)
+    y = torch.softmax((torch.log_softmax(lg, -1) + gumbels) / t, -1)
+    (y * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(_np(ours_p[0].grad), t.grad.numpy(), rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(_np(ours_p[1].grad), lg.grad.numpy(), rtol=1e-6, atol=1e-12)
+
+
+def test_straight_through_rsample_is_the_draw_with_the_probs_gradient(device: str) -> None:
+    grads, draws = [], []
+    for lib, d, dev in ((microtorch, D, device), (torch, TD, None)):
+        (logits,) = _params(lib, dev, [[[1.0, -0.5, 0.2], [0.0, 2.0, -1.0]]])
+        x = d.OneHotCategoricalStraightThrough(logits=logits).rsample((5,))
+        w = lib.tensor(np.linspace(0.5, 1.5, 30).reshape(5, 2, 3), dtype=lib.float64)
+        if dev is not None:
+            w = w.to(dev)
+        (x * w).sum().backward()
+        grads.append(_np(logits.grad))
+        draws.append(_np(x))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-14)
+    assert set(np.unique(draws[0])) <= {0.0, 1.0} and (draws[0].sum(-1) == 1).all()
+
+
 # name: make(dists, lib), the draws' support as (low, high, integer)
 STATS = {
     "Gumbel": (lambda d, lib: d.Gumbel(lib.tensor([0.5, -1.0]), lib.tensor([1.0, 2.0]))),
@@ -247,6 +306,23 @@ STATS = {
     "InverseGamma": (lambda d, lib: d.InverseGamma(lib.tensor([5.0, 7.0]), lib.tensor([1.0, 2.0]))),
     "FisherSnedecor": (lambda d, lib: d.FisherSnedecor(lib.tensor([5.0, 8.0]),
                                                        lib.tensor([10.0, 12.0]))),
+    "Multinomial": (lambda d, lib: d.Multinomial(7, probs=lib.tensor([0.2, 0.3, 0.5]))),
+    "NegativeBinomial": (lambda d, lib: d.NegativeBinomial(lib.tensor([2.5, 10.0]),
+                                                           probs=lib.tensor([0.3, 0.6]))),
+    "ContinuousBernoulli": (lambda d, lib: d.ContinuousBernoulli(lib.tensor([0.2, 0.5, 0.9]))),
+    "GeneralizedPareto": (lambda d, lib: d.GeneralizedPareto(lib.tensor([0.5, -1.0]),
+                                                             lib.tensor([1.0, 2.0]),
+                                                             lib.tensor([0.1, -0.5]))),
+    "LowRankMultivariateNormal": (lambda d, lib: d.LowRankMultivariateNormal(
+        lib.tensor([0.5, -1.0, 0.2]), lib.tensor([[1.0, 0.2], [-0.5, 0.3], [0.1, 1.5]]),
+        lib.tensor([0.5, 1.0, 2.0]))),
+    "MixtureSameFamily": (lambda d, lib: d.MixtureSameFamily(
+        d.Categorical(probs=lib.tensor([0.2, 0.3, 0.5])),
+        d.Normal(lib.tensor([-1.0, 0.5, 2.0]), lib.tensor([0.5, 1.0, 2.0])))),
+    "MixtureSameFamily-Independent": (lambda d, lib: d.MixtureSameFamily(
+        d.Categorical(probs=lib.tensor([0.4, 0.6])),
+        d.Independent(d.Normal(lib.tensor([[-1.0, 0.5], [2.0, 0.0]]),
+                               lib.tensor([[0.5, 1.0], [2.0, 0.3]])), 1))),
 }  # fmt: skip
 
 
@@ -277,6 +353,22 @@ def test_sample_moments_and_support(case: str, device: str) -> None:
     mean, var = _np(dist.mean), _np(dist.variance)
     np.testing.assert_allclose(s.mean(0), mean, atol=5 * np.sqrt(var.max() / n))
     np.testing.assert_allclose(s.var(0), var, rtol=0.1, atol=1e-3)
+
+
+def test_relaxed_samples_by_their_limits(device: str) -> None:
+    """At a low temperature a relaxed draw is near 0/1 (a corner), 1 (that corner) with
+    probability p; at any temperature, in the support."""
+    lib = _OnDevice(device)
+    microtorch.manual_seed(4)
+    probs = lib.tensor([0.2, 0.7])
+    s = D.RelaxedBernoulli(lib.tensor(0.05), probs=probs).sample((20000,))
+    assert bool(D.constraints.unit_interval.check(s).all())
+    np.testing.assert_allclose((_np(s) > 0.5).mean(0), [0.2, 0.7], atol=0.015)
+    cat_probs = lib.tensor([0.2, 0.3, 0.5])
+    s = D.RelaxedOneHotCategorical(lib.tensor(0.05), probs=cat_probs).sample((20000,))
+    assert bool(D.constraints.simplex.check(s).all())
+    wins = np.bincount(_np(s).argmax(-1), minlength=3) / 20000
+    np.testing.assert_allclose(wins, [0.2, 0.3, 0.5], atol=0.015)
 
 
 def test_heavy_tailed_samples_by_quantiles(device: str) -> None:
@@ -312,6 +404,26 @@ SHAPES = {
     "StudentT-scalar": (lambda d, lib: d.StudentT(3.0), (), ()),
     "Chi2-scalar": (lambda d, lib: d.Chi2(3.0), (), ()),
     "Geometric-scalar": (lambda d, lib: d.Geometric(0.3), (), ()),
+    "RelaxedBernoulli": (lambda d, lib: d.RelaxedBernoulli(lib.tensor(0.5), probs=lib.full((2, 3), 0.3)),
+                         (2, 3), ()),
+    "RelaxedOneHotCategorical": (lambda d, lib: d.RelaxedOneHotCategorical(
+        lib.tensor(0.5), logits=lib.zeros(2, 4)), (2,), (4,)),
+    "OneHotCategoricalStraightThrough": (lambda d, lib: d.OneHotCategoricalStraightThrough(
+        logits=lib.zeros(2, 4)), (2,), (4,)),
+    "MixtureSameFamily": (lambda d, lib: d.MixtureSameFamily(
+        d.Categorical(logits=lib.zeros(2, 3)), d.Normal(lib.zeros(2, 3), 1.0)), (2,), ()),
+    "MixtureSameFamily-Independent": (lambda d, lib: d.MixtureSameFamily(
+        d.Categorical(logits=lib.zeros(3)), d.Independent(d.Normal(lib.zeros(3, 2), 1.0), 1)),
+        (), (2,)),
+    "Multinomial": (lambda d, lib: d.Multinomial(6, logits=lib.zeros(2, 4)), (2,), (4,)),
+    "NegativeBinomial": (lambda d, lib: d.NegativeBinomial(lib.full((3,), 4.0), logits=lib.zeros(3)),
+                         (3,), ()),
+    "ContinuousBernoulli": (lambda d, lib: d.ContinuousBernoulli(lib.full((3,), 0.3)), (3,), ()),
+    "GeneralizedPareto": (lambda d, lib: d.GeneralizedPareto(lib.zeros(3), 1.0, 0.2), (3,), ()),
+    "LowRankMultivariateNormal": (lambda d, lib: d.LowRankMultivariateNormal(
+        lib.zeros(2, 3), lib.ones(3, 1), lib.ones(3)), (2,), (3,)),
+    "ContinuousBernoulli-scalar": (lambda d, lib: d.ContinuousBernoulli(0.3), (), ()),
+    "GeneralizedPareto-scalar": (lambda d, lib: d.GeneralizedPareto(0.0, 1.0, 0.2), (), ()),
 }  # fmt: skip
 
 
@@ -325,7 +437,13 @@ def test_shapes_expand_and_repr_match_torch(case: str) -> None:
     assert _without_our_tensor_options(repr(ours.support)) == repr(theirs.support)
     assert tuple(ours.sample((7, 2)).shape) == (7, 2) + batch + event
     assert tuple(ours.sample().shape) == batch + event
-    assert tuple(ours.sample((0,)).shape) == (0,) + batch + event
+    try:
+        empty = tuple(theirs.sample((0,)).shape)
+    except RuntimeError:  # categorical draws: PyTorch's multinomial draws at least one
+        with pytest.raises(RuntimeError):
+            ours.sample((0,))
+    else:
+        assert tuple(ours.sample((0,)).shape) == empty == (0,) + batch + event
     if ours.has_rsample:
         assert tuple(ours.rsample((3,)).shape) == (3,) + batch + event
     bigger = (5,) + batch
@@ -362,6 +480,21 @@ BAD_PARAMETERS = [
      "concentration"),  # its inner Gamma's, as torch's
     ("LogisticNormal", lambda d, lib: d.LogisticNormal(lib.zeros(2), lib.tensor([1.0, -1.0])),
      "scale"),
+    ("RelaxedBernoulli", lambda d, lib: d.RelaxedBernoulli(lib.tensor(0.5), probs=lib.tensor([1.5])),
+     "probs"),
+    ("RelaxedOneHotCategorical", lambda d, lib: d.RelaxedOneHotCategorical(
+        lib.tensor(0.5), probs=lib.tensor([-0.5, 1.0])), "probs"),
+    ("NegativeBinomial", lambda d, lib: d.NegativeBinomial(lib.tensor([-1.0]),
+                                                           probs=lib.tensor([0.5])), "total_count"),
+    ("NegativeBinomial-probs", lambda d, lib: d.NegativeBinomial(lib.tensor([2.0]),
+                                                                 probs=lib.tensor([1.0])), "probs"),
+    ("Multinomial", lambda d, lib: d.Multinomial(3, probs=lib.tensor([-0.5, 1.0])), "probs"),
+    ("ContinuousBernoulli", lambda d, lib: d.ContinuousBernoulli(lib.tensor([1.5]),
+                                                                 validate_args=True), "probs"),
+    ("GeneralizedPareto", lambda d, lib: d.GeneralizedPareto(0.0, lib.tensor([-1.0]), 0.1),
+     "scale"),
+    ("LowRankMultivariateNormal", lambda d, lib: d.LowRankMultivariateNormal(
+        lib.zeros(2), lib.ones(2, 1), lib.tensor([1.0, -1.0])), "cov_diag"),
 ]  # fmt: skip
 
 
@@ -383,6 +516,13 @@ OUTSIDE_SUPPORT = [
     ("Weibull", lambda d, lib: d.Weibull(lib.tensor(2.0), 1.0), 0.0),
     ("Kumaraswamy", lambda d, lib: d.Kumaraswamy(lib.tensor(2.0), 1.0), 1.5),
     ("LogisticNormal", lambda d, lib: d.LogisticNormal(lib.zeros(2), 1.0), [0.5, 0.6, 0.1]),
+    ("RelaxedBernoulli", lambda d, lib: d.RelaxedBernoulli(lib.tensor(0.5), probs=0.3), 1.5),
+    ("Multinomial", lambda d, lib: d.Multinomial(3, probs=lib.tensor([0.5, 0.5])), [3.0, 1.0]),
+    ("NegativeBinomial", lambda d, lib: d.NegativeBinomial(2.0, probs=lib.tensor(0.5)), 1.5),
+    ("ContinuousBernoulli", lambda d, lib: d.ContinuousBernoulli(lib.tensor(0.3)), 1.5),
+    ("GeneralizedPareto", lambda d, lib: d.GeneralizedPareto(0.0, 1.0, lib.tensor(-0.5)), 2.5),
+    ("MixtureSameFamily", lambda d, lib: d.MixtureSameFamily(
+        d.Categorical(probs=lib.tensor([0.5, 0.5])), d.Exponential(lib.ones(2))), -1.0),
 ]  # fmt: skip
 
 
@@ -402,3 +542,44 @@ def test_other_argument_errors_as_torch() -> None:
             d.Dirichlet(lib.tensor(1.0))
         with pytest.raises(ValueError, match="not both"):
             d.Geometric()
+        with pytest.raises(ValueError, match="instance of torch.distributions.Categorical"):
+            d.MixtureSameFamily(d.Normal(0.0, 1.0), d.Normal(lib.zeros(2), 1.0))
+        with pytest.raises(ValueError, match="instance of torch.distributions.Distribution"):
+            d.MixtureSameFamily(d.Categorical(logits=lib.zeros(2)), "normal")
+        with pytest.raises(ValueError, match="does not equal"):
+            d.MixtureSameFamily(d.Categorical(logits=lib.zeros(3)), d.Normal(lib.zeros(2), 1.0))
+        with pytest.raises(ValueError, match="not compatible"):
+            d.MixtureSameFamily(
+                d.Categorical(logits=lib.zeros(3, 2)), d.Normal(lib.zeros(4, 2), 1.0)
+            )
+        with pytest.raises(NotImplementedError, match="inhomogeneous total_count"):
+            d.Multinomial(lib.tensor(3), probs=lib.ones(2))
+        with pytest.raises(ValueError, match="cov_factor must be at least two-dimensional"):
+            d.LowRankMultivariateNormal(lib.zeros(2), lib.ones(2), lib.ones(2))
+        with pytest.raises(ValueError, match="cov_factor must be a batch of matrices"):
+            d.LowRankMultivariateNormal(lib.zeros(2), lib.ones(3, 1), lib.ones(2))
+        with pytest.raises(ValueError, match="cov_diag must be a batch of vectors"):
+            d.LowRankMultivariateNormal(lib.zeros(2), lib.ones(2, 1), lib.ones(3))
+        with pytest.raises(ValueError, match="Incompatible batch shapes"):
+            d.LowRankMultivariateNormal(lib.zeros(3, 2), lib.ones(4, 2, 1), lib.ones(2))
+        with pytest.raises(ValueError, match="The parameter probs has invalid values"):
+            d.ContinuousBernoulli(lib.tensor([1.5]), validate_args=False)
+
+
+def test_mixture_repr_and_components_as_torch() -> None:
+    made = []
+    for lib, d in ((microtorch, D), (torch, TD)):
+        mix = d.Categorical(probs=lib.tensor([0.5, 0.5]))
+        comp = d.Normal(lib.tensor([0.0, 1.0]), lib.tensor([1.0, 2.0]))
+        made.append(d.MixtureSameFamily(mix, comp))
+    ours, theirs = made
+    assert repr(ours).replace("microtorch", "torch") == repr(theirs)
+    assert type(ours.mixture_distribution).__name__ == "Categorical"
+    assert type(ours.component_distribution).__name__ == "Normal"
+
+
+def test_multinomial_samples_count_total_count_trials(device: str) -> None:
+    probs = microtorch.tensor([[0.2, 0.3, 0.5], [0.0, 0.5, 0.5]], device=device)
+    s = _np(D.Multinomial(9, probs=probs).sample((1000,)))
+    assert s.shape == (1000, 2, 3) and s.dtype == np.float32
+    assert (s.sum(-1) == 9).all() and (s[:, 1, 0] == 0).all()
