@@ -14,6 +14,7 @@ from .distribution import Distribution
 from .utils import (
     broadcast_all,
     clamp_probs,
+    expand_probs_or_logits,
     lazy_property,
     logits_to_probs,
     probs_to_logits,
@@ -52,12 +53,7 @@ class ContinuousBernoulli(Distribution):
         new = self._get_checked_instance(ContinuousBernoulli, _instance)
         batch_shape = Size(batch_shape)
         new._lims = self._lims
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         return self._expanded(new, batch_shape)
 
     @lazy_property

@@ -10,12 +10,11 @@ from .._tensor import Size, Tensor
 from ..factories import zeros_like
 from ..nn import functional as nnF
 from . import constraints
-from .bernoulli import _one_of
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, standard_uniform
+from .utils import BinaryProbsLogits, broadcast_all, expand_probs_or_logits, standard_uniform
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbsLogits, Distribution):
     """Geometric(probs=p) or (logits=l): P(k) = (1 - p)^k p for k = 0, 1, 2, ... with
     p = sigmoid(l) the success probability of each trial (p must be positive)."""
 
@@ -24,14 +23,8 @@ class Geometric(Distribution):
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:  # fmt: skip
-        _one_of(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            shape = self.probs.shape
-        else:
-            (self.logits,) = broadcast_all(logits)
-            shape = self.logits.shape
-        super().__init__(shape, validate_args=validate_args)
+        param = self._set_probs_or_logits(probs, logits)
+        super().__init__(param.shape, validate_args=validate_args)
         if self._validate_args and probs is not None and not bool((self.probs > 0).all()):
             value = self.probs
             raise ValueError(
@@ -43,19 +36,8 @@ class Geometric(Distribution):
     def expand(self, batch_shape: tuple, _instance: Any = None) -> Geometric:
         new = self._get_checked_instance(Geometric, _instance)
         batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
+        expand_probs_or_logits(self, new, batch_shape)
         return self._expanded(new, batch_shape)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self) -> Tensor:

@@ -13,10 +13,10 @@ from .bernoulli import _one_of
 from .distribution import Distribution
 from .gamma import Gamma
 from .poisson import Poisson
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbsLogits, broadcast_all, expand_probs_or_logits
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryProbsLogits, Distribution):
     """NegativeBinomial(total_count=r, probs=p | logits=l): P(k) = C(k + r - 1, k)
     (1 - p)^r p^k for k = 0, 1, ... (p the probability of each failure, as PyTorch's),
     r any positive real. A draw is Poisson(G) with G ~ Gamma(r, (1 - p) / p)."""
@@ -45,25 +45,8 @@ class NegativeBinomial(Distribution):
         new = self._get_checked_instance(NegativeBinomial, _instance)
         batch_shape = Size(batch_shape)
         new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         return self._expanded(new, batch_shape)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.shape
 
     @property
     def mean(self) -> Tensor:

@@ -8,22 +8,20 @@ from typing import Any
 from .._tensor import Size, Tensor
 from ..nn import functional as nnF
 from . import constraints
-from .bernoulli import _one_of
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
 from .utils import (
+    BinaryProbsLogits,
     broadcast_all,
     clamp_probs,
-    lazy_property,
+    expand_probs_or_logits,
     log_of,
-    logits_to_probs,
-    probs_to_logits,
     standard_uniform,
 )
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbsLogits, Distribution):
     """LogitRelaxedBernoulli(temperature, probs=p | logits=l): (l + logistic noise) /
     temperature, the logit of a RelaxedBernoulli draw; density on the reals."""
 
@@ -34,38 +32,15 @@ class LogitRelaxedBernoulli(Distribution):
     def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:  # fmt: skip
         self.temperature = temperature
-        _one_of(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            self._param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            self._param = self.logits
-        super().__init__(self._param.shape, validate_args=validate_args)
+        param = self._set_probs_or_logits(probs, logits)
+        super().__init__(param.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: tuple, _instance: Any = None) -> LogitRelaxedBernoulli:
         new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
         batch_shape = Size(batch_shape)
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         return self._expanded(new, batch_shape)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.shape
 
     def rsample(self, sample_shape: tuple = Size()) -> Tensor:
         """(logit(p) + logit(u)) / temperature for u uniform: differentiable in p (and in

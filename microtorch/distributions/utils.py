@@ -87,6 +87,55 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
     return logits.sigmoid() if is_binary else logits.softmax(-1)
 
 
+def one_of(probs: Any, logits: Any) -> None:
+    """ValueError unless exactly one of probs and logits is given."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+class BinaryProbsLogits:
+    """The probs and logits of a two-outcome parameter (Bernoulli, Geometric, ...): the one
+    not given is computed from the other on first use, sigmoid(logits) or
+    log(p / (1 - p)). ``_param`` is the one given."""
+
+    _param: Tensor
+
+    def _set_probs_or_logits(self, probs: Any, logits: Any) -> Tensor:
+        """Keep whichever of probs and logits is given (exactly one must be) as a tensor,
+        and return it."""
+        one_of(probs, logits)
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+            self._param = self.probs
+        else:
+            (self.logits,) = broadcast_all(logits)
+            self._param = self.logits
+        return self._param
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Any:
+        return self._param.shape
+
+
+def expand_probs_or_logits(source: Any, new: Any, shape: tuple) -> None:
+    """Give ``new`` the probs and logits that ``source`` holds (given, or already
+    computed) expanded to ``shape``, and as its ``_param`` the expanded one it was given."""
+    given_probs = "probs" in source.__dict__ and source._param is source.__dict__["probs"]
+    if "probs" in source.__dict__:
+        new.probs = source.probs.expand(shape)
+    if "logits" in source.__dict__:
+        new.logits = source.logits.expand(shape)
+    new._param = new.probs if given_probs else new.logits
+
+
 def sum_rightmost(value: Tensor, dim: int) -> Tensor:
     """value summed over its last ``dim`` dimensions (value itself when dim is 0)."""
     if dim == 0:

@@ -155,8 +155,12 @@ def check_quantity_against_torch(case: tuple, quantity: str, device: str) -> Non
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_float32_parameters_stay_float32_as_torch(case: str) -> None:
+    check_float32_against_torch(CASES[case])
+
+
+def check_float32_against_torch(case: tuple) -> None:
     """log_prob, entropy, mean, variance and samples in float32 for float32 parameters."""
-    make, params, value, dtype = CASES[case]
+    make, params, value, dtype = case
     v_dtype = "float32" if dtype == "float64" else dtype
     ours = make(D, [microtorch.tensor(p) for p in params])
     theirs = make(TD, [torch.tensor(p) for p in params])
@@ -345,16 +349,23 @@ SHAPES = {
 
 @pytest.mark.parametrize("case", list(SHAPES))
 def test_shapes_expand_and_repr_match_torch(case: str) -> None:
-    make, batch, event = SHAPES[case]
+    check_shapes_against_torch(SHAPES[case])
+
+
+def check_shapes_against_torch(case: tuple) -> None:
+    """batch/event shapes, repr, support, sample and rsample shapes (empty ones too) and
+    expand (with log_prob of the expanded distribution) against torch's."""
+    make, batch, event = case
     ours, theirs = make(D, microtorch), make(TD, torch)
     assert tuple(ours.batch_shape) == tuple(theirs.batch_shape) == batch
     assert tuple(ours.event_shape) == tuple(theirs.event_shape) == event
     assert repr(ours).replace("microtorch", "torch") == repr(theirs)
+    assert _as_torch_repr(repr(ours.support)) == repr(theirs.support)
     assert tuple(ours.sample((7, 2)).shape) == (7, 2) + batch + event
     assert tuple(ours.sample().shape) == batch + event
     try:
         empty = tuple(theirs.sample((0,)).shape)
-    except RuntimeError:  # Categorical: PyTorch's multinomial draws at least one
+    except RuntimeError:  # categorical draws: PyTorch's multinomial draws at least one
         with pytest.raises(RuntimeError):
             ours.sample((0,))
     else:
@@ -422,6 +433,12 @@ BAD_PARAMETERS = [
 
 @pytest.mark.parametrize("case", BAD_PARAMETERS, ids=[c[0] for c in BAD_PARAMETERS])
 def test_invalid_parameters_raise_value_error_as_torch(case) -> None:
+    check_invalid_parameters_as_torch(case)
+
+
+def check_invalid_parameters_as_torch(case: tuple) -> None:
+    """(id, make, name): both raise ValueError, ours naming ``name``, with torch's first
+    line."""
     _, make, name = case
     with pytest.raises(ValueError) as theirs:
         make(TD, torch)
@@ -440,8 +457,12 @@ def test_beta_names_its_own_parameter() -> None:
 
 def _first_line(error: Exception) -> str:
     """The message's first line, with microtorch's tensor reprs written as torch's."""
-    text = str(error).split("\n")[0].replace("microtorch", "torch")
-    return text.replace(", dtype=torch.float32, device='cpu'", "")
+    return _as_torch_repr(str(error).split("\n")[0])
+
+
+def _as_torch_repr(text: str) -> str:
+    """text with microtorch's tensor reprs written as torch's."""
+    return text.replace("microtorch", "torch").replace(", dtype=torch.float32, device='cpu'", "")
 
 
 def test_validation_can_be_turned_off() -> None:
@@ -476,6 +497,12 @@ OUTSIDE_SUPPORT = [
 
 @pytest.mark.parametrize("case", OUTSIDE_SUPPORT, ids=[c[0] for c in OUTSIDE_SUPPORT])
 def test_log_prob_outside_the_support_raises_value_error_as_torch(case) -> None:
+    check_outside_support_as_torch(case)
+
+
+def check_outside_support_as_torch(case: tuple) -> None:
+    """(id, make, value): log_prob(value) raises ValueError naming the support, with
+    torch's first line."""
     _, make, value = case
     with pytest.raises(ValueError) as theirs:
         make(TD, torch).log_prob(torch.tensor(value))

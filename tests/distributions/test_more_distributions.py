@@ -12,11 +12,14 @@ import microtorch
 
 from .test_distribution import (
     QUANTITIES,
-    _first_line,
     _np,
     _params,
+    check_float32_against_torch,
+    check_invalid_parameters_as_torch,
+    check_outside_support_as_torch,
     check_quantity_against_torch,
     check_rsample_gradient_against_torch,
+    check_shapes_against_torch,
 )
 
 torch = pytest.importorskip("torch")
@@ -162,30 +165,10 @@ def test_generalized_pareto_log_prob_and_cdf(device: str) -> None:
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_float32_parameters_stay_float32_as_torch(case: str) -> None:
-    make, params, value, _ = CASES[case]
+    check_float32_against_torch(CASES[case])
+    make, params, _, _ = CASES[case]
     ours = make(D, [microtorch.tensor(p) for p in params])
-    theirs = make(TD, [torch.tensor(p) for p in params])
-    for quantity in ("log_prob", "entropy", "mean", "variance"):
-        try:
-            expected = (
-                theirs.log_prob(torch.tensor(value))
-                if quantity == "log_prob"
-                else (theirs.entropy() if quantity == "entropy" else getattr(theirs, quantity))
-            )
-        except NotImplementedError:
-            continue
-        got = (
-            ours.log_prob(microtorch.tensor(value))
-            if quantity == "log_prob"
-            else (ours.entropy() if quantity == "entropy" else getattr(ours, quantity))
-        )
-        assert got.dtype == microtorch.float32, quantity
-        np.testing.assert_allclose(
-            _np(got), _np(expected), rtol=2e-5, atol=1e-6, equal_nan=True, err_msg=quantity
-        )
-    sample = ours.sample((2,))
-    assert str(sample.dtype).split(".")[-1] == str(theirs.sample((2,)).dtype).split(".")[-1]
-    assert ours.has_rsample == theirs.has_rsample
+    assert ours.has_rsample == make(TD, [torch.tensor(p) for p in params]).has_rsample
 
 
 RSAMPLE = [
@@ -429,37 +412,7 @@ SHAPES = {
 
 @pytest.mark.parametrize("case", list(SHAPES))
 def test_shapes_expand_and_repr_match_torch(case: str) -> None:
-    make, batch, event = SHAPES[case]
-    ours, theirs = make(D, microtorch), make(TD, torch)
-    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape) == batch
-    assert tuple(ours.event_shape) == tuple(theirs.event_shape) == event
-    assert repr(ours).replace("microtorch", "torch") == repr(theirs)
-    assert _without_our_tensor_options(repr(ours.support)) == repr(theirs.support)
-    assert tuple(ours.sample((7, 2)).shape) == (7, 2) + batch + event
-    assert tuple(ours.sample().shape) == batch + event
-    try:
-        empty = tuple(theirs.sample((0,)).shape)
-    except RuntimeError:  # categorical draws: PyTorch's multinomial draws at least one
-        with pytest.raises(RuntimeError):
-            ours.sample((0,))
-    else:
-        assert tuple(ours.sample((0,)).shape) == empty == (0,) + batch + event
-    if ours.has_rsample:
-        assert tuple(ours.rsample((3,)).shape) == (3,) + batch + event
-    bigger = (5,) + batch
-    expanded, theirs_expanded = ours.expand(bigger), theirs.expand(bigger)
-    assert tuple(expanded.batch_shape) == bigger and type(expanded) is type(ours)
-    assert tuple(expanded.sample((2,)).shape) == (2,) + bigger + event
-    value = theirs_expanded.sample()
-    np.testing.assert_allclose(
-        _np(expanded.log_prob(microtorch.tensor(value.numpy()))),
-        theirs_expanded.log_prob(value).numpy(), rtol=1e-5, atol=1e-6,
-    )  # fmt: skip
-
-
-def _without_our_tensor_options(text: str) -> str:
-    """A repr with microtorch's tensors written as torch's."""
-    return text.replace("microtorch", "torch").replace(", dtype=torch.float32, device='cpu'", "")
+    check_shapes_against_torch(SHAPES[case])
 
 
 BAD_PARAMETERS = [
@@ -500,12 +453,7 @@ BAD_PARAMETERS = [
 
 @pytest.mark.parametrize("case", BAD_PARAMETERS, ids=[c[0] for c in BAD_PARAMETERS])
 def test_invalid_parameters_raise_value_error_as_torch(case) -> None:
-    _, make, name = case
-    with pytest.raises(ValueError) as theirs:
-        make(TD, torch)
-    with pytest.raises(ValueError, match=name) as ours:
-        make(D, microtorch)
-    assert _first_line(ours.value) == _first_line(theirs.value)
+    check_invalid_parameters_as_torch(case)
 
 
 OUTSIDE_SUPPORT = [
@@ -528,12 +476,7 @@ OUTSIDE_SUPPORT = [
 
 @pytest.mark.parametrize("case", OUTSIDE_SUPPORT, ids=[c[0] for c in OUTSIDE_SUPPORT])
 def test_log_prob_outside_the_support_raises_value_error_as_torch(case) -> None:
-    _, make, value = case
-    with pytest.raises(ValueError) as theirs:
-        make(TD, torch).log_prob(torch.tensor(value))
-    with pytest.raises(ValueError, match="support") as ours:
-        make(D, microtorch).log_prob(microtorch.tensor(value))
-    assert _first_line(ours.value) == _first_line(theirs.value)
+    check_outside_support_as_torch(case)
 
 
 def test_other_argument_errors_as_torch() -> None:
