@@ -89,6 +89,10 @@ def _infinite_like(value: Tensor) -> Tensor:
     return full_like(value, float("inf"))
 
 
+def _x_log_x(x: Tensor) -> Tensor:
+    return F.xlogy(x, x)  # 0 at x = 0
+
+
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
     var_ratio = (p.scale / q.scale).pow(2)
@@ -367,14 +371,18 @@ def _kl_continuous_bernoulli_infinity(p: ContinuousBernoulli, q: Distribution) -
     return _infinite_like(p.probs)
 
 
+@register_kl(Exponential, Beta)
 @register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Pareto)
+@register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p: Exponential, q: Distribution) -> Tensor:
     return _infinite_like(p.rate)
 
 
+@register_kl(Gamma, Beta)
 @register_kl(Gamma, ContinuousBernoulli)
 @register_kl(Gamma, Pareto)
+@register_kl(Gamma, Uniform)
 def _kl_gamma_infinity(p: Gamma, q: Distribution) -> Tensor:
     return _infinite_like(p.concentration)
 
@@ -385,10 +393,18 @@ def _kl_gamma_infinity(p: Gamma, q: Distribution) -> Tensor:
 @register_kl(Gumbel, Gamma)
 @register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Uniform)
+@register_kl(Laplace, Beta)
 @register_kl(Laplace, ContinuousBernoulli)
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
 @register_kl(Laplace, Pareto)
+@register_kl(Laplace, Uniform)
+@register_kl(Normal, Beta)
 @register_kl(Normal, ContinuousBernoulli)
+@register_kl(Normal, Exponential)
+@register_kl(Normal, Gamma)
 @register_kl(Normal, Pareto)
+@register_kl(Normal, Uniform)
 def _kl_real_line_infinity(p: Distribution, q: Distribution) -> Tensor:
     return _infinite_like(p.loc)  # p on the whole real line, q on part of it
 
@@ -500,7 +516,7 @@ def _kl_gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
 def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
     width = p.high - p.low
     t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
-    t2 = (F.xlogy(p.high, p.high) - F.xlogy(p.low, p.low) - width) / width  # E_p[log x]
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width  # E_p[log x]
     return _inf_where(p.low < q.scale, t2 * (q.alpha + 1) - t1)
 
 
@@ -530,3 +546,127 @@ def _kl_pareto_normal(p: Pareto, q: Normal) -> Tensor:
     t3 = p.alpha * common.pow(2) / (p.alpha - 2)  # Var_p
     t4 = (p.alpha * common - q.loc).pow(2)  # (E_p - m)^2
     return _inf_where(p.alpha <= 2, t1 - p.alpha.reciprocal() + (t3 + t4) / two_var - 1)
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
+    # -H(p) - E_p[k log rate - rate - log k!], with log k! = 0 for k in {0, 1}
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p: Beta, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p: Beta, q: Gamma) -> Tensor:
+    a, b = p.concentration1, p.concentration0
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (a.digamma() - (a + b).digamma())  # (c - 1) E_p[log x]
+    return -p.entropy() + t2 - t3 + q.rate * a / (a + b)
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p: Beta, q: Normal) -> Tensor:
+    a, b = p.concentration1, p.concentration0
+    mean = a / (a + b)
+    var_q = q.scale.pow(2)
+    t2 = 0.5 * (var_q * 2 * math.pi).log()
+    t3 = (mean * (1 - mean) / (a + b + 1) + mean.pow(2)) * 0.5  # E_p[x^2] / 2
+    return -p.entropy() + t2 + (t3 - q.loc * mean + q.loc.pow(2) * 0.5) / var_q
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
+    result = -p.entropy() + (q.high - q.low).log()
+    return _inf_where((q.low > 0.0) | (q.high < 1.0), result)  # q misses part of [0, 1]
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p: Exponential, q: Gamma) -> Tensor:
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * ratio.log()
+    return t1 + ratio + q.concentration.lgamma() + q.concentration * EULER_GAMMA - (1 + EULER_GAMMA)
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
+    var_q = q.scale.pow(2)
+    rate_sq = p.rate.pow(2)
+    t1 = 0.5 * (rate_sq * var_q * 2 * math.pi).log()
+    return t1 - 1 + (rate_sq.reciprocal() - q.loc / p.rate + q.loc.pow(2) * 0.5) / var_q
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p: Gamma, q: Normal) -> Tensor:
+    a = p.concentration
+    var_q = q.scale.pow(2)
+    rate_sq = p.rate.pow(2)
+    t1 = 0.5 * (rate_sq * var_q * 2 * math.pi).log() - a - a.lgamma()
+    t2 = 0.5 * (a.pow(2) + a) / rate_sq  # E_p[x^2] / 2
+    t3 = q.loc * a / p.rate
+    return t1 + (a - 1) * a.digamma() + (t2 - t3 + 0.5 * q.loc.pow(2)) / var_q
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
+    var_q = q.scale.pow(2)
+    scale_ratio_sq = p.scale.pow(2) / var_q
+    t1 = 0.5 * (2 * scale_ratio_sq / math.pi).log()
+    t2 = 0.5 * p.loc.pow(2) - p.loc * q.loc + 0.5 * q.loc.pow(2)  # (m_p - m_q)^2 / 2
+    return -t1 + scale_ratio_sq + t2 / var_q - 1
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p: Normal, q: Laplace) -> Tensor:
+    loc_diff = p.loc - q.loc
+    standardized = loc_diff / p.scale
+    t1 = (p.scale / q.scale).log()
+    # E_p|x - m_q| = s sqrt(2 / pi) exp(-d^2 / (2 s^2)) + d erf(d / (s sqrt 2))
+    t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * standardized.pow(2)).exp()
+    t3 = loc_diff * (math.sqrt(0.5) * standardized).erf()
+    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p: Uniform, q: Beta) -> Tensor:
+    width = p.high - p.low
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
+    log_beta = (
+        q.concentration1.lgamma()
+        + q.concentration0.lgamma()
+        - (q.concentration1 + q.concentration0).lgamma()
+    )
+    result = t3 + log_beta - width.log() - t2
+    return _inf_where((p.high > 1.0) | (p.low < 0.0), result)
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p: Uniform, q: Exponential) -> Tensor:
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return _inf_where(p.low < 0.0, result)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p: Uniform, q: Gamma) -> Tensor:
+    width = p.high - p.low
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t4 = q.rate * (p.high + p.low) / 2
+    return _inf_where(p.low < 0.0, -width.log() + t2 + t3 + t4)
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
+    width = p.high - p.low
+    t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
+    t2 = width.pow(2) / 12  # Var_p
+    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)  # (E_p - m_q)^2
+    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
