@@ -61,6 +61,7 @@ from .transforms import (
     identity_transform,
 )
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = [
@@ -117,6 +118,7 @@ __all__ = [
     "Transform",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
     "Weibull",
     "biject_to",
     "constraint_registry",
