@@ -71,6 +71,28 @@ def _transform_to_independent(constraint: Any) -> transforms.Transform:
     return transforms.IndependentTransform(base, constraint.reinterpreted_batch_ndims)
 
 
+@biject_to.register(constraints.cat)
+def _biject_to_cat(constraint: Any) -> transforms.Transform:
+    parts = [biject_to(c) for c in constraint.cseq]
+    return transforms.CatTransform(parts, constraint.dim, constraint.lengths)
+
+
+@transform_to.register(constraints.cat)
+def _transform_to_cat(constraint: Any) -> transforms.Transform:
+    parts = [transform_to(c) for c in constraint.cseq]
+    return transforms.CatTransform(parts, constraint.dim, constraint.lengths)
+
+
+@biject_to.register(constraints.stack)
+def _biject_to_stack(constraint: Any) -> transforms.Transform:
+    return transforms.StackTransform([biject_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@transform_to.register(constraints.stack)
+def _transform_to_stack(constraint: Any) -> transforms.Transform:
+    return transforms.StackTransform([transform_to(c) for c in constraint.cseq], constraint.dim)
+
+
 @biject_to.register(constraints.greater_than)
 @biject_to.register(constraints.greater_than_eq)
 @transform_to.register(constraints.greater_than)

@@ -217,6 +217,62 @@ class _IndependentConstraint(Constraint):
         )
 
 
+class _Cat(Constraint):
+    """Slices of one dimension under different constraints: the first lengths[0] entries
+    along ``dim`` satisfy cseq[0], the next lengths[1] cseq[1], ..."""
+
+    def __init__(self, cseq: list, dim: int = 0, lengths: list | None = None) -> None:
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat: {len(self.cseq)} constraints but {len(self.lengths)} lengths")
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value: Tensor) -> Tensor:
+        _check_dim(value, self.dim, "cat")
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return F.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """Entries of one dimension under different constraints: value.select(dim, i)
+    satisfies cseq[i]."""
+
+    def __init__(self, cseq: list, dim: int = 0) -> None:
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim  # a negative dim inside the event
+
+    def check(self, value: Tensor) -> Tensor:
+        _check_dim(value, self.dim, "stack")
+        parts = [value.select(self.dim, i) for i in range(value.shape[self.dim])]
+        return F.stack([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
+
+
+def _check_dim(value: Tensor, dim: int, name: str) -> None:
+    if not -value.dim() <= dim < value.dim():
+        raise ValueError(f"{name}: dim {dim} is out of range for a value of {value.dim()} dims")
+
+
 class MixtureSameFamilyConstraint(Constraint):
     """A MixtureSameFamily's support: its component distribution's, checked with the
     component dimension (size 1) put back before the event dimensions."""
@@ -264,4 +320,6 @@ multinomial = _Multinomial
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint
+cat = _Cat
+stack = _Stack
 real_vector = _IndependentConstraint(real, 1)

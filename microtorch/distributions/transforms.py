@@ -26,6 +26,7 @@ from .utils import broadcast_all, sum_rightmost
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
     "CumulativeDistributionTransform",
     "ExpTransform",
@@ -36,6 +37,7 @@ __all__ = [
     "ReshapeTransform",
     "SigmoidTransform",
     "SoftmaxTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "TanhTransform",
     "Transform",
@@ -353,6 +355,130 @@ class IndependentTransform(Transform):
         return (
             f"{self.__class__.__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
         )
+
+
+class CatTransform(Transform):
+    """tseq[i] applied to the i-th slice (lengths[i] entries, 1 each by default) along
+    ``dim`` of x, the results concatenated back along dim."""
+
+    def __init__(self, tseq: list, dim: int = 0, lengths: list | None = None,
+                 cache_size: int = 0) -> None:  # fmt: skip
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise ValueError(
+                f"CatTransform: {len(self.transforms)} transforms but {len(self.lengths)} lengths"
+            )
+        self.dim = dim
+
+    @property
+    def event_dim(self) -> int:
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @property
+    def codomain(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+    def _slices(self, x: Tensor) -> list:
+        """x's slices along dim, one per transform."""
+        if not -x.dim() <= self.dim < x.dim() or x.shape[self.dim] != self.length:
+            raise ValueError(
+                f"CatTransform expects {self.length} entries along dim {self.dim}, got a "
+                f"tensor of shape {tuple(x.shape)}"
+            )
+        slices, start = [], 0
+        for length in self.lengths:
+            slices.append(x.narrow(self.dim, start, length))
+            start += length
+        return slices
+
+    def _call(self, x: Tensor) -> Tensor:
+        parts = [t(part) for t, part in zip(self.transforms, self._slices(x))]
+        return F.cat(parts, self.dim)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        parts = [t.inv(part) for t, part in zip(self.transforms, self._slices(y))]
+        return F.cat(parts, self.dim)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """Each slice's log Jacobian (summed up to the widest part's event); concatenated
+        along dim when dim is a batch dimension, added when it is inside the event."""
+        terms = []
+        for t, x_part, y_part in zip(self.transforms, self._slices(x), self._slices(y)):
+            term = t.log_abs_det_jacobian(x_part, y_part)
+            terms.append(sum_rightmost(term, self.event_dim - t.event_dim))
+        dim = self.dim - x.dim() if self.dim >= 0 else self.dim
+        dim += self.event_dim
+        if dim < 0:
+            return F.cat(terms, dim)
+        return sum(terms[1:], terms[0])
+
+
+class StackTransform(Transform):
+    """tseq[i] applied to x.select(dim, i), the results stacked back along ``dim``."""
+
+    def __init__(self, tseq: list, dim: int = 0, cache_size: int = 0) -> None:
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @property
+    def codomain(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+    def _slices(self, x: Tensor) -> list:
+        if not -x.dim() <= self.dim < x.dim() or x.shape[self.dim] != len(self.transforms):
+            raise ValueError(
+                f"StackTransform expects {len(self.transforms)} entries along dim {self.dim}, "
+                f"got a tensor of shape {tuple(x.shape)}"
+            )
+        return [x.select(self.dim, i) for i in range(x.shape[self.dim])]
+
+    def _call(self, x: Tensor) -> Tensor:
+        return F.stack([t(part) for t, part in zip(self.transforms, self._slices(x))], self.dim)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        parts = [t.inv(part) for t, part in zip(self.transforms, self._slices(y))]
+        return F.stack(parts, self.dim)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        pairs = zip(self.transforms, self._slices(x), self._slices(y))
+        return F.stack([t.log_abs_det_jacobian(a, b) for t, a, b in pairs], self.dim)
 
 
 class ReshapeTransform(Transform):

@@ -52,6 +52,15 @@ TRANSFORMS = {
     "Independent": (lambda t, lib: t.IndependentTransform(t.SigmoidTransform(), 1), X),
     "Reshape": (lambda t, lib: t.ReshapeTransform((3,), (3, 1)), X),
     "identity": (lambda t, lib: t.identity_transform, X),
+    "Cat-last-dim": (lambda t, lib: t.CatTransform([t.ExpTransform(), t.AffineTransform(1.0, 2.0)],
+                                                   dim=-1, lengths=[1, 2]), X),
+    "Cat-batch-dim": (lambda t, lib: t.CatTransform([t.ExpTransform(), t.SigmoidTransform()]), X),
+    "Cat-vectors": (lambda t, lib: t.CatTransform(
+        [t.IndependentTransform(t.SigmoidTransform(), 1), t.IndependentTransform(t.ExpTransform(), 1)],
+        dim=0), X),
+    "Stack-last-dim": (lambda t, lib: t.StackTransform(
+        [t.ExpTransform(), t.SigmoidTransform(), t.TanhTransform()], dim=-1), X),
+    "Stack-batch-dim": (lambda t, lib: t.StackTransform([t.ExpTransform(), t.TanhTransform()]), X),
     "Inverse-of-Exp": (lambda t, lib: t.ExpTransform().inv, POSITIVE),
     "Inverse-of-StickBreaking": (lambda t, lib: t.StickBreakingTransform().inv,
                                  [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]),
@@ -175,6 +184,9 @@ CONSTRAINTS = {
     "simplex": (lambda c: c.simplex, X),
     "real_vector": (lambda c: c.real_vector, X),
     "independent-positive": (lambda c: c.independent(c.positive, 1), X),
+    "cat": (lambda c: c.cat([c.positive, c.interval(-1.0, 1.0)], dim=-1, lengths=[1, 2]), X),
+    "stack": (lambda c: c.stack([c.positive, c.unit_interval, c.real], dim=-1), X),
+    "stack-batch": (lambda c: c.stack([c.real_vector, c.independent(c.positive, 1)]), X),
     "lower_cholesky": (lambda c: c.lower_cholesky, [X[0], X[1], [1.0, 0.0, -0.2]]),
     "positive_definite": (lambda c: c.positive_definite, [X[0], X[1], [1.0, 0.0, -0.2]]),
 }
