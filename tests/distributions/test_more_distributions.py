@@ -116,6 +116,15 @@ CASES = {
         lambda d, p: d.LowRankMultivariateNormal(p[0], p[1], p[2]),
         [[[0.5, -1.0], [0.0, 1.0]], [[1.0], [-0.5]], [[0.5, 1.0], [2.0, 0.3]]],
         [1.0, -2.0], "float64"),
+    "Wishart-cov": (lambda d, p: d.Wishart(p[0], covariance_matrix=p[1]),
+                    [[4.0, 6.5], [[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]]],
+                    [[3.0, 0.5, 0.2], [0.5, 2.0, 0.1], [0.2, 0.1, 1.0]], "float64"),
+    # tril(): torch's cholesky_solve also gives the (unused) upper triangle a gradient
+    "Wishart-tril": (lambda d, p: d.Wishart(p[0], scale_tril=p[1].tril()),
+                     [3.5, [[1.5, 0.0], [0.4, 0.8]]], [[[3.0, 0.5], [0.5, 2.0]], [[1.0, -0.2],
+                                                       [-0.2, 0.7]]], "float64"),
+    "Wishart-precision": (lambda d, p: d.Wishart(p[0], precision_matrix=p[1]),
+                          [[2.5], [[2.0, 0.3], [0.3, 1.0]]], [[3.0, 0.5], [0.5, 2.0]], "float64"),
 }  # fmt: skip
 
 
@@ -202,6 +211,8 @@ UNBIASED = {
                                   [[0.5, -1.0], [[1.0], [-0.5]], [0.5, 1.0]]),
     "GeneralizedPareto": (lambda d, p: d.GeneralizedPareto(p[0], p[1], p[2]),
                           [[0.5, -1.0], [1.0, 2.0], [0.3, -0.5]]),
+    "Wishart": (lambda d, p: d.Wishart(p[0], scale_tril=p[1]),
+                [[4.0, 6.0], [[1.5, 0.0], [0.4, 0.8]]]),
 }  # fmt: skip
 
 
@@ -408,6 +419,9 @@ SHAPES = {
     "ContinuousBernoulli-scalar": (lambda d, lib: d.ContinuousBernoulli(0.3), (), ()),
     "GeneralizedPareto-scalar": (lambda d, lib: d.GeneralizedPareto(0.0, 1.0, 0.2), (), ()),
     "VonMises": (lambda d, lib: d.VonMises(lib.zeros(2, 1), lib.ones(3)), (2, 3), ()),
+    "Wishart": (lambda d, lib: d.Wishart(lib.full((2,), 4.0), covariance_matrix=lib.eye(3)),
+                (2,), (3, 3)),
+    "Wishart-number-df": (lambda d, lib: d.Wishart(3.0, scale_tril=lib.eye(2)), (), (2, 2)),
 }  # fmt: skip
 
 
@@ -450,6 +464,11 @@ BAD_PARAMETERS = [
     ("LowRankMultivariateNormal", lambda d, lib: d.LowRankMultivariateNormal(
         lib.zeros(2), lib.ones(2, 1), lib.tensor([1.0, -1.0])), "cov_diag"),
     ("VonMises", lambda d, lib: d.VonMises(0.0, lib.tensor([0.0])), "concentration"),
+    ("Wishart-df", lambda d, lib: d.Wishart(lib.tensor([0.5]), covariance_matrix=lib.eye(2)),
+     "df"),
+    ("Wishart-cov", lambda d, lib: d.Wishart(3.0, covariance_matrix=lib.tensor([[1.0, 2.0],
+                                                                               [2.0, 1.0]])),
+     "covariance_matrix"),
 ]  # fmt: skip
 
 
@@ -473,6 +492,8 @@ OUTSIDE_SUPPORT = [
     ("GeneralizedPareto", lambda d, lib: d.GeneralizedPareto(0.0, 1.0, lib.tensor(-0.5)), 2.5),
     ("MixtureSameFamily", lambda d, lib: d.MixtureSameFamily(
         d.Categorical(probs=lib.tensor([0.5, 0.5])), d.Exponential(lib.ones(2))), -1.0),
+    ("Wishart", lambda d, lib: d.Wishart(3.0, covariance_matrix=lib.eye(2)),
+     [[1.0, 2.0], [2.0, 1.0]]),
 ]  # fmt: skip
 
 
@@ -571,3 +592,28 @@ def test_von_mises_samples_by_circular_moments(device: str) -> None:
     np.testing.assert_allclose(1 - np.abs(resultant), _np(dist.variance), atol=0.01)
     np.testing.assert_allclose(np.angle(resultant * np.exp(-1j * _np(dist.loc))), 0.0, atol=0.05)
     assert not dist.has_rsample and not TD.VonMises(0.0, 1.0).has_rsample
+
+
+def test_wishart_samples_by_moments_and_support(device: str) -> None:
+    microtorch.manual_seed(6)
+    cov = microtorch.tensor([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]], device=device)
+    dist = D.Wishart(microtorch.tensor([4.0, 6.5], device=device), covariance_matrix=cov)
+    s = dist.sample((20000,))
+    assert s.dtype == microtorch.float32 and tuple(s.shape) == (20000, 2, 3, 3)
+    assert bool(dist.support.check(s).all())
+    a = _np(s).astype(np.float64)
+    var = _np(dist.variance)
+    np.testing.assert_allclose(a.mean(0), _np(dist.mean), atol=5 * np.sqrt(var.max() / 20000))
+    np.testing.assert_allclose(a.var(0), var, rtol=0.1)
+
+
+def test_wishart_argument_errors_as_torch() -> None:
+    for lib, d in ((torch, TD), (microtorch, D)):
+        with pytest.raises(ValueError, match="at least two-dimensional"):
+            d.Wishart(3.0, covariance_matrix=lib.ones(2))
+        with pytest.raises(ValueError, match="expected to be greater than ndim - 1"):
+            d.Wishart(0.5, covariance_matrix=lib.eye(2))
+        with pytest.warns(UserWarning, match="Low df"):
+            d.Wishart(1.5, covariance_matrix=lib.eye(2))
+    with pytest.raises(ValueError, match="Exactly one"):  # torch: AssertionError
+        D.Wishart(3.0)
