@@ -169,6 +169,19 @@ class _LowerCholesky(Constraint):
         return lower & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower triangular, positive diagonal, every
+    row of unit length (to 10 * n * eps)."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        tol = dtypes.finfo(value.dtype).eps * value.shape[-1] * 10
+        row_norm = linalg.vector_norm(value.detach(), dim=-1)
+        unit_rows = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_rows
+
+
 class _PositiveDefinite(Constraint):
     event_dim = 2
 
@@ -318,6 +331,7 @@ unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 multinomial = _Multinomial
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint
 cat = _Cat
