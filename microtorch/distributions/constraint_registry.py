@@ -139,6 +139,12 @@ def _transform_to_simplex(constraint: Any) -> transforms.Transform:
     return transforms.SoftmaxTransform()
 
 
+@biject_to.register(constraints.corr_cholesky)
+@transform_to.register(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint: Any) -> transforms.Transform:
+    return transforms.CorrCholeskyTransform()
+
+
 @transform_to.register(constraints.lower_cholesky)
 def _transform_to_lower_cholesky(constraint: Any) -> transforms.Transform:
     return transforms.LowerCholeskyTransform()

@@ -18,7 +18,7 @@ from typing import Any
 from .. import dtypes, linalg
 from .. import functional as F
 from .._tensor import Size, Tensor
-from ..factories import arange, full_like, ones, zeros_like
+from ..factories import arange, eye, full_like, ones, tensor, zeros_like
 from ..nn import functional as nnF
 from . import constraints
 from .utils import broadcast_all, sum_rightmost
@@ -28,6 +28,7 @@ __all__ = [
     "AffineTransform",
     "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
@@ -787,6 +788,12 @@ class SoftmaxTransform(Transform):
     inverse_shape = forward_shape
 
 
+def _prepend_one(x: Tensor) -> Tensor:
+    """x with a 1 put in front of its last dimension."""
+    one = ones(tuple(x.shape[:-1]) + (1,), dtype=x.dtype, device=x.device)
+    return F.cat([one, x], -1)
+
+
 def _cumulative_sum(x: Tensor) -> Tensor:
     """Running sums along the last dimension, as x @ U with U upper-triangular ones
     (cumsum itself is a learner's exercise, see docs/exercises)."""
@@ -821,10 +828,11 @@ class StickBreakingTransform(Transform):
         z = (x - self._offset_log(x)).sigmoid()
         # what is left of the stick after each break: prod_{j <= k} (1 - z_j)
         left = _cumulative_sum((-z).log1p()).exp()
-        ones_shape = tuple(x.shape[:-1]) + (1,)
-        one = ones(ones_shape, dtype=x.dtype, device=x.device)
         # y_k = z_k * (left before k); the last part is what is left after K-1 breaks
-        return F.cat([z, one], -1) * F.cat([one, left], -1)
+        z_and_rest = F.cat(
+            [z, ones(tuple(x.shape[:-1]) + (1,), dtype=x.dtype, device=x.device)], -1
+        )
+        return z_and_rest * _prepend_one(left)
 
     def _inverse(self, y: Tensor) -> Tensor:
         y_crop = y[..., :-1]
@@ -846,6 +854,86 @@ class StickBreakingTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+
+
+def _tril_embedding(n: int, diag: int, like: Tensor) -> Tensor:
+    """The 0/1 matrix E (one row per entry with col - row <= diag of an n x n matrix, in
+    row order; n * n columns) such that vec @ E is that matrix flattened and
+    matrix.flatten(-2) @ E^T its entries as a vector."""
+    positions = [r * n + c for r in range(n) for c in range(n) if c - r <= diag]
+    index = tensor(positions, dtype=dtypes.int64, device=like.device)
+    return nnF.one_hot(index, n * n).to(like.dtype)
+
+
+def _tril_to_vec(matrix: Tensor, diag: int) -> Tensor:
+    n = matrix.shape[-1]
+    return matrix.flatten(-2) @ _tril_embedding(n, diag, matrix).mT
+
+
+def _vec_to_tril(vec: Tensor, n: int, diag: int) -> Tensor:
+    flat = vec @ _tril_embedding(n, diag, vec)
+    return flat.reshape(tuple(vec.shape[:-1]) + (n, n))
+
+
+def _corr_size(entries: int) -> int:
+    """D for a vector of D (D - 1) / 2 entries (ValueError for any other length)."""
+    d = round((0.25 + 2 * entries) ** 0.5 + 0.5)
+    if d * (d - 1) // 2 != entries:
+        raise ValueError("Input is not a flattened lower-diagonal number")
+    return d
+
+
+class CorrCholeskyTransform(Transform):
+    """From real vectors of D (D - 1) / 2 entries onto Cholesky factors of D x D
+    correlation matrices (lower triangular, positive diagonal, unit rows): the entries,
+    squashed by tanh into (-1, 1), fill the strictly lower triangle row by row, and each
+    row is then stick-broken so that its squares sum to 1 (each entry takes its share of
+    what the earlier ones left, the diagonal the rest)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CorrCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        eps = dtypes.finfo(x.dtype).eps
+        r = x.tanh().clamp(min=-1 + eps, max=1 - eps)
+        n = _corr_size(x.shape[-1])
+        r = _vec_to_tril(r, n, -1)
+        # prod_{j <= k} sqrt(1 - r_j^2) along each row (entries above the diagonal are 0)
+        left = _cumulative_sum(0.5 * (-r.pow(2)).log1p()).exp()
+        left_before = _prepend_one(left[..., :-1])  # what entry k of a row may take
+        return (r + eye(n, dtype=x.dtype, device=x.device)) * left_before
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        left_before = _prepend_one(1 - _cumulative_sum(y * y)[..., :-1])
+        t = _tril_to_vec(y, -1) / _tril_to_vec(left_before, -1).sqrt()
+        return t.atanh()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        # the stick breaking's triangular Jacobian, and tanh' = 4 e^(-2x) sigmoid(2x)^2
+        left = 1 - _cumulative_sum(y * y)
+        stick_breaking = 0.5 * _tril_to_vec(left, -2).log().sum(-1)
+        tanh = 2.0 * (math.log(2.0) - x + nnF.logsigmoid(2.0 * x)).sum(-1)
+        return stick_breaking + tanh
+
+    def forward_shape(self, shape: tuple) -> Size:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        d = _corr_size(shape[-1])
+        return Size(tuple(shape[:-1]) + (d, d))
+
+    def inverse_shape(self, shape: tuple) -> Size:
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return Size(tuple(shape[:-2]) + (d * (d - 1) // 2,))
 
 
 class LowerCholeskyTransform(Transform):

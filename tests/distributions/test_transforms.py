@@ -61,6 +61,9 @@ TRANSFORMS = {
     "Stack-last-dim": (lambda t, lib: t.StackTransform(
         [t.ExpTransform(), t.SigmoidTransform(), t.TanhTransform()], dim=-1), X),
     "Stack-batch-dim": (lambda t, lib: t.StackTransform([t.ExpTransform(), t.TanhTransform()]), X),
+    "CorrCholesky": (lambda t, lib: t.CorrCholeskyTransform(), X),
+    "CorrCholesky-4": (lambda t, lib: t.CorrCholeskyTransform(),
+                       [[0.3, -1.2, 2.0, -0.5, 0.1, 0.8]]),
     "Inverse-of-Exp": (lambda t, lib: t.ExpTransform().inv, POSITIVE),
     "Inverse-of-StickBreaking": (lambda t, lib: t.StickBreakingTransform().inv,
                                  [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]),
@@ -187,6 +190,7 @@ CONSTRAINTS = {
     "cat": (lambda c: c.cat([c.positive, c.interval(-1.0, 1.0)], dim=-1, lengths=[1, 2]), X),
     "stack": (lambda c: c.stack([c.positive, c.unit_interval, c.real], dim=-1), X),
     "stack-batch": (lambda c: c.stack([c.real_vector, c.independent(c.positive, 1)]), X),
+    "corr_cholesky": (lambda c: c.corr_cholesky, X),
     "lower_cholesky": (lambda c: c.lower_cholesky, [X[0], X[1], [1.0, 0.0, -0.2]]),
     "positive_definite": (lambda c: c.positive_definite, [X[0], X[1], [1.0, 0.0, -0.2]]),
 }
