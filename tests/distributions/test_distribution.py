@@ -289,7 +289,11 @@ def _on(dist, device: str):
     if device == "cpu":
         return dist
     name = type(dist).__name__
-    moved = {k: v.to(device) for k, v in dist.__dict__.items() if isinstance(v, microtorch.Tensor)}
+    moved = {
+        k: v.to(device)
+        for k, v in dist.__dict__.items()
+        if isinstance(v, microtorch.Tensor) and not k.startswith("_")  # not _param
+    }
     if name == "OneHotCategorical":
         return D.OneHotCategorical(probs=dist.probs.to(device))
     if name == "LogNormal":
