@@ -10,10 +10,10 @@ from ..factories import arange
 from . import constraints
 from .bernoulli import _one_of
 from .distribution import Distribution
-from .utils import broadcast_all, host_draws, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbsLogits, broadcast_all, expand_probs_or_logits, host_draws
 
 
-class Binomial(Distribution):
+class Binomial(BinaryProbsLogits, Distribution):
     """Binomial(total_count=n, probs=p | logits=l): P(k) = C(n, k) p^k (1 - p)^(n - k) for
     k = 0..n, p = sigmoid(l)."""
 
@@ -42,29 +42,12 @@ class Binomial(Distribution):
         new = self._get_checked_instance(Binomial, _instance)
         batch_shape = Size(batch_shape)
         new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         return self._expanded(new, batch_shape)
 
     @property
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.shape
 
     @property
     def mean(self) -> Tensor:

@@ -147,6 +147,19 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Multinomial(Constraint):
+    """Count vectors: nonnegative entries summing to at most upper_bound (the trials)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
 class _LowerCholesky(Constraint):
     event_dim = 2
 
@@ -154,6 +167,19 @@ class _LowerCholesky(Constraint):
         lower = (value.tril() == value).flatten(-2).all(-1)
         positive_diagonal = (value.diagonal(0, -2, -1) > 0).all(-1)
         return lower & positive_diagonal
+
+
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower triangular, positive diagonal, every
+    row of unit length (to 10 * n * eps)."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        tol = dtypes.finfo(value.dtype).eps * value.shape[-1] * 10
+        row_norm = linalg.vector_norm(value.detach(), dim=-1)
+        unit_rows = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_rows
 
 
 class _PositiveDefinite(Constraint):
@@ -204,6 +230,89 @@ class _IndependentConstraint(Constraint):
         )
 
 
+class _Cat(Constraint):
+    """Slices of one dimension under different constraints: the first lengths[0] entries
+    along ``dim`` satisfy cseq[0], the next lengths[1] cseq[1], ..."""
+
+    def __init__(self, cseq: list, dim: int = 0, lengths: list | None = None) -> None:
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat: {len(self.cseq)} constraints but {len(self.lengths)} lengths")
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value: Tensor) -> Tensor:
+        _check_dim(value, self.dim, "cat")
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return F.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """Entries of one dimension under different constraints: value.select(dim, i)
+    satisfies cseq[i]."""
+
+    def __init__(self, cseq: list, dim: int = 0) -> None:
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim  # a negative dim inside the event
+
+    def check(self, value: Tensor) -> Tensor:
+        _check_dim(value, self.dim, "stack")
+        parts = [value.select(self.dim, i) for i in range(value.shape[self.dim])]
+        return F.stack([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
+
+
+def _check_dim(value: Tensor, dim: int, name: str) -> None:
+    if not -value.dim() <= dim < value.dim():
+        raise ValueError(f"{name}: dim {dim} is out of range for a value of {value.dim()} dims")
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """A MixtureSameFamily's support: its component distribution's, checked with the
+    component dimension (size 1) put back before the event dimensions."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Tensor) -> Tensor:
+        event_dim = self.event_dim
+        if value.dim() < event_dim:
+            raise ValueError(f"Expected value.dim() >= {event_dim} but got {value.dim()}")
+        result = self.base_constraint.check(value.unsqueeze(-1 - event_dim))
+        keep = value.dim() - event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
+
+
 dependent = _Dependent()
 real = _Real()
 boolean = _Boolean()
@@ -220,7 +329,11 @@ interval = _Interval
 half_open_interval = _HalfOpenInterval
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
+multinomial = _Multinomial
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint
+cat = _Cat
+stack = _Stack
 real_vector = _IndependentConstraint(real, 1)

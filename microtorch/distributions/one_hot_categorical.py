@@ -83,3 +83,16 @@ class OneHotCategorical(Distribution):
         values = nnF.one_hot(self._categorical.enumerate_support(False).reshape(-1), n)
         values = values.type_as(self._param).reshape((n,) + (1,) * len(self._batch_shape) + (n,))
         return values.expand((n,) + tuple(self._batch_shape) + (n,)) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A OneHotCategorical whose rsample is the one-hot draw in the forward pass and has
+    the gradient of probs in the backward one (the straight-through estimator)."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape: tuple = Size()) -> Tensor:
+        """draw + (probs - probs.detach()): the draw's value, probs' gradient."""
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

@@ -3,6 +3,7 @@ noise drawn from microtorch's seeded host generator."""
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from numbers import Number
 from typing import Any
@@ -11,7 +12,7 @@ from .. import dtypes, random
 from .. import functional as F
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..factories import tensor
+from ..factories import full, tensor
 
 
 class lazy_property(cached_property):
@@ -58,6 +59,17 @@ def host_draws(host: Any, like: Tensor) -> Tensor:
     return tensor(host, dtype=like.dtype, device=like.device)
 
 
+def filled(shape: tuple, value: float, like: Tensor) -> Tensor:
+    """A constant tensor of ``shape`` in like's dtype and on its device (no gradient): a
+    mean or variance that is nan or inf whatever the parameters."""
+    return full(tuple(shape), value, dtype=like.dtype, device=like.device)
+
+
+def log_of(value: Any) -> Any:
+    """log of a number (math.log) or of a tensor (Tensor.log): temperatures may be either."""
+    return value.log() if isinstance(value, Tensor) else math.log(value)
+
+
 def clamp_probs(probs: Tensor) -> Tensor:
     """Probabilities kept eps away from 0 and 1 (eps of their dtype), so logs stay finite."""
     eps = dtypes.finfo(probs.dtype).eps
@@ -73,6 +85,55 @@ def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
 def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
     """sigmoid(logits) when is_binary, else softmax over the last dimension."""
     return logits.sigmoid() if is_binary else logits.softmax(-1)
+
+
+def one_of(probs: Any, logits: Any) -> None:
+    """ValueError unless exactly one of probs and logits is given."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+class BinaryProbsLogits:
+    """The probs and logits of a two-outcome parameter (Bernoulli, Geometric, ...): the one
+    not given is computed from the other on first use, sigmoid(logits) or
+    log(p / (1 - p)). ``_param`` is the one given."""
+
+    _param: Tensor
+
+    def _set_probs_or_logits(self, probs: Any, logits: Any) -> Tensor:
+        """Keep whichever of probs and logits is given (exactly one must be) as a tensor,
+        and return it."""
+        one_of(probs, logits)
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+            self._param = self.probs
+        else:
+            (self.logits,) = broadcast_all(logits)
+            self._param = self.logits
+        return self._param
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Any:
+        return self._param.shape
+
+
+def expand_probs_or_logits(source: Any, new: Any, shape: tuple) -> None:
+    """Give ``new`` the probs and logits that ``source`` holds (given, or already
+    computed) expanded to ``shape``, and as its ``_param`` the expanded one it was given."""
+    given_probs = "probs" in source.__dict__ and source._param is source.__dict__["probs"]
+    if "probs" in source.__dict__:
+        new.probs = source.probs.expand(shape)
+    if "logits" in source.__dict__:
+        new.logits = source.logits.expand(shape)
+    new._param = new.probs if given_probs else new.logits
 
 
 def sum_rightmost(value: Tensor, dim: int) -> Tensor:

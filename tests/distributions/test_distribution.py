@@ -111,7 +111,13 @@ def _close(a: np.ndarray, b: np.ndarray) -> None:
 @pytest.mark.parametrize("quantity", QUANTITIES)
 @pytest.mark.parametrize("case", list(CASES))
 def test_quantities_and_gradients_match_torch(case: str, quantity: str, device: str) -> None:
-    make, params, value, dtype = CASES[case]
+    check_quantity_against_torch(CASES[case], quantity, device)
+
+
+def check_quantity_against_torch(case: tuple, quantity: str, device: str) -> None:
+    """One quantity of one distribution (a CASES entry) and its gradient in every
+    parameter against torch's; NotImplementedError where torch raises it."""
+    make, params, value, dtype = case
     theirs_p = _params(torch, None, params)
     ours_p = _params(microtorch, device, params)
     theirs_d, ours_d = make(TD, theirs_p), make(D, ours_p)
@@ -149,8 +155,12 @@ def test_quantities_and_gradients_match_torch(case: str, quantity: str, device: 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_float32_parameters_stay_float32_as_torch(case: str) -> None:
+    check_float32_against_torch(CASES[case])
+
+
+def check_float32_against_torch(case: tuple) -> None:
     """log_prob, entropy, mean, variance and samples in float32 for float32 parameters."""
-    make, params, value, dtype = CASES[case]
+    make, params, value, dtype = case
     v_dtype = "float32" if dtype == "float64" else dtype
     ours = make(D, [microtorch.tensor(p) for p in params])
     theirs = make(TD, [torch.tensor(p) for p in params])
@@ -175,7 +185,12 @@ def test_rsample_gradient_is_torch_reparameterisation(case: str, device: str) ->
     """For x = F^-1(u; theta) the reparameterised gradient is dx/dtheta = -(dF/dtheta) / p(x)
     at fixed u: torch's cdf and density at our draws give what torch's rsample would with
     the same noise."""
-    make, params, _, _ = CASES[case]
+    check_rsample_gradient_against_torch(CASES[case], device)
+
+
+def check_rsample_gradient_against_torch(case: tuple, device: str) -> None:
+    """Our rsample's gradient at our draws against torch's -(dF/dtheta) / p(x) there."""
+    make, params, _, _ = case
     ours_p = _params(microtorch, device, params)
     x = make(D, ours_p).rsample((5,))
     assert x.requires_grad
@@ -274,7 +289,11 @@ def _on(dist, device: str):
     if device == "cpu":
         return dist
     name = type(dist).__name__
-    moved = {k: v.to(device) for k, v in dist.__dict__.items() if isinstance(v, microtorch.Tensor)}
+    moved = {
+        k: v.to(device)
+        for k, v in dist.__dict__.items()
+        if isinstance(v, microtorch.Tensor) and not k.startswith("_")  # not _param
+    }
     if name == "OneHotCategorical":
         return D.OneHotCategorical(probs=dist.probs.to(device))
     if name == "LogNormal":
@@ -334,16 +353,23 @@ SHAPES = {
 
 @pytest.mark.parametrize("case", list(SHAPES))
 def test_shapes_expand_and_repr_match_torch(case: str) -> None:
-    make, batch, event = SHAPES[case]
+    check_shapes_against_torch(SHAPES[case])
+
+
+def check_shapes_against_torch(case: tuple) -> None:
+    """batch/event shapes, repr, support, sample and rsample shapes (empty ones too) and
+    expand (with log_prob of the expanded distribution) against torch's."""
+    make, batch, event = case
     ours, theirs = make(D, microtorch), make(TD, torch)
     assert tuple(ours.batch_shape) == tuple(theirs.batch_shape) == batch
     assert tuple(ours.event_shape) == tuple(theirs.event_shape) == event
     assert repr(ours).replace("microtorch", "torch") == repr(theirs)
+    assert _as_torch_repr(repr(ours.support)) == repr(theirs.support)
     assert tuple(ours.sample((7, 2)).shape) == (7, 2) + batch + event
     assert tuple(ours.sample().shape) == batch + event
     try:
         empty = tuple(theirs.sample((0,)).shape)
-    except RuntimeError:  # Categorical: PyTorch's multinomial draws at least one
+    except RuntimeError:  # categorical draws: PyTorch's multinomial draws at least one
         with pytest.raises(RuntimeError):
             ours.sample((0,))
     else:
@@ -411,6 +437,12 @@ BAD_PARAMETERS = [
 
 @pytest.mark.parametrize("case", BAD_PARAMETERS, ids=[c[0] for c in BAD_PARAMETERS])
 def test_invalid_parameters_raise_value_error_as_torch(case) -> None:
+    check_invalid_parameters_as_torch(case)
+
+
+def check_invalid_parameters_as_torch(case: tuple) -> None:
+    """(id, make, name): both raise ValueError, ours naming ``name``, with torch's first
+    line."""
     _, make, name = case
     with pytest.raises(ValueError) as theirs:
         make(TD, torch)
@@ -429,8 +461,12 @@ def test_beta_names_its_own_parameter() -> None:
 
 def _first_line(error: Exception) -> str:
     """The message's first line, with microtorch's tensor reprs written as torch's."""
-    text = str(error).split("\n")[0].replace("microtorch", "torch")
-    return text.replace(", dtype=torch.float32, device='cpu'", "")
+    return _as_torch_repr(str(error).split("\n")[0])
+
+
+def _as_torch_repr(text: str) -> str:
+    """text with microtorch's tensor reprs written as torch's."""
+    return text.replace("microtorch", "torch").replace(", dtype=torch.float32, device='cpu'", "")
 
 
 def test_validation_can_be_turned_off() -> None:
@@ -465,6 +501,12 @@ OUTSIDE_SUPPORT = [
 
 @pytest.mark.parametrize("case", OUTSIDE_SUPPORT, ids=[c[0] for c in OUTSIDE_SUPPORT])
 def test_log_prob_outside_the_support_raises_value_error_as_torch(case) -> None:
+    check_outside_support_as_torch(case)
+
+
+def check_outside_support_as_torch(case: tuple) -> None:
+    """(id, make, value): log_prob(value) raises ValueError naming the support, with
+    torch's first line."""
     _, make, value = case
     with pytest.raises(ValueError) as theirs:
         make(TD, torch).log_prob(torch.tensor(value))
