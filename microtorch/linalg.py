@@ -34,8 +34,9 @@ import numpy
 from . import dtypes as _dtypes
 from . import functional as F
 from ._tensor import Tensor
+from .amp.autocast_mode import autocast_inputs
 from .factories import eye, ones_like
-from .functional import _vector_norm, matmul
+from .functional import _matmul, _vector_norm, matmul
 from .ops import linalg as ops
 
 __all__ = [
@@ -208,6 +209,7 @@ def slogdet(A: Tensor) -> SlogdetResult:
 
 def inv(A: Tensor) -> Tensor:
     """The inverse of each square matrix (LinAlgError if one is singular)."""
+    (A,) = autocast_inputs("inv", A)
     with _singular_raises("linalg.inv", A):
         return ops.Inv.apply(_matrices(A, "linalg.inv", square=True))
 
@@ -216,6 +218,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """X with A @ X = B (or X @ A = B when left=False) for square A. B is a batch of vectors
     when it is 1-D or has A's shape without its last dim, otherwise of matrices; batch dims
     broadcast."""
+    A, B = autocast_inputs("solve", A, B)
     op = "linalg.solve"
     _matrices(A, op, square=True)
     F._check_tensor(B, op, "B")
@@ -232,6 +235,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
     """X with A @ X = B (X @ A = B when left=False) for B a batch of matrices, reading only
     A's upper (or lower) triangle, and taking its diagonal as ones when unitriangular. B of
     another dtype is cast to A's (the result's), as PyTorch does."""
+    A, B = autocast_inputs("solve_triangular", A, B)
     op = "linalg.solve_triangular"
     _matrices(A, op, square=True, integers=NotImplementedError)
     F._check_tensor(B, op, "B")
@@ -314,6 +318,7 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
 def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     """The product of a chain of matrices; the first may be a 1-D row vector and the last a
     1-D column vector, as in PyTorch."""
+    (tensors,) = autocast_inputs("multi_dot", tensors)
     op = "linalg.multi_dot"
     if not isinstance(tensors, (list, tuple)):  # (a tensor would be iterated row by row)
         raise TypeError(
@@ -347,6 +352,7 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of the vectors along ``dim``, other dims broadcast: sum(x * y, dim).
     Both floating point of one dtype, as PyTorch asks."""
+    x, y = autocast_inputs("vecdot", x, y)
     op = "linalg.vecdot"
     F._check_tensor(x, op, "x"), F._check_tensor(y, op, "y")
     for t in (x, y):
@@ -359,7 +365,7 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
             f"{op}: Expected x and y to have the same dtype, but found x of type {x.dtype} and "
             f"y of type {y.dtype} instead; cast one, e.g. y.to(x.dtype)"
         )
-    return F.sum(F.mul(x, y), dim)
+    return F.sum(F.mul(x, y), dim, dtype=x.dtype)  # (dtype: autocast leaves the sum alone)
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -372,6 +378,7 @@ def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
     """How many singular values of each matrix are above max(atol, rtol * largest) (int64, no
     gradient; default rtol eps * max(m, n), 0 when only atol is given). ``tol`` is PyTorch's
     older, positional form: an absolute tolerance (atol=tol, rtol=0)."""
+    (A,) = autocast_inputs("matrix_rank", A)
     _matrices(A, "linalg.matrix_rank")
     if tol is not None:
         _check_older_tolerance("linalg.matrix_rank", "tol", atol, rtol)
@@ -417,6 +424,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     PyTorch's default CPU driver gives for full-rank A), with PyTorch's default-driver
     extras: residuals and singular_values empty, rank the rank of A. Only the solution
     has a gradient."""
+    A, B = autocast_inputs("lstsq", A, B)
     op = "linalg.lstsq"
     _matrices(A, op)
     F._check_tensor(B, op, "B")
@@ -427,7 +435,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
             f"{op}: A and B must have the same number of rows, got shapes {tuple(A.shape)} "
             f"and {tuple(B.shape)}"
         )
-    X = matmul(pinv(A, rtol=rcond), B2)
+    X = _matmul(pinv(A, rtol=rcond), B2)  # (not autocast: lstsq is one op in PyTorch)
     empty = F.backend.xp_of(A.array).zeros((0,), dtype=A.array.dtype)
     return LstsqResult(
         F.squeeze(X, -1) if vector else X, Tensor._make(empty), matrix_rank(A.detach()),
@@ -439,6 +447,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """L lower triangular with A = L @ L.mT for symmetric positive-definite A (U = L.mT with
     A = U.mT @ U when upper); LinAlgError if A is not positive-definite."""
+    (A,) = autocast_inputs("cholesky", A)
     op = "linalg.cholesky"
     with _singular_raises(op, A, "not positive-definite"):
         L = ops.Cholesky.apply(_matrices(A, op, square=True))
@@ -449,6 +458,7 @@ def qr(A: Tensor, mode: str = "reduced") -> QRResult:
     """(Q, R) with A = Q @ R, Q's columns orthonormal and R upper triangular: Q (m, k) and
     R (k, n), k = min(m, n), for "reduced"; Q (m, m) and R (m, n) for "complete"; an
     empty Q for "r"."""
+    (A,) = autocast_inputs("qr", A)
     op = "linalg.qr"
     _matrices(A, op)
     if mode not in ("reduced", "complete", "r"):
@@ -468,6 +478,7 @@ def qr(A: Tensor, mode: str = "reduced") -> QRResult:
 def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from
     its lower (UPLO="L") or upper triangle. The gradient assumes distinct eigenvalues."""
+    (A,) = autocast_inputs("eigh", A)
     op = "linalg.eigh"
     _matrices(A, op, square=True, integers=NotImplementedError)
     if UPLO not in ("L", "U", "l", "u"):  # (either case, as PyTorch takes it)
@@ -481,6 +492,7 @@ def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
 
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues of each symmetric matrix, ascending (eigh's first output)."""
+    (A,) = autocast_inputs("eigvalsh", A)
     return eigh(A, UPLO).eigenvalues
 
 
@@ -489,6 +501,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> 
     full_matrices, else (m, k) and (k, n), k = min(m, n). The gradient assumes distinct,
     nonzero singular values (and, as PyTorch's, ignores the extra columns of full U and Vh).
     ``driver`` (cuSOLVER's algorithm in PyTorch) is for CUDA tensors and changes nothing."""
+    (A,) = autocast_inputs("svd", A)
     _matrices(A, "linalg.svd")
     _check_svd_driver(A, driver, "linalg.svd")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=full_matrices)
@@ -501,6 +514,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> 
 
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of each matrix, descending (``driver``: as svd's)."""
+    (A,) = autocast_inputs("svdvals", A)
     _matrices(A, "linalg.svdvals")
     _check_svd_driver(A, driver, "linalg.svdvals")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=False)
