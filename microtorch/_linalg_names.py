@@ -10,6 +10,7 @@ import math
 from . import linalg
 from ._tensor import Tensor
 from ._warn import warn_user
+from .amp.autocast_mode import autocast_inputs
 from .factories import zeros_like
 from .functional import swapaxes, where
 
@@ -45,6 +46,7 @@ def inverse(input: Tensor) -> Tensor:
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """linalg.pinv(input, rtol=rcond)."""
+    (input,) = autocast_inputs("pinverse", input)  # (float32 under CPU autocast; linalg.pinv not)
     return linalg.pinv(input, rtol=rcond)
 
 
@@ -85,6 +87,7 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release; "
         "use torch.linalg.multi_dot instead, which accepts a list of two or more tensors"
     )
+    matrices = autocast_inputs("chain_matmul", *matrices)
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for i, m in enumerate(matrices):

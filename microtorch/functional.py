@@ -1432,12 +1432,14 @@ def _matmul(input: Tensor, other: Tensor) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two matrices: (n, k) @ (k, m) -> (n, m); no broadcasting."""
+    input, mat2 = autocast_inputs("mm", input, mat2)
     _check_ranks("mm", input, mat2, 2, "matrices")
     return matmul(input, mat2)
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """A batch of matrix products: (b, n, k) @ (b, k, m) -> (b, n, m); no broadcasting."""
+    input, mat2 = autocast_inputs("bmm", input, mat2)
     _check_ranks("bmm", input, mat2, 3, "batches of matrices")
     if input.shape[0] != mat2.shape[0]:
         raise RuntimeError(

@@ -198,6 +198,20 @@ def test_autocast_is_per_device_type(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not microtorch.is_autocast_enabled("cuda")
 
 
+def test_every_hooked_name_is_in_a_list_and_every_listed_name_is_hooked() -> None:
+    """The names the ops pass to autocast_inputs and the tables' names are the same set (a
+    misspelt name would silently never autocast)."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(microtorch.__file__).parent
+    source = "\n".join(p.read_text() for p in root.rglob("*.py"))
+    hooked = set(re.findall(r'autocast_inputs\(\s*"(\w+)"', source))
+    hooked |= set(re.findall(r'cell = "(\w+)" if .* else "(\w+)"', source)[0])
+    listed = set().union(*(set(table) for table in op_lists.POLICIES.values()))
+    assert hooked - listed == set() and listed - hooked == set()
+
+
 # ----------------------------------------------------------------- the region's state
 def test_nesting_restores_the_outer_state() -> None:
     a = microtorch.randn(2, 2)
@@ -633,6 +647,14 @@ def test_deprecated_aliases_warn_future_warning() -> None:
     with pytest.warns(FutureWarning):
         with cpu_autocast(dtype=f16):
             assert (microtorch.randn(2, 2) @ microtorch.randn(2, 2)).dtype is f16
+
+
+def test_the_deprecation_warning_names_the_callers_line() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        microtorch.cpu.amp.GradScaler()
+        microtorch.cuda.amp.custom_bwd(lambda ctx, x: x)
+    assert [w.filename for w in caught if w.category is FutureWarning] == [__file__] * 2
 
 
 def test_pytorch_warns_the_same_category() -> None:

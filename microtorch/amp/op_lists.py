@@ -30,7 +30,7 @@ CUDA_FLOAT32 = {
     "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p",
     "reciprocal", "__rtruediv__", "rsqrt", "sinh", "tan", "pow", "softmax", "log_softmax",
     "softmin",
-    "sum", "prod", "cumprod", "norm", "renorm", "dist", "pdist", "cdist",
+    "sum", "prod", "norm", "renorm", "dist", "pdist", "cdist",
     "layer_norm", "group_norm", "cosine_similarity", "normalize",
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "kl_div", "poisson_nll_loss", "binary_cross_entropy_with_logits", "cosine_embedding_loss",
@@ -50,8 +50,8 @@ CPU_LOWER = {
 }  # fmt: skip
 CPU_FLOAT32 = {
     "prod", "quantile", "nanquantile", "cdist", "trace", "reflection_pad", "replication_pad",
-    "inverse", "cholesky", "pinverse", "qr", "svd", "inv", "solve", "solve_triangular", "eigh",
-    "eigvalsh", "svdvals", "lstsq", "matrix_rank",
+    "inv", "cholesky", "pinverse", "qr", "svd", "solve", "solve_triangular", "eigh", "eigvalsh",
+    "svdvals", "lstsq", "matrix_rank",  # (linalg's names; torch.inverse is linalg.inv here)
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "kl_div", "poisson_nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
