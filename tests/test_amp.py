@@ -308,6 +308,13 @@ def test_parameters_are_cast_once_per_region_and_the_cache_clears() -> None:
         mF.linear(x, w)
         assert autocast_mode._cache[id(w)][2] is not copy
     assert not autocast_mode._cache
+    with _region("cpu"):  # a copy made under no_grad has no graph: it is not kept
+        with microtorch.no_grad():
+            mF.linear(x, w)
+        assert mF.linear(x, w).requires_grad
+    with _region("cpu"):  # the cached copy serves two backward passes in one region
+        for _ in range(2):
+            mF.linear(x, w).float().sum().backward()
     with microtorch.autocast("cpu", dtype=f16, cache_enabled=False):
         mF.linear(x, w)
         assert not autocast_mode._cache

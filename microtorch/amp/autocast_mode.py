@@ -259,14 +259,17 @@ def _eligible(t: Any, device: str) -> bool:
 
 def _cast(t: Any, target: Any, device: str, may_cache: bool) -> Any:
     """t in the target dtype, through the differentiable cast; parameters' float16 copies are
-    kept for the rest of the outermost region (when the cache is enabled)."""
+    kept for the rest of the outermost region (when the cache is enabled), except those made
+    under no_grad, which have no graph to give the gradient back through."""
     from .. import functional as F
+    from ..autograd import grad_mode
 
     if isinstance(t, (list, tuple)):  # the tensors of cat/stack/multi_dot
         return type(t)(_cast(u, target, device, may_cache) for u in t)
     if not _eligible(t, device) or t.array.dtype == target.np:
         return t
-    if not (may_cache and _cache_enabled and t.requires_grad and t.grad_fn is None):
+    if not (may_cache and _cache_enabled and t.requires_grad and t.grad_fn is None
+            and grad_mode.enabled):  # fmt: skip
         return F.cast(t, target)
     hit = _cache.get(id(t))
     if hit is not None and hit[0] is t and hit[1] == t._version:
