@@ -5,6 +5,7 @@ lists on every device (on the CPU by lending the CPU the CUDA table)."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -16,6 +17,8 @@ from microtorch.amp import autocast_mode, op_lists
 from tests.conftest import cuda_available
 
 from .test_ops import CASES, as_list, make_arrays
+
+FAKE = getattr(sys.modules.get("cupy"), "__version__", "") == "0.0-fake"
 
 f16, f32, f64 = microtorch.float16, microtorch.float32, microtorch.float64
 
@@ -621,6 +624,23 @@ def test_scaler_keeps_its_state_on_the_device(device: str) -> None:
     scaler.update()
     assert scaler._scale.device.type == scaler._growth_tracker.device.type == device
     assert scaler.get_scale() == 16.0
+
+
+@pytest.mark.skipif(not FAKE, reason="counts the fake CuPy's host waits")
+def test_only_step_waits_for_the_gpu_and_only_once() -> None:
+    """scale, backward, unscale_ and update run on device arrays; step reads the flag once."""
+    from tests import fake_cupy
+
+    p, opt = _param_and_optimizer("cuda")
+    scaler = microtorch.amp.GradScaler("cuda")
+    with fake_cupy.count_host_syncs() as before_step:
+        _backward(scaler, p)
+        scaler.unscale_(opt)
+    with fake_cupy.count_host_syncs() as in_step:
+        scaler.step(opt)
+    with fake_cupy.count_host_syncs() as in_update:
+        scaler.update()
+    assert (before_step[0], in_step[0], in_update[0]) == (0, 1, 0)
 
 
 @pytest.mark.skipif(cuda_available(), reason="this machine has CUDA")
