@@ -151,6 +151,7 @@ CUDA_EXPECTED = [
     ("trace", lambda a, b: a[:, :3].trace(), f16, f16),
     ("avg_pool1d", lambda a, b: mF.avg_pool1d(a[None], 2), f16, f16),
     ("batch_norm", lambda a, b: mF.batch_norm(a, None, None, training=True), f16, f16),
+    ("instance_norm", lambda a, b: mF.instance_norm(a[None]), f16, f16),
     ("dropout", lambda a, b: mF.dropout(a, 0.5), f16, f16),
     (
         "bilinear",

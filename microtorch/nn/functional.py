@@ -2177,7 +2177,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
             f"{tuple(input.shape)} (instance_norm)"
         )
     rows = input.reshape(n, c, count)
-    out = layer_norm(rows, (count,), eps=eps).reshape(tuple(input.shape))
+    # (LayerNorm's op itself: autocast lists layer_norm, not instance_norm)
+    normalised = _normalization.LayerNorm.apply(rows, None, None, ndims=1, eps=eps)
+    out = normalised.reshape(tuple(input.shape))
     if running_mean is not None or running_var is not None:
         var, mean = _functional.var_mean(rows, 2, unbiased=True)  # (N, C) each
         if running_mean is not None:
