@@ -2560,6 +2560,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
 
 def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: str) -> Tensor:
     """linalg.vector_norm (see there), for it, torch.norm and the matrix norms."""
+    if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
+        (x,) = autocast_inputs("vector_norm", x)
     _check_tensor(x, op)
     if not x.dtype.is_floating_point:
         raise RuntimeError(

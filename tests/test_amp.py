@@ -136,6 +136,7 @@ CUDA_EXPECTED = [
     ("cross_entropy", lambda a, b: mF.cross_entropy(a, a.argmax(1)), f16, f32),
     ("mse_loss", lambda a, b: mF.mse_loss(a, a.detach()), f16, f32),
     ("norm", lambda a, b: a.norm(), f16, f32),
+    ("vector_norm inf", lambda a, b: microtorch.linalg.vector_norm(a, float("inf")), f16, f32),
     ("tensordot promotes", lambda a, b: microtorch.tensordot(a, b.half(), 1), f32, f32),
     ("addcmul promotes", lambda a, b: microtorch.addcmul(a, a.half(), a), f32, f32),
     # not listed: stay in their inputs' dtype (even where built on listed ops)

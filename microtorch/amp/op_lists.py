@@ -30,7 +30,7 @@ CUDA_FLOAT32 = {
     "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p",
     "reciprocal", "__rtruediv__", "rsqrt", "sinh", "tan", "pow", "softmax", "log_softmax",
     "softmin",
-    "sum", "prod", "norm", "renorm", "dist", "pdist", "cdist",
+    "sum", "prod", "norm", "vector_norm", "renorm", "dist", "pdist", "cdist",
     "layer_norm", "group_norm", "cosine_similarity", "normalize",
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "kl_div", "poisson_nll_loss", "binary_cross_entropy_with_logits", "cosine_embedding_loss",
