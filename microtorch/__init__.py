@@ -6,9 +6,11 @@
 import builtins  # this module rebinds bool, float and int to dtypes
 
 from . import (
+    amp,
     autograd,
     backend,
     backends,
+    cpu,
     cuda,
     distributions,
     func,
@@ -200,6 +202,14 @@ from ._windows import (
     hamming_window,
     hann_window,
     kaiser_window,
+)
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .amp.autocast_mode import (
+    clear_autocast_cache,
+    is_autocast_cache_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
 )
 from .autograd import (
     enable_grad,

@@ -12,6 +12,7 @@ from . import linalg
 from . import random as _random
 from ._tensor import Tensor
 from ._warn import warn_user
+from .amp.autocast_mode import autocast_inputs
 from .factories import eye, zeros_like
 from .functional import _check_broadcast, _check_tensor, matmul, mean, swapaxes, where
 from .ops import linalg as ops
@@ -58,6 +59,7 @@ def inverse(input: Tensor) -> Tensor:
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """linalg.pinv(input, rtol=rcond)."""
+    (input,) = autocast_inputs("pinverse", input)  # (float32 under CPU autocast; linalg.pinv not)
     return linalg.pinv(input, rtol=rcond)
 
 
@@ -76,6 +78,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
     U.mT @ U, input2 = U, when upper): two triangular solves, reading only input2's
     triangle; batch dims broadcast."""
     op = "cholesky_solve"
+    input, input2 = autocast_inputs("cholesky_solve", input, input2)
     linalg._matrices(input, op, integers=NotImplementedError)
     linalg._matrices(input2, op, square=True, name="input2", integers=NotImplementedError)
     if input.dtype is not input2.dtype:
@@ -97,6 +100,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     """The inverse of A = L @ L.mT (U.mT @ U when upper) from its Cholesky factor input:
     cholesky_solve of the identity."""
+    (input,) = autocast_inputs("cholesky_inverse", input)
     linalg._matrices(input, "cholesky_inverse", square=True, integers=NotImplementedError)
     identity = eye(input.shape[-1], dtype=input.dtype, device=input.device)
     return cholesky_solve(identity, input, upper)
@@ -113,6 +117,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
         "X = torch.linalg.solve_triangular(A, B, upper=upper)"
     )
     op = "triangular_solve"
+    input, A = autocast_inputs("triangular_solve", input, A)
     linalg._matrices(input, op, integers=NotImplementedError)
     linalg._matrices(A, op, square=True, name="A", integers=NotImplementedError)
     T = swapaxes(A, -1, -2) if transpose else A
@@ -148,6 +153,7 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release; "
         "use torch.linalg.multi_dot instead, which accepts a list of two or more tensors"
     )
+    matrices = autocast_inputs("chain_matmul", *matrices)
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for i, m in enumerate(matrices):
@@ -172,6 +178,7 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
         "and will be removed in a future PyTorch release; use LU, pivots = "
         "torch.linalg.lu_factor(A) (or LU, pivots, info = torch.linalg.lu_factor_ex(A))"
     )
+    (A,) = autocast_inputs("lu", A)
     LU, pivots, info = linalg.lu_factor_ex(A, pivot=pivot)
     return LuWithInfoResult(LU, pivots, info) if get_infos else (LU, pivots)
 
@@ -190,6 +197,7 @@ def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
         "a future PyTorch release; its arguments are reversed there: "
         "X = torch.linalg.lu_solve(LU, pivots, B)"
     )
+    b, LU_data = autocast_inputs("lu_solve", b, LU_data)
     return linalg.lu_solve(LU_data, LU_pivots, b)
 
 
@@ -197,6 +205,7 @@ def geqrf(input: Tensor) -> GeqrfResult:
     """(a, tau): the QR of input in LAPACK's form: R on and above a's diagonal, the
     Householder vectors below it (their leading 1s not stored) with their scales tau; no
     gradient (PyTorch has none)."""
+    (input,) = autocast_inputs("geqrf", input)
     linalg._matrices(input, "geqrf", integers=NotImplementedError)
     a, tau = ops.householder_qr_arrays(input.detach().array)
     return GeqrfResult(Tensor._make(a), Tensor._make(tau))
@@ -212,6 +221,7 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
     """Q @ other (Q.mT @ other with transpose; other @ Q, other @ Q.mT when not left) for
     the full square Q = H_1 ... H_k of geqrf's (input, tau), without forming Q."""
     op = "ormqr"
+    input, tau, other = autocast_inputs("ormqr", input, tau, other)
     linalg._matrices(input, op, integers=NotImplementedError)
     linalg._matrices(other, op, name="other", integers=NotImplementedError)
     _check_tensor(tau, op, "tau")

@@ -594,6 +594,7 @@ class Tensor:
         return F.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
+        (self,) = F.autocast_inputs("__rtruediv__", self)  # (float32 under CUDA autocast)
         return F.div(other, self)
 
     def __pow__(self, other: Any) -> Tensor:

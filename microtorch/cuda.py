@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
 from . import backend
+from .amp import cuda_amp as amp  # torch.cuda.amp: the deprecated spellings of torch.amp
+
+sys.modules[f"{__name__}.amp"] = amp  # (so that `from torch.cuda.amp import autocast` works)
 
 
 def is_available() -> bool:

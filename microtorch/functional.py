@@ -23,6 +23,7 @@ from . import dtypes as _dtypes
 from . import memory_format as _formats
 from ._tensor import Size, Tensor
 from ._warn import warn_user
+from .amp.autocast_mode import autocast_inputs
 from .autograd import engine, grad_mode
 from .autograd.function import Function
 from .factories import _check_fits, whole_numbers
@@ -301,6 +302,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 def pow(input: Any, exponent: Any) -> Tensor:
     """input ** exponent; either may be a Python number."""
+    input, exponent = autocast_inputs("pow", input, exponent)
     if _is_bool(input) and isinstance(exponent, bool):  # x ** True is x, x ** False all True
         return pow(input, int(exponent)).bool()  # (PyTorch's answer, though bools have no pow)
     integer_base = isinstance(input, Tensor) and input.array.dtype.kind != "f"
@@ -643,10 +645,12 @@ def _float_input(x: Tensor, op: str) -> Tensor:
 
 
 def exp(input: Tensor) -> Tensor:
+    (input,) = autocast_inputs("exp", input)
     return elementwise.Exp.apply(_float_input(input, "exp"))
 
 
 def log(input: Tensor) -> Tensor:
+    (input,) = autocast_inputs("log", input)
     return elementwise.Log.apply(_float_input(input, "log"))
 
 
@@ -655,6 +659,7 @@ def sqrt(input: Tensor) -> Tensor:
 
 
 def rsqrt(input: Tensor) -> Tensor:
+    (input,) = autocast_inputs("rsqrt", input)
     return elementwise.Rsqrt.apply(_float_input(input, "rsqrt"))
 
 
@@ -663,6 +668,7 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def log1p(input: Tensor) -> Tensor:
+    (input,) = autocast_inputs("log1p", input)
     return elementwise.Log1p.apply(_float_input(input, "log1p"))
 
 
@@ -769,26 +775,31 @@ def cos(input: Tensor) -> Tensor:
 
 def tan(input: Tensor) -> Tensor:
     """The tangent, elementwise."""
+    (input,) = autocast_inputs("tan", input)
     return elementwise.Tan.apply(_float_input(input, "tan"))
 
 
 def sinh(input: Tensor) -> Tensor:
     """The hyperbolic sine, elementwise."""
+    (input,) = autocast_inputs("sinh", input)
     return elementwise.Sinh.apply(_float_input(input, "sinh"))
 
 
 def cosh(input: Tensor) -> Tensor:
     """The hyperbolic cosine, elementwise."""
+    (input,) = autocast_inputs("cosh", input)
     return elementwise.Cosh.apply(_float_input(input, "cosh"))
 
 
 def asin(input: Tensor) -> Tensor:
     """The inverse sine (nan outside [-1, 1])."""
+    (input,) = autocast_inputs("asin", input)
     return elementwise.Asin.apply(_float_input(input, "asin"))
 
 
 def acos(input: Tensor) -> Tensor:
     """The inverse cosine (nan outside [-1, 1])."""
+    (input,) = autocast_inputs("acos", input)
     return elementwise.Acos.apply(_float_input(input, "acos"))
 
 
@@ -814,6 +825,7 @@ def atanh(input: Tensor) -> Tensor:
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     """The angle of the point (other, input) in (-pi, pi], elementwise, with broadcasting."""
+    input, other = autocast_inputs("atan2", input, other)
     a, b = _tensor_operands(input, other, "atan2")
     return elementwise.Atan2.apply(*_float_operands(a, b, "atan2"))
 
@@ -845,11 +857,13 @@ def _floating_tensor_operands(input: Any, other: Any, op: str) -> tuple:
 
 def log2(input: Tensor) -> Tensor:
     """The base-2 logarithm."""
+    (input,) = autocast_inputs("log2", input)
     return elementwise.Log2.apply(_float_input(input, "log2"))
 
 
 def log10(input: Tensor) -> Tensor:
     """The base-10 logarithm."""
+    (input,) = autocast_inputs("log10", input)
     return elementwise.Log10.apply(_float_input(input, "log10"))
 
 
@@ -860,6 +874,7 @@ def exp2(input: Tensor) -> Tensor:
 
 def expm1(input: Tensor) -> Tensor:
     """exp(input) - 1, accurate when input is close to 0."""
+    (input,) = autocast_inputs("expm1", input)
     return elementwise.Expm1.apply(_float_input(input, "expm1"))
 
 
@@ -916,6 +931,7 @@ def erfc(input: Tensor) -> Tensor:
 
 def erfinv(input: Tensor) -> Tensor:
     """The inverse of erf on [-1, 1] (+-inf at +-1, nan outside)."""
+    (input,) = autocast_inputs("erfinv", input)
     return elementwise.Erfinv.apply(_float_input(input, "erfinv"))
 
 
@@ -1173,6 +1189,7 @@ def square(input: Tensor) -> Tensor:
 
 def reciprocal(input: Tensor) -> Tensor:
     """1 / input (integers give floats, as in PyTorch)."""
+    (input,) = autocast_inputs("reciprocal", input)
     return div(1.0, _check_tensor(input, "reciprocal"))
 
 
@@ -1207,6 +1224,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """input where input > 0, else weight * input: one slope, or one per channel (dim 1)."""
+    input, weight = autocast_inputs("prelu", input, weight)
     x, w = _check_tensor(input, "prelu"), _check_tensor(weight, "prelu", "weight")
     if x.dtype is not w.dtype:
         raise RuntimeError(
@@ -1475,6 +1493,14 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
 
 # ---------------------------------------------------------------- matmul
 def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """The matrix product, with NumPy's rules for 1-D operands and batch dims (the @ operator)."""
+    input, other = autocast_inputs("matmul", input, other)
+    return _matmul(input, other)
+
+
+def _matmul(input: Tensor, other: Tensor) -> Tensor:
+    """matmul without autocast's cast: for ops built on it that autocast lists apart from it
+    (mv, dot, adaptive pooling...)."""
     input, other = _check_tensor(input, "matmul"), _check_tensor(other, "matmul", "other")
     a, b = input.array.shape, other.array.shape
     if not a or not b:
@@ -1503,12 +1529,14 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two matrices: (n, k) @ (k, m) -> (n, m); no broadcasting."""
+    input, mat2 = autocast_inputs("mm", input, mat2)
     _check_ranks("mm", input, mat2, 2, "matrices")
     return matmul(input, mat2)
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """A batch of matrix products: (b, n, k) @ (b, k, m) -> (b, n, m); no broadcasting."""
+    input, mat2 = autocast_inputs("bmm", input, mat2)
     _check_ranks("bmm", input, mat2, 3, "batches of matrices")
     if input.shape[0] != mat2.shape[0]:
         raise RuntimeError(
@@ -1540,6 +1568,12 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     operands); dims of size 1 broadcast against the same letter elsewhere."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])  # einsum(eq, [a, b]), as PyTorch also takes it
+    return _einsum(equation, operands, autocast=True)
+
+
+def _einsum(equation: str, operands: tuple, autocast: builtins.bool) -> Tensor:
+    """einsum, with autocast's cast only when ``autocast``: ops built on einsum that
+    autocast lists apart from it (tensordot, bilinear) pass False."""
     for i, t in enumerate(operands):
         _check_tensor(t, "einsum", f"operands[{i}]")
     equation = equation.replace(" ", "")
@@ -1561,6 +1595,8 @@ def einsum(equation: str, *operands: Any) -> Tensor:
                 f"einsum: {letters!r} names {len(letters)} dims for an operand of shape "
                 f"{tuple(t.shape)}"
             )
+    if autocast and _einsum_contracts(inputs, output):  # (a product summed: PyTorch's bmm)
+        operands = autocast_inputs("einsum", *operands)
     target = operands[0].dtype
     for i, t in enumerate(operands):
         if t.dtype is not target:  # PyTorch does not promote here, and neither do we
@@ -1578,6 +1614,13 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         raise RuntimeError(
             f"einsum: {error} (equation {equation!r}, operand shapes {shapes})"
         ) from None
+
+
+def _einsum_contracts(inputs: tuple, output: str) -> builtins.bool:
+    """Does the equation sum a product over a letter (one that two operands share and the
+    output leaves out), as "bhqd,bhkd->bhqk" does over d?"""
+    shared = [c for c in set("".join(inputs)) if builtins.sum(c in t for t in inputs) > 1]
+    return builtins.any(c not in output for c in shared)
 
 
 def _einsum_letters_for_ellipsis(inputs: tuple, output: str, operands: tuple) -> tuple:
@@ -1648,6 +1691,7 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The sum of products of two 1-D tensors of one size (a 0-d tensor)."""
+    input, tensor = autocast_inputs("dot", input, tensor)
     _check_tensor(input, "dot"), _check_tensor(tensor, "dot", "tensor")
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(
@@ -1659,18 +1703,20 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
             f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
             f"[{tensor.shape[0]}] to have the same number of elements"
         )
-    return matmul(input, tensor)
+    return _matmul(input, tensor)
 
 
 def vdot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two 1-D tensors, the first conjugated: dot(), as microtorch's
     dtypes are all real."""
+    input, other = autocast_inputs("vdot", input, other)
     _check_tensor(input, "vdot"), _check_tensor(other, "vdot", "other")
     return dot(input, other)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix (n, m) times vector (m,) -> (n,)."""
+    input, vec = autocast_inputs("mv", input, vec)
     _check_tensor(input, "mv"), _check_tensor(vec, "mv", "vec")
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(
@@ -1682,28 +1728,33 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
             f"mv: shapes {tuple(input.shape)} and {tuple(vec.shape)} cannot be multiplied "
             f"({input.shape[1]} != {vec.shape[0]})"
         )
-    return matmul(input, vec)
+    return _matmul(input, vec)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2) for matrices; input broadcasts to the product."""
+    input, mat1, mat2 = autocast_inputs("addmm", input, mat1, mat2)
     return _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """beta * input + alpha * (mat @ vec) for a matrix and a vector."""
+    input, mat, vec = autocast_inputs("addmv", input, mat, vec)
     return _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
            alpha: Any = 1) -> Tensor:  # fmt: skip
     """beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b]."""
-    return _scaled_sum(input, sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm")
+    input, batch1, batch2 = autocast_inputs("addbmm", input, batch1, batch2)
+    products = bmm(batch1, batch2)
+    return _scaled_sum(input, sum(products, 0, dtype=products.dtype), beta, alpha, "addbmm")
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
             alpha: Any = 1) -> Tensor:  # fmt: skip
     """beta * input + alpha * (batch1 @ batch2), a batch of matrix products."""
+    input, batch1, batch2 = autocast_inputs("baddbmm", input, batch1, batch2)
     return _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
 
 
@@ -1711,6 +1762,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     """beta * input + alpha * outer(vec1, vec2); for bool tensors the logical form (beta and
     input) or (alpha and the outer product), as in PyTorch, which also refuses a float beta
     or alpha for integer tensors and a bool one for the others."""
+    input, vec1, vec2 = autocast_inputs("addr", input, vec1, vec2)
     _check_tensor(input, "addr"), _check_tensor(vec1, "addr", "vec1")
     target = _promote_tensors(input, vec1, _check_tensor(vec2, "addr", "vec2"))
     for name, value in (("beta", beta), ("alpha", alpha)):
@@ -1761,6 +1813,7 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str,
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """input + value * tensor1 * tensor2, all three broadcast together (and computed in the
     dtype the three promote to)."""
+    input, tensor1, tensor2 = autocast_inputs("addcmul", input, tensor1, tensor2)
     value = _number_argument(value, "addcmul", "value")
     input, tensor1, tensor2, half = _in_common_dtype(input, tensor1, tensor2, "addcmul")
     out = add(input, mul(mul(tensor1, tensor2), value))
@@ -1783,6 +1836,7 @@ def _in_common_dtype(input: Tensor, tensor1: Tensor, tensor2: Tensor, op: str) -
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """input + value * tensor1 / tensor2, all three broadcast together (Adam's update has
     this form)."""
+    input, tensor1, tensor2 = autocast_inputs("addcdiv", input, tensor1, tensor2)
     _check_tensor(input, "addcdiv")
     if not (_check_tensor(tensor1, "addcdiv", "tensor1").dtype.is_floating_point
             or _check_tensor(tensor2, "addcdiv", "tensor2").dtype.is_floating_point):  # fmt: skip
@@ -1800,6 +1854,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     """The sum of products over pairs of dims of a and b: an int n pairs a's last n dims
     with b's first n; a pair of lists pairs a's dim dims[0][i] with b's dim dims[1][i]. The
     result has a's other dims, then b's."""
+    a, b = autocast_inputs("tensordot", a, b)
     _check_tensor(a, "tensordot", "a"), _check_tensor(b, "tensordot", "b")
     if a.dtype is not b.dtype:  # PyTorch does not promote here
         raise RuntimeError(
@@ -1843,7 +1898,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
         letters_b[db] = letters_a[da]  # one letter for a pair: einsum sums over it
     kept = [c for i, c in enumerate(letters_a) if i not in dims_a]
     kept += [c for i, c in enumerate(letters_b) if i not in dims_b]
-    return einsum(f"{''.join(letters_a)},{''.join(letters_b)}->{''.join(kept)}", a, b)
+    return _einsum(f"{''.join(letters_a)},{''.join(letters_b)}->{''.join(kept)}", (a, b), False)
 
 
 def kron(input: Tensor, other: Tensor) -> Tensor:
@@ -1862,6 +1917,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None) -> Tensor:
     """The cross product of the 3-vectors along ``dim`` (inputs broadcast). Without dim,
     the first dim of size 3, with PyTorch's warning (torch.linalg.cross takes dim=-1)."""
+    input, other = autocast_inputs("cross", input, other)
     _check_tensor(input, "cross"), _check_tensor(other, "cross", "other")
     if input.dtype is _dtypes.bool:  # (checked first, as in PyTorch)
         raise NotImplementedError("cross: not implemented for bool tensors, as in PyTorch")
@@ -1959,11 +2015,19 @@ def sum_to_size(input: Tensor, size: Any) -> Tensor:
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
         **numpy_style: Any) -> Tensor:  # fmt: skip
+    if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
+        (input,) = autocast_inputs("sum", input)
     _check_tensor(input, "sum")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "sum")
     axes = _dims(dim, input.ndim, "sum")
     total = _total_dtype(input, dtype, "sum")
     return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=total)
+
+
+def _own_dtype(input: Tensor) -> Any:
+    """The dtype= that keeps a sum of floats in their own dtype (as sum does anyway) and so
+    out of autocast's float32 list: for ops built on sum that autocast does not list."""
+    return input.dtype if input.dtype.is_floating_point else None
 
 
 def _total_dtype(input: Tensor, dtype: Any, op: str) -> Any:
@@ -1984,6 +2048,8 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
          **numpy_style: Any) -> Tensor:  # fmt: skip
     """The product of all elements, or along ``dim``; integers and bools give int64, as in
     PyTorch."""
+    if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
+        (input,) = autocast_inputs("prod", input)
     _check_tensor(input, "prod")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "prod")
     if isinstance(dim, (tuple, list)):
@@ -2146,7 +2212,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nansum")
     if _check_tensor(input, "nansum").dtype.is_floating_point:
         input = where(isnan(input), 0.0, input)
-    return sum(input, dim, keepdim, dtype=dtype)
+    return sum(input, dim, keepdim, dtype=_own_dtype(input) if dtype is None else dtype)
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
@@ -2414,6 +2480,7 @@ def cumprod(input: Tensor, dim: builtins.int, *, dtype: Any = None) -> Tensor:
     """The running product along ``dim``: element k is input[0] * ... * input[k]. Integers
     and bools give int64 unless ``dtype`` says otherwise, as in PyTorch; the gradient is
     exact where the input holds zeros."""
+    (input,) = autocast_inputs("cumprod", input)
     d = wrap_dim(dim, _check_tensor(input, "cumprod").ndim, "cumprod")
     total = _total_dtype(input, dtype, "cumprod")
     if input.ndim == 0:
@@ -2493,12 +2560,14 @@ def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
     elements: between the two sorted values around position q * (n - 1), as
     ``interpolation`` says; nan where a row holds nan. A 1-D q adds a first dim, one per q.
     The gradient goes to those two values (weights 1 - w and w), as in PyTorch."""
+    input, q = autocast_inputs("quantile", input, q)
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
 def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:  # fmt: skip
     """quantile of the values that are not nan (nan where a row has none)."""
+    input, q = autocast_inputs("nanquantile", input, q)
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
 
 
@@ -2783,6 +2852,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     than two dims, is linalg.matrix_norm over ``dim`` (all dims by default), as PyTorch picks."""
     if out is not None:
         raise TypeError("norm: out= is not supported; assign the result instead")
+    if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
+        (input,) = autocast_inputs("norm", input)
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2):
             return _vector_norm(input, 2, dim, keepdim, dtype, "norm")
@@ -2797,6 +2868,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
 
 def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: str) -> Tensor:
     """linalg.vector_norm (see there), for it, torch.norm and the matrix norms."""
+    if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
+        (x,) = autocast_inputs("vector_norm", x)
     _check_tensor(x, op)
     if not x.dtype.is_floating_point:
         raise RuntimeError(
@@ -2882,6 +2955,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     (..., R, M): (..., P, R), batch dims broadcast. compute_mode is accepted for PyTorch's
     sake; the distances are always taken from the differences (exact, also where PyTorch
     would use a matrix product). Gradient 0 at a zero distance, as in PyTorch."""
+    x1, x2 = autocast_inputs("cdist", x1, x2)
     modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
              "donot_use_mm_for_euclid_dist")  # fmt: skip
     if compute_mode not in modes:
@@ -2909,6 +2983,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distance between every pair of rows i < j of ``input`` (N, M), in the
     order (0, 1), (0, 2), ..., (1, 2), ...: N (N - 1) / 2 values (the upper triangle of
     cdist(input, input))."""
+    (input,) = autocast_inputs("pdist", input)
     if _distance_operand(input, "pdist", "input").ndim != 2:
         raise RuntimeError(f"pdist: only supports 2D tensors, got: {input.ndim}D")
     p = _check_distance_p(p, "pdist")
@@ -2919,6 +2994,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 def dist(input: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm of input - other (broadcast, in their promoted dtype, which must be a
     floating one as in PyTorch), over all elements: a 0-d tensor."""
+    input, other = autocast_inputs("dist", input, other)
     _check_tensor(input, "dist"), _check_tensor(other, "dist", "other")
     if isinstance(p, Tensor):  # (a 0-d tensor's number, as PyTorch takes it)
         p = p.item()
@@ -3274,11 +3350,13 @@ def diagflat(input: Tensor, offset: builtins.int = 0) -> Tensor:
 def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix (integers give int64, as sum; bools are
     refused, as in PyTorch)."""
+    (input,) = autocast_inputs("trace", input)
     if _check_tensor(input, "trace").dtype is _dtypes.bool:
         raise NotImplementedError("trace: not implemented for bool tensors, as in PyTorch")
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
-    return sum(_diagonal_of(input, 0, 0, 1, "trace"))
+    diagonal = _diagonal_of(input, 0, 0, 1, "trace")
+    return sum(diagonal, dtype=_own_dtype(diagonal))
 
 
 def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: Any = None,
@@ -3579,6 +3657,7 @@ def _tensor_sequence(tensors: Any, op: str) -> list:
 
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
     """The tensors joined along ``dim`` (NumPy's name ``axis`` works too, as in PyTorch)."""
+    (tensors,) = autocast_inputs("cat", tensors)
     dim = dim if axis is None else axis
     if isinstance(tensors, (list, tuple)) and not tensors:  # ValueError here, as in PyTorch
         raise ValueError("cat(): expected a non-empty list of Tensors")
@@ -3624,6 +3703,7 @@ def _promoted_dtype(tensors: list) -> Any:
 
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
     """The tensors (all of one shape) joined along a new dim ``dim`` (or ``axis``)."""
+    (tensors,) = autocast_inputs("stack", tensors)
     dim = dim if axis is None else axis
     tensors = _tensor_sequence(tensors, "stack")
     d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
@@ -4037,6 +4117,7 @@ def _index_put(input: Tensor, value: Tensor, steps: list) -> Tensor:
 def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of input with ``input[indices] = values`` (indices: a tuple of integer or bool
     tensors); accumulate=True adds values there instead, so repeated indices add up."""
+    input, values = autocast_inputs("index_put", input, values)
     _check_tensor(input, "index_put")
     if _check_tensor(values, "index_put", "values").dtype is not input.dtype:
         raise RuntimeError(
@@ -4238,6 +4319,7 @@ def vander(x: Tensor, N: builtins.int | None = None, increasing: bool = False) -
 def renorm(input: Tensor, p: Any, dim: builtins.int, maxnorm: Any) -> Tensor:
     """Each slice of ``input`` along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to
     that norm (times maxnorm / (norm + 1e-7), as PyTorch); the others as they are."""
+    (input,) = autocast_inputs("renorm", input)
     if _check_tensor(input, "renorm").ndim < 2:
         raise RuntimeError(
             f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions"
@@ -4345,6 +4427,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """Like scatter, but each src[i] is added at its position, so values that meet at one
     position add up: out[i][index[i][j]] += src[i][j] (dim=1)."""
+    input, src = autocast_inputs("scatter_add", input, src)
     return _scatter(input, dim, index, src, "scatter_add", add=True)
 
 
@@ -4516,6 +4599,7 @@ def index_copy(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor) 
     """A copy of input in which the slice index[i] along ``dim`` is source's slice i; where
     an index repeats, one of its slices wins (which one is not defined, as in PyTorch). A
     0-d input counts as one element."""
+    input, source = autocast_inputs("index_copy", input, source)
     if _check_tensor(input, "index_copy").ndim == 0:
         source = reshape(_check_tensor(source, "index_copy", "source"), (-1,))
         return reshape(index_copy(reshape(input, (1,)), dim, index, source), ())
@@ -4838,12 +4922,16 @@ def _normalised_input(input: Tensor, dtype: Any, op: str) -> Tensor:
 
 
 def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
+        (input,) = autocast_inputs("softmax", input)
     x = _normalised_input(input, dtype, "softmax")
     dim = _implicit_softmax_dim(x.ndim, "softmax") if dim is None else dim
     return _normalise_along(_softmax.Softmax, x, dim, "softmax")
 
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
+        (input,) = autocast_inputs("log_softmax", input)
     x = _normalised_input(input, dtype, "log_softmax")
     dim = _implicit_softmax_dim(x.ndim, "log_softmax") if dim is None else dim
     return _normalise_along(_softmax.LogSoftmax, x, dim, "log_softmax")

@@ -47,8 +47,9 @@ import numpy
 from . import dtypes as _dtypes
 from . import functional as F
 from ._tensor import Tensor
+from .amp.autocast_mode import autocast_inputs
 from .factories import eye, ones_like
-from .functional import _vector_norm, matmul
+from .functional import _matmul, _vector_norm, matmul
 from .ops import ldl as _ldl
 from .ops import linalg as ops
 
@@ -236,6 +237,7 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
     matrix_norm(inv(A), p) for square A ("fro", "nuc", inf, -inf, 1, -1), inf where A is
     singular."""
     op = "linalg.cond"
+    (A,) = autocast_inputs("cond", A)
     _matrices(A, op)
     if p is None or (not isinstance(p, str) and p in (2, -2)):
         s = svdvals(A)
@@ -270,6 +272,7 @@ def slogdet(A: Tensor) -> SlogdetResult:
 
 def inv(A: Tensor) -> Tensor:
     """The inverse of each square matrix (LinAlgError if one is singular)."""
+    (A,) = autocast_inputs("inv", A)
     with _singular_raises("linalg.inv", A):
         return ops.Inv.apply(_matrices(A, "linalg.inv", square=True))
 
@@ -280,6 +283,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> InvExResult:
     diagonal in A = P L U, whose inverse is then nan. check_errors raises LinAlgError
     instead."""
     op = "linalg.inv_ex"
+    (A,) = autocast_inputs("inv_ex", A)
     _matrices(A, op, square=True)
     info = _singular_info(A, op, check_errors)
     return InvExResult(_where_invertible(info, A, inv), info)
@@ -329,6 +333,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """X with A @ X = B (or X @ A = B when left=False) for square A. B is a batch of vectors
     when it is 1-D or has A's shape without its last dim, otherwise of matrices; batch dims
     broadcast."""
+    A, B = autocast_inputs("solve", A, B)
     op = "linalg.solve"
     _matrices(A, op, square=True)
     F._check_tensor(B, op, "B")
@@ -355,6 +360,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
     """X with A @ X = B (X @ A = B when left=False) for B a batch of matrices, reading only
     A's upper (or lower) triangle, and taking its diagonal as ones when unitriangular. B of
     another dtype is cast to A's (the result's), as PyTorch does."""
+    A, B = autocast_inputs("solve_triangular", A, B)
     op = "linalg.solve_triangular"
     _matrices(A, op, square=True, integers=NotImplementedError)
     F._check_tensor(B, op, "B")
@@ -446,6 +452,7 @@ def matrix_exp(A: Tensor) -> Tensor:
 def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     """The product of a chain of matrices; the first may be a 1-D row vector and the last a
     1-D column vector, as in PyTorch."""
+    (tensors,) = autocast_inputs("multi_dot", tensors)
     op = "linalg.multi_dot"
     if not isinstance(tensors, (list, tuple)):  # (a tensor would be iterated row by row)
         raise TypeError(
@@ -492,6 +499,7 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     columns (their products equal), shaped A.shape[ind:] + A.shape[:ind]: then
     tensordot(tensorinv(A, ind), A, ind) is the identity."""
     op = "linalg.tensorinv"
+    (A,) = autocast_inputs("tensorinv", A)
     F._check_tensor(A, op, "A")
     if ind <= 0:
         raise RuntimeError(f"{op}: Expected a strictly positive integer for 'ind', but got {ind}")
@@ -510,6 +518,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tens
     rest, A.shape[B.ndim:], as columns (X's shape). ``dims``: dims of A moved to its end
     first."""
     op = "linalg.tensorsolve"
+    A, B = autocast_inputs("tensorsolve", A, B)
     F._check_tensor(A, op, "A"), F._check_tensor(B, op, "B")
     if dims is not None:
         A = F.movedim(A, tuple(dims), tuple(range(A.ndim - len(dims), A.ndim)))
@@ -535,6 +544,7 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of the vectors along ``dim``, other dims broadcast: sum(x * y, dim).
     Both floating point of one dtype, as PyTorch asks."""
+    x, y = autocast_inputs("vecdot", x, y)
     op = "linalg.vecdot"
     F._check_tensor(x, op, "x"), F._check_tensor(y, op, "y")
     for t in (x, y):
@@ -547,7 +557,7 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
             f"{op}: Expected x and y to have the same dtype, but found x of type {x.dtype} and "
             f"y of type {y.dtype} instead; cast one, e.g. y.to(x.dtype)"
         )
-    return F.sum(F.mul(x, y), dim)
+    return F.sum(F.mul(x, y), dim, dtype=x.dtype)  # (dtype: autocast leaves the sum alone)
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -560,6 +570,7 @@ def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
     """How many singular values of each matrix are above max(atol, rtol * largest) (int64, no
     gradient; default rtol eps * max(m, n), 0 when only atol is given). ``tol`` is PyTorch's
     older, positional form: an absolute tolerance (atol=tol, rtol=0)."""
+    (A,) = autocast_inputs("matrix_rank", A)
     _matrices(A, "linalg.matrix_rank")
     if tol is not None:
         _check_older_tolerance("linalg.matrix_rank", "tol", atol, rtol)
@@ -605,6 +616,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     PyTorch's default CPU driver gives for full-rank A), with PyTorch's default-driver
     extras: residuals and singular_values empty, rank the rank of A. Only the solution
     has a gradient."""
+    A, B = autocast_inputs("lstsq", A, B)
     op = "linalg.lstsq"
     _matrices(A, op)
     F._check_tensor(B, op, "B")
@@ -615,7 +627,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
             f"{op}: A and B must have the same number of rows, got shapes {tuple(A.shape)} "
             f"and {tuple(B.shape)}"
         )
-    X = matmul(pinv(A, rtol=rcond), B2)
+    X = _matmul(pinv(A, rtol=rcond), B2)  # (not autocast: lstsq is one op in PyTorch)
     empty = F.backend.xp_of(A.array).zeros((0,), dtype=A.array.dtype)
     return LstsqResult(
         F.squeeze(X, -1) if vector else X, Tensor._make(empty), matrix_rank(A.detach()),
@@ -627,6 +639,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """L lower triangular with A = L @ L.mT for symmetric positive-definite A (U = L.mT with
     A = U.mT @ U when upper); LinAlgError if A is not positive-definite."""
+    (A,) = autocast_inputs("cholesky", A)
     op = "linalg.cholesky"
     with _singular_raises(op, A, "not positive-definite"):
         L = ops.Cholesky.apply(_matrices(A, op, square=True))
@@ -640,6 +653,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False
     L is then the factor computed up to that column (as PyTorch's, not meant for use).
     check_errors raises LinAlgError instead."""
     op = "linalg.cholesky_ex"
+    (A,) = autocast_inputs("cholesky_ex", A)
     _matrices(A, op, square=True)
     partial, info = ops.cholesky_arrays(A.detach().array)
     if check_errors:
@@ -659,6 +673,7 @@ def qr(A: Tensor, mode: str = "reduced") -> QRResult:
     """(Q, R) with A = Q @ R, Q's columns orthonormal and R upper triangular: Q (m, k) and
     R (k, n), k = min(m, n), for "reduced"; Q (m, m) and R (m, n) for "complete"; an
     empty Q for "r"."""
+    (A,) = autocast_inputs("qr", A)
     op = "linalg.qr"
     _matrices(A, op)
     if mode not in ("reduced", "complete", "r"):
@@ -680,6 +695,7 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     tau_i v_i v_i^T, v_i column i of A below the diagonal with a 1 on it (LAPACK's orgqr:
     geqrf's output gives the Q of the QR)."""
     op = "linalg.householder_product"
+    A, tau = autocast_inputs("householder_product", A, tau)
     _matrices(A, op, integers=NotImplementedError)
     F._check_tensor(tau, op, "tau")
     if tau.dtype is not A.dtype:
@@ -720,6 +736,7 @@ def apply_householder(A: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: 
 def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from
     its lower (UPLO="L") or upper triangle. The gradient assumes distinct eigenvalues."""
+    (A,) = autocast_inputs("eigh", A)
     op = "linalg.eigh"
     _matrices(A, op, square=True, integers=NotImplementedError)
     if UPLO not in ("L", "U", "l", "u"):  # (either case, as PyTorch takes it)
@@ -733,6 +750,7 @@ def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
 
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues of each symmetric matrix, ascending (eigh's first output)."""
+    (A,) = autocast_inputs("eigvalsh", A)
     return eigh(A, UPLO).eigenvalues
 
 
@@ -741,6 +759,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> 
     full_matrices, else (m, k) and (k, n), k = min(m, n). The gradient assumes distinct,
     nonzero singular values (and, as PyTorch's, ignores the extra columns of full U and Vh).
     ``driver`` (cuSOLVER's algorithm in PyTorch) is for CUDA tensors and changes nothing."""
+    (A,) = autocast_inputs("svd", A)
     _matrices(A, "linalg.svd")
     _check_svd_driver(A, driver, "linalg.svd")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=full_matrices)
@@ -753,6 +772,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> 
 
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of each matrix, descending (``driver``: as svd's)."""
+    (A,) = autocast_inputs("svdvals", A)
     _matrices(A, "linalg.svdvals")
     _check_svd_driver(A, driver, "linalg.svdvals")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=False)
@@ -872,16 +892,16 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     P, L, U = lu_unpack(LU, pivots)
     Lt, Ut, Pt = (F.swapaxes(t, -1, -2) for t in (L, U, P))
     if left and not adjoint:  # P L U X = B
-        Y = solve_triangular(L, matmul(Pt, B), upper=False, unitriangular=True)
+        Y = solve_triangular(L, _matmul(Pt, B), upper=False, unitriangular=True)
         return solve_triangular(U, Y, upper=True)
     if left:  # U^T L^T P^T X = B
         Y = solve_triangular(Lt, solve_triangular(Ut, B, upper=False), upper=True,
                              unitriangular=True)  # fmt: skip
-        return matmul(P, Y)
+        return _matmul(P, Y)
     if not adjoint:  # X P L U = B
         Y = solve_triangular(U, B, upper=True, left=False)
-        return matmul(solve_triangular(L, Y, upper=False, left=False, unitriangular=True), Pt)
-    Y = solve_triangular(Lt, matmul(B, P), upper=True, left=False, unitriangular=True)
+        return _matmul(solve_triangular(L, Y, upper=False, left=False, unitriangular=True), Pt)
+    Y = solve_triangular(Lt, _matmul(B, P), upper=True, left=False, unitriangular=True)
     return solve_triangular(Ut, Y, upper=False, left=False)  # X U^T L^T P^T = B
 
 

@@ -16,6 +16,7 @@ from .. import functional as _functional
 from .. import random as _random
 from .._tensor import Tensor
 from .._warn import warn_user
+from ..amp.autocast_mode import autocast_inputs
 from ..autograd.grad_mode import no_grad as _no_grad
 from ..factories import arange as _arange
 from ..factories import full as _full
@@ -40,6 +41,7 @@ from ..ops import attention as _attention
 from ..ops import binary_loss as _binary_loss
 from ..ops import conv as _conv_ops
 from ..ops import dropout as _dropout
+from ..ops import elementwise as _elementwise
 from ..ops import embedding as _embedding
 from ..ops import linalg as _linalg
 from ..ops import loss as _loss
@@ -61,6 +63,7 @@ def _check_same_dtype(op: str, input: Tensor, weight: Tensor | None,
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y = input @ weight.T + bias; input (..., in), weight (out, in), bias (out,). A 1-D
     weight (in,) gives one output per row without the out dim, (...), as in PyTorch."""
+    input, weight, bias = autocast_inputs("linear", input, weight, bias)
     _check_tensor(input, "linear")
     if input.ndim == 0:
         raise RuntimeError(
@@ -92,6 +95,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]; input1
     (..., in1), input2 (..., in2) with the same leading dims, weight (out, in1, in2)."""
+    input1, input2, weight, bias = autocast_inputs("bilinear", input1, input2, weight, bias)
     _check_tensor(input1, "bilinear", "input1")
     _check_tensor(input2, "bilinear", "input2")
     _check_tensor(weight, "bilinear", "weight")
@@ -126,7 +130,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         got = ", ".join(f"{k}: {t.dtype}" for k, t in tensors.items() if t is not None)
         raise RuntimeError(f"bilinear(): all tensors must have the same dtype, got {got}")
     # einsum's backward gives each operand its gradient: d/dinput1 = weight . input2, ...
-    out = _functional.einsum("...i,oij,...j->...o", input1, weight, input2)
+    out = _functional._einsum("...i,oij,...j->...o", (input1, weight, input2), autocast=False)
     return out if bias is None else out + bias
 
 
@@ -217,7 +221,8 @@ def _exponential_unit(x: Tensor, alpha: float, input_scale: float) -> Tensor:
     exponential sees only min(x, 0), so a large x cannot overflow it (exp(1000) = inf, and
     the masked-out branch's gradient 0 * inf would be nan); x == 0 takes the exponential
     branch (gradient alpha * input_scale), as in PyTorch."""
-    negative = alpha * _functional.expm1(x.clamp(max=0.0) * input_scale)
+    # (Expm1 itself: autocast lists expm1 but not elu, so the public expm1 would cast)
+    negative = alpha * _elementwise.Expm1.apply(x.clamp(max=0.0) * input_scale)
     return _functional.where(x <= 0, negative, x)
 
 
@@ -280,7 +285,9 @@ def _log1p_exp(x: Tensor) -> Tensor:
     """log(1 + exp(x)) that never overflows: max(x, 0) + log1p(exp(-|x|)), the exp of a
     number <= 0. Private on purpose: the public softplus is left for learners to write."""
     zero = _functional.as_tensor_like(0.0, x)  # (maximum's tie rule gives sigmoid(0) = 0.5)
-    return _functional.maximum(x, zero) + _functional.log1p(_functional.exp(-_functional.abs(x)))
+    # (the ops themselves: autocast lists log1p and exp but not logsigmoid or mish)
+    small = _elementwise.Log1p.apply(_elementwise.Exp.apply(-_functional.abs(x)))
+    return _functional.maximum(x, zero) + small
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -316,6 +323,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:  # fmt: skip
     """softmax(-input) along ``dim``: the smallest entries get the largest weights.
     ``dtype`` casts the input first (an integer input needs it, as in PyTorch)."""
+    if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
+        (input,) = autocast_inputs("softmin", input)
     negated = -_check_tensor(input, "softmin")
     if dtype is None:
         _floating_only(input, "softmin")
@@ -381,12 +390,14 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     """input divided by its p-norm along ``dim`` (at least ``eps``): unit vectors."""
+    (input,) = autocast_inputs("normalize", input)
     return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """x1 . x2 / (max(|x1|, eps) max(|x2|, eps)) along ``dim`` (after broadcasting the two),
     which goes away: the cosine of the angle between the vectors."""
+    x1, x2 = autocast_inputs("cosine_similarity", x1, x2)
     x1, x2 = _functional.broadcast_tensors(x1, x2)
     if not (x1.dtype.is_floating_point or x2.dtype.is_floating_point):
         raise RuntimeError(
@@ -407,6 +418,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:  # fmt: skip
     """Normalise over the last ``len(normalized_shape)`` dims to mean 0, variance 1, then
     scale by ``weight`` and shift by ``bias``."""
+    input, weight, bias = autocast_inputs("layer_norm", input, weight, bias)
     _check_tensor(input, "layer_norm")
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
@@ -554,10 +566,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     filler = _full((1, weight.shape[1]), fill, dtype=weight.dtype, device=weight.device)
     bags = _functional.cat([rows, filler])[Tensor._make(positions)]  # (B, L, dim)
     if mode == "sum":
-        return bags.sum(1)
+        return bags.sum(1, dtype=bags.dtype)  # (dtype: autocast does not list embedding_bag)
     counts = Tensor._make(counts.astype(weight.dtype.np)).reshape(-1, 1)
     if mode == "mean":
-        return bags.sum(1) / counts.clamp(min=1)
+        return bags.sum(1, dtype=bags.dtype) / counts.clamp(min=1)
     largest = bags.max(1).values  # (the gradient goes to the first largest entry, as PyTorch)
     return _functional.where(counts > 0, largest, 0.0)
 
@@ -797,6 +809,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     """Cross-entropy between logits ``input`` (N, C), (N, C, d1, ...) or (C,) and class
     indices ``target`` (N), (N, d1, ...) or (); or, with a float ``target`` of input's shape,
     class probabilities (soft labels)."""
+    input, target, weight = autocast_inputs("cross_entropy", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
     if label_smoothing > 1.0:
         raise RuntimeError(
@@ -863,6 +876,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:  # fmt: skip
     """Negative log-likelihood of log-probabilities ``input`` (N, C), (N, C, d1, ...) or (C,)
     at class indices ``target`` (N), (N, d1, ...) or ()."""
+    input, target, weight = autocast_inputs("nll_loss", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "nll_loss")
     if _check_tensor(input, "nll_loss").ndim == 0:  # a ValueError in PyTorch
         raise ValueError("nll_loss: input must have a dim of classes, got a 0-d tensor")
@@ -976,6 +990,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     """(input - target)^2, averaged (or summed, or per element with reduction="none");
     ``weight`` (input's shape) multiplies each element's loss, and "mean" is then the
     weighted mean."""
+    input, target, weight = autocast_inputs("mse_loss", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     _warn_if_broadcast(input, target, "mse_loss")
     diff = input - target
@@ -1026,6 +1041,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
     """|input - target|, averaged (or summed, or per element with reduction="none");
     ``weight`` (input's shape) multiplies each element's loss, and "mean" is then the
     weighted mean."""
+    input, target, weight = autocast_inputs("l1_loss", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "l1_loss")
     _warn_if_broadcast(input, target, "l1_loss")
     return _reduce_weighted((input - target).abs(), weight, input, reduction, "l1_loss")
@@ -1035,6 +1051,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:  # fmt: skip
     """With d = |input - target|: 0.5 d^2 / beta where d < beta, else d - 0.5 beta (a
     squared error near 0, an absolute one further out); beta = 0 is l1_loss."""
+    input, target = autocast_inputs("smooth_l1_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction, "smooth_l1_loss")
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss: beta must not be negative, got {beta}")
@@ -1049,6 +1066,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Tensor | None = None) -> Tensor:  # fmt: skip
     """With d = |input - target|: 0.5 d^2 where d < delta, else delta (d - 0.5 delta);
     smooth_l1_loss times delta (with beta = delta). ``weight`` multiplies each element."""
+    input, target, weight = autocast_inputs("huber_loss", input, target, weight)
     reduction = _reduction(None, None, reduction, "huber_loss")
     if not delta > 0:
         raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
@@ -1084,6 +1102,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     y; each log is clamped at -100, as in PyTorch, so a wrong certainty costs 100, not inf.
     ``weight`` multiplies each element's loss. For logits use
     binary_cross_entropy_with_logits (more stable than sigmoid then this)."""
+    input, target, weight = autocast_inputs("binary_cross_entropy", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "binary_cross_entropy")
     _check_binary_targets(input, target, "binary_cross_entropy")
     x = input.array
@@ -1104,6 +1123,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     """binary_cross_entropy of sigmoid(input), computed from the logits without ever
     overflowing. ``pos_weight`` (broadcast along the last dim: one per class) scales the
     loss of the positive targets; ``weight`` multiplies each element's loss."""
+    input, target, weight, pos_weight = autocast_inputs(
+        "binary_cross_entropy_with_logits", input, target, weight, pos_weight
+    )
     op = "binary_cross_entropy_with_logits"
     reduction = _reduction(size_average, reduce, reduction, op)
     _check_binary_targets(input, target, op, one_dtype=False)
@@ -1128,6 +1150,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     given as log-probabilities too). reduction="batchmean" divides the sum by the batch size
     (dim 0): the true KL divergence per sample; "mean" divides by every element, as PyTorch
     does (and warns)."""
+    input, target = autocast_inputs("kl_div", input, target)
     if reduction == "batchmean":
         reduction_kind = "batchmean"
     else:
@@ -1161,6 +1184,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     (``log_input=True``: exp(input) - target * input) or rate input (input - target *
     log(input + eps)). ``full`` adds Stirling's approximation of log(target!),
     target log target - target + 0.5 log(2 pi target), where target > 1."""
+    input, target = autocast_inputs("poisson_nll_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction, "poisson_nll_loss")
     _check_tensor(input, "poisson_nll_loss")
     _check_tensor(target, "poisson_nll_loss", "target")
@@ -1233,6 +1257,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         reduction: str = "mean") -> Tensor:  # fmt: skip
     """max(0, -target * (input1 - input2) + margin) with target 1 (input1 should rank
     higher) or -1; at the kink (0) the gradient passes, as in PyTorch."""
+    input1, input2, target = autocast_inputs("margin_ranking_loss", input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction, "margin_ranking_loss")
     _check_same_ndim("margin_ranking_loss", input1=input1, input2=input2, target=target)
     # a float margin, as in PyTorch: integer inputs give a float loss
@@ -1244,6 +1269,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          reduction: str = "mean") -> Tensor:  # fmt: skip
     """input where target is 1, max(0, margin - input) where target is -1 (``input`` is
     usually a distance). As in PyTorch, a target that is neither counts both terms."""
+    input, target = autocast_inputs("hinge_embedding_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction, "hinge_embedding_loss")
     _check_tensor(input, "hinge_embedding_loss")
     _check_tensor(target, "hinge_embedding_loss", "target")
@@ -1257,6 +1283,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     """With cos the cosine similarity of input1 and input2 along their last dim: 1 - cos
     where target is 1, max(0, cos - margin) where target is -1. Inputs (N, D) with a target
     (N,), or (D,) with a 0-d target. As in PyTorch, each squared length gets 1e-12."""
+    input1, input2, target = autocast_inputs("cosine_embedding_loss", input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction, "cosine_embedding_loss")
     for name, t in (("input1", input1), ("input2", input2), ("target", target)):
         _check_tensor(t, "cosine_embedding_loss", name)
@@ -1292,6 +1319,7 @@ def _check_broadcasts_to(shape: tuple, other: tuple, what: str, onto: str) -> No
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:  # fmt: skip
     """log(1 + exp(-target * input)) for targets 1 or -1: a smooth two-class hinge."""
+    input, target = autocast_inputs("soft_margin_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction, "soft_margin_loss")
     _check_tensor(input, "soft_margin_loss")
     _check_tensor(target, "soft_margin_loss", "target")
@@ -1352,6 +1380,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     """Multi-class hinge: for each sample, the sum over the classes i other than its class
     y of max(0, margin - x[y] + x[i])^p, divided by the number of classes C; ``weight`` (C,)
     scales each sample by weight[y]. At the kink the gradient is 0, as in PyTorch."""
+    input, target, weight = autocast_inputs("multi_margin_loss", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "multi_margin_loss")
     if p not in (1, 2):
         raise ValueError(f"multi_margin_loss: only p == 1 and p == 2 supported, got p={p}")
@@ -1378,6 +1407,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     """Multi-label hinge: target (C,) or (N, C) lists each sample's classes, ended by the
     first -1; the loss is the sum over its classes j and the other classes i of
     max(0, 1 - (x[j] - x[i])), divided by C. At the kink the gradient is 0, as in PyTorch."""
+    input, target = autocast_inputs("multilabel_margin_loss", input, target)
     op = "multilabel_margin_loss"
     reduction = _reduction(size_average, reduce, reduction, op)
     _floating_only(input, op)
@@ -1421,6 +1451,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     """max(0, margin + d(anchor, positive) - d(anchor, negative)) with d the
     pairwise_distance of order p (eps added to the difference); ``swap`` measures the
     negative from whichever of anchor and positive is closer. The gradient passes at 0."""
+    anchor, positive, negative = autocast_inputs("triplet_margin_loss", anchor, positive, negative)
     reduction = _reduction(size_average, reduce, reduction, "triplet_margin_loss")
     _check_same_ndim("triplet_margin_loss", anchor=anchor, positive=positive, negative=negative)
     if margin <= 0:
@@ -1479,6 +1510,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     ``enable_gqa`` (grouped-query attention): key and value may have fewer heads (dim -3)
     than query, each a divisor of query's; each of their heads then serves that many
     query heads in a row."""
+    query, key, value, attn_mask = autocast_inputs(
+        "scaled_dot_product_attention", query, key, value, attn_mask
+    )
     for name, t in (("query", query), ("key", key), ("value", value)):
         _check_tensor(t, "scaled_dot_product_attention", name)
     q_shape, k_shape, v_shape = tuple(query.shape), tuple(key.shape), tuple(value.shape)
@@ -1585,6 +1619,10 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
     the edge value ("replicate") or the other end ("circular"); ``pad`` lists (left, right)
     pairs starting from the last dim. A negative width takes that many elements away
     instead, as in PyTorch."""
+    if mode == "reflect":
+        (input,) = autocast_inputs("reflection_pad", input)
+    elif mode == "replicate":
+        (input,) = autocast_inputs("replication_pad", input)
     from .. import functional as F
 
     if mode not in ("constant", "reflect", "replicate", "circular"):
@@ -1842,6 +1880,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     """1-d cross-correlation: input (N, C_in, L) or (C_in, L), weight (C_out, C_in/groups, k),
     bias (C_out,) -> (N, C_out, L_out)."""
+    input, weight, bias = autocast_inputs("conv1d", input, weight, bias)
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
@@ -1849,6 +1888,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     """2-d cross-correlation: input (N, C_in, H, W) or (C_in, H, W), weight
     (C_out, C_in/groups, kH, kW), bias (C_out,) -> (N, C_out, H_out, W_out)."""
+    input, weight, bias = autocast_inputs("conv2d", input, weight, bias)
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
@@ -1856,6 +1896,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     """3-d cross-correlation: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
     (C_out, C_in/groups, kD, kH, kW), bias (C_out,) -> (N, C_out, D_out, H_out, W_out)."""
+    input, weight, bias = autocast_inputs("conv3d", input, weight, bias)
     return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
@@ -1920,6 +1961,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      dilation: Any = 1) -> Tensor:  # fmt: skip
     """1-d transposed convolution ("deconvolution"): input (N, C_in, L) or (C_in, L), weight
     (C_in, C_out/groups, k), bias (C_out,) -> (N, C_out, L_out)."""
+    input, weight, bias = autocast_inputs("conv_transpose1d", input, weight, bias)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 1, "conv_transpose1d")  # fmt: skip
 
@@ -1929,6 +1971,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      dilation: Any = 1) -> Tensor:  # fmt: skip
     """2-d transposed convolution: input (N, C_in, H, W) or (C_in, H, W), weight
     (C_in, C_out/groups, kH, kW), bias (C_out,) -> (N, C_out, H_out, W_out)."""
+    input, weight, bias = autocast_inputs("conv_transpose2d", input, weight, bias)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 2, "conv_transpose2d")  # fmt: skip
 
@@ -1938,6 +1981,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      dilation: Any = 1) -> Tensor:  # fmt: skip
     """3-d transposed convolution: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
     (C_in, C_out/groups, kD, kH, kW), bias (C_out,) -> (N, C_out, D_out, H_out, W_out)."""
+    input, weight, bias = autocast_inputs("conv_transpose3d", input, weight, bias)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 3, "conv_transpose3d")  # fmt: skip
 
@@ -2058,7 +2102,7 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
     windows = _conv_ops.Im2Col.apply(
         x, padding=tuple((p, p + e) for p, e in zip(pads, extra)), **geometry
     )
-    sums = windows.sum(tuple(range(2, 2 + spatial)))  # (N, C, *K, *O) -> (N, C, *O)
+    sums = windows.sum(tuple(range(2, 2 + spatial)), dtype=_functional._own_dtype(windows))
     if divisor_override is not None:
         divisor: Any = divisor_override
     else:  # how many counted elements each window covers: the windows of a mask of ones
@@ -2099,6 +2143,7 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:  # fmt: skip
     """The mean of each kD x kH x kW window of (N, C, D, H, W) or (C, D, H, W)."""
+    (input,) = autocast_inputs("avg_pool3d", input)
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override, 3, "avg_pool3d")  # fmt: skip
 
@@ -2114,7 +2159,10 @@ def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, cei
             "write; use a finite norm_type"
         )
     kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
-    means = _avg_pool(input.pow(norm_type), kernel, stride, 0, ceil_mode, True, None, spatial, op)
+    powers = input.pow(norm_type)
+    if spatial == 3:  # PyTorch's goes through avg_pool3d: autocast as it does
+        (powers,) = autocast_inputs("avg_pool3d", powers)
+    means = _avg_pool(powers, kernel, stride, 0, ceil_mode, True, None, spatial, op)
     sums = _functional.sign(means) * _functional.relu(_functional.abs(means)) * math.prod(kernel)
     return sums.pow(1.0 / norm_type)
 
@@ -2176,11 +2224,11 @@ def _along_spatial_dims(x: Tensor, matrices: list) -> Tensor:
     out = x
     for d, rows in zip(range(2, x.ndim), matrices):
         if d == x.ndim - 1:  # W: each row of the image times the matrix's transpose
-            out = _functional.matmul(out, rows.transpose(0, 1))
+            out = _functional._matmul(out, rows.transpose(0, 1))
         elif d == x.ndim - 2:  # H: the matrix times each (H, W) image
-            out = _functional.matmul(rows, out)
+            out = _functional._matmul(rows, out)
         else:  # D: moved next to W first
-            out = _functional.matmul(rows, out.transpose(d, -2)).transpose(d, -2)
+            out = _functional._matmul(rows, out.transpose(d, -2)).transpose(d, -2)
     return out
 
 
@@ -2196,6 +2244,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     """(N, C, D, H, W) -> (N, C, oD, oH, oW) by window means; None keeps that size."""
+    (input,) = autocast_inputs("adaptive_avg_pool3d", input)
     return _adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
 
 
@@ -2290,7 +2339,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                                "training=False")  # fmt: skip
         mean = running_mean.reshape(_channel_shape(input))
         var = running_var.reshape(_channel_shape(input))
-    out = (input - mean) * _functional.rsqrt(var + eps)
+    out = (input - mean) * _elementwise.Rsqrt.apply(var + eps)  # (rsqrt's op: no autocast)
     return _affine(out, weight, bias)
 
 
@@ -2319,7 +2368,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
             f"{tuple(input.shape)} (instance_norm)"
         )
     rows = input.reshape(n, c, count)
-    out = layer_norm(rows, (count,), eps=eps).reshape(tuple(input.shape))
+    # (LayerNorm's op itself: autocast lists layer_norm, not instance_norm)
+    normalised = _normalization.LayerNorm.apply(rows, None, None, ndims=1, eps=eps)
+    out = normalised.reshape(tuple(input.shape))
     if running_mean is not None or running_var is not None:
         var, mean = _functional.var_mean(rows, 2, unbiased=True)  # (N, C) each
         if running_mean is not None:
@@ -2334,6 +2385,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     """Split the channels of (N, C, *S) into num_groups groups, normalise each sample's group
     over its channels and spatial dims (layer_norm on (N, G, rest)), then scale and shift
     per channel."""
+    input, weight, bias = autocast_inputs("group_norm", input, weight, bias)
     _floating_only(input, "group_norm")
     if input.ndim < 2 or num_groups < 1 or input.shape[1] % num_groups:
         raise RuntimeError(
@@ -2364,6 +2416,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         )
     if input.numel() == 0:
         return input
+    if input.ndim > 3:  # PyTorch averages these through avg_pool3d: autocast as it does
+        (input,) = autocast_inputs("avg_pool3d", input)
     squares = pad(input * input, (0, 0) * (input.ndim - 2) + (size // 2, (size - 1) // 2))
     means = squares.unfold(1, size, 1).mean(-1)  # (N, C, *, size) -> (N, C, *)
     return input / (means * alpha + k).pow(beta)

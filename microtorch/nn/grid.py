@@ -15,6 +15,7 @@ from typing import Any
 from .. import functional as _functional
 from .._tensor import Tensor
 from .._warn import warn_user
+from ..amp.autocast_mode import autocast_inputs
 from ..autograd.grad_mode import no_grad
 from ..factories import linspace, ones
 
@@ -87,6 +88,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     pixels around a position, "nearest" takes the closest (ties to even). Positions outside
     read zeros ("zeros"), the edge pixel ("border") or the image mirrored at its edges
     ("reflection")."""
+    input, grid = autocast_inputs("grid_sample", input, grid)
     if mode not in _MODES:
         raise ValueError(
             f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "

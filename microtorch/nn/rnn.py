@@ -34,6 +34,7 @@ from .. import factories
 from .. import functional as _functional
 from .._tensor import Tensor
 from .._warn import warn_user
+from ..amp.autocast_mode import autocast_inputs
 from . import functional as F
 from . import init
 from .module import Module
@@ -175,6 +176,8 @@ class RNNCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         input, batched = self._batched_input(input)
         hx = self._batched_state(hx, input, batched)
+        cell = "rnn_tanh_cell" if self.nonlinearity == "tanh" else "rnn_relu_cell"
+        input, hx = autocast_inputs(cell, input, hx)
         xw = F.linear(input, self.weight_ih, self.bias_ih)
         h = _rnn_step(xw, hx, self.weight_hh, self.bias_hh, self.nonlinearity)
         return h if batched else h.squeeze(0)
@@ -196,6 +199,7 @@ class LSTMCell(RNNCellBase):
         input, batched = self._batched_input(input)
         h = self._batched_state(h, input, batched, "hidden0")
         c = self._batched_state(c, input, batched, "hidden1")
+        input, h, c = autocast_inputs("lstm_cell", input, h, c)
         xw = F.linear(input, self.weight_ih, self.bias_ih)
         h, c = _lstm_step(xw, h, c, self.weight_hh, self.bias_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
@@ -212,6 +216,7 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         input, batched = self._batched_input(input)
         hx = self._batched_state(hx, input, batched)
+        input, hx = autocast_inputs("gru_cell", input, hx)
         xw = F.linear(input, self.weight_ih, self.bias_ih)
         h = _gru_step(xw, hx, self.weight_hh, self.bias_hh)
         return h if batched else h.squeeze(0)
