@@ -87,6 +87,13 @@ def _linear_inputs(size):
     return [(_randn(n, k), True), (_randn(m, k) * 0.05, True), (_randn(m), True)]
 
 
+def _linear_half_inputs(size):
+    """linear's inputs in float16 (what autocast gives a Linear layer's product)."""
+    import numpy
+
+    return [(a.astype(numpy.float16), grad) for a, grad in _linear_inputs(size)]
+
+
 MATMUL = {"small": 64, "medium": 256, "large": 1024}
 
 
@@ -165,6 +172,7 @@ CASES: dict[str, tuple] = {
         lambda lib, F, x, w, b: F.layer_norm(x, (x.shape[-1],), w, b),
     ),
     "linear": (_linear_inputs, lambda lib, F, x, w, b: F.linear(x, w, b)),
+    "linear (float16)": (_linear_half_inputs, lambda lib, F, x, w, b: F.linear(x, w, b)),
     "matmul": (_matmul_inputs, lambda lib, F, a, b: a @ b),
     "bmm": (_bmm_inputs, lambda lib, F, a, b: a @ b),
     "sdpa (causal)": (

@@ -22,6 +22,7 @@ from .. import backend
 from .. import random as _random
 from ..autograd.function import Function, unbroadcast
 from ..backend import xp_of
+from .linalg import matmul_arrays
 from .softmax import softmax_array, softmax_backward_array
 
 _causal_cache: dict = {}
@@ -52,14 +53,14 @@ def causal_bias(xp, q_len: int, k_len: int, dtype):
 class ScaledDotProductAttention(Function):
     def forward(self, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=1.0):
         xp = xp_of(q)
-        scores = xp.matmul(q, xp.swapaxes(k, -1, -2))  # (..., L, S)
+        scores = matmul_arrays(q, xp.swapaxes(k, -1, -2))  # (..., L, S)
         self.scale, self.keep = scale, 1.0 - dropout_p
         self.fused = _fused_on_gpu(scores, attn_mask)
         if self.fused:  # on a GPU, one kernel: scale, causal mask, softmax, dropout
             self.seed = _random.gpu_dropout_seed() if dropout_p > 0 else 0
             p, p_used = _attention_softmax_cuda(scores, scale, is_causal, self.seed, self.keep)
             self.save_for_backward(q, k, v, p, p_used)
-            return xp.matmul(p_used, v)  # (..., L, Ev)
+            return matmul_arrays(p_used, v)  # (..., L, Ev)
         scores *= q.dtype.type(scale)
         if is_causal:  # add -inf above the diagonal, in place (cached 0 / -inf matrix)
             scores += causal_bias(xp, q.shape[-2], k.shape[-2], q.dtype)
@@ -82,7 +83,7 @@ class ScaledDotProductAttention(Function):
             )
         p_used = p if self.dropout_mask is None else p * self.dropout_mask
         self.save_for_backward(q, k, v, p)  # (p_used is made again in backward: less memory)
-        return xp.matmul(p_used, v)  # (..., L, Ev)
+        return matmul_arrays(p_used, v)  # (..., L, Ev)
 
     def backward(self, grad):
         if self.fused:
@@ -96,10 +97,10 @@ class ScaledDotProductAttention(Function):
         # products, but a batched product on CuPy first copies each transposed operand into
         # a contiguous array, and dO^T, Q^T (..., E, L) are much smaller than Pd^T, dS^T.
         if self.needs_input_grad[2]:
-            gv = xp.swapaxes(xp.matmul(xp.swapaxes(grad, -1, -2), p_used), -1, -2)
+            gv = xp.swapaxes(matmul_arrays(xp.swapaxes(grad, -1, -2), p_used), -1, -2)
             gv = unbroadcast(gv, v.shape)
         if self.needs_input_grad[0] or self.needs_input_grad[1]:
-            dp = xp.matmul(grad, xp.swapaxes(v, -1, -2))  # (..., L, S)
+            dp = matmul_arrays(grad, xp.swapaxes(v, -1, -2))  # (..., L, S)
             if self.fused:  # dropout, softmax backward and scale in one kernel
                 ds = _attention_softmax_backward_cuda(p, dp, self.scale, self.seed, self.keep)
             else:
@@ -108,9 +109,9 @@ class ScaledDotProductAttention(Function):
                 ds = softmax_backward_array(p, dp, -1)  # = P * (dP - sum(dP * P, -1))
                 ds *= q.dtype.type(self.scale)
             if self.needs_input_grad[0]:
-                gq = unbroadcast(xp.matmul(ds, k), q.shape)
+                gq = unbroadcast(matmul_arrays(ds, k), q.shape)
             if self.needs_input_grad[1]:
-                gk = xp.swapaxes(xp.matmul(xp.swapaxes(q, -1, -2), ds), -1, -2)
+                gk = xp.swapaxes(matmul_arrays(xp.swapaxes(q, -1, -2), ds), -1, -2)
                 gk = unbroadcast(gk, k.shape)
         return gq, gk, gv
 
