@@ -148,6 +148,19 @@ def is_array(obj: Any) -> bool:
     return isinstance(obj, numpy.ndarray) or (_cupy is not None and isinstance(obj, _cupy.ndarray))
 
 
+def memory_root(array: Any) -> Any:
+    """The array that owns the memory ``array`` views (array itself if it owns it), through
+    views of views and through NumPy's as_strided (whose base is a wrapper of its input)."""
+    kind = type(array)
+    while True:
+        base = array.base
+        if not isinstance(base, kind):
+            base = getattr(base, "base", None)
+        if not isinstance(base, kind):
+            return array
+        array = base
+
+
 def to_device(array: Any, dev: device) -> Any:
     """Move an array to ``dev`` (a no-op when it is already there)."""
     if dev.type == "cpu":
