@@ -1077,10 +1077,9 @@ class Tensor:
                 "set_: takes a source tensor alone, or with storage_offset and size (and "
                 "optionally stride)"
             )
-        if size is None:
-            size, stride = tuple(source.shape), source.stride()
-            storage_offset = source.storage_offset()
-        elif stride is None:  # contiguous: each dim steps over all the dims inside it
+        if size is None:  # all of source, as it is laid out
+            return F.inplace_view(self, _viewing, source, None, None, None)
+        if stride is None:  # contiguous: each dim steps over all the dims inside it
             stride = tuple(int(numpy.prod(size[d + 1 :])) for d in range(len(size)))
         return F.inplace_view(self, _viewing, source, size, stride, storage_offset)
 
@@ -1134,8 +1133,8 @@ class Tensor:
     def is_set_to(self, tensor: Tensor) -> bool:
         """Whether both tensors view the same memory from the same first element, with the
         same sizes and strides."""
-        root = backend.memory_root
-        same = self.device == tensor.device and root(self.array) is root(tensor.array)
+        start = backend.memory_start
+        same = self.device == tensor.device and start(self.array) == start(tensor.array)
         where = (self.data_ptr(), tuple(self.shape), self.stride())
         return same and where == (tensor.data_ptr(), tuple(tensor.shape), tensor.stride())
 
@@ -1143,7 +1142,7 @@ class Tensor:
         """Where this tensor starts in the memory it shares with the tensor it views, in
         elements: ``x[1].storage_offset()`` of a contiguous (2, 3) ``x`` is 3."""
         a = self.array
-        return (_address(a) - _address(backend.memory_root(a))) // a.itemsize
+        return (_address(a) - backend.memory_start(a)) // a.itemsize
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
         """With no argument, the legacy type name ("microtorch.FloatTensor"); with a dtype,
@@ -2533,6 +2532,13 @@ def _mapped(target: Tensor, others: tuple, callable: Callable, op: str) -> Tenso
     for t in others:
         if t.dtype != target.dtype:
             raise TypeError(f"{op}: expected {target.type()} for the tensors (got {t.type()})")
+        if t.ndim > target.ndim or any(
+            n not in (1, m) for n, m in zip(reversed(t.shape), reversed(target.shape))
+        ):
+            raise RuntimeError(
+                f"{op}: a tensor of shape {list(t.shape)} does not broadcast to this tensor's "
+                f"shape {list(target.shape)}"
+            )
     columns = [numpy.broadcast_to(t.array, target.array.shape).reshape(-1).tolist() for t in others]
     rows = zip(target.array.reshape(-1).tolist(), *columns)
     return F.inplace(target, F.python_values, [callable(*row) for row in rows])
@@ -2555,9 +2561,11 @@ def _emptied(tensor: Tensor) -> Tensor:
     return Tensor._make(backend.xp_of(tensor.array).empty((0,), dtype=tensor.array.dtype))
 
 
-def _viewing(tensor: Tensor, source: Tensor, size: Any, stride: Any, offset: int) -> Tensor:
-    """source's memory shown with these sizes and strides from offset (set_(source, ...)):
-    the view set_ makes ``tensor`` into."""
+def _viewing(tensor: Tensor, source: Tensor, size: Any, stride: Any, offset: Any) -> Tensor:
+    """The view set_ makes ``tensor`` into: source's memory shown with these sizes and
+    strides from offset, or (size None) source itself, source[...]."""
+    if size is None:
+        return F.getitem(source, Ellipsis)
     return F.as_strided(source, size, stride, offset)
 
 

@@ -161,6 +161,15 @@ def memory_root(array: Any) -> Any:
         array = base
 
 
+def memory_start(array: Any) -> int:
+    """The address where the memory ``array`` lies in starts: CuPy's allocation (``data.mem``,
+    which its as_strided views keep too), or the start of the NumPy array that owns it."""
+    allocation = getattr(getattr(array, "data", None), "mem", None)
+    if allocation is not None:
+        return allocation.ptr
+    return memory_root(array).__array_interface__["data"][0]
+
+
 def to_device(array: Any, dev: device) -> Any:
     """Move an array to ``dev`` (a no-op when it is already there)."""
     if dev.type == "cpu":
