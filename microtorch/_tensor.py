@@ -1047,7 +1047,7 @@ class Tensor:
         """Deprecated out-of-place resize (warns, as PyTorch): the tensor reshaped to these
         sizes, which must keep its number of elements; gradients flow."""
         warn_user("non-inplace resize is deprecated")
-        return _resized(self, _shape_args(sizes, op="resize", name="size"))
+        return _resized(self, _shape_args(sizes, op="resize", name="size") if sizes else ())
 
     def resize_as(self, tensor: Tensor) -> Tensor:
         """Deprecated out-of-place resize to tensor's sizes (see resize)."""

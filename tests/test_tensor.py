@@ -227,6 +227,8 @@ def test_out_of_place_resize_warns_keeps_the_count_and_carries_gradients() -> No
             (a.resize(6) * T.arange(6.0)).sum().backward()
             with pytest.raises(RuntimeError, match="resize"):
                 x.resize(2, 2)  # 4 elements, not 6: only resize_ may change the count
+            with pytest.raises(RuntimeError):
+                x.resize()  # no sizes: one element
         assert x.shape == (2, 3)  # out of place
         results.append([r.tolist(), list(r.shape), t.tolist(), a.grad.tolist()])
     assert results[0] == results[1]
