@@ -1077,11 +1077,11 @@ class Tensor:
                 "set_: takes a source tensor alone, or with storage_offset and size (and "
                 "optionally stride)"
             )
-        if size is None:  # all of source, as it is laid out
-            return F.inplace_view(self, _viewing, source, None, None, None)
-        if stride is None:  # contiguous: each dim steps over all the dims inside it
+        if size is not None and stride is None:  # contiguous: each dim steps over those inside
             stride = tuple(int(numpy.prod(size[d + 1 :])) for d in range(len(size)))
-        return F.inplace_view(self, _viewing, source, size, stride, storage_offset)
+        F.inplace_view(self, _viewing, source, size, stride, storage_offset)
+        self._version_counter = source._version_counter  # one memory: writes bump both
+        return self
 
     def apply_(self, callable: Callable) -> Tensor:
         """Replace each element by callable(element), a Python number, in place (CPU only, as

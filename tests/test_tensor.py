@@ -255,6 +255,13 @@ def test_set_shares_another_tensors_memory_as_pytorch(device: str) -> None:
         with pytest.raises(TypeError):
             T.zeros(2, device=where).set_(x, 1)  # an offset without sizes
     assert results[0] == results[1]
+    a = microtorch.tensor([1.0, 2.0], requires_grad=True)
+    x = a * 1
+    loss = (x * x).sum()  # saves x
+    with microtorch.no_grad():
+        microtorch.zeros(2).set_(x).add_(1.0)  # changes x's memory
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()  # caught: the tensor set to x shares x's version counter
 
 
 @pytest.mark.parametrize(
