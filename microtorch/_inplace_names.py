@@ -291,6 +291,21 @@ def fill(input: Tensor, value: Any) -> Tensor:
     return F.full_like_graph(F._check_tensor(input, "fill"), value)
 
 
+def conj_physical_(input: Tensor) -> Tensor:
+    """input.conj_physical_(): input, unchanged (every dtype here is real)."""
+    return input.conj_physical_()
+
+
+def as_strided_(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """input.as_strided_(...): input itself made that view of the memory it views."""
+    return input.as_strided_(size, stride, storage_offset)
+
+
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """input.resize_as_(the_template): input given the_template's sizes, in place."""
+    return input.resize_as_(the_template, memory_format=memory_format)
+
+
 def detach_(input: Tensor) -> Tensor:
     """input.detach_(): input cut out of the graph in place."""
     return input.detach_()

@@ -217,6 +217,13 @@ class Tensor:
         strides = _torch_strides(self.array)
         return strides if dim is None else strides[_wrap_dim(dim, self.ndim, "stride")]
 
+    def dim_order(self, *, ambiguity_check: bool | list = False) -> tuple:
+        """The dims from outermost to innermost in memory, by their strides: (0, 1, 2) for a
+        contiguous tensor, (1, 0) for a transposed matrix. Size-1 dims and equal strides
+        leave it open; ``ambiguity_check=True`` raises then, and a list of memory formats
+        accepts it when exactly one of them fits the tensor."""
+        return _formats.dim_order(self, ambiguity_check)
+
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
@@ -880,6 +887,15 @@ class Tensor:
     def conj(self) -> Tensor:
         return self
 
+    def conj_physical(self) -> Tensor:
+        """The conjugate, computed now: the tensor itself for a real one, as in PyTorch."""
+        return F.conj_physical(self)
+
+    def conj_physical_(self) -> Tensor:
+        """In place: nothing changes in a real tensor (a leaf that requires grad is still
+        refused, as in PyTorch)."""
+        return F.inplace(self, F.conj_physical)
+
     def resolve_conj(self) -> Tensor:
         return self
 
@@ -934,6 +950,68 @@ class Tensor:
     def is_shared(self) -> bool:
         return False
 
+    # other layouts and device kinds: microtorch tensors are dense, strided, on the CPU or a
+    # CUDA GPU, never distributed, so each answers False, as PyTorch does for such a tensor
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def is_sparse_csr(self) -> bool:
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        return False
+
+    @property
+    def is_meta(self) -> bool:
+        return False
+
+    @property
+    def is_mkldnn(self) -> bool:
+        return False
+
+    @property
+    def is_nested(self) -> bool:
+        return False
+
+    @property
+    def is_mps(self) -> bool:
+        return False
+
+    @property
+    def is_xla(self) -> bool:
+        return False
+
+    @property
+    def is_xpu(self) -> bool:
+        return False
+
+    @property
+    def is_ipu(self) -> bool:
+        return False
+
+    @property
+    def is_vulkan(self) -> bool:
+        return False
+
+    @property
+    def is_maia(self) -> bool:
+        return False
+
+    @property
+    def is_mtia(self) -> bool:
+        return False
+
+    def is_distributed(self) -> bool:
+        return False
+
+    def to_dense(self, dtype: Any = None, *, masked_grad: bool = True) -> Tensor:
+        """The tensor itself (it is dense already), or a copy in ``dtype`` when that differs,
+        as in PyTorch."""
+        return self if dtype is None or dtype == self.dtype else self.to(dtype)
+
     def share_memory_(self) -> Tensor:
         """The tensor itself, unchanged: microtorch has no multiprocessing to share it with."""
         return self
@@ -965,6 +1043,46 @@ class Tensor:
         """resize_ to the sizes of the_template."""
         return self.resize_(tuple(the_template.shape))
 
+    def resize(self, *sizes: Any) -> Tensor:
+        """Deprecated out-of-place resize (warns, as PyTorch): the tensor reshaped to these
+        sizes, which must keep its number of elements; gradients flow."""
+        warn_user("non-inplace resize is deprecated")
+        return _resized(self, _shape_args(sizes, op="resize", name="size") if sizes else ())
+
+    def resize_as(self, tensor: Tensor) -> Tensor:
+        """Deprecated out-of-place resize to tensor's sizes (see resize)."""
+        warn_user("non-inplace resize_as is deprecated")
+        return _resized(self, tuple(tensor.shape))
+
+    def set_(self, source: Tensor | None = None, storage_offset: int | None = None,
+             size: Any = None, stride: Any = None) -> Tensor:  # fmt: skip
+        """Make this tensor view source's memory: with source's sizes and strides, or with
+        the given ones from storage_offset elements into that memory (as_strided). Writes
+        to either then show in both. No source: an empty 1-D tensor. (microtorch has no
+        Storage objects, so source is a tensor.)"""
+        if source is None:
+            return F.inplace_view(self, _emptied)
+        if not isinstance(source, Tensor):
+            raise TypeError(
+                f"set_: source must be a Tensor (microtorch has no Storage objects), got "
+                f"{type(source).__name__}"
+            )
+        if source.dtype != self.dtype or source.device != self.device:
+            raise RuntimeError(
+                f"set_: could not set a {self.dtype} tensor on {self.device} to a "
+                f"{source.dtype} tensor on {source.device}"
+            )
+        if (storage_offset is None) != (size is None) or (size is None and stride is not None):
+            raise TypeError(
+                "set_: takes a source tensor alone, or with storage_offset and size (and "
+                "optionally stride)"
+            )
+        if size is not None and stride is None:  # contiguous: each dim steps over those inside
+            stride = tuple(int(numpy.prod(size[d + 1 :])) for d in range(len(size)))
+        F.inplace_view(self, _viewing, source, size, stride, storage_offset)
+        self._version_counter = source._version_counter  # one memory: writes bump both
+        return self
+
     def apply_(self, callable: Callable) -> Tensor:
         """Replace each element by callable(element), a Python number, in place (CPU only, as
         in PyTorch; slow: one Python call per element)."""
@@ -976,11 +1094,27 @@ class Tensor:
     def map_(self, tensor: Tensor, callable: Callable) -> Tensor:
         """Replace each element by callable(element, the element of tensor at the same place),
         tensor broadcast to this one's shape, in place (CPU only, as in PyTorch)."""
-        if self.is_cuda or tensor.is_cuda:
-            raise TypeError("map_ is only implemented on CPU tensors")
-        other = numpy.broadcast_to(tensor.array, self.array.shape).reshape(-1).tolist()
-        values = [callable(a, b) for a, b in zip(self.array.reshape(-1).tolist(), other)]
-        return F.inplace(self, F.python_values, values)
+        return _mapped(self, (tensor,), callable, "map_")
+
+    def map2_(self, x: Tensor, y: Tensor, callable: Callable) -> Tensor:
+        """Replace each element by callable(element, x's element, y's element), x and y
+        broadcast to this one's shape, in place (CPU only, as in PyTorch)."""
+        return _mapped(self, (x, y), callable, "map2_")
+
+    def record_stream(self, stream: Any) -> None:
+        """Nothing to do here: microtorch runs CUDA work on one stream and frees memory
+        through CuPy's pool, so no other stream can still be using it. CPU tensors have no
+        streams; PyTorch refuses them, and so does microtorch."""
+        if not self.is_cuda:
+            raise RuntimeError("record_stream: only CUDA tensors are used by streams")
+
+    def module_load(self, other: Tensor, assign: bool = False) -> Tensor:
+        """How load_state_dict turns a saved value into this parameter's new value: other
+        itself (detached) with ``assign``, otherwise this tensor with other's values copied
+        in (detached)."""
+        if assign:
+            return other.detach()
+        return self.copy_(other).detach()
 
     @property
     def is_cpu(self) -> bool:
@@ -992,13 +1126,23 @@ class Tensor:
         ``data.ptr``): two tensors sharing memory from the same start give the same one."""
         return _address(self.array)
 
+    def const_data_ptr(self) -> int:
+        """data_ptr(): the address of the first element (PyTorch's read-only form of it)."""
+        return self.data_ptr()
+
+    def is_set_to(self, tensor: Tensor) -> bool:
+        """Whether both tensors view the same memory from the same first element, with the
+        same sizes and strides."""
+        start = backend.memory_start
+        same = self.device == tensor.device and start(self.array) == start(tensor.array)
+        where = (self.data_ptr(), tuple(self.shape), self.stride())
+        return same and where == (tensor.data_ptr(), tuple(tensor.shape), tensor.stride())
+
     def storage_offset(self) -> int:
         """Where this tensor starts in the memory it shares with the tensor it views, in
         elements: ``x[1].storage_offset()`` of a contiguous (2, 3) ``x`` is 3."""
-        a = root = self.array
-        while isinstance(root.base, type(a)):
-            root = root.base
-        return (_address(a) - _address(root)) // a.itemsize
+        a = self.array
+        return (_address(a) - backend.memory_start(a)) // a.itemsize
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
         """With no argument, the legacy type name ("microtorch.FloatTensor"); with a dtype,
@@ -1228,6 +1372,17 @@ class Tensor:
     def as_strided(self, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
         return F.as_strided(self, size, stride, storage_offset)
 
+    def as_strided_(self, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+        """In place: this tensor itself becomes as_strided(size, stride, storage_offset) of the
+        memory it views (its values there stay)."""
+        return F.inplace_view(self, F.as_strided, size, stride, storage_offset)
+
+    def slice_inverse(self, src: Tensor, dim: int = 0, start: int | None = None,
+                      end: int | None = None, step: int = 1) -> Tensor:  # fmt: skip
+        """The memory this tensor views, shown with src's sizes, strides and offset (the
+        inverse of src[start:end:step] along dim, when this is that slice of src)."""
+        return F.slice_inverse(self, src, dim, start, end, step)
+
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
         """The windows of ``size`` along ``dimension``, ``step`` apart, in a new last dim (a
         view of this tensor's memory)."""
@@ -1317,6 +1472,9 @@ class Tensor:
         """The values sorted along dim 0 (sort(dim=0).values)."""
         return F.msort(self)
 
+    def nonzero_static(self, *, size: int, fill_value: int = -1) -> Tensor:
+        return F.nonzero_static(self, size=size, fill_value=fill_value)
+
     def nonzero(self, *, as_tuple: bool = False) -> Any:
         return F.nonzero(self, as_tuple=as_tuple)
 
@@ -1339,6 +1497,11 @@ class Tensor:
 
     def unsafe_split(self, split_size: Any, dim: int = 0) -> tuple:
         return F.split(self, split_size, dim)
+
+    def unsafe_split_with_sizes(self, split_sizes: Any, dim: int = 0) -> tuple:
+        from . import _view_copies
+
+        return _view_copies.unsafe_split_with_sizes(self, split_sizes, dim)
 
     def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple:
         return F.chunk(self, chunks, dim)
@@ -2359,6 +2522,51 @@ def _torch_strides(array: Any) -> tuple:
             after = strides[d + 1] * max(array.shape[d + 1], 1) if d + 1 < array.ndim else 1
             strides[d] = after
     return tuple(strides)
+
+
+def _mapped(target: Tensor, others: tuple, callable: Callable, op: str) -> Tensor:
+    """``target`` with each element replaced, in place, by callable(its value, the values of
+    ``others`` at the same place), the others broadcast to target's shape (map_, map2_)."""
+    if target.is_cuda or any(t.is_cuda for t in others):
+        raise TypeError(f"{op} is only implemented on CPU tensors")
+    for t in others:
+        if t.dtype != target.dtype:
+            raise TypeError(f"{op}: expected {target.type()} for the tensors (got {t.type()})")
+        if t.ndim > target.ndim or any(
+            n not in (1, m) for n, m in zip(reversed(t.shape), reversed(target.shape))
+        ):
+            raise RuntimeError(
+                f"{op}: a tensor of shape {list(t.shape)} does not broadcast to this tensor's "
+                f"shape {list(target.shape)}"
+            )
+    columns = [numpy.broadcast_to(t.array, target.array.shape).reshape(-1).tolist() for t in others]
+    rows = zip(target.array.reshape(-1).tolist(), *columns)
+    return F.inplace(target, F.python_values, [callable(*row) for row in rows])
+
+
+def _resized(tensor: Tensor, sizes: tuple) -> Tensor:
+    """The out-of-place resize: a reshape that must keep the number of elements."""
+    n = int(numpy.prod(sizes, dtype=numpy.int64))
+    if n != tensor.numel():
+        raise RuntimeError(
+            f"resize: requested sizes {list(sizes)} ({n} elements) but the tensor has sizes "
+            f"{list(tensor.shape)} ({tensor.numel()} elements); the out-of-place resize can only "
+            "change the shape, keeping the number of elements (use resize_ to grow or shrink)"
+        )
+    return F.reshape(tensor, sizes)
+
+
+def _emptied(tensor: Tensor) -> Tensor:
+    """An empty 1-D tensor of tensor's dtype and device (set_() with no source)."""
+    return Tensor._make(backend.xp_of(tensor.array).empty((0,), dtype=tensor.array.dtype))
+
+
+def _viewing(tensor: Tensor, source: Tensor, size: Any, stride: Any, offset: Any) -> Tensor:
+    """The view set_ makes ``tensor`` into: source's memory shown with these sizes and
+    strides from offset, or (size None) source itself, source[...]."""
+    if size is None:
+        return F.getitem(source, Ellipsis)
+    return F.as_strided(source, size, stride, offset)
 
 
 def _address(array: Any) -> int:

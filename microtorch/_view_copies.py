@@ -133,6 +133,12 @@ def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
     return F.split(input, split_size, dim)
 
 
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    """split_with_sizes(input, split_sizes, dim) under PyTorch's "unsafe" name (see
+    unsafe_split)."""
+    return split_with_sizes(input, split_sizes, dim)
+
+
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """chunk(input, chunks, dim) under PyTorch's "unsafe" name (see unsafe_split)."""
     return F.chunk(input, chunks, dim)

@@ -148,6 +148,28 @@ def is_array(obj: Any) -> bool:
     return isinstance(obj, numpy.ndarray) or (_cupy is not None and isinstance(obj, _cupy.ndarray))
 
 
+def memory_root(array: Any) -> Any:
+    """The array that owns the memory ``array`` views (array itself if it owns it), through
+    views of views and through NumPy's as_strided (whose base is a wrapper of its input)."""
+    kind = type(array)
+    while True:
+        base = array.base
+        if not isinstance(base, kind):
+            base = getattr(base, "base", None)
+        if not isinstance(base, kind):
+            return array
+        array = base
+
+
+def memory_start(array: Any) -> int:
+    """The address where the memory ``array`` lies in starts: CuPy's allocation (``data.mem``,
+    which its as_strided views keep too), or the start of the NumPy array that owns it."""
+    allocation = getattr(getattr(array, "data", None), "mem", None)
+    if allocation is not None:
+        return allocation.ptr
+    return memory_root(array).__array_interface__["data"][0]
+
+
 def to_device(array: Any, dev: device) -> Any:
     """Move an array to ``dev`` (a no-op when it is already there)."""
     if dev.type == "cpu":

@@ -1375,6 +1375,19 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     return Tensor._make(xp.argwhere(input.array).astype("int64", copy=False))
 
 
+def nonzero_static(input: Tensor, *, size: builtins.int,
+                   fill_value: builtins.int = -1) -> Tensor:  # fmt: skip
+    """nonzero(input) with exactly ``size`` rows: the first ``size`` indices, or all of them
+    followed by rows of fill_value. A shape known in advance (no wait for the values)."""
+    _check_tensor(input, "nonzero_static")
+    if isinstance(size, builtins.bool) or not isinstance(size, builtins.int) or size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size!r}")
+    found = nonzero(input).array[:size]
+    xp = backend.xp_of(found)
+    padding = xp.full((size - found.shape[0], input.ndim), fill_value, dtype="int64")
+    return Tensor._make(xp.concatenate([found, padding]))
+
+
 def argwhere(input: Tensor) -> Tensor:
     """The indices of the nonzero elements of input, one row each: nonzero(input)."""
     return nonzero(_check_tensor(input, "argwhere"))
@@ -1404,6 +1417,12 @@ def is_neg(input: Tensor) -> builtins.bool:
 def conj(input: Tensor) -> Tensor:
     """The complex conjugate: input itself for a real tensor, as in PyTorch."""
     return _check_tensor(input, "conj").conj()
+
+
+def conj_physical(input: Tensor) -> Tensor:
+    """The conjugate, computed now (not lazily): input itself for a real tensor, as PyTorch
+    returns it."""
+    return _check_tensor(input, "conj_physical")
 
 
 def resolve_conj(input: Tensor) -> Tensor:
@@ -4269,6 +4288,16 @@ def as_strided(input: Tensor, size: Any, stride: Any,
         raise RuntimeError(f"as_strided: Tensor: invalid storage offset {offset}")
     return shape_ops.AsStrided.apply(input, size=size, stride=stride, storage_offset=offset,
                                      start=start)  # fmt: skip
+
+
+def slice_inverse(input: Tensor, src: Tensor, dim: builtins.int = 0,
+                  start: builtins.int | None = None, end: builtins.int | None = None,
+                  step: builtins.int = 1) -> Tensor:  # fmt: skip
+    """The memory input views, shown with src's sizes, strides and offset: when input is
+    src[start:end:step] along dim, that is src's layout again, over input's memory (a view
+    of input; dim, start, end and step only say which slice it was, as in PyTorch)."""
+    _check_tensor(src, "slice_inverse", "src")
+    return as_strided(input, src.shape, src.stride(), src.storage_offset())
 
 
 def block_diag(*tensors: Tensor) -> Tensor:

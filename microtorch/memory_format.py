@@ -73,6 +73,75 @@ def is_laid_out(array: Any, fmt: Any, op: str = "is_contiguous") -> bool:
     return bool(array.transpose(order).flags.c_contiguous)
 
 
+def dim_order(tensor: Any, ambiguity_check: Any = False) -> tuple:
+    """``tensor.dim_order()``: its dims from outermost to innermost in memory. Contiguous
+    and channels_last tensors take their format's order; otherwise the dims are ordered
+    by stride, a stable sort from the innermost that leaves dims in place where strides do
+    not decide (a 0 stride, or equal strides with the outer dim no longer), as PyTorch."""
+    if not isinstance(ambiguity_check, (bool, list)):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    shape, strides = tuple(tensor.shape), tensor.stride()
+    if ambiguity_check is not False and _order_is_open(shape, strides):
+        formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+        if sum(_fits(shape, strides, f) for f in formats) != 1:
+            raise RuntimeError(
+                "The tensor does not have unique dim order, or cannot map to exact one of the "
+                "given memory formats."
+            )
+    ndim = len(shape)
+    if ndim < 2:
+        return tuple(range(ndim))
+    plain, last = _fits(shape, strides, contiguous_format), _fits(shape, strides, channels_last)
+    if plain != last:
+        return tuple(range(ndim)) if plain else (0, *range(2, ndim), 1)
+
+    def outer(a: int, b: int) -> int:  # 1: dim a lies outside dim b; -1 inside; 0 undecided
+        if strides[a] == 0 or strides[b] == 0:
+            return 0
+        if strides[a] == strides[b]:
+            return 1 if shape[a] > shape[b] else 0
+        return 1 if strides[a] > strides[b] else -1
+
+    inner_first = list(range(ndim - 1, -1, -1))  # the innermost dim first
+    for i in range(1, ndim):
+        at = i  # where the dim being placed now is; it moves in past each dim outside it,
+        for other in range(i - 1, -1, -1):  # skips undecided ones, stops at one inside it
+            order = outer(inner_first[other], inner_first[at])
+            if order < 0:
+                break
+            if order > 0:
+                inner_first[other], inner_first[at] = inner_first[at], inner_first[other]
+                at = other
+    if ambiguity_check is not False and any(
+        outer(a, b) != -1 for a, b in zip(inner_first, inner_first[1:])
+    ):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(reversed(inner_first))
+
+
+def _fits(shape: tuple, strides: tuple, fmt: Any) -> bool:
+    """Do these sizes and strides lay a tensor out in ``fmt``'s order, with no gaps? (Size-1
+    dims may have any stride; an empty tensor is contiguous; False for a format of another
+    rank.)"""
+    order = {contiguous_format: len(shape), channels_last: 4, channels_last_3d: 5}.get(fmt)
+    if order != len(shape):
+        return False
+    if fmt is contiguous_format and 0 in shape:
+        return True
+    expected = 1
+    for d in reversed(dims_order(fmt, len(shape), "dim_order")):
+        if shape[d] != 1 and strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def _order_is_open(shape: tuple, strides: tuple) -> bool:
+    """Could the dims be put in more than one order: a size-1 dim, or two neighbours with
+    equal strides?"""
+    return 1 in shape or any(a == b for a, b in zip(strides, strides[1:]))
+
+
 def arranged(array: Any, fmt: Any, op: str) -> Any:
     """A copy of ``array`` laid out in ``fmt``'s order (preserve_format: array's own order,
     by its strides)."""

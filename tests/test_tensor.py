@@ -121,6 +121,232 @@ def test_is_cpu_and_data_ptr(device: str) -> None:
         assert x.data_ptr() == x.numpy().ctypes.data
 
 
+# ------------------------------------- dense-tensor predicates, memory and rarer methods
+DENSE_PREDICATES = ["is_sparse", "is_sparse_csr", "is_quantized", "is_meta", "is_mkldnn",
+                    "is_nested", "is_mps", "is_xla", "is_xpu", "is_ipu", "is_vulkan", "is_maia",
+                    "is_mtia", "is_distributed"]  # fmt: skip
+
+
+def test_layout_and_device_predicates_are_false_as_pytorchs(device: str) -> None:
+    x = microtorch.ones(2, device=device)
+    for name in DENSE_PREDICATES:
+        answer = getattr(x, name)
+        assert (answer() if name == "is_distributed" else answer) is False, name
+    torch = pytest.importorskip("torch")
+    t = torch.ones(2)
+    for name in DENSE_PREDICATES:  # properties where PyTorch's are, methods where its are
+        assert callable(getattr(x, name)) == callable(getattr(t, name)), name
+        assert (getattr(x, name)() if callable(getattr(x, name)) else getattr(x, name)) is False
+
+
+def _layouts(T) -> list:
+    """Tensors laid out in many ways: permuted, sliced, expanded, size-1 and empty dims."""
+    base = T.arange(120.0).reshape(2, 3, 4, 5)
+    return [T.ones(()), T.ones(3), base, base.permute(0, 2, 3, 1), base.transpose(1, 2),
+            base.permute(3, 1, 0, 2), base[:, ::2], base[:, :1], base[..., 1], T.ones(1, 3, 1, 4),
+            T.ones(1, 3, 1, 4).permute(0, 2, 3, 1), T.ones(3, 1).expand(3, 4), T.ones(0, 3, 2).mT,
+            T.ones(2, 3).as_strided((2, 3), (1, 1)), base.contiguous(memory_format=T.channels_last),
+            T.ones(2, 1, 2, 2).contiguous(memory_format=T.channels_last)]  # fmt: skip
+
+
+def test_dim_order_matches_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    checks = [False, True, "formats"]
+    for ours, theirs in zip(_layouts(microtorch), _layouts(torch), strict=True):
+        for check in checks:
+            answers = []
+            for x, T in ((ours, microtorch), (theirs, torch)):
+                how = [T.contiguous_format, T.channels_last] if check == "formats" else check
+                try:
+                    answers.append(x.dim_order(ambiguity_check=how))
+                except RuntimeError:
+                    answers.append("ambiguous")
+            assert answers[0] == answers[1], (tuple(theirs.shape), theirs.stride(), check)
+    assert microtorch.ones(2, 3).t().dim_order() == (1, 0)
+    with pytest.raises(TypeError, match="ambiguity_check"):
+        microtorch.ones(2).dim_order(ambiguity_check="ILLEGAL")
+
+
+def test_is_set_to_and_const_data_ptr_as_pytorchs(device: str) -> None:
+    torch = pytest.importorskip("torch")
+    for T, where in ((microtorch, device), (torch, "cpu")):
+        x = T.arange(6.0, device=where).reshape(2, 3)
+        assert x.is_set_to(x) and x.is_set_to(x.view(2, 3)) and x.is_set_to(x.detach())
+        assert not x.is_set_to(x.view(6))  # other sizes
+        assert not x.is_set_to(x.clone())  # other memory
+        assert not x.is_set_to(x.t().t()[:, 1:]) and x[1].is_set_to(x[1])
+        assert x.const_data_ptr() == x.data_ptr() and x[1].const_data_ptr() == x[1].data_ptr()
+
+
+def test_as_strided_in_place_as_pytorchs(device: str) -> None:
+    torch = pytest.importorskip("torch")
+    results = []
+    for T, where in ((microtorch, device), (torch, "cpu")):
+        v = T.arange(6.0, device=where)[1:]
+        same = v.as_strided_((2, 2), (1, 2))
+        assert same is v and v.storage_offset() == 1
+        w = T.arange(6.0, device=where)[1:]
+        w.as_strided_((2,), (3,), 0)  # an offset into all the memory, as as_strided
+        a = T.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True, device=where)
+        y = a * 1
+        y.as_strided_((2,), (2,), 1)
+        (y * T.tensor([3.0, 5.0], device=where)).sum().backward()  # the gradient follows
+        results.append([v.tolist(), w.tolist(), y.tolist(), a.grad.tolist()])
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            T.ones(3, requires_grad=True).as_strided_((2,), (1,))
+    assert results[0] == results[1]
+    x = microtorch.ones(3)
+    assert microtorch.as_strided_(x, (2,), (1,)) is x and x.shape == (2,)
+
+
+def test_conj_physical_and_to_dense_give_the_tensor_itself_as_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        x = T.arange(3)
+        assert x.conj_physical() is x and T.conj_physical(x) is x and x.to_dense() is x
+        assert x.conj_physical_() is x and T.conj_physical_(x) is x and x.tolist() == [0, 1, 2]
+        assert x.to_dense(T.int64) is x
+        copy64 = x.to_dense(T.float64)
+        assert copy64 is not x and copy64.dtype == T.float64 and copy64.tolist() == [0, 1, 2]
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            T.ones(2, requires_grad=True).conj_physical_()
+
+
+def test_out_of_place_resize_warns_keeps_the_count_and_carries_gradients() -> None:
+    torch = pytest.importorskip("torch")
+    results = []
+    for T in (microtorch, torch):
+        x = T.arange(6.0).reshape(2, 3)
+        with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+            r = x.resize(3, 2)
+        with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+            t = x.t().resize_as(T.ones(6))  # a transposed tensor: its values in C order
+        a = T.ones(2, 3, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (a.resize(6) * T.arange(6.0)).sum().backward()
+            with pytest.raises(RuntimeError, match="resize"):
+                x.resize(2, 2)  # 4 elements, not 6: only resize_ may change the count
+            with pytest.raises(RuntimeError):
+                x.resize()  # no sizes: one element
+        assert x.shape == (2, 3)  # out of place
+        results.append([r.tolist(), list(r.shape), t.tolist(), a.grad.tolist()])
+    assert results[0] == results[1]
+
+
+def test_set_shares_another_tensors_memory_as_pytorch(device: str) -> None:
+    torch = pytest.importorskip("torch")
+    results = []
+    for T, where in ((microtorch, device), (torch, "cpu")):
+        x = T.arange(6.0, device=where).reshape(2, 3)
+        y = T.zeros(4, device=where)
+        assert y.set_(x) is y and y.is_set_to(x) and y.stride() == (3, 1)
+        y[0, 0] = 9.0  # one memory
+        z = T.zeros(1, device=where).set_(x.t())  # source's sizes and strides
+        pieces = T.zeros(1, device=where).set_(x.view(6), 1, (2, 2))  # contiguous strides
+        spaced = T.zeros(1, device=where).set_(x.view(6), 1, (2,), (2,))
+        empty = T.zeros(3, device=where).set_()
+        results.append([x.tolist(), z.stride(), pieces.tolist(), pieces.stride(), spaced.tolist(),
+                        spaced.storage_offset(), list(empty.shape)])  # fmt: skip
+        with pytest.raises(RuntimeError):
+            T.zeros(2, dtype=T.int64, device=where).set_(x)  # another dtype
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            T.zeros(2, requires_grad=True, device=where).set_(x)
+        with pytest.raises(TypeError):
+            T.zeros(2, device=where).set_(x, 1)  # an offset without sizes
+    assert results[0] == results[1]
+    a = microtorch.tensor([1.0, 2.0], requires_grad=True)
+    x = a * 1
+    loss = (x * x).sum()  # saves x
+    with microtorch.no_grad():
+        microtorch.zeros(2).set_(x).add_(1.0)  # changes x's memory
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()  # caught: the tensor set to x shares x's version counter
+
+
+@pytest.mark.parametrize(
+    "data, size, fill_value",
+    [([[1, 0], [3, 2]], 4, -1), ([[1, 0], [3, 2]], 2, -1), ([[1, 0], [3, 2]], 5, 7), ([10], 0, -1),
+     (10, 2, -1), ([True, False, True], 3, 0), ([0.0, 0.5], 1, -1), ([], 2, -1)],
+)  # fmt: skip
+def test_nonzero_static_matches_pytorch(data: Any, size: int, fill_value: int) -> None:
+    torch = pytest.importorskip("torch")
+    ours = microtorch.nonzero_static(microtorch.tensor(data), size=size, fill_value=fill_value)
+    theirs = torch.nonzero_static(torch.tensor(data), size=size, fill_value=fill_value)
+    assert ours.dtype == microtorch.int64 and ours.shape == theirs.shape
+    assert ours.tolist() == theirs.tolist()
+    assert microtorch.tensor(data).nonzero_static(size=size, fill_value=fill_value).tolist() == (
+        theirs.tolist()
+    )
+
+
+def test_nonzero_static_refuses_what_pytorch_refuses() -> None:
+    with pytest.raises(RuntimeError, match="non-negative"):
+        microtorch.nonzero_static(microtorch.tensor([1]), size=-1)
+    with pytest.raises(TypeError):
+        microtorch.tensor([1]).nonzero_static(2)  # size is keyword-only
+
+
+def test_unsafe_split_with_sizes_and_slice_inverse_as_pytorchs(device: str) -> None:
+    torch = pytest.importorskip("torch")
+    results = []
+    for T, where in ((microtorch, device), (torch, "cpu")):
+        x = T.arange(6.0, device=where).reshape(2, 3)
+        pieces = x.unsafe_split_with_sizes([1, 2], 1) + T.unsafe_split_with_sizes(x, [1, 1])
+        with pytest.raises(RuntimeError, match="split"):
+            x.unsafe_split_with_sizes([1, 3], 1)
+        base = T.arange(10.0, device=where) * 10
+        sliced = base[2:8:2]
+        whole = sliced.slice_inverse(T.zeros(10, device=where), 0, 2, 8, 2)  # base again
+        other = T.slice_inverse(sliced, T.zeros(3, 2, device=where).t(), 0)
+        results.append([[p.tolist() for p in pieces], whole.tolist(), other.tolist()])
+    assert results[0] == results[1]
+
+
+def test_map2_as_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    results = []
+    for T in (microtorch, torch):
+        y = T.ones(2, 3)
+        same = y.map2_(
+            T.tensor([1.0, 2.0, 3.0]), T.tensor([[10.0], [20.0]]), lambda a, b, c: a + b * c
+        )
+        assert same is y
+        results.append(y.tolist())
+        with pytest.raises(TypeError):
+            T.ones(3).map2_(T.ones(3), T.ones(3, dtype=T.int64), lambda a, b, c: a)
+        with pytest.raises(TypeError):
+            T.ones(3).map_(T.ones(3, dtype=T.int64), lambda a, b: a)
+        with pytest.raises(RuntimeError):
+            T.ones(3).map2_(T.ones(2, 3), T.ones(3), lambda a, b, c: a)  # not broadcastable to self
+    assert results[0] == results[1]
+
+
+def test_map2_and_record_stream_on_device(device: str) -> None:
+    x = microtorch.ones(3, device=device)
+    if device == "cpu":
+        with pytest.raises(RuntimeError):  # PyTorch on the CPU refuses too
+            x.record_stream(None)
+        return
+    assert x.record_stream(None) is None  # one stream: nothing to record
+    with pytest.raises(TypeError, match="CPU"):
+        x.map2_(x, x, lambda a, b, c: a)
+
+
+def test_module_load_as_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        p = T.nn.Parameter(T.zeros(2))
+        saved = T.tensor([1.0, 2.0], requires_grad=True)
+        with T.no_grad():
+            copied = p.module_load(saved)
+        assert copied is not p and copied.tolist() == [1.0, 2.0] == p.tolist()
+        assert not copied.requires_grad and copied.data_ptr() == p.data_ptr()
+        taken = p.module_load(saved, assign=True)
+        assert taken is not saved and taken.data_ptr() == saved.data_ptr()
+        assert not taken.requires_grad
+
+
 @pytest.mark.filterwarnings("ignore:torch.asarray. unspecified requires_grad")  # (PyTorch's own)
 def test_asarray_shares_memory_where_it_can_as_in_pytorch() -> None:
     torch = pytest.importorskip("torch")

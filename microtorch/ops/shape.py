@@ -10,7 +10,7 @@ import math
 
 from .. import memory_format as _formats
 from ..autograd.function import Function
-from ..backend import xp_of
+from ..backend import memory_root, xp_of
 from .indexing import scatter_at
 
 
@@ -269,9 +269,7 @@ class Unfold(Function):
 # ----- as_strided: any sizes and strides over the memory a tensor views --------------------
 def _storage(a):
     """All the memory ``a`` views (from the array that owns it), flat, in a's dtype."""
-    root = a
-    while isinstance(root.base, type(a)):
-        root = root.base
+    root = memory_root(a)
     if not root.flags.c_contiguous:
         raise RuntimeError(
             "as_strided: the memory this tensor views is not one contiguous block here; "

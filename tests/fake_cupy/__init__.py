@@ -161,6 +161,22 @@ class _HostView:
 class _MemoryPointer:
     def __init__(self, array: numpy.ndarray) -> None:
         self.ptr = array.ctypes.data
+        self.mem = _Memory(array)
+
+
+class _Memory:
+    """``MemoryPointer.mem``: the allocation an array lies in (``ptr``: where it starts),
+    the same for every view of it, as_strided's included, as in CuPy."""
+
+    def __init__(self, array: numpy.ndarray) -> None:
+        while True:  # (NumPy's as_strided makes a wrapper whose base is its input)
+            base = array.base
+            if not isinstance(base, numpy.ndarray):
+                base = getattr(base, "base", None)
+            if not isinstance(base, numpy.ndarray):
+                break
+            array = base
+        self.ptr = array.ctypes.data
 
 
 class FakeArray:

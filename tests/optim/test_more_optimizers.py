@@ -1,4 +1,5 @@
-"""Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop and ASGD: trajectories over tens of steps
+"""Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop and ASGD (then Adafactor, Muon and
+LBFGS in their own sections): trajectories over tens of steps
 equal to PyTorch's (float64 and float32, every device), state dicts with PyTorch's keys that
 resume exactly, parameters without gradients, and PyTorch's errors for bad arguments."""
 
@@ -347,6 +348,144 @@ def test_adafactor_defaults_state_dict_and_errors_as_pytorch() -> None:
     tp.grad = pt.ones(3, 2)
     topt.step()
     assert set(topt.state_dict()["state"][0]) == set(saved["state"][0])
+
+
+# ------------------------------------------------------------------ Muon
+MUON_CASES = {
+    "default": dict(),
+    "plain_momentum_no_decay": dict(lr=0.02, nesterov=False, weight_decay=0.0),
+    "match_rms_adamw_short_ns": dict(
+        lr=0.05, momentum=0.9, adjust_lr_fn="match_rms_adamw", ns_steps=3, eps=1e-3
+    ),
+    "coefficients_original": dict(
+        lr=0.01, ns_coefficients=(2.0, -1.5, 0.5), adjust_lr_fn="original"
+    ),
+}
+MUON_SHAPES = [(3, 5), (6, 2), (4, 4)]  # wide, tall (worked on transposed), square
+MUON_STEPS = 20
+
+
+def _muon_trajectory(lib, kw: dict, dtype, device="cpu") -> tuple[list, list]:
+    rng = np.random.default_rng(11)
+    values = [rng.standard_normal(s).astype(dtype) for s in MUON_SHAPES]
+    params = _params(lib, values, device)
+    opt = lib.optim.Muon(params, **kw)
+    for _ in range(MUON_STEPS):
+        for p, s in zip(params, MUON_SHAPES):
+            g = rng.standard_normal(s).astype(dtype)
+            p.grad = torch.tensor(g, device=device) if lib is torch else lib.tensor(g)
+        opt.step()
+    states = [{k: v.detach().cpu().numpy() for k, v in opt.state[p].items()} for p in params]
+    return [p.detach().cpu().numpy() for p in params], states
+
+
+def _torch_without_bfloat16(monkeypatch: pytest.MonkeyPatch):
+    """PyTorch with Tensor.bfloat16 a plain copy: its Muon then runs Newton-Schulz in the
+    parameter's dtype, as microtorch does (microtorch has no bfloat16)."""
+    pt = pytest.importorskip("torch")
+    monkeypatch.setattr(pt.Tensor, "bfloat16", lambda self, *a, **k: self.clone())
+    return pt
+
+
+@pytest.mark.parametrize("case", sorted(MUON_CASES))
+def test_muon_trajectory_matches_pytorch(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    pt = _torch_without_bfloat16(monkeypatch)
+    kw = MUON_CASES[case]
+    for dtype, rtol, atol in ((np.float64, 1e-10, 1e-12), (np.float32, 2e-5, 2e-6)):
+        ours, our_states = _muon_trajectory(torch, kw, dtype)
+        theirs, their_states = _muon_trajectory(pt, kw, dtype)
+        start, _ = _muon_trajectory(torch, dict(lr=0.0), dtype)
+        for a, b, a0 in zip(ours, theirs, start, strict=True):
+            assert a.dtype == dtype  # float32 stays float32
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=f"{case} {dtype}")
+            assert not np.allclose(a, a0, atol=1e-3)  # the parameters did move
+        for mine, reference in zip(our_states, their_states, strict=True):
+            assert mine.keys() == reference.keys() == {"momentum_buffer"}
+            np.testing.assert_allclose(mine["momentum_buffer"], reference["momentum_buffer"],
+                                       rtol=rtol, atol=atol)  # fmt: skip
+
+
+def test_muon_is_near_pytorchs_bfloat16_run() -> None:
+    """Unpatched PyTorch orthogonalises in bfloat16 (about 3 significant digits): microtorch's
+    float64 steps stay within that rounding of PyTorch's over the 20 steps."""
+    pt = pytest.importorskip("torch")
+    ours, _ = _muon_trajectory(torch, dict(lr=0.02), np.float64)
+    theirs, _ = _muon_trajectory(pt, dict(lr=0.02), np.float64)
+    start, _ = _muon_trajectory(torch, dict(lr=0.0), np.float64)
+    for a, b, a0 in zip(ours, theirs, start, strict=True):
+        moved = np.abs(b - a0).max()
+        assert np.abs(a - b).max() < 0.02 * moved  # bfloat16-sized, not a different rule
+
+
+def test_muon_orthogonalises_the_step() -> None:
+    """One step from a zero buffer without decay or nesterov moves p by -lr * O, and O's
+    singular values are the iteration's (between about 0.7 and 1.2), whatever g's scale."""
+    g = (
+        np.diag([30.0, 1.0, 0.1])
+        @ np.linalg.qr(np.random.default_rng(0).standard_normal((3, 3)))[0]
+    )
+    p = nn.Parameter(torch.zeros(3, 3, dtype=torch.float64))
+    p.grad = torch.tensor(g)
+    optim.Muon([p], lr=1.0, weight_decay=0.0, nesterov=False, momentum=0.0).step()
+    singular = np.linalg.svd(-p.detach().numpy(), compute_uv=False)
+    assert 0.6 < singular.min() and singular.max() < 1.25
+
+
+def test_muon_defaults_state_dict_and_errors_as_pytorch(monkeypatch: pytest.MonkeyPatch) -> None:
+    p = nn.Parameter(torch.ones(3, 2, dtype=torch.float64))
+    opt = optim.Muon([p], lr=0.1)
+    p.grad = torch.tensor(np.arange(6.0).reshape(3, 2))
+    opt.step()
+    saved = copy.deepcopy(opt.state_dict())
+    assert set(saved["state"][0]) == {"momentum_buffer"}
+    twin = nn.Parameter(p.detach().clone())
+    opt2 = optim.Muon([twin], lr=0.1)
+    opt2.load_state_dict(saved)
+    for o, q in ((opt, p), (opt2, twin)):
+        q.grad = torch.full((3, 2), 0.5, dtype=torch.float64)
+        o.step()
+    np.testing.assert_array_equal(p.detach().numpy(), twin.detach().numpy())
+    with pytest.raises(ValueError, match="2D parameters"):
+        optim.Muon([nn.Parameter(torch.zeros(2))])
+    for bad in (dict(lr=-1.0), dict(momentum=-0.1), dict(weight_decay=-0.1),
+                dict(adjust_lr_fn="spectral")):  # fmt: skip
+        with pytest.raises(ValueError, match="Muon"):
+            optim.Muon([nn.Parameter(torch.zeros(2, 2))], **bad)
+    for bad, message in (
+        (dict(ns_steps=100), "less than 100"),
+        (dict(ns_coefficients=(1, 2)), "3"),
+    ):
+        q = nn.Parameter(torch.zeros(2, 2))
+        q.grad = torch.ones(2, 2)
+        with pytest.raises(ValueError, match=message):  # (at the step, as PyTorch)
+            optim.Muon([q], **bad).step()
+    pt = _torch_without_bfloat16(monkeypatch)
+    ours = optim.Muon([nn.Parameter(torch.zeros(2, 2))])
+    theirs = pt.optim.Muon([pt.nn.Parameter(pt.zeros(2, 2))])
+    assert ours.defaults == theirs.defaults and repr(ours) == repr(theirs)
+    tp = pt.nn.Parameter(pt.ones(3, 2, dtype=pt.float64))
+    topt = pt.optim.Muon([tp], lr=0.1)
+    tp.grad = pt.tensor(np.arange(6.0).reshape(3, 2))
+    topt.step()
+    theirs_saved = topt.state_dict()
+    assert set(theirs_saved["state"][0]) == set(saved["state"][0])
+    assert theirs_saved["param_groups"][0].keys() == saved["param_groups"][0].keys()
+    np.testing.assert_allclose(p.detach().numpy(), _step_again(pt, tp, topt), rtol=1e-12)
+
+
+def _step_again(pt, tp, topt) -> np.ndarray:
+    tp.grad = pt.full((3, 2), 0.5, dtype=pt.float64)
+    topt.step()
+    return tp.detach().numpy()
+
+
+def test_muon_on_device(device: str) -> None:
+    """The raw-array code runs on every device (CuPy arrays there) with CPU's numbers."""
+    kw = MUON_CASES["default"]
+    ours, _ = _muon_trajectory(torch, kw, np.float64, device)
+    reference, _ = _muon_trajectory(torch, kw, np.float64)
+    for mine, cpu in zip(ours, reference, strict=True):
+        np.testing.assert_allclose(mine, cpu, rtol=1e-12, atol=1e-14)
 
 
 # ------------------------------------------------------------------ LBFGS
