@@ -410,6 +410,7 @@ from .functional import (
     hypot,
     i0,
     igamma,
+    igammac,
     imag,
     index_add,
     index_copy,
