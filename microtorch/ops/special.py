@@ -371,8 +371,8 @@ def airy_ai(x):
 
 # -------------------------------------------------------------------- Hurwitz zeta
 def hurwitz_zeta(s, q):
-    """zeta(s, q) = sum_(k>=0) (q + k)^-s, by Euler-Maclaurin: the terms while q + k < 10
-    summed directly, then at w = q + k, w^(1-s) / (s-1) + w^-s / 2
+    """zeta(s, q) = sum_(k>=0) (q + k)^-s, by Euler-Maclaurin: the first ten terms, and
+    more while q + k < 10, summed directly, then at w = q + k, w^(1-s) / (s-1) + w^-s / 2
     + sum_j B_2j / (2j)! s (s+1) ... (s+2j-2) w^(-s-2j+1) (10 terms; error below 1e-20 of
     the result). As PyTorch: inf at s = 1 and at q = 0, -1, -2 ...; nan for s < 1, for a
     negative q with s not whole, and at q = inf; for s = inf, 1 at q = 1, inf for q < 1 and
@@ -385,6 +385,8 @@ def hurwitz_zeta(s, q):
     ok = ~(bad | pole | (s == 1) | (s == xp.inf))
     s_ok, w = xp.where(ok, s, 2.0), xp.where(ok, q, 1.0)
     total = xp.zeros_like(s_ok)
+    for _ in range(10):  # (ten terms always: for a large s they are nearly all of it)
+        total, w = total + w ** (-s_ok), w + 1
     below = w < 10
     while bool(xp.any(below)):
         total = total + xp.where(below, w ** (-s_ok), 0.0)
@@ -398,8 +400,7 @@ def hurwitz_zeta(s, q):
         power = power / (w * w)
         factorial *= (2 * j + 1) * (2 * j + 2)
     result = xp.where(ok, total, math.nan)
-    result = xp.where(pole & ~xp.isnan(s) & (s >= 1) | (s == 1) & ~xp.isnan(q), math.inf, result)
-    result = xp.where(pole & xp.isnan(s), math.inf, result)
+    result = xp.where((pole & ((s >= 1) | xp.isnan(s))) | (s == 1), math.inf, result)
     at_inf = (s == xp.inf) & ~xp.isnan(q) & (q != xp.inf)
     inf_values = xp.where(q == 1, 1.0, xp.where(q < 1, math.inf, math.nan))
     return xp.where(at_inf, inf_values, result).astype(out_dtype)
