@@ -151,7 +151,8 @@ def _jy_miller(x):
 def _hankel_series(order, x, terms=40):
     """P and Q of Hankel's asymptotic expansion of J and Y of ``order`` (x >= 20):
     the terms a_k = prod_(i<=k) (4 order^2 - (2i - 1)^2) / (8 i x), P = a_0 - a_2 + a_4 ...
-    and Q = a_1 - a_3 + ... (each term at x = 20 is below 1e-16 by k = 40)."""
+    and Q = a_1 - a_3 + ... (at x = 20 the terms are below 1e-16 from k = 21 and smallest,
+    5e-19, at k = 40, where the sums stop)."""
     xp = xp_of(x)
     term, p, q = xp.ones_like(x), xp.ones_like(x), xp.zeros_like(x)
     for k in range(1, terms):
