@@ -190,9 +190,7 @@ def bessel_jy(kind, x):
     middle = ~small & ~large & xp.isfinite(a)
     order = int(kind[1])
     result = xp.full(x.shape, math.nan)
-    index = 1 if order == 1 else 0
-    if kind[0] == "y":
-        index += 2
+    index = ("j0", "j1", "y0", "y1").index(kind)  # (the order the two methods return them)
     for mask, method in ((small, _jy_series), (middle, _jy_miller)):
         if bool(xp.any(mask)):
             values = method(xp.where(mask, a, 1.0))[index]
