@@ -415,6 +415,7 @@ from .functional import (
     hypot,
     i0,
     igamma,
+    igammac,
     imag,
     index_add,
     index_copy,

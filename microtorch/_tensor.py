@@ -1734,6 +1734,9 @@ class Tensor:
     def igamma(self, other: Tensor) -> Tensor:
         return F.igamma(self, other)
 
+    def igammac(self, other: Tensor) -> Tensor:
+        return F.igammac(self, other)
+
     def polygamma(self, n: int) -> Tensor:
         return F.polygamma(n, self)
 
@@ -2090,6 +2093,9 @@ class Tensor:
 
     def igamma_(self, other: Tensor) -> Tensor:
         return F.inplace(self, F.igamma, other)
+
+    def igammac_(self, other: Tensor) -> Tensor:
+        return F.inplace(self, F.igammac, other)
 
     def hypot_(self, other: Tensor) -> Tensor:
         return F.inplace(self, F.hypot, other)

@@ -979,6 +979,13 @@ def igamma(input: Tensor, other: Tensor) -> Tensor:
     return elementwise.Igamma.apply(*_floating_tensor_operands(input, other, "igamma"))
 
 
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised upper incomplete gamma function Q(input, other) = 1 - P(input, other),
+    with broadcasting (differentiable in other only, as PyTorch)."""
+    a, x = _floating_tensor_operands(input, other, "igammac")
+    return elementwise.Igamma.apply(a, x, upper=True)
+
+
 def i0(input: Tensor) -> Tensor:
     """The modified Bessel function of the first kind of order 0, I_0(input)."""
     return elementwise.BesselI.apply(_float_input(input, "i0"), order=0)

@@ -4,9 +4,12 @@ compositions of them (ndtr); entr, log_ndtr, ndtri and erfcx, which PyTorch has 
 are defined here on their own Functions in ``ops/elementwise.py``. Each name is a plain
 assignment or a short function, so that stepping into one lands in the op itself.
 
-Left out on purpose: ``logsumexp``, which learners write themselves (see the docs); the
-Bessel functions of the first and second kind, zeta, the incomplete gamma functions'
-complements and the orthogonal polynomials are not implemented.
+The Bessel, Airy and Hurwitz zeta functions and the orthogonal polynomials are written on
+raw arrays in ``ops/special.py``; like PyTorch's they have no gradient (zeta has one in q),
+so they return tensors outside the graph, and they refuse float16 as PyTorch's CPU kernels
+do. ``gammainc`` and ``gammaincc`` are igamma and igammac.
+
+Left out on purpose: ``logsumexp``, which learners write themselves (see the docs).
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from typing import Any
 from . import dtypes as _dtypes
 from . import functional as _F
 from ._tensor import Tensor
+from .backend import xp_of as _xp_of
 from .ops import elementwise as _elementwise
+from .ops import special as _special
 
 _INV_SQRT_2 = 1 / math.sqrt(2)
 
@@ -43,6 +48,8 @@ i0 = _F.i0  # the modified Bessel functions of the first kind, and their scaled 
 i0e = _F.i0e
 i1 = _F.i1
 i1e = _F.i1e
+gammainc = _F.igamma  # the regularised lower incomplete gamma function P(input, other)
+gammaincc = _F.igammac  # its complement Q = 1 - P
 
 
 def entr(input: Tensor) -> Tensor:
@@ -70,6 +77,21 @@ def erfcx(input: Tensor) -> Tensor:
     return _elementwise.Erfcx.apply(_float32_or_64(input, "erfcx"))
 
 
+def _array_of(input: Tensor, op: str) -> Any:
+    """The raw array of input as a float (integers promoted), float16 refused."""
+    return _float32_or_64(input, op).array
+
+
+def _two_arrays(x: Any, n: Any, op: str) -> tuple:
+    """The raw arrays of two operands (tensors or numbers, at least one a tensor) in their
+    common floating dtype, promoted as PyTorch's binary ops (float16 refused)."""
+    a, b = _F._binary_operands(x, n, op)
+    dtype = _array_of(a if isinstance(a, Tensor) else b, op).dtype
+    xp = _xp_of(a.array if isinstance(a, Tensor) else b.array)
+    return tuple(v.array.astype(dtype) if isinstance(v, Tensor) else xp.asarray(v, dtype=dtype)
+                 for v in (a, b))  # fmt: skip
+
+
 def _float32_or_64(input: Tensor, op: str) -> Tensor:
     """_float_input, refusing float16 as PyTorch does for ``op`` (no Half kernel)."""
     x = _F._float_input(input, op)
@@ -88,3 +110,148 @@ def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """log(softmax(input, dim)), computed without overflow (``dim`` is required here)."""
     return _F.log_softmax(input, dim, dtype=dtype)
+
+
+# ------------------------------------------------------------ Bessel and Airy functions
+def bessel_j0(input: Tensor) -> Tensor:
+    """The Bessel function of the first kind of order 0, J_0(input)."""
+    return _F._no_grad_result(_special.bessel_jy("j0", _array_of(input, "bessel_j0")))
+
+
+def bessel_j1(input: Tensor) -> Tensor:
+    """The Bessel function of the first kind of order 1, J_1(input)."""
+    return _F._no_grad_result(_special.bessel_jy("j1", _array_of(input, "bessel_j1")))
+
+
+def bessel_y0(input: Tensor) -> Tensor:
+    """The Bessel function of the second kind of order 0, Y_0(input) (nan for input < 0)."""
+    return _F._no_grad_result(_special.bessel_jy("y0", _array_of(input, "bessel_y0")))
+
+
+def bessel_y1(input: Tensor) -> Tensor:
+    """The Bessel function of the second kind of order 1, Y_1(input) (nan for input < 0)."""
+    return _F._no_grad_result(_special.bessel_jy("y1", _array_of(input, "bessel_y1")))
+
+
+def modified_bessel_i0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 0, I_0 (i0 without a grad)."""
+    array = _array_of(input, "modified_bessel_i0")
+    return _F._no_grad_result(_elementwise.bessel_i(array, 0, False))
+
+
+def modified_bessel_i1(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 1, I_1 (i1 without a grad)."""
+    array = _array_of(input, "modified_bessel_i1")
+    return _F._no_grad_result(_elementwise.bessel_i(array, 1, False))
+
+
+def modified_bessel_k0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the second kind of order 0, K_0(input)."""
+    array = _array_of(input, "modified_bessel_k0")
+    return _F._no_grad_result(_special.bessel_k(0, array, scaled=False))
+
+
+def modified_bessel_k1(input: Tensor) -> Tensor:
+    """The modified Bessel function of the second kind of order 1, K_1(input)."""
+    array = _array_of(input, "modified_bessel_k1")
+    return _F._no_grad_result(_special.bessel_k(1, array, scaled=False))
+
+
+def scaled_modified_bessel_k0(input: Tensor) -> Tensor:
+    """exp(input) * K_0(input), which does not underflow for a large input."""
+    array = _array_of(input, "scaled_modified_bessel_k0")
+    return _F._no_grad_result(_special.bessel_k(0, array, scaled=True))
+
+
+def scaled_modified_bessel_k1(input: Tensor) -> Tensor:
+    """exp(input) * K_1(input), which does not underflow for a large input."""
+    array = _array_of(input, "scaled_modified_bessel_k1")
+    return _F._no_grad_result(_special.bessel_k(1, array, scaled=True))
+
+
+def spherical_bessel_j0(input: Tensor) -> Tensor:
+    """The spherical Bessel function of the first kind of order 0, sin(input) / input."""
+    array = _array_of(input, "spherical_bessel_j0")
+    return _F._no_grad_result(_special.spherical_bessel_j0(array))
+
+
+def airy_ai(input: Tensor) -> Tensor:
+    """The Airy function Ai(input), the solution of y'' = x y that decays as x -> inf."""
+    return _F._no_grad_result(_special.airy_ai(_array_of(input, "airy_ai")))
+
+
+# ------------------------------------------------------------------------------- zeta
+def zeta(input: Any, other: Any) -> Tensor:
+    """The Hurwitz zeta function zeta(input, other) = sum over k >= 0 of
+    (other + k) ** -input, with broadcasting; differentiable in other, as PyTorch."""
+    a, b = _F._binary_operands(input, other, "zeta")
+    like = _float32_or_64(a if isinstance(a, Tensor) else b, "zeta")
+    s, q = (_F.cast(v, like.dtype) if isinstance(v, Tensor)
+            else _F._no_grad_result(_xp_of(like.array).asarray(v, dtype=like.array.dtype))
+            for v in (a, b))  # fmt: skip
+    return _special.Zeta.apply(s, q)
+
+
+# --------------------------------------------------------------- orthogonal polynomials
+def _polynomial(kind: str, x: Any, n: Any, op: str) -> Tensor:
+    return _F._no_grad_result(_special.orthogonal_polynomial(kind, *_two_arrays(x, n, op)))
+
+
+def chebyshev_polynomial_t(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the first kind T_n(x) (n truncated to an integer)."""
+    return _polynomial("chebyshev_t", x, n, "chebyshev_polynomial_t")
+
+
+def chebyshev_polynomial_u(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the second kind U_n(x)."""
+    return _polynomial("chebyshev_u", x, n, "chebyshev_polynomial_u")
+
+
+def chebyshev_polynomial_v(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the third kind V_n(x)."""
+    return _polynomial("chebyshev_v", x, n, "chebyshev_polynomial_v")
+
+
+def chebyshev_polynomial_w(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the fourth kind W_n(x)."""
+    return _polynomial("chebyshev_w", x, n, "chebyshev_polynomial_w")
+
+
+def shifted_chebyshev_polynomial_t(x: Any, n: Any) -> Tensor:
+    """T_n(2x - 1), the Chebyshev polynomial of the first kind shifted to [0, 1]."""
+    return _polynomial("shifted_chebyshev_t", x, n, "shifted_chebyshev_polynomial_t")
+
+
+def shifted_chebyshev_polynomial_u(x: Any, n: Any) -> Tensor:
+    """U_n(2x - 1), the Chebyshev polynomial of the second kind shifted to [0, 1]."""
+    return _polynomial("shifted_chebyshev_u", x, n, "shifted_chebyshev_polynomial_u")
+
+
+def shifted_chebyshev_polynomial_v(x: Any, n: Any) -> Tensor:
+    """V_n(2x - 1), the Chebyshev polynomial of the third kind shifted to [0, 1]."""
+    return _polynomial("shifted_chebyshev_v", x, n, "shifted_chebyshev_polynomial_v")
+
+
+def shifted_chebyshev_polynomial_w(x: Any, n: Any) -> Tensor:
+    """W_n(2x - 1), the Chebyshev polynomial of the fourth kind shifted to [0, 1]."""
+    return _polynomial("shifted_chebyshev_w", x, n, "shifted_chebyshev_polynomial_w")
+
+
+def hermite_polynomial_h(x: Any, n: Any) -> Tensor:
+    """The physicists' Hermite polynomial H_n(x)."""
+    return _polynomial("hermite_h", x, n, "hermite_polynomial_h")
+
+
+def hermite_polynomial_he(x: Any, n: Any) -> Tensor:
+    """The probabilists' Hermite polynomial He_n(x)."""
+    return _polynomial("hermite_he", x, n, "hermite_polynomial_he")
+
+
+def laguerre_polynomial_l(x: Any, n: Any) -> Tensor:
+    """The Laguerre polynomial L_n(x)."""
+    return _polynomial("laguerre", x, n, "laguerre_polynomial_l")
+
+
+def legendre_polynomial_p(x: Any, n: Any) -> Tensor:
+    """The Legendre polynomial P_n(x)."""
+    return _polynomial("legendre", x, n, "legendre_polynomial_p")

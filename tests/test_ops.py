@@ -364,6 +364,16 @@ def _igamma_integer_a(a: float, x: float) -> float:
 
 
 np_igamma = np.vectorize(_igamma_integer_a, otypes=[np.float64])
+
+
+def _zeta_by_sum(s: float, q: float) -> float:
+    """Hurwitz zeta as 10^5 terms of sum (q + k)^-s and the tail's integral plus half its
+    first term (the rest is below s (q + 10^5)^(-s-1) / 12)."""
+    w = q + 100_000
+    return float(np.sum((q + np.arange(100_000)) ** -s) + w ** (1 - s) / (s - 1) + w**-s / 2)
+
+
+np_zeta = np.vectorize(_zeta_by_sum, otypes=[np.float64])
 np_digamma = np.vectorize(_digamma_by_differences, otypes=[np.float64])
 
 
@@ -1062,6 +1072,18 @@ ELEMENTWISE = [
         lambda T, F, a, b: T.igamma(a, b * 4),
         (const([[1.0, 3.0, 12.0]], grad=False), pos(2, 3)),
         lambda a, b: np_igamma(a, b * 4),
+    ),
+    C(
+        "igammac",  # Q = 1 - P, differentiable in x only (as igamma)
+        lambda T, F, a, b: T.igammac(a, b * 4),
+        (const([[1.0, 3.0, 12.0]], grad=False), pos(2, 3)),
+        lambda a, b: 1 - np_igamma(a, b * 4),
+    ),
+    C(
+        "special_zeta",  # Hurwitz zeta, differentiable in q only (as PyTorch)
+        lambda T, F, s, q: T.special.zeta(s, q * 2),
+        (const([[1.5], [3.0]], grad=False), pos(3)),
+        lambda s, q: np_zeta(s, q * 2),
     ),
     C("hypot", lambda T, F, a, b: T.hypot(a, b), (nz(2, 3), nz(3)), np.hypot),
     C("fmod", lambda T, F, a, b: T.fmod(a, b), (x(2, 3), nz(3)), np.fmod),

@@ -2,7 +2,7 @@
 minimum where, and the rounding ops (floor ceil round trunc sign); tan sinh cosh asin acos atan
 asinh acosh atanh atan2, log2 log10 exp2 expm1 logaddexp logaddexp2 xlogy xlog1py logit, erfc
 erfinv erfcx log_ndtr ndtri entr, hypot fmod copysign heaviside sinc nan_to_num fmax fmin, frexp
-nextafter, lgamma digamma polygamma igamma, the modified Bessel functions i0 i0e i1 i1e.
+nextafter, lgamma digamma polygamma igamma igammac, the modified Bessel functions i0 i0e i1 i1e.
 
 Each op's backward is the derivative written next to its forward."""
 
@@ -585,16 +585,18 @@ def _until_converged(step, state, xp, max_steps=5000):
     return state
 
 
-def gammainc(a, x):
+def gammainc(a, x, upper=False):
     """The regularised lower incomplete gamma function P(a, x) = (1 / Gamma(a)) *
-    integral_0^x t^(a-1) e^-t dt, in float64. Below x = a + 1 its power series
-    sum_n x^n / (a (a+1) ... (a+n)); above, 1 - Q(a, x) with Q's continued fraction
-    (evaluated by Lentz's method). As PyTorch: 1 at x = inf and for a = 0 < x, 0 for
-    a = inf > x; nan for other a <= 0, for x < 0 and for a = x = inf."""
+    integral_0^x t^(a-1) e^-t dt, or (``upper``) its complement Q(a, x) = 1 - P(a, x), in
+    float64. Below x = a + 1 P's power series sum_n x^n / (a (a+1) ... (a+n)); above, Q's
+    continued fraction (evaluated by Lentz's method), so that the smaller of P and Q is
+    never found as a difference. As PyTorch: P = 1 at x = inf and for a = 0 < x, 0 for
+    a = inf > x; nan for other a <= 0, for x < 0 and for a = x = inf (Q likewise, 1 - P)."""
     xp = xp_of(a)
     if a.dtype != xp.float64 or x.dtype != xp.float64:
         out_dtype = xp.result_type(a, x)
-        return gammainc(a.astype(xp.float64), x.astype(xp.float64)).astype(out_dtype)
+        p = gammainc(a.astype(xp.float64), x.astype(xp.float64), upper)
+        return p.astype(out_dtype)
     a, x = xp.broadcast_arrays(a, x)
     one = ((a == 0) & (x > 0)) | ((x == math.inf) & (a >= 0) & (a < math.inf))
     zero = (a == math.inf) & (x >= 0) & (x < math.inf)
@@ -625,27 +627,34 @@ def gammainc(a, x):
     d0 = 1 / xp.where(xp.abs(b0) < tiny, tiny, b0)
     *_, h = _until_converged(fraction_step, (b0, xp.full(a.shape, 1 / tiny), d0, d0), xp)
     series = x < a + 1
-    p = xp.where(series, xp.exp(log_front) * total, 1 - xp.exp(log_front) * h)
+    lower, upper_part = xp.exp(log_front) * total, xp.exp(log_front) * h
+    if upper:  # Q = 1 - P: 1 at x = 0 and where P is 0, 0 where P is 1
+        q = xp.where(series, 1 - lower, upper_part)
+        q = xp.where((x == 0) | zero, 1.0, q)
+        return xp.where(one, 0.0, xp.where(bad & ~zero, math.nan, q))
+    p = xp.where(series, lower, 1 - upper_part)
     p = xp.where((x == 0) | zero, 0.0, p)
     return xp.where(one, 1.0, xp.where(bad & ~zero, math.nan, p))
 
 
 class Igamma(Function):
-    """P(a, x), the regularised lower incomplete gamma function. dP/dx is the gamma
-    density x^(a-1) e^-x / Gamma(a); dP/da has no closed form and, as in PyTorch, is not
-    implemented."""
+    """P(a, x), the regularised lower incomplete gamma function, or (``upper``, igammac)
+    Q(a, x) = 1 - P(a, x). dP/dx is the gamma density x^(a-1) e^-x / Gamma(a) and
+    dQ/dx = -dP/dx; d/da has no closed form and, as in PyTorch, is not implemented."""
 
-    def forward(self, a, x):
+    def forward(self, a, x, upper=False):
+        self.upper = upper
         self.save_for_backward(a, x)
-        return gammainc(a, x)
+        return gammainc(a, x, upper)
 
     def backward(self, grad):
         a, x = self.saved
+        name = "igammac" if self.upper else "igamma"
         if self.needs_input_grad[0]:
-            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
+            raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
         xp = xp_of(x)
         density = xp.exp((a - 1) * xp.log(x) - x - lgamma(a))
-        return None, unbroadcast(grad * density, x.shape)
+        return None, unbroadcast(grad * (-density if self.upper else density), x.shape)
 
 
 def standard_gamma_grad(a, x):

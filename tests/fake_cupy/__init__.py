@@ -31,6 +31,7 @@ on a GPU machine.
 
 from __future__ import annotations
 
+import builtins
 import collections
 import contextlib
 import operator
@@ -691,7 +692,8 @@ def __getattr__(name: str) -> Any:
         return target
     else:
         wrapped = _function(name, target)
-    globals()[name] = wrapped
+    if name not in vars(builtins):  # (a cached "any" or "all" would shadow the builtin here)
+        globals()[name] = wrapped
     return wrapped
 
 
