@@ -3,6 +3,7 @@
 from ..loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CTCLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
     GaussianNLLLoss,
@@ -16,6 +17,7 @@ from ..loss import (
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
     NLLLoss,
+    NLLLoss2d,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
