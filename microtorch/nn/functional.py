@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,9 +20,11 @@ from .._warn import warn_user
 from ..amp.autocast_mode import autocast_inputs
 from ..autograd.grad_mode import no_grad as _no_grad
 from ..factories import arange as _arange
+from ..factories import empty_like as _empty_like
 from ..factories import full as _full
 from ..factories import full_like as _full_like
 from ..factories import whole_numbers
+from ..factories import zeros_like as _zeros_like
 from ..functional import (  # noqa: F401  (re-exported under F.*)
     _check_broadcast,
     _check_tensor,
@@ -332,6 +335,26 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _functional._implicit_softmax_dim(input.ndim, "softmin")
     return softmax(negated, dim, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:  # fmt: skip
+    """A sample from the Gumbel-softmax (concrete) distribution: softmax((logits + g) / tau)
+    with g standard Gumbel noise. ``hard``: the one-hot of its argmax in the forward, with the
+    soft sample's gradient (the straight-through estimator). ``eps`` is unused, as in
+    PyTorch (which warns when it is set)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    _check_tensor(logits, "gumbel_softmax", "logits")
+    # -log(E), E ~ Exponential(1), is standard Gumbel (exponential_ refuses integer logits)
+    with _no_grad():
+        gumbels = -_empty_like(logits).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _zeros_like(logits).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft  # the value of y_hard, the gradient of y_soft
 
 
 def _threshold(input: Tensor, threshold: float, value: float) -> Tensor:
