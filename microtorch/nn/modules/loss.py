@@ -3,9 +3,9 @@
 from ..loss import (
     BCELoss,
     BCEWithLogitsLoss,
-    CTCLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,
