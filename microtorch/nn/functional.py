@@ -51,6 +51,7 @@ from ..ops import linalg as _linalg
 from ..ops import loss as _loss
 from ..ops import normalization as _normalization
 from .grid import affine_grid, grid_sample  # noqa: F401  (re-exported under F.*)
+from .multihead_attention import multi_head_attention_forward  # noqa: F401  (re-exported)
 
 
 def _check_same_dtype(op: str, input: Tensor, weight: Tensor | None,
