@@ -1,7 +1,8 @@
 """Neural-network building blocks: ``Module``, ``Parameter``, layers, containers,
-``nn.init``, ``nn.utils`` (with ``nn.utils.rnn``) and ``nn.functional``."""
+``nn.init``, ``nn.utils`` (with ``nn.utils.rnn``), ``nn.functional`` and ``nn.common_types``
+(PyTorch's type aliases such as ``_size_2_t``)."""
 
-from . import attention, functional, init, utils
+from . import attention, common_types, functional, init, utils
 from .activation import (
     CELU,
     ELU,
@@ -292,6 +293,7 @@ __all__ = [
     "ZeroPad2d",
     "ZeroPad3d",
     "attention",
+    "common_types",
     "functional",
     "init",
     "utils",

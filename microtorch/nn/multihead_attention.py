@@ -12,7 +12,9 @@ so a PyTorch state dict loads as it is.
 Masks follow PyTorch's convention for this module, which is the opposite of
 scaled_dot_product_attention's: in a bool ``attn_mask`` (L, S) or (N * num_heads, L, S), or
 a bool ``key_padding_mask`` (N, S), True means "may NOT attend"; float masks are added to
-the scores. models/attention.py is the char-LM's own, smaller causal attention.
+the scores. The computation itself is ``multi_head_attention_forward`` below (PyTorch's
+``F.multi_head_attention_forward``, with every weight passed in), which the module calls.
+models/attention.py is the char-LM's own, smaller causal attention.
 """
 
 from __future__ import annotations
