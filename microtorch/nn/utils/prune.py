@@ -211,12 +211,7 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        count = _pruned_count(self.amount, t.numel())
-        mask = default_mask.clone()
-        if count:
-            draws = random.rand_like(t).reshape(-1)
-            mask.view(-1)[F.topk(draws, count).indices] = 0
-        return mask
+        return _without_smallest(random.rand_like(t), self.amount, default_mask)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: int | float) -> RandomUnstructured:  # type: ignore[override]
@@ -233,12 +228,7 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        count = _pruned_count(self.amount, t.numel())
-        mask = default_mask.clone()
-        if count:
-            smallest = F.topk(t.abs().reshape(-1), count, largest=False).indices
-            mask.view(-1)[smallest] = 0
-        return mask
+        return _without_smallest(t.abs(), self.amount, default_mask)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: int | float,  # type: ignore[override]
@@ -318,6 +308,16 @@ class CustomFromMask(BasePruningMethod):
     @classmethod
     def apply(cls, module: Module, name: str, mask: Tensor) -> CustomFromMask:  # type: ignore[override]
         return super().apply(module, name, mask=mask)
+
+
+def _without_smallest(scores: Tensor, amount: int | float, default_mask: Tensor) -> Tensor:
+    """``default_mask`` with 0 at the ``amount`` entries of smallest score (random draws
+    for RandomUnstructured: a random choice)."""
+    count = _pruned_count(amount, scores.numel())
+    mask = default_mask.clone()
+    if count:
+        mask.view(-1)[F.topk(scores.reshape(-1), count, largest=False).indices] = 0
+    return mask
 
 
 def _channel_mask(t: Tensor, dim: int, kept: Tensor) -> Tensor:
