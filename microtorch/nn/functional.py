@@ -1507,8 +1507,11 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     """Connectionist temporal classification loss: -log of the probability of each target
     summed over its alignments to the frames of log_probs (T, N, C), or unbatched (T, C).
     targets: padded (N, S) or concatenated 1-D; the lengths: tensors or sequences of ints.
-    "mean" divides each loss by its target length (at least 1), then averages."""
+    "mean" divides each loss by its target length (at least 1), then averages. The gradient
+    is PyTorch's, the one of logits whose log_softmax log_probs is (see ops/ctc.py): feed
+    log_softmax's output, as PyTorch asks."""
     op = "ctc_loss"
+    (log_probs,) = autocast_inputs("ctc_loss", log_probs)
     reduction = _reduction(None, None, reduction, op)
     if not _check_tensor(log_probs, op, "log_probs").dtype.is_floating_point:
         raise RuntimeError(f"{op}: log_probs must be floating point, got {log_probs.dtype}")

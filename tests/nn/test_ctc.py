@@ -130,3 +130,15 @@ def test_bad_arguments_raise_pytorchs_error_types() -> None:
         F.ctc_loss(lp[:0], targets, (0, 0), (0, 0))
     with pytest.raises(ValueError, match="reduction"):
         F.ctc_loss(lp, targets, (4, 4), (2, 2), reduction="avg")
+
+
+def test_autocast_on_the_cpu_computes_it_in_float32_as_pytorch() -> None:
+    log_probs = np.log(np.full((3, 1, 3), 1 / 3))
+    args = ([[1]], [3], [1])
+    with torch.autocast("cpu", dtype=torch.float16):
+        theirs = torch.nn.functional.ctc_loss(torch.tensor(log_probs).half(),
+                                              *map(torch.tensor, args))  # fmt: skip
+    with microtorch.autocast("cpu", dtype=microtorch.float16):
+        ours = F.ctc_loss(microtorch.tensor(log_probs).half(), *map(microtorch.tensor, args))
+    assert theirs.dtype == torch.float32 and ours.dtype is microtorch.float32
+    assert ours.item() == pytest.approx(theirs.item(), rel=1e-6)
