@@ -1537,6 +1537,10 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     if builtins.any(n < 0 for n in target_lengths):
         raise RuntimeError(f"{op}: target_lengths must be at least 0, got {target_lengths}")
     padded = _ctc_padded_targets(targets, target_lengths, log_probs.device)
+    xp = backend.xp_of(padded.array)
+    inside = xp.arange(padded.shape[1])[None, :] < xp.asarray(target_lengths)[:, None]
+    labels = xp.where(inside, padded.array, 0)  # (PyTorch reads past the classes; we refuse)
+    _check_index_range(op, labels, C, f"log_probs with {C} classes", None)
     lengths = [
         _functional.as_tensor_like(v, log_probs).long() for v in (input_lengths, target_lengths)
     ]

@@ -128,6 +128,10 @@ def test_bad_arguments_raise_pytorchs_error_types() -> None:
         F.ctc_loss(lp, targets, (4, 4), (2, 2), blank=3)
     with pytest.raises(RuntimeError, match="must not be empty"):
         F.ctc_loss(lp[:0], targets, (0, 0), (0, 0))
+    for label in (3, -1):  # (PyTorch reads memory past the classes there)
+        with pytest.raises(IndexError, match=f"index {label} is out of range for log_probs"):
+            F.ctc_loss(lp, microtorch.tensor([[1, label], [2, 1]]), (4, 4), (2, 2))
+    F.ctc_loss(lp, microtorch.tensor([[1, 7], [2, 1]]), (4, 4), (1, 2))  # padding: any value
     with pytest.raises(ValueError, match="reduction"):
         F.ctc_loss(lp, targets, (4, 4), (2, 2), reduction="avg")
 
