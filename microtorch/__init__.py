@@ -140,6 +140,7 @@ from ._nn_names import (
     binary_cross_entropy_with_logits,
     constant_pad_nd,
     cosine_embedding_loss,
+    ctc_loss,
     dropout,
     embedding,
     feature_alpha_dropout,

@@ -159,6 +159,20 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduced(losses, reduction, "triplet_margin_loss")
 
 
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: int = 0, zero_infinity: bool = False) -> Tensor:  # fmt: skip
+    """F.ctc_loss, reduction a number; left out it is 0 (one loss per sample), as PyTorch's
+    torch.ctc_loss gives it (its signature text says Mean; 1 is the mean over the target
+    lengths)."""
+    if isinstance(reduction, str) or reduction not in _REDUCTIONS:
+        raise TypeError(
+            f"ctc_loss: reduction must be 0 (none), 1 (mean) or 2 (sum) in torch.ctc_loss, got "
+            f"{reduction!r}; torch.nn.functional.ctc_loss takes the names"
+        )
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _REDUCTIONS[reduction], zero_infinity)  # fmt: skip
+
+
 # ----- shape ----------------------------------------------------------------------------------
 def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
     """F.pad(input, pad, "constant", value): (left, right) widths from the last dim on;

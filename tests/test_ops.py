@@ -460,6 +460,27 @@ def np_cross_entropy(logits, target, ignore_index=-100, reduction="mean", smooth
     return losses.sum() if reduction == "sum" else losses.sum() / row_weight.sum()
 
 
+def np_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean"):
+    """CTC by brute force: every path of labels over the frames (C^T of them), collapsed
+    (repeats merged, then blanks dropped), its probability added where it gives the target.
+    log_probs (T, N, C), padded targets (N, S)."""
+    T, N, C = log_probs.shape
+    losses = np.zeros(N)
+    for n in range(N):
+        frames, want = int(input_lengths[n]), list(targets[n, : int(target_lengths[n])])
+        total = 0.0
+        for path in itertools.product(range(C), repeat=frames):
+            merged = [c for i, c in enumerate(path) if i == 0 or c != path[i - 1]]
+            if [c for c in merged if c != blank] == want:
+                total += np.exp(sum(log_probs[t, n, c] for t, c in enumerate(path)))
+        losses[n] = -np.log(total) if total > 0 else np.inf
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum()
+    return (losses / np.maximum(target_lengths, 1)).mean()
+
+
 def np_layer_norm(a, ndims, weight=None, bias=None, eps=1e-5):
     axes = tuple(range(a.ndim - ndims, a.ndim))
     out = (a - a.mean(axes, keepdims=True)) / np.sqrt(a.var(axes, keepdims=True) + eps)
@@ -3682,6 +3703,38 @@ NN = [
             0.8 + (1 - np_cos(a, p)) - np.minimum(1 - np_cos(a, n), 1 - np_cos(p, n)), 0
         ).sum(),
     ),
+    C(
+        "ctc_loss_mean",  # through log_softmax: PyTorch's gradient is the logits' one
+        lambda T, F, a, t, il, tl: F.ctc_loss(a.log_softmax(2), t, il, tl),
+        (
+            x(5, 3, 4),
+            const([[1, 1, 2], [3, 0, 0], [2, 3, 1]], "int64", grad=False),
+            const([5, 4, 5], "int64", grad=False),
+            const([3, 1, 2], "int64", grad=False),
+        ),
+        lambda a, t, il, tl: np_ctc_loss(np_log_softmax(a, 2), t, il, tl),
+    ),  # fmt: skip
+    C(
+        "ctc_loss_blank_last_sum_none_empty_target",  # repeats, an empty target, blank=3
+        lambda T, F, a, t, il, tl: F.ctc_loss(
+            a.log_softmax(2), t, il, tl, blank=3, reduction="none"
+        ),
+        (
+            x(4, 3, 4),
+            const([[2, 2], [0, 0], [1, 0]], "int64", grad=False),
+            const([4, 3, 2], "int64", grad=False),
+            const([2, 0, 2], "int64", grad=False),
+        ),
+        lambda a, t, il, tl: np_ctc_loss(np_log_softmax(a, 2), t, il, tl, 3, "none"),
+    ),  # fmt: skip
+    C(
+        "ctc_loss_concatenated_targets_tuple_lengths_sum",
+        lambda T, F, a, t: F.ctc_loss(a.log_softmax(2), t, (4, 3), (1, 2), reduction="sum"),
+        (x(4, 2, 3), const([1, 2, 2], "int64", grad=False)),
+        lambda a, t: np_ctc_loss(
+            np_log_softmax(a, 2), np.array([[1, 0], [2, 2]]), [4, 3], np.array([1, 2]), 0, "sum"
+        ),
+    ),  # fmt: skip
     C(
         "pairwise_distance",
         lambda T, F, a, b: F.pairwise_distance(a, b),

@@ -231,6 +231,21 @@ NN_FORMS = [
     ("kl_div_none", [(3, 4), (3, 4)], lambda T, a, b: T.kl_div(a, b.softmax(-1), 0)),
     ("kl_div_sum_log_target", [(3, 4), (3, 4)], lambda T, a, b: T.kl_div(a, b, 2, log_target=True)),
     (
+        "ctc_loss_defaults",  # reduction left out: 0 (none); log_softmax: the logits' gradient
+        [(5, 2, 4)],
+        lambda T, a: T.ctc_loss(a.log_softmax(2), T.tensor([[1, 2], [3, 3]]), (5, 4), (2, 2)),
+    ),
+    (
+        "ctc_loss_mean",
+        [(5, 2, 4)],
+        lambda T, a: T.ctc_loss(a.log_softmax(2), T.tensor([[1, 2], [3, 3]]), (5, 4), (2, 1), 0, 1),
+    ),
+    (
+        "ctc_loss_none_blank",
+        [(4, 2, 3)],
+        lambda T, a: T.ctc_loss(a.log_softmax(2), T.tensor([[1], [0]]), (4, 4), (1, 1), 2, 0),
+    ),
+    (
         "bce_with_logits",
         [(3, 4), (3, 4), (4,), (4,)],
         lambda T, a, t, w, pw: T.binary_cross_entropy_with_logits(

@@ -62,6 +62,7 @@ CPU_FLOAT32 = {
     "kl_div", "poisson_nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
     "multilabel_margin_loss", "multi_margin_loss", "soft_margin_loss", "triplet_margin_loss",
+    "ctc_loss",
 }  # fmt: skip
 CPU_PROMOTE = {"cat", "stack", "index_copy"}
 

@@ -1,7 +1,8 @@
 """Neural-network building blocks: ``Module``, ``Parameter``, layers, containers,
-``nn.init``, ``nn.utils`` (with ``nn.utils.rnn``) and ``nn.functional``."""
+``nn.init``, ``nn.utils`` (with ``nn.utils.rnn``), ``nn.functional`` and ``nn.common_types``
+(PyTorch's type aliases such as ``_size_2_t``)."""
 
-from . import attention, functional, init, utils
+from . import attention, common_types, functional, init, utils
 from .activation import (
     CELU,
     ELU,
@@ -31,6 +32,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import (
@@ -68,6 +70,7 @@ from .loss import (
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,
@@ -79,6 +82,7 @@ from .loss import (
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
     NLLLoss,
+    NLLLoss2d,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
@@ -142,11 +146,13 @@ __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
     "AdaptiveAvgPool3d",
+    "AdaptiveLogSoftmaxWithLoss",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
     "BCELoss",
     "BCEWithLogitsLoss",
+    "CTCLoss",
     "BatchNorm1d",
     "BatchNorm2d",
     "BatchNorm3d",
@@ -233,6 +239,7 @@ __all__ = [
     "MultiMarginLoss",
     "MultiheadAttention",
     "NLLLoss",
+    "NLLLoss2d",
     "PReLU",
     "PairwiseDistance",
     "Parameter",
@@ -286,6 +293,7 @@ __all__ = [
     "ZeroPad2d",
     "ZeroPad3d",
     "attention",
+    "common_types",
     "functional",
     "init",
     "utils",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,9 +20,11 @@ from .._warn import warn_user
 from ..amp.autocast_mode import autocast_inputs
 from ..autograd.grad_mode import no_grad as _no_grad
 from ..factories import arange as _arange
+from ..factories import empty_like as _empty_like
 from ..factories import full as _full
 from ..factories import full_like as _full_like
 from ..factories import whole_numbers
+from ..factories import zeros_like as _zeros_like
 from ..functional import (  # noqa: F401  (re-exported under F.*)
     _check_broadcast,
     _check_tensor,
@@ -40,6 +43,7 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
 from ..ops import attention as _attention
 from ..ops import binary_loss as _binary_loss
 from ..ops import conv as _conv_ops
+from ..ops import ctc as _ctc
 from ..ops import dropout as _dropout
 from ..ops import elementwise as _elementwise
 from ..ops import embedding as _embedding
@@ -47,6 +51,7 @@ from ..ops import linalg as _linalg
 from ..ops import loss as _loss
 from ..ops import normalization as _normalization
 from .grid import affine_grid, grid_sample  # noqa: F401  (re-exported under F.*)
+from .multihead_attention import multi_head_attention_forward  # noqa: F401  (re-exported)
 
 
 def _check_same_dtype(op: str, input: Tensor, weight: Tensor | None,
@@ -331,6 +336,26 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _functional._implicit_softmax_dim(input.ndim, "softmin")
     return softmax(negated, dim, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:  # fmt: skip
+    """A sample from the Gumbel-softmax (concrete) distribution: softmax((logits + g) / tau)
+    with g standard Gumbel noise. ``hard``: the one-hot of its argmax in the forward, with the
+    soft sample's gradient (the straight-through estimator). ``eps`` is unused, as in
+    PyTorch (which warns when it is set)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    _check_tensor(logits, "gumbel_softmax", "logits")
+    # -log(E), E ~ Exponential(1), is standard Gumbel (exponential_ refuses integer logits)
+    with _no_grad():
+        gumbels = -_empty_like(logits).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _zeros_like(logits).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft  # the value of y_hard, the gradient of y_soft
 
 
 def _threshold(input: Tensor, threshold: float, value: float) -> Tensor:
@@ -1475,6 +1500,107 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     _check_same_ndim(op, anchor=anchor, positive=positive, negative=negative)
     distance = pairwise_distance if distance_function is None else distance_function
     return _triplet_loss(anchor, positive, negative, distance, margin, swap, reduction)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:  # fmt: skip
+    """Connectionist temporal classification loss: -log of the probability of each target
+    summed over its alignments to the frames of log_probs (T, N, C), or unbatched (T, C).
+    targets: padded (N, S) or concatenated 1-D; the lengths: tensors or sequences of ints.
+    "mean" divides each loss by its target length (at least 1), then averages. The gradient
+    is PyTorch's, the one of logits whose log_softmax log_probs is (see ops/ctc.py): feed
+    log_softmax's output, as PyTorch asks."""
+    op = "ctc_loss"
+    (log_probs,) = autocast_inputs("ctc_loss", log_probs)
+    reduction = _reduction(None, None, reduction, op)
+    if not _check_tensor(log_probs, op, "log_probs").dtype.is_floating_point:
+        raise RuntimeError(f"{op}: log_probs must be floating point, got {log_probs.dtype}")
+    _check_tensor(targets, op, "targets")
+    if log_probs.ndim not in (2, 3):
+        raise ValueError(
+            f"{op}: log_probs must be (T, N, C) or unbatched (T, C), got shape "
+            f"{tuple(log_probs.shape)}"
+        )
+    if log_probs.numel() == 0:
+        raise RuntimeError(f"{op}: log_probs tensor must not be empty")
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs, targets = log_probs.unsqueeze(1), targets.reshape(1, -1)
+    T, N, C = log_probs.shape
+    input_lengths = _ctc_lengths(input_lengths, N, "input_lengths")
+    target_lengths = _ctc_lengths(target_lengths, N, "target_lengths")
+    if not 0 <= blank < C:
+        raise RuntimeError(f"{op}: blank ({blank}) must be in the label range [0, {C})")
+    if builtins.any(n < 0 or n > T for n in input_lengths):
+        raise RuntimeError(f"{op}: input_lengths must be in [0, {T}] (the frames), got "
+                           f"{input_lengths}")  # fmt: skip
+    if builtins.any(n < 0 for n in target_lengths):
+        raise RuntimeError(f"{op}: target_lengths must be at least 0, got {target_lengths}")
+    padded = _ctc_padded_targets(targets, target_lengths, log_probs.device)
+    xp = backend.xp_of(padded.array)
+    inside = xp.arange(padded.shape[1])[None, :] < xp.asarray(target_lengths)[:, None]
+    labels = xp.where(inside, padded.array, 0)  # (PyTorch reads past the classes; we refuse)
+    _check_index_range(op, labels, C, f"log_probs with {C} classes", None)
+    lengths = [
+        _functional.as_tensor_like(v, log_probs).long() for v in (input_lengths, target_lengths)
+    ]
+    losses = _ctc.CTCLoss.apply(log_probs, padded, *lengths, blank=blank,
+                                zero_infinity=zero_infinity)  # fmt: skip
+    if reduction == "sum":
+        return losses.sum()
+    if reduction == "mean":
+        return (losses / lengths[1].clamp(min=1).to(losses.dtype)).mean()
+    return losses.squeeze(0) if unbatched else losses
+
+
+def _ctc_lengths(lengths: Any, batch: int, name: str) -> list[int]:
+    """ctc_loss's input_lengths or target_lengths (a tensor, a sequence of ints or, unbatched,
+    one int) as a list of batch ints."""
+    if isinstance(lengths, Tensor):
+        if lengths.dtype.is_floating_point or lengths.dtype is _dtypes.bool:
+            raise RuntimeError(f"ctc_loss: {name} must be integers, got {lengths.dtype}")
+        lengths = lengths.reshape(-1).tolist()
+    elif isinstance(lengths, int):
+        lengths = [lengths]
+    else:
+        lengths = [operator.index(n) for n in lengths]
+    if len(lengths) != batch:
+        raise RuntimeError(f"ctc_loss: {name} must be of size batch_size ({batch}), got "
+                           f"{len(lengths)} values")  # fmt: skip
+    return lengths
+
+
+def _ctc_padded_targets(targets: Tensor, target_lengths: list[int], device: Any) -> Tensor:
+    """The targets as (N, S) int64: padded ones as they are, concatenated 1-D ones cut at
+    the target lengths and padded with 0."""
+    targets = targets.to(device=device, dtype=_dtypes.int64)
+    if targets.ndim == 2:
+        if targets.shape[0] != len(target_lengths):
+            raise RuntimeError(
+                f"ctc_loss: padded targets must be (N, S) with N = {len(target_lengths)}, got "
+                f"shape {tuple(targets.shape)}"
+            )
+        if builtins.any(n > targets.shape[1] for n in target_lengths):
+            raise RuntimeError(
+                f"ctc_loss: target_lengths {target_lengths} must be at most the padded "
+                f"targets' length {targets.shape[1]}"
+            )
+        return targets
+    if targets.ndim != 1 or targets.shape[0] < sum(target_lengths):
+        raise RuntimeError(
+            f"ctc_loss: concatenated targets must be 1-D with at least sum(target_lengths) = "
+            f"{sum(target_lengths)} labels, got shape {tuple(targets.shape)}"
+        )
+    xp = backend.xp_of(targets.array)
+    width = builtins.max(target_lengths, default=0)
+    starts = [0]
+    for n in target_lengths[:-1]:
+        starts.append(starts[-1] + n)
+    position = xp.asarray(starts)[:, None] + xp.arange(width)[None, :]
+    inside = xp.arange(width)[None, :] < xp.asarray(target_lengths)[:, None]
+    flat = targets.array if targets.shape[0] else xp.zeros(1, dtype="int64")
+    picked = flat[xp.where(inside, position, 0)]
+    return Tensor._make(xp.where(inside, picked, 0).astype("int64"))
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

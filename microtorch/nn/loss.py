@@ -1,13 +1,16 @@
 """Loss modules: wrappers over nn.functional's losses, with PyTorch's arguments in
-PyTorch's order. Class targets: ``CrossEntropyLoss``, ``NLLLoss``, ``MultiMarginLoss``,
-``MultiLabelMarginLoss``, ``MultiLabelSoftMarginLoss``; regression: ``MSELoss``,
+PyTorch's order. Class targets: ``CrossEntropyLoss``, ``NLLLoss`` (and its deprecated
+alias ``NLLLoss2d``), ``MultiMarginLoss``, ``MultiLabelMarginLoss``,
+``MultiLabelSoftMarginLoss``; regression: ``MSELoss``,
 ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``, ``PoissonNLLLoss``, ``GaussianNLLLoss``; binary
 targets: ``BCELoss``, ``BCEWithLogitsLoss``, ``SoftMarginLoss``; distributions:
 ``KLDivLoss``; embeddings and rankings: ``MarginRankingLoss``, ``HingeEmbeddingLoss``,
-``CosineEmbeddingLoss``, ``TripletMarginLoss``, ``TripletMarginWithDistanceLoss``."""
+``CosineEmbeddingLoss``, ``TripletMarginLoss``, ``TripletMarginWithDistanceLoss``; sequences:
+``CTCLoss``."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .._tensor import Tensor
@@ -62,6 +65,37 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)  # fmt: skip
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated alias of NLLLoss (which takes (N, C, H, W) inputs itself), with PyTorch's
+    FutureWarning."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
+        warnings.warn(
+            "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in "
+            "replacement.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss of log-probabilities (T, N, C) against
+    unaligned targets; see F.ctc_loss."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:  # fmt: skip
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Any,
+                target_lengths: Any) -> Tensor:  # fmt: skip
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)  # fmt: skip
 
 
 class MSELoss(_Loss):

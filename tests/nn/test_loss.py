@@ -167,6 +167,16 @@ def test_class_losses_raise_value_error_for_a_batch_size_mismatch() -> None:
         F.nll_loss(_t(1.0), microtorch.tensor(0))
 
 
+def test_nll_loss2d_is_the_deprecated_nll_loss_with_pytorchs_future_warning() -> None:
+    with pytest.warns(FutureWarning, match="NLLLoss2d` has been deprecated"):
+        loss = nn.NLLLoss2d(ignore_index=1, reduction="sum")
+    assert isinstance(loss, nn.NLLLoss) and nn.modules.loss.NLLLoss2d is nn.NLLLoss2d
+    logp = microtorch.tensor(np.log(np.full((2, 3, 2, 2), 1 / 3)))
+    target = microtorch.tensor([[[0, 1], [2, 1]], [[0, 0], [1, 2]]])
+    assert loss(logp, target).item() == pytest.approx(-5 * np.log(1 / 3))
+    assert repr(loss) == "NLLLoss2d()"
+
+
 def test_cross_entropy_refuses_ignore_index_with_class_probabilities() -> None:
     """PyTorch raises for a non-negative ignore_index with a probability target (ours
     used to ignore it silently); a negative one, like the default -100, is accepted."""

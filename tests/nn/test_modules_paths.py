@@ -91,3 +91,20 @@ def test_the_utils_match_pytorch() -> None:
     torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(theirs, "module.")
     assert list(theirs.items()) == list(state.items()) and theirs._metadata == state._metadata
     assert torch.nn.modules.utils._pair("ab") == _pair("ab")
+
+
+def test_common_types_has_pytorchs_aliases() -> None:
+    """nn.common_types: the aliases PyTorch code annotates with, the same unions."""
+    import typing
+
+    from microtorch.nn.common_types import _ratio_2_t, _size_2_opt_t, _size_2_t, _size_any_t
+
+    assert typing.get_args(_size_2_t) == (int, tuple[int, int])
+    assert typing.get_args(_size_any_t) == (int, tuple[int, ...])
+    assert typing.get_args(_ratio_2_t) == (float, tuple[float, float])
+    assert tuple[int | None, int | None] in typing.get_args(_size_2_opt_t)
+    torch = pytest.importorskip("torch")
+    theirs = {n for n in vars(torch.nn.common_types) if n.startswith("_") and n.endswith("_t")}
+    assert theirs and theirs <= set(vars(nn.common_types))
+    for name in theirs - {"_tensor_list_t", "_maybe_indices_t"}:  # (those name torch.Tensor)
+        assert repr(getattr(nn.common_types, name)) == repr(getattr(torch.nn.common_types, name))

@@ -144,3 +144,78 @@ def test_matches_pytorch(batch_first: bool) -> None:
             np.testing.assert_allclose(w1, w2, rtol=1e-9, atol=1e-12)
         for a, b in zip(g1, g2):
             np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"use_separate_proj_weight": True, "need_weights": False},
+        {"bias_kv": True, "add_zero_attn": True, "average_attn_weights": False},
+        {"masks": True, "static_kv": True},
+        {"masks": True, "unbatched": True},
+    ],
+)
+def test_functional_multi_head_attention_forward_matches_pytorch(options: dict) -> None:
+    """F.multi_head_attention_forward (what MultiheadAttention runs) with every optional
+    input, against torch's, forward and backward, on the same arrays."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(len(options))
+    L, S, N, E, H, kdim = 3, 4, 2, 6, 2, 5
+    separate = options.get("use_separate_proj_weight", False)
+    arrays = {
+        "query": rng.standard_normal((L, N, E)),
+        "key": rng.standard_normal((S, N, kdim if separate else E)),
+        "value": rng.standard_normal((S, N, kdim if separate else E)),
+        "in_proj_bias": rng.standard_normal(3 * E),
+        "out_proj_weight": rng.standard_normal((E, E)),
+        "out_proj_bias": rng.standard_normal(E),
+    }
+    if separate:
+        arrays |= {"q_proj_weight": rng.standard_normal((E, E)),
+                   "k_proj_weight": rng.standard_normal((E, kdim)),
+                   "v_proj_weight": rng.standard_normal((E, kdim))}  # fmt: skip
+    else:
+        arrays["in_proj_weight"] = rng.standard_normal((3 * E, E))
+    if options.get("bias_kv"):
+        arrays |= {"bias_k": rng.standard_normal((1, 1, E)),
+                   "bias_v": rng.standard_normal((1, 1, E))}  # fmt: skip
+    if options.get("static_kv"):
+        arrays |= {"static_k": rng.standard_normal((N * H, S, E // H)),
+                   "static_v": rng.standard_normal((N * H, S, E // H))}  # fmt: skip
+    fixed = {}
+    if options.get("masks"):
+        fixed["attn_mask"] = np.triu(np.ones((L, S), dtype=bool), 2)
+        fixed["key_padding_mask"] = np.array([[False] * (S - 1) + [True], [False] * S])
+    if options.get("unbatched"):
+        for name in ("query", "key", "value"):
+            arrays[name] = arrays[name][:, 0]
+        fixed["key_padding_mask"] = fixed["key_padding_mask"][0]
+    flags = {k: v for k, v in options.items() if k in ("use_separate_proj_weight",
+             "need_weights", "add_zero_attn", "average_attn_weights")}  # fmt: skip
+
+    def run(lib: object, F: object) -> tuple:
+        leaves = {k: lib.tensor(v, requires_grad=True) for k, v in arrays.items()}
+        given = dict(leaves)
+        masks = {k: lib.tensor(v) for k, v in fixed.items()}
+        out, weights = F.multi_head_attention_forward(
+            given.pop("query"), given.pop("key"), given.pop("value"), E, H,
+            given.get("in_proj_weight"), given.get("in_proj_bias"), given.get("bias_k"),
+            given.get("bias_v"), flags.get("add_zero_attn", False), 0.0,
+            given.get("out_proj_weight"), given.get("out_proj_bias"),
+            **{k: given.get(k) for k in ("q_proj_weight", "k_proj_weight", "v_proj_weight",
+                                         "static_k", "static_v")},
+            **masks, **{k: v for k, v in flags.items() if k != "add_zero_attn"},
+        )  # fmt: skip
+        total = out.sum() if weights is None else out.sum() + (weights * weights).sum()
+        total.backward()
+        return [out, weights] + [leaves[k].grad for k in sorted(leaves)]
+
+    theirs = run(torch, torch.nn.functional)
+    ours = run(microtorch, microtorch.nn.functional)
+    assert len(ours) == len(arrays) + 2
+    for got, expected in zip(ours, theirs):
+        assert (got is None) == (expected is None)
+        if got is not None:
+            np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(),
+                                       rtol=1e-10, atol=1e-12)  # fmt: skip

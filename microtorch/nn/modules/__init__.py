@@ -11,6 +11,7 @@ in PyTorch.
 
 from . import utils
 from .activation import *  # noqa: F403
+from .adaptive import *  # noqa: F403
 from .batchnorm import *  # noqa: F403
 from .channelshuffle import *  # noqa: F403
 from .container import *  # noqa: F403

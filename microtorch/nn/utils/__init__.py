@@ -1,9 +1,10 @@
 """``nn.utils``: gradient clipping, parameters as one vector, ``skip_init``, and ``rnn``
 (padded and packed sequences), ``weight_norm`` and ``spectral_norm`` (hook-based),
-``parametrize`` and ``parametrizations`` (the module-based reparametrisations), ``stateless``,
+``parametrize`` and ``parametrizations`` (the module-based reparametrisations), ``prune``
+(masks through a forward pre-hook), ``stateless``,
 ``fusion`` (folding BatchNorm into the layer before it) and ``memory_format``."""
 
-from . import parametrizations, parametrize, rnn, stateless
+from . import parametrizations, parametrize, prune, rnn, stateless
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -41,6 +42,7 @@ __all__ = [
     "parameters_to_vector",
     "parametrizations",
     "parametrize",
+    "prune",
     "remove_spectral_norm",
     "remove_weight_norm",
     "rnn",

@@ -1,0 +1,3 @@
+"""torch.nn.modules.adaptive: AdaptiveLogSoftmaxWithLoss (PyTorch's path)."""
+
+from ..adaptive import AdaptiveLogSoftmaxWithLoss, _ASMoutput  # noqa: F401
