@@ -4,6 +4,7 @@ grad mode switches, the gradient checker, and the functions backward() and grad(
 from typing import Any
 
 from .. import backend
+from . import graph  # noqa: F401 (torch.autograd.graph)
 from .anomaly import (
     AnomalyError,
     detect_anomaly,

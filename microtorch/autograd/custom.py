@@ -189,9 +189,7 @@ def apply(cls: type, *inputs: Any, **kwargs: Any) -> Any:
     if recording and not any(output is t for t in ctx.non_differentiable):
         node = CustomBackward(cls, ctx, inputs)
         node.needs_input_grad = needs
-        node.next_functions = tuple(
-            (t.grad_fn or t) if need else None for t, need in zip(inputs, needs)
-        )
+        node.parents = tuple((t.grad_fn or t) if need else None for t, need in zip(inputs, needs))
         output.requires_grad, output.grad_fn = True, node
         if function._anomaly_hook is not None:  # detect_anomaly(): remember the user's line
             function._anomaly_hook(node, output)

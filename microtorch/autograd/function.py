@@ -14,8 +14,9 @@ An op is a small class with two methods that work on raw arrays (numpy or cupy):
 
 ``Exp.apply(tensor)`` runs forward on the tensor's array and, when a gradient is
 needed, records the Function instance as the output's ``grad_fn``. The instance
-*is* the graph node: ``next_functions`` points at the nodes (or leaf tensors) that
-produced its inputs, and ``autograd.engine.backward`` walks those links.
+*is* the graph node: ``parents`` points at the nodes (or leaf tensors) that
+produced its inputs, and ``autograd.engine.backward`` walks those links
+(``next_functions`` is PyTorch's view of them: graph.py).
 
 PyTorch's form, ``@staticmethod def forward(ctx, x)`` on tensors, works too (custom.py).
 """
@@ -28,13 +29,14 @@ from typing import Any
 import numpy
 
 from . import grad_mode
+from .graph import Node
 
 
-class Function:
+class Function(Node):
     # Set by apply(): needs_input_grad before forward (all False when no graph is recorded),
-    # next_functions after it, when the graph is recorded.
+    # parents after it, when the graph is recorded.
     needs_input_grad: tuple  # per input: does backward need to compute this gradient?
-    next_functions: tuple  # per input: the producing Function, a leaf Tensor, or None
+    parents: tuple  # per input: the producing Function, a leaf Tensor, or None
     hooks: list | None = None  # hooks registered on the output tensor (non-leaf)
     retained: Any = None  # weakref to the output tensor when retain_grad() was called
     creation_trace: Any = None  # user source line, recorded only under detect_anomaly()
@@ -114,7 +116,7 @@ class Function:
             result = Tensor._make(out)
         else:
             result = Tensor._make(out, requires_grad=True, grad_fn=fn)
-            fn.next_functions = tuple(nodes)
+            fn.parents = tuple(nodes)
             if fn.saved_arrays:
                 fn._record_saved_versions(inputs, result)
             if _anomaly_hook is not None:
@@ -167,10 +169,11 @@ class Function:
         self.saved_arrays = None
 
     def name(self) -> str:
-        return f"{type(self).__name__}Backward"
-
-    def __repr__(self) -> str:
-        return f"<{self.name()}>"
+        """PyTorch's name for the op's node: the class name and ``Backward0``
+        (``MulBackward0``). Where microtorch's op class is not PyTorch's (``Matmul`` for
+        PyTorch's ``MmBackward0``, ``DotBackward0``, ...; one ``Sum`` for PyTorch's
+        ``SumBackward0`` and ``SumBackward1``), the name is microtorch's."""
+        return f"{type(self).__name__}Backward0"
 
 
 def once_differentiable(backward: Any) -> Any:
