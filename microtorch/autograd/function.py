@@ -184,6 +184,24 @@ def once_differentiable(backward: Any) -> Any:
     return backward
 
 
+class InplaceFunction(Function):
+    """PyTorch's base for a custom Function that may change its input in place: it only
+    keeps an ``inplace`` flag (``self.inplace``) for the subclass to read."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        self.inplace = inplace
+
+
+def __getattr__(name: str) -> Any:
+    """``FunctionCtx``, the class of a custom Function's ctx, from here as in PyTorch
+    (``torch.autograd.function.FunctionCtx``); it lives in custom.py, which imports us."""
+    if name == "FunctionCtx":
+        from .custom import FunctionCtx
+
+        return FunctionCtx
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # Set by autograd.anomaly while detect_anomaly() is active; None costs nothing.
 _anomaly_hook: Any = None
 # Set by microtorch.trace() and detect_anomaly(): called as hook(fn, inputs, params, output)
