@@ -30,7 +30,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from . import function, grad_mode
+from . import function, grad_mode, graph
 from .function import Function, unbroadcast
 
 
@@ -44,6 +44,7 @@ class FunctionCtx:
         self.freed = False
         self.non_differentiable: tuple = ()
         self.dirty: tuple = ()
+        self.pack_hooks: tuple | None = None  # the saved_tensors_hooks that packed to_save
 
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors for backward; an in-place change to one before backward is an error."""
@@ -66,6 +67,8 @@ class FunctionCtx:
                 "tensors were freed by the first backward. Specify retain_graph=True if you "
                 "need to backward through the graph a second time."
             )
+        if self.pack_hooks is not None:  # autograd.graph.saved_tensors_hooks: unpack them
+            return tuple(t if t is None else graph.unpack(self.pack_hooks, t) for t in self.to_save)
         for t, version in zip(self.to_save, self.saved_versions):
             if t is not None and t._version != version:
                 raise RuntimeError(
@@ -191,6 +194,9 @@ def apply(cls: type, *inputs: Any, **kwargs: Any) -> Any:
         node.needs_input_grad = needs
         node.parents = tuple((t.grad_fn or t) if need else None for t, need in zip(inputs, needs))
         output.requires_grad, output.grad_fn = True, node
+        if function._saved_tensors_hooks is not None:  # autograd.graph.saved_tensors_hooks
+            ctx.pack_hooks = hooks = function._saved_tensors_hooks
+            ctx.to_save = tuple(t if t is None else graph.pack(hooks, t) for t in ctx.to_save)
         if function._anomaly_hook is not None:  # detect_anomaly(): remember the user's line
             function._anomaly_hook(node, output)
     return output  # (microtorch.trace() lists the ops forward ran, each on its own row)

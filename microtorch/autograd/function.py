@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy
 
-from . import grad_mode
+from . import grad_mode, graph
 from .graph import Node
 
 
@@ -42,6 +42,7 @@ class Function(Node):
     creation_trace: Any = None  # user source line, recorded only under detect_anomaly()
     saved_arrays: tuple | None = ()
     _saved_versions: Any = ()  # (version counter, value at save time, array) per saved array
+    pack_hooks: Any = None  # (pack, unpack) of the saved_tensors_hooks active at save time
     is_view = False  # True for ops whose output may share memory with input 0
     pytorch_style = False  # set for each subclass: is forward a staticmethod (custom.py)?
 
@@ -62,6 +63,8 @@ class Function(Node):
         output, so an in-place change before backward is caught instead of giving a wrong
         gradient."""
         self.saved_arrays = arrays
+        if _saved_tensors_hooks is not None:  # autograd.graph.saved_tensors_hooks is active
+            self.pack_hooks = _saved_tensors_hooks  # (apply packs them, once they are recorded)
 
     # --- the graph -----------------------------------------------------------------
     @classmethod
@@ -130,6 +133,9 @@ class Function(Node):
         return result
 
     def _record_saved_versions(self, inputs: tuple, output: Any) -> None:
+        if self.pack_hooks is not None:  # the hooks keep the arrays (and check them) instead
+            graph.pack_saved(self, inputs, output)
+            return
         versions = []
         for array in self.saved_arrays or ():
             if array is None:  # an absent optional input (e.g. no weight) saved as None
@@ -153,6 +159,8 @@ class Function(Node):
                 "values of the graph are freed when you call .backward(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time."
             )
+        if self.pack_hooks is not None:  # saved_tensors_hooks: unpack them now
+            return graph.unpack_saved(self)
         for counter, version, array in self._saved_versions:
             if counter.value != version:
                 raise RuntimeError(
@@ -202,6 +210,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+# (pack, unpack) while an autograd.graph.saved_tensors_hooks block is active; None costs
+# nothing.
+_saved_tensors_hooks: Any = None
 # Set by autograd.anomaly while detect_anomaly() is active; None costs nothing.
 _anomaly_hook: Any = None
 # Set by microtorch.trace() and detect_anomaly(): called as hook(fn, inputs, params, output)

@@ -13,15 +13,27 @@ asks for it (``next_functions`` or ``get_gradient_edge``), which adds the gradie
 The engine itself follows ``fn.parents`` (the producing node, the leaf tensor itself, or
 None, per input): ``next_functions`` is PyTorch's view of the same links.
 
+``saved_tensors_hooks(pack, unpack)`` (and ``save_on_cpu``) change how the arrays an op
+saves for backward are kept. Outside such a block it costs one test of a module variable
+in ``Function.save_for_backward`` (``function._saved_tensors_hooks``, None); inside, the op
+remembers the hooks, ``Function.apply`` packs what it saved once the node is recorded
+(``pack_saved``) and ``Function.saved`` unpacks it when backward reads it.
+
 Differences from PyTorch: every microtorch node has one output (``output_nr`` is always 0;
 each piece of a ``split`` has a node of its own, ``SplitPieceBackward0``); a node's inputs
-are those of microtorch's op, which are not always PyTorch's (see ``Function.name``).
+are those of microtorch's op, which are not always PyTorch's (see ``Function.name``), nor
+are the arrays it saves (``Mul`` saves ``(a, b)``, PyTorch ``(other, self)``). Under
+``autograd.grad`` a node's ``register_hook`` sees a gradient for every input that required
+grad when the op ran, where PyTorch gives None for those the call does not need. With
+``register_multi_grad_hook(mode="any")``, the gradient passed is the first microtorch's
+engine finishes, which may be another tensor's than PyTorch's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 
@@ -236,3 +248,118 @@ def register_multi_grad_hook(tensors: Iterable, fn: Callable, *, mode: str = "al
     return _MultiHandle(
         tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors) if t.requires_grad)
     )
+
+
+# --- saved tensors hooks -----------------------------------------------------------
+class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
+    """Inside ``with saved_tensors_hooks(pack_hook, unpack_hook):``, each tensor an op saves
+    for backward is handed to ``pack_hook(tensor)``, and the graph keeps what it returns;
+    when backward needs the tensor, ``unpack_hook(packed)`` must give it back (a tensor of
+    the same values). The hooks then own the saved values: microtorch no longer checks
+    them for in-place changes, as PyTorch does not. The innermost block's hooks apply."""
+
+    def __init__(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        from . import function
+
+        if _hooks_disabled is not None:
+            raise RuntimeError(_hooks_disabled)
+        self._previous = function._saved_tensors_hooks
+        function._saved_tensors_hooks = (self.pack_hook, self.unpack_hook)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        from . import function
+
+        function._saved_tensors_hooks = self._previous
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
+    """Keep the tensors saved for backward in host memory (a CUDA tensor is copied to the
+    CPU when saved and back when backward needs it). ``pin_memory`` is accepted and has no
+    effect: NumPy and microtorch's CuPy use have no pinned memory. ``device_type`` likewise."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack(tensor: Any) -> tuple:
+            return tensor.device, tensor.cpu()
+
+        def unpack(packed: tuple) -> Any:
+            device, tensor = packed
+            return tensor.to(device)
+
+        super().__init__(pack, unpack)
+
+
+# The message of the innermost active disable_saved_tensors_hooks block, or None.
+_hooks_disabled: str | None = None
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
+    """Inside the block, entering ``saved_tensors_hooks`` raises RuntimeError(error_message);
+    so does entering this block while such hooks are active."""
+    global _hooks_disabled
+    from . import function
+
+    if function._saved_tensors_hooks is not None:
+        raise RuntimeError(error_message)
+    previous, _hooks_disabled = _hooks_disabled, error_message
+    try:
+        yield
+    finally:
+        _hooks_disabled = previous
+
+
+class Packed:
+    """What a pack hook returned for one saved tensor (to tell it from an unpacked value)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def pack(hooks: tuple, tensor: Any) -> Packed:
+    """``pack_hook(tensor)``, with the hooks off meanwhile (ops it runs save nothing packed)."""
+    from . import function
+
+    previous, function._saved_tensors_hooks = function._saved_tensors_hooks, None
+    try:
+        return Packed(hooks[0](tensor))
+    finally:
+        function._saved_tensors_hooks = previous
+
+
+def unpack(hooks: tuple, packed: Packed) -> Any:
+    """``unpack_hook(packed)``: the saved tensor again."""
+    from .._tensor import Tensor
+
+    tensor = hooks[1](packed.value)
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            "Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+            f"{type(tensor).__name__}"
+        )
+    return tensor
+
+
+def pack_saved(fn: Any, inputs: tuple, output: Any) -> None:
+    """Hand each array ``fn`` saved to its pack hook, as a tensor: the input or output it
+    is the array of (so the hook sees that tensor itself, as in PyTorch), else a new one."""
+    from .._tensor import Tensor
+    from ..backend import is_array
+
+    packed = []
+    for array in fn.saved_arrays:
+        if not is_array(array):  # None (an absent input) or a value that is no array
+            packed.append(array)
+            continue
+        tensor = next((t for t in (*inputs, output) if getattr(t, "array", None) is array), None)
+        packed.append(pack(fn.pack_hooks, Tensor._make(array) if tensor is None else tensor))
+    fn.saved_arrays = tuple(packed)
+
+
+def unpack_saved(fn: Any) -> tuple:
+    """The arrays ``fn`` saved, each packed one through its unpack hook."""
+    return tuple(unpack(fn.pack_hooks, a).array if isinstance(a, Packed) else a
+                 for a in fn.saved_arrays)  # fmt: skip

@@ -255,3 +255,100 @@ def test_increment_version():
     assert got == [0, 3, True]
     torch = pytest.importorskip("torch")
     assert got == _versions(torch)
+
+
+def _saved_hooks(lib):
+    """What pack and unpack see for exp (saves its output) and a custom Function."""
+    G = lib.autograd.graph
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    log = []
+
+    def pack(t):
+        log.append(["pack", t is x, t.requires_grad, t.grad_fn is not None])
+        return t.detach().clone()
+
+    def unpack(p):
+        log.append(["unpack", p.shape[0]])
+        return p
+
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * t
+
+        @staticmethod
+        def backward(ctx, g):
+            (t,) = ctx.saved_tensors
+            return 2 * t * g
+
+    with G.saved_tensors_hooks(pack, unpack):
+        y = x.exp()
+        with lib.no_grad():
+            x.exp()  # no graph: nothing packed
+        s = Square.apply(x)
+    log.append("backward")
+    (y.sum() + s.sum()).backward()
+    return log, [round(v, 4) for v in x.grad.tolist()]
+
+
+def test_saved_tensors_hooks_pack_when_saved_and_unpack_in_backward():
+    got = _saved_hooks(microtorch)
+    assert got == (
+        [["pack", False, True, True], ["pack", True, True, False], "backward",
+         ["unpack", 2], ["unpack", 2]],
+        [4.7183, 11.3891],
+    )  # fmt: skip
+    torch = pytest.importorskip("torch")
+    assert got == _saved_hooks(torch)
+
+
+def test_saved_tensors_hooks_own_the_values_and_nest():
+    x = microtorch.tensor([1.0, 2.0], requires_grad=True)
+    kept = []
+    with graph.saved_tensors_hooks(
+        lambda t: kept.append(t) or len(kept) - 1, lambda i: kept[i] * 10
+    ):
+        y = (x * x).sum()  # Mul saves x twice
+    y.backward()
+    assert x.grad.tolist() == [20.0, 40.0]  # 10x for each saved x: backward used them
+    order = []
+    with graph.saved_tensors_hooks(lambda t: order.append("outer") or t, lambda t: t):
+        with graph.saved_tensors_hooks(lambda t: order.append("inner") or t, lambda t: t):
+            x.exp()
+        x.exp()
+    assert order == ["inner", "outer"]
+    a = x * 1
+    with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        b = (a * a).sum()
+    a.mul_(2)  # the hooks own the saved values: no in-place check, as in PyTorch
+    b.backward()
+
+
+def test_saved_tensors_hooks_errors():
+    x = microtorch.tensor([1.0, 2.0], requires_grad=True)
+    with graph.saved_tensors_hooks(lambda t: t, lambda t: 5):
+        y = x.exp().sum()
+    with pytest.raises(TypeError, match="unpack_hook expected to be a Tensor but got .* int"):
+        y.backward()
+    with graph.disable_saved_tensors_hooks("not in this block"):
+        with pytest.raises(RuntimeError, match="not in this block"):
+            with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+    with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        with pytest.raises(RuntimeError, match="^no$"):
+            with graph.disable_saved_tensors_hooks("no"):
+                pass
+    from microtorch.autograd import function
+
+    assert function._saved_tensors_hooks is None and graph._hooks_disabled is None
+
+
+def test_save_on_cpu_keeps_saved_tensors_on_the_host(device):
+    x = microtorch.tensor([1.0, 2.0], device=device, requires_grad=True)
+    with graph.save_on_cpu(pin_memory=True):
+        y = x.exp()
+    assert all(p.value[1].device.type == "cpu" for p in y.grad_fn.saved_arrays)
+    y.sum().backward()
+    assert x.grad.device == x.device
+    np.testing.assert_allclose(x.grad.cpu().numpy(), np.exp([1.0, 2.0]), rtol=1e-6)
