@@ -143,6 +143,12 @@ class CustomBackward(Function):
                 )
         return array.astype(dtype, copy=False)
 
+    @property
+    def next_functions(self) -> tuple:
+        """As in PyTorch, one ``(node, 0)`` per tensor input (numbers and None are left out)."""
+        edges = super().next_functions
+        return tuple(edge for edge, like in zip(edges, self.inputs_like) if like is not None)
+
     def release(self) -> None:
         self.ctx.freed, self.ctx.to_save = True, ()
 

@@ -133,6 +133,28 @@ def test_next_functions_name_and_accumulate_grad_as_in_pytorch():
     assert got == _structure(torch)
 
 
+def _custom_edges(lib):
+    class Affine(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k, w):
+            return x * k + w
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None, g
+
+    x = lib.ones(2, requires_grad=True)
+    edges = Affine.apply(x, 2.0, lib.ones(2)).grad_fn.next_functions
+    return [(None if node is None else node.name(), nr) for node, nr in edges]
+
+
+def test_a_custom_functions_node_has_an_edge_per_tensor_input():
+    got = _custom_edges(microtorch)
+    assert got == [("torch::autograd::AccumulateGrad", 0), (None, 0)]
+    torch = pytest.importorskip("torch")
+    assert got == _custom_edges(torch)
+
+
 def test_metadata_is_kept_on_the_node():
     y = microtorch.ones(2, requires_grad=True) * 2
     y.grad_fn.metadata["layer"] = "fc1"
