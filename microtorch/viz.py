@@ -11,7 +11,7 @@ bottom):
   ``h.0.attn.c_attn.weight``) with shape, dtype and, after ``backward()``, the shape of
   their ``.grad``;
 - ellipses: ops, named like the ``grad_fn`` you see when printing a tensor
-  (``MulBackward``), with the shape and dtype of the tensor each op made;
+  (``MulBackward0``), with the shape and dtype of the tensor each op made;
 - a green box: the tensor you asked about.
 
 With a module (or a dict of dotted names), ops are grouped into boxes per module: an op
@@ -78,7 +78,7 @@ def to_dot(tensor: Any, params: Any = None, *, name: str = "output", collapse: A
     op_id = {fn: f"op{i}" for i, fn in enumerate(ops)}
     leaves: dict[int, Any] = {}  # id(leaf) -> leaf, in first-use order
     for fn in ops:
-        for parent in fn.next_functions:
+        for parent in fn.parents:
             if parent is not None and not isinstance(parent, Function):
                 leaves.setdefault(id(parent), parent)
     leaf_id = {key: f"t{i}" for i, key in enumerate(leaves)}
@@ -133,7 +133,7 @@ def to_dot(tensor: Any, params: Any = None, *, name: str = "output", collapse: A
     edges: list[tuple[str, str]] = []
     for fn in ops:
         target = op_id[fn]
-        for parent in fn.next_functions:
+        for parent in fn.parents:
             if parent is None:
                 continue
             source = op_id[parent] if isinstance(parent, Function) else leaf_id[id(parent)]
@@ -244,7 +244,7 @@ def _output_shapes(root: Function, tensor: Any) -> dict:
                 continue
             if not isinstance(grads, tuple):
                 grads = (grads,)
-            for parent, g in zip(fn.next_functions, grads):
+            for parent, g in zip(fn.parents, grads):
                 if isinstance(parent, Function) and g is not None and parent not in pending:
                     pending[parent] = xp.asarray(g)
     return meta
@@ -288,14 +288,14 @@ def _module_of_ops(ops: list, names: dict[int, str]) -> dict:
     for fn in ops:
         owners = [
             names[id(p)].rpartition(".")[0]
-            for p in fn.next_functions
+            for p in fn.parents
             if p is not None and not isinstance(p, Function) and id(p) in names
         ]
         if owners:
             direct[fn] = _common_prefix(owners)
     consumers: dict = {fn: [] for fn in ops}
     for fn in ops:
-        for parent in fn.next_functions:
+        for parent in fn.parents:
             if isinstance(parent, Function):
                 consumers[parent].append(fn)
 
@@ -317,7 +317,7 @@ def _module_of_ops(ops: list, names: dict[int, str]) -> dict:
         return found
 
     def parents(fn: Function) -> list:
-        return [p for p in fn.next_functions if isinstance(p, Function)]
+        return [p for p in fn.parents if isinstance(p, Function)]
 
     modules = {}
     for fn in ops:

@@ -307,7 +307,7 @@ def test_parameters_are_cast_once_per_region_and_the_cache_clears() -> None:
         first, second = mF.linear(x, w), mF.linear(x, w)
         assert len(autocast_mode._cache) == 1
         copy = autocast_mode._cache[id(w)][2]
-        assert first.grad_fn.next_functions[1] is second.grad_fn.next_functions[1]
+        assert first.grad_fn.parents[1] is second.grad_fn.parents[1]
         with microtorch.no_grad():
             w.add_(1.0)  # an in-place change makes a new copy
         mF.linear(x, w)

@@ -55,14 +55,14 @@ def test_dtype_device_and_grad_go_to_a_new_line_when_the_last_one_is_full() -> N
         "        [3.4286, 3.5714, 3.7143, 3.8571, 4.0000, 4.1429]],",
         "       dtype=microtorch.float32, device='cpu')",
     ]
-    short = microtorch.tensor([1.0, 2.0], requires_grad=True) * 2
+    short = microtorch.tensor([1.0], requires_grad=True) * 2
     assert repr(short) == (
-        "tensor([2., 4.], dtype=microtorch.float32, device='cpu', grad_fn=<MulBackward>)"
+        "tensor([2.], dtype=microtorch.float32, device='cpu', grad_fn=<MulBackward0>)"
     )  # it fits: one line
     leaf = microtorch.tensor([1.5, 2.5, 3.5], requires_grad=True)
     assert repr(leaf * 3) == (
         "tensor([ 4.5000,  7.5000, 10.5000], dtype=microtorch.float32, device='cpu',\n"
-        "       grad_fn=<MulBackward>)"
+        "       grad_fn=<MulBackward0>)"
     )
 
 

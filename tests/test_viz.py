@@ -33,15 +33,15 @@ def test_known_graph_nodes_and_edges(device):
     assert by_name == {
         "x": ["(2, 3) float32"],
         "w": ["(2, 3) float32"],
-        "MulBackward": ["(2, 3) float32"],
-        "SumBackward": ["() float32"],
+        "MulBackward0": ["(2, 3) float32"],
+        "SumBackward0": ["() float32"],
         "loss": ["() float32"],
     }
     assert edges == {
-        ("x", "MulBackward"),
-        ("w", "MulBackward"),
-        ("MulBackward", "SumBackward"),
-        ("SumBackward", "loss"),
+        ("x", "MulBackward0"),
+        ("w", "MulBackward0"),
+        ("MulBackward0", "SumBackward0"),
+        ("SumBackward0", "loss"),
     }
     assert "shape=box" in dot and "shape=ellipse" in dot
 
@@ -55,7 +55,7 @@ def test_grad_shapes_after_backward():
     by_name = {lines[0]: lines[1:] for lines in labels.values()}
     assert by_name["x"] == ["(4, 3) float32", "grad (4, 3) float32"]
     assert by_name["w"] == ["(3, 2) float32", "grad (3, 2) float32"]
-    assert by_name["MatmulBackward"] == ["(4, 2) float32"]  # retained graph: shapes known
+    assert by_name["MatmulBackward0"] == ["(4, 2) float32"]  # retained graph: shapes known
 
 
 def test_to_dot_changes_nothing():
@@ -73,17 +73,17 @@ def test_freed_graph_still_draws():
     y.backward()  # frees the saved arrays
     labels, edges = parse(viz.to_dot(y, {"x": x}))
     names = {lines[0] for lines in labels.values()}
-    assert {"x", "ExpBackward", "MulBackward", "SumBackward", "output"} <= names
-    exp = next(lines for lines in labels.values() if lines[0] == "ExpBackward")
-    assert exp == ["ExpBackward"]  # its shape needs the freed arrays: left out, no error
+    assert {"x", "ExpBackward0", "MulBackward0", "SumBackward0", "output"} <= names
+    exp = next(lines for lines in labels.values() if lines[0] == "ExpBackward0")
+    assert exp == ["ExpBackward0"]  # its shape needs the freed arrays: left out, no error
 
 
 def test_unnamed_leaves_and_constants():
     a = torch.randn(2, requires_grad=True)
     b = torch.randn(2)  # needs no grad: not part of the graph
     labels, edges = parse(viz.to_dot(a + b))
-    assert {lines[0] for lines in labels.values()} == {"leaf tensor", "AddBackward", "output"}
-    assert edges == {("leaf tensor", "AddBackward"), ("AddBackward", "output")}
+    assert {lines[0] for lines in labels.values()} == {"leaf tensor", "AddBackward0", "output"}
+    assert edges == {("leaf tensor", "AddBackward0"), ("AddBackward0", "output")}
 
 
 def test_leaf_alone():
@@ -99,7 +99,7 @@ def test_module_parameters_named_by_path():
     labels, edges = parse(dot)
     names = {lines[0] for lines in labels.values()}
     assert {"0.weight", "0.bias", "2.weight", "2.bias"} <= names
-    assert ("0.weight", "LinearBackward") in edges
+    assert ("0.weight", "LinearBackward0") in edges
     assert 'label="0"' in dot and 'label="2"' in dot  # one cluster per Linear
 
 
@@ -149,14 +149,14 @@ def test_transformer_block_is_grouped_by_module():
     assert {"wte.weight", "h.0.attn.c_attn.weight", "h.1.mlp.c_proj.bias", "ln_f.weight"} <= names
     assert _cluster_of(dot, "h.0.attn.c_attn.weight") == ["h", "h.0", "h.0.attn", "h.0.attn.c_attn"]
     # ops without parameters land in the module that ran them
-    assert _cluster_of(dot, "ScaledDotProductAttentionBackward") == ["h", "h.0", "h.0.attn"]
-    assert _cluster_of(dot, "GeluBackward") == ["h", "h.0", "h.0.mlp"]
-    assert _cluster_of(dot, "CrossEntropyBackward") == []  # the loss: top level
+    assert _cluster_of(dot, "ScaledDotProductAttentionBackward0") == ["h", "h.0", "h.0.attn"]
+    assert _cluster_of(dot, "GeluBackward0") == ["h", "h.0", "h.0.mlp"]
+    assert _cluster_of(dot, "CrossEntropyBackward0") == []  # the loss: top level
     sdpa = next(
-        lines for lines in labels.values() if lines[0] == "ScaledDotProductAttentionBackward"
+        lines for lines in labels.values() if lines[0] == "ScaledDotProductAttentionBackward0"
     )
     assert sdpa[1] == "(2, 2, 8, 8) float32"  # (B, nh, T, hs)
-    adds = [nid for nid, lines in labels.items() if lines[0] == "AddBackward"]
+    adds = [nid for nid, lines in labels.items() if lines[0] == "AddBackward0"]
     residual = [_cluster_of_id(dot, nid) for nid in adds]
     assert ["h", "h.0"] in residual and ["h", "h.1"] in residual  # x = x + ... in each block
 
@@ -185,7 +185,7 @@ def test_render_svg(tmp_path):
     x = torch.randn(3, requires_grad=True)
     path = viz.render((x * x).sum(), tmp_path / "graph.svg", {"x": x})
     text = path.read_text()
-    assert "<svg" in text and "MulBackward" in text
+    assert "<svg" in text and "MulBackward0" in text
 
 
 def test_render_without_graphviz_says_how_to_install(tmp_path, monkeypatch):
@@ -201,6 +201,6 @@ def test_render_dot_suffix_needs_no_graphviz(tmp_path, monkeypatch):
     monkeypatch.setattr(viz.shutil, "which", lambda name: None)
     x = torch.randn(3, requires_grad=True)
     path = viz.render(x.exp().sum(), tmp_path / "g.dot")
-    assert "ExpBackward" in path.read_text()
+    assert "ExpBackward0" in path.read_text()
     with pytest.raises(ValueError, match="suffix"):
         viz.render(x.exp().sum(), tmp_path / "noext")

@@ -51,7 +51,7 @@ def test_one_graph_node_and_float32(softplus):
     x = microtorch.randn(2, 3, requires_grad=True)  # float32
     out = softplus(x)
     assert out.dtype is microtorch.float32
-    assert out.grad_fn.next_functions[0] is x  # a Function of its own, not a composition
+    assert out.grad_fn.parents[0] is x  # a Function of its own, not a composition
     out.sum().backward()
     assert x.grad.dtype is microtorch.float32 and x.grad.shape == (2, 3)
 

@@ -43,7 +43,7 @@ def test_integers_sum_as_int64(cumsum):
 def test_one_graph_node(cumsum):
     x = microtorch.randn(3, requires_grad=True)
     out = cumsum(x, 0)
-    assert out.grad_fn.next_functions[0] is x and out.dtype is microtorch.float32
+    assert out.grad_fn.parents[0] is x and out.dtype is microtorch.float32
 
 
 def test_matches_pytorch(cumsum):

@@ -51,7 +51,7 @@ def test_fused_into_one_graph_node(rms_norm):
     x = microtorch.randn(4, 6, requires_grad=True)
     w = microtorch.ones(6, requires_grad=True)
     out = rms_norm(x, (6,), w)
-    parents = out.grad_fn.next_functions
+    parents = out.grad_fn.parents
     assert parents[0] is x and parents[1] is w  # one op straight from the leaves
     out.sum().backward()
     assert x.grad.shape == (4, 6) and w.grad.shape == (6,)

@@ -4,6 +4,7 @@ grad mode switches, the gradient checker, and the functions backward() and grad(
 from typing import Any
 
 from .. import backend
+from . import anomaly_mode, graph  # noqa: F401 (PyTorch's module paths)
 from .anomaly import (
     AnomalyError,
     detect_anomaly,
@@ -17,10 +18,13 @@ from .grad_mode import (
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck
+from .variable import Variable
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -181,24 +185,14 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, allow_unused,
     return tuple(None if row[0] is None else F.stack(list(row)) for row in zip(*rows))
 
 
-def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:  # noqa: N802
-    """PyTorch's old wrapper (before 0.4), kept for old code: ``Variable(t, requires_grad=True)``
-    is a new leaf tensor sharing t's memory, with that flag (tensors carry their own gradient
-    now, so there is nothing else to wrap). ``volatile`` has no effect, as in PyTorch: use
-    ``with microtorch.no_grad():`` instead."""
-    import warnings
-
+def is_tensor_like(inp: Any) -> bool:
+    """True for a tensor, the Tensor class (or a subclass), or anything that defines
+    ``__torch_function__``: what PyTorch's functions treat as a tensor."""
     from .._tensor import Tensor
 
-    if not isinstance(data, Tensor):
-        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-    if volatile:
-        warnings.warn(
-            "volatile was removed and now has no effect. Use `with microtorch.no_grad():` instead.",
-            UserWarning,
-            stacklevel=2,
-        )
-    return data.detach().requires_grad_(requires_grad)
+    if isinstance(inp, Tensor) or (isinstance(inp, type) and issubclass(inp, Tensor)):
+        return True
+    return hasattr(inp, "__torch_function__")
 
 
 __all__ = [
@@ -215,8 +209,11 @@ __all__ = [
     "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_multithreading_enabled",
+    "is_tensor_like",
     "no_grad",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
     "Variable",
 ]

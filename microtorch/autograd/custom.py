@@ -30,7 +30,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from . import function, grad_mode
+from . import function, grad_mode, graph
 from .function import Function, unbroadcast
 
 
@@ -44,6 +44,7 @@ class FunctionCtx:
         self.freed = False
         self.non_differentiable: tuple = ()
         self.dirty: tuple = ()
+        self.pack_hooks: tuple | None = None  # the saved_tensors_hooks that packed to_save
 
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors for backward; an in-place change to one before backward is an error."""
@@ -66,6 +67,8 @@ class FunctionCtx:
                 "tensors were freed by the first backward. Specify retain_graph=True if you "
                 "need to backward through the graph a second time."
             )
+        if self.pack_hooks is not None:  # autograd.graph.saved_tensors_hooks: unpack them
+            return tuple(t if t is None else graph.unpack(self.pack_hooks, t) for t in self.to_save)
         for t, version in zip(self.to_save, self.saved_versions):
             if t is not None and t._version != version:
                 raise RuntimeError(
@@ -140,6 +143,12 @@ class CustomBackward(Function):
                 )
         return array.astype(dtype, copy=False)
 
+    @property
+    def next_functions(self) -> tuple:
+        """As in PyTorch, one ``(node, 0)`` per tensor input (numbers and None are left out)."""
+        edges = super().next_functions
+        return tuple(edge for edge, like in zip(edges, self.inputs_like) if like is not None)
+
     def release(self) -> None:
         self.ctx.freed, self.ctx.to_save = True, ()
 
@@ -189,10 +198,11 @@ def apply(cls: type, *inputs: Any, **kwargs: Any) -> Any:
     if recording and not any(output is t for t in ctx.non_differentiable):
         node = CustomBackward(cls, ctx, inputs)
         node.needs_input_grad = needs
-        node.next_functions = tuple(
-            (t.grad_fn or t) if need else None for t, need in zip(inputs, needs)
-        )
+        node.parents = tuple((t.grad_fn or t) if need else None for t, need in zip(inputs, needs))
         output.requires_grad, output.grad_fn = True, node
+        if function._saved_tensors_hooks is not None:  # autograd.graph.saved_tensors_hooks
+            ctx.pack_hooks = hooks = function._saved_tensors_hooks
+            ctx.to_save = tuple(t if t is None else graph.pack(hooks, t) for t in ctx.to_save)
         if function._anomaly_hook is not None:  # detect_anomaly(): remember the user's line
             function._anomaly_hook(node, output)
     return output  # (microtorch.trace() lists the ops forward ran, each on its own row)

@@ -14,8 +14,9 @@ An op is a small class with two methods that work on raw arrays (numpy or cupy):
 
 ``Exp.apply(tensor)`` runs forward on the tensor's array and, when a gradient is
 needed, records the Function instance as the output's ``grad_fn``. The instance
-*is* the graph node: ``next_functions`` points at the nodes (or leaf tensors) that
-produced its inputs, and ``autograd.engine.backward`` walks those links.
+*is* the graph node: ``parents`` points at the nodes (or leaf tensors) that
+produced its inputs, and ``autograd.engine.backward`` walks those links
+(``next_functions`` is PyTorch's view of them: graph.py).
 
 PyTorch's form, ``@staticmethod def forward(ctx, x)`` on tensors, works too (custom.py).
 """
@@ -27,19 +28,21 @@ from typing import Any
 
 import numpy
 
-from . import grad_mode
+from . import grad_mode, graph
+from .graph import Node
 
 
-class Function:
+class Function(Node):
     # Set by apply(): needs_input_grad before forward (all False when no graph is recorded),
-    # next_functions after it, when the graph is recorded.
+    # parents after it, when the graph is recorded.
     needs_input_grad: tuple  # per input: does backward need to compute this gradient?
-    next_functions: tuple  # per input: the producing Function, a leaf Tensor, or None
+    parents: tuple  # per input: the producing Function, a leaf Tensor, or None
     hooks: list | None = None  # hooks registered on the output tensor (non-leaf)
     retained: Any = None  # weakref to the output tensor when retain_grad() was called
     creation_trace: Any = None  # user source line, recorded only under detect_anomaly()
     saved_arrays: tuple | None = ()
     _saved_versions: Any = ()  # (version counter, value at save time, array) per saved array
+    pack_hooks: Any = None  # (pack, unpack) of the saved_tensors_hooks active at save time
     is_view = False  # True for ops whose output may share memory with input 0
     pytorch_style = False  # set for each subclass: is forward a staticmethod (custom.py)?
 
@@ -60,6 +63,8 @@ class Function:
         output, so an in-place change before backward is caught instead of giving a wrong
         gradient."""
         self.saved_arrays = arrays
+        if _saved_tensors_hooks is not None:  # autograd.graph.saved_tensors_hooks is active
+            self.pack_hooks = _saved_tensors_hooks  # (apply packs them, once they are recorded)
 
     # --- the graph -----------------------------------------------------------------
     @classmethod
@@ -114,7 +119,7 @@ class Function:
             result = Tensor._make(out)
         else:
             result = Tensor._make(out, requires_grad=True, grad_fn=fn)
-            fn.next_functions = tuple(nodes)
+            fn.parents = tuple(nodes)
             if fn.saved_arrays:
                 fn._record_saved_versions(inputs, result)
             if _anomaly_hook is not None:
@@ -128,6 +133,9 @@ class Function:
         return result
 
     def _record_saved_versions(self, inputs: tuple, output: Any) -> None:
+        if self.pack_hooks is not None:  # the hooks keep the arrays (and check them) instead
+            graph.pack_saved(self, inputs, output)
+            return
         versions = []
         for array in self.saved_arrays or ():
             if array is None:  # an absent optional input (e.g. no weight) saved as None
@@ -151,6 +159,8 @@ class Function:
                 "values of the graph are freed when you call .backward(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time."
             )
+        if self.pack_hooks is not None:  # saved_tensors_hooks: unpack them now
+            return graph.unpack_saved(self)
         for counter, version, array in self._saved_versions:
             if counter.value != version:
                 raise RuntimeError(
@@ -167,10 +177,11 @@ class Function:
         self.saved_arrays = None
 
     def name(self) -> str:
-        return f"{type(self).__name__}Backward"
-
-    def __repr__(self) -> str:
-        return f"<{self.name()}>"
+        """PyTorch's name for the op's node: the class name and ``Backward0``
+        (``MulBackward0``). Where microtorch's op class is not PyTorch's (``Matmul`` for
+        PyTorch's ``MmBackward0``, ``DotBackward0``, ...; one ``Sum`` for PyTorch's
+        ``SumBackward0`` and ``SumBackward1``), the name is microtorch's."""
+        return f"{type(self).__name__}Backward0"
 
 
 def once_differentiable(backward: Any) -> Any:
@@ -181,6 +192,27 @@ def once_differentiable(backward: Any) -> Any:
     return backward
 
 
+class InplaceFunction(Function):
+    """PyTorch's base for a custom Function that may change its input in place: it only
+    keeps an ``inplace`` flag (``self.inplace``) for the subclass to read."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        self.inplace = inplace
+
+
+def __getattr__(name: str) -> Any:
+    """``FunctionCtx``, the class of a custom Function's ctx, from here as in PyTorch
+    (``torch.autograd.function.FunctionCtx``); it lives in custom.py, which imports us."""
+    if name == "FunctionCtx":
+        from .custom import FunctionCtx
+
+        return FunctionCtx
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# (pack, unpack) while an autograd.graph.saved_tensors_hooks block is active; None costs
+# nothing.
+_saved_tensors_hooks: Any = None
 # Set by autograd.anomaly while detect_anomaly() is active; None costs nothing.
 _anomaly_hook: Any = None
 # Set by microtorch.trace() and detect_anomaly(): called as hook(fn, inputs, params, output)

@@ -11,6 +11,8 @@ from typing import Any
 enabled = True
 # True inside an active inference_mode() block (read by is_inference_mode_enabled()).
 inference = False
+# set_multithreading_enabled(): recorded only (microtorch's backward runs on one thread).
+multithreading = True
 
 
 def is_grad_enabled() -> bool:
@@ -20,6 +22,11 @@ def is_grad_enabled() -> bool:
 def is_inference_mode_enabled() -> bool:
     """Whether code runs inside an active ``inference_mode()`` block."""
     return inference
+
+
+def is_multithreading_enabled() -> bool:
+    """The flag ``set_multithreading_enabled`` sets (True unless switched off)."""
+    return multithreading
 
 
 def run_inside(make_context: Callable[[], Any], fn: Callable) -> Callable:
@@ -130,6 +137,29 @@ class set_grad_enabled(_GradMode):
         global enabled
         enabled = self._previous
         return run_inside(functools.partial(set_grad_enabled, self.mode), fn)
+
+
+class set_multithreading_enabled:
+    """PyTorch's switch for running backward on several threads: ``set_multithreading_enabled(
+    False)`` as a call, or ``with set_multithreading_enabled(False): ...`` to have the previous
+    setting back after the block. microtorch's backward always runs on the calling thread,
+    so the flag is only recorded (``is_multithreading_enabled()`` reads it)."""
+
+    def __init__(self, mode: bool) -> None:
+        global multithreading
+        if not isinstance(mode, bool):
+            raise TypeError(
+                "set_multithreading_enabled(): argument 'mode' must be bool, not "
+                f"{type(mode).__name__}; pass True or False"
+            )
+        self._previous, multithreading = multithreading, mode
+
+    def __enter__(self) -> None:
+        pass  # the call already switched
+
+    def __exit__(self, *exc: Any) -> None:
+        global multithreading
+        multithreading = self._previous
 
 
 class inference_mode(no_grad):

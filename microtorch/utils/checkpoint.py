@@ -144,7 +144,7 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
 
     run = CheckpointFunction(function, args, kwargs, rng_state)
     run.needs_input_grad = tuple(needs)
-    run.next_functions = tuple((a.grad_fn or a) if need else None for a, need in zip(args, needs))
+    run.parents = tuple((a.grad_fn or a) if need else None for a, need in zip(args, needs))
     single = not isinstance(outputs, tuple)
     outs = (outputs,) if single else outputs
     run.output_grads = [None] * len(outs)
@@ -158,7 +158,7 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
     for i, out in enumerate(outs):
         if isinstance(out, Tensor) and out.dtype.is_floating_point:
             node = CheckpointOutput(run, i)
-            node.needs_input_grad, node.next_functions = (True,), (placeholder.grad_fn,)
+            node.needs_input_grad, node.parents = (True,), (placeholder.grad_fn,)
             out = Tensor._make(out.array, requires_grad=True, grad_fn=node)
         wrapped.append(out)
     return wrapped[0] if single else tuple(wrapped)

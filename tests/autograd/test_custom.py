@@ -43,7 +43,7 @@ def test_a_custom_function_is_one_node_with_its_own_backward(device: str) -> Non
     x = microtorch.tensor([1.0, -2.0, 0.5], device=device, requires_grad=True)
     h = x * 1
     y = Cube.apply(h)
-    assert y.grad_fn.name() == "CubeBackward" and y.grad_fn.next_functions == (h.grad_fn,)
+    assert y.grad_fn.name() == "CubeBackward" and y.grad_fn.next_functions == ((h.grad_fn, 0),)
     assert y.tolist() == [1.0, -8.0, 0.125]
     y.sum().backward()
     assert x.grad.tolist() == [3.0, 12.0, 0.75]

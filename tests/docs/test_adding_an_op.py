@@ -44,7 +44,7 @@ def test_the_pages_op_is_accurate_and_differentiable(log1p):
     x = microtorch.tensor([1e-10, 0.5, 3.0], dtype=microtorch.float64, requires_grad=True)
     out = log1p(x)
     np.testing.assert_allclose(out.detach().numpy(), np.log1p([1e-10, 0.5, 3.0]), rtol=1e-15)
-    assert out.grad_fn.name() == "Log1pBackward"
+    assert out.grad_fn.name() == "Log1pBackward0"
     assert log1p(microtorch.tensor([1, 2])).dtype is microtorch.float32  # ints -> float
 
 

@@ -70,9 +70,9 @@ def test_nothing_but_the_inputs_is_recorded(device):
     module = _mlp(device)
     x = mt.tensor(X, dtype=mt.float32, device=device, requires_grad=True)
     y = checkpoint(module, x, use_reentrant=False)
-    node = y.grad_fn.next_functions[0]  # CheckpointOutput -> the shared CheckpointFunction
+    node = y.grad_fn.next_functions[0][0]  # CheckpointOutput -> the shared CheckpointFunction
     assert type(node).__name__ == "CheckpointFunction"
-    assert node.next_functions == (x,)  # no Linear/GELU nodes in between
+    assert node.parents == (x,)  # no Linear/GELU nodes in between
 
 
 class _AttentionBlock:
