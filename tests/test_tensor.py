@@ -175,7 +175,9 @@ def test_is_set_to_and_const_data_ptr_as_pytorchs(device: str) -> None:
         assert not x.is_set_to(x.view(6))  # other sizes
         assert not x.is_set_to(x.clone())  # other memory
         assert not x.is_set_to(x.t().t()[:, 1:]) and x[1].is_set_to(x[1])
-        assert x.const_data_ptr() == x.data_ptr() and x[1].const_data_ptr() == x[1].data_ptr()
+        if T is microtorch or hasattr(x, "const_data_ptr"):  # (PyTorch 2.13 has it, 2.11 not)
+            assert x.const_data_ptr() == x.data_ptr()
+            assert x[1].const_data_ptr() == x[1].data_ptr()
 
 
 def test_as_strided_in_place_as_pytorchs(device: str) -> None:

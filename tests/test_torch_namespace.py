@@ -557,8 +557,8 @@ def test_pinned_and_shared_memory_on_the_cpu() -> None:
     m, t = _pair([1.0, 2.0])
     assert m.is_pinned() is t.is_pinned() is False
     assert m.is_shared() is False and m.share_memory_() is m
-    if not torch.cuda.is_available():
-        with pytest.raises(RuntimeError, match="accelerator"):
+    if not torch.cuda.is_available():  # (PyTorch 2.11 names the missing NVIDIA driver)
+        with pytest.raises(RuntimeError, match="accelerator|NVIDIA driver"):
             t.pin_memory()
     if not microtorch.cuda.is_available():
         with pytest.raises(RuntimeError, match="accelerator"):

@@ -10,6 +10,8 @@ import pytest
 import microtorch
 from microtorch.autograd import graph
 
+from ..torch_reference import torch_before
+
 
 def _values(items: object) -> object:
     """Hook arguments as plain lists (tensors -> lists, None stays), to compare libraries."""
@@ -152,6 +154,8 @@ def test_a_custom_functions_node_has_an_edge_per_tensor_input():
     got = _custom_edges(microtorch)
     assert got == [("torch::autograd::AccumulateGrad", 0), (None, 0)]
     torch = pytest.importorskip("torch")
+    if torch_before((2, 13)):
+        pytest.skip("PyTorch before 2.13 refuses next_functions on a custom Function's node")
     assert got == _custom_edges(torch)
 
 

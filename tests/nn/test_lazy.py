@@ -13,6 +13,7 @@ import microtorch as torch
 from microtorch import nn
 from microtorch.nn.parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 
+from ..torch_reference import torch_before
 from .torch_parity import assert_module_matches
 
 
@@ -53,7 +54,8 @@ def test_lazy_module_becomes_the_ordinary_one_and_matches_pytorch(
     pt: object, lazy: str, args: tuple, cls: str, cls_args: tuple, shape: tuple
 ) -> None:
     ours, theirs = getattr(nn, lazy)(*args).double(), getattr(pt.nn, lazy)(*args).double()
-    assert repr(ours) == repr(theirs)
+    same_repr = "Norm" not in lazy or not torch_before((2, 13))  # (2.11's norms: no bias=)
+    assert repr(ours) == repr(theirs) or not same_repr
     assert list(ours.state_dict()) == list(theirs.state_dict())
     assert all(is_lazy(p) for p in ours.parameters())
     a = np.random.default_rng(0).standard_normal(shape)
@@ -62,7 +64,7 @@ def test_lazy_module_becomes_the_ordinary_one_and_matches_pytorch(
     assert type(ours) is getattr(nn, cls) and type(theirs) is getattr(pt.nn, cls)
     # (LazyInstanceNorm2d without affine or running stats has nothing to infer: PyTorch
     # leaves num_features at 0 and warns on every call; microtorch reads it all the same)
-    assert repr(ours) == repr(getattr(pt.nn, cls)(*cls_args))
+    assert repr(ours) == repr(getattr(pt.nn, cls)(*cls_args)) or not same_repr
     assert not any(is_lazy(t) for t in list(ours.parameters()) + list(ours.buffers()))
     assert not ours._forward_pre_hooks and not hasattr(ours, "_initialize_hook")
     for p in ours.parameters():
