@@ -17,6 +17,7 @@ from . import (
     linalg,
     nn,
     optim,
+    return_types,
     special,
     testing,
     utils,

@@ -4,11 +4,10 @@ Tensor methods of the same names call them."""
 
 from __future__ import annotations
 
-import collections
 import math
 from typing import Any
 
-from . import linalg
+from . import linalg, return_types
 from . import random as _random
 from ._tensor import Tensor
 from ._warn import warn_user
@@ -17,22 +16,15 @@ from .factories import eye, zeros_like
 from .functional import _check_broadcast, _check_tensor, matmul, mean, swapaxes, where
 from .ops import linalg as ops
 
-SvdResult = collections.namedtuple("SvdResult", ["U", "S", "V"])
-LuWithInfoResult = collections.namedtuple("LuWithInfoResult", ["LU", "pivots", "info"])
-TriangularSolveResult = collections.namedtuple(
-    "TriangularSolveResult", ["solution", "cloned_coefficient"]
-)
-GeqrfResult = collections.namedtuple("GeqrfResult", ["a", "tau"])
-
 
 def det(input: Tensor) -> Tensor:
     """linalg.det(input) (PyTorch's top-level name takes ``input``, linalg's ``A``)."""
     return linalg.det(input)
 
 
-def slogdet(input: Tensor) -> linalg.SlogdetResult:
+def slogdet(input: Tensor) -> return_types.slogdet:
     """linalg.slogdet(input): (sign, log|det|) of each square matrix."""
-    return linalg.slogdet(input)
+    return return_types.slogdet(*linalg.slogdet(input))
 
 
 def matrix_power(input: Tensor, n: int) -> Tensor:
@@ -107,7 +99,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
 
 
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
-                     unitriangular: bool = False) -> TriangularSolveResult:  # fmt: skip
+                     unitriangular: bool = False) -> return_types.triangular_solve:  # fmt: skip
     """(solution, cloned_coefficient): X with A @ X = input (A.mT @ X = input with
     transpose) for triangular A, and a copy of A; deprecated in PyTorch for
     linalg.solve_triangular, as the warning says."""
@@ -123,27 +115,27 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     T = swapaxes(A, -1, -2) if transpose else A
     upper = upper != transpose  # (the transpose of an upper triangle is a lower one)
     X = linalg.solve_triangular(T, input, upper=upper, unitriangular=unitriangular)
-    return TriangularSolveResult(X, A.clone())
+    return return_types.triangular_solve(X, A.clone())
 
 
-def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> SvdResult:
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> return_types.svd:
     """(U, S, V) with input = U @ diag(S) @ V.mT (V, not linalg.svd's Vh), reduced unless
     some=False; compute_uv=False gives zero-filled U (m, m) and V (n, n), as in PyTorch."""
     if not compute_uv:  # (some does not matter then)
         U, S, Vh = linalg.svd(input, full_matrices=True)
-        return SvdResult(zeros_like(U.detach()), S, zeros_like(Vh.detach()))
+        return return_types.svd(zeros_like(U.detach()), S, zeros_like(Vh.detach()))
     U, S, Vh = linalg.svd(input, full_matrices=not some)
-    return SvdResult(U, S, swapaxes(Vh, -1, -2))
+    return return_types.svd(U, S, swapaxes(Vh, -1, -2))
 
 
-def qr(input: Tensor, some: bool = True) -> linalg.QRResult:
+def qr(input: Tensor, some: bool = True) -> return_types.qr:
     """(Q, R): linalg.qr(input, "reduced" if some else "complete"); deprecated in PyTorch,
     as the warning says."""
     warn_user(
         "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
         "PyTorch release; use linalg.qr(A, 'reduced' if some else 'complete')"
     )
-    return linalg.qr(input, "reduced" if some else "complete")
+    return return_types.qr(*linalg.qr(input, "reduced" if some else "complete"))
 
 
 def chain_matmul(*matrices: Tensor) -> Tensor:
@@ -180,13 +172,14 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     )
     (A,) = autocast_inputs("lu", A)
     LU, pivots, info = linalg.lu_factor_ex(A, pivot=pivot)
-    return LuWithInfoResult(LU, pivots, info) if get_infos else (LU, pivots)
+    return return_types._lu_with_info(LU, pivots, info) if get_infos else (LU, pivots)
 
 
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
-              unpack_pivots: bool = True) -> linalg.LUResult:  # fmt: skip
+              unpack_pivots: bool = True) -> return_types.lu_unpack:  # fmt: skip
     """(P, L, U) with A = P @ L @ U from lu_factor's (LU, pivots)."""
-    return linalg.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    P, L, U = linalg.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    return return_types.lu_unpack(P, L, U)
 
 
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
@@ -201,14 +194,14 @@ def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     return linalg.lu_solve(LU_data, LU_pivots, b)
 
 
-def geqrf(input: Tensor) -> GeqrfResult:
+def geqrf(input: Tensor) -> return_types.geqrf:
     """(a, tau): the QR of input in LAPACK's form: R on and above a's diagonal, the
     Householder vectors below it (their leading 1s not stored) with their scales tau; no
     gradient (PyTorch has none)."""
     (input,) = autocast_inputs("geqrf", input)
     linalg._matrices(input, "geqrf", integers=NotImplementedError)
     a, tau = ops.householder_qr_arrays(input.detach().array)
-    return GeqrfResult(Tensor._make(a), Tensor._make(tau))
+    return return_types.geqrf(Tensor._make(a), Tensor._make(tau))
 
 
 def orgqr(input: Tensor, tau: Tensor) -> Tensor:

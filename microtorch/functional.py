@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy
 
-from . import backend
+from . import backend, return_types
 from . import dtypes as _dtypes
 from . import memory_format as _formats
 from ._tensor import Size, Tensor
@@ -1070,10 +1070,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
     return cast(mul(input, power), result)
 
 
-Frexp = collections.namedtuple("frexp", ["mantissa", "exponent"])
-
-
-def frexp(input: Tensor) -> Frexp:
+def frexp(input: Tensor) -> return_types.frexp:
     """(mantissa, exponent) with input = mantissa * 2**exponent and 0.5 <= |mantissa| < 1
     (0, inf and nan: mantissa input, exponent 0); the exponent is int32, with no gradient."""
     if not _check_tensor(input, "frexp").dtype.is_floating_point:
@@ -1083,7 +1080,7 @@ def frexp(input: Tensor) -> Frexp:
         )
     xp = backend.xp_of(input.array)
     exponent = _no_grad_result(xp.frexp(input.array)[1].astype(xp.int32, copy=False))
-    return Frexp(elementwise.FrexpMantissa.apply(input), exponent)
+    return return_types.frexp(elementwise.FrexpMantissa.apply(input), exponent)
 
 
 def nextafter(input: Tensor, other: Tensor) -> Tensor:
@@ -2011,7 +2008,6 @@ def combinations(input: Tensor, r: builtins.int = 2, with_replacement: bool = Fa
 
 
 # ---------------------------------------------------------------- reductions
-ReturnTypes = collections.namedtuple("ReturnTypes", ["values", "indices"])
 
 
 def numpy_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple:
@@ -2289,11 +2285,8 @@ def histc(input: Tensor, bins: builtins.int = 100, min: Any = 0, max: Any = 0) -
     return Tensor._make(xp.bincount(which, minlength=bins).astype(a.dtype))
 
 
-Histogram = collections.namedtuple("histogram", ["hist", "bin_edges"])
-
-
 def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,
-              density: bool = False) -> Histogram:  # fmt: skip
+              density: bool = False) -> return_types.histogram:  # fmt: skip
     """(hist, bin_edges): how many elements (or how much weight) fall into each bin. bins is
     a number of equal bins over ``range`` (the data's own by default; one value is widened
     by 0.5 each way) or a 1-D tensor of increasing edges; every bin holds its left edge, the
@@ -2348,7 +2341,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
     hist = counts.astype(a.dtype)
     if density:
         hist = hist / (hist.sum() * xp.diff(edges))
-    return Histogram(Tensor._make(hist.astype(a.dtype)), Tensor._make(edges.copy()))
+    return return_types.histogram(Tensor._make(hist.astype(a.dtype)), Tensor._make(edges.copy()))
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
@@ -2422,16 +2415,16 @@ def _refuse_bool(input: Any, op: str) -> Tensor:
 
 
 def _order_statistic(input: Tensor, d: builtins.int, keepdim: bool, position: builtins.int,
-                     nan_wins: bool, op: str) -> ReturnTypes:  # fmt: skip
+                     nan_wins: bool, op: str) -> Any:  # fmt: skip
     """The element at ``position`` of each row along d once sorted, and its index in input."""
     if input.ndim == 0:
         xp = backend.xp_of(input.array)
-        return ReturnTypes(clone(input), Tensor._make(xp.zeros((), dtype="int64")))
+        return getattr(return_types, op)(clone(input), Tensor._make(xp.zeros((), dtype="int64")))
     index = _sorted_position(input, d, position, nan_wins, op)
     values = gather(input, d, Tensor._make(index))
     if not keepdim:
         values, index = squeeze(values, d), index.squeeze(d)
-    return ReturnTypes(values, Tensor._make(index.astype("int64", copy=False)))
+    return getattr(return_types, op)(values, Tensor._make(index.astype("int64", copy=False)))
 
 
 def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
@@ -2473,10 +2466,10 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     values = gather(input, d, Tensor._make(index))
     if not keepdim:
         values, index = squeeze(values, d), index.squeeze(d)
-    return ReturnTypes(values, Tensor._make(index.astype("int64", copy=False)))
+    return return_types.nanmedian(values, Tensor._make(index.astype("int64", copy=False)))
 
 
-def mode(input: Tensor, dim: builtins.int = -1, keepdim: bool = False) -> ReturnTypes:
+def mode(input: Tensor, dim: builtins.int = -1, keepdim: bool = False) -> return_types.mode:
     """The most frequent value along ``dim`` (the smallest of them on a tie, as PyTorch) and
     the index of its last occurrence; (values, indices). The gradient goes to that index."""
     d = wrap_dim(dim, _check_tensor(input, "mode").ndim, "mode")
@@ -2499,7 +2492,7 @@ def mode(input: Tensor, dim: builtins.int = -1, keepdim: bool = False) -> Return
     values = gather(input, d, Tensor._make(index))
     if not keepdim:
         values, index = squeeze(values, d), index.squeeze(d)
-    return ReturnTypes(values, Tensor._make(index))
+    return return_types.mode(values, Tensor._make(index))
 
 
 def cumprod(input: Tensor, dim: builtins.int, *, dtype: Any = None) -> Tensor:
@@ -2550,22 +2543,22 @@ def trapz(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.i
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cummax(input: Tensor, dim: builtins.int) -> ReturnTypes:
+def cummax(input: Tensor, dim: builtins.int) -> return_types.cummax:
     """The running maximum along ``dim`` and, for each position, the index it came from (the
     latest on a tie; nan, once seen, stays: as PyTorch). The gradient goes to that index."""
     return _running_extreme(input, dim, "cummax")
 
 
-def cummin(input: Tensor, dim: builtins.int) -> ReturnTypes:
+def cummin(input: Tensor, dim: builtins.int) -> return_types.cummin:
     """The running minimum along ``dim`` and where it came from; as cummax."""
     return _running_extreme(input, dim, "cummin")
 
 
-def _running_extreme(input: Tensor, dim: builtins.int, op: str) -> ReturnTypes:
+def _running_extreme(input: Tensor, dim: builtins.int, op: str) -> Any:
     d = wrap_dim(dim, _check_tensor(input, op).ndim, op)
     xp = backend.xp_of(input.array)
     if input.ndim == 0:
-        return ReturnTypes(clone(input), Tensor._make(xp.zeros((), dtype="int64")))
+        return getattr(return_types, op)(clone(input), Tensor._make(xp.zeros((), dtype="int64")))
     a = input.array
     running = reduction.running_extreme(a, d, "maximum" if op == "cummax" else "minimum")
     record = a == running  # a new extreme, or equal to it: the later index wins
@@ -2574,7 +2567,7 @@ def _running_extreme(input: Tensor, dim: builtins.int, op: str) -> ReturnTypes:
     n = a.shape[d]
     positions = xp.arange(n, dtype="int64").reshape((n,) + (1,) * (a.ndim - d - 1))
     index = reduction.running_extreme(xp.where(record, positions, 0), d, "maximum")
-    return ReturnTypes(gather(input, d, Tensor._make(index)), Tensor._make(index))
+    return getattr(return_types, op)(gather(input, d, Tensor._make(index)), Tensor._make(index))
 
 
 QUANTILE_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -2660,16 +2653,13 @@ def _interpolate_sorted(ordered: Tensor, rank: Any, interpolation: str, xp: Any)
     return lerp(low, high, weight)
 
 
-MinMax = collections.namedtuple("aminmax", ["min", "max"])
-
-
-def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> MinMax:
+def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> return_types.aminmax:
     """(min, max) as a named tuple: of all elements, or along ``dim``; tied extremes share
     the gradient evenly, as amin and amax."""
     if dim is None and _check_tensor(input, "aminmax").array.size == 0:
         raise RuntimeError("aminmax(): an empty tensor has no minimum or maximum")
     axes = () if dim is None else dim
-    return MinMax(amin(input, axes, keepdim), amax(input, axes, keepdim))
+    return return_types.aminmax(amin(input, axes, keepdim), amax(input, axes, keepdim))
 
 
 def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -> Any:
@@ -2686,7 +2676,9 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -
     d = wrap_dim(dim, input.ndim, name)
     _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), name)
     if input.ndim == 0:
-        return ReturnTypes(input, Tensor._make(backend.xp_of(input.array).zeros((), "int64")))
+        return getattr(return_types, name)(
+            input, Tensor._make(backend.xp_of(input.array).zeros((), "int64"))
+        )
     values = reduction.MaxDim.apply(input, dim=d, keepdim=keepdim, largest=largest)
     indices = values.grad_fn.indices if values.grad_fn is not None else None
     xp = backend.xp_of(input.array)
@@ -2695,7 +2687,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -
         indices = xp.expand_dims(fn(input.array, axis=d), d)
     if not keepdim:
         indices = indices.squeeze(d)
-    return ReturnTypes(values, Tensor._make(indices.astype("int64", copy=False)))
+    return getattr(return_types, name)(values, Tensor._make(indices.astype("int64", copy=False)))
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
@@ -2807,7 +2799,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     order = _sort_order(input, d, largest, "topk")  # largest first: nan counts as largest
     xp = backend.xp_of(order)
     indices = xp.take(order, xp.arange(k), axis=d)
-    return ReturnTypes(gather(input, d, Tensor._make(indices)), Tensor._make(indices))
+    return return_types.topk(gather(input, d, Tensor._make(indices)), Tensor._make(indices))
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
@@ -2815,8 +2807,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     Values carry gradient back to their positions."""
     order = _sort_order(input, dim, descending, "sort")
     if input.ndim == 0:
-        return ReturnTypes(input.clone(), Tensor._make(order))
-    return ReturnTypes(gather(input, wrap_dim(dim, input.ndim, "sort"), Tensor._make(order)),
+        return return_types.sort(input.clone(), Tensor._make(order))
+    return return_types.sort(gather(input, wrap_dim(dim, input.ndim, "sort"), Tensor._make(order)),
                        Tensor._make(order))  # fmt: skip
 
 

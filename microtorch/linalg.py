@@ -35,7 +35,6 @@ Differences from PyTorch:
 from __future__ import annotations
 
 import builtins
-import collections
 import contextlib
 import math
 import operator
@@ -46,6 +45,7 @@ import numpy
 
 from . import dtypes as _dtypes
 from . import functional as F
+from . import return_types
 from ._tensor import Tensor
 from .amp.autocast_mode import autocast_inputs
 from .factories import eye, ones_like
@@ -100,23 +100,6 @@ __all__ = [
 class LinAlgError(RuntimeError):
     """A matrix that has no inverse, no Cholesky factor...: PyTorch's
     torch.linalg.LinAlgError, a RuntimeError."""
-
-
-SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
-QRResult = collections.namedtuple("QRResult", ["Q", "R"])
-EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
-SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
-LstsqResult = collections.namedtuple(
-    "LstsqResult", ["solution", "residuals", "rank", "singular_values"]
-)
-InvExResult = collections.namedtuple("InvExResult", ["inverse", "info"])
-SolveExResult = collections.namedtuple("SolveExResult", ["result", "info"])
-CholeskyExResult = collections.namedtuple("CholeskyExResult", ["L", "info"])
-LUFactorResult = collections.namedtuple("LUFactorResult", ["LU", "pivots"])
-LUFactorExResult = collections.namedtuple("LUFactorExResult", ["LU", "pivots", "info"])
-LUResult = collections.namedtuple("LUResult", ["P", "L", "U"])
-LDLFactorResult = collections.namedtuple("LDLFactorResult", ["LD", "pivots"])
-LDLFactorExResult = collections.namedtuple("LDLFactorExResult", ["LD", "pivots", "info"])
 
 
 # ---------------------------------------------------------------- argument checks
@@ -262,12 +245,14 @@ def det(A: Tensor) -> Tensor:
     return ops.Det.apply(_matrices(A, "linalg.det", square=True))
 
 
-def slogdet(A: Tensor) -> SlogdetResult:
+def slogdet(A: Tensor) -> return_types.linalg_slogdet:
     """(sign, log|det|) of each square matrix: the determinant without its overflow."""
     _matrices(A, "linalg.slogdet", square=True)
     xp = F.backend.xp_of(A.array)
     sign, logabsdet = (xp.asarray(t) for t in xp.linalg.slogdet(A.array))
-    return SlogdetResult(ops.DetSign.apply(A, value=sign), ops.LogAbsDet.apply(A, value=logabsdet))
+    return return_types.linalg_slogdet(
+        ops.DetSign.apply(A, value=sign), ops.LogAbsDet.apply(A, value=logabsdet)
+    )
 
 
 def inv(A: Tensor) -> Tensor:
@@ -277,7 +262,7 @@ def inv(A: Tensor) -> Tensor:
         return ops.Inv.apply(_matrices(A, "linalg.inv", square=True))
 
 
-def inv_ex(A: Tensor, *, check_errors: bool = False) -> InvExResult:
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> return_types.linalg_inv_ex:
     """(inverse, info): inv(A) without raising for singular matrices; info (int32, one per
     matrix) is 0 where A is invertible, else the 1-based index of the first zero on U's
     diagonal in A = P L U, whose inverse is then nan. check_errors raises LinAlgError
@@ -286,7 +271,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> InvExResult:
     (A,) = autocast_inputs("inv_ex", A)
     _matrices(A, op, square=True)
     info = _singular_info(A, op, check_errors)
-    return InvExResult(_where_invertible(info, A, inv), info)
+    return return_types.linalg_inv_ex(_where_invertible(info, A, inv), info)
 
 
 def _singular_info(A: Tensor, op: str, check_errors: bool) -> Tensor:
@@ -346,13 +331,15 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False
-             ) -> SolveExResult:  # fmt: skip
+             ) -> return_types.linalg_solve_ex:  # fmt: skip
     """(result, info): solve(A, B, left=left) without raising for singular A; info as in
     inv_ex (the result is nan for those matrices), LinAlgError with check_errors."""
     op = "linalg.solve_ex"
     _matrices(A, op, square=True)
     info = _singular_info(A, op, check_errors)
-    return SolveExResult(_where_invertible(info, A, lambda M: solve(M, B, left=left)), info)
+    return return_types.linalg_solve_ex(
+        _where_invertible(info, A, lambda M: solve(M, B, left=left)), info
+    )
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
@@ -611,7 +598,7 @@ def _check_older_tolerance(op: str, name: str, atol: Any, rtol: Any) -> None:
 
 
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None
-          ) -> LstsqResult:  # fmt: skip
+          ) -> return_types.linalg_lstsq:  # fmt: skip
     """The least-squares solution X of A @ X = B (the minimum-norm one, pinv(A) @ B, as
     PyTorch's default CPU driver gives for full-rank A), with PyTorch's default-driver
     extras: residuals and singular_values empty, rank the rank of A. Only the solution
@@ -629,7 +616,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         )
     X = _matmul(pinv(A, rtol=rcond), B2)  # (not autocast: lstsq is one op in PyTorch)
     empty = F.backend.xp_of(A.array).zeros((0,), dtype=A.array.dtype)
-    return LstsqResult(
+    return return_types.linalg_lstsq(
         F.squeeze(X, -1) if vector else X, Tensor._make(empty), matrix_rank(A.detach()),
         Tensor._make(empty.copy()),
     )  # fmt: skip
@@ -647,7 +634,7 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
 
 
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False
-                ) -> CholeskyExResult:  # fmt: skip
+                ) -> return_types.linalg_cholesky_ex:  # fmt: skip
     """(L, info): cholesky(A, upper=upper) without raising; info (int32, one per matrix) is 0
     where A is positive-definite, else the order of its first leading minor that is not, and
     L is then the factor computed up to that column (as PyTorch's, not meant for use).
@@ -666,10 +653,10 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False
         L = F.where(failed, Tensor._make(partial), cholesky(_identity_where_singular(info, A)))
     else:
         L = cholesky(A)
-    return CholeskyExResult(F.swapaxes(L, -1, -2) if upper else L, info)
+    return return_types.linalg_cholesky_ex(F.swapaxes(L, -1, -2) if upper else L, info)
 
 
-def qr(A: Tensor, mode: str = "reduced") -> QRResult:
+def qr(A: Tensor, mode: str = "reduced") -> return_types.linalg_qr:
     """(Q, R) with A = Q @ R, Q's columns orthonormal and R upper triangular: Q (m, k) and
     R (k, n), k = min(m, n), for "reduced"; Q (m, m) and R (m, n) for "complete"; an
     empty Q for "r"."""
@@ -687,7 +674,7 @@ def qr(A: Tensor, mode: str = "reduced") -> QRResult:
     R = ops.QrR.apply(A, q=q, r=r)
     if mode == "r":
         Q = Tensor._make(xp.zeros((0,), dtype=A.array.dtype))
-    return QRResult(Q, R)
+    return return_types.linalg_qr(Q, R)
 
 
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:
@@ -733,7 +720,7 @@ def apply_householder(A: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: 
     return C
 
 
-def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
+def eigh(A: Tensor, UPLO: str = "L") -> return_types.linalg_eigh:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from
     its lower (UPLO="L") or upper triangle. The gradient assumes distinct eigenvalues."""
     (A,) = autocast_inputs("eigh", A)
@@ -743,7 +730,7 @@ def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
         raise RuntimeError(f"{op}: Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     UPLO = UPLO.upper()
     w, v = F.backend.xp_of(A.array).linalg.eigh(A.array, UPLO=UPLO)
-    return EighResult(
+    return return_types.linalg_eigh(
         ops.EighValues.apply(A, values=w, vectors=v), ops.EighVectors.apply(A, values=w, vectors=v)
     )
 
@@ -754,7 +741,9 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     return eigh(A, UPLO).eigenvalues
 
 
-def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> SVDResult:
+def svd(
+    A: Tensor, full_matrices: bool = True, *, driver: str | None = None
+) -> return_types.linalg_svd:
     """(U, S, Vh) with A = U @ diag(S) @ Vh, S descending: U (m, m) and Vh (n, n) with
     full_matrices, else (m, k) and (k, n), k = min(m, n). The gradient assumes distinct,
     nonzero singular values (and, as PyTorch's, ignores the extra columns of full U and Vh).
@@ -763,7 +752,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> 
     _matrices(A, "linalg.svd")
     _check_svd_driver(A, driver, "linalg.svd")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=full_matrices)
-    return SVDResult(
+    return return_types.linalg_svd(
         ops.SvdU.apply(A, u=u, s=s, vh=vh),
         ops.SvdS.apply(A, u=u, s=s, vh=vh),
         ops.SvdVh.apply(A, u=u, s=s, vh=vh),
@@ -797,7 +786,7 @@ def _check_svd_driver(A: Tensor, driver: str | None, op: str) -> None:
 
 # ---------------------------------------------------------------- LU
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False
-                 ) -> LUFactorExResult:  # fmt: skip
+                 ) -> return_types.linalg_lu_factor_ex:  # fmt: skip
     """(LU, pivots, info): A = P L U with partial pivoting, packed as LAPACK's getrf: L
     (unit lower triangular) below LU's diagonal, U on and above it; pivots (int32, 1-based)
     name the row swapped with row j at step j; info (int32) is 0, or 1 + the index of U's
@@ -808,16 +797,18 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False
     if check_errors:
         _check_lu_info(info, op)
     LU = ops.LuFactor.apply(A, lu=lu, pivots=pivots)
-    return LUFactorExResult(LU, Tensor._make(pivots), Tensor._make(info))
+    return return_types.linalg_lu_factor_ex(LU, Tensor._make(pivots), Tensor._make(info))
 
 
-def lu_factor(A: Tensor, *, pivot: bool = True) -> LUFactorResult:
+def lu_factor(A: Tensor, *, pivot: bool = True) -> return_types.linalg_lu_factor:
     """(LU, pivots) of lu_factor_ex, raising RuntimeError where U has a zero on its diagonal
     (the factorisation is still there in lu_factor_ex and lu)."""
     op = "linalg.lu_factor"
     lu, pivots, info = _lu_arrays(A, pivot, op)
     _check_lu_info(info, op)
-    return LUFactorResult(ops.LuFactor.apply(A, lu=lu, pivots=pivots), Tensor._make(pivots))
+    return return_types.linalg_lu_factor(
+        ops.LuFactor.apply(A, lu=lu, pivots=pivots), Tensor._make(pivots)
+    )
 
 
 def _lu_arrays(A: Tensor, pivot: bool, op: str) -> tuple:
@@ -841,15 +832,15 @@ def _check_lu_info(info: Any, op: str) -> None:
         )
 
 
-def lu(A: Tensor, *, pivot: bool = True) -> LUResult:
+def lu(A: Tensor, *, pivot: bool = True) -> return_types.linalg_lu:
     """(P, L, U) with A = P @ L @ U: P a permutation, L (m, k) unit lower triangular, U (k, n)
     upper triangular, k = min(m, n). Singular matrices are factorised too."""
     LU, pivots, _ = lu_factor_ex(A, pivot=pivot)
-    return LUResult(*lu_unpack(LU, pivots))
+    return return_types.linalg_lu(*lu_unpack(LU, pivots))
 
 
 def lu_unpack(LU: Tensor, pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True
-              ) -> LUResult:  # fmt: skip
+              ) -> return_types.linalg_lu:  # fmt: skip
     """(P, L, U) from lu_factor's packed LU and pivots (L, U empty without unpack_data, P
     empty without unpack_pivots)."""
     op = "lu_unpack"
@@ -872,7 +863,7 @@ def lu_unpack(LU: Tensor, pivots: Tensor, unpack_data: bool = True, unpack_pivot
                 f"shape {tuple(LU.shape)}, got {pivots.dtype} of shape {tuple(pivots.shape)}"
             )
         P = Tensor._make(ops.permutation_matrix(pivots.array, m, LU.array.dtype))
-    return LUResult(P, L, U)
+    return return_types.linalg_lu(P, L, U)
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
@@ -907,7 +898,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
 
 # ---------------------------------------------------------------- LDL
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False
-                  ) -> LDLFactorExResult:  # fmt: skip
+                  ) -> return_types.linalg_ldl_factor_ex:  # fmt: skip
     """(LD, pivots, info): A = L D L^T for symmetric A (its lower triangle read), with
     Bunch-Kaufman pivoting, in LAPACK's sytrf form (microtorch/ops/ldl.py says how to read
     it); info (int32) is 1 + the first column with an exactly singular block of D, else 0.
@@ -918,10 +909,12 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
     if check_errors:
         _raise_on_info(info, op, "The factorization could not be completed because the block "
                        "diagonal matrix D has a zero block at column {}")  # fmt: skip
-    return LDLFactorExResult(Tensor._make(ld), Tensor._make(pivots), Tensor._make(info))
+    return return_types.linalg_ldl_factor_ex(
+        Tensor._make(ld), Tensor._make(pivots), Tensor._make(info)
+    )
 
 
-def ldl_factor(A: Tensor, *, hermitian: bool = False) -> LDLFactorResult:
+def ldl_factor(A: Tensor, *, hermitian: bool = False) -> return_types.linalg_ldl_factor:
     """(LD, pivots) of ldl_factor_ex, raising RuntimeError where D is exactly singular."""
     LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
     failed = F.backend.xp_of(info.array).flatnonzero(info.array.reshape(-1) > 0)
@@ -931,7 +924,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False) -> LDLFactorResult:
             f"singular (a zero block at column {int(info.array.reshape(-1)[int(failed[0])])}); "
             "linalg.ldl_factor_ex returns the factorisation with info instead"
         )
-    return LDLFactorResult(LD, pivots)
+    return return_types.linalg_ldl_factor(LD, pivots)
 
 
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
