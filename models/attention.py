@@ -34,7 +34,7 @@ from microtorch import backend
 
 from .checkpoint import CheckpointError
 from .data import DataError
-from .sample import add_checkpoint_args, load_model
+from .sample import HelpWithDefaults, add_checkpoint_args, load_model
 from .transformer import GPT
 
 DEFAULT_PROMPT = "To be, or not to be, that is the question."
@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,  # --lr must not quietly mean --lr-decay-iters
         prog="python -m models.attention",
         description="Draw the attention weights of every head of a trained char-GPT on a prompt.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpWithDefaults,
     )
     add_checkpoint_args(parser)
     parser.add_argument("--prompt", default=DEFAULT_PROMPT,

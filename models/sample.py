@@ -39,12 +39,22 @@ def add_checkpoint_args(parser: argparse.ArgumentParser) -> None:
                         help="best: lowest validation loss; latest: the last one saved")  # fmt: skip
 
 
+class HelpWithDefaults(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's default after its help, except where the help already says what no
+    value means (a default of None)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         allow_abbrev=False,  # --lr must not quietly mean --lr-decay-iters
         prog="python -m models.sample",
         description="Sample text from a char-GPT trained with `python -m models.train`.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpWithDefaults,
     )
     add_checkpoint_args(parser)
     parser.add_argument("--prompt", default=None,

@@ -21,6 +21,7 @@ import sys
 import microtorch as torch
 
 from .presets import DEFAULT_PRESET, PRESETS, preset_config
+from .sample import HelpWithDefaults
 from .transformer import GPT, GPTConfig
 
 
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,  # --lr must not quietly mean --lr-decay-iters
         prog="python -m models.trace",
         description="Print every op of one GPT forward pass with its input and output shapes.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpWithDefaults,
     )
     parser.add_argument("--preset", choices=sorted(PRESETS), default=DEFAULT_PRESET,
                         help="model size (see models/presets.py)")  # fmt: skip

@@ -89,3 +89,13 @@ def test_command_line_entry_point(run_dir):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert len(done.stdout) >= 5
+
+
+@pytest.mark.parametrize("module", ["models.sample", "models.attention", "models.trace"])
+def test_help_gives_each_default_once(module):
+    """Options whose help says what no value means are not followed by "(default: None)"."""
+    import importlib
+
+    text = importlib.import_module(module).build_parser().format_help()
+    assert "(default: None)" not in text
+    assert "(default: cpu)" in text or "(default: 0)" in text  # the other defaults still show
