@@ -17,6 +17,7 @@ from . import (
     linalg,
     nn,
     optim,
+    profiler,
     return_types,
     special,
     testing,

@@ -4,7 +4,7 @@ grad mode switches, the gradient checker, and the functions backward() and grad(
 from typing import Any
 
 from .. import backend
-from . import anomaly_mode, graph  # noqa: F401 (PyTorch's module paths)
+from . import anomaly_mode, graph, profiler  # noqa: F401 (PyTorch's module paths)
 from .anomaly import (
     AnomalyError,
     detect_anomaly,

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import backend
-from . import anomaly, graph
+from . import anomaly, function, graph
 from .function import Function
 
 
@@ -68,7 +68,11 @@ def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
             grad_out = _run_output_hooks(fn, grad_out)
             if fn in wanted:  # the whole gradient of fn's output is in by now
                 wanted[fn] = grad_out
-            grad_inputs = fn.backward(grad_out)  # <- the op's own backward
+            if function._profiler is None:
+                grad_inputs = fn.backward(grad_out)  # <- the op's own backward
+            else:  # microtorch.profiler.profile() is active: it times the backward
+                grad_inputs = function._profiler.run(fn.name(), fn.backward, (grad_out,),
+                                                     (grad_out,))  # fmt: skip
             if not isinstance(grad_inputs, tuple):
                 grad_inputs = (grad_inputs,)
             if fn.post_hooks is not None:  # node.register_hook(hook)

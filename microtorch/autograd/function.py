@@ -110,7 +110,10 @@ class Function(Node):
         recording = requires_grad and grad_mode.enabled
         # set before forward, so that forward can skip work only backward would use
         fn.needs_input_grad = tuple(needs) if recording else (False,) * len(inputs)
-        out = fn.forward(*arrays, **params)
+        if _profiler is None:
+            out = fn.forward(*arrays, **params)
+        else:  # microtorch.profiler.profile() is active: it times the forward
+            out = _profiler.run(cls.__name__, lambda: fn.forward(*arrays, **params), (), inputs)
         if isinstance(out, numpy.generic):  # numpy reductions may return scalars
             out = numpy.asarray(out)
 
@@ -218,6 +221,9 @@ _anomaly_hook: Any = None
 # Set by microtorch.trace() and detect_anomaly(): called as hook(fn, inputs, params, output)
 # after every op (recorded in the graph or not); None costs nothing.
 _trace_hook: Any = None
+# Set by microtorch.profiler.profile() while it is active: it times each op's forward (here)
+# and backward (in engine.backward); None costs nothing.
+_profiler: Any = None
 
 
 def _check_same_device(cls: type, inputs: tuple, Tensor: type) -> None:
