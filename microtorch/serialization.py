@@ -115,6 +115,13 @@ def _encode(obj: Any, arrays: dict, names: dict, where: str) -> Any:
         return {"size": [int(n) for n in obj]}
     if isinstance(obj, tuple):
         return {"tuple": [_encode(v, arrays, names, f"{where}[{i}]") for i, v in enumerate(obj)]}
+    if hasattr(obj, "state_dict") and hasattr(obj, "load_state_dict"):  # a Module, an optimizer
+        raise TypeError(
+            f"save: cannot save {where}, a whole {type(obj).__name__} (saving an object would "
+            "mean running code when loading it); save its state instead, "
+            f"save({where}.state_dict(), path), and load it into a new {type(obj).__name__} "
+            "with load_state_dict(load(path))"
+        )
     raise TypeError(
         f"save: cannot save {where} of type {type(obj).__name__}: checkpoints hold dicts, lists "
         "and tuples of tensors, arrays, numbers, strings, bools and None (no arbitrary objects, "

@@ -183,6 +183,9 @@ def test_unsupported_objects_are_refused_with_their_path(tmp_path) -> None:
         torch.save({"cfg": Config()}, tmp_path / "bad.pt")
     with pytest.raises(TypeError, match="keys must be"):
         torch.save({torch.ones(1): 1}, tmp_path / "bad.pt")
+    # torch.save(model, path), which pickles the object: refused, saying what to save instead
+    with pytest.raises(TypeError, match=r"a whole Linear .*obj\.state_dict\(\)"):
+        torch.save(torch.nn.Linear(2, 3), tmp_path / "bad.pt")
     assert not os.listdir(tmp_path)  # nothing written, no temporary file left behind
 
 
