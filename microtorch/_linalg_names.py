@@ -9,6 +9,7 @@ from typing import Any
 
 from . import linalg, return_types
 from . import random as _random
+from ._out import write_out
 from ._tensor import Tensor
 from ._warn import warn_user
 from .amp.autocast_mode import autocast_inputs
@@ -27,9 +28,9 @@ def slogdet(input: Tensor) -> return_types.slogdet:
     return return_types.slogdet(*linalg.slogdet(input))
 
 
-def matrix_power(input: Tensor, n: int) -> Tensor:
+def matrix_power(input: Tensor, n: int, *, out: Any = None) -> Tensor:
     """linalg.matrix_power(input, n): input multiplied by itself n times."""
-    return linalg.matrix_power(input, n)
+    return write_out(linalg.matrix_power(input, n), out, "matrix_power")
 
 
 def matrix_exp(input: Tensor) -> Tensor:
@@ -44,9 +45,9 @@ def logdet(input: Tensor) -> Tensor:
     return where(sign < 0, math.nan, logabsdet)
 
 
-def inverse(input: Tensor) -> Tensor:
+def inverse(input: Tensor, *, out: Any = None) -> Tensor:
     """linalg.inv(input)."""
-    return linalg.inv(input)
+    return write_out(linalg.inv(input), out, "inverse")
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
@@ -55,17 +56,19 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return linalg.pinv(input, rtol=rcond)
 
 
-def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+def cholesky(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
     """L with input = L @ L.mT (U with input = U.mT @ U when upper); deprecated in PyTorch
     for linalg.cholesky, as the warning says."""
     warn_user(
         "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
         "a future PyTorch release; use linalg.cholesky(A) (or linalg.cholesky(A, upper=True))"
     )
-    return linalg.cholesky(input, upper=upper)
+    return write_out(linalg.cholesky(input, upper=upper), out, "cholesky")
 
 
-def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+def cholesky_solve(
+    input: Tensor, input2: Tensor, upper: bool = False, *, out: Any = None
+) -> Tensor:
     """X with A @ X = input for A = L @ L.mT given its Cholesky factor input2 = L (A =
     U.mT @ U, input2 = U, when upper): two triangular solves, reading only input2's
     triangle; batch dims broadcast."""
@@ -86,20 +89,27 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
         )
     _check_broadcast(tuple(input.shape[:-2]), tuple(input2.shape[:-2]), op)
     with linalg._singular_raises(op, input2):
-        return ops.CholeskySolve.apply(input, input2, upper=upper)
+        return write_out(ops.CholeskySolve.apply(input, input2, upper=upper), out, "cholesky_solve")
 
 
-def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
+def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
     """The inverse of A = L @ L.mT (U.mT @ U when upper) from its Cholesky factor input:
     cholesky_solve of the identity."""
     (input,) = autocast_inputs("cholesky_inverse", input)
     linalg._matrices(input, "cholesky_inverse", square=True, integers=NotImplementedError)
     identity = eye(input.shape[-1], dtype=input.dtype, device=input.device)
-    return cholesky_solve(identity, input, upper)
+    return write_out(cholesky_solve(identity, input, upper), out, "cholesky_inverse")
 
 
-def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
-                     unitriangular: bool = False) -> return_types.triangular_solve:  # fmt: skip
+def triangular_solve(
+    input: Tensor,
+    A: Tensor,
+    upper: bool = True,
+    transpose: bool = False,
+    unitriangular: bool = False,
+    *,
+    out: Any = None,
+) -> return_types.triangular_solve:
     """(solution, cloned_coefficient): X with A @ X = input (A.mT @ X = input with
     transpose) for triangular A, and a copy of A; deprecated in PyTorch for
     linalg.solve_triangular, as the warning says."""
@@ -115,17 +125,21 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     T = swapaxes(A, -1, -2) if transpose else A
     upper = upper != transpose  # (the transpose of an upper triangle is a lower one)
     X = linalg.solve_triangular(T, input, upper=upper, unitriangular=unitriangular)
-    return return_types.triangular_solve(X, A.clone())
+    return write_out(return_types.triangular_solve(X, A.clone()), out, "triangular_solve")
 
 
-def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> return_types.svd:
+def svd(
+    input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None
+) -> return_types.svd:
     """(U, S, V) with input = U @ diag(S) @ V.mT (V, not linalg.svd's Vh), reduced unless
     some=False; compute_uv=False gives zero-filled U (m, m) and V (n, n), as in PyTorch."""
     if not compute_uv:  # (some does not matter then)
         U, S, Vh = linalg.svd(input, full_matrices=True)
-        return return_types.svd(zeros_like(U.detach()), S, zeros_like(Vh.detach()))
+        return write_out(
+            return_types.svd(zeros_like(U.detach()), S, zeros_like(Vh.detach())), out, "svd"
+        )
     U, S, Vh = linalg.svd(input, full_matrices=not some)
-    return return_types.svd(U, S, swapaxes(Vh, -1, -2))
+    return write_out(return_types.svd(U, S, swapaxes(Vh, -1, -2)), out, "svd")
 
 
 def qr(input: Tensor, some: bool = True) -> return_types.qr:
@@ -138,7 +152,7 @@ def qr(input: Tensor, some: bool = True) -> return_types.qr:
     return return_types.qr(*linalg.qr(input, "reduced" if some else "complete"))
 
 
-def chain_matmul(*matrices: Tensor) -> Tensor:
+def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
     """The product of 2-D matrices, left to right: linalg.multi_dot, which PyTorch deprecates
     it for (one matrix is returned as it is)."""
     warn_user(
@@ -159,7 +173,9 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
                 f"chain_matmul(): Tensor dimension is {m.ndim}, expected 2 instead (matrix "
                 f"{i} has shape {tuple(m.shape)})"
             )
-    return matrices[0] if len(matrices) == 1 else linalg.multi_dot(matrices)
+    return write_out(
+        matrices[0] if len(matrices) == 1 else linalg.multi_dot(matrices), out, "chain_matmul"
+    )
 
 
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
@@ -175,14 +191,20 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     return return_types._lu_with_info(LU, pivots, info) if get_infos else (LU, pivots)
 
 
-def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
-              unpack_pivots: bool = True) -> return_types.lu_unpack:  # fmt: skip
+def lu_unpack(
+    LU_data: Tensor,
+    LU_pivots: Tensor,
+    unpack_data: bool = True,
+    unpack_pivots: bool = True,
+    *,
+    out: Any = None,
+) -> return_types.lu_unpack:
     """(P, L, U) with A = P @ L @ U from lu_factor's (LU, pivots)."""
     P, L, U = linalg.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
-    return return_types.lu_unpack(P, L, U)
+    return write_out(return_types.lu_unpack(P, L, U), out, "lu_unpack")
 
 
-def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = None) -> Tensor:
     """linalg.lu_solve(LU_data, LU_pivots, b) (PyTorch's older argument order); deprecated
     in PyTorch, as the warning says."""
     warn_user(
@@ -191,26 +213,26 @@ def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
         "X = torch.linalg.lu_solve(LU, pivots, B)"
     )
     b, LU_data = autocast_inputs("lu_solve", b, LU_data)
-    return linalg.lu_solve(LU_data, LU_pivots, b)
+    return write_out(linalg.lu_solve(LU_data, LU_pivots, b), out, "lu_solve")
 
 
-def geqrf(input: Tensor) -> return_types.geqrf:
+def geqrf(input: Tensor, *, out: Any = None) -> return_types.geqrf:
     """(a, tau): the QR of input in LAPACK's form: R on and above a's diagonal, the
     Householder vectors below it (their leading 1s not stored) with their scales tau; no
     gradient (PyTorch has none)."""
     (input,) = autocast_inputs("geqrf", input)
     linalg._matrices(input, "geqrf", integers=NotImplementedError)
     a, tau = ops.householder_qr_arrays(input.detach().array)
-    return return_types.geqrf(Tensor._make(a), Tensor._make(tau))
+    return write_out(return_types.geqrf(Tensor._make(a), Tensor._make(tau)), out, "geqrf")
 
 
-def orgqr(input: Tensor, tau: Tensor) -> Tensor:
+def orgqr(input: Tensor, tau: Tensor, *, out: Any = None) -> Tensor:
     """linalg.householder_product(input, tau): the Q of geqrf's output."""
-    return linalg.householder_product(input, tau)
+    return write_out(linalg.householder_product(input, tau), out, "orgqr")
 
 
 def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
-          transpose: bool = False) -> Tensor:  # fmt: skip
+          transpose: bool = False, *, out: Any = None) -> Tensor:  # fmt: skip
     """Q @ other (Q.mT @ other with transpose; other @ Q, other @ Q.mT when not left) for
     the full square Q = H_1 ... H_k of geqrf's (input, tau), without forming Q."""
     op = "ormqr"
@@ -239,7 +261,7 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
             f"torch.ormqr: tau.shape[-1] must be less than or equal to input.shape[-1], got "
             f"{tau.shape[-1]} and {input.shape[-1]}"
         )
-    return linalg.apply_householder(input, tau, other, left, transpose)
+    return write_out(linalg.apply_householder(input, tau, other, left, transpose), out, "ormqr")
 
 
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None

@@ -11,6 +11,7 @@ from typing import Any
 
 from . import functional as F
 from . import memory_format as _formats
+from ._out import write_out
 from ._tensor import Tensor
 
 
@@ -19,89 +20,101 @@ def _copy(view: Tensor) -> Tensor:
     return F.clone(view, memory_format=_formats.contiguous_format)
 
 
-def alias_copy(input: Tensor) -> Tensor:
+def alias_copy(input: Tensor, *, out: Any = None) -> Tensor:
     """A copy of input (torch.alias_copy: the copy of the alias, input itself)."""
-    return _copy(F._check_tensor(input, "alias_copy"))
+    return write_out(_copy(F._check_tensor(input, "alias_copy")), out, "alias_copy")
 
 
-def detach_copy(input: Tensor) -> Tensor:
+def detach_copy(input: Tensor, *, out: Any = None) -> Tensor:
     """A copy of input, out of the graph."""
-    return _copy(F.detach(F._check_tensor(input, "detach_copy")))
+    return write_out(_copy(F.detach(F._check_tensor(input, "detach_copy"))), out, "detach_copy")
 
 
-def expand_copy(input: Tensor, size: Sequence[int], *, implicit: bool = False) -> Tensor:
+def expand_copy(
+    input: Tensor, size: Sequence[int], *, implicit: bool = False, out: Any = None
+) -> Tensor:
     """A copy of input.expand(size)."""
-    return _copy(F.expand(F._check_tensor(input, "expand_copy"), size))
+    return write_out(
+        _copy(F.expand(F._check_tensor(input, "expand_copy"), size)), out, "expand_copy"
+    )
 
 
-def permute_copy(input: Tensor, dims: Sequence[int]) -> Tensor:
+def permute_copy(input: Tensor, dims: Sequence[int], *, out: Any = None) -> Tensor:
     """A copy of input.permute(dims)."""
-    return _copy(F.permute(input, dims))
+    return write_out(_copy(F.permute(input, dims)), out, "permute_copy")
 
 
-def t_copy(input: Tensor) -> Tensor:
+def t_copy(input: Tensor, *, out: Any = None) -> Tensor:
     """A copy of input.t()."""
-    return _copy(F.t(input))
+    return write_out(_copy(F.t(input)), out, "t_copy")
 
 
-def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:
+def transpose_copy(input: Tensor, dim0: int, dim1: int, *, out: Any = None) -> Tensor:
     """A copy of input.transpose(dim0, dim1)."""
-    return _copy(F.transpose(input, dim0, dim1))
+    return write_out(_copy(F.transpose(input, dim0, dim1)), out, "transpose_copy")
 
 
-def squeeze_copy(input: Tensor, dim: Any = None) -> Tensor:
+def squeeze_copy(input: Tensor, dim: Any = None, *, out: Any = None) -> Tensor:
     """A copy of input.squeeze(dim)."""
-    return _copy(F.squeeze(F._check_tensor(input, "squeeze_copy"), dim))
+    return write_out(
+        _copy(F.squeeze(F._check_tensor(input, "squeeze_copy"), dim)), out, "squeeze_copy"
+    )
 
 
-def unsqueeze_copy(input: Tensor, dim: int) -> Tensor:
+def unsqueeze_copy(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
     """A copy of input.unsqueeze(dim)."""
-    return _copy(F.unsqueeze(input, dim))
+    return write_out(_copy(F.unsqueeze(input, dim)), out, "unsqueeze_copy")
 
 
-def view_copy(input: Tensor, size: Any) -> Tensor:
+def view_copy(input: Tensor, size: Any, *, out: Any = None) -> Tensor:
     """A copy of input.view(size), or of input.view(dtype) when given a dtype."""
     from . import dtypes
 
     if isinstance(size, (dtypes.dtype, str)):
-        return _copy(F.view_dtype(input, size))
-    return _copy(F.view(F._check_tensor(input, "view_copy"), size))
+        return write_out(_copy(F.view_dtype(input, size)), out, "view_copy")
+    return write_out(_copy(F.view(F._check_tensor(input, "view_copy"), size)), out, "view_copy")
 
 
-def select_copy(input: Tensor, dim: int, index: int) -> Tensor:
+def select_copy(input: Tensor, dim: int, index: int, *, out: Any = None) -> Tensor:
     """A copy of input.select(dim, index)."""
-    return _copy(F.select(input, dim, index))
+    return write_out(_copy(F.select(input, dim, index)), out, "select_copy")
 
 
 def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
-               step: int = 1) -> Tensor:  # fmt: skip
+               step: int = 1, *, out: Any = None) -> Tensor:  # fmt: skip
     """A copy of input[..., start:end:step, ...], the slice along dim."""
     d = F.wrap_dim(dim, F._check_tensor(input, "slice_copy").ndim, "slice_copy")
     if step <= 0:
         raise RuntimeError(f"slice_copy: slice step must be positive, got {step}")
-    return _copy(F.getitem(input, (slice(None),) * d + (slice(start, end, step),)))
+    return write_out(
+        _copy(F.getitem(input, (slice(None),) * d + (slice(start, end, step),))), out, "slice_copy"
+    )
 
 
-def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out: Any = None) -> Tensor:
     """A copy of input.narrow(dim, start, length)."""
-    return _copy(F.narrow(input, dim, start, length))
+    return write_out(_copy(F.narrow(input, dim, start, length)), out, "narrow_copy")
 
 
-def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+def diagonal_copy(
+    input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *, out: Any = None
+) -> Tensor:
     """A copy of input.diagonal(offset, dim1, dim2)."""
-    return _copy(F.diagonal(input, offset, dim1, dim2))
+    return write_out(_copy(F.diagonal(input, offset, dim1, dim2)), out, "diagonal_copy")
 
 
-def unfold_copy(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+def unfold_copy(input: Tensor, dimension: int, size: int, step: int, *, out: Any = None) -> Tensor:
     """A copy of input.unfold(dimension, size, step) (overlapping windows become separate
     elements)."""
-    return _copy(F.unfold(input, dimension, size, step))
+    return write_out(_copy(F.unfold(input, dimension, size, step)), out, "unfold_copy")
 
 
 def as_strided_copy(input: Tensor, size: Sequence[int], stride: Sequence[int],
-                    storage_offset: int | None = None) -> Tensor:  # fmt: skip
+                    storage_offset: int | None = None, *, out: Any = None) -> Tensor:  # fmt: skip
     """A copy of input.as_strided(size, stride, storage_offset)."""
-    return _copy(F.as_strided(input, size, stride, storage_offset))
+    return write_out(
+        _copy(F.as_strided(input, size, stride, storage_offset)), out, "as_strided_copy"
+    )
 
 
 def split_copy(input: Tensor, split_size: Any, dim: int = 0) -> tuple:

@@ -13,6 +13,7 @@ import numpy
 from . import backend
 from . import dtypes as _dtypes
 from . import memory_format as _formats
+from ._out import factory_target, write_out
 from ._tensor import Tensor
 from ._warn import warn_user
 
@@ -270,26 +271,33 @@ def _make(fill: str, size: tuple, dtype: Any, device: Any, requires_grad: bool, 
 
 
 def zeros(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:  # fmt: skip
+         requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """zeros(2, 3), zeros((2, 3)) or zeros(size=(2, 3))."""
-    return _make("zeros", _size(shape, size, op="zeros"), dtype, device, requires_grad)
+    dtype, device = factory_target(dtype, device, out, "zeros")
+    return write_out(
+        _make("zeros", _size(shape, size, op="zeros"), dtype, device, requires_grad), out, "zeros"
+    )
 
 
 def ones(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:  # fmt: skip
+         requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """ones(2, 3), ones((2, 3)) or ones(size=(2, 3))."""
-    return _make("ones", _size(shape, size, op="ones"), dtype, device, requires_grad)
+    dtype, device = factory_target(dtype, device, out, "ones")
+    return write_out(
+        _make("ones", _size(shape, size, op="ones"), dtype, device, requires_grad), out, "ones"
+    )
 
 
 def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False,
-          memory_format: Any = _formats.contiguous_format) -> Tensor:  # fmt: skip
+          memory_format: Any = _formats.contiguous_format, out: Any = None) -> Tensor:  # fmt: skip
     """empty(2, 3), empty((2, 3)) or empty(size=(2, 3)); ``memory_format=channels_last``
     lays an (N, C, H, W) batch out with the channels innermost."""
+    dtype, device = factory_target(dtype, device, out, "empty")
     t = _make("empty", _size(shape, size, op="empty"), dtype, device, requires_grad)
     if memory_format is not _formats.contiguous_format:
         t.array = _formats.arranged(t.array, memory_format, "empty")
-    return t
+    return write_out(t, out, "empty")
 
 
 def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = None,
@@ -335,10 +343,11 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:  # fmt: skip
+         requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """A tensor of shape ``size`` filled with ``fill_value``. Without a dtype, as in PyTorch:
     bool for a bool (or bool tensor), int64 for an integer (Python, NumPy or tensor), else
     the default float. A value the dtype cannot hold raises (-1 in uint8 wraps to 255)."""
+    dtype, device = factory_target(dtype, device, out, "full")
     kind = fill_value.dtype if isinstance(fill_value, Tensor) else None
     if dtype is None:
         if isinstance(fill_value, bool) or kind is _dtypes.bool:
@@ -349,7 +358,9 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     value = numpy.array(fill_value.item() if kind else fill_value)
     _check_fits(value, target, "full")
     value = value.astype(target.np).item()  # (a Python number: no host array on a GPU)
-    return _make("full", _size((size,), op="full"), target, device, requires_grad, value)
+    return write_out(
+        _make("full", _size((size,), op="full"), target, device, requires_grad, value), out, "full"
+    )
 
 
 def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
@@ -411,9 +422,10 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any 
 
 
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None,
-           device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+           device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """Values from start (default 0) up to, not including, end; int64 when all are ints.
     arange(5), arange(2, 5), arange(0, 1, 0.25) or arange(end=5)."""
+    dtype, device = factory_target(dtype, device, out, "arange")
     if start is None and end is None:
         raise TypeError("arange() missing its end argument: arange(end), arange(start, end)")
     if end is None:
@@ -445,21 +457,32 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = No
     t = Tensor._make(backend.to_device(host, backend.as_device(device)))
     if requires_grad:
         t.requires_grad_(True)
-    return t
+    return write_out(t, out, "arange")
 
 
 def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Tensor:  # fmt: skip
+             requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """``steps`` evenly spaced values from start to end, both included."""
+    dtype, device = factory_target(dtype, device, out, "linspace")
     host = _evenly_spaced(start, end, steps, "linspace")
-    return _placed(host, dtype, device, requires_grad)
+    return write_out(_placed(host, dtype, device, requires_grad), out, "linspace")
 
 
-def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+def logspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    out: Any = None,
+) -> Tensor:
     """``steps`` values evenly spaced on a log scale: base ** v for v = linspace(start, end)."""
+    dtype, device = factory_target(dtype, device, out, "logspace")
     host = _plain(base) ** _evenly_spaced(start, end, steps, "logspace")
-    return _placed(host, dtype, device, requires_grad)
+    return write_out(_placed(host, dtype, device, requires_grad), out, "logspace")
 
 
 def _evenly_spaced(start: Any, end: Any, steps: Any, op: str) -> numpy.ndarray:
@@ -486,8 +509,9 @@ def _placed(host: numpy.ndarray, dtype: Any, device: Any, requires_grad: bool) -
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False) -> Tensor:  # fmt: skip
+        requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """The n x m (n x n) matrix with ones on the diagonal and zeros elsewhere."""
+    dtype, device = factory_target(dtype, device, out, "eye")
     for name, size in (("n", n), ("m", m)):
         if size is not None and operator.index(size) < 0:
             raise RuntimeError(f"eye(): {name} must be greater or equal to 0, got {size}")
@@ -496,4 +520,4 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     t = Tensor._make(backend.xp_for(dev).eye(n, m, dtype=np_dtype))
     if requires_grad:
         t.requires_grad_(True)
-    return t
+    return write_out(t, out, "eye")

@@ -21,6 +21,7 @@ import numpy
 from . import backend, return_types
 from . import dtypes as _dtypes
 from . import memory_format as _formats
+from ._out import write_out
 from ._tensor import Size, Tensor
 from ._warn import warn_user
 from .amp.autocast_mode import autocast_inputs
@@ -236,13 +237,13 @@ def _float_operands(a: Any, b: Any, op: str) -> tuple:
 
 
 # ---------------------------------------------------------------- arithmetic
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+def add(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     """input + alpha * other, in the dtype input and other promote to."""
     a, b = _binary_operands(input, other, "add")
-    return arithmetic.Add.apply(a, _times_alpha(a, b, alpha, "add"))
+    return write_out(arithmetic.Add.apply(a, _times_alpha(a, b, alpha, "add")), out, "add")
 
 
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+def sub(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     """input - alpha * other, in the dtype input and other promote to."""
     if _is_bool(input) or _is_bool(other):
         raise RuntimeError(
@@ -250,7 +251,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
             "a mask use the `~` operator or logical_not()"
         )
     a, b = _binary_operands(input, other, "sub")
-    return arithmetic.Sub.apply(a, _times_alpha(a, b, alpha, "sub"))
+    return write_out(arithmetic.Sub.apply(a, _times_alpha(a, b, alpha, "sub")), out, "sub")
 
 
 def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
@@ -272,15 +273,15 @@ def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
     return cast(mul(b, alpha), result)
 
 
-def mul(input: Any, other: Any) -> Tensor:
-    return arithmetic.Mul.apply(*_binary_operands(input, other, "mul"))
+def mul(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    return write_out(arithmetic.Mul.apply(*_binary_operands(input, other, "mul")), out, "mul")
 
 
-def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = None) -> Tensor:
     """input / other. rounding_mode="floor" rounds the quotient down (as //), "trunc"
     towards zero; both keep integers integers and have no gradient (it is 0)."""
     if rounding_mode is None:
-        return arithmetic.Div.apply(*_float_operands(input, other, "div"))
+        return write_out(arithmetic.Div.apply(*_float_operands(input, other, "div")), out, "div")
     if not isinstance(rounding_mode, str):
         raise TypeError(
             f"div: rounding_mode must be None, 'trunc' or 'floor', got {type(rounding_mode).__name__}"
@@ -292,7 +293,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     a, b = _binary_operands(input, other, "div")
     _check_not_bool(a, b, "div")
     _check_integer_divisor(a, b, "div")
-    return arithmetic.RoundedDiv.apply(a, b, rounding_mode=rounding_mode)
+    return write_out(arithmetic.RoundedDiv.apply(a, b, rounding_mode=rounding_mode), out, "div")
 
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -300,11 +301,13 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return sub(other, _check_tensor(input, "rsub"), alpha=alpha)  # (bools: sub's error)
 
 
-def pow(input: Any, exponent: Any) -> Tensor:
+def pow(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     """input ** exponent; either may be a Python number."""
     input, exponent = autocast_inputs("pow", input, exponent)
     if _is_bool(input) and isinstance(exponent, bool):  # x ** True is x, x ** False all True
-        return pow(input, int(exponent)).bool()  # (PyTorch's answer, though bools have no pow)
+        return write_out(
+            pow(input, int(exponent)).bool(), out, "pow"
+        )  # (PyTorch's answer, though bools have no pow)
     integer_base = isinstance(input, Tensor) and input.array.dtype.kind != "f"
     if integer_base and type(exponent) is builtins.int and exponent < 0:
         raise RuntimeError(
@@ -316,8 +319,8 @@ def pow(input: Any, exponent: Any) -> Tensor:
     a, b = _binary_operands(input, exponent, "pow")
     _check_not_bool(a, b, "pow")
     if isinstance(b, Tensor) and b.array.dtype.kind in "iu":
-        return _integer_pow(a, b)
-    return arithmetic.Pow.apply(a, b)
+        return write_out(_integer_pow(a, b), out, "pow")
+    return write_out(arithmetic.Pow.apply(a, b), out, "pow")
 
 
 def _integer_pow(a: Any, b: Tensor) -> Tensor:
@@ -333,13 +336,13 @@ def _integer_pow(a: Any, b: Tensor) -> Tensor:
     return _no_grad_result(xp.where(negative, inverse, power).astype(power.dtype))
 
 
-def neg(input: Tensor) -> Tensor:
+def neg(input: Tensor, *, out: Any = None) -> Tensor:
     if _check_tensor(input, "neg").array.dtype == bool:
         raise RuntimeError(
             "neg: negation, the `-` operator, on a bool tensor is not supported; to invert a "
             "mask use the `~` operator or logical_not()"
         )
-    return arithmetic.Neg.apply(input)
+    return write_out(arithmetic.Neg.apply(input), out, "neg")
 
 
 def positive(input: Tensor) -> Tensor:
@@ -349,29 +352,29 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
-def true_divide(input: Any, other: Any) -> Tensor:
+def true_divide(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """input / other, integers giving floats (div without a rounding mode)."""
-    return div(input, other)
+    return write_out(div(input, other), out, "true_divide")
 
 
 # PyTorch's longer names (NumPy's) for the arithmetic above
 divide, multiply, subtract, negative = div, mul, sub, neg
 
 
-def floor_divide(input: Any, other: Any) -> Tensor:
+def floor_divide(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """a // b, rounded down; no gradient (it is 0 wherever it exists)."""
     a, b = _binary_operands(input, other, "floor_divide")
     _check_not_bool(a, b, "floor_divide")
     _check_integer_divisor(a, b, "floor_divide")
-    return _no_grad_result(_raw(a) // _raw(b))
+    return write_out(_no_grad_result(_raw(a) // _raw(b)), out, "floor_divide")
 
 
-def remainder(input: Any, other: Any) -> Tensor:
+def remainder(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """a % b, with the sign of b as in Python."""
     a, b = _binary_operands(input, other, "remainder")
     _check_not_bool(a, b, "remainder")
     _check_integer_divisor(a, b, "remainder")
-    return arithmetic.Remainder.apply(a, b)
+    return write_out(arithmetic.Remainder.apply(a, b), out, "remainder")
 
 
 def _is_bool(x: Any) -> builtins.bool:
@@ -436,28 +439,28 @@ def _compare(a: Any, b: Any, function: str, name: str) -> Tensor:
     return _xp_function(a, b, function, name)
 
 
-def eq(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "equal", "eq")
+def eq(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    return write_out(_compare(input, other, "equal", "eq"), out, "eq")
 
 
-def ne(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "not_equal", "ne")
+def ne(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    return write_out(_compare(input, other, "not_equal", "ne"), out, "ne")
 
 
-def lt(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "less", "lt")
+def lt(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    return write_out(_compare(input, other, "less", "lt"), out, "lt")
 
 
-def le(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "less_equal", "le")
+def le(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    return write_out(_compare(input, other, "less_equal", "le"), out, "le")
 
 
-def gt(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "greater", "gt")
+def gt(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    return write_out(_compare(input, other, "greater", "gt"), out, "gt")
 
 
-def ge(input: Any, other: Any) -> Tensor:
-    return _compare(input, other, "greater_equal", "ge")
+def ge(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    return write_out(_compare(input, other, "greater_equal", "ge"), out, "ge")
 
 
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne  # PyTorch's aliases
@@ -472,9 +475,9 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 # logical_*: every nonzero value counts as True, the result is bool. bitwise_*: bit by bit
 # on integers (on bools the same as logical_*); they are the `&`, `|`, `^`, `~` operators.
-def logical_not(input: Tensor) -> Tensor:
+def logical_not(input: Tensor, *, out: Any = None) -> Tensor:
     xp = backend.xp_of(_check_tensor(input, "logical_not").array)
-    return _no_grad_result(xp.logical_not(input.array))
+    return write_out(_no_grad_result(xp.logical_not(input.array)), out, "logical_not")
 
 
 def _logical(input: Tensor, other: Tensor, name: str) -> Tensor:
@@ -482,19 +485,19 @@ def _logical(input: Tensor, other: Tensor, name: str) -> Tensor:
     return _xp_function(*_tensor_operands(input, other, name), name, name)
 
 
-def logical_and(input: Tensor, other: Tensor) -> Tensor:
+def logical_and(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """input and other, elementwise (nonzero is True); a bool tensor."""
-    return _logical(input, other, "logical_and")
+    return write_out(_logical(input, other, "logical_and"), out, "logical_and")
 
 
-def logical_or(input: Tensor, other: Tensor) -> Tensor:
+def logical_or(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """input or other, elementwise (nonzero is True); a bool tensor."""
-    return _logical(input, other, "logical_or")
+    return write_out(_logical(input, other, "logical_or"), out, "logical_or")
 
 
-def logical_xor(input: Tensor, other: Tensor) -> Tensor:
+def logical_xor(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """input xor other, elementwise (nonzero is True); a bool tensor."""
-    return _logical(input, other, "logical_xor")
+    return write_out(_logical(input, other, "logical_xor"), out, "logical_xor")
 
 
 def _bitwise(a: Any, b: Any, name: str, symbol: str) -> Tensor:
@@ -518,22 +521,28 @@ def _check_no_float(a: Any, b: Any, name: str, symbol: str, hint: str) -> None:
         )
 
 
-def bitwise_left_shift(input: Any, other: Any) -> Tensor:
+def bitwise_left_shift(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """input << other on integers: the bits move up by other (input * 2**other, wrapping
     around); a shift below 0 or past the dtype's width gives 0, as in PyTorch."""
     value, shift, inside = _shift_operands(input, other, "bitwise_left_shift", "<<")
     xp = backend.xp_of(value)
     moved = xp.left_shift(value, xp.where(inside, shift, 0))
-    return _no_grad_result(xp.where(inside, moved, 0).astype(value.dtype))
+    return write_out(
+        _no_grad_result(xp.where(inside, moved, 0).astype(value.dtype)), out, "bitwise_left_shift"
+    )
 
 
-def bitwise_right_shift(input: Any, other: Any) -> Tensor:
+def bitwise_right_shift(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """input >> other on integers: the bits move down, the sign bit filling in (input //
     2**other); a shift below 0 or past the width leaves only the sign: -1 or 0."""
     value, shift, inside = _shift_operands(input, other, "bitwise_right_shift", ">>")
     xp = backend.xp_of(value)
     moved = xp.right_shift(value, xp.where(inside, shift, 0))
-    return _no_grad_result(xp.where(inside, moved, xp.where(value < 0, -1, 0)).astype(value.dtype))
+    return write_out(
+        _no_grad_result(xp.where(inside, moved, xp.where(value < 0, -1, 0)).astype(value.dtype)),
+        out,
+        "bitwise_right_shift",
+    )
 
 
 def _shift_operands(a: Any, b: Any, name: str, symbol: str) -> tuple:
@@ -552,23 +561,25 @@ def _shift_operands(a: Any, b: Any, name: str, symbol: str) -> tuple:
     return value, shift, (shift >= 0) & (shift < dtype.itemsize * 8)
 
 
-def bitwise_and(input: Any, other: Any) -> Tensor:
-    return _bitwise(input, other, "bitwise_and", "&")
+def bitwise_and(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    return write_out(_bitwise(input, other, "bitwise_and", "&"), out, "bitwise_and")
 
 
-def bitwise_or(input: Any, other: Any) -> Tensor:
-    return _bitwise(input, other, "bitwise_or", "|")
+def bitwise_or(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    return write_out(_bitwise(input, other, "bitwise_or", "|"), out, "bitwise_or")
 
 
-def bitwise_xor(input: Any, other: Any) -> Tensor:
-    return _bitwise(input, other, "bitwise_xor", "^")
+def bitwise_xor(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    return write_out(_bitwise(input, other, "bitwise_xor", "^"), out, "bitwise_xor")
 
 
-def bitwise_not(input: Tensor) -> Tensor:
+def bitwise_not(input: Tensor, *, out: Any = None) -> Tensor:
     """~input: each bit flipped (for bools: logical not)."""
     _check_tensor(input, "bitwise_not")
     _check_no_float(input, None, "bitwise_not", "~", "for a float condition use logical_not()")
-    return _no_grad_result(backend.xp_of(input.array).invert(input.array))
+    return write_out(
+        _no_grad_result(backend.xp_of(input.array).invert(input.array)), out, "bitwise_not"
+    )
 
 
 def isnan(input: Tensor) -> Tensor:
@@ -591,7 +602,7 @@ def isreal(input: Tensor) -> Tensor:
 
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
-         invert: bool = False) -> Tensor:  # fmt: skip
+         invert: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """For each element of ``elements``, whether it equals one of ``test_elements`` (either may
     be a single number); invert=True asks the opposite. A bool tensor of elements' shape,
     no gradient (nan equals nothing)."""
@@ -604,7 +615,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     )
     xp = backend.xp_of(a)
     found = xp.isin(a, b.reshape(-1), assume_unique=assume_unique, invert=invert)
-    return _no_grad_result(found.reshape(a.shape))
+    return write_out(_no_grad_result(found.reshape(a.shape)), out, "isin")
 
 
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
@@ -644,36 +655,36 @@ def _float_input(x: Tensor, op: str) -> Tensor:
     return x if x.array.dtype.kind == "f" else cast(x, _dtypes.get_default_dtype())
 
 
-def exp(input: Tensor) -> Tensor:
+def exp(input: Tensor, *, out: Any = None) -> Tensor:
     (input,) = autocast_inputs("exp", input)
-    return elementwise.Exp.apply(_float_input(input, "exp"))
+    return write_out(elementwise.Exp.apply(_float_input(input, "exp")), out, "exp")
 
 
-def log(input: Tensor) -> Tensor:
+def log(input: Tensor, *, out: Any = None) -> Tensor:
     (input,) = autocast_inputs("log", input)
-    return elementwise.Log.apply(_float_input(input, "log"))
+    return write_out(elementwise.Log.apply(_float_input(input, "log")), out, "log")
 
 
-def sqrt(input: Tensor) -> Tensor:
-    return elementwise.Sqrt.apply(_float_input(input, "sqrt"))
+def sqrt(input: Tensor, *, out: Any = None) -> Tensor:
+    return write_out(elementwise.Sqrt.apply(_float_input(input, "sqrt")), out, "sqrt")
 
 
-def rsqrt(input: Tensor) -> Tensor:
+def rsqrt(input: Tensor, *, out: Any = None) -> Tensor:
     (input,) = autocast_inputs("rsqrt", input)
-    return elementwise.Rsqrt.apply(_float_input(input, "rsqrt"))
+    return write_out(elementwise.Rsqrt.apply(_float_input(input, "rsqrt")), out, "rsqrt")
 
 
-def tanh(input: Tensor) -> Tensor:
-    return elementwise.Tanh.apply(_float_input(input, "tanh"))
+def tanh(input: Tensor, *, out: Any = None) -> Tensor:
+    return write_out(elementwise.Tanh.apply(_float_input(input, "tanh")), out, "tanh")
 
 
-def log1p(input: Tensor) -> Tensor:
+def log1p(input: Tensor, *, out: Any = None) -> Tensor:
     (input,) = autocast_inputs("log1p", input)
-    return elementwise.Log1p.apply(_float_input(input, "log1p"))
+    return write_out(elementwise.Log1p.apply(_float_input(input, "log1p")), out, "log1p")
 
 
-def erf(input: Tensor) -> Tensor:
-    return elementwise.Erf.apply(_float_input(input, "erf"))
+def erf(input: Tensor, *, out: Any = None) -> Tensor:
+    return write_out(elementwise.Erf.apply(_float_input(input, "erf")), out, "erf")
 
 
 def _rounding(input: Tensor, how: str, decimals: builtins.int = 0) -> Tensor:
@@ -696,45 +707,47 @@ def _rounding(input: Tensor, how: str, decimals: builtins.int = 0) -> Tensor:
     return elementwise.Rounding.apply(input, how=how, decimals=decimals)
 
 
-def floor(input: Tensor) -> Tensor:
-    return _rounding(input, "floor")
+def floor(input: Tensor, *, out: Any = None) -> Tensor:
+    return write_out(_rounding(input, "floor"), out, "floor")
 
 
-def ceil(input: Tensor) -> Tensor:
-    return _rounding(input, "ceil")
+def ceil(input: Tensor, *, out: Any = None) -> Tensor:
+    return write_out(_rounding(input, "ceil"), out, "ceil")
 
 
-def round(input: Tensor, *, decimals: builtins.int = 0) -> Tensor:
+def round(input: Tensor, *, decimals: builtins.int = 0, out: Any = None) -> Tensor:
     """To the nearest integer (or ``decimals`` places); halves go to the even neighbour."""
-    return _rounding(input, "round", decimals)
+    return write_out(_rounding(input, "round", decimals), out, "round")
 
 
-def trunc(input: Tensor) -> Tensor:
-    return _rounding(input, "trunc")
+def trunc(input: Tensor, *, out: Any = None) -> Tensor:
+    return write_out(_rounding(input, "trunc"), out, "trunc")
 
 
 fix = trunc  # PyTorch's other name for it
 
 
-def sign(input: Tensor) -> Tensor:
-    return _rounding(input, "sign")
+def sign(input: Tensor, *, out: Any = None) -> Tensor:
+    return write_out(_rounding(input, "sign"), out, "sign")
 
 
-def sgn(input: Tensor) -> Tensor:
+def sgn(input: Tensor, *, out: Any = None) -> Tensor:
     """The sign, -1, 0 or 1 (PyTorch's sgn is x / |x| for complex numbers; microtorch has
     only real dtypes, where it is sign)."""
-    return _rounding(_check_tensor(input, "sgn"), "sign")
+    return write_out(_rounding(_check_tensor(input, "sgn"), "sign"), out, "sgn")
 
 
-def angle(input: Tensor) -> Tensor:
+def angle(input: Tensor, *, out: Any = None) -> Tensor:
     """The argument of each number in the complex plane; for real input pi where it is
     negative, 0 elsewhere (nan stays nan), in a float dtype, with a zero gradient."""
     x = _float_input(_check_tensor(input, "angle"), "angle")
     zero = full_like_graph(x, 0)  # zeros in the graph: the gradient reaching x is 0
-    return where(x < 0, zero + math.pi, where(isnan(x), zero + math.nan, zero))
+    return write_out(
+        where(x < 0, zero + math.pi, where(isnan(x), zero + math.nan, zero)), out, "angle"
+    )
 
 
-def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
+def lerp(input: Tensor, end: Any, weight: Any, *, out: Any = None) -> Tensor:
     """input + weight * (end - input): from input (weight 0) to end (weight 1). As PyTorch
     rounds it: from end's side, end - (end - input) * (1 - weight), where |weight| >= 0.5
     (so weight 1 gives end exactly, and lerp(1, inf, 0.75) is nan as in PyTorch)."""
@@ -754,80 +767,84 @@ def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
             )
     if input.dtype is _dtypes.float16:  # in float32, rounded once (end - input may overflow)
         wide = [cast(t, _dtypes.float32) if isinstance(t, Tensor) else t for t in (end, weight)]
-        return cast(lerp(cast(input, _dtypes.float32), *wide), _dtypes.float16)
+        return write_out(
+            cast(lerp(cast(input, _dtypes.float32), *wide), _dtypes.float16), out, "lerp"
+        )
     difference = sub(end, input)
     if not isinstance(weight, Tensor):  # a number: one side
         if builtins.abs(weight) < 0.5:
-            return add(input, mul(weight, difference))
-        return sub(end, mul(difference, 1 - weight))
+            return write_out(add(input, mul(weight, difference)), out, "lerp")
+        return write_out(sub(end, mul(difference, 1 - weight)), out, "lerp")
     near_input = lt(abs(weight), 0.5)  # per element: start from input, or from end
     start = where(near_input, input, end)
-    return add(start, mul(difference, where(near_input, weight, sub(weight, 1))))
+    return write_out(
+        add(start, mul(difference, where(near_input, weight, sub(weight, 1)))), out, "lerp"
+    )
 
 
-def sin(input: Tensor) -> Tensor:
-    return elementwise.Sin.apply(_float_input(input, "sin"))
+def sin(input: Tensor, *, out: Any = None) -> Tensor:
+    return write_out(elementwise.Sin.apply(_float_input(input, "sin")), out, "sin")
 
 
-def cos(input: Tensor) -> Tensor:
-    return elementwise.Cos.apply(_float_input(input, "cos"))
+def cos(input: Tensor, *, out: Any = None) -> Tensor:
+    return write_out(elementwise.Cos.apply(_float_input(input, "cos")), out, "cos")
 
 
-def tan(input: Tensor) -> Tensor:
+def tan(input: Tensor, *, out: Any = None) -> Tensor:
     """The tangent, elementwise."""
     (input,) = autocast_inputs("tan", input)
-    return elementwise.Tan.apply(_float_input(input, "tan"))
+    return write_out(elementwise.Tan.apply(_float_input(input, "tan")), out, "tan")
 
 
-def sinh(input: Tensor) -> Tensor:
+def sinh(input: Tensor, *, out: Any = None) -> Tensor:
     """The hyperbolic sine, elementwise."""
     (input,) = autocast_inputs("sinh", input)
-    return elementwise.Sinh.apply(_float_input(input, "sinh"))
+    return write_out(elementwise.Sinh.apply(_float_input(input, "sinh")), out, "sinh")
 
 
-def cosh(input: Tensor) -> Tensor:
+def cosh(input: Tensor, *, out: Any = None) -> Tensor:
     """The hyperbolic cosine, elementwise."""
     (input,) = autocast_inputs("cosh", input)
-    return elementwise.Cosh.apply(_float_input(input, "cosh"))
+    return write_out(elementwise.Cosh.apply(_float_input(input, "cosh")), out, "cosh")
 
 
-def asin(input: Tensor) -> Tensor:
+def asin(input: Tensor, *, out: Any = None) -> Tensor:
     """The inverse sine (nan outside [-1, 1])."""
     (input,) = autocast_inputs("asin", input)
-    return elementwise.Asin.apply(_float_input(input, "asin"))
+    return write_out(elementwise.Asin.apply(_float_input(input, "asin")), out, "asin")
 
 
-def acos(input: Tensor) -> Tensor:
+def acos(input: Tensor, *, out: Any = None) -> Tensor:
     """The inverse cosine (nan outside [-1, 1])."""
     (input,) = autocast_inputs("acos", input)
-    return elementwise.Acos.apply(_float_input(input, "acos"))
+    return write_out(elementwise.Acos.apply(_float_input(input, "acos")), out, "acos")
 
 
-def atan(input: Tensor) -> Tensor:
+def atan(input: Tensor, *, out: Any = None) -> Tensor:
     """The inverse tangent, in (-pi/2, pi/2)."""
-    return elementwise.Atan.apply(_float_input(input, "atan"))
+    return write_out(elementwise.Atan.apply(_float_input(input, "atan")), out, "atan")
 
 
-def asinh(input: Tensor) -> Tensor:
+def asinh(input: Tensor, *, out: Any = None) -> Tensor:
     """The inverse hyperbolic sine."""
-    return elementwise.Asinh.apply(_float_input(input, "asinh"))
+    return write_out(elementwise.Asinh.apply(_float_input(input, "asinh")), out, "asinh")
 
 
-def acosh(input: Tensor) -> Tensor:
+def acosh(input: Tensor, *, out: Any = None) -> Tensor:
     """The inverse hyperbolic cosine (nan below 1)."""
-    return elementwise.Acosh.apply(_float_input(input, "acosh"))
+    return write_out(elementwise.Acosh.apply(_float_input(input, "acosh")), out, "acosh")
 
 
-def atanh(input: Tensor) -> Tensor:
+def atanh(input: Tensor, *, out: Any = None) -> Tensor:
     """The inverse hyperbolic tangent (+-inf at +-1, nan outside [-1, 1])."""
-    return elementwise.Atanh.apply(_float_input(input, "atanh"))
+    return write_out(elementwise.Atanh.apply(_float_input(input, "atanh")), out, "atanh")
 
 
-def atan2(input: Tensor, other: Tensor) -> Tensor:
+def atan2(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The angle of the point (other, input) in (-pi, pi], elementwise, with broadcasting."""
     input, other = autocast_inputs("atan2", input, other)
     a, b = _tensor_operands(input, other, "atan2")
-    return elementwise.Atan2.apply(*_float_operands(a, b, "atan2"))
+    return write_out(elementwise.Atan2.apply(*_float_operands(a, b, "atan2")), out, "atan2")
 
 
 # NumPy's names, which PyTorch has as aliases
@@ -855,43 +872,51 @@ def _floating_tensor_operands(input: Any, other: Any, op: str) -> tuple:
     return a, b
 
 
-def log2(input: Tensor) -> Tensor:
+def log2(input: Tensor, *, out: Any = None) -> Tensor:
     """The base-2 logarithm."""
     (input,) = autocast_inputs("log2", input)
-    return elementwise.Log2.apply(_float_input(input, "log2"))
+    return write_out(elementwise.Log2.apply(_float_input(input, "log2")), out, "log2")
 
 
-def log10(input: Tensor) -> Tensor:
+def log10(input: Tensor, *, out: Any = None) -> Tensor:
     """The base-10 logarithm."""
     (input,) = autocast_inputs("log10", input)
-    return elementwise.Log10.apply(_float_input(input, "log10"))
+    return write_out(elementwise.Log10.apply(_float_input(input, "log10")), out, "log10")
 
 
-def exp2(input: Tensor) -> Tensor:
+def exp2(input: Tensor, *, out: Any = None) -> Tensor:
     """2 ** input."""
-    return elementwise.Exp2.apply(_float_input(input, "exp2"))
+    return write_out(elementwise.Exp2.apply(_float_input(input, "exp2")), out, "exp2")
 
 
-def expm1(input: Tensor) -> Tensor:
+def expm1(input: Tensor, *, out: Any = None) -> Tensor:
     """exp(input) - 1, accurate when input is close to 0."""
     (input,) = autocast_inputs("expm1", input)
-    return elementwise.Expm1.apply(_float_input(input, "expm1"))
+    return write_out(elementwise.Expm1.apply(_float_input(input, "expm1")), out, "expm1")
 
 
-def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+def logaddexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """log(exp(input) + exp(other)), without overflow, with broadcasting."""
-    return elementwise.LogAddExp.apply(*_floating_tensor_operands(input, other, "logaddexp"))
+    return write_out(
+        elementwise.LogAddExp.apply(*_floating_tensor_operands(input, other, "logaddexp")),
+        out,
+        "logaddexp",
+    )
 
 
-def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+def logaddexp2(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """log2(2 ** input + 2 ** other), without overflow, with broadcasting."""
-    return elementwise.LogAddExp2.apply(*_floating_tensor_operands(input, other, "logaddexp2"))
+    return write_out(
+        elementwise.LogAddExp2.apply(*_floating_tensor_operands(input, other, "logaddexp2")),
+        out,
+        "logaddexp2",
+    )
 
 
-def xlogy(input: Any, other: Any) -> Tensor:
+def xlogy(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """input * log(other), and 0 where input == 0 (unless other is nan); either may be a
     number, integers give floats."""
-    return elementwise.Xlogy.apply(*_xlogy_operands(input, other, "xlogy"))
+    return write_out(elementwise.Xlogy.apply(*_xlogy_operands(input, other, "xlogy")), out, "xlogy")
 
 
 def _xlogy_operands(input: Any, other: Any, op: str) -> tuple:
@@ -915,37 +940,37 @@ def _number_as_tensor(value: Any, like: Tensor) -> Tensor:
     return Tensor._make(backend.xp_of(like.array).asarray(value, dtype=like.array.dtype))
 
 
-def logit(input: Tensor, eps: float | None = None) -> Tensor:
+def logit(input: Tensor, eps: float | None = None, *, out: Any = None) -> Tensor:
     """log(input / (1 - input)), the inverse of sigmoid; with ``eps``, input is first clamped
     to [eps, 1 - eps] (a negative eps counts as None, as in PyTorch)."""
     eps = None if eps is None else _number_argument(eps, "logit", "eps")
     if eps is not None and eps < 0:
         eps = None
-    return elementwise.Logit.apply(_float_input(input, "logit"), eps=eps)
+    return write_out(elementwise.Logit.apply(_float_input(input, "logit"), eps=eps), out, "logit")
 
 
-def erfc(input: Tensor) -> Tensor:
+def erfc(input: Tensor, *, out: Any = None) -> Tensor:
     """1 - erf(input), accurate also where it is tiny."""
-    return elementwise.Erfc.apply(_float_input(input, "erfc"))
+    return write_out(elementwise.Erfc.apply(_float_input(input, "erfc")), out, "erfc")
 
 
-def erfinv(input: Tensor) -> Tensor:
+def erfinv(input: Tensor, *, out: Any = None) -> Tensor:
     """The inverse of erf on [-1, 1] (+-inf at +-1, nan outside)."""
     (input,) = autocast_inputs("erfinv", input)
-    return elementwise.Erfinv.apply(_float_input(input, "erfinv"))
+    return write_out(elementwise.Erfinv.apply(_float_input(input, "erfinv")), out, "erfinv")
 
 
-def lgamma(input: Tensor) -> Tensor:
+def lgamma(input: Tensor, *, out: Any = None) -> Tensor:
     """log|Gamma(input)| elementwise (+inf at 0 and the negative integers)."""
-    return elementwise.Lgamma.apply(_float_input(input, "lgamma"))
+    return write_out(elementwise.Lgamma.apply(_float_input(input, "lgamma")), out, "lgamma")
 
 
-def digamma(input: Tensor) -> Tensor:
+def digamma(input: Tensor, *, out: Any = None) -> Tensor:
     """psi(input) = d/dx log Gamma(x) elementwise (-inf at 0, nan at the negative integers)."""
-    return elementwise.Digamma.apply(_float_input(input, "digamma"))
+    return write_out(elementwise.Digamma.apply(_float_input(input, "digamma")), out, "digamma")
 
 
-def polygamma(n: builtins.int, input: Tensor) -> Tensor:
+def polygamma(n: builtins.int, input: Tensor, *, out: Any = None) -> Tensor:
     """psi^(n)(input), the n-th derivative of digamma (n = 0: digamma itself), elementwise;
     its gradient is polygamma(n + 1, input)."""
     if not isinstance(n, builtins.int) or isinstance(n, builtins.bool):
@@ -953,10 +978,12 @@ def polygamma(n: builtins.int, input: Tensor) -> Tensor:
     if n < 0:
         raise RuntimeError(f"polygamma(n, x) does not support negative n (got n={n})")
     x = _float_input(input, "polygamma")
-    return digamma(x) if n == 0 else elementwise.Polygamma.apply(x, n=n)
+    return write_out(
+        digamma(x) if n == 0 else elementwise.Polygamma.apply(x, n=n), out, "polygamma"
+    )
 
 
-def mvlgamma(input: Tensor, p: builtins.int) -> Tensor:
+def mvlgamma(input: Tensor, p: builtins.int, *, out: Any = None) -> Tensor:
     """The log of the multivariate gamma function of dimension p:
     p (p - 1) / 4 * log(pi) + sum over j < p of lgamma(input - j / 2). It is defined for
     input > (p - 1) / 2; like PyTorch 2.x, other inputs are not refused (lgamma's values)."""
@@ -970,25 +997,27 @@ def mvlgamma(input: Tensor, p: builtins.int) -> Tensor:
     total = add(lgamma(x), p * (p - 1) / 4 * math.log(math.pi))
     for j in range(1, p):
         total = add(total, lgamma(sub(x, j / 2)))
-    return total
+    return write_out(total, out, "mvlgamma")
 
 
-def igamma(input: Tensor, other: Tensor) -> Tensor:
+def igamma(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The regularised lower incomplete gamma function P(input, other), with broadcasting
     (differentiable in other only, as PyTorch)."""
-    return elementwise.Igamma.apply(*_floating_tensor_operands(input, other, "igamma"))
+    return write_out(
+        elementwise.Igamma.apply(*_floating_tensor_operands(input, other, "igamma")), out, "igamma"
+    )
 
 
-def igammac(input: Tensor, other: Tensor) -> Tensor:
+def igammac(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The regularised upper incomplete gamma function Q(input, other) = 1 - P(input, other),
     with broadcasting (differentiable in other only, as PyTorch)."""
     a, x = _floating_tensor_operands(input, other, "igammac")
-    return elementwise.Igamma.apply(a, x, upper=True)
+    return write_out(elementwise.Igamma.apply(a, x, upper=True), out, "igammac")
 
 
-def i0(input: Tensor) -> Tensor:
+def i0(input: Tensor, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the first kind of order 0, I_0(input)."""
-    return elementwise.BesselI.apply(_float_input(input, "i0"), order=0)
+    return write_out(elementwise.BesselI.apply(_float_input(input, "i0"), order=0), out, "i0")
 
 
 def i0e(input: Tensor) -> Tensor:
@@ -1006,24 +1035,26 @@ def i1e(input: Tensor) -> Tensor:
     return elementwise.BesselI.apply(_float_input(input, "i1e"), order=1, scaled=True)
 
 
-def hypot(input: Tensor, other: Tensor) -> Tensor:
+def hypot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """sqrt(input ** 2 + other ** 2), without overflow, with broadcasting."""
-    return elementwise.Hypot.apply(*_floating_tensor_operands(input, other, "hypot"))
+    return write_out(
+        elementwise.Hypot.apply(*_floating_tensor_operands(input, other, "hypot")), out, "hypot"
+    )
 
 
-def fmod(input: Tensor, other: Any) -> Tensor:
+def fmod(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
     """C's remainder, input - trunc(input / other) * other: the sign of input (remainder()
     follows the sign of other). Integers stay integers."""
     a, b = _binary_operands(_check_tensor(input, "fmod"), other, "fmod")
     _check_not_bool(a, b, "fmod")
     _check_integer_divisor(a, b, "fmod")
-    return elementwise.Fmod.apply(a, b)
+    return write_out(elementwise.Fmod.apply(a, b), out, "fmod")
 
 
-def copysign(input: Tensor, other: Any) -> Tensor:
+def copysign(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
     """|input| with the sign of other (-0.0 counts as negative); integers give floats."""
-    return elementwise.Copysign.apply(*_float_operands(_check_tensor(input, "copysign"), other,
-                                                       "copysign"))  # fmt: skip
+    return write_out(elementwise.Copysign.apply(*_float_operands(_check_tensor(input, "copysign"), other,
+                                                       "copysign")), out, "copysign")  # fmt: skip
 
 
 def _integer_operands(input: Any, other: Any, op: str) -> tuple:
@@ -1038,23 +1069,23 @@ def _integer_operands(input: Any, other: Any, op: str) -> tuple:
     return a, b
 
 
-def gcd(input: Tensor, other: Tensor) -> Tensor:
+def gcd(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The greatest common divisor of |input| and |other|, elementwise (integers only, no
     gradient); gcd(0, 0) is 0."""
     a, b = _integer_operands(input, other, "gcd")
-    return _no_grad_result(backend.xp_of(a.array).gcd(a.array, b.array))
+    return write_out(_no_grad_result(backend.xp_of(a.array).gcd(a.array, b.array)), out, "gcd")
 
 
-def lcm(input: Tensor, other: Tensor) -> Tensor:
+def lcm(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The least common multiple of |input| and |other|, elementwise (integers only, no
     gradient); 0 where either is 0. A result beyond the dtype wraps around, then its absolute
     value is taken, as in PyTorch."""
     a, b = _integer_operands(input, other, "lcm")
     xp = backend.xp_of(a.array)
-    return _no_grad_result(xp.abs(xp.lcm(a.array, b.array)))
+    return write_out(_no_grad_result(xp.abs(xp.lcm(a.array, b.array))), out, "lcm")
 
 
-def ldexp(input: Tensor, other: Tensor) -> Tensor:
+def ldexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """input * 2**other, in the dtype the two promote to (integers give the default float).
     As PyTorch computes it: 2**other in other's float dtype (an integer other: the default
     float), times input, then rounded to the result's dtype."""
@@ -1067,10 +1098,10 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
     if not result.is_floating_point:
         result = _dtypes.get_default_dtype()
     power = pow(2.0, _float_input(other, "ldexp"))
-    return cast(mul(input, power), result)
+    return write_out(cast(mul(input, power), result), out, "ldexp")
 
 
-def frexp(input: Tensor) -> return_types.frexp:
+def frexp(input: Tensor, *, out: Any = None) -> return_types.frexp:
     """(mantissa, exponent) with input = mantissa * 2**exponent and 0.5 <= |mantissa| < 1
     (0, inf and nan: mantissa input, exponent 0); the exponent is int32, with no gradient."""
     if not _check_tensor(input, "frexp").dtype.is_floating_point:
@@ -1080,10 +1111,12 @@ def frexp(input: Tensor) -> return_types.frexp:
         )
     xp = backend.xp_of(input.array)
     exponent = _no_grad_result(xp.frexp(input.array)[1].astype(xp.int32, copy=False))
-    return return_types.frexp(elementwise.FrexpMantissa.apply(input), exponent)
+    return write_out(
+        return_types.frexp(elementwise.FrexpMantissa.apply(input), exponent), out, "frexp"
+    )
 
 
-def nextafter(input: Tensor, other: Tensor) -> Tensor:
+def nextafter(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The next floating-point number after input in the direction of other, elementwise
     (floats only; input itself where they are equal)."""
     a, b = _tensor_operands(input, other, "nextafter")
@@ -1092,10 +1125,10 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
             f"nextafter: not implemented for {a.dtype} tensors, as in PyTorch; convert them "
             "first, e.g. with .float()"
         )
-    return elementwise.Nextafter.apply(a, b)
+    return write_out(elementwise.Nextafter.apply(a, b), out, "nextafter")
 
 
-def heaviside(input: Tensor, values: Tensor) -> Tensor:
+def heaviside(input: Tensor, values: Tensor, *, out: Any = None) -> Tensor:
     """The step function: 0 where input < 0, 1 where input > 0, ``values`` where it is 0."""
     _check_tensor(input, "heaviside")
     _check_tensor(values, "heaviside", "values")
@@ -1106,16 +1139,16 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
             "values.to(input.dtype)"
         )
     _check_broadcast(input.array.shape, values.array.shape, "heaviside")
-    return elementwise.Heaviside.apply(input, values)
+    return write_out(elementwise.Heaviside.apply(input, values), out, "heaviside")
 
 
-def sinc(input: Tensor) -> Tensor:
+def sinc(input: Tensor, *, out: Any = None) -> Tensor:
     """sin(pi * input) / (pi * input), and 1 where input is 0."""
-    return elementwise.Sinc.apply(_float_input(input, "sinc"))
+    return write_out(elementwise.Sinc.apply(_float_input(input, "sinc")), out, "sinc")
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
-               neginf: float | None = None) -> Tensor:  # fmt: skip
+               neginf: float | None = None, *, out: Any = None) -> Tensor:  # fmt: skip
     """nan, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (None: the dtype's
     largest and lowest finite values); integer tensors come back as a copy."""
     nan, posinf, neginf = (  # (nan=None is 0.0, as in PyTorch)
@@ -1124,81 +1157,89 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                         ("neginf", neginf))
     )  # fmt: skip
     if not _check_tensor(input, "nan_to_num").dtype.is_floating_point:
-        return input.clone()
-    return elementwise.NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+        return write_out(input.clone(), out, "nan_to_num")
+    return write_out(
+        elementwise.NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf), out, "nan_to_num"
+    )
 
 
-def frac(input: Tensor) -> Tensor:
+def frac(input: Tensor, *, out: Any = None) -> Tensor:
     """The fractional part, input - trunc(input), with input's sign; gradient 1."""
     if not _check_tensor(input, "frac").dtype.is_floating_point:
         raise NotImplementedError(
             f"frac: not implemented for {input.dtype} tensors, as in PyTorch (an integer "
             "has no fractional part); convert first, e.g. with .float()"
         )
-    return sub(input, trunc(input))  # trunc's gradient is 0: frac's is 1
+    return write_out(sub(input, trunc(input)), out, "frac")  # trunc's gradient is 0: frac's is 1
 
 
-def signbit(input: Tensor) -> Tensor:
+def signbit(input: Tensor, *, out: Any = None) -> Tensor:
     """True where the sign bit is set: negative numbers, -0.0 and -nan (a bool tensor, no
     gradient)."""
     array = _check_tensor(input, "signbit").array
     if array.dtype.kind == "f":
-        return _no_grad_result(backend.xp_of(array).signbit(array))
-    return _no_grad_result(array < 0)  # integers (and bools, never negative)
+        return write_out(_no_grad_result(backend.xp_of(array).signbit(array)), out, "signbit")
+    return write_out(
+        _no_grad_result(array < 0), out, "signbit"
+    )  # integers (and bools, never negative)
 
 
-def isposinf(input: Tensor) -> Tensor:
+def isposinf(input: Tensor, *, out: Any = None) -> Tensor:
     """True where input is +inf (a bool tensor, no gradient)."""
-    return _no_grad_result(_check_tensor(input, "isposinf").array == math.inf)
+    return write_out(
+        _no_grad_result(_check_tensor(input, "isposinf").array == math.inf), out, "isposinf"
+    )
 
 
-def isneginf(input: Tensor) -> Tensor:
+def isneginf(input: Tensor, *, out: Any = None) -> Tensor:
     """True where input is -inf (a bool tensor, no gradient)."""
-    return _no_grad_result(_check_tensor(input, "isneginf").array == -math.inf)
+    return write_out(
+        _no_grad_result(_check_tensor(input, "isneginf").array == -math.inf), out, "isneginf"
+    )
 
 
-def deg2rad(input: Tensor) -> Tensor:
+def deg2rad(input: Tensor, *, out: Any = None) -> Tensor:
     """Degrees to radians: input * pi / 180."""
-    return mul(_float_input(input, "deg2rad"), math.pi / 180)
+    return write_out(mul(_float_input(input, "deg2rad"), math.pi / 180), out, "deg2rad")
 
 
-def rad2deg(input: Tensor) -> Tensor:
+def rad2deg(input: Tensor, *, out: Any = None) -> Tensor:
     """Radians to degrees: input * 180 / pi."""
-    return mul(_float_input(input, "rad2deg"), 180 / math.pi)
+    return write_out(mul(_float_input(input, "rad2deg"), 180 / math.pi), out, "rad2deg")
 
 
-def float_power(input: Any, exponent: Any) -> Tensor:
+def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     """input ** exponent computed in float64, whatever the dtypes (as PyTorch's)."""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         _check_tensor(input, "float_power")  # raises: at least one must be a tensor
     base = cast(input, _dtypes.float64) if isinstance(input, Tensor) else input
     power = cast(exponent, _dtypes.float64) if isinstance(exponent, Tensor) else exponent
-    return pow(base, power)
+    return write_out(pow(base, power), out, "float_power")
 
 
-def fmax(input: Tensor, other: Tensor) -> Tensor:
+def fmax(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The larger of the two, elementwise, ignoring a nan (nan only where both are)."""
-    return elementwise.Fmax.apply(*_tensor_operands(input, other, "fmax"))
+    return write_out(elementwise.Fmax.apply(*_tensor_operands(input, other, "fmax")), out, "fmax")
 
 
-def fmin(input: Tensor, other: Tensor) -> Tensor:
+def fmin(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The smaller of the two, elementwise, ignoring a nan (nan only where both are)."""
-    return elementwise.Fmin.apply(*_tensor_operands(input, other, "fmin"))
+    return write_out(elementwise.Fmin.apply(*_tensor_operands(input, other, "fmin")), out, "fmin")
 
 
-def square(input: Tensor) -> Tensor:
+def square(input: Tensor, *, out: Any = None) -> Tensor:
     """input * input (integers stay integers, as in PyTorch)."""
-    return pow(_check_tensor(input, "square"), 2)
+    return write_out(pow(_check_tensor(input, "square"), 2), out, "square")
 
 
-def reciprocal(input: Tensor) -> Tensor:
+def reciprocal(input: Tensor, *, out: Any = None) -> Tensor:
     """1 / input (integers give floats, as in PyTorch)."""
     (input,) = autocast_inputs("reciprocal", input)
-    return div(1.0, _check_tensor(input, "reciprocal"))
+    return write_out(div(1.0, _check_tensor(input, "reciprocal")), out, "reciprocal")
 
 
-def sigmoid(input: Tensor) -> Tensor:
-    return elementwise.Sigmoid.apply(_float_input(input, "sigmoid"))
+def sigmoid(input: Tensor, *, out: Any = None) -> Tensor:
+    return write_out(elementwise.Sigmoid.apply(_float_input(input, "sigmoid")), out, "sigmoid")
 
 
 def relu(input: Tensor) -> Tensor:
@@ -1219,11 +1260,11 @@ def _floating_only(x: Tensor, op: str, name: str = "input") -> Tensor:
     return x
 
 
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Any = None) -> Tensor:
     """0 where |input| <= lambd, else input."""
     x = _floating_only(input, "hardshrink")
     # |x| <= lambd picks 0, so a nan goes to x (gradient 1) and the edges get 0, as in PyTorch
-    return where(abs(x) <= lambd, 0.0, x)
+    return write_out(where(abs(x) <= lambd, 0.0, x), out, "hardshrink")
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -1260,19 +1301,19 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return elementwise.Gelu.apply(_floating_only(input, "gelu"), approximate=approximate)
 
 
-def abs(input: Tensor) -> Tensor:
+def abs(input: Tensor, *, out: Any = None) -> Tensor:
     """|input| elementwise; not for bool tensors, as in PyTorch."""
     if _check_tensor(input, "abs").dtype is _dtypes.bool:
         raise NotImplementedError(
             "abs: not implemented for bool tensors, as in PyTorch; convert with .int() first"
         )
-    return elementwise.Abs.apply(input)
+    return write_out(elementwise.Abs.apply(input), out, "abs")
 
 
 absolute = abs  # PyTorch's other name for it
 
 
-def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:
     """input limited to [min, max] elementwise; the bounds are numbers or tensors."""
     _check_tensor(input, "clamp")
     if min is None and max is None:
@@ -1294,7 +1335,9 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
             for b in given[i + 1 :]:
                 _check_broadcast(a.array.shape, b.array.shape, "clamp")
         low, high = (b if b is None else cast(b, dtype) for b in bounds)
-        return elementwise.ClampTensors.apply(cast(input, dtype), low, high)
+        return write_out(
+            elementwise.ClampTensors.apply(cast(input, dtype), low, high), out, "clamp"
+        )
     if input.dtype is _dtypes.bool and builtins.all(
         b is None or isinstance(b, builtins.bool) for b in (min, max)
     ):
@@ -1303,7 +1346,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
             "convert the tensor first, e.g. with .int()"
         )
     low, high = (_fitted_number(b, input.dtype, "clamp") for b in (min, max))
-    return elementwise.Clamp.apply(input, min=low, max=high)
+    return write_out(elementwise.Clamp.apply(input, min=low, max=high), out, "clamp")
 
 
 clip = clamp
@@ -1318,31 +1361,35 @@ def _one_bound(input: Tensor, bound: Any, op: str) -> Tensor:
     return input
 
 
-def clamp_min(input: Tensor, min: Any) -> Tensor:
+def clamp_min(input: Tensor, min: Any, *, out: Any = None) -> Tensor:
     """input limited from below by ``min`` (a number or a tensor): clamp(input, min=min)."""
-    return clamp(_one_bound(input, min, "clamp_min"), min, None)
+    return write_out(clamp(_one_bound(input, min, "clamp_min"), min, None), out, "clamp_min")
 
 
-def clamp_max(input: Tensor, max: Any) -> Tensor:
+def clamp_max(input: Tensor, max: Any, *, out: Any = None) -> Tensor:
     """input limited from above by ``max`` (a number or a tensor): clamp(input, max=max)."""
-    return clamp(_one_bound(input, max, "clamp_max"), None, max)
+    return write_out(clamp(_one_bound(input, max, "clamp_max"), None, max), out, "clamp_max")
 
 
-def maximum(input: Tensor, other: Tensor) -> Tensor:
+def maximum(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The larger of the two tensors elementwise (nan if either is nan)."""
-    return elementwise.Maximum.apply(*_tensor_operands(input, other, "maximum"))
+    return write_out(
+        elementwise.Maximum.apply(*_tensor_operands(input, other, "maximum")), out, "maximum"
+    )
 
 
-def minimum(input: Tensor, other: Tensor) -> Tensor:
+def minimum(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The smaller of the two tensors elementwise (nan if either is nan)."""
-    return elementwise.Minimum.apply(*_tensor_operands(input, other, "minimum"))
+    return write_out(
+        elementwise.Minimum.apply(*_tensor_operands(input, other, "minimum")), out, "minimum"
+    )
 
 
-def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Any = None) -> Any:
     """input where condition is True, else other; ``where(condition)`` alone is
     ``nonzero(condition, as_tuple=True)``, as in PyTorch."""
     if input is None and other is None:
-        return nonzero(condition, as_tuple=True)
+        return write_out(nonzero(condition, as_tuple=True), out, "where")
     _check_tensor(condition, "where", "condition")
     if condition.array.dtype == "uint8":  # PyTorch still takes it, with a deprecation warning
         warn_user("where: a uint8 condition is deprecated in PyTorch; use a bool condition")
@@ -1364,10 +1411,10 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     for t in (a, b):  # a and b fit each other; each must also fit the condition
         if isinstance(t, Tensor):
             _check_broadcast(condition.array.shape, t.array.shape, "where")
-    return elementwise.Where.apply(condition, a, b)
+    return write_out(elementwise.Where.apply(condition, a, b), out, "where")
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+def nonzero(input: Tensor, *, as_tuple: bool = False, out: Any = None) -> Any:
     """The indices of the non-zero elements: an (n, input.ndim) int64 tensor, or with
     ``as_tuple=True`` one 1-D int64 tensor per dim (which ``x[...]`` takes). No gradient.
     On a GPU the host waits for the answer: its size depends on the values."""
@@ -1375,8 +1422,12 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     xp = backend.xp_of(input.array)
     if as_tuple:  # a 0-d input counts as 1-d, as in PyTorch
         found = xp.nonzero(input.array.reshape(-1) if input.ndim == 0 else input.array)
-        return tuple(Tensor._make(i.astype("int64", copy=False)) for i in found)
-    return Tensor._make(xp.argwhere(input.array).astype("int64", copy=False))
+        return write_out(
+            tuple(Tensor._make(i.astype("int64", copy=False)) for i in found), out, "nonzero"
+        )
+    return write_out(
+        Tensor._make(xp.argwhere(input.array).astype("int64", copy=False)), out, "nonzero"
+    )
 
 
 def nonzero_static(input: Tensor, *, size: builtins.int,
@@ -1423,10 +1474,10 @@ def conj(input: Tensor) -> Tensor:
     return _check_tensor(input, "conj").conj()
 
 
-def conj_physical(input: Tensor) -> Tensor:
+def conj_physical(input: Tensor, *, out: Any = None) -> Tensor:
     """The conjugate, computed now (not lazily): input itself for a real tensor, as PyTorch
     returns it."""
-    return _check_tensor(input, "conj_physical")
+    return write_out(_check_tensor(input, "conj_physical"), out, "conj_physical")
 
 
 def resolve_conj(input: Tensor) -> Tensor:
@@ -1515,10 +1566,10 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
 
 
 # ---------------------------------------------------------------- matmul
-def matmul(input: Tensor, other: Tensor) -> Tensor:
+def matmul(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The matrix product, with NumPy's rules for 1-D operands and batch dims (the @ operator)."""
     input, other = autocast_inputs("matmul", input, other)
-    return _matmul(input, other)
+    return write_out(_matmul(input, other), out, "matmul")
 
 
 def _matmul(input: Tensor, other: Tensor) -> Tensor:
@@ -1550,14 +1601,14 @@ def _matmul(input: Tensor, other: Tensor) -> Tensor:
     return linalg.Matmul.apply(input, other)
 
 
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
+def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """The product of two matrices: (n, k) @ (k, m) -> (n, m); no broadcasting."""
     input, mat2 = autocast_inputs("mm", input, mat2)
     _check_ranks("mm", input, mat2, 2, "matrices")
-    return matmul(input, mat2)
+    return write_out(matmul(input, mat2), out, "mm")
 
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """A batch of matrix products: (b, n, k) @ (b, k, m) -> (b, n, m); no broadcasting."""
     input, mat2 = autocast_inputs("bmm", input, mat2)
     _check_ranks("bmm", input, mat2, 3, "batches of matrices")
@@ -1566,7 +1617,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
             f"bmm: the batch sizes differ: shapes {tuple(input.shape)} and "
             f"{tuple(mat2.shape)}; use matmul to broadcast batch dims"
         )
-    return matmul(input, mat2)
+    return write_out(matmul(input, mat2), out, "bmm")
 
 
 def _check_ranks(op: str, input: Tensor, mat2: Tensor, ndim: int, what: str) -> None:
@@ -1668,14 +1719,16 @@ def _einsum_letters_for_ellipsis(inputs: tuple, output: str, operands: tuple) ->
     return inputs, output.replace("...", fill)  # (no "..." there: those dims are summed)
 
 
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
+def outer(input: Tensor, vec2: Tensor, *, out: Any = None) -> Tensor:
     """The (n, m) table of products input[i] * vec2[j] of two 1-D tensors."""
     _check_tensor(input, "outer"), _check_tensor(vec2, "outer", "vec2")
     if input.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(
             f"outer: expected 1-D tensors, got shapes {tuple(input.shape)} and {tuple(vec2.shape)}"
         )
-    return mul(input.reshape(-1, 1), vec2.reshape(1, -1))  # (n, 1) * (1, m) -> (n, m)
+    return write_out(
+        mul(input.reshape(-1, 1), vec2.reshape(1, -1)), out, "outer"
+    )  # (n, 1) * (1, m) -> (n, m)
 
 
 ger = outer
@@ -1697,22 +1750,22 @@ def _conj_transpose(input: Tensor, name: str) -> Tensor:
     return input if input.ndim == 0 else transpose(input, -2, -1)
 
 
-def inner(input: Tensor, other: Tensor) -> Tensor:
+def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The sums of products over the last dim of each: out[i..., j...] = sum_k
     input[i..., k] * other[j..., k] (shape input.shape[:-1] + other.shape[:-1]); a 0-d
     operand just multiplies."""
     _check_tensor(input, "inner"), _check_tensor(other, "inner", "other")
     if input.ndim == 0 or other.ndim == 0:
-        return mul(input, other)
+        return write_out(mul(input, other), out, "inner")
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(
             f"inner: the last dimension must match on both input tensors, but got shapes "
             f"{tuple(input.shape)} and {tuple(other.shape)}"
         )
-    return tensordot(input, other, ([input.ndim - 1], [other.ndim - 1]))
+    return write_out(tensordot(input, other, ([input.ndim - 1], [other.ndim - 1])), out, "inner")
 
 
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
+def dot(input: Tensor, tensor: Tensor, *, out: Any = None) -> Tensor:
     """The sum of products of two 1-D tensors of one size (a 0-d tensor)."""
     input, tensor = autocast_inputs("dot", input, tensor)
     _check_tensor(input, "dot"), _check_tensor(tensor, "dot", "tensor")
@@ -1726,18 +1779,18 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
             f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
             f"[{tensor.shape[0]}] to have the same number of elements"
         )
-    return _matmul(input, tensor)
+    return write_out(_matmul(input, tensor), out, "dot")
 
 
-def vdot(input: Tensor, other: Tensor) -> Tensor:
+def vdot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The dot product of two 1-D tensors, the first conjugated: dot(), as microtorch's
     dtypes are all real."""
     input, other = autocast_inputs("vdot", input, other)
     _check_tensor(input, "vdot"), _check_tensor(other, "vdot", "other")
-    return dot(input, other)
+    return write_out(dot(input, other), out, "vdot")
 
 
-def mv(input: Tensor, vec: Tensor) -> Tensor:
+def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
     """Matrix (n, m) times vector (m,) -> (n,)."""
     input, vec = autocast_inputs("mv", input, vec)
     _check_tensor(input, "mv"), _check_tensor(vec, "mv", "vec")
@@ -1751,37 +1804,49 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
             f"mv: shapes {tuple(input.shape)} and {tuple(vec.shape)} cannot be multiplied "
             f"({input.shape[1]} != {vec.shape[0]})"
         )
-    return _matmul(input, vec)
+    return write_out(_matmul(input, vec), out, "mv")
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+def addmm(
+    input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2) for matrices; input broadcasts to the product."""
     input, mat1, mat2 = autocast_inputs("addmm", input, mat1, mat2)
-    return _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
+    return write_out(_scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm"), out, "addmm")
 
 
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+def addmv(
+    input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
     """beta * input + alpha * (mat @ vec) for a matrix and a vector."""
     input, mat, vec = autocast_inputs("addmv", input, mat, vec)
-    return _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
+    return write_out(_scaled_sum(input, mv(mat, vec), beta, alpha, "addmv"), out, "addmv")
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
-           alpha: Any = 1) -> Tensor:  # fmt: skip
+           alpha: Any = 1, out: Any = None) -> Tensor:  # fmt: skip
     """beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b]."""
     input, batch1, batch2 = autocast_inputs("addbmm", input, batch1, batch2)
     products = bmm(batch1, batch2)
-    return _scaled_sum(input, sum(products, 0, dtype=products.dtype), beta, alpha, "addbmm")
+    return write_out(
+        _scaled_sum(input, sum(products, 0, dtype=products.dtype), beta, alpha, "addbmm"),
+        out,
+        "addbmm",
+    )
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
-            alpha: Any = 1) -> Tensor:  # fmt: skip
+            alpha: Any = 1, out: Any = None) -> Tensor:  # fmt: skip
     """beta * input + alpha * (batch1 @ batch2), a batch of matrix products."""
     input, batch1, batch2 = autocast_inputs("baddbmm", input, batch1, batch2)
-    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
+    return write_out(
+        _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm"), out, "baddbmm"
+    )
 
 
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+def addr(
+    input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
     """beta * input + alpha * outer(vec1, vec2); for bool tensors the logical form (beta and
     input) or (alpha and the outer product), as in PyTorch, which also refuses a float beta
     or alpha for integer tensors and a bool one for the others."""
@@ -1801,7 +1866,9 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
             )
     if target is _dtypes.bool:
         beta, alpha = builtins.bool(beta), builtins.bool(alpha)
-    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr", promote=True)
+    return write_out(
+        _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr", promote=True), out, "addr"
+    )
 
 
 def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str,
@@ -1833,14 +1900,15 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str,
     return add(scaled, input if beta == 1 else mul(input, beta))
 
 
-def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
+            out: Any = None) -> Tensor:  # fmt: skip
     """input + value * tensor1 * tensor2, all three broadcast together (and computed in the
     dtype the three promote to)."""
     input, tensor1, tensor2 = autocast_inputs("addcmul", input, tensor1, tensor2)
     value = _number_argument(value, "addcmul", "value")
     input, tensor1, tensor2, half = _in_common_dtype(input, tensor1, tensor2, "addcmul")
-    out = add(input, mul(mul(tensor1, tensor2), value))
-    return cast(out, _dtypes.float16) if half else out
+    result = add(input, mul(mul(tensor1, tensor2), value))
+    return write_out(cast(result, _dtypes.float16) if half else result, out, "addcmul")
 
 
 def _in_common_dtype(input: Tensor, tensor1: Tensor, tensor2: Tensor, op: str) -> tuple:
@@ -1856,7 +1924,8 @@ def _in_common_dtype(input: Tensor, tensor1: Tensor, tensor2: Tensor, op: str) -
     return cast(input, wide) if half else input, cast(tensor1, wide), cast(tensor2, wide), half
 
 
-def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
+            out: Any = None) -> Tensor:  # fmt: skip
     """input + value * tensor1 / tensor2, all three broadcast together (Adam's update has
     this form)."""
     input, tensor1, tensor2 = autocast_inputs("addcdiv", input, tensor1, tensor2)
@@ -1869,11 +1938,11 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
         )
     value = _number_argument(value, "addcdiv", "value")
     input, tensor1, tensor2, half = _in_common_dtype(input, tensor1, tensor2, "addcdiv")
-    out = add(input, mul(div(tensor1, tensor2), value))
-    return cast(out, _dtypes.float16) if half else out
+    result = add(input, mul(div(tensor1, tensor2), value))
+    return write_out(cast(result, _dtypes.float16) if half else result, out, "addcdiv")
 
 
-def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Any = None) -> Tensor:
     """The sum of products over pairs of dims of a and b: an int n pairs a's last n dims
     with b's first n; a pair of lists pairs a's dim dims[0][i] with b's dim dims[1][i]. The
     result has a's other dims, then b's."""
@@ -1921,10 +1990,14 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
         letters_b[db] = letters_a[da]  # one letter for a pair: einsum sums over it
     kept = [c for i, c in enumerate(letters_a) if i not in dims_a]
     kept += [c for i, c in enumerate(letters_b) if i not in dims_b]
-    return _einsum(f"{''.join(letters_a)},{''.join(letters_b)}->{''.join(kept)}", (a, b), False)
+    return write_out(
+        _einsum(f"{''.join(letters_a)},{''.join(letters_b)}->{''.join(kept)}", (a, b), False),
+        out,
+        "tensordot",
+    )
 
 
-def kron(input: Tensor, other: Tensor) -> Tensor:
+def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The Kronecker product: a block for each element of input, that element times other
     ((m, n) and (p, q) give (m * p, n * q)); the tensor of fewer dims gets leading 1s."""
     _check_tensor(input, "kron"), _check_tensor(other, "kron", "other")
@@ -1934,10 +2007,12 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     # (a0, 1, a1, 1, ...) * (1, b0, 1, b1, ...) -> (a0, b0, a1, b1, ...) -> (a0 * b0, ...)
     a = reshape(input, [s for size in a_shape for s in (size, 1)])
     b = reshape(other, [s for size in b_shape for s in (1, size)])
-    return reshape(mul(a, b), [m * n for m, n in zip(a_shape, b_shape)])
+    return write_out(reshape(mul(a, b), [m * n for m, n in zip(a_shape, b_shape)]), out, "kron")
 
 
-def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None) -> Tensor:
+def cross(
+    input: Tensor, other: Tensor, dim: builtins.int | None = None, *, out: Any = None
+) -> Tensor:
     """The cross product of the 3-vectors along ``dim`` (inputs broadcast). Without dim,
     the first dim of size 3, with PyTorch's warning (torch.linalg.cross takes dim=-1)."""
     input, other = autocast_inputs("cross", input, other)
@@ -1971,7 +2046,9 @@ def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None) -> Tens
         )
     a, b = broadcast_tensors(input, other)
     # (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0): rolled copies line up the terms
-    return sub(mul(roll(a, -1, d), roll(b, -2, d)), mul(roll(a, -2, d), roll(b, -1, d)))
+    return write_out(
+        sub(mul(roll(a, -1, d), roll(b, -2, d)), mul(roll(a, -2, d), roll(b, -1, d))), out, "cross"
+    )
 
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
@@ -2035,7 +2112,7 @@ def sum_to_size(input: Tensor, size: Any) -> Tensor:
     return sum(out, ones, keepdim=True) if ones else out
 
 
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None,
         **numpy_style: Any) -> Tensor:  # fmt: skip
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("sum", input)
@@ -2043,7 +2120,9 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "sum")
     axes = _dims(dim, input.ndim, "sum")
     total = _total_dtype(input, dtype, "sum")
-    return reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=total)
+    return write_out(
+        reduction.Sum.apply(input, axes=axes, keepdim=keepdim, dtype=total), out, "sum"
+    )
 
 
 def _own_dtype(input: Tensor) -> Any:
@@ -2066,7 +2145,7 @@ def _total_dtype(input: Tensor, dtype: Any, op: str) -> Any:
     return _dtypes.int64.np if input.array.dtype.kind in "biu" else None
 
 
-def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None,
          **numpy_style: Any) -> Tensor:  # fmt: skip
     """The product of all elements, or along ``dim``; integers and bools give int64, as in
     PyTorch."""
@@ -2078,10 +2157,12 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
         raise TypeError("prod: dim must be one int (PyTorch's prod reduces one dim at a time)")
     axes = _dims(dim, input.ndim, "prod")
     total = _total_dtype(input, dtype, "prod")
-    return reduction.Prod.apply(input, axes=axes, keepdim=keepdim, dtype=total)
+    return write_out(
+        reduction.Prod.apply(input, axes=axes, keepdim=keepdim, dtype=total), out, "prod"
+    )
 
 
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None,
          **numpy_style: Any) -> Tensor:  # fmt: skip
     """The average over ``dim`` (all elements if None); ``dtype``: cast the input first."""
     _check_tensor(input, "mean")
@@ -2093,7 +2174,11 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
             f"mean(): could not infer output dtype. Input dtype must be a floating point dtype, "
             f"got {input.dtype}; use .float() first"
         )
-    return reduction.Mean.apply(input, axes=_dims(dim, input.ndim, "mean"), keepdim=keepdim)
+    return write_out(
+        reduction.Mean.apply(input, axes=_dims(dim, input.ndim, "mean"), keepdim=keepdim),
+        out,
+        "mean",
+    )
 
 
 def _correction(unbiased: Any, correction: Any) -> Any:
@@ -2105,7 +2190,7 @@ def _correction(unbiased: Any, correction: Any) -> Any:
 
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
+        correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     if not _check_tensor(input, "var").dtype.is_floating_point:
         raise RuntimeError(
             f"var/std: only floating point inputs are supported (as in PyTorch), got "
@@ -2121,25 +2206,35 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
             f"var/std: degrees of freedom is <= 0 ({n} elements reduced, correction "
             f"{correction}); the result is inf, or nan where the elements are all equal"
         )
-    return reduction.Var.apply(input, axes=axes, correction=correction, keepdim=keepdim)
+    return write_out(
+        reduction.Var.apply(input, axes=axes, correction=correction, keepdim=keepdim), out, "var"
+    )
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
+        correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
-    return elementwise.NormRoot.apply(var(input, dim, unbiased, keepdim, correction=correction))
+    return write_out(
+        elementwise.NormRoot.apply(var(input, dim, unbiased, keepdim, correction=correction)),
+        out,
+        "std",
+    )
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-             correction: Any = None) -> tuple:  # fmt: skip
+             correction: Any = None, out: Any = None) -> tuple:  # fmt: skip
     """(var, mean) over ``dim`` in one call; ``correction`` and ``unbiased`` as in var."""
-    return _with_mean(var, input, dim, unbiased, keepdim, correction, "var_mean")
+    return write_out(
+        _with_mean(var, input, dim, unbiased, keepdim, correction, "var_mean"), out, "var_mean"
+    )
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-             correction: Any = None) -> tuple:  # fmt: skip
+             correction: Any = None, out: Any = None) -> tuple:  # fmt: skip
     """(std, mean) over ``dim`` in one call; ``correction`` and ``unbiased`` as in std."""
-    return _with_mean(std, input, dim, unbiased, keepdim, correction, "std_mean")
+    return write_out(
+        _with_mean(std, input, dim, unbiased, keepdim, correction, "std_mean"), out, "std_mean"
+    )
 
 
 def _with_mean(spread: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
@@ -2228,17 +2323,19 @@ def corrcoef(input: Tensor) -> Tensor:
     return clamp(c / spread[:, None] / spread[None, :], -1, 1)
 
 
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None,
            **numpy_style: Any) -> Tensor:  # fmt: skip
     """sum, with nan counted as zero (and a gradient of zero there)."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nansum")
     if _check_tensor(input, "nansum").dtype.is_floating_point:
         input = where(isnan(input), 0.0, input)
-    return sum(input, dim, keepdim, dtype=_own_dtype(input) if dtype is None else dtype)
+    return write_out(
+        sum(input, dim, keepdim, dtype=_own_dtype(input) if dtype is None else dtype), out, "nansum"
+    )
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
-            dtype: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
+            dtype: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     """The mean of the values that are not nan (nan where there are none)."""
     _check_tensor(input, "nanmean")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nanmean")
@@ -2248,7 +2345,11 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         raise RuntimeError(
             f"nanmean(): expected a floating point input, got {input.dtype}; use .float() first"
         )
-    return div(nansum(input, dim, keepdim), sum(logical_not(isnan(input)), dim, keepdim))
+    return write_out(
+        div(nansum(input, dim, keepdim), sum(logical_not(isnan(input)), dim, keepdim)),
+        out,
+        "nanmean",
+    )
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
@@ -2259,7 +2360,9 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return Tensor._make(xp.asarray((input.array != 0).sum(axis=axes, dtype="int64")))
 
 
-def histc(input: Tensor, bins: builtins.int = 100, min: Any = 0, max: Any = 0) -> Tensor:
+def histc(
+    input: Tensor, bins: builtins.int = 100, min: Any = 0, max: Any = 0, *, out: Any = None
+) -> Tensor:
     """How many elements fall into each of ``bins`` equal-width bins between min and max
     (the last bin includes max; elements outside, and nan, are not counted), in input's
     dtype. min == max: the data's own range (widened by 1 each way if that is one value
@@ -2282,11 +2385,11 @@ def histc(input: Tensor, bins: builtins.int = 100, min: Any = 0, max: Any = 0) -
     inside = (a >= low) & (a <= high)  # (False for nan)
     position = (a[inside] - low) * bins / (high - low)  # the bin, as PyTorch computes it
     which = xp.minimum(position.astype("int64"), bins - 1)  # max goes into the last bin
-    return Tensor._make(xp.bincount(which, minlength=bins).astype(a.dtype))
+    return write_out(Tensor._make(xp.bincount(which, minlength=bins).astype(a.dtype)), out, "histc")
 
 
 def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,
-              density: bool = False) -> return_types.histogram:  # fmt: skip
+              density: bool = False, out: Any = None) -> return_types.histogram:  # fmt: skip
     """(hist, bin_edges): how many elements (or how much weight) fall into each bin. bins is
     a number of equal bins over ``range`` (the data's own by default; one value is widened
     by 0.5 each way) or a 1-D tensor of increasing edges; every bin holds its left edge, the
@@ -2341,7 +2444,11 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
     hist = counts.astype(a.dtype)
     if density:
         hist = hist / (hist.sum() * xp.diff(edges))
-    return return_types.histogram(Tensor._make(hist.astype(a.dtype)), Tensor._make(edges.copy()))
+    return write_out(
+        return_types.histogram(Tensor._make(hist.astype(a.dtype)), Tensor._make(edges.copy())),
+        out,
+        "histogram",
+    )
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
@@ -2373,7 +2480,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.i
     return Tensor._make(counts.astype(dtype))
 
 
-def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+def median(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """The middle value, the lower of the two middles for an even count (as PyTorch), or nan
     if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
     The gradient of median() is shared by the elements equal to it, that of median(dim=) goes
@@ -2383,17 +2490,32 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         flat = reshape(input.detach(), (-1,))  # (only to find the middle)
         if flat.shape[0] == 0:  # as in PyTorch: nan, in the graph (the lowest int for ints)
             if input.dtype.is_floating_point:
-                return mul(sum(input), math.nan)
+                return write_out(mul(sum(input), math.nan), out, "median")
             low = numpy.iinfo(flat.array.dtype).min
-            return Tensor._make(backend.xp_of(flat.array).full((), low, flat.array.dtype))
+            return write_out(
+                Tensor._make(backend.xp_of(flat.array).full((), low, flat.array.dtype)),
+                out,
+                "median",
+            )
         middle = _sorted_position(flat, 0, (flat.shape[0] - 1) // 2, True, "median")
-        return reduction.MedianAll.apply(input, position=middle.reshape(()))
+        return write_out(
+            reduction.MedianAll.apply(input, position=middle.reshape(())), out, "median"
+        )
     d = wrap_dim(dim, input.ndim, "median")
     n = input.shape[d] if input.ndim else 1
-    return _order_statistic(input, d, keepdim, (n - 1) // 2, True, "median")
+    return write_out(
+        _order_statistic(input, d, keepdim, (n - 1) // 2, True, "median"), out, "median"
+    )
 
 
-def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: bool = False) -> Any:
+def kthvalue(
+    input: Tensor,
+    k: builtins.int,
+    dim: builtins.int = -1,
+    keepdim: bool = False,
+    *,
+    out: Any = None,
+) -> Any:
     """The k-th smallest value along ``dim`` (k counts from 1) and where it came from:
     (values, indices); nan counts as larger than any number. The gradient goes to the
     chosen element."""
@@ -2402,7 +2524,7 @@ def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: bo
     _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "kthvalue")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue: k ({k}) is out of range for dim {d} of size {n}")
-    return _order_statistic(input, d, keepdim, k - 1, False, "kthvalue")
+    return write_out(_order_statistic(input, d, keepdim, k - 1, False, "kthvalue"), out, "kthvalue")
 
 
 def _refuse_bool(input: Any, op: str) -> Tensor:
@@ -2442,22 +2564,26 @@ def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
     return index
 
 
-def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """median ignoring nan: the lower middle of the values that are not nan (nan if there are
     none); with ``dim``, (values, indices) per row. Gradients as median's."""
     _refuse_bool(input, "nanmedian")
     if not input.dtype.is_floating_point:
-        return median(input, dim, keepdim)  # integers have no nan
+        return write_out(median(input, dim, keepdim), out, "nanmedian")  # integers have no nan
     if dim is None:
         flat = reshape(input.detach(), (-1,))
         count = builtins.int((~backend.xp_of(flat.array).isnan(flat.array)).sum())
         if count == 0:  # empty or all nan: median() gives nan
-            return median(input)
+            return write_out(median(input), out, "nanmedian")
         middle = _sorted_position(flat, 0, (count - 1) // 2, False, "nanmedian")
-        return reduction.MedianAll.apply(input, position=middle.reshape(()))
+        return write_out(
+            reduction.MedianAll.apply(input, position=middle.reshape(())), out, "nanmedian"
+        )
     d = wrap_dim(dim, input.ndim, "nanmedian")
     if input.ndim == 0:
-        return _order_statistic(input, d, keepdim, 0, False, "nanmedian")
+        return write_out(
+            _order_statistic(input, d, keepdim, 0, False, "nanmedian"), out, "nanmedian"
+        )
     _check_reduced_dims_not_empty(input, (d,), "nanmedian")
     xp = backend.xp_of(input.array)
     counts = (~xp.isnan(input.array)).sum(axis=d, keepdims=True)
@@ -2466,15 +2592,21 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     values = gather(input, d, Tensor._make(index))
     if not keepdim:
         values, index = squeeze(values, d), index.squeeze(d)
-    return return_types.nanmedian(values, Tensor._make(index.astype("int64", copy=False)))
+    return write_out(
+        return_types.nanmedian(values, Tensor._make(index.astype("int64", copy=False))),
+        out,
+        "nanmedian",
+    )
 
 
-def mode(input: Tensor, dim: builtins.int = -1, keepdim: bool = False) -> return_types.mode:
+def mode(
+    input: Tensor, dim: builtins.int = -1, keepdim: bool = False, *, out: Any = None
+) -> return_types.mode:
     """The most frequent value along ``dim`` (the smallest of them on a tie, as PyTorch) and
     the index of its last occurrence; (values, indices). The gradient goes to that index."""
     d = wrap_dim(dim, _check_tensor(input, "mode").ndim, "mode")
     if input.ndim == 0:
-        return _order_statistic(input, d, keepdim, 0, False, "mode")
+        return write_out(_order_statistic(input, d, keepdim, 0, False, "mode"), out, "mode")
     if input.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     xp = backend.xp_of(input.array)
@@ -2492,10 +2624,10 @@ def mode(input: Tensor, dim: builtins.int = -1, keepdim: bool = False) -> return
     values = gather(input, d, Tensor._make(index))
     if not keepdim:
         values, index = squeeze(values, d), index.squeeze(d)
-    return return_types.mode(values, Tensor._make(index))
+    return write_out(return_types.mode(values, Tensor._make(index)), out, "mode")
 
 
-def cumprod(input: Tensor, dim: builtins.int, *, dtype: Any = None) -> Tensor:
+def cumprod(input: Tensor, dim: builtins.int, *, dtype: Any = None, out: Any = None) -> Tensor:
     """The running product along ``dim``: element k is input[0] * ... * input[k]. Integers
     and bools give int64 unless ``dtype`` says otherwise, as in PyTorch; the gradient is
     exact where the input holds zeros."""
@@ -2503,10 +2635,10 @@ def cumprod(input: Tensor, dim: builtins.int, *, dtype: Any = None) -> Tensor:
     d = wrap_dim(dim, _check_tensor(input, "cumprod").ndim, "cumprod")
     total = _total_dtype(input, dtype, "cumprod")
     if input.ndim == 0:
-        return reshape(cumprod(reshape(input, (1,)), 0, dtype=dtype), ())
+        return write_out(reshape(cumprod(reshape(input, (1,)), 0, dtype=dtype), ()), out, "cumprod")
     if dtype is not None:  # cast first, as PyTorch does: the product is taken in that dtype
         input = cast(input, dtype)
-    return reduction.Cumprod.apply(input, axis=d, dtype=total)
+    return write_out(reduction.Cumprod.apply(input, axis=d, dtype=total), out, "cumprod")
 
 
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None,
@@ -2543,15 +2675,15 @@ def trapz(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.i
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cummax(input: Tensor, dim: builtins.int) -> return_types.cummax:
+def cummax(input: Tensor, dim: builtins.int, *, out: Any = None) -> return_types.cummax:
     """The running maximum along ``dim`` and, for each position, the index it came from (the
     latest on a tie; nan, once seen, stays: as PyTorch). The gradient goes to that index."""
-    return _running_extreme(input, dim, "cummax")
+    return write_out(_running_extreme(input, dim, "cummax"), out, "cummax")
 
 
-def cummin(input: Tensor, dim: builtins.int) -> return_types.cummin:
+def cummin(input: Tensor, dim: builtins.int, *, out: Any = None) -> return_types.cummin:
     """The running minimum along ``dim`` and where it came from; as cummax."""
-    return _running_extreme(input, dim, "cummin")
+    return write_out(_running_extreme(input, dim, "cummin"), out, "cummin")
 
 
 def _running_extreme(input: Tensor, dim: builtins.int, op: str) -> Any:
@@ -2574,20 +2706,24 @@ QUANTILE_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
-             interpolation: str = "linear") -> Tensor:  # fmt: skip
+             interpolation: str = "linear", out: Any = None) -> Tensor:  # fmt: skip
     """The q-th quantiles (q a number or a 1-D tensor in [0, 1]) along ``dim``, or of all
     elements: between the two sorted values around position q * (n - 1), as
     ``interpolation`` says; nan where a row holds nan. A 1-D q adds a first dim, one per q.
     The gradient goes to those two values (weights 1 - w and w), as in PyTorch."""
     input, q = autocast_inputs("quantile", input, q)
-    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+    return write_out(
+        _quantile(input, q, dim, keepdim, interpolation, False, "quantile"), out, "quantile"
+    )
 
 
 def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
-                interpolation: str = "linear") -> Tensor:  # fmt: skip
+                interpolation: str = "linear", out: Any = None) -> Tensor:  # fmt: skip
     """quantile of the values that are not nan (nan where a row has none)."""
     input, q = autocast_inputs("nanquantile", input, q)
-    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+    return write_out(
+        _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile"), out, "nanquantile"
+    )
 
 
 def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str,
@@ -2653,13 +2789,17 @@ def _interpolate_sorted(ordered: Tensor, rank: Any, interpolation: str, xp: Any)
     return lerp(low, high, weight)
 
 
-def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> return_types.aminmax:
+def aminmax(
+    input: Tensor, *, dim: Any = None, keepdim: bool = False, out: Any = None
+) -> return_types.aminmax:
     """(min, max) as a named tuple: of all elements, or along ``dim``; tied extremes share
     the gradient evenly, as amin and amax."""
     if dim is None and _check_tensor(input, "aminmax").array.size == 0:
         raise RuntimeError("aminmax(): an empty tensor has no minimum or maximum")
     axes = () if dim is None else dim
-    return return_types.aminmax(amin(input, axes, keepdim), amax(input, axes, keepdim))
+    return write_out(
+        return_types.aminmax(amin(input, axes, keepdim), amax(input, axes, keepdim)), out, "aminmax"
+    )
 
 
 def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -> Any:
@@ -2690,39 +2830,55 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -
     return getattr(return_types, name)(values, Tensor._make(indices.astype("int64", copy=False)))
 
 
-def max(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+def max(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+) -> Any:
     """The largest value, (values, indices) along ``dim``, or with a tensor ``other`` (or
     a tensor in dim's place) the elementwise maximum."""
     if "other" in numpy_style:
-        return maximum(input, numpy_style.pop("other"))
-    return _extreme(input, *numpy_names(dim, keepdim, numpy_style, "max"), True, "max")
+        return write_out(maximum(input, numpy_style.pop("other")), out, "max")
+    return write_out(
+        _extreme(input, *numpy_names(dim, keepdim, numpy_style, "max"), True, "max"), out, "max"
+    )
 
 
-def min(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+def min(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+) -> Any:
     """The smallest value, (values, indices) along ``dim``, or the elementwise minimum
     with a tensor ``other``; see max."""
     if "other" in numpy_style:
-        return minimum(input, numpy_style.pop("other"))
-    return _extreme(input, *numpy_names(dim, keepdim, numpy_style, "min"), False, "min")
+        return write_out(minimum(input, numpy_style.pop("other")), out, "min")
+    return write_out(
+        _extreme(input, *numpy_names(dim, keepdim, numpy_style, "min"), False, "min"), out, "min"
+    )
 
 
-def amax(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any) -> Tensor:
+def amax(
+    input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+) -> Tensor:
     """The maximum over ``dim`` (an int or a tuple; all dims by default). Unlike max(dim=)
     it returns no indices, and tied maxima share the gradient evenly, as in PyTorch."""
     _check_tensor(input, "amax")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amax")
     axes = _dims(dim, input.ndim, "amax")
     _check_extreme_dims(input, axes, "amax")
-    return reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim)
+    return write_out(
+        reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim), out, "amax"
+    )
 
 
-def amin(input: Tensor, dim: Any = (), keepdim: bool = False, **numpy_style: Any) -> Tensor:
+def amin(
+    input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+) -> Tensor:
     """The minimum over ``dim`` (an int or a tuple; all dims by default); see amax."""
     _check_tensor(input, "amin")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "amin")
     axes = _dims(dim, input.ndim, "amin")
     _check_extreme_dims(input, axes, "amin")
-    return reduction.MaxAll.apply(input, largest=False, axes=axes, keepdim=keepdim)
+    return write_out(
+        reduction.MaxAll.apply(input, largest=False, axes=axes, keepdim=keepdim), out, "amin"
+    )
 
 
 def _check_extreme_dims(input: Tensor, axes: Any, name: str) -> None:
@@ -2755,18 +2911,22 @@ def _check_not_empty(input: Tensor, name: str) -> None:
         )
 
 
-def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+def argmax(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+) -> Tensor:
     """The index of the largest value along ``dim`` (of the flattened input if None); the
     first one where several tie."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmax")
-    return _arg_extreme(input, dim, keepdim, "argmax")
+    return write_out(_arg_extreme(input, dim, keepdim, "argmax"), out, "argmax")
 
 
-def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+def argmin(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+) -> Tensor:
     """The index of the smallest value along ``dim`` (of the flattened input if None); the
     first one where several tie."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmin")
-    return _arg_extreme(input, dim, keepdim, "argmin")
+    return write_out(_arg_extreme(input, dim, keepdim, "argmin"), out, "argmin")
 
 
 def _arg_extreme(input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
@@ -2785,7 +2945,15 @@ def _arg_extreme(input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
     return Tensor._make(xp.asarray(found).astype("int64", copy=False))
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+def topk(
+    input: Tensor,
+    k: int,
+    dim: int = -1,
+    largest: bool = True,
+    sorted: bool = True,
+    *,
+    out: Any = None,
+) -> Any:
     """The k largest (or smallest) entries along ``dim`` and their indices; values carry
     gradient back to the positions they came from."""
     if _check_tensor(input, "topk").array.dtype == bool:
@@ -2795,26 +2963,32 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if not 0 <= k <= n:
         raise RuntimeError(f"topk: k ({k}) is out of range for dimension {dim} of size {n}")
     if input.ndim == 0:  # its one value (for k = 0 too, as in PyTorch)
-        return sort(input)
+        return write_out(sort(input), out, "topk")
     order = _sort_order(input, d, largest, "topk")  # largest first: nan counts as largest
     xp = backend.xp_of(order)
     indices = xp.take(order, xp.arange(k), axis=d)
-    return return_types.topk(gather(input, d, Tensor._make(indices)), Tensor._make(indices))
+    return write_out(
+        return_types.topk(gather(input, d, Tensor._make(indices)), Tensor._make(indices)),
+        out,
+        "topk",
+    )
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+def sort(
+    input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out: Any = None
+) -> Any:
     """The values along ``dim`` in order, and where each came from: (values, indices).
     Values carry gradient back to their positions."""
     order = _sort_order(input, dim, descending, "sort")
     if input.ndim == 0:
-        return return_types.sort(input.clone(), Tensor._make(order))
-    return return_types.sort(gather(input, wrap_dim(dim, input.ndim, "sort"), Tensor._make(order)),
-                       Tensor._make(order))  # fmt: skip
+        return write_out(return_types.sort(input.clone(), Tensor._make(order)), out, "sort")
+    return write_out(return_types.sort(gather(input, wrap_dim(dim, input.ndim, "sort"), Tensor._make(order)),
+                       Tensor._make(order)), out, "sort")  # fmt: skip
 
 
-def msort(input: Tensor) -> Tensor:
+def msort(input: Tensor, *, out: Any = None) -> Tensor:
     """The values of ``input`` sorted along dim 0 (sort(input, dim=0).values)."""
-    return sort(input, dim=0).values
+    return write_out(sort(input, dim=0).values, out, "msort")
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
@@ -2839,22 +3013,26 @@ def _sort_order(input: Tensor, dim: int, descending: bool, op: str) -> Any:
     return order.astype("int64", copy=False)
 
 
-def all(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+def all(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+) -> Tensor:
     """Whether every value (over ``dim``, an int or a tuple; all by default) is nonzero."""
     _check_tensor(input, "all")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "all")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "all")
     result = input.array.all(axis=axes, keepdims=keepdim)
-    return _truth_result(result, input)
+    return write_out(_truth_result(result, input), out, "all")
 
 
-def any(input: Tensor, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
+def any(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+) -> Tensor:
     """Whether any value (over ``dim``, an int or a tuple; all by default) is nonzero."""
     _check_tensor(input, "any")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "any")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "any")
     result = input.array.any(axis=axes, keepdims=keepdim)
-    return _truth_result(result, input)
+    return write_out(_truth_result(result, input), out, "any")
 
 
 def _truth_result(result: Any, input: Tensor) -> Tensor:
@@ -2868,20 +3046,19 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     """The p-norm over ``dim`` (all elements by default) of input's elements, as
     linalg.vector_norm (p=None or "fro" is p = 2); another string ("nuc"), or "fro" over more
     than two dims, is linalg.matrix_norm over ``dim`` (all dims by default), as PyTorch picks."""
-    if out is not None:
-        raise TypeError("norm: out= is not supported; assign the result instead")
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("norm", input)
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2):
-            return _vector_norm(input, 2, dim, keepdim, dtype, "norm")
+            return write_out(_vector_norm(input, 2, dim, keepdim, dtype, "norm"), out, "norm")
         from . import linalg
 
         if dim is None:
             dim = tuple(range(_check_tensor(input, "norm").ndim))
         dims = (dim,) if isinstance(dim, builtins.int) else dim  # (RuntimeError: not 2 dims)
-        return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype)
-    return _vector_norm(input, 2 if p is None else p, dim, keepdim, dtype, "norm")
+        return write_out(linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype), out, "norm")
+    return write_out(_vector_norm(input, 2 if p is None else p, dim, keepdim, dtype, "norm"),
+                     out, "norm")  # fmt: skip
 
 
 def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: str) -> Tensor:
@@ -3348,13 +3525,13 @@ def _embed_diagonal(input: Tensor, offset: builtins.int, dim1: builtins.int,
     return movedim(out, (-2, -1), (d1, d2))
 
 
-def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
+def diag(input: Tensor, diagonal: builtins.int = 0, *, out: Any = None) -> Tensor:
     """For a 1-D input, the square matrix with input on its ``diagonal``-th diagonal (zeros
     elsewhere); for a 2-D input, that diagonal as a 1-D tensor (a copy, see diagonal)."""
     if _check_tensor(input, "diag").ndim == 1:
-        return _embed_diagonal(input, diagonal, 0, 1, "diag")
+        return write_out(_embed_diagonal(input, diagonal, 0, 1, "diag"), out, "diag")
     if input.ndim == 2:  # a copy, as PyTorch's diag (diagonal gives a view)
-        return clone(_diagonal_of(input, diagonal, 0, 1, "diag"))
+        return write_out(clone(_diagonal_of(input, diagonal, 0, 1, "diag")), out, "diag")
     raise RuntimeError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
 
 
@@ -3378,7 +3555,7 @@ def trace(input: Tensor) -> Tensor:
 
 
 def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: Any = None,
-         append: Any = None) -> Tensor:  # fmt: skip
+         append: Any = None, *, out: Any = None) -> Tensor:  # fmt: skip
     """The n-th forward difference along ``dim``: out[i] = input[i + 1] - input[i], n times,
     after ``prepend`` and ``append`` (tensors) are joined before and after; for bools
     input[i + 1] != input[i], as in PyTorch."""
@@ -3392,12 +3569,12 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
             f"diff: prepend and append must have as many dims as input {tuple(input.shape)}, "
             f"got shapes {[tuple(t.shape) for t in parts]}"
         )
-    out = cat(parts, d) if len(parts) > 1 else input
+    result = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
-        size = builtins.max(out.shape[d] - 1, 0)
-        later, earlier = narrow(out, d, out.shape[d] - size, size), narrow(out, d, 0, size)
-        out = ne(later, earlier) if out.dtype is _dtypes.bool else sub(later, earlier)
-    return out
+        size = builtins.max(result.shape[d] - 1, 0)
+        later, earlier = narrow(result, d, result.shape[d] - size, size), narrow(result, d, 0, size)
+        result = ne(later, earlier) if result.dtype is _dtypes.bool else sub(later, earlier)
+    return write_out(result, out, "diff")
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: builtins.int | None = None, *,
@@ -3500,7 +3677,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
 
 
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
     """The entries ``index`` (a 1-D integer tensor) along ``dim``; repeats allowed."""
     d = wrap_dim(dim, builtins.max(input.ndim, 1), "index_select")
     _check_tensor(index, "index_select", "index")
@@ -3515,8 +3692,12 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     _check_indices_below(index, size, d, "index_select", tuple(input.shape))
     rows = index.to(input.device).array.reshape(-1)  # (checked: GetItem, not getitem)
     if input.ndim == 0:  # as in PyTorch: a 0-d input is one element, picked by index 0
-        return indexing.GetItem.apply(input.reshape(1), index=(rows,)).reshape(())
-    return indexing.GetItem.apply(input, index=(slice(None),) * d + (rows,))
+        return write_out(
+            indexing.GetItem.apply(input.reshape(1), index=(rows,)).reshape(()), out, "index_select"
+        )
+    return write_out(
+        indexing.GetItem.apply(input, index=(slice(None),) * d + (rows,)), out, "index_select"
+    )
 
 
 swapdims = transpose
@@ -3673,7 +3854,9 @@ def _tensor_sequence(tensors: Any, op: str) -> list:
     return tensors
 
 
-def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
+def cat(
+    tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None, out: Any = None
+) -> Tensor:
     """The tensors joined along ``dim`` (NumPy's name ``axis`` works too, as in PyTorch)."""
     (tensors,) = autocast_inputs("cat", tensors)
     dim = dim if axis is None else axis
@@ -3701,7 +3884,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> 
                 f"cat: sizes of tensors must match except in dimension {d}; tensors[{kept[0][0]}] "
                 f"has shape {r} and tensors[{i}] has shape {s}"
             )
-    return shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d)
+    return write_out(shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d), out, "cat")
 
 
 concat = concatenate = cat
@@ -3719,7 +3902,9 @@ def _promoted_dtype(tensors: list) -> Any:
     return target
 
 
-def stack(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
+def stack(
+    tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None, out: Any = None
+) -> Tensor:
     """The tensors (all of one shape) joined along a new dim ``dim`` (or ``axis``)."""
     (tensors,) = autocast_inputs("stack", tensors)
     dim = dim if axis is None else axis
@@ -3732,34 +3917,38 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -
                 f"stack: expects each tensor to be equal size, but got {tensors[0].array.shape} "
                 f"at entry 0 and {t.array.shape} at entry {i}"
             )
-    return shape_ops.Stack.apply(*_common_dtype(tensors), dim=d)
+    return write_out(shape_ops.Stack.apply(*_common_dtype(tensors), dim=d), out, "stack")
 
 
-def hstack(tensors: Sequence[Tensor]) -> Tensor:
+def hstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
     tensors = [t if t.ndim else t.reshape(1) for t in _tensor_sequence(tensors, "hstack")]
-    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+    return write_out(cat(tensors, 0 if tensors[0].ndim == 1 else 1), out, "hstack")
 
 
-def vstack(tensors: Sequence[Tensor]) -> Tensor:
+def vstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 0, 1-D (and 0-d) tensors first made rows (1, n): one under another."""
     rows = _tensor_sequence(tensors, "vstack")
-    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in rows], 0)
+    return write_out(cat([t.reshape(1, -1) if t.ndim < 2 else t for t in rows], 0), out, "vstack")
 
 
 row_stack = vstack
 
 
-def dstack(tensors: Sequence[Tensor]) -> Tensor:
+def dstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 2 (depth), each tensor first made at least 3-D as atleast_3d does:
     (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
-    return cat([atleast_3d(t) for t in _tensor_sequence(tensors, "dstack")], 2)
+    return write_out(
+        cat([atleast_3d(t) for t in _tensor_sequence(tensors, "dstack")], 2), out, "dstack"
+    )
 
 
-def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+def column_stack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join as columns: 1-D (and 0-d) tensors become (n, 1) columns, then hstack."""
     columns = _tensor_sequence(tensors, "column_stack")
-    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in columns], 1)
+    return write_out(
+        cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in columns], 1), out, "column_stack"
+    )
 
 
 def broadcast_shapes(*shapes: Any) -> Size:
@@ -4229,14 +4418,20 @@ def _fill_value(input: Tensor, value: Any, op: str) -> Any:
     return _fitted_number(value, input.dtype, op)  # (inf or nan into an integer: RuntimeError)
 
 
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+def tril(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     diagonal = _int_argument(diagonal, "tril", "diagonal")
-    return indexing.Tri.apply(_check_matrix(input, "tril"), diagonal=diagonal, upper=False)
+    return write_out(
+        indexing.Tri.apply(_check_matrix(input, "tril"), diagonal=diagonal, upper=False),
+        out,
+        "tril",
+    )
 
 
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+def triu(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     diagonal = _int_argument(diagonal, "triu", "diagonal")
-    return indexing.Tri.apply(_check_matrix(input, "triu"), diagonal=diagonal, upper=True)
+    return write_out(
+        indexing.Tri.apply(_check_matrix(input, "triu"), diagonal=diagonal, upper=True), out, "triu"
+    )
 
 
 def _check_matrix(input: Tensor, op: str) -> Tensor:
@@ -4344,7 +4539,7 @@ def vander(x: Tensor, N: builtins.int | None = None, increasing: bool = False) -
     return out if increasing else flip(out, (1,))
 
 
-def renorm(input: Tensor, p: Any, dim: builtins.int, maxnorm: Any) -> Tensor:
+def renorm(input: Tensor, p: Any, dim: builtins.int, maxnorm: Any, *, out: Any = None) -> Tensor:
     """Each slice of ``input`` along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to
     that norm (times maxnorm / (norm + 1e-7), as PyTorch); the others as they are."""
     (input,) = autocast_inputs("renorm", input)
@@ -4362,17 +4557,23 @@ def renorm(input: Tensor, p: Any, dim: builtins.int, maxnorm: Any) -> Tensor:
     others = tuple(i for i in range(input.ndim) if i != d)
     norms = _vector_norm(input, p, others, True, None, "renorm")
     factor = where(gt(norms, maxnorm), div(maxnorm, add(norms, 1e-7)), 1.0)
-    return mul(input, factor)
+    return write_out(mul(input, factor), out, "renorm")
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+def gather(
+    input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out: Any = None
+) -> Tensor:
     """out[i][j] = input[i][index[i][j]] for dim=1 (likewise for other dims): the values
     at ``index`` along ``dim``; out has index's shape. (``sparse_grad``: dense here.)"""
     d = wrap_dim(dim, _check_tensor(input, "gather").ndim, "gather")
     if builtins.max(input.ndim, _check_tensor(index, "gather", "index").ndim) <= 1 and (
         input.ndim == 0 or index.ndim == 0
     ):  # PyTorch counts a 0-d input or index as 1-D of size 1 here
-        return reshape(gather(reshape(input, (-1,)), 0, reshape(index, (-1,))), index.shape)
+        return write_out(
+            reshape(gather(reshape(input, (-1,)), 0, reshape(index, (-1,))), index.shape),
+            out,
+            "gather",
+        )
     if index.ndim != input.ndim:
         raise RuntimeError(
             f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match"
@@ -4391,7 +4592,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     )
     if builtins.any(c != slice(None) for c in crop):
         input = getitem(input, crop)
-    return indexing.TakeAlongDim.apply(input, index=index.array, dim=d)
+    return write_out(indexing.TakeAlongDim.apply(input, index=index.array, dim=d), out, "gather")
 
 
 def _check_indices_below(index: Tensor, n: int, dim: int, op: str, shape: tuple) -> None:
@@ -4407,21 +4608,25 @@ def _check_indices_below(index: Tensor, n: int, dim: int, op: str, shape: tuple)
         )
 
 
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
     """The elements of ``input`` where the bool ``mask`` (broadcast with it) is True, as a
     1-D tensor in row-major order."""
     _check_tensor(input, "masked_select")
     if _check_tensor(mask, "masked_select", "mask").array.dtype != bool:
         raise RuntimeError(f"masked_select: expected a bool mask, got {mask.dtype}")
     shape = broadcast_shapes(input.shape, mask.shape)
-    return getitem(expand(input, shape), expand(mask, shape))
+    return write_out(getitem(expand(input, shape), expand(mask, shape)), out, "masked_select")
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: builtins.int | None = None) -> Tensor:
+def take_along_dim(
+    input: Tensor, indices: Tensor, dim: builtins.int | None = None, *, out: Any = None
+) -> Tensor:
     """gather with broadcasting: along ``dim``, the elements at ``indices`` (which
     broadcasts with input in the other dims); with no dim, of the flattened input."""
     if dim is None:
-        return gather(reshape(input, (-1,)), 0, reshape(indices, (-1,)))
+        return write_out(
+            gather(reshape(input, (-1,)), 0, reshape(indices, (-1,))), out, "take_along_dim"
+        )
     d = wrap_dim(dim, input.ndim, "take_along_dim")
     if indices.ndim != input.ndim:
         raise RuntimeError(
@@ -4433,11 +4638,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: builtins.int | None = No
     common = list(broadcast_shapes(in_shape, idx_shape))
     input = expand(input, common[:d] + [input.shape[d]] + common[d + 1 :])
     indices = expand(indices, common[:d] + [indices.shape[d]] + common[d + 1 :])
-    return gather(input, d, indices)
+    return write_out(gather(input, d, indices), out, "take_along_dim")
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
-            reduce: str | None = None) -> Tensor:  # fmt: skip
+            reduce: str | None = None, out: Any = None) -> Tensor:  # fmt: skip
     """The reverse of gather: a copy of ``input`` in which, along ``dim``, the position
     ``index[i]`` holds ``src[i]`` (or ``value``) for every position i of ``index``: for a
     2-D input and dim=1, out[i][index[i][j]] = src[i][j]. Where an index repeats, one of
@@ -4449,14 +4654,18 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         )
     if src is None and value is None:
         raise TypeError("scatter: give src (a tensor) or value (a number)")
-    return _scatter(input, dim, index, value if src is None else src, "scatter", add=False)
+    return write_out(
+        _scatter(input, dim, index, value if src is None else src, "scatter", add=False),
+        out,
+        "scatter",
+    )
 
 
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Any = None) -> Tensor:
     """Like scatter, but each src[i] is added at its position, so values that meet at one
     position add up: out[i][index[i][j]] += src[i][j] (dim=1)."""
     input, src = autocast_inputs("scatter_add", input, src)
-    return _scatter(input, dim, index, src, "scatter_add", add=True)
+    return write_out(_scatter(input, dim, index, src, "scatter_add", add=True), out, "scatter_add")
 
 
 def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *,
@@ -4574,7 +4783,9 @@ def _check_scatter(input: Tensor, dim: int, index: Tensor, src: Tensor, op: str)
     return d
 
 
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+def index_add(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1, out: Any = None
+) -> Tensor:
     """A copy of ``input`` in which ``alpha * source``'s slice i along ``dim`` is added to
     the slice ``index[i]``; slices that meet at one index add up."""
     _check_tensor(input, "index_add")
@@ -4594,7 +4805,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
                 "it must be 0-d too"
             )
         flat = index_add(reshape(input, (1,)), 0, index, reshape(source, (-1,)), alpha=alpha)
-        return reshape(flat, ())
+        return write_out(reshape(flat, ()), out, "index_add")
     d = wrap_dim(dim, input.ndim, "index_add")
     expected = list(input.shape)
     expected[d] = index.shape[0]
@@ -4609,7 +4820,11 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
             "be the same"
         )
     _check_indices_below(index, input.shape[d], d, "index_add", tuple(input.shape))
-    return indexing.IndexAdd.apply(input, source, index=index.array, dim=d, alpha=alpha)
+    return write_out(
+        indexing.IndexAdd.apply(input, source, index=index.array, dim=d, alpha=alpha),
+        out,
+        "index_add",
+    )
 
 
 def index_fill(input: Tensor, dim: builtins.int, index: Tensor, value: Any) -> Tensor:
@@ -4670,13 +4885,13 @@ def _slices_at(input: Tensor, dim: builtins.int, index: Tensor, negative_ok: bui
     return (slice(None),) * d + (reshape(index, (-1,)),)
 
 
-def take(input: Tensor, index: Tensor) -> Tensor:
+def take(input: Tensor, index: Tensor, *, out: Any = None) -> Tensor:
     """The elements of input read as 1-D, at ``index`` (an integer tensor of any shape;
     negative counts from the end): the result has index's shape."""
     _check_tensor(input, "take")
     if _check_tensor(index, "take", "index").array.dtype.kind not in "iu":
         raise RuntimeError(f"take: index must be an integer (long) tensor, got {index.dtype}")
-    return getitem(reshape(input, (-1,)), (index,))
+    return write_out(getitem(reshape(input, (-1,)), (index,)), out, "take")
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
@@ -4772,8 +4987,15 @@ def triu_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0,
     return _triangle_indices(numpy.triu_indices, row, col, offset, dtype, device, "triu_indices")
 
 
-def _triangle_indices(numpy_indices: Any, row: builtins.int, col: builtins.int,
-                      offset: builtins.int, dtype: Any, device: Any, op: str) -> Tensor:  # fmt: skip
+def _triangle_indices(
+    numpy_indices: Any,
+    row: builtins.int,
+    col: builtins.int,
+    offset: builtins.int,
+    dtype: Any,
+    device: Any,
+    op: str,
+) -> Tensor:
     """Made on the host (a small table of sizes, as the factories make theirs), then moved."""
     from .factories import tensor
 
@@ -4789,7 +5011,7 @@ def _triangle_indices(numpy_indices: Any, row: builtins.int, col: builtins.int,
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,
                  right: bool = False, side: str | None = None,
-                 sorter: Tensor | None = None) -> Tensor:  # fmt: skip
+                 sorter: Tensor | None = None, out: Any = None) -> Tensor:  # fmt: skip
     """For each value of input, the index at which it would go into the last dim of
     ``sorted_sequence`` to keep it sorted: before equal entries (side="left"), or after them
     (right=True or side="right"). sorted_sequence is 1-D, or has input's leading dims (one
@@ -4822,11 +5044,15 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
             "searchsorted: sorted_sequence must be 1-D or share all but the last dim with "
             f"input, got shapes {tuple(seq.shape)} and {tuple(values.shape)}"
         )
-    return Tensor._make(xp.asarray(found).astype("int32" if out_int32 else "int64"))
+    return write_out(
+        Tensor._make(xp.asarray(found).astype("int32" if out_int32 else "int64")),
+        out,
+        "searchsorted",
+    )
 
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
-              right: bool = False) -> Tensor:  # fmt: skip
+              right: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """The bucket of each value of input among the sorted 1-D ``boundaries``: the i with
     boundaries[i - 1] < x <= boundaries[i] (right=False), or boundaries[i - 1] <= x <
     boundaries[i] (right=True). No gradient."""
@@ -4834,7 +5060,9 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
         raise RuntimeError(
             f"bucketize: boundaries must be 1-D, got shape {tuple(boundaries.shape)}"
         )
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+    return write_out(
+        searchsorted(boundaries, input, out_int32=out_int32, right=right), out, "bucketize"
+    )
 
 
 def unravel_index(indices: Tensor, shape: Any) -> tuple:
@@ -4949,20 +5177,24 @@ def _normalised_input(input: Tensor, dtype: Any, op: str) -> Tensor:
     return input
 
 
-def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: int | None = None, dtype: Any = None, *, out: Any = None) -> Tensor:
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("softmax", input)
     x = _normalised_input(input, dtype, "softmax")
     dim = _implicit_softmax_dim(x.ndim, "softmax") if dim is None else dim
-    return _normalise_along(_softmax.Softmax, x, dim, "softmax")
+    return write_out(_normalise_along(_softmax.Softmax, x, dim, "softmax"), out, "softmax")
 
 
-def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+def log_softmax(
+    input: Tensor, dim: int | None = None, dtype: Any = None, *, out: Any = None
+) -> Tensor:
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("log_softmax", input)
     x = _normalised_input(input, dtype, "log_softmax")
     dim = _implicit_softmax_dim(x.ndim, "log_softmax") if dim is None else dim
-    return _normalise_along(_softmax.LogSoftmax, x, dim, "log_softmax")
+    return write_out(
+        _normalise_along(_softmax.LogSoftmax, x, dim, "log_softmax"), out, "log_softmax"
+    )
 
 
 # ---------------------------------------------------------------- in-place

@@ -18,6 +18,7 @@ import numpy
 from . import backend
 from . import dtypes as _dtypes
 from . import memory_format as _formats
+from ._out import factory_target, write_out
 from ._tensor import Tensor
 from .factories import _like, _size, laid_out_as
 from .ops import elementwise
@@ -201,24 +202,40 @@ def random_bounds(tensor: Tensor, low: int | None, high: int | None) -> tuple:
     return low, high - 1
 
 
-def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
+def randn(
+    *shape: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    out: Any = None,
+) -> Tensor:
     """Standard normal samples of the given size: randn(2, 3), randn((2, 3)), randn(size=...)."""
+    dtype, device = factory_target(dtype, device, out, "randn")
     size = _size(shape, size, op="randn")
     host = _rng(generator).standard_normal(size).astype(_float_dtype(dtype, "randn"))
-    return _finish(host, dtype, device, requires_grad)
+    return write_out(_finish(host, dtype, device, requires_grad), out, "randn")
 
 
-def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False, generator: Generator | None = None) -> Tensor:  # fmt: skip
+def rand(
+    *shape: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    out: Any = None,
+) -> Tensor:
     """Uniform samples in [0, 1) of the given size (as for randn)."""
+    dtype, device = factory_target(dtype, device, out, "rand")
     size = _size(shape, size, op="rand")
     host = _rng(generator).random(size).astype(_float_dtype(dtype, "rand"))
-    return _finish(host, dtype, device, requires_grad)
+    return write_out(_finish(host, dtype, device, requires_grad), out, "rand")
 
 
 def bernoulli(input: Tensor, p: float | None = None, *,
-              generator: Generator | None = None) -> Tensor:  # fmt: skip
+              generator: Generator | None = None, out: Any = None) -> Tensor:  # fmt: skip
     """1 with probability ``input`` (elementwise; or ``p`` for every element), else 0, in
     input's dtype and on its device, recorded with gradient 0 to input (as in PyTorch).
     Probabilities in an integer or bool tensor are refused (NotImplementedError), as in
@@ -245,15 +262,27 @@ def bernoulli(input: Tensor, p: float | None = None, *,
         raise RuntimeError(f"bernoulli: p must be between 0 and 1, got {p}")
     draws = _rng(generator).random(tuple(input.shape)) < host_probs
     drawn = Tensor._make(backend.to_device(draws.astype(input.array.dtype), input.device))
-    return elementwise.RandomDraw.apply(drawn, input)  # gradient 0 to input, as in PyTorch
+    return write_out(
+        elementwise.RandomDraw.apply(drawn, input), out, "bernoulli"
+    )  # gradient 0 to input, as in PyTorch
 
 
-def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
-           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+def normal(
+    mean: Any,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    out: Any = None,
+) -> Tensor:
     """Normal samples: ``size`` of them for a number mean and std; for tensors, one per
     element of mean and std broadcast together (mean + std * a standard normal sample),
     in the first tensor's dtype and on its device. As in PyTorch, the result depends on a
     mean or std that requires grad, with gradient 0 (RandomDraw)."""
+    dtype, device = factory_target(dtype, device, out, "normal")
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
     if not isinstance(std, Tensor) and not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
@@ -262,7 +291,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
             raise TypeError("normal: with numbers for mean and std, give the size= of the result")
         shape = _size((size,), op="normal")
         samples = Tensor._make(normal_array(shape, mean, std, dtype, device, generator))
-        return samples.requires_grad_(True) if requires_grad else samples
+        return write_out(samples.requires_grad_(True) if requires_grad else samples, out, "normal")
     if size is not None:
         raise TypeError("normal: size= goes with numbers for mean and std; a tensor sets the shape")
     from . import functional as F
@@ -275,18 +304,30 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     sample = randn(shape, dtype=first.dtype, device=first.device, generator=generator)
     with grad_mode.no_grad():
         drawn = F.add(mean, F.mul(std, sample))
-    return elementwise.RandomDraw.apply(drawn, *tensors)
+    return write_out(elementwise.RandomDraw.apply(drawn, *tensors), out, "normal")
 
 
-def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False, memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+def randn_like(
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = _formats.preserve_format,
+) -> Tensor:
     """randn of input's shape, dtype and device (unless given)."""
     return _like(randn, input, dtype, device, requires_grad, tuple(input.shape),
                  memory_format=memory_format)  # fmt: skip
 
 
-def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+def rand_like(
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = _formats.preserve_format,
+) -> Tensor:
     """rand of input's shape, dtype and device (unless given)."""
     return _like(rand, input, dtype, device, requires_grad, tuple(input.shape),
                  memory_format=memory_format)  # fmt: skip
@@ -294,10 +335,11 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
 
 def randint(low: int = 0, high: int | None = None, size: Any = None, *,
             generator: Generator | None = None, dtype: Any = None, device: Any = None,
-            requires_grad: bool = False) -> Tensor:  # fmt: skip
+            requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """Integers in [low, high) (or [0, low) when high is omitted), int64 by default: as in
     PyTorch, the bounds are ints and the size a tuple (randint(0, 10, (3,)), randint(10,
     (3,)), randint(high=10, size=(3,)))."""
+    dtype, device = factory_target(dtype, device, out, "randint")
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size), as in PyTorch
         low, high, size = 0, low, high
     if high is None:
@@ -327,7 +369,7 @@ def randint(low: int = 0, high: int | None = None, size: Any = None, *,
                 f"{smallest}..{largest}"
             )
     host = _rng(generator).integers(low, high, size=_size((size,), op="randint"))
-    return _finish(host.astype(target.np), dtype, device, requires_grad)
+    return write_out(_finish(host.astype(target.np), dtype, device, requires_grad), out, "randint")
 
 
 def _int_range(dtype: Any) -> tuple:
@@ -353,9 +395,17 @@ def randint_like(input: Tensor, low: int | None = None, high: int | None = None,
     return laid_out_as(t, input, memory_format, "randint_like")
 
 
-def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+def randperm(
+    n: int,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    out: Any = None,
+) -> Tensor:
     """0..n-1 in random order (int64 unless ``dtype`` says otherwise; n - 1 must fit it)."""
+    dtype, device = factory_target(dtype, device, out, "randperm")
     if isinstance(n, (tuple, list)):
         raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
     (n,) = _size((n,), op="randperm")
@@ -367,7 +417,11 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
             f"randperm: {n - 1} cannot be converted to {target} without overflow; use a wider "
             "dtype (int64 by default)"
         )
-    return _finish(_rng(generator).permutation(n).astype(target.np), dtype, device, requires_grad)
+    return write_out(
+        _finish(_rng(generator).permutation(n).astype(target.np), dtype, device, requires_grad),
+        out,
+        "randperm",
+    )
 
 
 def bernoulli_mask(shape: tuple, keep_prob: float, dtype: Any, device: Any) -> Any:
