@@ -142,14 +142,16 @@ def svd(
     return write_out(return_types.svd(U, S, swapaxes(Vh, -1, -2)), out, "svd")
 
 
-def qr(input: Tensor, some: bool = True) -> return_types.qr:
+def qr(input: Tensor, some: bool = True, *, out: Any = None) -> return_types.qr:
     """(Q, R): linalg.qr(input, "reduced" if some else "complete"); deprecated in PyTorch,
     as the warning says."""
     warn_user(
         "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
         "PyTorch release; use linalg.qr(A, 'reduced' if some else 'complete')"
     )
-    return return_types.qr(*linalg.qr(input, "reduced" if some else "complete"))
+    return write_out(
+        return_types.qr(*linalg.qr(input, "reduced" if some else "complete")), out, "qr"
+    )
 
 
 def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
@@ -178,7 +180,7 @@ def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
     )
 
 
-def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, *, out: Any = None) -> Any:
     """(LU, pivots) of linalg.lu_factor, with info when get_infos (singular matrices do not
     raise); deprecated in PyTorch, as the warning says."""
     warn_user(
@@ -188,7 +190,9 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     )
     (A,) = autocast_inputs("lu", A)
     LU, pivots, info = linalg.lu_factor_ex(A, pivot=pivot)
-    return return_types._lu_with_info(LU, pivots, info) if get_infos else (LU, pivots)
+    return write_out(
+        return_types._lu_with_info(LU, pivots, info) if get_infos else (LU, pivots), out, "lu"
+    )
 
 
 def lu_unpack(

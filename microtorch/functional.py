@@ -927,10 +927,12 @@ def _xlogy_operands(input: Any, other: Any, op: str) -> tuple:
     return _number_as_tensor(a, like), _number_as_tensor(b, like)
 
 
-def xlog1py(input: Any, other: Any) -> Tensor:
+def xlog1py(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """input * log1p(other), and 0 where input == 0 (unless other is nan); either may be a
     number, integers give floats. (PyTorch has it as torch.special.xlog1py only.)"""
-    return elementwise.Xlog1py.apply(*_xlogy_operands(input, other, "xlog1py"))
+    return write_out(
+        elementwise.Xlog1py.apply(*_xlogy_operands(input, other, "xlog1py")), out, "xlog1py"
+    )
 
 
 def _number_as_tensor(value: Any, like: Tensor) -> Tensor:
@@ -1020,19 +1022,23 @@ def i0(input: Tensor, *, out: Any = None) -> Tensor:
     return write_out(elementwise.BesselI.apply(_float_input(input, "i0"), order=0), out, "i0")
 
 
-def i0e(input: Tensor) -> Tensor:
+def i0e(input: Tensor, *, out: Any = None) -> Tensor:
     """exp(-|input|) * I_0(input), which does not overflow for a large input."""
-    return elementwise.BesselI.apply(_float_input(input, "i0e"), order=0, scaled=True)
+    return write_out(
+        elementwise.BesselI.apply(_float_input(input, "i0e"), order=0, scaled=True), out, "i0e"
+    )
 
 
-def i1(input: Tensor) -> Tensor:
+def i1(input: Tensor, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the first kind of order 1, I_1(input)."""
-    return elementwise.BesselI.apply(_float_input(input, "i1"), order=1)
+    return write_out(elementwise.BesselI.apply(_float_input(input, "i1"), order=1), out, "i1")
 
 
-def i1e(input: Tensor) -> Tensor:
+def i1e(input: Tensor, *, out: Any = None) -> Tensor:
     """exp(-|input|) * I_1(input), which does not overflow for a large input."""
-    return elementwise.BesselI.apply(_float_input(input, "i1e"), order=1, scaled=True)
+    return write_out(
+        elementwise.BesselI.apply(_float_input(input, "i1e"), order=1, scaled=True), out, "i1e"
+    )
 
 
 def hypot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:

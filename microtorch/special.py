@@ -19,6 +19,7 @@ from typing import Any
 
 from . import dtypes as _dtypes
 from . import functional as _F
+from ._out import write_out as _write_out
 from ._tensor import Tensor
 from .backend import xp_of as _xp_of
 from .ops import elementwise as _elementwise
@@ -52,29 +53,33 @@ gammainc = _F.igamma  # the regularised lower incomplete gamma function P(input,
 gammaincc = _F.igammac  # its complement Q = 1 - P
 
 
-def entr(input: Tensor) -> Tensor:
+def entr(input: Tensor, *, out: Any = None) -> Tensor:
     """The entropy term -input * log(input) elementwise: 0 at 0, -inf for a negative input."""
-    return _elementwise.Entr.apply(_F._float_input(input, "entr"))
+    return _write_out(_elementwise.Entr.apply(_F._float_input(input, "entr")), out, "entr")
 
 
-def ndtr(input: Tensor) -> Tensor:
+def ndtr(input: Tensor, *, out: Any = None) -> Tensor:
     """The standard normal CDF, Phi(input) = erfc(-input / sqrt(2)) / 2."""
-    return _F.mul(_F.erfc(_F.mul(_F._float_input(input, "ndtr"), -_INV_SQRT_2)), 0.5)
+    return _write_out(
+        _F.mul(_F.erfc(_F.mul(_F._float_input(input, "ndtr"), -_INV_SQRT_2)), 0.5), out, "ndtr"
+    )
 
 
-def log_ndtr(input: Tensor) -> Tensor:
+def log_ndtr(input: Tensor, *, out: Any = None) -> Tensor:
     """log Phi(input), accurate far into both tails (where Phi underflows or nears 1)."""
-    return _elementwise.LogNdtr.apply(_float32_or_64(input, "log_ndtr"))
+    return _write_out(
+        _elementwise.LogNdtr.apply(_float32_or_64(input, "log_ndtr")), out, "log_ndtr"
+    )
 
 
-def ndtri(input: Tensor) -> Tensor:
+def ndtri(input: Tensor, *, out: Any = None) -> Tensor:
     """The inverse of Phi: x with Phi(x) = input, for input in [0, 1] (nan outside)."""
-    return _elementwise.Ndtri.apply(_float32_or_64(input, "ndtri"))
+    return _write_out(_elementwise.Ndtri.apply(_float32_or_64(input, "ndtri")), out, "ndtri")
 
 
-def erfcx(input: Tensor) -> Tensor:
+def erfcx(input: Tensor, *, out: Any = None) -> Tensor:
     """The scaled complementary error function exp(input^2) * erfc(input), without overflow."""
-    return _elementwise.Erfcx.apply(_float32_or_64(input, "erfcx"))
+    return _write_out(_elementwise.Erfcx.apply(_float32_or_64(input, "erfcx")), out, "erfcx")
 
 
 def _array_of(input: Tensor, op: str) -> Any:
@@ -113,75 +118,111 @@ def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 
 # ------------------------------------------------------------ Bessel and Airy functions
-def bessel_j0(input: Tensor) -> Tensor:
+def bessel_j0(input: Tensor, *, out: Any = None) -> Tensor:
     """The Bessel function of the first kind of order 0, J_0(input)."""
-    return _F._no_grad_result(_special.bessel_jy("j0", _array_of(input, "bessel_j0")))
+    return _write_out(
+        _F._no_grad_result(_special.bessel_jy("j0", _array_of(input, "bessel_j0"))),
+        out,
+        "bessel_j0",
+    )
 
 
-def bessel_j1(input: Tensor) -> Tensor:
+def bessel_j1(input: Tensor, *, out: Any = None) -> Tensor:
     """The Bessel function of the first kind of order 1, J_1(input)."""
-    return _F._no_grad_result(_special.bessel_jy("j1", _array_of(input, "bessel_j1")))
+    return _write_out(
+        _F._no_grad_result(_special.bessel_jy("j1", _array_of(input, "bessel_j1"))),
+        out,
+        "bessel_j1",
+    )
 
 
-def bessel_y0(input: Tensor) -> Tensor:
+def bessel_y0(input: Tensor, *, out: Any = None) -> Tensor:
     """The Bessel function of the second kind of order 0, Y_0(input) (nan for input < 0)."""
-    return _F._no_grad_result(_special.bessel_jy("y0", _array_of(input, "bessel_y0")))
+    return _write_out(
+        _F._no_grad_result(_special.bessel_jy("y0", _array_of(input, "bessel_y0"))),
+        out,
+        "bessel_y0",
+    )
 
 
-def bessel_y1(input: Tensor) -> Tensor:
+def bessel_y1(input: Tensor, *, out: Any = None) -> Tensor:
     """The Bessel function of the second kind of order 1, Y_1(input) (nan for input < 0)."""
-    return _F._no_grad_result(_special.bessel_jy("y1", _array_of(input, "bessel_y1")))
+    return _write_out(
+        _F._no_grad_result(_special.bessel_jy("y1", _array_of(input, "bessel_y1"))),
+        out,
+        "bessel_y1",
+    )
 
 
-def modified_bessel_i0(input: Tensor) -> Tensor:
+def modified_bessel_i0(input: Tensor, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the first kind of order 0, I_0 (i0 without a grad)."""
     array = _array_of(input, "modified_bessel_i0")
-    return _F._no_grad_result(_elementwise.bessel_i(array, 0, False))
+    return _write_out(
+        _F._no_grad_result(_elementwise.bessel_i(array, 0, False)), out, "modified_bessel_i0"
+    )
 
 
-def modified_bessel_i1(input: Tensor) -> Tensor:
+def modified_bessel_i1(input: Tensor, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the first kind of order 1, I_1 (i1 without a grad)."""
     array = _array_of(input, "modified_bessel_i1")
-    return _F._no_grad_result(_elementwise.bessel_i(array, 1, False))
+    return _write_out(
+        _F._no_grad_result(_elementwise.bessel_i(array, 1, False)), out, "modified_bessel_i1"
+    )
 
 
-def modified_bessel_k0(input: Tensor) -> Tensor:
+def modified_bessel_k0(input: Tensor, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the second kind of order 0, K_0(input)."""
     array = _array_of(input, "modified_bessel_k0")
-    return _F._no_grad_result(_special.bessel_k(0, array, scaled=False))
+    return _write_out(
+        _F._no_grad_result(_special.bessel_k(0, array, scaled=False)), out, "modified_bessel_k0"
+    )
 
 
-def modified_bessel_k1(input: Tensor) -> Tensor:
+def modified_bessel_k1(input: Tensor, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the second kind of order 1, K_1(input)."""
     array = _array_of(input, "modified_bessel_k1")
-    return _F._no_grad_result(_special.bessel_k(1, array, scaled=False))
+    return _write_out(
+        _F._no_grad_result(_special.bessel_k(1, array, scaled=False)), out, "modified_bessel_k1"
+    )
 
 
-def scaled_modified_bessel_k0(input: Tensor) -> Tensor:
+def scaled_modified_bessel_k0(input: Tensor, *, out: Any = None) -> Tensor:
     """exp(input) * K_0(input), which does not underflow for a large input."""
     array = _array_of(input, "scaled_modified_bessel_k0")
-    return _F._no_grad_result(_special.bessel_k(0, array, scaled=True))
+    return _write_out(
+        _F._no_grad_result(_special.bessel_k(0, array, scaled=True)),
+        out,
+        "scaled_modified_bessel_k0",
+    )
 
 
-def scaled_modified_bessel_k1(input: Tensor) -> Tensor:
+def scaled_modified_bessel_k1(input: Tensor, *, out: Any = None) -> Tensor:
     """exp(input) * K_1(input), which does not underflow for a large input."""
     array = _array_of(input, "scaled_modified_bessel_k1")
-    return _F._no_grad_result(_special.bessel_k(1, array, scaled=True))
+    return _write_out(
+        _F._no_grad_result(_special.bessel_k(1, array, scaled=True)),
+        out,
+        "scaled_modified_bessel_k1",
+    )
 
 
-def spherical_bessel_j0(input: Tensor) -> Tensor:
+def spherical_bessel_j0(input: Tensor, *, out: Any = None) -> Tensor:
     """The spherical Bessel function of the first kind of order 0, sin(input) / input."""
     array = _array_of(input, "spherical_bessel_j0")
-    return _F._no_grad_result(_special.spherical_bessel_j0(array))
+    return _write_out(
+        _F._no_grad_result(_special.spherical_bessel_j0(array)), out, "spherical_bessel_j0"
+    )
 
 
-def airy_ai(input: Tensor) -> Tensor:
+def airy_ai(input: Tensor, *, out: Any = None) -> Tensor:
     """The Airy function Ai(input), the solution of y'' = x y that decays as x -> inf."""
-    return _F._no_grad_result(_special.airy_ai(_array_of(input, "airy_ai")))
+    return _write_out(
+        _F._no_grad_result(_special.airy_ai(_array_of(input, "airy_ai"))), out, "airy_ai"
+    )
 
 
 # ------------------------------------------------------------------------------- zeta
-def zeta(input: Any, other: Any) -> Tensor:
+def zeta(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """The Hurwitz zeta function zeta(input, other) = sum over k >= 0 of
     (other + k) ** -input, with broadcasting; differentiable in other, as PyTorch."""
     a, b = _F._binary_operands(input, other, "zeta")
@@ -189,7 +230,7 @@ def zeta(input: Any, other: Any) -> Tensor:
     s, q = (_F.cast(v, like.dtype) if isinstance(v, Tensor)
             else _F._no_grad_result(_xp_of(like.array).asarray(v, dtype=like.array.dtype))
             for v in (a, b))  # fmt: skip
-    return _special.Zeta.apply(s, q)
+    return _write_out(_special.Zeta.apply(s, q), out, "zeta")
 
 
 # --------------------------------------------------------------- orthogonal polynomials
@@ -197,61 +238,93 @@ def _polynomial(kind: str, x: Any, n: Any, op: str) -> Tensor:
     return _F._no_grad_result(_special.orthogonal_polynomial(kind, *_two_arrays(x, n, op)))
 
 
-def chebyshev_polynomial_t(x: Any, n: Any) -> Tensor:
+def chebyshev_polynomial_t(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Chebyshev polynomial of the first kind T_n(x) (n truncated to an integer)."""
-    return _polynomial("chebyshev_t", x, n, "chebyshev_polynomial_t")
+    return _write_out(
+        _polynomial("chebyshev_t", x, n, "chebyshev_polynomial_t"), out, "chebyshev_polynomial_t"
+    )
 
 
-def chebyshev_polynomial_u(x: Any, n: Any) -> Tensor:
+def chebyshev_polynomial_u(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Chebyshev polynomial of the second kind U_n(x)."""
-    return _polynomial("chebyshev_u", x, n, "chebyshev_polynomial_u")
+    return _write_out(
+        _polynomial("chebyshev_u", x, n, "chebyshev_polynomial_u"), out, "chebyshev_polynomial_u"
+    )
 
 
-def chebyshev_polynomial_v(x: Any, n: Any) -> Tensor:
+def chebyshev_polynomial_v(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Chebyshev polynomial of the third kind V_n(x)."""
-    return _polynomial("chebyshev_v", x, n, "chebyshev_polynomial_v")
+    return _write_out(
+        _polynomial("chebyshev_v", x, n, "chebyshev_polynomial_v"), out, "chebyshev_polynomial_v"
+    )
 
 
-def chebyshev_polynomial_w(x: Any, n: Any) -> Tensor:
+def chebyshev_polynomial_w(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Chebyshev polynomial of the fourth kind W_n(x)."""
-    return _polynomial("chebyshev_w", x, n, "chebyshev_polynomial_w")
+    return _write_out(
+        _polynomial("chebyshev_w", x, n, "chebyshev_polynomial_w"), out, "chebyshev_polynomial_w"
+    )
 
 
-def shifted_chebyshev_polynomial_t(x: Any, n: Any) -> Tensor:
+def shifted_chebyshev_polynomial_t(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """T_n(2x - 1), the Chebyshev polynomial of the first kind shifted to [0, 1]."""
-    return _polynomial("shifted_chebyshev_t", x, n, "shifted_chebyshev_polynomial_t")
+    return _write_out(
+        _polynomial("shifted_chebyshev_t", x, n, "shifted_chebyshev_polynomial_t"),
+        out,
+        "shifted_chebyshev_polynomial_t",
+    )
 
 
-def shifted_chebyshev_polynomial_u(x: Any, n: Any) -> Tensor:
+def shifted_chebyshev_polynomial_u(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """U_n(2x - 1), the Chebyshev polynomial of the second kind shifted to [0, 1]."""
-    return _polynomial("shifted_chebyshev_u", x, n, "shifted_chebyshev_polynomial_u")
+    return _write_out(
+        _polynomial("shifted_chebyshev_u", x, n, "shifted_chebyshev_polynomial_u"),
+        out,
+        "shifted_chebyshev_polynomial_u",
+    )
 
 
-def shifted_chebyshev_polynomial_v(x: Any, n: Any) -> Tensor:
+def shifted_chebyshev_polynomial_v(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """V_n(2x - 1), the Chebyshev polynomial of the third kind shifted to [0, 1]."""
-    return _polynomial("shifted_chebyshev_v", x, n, "shifted_chebyshev_polynomial_v")
+    return _write_out(
+        _polynomial("shifted_chebyshev_v", x, n, "shifted_chebyshev_polynomial_v"),
+        out,
+        "shifted_chebyshev_polynomial_v",
+    )
 
 
-def shifted_chebyshev_polynomial_w(x: Any, n: Any) -> Tensor:
+def shifted_chebyshev_polynomial_w(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """W_n(2x - 1), the Chebyshev polynomial of the fourth kind shifted to [0, 1]."""
-    return _polynomial("shifted_chebyshev_w", x, n, "shifted_chebyshev_polynomial_w")
+    return _write_out(
+        _polynomial("shifted_chebyshev_w", x, n, "shifted_chebyshev_polynomial_w"),
+        out,
+        "shifted_chebyshev_polynomial_w",
+    )
 
 
-def hermite_polynomial_h(x: Any, n: Any) -> Tensor:
+def hermite_polynomial_h(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The physicists' Hermite polynomial H_n(x)."""
-    return _polynomial("hermite_h", x, n, "hermite_polynomial_h")
+    return _write_out(
+        _polynomial("hermite_h", x, n, "hermite_polynomial_h"), out, "hermite_polynomial_h"
+    )
 
 
-def hermite_polynomial_he(x: Any, n: Any) -> Tensor:
+def hermite_polynomial_he(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The probabilists' Hermite polynomial He_n(x)."""
-    return _polynomial("hermite_he", x, n, "hermite_polynomial_he")
+    return _write_out(
+        _polynomial("hermite_he", x, n, "hermite_polynomial_he"), out, "hermite_polynomial_he"
+    )
 
 
-def laguerre_polynomial_l(x: Any, n: Any) -> Tensor:
+def laguerre_polynomial_l(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Laguerre polynomial L_n(x)."""
-    return _polynomial("laguerre", x, n, "laguerre_polynomial_l")
+    return _write_out(
+        _polynomial("laguerre", x, n, "laguerre_polynomial_l"), out, "laguerre_polynomial_l"
+    )
 
 
-def legendre_polynomial_p(x: Any, n: Any) -> Tensor:
+def legendre_polynomial_p(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Legendre polynomial P_n(x)."""
-    return _polynomial("legendre", x, n, "legendre_polynomial_p")
+    return _write_out(
+        _polynomial("legendre", x, n, "legendre_polynomial_p"), out, "legendre_polynomial_p"
+    )
