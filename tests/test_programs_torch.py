@@ -504,7 +504,7 @@ def weight_tying_module_dict_parameter_list(torch: Any, run: Run) -> None:
     class MultiHead(nn.Module):
         def __init__(self, vocab=10, d=6):
             super().__init__()
-            self.embed = nn.Embedding(vocab, d)
+            self.embed = nn.Embedding(vocab, d, scale_grad_by_freq=True)
             self.decoder = nn.Linear(d, vocab, bias=False)
             self.decoder.weight = self.embed.weight  # tied: one tensor, two uses
             self.heads = nn.ModuleDict({"cls": nn.Linear(d, 3), "reg": nn.Linear(d, 1)})

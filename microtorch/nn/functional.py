@@ -475,11 +475,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:  # fmt: skip
     """Rows of ``weight`` picked by the integer tensor ``input``: (...) -> (..., dim).
     With ``max_norm``, each picked row whose ``norm_type``-norm is above it is first scaled
-    down to it, in place in ``weight`` (as in PyTorch)."""
-    if scale_grad_by_freq or sparse:
-        raise ValueError(
-            "embedding: scale_grad_by_freq and sparse=True are not supported; leave them False"
-        )
+    down to it, in place in ``weight`` (as in PyTorch). With ``scale_grad_by_freq``, each
+    row's gradient is divided by the number of times its id occurs in ``input``."""
+    if sparse:
+        raise ValueError("embedding: sparse=True is not supported; leave it False")
     _check_tensor(input, "embedding")
     if input.dtype not in (_dtypes.int64, _dtypes.int32):  # PyTorch's "Long, Int"
         raise RuntimeError(
@@ -496,7 +495,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         padding_idx += num
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
-    return _embedding.Embedding.apply(input, weight, padding_idx=padding_idx)
+    return _embedding.Embedding.apply(
+        input, weight, padding_idx=padding_idx, scale_grad_by_freq=bool(scale_grad_by_freq)
+    )
 
 
 def _renorm_rows(weight: Tensor, ids: Tensor, max_norm: float, norm_type: float) -> None:
