@@ -613,6 +613,53 @@ def train_eval_switching_and_inference_mode(torch: Any, run: Run) -> None:
     run.finish("model", model)
 
 
+@program(atol=1e-9)  # the key bias again
+def vision_transformer_with_bicubic_position_embedding_resize(torch: Any, run: Run) -> None:
+    nn, F = torch.nn, torch.nn.functional
+
+    class ViT(nn.Module):
+        def __init__(self, patch=2, d=8, grid=3):
+            super().__init__()
+            self.patch_embed = nn.Conv2d(3, d, patch, stride=patch)
+            self.cls_token = nn.Parameter(torch.zeros(1, 1, d))
+            self.pos_embed = nn.Parameter(torch.randn(1, 1 + grid * grid, d) * 0.02)
+            layer = nn.TransformerEncoderLayer(d, 2, 16, dropout=0.0, activation="gelu",
+                                               batch_first=True, norm_first=True,
+                                               layer_norm_eps=1e-6)  # fmt: skip
+            self.blocks = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+            self.norm = nn.LayerNorm(d, eps=1e-6)
+            self.head = nn.Linear(d, 4)
+            self.grid = grid
+
+        def position_embedding(self, g):
+            """The learned grid x grid embedding resized (bicubic) for a g x g grid of patches."""
+            if g == self.grid:
+                return self.pos_embed
+            cls, grid = self.pos_embed[:, :1], self.pos_embed[:, 1:]
+            grid = grid.reshape(1, self.grid, self.grid, -1).permute(0, 3, 1, 2)
+            grid = F.interpolate(grid, size=(g, g), mode="bicubic", align_corners=False)
+            return torch.cat([cls, grid.permute(0, 2, 3, 1).flatten(1, 2)], dim=1)
+
+        def forward(self, x):
+            x = self.patch_embed(x)  # (B, d, g, g)
+            g = x.shape[-1]
+            x = x.flatten(2).transpose(1, 2)
+            x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1)
+            x = self.blocks(x + self.position_embedding(g))
+            return self.head(self.norm(x)[:, 0])
+
+    model = run.start("model", ViT().double())
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.05)
+    images = batches(1, 3, 2, 3, 6, 6) + batches(3, 1, 2, 3, 10, 10)  # then larger images
+    for x, y in zip(images, labels(2, 4, 4, 2)):
+        loss = F.cross_entropy(model(torch.tensor(x)), torch.tensor(y), label_smoothing=0.1)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        run.record("loss", loss.item())
+    run.finish("model", model)
+
+
 @program(rtol=2e-5, atol=1e-6)
 def nano_gpt_sdpa_causal_adamw_parameter_groups(torch: Any, run: Run) -> None:
     nn, F = torch.nn, torch.nn.functional
