@@ -611,6 +611,32 @@ def np_interpolate_linear(a, sizes, align_corners=False, factors=None):
     return a
 
 
+def np_interpolate_bicubic(a, sizes, align_corners=False):
+    """Bicubic interpolation of (N, C, H, W) by a loop over output pixels: the 4 x 4 input
+    pixels around PyTorch's source position (not clamped at 0; edges repeat), weighted by
+    Keys' cubic kernel with a = -0.75 of the distance along each dim."""
+
+    def kernel(d, a=-0.75):
+        d = abs(d)
+        if d <= 1:
+            return (a + 2) * d**3 - (a + 3) * d**2 + 1
+        return a * d**3 - 5 * a * d**2 + 8 * a * d - 4 * a if d < 2 else 0.0
+
+    def sources(n, o):
+        if align_corners:
+            return np.arange(o) * ((n - 1) / (o - 1) if o > 1 else 0.0)
+        return (np.arange(o) + 0.5) * (n / o) - 0.5
+
+    (h, w), out = a.shape[2:], np.zeros(a.shape[:2] + tuple(sizes))
+    for i, y in enumerate(sources(h, sizes[0])):
+        for j, x in enumerate(sources(w, sizes[1])):
+            for r in range(int(np.floor(y)) - 1, int(np.floor(y)) + 3):
+                for c in range(int(np.floor(x)) - 1, int(np.floor(x)) + 3):
+                    pixel = a[:, :, min(max(r, 0), h - 1), min(max(c, 0), w - 1)]
+                    out[:, :, i, j] += kernel(y - r) * kernel(x - c) * pixel
+    return out
+
+
 def np_affine_grid(theta, size, align_corners):
     """grid[n, i, j] = theta[n] @ (x_j, y_i, 1) at the normalized pixel centres."""
     n, _, h, w = size
@@ -4160,6 +4186,18 @@ NN = [
         lambda T, F, a: F.interpolate(a, size=(5, 2), mode="bilinear", align_corners=True),
         (x(1, 2, 3, 4),),
         lambda a: np_interpolate_linear(a, (5, 2), align_corners=True),
+    ),
+    C(
+        "interpolate_bicubic",  # 3 x 4 -> 5 x 7: taps past the edges read the edge pixels
+        lambda T, F, a: F.interpolate(a, size=(5, 7), mode="bicubic"),
+        (x(1, 2, 3, 4),),
+        lambda a: np_interpolate_bicubic(a, (5, 7)),
+    ),
+    C(
+        "interpolate_bicubic_align_corners_down",
+        lambda T, F, a: F.interpolate(a, size=(2, 3), mode="bicubic", align_corners=True),
+        (x(2, 1, 4, 5),),
+        lambda a: np_interpolate_bicubic(a, (2, 3), align_corners=True),
     ),
     C(
         "interpolate_trilinear",

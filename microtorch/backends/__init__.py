@@ -5,13 +5,14 @@ set, so that their lines run here too, written either way:
     import torch.backends.cudnn as cudnn
     cudnn.benchmark = True                         # accepted; changes nothing (no cuDNN here)
     torch.backends.mps.is_available()              # False: arrays live in NumPy or CuPy
+    torch.backends.mha.set_fastpath_enabled(False) # TransformerEncoder keeps padded outputs
 
-One small module per backend: cuda.py, cudnn.py, mps.py. (The NumPy / CuPy chooser is
+One small module per backend: cuda.py, cudnn.py, mha.py, mps.py. (The NumPy / CuPy chooser is
 ``microtorch.backend``, singular.)
 """
 
 from __future__ import annotations
 
-from . import cuda, cudnn, mps
+from . import cuda, cudnn, mha, mps
 
-__all__ = ["cuda", "cudnn", "mps"]
+__all__ = ["cuda", "cudnn", "mha", "mps"]

@@ -42,7 +42,8 @@ class Embedding(Module):
     """(...) integer ids -> (..., embedding_dim) rows of ``weight``.
 
     weight (num_embeddings, embedding_dim) starts from N(0, 1), PyTorch's default; the row
-    at ``padding_idx`` (if given) starts at zero and gets no gradient."""
+    at ``padding_idx`` (if given) starts at zero and gets no gradient; ``scale_grad_by_freq``
+    divides each row's gradient by how often its id occurs in the batch."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  max_norm: float | None = None, norm_type: float = 2.0,
@@ -50,10 +51,8 @@ class Embedding(Module):
                  _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
                  dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        if scale_grad_by_freq or sparse:  # (max_norm is supported: see F.embedding)
-            raise ValueError(
-                "Embedding: scale_grad_by_freq and sparse=True are not supported; leave them False"
-            )
+        if sparse:  # (max_norm and scale_grad_by_freq are supported: see F.embedding)
+            raise ValueError("Embedding: sparse=True is not supported; leave it False")
         padding_idx = _checked_padding_idx("Embedding", padding_idx, num_embeddings)
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -74,7 +73,8 @@ class Embedding(Module):
             self.weight.array[self.padding_idx] = 0
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq)  # fmt: skip
 
     def extra_repr(self) -> str:
         """PyTorch's: the sizes, then each option that is not at its default."""
@@ -85,6 +85,8 @@ class Embedding(Module):
             s += f", max_norm={self.max_norm}"
         if self.norm_type != 2:
             s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
         return s
 
     @classmethod

@@ -475,11 +475,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:  # fmt: skip
     """Rows of ``weight`` picked by the integer tensor ``input``: (...) -> (..., dim).
     With ``max_norm``, each picked row whose ``norm_type``-norm is above it is first scaled
-    down to it, in place in ``weight`` (as in PyTorch)."""
-    if scale_grad_by_freq or sparse:
-        raise ValueError(
-            "embedding: scale_grad_by_freq and sparse=True are not supported; leave them False"
-        )
+    down to it, in place in ``weight`` (as in PyTorch). With ``scale_grad_by_freq``, each
+    row's gradient is divided by the number of times its id occurs in ``input``."""
+    if sparse:
+        raise ValueError("embedding: sparse=True is not supported; leave it False")
     _check_tensor(input, "embedding")
     if input.dtype not in (_dtypes.int64, _dtypes.int32):  # PyTorch's "Long, Int"
         raise RuntimeError(
@@ -496,7 +495,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         padding_idx += num
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
-    return _embedding.Embedding.apply(input, weight, padding_idx=padding_idx)
+    return _embedding.Embedding.apply(
+        input, weight, padding_idx=padding_idx, scale_grad_by_freq=bool(scale_grad_by_freq)
+    )
 
 
 def _renorm_rows(weight: Tensor, ids: Tensor, max_norm: float, norm_type: float) -> None:
@@ -2585,7 +2586,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     return x.reshape((*batch, c * r * r, h // r, w // r))
 
 
-_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}  # mode: its spatial dims
+# the interpolating modes (align_corners applies): mode -> its number of spatial dims
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
@@ -2600,8 +2602,10 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     3 rows gives 3 rows, read as 0, 1, 2 and not 0, 0, 1). "nearest-exact" reads
     floor((i + 0.5) * scale). "linear" / "bilinear" / "trilinear" (3-D / 4-D / 5-D input)
     mix the two input positions around (i + 0.5) * scale - 0.5 (clamped at 0), or
-    i * (in - 1) / (out - 1) with align_corners=True, one dim after the other. "area" is
-    adaptive average pooling to the output size."""
+    i * (in - 1) / (out - 1) with align_corners=True, one dim after the other. "bicubic"
+    (4-D input) mixes the four around that position (not clamped), with Keys' cubic
+    convolution weights (a = -0.75, PyTorch's), the positions past an edge reading the edge.
+    "area" is adaptive average pooling to the output size."""
     _check_tensor(input, "interpolate")
     modes = ("nearest", "nearest-exact", "area", *_LINEAR_MODES)
     if mode not in modes:
@@ -2616,7 +2620,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             "linear | bilinear | bicubic | trilinear"
         )
     if antialias:
-        if mode != "bilinear":
+        if mode not in ("bilinear", "bicubic"):
             raise ValueError("interpolate: anti-alias option is only supported for bilinear "
                              "and bicubic modes")  # fmt: skip
         raise NotImplementedError("interpolate: antialias=True is not implemented in microtorch")
@@ -2683,7 +2687,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     if mode == "area":
         return _adaptive_avg_pool(input, out_sizes, spatial, "interpolate (mode='area')")
     if linear:
-        matrices = [_linear_interpolation_matrix(n, o, factor, bool(align_corners), input)
+        weights = _cubic_interpolation_matrix if mode == "bicubic" else _linear_interpolation_matrix
+        matrices = [weights(n, o, factor, bool(align_corners), input)
                     for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
         return _along_spatial_dims(input, matrices)
     xp = backend.xp_of(input.array)
@@ -2743,3 +2748,36 @@ def _linear_interpolation_matrix(size: int, out: int, factor: Any, align_corners
     j = xp.arange(size)
     weights = (j == low[:, None]) * (1 - frac)[:, None] + (j == high[:, None]) * frac[:, None]
     return Tensor._make(weights.astype(dtype))
+
+
+def _cubic_interpolation_matrix(size: int, out: int, factor: Any, align_corners: bool,
+                                like: Tensor) -> Tensor:  # fmt: skip
+    """(out, size): row i mixes the input positions i0 - 1 .. i0 + 2 around the source
+    position src of output i (i0 = floor(src), src not clamped at 0 as in the linear modes),
+    with the cubic convolution weights of t = src - i0; a position outside [0, size) reads
+    the nearest edge, so its weight adds to the edge's."""
+    xp = backend.xp_of(like.array)
+    dtype = like.array.dtype
+    i = xp.arange(out, dtype=dtype)
+    if align_corners:
+        src = i * dtype.type((size - 1) / (out - 1) if out > 1 else 0.0)
+    else:
+        scale = dtype.type(1.0 / factor if factor is not None and factor > 0 else size / out)
+        src = (i + dtype.type(0.5)) * scale - dtype.type(0.5)
+    start = xp.floor(src)
+    t = src - start  # (out,), in [0, 1)
+    a = dtype.type(-0.75)
+
+    def near(d):  # the kernel for a tap at distance d <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):  # and for 1 < d < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    taps = (far(t + 1), near(t), near(1 - t), far(2 - t))  # for i0 - 1, i0, i0 + 1, i0 + 2
+    j = xp.arange(size)
+    weights = xp.zeros((out, size), dtype=dtype)
+    for k, w in enumerate(taps):
+        position = xp.clip(start.astype(xp.int64) - 1 + k, 0, size - 1)
+        weights += (j == position[:, None]) * w[:, None]
+    return Tensor._make(weights)

@@ -20,8 +20,12 @@ from typing import Any
 
 from .. import factories
 from .._tensor import Tensor
+from ..amp import is_autocast_enabled
+from ..autograd import grad_mode
+from ..backends import mha
 from . import functional as F
 from . import init
+from .activation import GELU, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -84,6 +88,10 @@ class TransformerEncoderLayer(_TransformerLayer):
                  dtype: Any = None) -> None:  # fmt: skip
         super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                          batch_first, norm_first, bias, device, dtype, decoder=False)  # fmt: skip
+        # PyTorch's note of a fused activation (1 relu, 2 gelu, 0 other): its fast path's test
+        act = self.activation
+        gelu = act is F.gelu or isinstance(act, GELU)
+        self.activation_relu_or_gelu = 1 if act is F.relu or isinstance(act, ReLU) else 2 * gelu
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:  # fmt: skip
@@ -132,8 +140,15 @@ class TransformerDecoderLayer(_TransformerLayer):
 
 class TransformerEncoder(Module):
     """``num_layers`` copies of ``encoder_layer`` (each with its own parameters), one after
-    the other, then ``norm`` if given. ``enable_nested_tensor`` and ``mask_check`` belong
-    to PyTorch's fast inference path; they change nothing here."""
+    the other, then ``norm`` if given.
+
+    ``enable_nested_tensor`` is PyTorch's fast inference path, which packs the real tokens
+    of a padded batch into a nested tensor and unpacks them again at the end, so that the
+    padded positions come out as zeros (then ``norm`` of zeros). microtorch computes every
+    position, then zeroes the padded ones whenever PyTorch would take that path: in eval
+    mode or without gradients, batch-first post-LN layers with a relu or gelu activation,
+    a ``src_key_padding_mask`` that pads only at the end (``mask_check``) and no ``mask``
+    (see ``_pads_come_out_zero``)."""
 
     def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int,
                  norm: Module | None = None, enable_nested_tensor: bool = True,
@@ -141,14 +156,59 @@ class TransformerEncoder(Module):
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
+        self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        self.use_nested_tensor = enable_nested_tensor and _can_nest(encoder_layer)
 
     def forward(self, src: Tensor, mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None, is_causal: bool | None = None) -> Tensor:  # fmt: skip
+        zero_pads = self._pads_come_out_zero(src, mask, src_key_padding_mask)
         x = src
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
                       is_causal=bool(is_causal))  # fmt: skip
+        if zero_pads:
+            x = x.masked_fill(_padding(src_key_padding_mask).unsqueeze(-1), 0.0)
         return x if self.norm is None else self.norm(x)
+
+    def _pads_come_out_zero(self, src: Tensor, mask: Any, padding: Any) -> bool:
+        """Whether PyTorch would run this call through nested tensors (its conditions)."""
+        first = self.layers[0]
+        if not (mha.get_fastpath_enabled() and self.use_nested_tensor) or first.training:
+            return False
+        if src.ndim != 3 or padding is None or mask is not None or is_autocast_enabled():
+            return False
+        if self.mask_check and not _pads_at_the_end(padding):
+            return False
+        weights = (src, *first.parameters())
+        return not (grad_mode.is_grad_enabled() and any(t.requires_grad for t in weights))
+
+
+def _can_nest(layer: Module) -> bool:
+    """Whether PyTorch's fast path can take ``layer`` (checked once, when the stack is made)."""
+    if not isinstance(layer, TransformerEncoderLayer) or layer.norm_first:
+        return False
+    attention = layer.self_attn
+    return (
+        attention.batch_first
+        and attention._qkv_same_embed_dim
+        and attention.in_proj_bias is not None
+        and layer.activation_relu_or_gelu != 0
+        and layer.norm1.eps == layer.norm2.eps
+        and attention.num_heads % 2 == 0
+    )
+
+
+def _padding(key_padding_mask: Tensor) -> Tensor:
+    """(batch, length) bool: True where a token is padding (True, or a nonzero float)."""
+    return key_padding_mask != 0
+
+
+def _pads_at_the_end(key_padding_mask: Tensor) -> bool:
+    """Whether every row is real tokens then padding (no real token after a pad)."""
+    pad = _padding(key_padding_mask)
+    if pad.ndim != 2:
+        return False
+    return not bool((pad[:, :-1] & ~pad[:, 1:]).any())
 
 
 class TransformerDecoder(Module):

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import backend, dtypes
 from .._tensor import Tensor, clear_grads
+from .._warn import warn_user
 from ..autograd import grad_mode
 from ..nn.module import _add_hook, _RemovableHandle
 
@@ -117,8 +118,12 @@ class Optimizer:
                 )
             group.setdefault(name, default)
         ids = {id(p) for p in params}
-        if len(ids) != len(params):
-            raise ValueError("optimizer parameter group contains the same parameter more than once")
+        if len(ids) != len(params):  # PyTorch warns and keeps them: each copy is stepped
+            warn_user(
+                "optimizer: a parameter group contains the same parameter more than once, so "
+                "step() updates it once per copy (as PyTorch does, which warns the same and "
+                "plans to make it an error); pass each parameter once"
+            )
         for other in self.param_groups:
             if ids & {id(p) for p in other["params"]}:
                 raise ValueError("some parameters appear in more than one parameter group")

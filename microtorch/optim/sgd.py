@@ -47,6 +47,13 @@ class SGD(Optimizer):
             lr, momentum = float(group["lr"]), float(group["momentum"])
             dampening, weight_decay = float(group["dampening"]), float(group["weight_decay"])
             nesterov, maximize = group["nesterov"], group["maximize"]
+            # which buffers exist as the step starts: a parameter listed twice (PyTorch warns)
+            # then starts a fresh buffer for each copy on its first step, as there
+            started = {
+                id(p)
+                for p in group["params"]
+                if self.state.get(p, {}).get("momentum_buffer") is not None
+            }
             for p in group["params"]:
                 if p.grad is None:
                     continue
@@ -54,7 +61,7 @@ class SGD(Optimizer):
                 if momentum != 0.0:
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
-                    if buf is None:
+                    if buf is None or id(p) not in started:
                         # a copy of g, as an array: for a 0-d p, NumPy's arithmetic gave a scalar
                         first = backend.xp_of(p.array).array(g, dtype=p.array.dtype)
                         buf = state["momentum_buffer"] = Tensor._make(first)

@@ -300,5 +300,4 @@ def test_embedding_from_pretrained_takes_pytorchs_arguments() -> None:
     assert emb.weight.requires_grad and emb.padding_idx == 1
     capped = nn.Embedding.from_pretrained(table * 10, max_norm=1.0)  # rows scaled when used
     assert capped(torch.tensor([0])).norm().item() == pytest.approx(1.0, abs=1e-5)
-    with pytest.raises(ValueError, match="scale_grad_by_freq"):
-        nn.Embedding.from_pretrained(table, scale_grad_by_freq=True)
+    assert nn.Embedding.from_pretrained(table, scale_grad_by_freq=True).scale_grad_by_freq

@@ -558,6 +558,40 @@ def test_embedding_max_norm_matches_pytorch() -> None:
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
 
 
+def test_embedding_scale_grad_by_freq_divides_each_rows_gradient_by_its_count(device: str) -> None:
+    """scale_grad_by_freq: a row's gradient is the mean, not the sum, of its uses' gradients
+    (in the batch passed to this call); unused rows and padding_idx get 0."""
+    emb = nn.Embedding(5, 2, padding_idx=4, scale_grad_by_freq=True).double().to(device)
+    ids = torch.tensor([[0, 2, 0], [4, 2, 2]], device=device)
+    weights = torch.tensor(np.arange(12.0).reshape(2, 3, 2), device=device)
+    (emb(ids) * weights).sum().backward()
+    expected = [[(0 + 4) / 2, (1 + 5) / 2], [0, 0], [(2 + 8 + 10) / 3, (3 + 9 + 11) / 3], [0, 0],
+                [0, 0]]  # fmt: skip
+    np.testing.assert_allclose(emb.weight.grad.cpu().numpy(), expected, rtol=1e-15)
+    assert repr(emb) == "Embedding(5, 2, padding_idx=4, scale_grad_by_freq=True)"
+    with pytest.raises(ValueError, match="sparse=True is not supported"):
+        nn.Embedding(5, 2, sparse=True)
+
+
+def test_embedding_scale_grad_by_freq_matches_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    table = np.random.default_rng(1).standard_normal((6, 3))
+    ids = np.array([[0, 2, 2, 5], [5, 1, 0, 2]])
+    results = []
+    for lib in (torch, pt):
+        emb = lib.nn.Embedding.from_pretrained(lib.tensor(table), freeze=False, padding_idx=1,
+                                               scale_grad_by_freq=True)  # fmt: skip
+        out = emb(lib.tensor(ids))
+        (out * lib.tensor(np.arange(24.0).reshape(2, 4, 3))).sum().backward()
+        w = lib.tensor(table.astype(np.float32), requires_grad=True)
+        plain = lib.nn.functional.embedding(lib.tensor(ids[0]), w, scale_grad_by_freq=True)
+        plain.pow(2).sum().backward()
+        results.append([t.detach().numpy() for t in (out, emb.weight.grad, w.grad)])
+        assert w.grad.dtype == lib.float32
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-12)
+
+
 def test_scaled_dot_product_attention_learned_float_mask_gets_a_gradient(device: str) -> None:
     """A float attn_mask that requires grad (a learned bias, e.g. of relative positions)
     works as in PyTorch and gets the gradient of softmax(q k^T * scale + mask) v; a row of

@@ -44,6 +44,8 @@ LAYERS = [
     ("Upsample", (7, None, "linear", True), (2, 3, 4)),
     ("Upsample", ((5, 3), None, "bilinear"), (1, 2, 4, 6)),
     ("Upsample", (None, (2, 0.5), "bilinear", True), (1, 2, 4, 6)),
+    ("Upsample", ((5, 7), None, "bicubic"), (1, 2, 3, 4)),
+    ("Upsample", (None, (2, 0.6), "bicubic", True), (2, 1, 3, 5)),
     ("Upsample", (None, 1.5, "trilinear"), (1, 2, 3, 4, 2)),
     ("Upsample", ((2, 5, 3), None, "trilinear", True), (1, 2, 3, 4, 5)),
     ("Upsample", (None, 2.5, "linear", False, True), (2, 2, 3)),  # recompute_scale_factor
@@ -86,10 +88,14 @@ def test_padding_and_upsampling_errors() -> None:
         F.pixel_shuffle(torch.ones(1, 3, 2, 2), 2)
     with pytest.raises(RuntimeError, match="divisible by downscale_factor"):
         F.pixel_unshuffle(torch.ones(1, 3, 3, 2), 2)
-    with pytest.raises(NotImplementedError, match="mode='bicubic' is not implemented"):
-        F.interpolate(torch.ones(1, 1, 4, 4), scale_factor=2, mode="bicubic")
-    with pytest.raises(NotImplementedError, match="mode='bicubic' is not implemented"):
-        nn.Upsample(scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="mode='lanczos' is not implemented"):
+        nn.Upsample(scale_factor=2, mode="lanczos")
+    with pytest.raises(NotImplementedError, match="Got 3D input, but bicubic mode needs 4D"):
+        F.interpolate(torch.ones(1, 1, 4), scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="antialias=True is not implemented"):
+        F.interpolate(torch.ones(1, 1, 4, 4), scale_factor=0.5, mode="bicubic", antialias=True)
+    with pytest.raises(NotImplementedError, match="interpolate"):  # no integer kernel there
+        F.interpolate(torch.ones(1, 1, 4, 4, dtype=torch.int64), scale_factor=2, mode="bicubic")
     with pytest.raises(NotImplementedError, match="Got 3D input, but bilinear mode needs 4D"):
         F.interpolate(torch.ones(1, 1, 4), scale_factor=2, mode="bilinear")
     with pytest.raises(NotImplementedError, match="Got 4D input, but linear mode needs 3D"):

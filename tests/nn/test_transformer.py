@@ -87,3 +87,69 @@ def test_matches_pytorch(norm_first: bool) -> None:
         results.append((out.detach().numpy(), s.grad.numpy(), t.grad.numpy(), weight.numpy()))
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+
+
+def _encoders(pt: object, **options: object) -> tuple[object, object]:
+    """The same two-layer encoder (d_model 8, 2 heads, a final LayerNorm) in both libraries."""
+    layer_options = dict(dim_feedforward=16, dropout=0.0, batch_first=True)
+    layer_options.update({k: options.pop(k) for k in ("norm_first", "batch_first") if k in options})
+    pt.manual_seed(0)
+    theirs = pt.nn.TransformerEncoder(
+        pt.nn.TransformerEncoderLayer(8, 2, **layer_options), 2, norm=pt.nn.LayerNorm(8),
+        **options,
+    ).double()  # fmt: skip
+    ours = nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(8, 2, **layer_options), 2, norm=nn.LayerNorm(8), **options
+    ).double()
+    ours.load_state_dict({k: microtorch.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    return ours, theirs
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor")  # PyTorch's own, about its speed
+@pytest.mark.parametrize(
+    ("options", "evaluate", "pads", "zeroed"),
+    [
+        ({}, "no_grad", "end", True),  # PyTorch's nested-tensor path
+        ({}, "eval", "end", False),  # eval mode with gradients on: not taken...
+        ({}, "frozen", "end", True),  # ...unless no weight of the first layer requires grad
+        ({}, "train", "end", False),  # training mode never takes it
+        ({}, "no_grad", "middle", False),  # mask_check: padding not only at the end
+        ({"mask_check": False}, "no_grad", "end", True),
+        ({"enable_nested_tensor": False}, "no_grad", "end", False),
+        ({"norm_first": True}, "no_grad", "end", False),
+        ({"batch_first": False}, "no_grad", "end", False),
+        ({}, "fastpath off", "end", False),  # torch.backends.mha.set_fastpath_enabled(False)
+        ({}, "float mask", "end", True),
+    ],
+)
+def test_encoder_zeroes_padded_positions_where_pytorchs_fast_path_does(
+    options: dict, evaluate: str, pads: str, zeroed: bool
+) -> None:
+    pt = pytest.importorskip("torch")
+    ours, theirs = _encoders(pt, **options)
+    batch_first = options.get("batch_first", True)
+    x = np.random.default_rng(0).standard_normal((3, 5, 8))
+    pad = np.arange(5)[None, :] >= np.array([5, 3, 2])[:, None]
+    if pads == "middle":
+        pad[0, 1] = True
+    results = []
+    for lib, model in ((microtorch, ours), (pt, theirs)):
+        model.train(evaluate == "train")
+        src = lib.tensor(x if batch_first else x.transpose(1, 0, 2).copy())
+        mask = lib.tensor(pad)
+        if evaluate == "float mask":
+            mask = lib.zeros(pad.shape, dtype=lib.float64).masked_fill(mask, float("-inf"))
+        if evaluate == "frozen":
+            model.requires_grad_(False)
+        lib.backends.mha.set_fastpath_enabled(evaluate != "fastpath off")
+        try:
+            with lib.enable_grad() if evaluate in ("eval", "frozen") else lib.no_grad():
+                out = model(src, src_key_padding_mask=mask)
+        finally:
+            lib.backends.mha.set_fastpath_enabled(True)
+        out = out.detach().numpy()
+        results.append(out if batch_first else out.transpose(1, 0, 2))
+    ours_out, theirs_out = results
+    np.testing.assert_allclose(ours_out, theirs_out, rtol=1e-10, atol=1e-12)
+    bias = theirs.norm.bias.detach().numpy()  # padded positions: the final norm of zeros
+    assert np.allclose(theirs_out[1, 3:], bias) is zeroed

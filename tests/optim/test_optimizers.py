@@ -458,6 +458,31 @@ def test_constructor_errors_and_pytorch_keywords() -> None:
     assert optim.AdamW([p]).defaults["weight_decay"] == 0.01
 
 
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [("SGD", {}), ("SGD", {"momentum": 0.9}), ("SGD", {"momentum": 0.9, "nesterov": True}),
+     ("Adam", {}), ("RMSprop", {"momentum": 0.5})],
+)  # fmt: skip
+def test_a_parameter_listed_twice_warns_and_is_stepped_twice_as_in_pytorch(
+    name: str, kwargs: dict
+) -> None:
+    """PyTorch warns (and plans an error) but steps each copy; with momentum, each copy
+    starts its own buffer on the first step and the last one is kept."""
+    pt = pytest.importorskip("torch")
+    results = []
+    for lib in (torch, pt):
+        p = lib.nn.Parameter(lib.tensor([1.0, -2.0], dtype=lib.float64))
+        q = lib.nn.Parameter(lib.tensor([0.5], dtype=lib.float64))
+        with pytest.warns(UserWarning, match="duplicate parameters|more than once"):
+            opt = getattr(lib.optim, name)([p, q, p], lr=0.1, **kwargs)
+        for _ in range(3):
+            opt.zero_grad()
+            ((p * p).sum() + (p * q).sum()).backward()
+            opt.step()
+        results.append(np.concatenate([p.detach().numpy(), q.detach().numpy()]))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12, atol=1e-14)
+
+
 def test_mlp_learns_xor() -> None:
     torch.manual_seed(0)
     x = torch.tensor([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
