@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from . import backend
 from .amp import cuda_amp as amp  # torch.cuda.amp: the deprecated spellings of torch.amp
@@ -21,6 +22,47 @@ def device_count() -> int:
 
 def synchronize() -> None:
     backend.synchronize()
+
+
+class Event:
+    """A marker in the GPU's queue of work (``torch.cuda.Event``). Two recorded events time
+    the GPU work queued between them, without making the host wait at the second:
+
+        start, end = Event(enable_timing=True), Event(enable_timing=True)
+        start.record(); loss = model(x); end.record()
+        end.synchronize(); print(start.elapsed_time(end), "ms")
+    """
+
+    def __init__(self, enable_timing: bool = False, blocking: bool = False,
+                 interprocess: bool = False, external: bool = False) -> None:  # fmt: skip
+        if not is_available():
+            raise RuntimeError(
+                "cuda.Event: no CUDA GPU here (events need CuPy and a GPU); on the CPU, time "
+                "with time.perf_counter()"
+            )
+        self.enable_timing = enable_timing
+        self._event = _cupy().cuda.Event(
+            block=blocking, disable_timing=not enable_timing, interprocess=interprocess
+        )
+
+    def record(self, stream: Any = None) -> None:
+        """Mark the point the GPU's queue has reached now."""
+        self._event.record(stream)
+
+    def synchronize(self) -> None:
+        """Make the host wait until the GPU has done the work queued before the mark."""
+        self._event.synchronize()
+
+    def query(self) -> bool:
+        """Whether the GPU has done the work queued before the mark."""
+        return bool(self._event.done)
+
+    def elapsed_time(self, end_event: Event) -> float:
+        """Milliseconds of GPU time between this event and ``end_event`` (both recorded, and
+        ``end_event`` reached: call its synchronize() first)."""
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        return float(_cupy().cuda.get_elapsed_time(self._event, end_event._event))
 
 
 def manual_seed(seed: int) -> None:

@@ -47,3 +47,27 @@ def test_memory_counters_follow_the_tensors() -> None:
     assert reserved - before >= 4 * 2**20  # the freed block is kept for reuse...
     cuda.empty_cache()  # ... until now (blocks shared with arrays in use stay)
     assert cuda.memory_allocated() == before and cuda.memory_reserved() <= reserved
+
+
+@pytest.mark.skipif(cuda_available(), reason="this machine has CUDA")
+def test_without_a_gpu_an_event_cannot_be_made() -> None:
+    with pytest.raises(RuntimeError, match="no CUDA GPU"):
+        microtorch.cuda.Event(enable_timing=True)
+
+
+@pytest.mark.skipif(not cuda_available(), reason="CUDA not available")
+def test_events_time_the_gpu_work_between_them() -> None:
+    start, end = microtorch.cuda.Event(enable_timing=True), microtorch.cuda.Event(True)
+    x = microtorch.ones(256, 256, device="cuda")
+    start.record()
+    for _ in range(3):
+        x = x @ x / 256
+    end.record()
+    end.synchronize()
+    assert end.query() is True
+    elapsed = start.elapsed_time(end)
+    assert isinstance(elapsed, float) and elapsed >= 0.0
+    untimed = microtorch.cuda.Event()
+    untimed.record()
+    with pytest.raises(RuntimeError, match="enable_timing=True"):
+        start.elapsed_time(untimed)

@@ -36,6 +36,7 @@ import collections
 import contextlib
 import operator
 import sys
+import time
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -637,9 +638,38 @@ class _Runtime:
         return {"name": b"fake GPU (tests/fake_cupy)", "totalGlobalMem": 0}
 
 
+class _Event:
+    """``cupy.cuda.Event``: the host's clock when recorded (the fake GPU's work is done by
+    then)."""
+
+    def __init__(self, block: bool = False, disable_timing: bool = False,
+                 interprocess: bool = False) -> None:  # fmt: skip
+        self.disable_timing = disable_timing
+        self.time: float | None = None
+
+    def record(self, stream: Any = None) -> None:
+        self.time = time.perf_counter()
+
+    def synchronize(self) -> None:
+        _host_sync()
+
+    @property
+    def done(self) -> bool:
+        return True
+
+
+def _get_elapsed_time(start: _Event, end: _Event) -> float:
+    """``cupy.cuda.get_elapsed_time``: milliseconds between two recorded events."""
+    if start.disable_timing or end.disable_timing or start.time is None or end.time is None:
+        raise RuntimeError("fake cupy: both events must be recorded, with timing enabled")
+    return (end.time - start.time) * 1000.0
+
+
 class _Cuda:
     runtime = _Runtime()
     Device = _Device
+    Event = _Event
+    get_elapsed_time = staticmethod(_get_elapsed_time)
 
     @staticmethod
     def get_current_stream() -> Any:
