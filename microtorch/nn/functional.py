@@ -1839,7 +1839,7 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
         if mode == "circular":  # PyTorch crops the negative widths first, then wraps
             cut = builtins.max(-left, 0)
             kept = n - cut - builtins.max(-right, 0)  # what is left to wrap around
-            too_small = kept < 0 or (kept == 0 and sizes[i] > 0)  # an empty result is fine
+            too_small = sizes[i] < 0 or (kept <= 0 and sizes[i] > 0)  # empty is fine
         else:  # PyTorch's kernels: no negative size, and not all the padded dims empty
             kept = n
             too_small = sizes[i] < 0 or not any(sizes)
@@ -1849,15 +1849,19 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
                 f"{list(input.shape)} takes away more than mode={mode!r} allows (the output "
                 f"would have {sizes[i]} elements, {kept} of them from the input)"
             )
-        too_wide = {"reflect": builtins.max(left, right) >= n, "replicate": n == 0,
-                    "circular": builtins.max(left, right) > n}[mode]  # fmt: skip
+        # circular: at most what the negative widths leave, so that it wraps around once
+        # (PyTorch raises, or reads memory it never wrote, when a width is wider)
+        widest = builtins.max(left, right)
+        too_wide = {"reflect": widest >= n, "replicate": n == 0,
+                    "circular": sizes[i] > 0 and widest > kept}[mode]  # fmt: skip
         if too_wide:
             raise RuntimeError(
                 f"pad: padding ({left}, {right}) at dimension {dim} of input "
                 f"{list(input.shape)} is too wide for mode={mode!r} (reflect: less than the "
-                "dim's size; circular: at most its size; replicate: a non-empty dim)"
+                "dim's size; circular: at most the size left after negative widths, as "
+                "wrapping around more than once is refused; replicate: a non-empty dim)"
             )
-        if mode == "circular":  # -1 -> kept - 1, kept -> 0 (around again if need be)
+        if mode == "circular":  # -1 -> kept - 1, kept -> 0
             stop = kept + builtins.max(right, 0)
             positions = cut + xp.arange(-builtins.max(left, 0), stop) % kept
         else:
