@@ -2220,6 +2220,16 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
         if divisor_override == 0:
             raise RuntimeError(f"{op}: divisor must be not zero")
     size = tuple(x.shape[2:])
+    if 0 in x.shape[1:]:  # only the batch may be empty, as in PyTorch
+        raise RuntimeError(
+            f"{op}: expected an input whose dims other than the batch dim are non-zero, but "
+            f"got input of size {list(input.shape)}"
+        )
+    if spatial == 3 and any(n < k for n, k in zip(size, kernel)):  # PyTorch's 3-d check
+        raise RuntimeError(
+            f"{op}: input image (D, H, W) = {size} is smaller than the kernel size {kernel} "
+            f"(the padding is not counted in 3-d pooling; input {list(input.shape)})"
+        )
     out = tuple(_pool_size(*a, ceil_mode) for a in zip(size, kernel, pads, stride))
     if any(o < 1 for o in out):
         raise RuntimeError(
@@ -2334,7 +2344,7 @@ def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -
     _floating_only(x, op)
     sizes = (output_size,) * spatial if not isinstance(output_size, Sequence) else output_size
     if len(sizes) != spatial:
-        raise ValueError(f"{op}: output_size must be {spatial} values, got {output_size!r}")
+        raise RuntimeError(f"{op}: output_size must be {spatial} values, got {output_size!r}")
     if spatial == 1 and sizes[0] is None:  # None (keep the size) is for the 2-d pool only
         raise TypeError(f"{op}: output_size must be an int or a tuple of one int, got None")
     sizes = tuple(n if s is None else s for s, n in zip(sizes, x.shape[2:]))
