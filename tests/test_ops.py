@@ -4156,6 +4156,12 @@ NN = [
         lambda a: np_interpolate_linear(a, (6,), factors=(1.7,)),
     ),
     C(
+        "interpolate_bilinear_keeps_a_dim",  # W 2 -> 2 is a copy whatever the scale (CPU)
+        lambda T, F, a: F.interpolate(a, scale_factor=1.3, mode="bilinear"),
+        (x(1, 2, 4, 2),),
+        lambda a: np_interpolate_linear(a, (5,), factors=(1.3,)),
+    ),
+    C(
         "interpolate_bilinear_align_corners",
         lambda T, F, a: F.interpolate(a, size=(5, 2), mode="bilinear", align_corners=True),
         (x(1, 2, 3, 4),),

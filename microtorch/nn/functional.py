@@ -2687,9 +2687,15 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 f"interpolate: scale_factor shape must match input shape; input is "
                 f"{spatial}D, scale_factor size is {len(factors)}"
             )
+        if not all(math.isfinite(float(f)) for f in factors):
+            raise RuntimeError(
+                f"interpolate: scale_factor must be finite, got {scale_factor} (the output "
+                "size cannot be converted to an int64 without overflow)"
+            )
         out_sizes = tuple(math.floor(n * float(f)) for n, f in zip(in_sizes, factors))
         scales = (None,) * spatial if recompute_scale_factor else factors
-    if any(n < 1 for n in in_sizes + out_sizes):
+    # "area" is adaptive average pooling, which gives an empty output for a size of 0
+    if any(n < 1 for n in in_sizes + (out_sizes if mode != "area" else ())):
         raise RuntimeError(
             f"interpolate: Input and output sizes should be greater than 0, but got input "
             f"{list(in_sizes)} and output {list(out_sizes)} (input shape {tuple(input.shape)})"
@@ -2742,9 +2748,12 @@ def _linear_interpolation_matrix(size: int, out: int, factor: Any, align_corners
                                  like: Tensor) -> Tensor:  # fmt: skip
     """(out, size): row i mixes the input positions i0 = floor(src) and i0 + 1 (both kept
     inside [0, size)) with weights 1 - (src - i0) and src - i0, for the source position src
-    of output i; computed in the input's dtype, as PyTorch does."""
+    of output i; computed in the input's dtype, as PyTorch does. A dim that keeps its size
+    is copied whatever the scale or align_corners, as PyTorch's CPU kernels do."""
     xp = backend.xp_of(like.array)
     dtype = like.array.dtype
+    if out == size:
+        return Tensor._make(xp.eye(size, dtype=dtype))
     i = xp.arange(out, dtype=dtype)
     if align_corners:  # the corner pixels' centres line up: 0 -> 0, out - 1 -> size - 1
         src = i * dtype.type((size - 1) / (out - 1) if out > 1 else 0.0)

@@ -233,6 +233,42 @@ def test_interpolate_needs_non_empty_input_and_output_sizes(pt: object, shape: t
         pt.nn.functional.interpolate(pt.ones(*shape), **kwargs)
 
 
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((1, 2, 4, 2), dict(scale_factor=1.3, mode="bilinear")),  # W: 2 -> 2, H: 4 -> 5
+        ((1, 2, 3), dict(scale_factor=1.2, mode="linear", align_corners=True)),  # 3 -> 3
+        ((2, 1, 7, 1, 3), dict(scale_factor=1.3, mode="trilinear")),
+        ((1, 2, 5, 2), dict(scale_factor=(2.5, 1.3), mode="bilinear")),
+        ((1, 2, 5, 3), dict(size=(7, 3), mode="bilinear", align_corners=True)),
+    ],
+)
+def test_interpolate_linear_copies_a_dim_that_keeps_its_size(pt: object, shape: tuple,
+                                                             kwargs: dict) -> None:  # fmt: skip
+    # PyTorch's CPU kernels copy such a dim rather than sample it at 1 / scale_factor
+    a = np.random.default_rng(0).standard_normal(shape)
+    x, tx = torch.tensor(a, requires_grad=True), pt.tensor(a, requires_grad=True)
+    ours = nn.functional.interpolate(x, **kwargs)
+    theirs = pt.nn.functional.interpolate(tx, **kwargs)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+    r = np.random.default_rng(1).standard_normal(tuple(theirs.shape))
+    (ours * torch.tensor(r)).sum().backward()
+    (theirs * pt.tensor(r)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+
+
+def test_interpolate_area_to_an_empty_size_and_infinite_scales_as_pytorch(pt: object) -> None:
+    # "area" is adaptive average pooling: a size of 0 gives an empty output, not an error
+    for kwargs in (dict(size=(0, 2)), dict(scale_factor=0.34), dict(scale_factor=(0.5, 1))):
+        for lib in (torch, pt):
+            out = lib.nn.functional.interpolate(lib.ones(1, 2, 1, 2), mode="area", **kwargs)
+            assert tuple(out.shape)[:2] == (1, 2) and 0 in tuple(out.shape)
+    for factor in (float("inf"), float("nan")):
+        for lib in (torch, pt):
+            with pytest.raises(RuntimeError):
+                lib.nn.functional.interpolate(lib.ones(1, 2, 3), scale_factor=factor)
+
+
 def test_interpolate_refuses_recompute_scale_factor_with_a_size(pt: object) -> None:
     for lib in (torch, pt):
         with pytest.raises(ValueError, match="recompute_scale_factor is not meaningful"):
