@@ -50,10 +50,15 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
             f"respectively. Got size {size}."
         )
     spatial = len(size) - 2
-    if theta.ndim != 3 or tuple(theta.shape) != (size[0], spatial, spatial + 1):
+    if theta.ndim != 3 or tuple(theta.shape[1:]) != (spatial, spatial + 1):
         raise ValueError(
             f"Expected a batch of {spatial}D affine matrices of shape Nx{spatial}x{spatial + 1} "
             f"for size {size}. Got {tuple(theta.shape)}."
+        )
+    if theta.shape[0] != size[0]:  # PyTorch's matmul refuses it: a RuntimeError
+        raise RuntimeError(
+            f"affine_grid: theta holds {theta.shape[0]} matrices (shape {tuple(theta.shape)}) "
+            f"but size {size} asks for a batch of {size[0]}"
         )
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
@@ -137,7 +142,9 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     flat = input.reshape(n, c, h * w)
     if mode == "nearest":  # bilinear at the rounded position: all the weight on one pixel
         x, y = _functional.round(x), _functional.round(y)  # derivative 0
-        wx, wy = x - x.detach(), y - y.detach()  # 0, and so the grid's gradient is 0
+        finite_x, finite_y = _functional.nan_to_num(x), _functional.nan_to_num(y)
+        # 0 (even where x is nan or inf, which read zeros), and so the grid's gradient is 0
+        wx, wy = finite_x - finite_x.detach(), finite_y - finite_y.detach()
         out = _pixel(flat, x.detach(), y.detach(), h, w) * ((1 - wx) * (1 - wy))
     else:
         with no_grad():  # the corners: their positions are constants for the gradient
@@ -152,10 +159,10 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
 
 def _pixel(flat: Tensor, x: Tensor, y: Tensor, h: int, w: int) -> Tensor:
     """flat (N, C, H*W) read at the integer positions x, y (N, 1, P): (N, C, P), zero where a
-    position falls outside the image."""
+    position falls outside the image (or is nan: a nan grid entry reads nothing)."""
     with no_grad():
-        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
-        index = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).long()
+        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)  # False for nan
+        index = _functional.where(inside, y * w + x, 0.0).long()
         index = index.expand(flat.shape[0], flat.shape[1], index.shape[-1])
     return _functional.where(inside, _functional.gather(flat, 2, index), 0.0)
 

@@ -92,7 +92,9 @@ ERRORS = [
     (lambda T: T.nn.functional.affine_grid(T.ones(2, 2, 3), (2, 3, 4), align_corners=False),
      NotImplementedError, "only supports 4D and 5D sizes"),
     (lambda T: T.nn.functional.affine_grid(T.ones(2, 2, 3), (3, 3, 4, 5), align_corners=False),
-     (ValueError, RuntimeError), None),
+     RuntimeError, "asks for a batch of 3"),
+    (lambda T: T.nn.functional.affine_grid(T.ones(2, 3, 3), (2, 3, 4, 5), align_corners=False),
+     ValueError, "shape Nx2x3"),
     (lambda T: T.nn.functional.affine_grid(T.ones(2, 2, 3, dtype=T.int64), (2, 3, 4, 5),
                                            align_corners=False),
      ValueError, "floating point type"),
@@ -122,6 +124,25 @@ def test_grid_errors_as_pytorch(pt: object, call: object, error: type, message: 
         call(torch)
     with pytest.raises(error):
         call(pt)
+
+
+def test_nan_and_infinite_grid_entries_read_as_pytorch(pt: object) -> None:
+    # they fall outside the image: bilinear weights turn the zeros into nan, nearest reads
+    # 0 (a nan position crashed the gather here before)
+    a = np.random.default_rng(0).standard_normal((1, 2, 3, 4))
+    inf, nan = float("inf"), float("nan")
+    g = np.array([[[[nan, 0.2], [0.3, nan], [inf, 0.0], [-inf, 0.5], [nan, nan], [0.1, 0.2]]]])
+    for mode in ("bilinear", "nearest"):
+        for align_corners in (True, False):
+            x, grid = torch.tensor(a, requires_grad=True), torch.tensor(g, requires_grad=True)
+            tx, tgrid = pt.tensor(a, requires_grad=True), pt.tensor(g, requires_grad=True)
+            ours = F.grid_sample(x, grid, mode, align_corners=align_corners)
+            theirs = pt.nn.functional.grid_sample(tx, tgrid, mode, align_corners=align_corners)
+            np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+            ours.sum().backward()
+            theirs.sum().backward()
+            np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+            np.testing.assert_allclose(grid.grad.numpy(), tgrid.grad.numpy(), rtol=1e-12)
 
 
 def test_what_microtorch_leaves_out_is_refused_clearly() -> None:
