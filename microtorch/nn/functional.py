@@ -1958,6 +1958,11 @@ def _check_conv_weight(x: Tensor, weight: Tensor, bias: Tensor | None, groups: i
             f"{op}: expected weight to be {spatial + 2}-D ({layout}, *kernel_size), but got "
             f"weight of size {list(weight.shape)}"
         )
+    if weight.shape[1 if transposed else 0] == 0:  # no output channels: PyTorch refuses it
+        raise RuntimeError(
+            f"{op}: expected weight of size {list(weight.shape)} to have at least 1 "
+            f"{'output channel per group at dimension 1' if transposed else 'at dimension 0'}"
+        )
     # the dim of the weight that groups splits, and the input channels it expects
     split, in_channels = (weight.shape[0],) * 2 if transposed else weight.shape[:2]
     if groups < 1 or split % groups:
@@ -2553,6 +2558,11 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         raise ValueError(
             f"local_response_norm: Expected 3D or higher dimensionality input (N, C, *), got "
             f"{input.ndim} dimensions (shape {tuple(input.shape)})"
+        )
+    if size < 1:
+        raise RuntimeError(
+            f"local_response_norm: size (the channels each window averages) should be greater "
+            f"than zero, but got size={size}"
         )
     if input.numel() == 0:
         return input
