@@ -104,6 +104,18 @@ def test_padding_and_upsampling_errors() -> None:
         F.interpolate(torch.ones(1, 1, 4), size=3, align_corners=True)
 
 
+def test_circular_pad_modules_check_the_input_dims_as_pytorch(pt: object) -> None:
+    # only the circular pad modules check the dims themselves (a ValueError, not F.pad's
+    # NotImplementedError)
+    for cls, shape in [("CircularPad1d", (3,)), ("CircularPad2d", (3, 3)),
+                       ("CircularPad3d", (1, 1, 2, 3, 3, 3)), ("CircularPad2d", (1, 1, 2, 3, 3))]:  # fmt: skip
+        with pytest.raises(ValueError, match=f"{cls}: expected"):
+            getattr(nn, cls)(1)(torch.ones(*shape))
+        with pytest.raises(ValueError, match="expected"):
+            getattr(pt.nn, cls)(1)(pt.ones(*shape))
+    assert tuple(nn.CircularPad2d(1)(torch.ones(2, 3, 3)).shape) == (2, 5, 5)  # unbatched
+
+
 def test_deprecated_upsample_functions_warn_and_match_pytorch(pt: object) -> None:
     a = np.random.default_rng(2).standard_normal((1, 2, 3, 4))
     calls = [
