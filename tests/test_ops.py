@@ -611,6 +611,32 @@ def np_interpolate_linear(a, sizes, align_corners=False, factors=None):
     return a
 
 
+def np_interpolate_bicubic(a, sizes, align_corners=False):
+    """Keys' cubic convolution (a = -0.75) along H, then W, at PyTorch's source positions:
+    four taps around floor(src), each clamped to the edge, t = src - floor(src) in [0, 1]."""
+
+    def weight(d):
+        d = abs(d)
+        if d <= 1:
+            return (1.25 * d - 2.25) * d * d + 1
+        return ((-0.75 * d + 3.75) * d - 6) * d + 3 if d < 2 else 0.0
+
+    for dim, o in enumerate(sizes):
+        n, axis = a.shape[2 + dim], 2 + dim
+        rows = []
+        for i in range(o):
+            if align_corners:
+                src = i * (n - 1) / (o - 1) if o > 1 else 0.0
+            else:
+                src = (i + 0.5) * n / o - 0.5
+            i0 = min(int(np.floor(src)), n - 1)
+            t = min(max(src - i0, 0.0), 1.0)
+            taps = [np.take(a, min(max(i0 + k, 0), n - 1), axis) for k in (-1, 0, 1, 2)]
+            rows.append(sum(weight(k - t) * tap for k, tap in zip((-1, 0, 1, 2), taps)))
+        a = np.stack(rows, axis)
+    return a
+
+
 def np_affine_grid(theta, size, align_corners):
     """grid[n, i, j] = theta[n] @ (x_j, y_i, 1) at the normalized pixel centres."""
     n, _, h, w = size
@@ -4166,6 +4192,18 @@ NN = [
         lambda T, F, a: F.interpolate(a, size=(5, 2), mode="bilinear", align_corners=True),
         (x(1, 2, 3, 4),),
         lambda a: np_interpolate_linear(a, (5, 2), align_corners=True),
+    ),
+    C(
+        "interpolate_bicubic",  # 3 x 4 -> 5 x 3: taps past the edges read the edge pixels
+        lambda T, F, a: F.interpolate(a, size=(5, 3), mode="bicubic"),
+        (x(1, 2, 3, 4),),
+        lambda a: np_interpolate_bicubic(a, (5, 3)),
+    ),
+    C(
+        "interpolate_bicubic_align_corners",
+        lambda T, F, a: F.interpolate(a, size=(2, 7), mode="bicubic", align_corners=True),
+        (x(2, 1, 4, 3),),
+        lambda a: np_interpolate_bicubic(a, (2, 7), align_corners=True),
     ),
     C(
         "interpolate_trilinear",

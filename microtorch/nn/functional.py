@@ -2609,7 +2609,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     return x.reshape((*batch, c * r * r, h // r, w // r))
 
 
-_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}  # mode: its spatial dims
+# the interpolating modes (those align_corners applies to): their spatial dims
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
@@ -2624,8 +2625,10 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     3 rows gives 3 rows, read as 0, 1, 2 and not 0, 0, 1). "nearest-exact" reads
     floor((i + 0.5) * scale). "linear" / "bilinear" / "trilinear" (3-D / 4-D / 5-D input)
     mix the two input positions around (i + 0.5) * scale - 0.5 (clamped at 0), or
-    i * (in - 1) / (out - 1) with align_corners=True, one dim after the other. "area" is
-    adaptive average pooling to the output size."""
+    i * (in - 1) / (out - 1) with align_corners=True, one dim after the other (a dim that
+    keeps its size is copied). "bicubic" (4-D input) mixes the four input positions around
+    that point with cubic convolution weights. "area" is adaptive average pooling to the
+    output size."""
     _check_tensor(input, "interpolate")
     modes = ("nearest", "nearest-exact", "area", *_LINEAR_MODES)
     if mode not in modes:
@@ -2640,7 +2643,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             "linear | bilinear | bicubic | trilinear"
         )
     if antialias:
-        if mode != "bilinear":
+        if mode not in ("bilinear", "bicubic"):
             raise ValueError("interpolate: anti-alias option is only supported for bilinear "
                              "and bicubic modes")  # fmt: skip
         raise NotImplementedError("interpolate: antialias=True is not implemented in microtorch")
@@ -2713,7 +2716,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     if mode == "area":
         return _adaptive_avg_pool(input, out_sizes, spatial, "interpolate (mode='area')")
     if linear:
-        matrices = [_linear_interpolation_matrix(n, o, factor, bool(align_corners), input)
+        along = _cubic_interpolation_matrix if mode == "bicubic" else _linear_interpolation_matrix
+        matrices = [along(n, o, factor, bool(align_corners), input)
                     for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
         return _along_spatial_dims(input, matrices)
     xp = backend.xp_of(input.array)
@@ -2775,4 +2779,37 @@ def _linear_interpolation_matrix(size: int, out: int, factor: Any, align_corners
     frac = src - low.astype(dtype)  # (out,), in [0, 1)
     j = xp.arange(size)
     weights = (j == low[:, None]) * (1 - frac)[:, None] + (j == high[:, None]) * frac[:, None]
+    return Tensor._make(weights.astype(dtype))
+
+
+def _cubic_interpolation_matrix(size: int, out: int, factor: Any, align_corners: bool,
+                                like: Tensor) -> Tensor:  # fmt: skip
+    """(out, size) for mode="bicubic": row i mixes the four input positions i0 - 1 .. i0 + 2
+    around the source position src (i0 = floor(src), each kept inside [0, size)) with Keys'
+    cubic convolution weights (a = -0.75, as PyTorch) of t = src - i0, clamped to [0, 1].
+    src is i * (size - 1) / (out - 1) with align_corners, else (i + 0.5) * scale - 0.5 (not
+    clamped at 0, unlike linear); computed in the input's dtype, as PyTorch does."""
+    xp = backend.xp_of(like.array)
+    dtype = like.array.dtype
+    one, a = dtype.type(1.0), dtype.type(-0.75)
+    i = xp.arange(out, dtype=dtype)
+    if align_corners:
+        src = i * dtype.type((size - 1) / (out - 1) if out > 1 else 0.0)
+    else:
+        scale = dtype.type(1.0 / factor if factor is not None and factor > 0 else size / out)
+        src = (i + dtype.type(0.5)) * scale - dtype.type(0.5)
+    low = xp.minimum(xp.floor(src).astype(xp.int64), size - 1)
+    t = xp.clip(src - low.astype(dtype), 0, 1)  # (out,)
+
+    def near(d: Any) -> Any:  # the weight of a neighbour at distance d <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + one
+
+    def far(d: Any) -> Any:  # at distance 1 < d < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    j = xp.arange(size)
+    weights = xp.zeros((out, size), dtype=dtype)
+    for offset, w in ((-1, far(t + one)), (0, near(t)), (1, near(one - t)), (2, far(2 - t))):
+        column = xp.clip(low + offset, 0, size - 1)  # positions past the edge read the edge
+        weights += (j == column[:, None]) * w[:, None]
     return Tensor._make(weights.astype(dtype))

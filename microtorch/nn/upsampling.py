@@ -13,7 +13,7 @@ from .module import Module
 class Upsample(Module):
     """(N, C, *S) -> (N, C, *size) or (N, C, *floor(S * scale_factor)) by F.interpolate's
     ``mode``: "nearest" (a copy of the nearest input element), "nearest-exact", "linear",
-    "bilinear", "trilinear" or "area"."""
+    "bilinear", "bicubic", "trilinear" or "area"."""
 
     def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                  align_corners: bool | None = None,

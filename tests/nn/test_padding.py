@@ -86,10 +86,12 @@ def test_padding_and_upsampling_errors() -> None:
         F.pixel_shuffle(torch.ones(1, 3, 2, 2), 2)
     with pytest.raises(RuntimeError, match="divisible by downscale_factor"):
         F.pixel_unshuffle(torch.ones(1, 3, 3, 2), 2)
-    with pytest.raises(NotImplementedError, match="mode='bicubic' is not implemented"):
-        F.interpolate(torch.ones(1, 1, 4, 4), scale_factor=2, mode="bicubic")
-    with pytest.raises(NotImplementedError, match="mode='bicubic' is not implemented"):
-        nn.Upsample(scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="mode='lanczos' is not implemented"):
+        F.interpolate(torch.ones(1, 1, 4, 4), scale_factor=2, mode="lanczos")
+    with pytest.raises(NotImplementedError, match="Got 3D input, but bicubic mode needs 4D"):
+        F.interpolate(torch.ones(1, 1, 4), scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="antialias=True is not implemented"):
+        F.interpolate(torch.ones(1, 1, 4, 4), scale_factor=2, mode="bicubic", antialias=True)
     with pytest.raises(NotImplementedError, match="Got 3D input, but bilinear mode needs 4D"):
         F.interpolate(torch.ones(1, 1, 4), scale_factor=2, mode="bilinear")
     with pytest.raises(NotImplementedError, match="Got 4D input, but linear mode needs 3D"):
@@ -267,6 +269,36 @@ def test_interpolate_linear_copies_a_dim_that_keeps_its_size(pt: object, shape: 
     (ours * torch.tensor(r)).sum().backward()
     (theirs * pt.tensor(r)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((2, 3, 4, 5), dict(size=(7, 3))),
+        ((1, 2, 3, 4), dict(scale_factor=2.5, align_corners=True)),
+        ((1, 2, 5, 6), dict(scale_factor=(0.34, 0.7))),  # downsampling: taps reach past both ends
+        ((1, 2, 5, 6), dict(scale_factor=(0.6, 2.2), recompute_scale_factor=True)),
+        ((1, 1, 1, 4), dict(size=(3, 1))),  # a single row: all four taps read it
+        ((1, 2, 4, 3), dict(scale_factor=1.3, align_corners=False)),  # 3 -> 3 at 1 / 1.3
+    ],
+)
+def test_interpolate_bicubic_matches_pytorch(pt: object, shape: tuple, kwargs: dict) -> None:
+    a = np.random.default_rng(0).standard_normal(shape)
+    for dtype, tol in (("float64", 1e-12), ("float32", 1e-5)):
+        x = torch.tensor(a.astype(dtype), requires_grad=True)
+        tx = pt.tensor(a.astype(dtype), requires_grad=True)
+        ours = nn.Upsample(mode="bicubic", **kwargs)(x)
+        theirs = pt.nn.Upsample(mode="bicubic", **kwargs)(tx)
+        assert ours.dtype.name == dtype
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol,
+                                   atol=tol)  # fmt: skip
+        r = np.random.default_rng(1).standard_normal(tuple(theirs.shape)).astype(dtype)
+        (ours * torch.tensor(r)).sum().backward()
+        (theirs * pt.tensor(r)).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=tol, atol=tol)
+    assert repr(nn.Upsample(scale_factor=2, mode="bicubic")) == repr(
+        pt.nn.Upsample(scale_factor=2, mode="bicubic")
+    )
 
 
 def test_interpolate_area_to_an_empty_size_and_infinite_scales_as_pytorch(pt: object) -> None:
