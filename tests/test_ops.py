@@ -686,6 +686,32 @@ def np_grid_sample(a, grid, mode="bilinear", padding_mode="zeros", align_corners
     return out
 
 
+def np_grid_sample_3d(a, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
+    """grid_sample of a volume (N, C, D, H, W) at grid (N, Do, Ho, Wo, 3) ((x, y, z) each)
+    by a loop: the eight voxels around each position, trilinearly, or the nearest one."""
+    n, c, *sizes = a.shape
+
+    def source(v, m):
+        p = (v + 1) / 2 * (m - 1) if align_corners else ((v + 1) * m - 1) / 2
+        return p if padding_mode == "zeros" else min(max(p, 0.0), m - 1.0)  # or "border"
+
+    def voxel(k, zyx):
+        inside = all(0 <= q < m for q, m in zip(zyx, sizes))
+        return a[(k, slice(None)) + tuple(zyx)] if inside else np.zeros(c)
+
+    out = np.zeros((n, c) + grid.shape[1:4])
+    for k, i, j, l in np.ndindex(n, *grid.shape[1:4]):
+        zyx = [source(grid[k, i, j, l, 2 - t], sizes[t]) for t in range(3)]
+        if mode == "nearest":
+            out[k, :, i, j, l] = voxel(k, [int(np.rint(q)) for q in zyx])
+            continue
+        low = [int(np.floor(q)) for q in zyx]
+        for corner in itertools.product((0, 1), repeat=3):
+            weight = np.prod([q - q0 if b else 1 - (q - q0) for q, q0, b in zip(zyx, low, corner)])
+            out[k, :, i, j, l] += weight * voxel(k, [q0 + b for q0, b in zip(low, corner)])
+    return out
+
+
 def np_channel_norm(a, axes, weight=None, bias=None, eps=1e-5, mean=None, var=None):
     """(a - mean) / sqrt(var + eps) * weight + bias, the statistics over ``axes`` unless
     given (per channel), weight and bias per channel (dim 1)."""
@@ -4252,6 +4278,24 @@ NN = [
         lambda T, F, a, g: F.grid_sample(a, g, padding_mode="reflection", align_corners=False),
         (x(1, 3, 3, 4), x(1, 3, 3, 2)),
         lambda a, g: np_grid_sample(a, g, padding_mode="reflection"),
+    ),
+    C(
+        "grid_sample_trilinear_zeros",  # a volume: the eight voxels around each position
+        lambda T, F, a, g: F.grid_sample(a, g, align_corners=False),
+        (x(2, 2, 3, 2, 4), x(2, 2, 1, 3, 3)),
+        lambda a, g: np_grid_sample_3d(a, g),
+    ),
+    C(
+        "grid_sample_trilinear_border_align_corners",
+        lambda T, F, a, g: F.grid_sample(a, g, padding_mode="border", align_corners=True),
+        (x(1, 2, 2, 3, 3), x(1, 1, 2, 3, 3)),
+        lambda a, g: np_grid_sample_3d(a, g, padding_mode="border", align_corners=True),
+    ),
+    C(
+        "grid_sample_nearest_3d",
+        lambda T, F, a, g: F.grid_sample(a, g, "nearest", align_corners=False),
+        (x(1, 2, 3, 2, 4), x(1, 2, 2, 1, 3)),
+        lambda a, g: np_grid_sample_3d(a, g, "nearest"),
     ),
     C(
         "grid_sample_nearest",  # the grid's gradient is 0

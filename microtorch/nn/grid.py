@@ -10,6 +10,8 @@ i at (2i + 1) / n - 1), so the result does not depend on the image's resolution.
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
 from .. import functional as _functional
@@ -89,10 +91,11 @@ _PADDING_MODES = ("zeros", "border", "reflection")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:  # fmt: skip
     """Read the image input (N, C, H, W) at the normalized positions grid (N, Ho, Wo, 2)
-    ((x, y) each, -1 .. 1 across the image): out (N, C, Ho, Wo). "bilinear" mixes the four
-    pixels around a position, "nearest" takes the closest (ties to even). Positions outside
-    read zeros ("zeros"), the edge pixel ("border") or the image mirrored at its edges
-    ("reflection")."""
+    ((x, y) each, -1 .. 1 across the image): out (N, C, Ho, Wo); a volume (N, C, D, H, W)
+    at grid (N, Do, Ho, Wo, 3) ((x, y, z)) gives (N, C, Do, Ho, Wo). "bilinear" mixes the
+    four pixels around a position (the eight voxels, trilinearly, for a volume), "nearest"
+    takes the closest (ties to even). Positions outside read zeros ("zeros"), the edge
+    pixel ("border") or the image mirrored at its edges ("reflection")."""
     input, grid = autocast_inputs("grid_sample", input, grid)
     if mode not in _MODES:
         raise ValueError(
@@ -104,67 +107,87 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
             f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
             f"'reflection', but got: '{padding_mode}'"
         )
-    if mode == "bicubic":
-        raise NotImplementedError(
-            "grid_sample: mode='bicubic' is not implemented in microtorch ('bilinear' or 'nearest')"
-        )
     _functional._check_tensor(input, "grid_sample")
     _functional._check_tensor(grid, "grid_sample", "grid")
-    if input.ndim == 5:
-        raise NotImplementedError(
-            "grid_sample: 5-D input (volumetric sampling) is not implemented in microtorch; "
-            "only 4-D input (N, C, H, W) with a grid (N, H_out, W_out, 2)"
-        )
-    if input.ndim != 4 or grid.ndim != 4 or input.shape[0] != grid.shape[0]:
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim or input.shape[0] != grid.shape[0]:
         raise RuntimeError(
-            f"grid_sampler(): expected 4-D input (N, C, H, W) and grid (N, H_out, W_out, 2) "
-            f"with the same batch size, but got input with sizes {list(input.shape)} and grid "
-            f"with sizes {list(grid.shape)}"
+            f"grid_sampler(): expected 4-D input (N, C, H, W) with a grid (N, H_out, W_out, 2), "
+            f"or 5-D input (N, C, D, H, W) with a grid (N, D_out, H_out, W_out, 3), of the same "
+            f"batch size, but got input with sizes {list(input.shape)} and grid with sizes "
+            f"{list(grid.shape)}"
         )
-    if grid.shape[-1] != 2:
+    spatial = input.ndim - 2
+    if grid.shape[-1] != spatial:
         raise RuntimeError(
-            f"grid_sampler(): expected grid to have size 2 in last dimension, but got grid "
-            f"with sizes {list(grid.shape)}"
+            f"grid_sampler(): expected grid to have size {spatial} in last dimension, but got "
+            f"grid with sizes {list(grid.shape)}"
         )
     if not input.dtype.is_floating_point or input.dtype is not grid.dtype:
         raise RuntimeError(
             f"grid_sampler(): expected floating input and grid of one dtype, but got input "
             f"{input.dtype} and grid {grid.dtype}"
         )
+    if mode == "bicubic":
+        if spatial == 3:  # PyTorch has no tricubic either
+            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+        raise NotImplementedError(
+            "grid_sample: mode='bicubic' is not implemented in microtorch ('bilinear' or 'nearest')"
+        )
     if align_corners is None:
         warn_user(_DEFAULT_CHANGED)
         align_corners = False
-    n, c, h, w = input.shape
-    out_h, out_w = grid.shape[1], grid.shape[2]
-    points = grid.reshape(n, 1, out_h * out_w, 2)  # (N, 1, P, 2): one row of P positions
-    x = _source_position(points[..., 0], w, padding_mode, align_corners)  # (N, 1, P)
-    y = _source_position(points[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
+    n, c, *sizes = input.shape  # (H, W) or (D, H, W)
+    out_sizes = tuple(grid.shape[1:-1])
+    points = grid.reshape(n, 1, math.prod(out_sizes), spatial)  # (N, 1, P, s): a row of P
+    # the grid's last dim is (x, y[, z]): x runs along W (the last dim), y along H, z along
+    # D; each coordinate (N, 1, P) in pixels
+    coords = [_source_position(points[..., k], sizes[-1 - k], padding_mode, align_corners)
+              for k in range(spatial)]  # fmt: skip
+    flat = input.reshape(n, c, math.prod(sizes))
     if mode == "nearest":  # bilinear at the rounded position: all the weight on one pixel
-        x, y = _functional.round(x), _functional.round(y)  # derivative 0
-        finite_x, finite_y = _functional.nan_to_num(x), _functional.nan_to_num(y)
-        # 0 (even where x is nan or inf, which read zeros), and so the grid's gradient is 0
-        wx, wy = finite_x - finite_x.detach(), finite_y - finite_y.detach()
-        out = _pixel(flat, x.detach(), y.detach(), h, w) * ((1 - wx) * (1 - wy))
+        rounded = [_functional.round(p) for p in coords]  # derivative 0
+        weight = 1.0
+        for p in rounded:
+            finite = _functional.nan_to_num(p)
+            # 1 (even where p is nan or inf, which read zeros); the grid's gradient is 0
+            weight = weight * (1 - (finite - finite.detach()))
+        out = _pixel(flat, [p.detach() for p in rounded], sizes) * weight
     else:
         with no_grad():  # the corners: their positions are constants for the gradient
-            x0, y0 = _functional.floor(x), _functional.floor(y)
-        wx, wy = x - x0, y - y0  # (N, 1, P): how far past the top-left corner
-        out = (_pixel(flat, x0, y0, h, w) * ((1 - wx) * (1 - wy))
-               + _pixel(flat, x0 + 1, y0, h, w) * (wx * (1 - wy))
-               + _pixel(flat, x0, y0 + 1, h, w) * ((1 - wx) * wy)
-               + _pixel(flat, x0 + 1, y0 + 1, h, w) * (wx * wy))  # fmt: skip
-    return out.reshape(n, c, out_h, out_w)
+            lows = [_functional.floor(p) for p in coords]
+        fractions = [p - low for p, low in zip(coords, lows)]  # how far past the low corner
+        out = 0.0
+        # each corner: 0 (low) or 1 (low + 1) along x, y (and z), weighted by the product
+        # of (1 - fraction) or fraction along each dim (2 ** spatial corners)
+        for corner in itertools.product((0, 1), repeat=spatial):
+            weight = 1.0
+            for step, f in zip(corner, fractions):
+                weight = weight * (f if step else 1 - f)
+            positions = [low + step for low, step in zip(lows, corner)]
+            out = out + _pixel(flat, positions, sizes) * weight
+    return out.reshape((n, c) + out_sizes)
 
 
-def _pixel(flat: Tensor, x: Tensor, y: Tensor, h: int, w: int) -> Tensor:
-    """flat (N, C, H*W) read at the integer positions x, y (N, 1, P): (N, C, P), zero where a
-    position falls outside the image (or is nan: a nan grid entry reads nothing)."""
+def _pixel(flat: Tensor, positions: list, sizes: list) -> Tensor:
+    """flat (N, C, prod(sizes)) read at the integer positions (x, y[, z]) (each (N, 1, P))
+    of an image of ``sizes`` (H, W) or (D, H, W): (N, C, P), zero where a position falls
+    outside the image (or is nan: a nan grid entry reads nothing)."""
     with no_grad():
-        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)  # False for nan
-        index = _functional.where(inside, y * w + x, 0.0).long()
+        inside = None
+        index: Any = 0
+        for p, size, stride in zip(positions, reversed(sizes), _strides(sizes)):
+            fits = (p >= 0) & (p <= size - 1)  # False for nan
+            inside = fits if inside is None else inside & fits
+            index = index + p * stride
+        index = _functional.where(inside, index, 0.0).long()
         index = index.expand(flat.shape[0], flat.shape[1], index.shape[-1])
     return _functional.where(inside, _functional.gather(flat, 2, index), 0.0)
+
+
+def _strides(sizes: list) -> list:
+    """The flat-index stride of x, y (and z) in an image of ``sizes`` (H, W) / (D, H, W):
+    1, W (, H * W)."""
+    return [math.prod(sizes[len(sizes) - k :]) for k in range(len(sizes))]
 
 
 def _source_position(coord: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
