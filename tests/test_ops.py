@@ -637,6 +637,34 @@ def np_interpolate_bicubic(a, sizes, align_corners=False):
     return a
 
 
+def np_interpolate_antialias(a, sizes, cubic=False):
+    """antialias=True along H, then W: output i averages the inputs j whose centres lie
+    within the filter's support around c = scale * (i + 0.5), weighted by the triangle (or
+    Keys' cubic, a = -0.5) filter of (j + 0.5 - c) / max(scale, 1), normalised."""
+
+    def filt(d):
+        d = abs(d)
+        if not cubic:
+            return max(1 - d, 0.0)
+        if d <= 1:
+            return (1.5 * d - 2.5) * d * d + 1
+        return ((-0.5 * d + 2.5) * d - 4) * d + 2 if d < 2 else 0.0
+
+    for dim, o in enumerate(sizes):
+        n, axis = a.shape[2 + dim], 2 + dim
+        scale = n / o
+        stretch = max(scale, 1.0)
+        support = (2.0 if cubic else 1.0) * stretch
+        rows = []
+        for i in range(o):
+            c = scale * (i + 0.5)
+            js = range(max(int(np.floor(c - support + 0.5)), 0), min(int(c + support + 0.5), n))
+            w = np.array([filt((j + 0.5 - c) / stretch) for j in js])
+            rows.append(np.tensordot(w / w.sum(), np.take(a, list(js), axis), ([0], [axis])))
+        a = np.moveaxis(np.stack(rows, 0), 0, axis) if o != n else a
+    return a
+
+
 def np_affine_grid(theta, size, align_corners):
     """grid[n, i, j] = theta[n] @ (x_j, y_i, 1) at the normalized pixel centres."""
     n, _, h, w = size
@@ -4224,6 +4252,18 @@ NN = [
         lambda T, F, a: F.interpolate(a, size=(5, 3), mode="bicubic"),
         (x(1, 2, 3, 4),),
         lambda a: np_interpolate_bicubic(a, (5, 3)),
+    ),
+    C(
+        "interpolate_bilinear_antialias",  # downsampling 7 -> 3: a triangle 7/3 wide
+        lambda T, F, a: F.interpolate(a, size=(3, 5), mode="bilinear", antialias=True),
+        (x(1, 2, 7, 4),),
+        lambda a: np_interpolate_antialias(a, (3, 5)),
+    ),
+    C(
+        "interpolate_bicubic_antialias",
+        lambda T, F, a: F.interpolate(a, size=(2, 6), mode="bicubic", antialias=True),
+        (x(2, 1, 5, 9),),
+        lambda a: np_interpolate_antialias(a, (2, 6), cubic=True),
     ),
     C(
         "interpolate_bicubic_align_corners",

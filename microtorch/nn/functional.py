@@ -2627,8 +2627,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     mix the two input positions around (i + 0.5) * scale - 0.5 (clamped at 0), or
     i * (in - 1) / (out - 1) with align_corners=True, one dim after the other (a dim that
     keeps its size is copied). "bicubic" (4-D input) mixes the four input positions around
-    that point with cubic convolution weights. "area" is adaptive average pooling to the
-    output size."""
+    that point with cubic convolution weights. antialias=True (bilinear, bicubic) widens
+    the filter by the downsampling factor, so that every input is averaged in. "area" is
+    adaptive average pooling to the output size."""
     _check_tensor(input, "interpolate")
     modes = ("nearest", "nearest-exact", "area", *_LINEAR_MODES)
     if mode not in modes:
@@ -2642,11 +2643,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             "interpolate: align_corners option can only be set with the interpolating modes: "
             "linear | bilinear | bicubic | trilinear"
         )
-    if antialias:
-        if mode not in ("bilinear", "bicubic"):
-            raise ValueError("interpolate: anti-alias option is only supported for bilinear "
-                             "and bicubic modes")  # fmt: skip
-        raise NotImplementedError("interpolate: antialias=True is not implemented in microtorch")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise ValueError("interpolate: anti-alias option is only supported for bilinear and "
+                         "bicubic modes")  # fmt: skip
     spatial = input.ndim - 2
     if not 1 <= spatial <= 3:
         raise NotImplementedError(
@@ -2716,6 +2715,10 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     if mode == "area":
         return _adaptive_avg_pool(input, out_sizes, spatial, "interpolate (mode='area')")
     if linear:
+        if antialias:
+            matrices = [_antialias_matrix(n, o, factor, bool(align_corners), mode, input)
+                        for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
+            return _along_spatial_dims(input, matrices)
         along = _cubic_interpolation_matrix if mode == "bicubic" else _linear_interpolation_matrix
         matrices = [along(n, o, factor, bool(align_corners), input)
                     for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
@@ -2782,6 +2785,16 @@ def _linear_interpolation_matrix(size: int, out: int, factor: Any, align_corners
     return Tensor._make(weights.astype(dtype))
 
 
+def _keys_cubic(d: Any, a: Any) -> Any:
+    """Keys' cubic convolution kernel at distances d (an array): 1 at 0, 0 at 1 and from 2
+    on; a = -0.75 for PyTorch's bicubic interpolation, -0.5 for its antialiasing filter."""
+    xp = backend.xp_of(d)
+    d = xp.abs(d)
+    near = ((a + 2) * d - (a + 3)) * d * d + 1  # |d| <= 1
+    far = ((a * d - 5 * a) * d + 8 * a) * d - 4 * a  # 1 < |d| < 2
+    return xp.where(d <= 1, near, xp.where(d < 2, far, 0 * d))
+
+
 def _cubic_interpolation_matrix(size: int, out: int, factor: Any, align_corners: bool,
                                 like: Tensor) -> Tensor:  # fmt: skip
     """(out, size) for mode="bicubic": row i mixes the four input positions i0 - 1 .. i0 + 2
@@ -2791,7 +2804,6 @@ def _cubic_interpolation_matrix(size: int, out: int, factor: Any, align_corners:
     clamped at 0, unlike linear); computed in the input's dtype, as PyTorch does."""
     xp = backend.xp_of(like.array)
     dtype = like.array.dtype
-    one, a = dtype.type(1.0), dtype.type(-0.75)
     i = xp.arange(out, dtype=dtype)
     if align_corners:
         src = i * dtype.type((size - 1) / (out - 1) if out > 1 else 0.0)
@@ -2800,16 +2812,43 @@ def _cubic_interpolation_matrix(size: int, out: int, factor: Any, align_corners:
         src = (i + dtype.type(0.5)) * scale - dtype.type(0.5)
     low = xp.minimum(xp.floor(src).astype(xp.int64), size - 1)
     t = xp.clip(src - low.astype(dtype), 0, 1)  # (out,)
-
-    def near(d: Any) -> Any:  # the weight of a neighbour at distance d <= 1
-        return ((a + 2) * d - (a + 3)) * d * d + one
-
-    def far(d: Any) -> Any:  # at distance 1 < d < 2
-        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
-
     j = xp.arange(size)
     weights = xp.zeros((out, size), dtype=dtype)
-    for offset, w in ((-1, far(t + one)), (0, near(t)), (1, near(one - t)), (2, far(2 - t))):
+    for offset in (-1, 0, 1, 2):  # the neighbour at offset is |offset - t| away
         column = xp.clip(low + offset, 0, size - 1)  # positions past the edge read the edge
+        w = _keys_cubic(offset - t, dtype.type(-0.75))
         weights += (j == column[:, None]) * w[:, None]
+    return Tensor._make(weights.astype(dtype))
+
+
+def _antialias_matrix(size: int, out: int, factor: Any, align_corners: bool, mode: str,
+                      like: Tensor) -> Tensor:  # fmt: skip
+    """(out, size) for antialias=True: output i is the normalised average of the input
+    positions j whose centres j + 0.5 lie within the filter's support around its centre
+    c = scale * (i + 0.5), weighted by the triangle (bilinear) or Keys' cubic (a = -0.5,
+    bicubic) filter of (j + 0.5 - c) / max(scale, 1): when downsampling (scale > 1) the
+    filter stretches to cover every input it stands for. A dim that keeps its size is
+    copied, as PyTorch's kernel skips it."""
+    xp = backend.xp_of(like.array)
+    dtype = like.array.dtype
+    if out == size:
+        return Tensor._make(xp.eye(size, dtype=dtype))
+    if align_corners:
+        scale = (size - 1) / (out - 1) if out > 1 else 0.0
+    else:
+        scale = 1.0 / factor if factor is not None and factor > 0 else size / out
+    stretch = max(scale, 1.0)
+    support = (2.0 if mode == "bicubic" else 1.0) * stretch  # half the filter's width
+    centre = scale * (xp.arange(out, dtype=xp.float64) + 0.5)  # (out,)
+    first = xp.maximum(xp.floor(centre - support + 0.5), 0)  # the window of inputs read
+    stop = xp.minimum(xp.floor(centre + support + 0.5), size)
+    j = xp.arange(size, dtype=xp.float64)
+    distance = (j[None, :] + 0.5 - centre[:, None]) / stretch  # (out, size)
+    if mode == "bicubic":
+        weights = _keys_cubic(distance, -0.5)
+    else:
+        weights = xp.maximum(1 - xp.abs(distance), 0)
+    weights = weights * ((j >= first[:, None]) & (j < stop[:, None]))
+    total = weights.sum(1, keepdims=True)
+    weights = weights / xp.where(total == 0, 1.0, total)
     return Tensor._make(weights.astype(dtype))
