@@ -714,6 +714,35 @@ def np_grid_sample(a, grid, mode="bilinear", padding_mode="zeros", align_corners
     return out
 
 
+def np_grid_sample_bicubic(a, grid, padding_mode="zeros", align_corners=False):
+    """bicubic grid_sample by a loop: the 4 x 4 pixels around each (unfolded) position,
+    Keys' weights (a = -0.75) along x times along y, each tap clamped ("border") or read as
+    zero outside ("zeros")."""
+    n, c, h, w = a.shape
+
+    def weight(d):
+        d = abs(d)
+        return (1.25 * d - 2.25) * d * d + 1 if d <= 1 else ((-0.75 * d + 3.75) * d - 6) * d + 3
+
+    def tap(k, y, x):
+        if padding_mode == "border":
+            y, x = min(max(y, 0), h - 1), min(max(x, 0), w - 1)
+        return a[k, :, y, x] if 0 <= y < h and 0 <= x < w else np.zeros(c)
+
+    out = np.zeros((n, c) + grid.shape[1:3])
+    for k, i, j in np.ndindex(n, *grid.shape[1:3]):
+        gx, gy = grid[k, i, j]
+        if align_corners:
+            x, y = (gx + 1) / 2 * (w - 1), (gy + 1) / 2 * (h - 1)
+        else:
+            x, y = ((gx + 1) * w - 1) / 2, ((gy + 1) * h - 1) / 2
+        x0, y0 = int(np.floor(x)), int(np.floor(y))
+        for dy, dx in itertools.product((-1, 0, 1, 2), repeat=2):
+            wt = weight(dx - (x - x0)) * weight(dy - (y - y0))
+            out[k, :, i, j] += wt * tap(k, y0 + dy, x0 + dx)
+    return out
+
+
 def np_grid_sample_3d(a, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
     """grid_sample of a volume (N, C, D, H, W) at grid (N, Do, Ho, Wo, 3) ((x, y, z) each)
     by a loop: the eight voxels around each position, trilinearly, or the nearest one."""
@@ -4318,6 +4347,18 @@ NN = [
         lambda T, F, a, g: F.grid_sample(a, g, padding_mode="reflection", align_corners=False),
         (x(1, 3, 3, 4), x(1, 3, 3, 2)),
         lambda a, g: np_grid_sample(a, g, padding_mode="reflection"),
+    ),
+    C(
+        "grid_sample_bicubic_zeros",  # the 4 x 4 pixels around each position
+        lambda T, F, a, g: F.grid_sample(a, g, "bicubic", align_corners=False),
+        (x(2, 2, 3, 4), x(2, 3, 2, 2)),
+        lambda a, g: np_grid_sample_bicubic(a, g),
+    ),
+    C(
+        "grid_sample_bicubic_border_align_corners",  # each tap clamped, not the position
+        lambda T, F, a, g: F.grid_sample(a, g, "bicubic", "border", align_corners=True),
+        (x(1, 2, 4, 3), x(1, 2, 3, 2)),
+        lambda a, g: np_grid_sample_bicubic(a, g, "border", True),
     ),
     C(
         "grid_sample_trilinear_zeros",  # a volume: the eight voxels around each position

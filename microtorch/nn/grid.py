@@ -94,7 +94,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     ((x, y) each, -1 .. 1 across the image): out (N, C, Ho, Wo); a volume (N, C, D, H, W)
     at grid (N, Do, Ho, Wo, 3) ((x, y, z)) gives (N, C, Do, Ho, Wo). "bilinear" mixes the
     four pixels around a position (the eight voxels, trilinearly, for a volume), "nearest"
-    takes the closest (ties to even). Positions outside read zeros ("zeros"), the edge
+    takes the closest (ties to even), "bicubic" (images only) the 4 x 4 around it with
+    cubic convolution weights. Positions outside read zeros ("zeros"), the edge
     pixel ("border") or the image mirrored at its edges ("reflection")."""
     input, grid = autocast_inputs("grid_sample", input, grid)
     if mode not in _MODES:
@@ -127,12 +128,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
             f"grid_sampler(): expected floating input and grid of one dtype, but got input "
             f"{input.dtype} and grid {grid.dtype}"
         )
-    if mode == "bicubic":
-        if spatial == 3:  # PyTorch has no tricubic either
-            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-        raise NotImplementedError(
-            "grid_sample: mode='bicubic' is not implemented in microtorch ('bilinear' or 'nearest')"
-        )
+    if mode == "bicubic" and spatial == 3:  # PyTorch has no tricubic either
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if align_corners is None:
         warn_user(_DEFAULT_CHANGED)
         align_corners = False
@@ -144,6 +141,9 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     coords = [_source_position(points[..., k], sizes[-1 - k], padding_mode, align_corners)
               for k in range(spatial)]  # fmt: skip
     flat = input.reshape(n, c, math.prod(sizes))
+    if mode == "bicubic":
+        out = _bicubic(flat, points, sizes, padding_mode, align_corners)
+        return out.reshape((n, c) + out_sizes)
     if mode == "nearest":  # bilinear at the rounded position: all the weight on one pixel
         rounded = [_functional.round(p) for p in coords]  # derivative 0
         weight = 1.0
@@ -166,6 +166,45 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
             positions = [low + step for low, step in zip(lows, corner)]
             out = out + _pixel(flat, positions, sizes) * weight
     return out.reshape((n, c) + out_sizes)
+
+
+def _bicubic(flat: Tensor, points: Tensor, sizes: list, padding_mode: str,
+             align_corners: bool) -> Tensor:  # fmt: skip
+    """mode="bicubic": each position (x, y) reads the 4 x 4 pixels around it, columns
+    floor(x) - 1 .. floor(x) + 2 and rows likewise, weighted by Keys' cubic convolution
+    (a = -0.75) of tx = x - floor(x) along x times that of ty along y. The position is not
+    folded into the image first: each of the 16 taps is (clamped or mirrored itself), as
+    PyTorch does. points (N, 1, P, 2) -> (N, C, P)."""
+    h, w = sizes
+    x = _unnormalize(points[..., 0], w, align_corners)  # (N, 1, P)
+    y = _unnormalize(points[..., 1], h, align_corners)
+    with no_grad():  # the taps' positions are constants for the gradient
+        x0, y0 = _functional.floor(x), _functional.floor(y)
+    weights_x, weights_y = _cubic_weights(x - x0), _cubic_weights(y - y0)
+    out = 0.0
+    for i, weight_y in zip((-1, 0, 1, 2), weights_y):
+        with no_grad():
+            row = _fold(y0 + i, h, padding_mode, align_corners)
+        for j, weight_x in zip((-1, 0, 1, 2), weights_x):
+            with no_grad():
+                column = _fold(x0 + j, w, padding_mode, align_corners)
+            out = out + _pixel(flat, [column, row], sizes) * (weight_x * weight_y)
+    return out
+
+
+def _cubic_weights(t: Tensor) -> list:
+    """The weights of the taps at offsets -1, 0, 1, 2 from floor(src) for t = src -
+    floor(src) in [0, 1): Keys' cubic convolution with a = -0.75 at distances 1 + t, t,
+    1 - t and 2 - t (the near branch within 1, the far one from 1 to 2)."""
+    a = -0.75
+
+    def near(d: Tensor) -> Tensor:
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d: Tensor) -> Tensor:
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
 def _pixel(flat: Tensor, positions: list, sizes: list) -> Tensor:
@@ -193,10 +232,19 @@ def _strides(sizes: list) -> list:
 def _source_position(coord: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
     """Normalized coordinates -> pixel coordinates along a dim of ``size`` pixels, folded
     back into the image for "border" (clamped) and "reflection" (mirrored)."""
+    return _fold(_unnormalize(coord, size, align_corners), size, padding_mode, align_corners)
+
+
+def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
+    """Normalized coordinates (-1 .. 1 across the image) -> pixel coordinates."""
     if align_corners:
-        pixels = (coord + 1) * ((size - 1) / 2)
-    else:
-        pixels = ((coord + 1) * size - 1) / 2
+        return (coord + 1) * ((size - 1) / 2)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _fold(pixels: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
+    """Pixel coordinates outside the image folded back in: clamped ("border"), mirrored
+    ("reflection") or left as they are ("zeros", where they read zeros)."""
     if padding_mode == "reflection":  # mirror at the corner pixels' centres or outer edges
         if align_corners:
             pixels = _reflect(pixels, 0, 2 * (size - 1))
