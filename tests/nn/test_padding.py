@@ -247,6 +247,22 @@ def test_interpolate_needs_non_empty_input_and_output_sizes(pt: object, shape: t
         pt.nn.functional.interpolate(pt.ones(*shape), **kwargs)
 
 
+def assert_resize_matches(pt: object, a: np.ndarray, resize: object) -> None:
+    """resize(T, x) (T: microtorch or PyTorch) gives PyTorch's output, in the input's dtype,
+    and input gradient, in float64 (to 1e-12) and float32 (to 1e-5)."""
+    for dtype, tol in (("float64", 1e-12), ("float32", 1e-5)):
+        x = torch.tensor(a.astype(dtype), requires_grad=True)
+        tx = pt.tensor(a.astype(dtype), requires_grad=True)
+        ours, theirs = resize(torch, x), resize(pt, tx)
+        assert ours.dtype.name == dtype
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol,
+                                   atol=tol)  # fmt: skip
+        r = np.random.default_rng(1).standard_normal(tuple(theirs.shape)).astype(dtype)
+        (ours * torch.tensor(r)).sum().backward()
+        (theirs * pt.tensor(r)).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize(
     "shape, kwargs",
     [
@@ -261,14 +277,7 @@ def test_interpolate_linear_copies_a_dim_that_keeps_its_size(pt: object, shape: 
                                                              kwargs: dict) -> None:  # fmt: skip
     # PyTorch's CPU kernels copy such a dim rather than sample it at 1 / scale_factor
     a = np.random.default_rng(0).standard_normal(shape)
-    x, tx = torch.tensor(a, requires_grad=True), pt.tensor(a, requires_grad=True)
-    ours = nn.functional.interpolate(x, **kwargs)
-    theirs = pt.nn.functional.interpolate(tx, **kwargs)
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
-    r = np.random.default_rng(1).standard_normal(tuple(theirs.shape))
-    (ours * torch.tensor(r)).sum().backward()
-    (theirs * pt.tensor(r)).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    assert_resize_matches(pt, a, lambda T, x: T.nn.functional.interpolate(x, **kwargs))
 
 
 @pytest.mark.parametrize(
@@ -284,18 +293,7 @@ def test_interpolate_linear_copies_a_dim_that_keeps_its_size(pt: object, shape: 
 )
 def test_interpolate_bicubic_matches_pytorch(pt: object, shape: tuple, kwargs: dict) -> None:
     a = np.random.default_rng(0).standard_normal(shape)
-    for dtype, tol in (("float64", 1e-12), ("float32", 1e-5)):
-        x = torch.tensor(a.astype(dtype), requires_grad=True)
-        tx = pt.tensor(a.astype(dtype), requires_grad=True)
-        ours = nn.Upsample(mode="bicubic", **kwargs)(x)
-        theirs = pt.nn.Upsample(mode="bicubic", **kwargs)(tx)
-        assert ours.dtype.name == dtype
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol,
-                                   atol=tol)  # fmt: skip
-        r = np.random.default_rng(1).standard_normal(tuple(theirs.shape)).astype(dtype)
-        (ours * torch.tensor(r)).sum().backward()
-        (theirs * pt.tensor(r)).sum().backward()
-        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=tol, atol=tol)
+    assert_resize_matches(pt, a, lambda T, x: T.nn.Upsample(mode="bicubic", **kwargs)(x))
     assert repr(nn.Upsample(scale_factor=2, mode="bicubic")) == repr(
         pt.nn.Upsample(scale_factor=2, mode="bicubic")
     )
@@ -316,17 +314,9 @@ def test_interpolate_antialias_matches_pytorch(pt: object, mode: str, shape: tup
                                                kwargs: dict) -> None:  # fmt: skip
     # (PyTorch's CPU kernel misreads an input or output width of 1, which these avoid)
     a = np.random.default_rng(0).standard_normal(shape)
-    for dtype, tol in (("float64", 1e-12), ("float32", 1e-5)):
-        x = torch.tensor(a.astype(dtype), requires_grad=True)
-        tx = pt.tensor(a.astype(dtype), requires_grad=True)
-        ours = nn.functional.interpolate(x, mode=mode, antialias=True, **kwargs)
-        theirs = pt.nn.functional.interpolate(tx, mode=mode, antialias=True, **kwargs)
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol,
-                                   atol=tol)  # fmt: skip
-        r = np.random.default_rng(1).standard_normal(tuple(theirs.shape)).astype(dtype)
-        (ours * torch.tensor(r)).sum().backward()
-        (theirs * pt.tensor(r)).sum().backward()
-        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=tol, atol=tol)
+    assert_resize_matches(
+        pt, a, lambda T, x: T.nn.functional.interpolate(x, mode=mode, antialias=True, **kwargs)
+    )
 
 
 def test_interpolate_area_to_an_empty_size_and_infinite_scales_as_pytorch(pt: object) -> None:
