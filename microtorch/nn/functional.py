@@ -2706,6 +2706,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             )
         out_sizes = tuple(math.floor(n * float(f)) for n, f in zip(in_sizes, factors))
         scales = (None,) * spatial if recompute_scale_factor else factors
+    if mode != "area" and input.shape[1] == 0:  # PyTorch's resampling kernels refuse it
+        raise RuntimeError(
+            f"interpolate: Non-empty {input.ndim}D data tensor expected (only the batch may be "
+            f"empty) but got a tensor with sizes {list(input.shape)}"
+        )
     # "area" is adaptive average pooling, which gives an empty output for a size of 0
     if any(n < 1 for n in in_sizes + (out_sizes if mode != "area" else ())):
         raise RuntimeError(

@@ -319,6 +319,19 @@ def test_interpolate_antialias_matches_pytorch(pt: object, mode: str, shape: tup
     )
 
 
+def test_interpolate_refuses_zero_channels_except_for_area_as_pytorch(pt: object) -> None:
+    for mode, shape in [("nearest", (1, 0, 4, 5)), ("linear", (1, 0, 4)),
+                        ("bilinear", (1, 0, 4, 5)), ("trilinear", (1, 0, 2, 4, 5))]:  # fmt: skip
+        for lib in (torch, pt):
+            with pytest.raises(RuntimeError, match="Non-empty"):
+                lib.nn.functional.interpolate(lib.ones(shape), size=3, mode=mode)
+            out = lib.nn.functional.interpolate(lib.ones((0, 2) + shape[2:]), size=3, mode=mode)
+            assert tuple(out.shape) == (0, 2) + (3,) * (len(shape) - 2)  # an empty batch is fine
+    for lib in (torch, pt):
+        out = lib.nn.functional.interpolate(lib.ones(1, 0, 4, 5), size=3, mode="area")
+        assert tuple(out.shape) == (1, 0, 3, 3)
+
+
 def test_interpolate_area_to_an_empty_size_and_infinite_scales_as_pytorch(pt: object) -> None:
     # "area" is adaptive average pooling: a size of 0 gives an empty output, not an error
     for kwargs in (dict(size=(0, 2)), dict(scale_factor=0.34), dict(scale_factor=(0.5, 1))):
