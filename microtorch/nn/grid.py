@@ -136,14 +136,14 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     n, c, *sizes = input.shape  # (H, W) or (D, H, W)
     out_sizes = tuple(grid.shape[1:-1])
     points = grid.reshape(n, 1, math.prod(out_sizes), spatial)  # (N, 1, P, s): a row of P
-    # the grid's last dim is (x, y[, z]): x runs along W (the last dim), y along H, z along
-    # D; each coordinate (N, 1, P) in pixels
-    coords = [_source_position(points[..., k], sizes[-1 - k], padding_mode, align_corners)
-              for k in range(spatial)]  # fmt: skip
     flat = input.reshape(n, c, math.prod(sizes))
     if mode == "bicubic":
         out = _bicubic(flat, points, sizes, padding_mode, align_corners)
         return out.reshape((n, c) + out_sizes)
+    # the grid's last dim is (x, y[, z]): x runs along W (the last dim), y along H, z along
+    # D; each coordinate (N, 1, P) in pixels
+    coords = [_source_position(points[..., k], sizes[-1 - k], padding_mode, align_corners)
+              for k in range(spatial)]  # fmt: skip
     if mode == "nearest":  # bilinear at the rounded position: all the weight on one pixel
         rounded = [_functional.round(p) for p in coords]  # derivative 0
         weight = 1.0
@@ -173,7 +173,7 @@ def _bicubic(flat: Tensor, points: Tensor, sizes: list, padding_mode: str,
     """mode="bicubic": each position (x, y) reads the 4 x 4 pixels around it, columns
     floor(x) - 1 .. floor(x) + 2 and rows likewise, weighted by Keys' cubic convolution
     (a = -0.75) of tx = x - floor(x) along x times that of ty along y. The position is not
-    folded into the image first: each of the 16 taps is (clamped or mirrored itself), as
+    folded into the image first: each of the 16 taps is clamped or mirrored on its own, as
     PyTorch does. points (N, 1, P, 2) -> (N, C, P)."""
     h, w = sizes
     x = _unnormalize(points[..., 0], w, align_corners)  # (N, 1, P)
