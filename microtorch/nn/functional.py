@@ -2669,6 +2669,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 f"interpolate: mode={mode!r} is not implemented for {input.dtype} inputs, as "
                 "in PyTorch (floating and uint8 only); convert the input with .float() first"
             )
+    elif input.dtype is _dtypes.uint8 and mode in ("bilinear", "bicubic"):
+        raise NotImplementedError(  # PyTorch's CPU kernels round in fixed point there
+            f"interpolate: mode={mode!r} of a uint8 image is not implemented in microtorch "
+            "(PyTorch has a uint8 kernel for it); convert the input with .float() first"
+        )
     else:
         _floating_only(input, f"interpolate (mode={mode!r})")
     in_sizes = tuple(input.shape[2:])
