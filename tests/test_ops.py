@@ -612,29 +612,57 @@ def np_interpolate_linear(a, sizes, align_corners=False, factors=None):
 
 
 def np_interpolate_bicubic(a, sizes, align_corners=False):
-    """Bicubic interpolation of (N, C, H, W) by a loop over output pixels: the 4 x 4 input
-    pixels around PyTorch's source position (not clamped at 0; edges repeat), weighted by
-    Keys' cubic kernel with a = -0.75 of the distance along each dim."""
+    """Keys' cubic convolution (a = -0.75) along H, then W, at PyTorch's source positions:
+    four taps around floor(src), each clamped to the edge, t = src - floor(src) in [0, 1]."""
 
-    def kernel(d, a=-0.75):
+    def weight(d):
         d = abs(d)
         if d <= 1:
-            return (a + 2) * d**3 - (a + 3) * d**2 + 1
-        return a * d**3 - 5 * a * d**2 + 8 * a * d - 4 * a if d < 2 else 0.0
+            return (1.25 * d - 2.25) * d * d + 1
+        return ((-0.75 * d + 3.75) * d - 6) * d + 3 if d < 2 else 0.0
 
-    def sources(n, o):
-        if align_corners:
-            return np.arange(o) * ((n - 1) / (o - 1) if o > 1 else 0.0)
-        return (np.arange(o) + 0.5) * (n / o) - 0.5
+    for dim, o in enumerate(sizes):
+        n, axis = a.shape[2 + dim], 2 + dim
+        rows = []
+        for i in range(o):
+            if align_corners:
+                src = i * (n - 1) / (o - 1) if o > 1 else 0.0
+            else:
+                src = (i + 0.5) * n / o - 0.5
+            i0 = min(int(np.floor(src)), n - 1)
+            t = min(max(src - i0, 0.0), 1.0)
+            taps = [np.take(a, min(max(i0 + k, 0), n - 1), axis) for k in (-1, 0, 1, 2)]
+            rows.append(sum(weight(k - t) * tap for k, tap in zip((-1, 0, 1, 2), taps)))
+        a = np.stack(rows, axis)
+    return a
 
-    (h, w), out = a.shape[2:], np.zeros(a.shape[:2] + tuple(sizes))
-    for i, y in enumerate(sources(h, sizes[0])):
-        for j, x in enumerate(sources(w, sizes[1])):
-            for r in range(int(np.floor(y)) - 1, int(np.floor(y)) + 3):
-                for c in range(int(np.floor(x)) - 1, int(np.floor(x)) + 3):
-                    pixel = a[:, :, min(max(r, 0), h - 1), min(max(c, 0), w - 1)]
-                    out[:, :, i, j] += kernel(y - r) * kernel(x - c) * pixel
-    return out
+
+def np_interpolate_antialias(a, sizes, cubic=False):
+    """antialias=True along H, then W: output i averages the inputs j whose centres lie
+    within the filter's support around c = scale * (i + 0.5), weighted by the triangle (or
+    Keys' cubic, a = -0.5) filter of (j + 0.5 - c) / max(scale, 1), normalised."""
+
+    def filt(d):
+        d = abs(d)
+        if not cubic:
+            return max(1 - d, 0.0)
+        if d <= 1:
+            return (1.5 * d - 2.5) * d * d + 1
+        return ((-0.5 * d + 2.5) * d - 4) * d + 2 if d < 2 else 0.0
+
+    for dim, o in enumerate(sizes):
+        n, axis = a.shape[2 + dim], 2 + dim
+        scale = n / o
+        stretch = max(scale, 1.0)
+        support = (2.0 if cubic else 1.0) * stretch
+        rows = []
+        for i in range(o):
+            c = scale * (i + 0.5)
+            js = range(max(int(np.floor(c - support + 0.5)), 0), min(int(c + support + 0.5), n))
+            w = np.array([filt((j + 0.5 - c) / stretch) for j in js])
+            rows.append(np.tensordot(w / w.sum(), np.take(a, list(js), axis), ([0], [axis])))
+        a = np.moveaxis(np.stack(rows, 0), 0, axis) if o != n else a
+    return a
 
 
 def np_affine_grid(theta, size, align_corners):
@@ -683,6 +711,61 @@ def np_grid_sample(a, grid, mode="bilinear", padding_mode="zeros", align_corners
         out[k, :, i, j] = (pixel(k, y0, x0) * (1 - fx) * (1 - fy) + pixel(k, y0, x0 + 1) * fx
                            * (1 - fy) + pixel(k, y0 + 1, x0) * (1 - fx) * fy
                            + pixel(k, y0 + 1, x0 + 1) * fx * fy)  # fmt: skip
+    return out
+
+
+def np_grid_sample_bicubic(a, grid, padding_mode="zeros", align_corners=False):
+    """bicubic grid_sample by a loop: the 4 x 4 pixels around each (unfolded) position,
+    Keys' weights (a = -0.75) along x times along y, each tap clamped ("border") or read as
+    zero outside ("zeros")."""
+    n, c, h, w = a.shape
+
+    def weight(d):
+        d = abs(d)
+        return (1.25 * d - 2.25) * d * d + 1 if d <= 1 else ((-0.75 * d + 3.75) * d - 6) * d + 3
+
+    def tap(k, y, x):
+        if padding_mode == "border":
+            y, x = min(max(y, 0), h - 1), min(max(x, 0), w - 1)
+        return a[k, :, y, x] if 0 <= y < h and 0 <= x < w else np.zeros(c)
+
+    out = np.zeros((n, c) + grid.shape[1:3])
+    for k, i, j in np.ndindex(n, *grid.shape[1:3]):
+        gx, gy = grid[k, i, j]
+        if align_corners:
+            x, y = (gx + 1) / 2 * (w - 1), (gy + 1) / 2 * (h - 1)
+        else:
+            x, y = ((gx + 1) * w - 1) / 2, ((gy + 1) * h - 1) / 2
+        x0, y0 = int(np.floor(x)), int(np.floor(y))
+        for dy, dx in itertools.product((-1, 0, 1, 2), repeat=2):
+            wt = weight(dx - (x - x0)) * weight(dy - (y - y0))
+            out[k, :, i, j] += wt * tap(k, y0 + dy, x0 + dx)
+    return out
+
+
+def np_grid_sample_3d(a, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
+    """grid_sample of a volume (N, C, D, H, W) at grid (N, Do, Ho, Wo, 3) ((x, y, z) each)
+    by a loop: the eight voxels around each position, trilinearly, or the nearest one."""
+    n, c, *sizes = a.shape
+
+    def source(v, m):
+        p = (v + 1) / 2 * (m - 1) if align_corners else ((v + 1) * m - 1) / 2
+        return p if padding_mode == "zeros" else min(max(p, 0.0), m - 1.0)  # or "border"
+
+    def voxel(k, zyx):
+        inside = all(0 <= q < m for q, m in zip(zyx, sizes))
+        return a[(k, slice(None)) + tuple(zyx)] if inside else np.zeros(c)
+
+    out = np.zeros((n, c) + grid.shape[1:4])
+    for k, i, j, l in np.ndindex(n, *grid.shape[1:4]):
+        zyx = [source(grid[k, i, j, l, 2 - t], sizes[t]) for t in range(3)]
+        if mode == "nearest":
+            out[k, :, i, j, l] = voxel(k, [int(np.rint(q)) for q in zyx])
+            continue
+        low = [int(np.floor(q)) for q in zyx]
+        for corner in itertools.product((0, 1), repeat=3):
+            weight = np.prod([q - q0 if b else 1 - (q - q0) for q, q0, b in zip(zyx, low, corner)])
+            out[k, :, i, j, l] += weight * voxel(k, [q0 + b for q0, b in zip(low, corner)])
     return out
 
 
@@ -4182,13 +4265,19 @@ NN = [
         lambda a: np_interpolate_linear(a, (6,), factors=(1.7,)),
     ),
     C(
+        "interpolate_bilinear_keeps_a_dim",  # W 2 -> 2 is a copy whatever the scale (CPU)
+        lambda T, F, a: F.interpolate(a, scale_factor=1.3, mode="bilinear"),
+        (x(1, 2, 4, 2),),
+        lambda a: np_interpolate_linear(a, (5,), factors=(1.3,)),
+    ),
+    C(
         "interpolate_bilinear_align_corners",
         lambda T, F, a: F.interpolate(a, size=(5, 2), mode="bilinear", align_corners=True),
         (x(1, 2, 3, 4),),
         lambda a: np_interpolate_linear(a, (5, 2), align_corners=True),
     ),
     C(
-        "interpolate_bicubic",  # 3 x 4 -> 5 x 7: taps past the edges read the edge pixels
+        "interpolate_bicubic_5x7",  # 3 x 4 -> 5 x 7: taps past the edges read the edge pixels
         lambda T, F, a: F.interpolate(a, size=(5, 7), mode="bicubic"),
         (x(1, 2, 3, 4),),
         lambda a: np_interpolate_bicubic(a, (5, 7)),
@@ -4198,6 +4287,30 @@ NN = [
         lambda T, F, a: F.interpolate(a, size=(2, 3), mode="bicubic", align_corners=True),
         (x(2, 1, 4, 5),),
         lambda a: np_interpolate_bicubic(a, (2, 3), align_corners=True),
+    ),
+    C(
+        "interpolate_bicubic",  # 3 x 4 -> 5 x 3: taps past the edges read the edge pixels
+        lambda T, F, a: F.interpolate(a, size=(5, 3), mode="bicubic"),
+        (x(1, 2, 3, 4),),
+        lambda a: np_interpolate_bicubic(a, (5, 3)),
+    ),
+    C(
+        "interpolate_bilinear_antialias",  # downsampling 7 -> 3: a triangle 7/3 wide
+        lambda T, F, a: F.interpolate(a, size=(3, 5), mode="bilinear", antialias=True),
+        (x(1, 2, 7, 4),),
+        lambda a: np_interpolate_antialias(a, (3, 5)),
+    ),
+    C(
+        "interpolate_bicubic_antialias",
+        lambda T, F, a: F.interpolate(a, size=(2, 6), mode="bicubic", antialias=True),
+        (x(2, 1, 5, 9),),
+        lambda a: np_interpolate_antialias(a, (2, 6), cubic=True),
+    ),
+    C(
+        "interpolate_bicubic_align_corners",
+        lambda T, F, a: F.interpolate(a, size=(2, 7), mode="bicubic", align_corners=True),
+        (x(2, 1, 4, 3),),
+        lambda a: np_interpolate_bicubic(a, (2, 7), align_corners=True),
     ),
     C(
         "interpolate_trilinear",
@@ -4246,6 +4359,36 @@ NN = [
         lambda T, F, a, g: F.grid_sample(a, g, padding_mode="reflection", align_corners=False),
         (x(1, 3, 3, 4), x(1, 3, 3, 2)),
         lambda a, g: np_grid_sample(a, g, padding_mode="reflection"),
+    ),
+    C(
+        "grid_sample_bicubic_zeros",  # the 4 x 4 pixels around each position
+        lambda T, F, a, g: F.grid_sample(a, g, "bicubic", align_corners=False),
+        (x(2, 2, 3, 4), x(2, 3, 2, 2)),
+        lambda a, g: np_grid_sample_bicubic(a, g),
+    ),
+    C(
+        "grid_sample_bicubic_border_align_corners",  # each tap clamped, not the position
+        lambda T, F, a, g: F.grid_sample(a, g, "bicubic", "border", align_corners=True),
+        (x(1, 2, 4, 3), x(1, 2, 3, 2)),
+        lambda a, g: np_grid_sample_bicubic(a, g, "border", True),
+    ),
+    C(
+        "grid_sample_trilinear_zeros",  # a volume: the eight voxels around each position
+        lambda T, F, a, g: F.grid_sample(a, g, align_corners=False),
+        (x(2, 2, 3, 2, 4), x(2, 2, 1, 3, 3)),
+        lambda a, g: np_grid_sample_3d(a, g),
+    ),
+    C(
+        "grid_sample_trilinear_border_align_corners",
+        lambda T, F, a, g: F.grid_sample(a, g, padding_mode="border", align_corners=True),
+        (x(1, 2, 2, 3, 3), x(1, 1, 2, 3, 3)),
+        lambda a, g: np_grid_sample_3d(a, g, padding_mode="border", align_corners=True),
+    ),
+    C(
+        "grid_sample_nearest_3d",
+        lambda T, F, a, g: F.grid_sample(a, g, "nearest", align_corners=False),
+        (x(1, 2, 3, 2, 4), x(1, 2, 2, 1, 3)),
+        lambda a, g: np_grid_sample_3d(a, g, "nearest"),
     ),
     C(
         "grid_sample_nearest",  # the grid's gradient is 0

@@ -1840,7 +1840,7 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
         if mode == "circular":  # PyTorch crops the negative widths first, then wraps
             cut = builtins.max(-left, 0)
             kept = n - cut - builtins.max(-right, 0)  # what is left to wrap around
-            too_small = kept < 0 or (kept == 0 and sizes[i] > 0)  # an empty result is fine
+            too_small = sizes[i] < 0 or (kept <= 0 and sizes[i] > 0)  # empty is fine
         else:  # PyTorch's kernels: no negative size, and not all the padded dims empty
             kept = n
             too_small = sizes[i] < 0 or not any(sizes)
@@ -1850,15 +1850,19 @@ def _pad_by_index(input: Tensor, pad: tuple, mode: str, value: float | None) -> 
                 f"{list(input.shape)} takes away more than mode={mode!r} allows (the output "
                 f"would have {sizes[i]} elements, {kept} of them from the input)"
             )
-        too_wide = {"reflect": builtins.max(left, right) >= n, "replicate": n == 0,
-                    "circular": builtins.max(left, right) > n}[mode]  # fmt: skip
+        # circular: at most what the negative widths leave, so that it wraps around once
+        # (PyTorch raises, or reads memory it never wrote, when a width is wider)
+        widest = builtins.max(left, right)
+        too_wide = {"reflect": widest >= n, "replicate": n == 0,
+                    "circular": sizes[i] > 0 and widest > kept}[mode]  # fmt: skip
         if too_wide:
             raise RuntimeError(
                 f"pad: padding ({left}, {right}) at dimension {dim} of input "
                 f"{list(input.shape)} is too wide for mode={mode!r} (reflect: less than the "
-                "dim's size; circular: at most its size; replicate: a non-empty dim)"
+                "dim's size; circular: at most the size left after negative widths, as "
+                "wrapping around more than once is refused; replicate: a non-empty dim)"
             )
-        if mode == "circular":  # -1 -> kept - 1, kept -> 0 (around again if need be)
+        if mode == "circular":  # -1 -> kept - 1, kept -> 0
             stop = kept + builtins.max(right, 0)
             positions = cut + xp.arange(-builtins.max(left, 0), stop) % kept
         else:
@@ -1954,6 +1958,11 @@ def _check_conv_weight(x: Tensor, weight: Tensor, bias: Tensor | None, groups: i
         raise RuntimeError(
             f"{op}: expected weight to be {spatial + 2}-D ({layout}, *kernel_size), but got "
             f"weight of size {list(weight.shape)}"
+        )
+    if weight.shape[1 if transposed else 0] == 0:  # no output channels: PyTorch refuses it
+        raise RuntimeError(
+            f"{op}: expected weight of size {list(weight.shape)} to have at least 1 "
+            f"{'output channel per group at dimension 1' if transposed else 'at dimension 0'}"
         )
     # the dim of the weight that groups splits, and the input channels it expects
     split, in_channels = (weight.shape[0],) * 2 if transposed else weight.shape[:2]
@@ -2217,6 +2226,16 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
         if divisor_override == 0:
             raise RuntimeError(f"{op}: divisor must be not zero")
     size = tuple(x.shape[2:])
+    if 0 in x.shape[1:]:  # only the batch may be empty, as in PyTorch
+        raise RuntimeError(
+            f"{op}: expected an input whose dims other than the batch dim are non-zero, but "
+            f"got input of size {list(input.shape)}"
+        )
+    if spatial == 3 and any(n < k for n, k in zip(size, kernel)):  # PyTorch's 3-d check
+        raise RuntimeError(
+            f"{op}: input image (D, H, W) = {size} is smaller than the kernel size {kernel} "
+            f"(the padding is not counted in 3-d pooling; input {list(input.shape)})"
+        )
     out = tuple(_pool_size(*a, ceil_mode) for a in zip(size, kernel, pads, stride))
     if any(o < 1 for o in out):
         raise RuntimeError(
@@ -2331,7 +2350,7 @@ def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -
     _floating_only(x, op)
     sizes = (output_size,) * spatial if not isinstance(output_size, Sequence) else output_size
     if len(sizes) != spatial:
-        raise ValueError(f"{op}: output_size must be {spatial} values, got {output_size!r}")
+        raise RuntimeError(f"{op}: output_size must be {spatial} values, got {output_size!r}")
     if spatial == 1 and sizes[0] is None:  # None (keep the size) is for the 2-d pool only
         raise TypeError(f"{op}: output_size must be an int or a tuple of one int, got None")
     sizes = tuple(n if s is None else s for s, n in zip(sizes, x.shape[2:]))
@@ -2541,6 +2560,11 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
             f"local_response_norm: Expected 3D or higher dimensionality input (N, C, *), got "
             f"{input.ndim} dimensions (shape {tuple(input.shape)})"
         )
+    if size < 1:
+        raise RuntimeError(
+            f"local_response_norm: size (the channels each window averages) should be greater "
+            f"than zero, but got size={size}"
+        )
     if input.numel() == 0:
         return input
     if input.ndim > 3:  # PyTorch averages these through avg_pool3d: autocast as it does
@@ -2586,7 +2610,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     return x.reshape((*batch, c * r * r, h // r, w // r))
 
 
-# the interpolating modes (align_corners applies): mode -> its number of spatial dims
+# the interpolating modes (those align_corners applies to): their spatial dims
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
@@ -2602,10 +2626,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     3 rows gives 3 rows, read as 0, 1, 2 and not 0, 0, 1). "nearest-exact" reads
     floor((i + 0.5) * scale). "linear" / "bilinear" / "trilinear" (3-D / 4-D / 5-D input)
     mix the two input positions around (i + 0.5) * scale - 0.5 (clamped at 0), or
-    i * (in - 1) / (out - 1) with align_corners=True, one dim after the other. "bicubic"
-    (4-D input) mixes the four around that position (not clamped), with Keys' cubic
-    convolution weights (a = -0.75, PyTorch's), the positions past an edge reading the edge.
-    "area" is adaptive average pooling to the output size."""
+    i * (in - 1) / (out - 1) with align_corners=True, one dim after the other (a dim that
+    keeps its size is copied). "bicubic" (4-D input) mixes the four input positions around
+    that point with cubic convolution weights. antialias=True (bilinear, bicubic) widens
+    the filter by the downsampling factor, so that every input is averaged in. "area" is
+    adaptive average pooling to the output size."""
     _check_tensor(input, "interpolate")
     modes = ("nearest", "nearest-exact", "area", *_LINEAR_MODES)
     if mode not in modes:
@@ -2619,11 +2644,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             "interpolate: align_corners option can only be set with the interpolating modes: "
             "linear | bilinear | bicubic | trilinear"
         )
-    if antialias:
-        if mode not in ("bilinear", "bicubic"):
-            raise ValueError("interpolate: anti-alias option is only supported for bilinear "
-                             "and bicubic modes")  # fmt: skip
-        raise NotImplementedError("interpolate: antialias=True is not implemented in microtorch")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise ValueError("interpolate: anti-alias option is only supported for bilinear and "
+                         "bicubic modes")  # fmt: skip
     spatial = input.ndim - 2
     if not 1 <= spatial <= 3:
         raise NotImplementedError(
@@ -2647,6 +2670,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 f"interpolate: mode={mode!r} is not implemented for {input.dtype} inputs, as "
                 "in PyTorch (floating and uint8 only); convert the input with .float() first"
             )
+    elif input.dtype is _dtypes.uint8 and mode in ("bilinear", "bicubic"):
+        raise NotImplementedError(  # PyTorch's CPU kernels round in fixed point there
+            f"interpolate: mode={mode!r} of a uint8 image is not implemented in microtorch "
+            "(PyTorch has a uint8 kernel for it); convert the input with .float() first"
+        )
     else:
         _floating_only(input, f"interpolate (mode={mode!r})")
     in_sizes = tuple(input.shape[2:])
@@ -2677,9 +2705,20 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 f"interpolate: scale_factor shape must match input shape; input is "
                 f"{spatial}D, scale_factor size is {len(factors)}"
             )
+        if not all(math.isfinite(float(f)) for f in factors):
+            raise RuntimeError(
+                f"interpolate: scale_factor must be finite, got {scale_factor} (the output "
+                "size cannot be converted to an int64 without overflow)"
+            )
         out_sizes = tuple(math.floor(n * float(f)) for n, f in zip(in_sizes, factors))
         scales = (None,) * spatial if recompute_scale_factor else factors
-    if any(n < 1 for n in in_sizes + out_sizes):
+    if mode != "area" and input.shape[1] == 0:  # PyTorch's resampling kernels refuse it
+        raise RuntimeError(
+            f"interpolate: Non-empty {input.ndim}D data tensor expected (only the batch may be "
+            f"empty) but got a tensor with sizes {list(input.shape)}"
+        )
+    # "area" is adaptive average pooling, which gives an empty output for a size of 0
+    if any(n < 1 for n in in_sizes + (out_sizes if mode != "area" else ())):
         raise RuntimeError(
             f"interpolate: Input and output sizes should be greater than 0, but got input "
             f"{list(in_sizes)} and output {list(out_sizes)} (input shape {tuple(input.shape)})"
@@ -2687,8 +2726,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     if mode == "area":
         return _adaptive_avg_pool(input, out_sizes, spatial, "interpolate (mode='area')")
     if linear:
-        weights = _cubic_interpolation_matrix if mode == "bicubic" else _linear_interpolation_matrix
-        matrices = [weights(n, o, factor, bool(align_corners), input)
+        if antialias:
+            matrices = [_antialias_matrix(n, o, factor, bool(align_corners), mode, input)
+                        for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
+            return _along_spatial_dims(input, matrices)
+        along = _cubic_interpolation_matrix if mode == "bicubic" else _linear_interpolation_matrix
+        matrices = [along(n, o, factor, bool(align_corners), input)
                     for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
         return _along_spatial_dims(input, matrices)
     xp = backend.xp_of(input.array)
@@ -2733,9 +2776,12 @@ def _linear_interpolation_matrix(size: int, out: int, factor: Any, align_corners
                                  like: Tensor) -> Tensor:  # fmt: skip
     """(out, size): row i mixes the input positions i0 = floor(src) and i0 + 1 (both kept
     inside [0, size)) with weights 1 - (src - i0) and src - i0, for the source position src
-    of output i; computed in the input's dtype, as PyTorch does."""
+    of output i; computed in the input's dtype, as PyTorch does. A dim that keeps its size
+    is copied whatever the scale or align_corners, as PyTorch's CPU kernels do."""
     xp = backend.xp_of(like.array)
     dtype = like.array.dtype
+    if out == size:
+        return Tensor._make(xp.eye(size, dtype=dtype))
     i = xp.arange(out, dtype=dtype)
     if align_corners:  # the corner pixels' centres line up: 0 -> 0, out - 1 -> size - 1
         src = i * dtype.type((size - 1) / (out - 1) if out > 1 else 0.0)
@@ -2750,12 +2796,23 @@ def _linear_interpolation_matrix(size: int, out: int, factor: Any, align_corners
     return Tensor._make(weights.astype(dtype))
 
 
+def _keys_cubic(d: Any, a: Any) -> Any:
+    """Keys' cubic convolution kernel at distances d (an array): 1 at 0, 0 at 1 and from 2
+    on; a = -0.75 for PyTorch's bicubic interpolation, -0.5 for its antialiasing filter."""
+    xp = backend.xp_of(d)
+    d = xp.abs(d)
+    near = ((a + 2) * d - (a + 3)) * d * d + 1  # |d| <= 1
+    far = ((a * d - 5 * a) * d + 8 * a) * d - 4 * a  # 1 < |d| < 2
+    return xp.where(d <= 1, near, xp.where(d < 2, far, 0 * d))
+
+
 def _cubic_interpolation_matrix(size: int, out: int, factor: Any, align_corners: bool,
                                 like: Tensor) -> Tensor:  # fmt: skip
-    """(out, size): row i mixes the input positions i0 - 1 .. i0 + 2 around the source
-    position src of output i (i0 = floor(src), src not clamped at 0 as in the linear modes),
-    with the cubic convolution weights of t = src - i0; a position outside [0, size) reads
-    the nearest edge, so its weight adds to the edge's."""
+    """(out, size) for mode="bicubic": row i mixes the four input positions i0 - 1 .. i0 + 2
+    around the source position src (i0 = floor(src), each kept inside [0, size)) with Keys'
+    cubic convolution weights (a = -0.75, as PyTorch) of t = src - i0, clamped to [0, 1].
+    src is i * (size - 1) / (out - 1) with align_corners, else (i + 0.5) * scale - 0.5 (not
+    clamped at 0, unlike linear); computed in the input's dtype, as PyTorch does."""
     xp = backend.xp_of(like.array)
     dtype = like.array.dtype
     i = xp.arange(out, dtype=dtype)
@@ -2764,20 +2821,45 @@ def _cubic_interpolation_matrix(size: int, out: int, factor: Any, align_corners:
     else:
         scale = dtype.type(1.0 / factor if factor is not None and factor > 0 else size / out)
         src = (i + dtype.type(0.5)) * scale - dtype.type(0.5)
-    start = xp.floor(src)
-    t = src - start  # (out,), in [0, 1)
-    a = dtype.type(-0.75)
-
-    def near(d):  # the kernel for a tap at distance d <= 1
-        return ((a + 2) * d - (a + 3)) * d * d + 1
-
-    def far(d):  # and for 1 < d < 2
-        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
-
-    taps = (far(t + 1), near(t), near(1 - t), far(2 - t))  # for i0 - 1, i0, i0 + 1, i0 + 2
+    low = xp.minimum(xp.floor(src).astype(xp.int64), size - 1)
+    t = xp.clip(src - low.astype(dtype), 0, 1)  # (out,)
     j = xp.arange(size)
     weights = xp.zeros((out, size), dtype=dtype)
-    for k, w in enumerate(taps):
-        position = xp.clip(start.astype(xp.int64) - 1 + k, 0, size - 1)
-        weights += (j == position[:, None]) * w[:, None]
-    return Tensor._make(weights)
+    for offset in (-1, 0, 1, 2):  # the neighbour at offset is |offset - t| away
+        column = xp.clip(low + offset, 0, size - 1)  # positions past the edge read the edge
+        w = _keys_cubic(offset - t, dtype.type(-0.75))
+        weights += (j == column[:, None]) * w[:, None]
+    return Tensor._make(weights.astype(dtype))
+
+
+def _antialias_matrix(size: int, out: int, factor: Any, align_corners: bool, mode: str,
+                      like: Tensor) -> Tensor:  # fmt: skip
+    """(out, size) for antialias=True: output i is the normalised average of the input
+    positions j whose centres j + 0.5 lie within the filter's support around its centre
+    c = scale * (i + 0.5), weighted by the triangle (bilinear) or Keys' cubic (a = -0.5,
+    bicubic) filter of (j + 0.5 - c) / max(scale, 1): when downsampling (scale > 1) the
+    filter stretches to cover every input it stands for. A dim that keeps its size is
+    copied, as PyTorch's kernel skips it."""
+    xp = backend.xp_of(like.array)
+    dtype = like.array.dtype
+    if out == size:
+        return Tensor._make(xp.eye(size, dtype=dtype))
+    if align_corners:
+        scale = (size - 1) / (out - 1) if out > 1 else 0.0
+    else:
+        scale = 1.0 / factor if factor is not None and factor > 0 else size / out
+    stretch = max(scale, 1.0)
+    support = (2.0 if mode == "bicubic" else 1.0) * stretch  # half the filter's width
+    centre = scale * (xp.arange(out, dtype=xp.float64) + 0.5)  # (out,)
+    first = xp.maximum(xp.floor(centre - support + 0.5), 0)  # the window of inputs read
+    stop = xp.minimum(xp.floor(centre + support + 0.5), size)
+    j = xp.arange(size, dtype=xp.float64)
+    distance = (j[None, :] + 0.5 - centre[:, None]) / stretch  # (out, size)
+    if mode == "bicubic":
+        weights = _keys_cubic(distance, -0.5)
+    else:
+        weights = xp.maximum(1 - xp.abs(distance), 0)
+    weights = weights * ((j >= first[:, None]) & (j < stop[:, None]))
+    total = weights.sum(1, keepdims=True)
+    weights = weights / xp.where(total == 0, 1.0, total)
+    return Tensor._make(weights.astype(dtype))

@@ -10,6 +10,8 @@ i at (2i + 1) / n - 1), so the result does not depend on the image's resolution.
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
 from .. import functional as _functional
@@ -50,10 +52,15 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
             f"respectively. Got size {size}."
         )
     spatial = len(size) - 2
-    if theta.ndim != 3 or tuple(theta.shape) != (size[0], spatial, spatial + 1):
+    if theta.ndim != 3 or tuple(theta.shape[1:]) != (spatial, spatial + 1):
         raise ValueError(
             f"Expected a batch of {spatial}D affine matrices of shape Nx{spatial}x{spatial + 1} "
             f"for size {size}. Got {tuple(theta.shape)}."
+        )
+    if theta.shape[0] != size[0]:  # PyTorch's matmul refuses it: a RuntimeError
+        raise RuntimeError(
+            f"affine_grid: theta holds {theta.shape[0]} matrices (shape {tuple(theta.shape)}) "
+            f"but size {size} asks for a batch of {size[0]}"
         )
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
@@ -84,10 +91,12 @@ _PADDING_MODES = ("zeros", "border", "reflection")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:  # fmt: skip
     """Read the image input (N, C, H, W) at the normalized positions grid (N, Ho, Wo, 2)
-    ((x, y) each, -1 .. 1 across the image): out (N, C, Ho, Wo). "bilinear" mixes the four
-    pixels around a position, "nearest" takes the closest (ties to even). Positions outside
-    read zeros ("zeros"), the edge pixel ("border") or the image mirrored at its edges
-    ("reflection")."""
+    ((x, y) each, -1 .. 1 across the image): out (N, C, Ho, Wo); a volume (N, C, D, H, W)
+    at grid (N, Do, Ho, Wo, 3) ((x, y, z)) gives (N, C, Do, Ho, Wo). "bilinear" mixes the
+    four pixels around a position (the eight voxels, trilinearly, for a volume), "nearest"
+    takes the closest (ties to even), "bicubic" (images only) the 4 x 4 around it with
+    cubic convolution weights. Positions outside read zeros ("zeros"), the edge
+    pixel ("border") or the image mirrored at its edges ("reflection")."""
     input, grid = autocast_inputs("grid_sample", input, grid)
     if mode not in _MODES:
         raise ValueError(
@@ -99,74 +108,143 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
             f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
             f"'reflection', but got: '{padding_mode}'"
         )
-    if mode == "bicubic":
-        raise NotImplementedError(
-            "grid_sample: mode='bicubic' is not implemented in microtorch ('bilinear' or 'nearest')"
-        )
     _functional._check_tensor(input, "grid_sample")
     _functional._check_tensor(grid, "grid_sample", "grid")
-    if input.ndim == 5:
-        raise NotImplementedError(
-            "grid_sample: 5-D input (volumetric sampling) is not implemented in microtorch; "
-            "only 4-D input (N, C, H, W) with a grid (N, H_out, W_out, 2)"
-        )
-    if input.ndim != 4 or grid.ndim != 4 or input.shape[0] != grid.shape[0]:
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim or input.shape[0] != grid.shape[0]:
         raise RuntimeError(
-            f"grid_sampler(): expected 4-D input (N, C, H, W) and grid (N, H_out, W_out, 2) "
-            f"with the same batch size, but got input with sizes {list(input.shape)} and grid "
-            f"with sizes {list(grid.shape)}"
+            f"grid_sampler(): expected 4-D input (N, C, H, W) with a grid (N, H_out, W_out, 2), "
+            f"or 5-D input (N, C, D, H, W) with a grid (N, D_out, H_out, W_out, 3), of the same "
+            f"batch size, but got input with sizes {list(input.shape)} and grid with sizes "
+            f"{list(grid.shape)}"
         )
-    if grid.shape[-1] != 2:
+    spatial = input.ndim - 2
+    if grid.shape[-1] != spatial:
         raise RuntimeError(
-            f"grid_sampler(): expected grid to have size 2 in last dimension, but got grid "
-            f"with sizes {list(grid.shape)}"
+            f"grid_sampler(): expected grid to have size {spatial} in last dimension, but got "
+            f"grid with sizes {list(grid.shape)}"
         )
     if not input.dtype.is_floating_point or input.dtype is not grid.dtype:
         raise RuntimeError(
             f"grid_sampler(): expected floating input and grid of one dtype, but got input "
             f"{input.dtype} and grid {grid.dtype}"
         )
+    if mode == "bicubic" and spatial == 3:  # PyTorch has no tricubic either
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if align_corners is None:
         warn_user(_DEFAULT_CHANGED)
         align_corners = False
-    n, c, h, w = input.shape
-    out_h, out_w = grid.shape[1], grid.shape[2]
-    points = grid.reshape(n, 1, out_h * out_w, 2)  # (N, 1, P, 2): one row of P positions
-    x = _source_position(points[..., 0], w, padding_mode, align_corners)  # (N, 1, P)
-    y = _source_position(points[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
+    n, c, *sizes = input.shape  # (H, W) or (D, H, W)
+    out_sizes = tuple(grid.shape[1:-1])
+    points = grid.reshape(n, 1, math.prod(out_sizes), spatial)  # (N, 1, P, s): a row of P
+    flat = input.reshape(n, c, math.prod(sizes))
+    if mode == "bicubic":
+        out = _bicubic(flat, points, sizes, padding_mode, align_corners)
+        return out.reshape((n, c) + out_sizes)
+    # the grid's last dim is (x, y[, z]): x runs along W (the last dim), y along H, z along
+    # D; each coordinate (N, 1, P) in pixels
+    coords = [_source_position(points[..., k], sizes[-1 - k], padding_mode, align_corners)
+              for k in range(spatial)]  # fmt: skip
     if mode == "nearest":  # bilinear at the rounded position: all the weight on one pixel
-        x, y = _functional.round(x), _functional.round(y)  # derivative 0
-        wx, wy = x - x.detach(), y - y.detach()  # 0, and so the grid's gradient is 0
-        out = _pixel(flat, x.detach(), y.detach(), h, w) * ((1 - wx) * (1 - wy))
+        rounded = [_functional.round(p) for p in coords]  # derivative 0
+        weight = 1.0
+        for p in rounded:
+            finite = _functional.nan_to_num(p)
+            # 1 (even where p is nan or inf, which read zeros); the grid's gradient is 0
+            weight = weight * (1 - (finite - finite.detach()))
+        out = _pixel(flat, [p.detach() for p in rounded], sizes) * weight
     else:
         with no_grad():  # the corners: their positions are constants for the gradient
-            x0, y0 = _functional.floor(x), _functional.floor(y)
-        wx, wy = x - x0, y - y0  # (N, 1, P): how far past the top-left corner
-        out = (_pixel(flat, x0, y0, h, w) * ((1 - wx) * (1 - wy))
-               + _pixel(flat, x0 + 1, y0, h, w) * (wx * (1 - wy))
-               + _pixel(flat, x0, y0 + 1, h, w) * ((1 - wx) * wy)
-               + _pixel(flat, x0 + 1, y0 + 1, h, w) * (wx * wy))  # fmt: skip
-    return out.reshape(n, c, out_h, out_w)
+            lows = [_functional.floor(p) for p in coords]
+        fractions = [p - low for p, low in zip(coords, lows)]  # how far past the low corner
+        out = 0.0
+        # each corner: 0 (low) or 1 (low + 1) along x, y (and z), weighted by the product
+        # of (1 - fraction) or fraction along each dim (2 ** spatial corners)
+        for corner in itertools.product((0, 1), repeat=spatial):
+            weight = 1.0
+            for step, f in zip(corner, fractions):
+                weight = weight * (f if step else 1 - f)
+            positions = [low + step for low, step in zip(lows, corner)]
+            out = out + _pixel(flat, positions, sizes) * weight
+    return out.reshape((n, c) + out_sizes)
 
 
-def _pixel(flat: Tensor, x: Tensor, y: Tensor, h: int, w: int) -> Tensor:
-    """flat (N, C, H*W) read at the integer positions x, y (N, 1, P): (N, C, P), zero where a
-    position falls outside the image."""
+def _bicubic(flat: Tensor, points: Tensor, sizes: list, padding_mode: str,
+             align_corners: bool) -> Tensor:  # fmt: skip
+    """mode="bicubic": each position (x, y) reads the 4 x 4 pixels around it, columns
+    floor(x) - 1 .. floor(x) + 2 and rows likewise, weighted by Keys' cubic convolution
+    (a = -0.75) of tx = x - floor(x) along x times that of ty along y. The position is not
+    folded into the image first: each of the 16 taps is clamped or mirrored on its own, as
+    PyTorch does. points (N, 1, P, 2) -> (N, C, P)."""
+    h, w = sizes
+    x = _unnormalize(points[..., 0], w, align_corners)  # (N, 1, P)
+    y = _unnormalize(points[..., 1], h, align_corners)
+    with no_grad():  # the taps' positions are constants for the gradient
+        x0, y0 = _functional.floor(x), _functional.floor(y)
+    weights_x, weights_y = _cubic_weights(x - x0), _cubic_weights(y - y0)
+    out = 0.0
+    for i, weight_y in zip((-1, 0, 1, 2), weights_y):
+        with no_grad():
+            row = _fold(y0 + i, h, padding_mode, align_corners)
+        for j, weight_x in zip((-1, 0, 1, 2), weights_x):
+            with no_grad():
+                column = _fold(x0 + j, w, padding_mode, align_corners)
+            out = out + _pixel(flat, [column, row], sizes) * (weight_x * weight_y)
+    return out
+
+
+def _cubic_weights(t: Tensor) -> list:
+    """The weights of the taps at offsets -1, 0, 1, 2 from floor(src) for t = src -
+    floor(src) in [0, 1): Keys' cubic convolution with a = -0.75 at distances 1 + t, t,
+    1 - t and 2 - t (the near branch within 1, the far one from 1 to 2)."""
+    a = -0.75
+
+    def near(d: Tensor) -> Tensor:
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d: Tensor) -> Tensor:
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _pixel(flat: Tensor, positions: list, sizes: list) -> Tensor:
+    """flat (N, C, prod(sizes)) read at the integer positions (x, y[, z]) (each (N, 1, P))
+    of an image of ``sizes`` (H, W) or (D, H, W): (N, C, P), zero where a position falls
+    outside the image (or is nan: a nan grid entry reads nothing)."""
     with no_grad():
-        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
-        index = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).long()
+        inside = None
+        index: Any = 0
+        for p, size, stride in zip(positions, reversed(sizes), _strides(sizes)):
+            fits = (p >= 0) & (p <= size - 1)  # False for nan
+            inside = fits if inside is None else inside & fits
+            index = index + p * stride
+        index = _functional.where(inside, index, 0.0).long()
         index = index.expand(flat.shape[0], flat.shape[1], index.shape[-1])
     return _functional.where(inside, _functional.gather(flat, 2, index), 0.0)
+
+
+def _strides(sizes: list) -> list:
+    """The flat-index stride of x, y (and z) in an image of ``sizes`` (H, W) / (D, H, W):
+    1, W (, H * W)."""
+    return [math.prod(sizes[len(sizes) - k :]) for k in range(len(sizes))]
 
 
 def _source_position(coord: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
     """Normalized coordinates -> pixel coordinates along a dim of ``size`` pixels, folded
     back into the image for "border" (clamped) and "reflection" (mirrored)."""
+    return _fold(_unnormalize(coord, size, align_corners), size, padding_mode, align_corners)
+
+
+def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
+    """Normalized coordinates (-1 .. 1 across the image) -> pixel coordinates."""
     if align_corners:
-        pixels = (coord + 1) * ((size - 1) / 2)
-    else:
-        pixels = ((coord + 1) * size - 1) / 2
+        return (coord + 1) * ((size - 1) / 2)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _fold(pixels: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
+    """Pixel coordinates outside the image folded back in: clamped ("border"), mirrored
+    ("reflection") or left as they are ("zeros", where they read zeros)."""
     if padding_mode == "reflection":  # mirror at the corner pixels' centres or outer edges
         if align_corners:
             pixels = _reflect(pixels, 0, 2 * (size - 1))

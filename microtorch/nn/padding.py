@@ -114,6 +114,16 @@ class CircularPad1d(_PadNd):
 
     _mode = "circular"
 
+    def forward(self, input: Tensor) -> Tensor:
+        # PyTorch's circular pad modules (only these) check the input's dims themselves
+        wanted = (self._dims + 1, self._dims + 2)
+        if input.ndim not in wanted:
+            raise ValueError(
+                f"{type(self).__name__}: expected {wanted[0]}D or {wanted[1]}D input (got "
+                f"{input.ndim}D input of shape {tuple(input.shape)})"
+            )
+        return super().forward(input)
+
 
 class CircularPad2d(CircularPad1d):
     """Pads the last two dims with the values from their other ends."""

@@ -149,6 +149,10 @@ def test_conv_transpose_errors_as_pytorch(pt: object) -> None:
         (lambda T, F: F.conv_transpose1d(T.ones(1, 2, 3), T.ones(2, 3, 0)), "greater than zero"),
         (lambda T, F: F.conv_transpose1d(T.ones(1, 2, 3), T.ones(2, 3, 2), stride=0), "stride"),
         (lambda T, F: F.conv_transpose2d(T.ones(1, 2, 3, 3), T.ones(2, 3, 2, 2, 2)), "4-D"),
+        (lambda T, F: F.conv_transpose2d(T.ones(1, 3, 4, 4), T.ones(3, 0, 1, 1)),
+         "at least 1 output channel"),
+        (lambda T, F: F.conv1d(T.ones(1, 3, 4), T.ones(0, 3, 1)), "at least 1 at dimension 0"),
+        (lambda T, F: F.conv3d(T.ones(1, 3, 4, 4, 4), T.ones(0, 3, 1, 1, 1)), "at least 1"),
     ]  # fmt: skip
     for call, message in calls:
         with pytest.raises(RuntimeError, match=message):

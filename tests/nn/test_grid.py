@@ -21,14 +21,19 @@ def pt() -> object:
     return pytest.importorskip("torch")
 
 
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
-@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (1, 2, 1, 4)])  # one row: reflection's edge
+# one row: reflection's edge; 5-D: volumes (trilinear), one of a single voxel deep
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (1, 2, 1, 4), (2, 2, 3, 4, 2), (1, 2, 1, 3, 1)])
 def test_grid_sample_matches_pytorch(pt: object, mode: str, padding_mode: str,
                                      align_corners: bool, shape: tuple) -> None:  # fmt: skip
+    if mode == "bicubic" and len(shape) == 5:
+        pytest.skip("bicubic is for images only (PyTorch raises for volumes)")
     rng = np.random.default_rng(0)
-    a, g = rng.standard_normal(shape), rng.uniform(-3, 3, (shape[0], 3, 6, 2))  # far outside
+    out_sizes = (3, 6) if len(shape) == 4 else (2, 3, 4)
+    a = rng.standard_normal(shape)
+    g = rng.uniform(-3, 3, (shape[0],) + out_sizes + (len(shape) - 2,))  # far outside too
     for dtype, tol in ((np.float64, 1e-12), (np.float32, 1e-5)):
         x, grid = (
             torch.tensor(a.astype(dtype), requires_grad=True),
@@ -92,7 +97,9 @@ ERRORS = [
     (lambda T: T.nn.functional.affine_grid(T.ones(2, 2, 3), (2, 3, 4), align_corners=False),
      NotImplementedError, "only supports 4D and 5D sizes"),
     (lambda T: T.nn.functional.affine_grid(T.ones(2, 2, 3), (3, 3, 4, 5), align_corners=False),
-     (ValueError, RuntimeError), None),
+     RuntimeError, "asks for a batch of 3"),
+    (lambda T: T.nn.functional.affine_grid(T.ones(2, 3, 3), (2, 3, 4, 5), align_corners=False),
+     ValueError, "shape Nx2x3"),
     (lambda T: T.nn.functional.affine_grid(T.ones(2, 2, 3, dtype=T.int64), (2, 3, 4, 5),
                                            align_corners=False),
      ValueError, "floating point type"),
@@ -110,6 +117,15 @@ ERRORS = [
     (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5), T.ones(2, 4, 5, 1),
                                            align_corners=False),
      RuntimeError, "size 2 in last dimension"),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5, 2), T.ones(2, 4, 5, 1, 2),
+                                           align_corners=False),
+     RuntimeError, "size 3 in last dimension"),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5, 2), T.ones(2, 4, 5, 2),
+                                           align_corners=False),
+     RuntimeError, "or 5-D input"),
+    (lambda T: T.nn.functional.grid_sample(T.ones(1, 1, 2, 2, 2), T.zeros(1, 1, 1, 1, 3),
+                                           mode="bicubic", align_corners=False),
+     RuntimeError, "bicubic interpolation only supports 4D"),  # PyTorch has no tricubic
     (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5, dtype=T.float64),
                                            T.ones(2, 4, 5, 2), align_corners=False),
      RuntimeError, None),
@@ -124,12 +140,23 @@ def test_grid_errors_as_pytorch(pt: object, call: object, error: type, message: 
         call(pt)
 
 
-def test_what_microtorch_leaves_out_is_refused_clearly() -> None:
-    with pytest.raises(NotImplementedError, match="bicubic"):
-        F.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 2), "bicubic",
-                      align_corners=False)  # fmt: skip
-    with pytest.raises(NotImplementedError, match="5-D input"):
-        F.grid_sample(torch.ones(1, 1, 2, 2, 2), torch.zeros(1, 1, 1, 1, 3), align_corners=False)
+def test_nan_and_infinite_grid_entries_read_as_pytorch(pt: object) -> None:
+    # they fall outside the image: bilinear weights turn the zeros into nan, nearest reads
+    # 0 (a nan position crashed the gather here before)
+    a = np.random.default_rng(0).standard_normal((1, 2, 3, 4))
+    inf, nan = float("inf"), float("nan")
+    g = np.array([[[[nan, 0.2], [0.3, nan], [inf, 0.0], [-inf, 0.5], [nan, nan], [0.1, 0.2]]]])
+    for mode in ("bilinear", "nearest"):
+        for align_corners in (True, False):
+            x, grid = torch.tensor(a, requires_grad=True), torch.tensor(g, requires_grad=True)
+            tx, tgrid = pt.tensor(a, requires_grad=True), pt.tensor(g, requires_grad=True)
+            ours = F.grid_sample(x, grid, mode, align_corners=align_corners)
+            theirs = pt.nn.functional.grid_sample(tx, tgrid, mode, align_corners=align_corners)
+            np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+            ours.sum().backward()
+            theirs.sum().backward()
+            np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+            np.testing.assert_allclose(grid.grad.numpy(), tgrid.grad.numpy(), rtol=1e-12)
 
 
 def test_grid_sample_on_device(device: str) -> None:
@@ -140,3 +167,11 @@ def test_grid_sample_on_device(device: str) -> None:
     assert y.device.type == device and tuple(y.shape) == (1, 2, 5, 5)
     y.sum().backward()
     assert x.grad.device.type == device and theta.grad.device.type == device
+    volume = torch.randn(1, 2, 3, 4, 2, device=device, requires_grad=True)
+    theta = torch.tensor([[[0.9, 0.1, 0.0, 0.2], [0.0, 1.1, -0.1, 0.0], [0.2, 0.0, 0.8, -0.3]]],
+                         device=device, requires_grad=True)  # fmt: skip
+    grid = F.affine_grid(theta, (1, 2, 2, 3, 3), align_corners=True)
+    y = F.grid_sample(volume, grid, mode="nearest", align_corners=True)
+    assert y.device.type == device and tuple(y.shape) == (1, 2, 2, 3, 3)
+    F.grid_sample(volume, grid, align_corners=True).sum().backward()
+    assert volume.grad.device.type == device and theta.grad.device.type == device

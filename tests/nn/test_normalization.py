@@ -156,6 +156,11 @@ def test_norm_errors() -> None:
         nn.GroupNorm(3, 4)
     with pytest.raises(NotImplementedError, match="batch_norm"):
         F.batch_norm(torch.ones(2, 3, dtype=torch.int64), None, None, training=True)
+    for size in (0, -1):  # an empty window of channels: PyTorch's pooling refuses it
+        with pytest.raises(RuntimeError, match="local_response_norm: size"):
+            F.local_response_norm(torch.ones(1, 4, 4), size)
+        with pytest.raises(RuntimeError, match="local_response_norm: size"):
+            nn.LocalResponseNorm(size)(torch.ones(1, 4, 4, 4))
 
 
 @pytest.mark.parametrize("shape", [(0, 2, 5), (2, 4, 0)])

@@ -89,11 +89,13 @@ def test_padding_and_upsampling_errors() -> None:
     with pytest.raises(RuntimeError, match="divisible by downscale_factor"):
         F.pixel_unshuffle(torch.ones(1, 3, 3, 2), 2)
     with pytest.raises(NotImplementedError, match="mode='lanczos' is not implemented"):
+        F.interpolate(torch.ones(1, 1, 4, 4), scale_factor=2, mode="lanczos")
+    with pytest.raises(NotImplementedError, match="mode='lanczos' is not implemented"):
         nn.Upsample(scale_factor=2, mode="lanczos")
     with pytest.raises(NotImplementedError, match="Got 3D input, but bicubic mode needs 4D"):
         F.interpolate(torch.ones(1, 1, 4), scale_factor=2, mode="bicubic")
-    with pytest.raises(NotImplementedError, match="antialias=True is not implemented"):
-        F.interpolate(torch.ones(1, 1, 4, 4), scale_factor=0.5, mode="bicubic", antialias=True)
+    with pytest.raises(ValueError, match="anti-alias option is only supported for bilinear"):
+        F.interpolate(torch.ones(1, 1, 4, 4), scale_factor=2, mode="nearest", antialias=True)
     with pytest.raises(NotImplementedError, match="interpolate"):  # no integer kernel there
         F.interpolate(torch.ones(1, 1, 4, 4, dtype=torch.int64), scale_factor=2, mode="bicubic")
     with pytest.raises(NotImplementedError, match="Got 3D input, but bilinear mode needs 4D"):
@@ -108,6 +110,18 @@ def test_padding_and_upsampling_errors() -> None:
         F.interpolate(torch.ones(1, 1, 4))
     with pytest.raises(ValueError, match="align_corners"):
         F.interpolate(torch.ones(1, 1, 4), size=3, align_corners=True)
+
+
+def test_circular_pad_modules_check_the_input_dims_as_pytorch(pt: object) -> None:
+    # only the circular pad modules check the dims themselves (a ValueError, not F.pad's
+    # NotImplementedError)
+    for cls, shape in [("CircularPad1d", (3,)), ("CircularPad2d", (3, 3)),
+                       ("CircularPad3d", (1, 1, 2, 3, 3, 3)), ("CircularPad2d", (1, 1, 2, 3, 3))]:  # fmt: skip
+        with pytest.raises(ValueError, match=f"{cls}: expected"):
+            getattr(nn, cls)(1)(torch.ones(*shape))
+        with pytest.raises(ValueError, match="expected"):
+            getattr(pt.nn, cls)(1)(pt.ones(*shape))
+    assert tuple(nn.CircularPad2d(1)(torch.ones(2, 3, 3)).shape) == (2, 5, 5)  # unbatched
 
 
 def test_deprecated_upsample_functions_warn_and_match_pytorch(pt: object) -> None:
@@ -132,9 +146,13 @@ def test_pad_circular_negative_widths_wrap_what_is_left() -> None:
     F = nn.functional
     assert F.pad(x, (-1, 2), mode="circular").tolist() == [[[1, 2, 3, 4, 5, 1, 2]]]
     assert F.pad(x, (2, -3), mode="circular").tolist() == [[[1, 2, 0, 1, 2]]]
-    assert F.pad(x, (-4, 3), mode="circular").tolist() == [[[4, 5, 4, 5, 4]]]  # around twice
     with pytest.raises(RuntimeError, match="too wide for mode='circular'"):
         F.pad(x, (0, 7), mode="circular")  # wider than the dim
+    # wider than what the negative width leaves: it would wrap around twice, which PyTorch
+    # refuses in 1-d (elsewhere it reads memory it never wrote)
+    for widths in [(-4, 3), (4, -3), (-1, 6), (0, 0, 2, -1)]:
+        with pytest.raises(RuntimeError, match="too wide for mode='circular'"):
+            F.pad(x if len(widths) == 2 else x.reshape(1, 2, 3), widths, mode="circular")
     for mode in ("reflect", "replicate", "circular"):
         with pytest.raises(RuntimeError, match="takes away more"):
             F.pad(x, (-4, -3), mode=mode)  # -1 elements
@@ -233,6 +251,103 @@ def test_interpolate_needs_non_empty_input_and_output_sizes(pt: object, shape: t
         nn.functional.interpolate(torch.ones(*shape), **kwargs)
     with pytest.raises(RuntimeError, match="sizes should be greater than 0"):
         pt.nn.functional.interpolate(pt.ones(*shape), **kwargs)
+
+
+def assert_resize_matches(pt: object, a: np.ndarray, resize: object) -> None:
+    """resize(T, x) (T: microtorch or PyTorch) gives PyTorch's output, in the input's dtype,
+    and input gradient, in float64 (to 1e-12) and float32 (to 1e-5)."""
+    for dtype, tol in (("float64", 1e-12), ("float32", 1e-5)):
+        x = torch.tensor(a.astype(dtype), requires_grad=True)
+        tx = pt.tensor(a.astype(dtype), requires_grad=True)
+        ours, theirs = resize(torch, x), resize(pt, tx)
+        assert ours.dtype.name == dtype
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol,
+                                   atol=tol)  # fmt: skip
+        r = np.random.default_rng(1).standard_normal(tuple(theirs.shape)).astype(dtype)
+        (ours * torch.tensor(r)).sum().backward()
+        (theirs * pt.tensor(r)).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((1, 2, 4, 2), dict(scale_factor=1.3, mode="bilinear")),  # W: 2 -> 2, H: 4 -> 5
+        ((1, 2, 3), dict(scale_factor=1.2, mode="linear", align_corners=True)),  # 3 -> 3
+        ((2, 1, 7, 1, 3), dict(scale_factor=1.3, mode="trilinear")),
+        ((1, 2, 5, 2), dict(scale_factor=(2.5, 1.3), mode="bilinear")),
+        ((1, 2, 5, 3), dict(size=(7, 3), mode="bilinear", align_corners=True)),
+    ],
+)
+def test_interpolate_linear_copies_a_dim_that_keeps_its_size(pt: object, shape: tuple,
+                                                             kwargs: dict) -> None:  # fmt: skip
+    # PyTorch's CPU kernels copy such a dim rather than sample it at 1 / scale_factor
+    a = np.random.default_rng(0).standard_normal(shape)
+    assert_resize_matches(pt, a, lambda T, x: T.nn.functional.interpolate(x, **kwargs))
+
+
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((2, 3, 4, 5), dict(size=(7, 3))),
+        ((1, 2, 3, 4), dict(scale_factor=2.5, align_corners=True)),
+        ((1, 2, 5, 6), dict(scale_factor=(0.34, 0.7))),  # downsampling: taps reach past both ends
+        ((1, 2, 5, 6), dict(scale_factor=(0.6, 2.2), recompute_scale_factor=True)),
+        ((1, 1, 1, 4), dict(size=(3, 1))),  # a single row: all four taps read it
+        ((1, 2, 4, 3), dict(scale_factor=1.3, align_corners=False)),  # 3 -> 3 at 1 / 1.3
+    ],
+)
+def test_interpolate_bicubic_matches_pytorch(pt: object, shape: tuple, kwargs: dict) -> None:
+    a = np.random.default_rng(0).standard_normal(shape)
+    assert_resize_matches(pt, a, lambda T, x: T.nn.Upsample(mode="bicubic", **kwargs)(x))
+    assert repr(nn.Upsample(scale_factor=2, mode="bicubic")) == repr(
+        pt.nn.Upsample(scale_factor=2, mode="bicubic")
+    )
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((2, 3, 9, 8), dict(size=(4, 3))),  # downsampling: the filter stretches
+        ((1, 2, 4, 5), dict(size=(7, 11))),  # upsampling: plain linear / cubic weights
+        ((1, 2, 13, 6), dict(scale_factor=(0.34, 2.2), align_corners=True)),
+        ((1, 2, 7, 16), dict(scale_factor=0.25, recompute_scale_factor=True)),
+        ((1, 1, 6, 5), dict(size=(6, 2))),  # H keeps its size: copied
+    ],
+)
+def test_interpolate_antialias_matches_pytorch(pt: object, mode: str, shape: tuple,
+                                               kwargs: dict) -> None:  # fmt: skip
+    # (PyTorch's CPU kernel misreads an input or output width of 1, which these avoid)
+    a = np.random.default_rng(0).standard_normal(shape)
+    assert_resize_matches(
+        pt, a, lambda T, x: T.nn.functional.interpolate(x, mode=mode, antialias=True, **kwargs)
+    )
+
+
+def test_interpolate_refuses_zero_channels_except_for_area_as_pytorch(pt: object) -> None:
+    for mode, shape in [("nearest", (1, 0, 4, 5)), ("linear", (1, 0, 4)),
+                        ("bilinear", (1, 0, 4, 5)), ("trilinear", (1, 0, 2, 4, 5))]:  # fmt: skip
+        for lib in (torch, pt):
+            with pytest.raises(RuntimeError, match="Non-empty"):
+                lib.nn.functional.interpolate(lib.ones(shape), size=3, mode=mode)
+            out = lib.nn.functional.interpolate(lib.ones((0, 2) + shape[2:]), size=3, mode=mode)
+            assert tuple(out.shape) == (0, 2) + (3,) * (len(shape) - 2)  # an empty batch is fine
+    for lib in (torch, pt):
+        out = lib.nn.functional.interpolate(lib.ones(1, 0, 4, 5), size=3, mode="area")
+        assert tuple(out.shape) == (1, 0, 3, 3)
+
+
+def test_interpolate_area_to_an_empty_size_and_infinite_scales_as_pytorch(pt: object) -> None:
+    # "area" is adaptive average pooling: a size of 0 gives an empty output, not an error
+    for kwargs in (dict(size=(0, 2)), dict(scale_factor=0.34), dict(scale_factor=(0.5, 1))):
+        for lib in (torch, pt):
+            out = lib.nn.functional.interpolate(lib.ones(1, 2, 1, 2), mode="area", **kwargs)
+            assert tuple(out.shape)[:2] == (1, 2) and 0 in tuple(out.shape)
+    for factor in (float("inf"), float("nan")):
+        for lib in (torch, pt):
+            with pytest.raises(RuntimeError):
+                lib.nn.functional.interpolate(lib.ones(1, 2, 3), scale_factor=factor)
 
 
 def test_interpolate_refuses_recompute_scale_factor_with_a_size(pt: object) -> None:

@@ -116,3 +116,37 @@ def test_adaptive_avg_pool1d_refuses_none_as_pytorch() -> None:
     for size in (None, (None,)):
         with pytest.raises(TypeError, match="output_size"):
             pt.nn.functional.adaptive_avg_pool1d(pt.ones(1, 2, 5), size)
+
+
+def test_pooling_refuses_the_inputs_pytorch_refuses(pt: object) -> None:
+    # avg_pool3d (and lp_pool3d, which PyTorch computes through it) wants every spatial dim
+    # at least the kernel's size, the padding not counted; every avg_pool wants non-empty
+    # dims other than the batch; adaptive pools one output size per spatial dim
+    F = nn.functional
+    calls = [
+        (lambda m, x: m.avg_pool3d(x, 3, padding=1), (1, 1, 2, 4, 4)),
+        (lambda m, x: m.avg_pool3d(x, (1, 2, 4), stride=2, padding=(0, 0, 1)), (2, 3, 2)),
+        (lambda m, x: m.avg_pool3d(x, (3, 1, 4), ceil_mode=True), (1, 2, 2, 7, 5)),
+        (lambda m, x: m.lp_pool3d(x, 2, 3), (1, 2, 7, 3, 2)),
+        (lambda m, x: m.avg_pool1d(x, 2), (1, 0, 4)),
+        (lambda m, x: m.avg_pool2d(x, 2), (1, 0, 4, 4)),
+        (lambda m, x: m.avg_pool2d(x, 2), (0, 4, 4)),  # unbatched: no dim may be empty
+        (lambda m, x: m.avg_pool3d(x, 1), (1, 1, 0, 4, 4)),
+        (lambda m, x: m.adaptive_avg_pool3d(x, (2, 2)), (1, 2, 4, 4, 4)),
+        (lambda m, x: m.adaptive_avg_pool2d(x, (2, 2, 2)), (1, 2, 4, 4)),
+    ]
+    for call, shape in calls:
+        with pytest.raises(RuntimeError):
+            call(pt.nn.functional, pt.ones(shape))
+        with pytest.raises(RuntimeError, match=r"pool\dd"):
+            call(F, torch.ones(shape))
+    # what still works: a 3-d window that fits, a 2-d one that fits only with the padding,
+    # an empty batch
+    for call, shape in [
+        (lambda m, x: m.avg_pool3d(x, 3, padding=1), (1, 1, 3, 4, 4)),
+        (lambda m, x: m.avg_pool2d(x, 3, padding=1), (1, 1, 2, 4)),
+        (lambda m, x: m.avg_pool3d(x, 2), (0, 2, 4, 4, 4)),
+    ]:
+        a = np.random.default_rng(0).standard_normal(shape)
+        ours, theirs = call(F, torch.tensor(a)), call(pt.nn.functional, pt.tensor(a))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-14)
