@@ -15,14 +15,9 @@ Differences from PyTorch:
   (PyTorch waits and raises);
 - det's gradient at a singular matrix is the adjugate, the true derivative (PyTorch 2.x
   gives zeros for some singular matrices); slogdet's gradient needs an invertible matrix;
-- solve_triangular solves with an LU factorisation of the triangle: the same values, but a
-  zero on its diagonal raises LinAlgError instead of giving inf;
 - qr(mode="r") has a gradient (PyTorch's backward raises);
-- pinv and matrix_rank accept ``hermitian`` but always use the SVD (same results);
 - lstsq returns what PyTorch's default CPU driver does: the solution, an empty residuals
   and singular_values, and the rank, whatever ``driver`` says;
-- inv_ex and solve_ex give nan for the matrices whose info is nonzero (PyTorch's values
-  there come from a division by zero: inf and nan);
 - cond's gradient for p in ("fro", inf, -inf, 1, -1) is computed (PyTorch 2.13's backward
   raises an in-place error there);
 - ldl_factor and ldl_solve factorise each matrix of a batch in a Python loop (the pivot
@@ -36,10 +31,9 @@ from __future__ import annotations
 
 import builtins
 import collections
-import contextlib
 import math
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy
@@ -145,16 +139,30 @@ def _matrices(A: Any, op: str, square: bool = False, name: str = "A", float16: b
     return A
 
 
-@contextlib.contextmanager
-def _singular_raises(op: str, A: Tensor, what: str = "singular") -> Iterator[None]:
-    """NumPy's LinAlgError as ours, naming the op and the shape."""
-    try:
-        yield
-    except numpy.linalg.LinAlgError as error:
-        raise LinAlgError(
-            f"{op}: the input of shape {tuple(A.shape)} is {what} ({error}), so the "
-            "computation could not be completed"
-        ) from None
+# PyTorch's messages for LAPACK's info (formatted with it by _raise_on_info)
+_SINGULAR = ("The diagonal element {} is zero, the inversion could not be completed because "
+             "the input matrix is singular.")  # fmt: skip
+_NOT_POSITIVE_DEFINITE = (
+    "The factorization could not be completed because the input is not positive-definite "
+    "(the leading minor of order {} is not positive-definite)."
+)
+
+
+def _check_factorizable(op: str, A: Tensor, result: Tensor | None, factor: str,
+                        message: str) -> None:  # fmt: skip
+    """PyTorch's LinAlgError for the first matrix of A whose LU (factor "lu") or Cholesky
+    factor ("cholesky") LAPACK reports as failed (info > 0), looked for when ``result`` is
+    None (NumPy refused) or, on the CPU, not all finite (a nan input too; on a GPU, CuPy does
+    not check without waiting for it, and the result holds inf or nan there)."""
+    if result is not None and (
+        A.device.type == "cuda" or bool(F.backend.xp_of(result.array).isfinite(result.array).all())
+    ):
+        return
+    a = A.detach().array
+    info = ops.lu_factor_arrays(a)[2] if factor == "lu" else ops.cholesky_arrays(a)[1]
+    _raise_on_info(info, op, message)
+    if result is None:  # (NumPy's LAPACK failed where the factorisation here did not)
+        raise LinAlgError(f"{op}: {message.format('?')}")
 
 
 # ---------------------------------------------------------------- norms
@@ -250,6 +258,8 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
             f"{op} got an invalid norm type: {p}; use None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1"
         )
     _matrices(A, f"{op}(ord={p})", square=True)
+    if A.shape[-1] == 0:  # empty matrices: 0, as in PyTorch (and as for p None above)
+        return F.sum(A.detach(), (-2, -1))
     info = _singular_info(A, op, False)
     invertible = _identity_where_singular(info, A)
     product = matrix_norm(invertible, p) * matrix_norm(inv(invertible), p)
@@ -273,20 +283,21 @@ def slogdet(A: Tensor) -> SlogdetResult:
 def inv(A: Tensor) -> Tensor:
     """The inverse of each square matrix (LinAlgError if one is singular)."""
     (A,) = autocast_inputs("inv", A)
-    with _singular_raises("linalg.inv", A):
-        return ops.Inv.apply(_matrices(A, "linalg.inv", square=True))
+    result = ops.Inv.apply(_matrices(A, "linalg.inv", square=True))
+    _check_factorizable("linalg.inv", A, result, "lu", _SINGULAR)
+    return result
 
 
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> InvExResult:
     """(inverse, info): inv(A) without raising for singular matrices; info (int32, one per
     matrix) is 0 where A is invertible, else the 1-based index of the first zero on U's
-    diagonal in A = P L U, whose inverse is then nan. check_errors raises LinAlgError
-    instead."""
+    diagonal in A = P L U, whose inverse then holds the inf and nan of its divisions by zero
+    (PyTorch's). check_errors raises LinAlgError instead."""
     op = "linalg.inv_ex"
     (A,) = autocast_inputs("inv_ex", A)
     _matrices(A, op, square=True)
     info = _singular_info(A, op, check_errors)
-    return InvExResult(_where_invertible(info, A, inv), info)
+    return InvExResult(ops.Inv.apply(A), info)
 
 
 def _singular_info(A: Tensor, op: str, check_errors: bool) -> Tensor:
@@ -294,8 +305,7 @@ def _singular_info(A: Tensor, op: str, check_errors: bool) -> Tensor:
     first zero U[j, j] of its LU; with check_errors, LinAlgError naming the first."""
     info = ops.lu_factor_arrays(A.detach().array)[2]
     if check_errors:
-        _raise_on_info(info, op, "The diagonal element {} is zero, the inversion could not "
-                       "be completed because the input matrix is singular")  # fmt: skip
+        _raise_on_info(info, op, _SINGULAR)
     return Tensor._make(info)
 
 
@@ -307,19 +317,6 @@ def _raise_on_info(info: Any, op: str, message: str) -> None:
         i = int(failed[0])
         where = f"(Batch element {i}): " if info.ndim else ""
         raise LinAlgError(f"{op}: {where}{message.format(int(info.reshape(-1)[i]))}")
-
-
-def _where_invertible(info: Tensor, A: Tensor, solver: Any) -> Tensor:
-    """solver(A) for the matrices whose info is 0 and nan for the others (solved as the
-    identity, so that the batch computes and their gradient is 0); the result may be a batch
-    of vectors or of matrices, its batch dims A's or broadcast from them."""
-    if not bool((info > 0).any()):
-        return solver(A)
-    result = solver(_identity_where_singular(info, A))
-    failed = F.unsqueeze(F.unsqueeze(info > 0, -1), -1)
-    if result.ndim == A.ndim - 1:  # vectors (..., n)
-        failed = F.squeeze(failed, -1)
-    return F.where(failed, math.nan, result)
 
 
 def _identity_where_singular(info: Tensor, A: Tensor) -> Tensor:
@@ -335,6 +332,14 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     broadcast."""
     A, B = autocast_inputs("solve", A, B)
     op = "linalg.solve"
+    result = _solve_vectors_or_matrices(A, B, left, op)
+    _check_factorizable(op, A, result, "lu", "The solver failed because the input matrix is "
+                        "singular.")  # fmt: skip
+    return result
+
+
+def _solve_vectors_or_matrices(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
+    """solve without its check for singular A (inf and nan there)."""
     _matrices(A, op, square=True)
     F._check_tensor(B, op, "B")
     vector = B.ndim == 1 or tuple(B.shape) == tuple(A.shape[:-1])
@@ -348,11 +353,13 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False
              ) -> SolveExResult:  # fmt: skip
     """(result, info): solve(A, B, left=left) without raising for singular A; info as in
-    inv_ex (the result is nan for those matrices), LinAlgError with check_errors."""
+    inv_ex (the result holds inf and nan for those matrices), LinAlgError with
+    check_errors."""
     op = "linalg.solve_ex"
+    A, B = autocast_inputs("solve", A, B)
     _matrices(A, op, square=True)
     info = _singular_info(A, op, check_errors)
-    return SolveExResult(_where_invertible(info, A, lambda M: solve(M, B, left=left)), info)
+    return SolveExResult(_solve_vectors_or_matrices(A, B, left, op), info)
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
@@ -393,21 +400,23 @@ def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
             f"{'AX = B' if left else 'XA = B'} ({tuple(A.shape)} and {given})"
         )
     F._check_broadcast(tuple(A.shape[:-2]), tuple(B.shape[:-2]), op + " (batch dims)")
-    with _singular_raises(op, A):
-        return ops.Solve.apply(A if left else F.swapaxes(A, -1, -2), B)
+    return ops.Solve.apply(A if left else F.swapaxes(A, -1, -2), B)  # (inf, nan if singular)
 
 
 def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,
          atol: float | None = None, rtol: float | None = None) -> Tensor:  # fmt: skip
     """The pseudo-inverse, through the SVD: singular values at or below max(atol, rtol *
     largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given).
-    ``rcond`` is PyTorch's older, positional name for rtol."""
+    ``rcond`` is PyTorch's older, positional name for rtol. With hermitian, A is taken as
+    symmetric, its lower triangle read, and the eigenvalues take the singular values' place."""
     _matrices(A, "linalg.pinv")
     if rcond is not None:
         _check_older_tolerance("linalg.pinv", "rcond", atol, rtol)
         rtol = rcond
     atol, rtol = _tolerances(A, atol, rtol)
-    return ops.Pinv.apply(A, atol=atol, rtol=rtol)
+    if hermitian:  # (eigh wants square matrices)
+        _matrices(A, "linalg.eigh", square=True)
+    return ops.Pinv.apply(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
@@ -477,17 +486,21 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of the vectors in x's last dim: x (..., n) gives (..., n, N)
-    with columns x^0, x^1, ..., x^(N-1) (N = n by default), by repeated products."""
+    with columns x^0, x^1, ..., x^(N-1) (N = n by default), by repeated products; int64 for
+    integer x."""
     F._check_tensor(x, "linalg.vander", "x")
     if x.ndim == 0:
         raise RuntimeError("linalg.vander: x must have at least one dimension, got a 0-d tensor")
-    if x.dtype is _dtypes.bool:
+    if x.dtype in (_dtypes.bool, _dtypes.float16):
         raise RuntimeError(
-            "linalg.vander supports floating point, complex, and integer tensors, but got Bool"
+            "linalg.vander supports floating point, complex, and integer tensors, but got "
+            f"{x.dtype}, as in PyTorch (no bool or float16); use .float()"
         )
     N = x.shape[-1] if N is None else N
     if N <= 1:
         raise RuntimeError(f"linalg.vander: N must be greater than 1, got N={N}")
+    if not x.dtype.is_floating_point:  # integers of every width give int64, as in PyTorch
+        x = F.cast(x, _dtypes.int64)
     columns = [ones_like(x), x]
     while len(columns) < N:
         columns.append(F.mul(columns[-1], x))
@@ -569,7 +582,8 @@ def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
                 atol: float | None = None, rtol: float | None = None) -> Tensor:  # fmt: skip
     """How many singular values of each matrix are above max(atol, rtol * largest) (int64, no
     gradient; default rtol eps * max(m, n), 0 when only atol is given). ``tol`` is PyTorch's
-    older, positional form: an absolute tolerance (atol=tol, rtol=0)."""
+    older, positional form: an absolute tolerance (atol=tol, rtol=0). With hermitian, A is
+    taken as symmetric, its lower triangle read, and |eigenvalues| are counted instead."""
     (A,) = autocast_inputs("matrix_rank", A)
     _matrices(A, "linalg.matrix_rank")
     if tol is not None:
@@ -577,7 +591,11 @@ def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
         atol, rtol = tol, 0.0
     atol, rtol = _tolerances(A, atol, rtol)
     xp = F.backend.xp_of(A.array)
-    s = xp.linalg.svd(A.array, compute_uv=False)
+    if hermitian:  # the singular values of a symmetric matrix: |w|, sorted descending
+        _matrices(A, "linalg.eigh", square=True)
+        s = xp.sort(xp.abs(xp.linalg.eigvalsh(A.array)), axis=-1)[..., ::-1]
+    else:
+        s = xp.linalg.svd(A.array, compute_uv=False)
     cutoff = xp.maximum(atol, rtol * s[..., :1])
     return Tensor._make(xp.asarray((s > cutoff).sum(axis=-1), dtype="int64"))
 
@@ -641,8 +659,12 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     A = U.mT @ U when upper); LinAlgError if A is not positive-definite."""
     (A,) = autocast_inputs("cholesky", A)
     op = "linalg.cholesky"
-    with _singular_raises(op, A, "not positive-definite"):
-        L = ops.Cholesky.apply(_matrices(A, op, square=True))
+    _matrices(A, op, square=True)
+    try:
+        L = ops.Cholesky.apply(A)
+    except numpy.linalg.LinAlgError:
+        L = None
+    _check_factorizable(op, A, L, "cholesky", _NOT_POSITIVE_DEFINITE)
     return F.swapaxes(L, -1, -2) if upper else L
 
 
@@ -657,9 +679,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False
     _matrices(A, op, square=True)
     partial, info = ops.cholesky_arrays(A.detach().array)
     if check_errors:
-        _raise_on_info(info, op, "The factorization could not be completed because the input "
-                       "is not positive-definite (the leading minor of order {} is not "
-                       "positive-definite).")  # fmt: skip
+        _raise_on_info(info, op, _NOT_POSITIVE_DEFINITE)
     info = Tensor._make(info)
     if bool((info > 0).any()):
         failed = F.unsqueeze(F.unsqueeze(info > 0, -1), -1)
@@ -712,7 +732,12 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     if n < tau.shape[-1]:
         raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to "
                            f"tau.shape[-1], got {n} and {tau.shape[-1]}")  # fmt: skip
-    identity = eye(m, n, dtype=A.dtype, device=A.device)
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):  # (no broadcasting, as in PyTorch)
+        raise RuntimeError(
+            f"{op}: Expected batch dimensions of tau to be equal to input.shape[:-2] = "
+            f"{tuple(A.shape[:-2])}, but got {tuple(tau.shape[:-1])}"
+        )
+    identity = eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape)  # (k = 0 too)
     return apply_householder(A, tau, identity, left=True, transpose=False)
 
 
@@ -866,10 +891,11 @@ def lu_unpack(LU: Tensor, pivots: Tensor, unpack_data: bool = True, unpack_pivot
         L, U = empty, Tensor._make(empty.array.copy())
     P = empty
     if unpack_pivots:
-        if pivots.dtype.is_floating_point or pivots.shape[-1:] != (k,):
+        if pivots.dtype is not _dtypes.int32 or pivots.shape[-1:] != (k,):
             raise RuntimeError(
-                f"{op}: LU_pivots must be an integer tensor of shape (..., {k}) for LU of "
-                f"shape {tuple(LU.shape)}, got {pivots.dtype} of shape {tuple(pivots.shape)}"
+                f"{op}: LU_pivots must be an int32 tensor (lu_factor's) of shape (..., {k}) for "
+                f"LU of shape {tuple(LU.shape)}, got {pivots.dtype} of shape "
+                f"{tuple(pivots.shape)}"
             )
         P = Tensor._make(ops.permutation_matrix(pivots.array, m, LU.array.dtype))
     return LUResult(P, L, U)
@@ -883,6 +909,10 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     op = "linalg.lu_solve"
     _matrices(LU, op, square=True, name="LU")
     _matrices(B, op, name="B")
+    F._check_tensor(pivots, op, "pivots")
+    if pivots.dtype is not _dtypes.int32:
+        raise RuntimeError(f"{op}: pivots should be a Tensor of scalar type int32 (lu_factor's), "
+                           f"got {pivots.dtype}")  # fmt: skip
     n = LU.shape[-1]
     if (B.shape[-2] if left else B.shape[-1]) != n:
         raise RuntimeError(
