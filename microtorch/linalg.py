@@ -16,8 +16,9 @@ Differences from PyTorch:
 - det's gradient at a singular matrix is the adjugate, the true derivative (PyTorch 2.x
   gives zeros for some singular matrices); slogdet's gradient needs an invertible matrix;
 - qr(mode="r") has a gradient (PyTorch's backward raises);
-- lstsq returns what PyTorch's default CPU driver does: the solution, an empty residuals
-  and singular_values, and the rank, whatever ``driver`` says;
+- lstsq computes the solution from the SVD whatever ``driver`` says (its extra outputs are
+  the driver's): the same for full-rank A, but where rcond cuts singular values off,
+  "gelsy" (a QR with column pivoting in PyTorch) may count another rank and solution;
 - cond's gradient for p in ("fro", inf, -inf, 1, -1) is computed (PyTorch 2.13's backward
   raises an in-place error there);
 - ldl_factor and ldl_solve factorise each matrix of a batch in a Python loop (the pivot
@@ -630,14 +631,24 @@ def _check_older_tolerance(op: str, name: str, atol: Any, rtol: Any) -> None:
 
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None
           ) -> LstsqResult:  # fmt: skip
-    """The least-squares solution X of A @ X = B (the minimum-norm one, pinv(A) @ B, as
-    PyTorch's default CPU driver gives for full-rank A), with PyTorch's default-driver
-    extras: residuals and singular_values empty, rank the rank of A. Only the solution
-    has a gradient."""
+    """The least-squares solution X of A @ X = B (the minimum-norm one, pinv(A) @ B, singular
+    values at or below rcond * largest taken as 0, except for "gels"), with the extras of
+    PyTorch's ``driver`` (default "gelsy" on the CPU, "gels" on CUDA): rank (int64, not
+    for "gels"), the singular values of A ("gelsd", "gelss") and residuals, |A X - B|^2
+    of each column of B (for m > n, "gels", or "gelsd" / "gelss" with every A of full
+    rank), else empty. The solution and the residuals have gradients."""
     A, B = autocast_inputs("lstsq", A, B)
     op = "linalg.lstsq"
     _matrices(A, op)
     F._check_tensor(B, op, "B")
+    if driver is None:
+        driver = "gels" if A.device.type == "cuda" else "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                           f"gelsy, gelsd, gelss), got {driver!r}")  # fmt: skip
+    if A.device.type == "cuda" and driver != "gels":
+        raise RuntimeError(f"torch.linalg.lstsq: `driver` other than `gels` is not supported on "
+                           f"CUDA, as in PyTorch; got {driver!r}")  # fmt: skip
     vector = B.ndim == A.ndim - 1
     B2 = F.unsqueeze(B, -1) if vector else B
     if B2.shape[-2] != A.shape[-2]:
@@ -645,12 +656,24 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
             f"{op}: A and B must have the same number of rows, got shapes {tuple(A.shape)} "
             f"and {tuple(B.shape)}"
         )
+    if driver == "gels":  # (a QR, which assumes full rank: no rcond)
+        rcond = None
     X = _matmul(pinv(A, rtol=rcond), B2)  # (not autocast: lstsq is one op in PyTorch)
-    empty = F.backend.xp_of(A.array).zeros((0,), dtype=A.array.dtype)
-    return LstsqResult(
-        F.squeeze(X, -1) if vector else X, Tensor._make(empty), matrix_rank(A.detach()),
-        Tensor._make(empty.copy()),
-    )  # fmt: skip
+    xp = F.backend.xp_of(A.array)
+    empty = Tensor._make(xp.zeros((0,), dtype=A.array.dtype))
+    m, n = A.shape[-2:]
+    rank = Tensor._make(xp.zeros((0,), dtype="int64"))
+    if driver != "gels":
+        rank = matrix_rank(A.detach(), rtol=rcond)
+    full_rank = driver == "gels" or (driver != "gelsy" and bool((rank.array == n).all()))
+    residuals = empty
+    if m > n and full_rank:  # (the minimum: its gradient through X is 0, as it should be)
+        residuals = F.sum(F.square(_matmul(A, X) - B2), -2)
+    if driver in ("gelsd", "gelss"):
+        singular_values = svdvals(A.detach())
+    else:
+        singular_values = Tensor._make(empty.array.copy())  # (not the residuals' array)
+    return LstsqResult(F.squeeze(X, -1) if vector else X, residuals, rank, singular_values)
 
 
 # ---------------------------------------------------------------- decompositions

@@ -224,6 +224,38 @@ def test_lstsq_extra_outputs_as_pytorch_default_driver() -> None:
         np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-10)
 
 
+@pytest.mark.parametrize("driver", ["gels", "gelsy", "gelsd", "gelss"])
+@pytest.mark.parametrize("shape", [(2, 5, 3), (3, 5), (4, 4)])
+def test_lstsq_outputs_of_each_driver_as_pytorch(driver: str, shape: tuple) -> None:
+    """residuals for tall A ("gels"; "gelsd" and "gelss" when every A is full rank), rank
+    (not "gels"), singular values ("gelsd", "gelss"); the residuals' gradient too."""
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal(shape), rng.standard_normal((*shape[:-1], 2))
+    results = []
+    for T in (microtorch, torch):
+        x = T.tensor(a, requires_grad=True)
+        out = T.linalg.lstsq(x, T.tensor(b), driver=driver)
+        if out.residuals.numel():
+            out.residuals.sum().backward()
+        results.append([t.detach().numpy() for t in out] + [x.grad])
+        with pytest.raises(RuntimeError, match="driver"):
+            T.linalg.lstsq(x, T.tensor(b), driver="gelsx")
+    for ours, theirs in zip(*results):
+        if theirs is None:
+            assert ours is None
+            continue
+        theirs = theirs.numpy() if isinstance(theirs, torch.Tensor) else theirs
+        ours = ours.numpy() if isinstance(ours, microtorch.Tensor) else ours
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-10)
+    deficient = a.copy()
+    deficient[..., -1] = deficient[..., 0]  # rank n - 1: no residuals from gelsd / gelss
+    for T in (microtorch, torch):
+        out = T.linalg.lstsq(T.tensor(deficient), T.tensor(b), driver=driver)
+        assert out.residuals.numel() == (2 * math.prod(shape[:-2]) if driver == "gels" and
+                                         shape[-2] > shape[-1] else 0)  # fmt: skip
+
+
 def test_matrix_power_zero_and_errors() -> None:
     a = microtorch.randn(2, 3, 3)
     np.testing.assert_array_equal(
