@@ -1228,6 +1228,12 @@ def test_the_new_linalg_functions_on_every_device(device: str) -> None:
     assert a.grad.shape == (2, 3, 3)
     singular = T.tensor([[1.0, 2.0], [2.0, 4.0]], device=device)
     assert T.linalg.inv_ex(singular).info.item() == 2
+    assert not T.linalg.inv_ex(singular).inverse.isfinite().any().item()  # (inf, as PyTorch)
+    zero_diagonal = T.tensor([[1.0, 2.0], [0.0, 0.0]], device=device)
+    x = T.linalg.solve_triangular(zero_diagonal, T.ones(2, 1, device=device), upper=True)
+    assert not x.isfinite().all().item()
+    q, r = T.linalg.qr(T.tensor(np.diag([2.0, 1.0, 0.0]), device=device, requires_grad=True))
+    r.sum().backward()  # (R is singular: nan, not an error)
     assert T.linalg.cholesky_ex(-singular).info.item() == 1
     spd = a.detach() @ a.detach().mT
     L = T.linalg.cholesky(spd)
