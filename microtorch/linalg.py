@@ -116,13 +116,14 @@ LDLFactorExResult = collections.namedtuple("LDLFactorExResult", ["LD", "pivots",
 
 # ---------------------------------------------------------------- argument checks
 def _matrices(A: Any, op: str, square: bool = False, name: str = "A", float16: bool = False,
-              integers: type = RuntimeError) -> Tensor:  # fmt: skip
+              integers: type = RuntimeError, halves: type = NotImplementedError
+              ) -> Tensor:  # fmt: skip
     """A itself if it is a float32/float64 (or, if allowed, float16) tensor of (batches of)
-    matrices, square if asked; otherwise PyTorch's error (``integers``: the one its op
-    raises for integer and bool tensors)."""
+    matrices, square if asked; otherwise PyTorch's error (``integers``, ``halves``: the ones
+    its op raises for integer and bool tensors, and for float16)."""
     F._check_tensor(A, op, name)
     if A.dtype is _dtypes.float16 and not float16:
-        raise NotImplementedError(f"{op}: float16 is not supported, as in PyTorch; use .float()")
+        raise halves(f"{op}: float16 is not supported, as in PyTorch; use .float()")
     if not A.dtype.is_floating_point:
         raise integers(
             f"{op}: Expected a floating point tensor as input. Got {A.dtype}; use .float() first"
@@ -180,7 +181,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: 
     values), inf / -inf (largest / smallest absolute row sum), 1 / -1 (the same of columns),
     2 / -2 (largest / smallest singular value)."""
     op = "linalg.matrix_norm"
-    _matrices(A, op, float16=ord not in ("nuc", 2, -2))  # (no float16 SVD, as in PyTorch)
+    _matrices(A, op, float16=ord not in ("nuc", 2, -2), halves=RuntimeError)  # (no float16 SVD)
     if dtype is not None:
         A = F._cast_for_norm(A, dtype, op)
     if not isinstance(dim, (tuple, list)):  # (an int or None is the wrong type, as in PyTorch)
@@ -247,9 +248,9 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
     singular."""
     op = "linalg.cond"
     (A,) = autocast_inputs("cond", A)
-    _matrices(A, op)
+    _matrices(A, op, float16=True)  # (float16: each branch's own error, as in PyTorch)
     if p is None or (not isinstance(p, str) and p in (2, -2)):
-        s = svdvals(A)
+        s = svdvals(_matrices(A, op))
         if s.shape[-1] == 0:  # empty matrices: 0, as in PyTorch
             return F.sum(s, -1)
         largest, smallest = s[..., 0], s[..., -1]
@@ -258,7 +259,7 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
         raise RuntimeError(
             f"{op} got an invalid norm type: {p}; use None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1"
         )
-    _matrices(A, f"{op}(ord={p})", square=True)
+    _matrices(A, f"{op}(ord={p})", square=True, halves=RuntimeError)
     if A.shape[-1] == 0:  # empty matrices: 0, as in PyTorch (and as for p None above)
         return F.sum(A.detach(), (-2, -1))
     info = _singular_info(A, op, False)
@@ -275,7 +276,7 @@ def det(A: Tensor) -> Tensor:
 
 def slogdet(A: Tensor) -> SlogdetResult:
     """(sign, log|det|) of each square matrix: the determinant without its overflow."""
-    _matrices(A, "linalg.slogdet", square=True)
+    _matrices(A, "linalg.slogdet", square=True, halves=RuntimeError)
     xp = F.backend.xp_of(A.array)
     sign, logabsdet = (xp.asarray(t) for t in xp.linalg.slogdet(A.array))
     return SlogdetResult(ops.DetSign.apply(A, value=sign), ops.LogAbsDet.apply(A, value=logabsdet))
@@ -284,7 +285,7 @@ def slogdet(A: Tensor) -> SlogdetResult:
 def inv(A: Tensor) -> Tensor:
     """The inverse of each square matrix (LinAlgError if one is singular)."""
     (A,) = autocast_inputs("inv", A)
-    result = ops.Inv.apply(_matrices(A, "linalg.inv", square=True))
+    result = ops.Inv.apply(_matrices(A, "linalg.inv", square=True, halves=RuntimeError))
     _check_factorizable("linalg.inv", A, result, "lu", _SINGULAR)
     return result
 
@@ -296,7 +297,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> InvExResult:
     (PyTorch's). check_errors raises LinAlgError instead."""
     op = "linalg.inv_ex"
     (A,) = autocast_inputs("inv_ex", A)
-    _matrices(A, op, square=True)
+    _matrices(A, op, square=True, halves=RuntimeError)
     info = _singular_info(A, op, check_errors)
     return InvExResult(ops.Inv.apply(A), info)
 
@@ -410,7 +411,7 @@ def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,
     largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given).
     ``rcond`` is PyTorch's older, positional name for rtol. With hermitian, A is taken as
     symmetric, its lower triangle read, and the eigenvalues take the singular values' place."""
-    _matrices(A, "linalg.pinv")
+    _matrices(A, "linalg.pinv", halves=RuntimeError)
     if rcond is not None:
         _check_older_tolerance("linalg.pinv", "rcond", atol, rtol)
         rtol = rcond
@@ -586,7 +587,7 @@ def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
     older, positional form: an absolute tolerance (atol=tol, rtol=0). With hermitian, A is
     taken as symmetric, its lower triangle read, and |eigenvalues| are counted instead."""
     (A,) = autocast_inputs("matrix_rank", A)
-    _matrices(A, "linalg.matrix_rank")
+    _matrices(A, "linalg.matrix_rank", halves=RuntimeError)
     if tol is not None:
         _check_older_tolerance("linalg.matrix_rank", "tol", atol, rtol)
         atol, rtol = tol, 0.0
@@ -639,7 +640,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     rank), else empty. The solution and the residuals have gradients."""
     A, B = autocast_inputs("lstsq", A, B)
     op = "linalg.lstsq"
-    _matrices(A, op)
+    _matrices(A, op, halves=RuntimeError)
     F._check_tensor(B, op, "B")
     if driver is None:
         driver = "gels" if A.device.type == "cuda" else "gelsy"
@@ -901,7 +902,7 @@ def lu_unpack(LU: Tensor, pivots: Tensor, unpack_data: bool = True, unpack_pivot
     """(P, L, U) from lu_factor's packed LU and pivots (L, U empty without unpack_data, P
     empty without unpack_pivots)."""
     op = "lu_unpack"
-    _matrices(LU, op, name="LU_data")
+    _matrices(LU, op, name="LU_data", float16=True)  # (float16 too, as in PyTorch)
     F._check_tensor(pivots, op, "LU_pivots")
     m, n = LU.shape[-2:]
     k = builtins.min(m, n)

@@ -523,6 +523,38 @@ def test_integer_inputs_raise_not_implemented_where_pytorch_does(call, dtype: st
             call(T, T.eye(2).to(getattr(T, dtype)))
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda T, a: T.linalg.slogdet(a),
+        lambda T, a: T.logdet(a),
+        lambda T, a: T.linalg.inv(a),
+        lambda T, a: T.linalg.inv_ex(a),
+        lambda T, a: T.linalg.pinv(a),
+        lambda T, a: T.linalg.matrix_rank(a),
+        lambda T, a: T.linalg.lstsq(a, a),
+        lambda T, a: T.linalg.matrix_norm(a, 2),
+        lambda T, a: T.linalg.cond(a, 1),
+        lambda T, a: T.linalg.cond(a),
+        lambda T, a: T.linalg.det(a),
+        lambda T, a: T.linalg.svd(a),
+        lambda T, a: T.cdist(a, a),
+    ],
+)
+def test_float16_inputs_raise_pytorchs_error_type(call) -> None:
+    """PyTorch's CPU float16 refusals: RuntimeError ("Low precision dtypes not supported")
+    from its checks, NotImplementedError from its kernels; lu_unpack takes float16."""
+    a = np.eye(3, dtype=np.float16)
+    with pytest.raises(RuntimeError) as theirs:
+        call(torch, torch.tensor(a))
+    with pytest.raises(RuntimeError if theirs.type is not NotImplementedError else
+                       NotImplementedError) as ours:  # fmt: skip
+        call(microtorch, microtorch.tensor(a))
+    assert (theirs.type is NotImplementedError) == (ours.type is NotImplementedError)
+    LU, pivots = microtorch.linalg.lu_factor(microtorch.eye(3))
+    assert microtorch.lu_unpack(LU.half(), pivots).L.dtype is microtorch.float16
+
+
 def test_pinv_rcond_and_matrix_rank_tol_older_forms_as_pytorch() -> None:
     """pinv(A, rcond) is rtol=rcond; matrix_rank(A, tol) is atol=tol, rtol=0; neither mixes
     with atol=/rtol= (TypeError)."""
