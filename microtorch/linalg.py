@@ -10,11 +10,16 @@ or LDL^T with LAPACK's pivots, so lu_factor (getrf) and ldl_factor (sytrf, in
 PyTorch's.
 
 Differences from PyTorch:
-- a singular or non-positive-definite matrix raises ``LinAlgError`` on the CPU; on a GPU
-  CuPy does not check unless it waits for the GPU, so the result holds inf or nan there
-  (PyTorch waits and raises);
+- a singular or non-positive-definite matrix raises ``LinAlgError`` on the CPU, with
+  PyTorch's message; on a GPU CuPy does not check unless it waits for the GPU, so the
+  result holds inf or nan there (PyTorch waits and raises). The functions that do not
+  raise in PyTorch (solve_triangular, cholesky_solve, the _ex forms, the backward of
+  slogdet, qr, lu_factor at singular inputs) give its inf and nan, from the LU and
+  substitutions written out in ``microtorch/ops/linalg.py`` where NumPy refuses;
 - det's gradient at a singular matrix is the adjugate, the true derivative (PyTorch 2.x
-  gives zeros for some singular matrices); slogdet's gradient needs an invertible matrix;
+  gives zeros for some singular matrices);
+- cholesky_ex's gradient is 0 for the matrices whose info is nonzero (PyTorch's applies
+  the formula to the partial factor);
 - qr(mode="r") has a gradient (PyTorch's backward raises);
 - lstsq computes the solution from the SVD whatever ``driver`` says (its extra outputs are
   the driver's): the same for full-rank A, but where rcond cuts singular values off,
