@@ -149,6 +149,7 @@ def _matrices(A: Any, op: str, square: bool = False, name: str = "A", float16: b
 # PyTorch's messages for LAPACK's info (formatted with it by _raise_on_info)
 _SINGULAR = ("The diagonal element {} is zero, the inversion could not be completed because "
              "the input matrix is singular.")  # fmt: skip
+_SOLVER_SINGULAR = "The solver failed because the input matrix is singular."
 _NOT_POSITIVE_DEFINITE = (
     "The factorization could not be completed because the input is not positive-definite "
     "(the leading minor of order {} is not positive-definite)."
@@ -307,12 +308,13 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> InvExResult:
     return InvExResult(ops.Inv.apply(A), info)
 
 
-def _singular_info(A: Tensor, op: str, check_errors: bool) -> Tensor:
+def _singular_info(A: Tensor, op: str, check_errors: bool, message: str = _SINGULAR) -> Tensor:
     """LAPACK's info for square A: 0 for each invertible matrix, else 1 + the index of the
-    first zero U[j, j] of its LU; with check_errors, LinAlgError naming the first."""
+    first zero U[j, j] of its LU; with check_errors, LinAlgError (``message``) naming the
+    first."""
     info = ops.lu_factor_arrays(A.detach().array)[2]
     if check_errors:
-        _raise_on_info(info, op, _SINGULAR)
+        _raise_on_info(info, op, message)
     return Tensor._make(info)
 
 
@@ -340,8 +342,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     A, B = autocast_inputs("solve", A, B)
     op = "linalg.solve"
     result = _solve_vectors_or_matrices(A, B, left, op)
-    _check_factorizable(op, A, result, "lu", "The solver failed because the input matrix is "
-                        "singular.")  # fmt: skip
+    _check_factorizable(op, A, result, "lu", _SOLVER_SINGULAR)
     return result
 
 
@@ -365,7 +366,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     op = "linalg.solve_ex"
     A, B = autocast_inputs("solve", A, B)
     _matrices(A, op, square=True)
-    info = _singular_info(A, op, check_errors)
+    info = _singular_info(A, op, check_errors, _SOLVER_SINGULAR)
     return SolveExResult(_solve_vectors_or_matrices(A, B, left, op), info)
 
 
