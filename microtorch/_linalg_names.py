@@ -15,6 +15,7 @@ from ._warn import warn_user
 from .amp.autocast_mode import autocast_inputs
 from .factories import eye, zeros_like
 from .functional import _check_broadcast, _check_tensor, matmul, mean, swapaxes, where
+from .functional import diagonal as F_diagonal
 from .ops import linalg as ops
 
 
@@ -88,8 +89,8 @@ def cholesky_solve(
             f"{input.shape[-2]} by {input.shape[-1]}"
         )
     _check_broadcast(tuple(input.shape[:-2]), tuple(input2.shape[:-2]), op)
-    with linalg._singular_raises(op, input2):
-        return write_out(ops.CholeskySolve.apply(input, input2, upper=upper), out, "cholesky_solve")
+    return write_out(ops.CholeskySolve.apply(input, input2, upper=upper), out, "cholesky_solve")
+    # (inf, nan for a zero on input2's diagonal, as in PyTorch)
 
 
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
@@ -97,6 +98,10 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Any = None) -> 
     cholesky_solve of the identity."""
     (input,) = autocast_inputs("cholesky_inverse", input)
     linalg._matrices(input, "cholesky_inverse", square=True, integers=NotImplementedError)
+    # a zero on the factor's diagonal raises, as in PyTorch (LAPACK's potri reports it)
+    zeros = F_diagonal(input.detach(), 0, -2, -1).array == 0
+    info = zeros.argmax(-1).astype("int32") + 1 if zeros.shape[-1] else zeros.sum(-1)
+    linalg._raise_on_info(info * zeros.any(-1), "cholesky_inverse", linalg._SINGULAR)
     identity = eye(input.shape[-1], dtype=input.dtype, device=input.device)
     return write_out(cholesky_solve(identity, input, upper), out, "cholesky_inverse")
 
@@ -122,10 +127,17 @@ def triangular_solve(
     input, A = autocast_inputs("triangular_solve", input, A)
     linalg._matrices(input, op, integers=NotImplementedError)
     linalg._matrices(A, op, square=True, name="A", integers=NotImplementedError)
+    if input.dtype is not A.dtype:  # (linalg.solve_triangular casts; this one refuses)
+        raise RuntimeError(
+            f"{op}: Expected b and A to have the same dtype, but found b of type {input.dtype} "
+            f"and A of type {A.dtype} instead; cast one, e.g. b.to(A.dtype)"
+        )
     T = swapaxes(A, -1, -2) if transpose else A
     upper = upper != transpose  # (the transpose of an upper triangle is a lower one)
     X = linalg.solve_triangular(T, input, upper=upper, unitriangular=unitriangular)
-    return write_out(return_types.triangular_solve(X, A.clone()), out, "triangular_solve")
+    # the copy of A has the batch dims broadcast against input's, as PyTorch's
+    cloned = A.expand(*X.shape[:-2], *A.shape[-2:]).clone()
+    return write_out(return_types.triangular_solve(X, cloned), out, "triangular_solve")
 
 
 def svd(
@@ -260,11 +272,18 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
             f"torch.ormqr: other.shape[{-2 if left else -1}] must be equal to input.shape[-2], "
             f"got {tuple(other.shape)} and {tuple(input.shape)}"
         )
-    if tau.shape[-1] > input.shape[-1]:
+    k = min(rows, input.shape[-1])
+    if tau.shape[-1] != k:
         raise RuntimeError(
-            f"torch.ormqr: tau.shape[-1] must be less than or equal to input.shape[-1], got "
-            f"{tau.shape[-1]} and {input.shape[-1]}"
+            f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{-2 if left else -1}], "
+            f"input.shape[-1]) = {k}, got {tau.shape[-1]}"
         )
+    for name, dims in (("other", other.shape[:-2]), ("tau", tau.shape[:-1])):
+        if tuple(dims) != tuple(input.shape[:-2]):  # (no broadcasting, as in PyTorch)
+            raise RuntimeError(
+                f"torch.ormqr: Expected batch dimensions of {name} to be equal to "
+                f"input.shape[:-2] = {tuple(input.shape[:-2])}, but got {tuple(dims)}"
+            )
     return write_out(linalg.apply_householder(input, tau, other, left, transpose), out, "ormqr")
 
 

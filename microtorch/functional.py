@@ -3168,6 +3168,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         raise RuntimeError(
             f"cdist: x1 and x2 must have the same dtype, got {x1.dtype} and {x2.dtype}"
         )
+    if x1.dtype is _dtypes.float16 and x1.device.type == "cpu":  # (PyTorch's CUDA kernel has it)
+        raise NotImplementedError("cdist: float16 is not implemented on the CPU, as in PyTorch; "
+                                  "use .float()")  # fmt: skip
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(
             f"cdist: x1 and x2 must have the same number of columns, got x1 {tuple(x1.shape)} "

@@ -10,19 +10,20 @@ or LDL^T with LAPACK's pivots, so lu_factor (getrf) and ldl_factor (sytrf, in
 PyTorch's.
 
 Differences from PyTorch:
-- a singular or non-positive-definite matrix raises ``LinAlgError`` on the CPU; on a GPU
-  CuPy does not check unless it waits for the GPU, so the result holds inf or nan there
-  (PyTorch waits and raises);
+- a singular or non-positive-definite matrix raises ``LinAlgError`` on the CPU, with
+  PyTorch's message; on a GPU CuPy does not check unless it waits for the GPU, so the
+  result holds inf or nan there (PyTorch waits and raises). The functions that do not
+  raise in PyTorch (solve_triangular, cholesky_solve, the _ex forms, the backward of
+  slogdet, qr, lu_factor at singular inputs) give its inf and nan, from the LU and
+  substitutions written out in ``microtorch/ops/linalg.py`` where NumPy refuses;
 - det's gradient at a singular matrix is the adjugate, the true derivative (PyTorch 2.x
-  gives zeros for some singular matrices); slogdet's gradient needs an invertible matrix;
-- solve_triangular solves with an LU factorisation of the triangle: the same values, but a
-  zero on its diagonal raises LinAlgError instead of giving inf;
+  gives zeros for some singular matrices);
+- cholesky_ex's gradient is 0 for the matrices whose info is nonzero (PyTorch's applies
+  the formula to the partial factor);
 - qr(mode="r") has a gradient (PyTorch's backward raises);
-- pinv and matrix_rank accept ``hermitian`` but always use the SVD (same results);
-- lstsq returns what PyTorch's default CPU driver does: the solution, an empty residuals
-  and singular_values, and the rank, whatever ``driver`` says;
-- inv_ex and solve_ex give nan for the matrices whose info is nonzero (PyTorch's values
-  there come from a division by zero: inf and nan);
+- lstsq computes the solution from the SVD whatever ``driver`` says (its extra outputs are
+  the driver's): the same for full-rank A, but where rcond cuts singular values off,
+  "gelsy" (a QR with column pivoting in PyTorch) may count another rank and solution;
 - cond's gradient for p in ("fro", inf, -inf, 1, -1) is computed (PyTorch 2.13's backward
   raises an in-place error there);
 - ldl_factor and ldl_solve factorise each matrix of a batch in a Python loop (the pivot
@@ -35,10 +36,9 @@ Differences from PyTorch:
 from __future__ import annotations
 
 import builtins
-import contextlib
 import math
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy
@@ -104,13 +104,14 @@ class LinAlgError(RuntimeError):
 
 # ---------------------------------------------------------------- argument checks
 def _matrices(A: Any, op: str, square: bool = False, name: str = "A", float16: bool = False,
-              integers: type = RuntimeError) -> Tensor:  # fmt: skip
+              integers: type = RuntimeError, halves: type = NotImplementedError
+              ) -> Tensor:  # fmt: skip
     """A itself if it is a float32/float64 (or, if allowed, float16) tensor of (batches of)
-    matrices, square if asked; otherwise PyTorch's error (``integers``: the one its op
-    raises for integer and bool tensors)."""
+    matrices, square if asked; otherwise PyTorch's error (``integers``, ``halves``: the ones
+    its op raises for integer and bool tensors, and for float16)."""
     F._check_tensor(A, op, name)
     if A.dtype is _dtypes.float16 and not float16:
-        raise NotImplementedError(f"{op}: float16 is not supported, as in PyTorch; use .float()")
+        raise halves(f"{op}: float16 is not supported, as in PyTorch; use .float()")
     if not A.dtype.is_floating_point:
         raise integers(
             f"{op}: Expected a floating point tensor as input. Got {A.dtype}; use .float() first"
@@ -128,16 +129,31 @@ def _matrices(A: Any, op: str, square: bool = False, name: str = "A", float16: b
     return A
 
 
-@contextlib.contextmanager
-def _singular_raises(op: str, A: Tensor, what: str = "singular") -> Iterator[None]:
-    """NumPy's LinAlgError as ours, naming the op and the shape."""
-    try:
-        yield
-    except numpy.linalg.LinAlgError as error:
-        raise LinAlgError(
-            f"{op}: the input of shape {tuple(A.shape)} is {what} ({error}), so the "
-            "computation could not be completed"
-        ) from None
+# PyTorch's messages for LAPACK's info (formatted with it by _raise_on_info)
+_SINGULAR = ("The diagonal element {} is zero, the inversion could not be completed because "
+             "the input matrix is singular.")  # fmt: skip
+_SOLVER_SINGULAR = "The solver failed because the input matrix is singular."
+_NOT_POSITIVE_DEFINITE = (
+    "The factorization could not be completed because the input is not positive-definite "
+    "(the leading minor of order {} is not positive-definite)."
+)
+
+
+def _check_factorizable(op: str, A: Tensor, result: Tensor | None, factor: str,
+                        message: str) -> None:  # fmt: skip
+    """PyTorch's LinAlgError for the first matrix of A whose LU (factor "lu") or Cholesky
+    factor ("cholesky") LAPACK reports as failed (info > 0), looked for when ``result`` is
+    None (NumPy refused) or, on the CPU, not all finite (a nan input too; on a GPU, CuPy does
+    not check without waiting for it, and the result holds inf or nan there)."""
+    if result is not None and (
+        A.device.type == "cuda" or bool(F.backend.xp_of(result.array).isfinite(result.array).all())
+    ):
+        return
+    a = A.detach().array
+    info = ops.lu_factor_arrays(a)[2] if factor == "lu" else ops.cholesky_arrays(a)[1]
+    _raise_on_info(info, op, message)
+    if result is None:  # (NumPy's LAPACK failed where the factorisation here did not)
+        raise LinAlgError(f"{op}: {message.format('?')}")
 
 
 # ---------------------------------------------------------------- norms
@@ -154,7 +170,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: 
     values), inf / -inf (largest / smallest absolute row sum), 1 / -1 (the same of columns),
     2 / -2 (largest / smallest singular value)."""
     op = "linalg.matrix_norm"
-    _matrices(A, op, float16=ord not in ("nuc", 2, -2))  # (no float16 SVD, as in PyTorch)
+    _matrices(A, op, float16=ord not in ("nuc", 2, -2), halves=RuntimeError)  # (no float16 SVD)
     if dtype is not None:
         A = F._cast_for_norm(A, dtype, op)
     if not isinstance(dim, (tuple, list)):  # (an int or None is the wrong type, as in PyTorch)
@@ -221,9 +237,9 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
     singular."""
     op = "linalg.cond"
     (A,) = autocast_inputs("cond", A)
-    _matrices(A, op)
+    _matrices(A, op, float16=True)  # (float16: each branch's own error, as in PyTorch)
     if p is None or (not isinstance(p, str) and p in (2, -2)):
-        s = svdvals(A)
+        s = svdvals(_matrices(A, op))
         if s.shape[-1] == 0:  # empty matrices: 0, as in PyTorch
             return F.sum(s, -1)
         largest, smallest = s[..., 0], s[..., -1]
@@ -232,7 +248,9 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
         raise RuntimeError(
             f"{op} got an invalid norm type: {p}; use None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1"
         )
-    _matrices(A, f"{op}(ord={p})", square=True)
+    _matrices(A, f"{op}(ord={p})", square=True, halves=RuntimeError)
+    if A.shape[-1] == 0:  # empty matrices: 0, as in PyTorch (and as for p None above)
+        return F.sum(A.detach(), (-2, -1))
     info = _singular_info(A, op, False)
     invertible = _identity_where_singular(info, A)
     product = matrix_norm(invertible, p) * matrix_norm(inv(invertible), p)
@@ -247,7 +265,7 @@ def det(A: Tensor) -> Tensor:
 
 def slogdet(A: Tensor) -> return_types.linalg_slogdet:
     """(sign, log|det|) of each square matrix: the determinant without its overflow."""
-    _matrices(A, "linalg.slogdet", square=True)
+    _matrices(A, "linalg.slogdet", square=True, halves=RuntimeError)
     xp = F.backend.xp_of(A.array)
     sign, logabsdet = (xp.asarray(t) for t in xp.linalg.slogdet(A.array))
     return return_types.linalg_slogdet(
@@ -258,29 +276,30 @@ def slogdet(A: Tensor) -> return_types.linalg_slogdet:
 def inv(A: Tensor) -> Tensor:
     """The inverse of each square matrix (LinAlgError if one is singular)."""
     (A,) = autocast_inputs("inv", A)
-    with _singular_raises("linalg.inv", A):
-        return ops.Inv.apply(_matrices(A, "linalg.inv", square=True))
+    result = ops.Inv.apply(_matrices(A, "linalg.inv", square=True, halves=RuntimeError))
+    _check_factorizable("linalg.inv", A, result, "lu", _SINGULAR)
+    return result
 
 
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> return_types.linalg_inv_ex:
     """(inverse, info): inv(A) without raising for singular matrices; info (int32, one per
     matrix) is 0 where A is invertible, else the 1-based index of the first zero on U's
-    diagonal in A = P L U, whose inverse is then nan. check_errors raises LinAlgError
-    instead."""
+    diagonal in A = P L U, whose inverse then holds the inf and nan of its divisions by zero
+    (PyTorch's). check_errors raises LinAlgError instead."""
     op = "linalg.inv_ex"
     (A,) = autocast_inputs("inv_ex", A)
-    _matrices(A, op, square=True)
+    _matrices(A, op, square=True, halves=RuntimeError)
     info = _singular_info(A, op, check_errors)
-    return return_types.linalg_inv_ex(_where_invertible(info, A, inv), info)
+    return return_types.linalg_inv_ex(ops.Inv.apply(A), info)
 
 
-def _singular_info(A: Tensor, op: str, check_errors: bool) -> Tensor:
+def _singular_info(A: Tensor, op: str, check_errors: bool, message: str = _SINGULAR) -> Tensor:
     """LAPACK's info for square A: 0 for each invertible matrix, else 1 + the index of the
-    first zero U[j, j] of its LU; with check_errors, LinAlgError naming the first."""
+    first zero U[j, j] of its LU; with check_errors, LinAlgError (``message``) naming the
+    first."""
     info = ops.lu_factor_arrays(A.detach().array)[2]
     if check_errors:
-        _raise_on_info(info, op, "The diagonal element {} is zero, the inversion could not "
-                       "be completed because the input matrix is singular")  # fmt: skip
+        _raise_on_info(info, op, message)
     return Tensor._make(info)
 
 
@@ -292,19 +311,6 @@ def _raise_on_info(info: Any, op: str, message: str) -> None:
         i = int(failed[0])
         where = f"(Batch element {i}): " if info.ndim else ""
         raise LinAlgError(f"{op}: {where}{message.format(int(info.reshape(-1)[i]))}")
-
-
-def _where_invertible(info: Tensor, A: Tensor, solver: Any) -> Tensor:
-    """solver(A) for the matrices whose info is 0 and nan for the others (solved as the
-    identity, so that the batch computes and their gradient is 0); the result may be a batch
-    of vectors or of matrices, its batch dims A's or broadcast from them."""
-    if not bool((info > 0).any()):
-        return solver(A)
-    result = solver(_identity_where_singular(info, A))
-    failed = F.unsqueeze(F.unsqueeze(info > 0, -1), -1)
-    if result.ndim == A.ndim - 1:  # vectors (..., n)
-        failed = F.squeeze(failed, -1)
-    return F.where(failed, math.nan, result)
 
 
 def _identity_where_singular(info: Tensor, A: Tensor) -> Tensor:
@@ -320,6 +326,13 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     broadcast."""
     A, B = autocast_inputs("solve", A, B)
     op = "linalg.solve"
+    result = _solve_vectors_or_matrices(A, B, left, op)
+    _check_factorizable(op, A, result, "lu", _SOLVER_SINGULAR)
+    return result
+
+
+def _solve_vectors_or_matrices(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
+    """solve without its check for singular A (inf and nan there)."""
     _matrices(A, op, square=True)
     F._check_tensor(B, op, "B")
     vector = B.ndim == 1 or tuple(B.shape) == tuple(A.shape[:-1])
@@ -333,13 +346,13 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False
              ) -> return_types.linalg_solve_ex:  # fmt: skip
     """(result, info): solve(A, B, left=left) without raising for singular A; info as in
-    inv_ex (the result is nan for those matrices), LinAlgError with check_errors."""
+    inv_ex (the result holds inf and nan for those matrices), LinAlgError with
+    check_errors."""
     op = "linalg.solve_ex"
+    A, B = autocast_inputs("solve", A, B)
     _matrices(A, op, square=True)
-    info = _singular_info(A, op, check_errors)
-    return return_types.linalg_solve_ex(
-        _where_invertible(info, A, lambda M: solve(M, B, left=left)), info
-    )
+    info = _singular_info(A, op, check_errors, _SOLVER_SINGULAR)
+    return return_types.linalg_solve_ex(_solve_vectors_or_matrices(A, B, left, op), info)
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
@@ -380,21 +393,23 @@ def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
             f"{'AX = B' if left else 'XA = B'} ({tuple(A.shape)} and {given})"
         )
     F._check_broadcast(tuple(A.shape[:-2]), tuple(B.shape[:-2]), op + " (batch dims)")
-    with _singular_raises(op, A):
-        return ops.Solve.apply(A if left else F.swapaxes(A, -1, -2), B)
+    return ops.Solve.apply(A if left else F.swapaxes(A, -1, -2), B)  # (inf, nan if singular)
 
 
 def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,
          atol: float | None = None, rtol: float | None = None) -> Tensor:  # fmt: skip
     """The pseudo-inverse, through the SVD: singular values at or below max(atol, rtol *
     largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given).
-    ``rcond`` is PyTorch's older, positional name for rtol."""
-    _matrices(A, "linalg.pinv")
+    ``rcond`` is PyTorch's older, positional name for rtol. With hermitian, A is taken as
+    symmetric, its lower triangle read, and the eigenvalues take the singular values' place."""
+    _matrices(A, "linalg.pinv", halves=RuntimeError)
     if rcond is not None:
         _check_older_tolerance("linalg.pinv", "rcond", atol, rtol)
         rtol = rcond
     atol, rtol = _tolerances(A, atol, rtol)
-    return ops.Pinv.apply(A, atol=atol, rtol=rtol)
+    if hermitian:  # (eigh wants square matrices)
+        _matrices(A, "linalg.eigh", square=True)
+    return ops.Pinv.apply(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
@@ -464,17 +479,21 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of the vectors in x's last dim: x (..., n) gives (..., n, N)
-    with columns x^0, x^1, ..., x^(N-1) (N = n by default), by repeated products."""
+    with columns x^0, x^1, ..., x^(N-1) (N = n by default), by repeated products; int64 for
+    integer x."""
     F._check_tensor(x, "linalg.vander", "x")
     if x.ndim == 0:
         raise RuntimeError("linalg.vander: x must have at least one dimension, got a 0-d tensor")
-    if x.dtype is _dtypes.bool:
+    if x.dtype in (_dtypes.bool, _dtypes.float16):
         raise RuntimeError(
-            "linalg.vander supports floating point, complex, and integer tensors, but got Bool"
+            "linalg.vander supports floating point, complex, and integer tensors, but got "
+            f"{x.dtype}, as in PyTorch (no bool or float16); use .float()"
         )
     N = x.shape[-1] if N is None else N
     if N <= 1:
         raise RuntimeError(f"linalg.vander: N must be greater than 1, got N={N}")
+    if not x.dtype.is_floating_point:  # integers of every width give int64, as in PyTorch
+        x = F.cast(x, _dtypes.int64)
     columns = [ones_like(x), x]
     while len(columns) < N:
         columns.append(F.mul(columns[-1], x))
@@ -556,15 +575,20 @@ def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
                 atol: float | None = None, rtol: float | None = None) -> Tensor:  # fmt: skip
     """How many singular values of each matrix are above max(atol, rtol * largest) (int64, no
     gradient; default rtol eps * max(m, n), 0 when only atol is given). ``tol`` is PyTorch's
-    older, positional form: an absolute tolerance (atol=tol, rtol=0)."""
+    older, positional form: an absolute tolerance (atol=tol, rtol=0). With hermitian, A is
+    taken as symmetric, its lower triangle read, and |eigenvalues| are counted instead."""
     (A,) = autocast_inputs("matrix_rank", A)
-    _matrices(A, "linalg.matrix_rank")
+    _matrices(A, "linalg.matrix_rank", halves=RuntimeError)
     if tol is not None:
         _check_older_tolerance("linalg.matrix_rank", "tol", atol, rtol)
         atol, rtol = tol, 0.0
     atol, rtol = _tolerances(A, atol, rtol)
     xp = F.backend.xp_of(A.array)
-    s = xp.linalg.svd(A.array, compute_uv=False)
+    if hermitian:  # the singular values of a symmetric matrix: |w|, sorted descending
+        _matrices(A, "linalg.eigh", square=True)
+        s = xp.sort(xp.abs(xp.linalg.eigvalsh(A.array)), axis=-1)[..., ::-1]
+    else:
+        s = xp.linalg.svd(A.array, compute_uv=False)
     cutoff = xp.maximum(atol, rtol * s[..., :1])
     return Tensor._make(xp.asarray((s > cutoff).sum(axis=-1), dtype="int64"))
 
@@ -599,14 +623,24 @@ def _check_older_tolerance(op: str, name: str, atol: Any, rtol: Any) -> None:
 
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None
           ) -> return_types.linalg_lstsq:  # fmt: skip
-    """The least-squares solution X of A @ X = B (the minimum-norm one, pinv(A) @ B, as
-    PyTorch's default CPU driver gives for full-rank A), with PyTorch's default-driver
-    extras: residuals and singular_values empty, rank the rank of A. Only the solution
-    has a gradient."""
+    """The least-squares solution X of A @ X = B (the minimum-norm one, pinv(A) @ B, singular
+    values at or below rcond * largest taken as 0, except for "gels"), with the extras of
+    PyTorch's ``driver`` (default "gelsy" on the CPU, "gels" on CUDA): rank (int64, not
+    for "gels"), the singular values of A ("gelsd", "gelss") and residuals, |A X - B|^2
+    of each column of B (for m > n, "gels", or "gelsd" / "gelss" with every A of full
+    rank), else empty. The solution and the residuals have gradients."""
     A, B = autocast_inputs("lstsq", A, B)
     op = "linalg.lstsq"
-    _matrices(A, op)
+    _matrices(A, op, halves=RuntimeError)
     F._check_tensor(B, op, "B")
+    if driver is None:
+        driver = "gels" if A.device.type == "cuda" else "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                           f"gelsy, gelsd, gelss), got {driver!r}")  # fmt: skip
+    if A.device.type == "cuda" and driver != "gels":
+        raise RuntimeError(f"torch.linalg.lstsq: `driver` other than `gels` is not supported on "
+                           f"CUDA, as in PyTorch; got {driver!r}")  # fmt: skip
     vector = B.ndim == A.ndim - 1
     B2 = F.unsqueeze(B, -1) if vector else B
     if B2.shape[-2] != A.shape[-2]:
@@ -614,12 +648,26 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
             f"{op}: A and B must have the same number of rows, got shapes {tuple(A.shape)} "
             f"and {tuple(B.shape)}"
         )
+    if driver == "gels":  # (a QR, which assumes full rank: no rcond)
+        rcond = None
     X = _matmul(pinv(A, rtol=rcond), B2)  # (not autocast: lstsq is one op in PyTorch)
-    empty = F.backend.xp_of(A.array).zeros((0,), dtype=A.array.dtype)
+    xp = F.backend.xp_of(A.array)
+    empty = Tensor._make(xp.zeros((0,), dtype=A.array.dtype))
+    m, n = A.shape[-2:]
+    rank = Tensor._make(xp.zeros((0,), dtype="int64"))
+    if driver != "gels":
+        rank = matrix_rank(A.detach(), rtol=rcond)
+    full_rank = driver == "gels" or (driver != "gelsy" and bool((rank.array == n).all()))
+    residuals = empty
+    if m > n and full_rank:  # (the minimum: its gradient through X is 0, as it should be)
+        residuals = F.sum(F.square(_matmul(A, X) - B2), -2)
+    if driver in ("gelsd", "gelss"):
+        singular_values = svdvals(A.detach())
+    else:
+        singular_values = Tensor._make(empty.array.copy())  # (not the residuals' array)
     return return_types.linalg_lstsq(
-        F.squeeze(X, -1) if vector else X, Tensor._make(empty), matrix_rank(A.detach()),
-        Tensor._make(empty.copy()),
-    )  # fmt: skip
+        F.squeeze(X, -1) if vector else X, residuals, rank, singular_values
+    )
 
 
 # ---------------------------------------------------------------- decompositions
@@ -628,8 +676,12 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     A = U.mT @ U when upper); LinAlgError if A is not positive-definite."""
     (A,) = autocast_inputs("cholesky", A)
     op = "linalg.cholesky"
-    with _singular_raises(op, A, "not positive-definite"):
-        L = ops.Cholesky.apply(_matrices(A, op, square=True))
+    _matrices(A, op, square=True)
+    try:
+        L = ops.Cholesky.apply(A)
+    except numpy.linalg.LinAlgError:
+        L = None
+    _check_factorizable(op, A, L, "cholesky", _NOT_POSITIVE_DEFINITE)
     return F.swapaxes(L, -1, -2) if upper else L
 
 
@@ -644,9 +696,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False
     _matrices(A, op, square=True)
     partial, info = ops.cholesky_arrays(A.detach().array)
     if check_errors:
-        _raise_on_info(info, op, "The factorization could not be completed because the input "
-                       "is not positive-definite (the leading minor of order {} is not "
-                       "positive-definite).")  # fmt: skip
+        _raise_on_info(info, op, _NOT_POSITIVE_DEFINITE)
     info = Tensor._make(info)
     if bool((info > 0).any()):
         failed = F.unsqueeze(F.unsqueeze(info > 0, -1), -1)
@@ -699,7 +749,12 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     if n < tau.shape[-1]:
         raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to "
                            f"tau.shape[-1], got {n} and {tau.shape[-1]}")  # fmt: skip
-    identity = eye(m, n, dtype=A.dtype, device=A.device)
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):  # (no broadcasting, as in PyTorch)
+        raise RuntimeError(
+            f"{op}: Expected batch dimensions of tau to be equal to input.shape[:-2] = "
+            f"{tuple(A.shape[:-2])}, but got {tuple(tau.shape[:-1])}"
+        )
+    identity = eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape)  # (k = 0 too)
     return apply_householder(A, tau, identity, left=True, transpose=False)
 
 
@@ -844,7 +899,7 @@ def lu_unpack(LU: Tensor, pivots: Tensor, unpack_data: bool = True, unpack_pivot
     """(P, L, U) from lu_factor's packed LU and pivots (L, U empty without unpack_data, P
     empty without unpack_pivots)."""
     op = "lu_unpack"
-    _matrices(LU, op, name="LU_data")
+    _matrices(LU, op, name="LU_data", float16=True)  # (float16 too, as in PyTorch)
     F._check_tensor(pivots, op, "LU_pivots")
     m, n = LU.shape[-2:]
     k = builtins.min(m, n)
@@ -857,10 +912,11 @@ def lu_unpack(LU: Tensor, pivots: Tensor, unpack_data: bool = True, unpack_pivot
         L, U = empty, Tensor._make(empty.array.copy())
     P = empty
     if unpack_pivots:
-        if pivots.dtype.is_floating_point or pivots.shape[-1:] != (k,):
+        if pivots.dtype is not _dtypes.int32 or pivots.shape[-1:] != (k,):
             raise RuntimeError(
-                f"{op}: LU_pivots must be an integer tensor of shape (..., {k}) for LU of "
-                f"shape {tuple(LU.shape)}, got {pivots.dtype} of shape {tuple(pivots.shape)}"
+                f"{op}: LU_pivots must be an int32 tensor (lu_factor's) of shape (..., {k}) for "
+                f"LU of shape {tuple(LU.shape)}, got {pivots.dtype} of shape "
+                f"{tuple(pivots.shape)}"
             )
         P = Tensor._make(ops.permutation_matrix(pivots.array, m, LU.array.dtype))
     return return_types.linalg_lu(P, L, U)
@@ -874,6 +930,10 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     op = "linalg.lu_solve"
     _matrices(LU, op, square=True, name="LU")
     _matrices(B, op, name="B")
+    F._check_tensor(pivots, op, "pivots")
+    if pivots.dtype is not _dtypes.int32:
+        raise RuntimeError(f"{op}: pivots should be a Tensor of scalar type int32 (lu_factor's), "
+                           f"got {pivots.dtype}")  # fmt: skip
     n = LU.shape[-1]
     if (B.shape[-2] if left else B.shape[-1]) != n:
         raise RuntimeError(

@@ -50,6 +50,7 @@ CPU_DIFFERENCES = {
     "inner",
     # PyTorch's linalg.pinv ends in a (float16) matmul; ours is one op in its input's dtype
     "linalg_pinv_pinverse",
+    "linalg_pinv_hermitian",
 }
 
 

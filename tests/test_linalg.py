@@ -51,7 +51,7 @@ def test_linalg_names_exist_as_in_pytorch(name: str) -> None:
 def test_singular_matrix_raises_linalg_error_a_runtime_error() -> None:
     assert issubclass(microtorch.linalg.LinAlgError, RuntimeError)
     singular = microtorch.tensor([[1.0, 2.0], [2.0, 4.0]])
-    with pytest.raises(microtorch.linalg.LinAlgError, match=r"linalg.inv.*\(2, 2\)"):
+    with pytest.raises(microtorch.linalg.LinAlgError, match="linalg.inv"):
         microtorch.linalg.inv(singular)
     with pytest.raises(microtorch.linalg.LinAlgError, match="linalg.solve"):
         microtorch.linalg.solve(singular, microtorch.ones(2))
@@ -59,6 +59,41 @@ def test_singular_matrix_raises_linalg_error_a_runtime_error() -> None:
         microtorch.linalg.cholesky(-microtorch.eye(2))
     with pytest.raises(torch.linalg.LinAlgError):  # what PyTorch does with the same input
         torch.linalg.inv(torch.tensor([[1.0, 2.0], [2.0, 4.0]]))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda T, a: T.linalg.inv(a),
+        lambda T, a: T.inverse(a),
+        lambda T, a: T.linalg.solve(a, a),
+        lambda T, a: T.linalg.solve(a, a[..., 0]),
+        lambda T, a: T.linalg.solve_ex(a, a, check_errors=True),
+        lambda T, a: T.linalg.inv_ex(a, check_errors=True),
+        lambda T, a: T.linalg.cholesky_ex(a, check_errors=True),
+        lambda T, a: T.linalg.matrix_power(a, -2),
+        lambda T, a: T.linalg.cholesky(a),
+        lambda T, a: T.linalg.cholesky(a.mT @ a + T.nan * T.eye(3, dtype=a.dtype)),
+        lambda T, a: T.cholesky_inverse(T.triu(a), upper=True),
+    ],
+)
+@pytest.mark.parametrize("batch", [False, True])
+def test_singular_matrices_raise_pytorchs_linalg_error_and_message(call, batch: bool) -> None:
+    """The message names the failing matrix (its batch element) and LAPACK's info, as
+    PyTorch's; a nan input raises from cholesky (PyTorch's LAPACK reports it) but not from inv
+    and solve, which give nan."""
+    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 0.0]])  # singular, zero diagonal
+    if batch:
+        a = np.stack([np.eye(3) * 2, a])
+    with pytest.raises(torch.linalg.LinAlgError) as theirs:
+        call(torch, torch.tensor(a))
+    with pytest.raises(microtorch.linalg.LinAlgError) as ours:
+        call(microtorch, microtorch.tensor(a))
+    assert str(ours.value).replace("torch.", "") == str(theirs.value).replace("torch.", "")
+    nan = np.full((3, 3), np.nan)
+    for T in (torch, microtorch):
+        assert T.linalg.inv(T.tensor(nan)).isnan().all()
+        assert T.linalg.solve(T.tensor(nan), T.ones(3, dtype=T.float64)).isnan().all()
 
 
 def test_singular_determinants_as_pytorch() -> None:
@@ -190,6 +225,38 @@ def test_lstsq_extra_outputs_as_pytorch_default_driver() -> None:
     for o, t in zip(ours, theirs):
         assert tuple(o.shape) == tuple(t.shape) and str(o.dtype)[-5:] == str(t.dtype)[-5:]
         np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("driver", ["gels", "gelsy", "gelsd", "gelss"])
+@pytest.mark.parametrize("shape", [(2, 5, 3), (3, 5), (4, 4)])
+def test_lstsq_outputs_of_each_driver_as_pytorch(driver: str, shape: tuple) -> None:
+    """residuals for tall A ("gels"; "gelsd" and "gelss" when every A is full rank), rank
+    (not "gels"), singular values ("gelsd", "gelss"); the residuals' gradient too."""
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal(shape), rng.standard_normal((*shape[:-1], 2))
+    results = []
+    for T in (microtorch, torch):
+        x = T.tensor(a, requires_grad=True)
+        out = T.linalg.lstsq(x, T.tensor(b), driver=driver)
+        if out.residuals.numel():
+            out.residuals.sum().backward()
+        results.append([t.detach().numpy() for t in out] + [x.grad])
+        with pytest.raises(RuntimeError, match="driver"):
+            T.linalg.lstsq(x, T.tensor(b), driver="gelsx")
+    for ours, theirs in zip(*results):
+        if theirs is None:
+            assert ours is None
+            continue
+        theirs = theirs.numpy() if isinstance(theirs, torch.Tensor) else theirs
+        ours = ours.numpy() if isinstance(ours, microtorch.Tensor) else ours
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-10)
+    deficient = a.copy()
+    deficient[..., -1] = deficient[..., 0]  # rank n - 1: no residuals from gelsd / gelss
+    for T in (microtorch, torch):
+        out = T.linalg.lstsq(T.tensor(deficient), T.tensor(b), driver=driver)
+        assert out.residuals.numel() == (2 * math.prod(shape[:-2]) if driver == "gels" and
+                                         shape[-2] > shape[-1] else 0)  # fmt: skip
 
 
 def test_matrix_power_zero_and_errors() -> None:
@@ -331,6 +398,26 @@ def test_eigh_eigenvector_gradient_is_symmetric_as_pytorch() -> None:
         np.testing.assert_allclose(grads[0], np.swapaxes(grads[0], -1, -2), atol=1e-12)
 
 
+@pytest.mark.parametrize("s", [[2.0, 1.0, 0.0], [3.0, 0.0]])
+def test_svd_gradient_of_a_square_matrix_with_a_zero_singular_value_as_pytorch(s) -> None:
+    """U and Vh of a square A are smooth where one singular value is 0 (and the others
+    distinct): PyTorch's gradient is finite there, ours was 0 / 0 from a term that is zero."""
+    rng = np.random.default_rng(3)
+    n = len(s)
+    q1, q2 = (np.linalg.qr(rng.standard_normal((n, n)))[0] for _ in range(2))
+    a = q1 @ np.diag(s) @ q2.T
+    weights = rng.standard_normal((3, n, n))
+    grads = []
+    for T in (microtorch, torch):
+        x = T.tensor(a, requires_grad=True)
+        U, S, Vh = T.linalg.svd(x)
+        loss = (U * T.tensor(weights[0])).sum() + (Vh * T.tensor(weights[1])).sum()
+        (loss + (U @ Vh * T.tensor(weights[2])).sum()).backward()
+        grads.append(x.grad.numpy())
+    assert np.isfinite(grads[0]).all()
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, atol=1e-8)
+
+
 def test_logdet_of_a_negative_determinant_is_nan_with_zero_gradient_as_pytorch() -> None:
     batch = np.array([[[0.0, 1.0], [1.0, 0.0]], [[2.0, 0.0], [0.0, 3.0]]])  # det -1 and 6
     grads = []
@@ -439,6 +526,38 @@ def test_integer_inputs_raise_not_implemented_where_pytorch_does(call, dtype: st
             call(T, T.eye(2).to(getattr(T, dtype)))
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda T, a: T.linalg.slogdet(a),
+        lambda T, a: T.logdet(a),
+        lambda T, a: T.linalg.inv(a),
+        lambda T, a: T.linalg.inv_ex(a),
+        lambda T, a: T.linalg.pinv(a),
+        lambda T, a: T.linalg.matrix_rank(a),
+        lambda T, a: T.linalg.lstsq(a, a),
+        lambda T, a: T.linalg.matrix_norm(a, 2),
+        lambda T, a: T.linalg.cond(a, 1),
+        lambda T, a: T.linalg.cond(a),
+        lambda T, a: T.linalg.det(a),
+        lambda T, a: T.linalg.svd(a),
+        lambda T, a: T.cdist(a, a),
+    ],
+)
+def test_float16_inputs_raise_pytorchs_error_type(call) -> None:
+    """PyTorch's CPU float16 refusals: RuntimeError ("Low precision dtypes not supported")
+    from its checks, NotImplementedError from its kernels; lu_unpack takes float16."""
+    a = np.eye(3, dtype=np.float16)
+    with pytest.raises(RuntimeError) as theirs:
+        call(torch, torch.tensor(a))
+    with pytest.raises(RuntimeError if theirs.type is not NotImplementedError else
+                       NotImplementedError) as ours:  # fmt: skip
+        call(microtorch, microtorch.tensor(a))
+    assert (theirs.type is NotImplementedError) == (ours.type is NotImplementedError)
+    LU, pivots = microtorch.linalg.lu_factor(microtorch.eye(3))
+    assert microtorch.lu_unpack(LU.half(), pivots).L.dtype is microtorch.float16
+
+
 def test_pinv_rcond_and_matrix_rank_tol_older_forms_as_pytorch() -> None:
     """pinv(A, rcond) is rtol=rcond; matrix_rank(A, tol) is atol=tol, rtol=0; neither mixes
     with atol=/rtol= (TypeError)."""
@@ -484,6 +603,43 @@ def test_solve_triangular_casts_b_to_a_s_dtype_as_pytorch(b_dtype: str) -> None:
                 T.linalg.solve(A, B)  # (solve does not cast)
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_triangular_solves_with_a_zero_on_the_diagonal_give_inf_and_nan_as_pytorch() -> None:
+    """LAPACK's trsm and potrs do not check the diagonal: the divisions by zero give inf and
+    nan (ours raised LinAlgError); the gradients through singular factors (qr, lu, slogdet)
+    are nan and inf too, not an error. cholesky_inverse checks (potri does)."""
+    rng = np.random.default_rng(5)
+    t = np.triu(rng.standard_normal((3, 3))) + 3 * np.eye(3)
+    t[1, 1] = 0
+    b = rng.standard_normal((3, 2))
+    calls = [
+        lambda T, t, b: T.linalg.solve_triangular(t, b, upper=True),
+        lambda T, t, b: T.linalg.solve_triangular(t.mT, b.mT, upper=False, left=False),
+        lambda T, t, b: T.triangular_solve(b, t).solution,
+        lambda T, t, b: T.cholesky_solve(b, t, upper=True),
+        lambda T, t, b: T.cholesky_solve(b, t.mT),
+    ]
+    for call in calls:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours = call(microtorch, microtorch.tensor(t), microtorch.tensor(b)).numpy()
+            theirs = call(torch, torch.tensor(t), torch.tensor(b)).numpy()
+        assert not np.isfinite(ours).all()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)  # (inf and nan where PyTorch's)
+    singular = np.diag([2.0, 1.0, 0.0])
+    for f in (lambda T, x: sum(T.linalg.qr(x)), lambda T, x: T.linalg.lu_factor(x + 0 * x.T)[0],
+              lambda T, x: T.linalg.slogdet(x)[1]):  # fmt: skip
+        grads = []
+        for T in (microtorch, torch):
+            x = T.tensor(singular, requires_grad=True)
+            try:
+                f(T, x).sum().backward()
+            except RuntimeError:  # (lu_factor refuses the singular matrix, in both)
+                x = T.tensor(singular, requires_grad=True)
+                T.linalg.lu_factor_ex(x).LU.sum().backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_array_equal(np.isfinite(grads[0]), np.isfinite(grads[1]))
 
 
 @pytest.mark.parametrize("dim", [1, None, (0,), (0, 1, 2)])
@@ -589,6 +745,30 @@ def test_pinv_and_matrix_rank_take_batched_tolerance_tensors_as_pytorch() -> Non
         np.testing.assert_allclose(
             T.diagonal(inverse, 0, -2, -1).numpy(), [[1.0, 10.0, 0.0], [1.0, 2.0, 0.0]]
         )
+
+
+def test_pinv_and_matrix_rank_hermitian_read_the_lower_triangle_as_pytorch() -> None:
+    """hermitian=True takes A as the symmetric matrix of its lower triangle (through eigh, as
+    PyTorch); pinv's gradient is then Golub and Pereyra's with A as given, as PyTorch's."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((2, 4, 4))
+    a[1, :, 3] = 0  # rank 3 through the lower triangle only
+    a[1, 3, :3] = 0
+    weights = rng.standard_normal((2, 4, 4))
+    results = []
+    for T in (microtorch, torch):
+        x = T.tensor(a, requires_grad=True)
+        p = T.linalg.pinv(x, hermitian=True)
+        (p * T.tensor(weights)).sum().backward()
+        rank = T.linalg.matrix_rank(x.detach(), hermitian=True)
+        results.append((p.detach().numpy(), x.grad.numpy(), rank.tolist()))
+        with pytest.raises(RuntimeError, match="square"):
+            T.linalg.pinv(T.ones(2, 3), hermitian=True)
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-8)
+    assert results[0][2] == [4, 3]
+    symmetric = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+    np.testing.assert_allclose(results[0][0], np.linalg.pinv(symmetric), atol=1e-8)
 
 
 def test_vector_norm_ord_as_a_0d_tensor_or_numpy_integer_as_pytorch() -> None:
@@ -783,8 +963,8 @@ def test_lu_gradients_pass_gradcheck_on_well_conditioned_matrices() -> None:
 
 
 def test_inv_ex_and_solve_ex_info_as_pytorch() -> None:
-    """info 0 or the 1-based zero pivot (int32); the singular matrices' values are nan here
-    (PyTorch's come from a division by zero); check_errors raises LinAlgError."""
+    """info 0 or the 1-based zero pivot (int32); the singular matrices' values are the inf
+    and nan of the divisions by zero, PyTorch's; check_errors raises LinAlgError."""
     stack = np.stack([[[1.0, 2.0], [2.0, 4.0]], np.eye(2) * 2])
     a, t = _pair(stack)
     ours, theirs = microtorch.linalg.inv_ex(a), torch.linalg.inv_ex(t)
@@ -792,7 +972,7 @@ def test_inv_ex_and_solve_ex_info_as_pytorch() -> None:
     assert ours.info.dtype is microtorch.int32
     assert ours.info.tolist() == theirs.info.tolist() == [2, 0]
     np.testing.assert_allclose(ours.inverse[1].numpy(), np.eye(2) / 2)
-    assert np.isnan(ours.inverse[0].numpy()).all()
+    np.testing.assert_array_equal(ours.inverse[0].numpy(), theirs.inverse[0].numpy())  # inf
     b = np.ones((2, 2))
     ours, theirs = (
         microtorch.linalg.solve_ex(a, microtorch.tensor(b)),
@@ -800,17 +980,16 @@ def test_inv_ex_and_solve_ex_info_as_pytorch() -> None:
     )
     assert _fields(ours) == _fields(theirs) == ("result", "info")
     assert ours.info.tolist() == theirs.info.tolist() == [2, 0]
-    np.testing.assert_allclose(ours.result[1].numpy(), theirs.result[1].numpy())
+    np.testing.assert_allclose(ours.result.numpy(), theirs.result.numpy())  # (inf, nan too)
     with pytest.raises(microtorch.linalg.LinAlgError, match="Batch element 0"):
         microtorch.linalg.inv_ex(a, check_errors=True)
     with pytest.raises(microtorch.linalg.LinAlgError, match="singular"):
         microtorch.linalg.solve_ex(a[0], microtorch.tensor(b[0]), check_errors=True)
     x = microtorch.tensor(stack, requires_grad=True)
     microtorch.linalg.inv_ex(x).inverse[1].sum().backward()
-    assert x.grad[0].tolist() == [[0.0, 0.0], [0.0, 0.0]]
     y = torch.tensor(stack, requires_grad=True)
     torch.linalg.inv_ex(y).inverse[1].sum().backward()
-    np.testing.assert_allclose(x.grad[1].numpy(), y.grad[1].numpy())
+    np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy())  # (nan for the singular one)
 
 
 def test_cholesky_ex_info_and_partial_factor_as_pytorch() -> None:
@@ -896,6 +1075,23 @@ def test_triangular_solve_returns_a_clone_and_warns_as_pytorch() -> None:
     assert A[0, 0].item() == 2.0
 
 
+def test_triangular_solve_broadcasts_its_clone_and_refuses_mixed_dtypes_as_pytorch() -> None:
+    """cloned_coefficient has the batch dims of the solution; b and A must share a dtype
+    (linalg.solve_triangular casts, torch.triangular_solve does not)."""
+    a = np.triu(np.random.default_rng(6).standard_normal((2, 1, 3, 3))) + 3 * np.eye(3)
+    b = np.ones((4, 3, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for T in (microtorch, torch):
+            A = T.tensor(a, requires_grad=True)
+            result = T.triangular_solve(T.tensor(b), A)
+            assert tuple(result.cloned_coefficient.shape) == (2, 4, 3, 3)
+            result.cloned_coefficient.sum().backward()
+            assert A.grad.tolist() == np.full(a.shape, 4.0).tolist()
+            with pytest.raises(RuntimeError, match="same dtype"):
+                T.triangular_solve(T.tensor(b, dtype=T.float32), A)
+
+
 def test_geqrf_householder_product_and_ormqr_as_pytorch() -> None:
     """geqrf's (a, tau) as LAPACK's (R above, the vectors below); householder_product gives
     its Q, ormqr applies it; geqrf has no gradient."""
@@ -951,6 +1147,58 @@ def test_vander_tensorinv_tensorsolve_edges_as_pytorch() -> None:
         )  # fmt: skip
         with pytest.raises(RuntimeError, match="prod"):
             module.linalg.tensorsolve(b, module.ones(6, 4, dtype=b.dtype), dims=(0,))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "int64", "float16", "bool"])
+def test_vander_of_integers_is_int64_and_float16_is_refused_as_pytorch(dtype: str) -> None:
+    results = []
+    for T in (microtorch, torch):
+        x = T.tensor([1, 2, 3]).to(getattr(T, dtype))
+        try:
+            results.append(T.linalg.vander(x, N=4))
+        except RuntimeError as error:
+            results.append(type(error))
+    if dtype in ("float16", "bool"):
+        assert results == [RuntimeError, RuntimeError]
+    else:
+        assert str(results[0].dtype).split(".")[-1] == str(results[1].dtype).split(".")[-1]
+        assert results[0].tolist() == results[1].tolist()
+
+
+def test_householder_ormqr_lu_and_ldl_shape_checks_and_empty_batches_as_pytorch() -> None:
+    """householder_product and ormqr do not broadcast batch dims, and ormqr wants all of tau
+    (min(m, n) reflectors); lu_solve and lu_unpack want lu_factor's int32 pivots; an empty
+    batch keeps its shape (householder_product, ldl_solve) and cond of empty matrices is 0."""
+    rng = np.random.default_rng(7)
+    refused = [
+        lambda T: T.linalg.householder_product(T.ones(2, 4, 3), T.ones(1, 3)),
+        lambda T: T.ormqr(T.ones(2, 4, 3), T.ones(2, 3), T.ones(1, 4, 2)),
+        lambda T: T.ormqr(T.ones(4, 3), T.ones(2), T.ones(4, 2)),
+        lambda T: T.ormqr(T.ones(3, 5), T.ones(4), T.ones(3, 2)),
+        lambda T: T.linalg.lu_solve(
+            *T.linalg.lu_factor(T.eye(3))[:1], T.ones(3, dtype=T.int64), T.ones(3, 1)
+        ),  # fmt: skip
+        lambda T: T.lu_unpack(T.linalg.lu_factor(T.eye(3))[0], T.ones(3, dtype=T.int64)),
+    ]
+    for call in refused:
+        for T in (microtorch, torch):
+            with pytest.raises(RuntimeError):
+                call(T)
+    a, tau = rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 3))
+    c = rng.standard_normal((2, 2, 4))
+    got = microtorch.ormqr(microtorch.tensor(a), microtorch.tensor(tau), microtorch.tensor(c),
+                           left=False, transpose=True)  # fmt: skip
+    want = torch.ormqr(torch.tensor(a), torch.tensor(tau), torch.tensor(c), left=False,
+                       transpose=True)  # fmt: skip
+    np.testing.assert_allclose(got.numpy(), want.numpy())
+    for T in (microtorch, torch):
+        empty = T.zeros(2, 0, 0, dtype=T.float64)
+        tau = T.zeros(2, 0, dtype=T.float64)
+        assert tuple(T.linalg.householder_product(empty, tau).shape) == (2, 0, 0)
+        LD, pivots = T.linalg.ldl_factor(empty)
+        assert tuple(T.linalg.ldl_solve(LD, pivots, empty[..., :3]).shape) == (2, 0, 0)
+        for p in (None, "fro", "nuc", 1, -1, math.inf, -math.inf):
+            assert T.linalg.cond(empty, p).tolist() == [0.0, 0.0]
 
 
 @pytest.mark.parametrize("shape", [(20, 12), (12, 20), (2, 15, 10)])
@@ -1015,6 +1263,12 @@ def test_the_new_linalg_functions_on_every_device(device: str) -> None:
     assert a.grad.shape == (2, 3, 3)
     singular = T.tensor([[1.0, 2.0], [2.0, 4.0]], device=device)
     assert T.linalg.inv_ex(singular).info.item() == 2
+    assert not T.linalg.inv_ex(singular).inverse.isfinite().any().item()  # (inf, as PyTorch)
+    zero_diagonal = T.tensor([[1.0, 2.0], [0.0, 0.0]], device=device)
+    x = T.linalg.solve_triangular(zero_diagonal, T.ones(2, 1, device=device), upper=True)
+    assert not x.isfinite().all().item()
+    q, r = T.linalg.qr(T.tensor(np.diag([2.0, 1.0, 0.0]), device=device, requires_grad=True))
+    r.sum().backward()  # (R is singular: nan, not an error)
     assert T.linalg.cholesky_ex(-singular).info.item() == 1
     spd = a.detach() @ a.detach().mT
     L = T.linalg.cholesky(spd)

@@ -2570,6 +2570,12 @@ LINALG = [
         lambda a, b: (np.linalg.pinv(a), np.linalg.pinv(b), np.linalg.pinv(b)),
     ),
     C(
+        "linalg_pinv_hermitian",  # through eigh (test_linalg.py: only the lower triangle read)
+        lambda T, F, a: T.linalg.pinv(a + a.mT, hermitian=True),
+        (x(2, 3, 3),),
+        lambda a: np.linalg.pinv(a + np.swapaxes(a, -1, -2)),
+    ),
+    C(
         "linalg_matrix_power",
         lambda T, F, a: (
             T.linalg.matrix_power(a, 3),
@@ -2658,6 +2664,12 @@ LINALG = [
         lambda T, F, a, b: (T.linalg.lstsq(a, b).solution, T.linalg.lstsq(a, b[..., 0]).solution),
         (x(5, 3), x(5, 2)),
         lambda a, b: (np.linalg.lstsq(a, b)[0], np.linalg.lstsq(a, b[:, 0])[0]),
+    ),
+    C(
+        "linalg_lstsq_residuals",  # |A X - B|^2 per column (gels: the one driver on CUDA)
+        lambda T, F, a, b: T.linalg.lstsq(a, b, driver="gels").residuals,
+        (x(5, 3), x(5, 2)),
+        lambda a, b: np.linalg.lstsq(a, b)[1],
     ),
 ]
 

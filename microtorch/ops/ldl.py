@@ -114,9 +114,10 @@ def ldl_solve_arrays(ld, pivots, b):
     n) and b (..., n, k) have broadcasting batch dims."""
     xp = xp_of(ld)
     batch = xp.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
-    ld = xp.broadcast_to(ld, batch + ld.shape[-2:]).reshape(-1, *ld.shape[-2:])
-    pivots = xp.broadcast_to(pivots, batch + pivots.shape[-1:]).reshape(-1, pivots.shape[-1])
-    x = xp.broadcast_to(b, batch + b.shape[-2:]).reshape(-1, *b.shape[-2:]).copy()
+    count = math.prod(batch)  # (spelled out: reshape(-1, ...) fails on empty arrays)
+    ld = xp.broadcast_to(ld, batch + ld.shape[-2:]).reshape(count, *ld.shape[-2:])
+    pivots = xp.broadcast_to(pivots, batch + pivots.shape[-1:]).reshape(count, pivots.shape[-1])
+    x = xp.broadcast_to(b, batch + b.shape[-2:]).reshape(count, *b.shape[-2:]).copy()
     for i in range(x.shape[0]):
         _ldl_solve_one(ld[i], [int(p) for p in pivots[i]], x[i])
     return x.reshape(batch + b.shape[-2:])

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy  # (for numpy.linalg.LinAlgError, which CuPy raises too)
+
 from ..autograd.function import Function, unbroadcast
 from ..backend import xp_of
 
@@ -174,13 +176,60 @@ def _mT(a):
 
 
 def _solve(a, b):
-    """X with a @ X = b, for a (..., n, n) and b (..., n, k) whose batch dims broadcast
-    (CuPy's solve wants them equal, so both are broadcast here first)."""
+    """X with a @ X = b, for a (..., n, n) and b (..., n, k) whose batch dims broadcast.
+    NumPy refuses a matrix whose LU has a zero pivot (or a nan): the batch is then solved by
+    the LU written out here, whose divisions by zero give inf and nan, as LAPACK's getrs
+    (PyTorch's) and CuPy's solve do; the callers that must raise check for themselves."""
+    a, b = _broadcast_batches(a, b)
+    try:
+        return xp_of(a).linalg.solve(a, b)
+    except numpy.linalg.LinAlgError:
+        lu, pivots, _ = lu_factor_arrays(a)
+        p_t = _mT(permutation_matrix(pivots, a.shape[-1], a.dtype))
+        y = _substitute(lu, p_t @ b, upper=False, unit=True)
+        return _substitute(lu, y, upper=True, unit=False)
+
+
+def _solve_triangle(t, b, upper):
+    """X with T X = b for T the upper (or lower) triangle of t, batch dims broadcast; a zero
+    on T's diagonal gives inf and nan, as LAPACK's trsm (PyTorch's) does."""
+    t, b = _broadcast_batches(xp_of(t).triu(t) if upper else xp_of(t).tril(t), b)
+    try:
+        return xp_of(t).linalg.solve(t, b)
+    except numpy.linalg.LinAlgError:
+        return _substitute(t, b, upper=upper, unit=False)
+
+
+def _broadcast_batches(a, b):
+    """a (..., n, n) and b (..., n, k) with their batch dims broadcast (CuPy's solve wants
+    them equal)."""
     xp = xp_of(a)
     batch = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = xp.broadcast_to(a, batch + a.shape[-2:])
-    b = xp.broadcast_to(b, batch + b.shape[-2:])
-    return xp.linalg.solve(a, b)
+    return xp.broadcast_to(a, batch + a.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:])
+
+
+def _inverse(a):
+    """a^-1 for a (..., n, n); inf and nan for a singular matrix, as _solve."""
+    xp = xp_of(a)
+    try:
+        return xp.linalg.inv(a)
+    except numpy.linalg.LinAlgError:
+        return _solve(a, xp.eye(a.shape[-1], dtype=a.dtype))
+
+
+def _substitute(t, b, upper, unit):
+    """X with T X = b by substitution, T the upper or lower triangle of t (..., n, n), its
+    diagonal taken as ones when unit (L of a packed LU), one row of X at a time for the whole
+    batch (b's batch dims t's); a zero on T's diagonal gives inf and nan (no check, as
+    LAPACK's trsm)."""
+    n = t.shape[-1]
+    x = b.copy()
+    for i in range(n - 1, -1, -1) if upper else range(n):
+        known = slice(i + 1, n) if upper else slice(0, i)  # the rows of X already found
+        x[..., i, :] -= (t[..., i : i + 1, known] @ x[..., known, :])[..., 0, :]
+        if not unit:
+            x[..., i, :] /= t[..., i, i, None]
+    return x
 
 
 def _times_inverse_transpose(y, r):
@@ -236,14 +285,14 @@ class LogAbsDet(Function):
 
     def backward(self, grad):
         (a,) = self.saved
-        return grad[..., None, None] * _mT(xp_of(a).linalg.inv(a))
+        return grad[..., None, None] * _mT(_inverse(a))  # (inf and nan for singular A)
 
 
 class Inv(Function):
     """A^-1. From A A^-1 = I: d(A^-1) = -A^-1 dA A^-1, so dA = -A^-T g A^-T."""
 
     def forward(self, a):
-        y = xp_of(a).linalg.inv(a)
+        y = _inverse(a)
         self.save_for_backward(y)
         return y
 
@@ -298,14 +347,14 @@ class CholeskySolve(Function):
     def forward(self, b, l, upper=False):
         xp = xp_of(l)
         low = _mT(xp.triu(l)) if upper else xp.tril(l)
-        x = _solve(_mT(low), _solve(low, b))
+        x = _solve_triangle(_mT(low), _solve_triangle(low, b, False), True)
         self.upper, self.b_shape = upper, b.shape
         self.save_for_backward(l, low, x)
         return x
 
     def backward(self, grad):
         l, low, x = self.saved
-        gb = _solve(_mT(low), _solve(low, grad))
+        gb = _solve_triangle(_mT(low), _solve_triangle(low, grad, False), True)
         gl = None
         if self.needs_input_grad[1]:
             both = gb @ _mT(x)
@@ -574,8 +623,13 @@ def _svd_backward(u, s, vh, gu, gs, gvh):
     )
     inner = inner + gs[..., None, :] * xp_of(s).eye(k, dtype=s.dtype)
     ga = u @ inner @ vh
-    ga = ga + ((gu - u @ ut_gu) / s[..., None, :]) @ vh  # (I - U U^T) gU S^-1 Vh
-    return ga + u @ ((gvh - _mT(vh_gv) @ vh) / s[..., :, None])  # U S^-1 gVh (I - V Vh)
+    # the last two terms are zero when U (or V) is square, I - U U^T = 0: left out, so that
+    # a zero singular value of a square A does not turn them into 0 / 0 (as in PyTorch)
+    if u.shape[-2] > k:
+        ga = ga + ((gu - u @ ut_gu) / s[..., None, :]) @ vh  # (I - U U^T) gU S^-1 Vh
+    if vh.shape[-1] > k:
+        ga = ga + u @ ((gvh - _mT(vh_gv) @ vh) / s[..., :, None])  # U S^-1 gVh (I - V Vh)
+    return ga
 
 
 class SvdU(Function):
@@ -619,13 +673,22 @@ class SvdVh(Function):
 
 class Pinv(Function):
     """The pseudo-inverse X = V diag(1/s) U^T, singular values at or below
-    max(atol, rtol * largest) taken as 0. For a constant rank (Golub and Pereyra):
+    max(atol, rtol * largest) taken as 0; with hermitian, X = V diag(1/w) V^T from the
+    eigenvalues w of the symmetric matrix in A's lower triangle (cut off by |w|). For a
+    constant rank (Golub and Pereyra), with A as given (as PyTorch's, A's upper triangle too):
         dA = -X^T g X^T + (I - A X) g^T X X^T + X^T X g^T (I - X A)."""
 
-    def forward(self, a, atol=0.0, rtol=0.0):
+    def forward(self, a, atol=0.0, rtol=0.0, hermitian=False):
         xp = xp_of(a)
-        u, s, vh = xp.linalg.svd(a, full_matrices=False)
-        kept = s > xp.maximum(atol, rtol * s[..., :1])  # s[..., 0] is the largest
+        if hermitian:
+            s, v = xp.linalg.eigh(a)
+            size = xp.abs(s)
+            largest = size.max(axis=-1, keepdims=True) if s.shape[-1] else size
+            u, vh = v, _mT(v)
+        else:
+            u, s, vh = xp.linalg.svd(a, full_matrices=False)
+            size, largest = s, s[..., :1]  # s[..., 0] is the largest
+        kept = size > xp.maximum(atol, rtol * largest)
         s_inv = xp.where(kept, 1 / xp.where(kept, s, 1), 0)
         x = (_mT(vh) * s_inv[..., None, :]) @ _mT(u)
         self.save_for_backward(a, x)
