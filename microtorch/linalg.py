@@ -46,6 +46,7 @@ import numpy
 from . import dtypes as _dtypes
 from . import functional as F
 from . import return_types
+from ._out import write_out as _write_out
 from ._tensor import Tensor
 from .amp.autocast_mode import autocast_inputs
 from .factories import eye, ones_like
@@ -158,14 +159,16 @@ def _check_factorizable(op: str, A: Tensor, result: Tensor | None, factor: str,
 
 # ---------------------------------------------------------------- norms
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
-                dtype: Any = None) -> Tensor:  # fmt: skip
+                dtype: Any = None, out: Any = None) -> Tensor:  # fmt: skip
     """The ord-norm of x's elements over ``dim`` (all of them by default): sum(|x|^ord)^(1/ord),
     max |x| for inf, min |x| for -inf, the count of nonzeros for 0."""
-    return _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm")
+    return _write_out(
+        _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm"), out, "vector_norm"
+    )
 
 
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: bool = False,
-                *, dtype: Any = None) -> Tensor:  # fmt: skip
+                *, dtype: Any = None, out: Any = None) -> Tensor:  # fmt: skip
     """The ord-norm of the matrices in dims ``dim``: "fro", "nuc" (the sum of singular
     values), inf / -inf (largest / smallest absolute row sum), 1 / -1 (the same of columns),
     2 / -2 (largest / smallest singular value)."""
@@ -181,18 +184,20 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: 
     if rows == cols:
         raise RuntimeError(f"{op}: dims must be different, got {tuple(dim)}")
     if ord == "fro":
-        return _vector_norm(A, 2, (rows, cols), keepdim, None, op)
+        return _write_out(_vector_norm(A, 2, (rows, cols), keepdim, None, op), out, op)
     if ord in ("nuc", 2, -2):
         s = svdvals(F.movedim(A, (rows, cols), (-2, -1)))
-        out = F.sum(s, -1) if ord == "nuc" else _largest(s, -1) if ord == 2 else F.amin(s, -1)
+        norm = F.sum(s, -1) if ord == "nuc" else _largest(s, -1) if ord == 2 else F.amin(s, -1)
         if keepdim:
-            out = F.unsqueeze(F.unsqueeze(out, builtins.min(rows, cols)), builtins.max(rows, cols))
-        return out
+            norm = F.unsqueeze(
+                F.unsqueeze(norm, builtins.min(rows, cols)), builtins.max(rows, cols)
+            )
+        return _write_out(norm, out, op)
     if ord in (1, -1, float("inf"), -float("inf")):
         summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
         sums = F.sum(F.abs(A), summed, keepdim=True)
-        out = _largest(sums, across, True) if ord > 0 else F.amin(sums, across, True)
-        return out if keepdim else F.squeeze(out, (rows, cols))
+        norm = _largest(sums, across, True) if ord > 0 else F.amin(sums, across, True)
+        return _write_out(norm if keepdim else F.squeeze(norm, (rows, cols)), out, op)
     raise RuntimeError(
         f"{op}: Order {ord!r} not supported; use 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2"
     )
@@ -205,7 +210,7 @@ def _largest(norms: Tensor, dim: int, keepdim: bool = False) -> Tensor:
 
 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
-         dtype: Any = None) -> Tensor:  # fmt: skip
+         dtype: Any = None, out: Any = None) -> Tensor:  # fmt: skip
     """A vector norm (dim an int, or no dim and no ord: all elements as one vector) or a matrix
     norm (dim a 2-tuple, a string ord, or an ord with a 2-D A and no dim), as PyTorch picks."""
     op = "linalg.norm"
@@ -224,13 +229,17 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
         )
     if matrix:
         dims = (-2, -1) if dim is None else dim
-        return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+        return _write_out(
+            matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype), out, "norm"
+        )
     if isinstance(ord, str):
         raise RuntimeError(f"{op}: ord {ord!r} is a matrix norm; pass dim as a 2-tuple")
-    return _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype, op)
+    return _write_out(
+        _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype, op), out, "norm"
+    )
 
 
-def cond(A: Tensor, p: Any = None) -> Tensor:
+def cond(A: Tensor, p: Any = None, *, out: Any = None) -> Tensor:
     """The condition number of each matrix in the p-norm: largest / smallest singular value
     for p None or 2 (the reverse for -2, any m x n), else matrix_norm(A, p) *
     matrix_norm(inv(A), p) for square A ("fro", "nuc", inf, -inf, 1, -1), inf where A is
@@ -241,47 +250,51 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
     if p is None or (not isinstance(p, str) and p in (2, -2)):
         s = svdvals(_matrices(A, op))
         if s.shape[-1] == 0:  # empty matrices: 0, as in PyTorch
-            return F.sum(s, -1)
+            return _write_out(F.sum(s, -1), out, "cond")
         largest, smallest = s[..., 0], s[..., -1]
-        return smallest / largest if p == -2 else largest / smallest
+        return _write_out(smallest / largest if p == -2 else largest / smallest, out, "cond")
     if p not in ("fro", "nuc", 1, -1, float("inf"), -float("inf")):
         raise RuntimeError(
             f"{op} got an invalid norm type: {p}; use None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1"
         )
     _matrices(A, f"{op}(ord={p})", square=True, halves=RuntimeError)
     if A.shape[-1] == 0:  # empty matrices: 0, as in PyTorch (and as for p None above)
-        return F.sum(A.detach(), (-2, -1))
+        return _write_out(F.sum(A.detach(), (-2, -1)), out, "cond")
     info = _singular_info(A, op, False)
     invertible = _identity_where_singular(info, A)
     product = matrix_norm(invertible, p) * matrix_norm(inv(invertible), p)
-    return F.where(info > 0, float("inf"), product)
+    return _write_out(F.where(info > 0, float("inf"), product), out, "cond")
 
 
 # ---------------------------------------------------------------- determinants and inverses
-def det(A: Tensor) -> Tensor:
+def det(A: Tensor, *, out: Any = None) -> Tensor:
     """The determinant of each square matrix."""
-    return ops.Det.apply(_matrices(A, "linalg.det", square=True))
+    return _write_out(ops.Det.apply(_matrices(A, "linalg.det", square=True)), out, "det")
 
 
-def slogdet(A: Tensor) -> return_types.linalg_slogdet:
+def slogdet(A: Tensor, *, out: Any = None) -> return_types.linalg_slogdet:
     """(sign, log|det|) of each square matrix: the determinant without its overflow."""
     _matrices(A, "linalg.slogdet", square=True, halves=RuntimeError)
     xp = F.backend.xp_of(A.array)
     sign, logabsdet = (xp.asarray(t) for t in xp.linalg.slogdet(A.array))
-    return return_types.linalg_slogdet(
-        ops.DetSign.apply(A, value=sign), ops.LogAbsDet.apply(A, value=logabsdet)
+    return _write_out(
+        return_types.linalg_slogdet(
+            ops.DetSign.apply(A, value=sign), ops.LogAbsDet.apply(A, value=logabsdet)
+        ),
+        out,
+        "slogdet",
     )
 
 
-def inv(A: Tensor) -> Tensor:
+def inv(A: Tensor, *, out: Any = None) -> Tensor:
     """The inverse of each square matrix (LinAlgError if one is singular)."""
     (A,) = autocast_inputs("inv", A)
     result = ops.Inv.apply(_matrices(A, "linalg.inv", square=True, halves=RuntimeError))
     _check_factorizable("linalg.inv", A, result, "lu", _SINGULAR)
-    return result
+    return _write_out(result, out, "inv")
 
 
-def inv_ex(A: Tensor, *, check_errors: bool = False) -> return_types.linalg_inv_ex:
+def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> return_types.linalg_inv_ex:
     """(inverse, info): inv(A) without raising for singular matrices; info (int32, one per
     matrix) is 0 where A is invertible, else the 1-based index of the first zero on U's
     diagonal in A = P L U, whose inverse then holds the inf and nan of its divisions by zero
@@ -290,7 +303,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> return_types.linalg_inv_
     (A,) = autocast_inputs("inv_ex", A)
     _matrices(A, op, square=True, halves=RuntimeError)
     info = _singular_info(A, op, check_errors)
-    return return_types.linalg_inv_ex(ops.Inv.apply(A), info)
+    return _write_out(return_types.linalg_inv_ex(ops.Inv.apply(A), info), out, "inv_ex")
 
 
 def _singular_info(A: Tensor, op: str, check_errors: bool, message: str = _SINGULAR) -> Tensor:
@@ -320,7 +333,7 @@ def _identity_where_singular(info: Tensor, A: Tensor) -> Tensor:
     return F.where(failed, eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
 
 
-def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Any = None) -> Tensor:
     """X with A @ X = B (or X @ A = B when left=False) for square A. B is a batch of vectors
     when it is 1-D or has A's shape without its last dim, otherwise of matrices; batch dims
     broadcast."""
@@ -328,7 +341,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     op = "linalg.solve"
     result = _solve_vectors_or_matrices(A, B, left, op)
     _check_factorizable(op, A, result, "lu", _SOLVER_SINGULAR)
-    return result
+    return _write_out(result, out, "solve")
 
 
 def _solve_vectors_or_matrices(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
@@ -343,7 +356,7 @@ def _solve_vectors_or_matrices(A: Tensor, B: Tensor, left: bool, op: str) -> Ten
     return _solve_matrices(A, B, left, op)
 
 
-def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out: Any = None
              ) -> return_types.linalg_solve_ex:  # fmt: skip
     """(result, info): solve(A, B, left=left) without raising for singular A; info as in
     inv_ex (the result holds inf and nan for those matrices), LinAlgError with
@@ -352,11 +365,15 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     A, B = autocast_inputs("solve", A, B)
     _matrices(A, op, square=True)
     info = _singular_info(A, op, check_errors, _SOLVER_SINGULAR)
-    return return_types.linalg_solve_ex(_solve_vectors_or_matrices(A, B, left, op), info)
+    return _write_out(
+        return_types.linalg_solve_ex(_solve_vectors_or_matrices(A, B, left, op), info),
+        out,
+        "solve_ex",
+    )
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
-                     unitriangular: bool = False) -> Tensor:  # fmt: skip
+                     unitriangular: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """X with A @ X = B (X @ A = B when left=False) for B a batch of matrices, reading only
     A's upper (or lower) triangle, and taking its diagonal as ones when unitriangular. B of
     another dtype is cast to A's (the result's), as PyTorch does."""
@@ -369,7 +386,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
     if unitriangular:  # the diagonal replaced by ones (so it gets no gradient)
         ones = eye(A.shape[-1], dtype=A.dtype, device=A.device)
         T = T - F.diag_embed(F.diagonal(T, 0, -2, -1)) + ones
-    return _solve_matrices(T, B, left, op)
+    return _write_out(_solve_matrices(T, B, left, op), out, "solve_triangular")
 
 
 def _solve_matrices(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
@@ -397,7 +414,7 @@ def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
 
 
 def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,
-         atol: float | None = None, rtol: float | None = None) -> Tensor:  # fmt: skip
+         atol: float | None = None, rtol: float | None = None, out: Any = None) -> Tensor:  # fmt: skip
     """The pseudo-inverse, through the SVD: singular values at or below max(atol, rtol *
     largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given).
     ``rcond`` is PyTorch's older, positional name for rtol. With hermitian, A is taken as
@@ -409,10 +426,10 @@ def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,
     atol, rtol = _tolerances(A, atol, rtol)
     if hermitian:  # (eigh wants square matrices)
         _matrices(A, "linalg.eigh", square=True)
-    return ops.Pinv.apply(A, atol=atol, rtol=rtol, hermitian=hermitian)
+    return _write_out(ops.Pinv.apply(A, atol=atol, rtol=rtol, hermitian=hermitian), out, "pinv")
 
 
-def matrix_power(A: Tensor, n: int) -> Tensor:
+def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:
     """A multiplied by itself n times (the identity for n = 0, powers of inv(A) for n < 0),
     by repeated squaring."""
     op = "linalg.matrix_power"
@@ -431,7 +448,9 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
         A, n = inv(A), -n
     if n == 0:  # the identity, taking A's gradient (zero) with it as PyTorch's does
         identity = eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(*A.shape)
-        return F.where(ones_like(A, dtype=_dtypes.bool), identity, A)
+        return _write_out(
+            F.where(ones_like(A, dtype=_dtypes.bool), identity, A), out, "matrix_power"
+        )
     result, square = None, A
     while n:
         if n & 1:
@@ -439,7 +458,7 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
         n >>= 1
         if n:
             square = matmul(square, square)
-    return result
+    return _write_out(result, out, "matrix_power")
 
 
 def matrix_exp(A: Tensor) -> Tensor:
@@ -451,7 +470,7 @@ def matrix_exp(A: Tensor) -> Tensor:
     return ops.MatrixExp.apply(A)
 
 
-def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+def multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """The product of a chain of matrices; the first may be a 1-D row vector and the last a
     1-D column vector, as in PyTorch."""
     (tensors,) = autocast_inputs("multi_dot", tensors)
@@ -474,7 +493,7 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     result = tensors[0]
     for t in tensors[1:]:
         result = matmul(result, t)
-    return result
+    return _write_out(result, out, "multi_dot")
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
@@ -500,7 +519,7 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     return F.stack(columns, -1)
 
 
-def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+def tensorinv(A: Tensor, ind: int = 2, *, out: Any = None) -> Tensor:
     """The inverse of A read as a matrix with A.shape[:ind] as rows and A.shape[ind:] as
     columns (their products equal), shaped A.shape[ind:] + A.shape[:ind]: then
     tensordot(tensorinv(A, ind), A, ind) is the identity."""
@@ -516,10 +535,16 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
             f"prod(self.shape[:ind]), but got {math.prod(cols)} != {math.prod(rows)} "
             f"(shape {tuple(A.shape)}, ind={ind})"
         )
-    return F.reshape(inv(F.reshape(A, (math.prod(rows), math.prod(cols)))), cols + rows)
+    return _write_out(
+        F.reshape(inv(F.reshape(A, (math.prod(rows), math.prod(cols)))), cols + rows),
+        out,
+        "tensorinv",
+    )
 
 
-def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tensor:
+def tensorsolve(
+    A: Tensor, B: Tensor, dims: Sequence[int] | None = None, *, out: Any = None
+) -> Tensor:
     """X with tensordot(A, X, X.ndim) = B: A read as a matrix with B's dims as rows and the
     rest, A.shape[B.ndim:], as columns (X's shape). ``dims``: dims of A moved to its end
     first."""
@@ -536,18 +561,20 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tens
             f"(A of shape {tuple(A.shape)}, B of shape {tuple(B.shape)})"
         )
     n = math.prod(cols)
-    return F.reshape(solve(F.reshape(A, (n, n)), F.reshape(B, (n,))), cols)
+    return _write_out(
+        F.reshape(solve(F.reshape(A, (n, n)), F.reshape(B, (n,))), cols), out, "tensorsolve"
+    )
 
 
-def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
     """The cross product of the 3-vectors along ``dim`` (-1 by default); the inputs have one
     number of dims, and sizes 1 broadcast."""
     if isinstance(dim, builtins.bool) or not isinstance(dim, int):  # (no first-dim-of-3 rule)
         raise TypeError(f"linalg.cross: dim must be an int, got {type(dim).__name__} {dim!r}")
-    return F.cross(input, other, dim)
+    return _write_out(F.cross(input, other, dim), out, "cross")
 
 
-def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
     """The dot product of the vectors along ``dim``, other dims broadcast: sum(x * y, dim).
     Both floating point of one dtype, as PyTorch asks."""
     x, y = autocast_inputs("vecdot", x, y)
@@ -563,7 +590,9 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
             f"{op}: Expected x and y to have the same dtype, but found x of type {x.dtype} and "
             f"y of type {y.dtype} instead; cast one, e.g. y.to(x.dtype)"
         )
-    return F.sum(F.mul(x, y), dim, dtype=x.dtype)  # (dtype: autocast leaves the sum alone)
+    return _write_out(
+        F.sum(F.mul(x, y), dim, dtype=x.dtype), out, "vecdot"
+    )  # (dtype: autocast leaves the sum alone)
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -572,7 +601,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 
 def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
-                atol: float | None = None, rtol: float | None = None) -> Tensor:  # fmt: skip
+                atol: float | None = None, rtol: float | None = None, out: Any = None) -> Tensor:  # fmt: skip
     """How many singular values of each matrix are above max(atol, rtol * largest) (int64, no
     gradient; default rtol eps * max(m, n), 0 when only atol is given). ``tol`` is PyTorch's
     older, positional form: an absolute tolerance (atol=tol, rtol=0). With hermitian, A is
@@ -590,7 +619,9 @@ def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
     else:
         s = xp.linalg.svd(A.array, compute_uv=False)
     cutoff = xp.maximum(atol, rtol * s[..., :1])
-    return Tensor._make(xp.asarray((s > cutoff).sum(axis=-1), dtype="int64"))
+    return _write_out(
+        Tensor._make(xp.asarray((s > cutoff).sum(axis=-1), dtype="int64")), out, "matrix_rank"
+    )
 
 
 def _tolerances(A: Tensor, atol: Any, rtol: Any) -> tuple:
@@ -671,7 +702,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
 
 
 # ---------------------------------------------------------------- decompositions
-def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+def cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
     """L lower triangular with A = L @ L.mT for symmetric positive-definite A (U = L.mT with
     A = U.mT @ U when upper); LinAlgError if A is not positive-definite."""
     (A,) = autocast_inputs("cholesky", A)
@@ -682,10 +713,10 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     except numpy.linalg.LinAlgError:
         L = None
     _check_factorizable(op, A, L, "cholesky", _NOT_POSITIVE_DEFINITE)
-    return F.swapaxes(L, -1, -2) if upper else L
+    return _write_out(F.swapaxes(L, -1, -2) if upper else L, out, "cholesky")
 
 
-def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None
                 ) -> return_types.linalg_cholesky_ex:  # fmt: skip
     """(L, info): cholesky(A, upper=upper) without raising; info (int32, one per matrix) is 0
     where A is positive-definite, else the order of its first leading minor that is not, and
@@ -703,10 +734,14 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False
         L = F.where(failed, Tensor._make(partial), cholesky(_identity_where_singular(info, A)))
     else:
         L = cholesky(A)
-    return return_types.linalg_cholesky_ex(F.swapaxes(L, -1, -2) if upper else L, info)
+    return _write_out(
+        return_types.linalg_cholesky_ex(F.swapaxes(L, -1, -2) if upper else L, info),
+        out,
+        "cholesky_ex",
+    )
 
 
-def qr(A: Tensor, mode: str = "reduced") -> return_types.linalg_qr:
+def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> return_types.linalg_qr:
     """(Q, R) with A = Q @ R, Q's columns orthonormal and R upper triangular: Q (m, k) and
     R (k, n), k = min(m, n), for "reduced"; Q (m, m) and R (m, n) for "complete"; an
     empty Q for "r"."""
@@ -724,10 +759,10 @@ def qr(A: Tensor, mode: str = "reduced") -> return_types.linalg_qr:
     R = ops.QrR.apply(A, q=q, r=r)
     if mode == "r":
         Q = Tensor._make(xp.zeros((0,), dtype=A.array.dtype))
-    return return_types.linalg_qr(Q, R)
+    return _write_out(return_types.linalg_qr(Q, R), out, "qr")
 
 
-def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+def householder_product(A: Tensor, tau: Tensor, *, out: Any = None) -> Tensor:
     """The first n columns of H_1 H_2 ... H_k for A (..., m, n), m >= n >= k, with H_i = I -
     tau_i v_i v_i^T, v_i column i of A below the diagonal with a 1 on it (LAPACK's orgqr:
     geqrf's output gives the Q of the QR)."""
@@ -755,7 +790,9 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
             f"{tuple(A.shape[:-2])}, but got {tuple(tau.shape[:-1])}"
         )
     identity = eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape)  # (k = 0 too)
-    return apply_householder(A, tau, identity, left=True, transpose=False)
+    return _write_out(
+        apply_householder(A, tau, identity, left=True, transpose=False), out, "householder_product"
+    )
 
 
 def apply_householder(A: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: bool) -> Tensor:
@@ -775,7 +812,7 @@ def apply_householder(A: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: 
     return C
 
 
-def eigh(A: Tensor, UPLO: str = "L") -> return_types.linalg_eigh:
+def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> return_types.linalg_eigh:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from
     its lower (UPLO="L") or upper triangle. The gradient assumes distinct eigenvalues."""
     (A,) = autocast_inputs("eigh", A)
@@ -785,19 +822,24 @@ def eigh(A: Tensor, UPLO: str = "L") -> return_types.linalg_eigh:
         raise RuntimeError(f"{op}: Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     UPLO = UPLO.upper()
     w, v = F.backend.xp_of(A.array).linalg.eigh(A.array, UPLO=UPLO)
-    return return_types.linalg_eigh(
-        ops.EighValues.apply(A, values=w, vectors=v), ops.EighVectors.apply(A, values=w, vectors=v)
+    return _write_out(
+        return_types.linalg_eigh(
+            ops.EighValues.apply(A, values=w, vectors=v),
+            ops.EighVectors.apply(A, values=w, vectors=v),
+        ),
+        out,
+        "eigh",
     )
 
 
-def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
     """The eigenvalues of each symmetric matrix, ascending (eigh's first output)."""
     (A,) = autocast_inputs("eigvalsh", A)
-    return eigh(A, UPLO).eigenvalues
+    return _write_out(eigh(A, UPLO).eigenvalues, out, "eigvalsh")
 
 
 def svd(
-    A: Tensor, full_matrices: bool = True, *, driver: str | None = None
+    A: Tensor, full_matrices: bool = True, *, driver: str | None = None, out: Any = None
 ) -> return_types.linalg_svd:
     """(U, S, Vh) with A = U @ diag(S) @ Vh, S descending: U (m, m) and Vh (n, n) with
     full_matrices, else (m, k) and (k, n), k = min(m, n). The gradient assumes distinct,
@@ -807,20 +849,24 @@ def svd(
     _matrices(A, "linalg.svd")
     _check_svd_driver(A, driver, "linalg.svd")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=full_matrices)
-    return return_types.linalg_svd(
-        ops.SvdU.apply(A, u=u, s=s, vh=vh),
-        ops.SvdS.apply(A, u=u, s=s, vh=vh),
-        ops.SvdVh.apply(A, u=u, s=s, vh=vh),
+    return _write_out(
+        return_types.linalg_svd(
+            ops.SvdU.apply(A, u=u, s=s, vh=vh),
+            ops.SvdS.apply(A, u=u, s=s, vh=vh),
+            ops.SvdVh.apply(A, u=u, s=s, vh=vh),
+        ),
+        out,
+        "svd",
     )
 
 
-def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
+def svdvals(A: Tensor, *, driver: str | None = None, out: Any = None) -> Tensor:
     """The singular values of each matrix, descending (``driver``: as svd's)."""
     (A,) = autocast_inputs("svdvals", A)
     _matrices(A, "linalg.svdvals")
     _check_svd_driver(A, driver, "linalg.svdvals")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=False)
-    return ops.SvdS.apply(A, u=u, s=s, vh=vh)
+    return _write_out(ops.SvdS.apply(A, u=u, s=s, vh=vh), out, "svdvals")
 
 
 def _check_svd_driver(A: Tensor, driver: str | None, op: str) -> None:
@@ -840,7 +886,7 @@ def _check_svd_driver(A: Tensor, driver: str | None, op: str) -> None:
 
 
 # ---------------------------------------------------------------- LU
-def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out: Any = None
                  ) -> return_types.linalg_lu_factor_ex:  # fmt: skip
     """(LU, pivots, info): A = P L U with partial pivoting, packed as LAPACK's getrf: L
     (unit lower triangular) below LU's diagonal, U on and above it; pivots (int32, 1-based)
@@ -852,17 +898,25 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False
     if check_errors:
         _check_lu_info(info, op)
     LU = ops.LuFactor.apply(A, lu=lu, pivots=pivots)
-    return return_types.linalg_lu_factor_ex(LU, Tensor._make(pivots), Tensor._make(info))
+    return _write_out(
+        return_types.linalg_lu_factor_ex(LU, Tensor._make(pivots), Tensor._make(info)),
+        out,
+        "lu_factor_ex",
+    )
 
 
-def lu_factor(A: Tensor, *, pivot: bool = True) -> return_types.linalg_lu_factor:
+def lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> return_types.linalg_lu_factor:
     """(LU, pivots) of lu_factor_ex, raising RuntimeError where U has a zero on its diagonal
     (the factorisation is still there in lu_factor_ex and lu)."""
     op = "linalg.lu_factor"
     lu, pivots, info = _lu_arrays(A, pivot, op)
     _check_lu_info(info, op)
-    return return_types.linalg_lu_factor(
-        ops.LuFactor.apply(A, lu=lu, pivots=pivots), Tensor._make(pivots)
+    return _write_out(
+        return_types.linalg_lu_factor(
+            ops.LuFactor.apply(A, lu=lu, pivots=pivots), Tensor._make(pivots)
+        ),
+        out,
+        "lu_factor",
     )
 
 
@@ -887,11 +941,11 @@ def _check_lu_info(info: Any, op: str) -> None:
         )
 
 
-def lu(A: Tensor, *, pivot: bool = True) -> return_types.linalg_lu:
+def lu(A: Tensor, *, pivot: bool = True, out: Any = None) -> return_types.linalg_lu:
     """(P, L, U) with A = P @ L @ U: P a permutation, L (m, k) unit lower triangular, U (k, n)
     upper triangular, k = min(m, n). Singular matrices are factorised too."""
     LU, pivots, _ = lu_factor_ex(A, pivot=pivot)
-    return return_types.linalg_lu(*lu_unpack(LU, pivots))
+    return _write_out(return_types.linalg_lu(*lu_unpack(LU, pivots)), out, "lu")
 
 
 def lu_unpack(LU: Tensor, pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True
@@ -923,7 +977,7 @@ def lu_unpack(LU: Tensor, pivots: Tensor, unpack_data: bool = True, unpack_pivot
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
-             adjoint: bool = False) -> Tensor:  # fmt: skip
+             adjoint: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """X with A @ X = B (A^T @ X = B with adjoint; X @ A = B, X @ A^T = B when not left) for
     A = P L U given as lu_factor's (LU, pivots): two triangular solves and the permutation,
     differentiable in LU and B."""
@@ -944,20 +998,26 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     Lt, Ut, Pt = (F.swapaxes(t, -1, -2) for t in (L, U, P))
     if left and not adjoint:  # P L U X = B
         Y = solve_triangular(L, _matmul(Pt, B), upper=False, unitriangular=True)
-        return solve_triangular(U, Y, upper=True)
+        return _write_out(solve_triangular(U, Y, upper=True), out, "lu_solve")
     if left:  # U^T L^T P^T X = B
         Y = solve_triangular(Lt, solve_triangular(Ut, B, upper=False), upper=True,
                              unitriangular=True)  # fmt: skip
-        return _matmul(P, Y)
+        return _write_out(_matmul(P, Y), out, "lu_solve")
     if not adjoint:  # X P L U = B
         Y = solve_triangular(U, B, upper=True, left=False)
-        return _matmul(solve_triangular(L, Y, upper=False, left=False, unitriangular=True), Pt)
+        return _write_out(
+            _matmul(solve_triangular(L, Y, upper=False, left=False, unitriangular=True), Pt),
+            out,
+            "lu_solve",
+        )
     Y = solve_triangular(Lt, _matmul(B, P), upper=True, left=False, unitriangular=True)
-    return solve_triangular(Ut, Y, upper=False, left=False)  # X U^T L^T P^T = B
+    return _write_out(
+        solve_triangular(Ut, Y, upper=False, left=False), out, "lu_solve"
+    )  # X U^T L^T P^T = B
 
 
 # ---------------------------------------------------------------- LDL
-def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out: Any = None
                   ) -> return_types.linalg_ldl_factor_ex:  # fmt: skip
     """(LD, pivots, info): A = L D L^T for symmetric A (its lower triangle read), with
     Bunch-Kaufman pivoting, in LAPACK's sytrf form (microtorch/ops/ldl.py says how to read
@@ -969,12 +1029,18 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
     if check_errors:
         _raise_on_info(info, op, "The factorization could not be completed because the block "
                        "diagonal matrix D has a zero block at column {}")  # fmt: skip
-    return return_types.linalg_ldl_factor_ex(
-        Tensor._make(ld), Tensor._make(pivots), Tensor._make(info)
+    return _write_out(
+        return_types.linalg_ldl_factor_ex(
+            Tensor._make(ld), Tensor._make(pivots), Tensor._make(info)
+        ),
+        out,
+        "ldl_factor_ex",
     )
 
 
-def ldl_factor(A: Tensor, *, hermitian: bool = False) -> return_types.linalg_ldl_factor:
+def ldl_factor(
+    A: Tensor, *, hermitian: bool = False, out: Any = None
+) -> return_types.linalg_ldl_factor:
     """(LD, pivots) of ldl_factor_ex, raising RuntimeError where D is exactly singular."""
     LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
     failed = F.backend.xp_of(info.array).flatnonzero(info.array.reshape(-1) > 0)
@@ -984,10 +1050,12 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False) -> return_types.linalg_ldl
             f"singular (a zero block at column {int(info.array.reshape(-1)[int(failed[0])])}); "
             "linalg.ldl_factor_ex returns the factorisation with info instead"
         )
-    return return_types.linalg_ldl_factor(LD, pivots)
+    return _write_out(return_types.linalg_ldl_factor(LD, pivots), out, "ldl_factor")
 
 
-def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
+def ldl_solve(
+    LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False, out: Any = None
+) -> Tensor:
     """X with A @ X = B for A given by ldl_factor's (LD, pivots); batch dims broadcast. No
     gradient, as in PyTorch."""
     op = "linalg.ldl_solve"
@@ -1007,4 +1075,4 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False)
         )
     F._check_broadcast(tuple(LD.shape[:-2]), tuple(B.shape[:-2]), op)
     arrays = (t.detach().array for t in (LD, pivots, B))
-    return Tensor._make(_ldl.ldl_solve_arrays(*arrays))
+    return _write_out(Tensor._make(_ldl.ldl_solve_arrays(*arrays)), out, "ldl_solve")

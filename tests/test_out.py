@@ -44,6 +44,8 @@ CALLS = {
     "diff": lambda T, a, b, out: T.diff(a, dim=1, out=out),
     "eq": lambda T, a, b, out: T.eq(a, b, out=out),
     "inverse": lambda T, a, b, out: T.inverse(T.tensor(SQUARE), out=out),
+    "linalg.solve": lambda T, a, b, out: T.linalg.solve(T.tensor(SQUARE), a[:, :2].T, out=out),
+    "linalg.matrix_norm": lambda T, a, b, out: T.linalg.matrix_norm(a, ord=1, out=out),
     "narrow_copy": lambda T, a, b, out: T.narrow_copy(a, 1, 1, 2, out=out),
 }
 
@@ -143,6 +145,10 @@ def test_ops_with_several_results_take_a_tuple():
         microtorch.max(x, 0, out=(microtorch.empty(2), microtorch.empty(2)))
     with pytest.raises(TypeError, match="tuple of 2 tensors"):
         microtorch.max(x, 0, out=values)
+    q, r = microtorch.empty(0), microtorch.empty(0)
+    result = microtorch.linalg.qr(x, out=(q, r))
+    assert result.Q is q and result.R is r
+    np.testing.assert_allclose((q @ r).numpy(), x.numpy(), atol=1e-6)
 
 
 def test_factories_make_outs_dtype_and_refuse_another():
@@ -188,9 +194,10 @@ def test_the_names_whose_docstrings_hide_out_take_it_too():
     assert [name for name in ALSO_WITH_OUT if not _takes_out(getattr(microtorch, name))] == []
 
 
-@pytest.mark.parametrize("namespace", ["", "special"])
+@pytest.mark.parametrize("namespace", ["", "special", "linalg"])
 def test_every_function_pytorch_gives_out_has_it(namespace):
-    """Each torch.* (torch.special.*) function documented with out= takes it here too."""
+    """Each torch.* (torch.special.*, torch.linalg.*) function documented with out= takes it
+    here too."""
     torch = pytest.importorskip("torch")
     theirs_module = getattr(torch, namespace) if namespace else torch
     ours_module = getattr(microtorch, namespace) if namespace else microtorch
