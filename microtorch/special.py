@@ -234,97 +234,66 @@ def zeta(input: Any, other: Any, *, out: Any = None) -> Tensor:
 
 
 # --------------------------------------------------------------- orthogonal polynomials
-def _polynomial(kind: str, x: Any, n: Any, op: str) -> Tensor:
-    return _F._no_grad_result(_special.orthogonal_polynomial(kind, *_two_arrays(x, n, op)))
+def _polynomial(kind: str, x: Any, n: Any, op: str, out: Any) -> Tensor:
+    result = _F._no_grad_result(_special.orthogonal_polynomial(kind, *_two_arrays(x, n, op)))
+    return _write_out(result, out, op)
 
 
 def chebyshev_polynomial_t(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Chebyshev polynomial of the first kind T_n(x) (n truncated to an integer)."""
-    return _write_out(
-        _polynomial("chebyshev_t", x, n, "chebyshev_polynomial_t"), out, "chebyshev_polynomial_t"
-    )
+    return _polynomial("chebyshev_t", x, n, "chebyshev_polynomial_t", out)
 
 
 def chebyshev_polynomial_u(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Chebyshev polynomial of the second kind U_n(x)."""
-    return _write_out(
-        _polynomial("chebyshev_u", x, n, "chebyshev_polynomial_u"), out, "chebyshev_polynomial_u"
-    )
+    return _polynomial("chebyshev_u", x, n, "chebyshev_polynomial_u", out)
 
 
 def chebyshev_polynomial_v(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Chebyshev polynomial of the third kind V_n(x)."""
-    return _write_out(
-        _polynomial("chebyshev_v", x, n, "chebyshev_polynomial_v"), out, "chebyshev_polynomial_v"
-    )
+    return _polynomial("chebyshev_v", x, n, "chebyshev_polynomial_v", out)
 
 
 def chebyshev_polynomial_w(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Chebyshev polynomial of the fourth kind W_n(x)."""
-    return _write_out(
-        _polynomial("chebyshev_w", x, n, "chebyshev_polynomial_w"), out, "chebyshev_polynomial_w"
-    )
+    return _polynomial("chebyshev_w", x, n, "chebyshev_polynomial_w", out)
 
 
 def shifted_chebyshev_polynomial_t(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """T_n(2x - 1), the Chebyshev polynomial of the first kind shifted to [0, 1]."""
-    return _write_out(
-        _polynomial("shifted_chebyshev_t", x, n, "shifted_chebyshev_polynomial_t"),
-        out,
-        "shifted_chebyshev_polynomial_t",
-    )
+    return _polynomial("shifted_chebyshev_t", x, n, "shifted_chebyshev_polynomial_t", out)
 
 
 def shifted_chebyshev_polynomial_u(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """U_n(2x - 1), the Chebyshev polynomial of the second kind shifted to [0, 1]."""
-    return _write_out(
-        _polynomial("shifted_chebyshev_u", x, n, "shifted_chebyshev_polynomial_u"),
-        out,
-        "shifted_chebyshev_polynomial_u",
-    )
+    return _polynomial("shifted_chebyshev_u", x, n, "shifted_chebyshev_polynomial_u", out)
 
 
 def shifted_chebyshev_polynomial_v(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """V_n(2x - 1), the Chebyshev polynomial of the third kind shifted to [0, 1]."""
-    return _write_out(
-        _polynomial("shifted_chebyshev_v", x, n, "shifted_chebyshev_polynomial_v"),
-        out,
-        "shifted_chebyshev_polynomial_v",
-    )
+    return _polynomial("shifted_chebyshev_v", x, n, "shifted_chebyshev_polynomial_v", out)
 
 
 def shifted_chebyshev_polynomial_w(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """W_n(2x - 1), the Chebyshev polynomial of the fourth kind shifted to [0, 1]."""
-    return _write_out(
-        _polynomial("shifted_chebyshev_w", x, n, "shifted_chebyshev_polynomial_w"),
-        out,
-        "shifted_chebyshev_polynomial_w",
-    )
+    return _polynomial("shifted_chebyshev_w", x, n, "shifted_chebyshev_polynomial_w", out)
 
 
 def hermite_polynomial_h(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The physicists' Hermite polynomial H_n(x)."""
-    return _write_out(
-        _polynomial("hermite_h", x, n, "hermite_polynomial_h"), out, "hermite_polynomial_h"
-    )
+    return _polynomial("hermite_h", x, n, "hermite_polynomial_h", out)
 
 
 def hermite_polynomial_he(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The probabilists' Hermite polynomial He_n(x)."""
-    return _write_out(
-        _polynomial("hermite_he", x, n, "hermite_polynomial_he"), out, "hermite_polynomial_he"
-    )
+    return _polynomial("hermite_he", x, n, "hermite_polynomial_he", out)
 
 
 def laguerre_polynomial_l(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Laguerre polynomial L_n(x)."""
-    return _write_out(
-        _polynomial("laguerre", x, n, "laguerre_polynomial_l"), out, "laguerre_polynomial_l"
-    )
+    return _polynomial("laguerre", x, n, "laguerre_polynomial_l", out)
 
 
 def legendre_polynomial_p(x: Any, n: Any, *, out: Any = None) -> Tensor:
     """The Legendre polynomial P_n(x)."""
-    return _write_out(
-        _polynomial("legendre", x, n, "legendre_polynomial_p"), out, "legendre_polynomial_p"
-    )
+    return _polynomial("legendre", x, n, "legendre_polynomial_p", out)
