@@ -20,7 +20,9 @@ from . import (
     return_types,
     special,
     testing,
+    torch_version,
     utils,
+    version,
     viz,
 )
 from ._compile import compile
@@ -644,7 +646,7 @@ from .random import (
 from .serialization import load, save
 from .tracing import trace
 
-__version__ = "0.1.0"
+__version__ = version.__version__  # a TorchVersion: compares as a version
 
 
 def is_tensor(obj: object) -> "builtins.bool":
