@@ -6,6 +6,7 @@
 import builtins  # this module rebinds bool, float and int to dtypes
 
 from . import (
+    accelerator,
     amp,
     autograd,
     backend,
@@ -211,6 +212,7 @@ from ._windows import (
     hann_window,
     kaiser_window,
 )
+from .accelerator import get_device_module
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from .amp.autocast_mode import (
     clear_autocast_cache,
