@@ -27,6 +27,8 @@ from . import (
     viz,
 )
 from ._compile import compile
+from ._deprecated_factories import range
+from ._errors import AcceleratorError, OutOfMemoryError
 from ._inplace_names import (
     abs_,
     acos_,
@@ -107,6 +109,7 @@ from ._legacy_types import (
     IntTensor,
     LongTensor,
     ShortTensor,
+    set_default_tensor_type,
 )
 from ._linalg_names import (
     chain_matmul,
@@ -213,8 +216,26 @@ from ._windows import (
     kaiser_window,
 )
 from .accelerator import get_device_module
-from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled
+from .amp._deprecated import (
+    get_autocast_cpu_dtype,
+    get_autocast_gpu_dtype,
+    get_autocast_ipu_dtype,
+    get_autocast_xla_dtype,
+    is_autocast_cpu_enabled,
+    is_autocast_ipu_enabled,
+    is_autocast_xla_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_gpu_dtype,
+    set_autocast_ipu_dtype,
+    set_autocast_ipu_enabled,
+    set_autocast_xla_dtype,
+    set_autocast_xla_enabled,
+)
 from .amp.autocast_mode import (
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
     clear_autocast_cache,
     is_autocast_cache_enabled,
     set_autocast_cache_enabled,
@@ -232,6 +253,7 @@ from .autograd import (
     set_grad_enabled,
 )
 from .autograd import functional as _autograd_functional  # noqa: F401 (autograd.functional)
+from .autograd.anomaly import set_anomaly_enabled
 from .backend import (
     device,
     get_default_device,
@@ -273,7 +295,9 @@ from .factories import (
     empty_strided,
     eye,
     from_dlpack,
+    from_file,
     from_numpy,
+    frombuffer,
     full,
     full_like,
     linspace,
@@ -285,6 +309,7 @@ from .factories import (
     zeros,
     zeros_like,
 )
+from .func import vmap
 from .functional import (
     abs,
     absolute,

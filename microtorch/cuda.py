@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from . import backend
+from ._errors import OutOfMemoryError  # noqa: F401 (torch.cuda.OutOfMemoryError is torch's)
 from .amp import cuda_amp as amp  # torch.cuda.amp: the deprecated spellings of torch.amp
 
 sys.modules[f"{__name__}.amp"] = amp  # (so that `from torch.cuda.amp import autocast` works)
