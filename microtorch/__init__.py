@@ -28,6 +28,7 @@ from . import (
 )
 from ._compile import compile
 from ._deprecated_factories import range
+from ._finite_differences import gradient
 from ._errors import AcceleratorError, OutOfMemoryError
 from ._inplace_names import (
     abs_,

@@ -2897,6 +2897,21 @@ INDEXING = [
         lambda a, p, q: (np.diff(a), np.diff(a, 2, 0, prepend=p, append=q), np.diff(a, 5, 0)),
     ),
     C(
+        "gradient",  # torch.gradient: central differences inside, one-sided at the ends
+        lambda T, F, a, b: (*T.gradient(a), *T.gradient(b, spacing=2.0, edge_order=2),
+                            *T.gradient(a, spacing=[0.5, 3.0], dim=(1, 0))),  # fmt: skip
+        (x(4, 5), x(3)),
+        lambda a, b: (*np.gradient(a), np.gradient(b, 2.0, edge_order=2),
+                      np.gradient(a, 0.5, axis=1), np.gradient(a, 3.0, axis=0)),  # fmt: skip
+    ),
+    C(
+        "gradient_coordinates",  # samples at uneven coordinates, edge_order 1 and 2
+        lambda T, F, a, c: (*T.gradient(a, spacing=[c], dim=1),
+                            *T.gradient(a, spacing=(c,), dim=-1, edge_order=2)),  # fmt: skip
+        (x(2, 5), const([0.0, 1.0, 1.5, 3.5, 4.0])),
+        lambda a, c: (np.gradient(a, c, axis=1), np.gradient(a, c, axis=1, edge_order=2)),
+    ),
+    C(
         "tensor_split_sections",  # 7 into 3: sizes 3, 2, 2
         lambda T, F, a: a.tensor_split(3, 1),
         (x(2, 7),),
