@@ -28,8 +28,8 @@ from . import (
 )
 from ._compile import compile
 from ._deprecated_factories import range
-from ._finite_differences import gradient
 from ._errors import AcceleratorError, OutOfMemoryError
+from ._finite_differences import gradient
 from ._inplace_names import (
     abs_,
     acos_,
