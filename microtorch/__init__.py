@@ -442,6 +442,7 @@ from .functional import (
     heaviside,
     histc,
     histogram,
+    histogramdd,
     hsplit,
     hstack,
     hypot,

@@ -1774,6 +1774,13 @@ REDUCTIONS = [
         grad=False,
     ),
     C(
+        "histogramdd",  # points' last dim holds their coordinates; the last bins hold max
+        lambda T, F, a: (lambda h: (h.hist, *h.bin_edges))(T.histogramdd(a, bins=[2, 3])),
+        (x(30, 2, grad=False),),
+        lambda a: (lambda h, edges: (h, *edges))(*np.histogramdd(a, bins=[2, 3])),
+        grad=False,
+    ),
+    C(
         "bincount",
         lambda T, F, i, w: (T.bincount(i), i.bincount(w, minlength=7)),
         (ints(5, 12), x(12, grad=False)),
@@ -2898,16 +2905,25 @@ INDEXING = [
     ),
     C(
         "gradient",  # torch.gradient: central differences inside, one-sided at the ends
-        lambda T, F, a, b: (*T.gradient(a), *T.gradient(b, spacing=2.0, edge_order=2),
-                            *T.gradient(a, spacing=[0.5, 3.0], dim=(1, 0))),  # fmt: skip
+        lambda T, F, a, b: (
+            *T.gradient(a),
+            *T.gradient(b, spacing=2.0, edge_order=2),
+            *T.gradient(a, spacing=[0.5, 3.0], dim=(1, 0)),
+        ),  # fmt: skip
         (x(4, 5), x(3)),
-        lambda a, b: (*np.gradient(a), np.gradient(b, 2.0, edge_order=2),
-                      np.gradient(a, 0.5, axis=1), np.gradient(a, 3.0, axis=0)),  # fmt: skip
+        lambda a, b: (
+            *np.gradient(a),
+            np.gradient(b, 2.0, edge_order=2),
+            np.gradient(a, 0.5, axis=1),
+            np.gradient(a, 3.0, axis=0),
+        ),  # fmt: skip
     ),
     C(
         "gradient_coordinates",  # samples at uneven coordinates, edge_order 1 and 2
-        lambda T, F, a, c: (*T.gradient(a, spacing=[c], dim=1),
-                            *T.gradient(a, spacing=(c,), dim=-1, edge_order=2)),  # fmt: skip
+        lambda T, F, a, c: (
+            *T.gradient(a, spacing=[c], dim=1),
+            *T.gradient(a, spacing=(c,), dim=-1, edge_order=2),
+        ),  # fmt: skip
         (x(2, 5), const([0.0, 1.0, 1.5, 3.5, 4.0])),
         lambda a, c: (np.gradient(a, c, axis=1), np.gradient(a, c, axis=1, edge_order=2)),
     ),
