@@ -1,10 +1,15 @@
 """The error types PyTorch names at top level for device failures: ``OutOfMemoryError``
 (also ``torch.cuda.OutOfMemoryError``, the same class) and ``AcceleratorError``. Both are
-RuntimeErrors, so ``except RuntimeError`` catches them too."""
+RuntimeErrors, so ``except RuntimeError`` catches them too.
+
+They are here so that code naming them imports and runs; microtorch itself does not raise
+them. A GPU that runs out of memory raises CuPy's own error,
+``cupy.cuda.memory.OutOfMemoryError`` (a MemoryError), from wherever the allocation
+happened: catch that, or MemoryError, to handle it."""
 
 
 class OutOfMemoryError(RuntimeError):
-    """The GPU ran out of memory (microtorch raises it for CuPy's out-of-memory error)."""
+    """The GPU ran out of memory (PyTorch's type; see the module docstring)."""
 
 
 class AcceleratorError(RuntimeError):
