@@ -13,6 +13,7 @@ from typing import Any
 
 from . import dtypes as _dtypes
 from ._tensor import Tensor
+from .amp import autocast_mode
 from .nn import functional as F
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # PyTorch's enum of a loss's reduction
@@ -313,6 +314,12 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequ
                 f"match the convolution dimensions, but got {name}={list(value)}"
             )
         sizes[name] = tuple(value) * dims if len(value) == 1 else tuple(value)
+    if autocast_mode.is_autocast_enabled("cpu") and not input.is_cuda:
+        # PyTorch's CPU autocast leaves torch.convolution alone (conv2d and the others it
+        # lowers to float16, as it does on CUDA): run it with autocast off
+        with autocast_mode.autocast("cpu", enabled=False):
+            return convolution(input, weight, bias, stride, padding, dilation, transposed,
+                               output_padding, groups)  # fmt: skip
     stride, padding, dilation = sizes["stride"], sizes["padding"], sizes["dilation"]
     if transposed:
         conv_transpose = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[dims - 1]
