@@ -50,7 +50,9 @@ def _uneven(f: Tensor, dim: int, x: Tensor, edge_order: int) -> Tensor:
     a = _coefficient(-right / (left * (left + right)), dim, ndim)
     b = _coefficient((right - left) / (left * right), dim, ndim)
     c = _coefficient(left / (right * (left + right)), dim, ndim)
-    inner = a * _along(f, dim, 0, n - 2) + b * _along(f, dim, 1, n - 2) + c * _along(f, dim, 2, n - 2)
+    inner = (
+        a * _along(f, dim, 0, n - 2) + b * _along(f, dim, 1, n - 2) + c * _along(f, dim, 2, n - 2)
+    )
     f0, f1, fn, fm = (_along(f, dim, i, 1) for i in (0, 1, n - 1, n - 2))
     if edge_order == 1:
         first, last = (f1 - f0) / dx[0], (fn - fm) / dx[-1]

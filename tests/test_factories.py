@@ -179,9 +179,10 @@ def test_range_includes_its_end_and_is_float_by_default_as_torch(args) -> None:
         theirs = torch.range(*args)
     assert mine.dtype is microtorch.float32 and mine.tolist() == theirs.tolist()
     with pytest.warns(UserWarning):
-        assert microtorch.range(*args, dtype=microtorch.float64).tolist() == torch.range(
-            *args, dtype=torch.float64
-        ).tolist()
+        assert (
+            microtorch.range(*args, dtype=microtorch.float64).tolist()
+            == torch.range(*args, dtype=torch.float64).tolist()
+        )
 
 
 def test_range_with_an_integer_dtype_and_its_errors() -> None:
