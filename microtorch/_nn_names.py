@@ -281,11 +281,6 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor
     return F.pad(input, pad, "constant", value)
 
 
-def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
-    """F.channel_shuffle(input, groups) (PyTorch's native entry point of the same op)."""
-    return F.channel_shuffle(input, groups)
-
-
 # ----- convolution: the one entry for every kind, all arguments required ------------------
 def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int],
                 padding: Sequence[int], dilation: Sequence[int], transposed: bool,
