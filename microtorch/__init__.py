@@ -6,6 +6,7 @@
 import builtins  # this module rebinds bool, float and int to dtypes
 
 from . import (
+    accelerator,
     amp,
     autograd,
     backend,
@@ -21,10 +22,15 @@ from . import (
     return_types,
     special,
     testing,
+    torch_version,
     utils,
+    version,
     viz,
 )
 from ._compile import compile
+from ._deprecated_factories import range
+from ._errors import AcceleratorError, OutOfMemoryError
+from ._finite_differences import gradient
 from ._inplace_names import (
     abs_,
     acos_,
@@ -105,6 +111,7 @@ from ._legacy_types import (
     IntTensor,
     LongTensor,
     ShortTensor,
+    set_default_tensor_type,
 )
 from ._linalg_names import (
     chain_matmul,
@@ -113,6 +120,7 @@ from ._linalg_names import (
     cholesky_solve,
     det,
     eig,
+    frobenius_norm,
     geqrf,
     inverse,
     logdet,
@@ -123,6 +131,8 @@ from ._linalg_names import (
     matrix_exp,
     matrix_power,
     matrix_rank,
+    norm_except_dim,
+    nuclear_norm,
     orgqr,
     ormqr,
     pca_lowrank,
@@ -141,19 +151,29 @@ from ._nn_names import (
     batch_norm,
     binary_cross_entropy_with_logits,
     constant_pad_nd,
+    convolution,
     cosine_embedding_loss,
     ctc_loss,
     dropout,
     embedding,
+    embedding_renorm_,
     feature_alpha_dropout,
     feature_dropout,
     group_norm,
+    gru_cell,
     hinge_embedding_loss,
     instance_norm,
     kl_div,
     layer_norm,
+    lstm_cell,
     margin_ranking_loss,
+    native_batch_norm,
+    native_dropout,
+    native_group_norm,
+    native_layer_norm,
     poisson_nll_loss,
+    rnn_relu_cell,
+    rnn_tanh_cell,
     triplet_margin_loss,
 )
 from ._repr import set_printoptions
@@ -210,8 +230,27 @@ from ._windows import (
     hann_window,
     kaiser_window,
 )
-from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .accelerator import get_device_module
+from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled
+from .amp._deprecated import (
+    get_autocast_cpu_dtype,
+    get_autocast_gpu_dtype,
+    get_autocast_ipu_dtype,
+    get_autocast_xla_dtype,
+    is_autocast_cpu_enabled,
+    is_autocast_ipu_enabled,
+    is_autocast_xla_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_gpu_dtype,
+    set_autocast_ipu_dtype,
+    set_autocast_ipu_enabled,
+    set_autocast_xla_dtype,
+    set_autocast_xla_enabled,
+)
 from .amp.autocast_mode import (
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
     clear_autocast_cache,
     is_autocast_cache_enabled,
     set_autocast_cache_enabled,
@@ -229,6 +268,7 @@ from .autograd import (
     set_grad_enabled,
 )
 from .autograd import functional as _autograd_functional  # noqa: F401 (autograd.functional)
+from .autograd.anomaly import set_anomaly_enabled
 from .backend import (
     device,
     get_default_device,
@@ -270,7 +310,9 @@ from .factories import (
     empty_strided,
     eye,
     from_dlpack,
+    from_file,
     from_numpy,
+    frombuffer,
     full,
     full_like,
     linspace,
@@ -282,6 +324,7 @@ from .factories import (
     zeros,
     zeros_like,
 )
+from .func import vmap
 from .functional import (
     abs,
     absolute,
@@ -413,6 +456,7 @@ from .functional import (
     heaviside,
     histc,
     histogram,
+    histogramdd,
     hsplit,
     hstack,
     hypot,
@@ -614,6 +658,7 @@ from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
     conv_transpose2d,
     conv_transpose3d,
     cosine_similarity,
+    native_channel_shuffle,
     pixel_shuffle,
     pixel_unshuffle,
     rrelu,
@@ -626,12 +671,14 @@ from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
 from .random import (
     Generator,
     bernoulli,
+    binomial,
     default_generator,
     get_rng_state,
     initial_seed,
     manual_seed,
     multinomial,
     normal,
+    poisson,
     rand,
     rand_like,
     randint,
@@ -645,7 +692,7 @@ from .random import (
 from .serialization import load, save
 from .tracing import trace
 
-__version__ = "0.1.0"
+__version__ = version.__version__  # a TorchVersion: compares as a version
 
 
 def is_tensor(obj: object) -> "builtins.bool":

@@ -110,3 +110,48 @@ class BoolTensor(metaclass=LegacyTensorType):
     """CPU bool tensors."""
 
     dtype = _dtypes.bool
+
+
+_LEGACY_TYPES = {
+    cls.__name__: cls
+    for cls in (
+        FloatTensor,
+        DoubleTensor,
+        HalfTensor,
+        LongTensor,
+        IntTensor,
+        ShortTensor,
+        CharTensor,
+        ByteTensor,
+        BoolTensor,
+    )  # fmt: skip
+}
+
+
+def set_default_tensor_type(t: Any, /) -> None:
+    """Deprecated: set the default dtype from a legacy type (FloatTensor, DoubleTensor,
+    HalfTensor, or their names "torch.DoubleTensor"...; "torch.cuda.FloatTensor" also makes
+    CUDA the default device). Use set_default_dtype and set_default_device instead."""
+    from ._warn import warn_user
+
+    warn_user(
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "torch.set_default_dtype() and torch.set_default_device() as alternatives."
+    )
+    on_cuda = False
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        if module not in ("torch", "microtorch", "torch.cuda", "microtorch.cuda"):
+            raise TypeError(f"set_default_tensor_type: unknown tensor type name {t!r}")
+        if name not in _LEGACY_TYPES:
+            raise AttributeError(f"module '{module}' has no attribute '{name}'")
+        on_cuda, t = module.endswith("cuda"), _LEGACY_TYPES[name]
+        if on_cuda and not backend.cuda_is_available():
+            raise TypeError(f"type {module}.{name} not available: CUDA is not available")
+    if not isinstance(t, LegacyTensorType) or not t.dtype.is_floating_point:
+        raise TypeError(
+            "invalid type object: only floating-point types are supported as the default type"
+        )
+    _dtypes.set_default_dtype(t.dtype)
+    if on_cuda:
+        backend.set_default_device("cuda")

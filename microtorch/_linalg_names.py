@@ -46,6 +46,50 @@ def logdet(input: Tensor) -> Tensor:
     return where(sign < 0, math.nan, logabsdet)
 
 
+def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """Deprecated: linalg.vector_norm(input, 2, dim, keepdim), over at most two dims."""
+    warn_user(
+        "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
+        "be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, "
+        "keepdim)` instead"
+    )
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) > 2:
+        raise RuntimeError(
+            f"frobenius_norm: Expected at most 2 dimensions, but got {len(dims)} dimensions "
+            "instead."
+        )
+    return linalg.vector_norm(input, 2, dims, keepdim)
+
+
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Deprecated: linalg.matrix_norm(input, "nuc", dim, keepdim), the sum of the singular
+    values of the matrices in dims ``dim`` (the last two by default). Like PyTorch's,
+    ``nuclear_norm(input, True)`` reads True as keepdim."""
+    warn_user(
+        "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
+        "removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, "
+        "keepdim)` instead"
+    )
+    if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
+        dim, keepdim = None, dim
+    return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)
+
+
+def norm_except_dim(v: Tensor, pow: int = 2, dim: int = 0) -> Tensor:
+    """The ``pow``-norm of each slice of v along ``dim`` (over every other dim), shaped like
+    v with the other dims of size 1: weight_norm's norm. dim=-1: the norm of all of v."""
+    if not isinstance(pow, int) or isinstance(pow, bool):
+        raise TypeError(f"norm_except_dim(): argument 'pow' must be int, not {type(pow).__name__}")
+    if dim == -1:
+        return linalg.vector_norm(v, pow)
+    from .functional import wrap_dim
+
+    d = wrap_dim(dim, v.ndim, "norm_except_dim")
+    others = tuple(i for i in range(v.ndim) if i != d)
+    return linalg.vector_norm(v, pow, others, keepdim=True)
+
+
 def inverse(input: Tensor, *, out: Any = None) -> Tensor:
     """linalg.inv(input)."""
     return write_out(linalg.inv(input), out, "inverse")

@@ -73,6 +73,7 @@ class Tensor:
         "array",
         "_requires_grad",  # what .requires_grad reads and (checked) sets
         "_grad",  # what .grad reads and (checked) sets
+        "_grad_dtype",  # grad_dtype when set on a leaf (left unset, as by every op: its dtype)
         "grad_fn",
         "_version_counter",
         "_hooks",
@@ -146,8 +147,9 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
+            allowed = getattr(self, "_grad_dtype", self.dtype)
             for what, mine, given in (("size", tuple(self.shape), tuple(value.shape)),
-                                      ("dtype", self.dtype, value.dtype),
+                                      ("dtype", allowed or value.dtype, value.dtype),
                                       ("device", self.device, value.device)):  # fmt: skip
                 if mine != given:
                     raise RuntimeError(
@@ -156,6 +158,24 @@ class Tensor:
                         "device"
                     )
         self._grad = value
+
+    @property
+    def grad_dtype(self) -> Any:
+        """The dtype backward() gives this leaf's .grad (its own dtype unless set): incoming
+        gradients are cast to it; None accepts a gradient of any dtype."""
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return getattr(self, "_grad_dtype", self.dtype)
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: Any) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, _dtypes.dtype):
+            raise RuntimeError(
+                f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}"
+            )
+        self._grad_dtype = value
 
     # ----- what it is -------------------------------------------------------------
     @property
@@ -227,6 +247,14 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its grad_fn node this tensor is. Here every node has one output,
+        so 0, except for the pieces of a split or chunk: their position, as in PyTorch."""
+        from .ops.shape import SplitPiece
+
+        return self.grad_fn.position if isinstance(self.grad_fn, SplitPiece) else 0
 
     @property
     def _version(self) -> int:
@@ -1277,6 +1305,21 @@ class Tensor:
 
     def view_as(self, other: Tensor) -> Tensor:
         return F.view(self, other.shape)
+
+    def as_subclass(self, cls: type) -> Tensor:
+        """This tensor seen as an instance of ``cls`` (a subclass of Tensor): the same memory
+        and, through a view, the same autograd history."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(
+                "Creating a Tensor subclass from a class that does not inherit from Tensor is "
+                f"not possible (got {cls!r}). Make sure your class inherits from Tensor."
+            )
+        from .ops import shape as shape_ops
+
+        alias = shape_ops.Reshape.apply(self, shape=self.array.shape)  # a view, in the graph
+        out = cls._make(alias.array, alias.requires_grad, alias.grad_fn)
+        out._version_counter, out._view = alias._version_counter, alias._view
+        return out
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return F.reshape(self, other.shape)

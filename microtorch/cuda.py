@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 from . import backend
+from ._errors import OutOfMemoryError  # noqa: F401 (torch.cuda.OutOfMemoryError is torch's)
 from .amp import cuda_amp as amp  # torch.cuda.amp: the deprecated spellings of torch.amp
 
 sys.modules[f"{__name__}.amp"] = amp  # (so that `from torch.cuda.amp import autocast` works)

@@ -217,6 +217,80 @@ def from_numpy(array: numpy.ndarray) -> Tensor:
     return Tensor._make(array)
 
 
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """A 1-D CPU tensor of ``count`` elements (-1: all) read from ``buffer`` (bytearray,
+    array.array, memoryview...) after ``offset`` bytes, sharing its memory."""
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("frombuffer: object does not implement Python buffer protocol.") from None
+    target = _dtypes.get_dtype(dtype).np
+    length, size = view.nbytes, target.itemsize
+    if length == 0 or count == 0:
+        raise ValueError(
+            f"frombuffer: both buffer length ({length}) and count ({count}) must not be 0"
+        )
+    if not 0 <= offset < length:
+        raise ValueError(
+            f"frombuffer: offset ({offset} bytes) must be non-negative and no greater than "
+            f"buffer length ({length} bytes) minus 1"
+        )
+    if count < 0:
+        if (length - offset) % size:
+            raise ValueError(
+                f"frombuffer: buffer length ({length - offset} bytes) after offset ({offset} "
+                f"bytes) must be a multiple of element size ({size})"
+            )
+        count = (length - offset) // size
+    elif offset + count * size > length:
+        raise ValueError(
+            f"frombuffer: requested buffer length ({count} * {size} bytes) after offset "
+            f"({offset} bytes) must not be greater than actual buffer length ({length} bytes)"
+        )
+    array = numpy.frombuffer(view.cast("B"), dtype=target, count=count, offset=offset)
+    if not array.flags.writeable:  # bytes: NumPy will not write into it, so take a copy
+        warn_user(
+            "frombuffer: the given buffer is not writable, so microtorch copied it (PyTorch "
+            "would share it and let writes through the tensor change it)"
+        )
+        array = array.copy()
+    t = Tensor._make(array)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype: Any = None,
+              layout: Any = None, device: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """A 1-D CPU tensor of ``size`` elements mapped from a file: with ``shared`` writes go
+    to the file (which grows to fit), without it they stay private to the tensor."""
+    target = (_dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)).np
+    if backend.as_device(device).type != "cpu":
+        raise RuntimeError("from_file: only CPU tensors can be mapped to files")
+    nbytes = size * target.itemsize
+    if size < 0:
+        raise RuntimeError(f"from_file: unable to map {nbytes} bytes from file <{filename}>")
+    try:
+        if shared:
+            with open(filename, "ab") as f:  # creates it if needed; grown to the size below
+                if f.tell() < nbytes:
+                    f.truncate(nbytes)
+        with open(filename, "rb") as f:
+            found = f.seek(0, 2)
+    except OSError as error:
+        raise RuntimeError(f"from_file: unable to open file <{filename}>: {error}") from None
+    if found < nbytes:
+        raise RuntimeError(
+            f"from_file: file <{filename}> size <{found}> is smaller than the required mapping "
+            f"size <{nbytes}>"
+        )
+    if size == 0:  # (a file cannot be mapped with no bytes)
+        return Tensor._make(numpy.empty(0, dtype=target))
+    mapped = numpy.memmap(filename, dtype=target, mode="r+" if shared else "c", shape=(size,))
+    return Tensor._make(mapped.view(numpy.ndarray))  # (a plain array; the map stays its base)
+
+
 def from_dlpack(obj: Any) -> Tensor:
     """A tensor sharing memory with any DLPack producer (a numpy/cupy array, a torch tensor)."""
     device_type = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else 1

@@ -2394,6 +2394,52 @@ def histc(
     return write_out(Tensor._make(xp.bincount(which, minlength=bins).astype(a.dtype)), out, "histc")
 
 
+def _bin_edges(values: Any, bins: Any, limits: Any, dim: builtins.int, like: Tensor) -> Any:
+    """The increasing bin edges of one dimension of a histogram (an array in ``like``'s
+    dtype): ``bins`` itself when it is a tensor of edges, else ``bins`` equal bins over
+    ``limits`` (low, high), or over the values' own range (one value: widened by 0.5 each
+    way; none: [0, 1])."""
+    xp = backend.xp_of(values)
+    if isinstance(bins, Tensor):
+        if bins.dtype is not like.dtype or bins.ndim != 1:
+            raise RuntimeError(
+                f"torch.histogramdd: bins must be a 1-D tensor of input's dtype {like.dtype}, "
+                f"got shape {tuple(bins.shape)} and dtype {bins.dtype}"
+            )
+        return bins.array
+    if bins <= 0:
+        raise RuntimeError(
+            f"torch.histogram(): bins must be > 0, but got {bins} for dimension {dim}"
+        )
+    if limits is not None:
+        low, high = builtins.float(limits[0]), builtins.float(limits[1])
+    elif values.size:
+        low, high = builtins.float(values.min()), builtins.float(values.max())
+    else:
+        low, high = 0.0, 1.0
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RuntimeError(
+            f"torch.histogramdd: dimension {dim}'s range [{low}, {high}] is not finite"
+        )
+    if low > high:
+        raise RuntimeError(
+            f"torch.histogramdd: min should not exceed max, but got min {low} max {high}"
+        )
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    return xp.linspace(low, high, bins + 1).astype(values.dtype)
+
+
+def _bin_of(values: Any, edges: Any) -> tuple:
+    """(bin index of each value, whether it falls inside the edges): every bin holds its
+    left edge, the last its right one too; nan falls outside."""
+    xp = backend.xp_of(values)
+    which = xp.searchsorted(edges, values, side="right") - 1
+    n = edges.shape[0] - 1
+    which = xp.where(values == edges[-1], n - 1, which)  # the last bin holds its right edge
+    return which, (which >= 0) & (which < n)  # (nan sorts after every edge: outside)
+
+
 def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,
               density: bool = False, out: Any = None) -> return_types.histogram:  # fmt: skip
     """(hist, bin_edges): how many elements (or how much weight) fall into each bin. bins is
@@ -2405,39 +2451,9 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
         raise NotImplementedError(f'"histogramdd" not implemented for {input.dtype}')
     a = input.array.reshape(-1)
     xp = backend.xp_of(a)
-    if isinstance(bins, Tensor):
-        if bins.dtype is not input.dtype or bins.ndim != 1:
-            raise RuntimeError(
-                f"torch.histogramdd: bins must be a 1-D tensor of input's dtype {input.dtype}, "
-                f"got shape {tuple(bins.shape)} and dtype {bins.dtype}"
-            )
-        edges = bins.array
-    else:
-        if bins <= 0:
-            raise RuntimeError(
-                f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0"
-            )
-        if range is not None:
-            low, high = builtins.float(range[0]), builtins.float(range[1])
-        elif a.size:
-            low, high = builtins.float(a.min()), builtins.float(a.max())
-        else:
-            low, high = 0.0, 1.0
-        if not (math.isfinite(low) and math.isfinite(high)):
-            raise RuntimeError(
-                f"torch.histogramdd: dimension 0's range [{low}, {high}] is not finite"
-            )
-        if low > high:
-            raise RuntimeError(
-                f"torch.histogramdd: min should not exceed max, but got min {low} max {high}"
-            )
-        if low == high:
-            low, high = low - 0.5, high + 0.5
-        edges = xp.linspace(low, high, bins + 1).astype(a.dtype)
-    which = xp.searchsorted(edges, a, side="right") - 1
+    edges = _bin_edges(a, bins, range, 0, input)
+    which, inside = _bin_of(a, edges)
     n = edges.shape[0] - 1
-    which = xp.where(a == edges[-1], n - 1, which)  # the last bin holds its right edge
-    inside = (which >= 0) & (which < n)  # (False for nan, which sorts after every edge)
     w = None if weight is None else _check_tensor(weight, "histogram", "weight").array.reshape(-1)
     if w is not None and w.shape != a.shape:
         raise RuntimeError(
@@ -2454,6 +2470,64 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
         return_types.histogram(Tensor._make(hist.astype(a.dtype)), Tensor._make(edges.copy())),
         out,
         "histogram",
+    )
+
+
+def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None,
+                weight: Tensor | None = None,
+                density: bool = False) -> return_types.histogramdd:  # fmt: skip
+    """(hist, bin_edges): a D-dimensional histogram of the points in ``input`` (its last dim
+    holds each point's D coordinates). ``bins`` is one count for every dimension, one count
+    per dimension, or one 1-D tensor of edges per dimension; ``range`` is (low0, high0,
+    low1, high1, ...). Bins are as histogram's; density=True makes hist integrate to 1.
+    No gradient."""
+    _check_tensor(input, "histogramdd")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"histogramdd" not implemented for {input.dtype}')
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    d = input.shape[-1]
+    points = input.array.reshape(-1, d)
+    xp = backend.xp_of(points)
+    per_dim = [bins] * d if isinstance(bins, builtins.int) else list(bins)
+    if len(per_dim) != d:
+        raise RuntimeError(
+            "histogramdd: The size of bins must be equal to the innermost dimension of the "
+            f"input (got {len(per_dim)} bins for points of {d} coordinates)."
+        )
+    if range is not None and len(range) != 2 * d:
+        raise RuntimeError(
+            f"torch.histogramdd: for a {d}-dimensional histogram range should have {2 * d} "
+            f"elements, but got {len(range)}"
+        )
+    edges, flat, inside = [], xp.zeros(points.shape[0], dtype=xp.int64), None
+    for k in builtins.range(d):
+        limits = None if range is None else (range[2 * k], range[2 * k + 1])
+        e = _bin_edges(points[:, k], per_dim[k], limits, k, input)
+        which, ok = _bin_of(points[:, k], e)
+        flat = flat * (e.shape[0] - 1) + xp.where(ok, which, 0)  # the bin's row-major index
+        inside = ok if inside is None else inside & ok
+        edges.append(e)
+    shape = tuple(e.shape[0] - 1 for e in edges)
+    w = None
+    if weight is not None:
+        if tuple(_check_tensor(weight, "histogramdd", "weight").shape) != tuple(input.shape[:-1]):
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided it should have the same shape "
+                "as the input tensor excluding its innermost dimension, but got input with "
+                f"shape {list(input.shape)} and weight with shape {list(weight.shape)}"
+            )
+        w = weight.array.reshape(-1)[inside]
+    size = math.prod(shape)
+    counts = xp.bincount(flat[inside], w, minlength=size) if size else xp.zeros(0)
+    hist = counts.astype(points.dtype).reshape(shape)
+    if density:
+        volume = xp.diff(edges[0])  # each bin's volume: the product of its widths
+        for e in edges[1:]:
+            volume = volume[..., None] * xp.diff(e)
+        hist = hist / (hist.sum() * volume)
+    return return_types.histogramdd(
+        Tensor._make(hist.astype(points.dtype)), tuple(Tensor._make(e.copy()) for e in edges)
     )
 
 

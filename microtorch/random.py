@@ -267,6 +267,53 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     )  # gradient 0 to input, as in PyTorch
 
 
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """One Poisson sample per element of the rates ``input``, in its (floating) dtype and
+    on its device, recorded with gradient 0 to the rates, as in PyTorch."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"poisson: input must be a tensor of rates, got {type(input).__name__}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"poisson: rates must be floating point, got {input.dtype}")
+    rates = backend.to_numpy(input.array).astype(numpy.float64)
+    if not (rates >= 0).all():  # (also refuses nan)
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if not (rates < 1e18).all():  # NumPy's limit; PyTorch returns garbage there
+        raise RuntimeError("invalid Poisson rate, expected rate below 1e18")
+    draws = numpy.asarray(_rng(generator).poisson(rates)).astype(input.array.dtype)
+    drawn = Tensor._make(backend.to_device(draws, input.device))
+    return elementwise.RandomDraw.apply(drawn, input)  # gradient 0 to the rates
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """One Binomial(count, prob) sample per element of count and prob (broadcast together):
+    how many of ``count`` trials succeed, each with probability ``prob``. Both must be
+    tensors of one floating dtype; as in PyTorch the draw has no derivative (backward
+    raises), negative counts draw 0, probabilities are clipped to [0, 1] and a nan gives nan."""
+    for name, t in (("count", count), ("prob", prob)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"binomial(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    if not count.dtype.is_floating_point:
+        raise ValueError(
+            f"binomial only supports floating-point dtypes for count, got: {count.dtype}"
+        )
+    if prob.dtype is not count.dtype:
+        raise RuntimeError(
+            f"binomial: Found dtype {prob.dtype} but expected {count.dtype} (count and prob must "
+            "have one dtype)"
+        )
+    from . import functional as F
+
+    shape = F.broadcast_shapes(tuple(count.shape), tuple(prob.shape))
+    n = numpy.broadcast_to(backend.to_numpy(count.array).astype(numpy.float64), shape)
+    p = numpy.broadcast_to(backend.to_numpy(prob.array).astype(numpy.float64), shape)
+    undefined = numpy.isnan(n) | numpy.isnan(p)
+    trials = numpy.floor(numpy.clip(numpy.where(undefined, 0, n), 0, None)).astype(numpy.int64)
+    chance = numpy.clip(numpy.where(undefined, 0, p), 0, 1)
+    draws = numpy.where(undefined, numpy.nan, _rng(generator).binomial(trials, chance))
+    drawn = Tensor._make(backend.to_device(draws.astype(count.array.dtype), count.device))
+    return elementwise.UndifferentiableDraw.apply(drawn, count, prob, op="binomial")
+
+
 def normal(
     mean: Any,
     std: Any = 1.0,

@@ -47,6 +47,7 @@ cummin = _result("cummin", ["values", "indices"])
 aminmax = _result("aminmax", ["min", "max"])
 frexp = _result("frexp", ["mantissa", "exponent"])
 histogram = _result("histogram", ["hist", "bin_edges"])
+histogramdd = _result("histogramdd", ["hist", "bin_edges"])
 
 # torch.linalg
 linalg_slogdet = _result("linalg_slogdet", ["sign", "logabsdet"])

@@ -164,6 +164,109 @@ def test_eye_with_a_negative_size_raises_runtime_error(args) -> None:
         torch.eye(*args)
 
 
+# ------------------------------------------------------------------ range (deprecated)
+RANGES = [(1, 4), (0, 1, 0.25), (0, 0.3, 0.1), (4, 1, -1), (1, 3.5), (1, 2, 0.3), (0, 1, 0.1),
+          (2, 2), (-3, 3, 2)]  # fmt: skip
+
+
+@pytest.mark.parametrize("args", RANGES, ids=str)
+def test_range_includes_its_end_and_is_float_by_default_as_torch(args) -> None:
+    torch = pytest.importorskip("torch")
+    with pytest.warns(UserWarning, match="torch.range is deprecated") as record:
+        mine = microtorch.range(*args)
+    assert record[0].filename == __file__  # reported at the caller's line
+    with pytest.warns(UserWarning):
+        theirs = torch.range(*args)
+    assert mine.dtype is microtorch.float32 and mine.tolist() == theirs.tolist()
+    with pytest.warns(UserWarning):
+        assert (
+            microtorch.range(*args, dtype=microtorch.float64).tolist()
+            == torch.range(*args, dtype=torch.float64).tolist()
+        )
+
+
+def test_range_with_an_integer_dtype_and_its_errors() -> None:
+    torch = pytest.importorskip("torch")
+    with pytest.warns(UserWarning):
+        got = microtorch.range(1, 4, dtype=microtorch.int32, step=2, requires_grad=False)
+        assert got.dtype is microtorch.int32 and got.tolist() == [1, 3]
+        assert torch.range(1, 4, dtype=torch.int32, step=2).tolist() == [1, 3]
+        x = microtorch.range(0, 2, requires_grad=True)
+        assert x.requires_grad and x.is_leaf
+        for T in (torch, microtorch):
+            with pytest.raises(RuntimeError, match="step must be nonzero"):
+                T.range(1, 4, 0)
+            with pytest.raises(RuntimeError, match="inconsistent with step sign"):
+                T.range(4, 1)
+            with pytest.raises(TypeError, match="end"):
+                T.range(5)
+
+
+# ------------------------------------------------------------------ frombuffer, from_file
+def test_frombuffer_shares_the_buffers_memory_as_torch() -> None:
+    import array
+
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        a = array.array("i", [1, 2, 3, 4])
+        t = T.frombuffer(a, dtype=T.int32)
+        t[0] = 9
+        assert a.tolist() == [9, 2, 3, 4] and t.dtype is T.int32
+        assert T.frombuffer(a, dtype=T.int32, count=2, offset=4).tolist() == [2, 3]
+        assert T.frombuffer(bytearray(b"\x00\x00\x80?"), dtype=T.float32).tolist() == [1.0]
+        assert T.frombuffer(bytearray(8), dtype=T.float32, requires_grad=True).requires_grad
+    with pytest.warns(UserWarning, match="not writable"):
+        assert microtorch.frombuffer(b"\x01\x02", dtype=microtorch.uint8).tolist() == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"count": 0}, "must not be 0"),
+        ({"count": 5}, "must not be greater than actual buffer length"),
+        ({"offset": 16}, "offset \\(16 bytes\\) must be non-negative"),
+        ({"offset": -1}, "must be non-negative"),
+        ({"offset": 2}, "must be a multiple of element size \\(4\\)"),
+    ],
+)
+def test_frombuffer_refuses_what_torch_refuses(kwargs, match) -> None:
+    import array
+
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        with pytest.raises(ValueError, match=match):
+            T.frombuffer(array.array("i", [1, 2, 3, 4]), dtype=T.int32, **kwargs)
+    for T in (microtorch, torch):
+        with pytest.raises(ValueError, match="buffer protocol"):
+            T.frombuffer([1, 2], dtype=T.float32)
+        with pytest.raises(TypeError):
+            T.frombuffer(bytearray(4))
+
+
+def test_from_file_maps_a_file_privately_or_shared(tmp_path) -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        path = str(tmp_path / f"{T.__name__}.bin")
+        np.arange(6, dtype=np.float32).tofile(path)
+        assert T.from_file(path, size=6).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+        assert T.from_file(path, size=3, dtype=T.float32).dtype is T.float32
+        assert T.from_file(path).tolist() == []
+        private = T.from_file(path, shared=False, size=6)
+        private[1] = 7.0
+        assert np.fromfile(path, dtype=np.float32)[1] == 1.0  # a private copy-on-write map
+        shared = T.from_file(path, shared=True, size=8)  # the file grows to 8 elements
+        assert shared.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 0.0, 0.0]
+        shared[0] = 42.0
+        del shared
+        assert np.fromfile(path, dtype=np.float32).tolist()[:2] == [42.0, 1.0]
+        with pytest.raises(RuntimeError, match="is smaller than the required mapping size"):
+            T.from_file(path, size=9)
+        with pytest.raises(RuntimeError, match="unable to"):
+            T.from_file(str(tmp_path / "missing.bin"), size=2)
+        with pytest.raises(RuntimeError, match="unable to"):
+            T.from_file(path, size=-1)
+
+
 # ------------------------------------------------------------------ memory sharing
 def test_as_tensor_shares_memory_with_a_numpy_array_of_its_dtype() -> None:
     """PyTorch's as_tensor uses from_numpy when dtype and device already fit."""

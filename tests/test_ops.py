@@ -788,6 +788,19 @@ def np_group_norm(a, groups, weight=None, bias=None, eps=1e-5):
     return out + bias.reshape(shape) if bias is not None else out
 
 
+def np_lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
+    i, f, g, o = np.split(x @ w_ih.T + b_ih + h @ w_hh.T + b_hh, 4, axis=-1)
+    c = np_sigmoid(f) * c + np_sigmoid(i) * np.tanh(g)
+    return np_sigmoid(o) * np.tanh(c), c
+
+
+def np_gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
+    x_r, x_z, x_n = np.split(x @ w_ih.T + b_ih, 3, axis=-1)
+    h_r, h_z, h_n = np.split(h @ w_hh.T + b_hh, 3, axis=-1)
+    r, z = np_sigmoid(x_r + h_r), np_sigmoid(x_z + h_z)
+    return (1 - z) * np.tanh(x_n + r * h_n) + z * h
+
+
 def np_sdpa(q, k, v, mask=None, causal=False, scale=None, keep=None, p=0.0):
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
     scores = q @ np.swapaxes(k, -1, -2) * scale
@@ -1883,6 +1896,13 @@ REDUCTIONS = [
         grad=False,
     ),
     C(
+        "histogramdd",  # points' last dim holds their coordinates; the last bins hold max
+        lambda T, F, a: (lambda h: (h.hist, *h.bin_edges))(T.histogramdd(a, bins=[2, 3])),
+        (x(30, 2, grad=False),),
+        lambda a: (lambda h, edges: (h, *edges))(*np.histogramdd(a, bins=[2, 3])),
+        grad=False,
+    ),
+    C(
         "bincount",
         lambda T, F, i, w: (T.bincount(i), i.bincount(w, minlength=7)),
         (ints(5, 12), x(12, grad=False)),
@@ -2191,6 +2211,22 @@ LINALG = [
         ),
         (x(2, 3, 4),),
         _np_matrix_norms,
+    ),
+    C(
+        "frobenius_nuclear_norm",  # the deprecated torch.frobenius_norm and torch.nuclear_norm
+        lambda T, F, a: (
+            T.frobenius_norm(a, (1, 2)),
+            T.frobenius_norm(a, 0, True),
+            T.nuclear_norm(a[0]),
+            T.nuclear_norm(a, (0, 2), True),
+        ),  # fmt: skip
+        (x(3, 2, 4),),
+        lambda a: (
+            np.sqrt((a**2).sum((1, 2))),
+            np.sqrt((a**2).sum(0, keepdims=True)),
+            np.linalg.svd(a[0], compute_uv=False).sum(),
+            np.linalg.svd(np.moveaxis(a, 1, 0), compute_uv=False).sum(-1)[None, :, None],
+        ),
     ),
     C(
         "linalg_matrix_norm_dims_keepdim",  # the matrices in dims (0, 2), kept as size 1
@@ -3018,6 +3054,30 @@ INDEXING = [
         lambda a, p, q: (np.diff(a), np.diff(a, 2, 0, prepend=p, append=q), np.diff(a, 5, 0)),
     ),
     C(
+        "gradient",  # torch.gradient: central differences inside, one-sided at the ends
+        lambda T, F, a, b: (
+            *T.gradient(a),
+            *T.gradient(b, spacing=2.0, edge_order=2),
+            *T.gradient(a, spacing=[0.5, 3.0], dim=(1, 0)),
+        ),  # fmt: skip
+        (x(4, 5), x(3)),
+        lambda a, b: (
+            *np.gradient(a),
+            np.gradient(b, 2.0, edge_order=2),
+            np.gradient(a, 0.5, axis=1),
+            np.gradient(a, 3.0, axis=0),
+        ),  # fmt: skip
+    ),
+    C(
+        "gradient_coordinates",  # samples at uneven coordinates, edge_order 1 and 2
+        lambda T, F, a, c: (
+            *T.gradient(a, spacing=[c], dim=1),
+            *T.gradient(a, spacing=(c,), dim=-1, edge_order=2),
+        ),  # fmt: skip
+        (x(2, 5), const([0.0, 1.0, 1.5, 3.5, 4.0])),
+        lambda a, c: (np.gradient(a, c, axis=1), np.gradient(a, c, axis=1, edge_order=2)),
+    ),
+    C(
         "tensor_split_sections",  # 7 into 3: sizes 3, 2, 2
         lambda T, F, a: a.tensor_split(3, 1),
         (x(2, 7),),
@@ -3422,6 +3482,20 @@ INDEXING = [
         lambda T, F, a: (a.renorm(2, 0, 1.5), T.renorm(a, 1, 1, 2.0)),
         (x(3, 4),),
         lambda a: (_np_renorm(a, 2, 0, 1.5), _np_renorm(a, 1, 1, 2.0)),
+    ),
+    C(
+        "norm_except_dim",  # each slice's norm along dim, the other dims kept as size 1
+        lambda T, F, a: (
+            T.norm_except_dim(a),
+            T.norm_except_dim(a, 3, 2),
+            T.norm_except_dim(a, 2, -1),
+        ),  # fmt: skip
+        (nz(2, 3, 4),),
+        lambda a: (
+            np.sqrt((a**2).sum((1, 2), keepdims=True)),
+            (np.abs(a) ** 3).sum((0, 1), keepdims=True) ** (1 / 3),
+            np.sqrt((a**2).sum()),
+        ),
     ),
     C("tril", lambda T, F, a: a.tril(), (x(3, 4),), np.tril),
     C(
@@ -3953,6 +4027,18 @@ NN = [
         lambda a, w, b: np_layer_norm(a, 2, w, b, eps=1e-3),
     ),
     C(
+        "native_layer_norm",  # (out, mean, rstd): the statistics in test_torch_namespace.py
+        lambda T, F, a, w, b: T.native_layer_norm(a, [4], w, b, 1e-5)[0],
+        (x(2, 3, 4), x(4), x(4)),
+        lambda a, w, b: np_layer_norm(a, 1, w, b),
+    ),
+    C(
+        "native_layer_norm_2d_shape_plain",
+        lambda T, F, a: T.native_layer_norm(a, (2, 3), None, None, 1e-3)[0],
+        (x(2, 2, 3),),
+        lambda a: np_layer_norm(a, 2, eps=1e-3),
+    ),
+    C(
         "conv1d",
         lambda T, F, a, w, b: F.conv1d(a, w, b),
         (x(2, 3, 6), x(4, 3, 3), x(4)),
@@ -4045,6 +4131,18 @@ NN = [
         ),
         (x(1, 4, 3, 2), x(4, 1, 2, 2)),
         lambda a, w: np_conv_transpose(a, w, None, 3, (2, 1), (2, 1), 2, (1, 2)),
+    ),
+    C(
+        "convolution",  # the generic entry: conv2d with stride, padding, dilation, groups
+        lambda T, F, a, w, b: T.convolution(a, w, b, [2, 1], [1], [1, 2], False, [0], 2),
+        (x(1, 4, 5, 6), x(2, 2, 3, 2), x(2)),
+        lambda a, w, b: np_conv(a, w, b, (2, 1), 1, (1, 2), 2),
+    ),
+    C(
+        "convolution_transposed",  # transposed=True: conv_transpose1d with output_padding
+        lambda T, F, a, w: T.convolution(a, w, None, [2], [1], [1], True, [1], 1),
+        (x(2, 2, 4), x(2, 3, 3)),
+        lambda a, w: np_conv_transpose(a, w, None, 2, 1, 1),
     ),
     C(
         "conv_transpose3d",
@@ -4209,6 +4307,18 @@ NN = [
         lambda a: np_channel_norm(a, (0, 2, 3), eps=1e-3),
     ),
     C(
+        "native_batch_norm_training",  # (out, save_mean, save_invstd): see native_layer_norm
+        lambda T, F, a, w, b: T.native_batch_norm(a, w, b, None, None, True, 0.1, 1e-5)[0],
+        (x(4, 3, 2), x(3), x(3)),
+        lambda a, w, b: np_channel_norm(a, (0, 2), w, b),
+    ),
+    C(
+        "native_batch_norm_eval",  # the running statistics, and two empty tensors
+        lambda T, F, a, m, v: T.native_batch_norm(a, None, None, m, v, False, 0.1, 1e-5),
+        (x(3, 3), const([0.5, -1.0, 0.0], grad=False), const([0.5, 1.5, 2.0], grad=False)),
+        lambda a, m, v: (np_channel_norm(a, (0,), mean=m, var=v), np.zeros(0), np.zeros(0)),
+    ),
+    C(
         "batch_norm_eval",
         lambda T, F, a, m, v, w, b: F.batch_norm(a, m, v, w, b),
         (
@@ -4243,6 +4353,12 @@ NN = [
         lambda T, F, a: F.group_norm(a, 3, eps=1e-3),
         (x(2, 3, 2, 2),),
         lambda a: np_group_norm(a, 3, eps=1e-3),
+    ),
+    C(
+        "native_group_norm",  # (out, mean, rstd): the statistics in test_torch_namespace.py
+        lambda T, F, a, w, b: T.native_group_norm(a, w, b, 2, 4, 3, 2, 1e-5)[0],
+        (x(2, 4, 3), x(4), x(4)),
+        lambda a, w, b: np_group_norm(a, 2, w, b),
     ),
     C(
         "pixel_shuffle",
@@ -4407,6 +4523,24 @@ NN = [
         lambda T, F, a, g: F.grid_sample(a, g, "nearest", "reflection", align_corners=True),
         (x(2, 2, 3, 4), x(2, 2, 3, 2)),
         lambda a, g: np_grid_sample(a, g, "nearest", "reflection", True),
+    ),
+    C(
+        "lstm_cell_functional",  # torch.lstm_cell: nn.LSTMCell's step with the weights given
+        lambda T, F, a, h, c, wi, wh, bi, bh: T.lstm_cell(a, (h, c), wi, wh, bi, bh),
+        (x(3, 4), x(3, 2), x(3, 2), x(8, 4), x(8, 2), x(8), x(8)),
+        np_lstm_cell,
+    ),
+    C(
+        "gru_cell_functional",
+        lambda T, F, a, h, wi, wh, bi, bh: T.gru_cell(a, h, wi, wh, bi, bh),
+        (x(3, 4), x(3, 2), x(6, 4), x(6, 2), x(6), x(6)),
+        np_gru_cell,
+    ),
+    C(
+        "rnn_cells_functional",  # tanh and relu, without biases
+        lambda T, F, a, h, wi, wh: (T.rnn_tanh_cell(a, h, wi, wh), T.rnn_relu_cell(a, h, wi, wh)),
+        (x(3, 4), x(3, 2), x(2, 4), nz(2, 2)),
+        lambda a, h, wi, wh: (np.tanh(a @ wi.T + h @ wh.T), np.maximum(a @ wi.T + h @ wh.T, 0)),
     ),
     C(
         "embedding_repeats",

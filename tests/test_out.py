@@ -179,6 +179,7 @@ def _takes_out(fn) -> bool:
 
 # PyTorch names with out= that microtorch has but gives no out= (yet)
 WITHOUT_OUT = {"multinomial", "empty_permuted"}  # (empty_permuted: its docstring shows none)
+WITHOUT_OUT |= {"histogramdd"}  # (its out is a tensor and a list of tensors)
 # the exercises (docs/exercises): a learner's own op need not take out= to pass this file
 WITHOUT_OUT |= {"cumsum", "logsumexp", "softplus", "max_pool1d", "rms_norm", "logcumsumexp"}
 # names whose out= PyTorch's docstrings do not show (seen to work in PyTorch 2.13)

@@ -713,6 +713,63 @@ def test_requires_grad_flag() -> None:
         microtorch.tensor([1, 2]).requires_grad_()
 
 
+def test_output_nr_is_the_position_among_its_nodes_outputs() -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        x = T.randn(4, 3, requires_grad=True)
+        assert x.output_nr == (x * 2).output_nr == T.randn(3).output_nr == 0
+        assert [p.output_nr for p in x.split(2)] == [p.output_nr for p in x.chunk(2)] == [0, 1]
+        assert [p.output_nr for p in x.split([1, 1, 1], 1)] == [0, 1, 2]
+        with pytest.raises(AttributeError):
+            x.output_nr = 1
+
+
+def test_grad_dtype_casts_the_gradients_backward_gives_a_leaf() -> None:
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        assert x.grad_dtype is T.float32 and T.ones(2, dtype=T.long).grad_dtype is T.int64
+        x.grad_dtype = T.float64
+        assert x.grad_dtype is T.float64
+        (x * 2).sum().backward()
+        (x * 3).sum().backward()  # accumulated in float64
+        assert x.grad.dtype is T.float64 and x.grad.tolist() == [5.0, 5.0]
+        y = T.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="dtype"):
+            y.grad = T.ones(3, dtype=T.float64)  # must match grad_dtype (its dtype by default)
+        y.grad_dtype = None  # any dtype
+        y.grad = T.ones(3, dtype=T.float64)
+        assert y.grad_dtype is None and y.grad.dtype is T.float64
+        with pytest.raises(RuntimeError, match="grad_dtype can only be accessed on leaf"):
+            (x * 2).grad_dtype  # noqa: B018
+        with pytest.raises(RuntimeError, match="grad_dtype can only be set on leaf"):
+            (x * 2).grad_dtype = T.float64
+        with pytest.raises(RuntimeError, match="must be a torch.dtype or None"):
+            y.grad_dtype = 3
+
+
+def test_as_subclass_is_a_view_of_the_same_memory_and_history() -> None:
+    torch = pytest.importorskip("torch")
+
+    for T in (microtorch, torch):
+
+        class Mine(T.Tensor):
+            pass
+
+        x = T.randn(3, requires_grad=True)
+        s = x.as_subclass(Mine)
+        assert type(s) is Mine and s.requires_grad and not s.is_leaf and s.shape == x.shape
+        (s * s).sum().backward()
+        assert T.allclose(x.grad, 2 * x.detach())
+        z = T.zeros(3)
+        view = z.as_subclass(Mine)
+        view[0] = 5.0
+        assert z.tolist() == [5.0, 0.0, 0.0] and not view.requires_grad
+        assert type(z.as_subclass(T.Tensor)) is T.Tensor
+        with pytest.raises(TypeError, match="does not inherit from Tensor"):
+            z.as_subclass(int)
+
+
 # ------------------------------------------------------------------ repr
 def test_repr_shows_values_dtype_device_and_grad_fn() -> None:
     plain = repr(microtorch.tensor([1.5, 2.0]))

@@ -165,6 +165,47 @@ def test_histogram_weights_and_errors() -> None:
         microtorch.histogram(microtorch.ones(2), microtorch.ones(2, dtype=microtorch.float64))
 
 
+@pytest.mark.parametrize(
+    "shape, bins, kwargs",
+    [((50, 3), [2, 3, 4], {}), ((50, 2), 3, {"density": True}), ((2, 5, 2), 3, {}),
+     ((50, 3), 2, {"range": [-1.0, 1.0, -1.0, 1.0, 0.0, 1.0], "density": True}),
+     ((50, 2), "edges", {"weight": True}), ((50, 2), 4, {"weight": True, "density": True}),
+     ((0, 2), 2, {}), ((5, 1), [3], {})],
+)  # fmt: skip
+def test_histogramdd_matches_pytorch(shape, bins, kwargs) -> None:
+    rng = np.random.default_rng(0)
+    points = rng.standard_normal(shape)
+    w = rng.random(shape[:-1])
+    for dtype in ("float32", "float64"):
+        outs = []
+        for T in (microtorch, torch):
+            given = dict(kwargs)
+            if given.get("weight"):
+                given["weight"] = T.tensor(w.astype(dtype))
+            b = bins
+            if bins == "edges":
+                b = [T.tensor(np.array(e, dtype)) for e in ([-1.0, 0.0, 1.0], [-2.0, 0.5, 3.0])]
+            outs.append(T.histogramdd(T.tensor(points.astype(dtype)), bins=b, **given))
+        mine, theirs = outs
+        assert type(mine).__name__ == "histogramdd" and isinstance(mine.bin_edges, tuple)
+        _same(mine.hist, theirs.hist, 1e-6)
+        _same(mine.bin_edges, theirs.bin_edges, 1e-6)
+
+
+def test_histogramdd_errors_as_pytorch() -> None:
+    _raise_alike(lambda T, a: T.histogramdd(a, bins=[2, 2, 2]), RuntimeError, np.ones((4, 2)),
+                 match="size of bins must be equal to the innermost dimension")  # fmt: skip
+    _raise_alike(lambda T, a: T.histogramdd(a, bins=2, range=[0.0, 1.0]), RuntimeError,
+                 np.ones((4, 2)), match="range should have 4 elements")  # fmt: skip
+    _raise_alike(lambda T, a: T.histogramdd(a, bins=2), NotImplementedError, np.ones((4, 2), int))
+    _raise_alike(lambda T, a: T.histogramdd(a, bins=2), RuntimeError, np.ones(5),
+                 match="at least 2 dimensions")  # fmt: skip
+    _raise_alike(lambda T, a: T.histogramdd(a, bins=0), RuntimeError, np.ones((4, 2)),
+                 match="bins must be > 0")  # fmt: skip
+    _raise_alike(lambda T, a, w: T.histogramdd(a, bins=2, weight=w), RuntimeError,
+                 np.ones((4, 2)), np.ones(3), match="excluding its innermost dimension")  # fmt: skip
+
+
 # ------------------------------------------------------------------ unique_consecutive, unravel_index, isin
 @pytest.mark.parametrize(
     "values, dim",

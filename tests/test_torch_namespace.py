@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -348,6 +350,162 @@ def test_torch_loss_forms_take_reduction_as_a_number() -> None:
         microtorch.hinge_embedding_loss(a, microtorch.ones(3), 1.0, "mean")
     with pytest.raises(TypeError, match="reduction must be 0"):
         microtorch.margin_ranking_loss(a, b, microtorch.ones(3), 0.0, 7)
+
+
+# ------------------------------------------------------------------ native_ forms, convolution, cells
+NATIVE_NORMS = [
+    ("native_layer_norm", (2, 3, 4), lambda T, a: T.native_layer_norm(a, [3, 4], None, None, 1e-5)),
+    ("native_batch_norm", (4, 3, 2),
+     lambda T, a: T.native_batch_norm(a, None, None, None, None, True, 0.1, 1e-5)),
+    ("native_batch_norm_2d", (5, 3),
+     lambda T, a: T.native_batch_norm(a, None, None, None, None, True, 0.1, 1e-3)),
+    ("native_group_norm", (2, 6, 5), lambda T, a: T.native_group_norm(a, None, None, 2, 6, 5, 3, 1e-5)),
+    ("native_group_norm_4d", (2, 6, 2, 3),
+     lambda T, a: T.native_group_norm(a, None, None, 2, 6, 6, 3, 1e-5)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, shape, call", NATIVE_NORMS, ids=[c[0] for c in NATIVE_NORMS])
+def test_native_norms_return_the_statistics_they_used(name, shape, call) -> None:
+    """(out, mean, rstd) as PyTorch's; the op table checks out's gradients."""
+    x = np.random.default_rng(len(name)).standard_normal(shape)
+    for dtype in ("float32", "float64"):
+        mine = call(microtorch, microtorch.tensor(x.astype(dtype), requires_grad=True))
+        theirs = call(torch, torch.tensor(x.astype(dtype), requires_grad=True))
+        assert len(mine) == len(theirs) == 3
+        for m, t in zip(mine, theirs):
+            _same(m, t, 1e-6)
+        assert mine[0].requires_grad and not mine[1].requires_grad and not mine[2].requires_grad
+
+
+def test_native_batch_norm_updates_running_statistics_and_in_eval_returns_empty_ones() -> None:
+    x = np.random.default_rng(2).standard_normal((4, 3))
+    results = {}
+    for T in (microtorch, torch):
+        mean, var = T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64)
+        T.native_batch_norm(T.tensor(x), None, None, mean, var, True, 0.3, 1e-5)
+        out, saved_mean, saved_invstd = T.native_batch_norm(
+            T.tensor(x), None, None, mean, var, False, 0.3, 1e-5
+        )
+        assert tuple(saved_mean.shape) == tuple(saved_invstd.shape) == (0,)
+        results[T] = (mean, var, out)
+    for m, t in zip(results[microtorch], results[torch]):
+        _same(m, t)
+    with pytest.raises(RuntimeError):  # (PyTorch 2.13 crashes here)
+        microtorch.native_batch_norm(
+            microtorch.ones(4, 3), None, None, None, None, False, 0.1, 1e-5
+        )
+
+
+def test_native_group_norm_checks_n_c_and_hxw() -> None:
+    for T in (microtorch, torch):
+        with pytest.raises(RuntimeError, match="numel\\(\\) == N \\* C \\* HxW"):
+            T.native_group_norm(T.ones(2, 6, 5), None, None, 2, 6, 4, 3, 1e-5)
+
+
+def test_native_dropout_returns_the_mask_it_used() -> None:
+    for T in (microtorch, torch):
+        x = T.randn(40, 50, requires_grad=True)
+        out, mask = T.native_dropout(x, 0.3, True)
+        assert mask.dtype is T.bool and 0.6 < mask.float().mean().item() < 0.8
+        kept = x.detach()[mask] / 0.7
+        assert T.allclose(out.detach()[mask], kept) and bool((out.detach()[~mask] == 0).all())
+        out.sum().backward()
+        assert T.allclose(x.grad, mask.to(x.dtype) / 0.7)
+        copy, everything = T.native_dropout(x, 0.3, False)
+        assert copy is not x and T.equal(copy, x.detach()) and bool(everything.all())
+        assert bool(T.native_dropout(x, 0.0, True)[1].all())
+        gone, none_kept = T.native_dropout(x, 1.0, True)
+        assert gone.abs().sum().item() == 0 and not bool(none_kept.any())
+        assert T.native_dropout(x, 0.5, None)[1].float().mean().item() < 0.7  # None: training
+        with pytest.raises(RuntimeError):
+            T.native_dropout(x, 1.5, True)
+        with pytest.raises(RuntimeError):
+            T.native_dropout(T.ones(3, dtype=T.long), 0.5, True)
+    x = microtorch.randn(30, 40)
+    microtorch.manual_seed(4)
+    ours = microtorch.native_dropout(x, 0.4, True)[0]
+    microtorch.manual_seed(4)
+    assert microtorch.equal(ours, microtorch.nn.functional.dropout(x, 0.4))  # the same mask
+
+
+def test_native_channel_shuffle_and_convolution_checks() -> None:
+    for T in (microtorch, torch):
+        assert T.native_channel_shuffle(T.arange(6.0).reshape(1, 6, 1), 3).flatten().tolist() == [
+            0.0, 2.0, 4.0, 1.0, 3.0, 5.0]  # fmt: skip
+        with pytest.raises(RuntimeError, match="divisible by groups"):
+            T.native_channel_shuffle(T.ones(1, 6, 2), 4)
+        x, w = T.ones(1, 2, 5, 5), T.ones(4, 2, 3, 3)
+        assert T.convolution(x, w, None, [1], [0], [1], False, [0], 1).shape == (1, 4, 3, 3)
+        with pytest.raises(TypeError):
+            T.convolution(x, w, None, 1, 0, 1, False, 0, 1)
+        with pytest.raises(RuntimeError, match="a list of 2 values"):
+            T.convolution(x, w, None, [1, 1, 1], [0], [1], False, [0], 1)
+        with pytest.raises(RuntimeError, match="2-dimensional input of size"):
+            T.convolution(T.ones(2, 5), T.ones(4, 2, 3), None, [1], [0], [1], False, [0], 1)
+
+
+def test_embedding_renorm_scales_the_picked_rows_in_place() -> None:
+    w = np.random.default_rng(3).standard_normal((5, 3)) * 3
+    results = []
+    for T in (microtorch, torch):
+        weight = T.tensor(w)
+        assert T.embedding_renorm_(weight, T.tensor([[0, 2], [2, 4]]), 1.0, 2.0) is weight
+        results.append(weight)
+        with pytest.raises(RuntimeError, match="in-place operation"):
+            T.embedding_renorm_(T.ones(5, 3, requires_grad=True), T.tensor([0]), 1.0, 2.0)
+        with pytest.raises(RuntimeError, match="Long, Int"):
+            T.embedding_renorm_(T.ones(5, 3), T.tensor([0.0, 1.0]), 1.0, 2.0)
+    _same(*results, 1e-6)
+    assert results[0][1].tolist() == w[1].tolist()  # a row not picked is left alone
+
+
+def test_functional_cells_check_their_arguments_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        x, h = T.ones(3, 4), T.ones(3, 5)
+        w_ih, w_hh = T.ones(20, 4), T.ones(20, 5)
+        with pytest.raises(RuntimeError, match="two hidden states"):
+            T.lstm_cell(x, [h], w_ih, w_hh)
+        with pytest.raises(TypeError, match="hx"):
+            T.lstm_cell(x, h, w_ih, w_hh)
+        with pytest.raises(RuntimeError, match="3 \\* hidden_size = 15, but got 14"):
+            T.gru_cell(x, h, T.ones(14, 4), T.ones(15, 5))
+        with pytest.raises(RuntimeError, match="inconsistent hidden_size"):
+            T.rnn_tanh_cell(x, T.ones(3, 6), T.ones(5, 4), T.ones(5, 5))
+        with pytest.raises(RuntimeError, match="inconsistent input_size"):
+            T.rnn_relu_cell(T.ones(3, 3), h, T.ones(5, 4), T.ones(5, 5))
+    cell = microtorch.nn.LSTMCell(4, 5)
+    x, h, c = microtorch.randn(3, 4), microtorch.randn(3, 5), microtorch.randn(3, 5)
+    functional = microtorch.lstm_cell(x, (h, c), cell.weight_ih, cell.weight_hh, cell.bias_ih,
+                                      cell.bias_hh)  # fmt: skip
+    for a, b in zip(functional, cell(x, (h, c))):
+        assert microtorch.allclose(a, b)
+
+
+def test_deprecated_norms_warn_and_refuse_as_pytorch() -> None:
+    x = microtorch.randn(3, 4)
+    with pytest.warns(UserWarning, match="frobenius_norm is deprecated"):  # (PyTorch's: once)
+        microtorch.frobenius_norm(x, [0, 1])
+    with pytest.warns(UserWarning, match="nuclear_norm is deprecated"):
+        microtorch.nuclear_norm(x)
+    for T in (microtorch, torch):
+        x = T.randn(3, 4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            with pytest.raises(TypeError):
+                T.frobenius_norm(x)
+            with pytest.raises(RuntimeError, match="at most 2 dimensions"):
+                T.frobenius_norm(T.ones(2, 3, 4), [0, 1, 2])
+            with pytest.raises(RuntimeError):
+                T.frobenius_norm(x.long(), [0, 1])
+            with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+                T.nuclear_norm(T.ones(3))
+            assert T.nuclear_norm(x, True).shape == (1, 1)
+        with pytest.raises(TypeError, match="'pow'"):
+            T.norm_except_dim(x, 2.5)
+        with pytest.raises(IndexError):
+            T.norm_except_dim(x, 2, 5)
+        assert T.norm_except_dim(x, 2, -2).shape == (3, 1)
 
 
 # ------------------------------------------------------------------ constants and settings

@@ -104,6 +104,20 @@ def set_autocast_cache_enabled(enabled: bool) -> None:
     _cache_enabled = bool(enabled)
 
 
+def autocast_increment_nesting() -> int:
+    """One more autocast region is open: returns how many are (autocast's own bookkeeping)."""
+    global _depth
+    _depth += 1
+    return _depth
+
+
+def autocast_decrement_nesting() -> int:
+    """One region fewer: returns how many are left open (the caller clears the cache at 0)."""
+    global _depth
+    _depth -= 1
+    return _depth
+
+
 def clear_autocast_cache() -> None:
     """Forget the float16 copies of parameters made so far (autocast does this on exit)."""
     _cache.clear()

@@ -239,6 +239,17 @@ class set_detect_anomaly:
         enabled, function._anomaly_hook, function._trace_hook = self._previous
 
 
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Switch anomaly detection on or off for the rest of the program (torch's plain
+    function; ``set_detect_anomaly`` is the same switch as a context manager too)."""
+    for name, value in (("enabled", enabled), ("check_nan", check_nan)):
+        if not isinstance(value, bool):
+            raise TypeError(
+                f"set_anomaly_enabled(): argument '{name}' must be bool, not {type(value).__name__}"
+            )
+    set_detect_anomaly(enabled, check_nan)
+
+
 def is_anomaly_enabled() -> bool:
     """True inside a ``detect_anomaly()`` block (or after ``set_detect_anomaly(True)``)."""
     return function._anomaly_hook is _note_creation

@@ -154,7 +154,10 @@ def add_to_grad(tensor: Any, grad: Any) -> None:
     """``tensor.grad += grad`` (the first time, ``tensor.grad = grad``)."""
     from .._tensor import Tensor
 
-    if grad.shape != tensor.shape or grad.dtype != tensor.array.dtype:
+    wanted = getattr(tensor, "_grad_dtype", False)  # a leaf's grad_dtype, when set
+    if wanted:
+        grad = grad.astype(wanted.np, copy=False)
+    if grad.shape != tensor.shape or (grad.dtype != tensor.array.dtype and wanted is False):
         raise RuntimeError(
             f"internal error: gradient of shape {grad.shape} {grad.dtype} for a tensor of "
             f"shape {tuple(tensor.shape)} {tensor.array.dtype}"

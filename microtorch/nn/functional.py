@@ -669,6 +669,11 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
 
 
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """channel_shuffle(input, groups) (PyTorch's native entry point of the same op)."""
+    return channel_shuffle(input, groups)
+
+
 def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None) -> None:
     """Raise a clear IndexError if an index is outside 0..n-1 (``ignore`` is allowed).
     On a GPU the check stays on the GPU, read at the next sync (backend.check_on_device)."""

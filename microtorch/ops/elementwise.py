@@ -706,6 +706,18 @@ class RandomDraw(Function):
         return (None, *(xp.zeros(shape, dtype) for shape, dtype in self.param_shapes))
 
 
+class UndifferentiableDraw(Function):
+    """A random draw whose dependence on its parameters PyTorch leaves undefined (binomial's
+    count and prob): recorded in the graph, and backward through it raises, as there."""
+
+    def forward(self, draw, *params, op="binomial"):
+        self.op = op
+        return draw
+
+    def backward(self, grad):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
 class Lgamma(Function):
     def forward(self, x):
         self.save_for_backward(x)

@@ -632,6 +632,14 @@ class _Runtime:
         return 1
 
     @staticmethod
+    def runtimeGetVersion() -> int:  # noqa: N802 (CuPy's name)
+        return 12040  # CUDA 12.4, as 1000 * major + 10 * minor
+
+    @staticmethod
+    def memGetInfo() -> tuple[int, int]:  # noqa: N802 (CuPy's name)
+        return 0, 0  # (free, total) bytes: the fake has no memory of its own
+
+    @staticmethod
     def getDeviceProperties(device: int) -> dict:  # noqa: N802 (CuPy's name)
         if device != 0:
             raise RuntimeError(f"fake cupy: no GPU {device} (there is one, GPU 0)")
