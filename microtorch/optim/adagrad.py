@@ -23,6 +23,7 @@ from .optimizer import (
     check_hyperparameters,
     check_unsupported,
     grad_for_update,
+    lr_value,
     state_array,
 )
 
@@ -62,7 +63,7 @@ class Adagrad(Optimizer):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, lr_decay, eps = float(group["lr"]), float(group["lr_decay"]), float(group["eps"])
+            lr, lr_decay, eps = lr_value(group["lr"]), float(group["lr_decay"]), float(group["eps"])
             weight_decay, maximize = float(group["weight_decay"]), group["maximize"]
             for p in group["params"]:
                 if p.grad is None:

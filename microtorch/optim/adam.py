@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import backend
-from .optimizer import Optimizer, check_hyperparameters, check_unsupported, state_array
+from .optimizer import Optimizer, check_hyperparameters, check_unsupported, lr_value, state_array
 
 
 class Adam(Optimizer):
@@ -48,7 +48,7 @@ class Adam(Optimizer):
         loss = self._run_closure(closure)
         for group in self.param_groups:
             # Python floats, so that NumPy keeps float32 arrays in float32
-            lr, eps = float(group["lr"]), float(group["eps"])
+            lr, eps = lr_value(group["lr"]), float(group["eps"])
             beta1, beta2 = float(group["betas"][0]), float(group["betas"][1])
             weight_decay = float(group["weight_decay"])
             decoupled = group["decoupled_weight_decay"]

@@ -22,6 +22,7 @@ from .optimizer import (
     check_unsupported,
     grad_for_update,
     lerp_,
+    lr_value,
     state_array,
 )
 
@@ -43,7 +44,7 @@ class Adamax(Optimizer):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, eps = float(group["lr"]), float(group["eps"])
+            lr, eps = lr_value(group["lr"]), float(group["eps"])
             beta1, beta2 = float(group["betas"][0]), float(group["betas"][1])
             weight_decay, maximize = float(group["weight_decay"]), group["maximize"]
             for p in group["params"]:

@@ -192,13 +192,15 @@ class Optimizer:
         with grad_mode.enable_grad():
             return closure()
 
-    def _state_of(self, p: Tensor, *buffers: str) -> dict:
-        """``self.state[p]``, set up on p's first step: ``"step"`` 0 and, for each name in
-        ``buffers``, an array of zeros like p (a running average, a momentum...)."""
+    def _state_of(self, p: Tensor, *buffers: str, **numbers: float) -> dict:
+        """``self.state[p]``, set up on p's first step: ``"step"`` 0, then the scalar state
+        in ``numbers`` (NAdam's mu_product...) and, for each name in ``buffers``, an array of
+        zeros like p (a running average, a momentum...), in PyTorch's order."""
         state = self.state[p]
         if not state:
             xp = backend.xp_of(p.array)
             state["step"] = 0
+            state.update(numbers)
             for name in buffers:
                 state[name] = Tensor._make(xp.zeros_like(p.array))
         return state
@@ -209,7 +211,9 @@ class Optimizer:
 
         Parameters are named by their position across all groups (0, 1, 2...), as PyTorch
         does, so a state dict can be loaded into a new optimizer over a new model of the
-        same shape. The state's tensors are the live ones (save or copy them)."""
+        same shape. The state's tensors are the live ones (save or copy them). As in
+        PyTorch, the step count (and ASGD's eta and mu, NAdam's mu_product) is saved as a
+        0-d tensor, in float32 (float64 when that is the default dtype)."""
         for hook in list(self._state_dict_pre_hooks.values()):
             hook(self)
         index: dict[int, int] = {}
@@ -221,7 +225,7 @@ class Optimizer:
         state = {}
         for p, s in self.state.items():
             if id(p) in index:
-                state[index[id(p)]] = dict(s)
+                state[index[id(p)]] = {name: _saved_state_value(name, v) for name, v in s.items()}
         state_dict = {"state": state, "param_groups": groups}
         for hook in list(self._state_dict_post_hooks.values()):
             result = hook(self, state_dict)
@@ -297,6 +301,15 @@ class Optimizer:
 _SCALAR_STATE = {"step": int, "eta": float, "mu": float, "mu_product": float}
 
 
+def _saved_state_value(name: str, value: Any) -> Any:
+    """One state entry as ``state_dict()`` gives it: a scalar state kept here as a number
+    becomes the 0-d tensor PyTorch keeps (float32, or float64 if that is the default dtype)."""
+    if name in _SCALAR_STATE and isinstance(value, (int, float)):
+        dtype = np.float64 if dtypes.get_default_dtype() is dtypes.float64 else np.float32
+        return Tensor._make(np.array(value, dtype=dtype))
+    return value
+
+
 def _state_value_for(p: Tensor, name: str, value: Any) -> Any:
     """A private copy of one saved state entry, on ``p``'s device and (if float) dtype. The
     step count (and ASGD's eta, mu, NAdam's mu_product) are numbers here; PyTorch saves them
@@ -321,6 +334,15 @@ def state_array(state_tensor: Tensor, a: Any) -> Any:
     if type(array) is not type(a) or array.dtype != a.dtype:
         array = state_tensor.array = backend.to_device(array.astype(a.dtype), backend.device_of(a))
     return array
+
+
+def lr_value(lr: Any) -> Any:
+    """A group's lr as step() computes with it: a Python float or, for a tensor lr
+    (``lr=torch.tensor(0.01)``), a NumPy scalar of its dtype, so that the step sizes made
+    from it are rounded in that dtype (float32), as PyTorch's arithmetic on the tensor is."""
+    if isinstance(lr, Tensor):
+        return lr.array.dtype.type(lr.item())
+    return float(lr)
 
 
 def check_unsupported(name: str, **flags: Any) -> None:
