@@ -20,6 +20,7 @@ from .. import backend
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
+    check_fused,
     check_hyperparameters,
     check_unsupported,
     grad_for_update,
@@ -45,6 +46,7 @@ class Adagrad(Optimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)  # fmt: skip
         super().__init__(params, defaults)
+        check_fused("Adagrad", fused, foreach)
         for group in self.param_groups:
             for p in group["params"]:
                 self._adagrad_state(p, group)

@@ -24,7 +24,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import backend
-from .optimizer import Optimizer, check_hyperparameters, check_unsupported, lr_value, state_array
+from .optimizer import (
+    Optimizer,
+    check_fused,
+    check_hyperparameters,
+    check_unsupported,
+    lr_value,
+    state_array,
+)
 
 
 class Adam(Optimizer):
@@ -42,6 +49,7 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)  # fmt: skip
         super().__init__(params, defaults)
+        check_fused(name, fused, foreach)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""

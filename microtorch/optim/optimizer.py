@@ -13,6 +13,7 @@ parameter's version counter, as any in-place change does.
 from __future__ import annotations
 
 import math
+import numbers
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -357,8 +358,21 @@ def check_unsupported(name: str, **flags: Any) -> None:
             raise ValueError(f"{name}: {flag}=True is not supported ({why[flag]}); leave it False")
 
 
+def check_fused(name: str, fused: bool | None, foreach: bool | None) -> None:
+    """PyTorch's error for asking for both of its fused and foreach kernels (microtorch's
+    step is the same either way, so each alone is accepted)."""
+    if fused and foreach:
+        raise RuntimeError(f"{name}: `fused` and `foreach` cannot be `True` together.")
+
+
 def check_hyperparameters(name: str, lr: Any, eps: float | None = None, betas: Any = None,
                           weight_decay: float = 0.0, momentum: float | None = None) -> None:  # fmt: skip
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError(f"{name}: Tensor lr must be 1-element, but it has {lr.numel()}")
+    if not isinstance(lr, (numbers.Real, Tensor)):
+        raise TypeError(
+            f"{name}: lr must be a number or a 1-element tensor, not {type(lr).__name__}"
+        )
     lr_value = float(lr.item() if isinstance(lr, Tensor) else lr)
     if not lr_value >= 0.0 or math.isnan(lr_value):
         raise ValueError(f"{name}: invalid learning rate: {lr}")
