@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import backend, dtypes
 from .._tensor import Tensor, clear_grads
+from .._warn import warn_user
 from ..autograd import grad_mode
 from ..nn.module import _add_hook, _RemovableHandle
 
@@ -118,8 +119,11 @@ class Optimizer:
                 )
             group.setdefault(name, default)
         ids = {id(p) for p in params}
-        if len(ids) != len(params):
-            raise ValueError("optimizer parameter group contains the same parameter more than once")
+        if len(ids) != len(params):  # (PyTorch warns, and steps such a parameter twice)
+            warn_user(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error (as in PyTorch); list each parameter once"
+            )
         for other in self.param_groups:
             if ids & {id(p) for p in other["params"]}:
                 raise ValueError("some parameters appear in more than one parameter group")
@@ -219,9 +223,13 @@ class Optimizer:
             hook(self)
         index: dict[int, int] = {}
         groups = []
+        start = 0  # a group's first index: past every entry of the groups before it
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
-            packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
+            for i, p in enumerate(group["params"], start):
+                index[id(p)] = i  # (a parameter listed twice in a group: its last place)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(group["params"])
             groups.append(packed)
         state = {}
         for p, s in self.state.items():
@@ -243,15 +251,17 @@ class Optimizer:
             result = hook(self, state_dict)
             if result is not None:
                 state_dict = result
-        if (
-            not isinstance(state_dict, dict)
-            or "state" not in state_dict
-            or "param_groups" not in state_dict
-        ):
-            raise ValueError(
+        if not isinstance(state_dict, dict):
+            raise TypeError(
                 "optimizer.load_state_dict: expected a dict with 'state' and 'param_groups', "
-                "as made by optimizer.state_dict()"
+                f"as made by optimizer.state_dict(), but got {type(state_dict).__name__}"
             )
+        for key in ("state", "param_groups"):  # a missing one: PyTorch's KeyError
+            if key not in state_dict:
+                raise KeyError(
+                    f"optimizer.load_state_dict: the state dict has no {key!r}; pass a dict "
+                    "made by optimizer.state_dict()"
+                )
         saved_groups = state_dict["param_groups"]
         if len(saved_groups) != len(self.param_groups):
             raise ValueError(
