@@ -15,11 +15,14 @@ it amounts to alone.
 from __future__ import annotations
 
 import bisect
+import collections
 import math
 import types
 import warnings
 from collections.abc import Callable
 
+from .._tensor import Tensor
+from .._warn import warn_user
 from .optimizer import Optimizer
 
 
@@ -29,8 +32,8 @@ class LRScheduler:
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+            for group in optimizer.param_groups:  # (a tensor lr: a copy, as it changes in place)
+                group.setdefault("initial_lr", _lr_copy(group["lr"]))
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -44,7 +47,9 @@ class LRScheduler:
 
     def _initial_step(self) -> None:
         """The step a scheduler takes when it is made: step 0's lr (when resuming, most
-        schedules leave the groups' lrs as they are)."""
+        schedules leave the groups' lrs as they are). ``_step_count`` counts the steps
+        taken, this one included, as PyTorch's does."""
+        self._step_count = 0
         self._is_initial = True
         try:
             self.step()
@@ -67,7 +72,16 @@ class LRScheduler:
         """Advance one step and write the new lrs into the groups.
 
         ``step(epoch)`` jumps to ``epoch`` instead, with the closed form of the schedule;
-        PyTorch deprecates it (and warns), and so does microtorch."""
+        PyTorch deprecates it (and warns), and so does microtorch. As PyTorch, the first
+        call warns when optimizer.step() has not been called since the scheduler was made:
+        the loop should call optimizer.step() first, or the schedule's first lr is skipped."""
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            warn_user(
+                "Detected call of `lr_scheduler.step()` before `optimizer.step()`: call "
+                "`optimizer.step()` first, then `lr_scheduler.step()`, or the first value of "
+                "the learning rate schedule is skipped (as in PyTorch)"
+            )
+        self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
             self._set_lrs(self.get_lr())
@@ -86,11 +100,15 @@ class LRScheduler:
 
     def _set_lrs(self, lrs: list[float]) -> None:
         for group, lr in zip(self.optimizer.param_groups, lrs):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+            _set_group_lr(group, lr)
+        self._last_lr = self._copied_lrs()
 
     def _current_lrs(self) -> list[float]:
-        return [group["lr"] for group in self.optimizer.param_groups]
+        return [float(group["lr"]) for group in self.optimizer.param_groups]
+
+    def _copied_lrs(self) -> list[float | Tensor]:
+        """The groups' lrs for get_last_lr(): numbers, or copies of tensor lrs."""
+        return [_lr_copy(group["lr"]) for group in self.optimizer.param_groups]
 
     def get_last_lr(self) -> list[float]:
         return self._last_lr
@@ -111,6 +129,21 @@ class LRScheduler:
         for fn, attributes in zip(getattr(self, "lr_lambdas", ()), saved_lambdas):
             if attributes is not None:
                 fn.__dict__.update(attributes)
+
+
+def _set_group_lr(group: dict, lr: float) -> None:
+    """``group["lr"] = lr``; a tensor lr (``lr=torch.tensor(0.01)``) is filled in place
+    instead, so that it stays the tensor the user made, as in PyTorch."""
+    if isinstance(group["lr"], Tensor):
+        group["lr"].fill_(float(lr))
+    else:
+        group["lr"] = lr
+
+
+def _lr_copy(lr: float | Tensor) -> float | Tensor:
+    """An lr as get_last_lr() and initial_lr keep it: a tensor lr copied, so that a later
+    change in place leaves it as it was (as PyTorch's copies)."""
+    return lr.clone() if isinstance(lr, Tensor) else lr
 
 
 def _callable_state(fn: Callable | None) -> dict | None:
@@ -203,15 +236,16 @@ class MultiStepLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, milestones: list[int], gamma: float = 0.1,
                  last_epoch: int = -1) -> None:  # fmt: skip
-        self.milestones, self.gamma = sorted(milestones), gamma
+        # milestone -> how many times it was given: a Counter, as PyTorch saves it
+        self.milestones, self.gamma = collections.Counter(milestones), gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        factor = self.gamma ** self.milestones.count(self.last_epoch)
+        factor = self.gamma ** self.milestones[self.last_epoch]
         return [lr * factor for lr in self._current_lrs()]
 
     def _get_closed_form_lr(self) -> list[float]:
-        passed = bisect.bisect_right(self.milestones, self.last_epoch)
+        passed = bisect.bisect_right(sorted(self.milestones.elements()), self.last_epoch)
         return [base * self.gamma**passed for base in self.base_lrs]
 
 
@@ -413,7 +447,7 @@ class SequentialLR(LRScheduler):
         self._schedulers, self._milestones = list(schedulers), list(milestones)
         self.last_epoch = last_epoch + 1
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            _set_group_lr(group, float(group["initial_lr"]))
         for scheduler in self._schedulers:
             _undo_first_step(scheduler)
         first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
@@ -454,12 +488,12 @@ class ChainedScheduler(LRScheduler):
         _check_schedulers("ChainedScheduler", schedulers, optimizer)
         self.optimizer = optimizer
         self._schedulers = list(schedulers)
-        self._last_lr = self._current_lrs()
+        self._last_lr = self._copied_lrs()
 
     def step(self) -> None:  # type: ignore[override]
         for scheduler in self._schedulers:
             scheduler.step()
-        self._last_lr = self._current_lrs()
+        self._last_lr = self._copied_lrs()
 
     # saved with the inner schedulers' states, as SequentialLR is
     state_dict = SequentialLR.state_dict
@@ -596,7 +630,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _per_group(base_lr, groups, "base_lr")
         if last_epoch == -1:
             for group, lr in zip(groups, base_lrs):
-                group["lr"] = lr
+                _set_group_lr(group, lr)
         self.max_lrs = _per_group(max_lr, groups, "max_lr")
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up
@@ -718,7 +752,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.cooldown, self.eps = cooldown, eps
         self.best = math.inf if mode == "min" else -math.inf
         self.num_bad_epochs, self.cooldown_counter, self.last_epoch = 0, 0, 0
-        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+        self._last_lr = self._copied_lrs()
 
     def _is_better(self, value: float) -> bool:
         """Better than the best so far by more than the threshold, in the mode's direction."""
@@ -733,6 +767,11 @@ class ReduceLROnPlateau(LRScheduler):
         """Record one value of the metric (a number or a 0-d tensor) and lower the lrs if it
         has not improved for more than ``patience`` steps."""
         value = float(metrics)
+        if epoch is not None:
+            warn_user(
+                "ReduceLROnPlateau.step(metrics, epoch): the epoch argument is deprecated, as "
+                "in PyTorch; call step(metrics) once per evaluation"
+            )
         self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
         if self._is_better(value):
             self.best, self.num_bad_epochs = value, 0
@@ -743,11 +782,11 @@ class ReduceLROnPlateau(LRScheduler):
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
             for group, floor in zip(self.optimizer.param_groups, self.min_lrs):
-                lowered = max(group["lr"] * self.factor, floor)
-                if group["lr"] - lowered > self.eps:
-                    group["lr"] = lowered
+                lowered = max(float(group["lr"]) * self.factor, floor)
+                if float(group["lr"]) - lowered > self.eps:
+                    _set_group_lr(group, lowered)
             self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self._last_lr = self._copied_lrs()
 
     def get_lr(self) -> list[float]:
         return list(self._last_lr)

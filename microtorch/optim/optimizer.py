@@ -144,6 +144,7 @@ class Optimizer:
         """type(self).step(self, *args, **kwargs) between the step pre- and post-hooks. As
         in PyTorch, a hook's ``args`` start with the optimizer itself."""
         args = (self, *args)
+        self._opt_called = True  # (for the schedulers' warning when they step first)
         for hook in (*_global_step_pre_hooks.values(), *self._step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
