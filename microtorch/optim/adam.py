@@ -43,7 +43,7 @@ class Adam(Optimizer):
                  decoupled_weight_decay: bool = False) -> None:  # fmt: skip
         name = type(self).__name__
         check_hyperparameters(name, lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        check_unsupported(name, capturable=capturable, differentiable=differentiable)
+        check_unsupported(name, differentiable=differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,

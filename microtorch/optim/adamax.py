@@ -34,7 +34,7 @@ class Adamax(Optimizer):
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:  # fmt: skip
         check_hyperparameters("Adamax", lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        check_unsupported("Adamax", capturable=capturable, differentiable=differentiable)
+        check_unsupported("Adamax", differentiable=differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)  # fmt: skip

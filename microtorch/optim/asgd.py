@@ -36,7 +36,7 @@ class ASGD(Optimizer):
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:  # fmt: skip
         check_hyperparameters("ASGD", lr, weight_decay=weight_decay)
-        check_unsupported("ASGD", capturable=capturable, differentiable=differentiable)
+        check_unsupported("ASGD", differentiable=differentiable)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)  # fmt: skip

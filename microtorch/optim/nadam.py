@@ -45,7 +45,7 @@ class NAdam(Optimizer):
         check_hyperparameters("NAdam", lr, eps=eps, betas=betas, weight_decay=weight_decay)
         if not momentum_decay >= 0.0:
             raise ValueError(f"NAdam: invalid momentum_decay value: {momentum_decay}")
-        check_unsupported("NAdam", capturable=capturable, differentiable=differentiable)
+        check_unsupported("NAdam", differentiable=differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,

@@ -145,6 +145,9 @@ class Optimizer:
         in PyTorch, a hook's ``args`` start with the optimizer itself."""
         args = (self, *args)
         self._opt_called = True  # (for the schedulers' warning when they step first)
+        for group in self.param_groups:
+            if group.get("capturable"):
+                _check_capturable(type(self).__name__, group["params"])
         for hook in (*_global_step_pre_hooks.values(), *self._step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
@@ -309,6 +312,18 @@ class Optimizer:
         return "\n".join(lines)
 
 
+def _check_capturable(name: str, params: list) -> None:
+    """capturable=True (for CUDA graph capture in PyTorch; the step is the same) needs every
+    parameter it steps on the GPU: elsewhere PyTorch's step fails with this AssertionError."""
+    for p in params:
+        if p.grad is not None and p.device.type != "cuda":
+            raise AssertionError(
+                f"{name}: if capturable=True, params and state_steps must be on supported "
+                f"devices: ['cuda'], but a parameter is on {p.device.type}; leave capturable "
+                "False there"
+            )
+
+
 # State entries that are Python numbers here and 0-d tensors in PyTorch's state dicts
 _SCALAR_STATE = {"step": int, "eta": float, "mu": float, "mu_product": float}
 
@@ -361,7 +376,6 @@ def check_unsupported(name: str, **flags: Any) -> None:
     """Clear errors for PyTorch options that change what step() computes but that
     microtorch does not implement."""
     why = {
-        "capturable": "it is for CUDA graph capture, which microtorch does not do",
         "differentiable": "microtorch's step() records no graph, so it cannot be differentiated",
     }
     for flag, value in flags.items():

@@ -44,7 +44,7 @@ class RAdam(Optimizer):
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:  # fmt: skip
         check_hyperparameters("RAdam", lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        check_unsupported("RAdam", capturable=capturable, differentiable=differentiable)
+        check_unsupported("RAdam", differentiable=differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         maximize=maximize, foreach=foreach, capturable=capturable,
                         decoupled_weight_decay=decoupled_weight_decay,

@@ -445,8 +445,10 @@ def test_constructor_errors_and_pytorch_keywords() -> None:
         optim.AdamW([p], betas=(0.9, 1.0))
     with pytest.raises(ValueError, match="Nesterov"):
         optim.SGD([p], lr=0.1, nesterov=True)
-    with pytest.raises(ValueError, match="capturable=True is not supported"):
-        optim.AdamW([p], capturable=True)
+    p.grad = torch.ones(2)
+    with pytest.raises(AssertionError, match="capturable=True, params .* must be on"):
+        optim.AdamW([p], capturable=True).step()  # (on the CPU, as PyTorch's)
+    p.grad = None
     with pytest.raises(ValueError, match="differentiable=True is not supported"):
         optim.SGD([p], lr=0.1, differentiable=True)
     with pytest.raises(ValueError, match="non-leaf"):
@@ -773,6 +775,29 @@ def test_bad_lr_and_kernel_choices_raise_pytorchs_errors() -> None:
                 getattr(lib.optim, name)([p], lr=0.1, fused=True, foreach=True)
             getattr(lib.optim, name)([p], lr=0.1, fused=True)  # each alone is accepted
             getattr(lib.optim, name)([p], lr=0.1, foreach=True)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "Adamax", "ASGD", "NAdam", "RAdam",
+                                  "RMSprop", "Rprop", "Adadelta"])  # fmt: skip
+def test_capturable_is_accepted_and_needs_the_gpu_as_in_pytorch(name: str, device: str) -> None:
+    """PyTorch accepts capturable=True (a CUDA-graph option that leaves the step as it is);
+    its step refuses parameters that are not on the GPU with an AssertionError."""
+    values, grads = _start(np.float32)
+    kw = dict(lr=0.01)
+    make = lambda capturable: lambda ps: getattr(optim, name)(ps, capturable=capturable, **kw)  # noqa: E731
+    if device == "cpu":
+        with pytest.raises(AssertionError, match="capturable=True"):
+            _run(make(True), values, grads, dtype=torch.float32)
+        pt = pytest.importorskip("torch")
+        p = pt.zeros(2, requires_grad=True)
+        their_opt = getattr(pt.optim, name)([p], capturable=True)
+        p.grad = pt.ones(2)
+        with pytest.raises(AssertionError, match="capturable=True"):
+            their_opt.step()
+        return
+    captured = _run(make(True), values, grads, device=device, dtype=torch.float32)
+    for a, b in zip(captured, _run(make(False), values, grads, device=device, dtype=torch.float32)):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_a_parameter_twice_in_a_group_warns_and_is_numbered_as_in_pytorch() -> None:
