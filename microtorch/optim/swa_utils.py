@@ -27,7 +27,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..nn.module import Module
 from ..nn.normalization import _BatchNorm
-from .lr_scheduler import LRScheduler, _per_group
+from .lr_scheduler import LRScheduler, _per_group, _warn_if_outside_step
 from .optimizer import Optimizer
 
 __all__ = [
@@ -234,6 +234,7 @@ class SWALR(LRScheduler):
     def get_lr(self) -> list[float]:
         """Each group's lr at this step, found from its current lr: the current lr is undone
         to the starting lr it implies, then this step's point of the annealing taken."""
+        _warn_if_outside_step(self)
         step = self._step_count - 1  # (the steps taken, counted apart from last_epoch)
         if self.anneal_epochs == 0:
             step = max(1, step)

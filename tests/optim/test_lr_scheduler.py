@@ -220,6 +220,39 @@ def test_scheduler_step_before_optimizer_step_warns_as_pytorch() -> None:
     assert plateau.last_epoch == 5
 
 
+def test_get_lr_called_by_the_user_warns_as_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    for lib in (torch, pt):
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=0.1)
+        for sched in (lib.optim.lr_scheduler.StepLR(opt, 2),
+                      lib.optim.lr_scheduler.OneCycleLR(opt, 1.0, total_steps=5,
+                                                        cycle_momentum=False),
+                      lib.optim.swa_utils.SWALR(opt, swa_lr=0.05)):  # fmt: skip
+            with pytest.warns(UserWarning, match="get_last_lr"):
+                sched.get_lr()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                opt.step()
+                sched.step()  # (step() itself calls get_lr without a warning)
+
+
+def test_plateau_gives_a_group_added_later_the_one_min_lr_as_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    seen = []
+    for lib in (torch, pt):
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=1.0)
+        one, per_group = (lib.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0, min_lr=m)
+                          for m in (0.5, [0.5]))  # fmt: skip
+        opt.add_param_group({"params": [lib.nn.Parameter(lib.ones(1))], "lr": 2.0})
+        for metric in (1.0, 2.0, 3.0):
+            one.step(metric)
+        per_group.step(4.0)
+        with pytest.raises(RuntimeError, match="param groups"):
+            per_group.step(5.0)  # (the first time it would lower the lrs)
+        seen.append([g["lr"] for g in opt.param_groups] + one.min_lrs)
+    assert seen[0] == seen[1] == [0.5, 0.5, 0.5, 0.5]
+
+
 def test_chained_and_sequential_refuse_plateau_and_other_optimizers() -> None:
     opt = _optimizer()
     plateau = lr_scheduler.ReduceLROnPlateau(opt)
@@ -639,6 +672,33 @@ def test_new_schedules_resume_from_their_state_dicts(name: str) -> None:
         opt2.step()
         sched2.step()
     assert seen == pytest.approx(full[40 * 4 :], rel=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES) + sorted(LONG_SCHEDULES) + ["plateau"])
+def test_state_dicts_have_pytorchs_entries(name: str) -> None:
+    """The same keys, each value of the same type (OneCycleLR's phases, ReduceLROnPlateau's
+    default_min_lr and mode_worse, the step counts): checkpoints load either way."""
+    pt = pytest.importorskip("torch")
+    layouts = []
+    for lib in (torch, pt):
+        groups = [{"params": [lib.nn.Parameter(lib.ones(1))]}, {"params": [], "lr": 0.2}]
+        opt = lib.optim.SGD(groups, lr=0.5, momentum=0.9)
+        if name == "plateau":
+            sched = lib.optim.lr_scheduler.ReduceLROnPlateau(opt, min_lr=[0.01, 0.02])
+        else:
+            sched = {**SCHEDULES, **LONG_SCHEDULES}[name](lib, opt)
+        opt.step()
+        sched.step(1.0) if name == "plateau" else sched.step()
+
+        def layout(value):
+            if isinstance(value, dict):
+                return {k: layout(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [layout(v) for v in value]
+            return type(value).__name__
+
+        layouts.append(layout(sched.state_dict()))
+    assert layouts[0] == layouts[1]
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULES) + sorted(LONG_SCHEDULES))
