@@ -696,6 +696,17 @@ def test_every_optimizer_matches_pytorch_over_20_steps(case: int, tensor_lr: boo
             np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=f"{name} {dtype}")
 
 
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "NAdam", "Adagrad"])
+def test_a_tensor_lr_steps_alike_on_every_device(name: str, device: str) -> None:
+    """(Adam's GPU kernel takes the float32-rounded step sizes as its scalars.)"""
+    values, grads = _start(np.float32)
+    make = lambda ps: getattr(optim, name)(ps, lr=torch.tensor(0.01))  # noqa: E731
+    ours = _run(make, values, grads, device=device, dtype=torch.float32)
+    for a, b in zip(ours, _run(make, values, grads, dtype=torch.float32), strict=True):
+        assert a.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)  # (a kernel rounds its own way)
+
+
 def _state_dict_layout(state_dict: dict) -> tuple:
     """What a state dict holds, without the values: per parameter index, each state entry's
     name (in order), type, dtype and shape; each group's keys and parameter indices."""
