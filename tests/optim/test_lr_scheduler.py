@@ -189,10 +189,11 @@ def _order_warnings(lib, optimizer_first: bool) -> list:
     """The warnings of a StepLR, a ReduceLROnPlateau and a ChainedScheduler's first two
     steps, with or without optimizer.step() before the first."""
     seen = []
-    for make in (lambda o: lib.optim.lr_scheduler.StepLR(o, 2),
-                 lambda o: lib.optim.lr_scheduler.ReduceLROnPlateau(o),
-                 lambda o: lib.optim.lr_scheduler.ChainedScheduler(
-                     [lib.optim.lr_scheduler.StepLR(o, 2), lib.optim.lr_scheduler.StepLR(o, 3)])):  # fmt: skip
+    schedulers = lib.optim.lr_scheduler
+    for make in (lambda o: schedulers.StepLR(o, 2),
+                 lambda o: schedulers.ReduceLROnPlateau(o),
+                 lambda o: schedulers.ChainedScheduler([schedulers.StepLR(o, 2),
+                                                        schedulers.StepLR(o, 3)])):  # fmt: skip
         opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=0.1)
         sched = make(opt)
         with warnings.catch_warnings(record=True) as caught:

@@ -795,7 +795,10 @@ def test_capturable_is_accepted_and_needs_the_gpu_as_in_pytorch(name: str, devic
     its step refuses parameters that are not on the GPU with an AssertionError."""
     values, grads = _start(np.float32)
     kw = dict(lr=0.01)
-    make = lambda capturable: lambda ps: getattr(optim, name)(ps, capturable=capturable, **kw)  # noqa: E731
+
+    def make(capturable: bool):
+        return lambda ps: getattr(optim, name)(ps, capturable=capturable, **kw)
+
     if device == "cpu":
         with pytest.raises(AssertionError, match="capturable=True"):
             _run(make(True), values, grads, dtype=torch.float32)
