@@ -198,6 +198,7 @@ _numpy_core = getattr(numpy, "_core", None) or numpy.core  # (numpy.core before 
 # _Unpickler, for the ones that read storages). Anything else is refused.
 _ALLOWED: dict[str, Any] = {
     "collections.OrderedDict": collections.OrderedDict,
+    "collections.Counter": collections.Counter,  # (MultiStepLR's milestones)
     "torch._utils._rebuild_tensor_v2": "rebuild_tensor",
     "torch._utils._rebuild_parameter": "rebuild_parameter",
     "torch._utils._rebuild_parameter_with_state": "rebuild_parameter",

@@ -90,8 +90,9 @@ def test_model_and_optimizer_round_trip_bit_exact(tmp_path) -> None:
     # tied weights are stored once and come back as one tensor
     assert ck["model"]["0.weight"] is ck["model"]["2.weight"]
     with zipfile.ZipFile(tmp_path / "ck.pt") as z:
-        # model: tied weight once, LayerNorm weight and bias, buffer; optimizer: m and v each
-        assert len([n for n in z.namelist() if n.startswith("t")]) == 4 + 3 * 2
+        # model: tied weight once, LayerNorm weight and bias, buffer; optimizer: m, v and the
+        # step count (a 0-d tensor in a state dict, as in PyTorch) each
+        assert len([n for n in z.namelist() if n.startswith("t")]) == 4 + 3 * 3
     torch.manual_seed(99)
     fresh = _model()
     fresh.load_state_dict(ck["model"])

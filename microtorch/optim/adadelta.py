@@ -34,7 +34,7 @@ class Adadelta(Optimizer):
         check_hyperparameters("Adadelta", lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Adadelta: invalid rho value: {rho}")
-        check_unsupported("Adadelta", capturable=capturable, differentiable=differentiable)
+        check_unsupported("Adadelta", differentiable=differentiable)
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
                         capturable=capturable, foreach=foreach,
                         differentiable=differentiable)  # fmt: skip

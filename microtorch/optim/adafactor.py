@@ -28,7 +28,7 @@ from typing import Any
 from .. import backend
 from .. import dtypes as _dtypes
 from .._tensor import Tensor
-from .optimizer import Optimizer, lerp_, state_array
+from .optimizer import Optimizer, lerp_, lr_value, state_array
 
 
 class Adafactor(Optimizer):
@@ -74,7 +74,7 @@ class Adafactor(Optimizer):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, d = float(group["lr"]), float(group["d"])
+            lr, d = lr_value(group["lr"]), float(group["d"])
             beta2_decay, weight_decay = float(group["beta2_decay"]), float(group["weight_decay"])
             eps1, eps2 = group["eps"]
             for p in group["params"]:

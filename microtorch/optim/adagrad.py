@@ -20,9 +20,11 @@ from .. import backend
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
+    check_fused,
     check_hyperparameters,
     check_unsupported,
     grad_for_update,
+    lr_value,
     state_array,
 )
 
@@ -44,6 +46,7 @@ class Adagrad(Optimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)  # fmt: skip
         super().__init__(params, defaults)
+        check_fused("Adagrad", fused, foreach)
         for group in self.param_groups:
             for p in group["params"]:
                 self._adagrad_state(p, group)
@@ -62,7 +65,7 @@ class Adagrad(Optimizer):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, lr_decay, eps = float(group["lr"]), float(group["lr_decay"]), float(group["eps"])
+            lr, lr_decay, eps = lr_value(group["lr"]), float(group["lr_decay"]), float(group["eps"])
             weight_decay, maximize = float(group["weight_decay"]), group["maximize"]
             for p in group["params"]:
                 if p.grad is None:

@@ -24,7 +24,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import backend
-from .optimizer import Optimizer, check_hyperparameters, check_unsupported, state_array
+from .optimizer import (
+    Optimizer,
+    check_fused,
+    check_hyperparameters,
+    check_unsupported,
+    lr_value,
+    state_array,
+)
 
 
 class Adam(Optimizer):
@@ -36,19 +43,20 @@ class Adam(Optimizer):
                  decoupled_weight_decay: bool = False) -> None:  # fmt: skip
         name = type(self).__name__
         check_hyperparameters(name, lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        check_unsupported(name, capturable=capturable, differentiable=differentiable)
+        check_unsupported(name, differentiable=differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)  # fmt: skip
         super().__init__(params, defaults)
+        check_fused(name, fused, foreach)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
             # Python floats, so that NumPy keeps float32 arrays in float32
-            lr, eps = float(group["lr"]), float(group["eps"])
+            lr, eps = lr_value(group["lr"]), float(group["eps"])
             beta1, beta2 = float(group["betas"][0]), float(group["betas"][1])
             weight_decay = float(group["weight_decay"])
             decoupled = group["decoupled_weight_decay"]

@@ -22,6 +22,7 @@ from .optimizer import (
     check_unsupported,
     grad_for_update,
     lerp_,
+    lr_value,
     state_array,
 )
 
@@ -33,7 +34,7 @@ class Adamax(Optimizer):
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:  # fmt: skip
         check_hyperparameters("Adamax", lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        check_unsupported("Adamax", capturable=capturable, differentiable=differentiable)
+        check_unsupported("Adamax", differentiable=differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)  # fmt: skip
@@ -43,7 +44,7 @@ class Adamax(Optimizer):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, eps = float(group["lr"]), float(group["eps"])
+            lr, eps = lr_value(group["lr"]), float(group["eps"])
             beta1, beta2 = float(group["betas"][0]), float(group["betas"][1])
             weight_decay, maximize = float(group["weight_decay"]), group["maximize"]
             for p in group["params"]:

@@ -24,6 +24,7 @@ from .optimizer import (
     check_hyperparameters,
     check_unsupported,
     grad_for_update,
+    lr_value,
     scalar_state,
     state_array,
 )
@@ -35,7 +36,7 @@ class ASGD(Optimizer):
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:  # fmt: skip
         check_hyperparameters("ASGD", lr, weight_decay=weight_decay)
-        check_unsupported("ASGD", capturable=capturable, differentiable=differentiable)
+        check_unsupported("ASGD", differentiable=differentiable)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)  # fmt: skip
@@ -45,15 +46,13 @@ class ASGD(Optimizer):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, lambd, alpha = float(group["lr"]), float(group["lambd"]), float(group["alpha"])
+            lr, lambd, alpha = lr_value(group["lr"]), float(group["lambd"]), float(group["alpha"])
             t0, weight_decay = float(group["t0"]), float(group["weight_decay"])
             maximize = group["maximize"]
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self._state_of(p, "ax")
-                state.setdefault("eta", scalar_state(lr))
-                state.setdefault("mu", 1.0)
+                state = self._state_of(p, "ax", eta=scalar_state(lr), mu=1.0)
                 state["step"] += 1
                 t, eta, mu = state["step"], state["eta"], state["mu"]
                 a = p.array

@@ -203,12 +203,14 @@ class LBFGS(Optimizer):
         if float(xp.abs(flat_grad).max()) <= tolerance_grad:  # already optimal
             return first_loss
 
-        d, t = _array(state.get("d")), state.get("t")
+        # (a state dict saved by PyTorch holds t, H_diag, ro and al as 0-d tensors: numbers here)
+        d, t = _array(state.get("d")), _number(state.get("t"))
         old_dirs = [_array(y) for y in state.get("old_dirs", [])]  # the y's
         old_stps = [_array(s) for s in state.get("old_stps", [])]  # the s's
-        ro = list(state.get("ro", []))  # 1 / (y . s)
-        h_diag = state.get("H_diag", 1.0)
-        prev_flat_grad, prev_loss = _array(state.get("prev_flat_grad")), state.get("prev_loss")
+        ro = [_number(r) for r in state.get("ro", [])]  # 1 / (y . s)
+        h_diag = _number(state.get("H_diag", 1.0))
+        prev_flat_grad = _array(state.get("prev_flat_grad"))
+        prev_loss = _number(state.get("prev_loss"))
 
         n_iter = 0
         while n_iter < max_iter:
@@ -231,7 +233,7 @@ class LBFGS(Optimizer):
                     h_diag = ys / float(xp.dot(y, y))  # H's scale: s . y / y . y
                 if "al" not in state:
                     state["al"] = [None] * history_size
-                al = state["al"]
+                al = state["al"] = [_number(a) for a in state["al"]]
                 q = -flat_grad  # two-loop recursion: newest pair first, then oldest first
                 for i in range(len(old_dirs) - 1, -1, -1):
                     al[i] = float(xp.dot(old_stps[i], q)) * ro[i]
@@ -295,6 +297,11 @@ class LBFGS(Optimizer):
         state["prev_flat_grad"] = Tensor._make(prev_flat_grad)
         state["prev_loss"] = prev_loss
         return first_loss
+
+
+def _number(value: Any) -> Any:
+    """A saved scalar state as a Python number (a 0-d tensor's value; None stays None)."""
+    return value.item() if isinstance(value, Tensor) else value
 
 
 def _array(value: Any) -> Any:

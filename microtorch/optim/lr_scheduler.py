@@ -15,11 +15,14 @@ it amounts to alone.
 from __future__ import annotations
 
 import bisect
+import collections
 import math
 import types
 import warnings
 from collections.abc import Callable
 
+from .._tensor import Tensor
+from .._warn import warn_user
 from .optimizer import Optimizer
 
 
@@ -29,8 +32,8 @@ class LRScheduler:
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+            for group in optimizer.param_groups:  # (a tensor lr: a copy, as it changes in place)
+                group.setdefault("initial_lr", _lr_copy(group["lr"]))
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -42,9 +45,13 @@ class LRScheduler:
         self.last_epoch = last_epoch
         self._initial_step()
 
+    _get_lr_called_within_step = False  # (True while step() calls get_lr())
+
     def _initial_step(self) -> None:
         """The step a scheduler takes when it is made: step 0's lr (when resuming, most
-        schedules leave the groups' lrs as they are)."""
+        schedules leave the groups' lrs as they are). ``_step_count`` counts the steps
+        taken, this one included, as PyTorch's does."""
+        self._step_count = 0
         self._is_initial = True
         try:
             self.step()
@@ -67,10 +74,19 @@ class LRScheduler:
         """Advance one step and write the new lrs into the groups.
 
         ``step(epoch)`` jumps to ``epoch`` instead, with the closed form of the schedule;
-        PyTorch deprecates it (and warns), and so does microtorch."""
+        PyTorch deprecates it (and warns), and so does microtorch. As PyTorch, the first
+        call warns when optimizer.step() has not been called since the scheduler was made:
+        the loop should call optimizer.step() first, or the schedule's first lr is skipped."""
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            warn_user(
+                "Detected call of `lr_scheduler.step()` before `optimizer.step()`: call "
+                "`optimizer.step()` first, then `lr_scheduler.step()`, or the first value of "
+                "the learning rate schedule is skipped (as in PyTorch)"
+            )
+        self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
-            self._set_lrs(self.get_lr())
+            self._set_lrs(self._next_lrs())
         else:
             warnings.warn(
                 "scheduler.step(epoch) is deprecated, as in PyTorch: call scheduler.step() "
@@ -82,15 +98,27 @@ class LRScheduler:
 
     def _jump_to(self, epoch: int) -> None:
         self.last_epoch = int(epoch)
-        self._set_lrs(self._get_closed_form_lr())
+        self._set_lrs(self._next_lrs(closed_form=True))
+
+    def _next_lrs(self, closed_form: bool = False) -> list[float]:
+        """get_lr() (or the closed form) as step() calls it, so that get_lr does not warn."""
+        self._get_lr_called_within_step = True
+        try:
+            return self._get_closed_form_lr() if closed_form else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
 
     def _set_lrs(self, lrs: list[float]) -> None:
         for group, lr in zip(self.optimizer.param_groups, lrs):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+            _set_group_lr(group, lr)
+        self._last_lr = self._copied_lrs()
 
     def _current_lrs(self) -> list[float]:
-        return [group["lr"] for group in self.optimizer.param_groups]
+        return [float(group["lr"]) for group in self.optimizer.param_groups]
+
+    def _copied_lrs(self) -> list[float | Tensor]:
+        """The groups' lrs for get_last_lr(): numbers, or copies of tensor lrs."""
+        return [_lr_copy(group["lr"]) for group in self.optimizer.param_groups]
 
     def get_last_lr(self) -> list[float]:
         return self._last_lr
@@ -113,6 +141,31 @@ class LRScheduler:
                 fn.__dict__.update(attributes)
 
 
+def _warn_if_outside_step(scheduler: LRScheduler) -> None:
+    """Every get_lr() starts with this: called by the user rather than by step(), it warns,
+    as PyTorch's does, that the lr the scheduler set last is get_last_lr()."""
+    if not scheduler._get_lr_called_within_step:
+        warn_user(
+            "To get the last learning rate computed by the scheduler, please use "
+            "`get_last_lr()`: get_lr() is what step() calls to work out the next one"
+        )
+
+
+def _set_group_lr(group: dict, lr: float) -> None:
+    """``group["lr"] = lr``; a tensor lr (``lr=torch.tensor(0.01)``) is filled in place
+    instead, so that it stays the tensor the user made, as in PyTorch."""
+    if isinstance(group["lr"], Tensor):
+        group["lr"].fill_(float(lr))
+    else:
+        group["lr"] = lr
+
+
+def _lr_copy(lr: float | Tensor) -> float | Tensor:
+    """An lr as get_last_lr() and initial_lr keep it: a tensor lr copied, so that a later
+    change in place leaves it as it was (as PyTorch's copies)."""
+    return lr.clone() if isinstance(lr, Tensor) else lr
+
+
 def _callable_state(fn: Callable | None) -> dict | None:
     """What a scheduler's state dict keeps of a user's function: None for a plain function
     (or none at all), a copy of the attributes of a callable object."""
@@ -131,6 +184,7 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         return [base * fn(self.last_epoch) for base, fn in zip(self.base_lrs, self.lr_lambdas)]
 
 
@@ -163,6 +217,7 @@ class CosineAnnealingLR(LRScheduler):
         return 1 + math.cos(math.pi * step / self.T_max)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         t, lrs = self.last_epoch, self._current_lrs()
         if self._is_initial:
             return lrs
@@ -189,6 +244,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         t = self.last_epoch
         factor = self.gamma if t != 0 and t % self.step_size == 0 else 1.0
         return [lr * factor for lr in self._current_lrs()]
@@ -203,15 +259,17 @@ class MultiStepLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, milestones: list[int], gamma: float = 0.1,
                  last_epoch: int = -1) -> None:  # fmt: skip
-        self.milestones, self.gamma = sorted(milestones), gamma
+        # milestone -> how many times it was given: a Counter, as PyTorch saves it
+        self.milestones, self.gamma = collections.Counter(milestones), gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        factor = self.gamma ** self.milestones.count(self.last_epoch)
+        _warn_if_outside_step(self)
+        factor = self.gamma ** self.milestones[self.last_epoch]
         return [lr * factor for lr in self._current_lrs()]
 
     def _get_closed_form_lr(self) -> list[float]:
-        passed = bisect.bisect_right(self.milestones, self.last_epoch)
+        passed = bisect.bisect_right(sorted(self.milestones.elements()), self.last_epoch)
         return [base * self.gamma**passed for base in self.base_lrs]
 
 
@@ -223,6 +281,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         factor = 1.0 if self._is_initial else self.gamma
         return [lr * factor for lr in self._current_lrs()]
 
@@ -250,6 +309,7 @@ class LinearLR(LRScheduler):
         return self.start_factor + (self.end_factor - self.start_factor) * done
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         t, lrs = self.last_epoch, self._current_lrs()
         if t == 0:
             return [lr * self.start_factor for lr in lrs]
@@ -275,6 +335,7 @@ class ConstantLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         t, lrs = self.last_epoch, self._current_lrs()
         if t == 0:
             return [lr * self.factor for lr in lrs]
@@ -302,6 +363,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         lrs = self._current_lrs()
         if self._is_initial:
             return lrs
@@ -319,6 +381,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         t, lrs = self.last_epoch, self._current_lrs()
         if self._is_initial or t > self.total_iters:
             return lrs
@@ -356,6 +419,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         half = (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
         return [self.eta_min + (base - self.eta_min) * half for base in self.base_lrs]
 
@@ -371,7 +435,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         if self.T_cur >= self.T_i:  # the period is over: restart, with a longer one
             self.T_cur -= self.T_i
             self.T_i *= self.T_mult
-        self._set_lrs(self.get_lr())
+        self._set_lrs(self._next_lrs())
 
     def _jump_to(self, epoch: float) -> None:
         if epoch < 0:
@@ -386,7 +450,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
             self.T_i = self.T_0 * self.T_mult**n
         self.last_epoch = math.floor(epoch)
-        self._set_lrs(self.get_lr())
+        self._set_lrs(self._next_lrs())
 
 
 class SequentialLR(LRScheduler):
@@ -413,7 +477,7 @@ class SequentialLR(LRScheduler):
         self._schedulers, self._milestones = list(schedulers), list(milestones)
         self.last_epoch = last_epoch + 1
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            _set_group_lr(group, float(group["initial_lr"]))
         for scheduler in self._schedulers:
             _undo_first_step(scheduler)
         first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
@@ -454,12 +518,12 @@ class ChainedScheduler(LRScheduler):
         _check_schedulers("ChainedScheduler", schedulers, optimizer)
         self.optimizer = optimizer
         self._schedulers = list(schedulers)
-        self._last_lr = self._current_lrs()
+        self._last_lr = self._copied_lrs()
 
     def step(self) -> None:  # type: ignore[override]
         for scheduler in self._schedulers:
             scheduler.step()
-        self._last_lr = self._current_lrs()
+        self._last_lr = self._copied_lrs()
 
     # saved with the inner schedulers' states, as SequentialLR is
     state_dict = SequentialLR.state_dict
@@ -516,25 +580,24 @@ class OneCycleLR(LRScheduler):
             raise ValueError(
                 f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got {anneal_strategy!r}"
             )
-        self.total_steps, self.anneal_strategy = total_steps, anneal_strategy
+        self.total_steps, self._anneal_func_type = total_steps, anneal_strategy
         self.cycle_momentum = cycle_momentum
         up = pct_start * total_steps - 1  # the step where each stretch ends
-        # (where the stretch ends, the lr and momentum it goes from and to)
         if three_phase:
-            self._phases = [
-                (up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                (2 * pct_start * total_steps - 2, "max_lr", "initial_lr", "base_momentum",
-                 "max_momentum"),
-                (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+            self._schedule_phases = [
+                _phase(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                _phase(2 * pct_start * total_steps - 2, "max_lr", "initial_lr", "base_momentum",
+                       "max_momentum"),
+                _phase(total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
             ]  # fmt: skip
         else:
-            self._phases = [
-                (up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
+            self._schedule_phases = [
+                _phase(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                _phase(total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
             ]
         groups = optimizer.param_groups
-        self._use_beta1 = "betas" in optimizer.defaults
-        if cycle_momentum and not self._use_beta1 and "momentum" not in optimizer.defaults:
+        self.use_beta1 = "betas" in optimizer.defaults
+        if cycle_momentum and not self.use_beta1 and "momentum" not in optimizer.defaults:
             raise ValueError("OneCycleLR: cycle_momentum needs an optimizer with momentum or betas")
         for group, top, low, high in zip(groups, _per_group(max_lr, groups, "max_lr"),
                                          _per_group(base_momentum, groups, "base_momentum"),
@@ -545,15 +608,16 @@ class OneCycleLR(LRScheduler):
             if cycle_momentum:
                 group["base_momentum"], group["max_momentum"] = low, high
                 if last_epoch == -1:
-                    _set_momentum(group, high, self._use_beta1)
+                    _set_momentum(group, high, self.use_beta1)
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start: float, end: float, fraction: float) -> float:
-        if self.anneal_strategy == "linear":
+        if self._anneal_func_type == "linear":
             return start + (end - start) * fraction
         return end + (start - end) / 2 * (math.cos(math.pi * fraction) + 1)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         step = self.last_epoch
         if step > self.total_steps:
             raise ValueError(
@@ -563,16 +627,27 @@ class OneCycleLR(LRScheduler):
         lrs = []
         for group in self.optimizer.param_groups:
             start = 0.0
-            for i, (end, lr_from, lr_to, m_from, m_to) in enumerate(self._phases):
-                if step <= end or i == len(self._phases) - 1:
+            for i, phase in enumerate(self._schedule_phases):
+                end = phase["end_step"]
+                if step <= end or i == len(self._schedule_phases) - 1:
                     fraction = (step - start) / (end - start)
-                    lrs.append(self._anneal(group[lr_from], group[lr_to], fraction))
+                    lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]],
+                                            fraction))  # fmt: skip
                     if self.cycle_momentum:
-                        momentum = self._anneal(group[m_from], group[m_to], fraction)
-                        _set_momentum(group, momentum, self._use_beta1)
+                        momentum = self._anneal(group[phase["start_momentum"]],
+                                                group[phase["end_momentum"]], fraction)  # fmt: skip
+                        _set_momentum(group, momentum, self.use_beta1)
                     break
                 start = end
         return lrs
+
+
+def _phase(end_step: float, start_lr: str, end_lr: str, start_momentum: str,
+           end_momentum: str) -> dict:  # fmt: skip
+    """One stretch of OneCycleLR: the step where it ends, and the group's lr and momentum it
+    goes from and to (by their keys in the group), laid out as PyTorch's state dict has it."""
+    return dict(end_step=end_step, start_lr=start_lr, end_lr=end_lr,
+                start_momentum=start_momentum, end_momentum=end_momentum)  # fmt: skip
 
 
 class CyclicLR(LRScheduler):
@@ -596,7 +671,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _per_group(base_lr, groups, "base_lr")
         if last_epoch == -1:
             for group, lr in zip(groups, base_lrs):
-                group["lr"] = lr
+                _set_group_lr(group, lr)
         self.max_lrs = _per_group(max_lr, groups, "max_lr")
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up
@@ -638,6 +713,7 @@ class CyclicLR(LRScheduler):
         return self.gamma**x
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         t = self.last_epoch
         cycle = math.floor(1 + t / self.total_size)
         x = 1.0 + t / self.total_size - cycle  # how far into the cycle, 0 to 1
@@ -701,7 +777,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
                  patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
-                 cooldown: int = 0, min_lr: float | list = 0.0, eps: float = 1e-8) -> None:  # fmt: skip
+                 cooldown: int = 0, min_lr: float | list = 0, eps: float = 1e-8) -> None:  # fmt: skip
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         if factor >= 1.0:
@@ -712,13 +788,16 @@ class ReduceLROnPlateau(LRScheduler):
                 f"'abs', got {mode!r} and {threshold_mode!r}"
             )
         self.optimizer = optimizer
-        self.min_lrs = [float(v) for v in _per_group(min_lr, optimizer.param_groups, "min_lr")]
+        self.min_lrs = _per_group(min_lr, optimizer.param_groups, "min_lr")  # (as given)
+        # the one min_lr given (None for a list), for groups added to the optimizer later
+        self.default_min_lr = None if isinstance(min_lr, (list, tuple)) else min_lr
         self.mode, self.factor, self.patience = mode, factor, patience
         self.threshold, self.threshold_mode = threshold, threshold_mode
         self.cooldown, self.eps = cooldown, eps
-        self.best = math.inf if mode == "min" else -math.inf
+        self.mode_worse = math.inf if mode == "min" else -math.inf  # (the best to start from)
+        self.best = self.mode_worse
         self.num_bad_epochs, self.cooldown_counter, self.last_epoch = 0, 0, 0
-        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+        self._last_lr = self._copied_lrs()
 
     def _is_better(self, value: float) -> bool:
         """Better than the best so far by more than the threshold, in the mode's direction."""
@@ -733,6 +812,11 @@ class ReduceLROnPlateau(LRScheduler):
         """Record one value of the metric (a number or a 0-d tensor) and lower the lrs if it
         has not improved for more than ``patience`` steps."""
         value = float(metrics)
+        if epoch is not None:
+            warn_user(
+                "ReduceLROnPlateau.step(metrics, epoch): the epoch argument is deprecated, as "
+                "in PyTorch; call step(metrics) once per evaluation"
+            )
         self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
         if self._is_better(value):
             self.best, self.num_bad_epochs = value, 0
@@ -742,12 +826,21 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
-            for group, floor in zip(self.optimizer.param_groups, self.min_lrs):
-                lowered = max(group["lr"] * self.factor, floor)
-                if group["lr"] - lowered > self.eps:
-                    group["lr"] = lowered
+            groups = self.optimizer.param_groups
+            if len(groups) != len(self.min_lrs):  # a group was added since
+                if self.default_min_lr is None:
+                    raise RuntimeError(
+                        f"ReduceLROnPlateau: the optimizer has {len(groups)} param groups, "
+                        f"but min_lr gave {len(self.min_lrs)} values (a group was added after "
+                        "the scheduler was made); set scheduler.min_lrs to one per group"
+                    )
+                self.min_lrs = [self.default_min_lr] * len(groups)
+            for group, floor in zip(groups, self.min_lrs):
+                lowered = max(float(group["lr"]) * self.factor, floor)
+                if float(group["lr"]) - lowered > self.eps:
+                    _set_group_lr(group, lowered)
             self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self._last_lr = self._copied_lrs()
 
     def get_lr(self) -> list[float]:
         return list(self._last_lr)
@@ -787,6 +880,7 @@ class WarmupCosineLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         return [
             warmup_cosine_lr(
                 self.last_epoch, base, self.warmup_steps, self.total_steps, self.eta_min

@@ -34,7 +34,7 @@ from typing import Any
 
 from .. import backend
 from .._tensor import Tensor
-from .optimizer import Optimizer, lerp_, state_array
+from .optimizer import Optimizer, lerp_, lr_value, state_array
 
 # PyTorch's defaults (from Keller Jordan's post): the quintic's coefficients, the norm's floor
 # and the number of iterations
@@ -78,7 +78,7 @@ class Muon(Optimizer):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, momentum = float(group["lr"]), float(group["momentum"])
+            lr, momentum = lr_value(group["lr"]), float(group["momentum"])
             weight_decay = float(group["weight_decay"])
             for p in group["params"]:
                 if p.grad is None:
@@ -130,5 +130,5 @@ def adjusted_lr(lr: float, adjust_lr_fn: str | None, shape: tuple) -> float:
     if adjust_lr_fn is None or adjust_lr_fn == "original":
         return lr * math.sqrt(max(1.0, rows / cols))
     if adjust_lr_fn == "match_rms_adamw":
-        return lr * 0.2 * math.sqrt(max(rows, cols))
+        return lr * (0.2 * math.sqrt(max(rows, cols)))  # (the ratio first, as PyTorch rounds)
     return lr

@@ -28,6 +28,7 @@ from .optimizer import (
     check_unsupported,
     decay_weights,
     grad_for_update,
+    lr_value,
     scalar_state,
     state_array,
     update_moments_,
@@ -44,7 +45,7 @@ class NAdam(Optimizer):
         check_hyperparameters("NAdam", lr, eps=eps, betas=betas, weight_decay=weight_decay)
         if not momentum_decay >= 0.0:
             raise ValueError(f"NAdam: invalid momentum_decay value: {momentum_decay}")
-        check_unsupported("NAdam", capturable=capturable, differentiable=differentiable)
+        check_unsupported("NAdam", differentiable=differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
@@ -56,7 +57,7 @@ class NAdam(Optimizer):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, eps = float(group["lr"]), float(group["eps"])
+            lr, eps = lr_value(group["lr"]), float(group["eps"])
             beta1, beta2 = float(group["betas"][0]), float(group["betas"][1])
             weight_decay = float(group["weight_decay"])
             momentum_decay = float(group["momentum_decay"])
@@ -64,8 +65,7 @@ class NAdam(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self._state_of(p, "exp_avg", "exp_avg_sq")
-                state.setdefault("mu_product", 1.0)
+                state = self._state_of(p, "exp_avg", "exp_avg_sq", mu_product=1.0)
                 state["step"] += 1
                 t = state["step"]
                 a = p.array

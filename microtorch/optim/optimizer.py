@@ -13,6 +13,7 @@ parameter's version counter, as any in-place change does.
 from __future__ import annotations
 
 import math
+import numbers
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -118,11 +119,10 @@ class Optimizer:
                 )
             group.setdefault(name, default)
         ids = {id(p) for p in params}
-        if len(ids) != len(params):  # PyTorch warns and keeps them: each copy is stepped
+        if len(ids) != len(params):  # (PyTorch warns, and steps such a parameter twice)
             warn_user(
-                "optimizer: a parameter group contains the same parameter more than once, so "
-                "step() updates it once per copy (as PyTorch does, which warns the same and "
-                "plans to make it an error); pass each parameter once"
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error (as in PyTorch); list each parameter once"
             )
         for other in self.param_groups:
             if ids & {id(p) for p in other["params"]}:
@@ -144,6 +144,10 @@ class Optimizer:
         """type(self).step(self, *args, **kwargs) between the step pre- and post-hooks. As
         in PyTorch, a hook's ``args`` start with the optimizer itself."""
         args = (self, *args)
+        self._opt_called = True  # (for the schedulers' warning when they step first)
+        for group in self.param_groups:
+            if group.get("capturable"):
+                _check_capturable(type(self).__name__, group["params"])
         for hook in (*_global_step_pre_hooks.values(), *self._step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
@@ -197,13 +201,15 @@ class Optimizer:
         with grad_mode.enable_grad():
             return closure()
 
-    def _state_of(self, p: Tensor, *buffers: str) -> dict:
-        """``self.state[p]``, set up on p's first step: ``"step"`` 0 and, for each name in
-        ``buffers``, an array of zeros like p (a running average, a momentum...)."""
+    def _state_of(self, p: Tensor, *buffers: str, **numbers: float) -> dict:
+        """``self.state[p]``, set up on p's first step: ``"step"`` 0, then the scalar state
+        in ``numbers`` (NAdam's mu_product...) and, for each name in ``buffers``, an array of
+        zeros like p (a running average, a momentum...), in PyTorch's order."""
         state = self.state[p]
         if not state:
             xp = backend.xp_of(p.array)
             state["step"] = 0
+            state.update(numbers)
             for name in buffers:
                 state[name] = Tensor._make(xp.zeros_like(p.array))
         return state
@@ -214,19 +220,25 @@ class Optimizer:
 
         Parameters are named by their position across all groups (0, 1, 2...), as PyTorch
         does, so a state dict can be loaded into a new optimizer over a new model of the
-        same shape. The state's tensors are the live ones (save or copy them)."""
+        same shape. The state's tensors are the live ones (save or copy them). As in
+        PyTorch, the step count (and ASGD's eta and mu, NAdam's mu_product) is saved as a
+        0-d tensor, in float32 (float64 when that is the default dtype)."""
         for hook in list(self._state_dict_pre_hooks.values()):
             hook(self)
         index: dict[int, int] = {}
         groups = []
+        start = 0  # a group's first index: past every entry of the groups before it
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
-            packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
+            for i, p in enumerate(group["params"], start):
+                index[id(p)] = i  # (a parameter listed twice in a group: its last place)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(group["params"])
             groups.append(packed)
         state = {}
         for p, s in self.state.items():
             if id(p) in index:
-                state[index[id(p)]] = dict(s)
+                state[index[id(p)]] = {name: _saved_state_value(name, v) for name, v in s.items()}
         state_dict = {"state": state, "param_groups": groups}
         for hook in list(self._state_dict_post_hooks.values()):
             result = hook(self, state_dict)
@@ -243,15 +255,17 @@ class Optimizer:
             result = hook(self, state_dict)
             if result is not None:
                 state_dict = result
-        if (
-            not isinstance(state_dict, dict)
-            or "state" not in state_dict
-            or "param_groups" not in state_dict
-        ):
-            raise ValueError(
+        if not isinstance(state_dict, dict):
+            raise TypeError(
                 "optimizer.load_state_dict: expected a dict with 'state' and 'param_groups', "
-                "as made by optimizer.state_dict()"
+                f"as made by optimizer.state_dict(), but got {type(state_dict).__name__}"
             )
+        for key in ("state", "param_groups"):  # a missing one: PyTorch's KeyError
+            if key not in state_dict:
+                raise KeyError(
+                    f"optimizer.load_state_dict: the state dict has no {key!r}; pass a dict "
+                    "made by optimizer.state_dict()"
+                )
         saved_groups = state_dict["param_groups"]
         if len(saved_groups) != len(self.param_groups):
             raise ValueError(
@@ -298,8 +312,29 @@ class Optimizer:
         return "\n".join(lines)
 
 
+def _check_capturable(name: str, params: list) -> None:
+    """capturable=True (for CUDA graph capture in PyTorch; the step is the same) needs every
+    parameter it steps on the GPU: elsewhere PyTorch's step fails with this AssertionError."""
+    for p in params:
+        if p.grad is not None and p.device.type != "cuda":
+            raise AssertionError(
+                f"{name}: if capturable=True, params and state_steps must be on supported "
+                f"devices: ['cuda'], but a parameter is on {p.device.type}; leave capturable "
+                "False there"
+            )
+
+
 # State entries that are Python numbers here and 0-d tensors in PyTorch's state dicts
 _SCALAR_STATE = {"step": int, "eta": float, "mu": float, "mu_product": float}
+
+
+def _saved_state_value(name: str, value: Any) -> Any:
+    """One state entry as ``state_dict()`` gives it: a scalar state kept here as a number
+    becomes the 0-d tensor PyTorch keeps (float32, or float64 if that is the default dtype)."""
+    if name in _SCALAR_STATE and isinstance(value, (int, float)):
+        dtype = np.float64 if dtypes.get_default_dtype() is dtypes.float64 else np.float32
+        return Tensor._make(np.array(value, dtype=dtype))
+    return value
 
 
 def _state_value_for(p: Tensor, name: str, value: Any) -> Any:
@@ -328,11 +363,19 @@ def state_array(state_tensor: Tensor, a: Any) -> Any:
     return array
 
 
+def lr_value(lr: Any) -> Any:
+    """A group's lr as step() computes with it: a Python float or, for a tensor lr
+    (``lr=torch.tensor(0.01)``), a NumPy scalar of its dtype, so that the step sizes made
+    from it are rounded in that dtype (float32), as PyTorch's arithmetic on the tensor is."""
+    if isinstance(lr, Tensor):
+        return lr.array.dtype.type(lr.item())
+    return float(lr)
+
+
 def check_unsupported(name: str, **flags: Any) -> None:
     """Clear errors for PyTorch options that change what step() computes but that
     microtorch does not implement."""
     why = {
-        "capturable": "it is for CUDA graph capture, which microtorch does not do",
         "differentiable": "microtorch's step() records no graph, so it cannot be differentiated",
     }
     for flag, value in flags.items():
@@ -340,8 +383,21 @@ def check_unsupported(name: str, **flags: Any) -> None:
             raise ValueError(f"{name}: {flag}=True is not supported ({why[flag]}); leave it False")
 
 
+def check_fused(name: str, fused: bool | None, foreach: bool | None) -> None:
+    """PyTorch's error for asking for both of its fused and foreach kernels (microtorch's
+    step is the same either way, so each alone is accepted)."""
+    if fused and foreach:
+        raise RuntimeError(f"{name}: `fused` and `foreach` cannot be `True` together.")
+
+
 def check_hyperparameters(name: str, lr: Any, eps: float | None = None, betas: Any = None,
                           weight_decay: float = 0.0, momentum: float | None = None) -> None:  # fmt: skip
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError(f"{name}: Tensor lr must be 1-element, but it has {lr.numel()}")
+    if not isinstance(lr, (numbers.Real, Tensor)):
+        raise TypeError(
+            f"{name}: lr must be a number or a 1-element tensor, not {type(lr).__name__}"
+        )
     lr_value = float(lr.item() if isinstance(lr, Tensor) else lr)
     if not lr_value >= 0.0 or math.isnan(lr_value):
         raise ValueError(f"{name}: invalid learning rate: {lr}")

@@ -31,6 +31,7 @@ from .optimizer import (
     check_unsupported,
     decay_weights,
     grad_for_update,
+    lr_value,
     state_array,
     update_moments_,
 )
@@ -43,7 +44,7 @@ class RAdam(Optimizer):
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:  # fmt: skip
         check_hyperparameters("RAdam", lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        check_unsupported("RAdam", capturable=capturable, differentiable=differentiable)
+        check_unsupported("RAdam", differentiable=differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         maximize=maximize, foreach=foreach, capturable=capturable,
                         decoupled_weight_decay=decoupled_weight_decay,
@@ -54,7 +55,7 @@ class RAdam(Optimizer):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, eps = float(group["lr"]), float(group["eps"])
+            lr, eps = lr_value(group["lr"]), float(group["eps"])
             beta1, beta2 = float(group["betas"][0]), float(group["betas"][1])
             weight_decay = float(group["weight_decay"])
             decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]

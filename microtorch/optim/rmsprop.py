@@ -35,7 +35,7 @@ class RMSprop(Optimizer):
                               momentum=momentum)  # fmt: skip
         if not alpha >= 0.0:
             raise ValueError(f"RMSprop: invalid alpha value: {alpha}")
-        check_unsupported("RMSprop", capturable=capturable, differentiable=differentiable)
+        check_unsupported("RMSprop", differentiable=differentiable)
         defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
                         momentum=momentum, centered=centered, capturable=capturable,
                         foreach=foreach, maximize=maximize, differentiable=differentiable)  # fmt: skip

@@ -41,7 +41,7 @@ class Rprop(Optimizer):
             raise ValueError(
                 f"Rprop: invalid eta values: {etas[0]}, {etas[1]} (need 0 < etaminus < 1 < etaplus)"
             )
-        check_unsupported("Rprop", capturable=capturable, differentiable=differentiable)
+        check_unsupported("Rprop", differentiable=differentiable)
         defaults = dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), foreach=foreach,
                         maximize=maximize, differentiable=differentiable,
                         capturable=capturable)  # fmt: skip

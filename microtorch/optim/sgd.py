@@ -19,6 +19,7 @@ from .. import backend
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
+    check_fused,
     check_hyperparameters,
     check_unsupported,
     grad_for_update,
@@ -39,6 +40,7 @@ class SGD(Optimizer):
                         weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
                         foreach=foreach, differentiable=differentiable, fused=fused)  # fmt: skip
         super().__init__(params, defaults)
+        check_fused("SGD", fused, foreach)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""

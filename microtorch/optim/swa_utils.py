@@ -27,7 +27,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..nn.module import Module
 from ..nn.normalization import _BatchNorm
-from .lr_scheduler import LRScheduler, _per_group
+from .lr_scheduler import LRScheduler, _per_group, _warn_if_outside_step
 from .optimizer import Optimizer
 
 __all__ = [
@@ -223,7 +223,6 @@ class SWALR(LRScheduler):
             raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
         self._anneal_strategy = anneal_strategy
         self.anneal_epochs = anneal_epochs
-        self._step_count = 0  # the steps taken, the one made on creation included
         super().__init__(optimizer, last_epoch)
 
     def anneal_func(self, t: float) -> float:
@@ -232,15 +231,11 @@ class SWALR(LRScheduler):
             return (1 - math.cos(math.pi * t)) / 2
         return t
 
-    def step(self, epoch: int | None = None) -> None:
-        """Advance one step (counted apart from last_epoch, as PyTorch's _step_count)."""
-        self._step_count += 1
-        super().step(epoch)
-
     def get_lr(self) -> list[float]:
         """Each group's lr at this step, found from its current lr: the current lr is undone
         to the starting lr it implies, then this step's point of the annealing taken."""
-        step = self._step_count - 1
+        _warn_if_outside_step(self)
+        step = self._step_count - 1  # (the steps taken, counted apart from last_epoch)
         if self.anneal_epochs == 0:
             step = max(1, step)
         prev_alpha = self.anneal_func(max(0, min(1, (step - 1) / max(1, self.anneal_epochs))))
@@ -251,6 +246,6 @@ class SWALR(LRScheduler):
             if prev_alpha == 1:
                 start = swa_lr
             else:
-                start = (group["lr"] - prev_alpha * swa_lr) / (1 - prev_alpha)
+                start = (float(group["lr"]) - prev_alpha * swa_lr) / (1 - prev_alpha)
             lrs.append(swa_lr * alpha + start * (1 - alpha))
         return lrs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import math
 import pickle
 import warnings
@@ -117,6 +118,39 @@ def test_lambda_schedulers_save_the_state_of_callable_objects_as_pytorch() -> No
     assert _lambda_schedulers_state(pt) == seen
 
 
+def _tensor_lr_schedule(lib, make) -> tuple:
+    """A tensor lr through 8 steps of a schedule: its values, whether the group's lr is
+    still the user's tensor, and get_last_lr()'s (copies, which later steps leave alone)."""
+    lr = lib.tensor(0.1)
+    opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=lr, momentum=0.9)
+    sched = make(lib, opt)
+    values, last = [], []
+    for _ in range(8):
+        opt.step()
+        sched.step()
+        values.append(float(opt.param_groups[0]["lr"]))
+        last.append(sched.get_last_lr()[0])
+    return values, opt.param_groups[0]["lr"] is lr, [float(x) for x in last], type(last[0])
+
+
+@pytest.mark.parametrize("name", ["step", "warmup_then_cosine", "one_cycle", "three_stages"])
+def test_a_tensor_lr_is_scheduled_in_place_as_pytorch(name: str) -> None:
+    pt = pytest.importorskip("torch")
+    values, same, last, kind = _tensor_lr_schedule(torch, SCHEDULES[name])
+    their_values, their_same, their_last, their_kind = _tensor_lr_schedule(pt, SCHEDULES[name])
+    assert values == pytest.approx(their_values, rel=1e-6)  # (float32 tensors)
+    assert last == values and same and their_same
+    assert kind is torch.Tensor and their_kind is pt.Tensor
+
+
+def test_multistep_keeps_its_milestones_as_pytorchs_counter() -> None:
+    sched = lr_scheduler.MultiStepLR(_optimizer(), [4, 2, 4])
+    assert sched.state_dict()["milestones"] == collections.Counter({4: 2, 2: 1})
+    pt = pytest.importorskip("torch")
+    theirs = pt.optim.lr_scheduler.MultiStepLR(pt.optim.SGD([pt.ones(1)], lr=0.1), [4, 2, 4])
+    assert theirs.state_dict()["milestones"] == sched.state_dict()["milestones"]
+
+
 def test_schedulers_stepped_in_turn_multiply() -> None:
     """Two schedules on one optimizer compose, as PyTorch's do: alone each is a closed form
     base_lr * factor(step); together the lr is base_lr times both factors."""
@@ -149,6 +183,75 @@ def test_step_with_an_epoch_warns_and_jumps_by_the_closed_form() -> None:
     assert sched.last_epoch == 5 and opt.param_groups[0]["lr"] == pytest.approx(0.25)
     sched.step()  # on from there: step 6 halves again
     assert opt.param_groups[0]["lr"] == pytest.approx(0.125)
+
+
+def _order_warnings(lib, optimizer_first: bool) -> list:
+    """The warnings of a StepLR, a ReduceLROnPlateau and a ChainedScheduler's first two
+    steps, with or without optimizer.step() before the first."""
+    seen = []
+    schedulers = lib.optim.lr_scheduler
+    for make in (lambda o: schedulers.StepLR(o, 2),
+                 lambda o: schedulers.ReduceLROnPlateau(o),
+                 lambda o: schedulers.ChainedScheduler([schedulers.StepLR(o, 2),
+                                                        schedulers.StepLR(o, 3)])):  # fmt: skip
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=0.1)
+        sched = make(opt)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                if optimizer_first:
+                    opt.step()
+                sched.step(1.0) if hasattr(sched, "patience") else sched.step()
+        seen.append(["before `optimizer.step()`" in str(w.message) for w in caught])
+    return seen
+
+
+def test_scheduler_step_before_optimizer_step_warns_as_pytorch() -> None:
+    """Once, at the first step (a ChainedScheduler's for each of its schedulers);
+    ReduceLROnPlateau does not check."""
+    assert _order_warnings(torch, optimizer_first=False) == [[True], [], [True, True]]
+    assert _order_warnings(torch, optimizer_first=True) == [[], [], []]
+    pt = pytest.importorskip("torch")
+    for first in (False, True):
+        assert _order_warnings(torch, first) == _order_warnings(pt, first)
+    opt = _optimizer()
+    plateau = lr_scheduler.ReduceLROnPlateau(opt)
+    with pytest.warns(UserWarning, match="deprecated"):
+        plateau.step(1.0, 5)
+    assert plateau.last_epoch == 5
+
+
+def test_get_lr_called_by_the_user_warns_as_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    for lib in (torch, pt):
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=0.1)
+        for sched in (lib.optim.lr_scheduler.StepLR(opt, 2),
+                      lib.optim.lr_scheduler.OneCycleLR(opt, 1.0, total_steps=5,
+                                                        cycle_momentum=False),
+                      lib.optim.swa_utils.SWALR(opt, swa_lr=0.05)):  # fmt: skip
+            with pytest.warns(UserWarning, match="get_last_lr"):
+                sched.get_lr()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                opt.step()
+                sched.step()  # (step() itself calls get_lr without a warning)
+
+
+def test_plateau_gives_a_group_added_later_the_one_min_lr_as_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    seen = []
+    for lib in (torch, pt):
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=1.0)
+        one, per_group = (lib.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0, min_lr=m)
+                          for m in (0.5, [0.5]))  # fmt: skip
+        opt.add_param_group({"params": [lib.nn.Parameter(lib.ones(1))], "lr": 2.0})
+        for metric in (1.0, 2.0, 3.0):
+            one.step(metric)
+        per_group.step(4.0)
+        with pytest.raises(RuntimeError, match="param groups"):
+            per_group.step(5.0)  # (the first time it would lower the lrs)
+        seen.append([g["lr"] for g in opt.param_groups] + one.min_lrs)
+    assert seen[0] == seen[1] == [0.5, 0.5, 0.5, 0.5]
 
 
 def test_chained_and_sequential_refuse_plateau_and_other_optimizers() -> None:
@@ -570,6 +673,63 @@ def test_new_schedules_resume_from_their_state_dicts(name: str) -> None:
         opt2.step()
         sched2.step()
     assert seen == pytest.approx(full[40 * 4 :], rel=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES) + sorted(LONG_SCHEDULES) + ["plateau"])
+def test_state_dicts_have_pytorchs_entries(name: str) -> None:
+    """The same keys, each value of the same type (OneCycleLR's phases, ReduceLROnPlateau's
+    default_min_lr and mode_worse, the step counts): checkpoints load either way."""
+    pt = pytest.importorskip("torch")
+    layouts = []
+    for lib in (torch, pt):
+        groups = [{"params": [lib.nn.Parameter(lib.ones(1))]}, {"params": [], "lr": 0.2}]
+        opt = lib.optim.SGD(groups, lr=0.5, momentum=0.9)
+        if name == "plateau":
+            sched = lib.optim.lr_scheduler.ReduceLROnPlateau(opt, min_lr=[0.01, 0.02])
+        else:
+            sched = {**SCHEDULES, **LONG_SCHEDULES}[name](lib, opt)
+        opt.step()
+        sched.step(1.0) if name == "plateau" else sched.step()
+
+        def layout(value):
+            if isinstance(value, dict):
+                return {k: layout(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [layout(v) for v in value]
+            return type(value).__name__
+
+        layouts.append(layout(sched.state_dict()))
+    assert layouts[0] == layouts[1]
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES) + sorted(LONG_SCHEDULES))
+def test_a_schedule_saved_by_pytorch_resumes_as_in_pytorch(tmp_path, name: str) -> None:
+    """torch.save'd optimizer and scheduler state dicts (MultiStepLR's holds a Counter),
+    read with microtorch.load: the next steps' lrs and momenta are PyTorch's."""
+    pt = pytest.importorskip("torch")
+    make = {**SCHEDULES, **LONG_SCHEDULES}[name]
+
+    def start(lib):
+        groups = [{"params": [lib.nn.Parameter(lib.ones(1))]}, {"params": [], "lr": 0.2}]
+        opt = lib.optim.SGD(groups, lr=0.5, momentum=0.9)
+        return opt, make(lib, opt)
+
+    def steps(opt, sched, n: int) -> list:
+        seen = []
+        for _ in range(n):
+            opt.step()
+            sched.step()
+            seen += [x for g in opt.param_groups for x in (g["lr"], g["momentum"])]
+        return seen
+
+    their_opt, their_sched = start(pt)
+    steps(their_opt, their_sched, 7)
+    pt.save({"opt": their_opt.state_dict(), "sched": their_sched.state_dict()}, tmp_path / "c.pt")
+    saved = torch.load(tmp_path / "c.pt")
+    opt, sched = start(torch)
+    opt.load_state_dict(saved["opt"])
+    sched.load_state_dict(saved["sched"])
+    assert steps(opt, sched, 5) == pytest.approx(steps(their_opt, their_sched, 5), rel=1e-12)
 
 
 def test_new_schedules_errors_are_pytorchs() -> None:

@@ -606,6 +606,43 @@ def test_lbfgs_state_dict_resumes_exactly() -> None:
     np.testing.assert_array_equal(params2[0].detach().numpy(), straight[-1])
 
 
+@pytest.mark.parametrize("problem,kw", [LBFGS_CASES[1], LBFGS_CASES[3]])
+def test_an_lbfgs_state_saved_by_pytorch_resumes_as_in_pytorch(tmp_path, problem, kw) -> None:
+    """PyTorch keeps t, H_diag, ro and al as 0-d tensors; loaded here they become numbers
+    (as tensors they went into the parameters' arrays, and the next step failed)."""
+    pt = pytest.importorskip("torch")
+    make = _least_squares if problem == "least_squares" else _rosenbrock
+
+    def start(lib):
+        params, loss_fn = make(lib, lib.float64)
+        opt = lib.optim.LBFGS(params, **kw)
+
+        def closure():
+            opt.zero_grad()
+            loss = loss_fn()
+            loss.backward()
+            return loss
+
+        return params, opt, closure
+
+    their_params, their_opt, their_closure = start(pt)
+    for _ in range(2):
+        their_opt.step(their_closure)
+    pt.save({"params": [p.detach() for p in their_params], "opt": their_opt.state_dict()},
+            tmp_path / "lbfgs.pt")  # fmt: skip
+    saved = torch.load(tmp_path / "lbfgs.pt")
+    params, opt, closure = start(torch)
+    with torch.no_grad():
+        for p, value in zip(params, saved["params"], strict=True):
+            p.copy_(value)
+    opt.load_state_dict(saved["opt"])
+    for _ in range(2):
+        opt.step(closure)
+        their_opt.step(their_closure)
+    for a, b in zip(params, their_params, strict=True):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10)
+
+
 def _lbfgs_and_adafactor_on(where: str) -> tuple:
     rng = np.random.default_rng(2)
     A = torch.tensor(rng.standard_normal((6, 2)), device=where)

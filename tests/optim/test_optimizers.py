@@ -445,8 +445,10 @@ def test_constructor_errors_and_pytorch_keywords() -> None:
         optim.AdamW([p], betas=(0.9, 1.0))
     with pytest.raises(ValueError, match="Nesterov"):
         optim.SGD([p], lr=0.1, nesterov=True)
-    with pytest.raises(ValueError, match="capturable=True is not supported"):
-        optim.AdamW([p], capturable=True)
+    p.grad = torch.ones(2)
+    with pytest.raises(AssertionError, match="capturable=True, params .* must be on"):
+        optim.AdamW([p], capturable=True).step()  # (on the CPU, as PyTorch's)
+    p.grad = None
     with pytest.raises(ValueError, match="differentiable=True is not supported"):
         optim.SGD([p], lr=0.1, differentiable=True)
     with pytest.raises(ValueError, match="non-leaf"):
@@ -659,3 +661,209 @@ def test_an_optimizer_state_saved_by_pytorch_resumes_as_in_pytorch(tmp_path, nam
                                rtol=1e-5, atol=1e-6)  # fmt: skip
     state = our_opt.state[ours.weight]
     assert "step" not in state or isinstance(state["step"], int)  # (SGD keeps no step count)
+
+
+# ------------------------------------------------------------------ every optimizer vs PyTorch
+# (name, keyword arguments), parameters of several shapes (0-d too) in two groups, one of
+# which has no gradient at some steps: 20 steps must give PyTorch's parameters
+EVERY_OPTIMIZER = [
+    ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.5, weight_decay=0.1)),
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, maximize=True)),
+    ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=0.1, maximize=True)),
+    ("Adam", dict(lr=0.01, betas=(0.5, 0.9), eps=1e-3, decoupled_weight_decay=True,
+                  weight_decay=0.2)),
+    ("AdamW", dict(lr=0.01, amsgrad=True, weight_decay=0.3)),
+    ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5, weight_decay=0.1, alpha=0.8)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.1, initial_accumulator_value=0.2, weight_decay=0.1,
+                     eps=1e-5)),
+    ("Adadelta", dict(lr=0.5, rho=0.7, eps=1e-4, weight_decay=0.1, maximize=True)),
+    ("Adamax", dict(lr=0.01, betas=(0.7, 0.9), weight_decay=0.1)),
+    ("NAdam", dict(lr=0.01, momentum_decay=0.01, weight_decay=0.1)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, betas=(0.8, 0.9))),
+    ("Rprop", dict(lr=0.01, etas=(0.3, 1.5), step_sizes=(1e-4, 0.5), maximize=True)),
+    ("ASGD", dict(lr=0.01, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1)),
+    ("Adafactor", dict(lr=0.01, beta2_decay=-0.5, d=1.5, eps=(1e-4, 1e-2), weight_decay=0.1)),
+]  # fmt: skip
+EVERY_SHAPES = [(3, 4), (5,), (), (2, 3)]
+
+
+def _every_run(lib, name: str, kw: dict, dtype, tensor_lr: bool = False, steps: int = 20):
+    """Parameters and optimizer after ``steps`` steps; the last parameter has no gradient
+    at every third step (so it is skipped there)."""
+    rng = np.random.default_rng(5)
+    values = [rng.standard_normal(s).astype(dtype) for s in EVERY_SHAPES]
+    params = [lib.tensor(v, requires_grad=True) for v in values]
+    kw = dict(kw, lr=lib.tensor(kw["lr"])) if tensor_lr else kw
+    groups = [{"params": params[:2]}, {"params": params[2:], "lr": kw["lr"] * 0.5}]
+    opt = getattr(lib.optim, name)(groups if not tensor_lr else params, **kw)
+    for step in range(steps):
+        for i, p in enumerate(params):
+            g = rng.standard_normal(p.shape).astype(dtype)
+            p.grad = None if i == 3 and step % 3 == 1 else lib.tensor(g)
+        opt.step()
+    return [p.detach().numpy() for p in params], opt
+
+
+@pytest.mark.parametrize("case", range(len(EVERY_OPTIMIZER)))
+@pytest.mark.parametrize("tensor_lr", [False, True])
+def test_every_optimizer_matches_pytorch_over_20_steps(case: int, tensor_lr: bool) -> None:
+    """Also with ``lr=torch.tensor(0.01)``: PyTorch rounds the step sizes it makes from a
+    float32 tensor lr in float32, and so does microtorch (they differed by up to 7e-7)."""
+    pt = pytest.importorskip("torch")
+    name, kw = EVERY_OPTIMIZER[case]
+    for dtype, tol in ((np.float64, 1e-12), (np.float32, 3e-6)):
+        ours, _ = _every_run(torch, name, kw, dtype, tensor_lr)
+        theirs, _ = _every_run(pt, name, kw, dtype, tensor_lr)
+        for a, b in zip(ours, theirs, strict=True):
+            assert a.dtype == b.dtype
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=f"{name} {dtype}")
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "NAdam", "Adagrad"])
+def test_a_tensor_lr_steps_alike_on_every_device(name: str, device: str) -> None:
+    """(Adam's GPU kernel takes the float32-rounded step sizes as its scalars.)"""
+    values, grads = _start(np.float32)
+    make = lambda ps: getattr(optim, name)(ps, lr=torch.tensor(0.01))  # noqa: E731
+    ours = _run(make, values, grads, device=device, dtype=torch.float32)
+    for a, b in zip(ours, _run(make, values, grads, dtype=torch.float32), strict=True):
+        assert a.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)  # (a kernel rounds its own way)
+
+
+def _state_dict_layout(state_dict: dict) -> tuple:
+    """What a state dict holds, without the values: per parameter index, each state entry's
+    name (in order), type, dtype and shape; each group's keys and parameter indices."""
+    state = {
+        index: [(name, type(v).__name__, str(getattr(v, "dtype", "")).split(".")[-1],
+                 tuple(getattr(v, "shape", ()))) for name, v in entries.items()]
+        for index, entries in state_dict["state"].items()
+    }  # fmt: skip
+    groups = [sorted((k, v if k == "params" else type(v).__name__) for k, v in group.items())
+              for group in state_dict["param_groups"]]  # fmt: skip
+    return state, groups
+
+
+@pytest.mark.parametrize("case", range(len(EVERY_OPTIMIZER)))
+@pytest.mark.parametrize("default_dtype", ["float32", "float64"])
+def test_state_dict_is_laid_out_as_pytorchs(case: int, default_dtype: str) -> None:
+    """The same parameter indices, state entries in the same order, and the step count (and
+    ASGD's eta and mu, NAdam's mu_product) a 0-d tensor in the default float dtype."""
+    pt = pytest.importorskip("torch")
+    name, kw = EVERY_OPTIMIZER[case]
+    layouts = []
+    for lib in (torch, pt):
+        before = lib.get_default_dtype()
+        lib.set_default_dtype(getattr(lib, default_dtype))
+        try:
+            _, opt = _every_run(lib, name, kw, np.float32, steps=2)
+            layouts.append(_state_dict_layout(opt.state_dict()))
+        finally:
+            lib.set_default_dtype(before)
+    assert layouts[0] == layouts[1]
+    if name != "SGD":  # (SGD counts no steps)
+        assert layouts[0][0][0][0] == ("step", "Tensor", default_dtype, ())
+
+
+def test_a_state_dict_loads_into_pytorch_and_resumes_as_there() -> None:
+    """The reverse of the test above: microtorch's state dict, its tensors handed to PyTorch,
+    loads into torch.optim and the next steps are PyTorch's uninterrupted run."""
+    pt = pytest.importorskip("torch")
+
+    def to_torch(obj):
+        if isinstance(obj, torch.Tensor):
+            return pt.tensor(obj.numpy())
+        if isinstance(obj, dict):
+            return {k: to_torch(v) for k, v in obj.items()}
+        return [to_torch(v) for v in obj] if isinstance(obj, list) else obj
+
+    for name, kw in EVERY_OPTIMIZER:
+        ours, opt = _every_run(torch, name, kw, np.float64, steps=20)
+        _, their_opt = _every_run(pt, name, kw, np.float64, steps=20)
+        _, resumed_opt = _every_run(pt, name, kw, np.float64, steps=0)
+        resumed = [p for group in resumed_opt.param_groups for p in group["params"]]
+        with pt.no_grad():
+            for p, value in zip(resumed, ours, strict=True):
+                p.copy_(pt.tensor(value))
+        resumed_opt.load_state_dict(to_torch(opt.state_dict()))
+        for run in (resumed_opt, their_opt):
+            for group in run.param_groups:
+                for p in group["params"]:
+                    p.grad = pt.ones_like(p)
+            run.step()
+        straight = [p for group in their_opt.param_groups for p in group["params"]]
+        for a, b in zip(resumed, straight, strict=True):
+            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12,
+                                       atol=1e-12, err_msg=name)  # fmt: skip
+
+
+def test_bad_lr_and_kernel_choices_raise_pytorchs_errors() -> None:
+    pt = pytest.importorskip("torch")
+    for lib in (torch, pt):
+        p = lib.zeros(2, requires_grad=True)
+        with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
+            lib.optim.Adam([p], lr=lib.tensor([0.1, 0.2]))
+        with pytest.raises(TypeError):
+            lib.optim.SGD([p], lr="0.1")
+        for name in ("SGD", "Adam", "AdamW", "Adagrad"):
+            with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True`"):
+                getattr(lib.optim, name)([p], lr=0.1, fused=True, foreach=True)
+            getattr(lib.optim, name)([p], lr=0.1, fused=True)  # each alone is accepted
+            getattr(lib.optim, name)([p], lr=0.1, foreach=True)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "Adamax", "ASGD", "NAdam", "RAdam",
+                                  "RMSprop", "Rprop", "Adadelta"])  # fmt: skip
+def test_capturable_is_accepted_and_needs_the_gpu_as_in_pytorch(name: str, device: str) -> None:
+    """PyTorch accepts capturable=True (a CUDA-graph option that leaves the step as it is);
+    its step refuses parameters that are not on the GPU with an AssertionError."""
+    values, grads = _start(np.float32)
+    kw = dict(lr=0.01)
+
+    def make(capturable: bool):
+        return lambda ps: getattr(optim, name)(ps, capturable=capturable, **kw)
+
+    if device == "cpu":
+        with pytest.raises(AssertionError, match="capturable=True"):
+            _run(make(True), values, grads, dtype=torch.float32)
+        pt = pytest.importorskip("torch")
+        p = pt.zeros(2, requires_grad=True)
+        their_opt = getattr(pt.optim, name)([p], capturable=True)
+        p.grad = pt.ones(2)
+        with pytest.raises(AssertionError, match="capturable=True"):
+            their_opt.step()
+        return
+    captured = _run(make(True), values, grads, device=device, dtype=torch.float32)
+    for a, b in zip(captured, _run(make(False), values, grads, device=device, dtype=torch.float32)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_parameter_twice_in_a_group_warns_and_is_numbered_as_in_pytorch() -> None:
+    pt = pytest.importorskip("torch")
+    seen = []
+    for lib in (torch, pt):
+        p, q, r = (lib.zeros(2, requires_grad=True) for _ in range(3))
+        with pytest.warns(UserWarning, match="duplicate parameters"):
+            opt = lib.optim.Adam([p, q, p], lr=0.1)
+        opt.add_param_group({"params": [r]})
+        with pytest.raises(ValueError, match="more than one parameter group"):
+            opt.add_param_group({"params": [q]})
+        p.grad = lib.ones(2)
+        opt.step()  # p is stepped twice
+        saved = opt.state_dict()
+        numbers = [g["params"] for g in saved["param_groups"]]
+        seen.append((p.tolist(), numbers, list(saved["state"])))
+    assert seen[0] == seen[1]
+    assert seen[0][1] == [[2, 1, 2], [3]]
+
+
+def test_load_state_dict_without_its_entries_raises_pytorchs_key_error() -> None:
+    opt = optim.Adam([nn.Parameter(torch.ones(2))])
+    for missing in ("state", "param_groups"):
+        saved = opt.state_dict()
+        del saved[missing]
+        with pytest.raises(KeyError, match=missing):
+            opt.load_state_dict(saved)
+    with pytest.raises(TypeError, match="expected a dict"):
+        opt.load_state_dict([])
