@@ -210,6 +210,7 @@ UNBIASED = {
     "StudentT": (lambda d, p: d.StudentT(p[0], p[1], p[2]), [[3.0, 6.0], [0.5, -1.0], [1.0, 2.0]]),
     "Chi2": (lambda d, p: d.Chi2(p[0]), [[0.7, 3.0]]),
     "Dirichlet": (lambda d, p: d.Dirichlet(p[0]), [[[0.5, 2.0, 3.0], [2.0, 1.5, 4.0]]]),
+    "Beta": (lambda d, p: d.Beta(p[0], p[1]), [[0.5, 2.0, 3.0], [2.0, 1.5, 0.4]]),
     "FisherSnedecor": (lambda d, p: d.FisherSnedecor(p[0], p[1]), [[3.0, 5.0], [6.0, 9.0]]),
     "InverseGamma": (lambda d, p: d.InverseGamma(p[0], p[1]), [[3.0, 4.0], [1.0, 2.0]]),
     "LogisticNormal": (lambda d, p: d.LogisticNormal(p[0], p[1]), [[0.5, -1.0], [1.0, 0.5]]),
