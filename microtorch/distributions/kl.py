@@ -38,6 +38,7 @@ from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import sum_rightmost
+from .wishart import Wishart, mvdigamma
 
 _KL_REGISTRY: dict = {}
 
@@ -259,6 +260,33 @@ def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal,
     trace = linalg.solve_triangular(q_full, p_full, upper=False).pow(2).flatten(-2).sum(-1)
     mahalanobis = batch_mahalanobis(q_L, q.loc - p.loc)
     return half_log_det(q_L) - half_log_det(p_L) + 0.5 * (trace + mahalanobis - n)
+
+
+@register_kl(Wishart, Wishart)
+def _kl_wishart_wishart(p: Wishart, q: Wishart) -> Tensor:
+    """Closed form for p = W(n_p, S_p), q = W(n_q, S_q) of p x p matrices (PyTorch gets
+    the same from their exponential-family form):
+    n_q / 2 (log det S_q - log det S_p) + n_p / 2 (tr(S_q^-1 S_p) - p)
+    + log Gamma_p(n_q / 2) - log Gamma_p(n_p / 2) + (n_p - n_q) / 2 psi_p(n_p / 2)."""
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Wisharts with different event shapes cannot be computed"
+        )
+    p_L, q_L = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    n = p.event_shape[-1]
+    batch = tuple(F.broadcast_shapes(tuple(q_L.shape[:-2]), tuple(p_L.shape[:-2])))
+    # tr(S_q^-1 S_p) = |L_q^-1 L_p|^2 (Frobenius), as for two MultivariateNormals
+    trace = _batch_trace_XXT(
+        linalg.solve_triangular(q_L.expand(batch + (n, n)), p_L.expand(batch + (n, n)), upper=False)
+    )
+    nu_p, nu_q = p.df, q.df
+    return (
+        nu_q * (half_log_det(q_L) - half_log_det(p_L))
+        + nu_p / 2 * (trace - n)
+        + F.mvlgamma(nu_q / 2, n)
+        - F.mvlgamma(nu_p / 2, n)
+        + (nu_p - nu_q) / 2 * mvdigamma(nu_p / 2, n)
+    )
 
 
 def _batch_trace_XXT(X: Tensor) -> Tensor:

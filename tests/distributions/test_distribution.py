@@ -563,6 +563,23 @@ def test_gamma_log_prob_takes_a_number_and_uses_rates_dtype_as_torch() -> None:
         np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-6)
 
 
+def test_lognormal_is_an_exp_transformed_normal_as_torch() -> None:
+    """A TransformedDistribution with base_dist and transforms, as PyTorch's: its cdf
+    validates the base's value (cdf(0) is 0 and cdf(-1) raises), and an expand keeps it."""
+    for lib, d in ((microtorch, D), (torch, TD)):
+        dist = d.LogNormal(lib.tensor([0.5, -1.0], dtype=lib.float64), 2.0)
+        assert isinstance(dist, d.TransformedDistribution)
+        assert type(dist.base_dist) is d.Normal and len(dist.transforms) == 1
+        assert isinstance(dist.transforms[0], d.transforms.ExpTransform)
+        np.testing.assert_array_equal(_np(dist.cdf(lib.tensor(0.0, dtype=lib.float64))), 0.0)
+        with pytest.raises(ValueError):
+            dist.cdf(lib.tensor(-1.0, dtype=lib.float64))
+        with pytest.raises(ValueError):
+            dist.log_prob(lib.tensor(0.0, dtype=lib.float64))
+        expanded = dist.expand((3, 2))
+        assert type(expanded) is d.LogNormal and tuple(expanded.base_dist.batch_shape) == (3, 2)
+
+
 def test_independent_support_as_torch() -> None:
     """With no reinterpreted dims the support is the base's own (it was wrapped in an
     independent(real, 0))."""
