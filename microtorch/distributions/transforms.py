@@ -65,9 +65,11 @@ class Transform:
 
     @property
     def event_dim(self) -> int:
-        """How many rightmost dimensions make one event (the larger of domain's and
-        codomain's)."""
-        return max(self.domain.event_dim, self.codomain.event_dim)
+        """How many rightmost dimensions make one event, when domain and codomain agree on
+        it (ValueError otherwise, as PyTorch: ask domain.event_dim or codomain.event_dim)."""
+        if self.domain.event_dim == self.codomain.event_dim:
+            return self.domain.event_dim
+        raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
 
     @property
     def inv(self) -> Transform:
@@ -893,11 +895,6 @@ class CorrCholeskyTransform(Transform):
     domain = constraints.real_vector
     codomain = constraints.corr_cholesky
     bijective = True
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CorrCholeskyTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         eps = dtypes.finfo(x.dtype).eps

@@ -160,6 +160,30 @@ def test_inverse_caching_and_equality() -> None:
         TT.ExpTransform(cache_size=2)
 
 
+def test_event_dim_and_equality_of_every_transform_as_torch() -> None:
+    """event_dim is a ValueError where domain and codomain disagree on it (CorrCholesky,
+    Reshape); == is identity where torch's class defines no equality of its own."""
+    makers = {
+        "Exp": lambda t: t.ExpTransform(),
+        "StickBreaking": lambda t: t.StickBreakingTransform(),
+        "LowerCholesky": lambda t: t.LowerCholeskyTransform(),
+        "CorrCholesky": lambda t: t.CorrCholeskyTransform(),
+        "Reshape": lambda t: t.ReshapeTransform((2, 3), (6,)),
+        "Independent": lambda t: t.IndependentTransform(t.ExpTransform(), 1),
+        "Affine-event": lambda t: t.AffineTransform(0.0, 2.0, event_dim=2),
+        "Compose": lambda t: t.ComposeTransform([t.ExpTransform(), t.StickBreakingTransform()]),
+    }
+    for name, make in makers.items():
+        outcomes = []
+        for t in (T, TT):
+            try:
+                event_dim = make(t).event_dim
+            except ValueError:
+                event_dim = "ValueError"
+            outcomes.append((event_dim, make(t) == make(t), make(t).inv == make(t).inv))
+        assert outcomes[0] == outcomes[1], name
+
+
 def test_sign_and_shape_errors_as_torch() -> None:
     assert T.ExpTransform().sign == TT.ExpTransform().sign == 1
     assert T.AffineTransform(0.0, -2.0).sign == TT.AffineTransform(0.0, -2.0).sign == -1
