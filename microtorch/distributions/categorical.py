@@ -56,7 +56,7 @@ class Categorical(Distribution):
         new._num_events = self._num_events
         return self._expanded(new, batch_shape)
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.integer_interval(0, self._num_events - 1)
 

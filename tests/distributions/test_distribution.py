@@ -596,3 +596,68 @@ def test_constraint_reprs_as_torch() -> None:
         assert repr(getattr(D.constraints, name)) == repr(getattr(TD.constraints, name))
     assert repr(D.constraints.integer_interval(0, 3)) == repr(TD.constraints.integer_interval(0, 3))
     assert repr(D.constraints.interval(0.0, 2.0)) == repr(TD.constraints.interval(0.0, 2.0))
+
+
+MATRICES = [
+    [[1.0, 0.0], [0.5, 1.0]],  # lower triangular, not symmetric
+    [[2.0, 0.5], [0.5, 1.0]],  # positive definite
+    [[1.0, 1.0], [1.0, 1.0]],  # positive semidefinite, singular
+    [[1.0, 2.0], [2.0, 1.0]],  # symmetric, indefinite
+    [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, -1.0]]],  # a batch
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],  # not square
+]
+
+
+@pytest.mark.parametrize("name", ["lower_triangular", "square", "symmetric",
+                                  "positive_semidefinite", "positive_definite"])  # fmt: skip
+def test_matrix_constraints_as_torch(name: str) -> None:
+    ours, theirs = getattr(D.constraints, name), getattr(TD.constraints, name)
+    assert repr(ours) == repr(theirs)
+    assert (ours.event_dim, ours.is_discrete) == (theirs.event_dim, theirs.is_discrete)
+    for m in MATRICES:
+        got = ours.check(microtorch.tensor(m, dtype=microtorch.float64))
+        expected = theirs.check(torch.tensor(m, dtype=torch.float64))
+        assert tuple(got.shape) == tuple(expected.shape) and str(got.dtype).endswith("bool")
+        np.testing.assert_array_equal(_np(got), expected.numpy())
+
+
+def _static(constraint) -> tuple:
+    """(is_discrete, event_dim), each NotImplementedError where it cannot be known."""
+    out = []
+    for attr in ("is_discrete", "event_dim"):
+        try:
+            out.append(getattr(constraint, attr))
+        except NotImplementedError:
+            out.append(NotImplementedError)
+    return tuple(out)
+
+
+def test_dependent_constraints_and_properties_as_torch() -> None:
+    """constraints.dependent(is_discrete=, event_dim=); a support computed from parameters
+    is, read from the class, a dependent constraint with torch's static attributes."""
+    for c in (D.constraints, TD.constraints):
+        with pytest.raises(ValueError):
+            c.dependent.check(microtorch.zeros(1) if c is D.constraints else torch.zeros(1))
+    assert _static(D.constraints.dependent) == _static(TD.constraints.dependent)
+    for kwargs in ({"is_discrete": True}, {"event_dim": 1}, {"is_discrete": False, "event_dim": 2}):
+        ours, theirs = D.constraints.dependent(**kwargs), TD.constraints.dependent(**kwargs)
+        assert repr(ours) == repr(theirs) == "Dependent()"
+        assert _static(ours) == _static(theirs) and D.constraints.is_dependent(ours)
+    names = ["Binomial", "Categorical", "GeneralizedPareto", "Independent", "MixtureSameFamily",
+             "Multinomial", "Pareto", "Uniform", "TransformedDistribution", "Normal", "LogNormal",
+             "HalfNormal"]  # fmt: skip
+    for name in names:
+        ours, theirs = getattr(D, name).support, getattr(TD, name).support
+        assert D.constraints.is_dependent(ours) == TD.constraints.is_dependent(theirs), name
+        assert _static(ours) == _static(theirs), name
+    assert repr(D.Uniform(0.0, 2.0).support) == repr(TD.Uniform(0.0, 2.0).support)
+
+    class Shifted(D.Distribution):
+        @D.constraints.dependent_property(is_discrete=False, event_dim=0)
+        def support(self):
+            return D.constraints.greater_than(self.low)
+
+    shifted = Shifted()
+    shifted.low = 1.5
+    assert repr(shifted.support) == "GreaterThan(lower_bound=1.5)"
+    assert _static(Shifted.support) == (False, 0)
