@@ -590,6 +590,39 @@ def test_von_mises_matches_torch_to_its_bessel_approximation(device: str) -> Non
                                1.0, rtol=1e-12)  # fmt: skip
 
 
+SUBCLASSED = {
+    "Normal": lambda d, lib: (d.Normal, (lib.zeros(2), lib.ones(2))),
+    "Beta": lambda d, lib: (d.Beta, (lib.ones(2), 2.0)),
+    "LogNormal": lambda d, lib: (d.LogNormal, (lib.zeros(2), 1.0)),
+    "HalfNormal": lambda d, lib: (d.HalfNormal, (lib.ones(2),)),
+    "Binomial": lambda d, lib: (d.Binomial, (3, lib.full((2,), 0.5))),
+    "VonMises": lambda d, lib: (d.VonMises, (lib.zeros(2), lib.ones(2))),
+}
+
+
+@pytest.mark.parametrize("custom_init", [False, True])
+@pytest.mark.parametrize("case", list(SUBCLASSED))
+def test_expand_of_a_subclass_as_torch(case: str, custom_init: bool) -> None:
+    """A subclass keeps its type through expand; with its own __init__ expand raises
+    NotImplementedError, except VonMises, which calls that __init__ again (as torch)."""
+    outcomes = []
+    for d, lib in ((D, microtorch), (TD, torch)):
+        cls, args = SUBCLASSED[case](d, lib)
+
+        def __init__(self, *a, _cls=cls, **k):
+            _cls.__init__(self, *a, **k)
+
+        sub = type("Sub", (cls,), {"__init__": __init__} if custom_init else {})
+        try:
+            expanded = sub(*args).expand((3, 2))
+        except NotImplementedError:
+            outcomes.append(NotImplementedError)
+            continue
+        outcomes.append((type(expanded).__name__, tuple(expanded.batch_shape),
+                         tuple(expanded.sample().shape)))  # fmt: skip
+    assert outcomes[0] == outcomes[1]
+
+
 def test_von_mises_samples_by_circular_moments(device: str) -> None:
     microtorch.manual_seed(2)
     lib = _OnDevice(device)
