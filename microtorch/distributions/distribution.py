@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .._tensor import Size, Tensor
@@ -93,6 +94,13 @@ class Distribution:
         """Draws of shape sample_shape + batch_shape + event_shape, without gradient."""
         with grad_mode.no_grad():
             return self.rsample(sample_shape)
+
+    def sample_n(self, n: int) -> Tensor:
+        """sample((n,)), under the old name PyTorch still keeps (with a UserWarning that it
+        will go)."""
+        message = "sample_n will be deprecated. Use .sample((n,)) instead"
+        warnings.warn(message, UserWarning, stacklevel=2)
+        return self.sample(Size((n,)))
 
     def rsample(self, sample_shape: tuple = Size()) -> Tensor:
         raise NotImplementedError(

@@ -255,6 +255,14 @@ def test_sample_has_no_gradient_and_rsample_is_refused_without_reparameterisatio
     assert D.Independent(D.Normal(microtorch.zeros(2), 1.0), 1).has_rsample
 
 
+def test_sample_n_is_sample_of_n_with_a_warning_as_torch() -> None:
+    for d, lib in ((D, microtorch), (TD, torch)):
+        dist = d.Normal(lib.zeros(2, 3), 1.0)
+        with pytest.warns(UserWarning, match="sample_n will be deprecated"):
+            draws = dist.sample_n(4)
+        assert tuple(draws.shape) == (4, 2, 3) and not draws.requires_grad
+
+
 STATS = {
     "Normal": lambda d, lib: d.Normal(lib.tensor([0.5, -1.0]), lib.tensor([1.0, 2.0])),
     "Uniform": lambda d, lib: d.Uniform(lib.tensor([0.0, -1.0]), lib.tensor([1.0, 3.0])),
