@@ -96,10 +96,10 @@ class Distribution:
             return self.rsample(sample_shape)
 
     def sample_n(self, n: int) -> Tensor:
-        """sample((n,)), under the old name PyTorch still keeps (with a UserWarning that it
+        """sample((n,)), under the old name PyTorch still keeps (with a FutureWarning that it
         will go)."""
-        message = "sample_n will be deprecated. Use .sample((n,)) instead"
-        warnings.warn(message, UserWarning, stacklevel=2)
+        message = "`sample_n(n)` will be deprecated. Use `sample((n,))` instead."
+        warnings.warn(message, FutureWarning, stacklevel=2)
         return self.sample(Size((n,)))
 
     def rsample(self, sample_shape: tuple = Size()) -> Tensor:

@@ -258,7 +258,7 @@ def test_sample_has_no_gradient_and_rsample_is_refused_without_reparameterisatio
 def test_sample_n_is_sample_of_n_with_a_warning_as_torch() -> None:
     for d, lib in ((D, microtorch), (TD, torch)):
         dist = d.Normal(lib.zeros(2, 3), 1.0)
-        with pytest.warns(UserWarning, match="sample_n will be deprecated"):
+        with pytest.warns(FutureWarning, match=r"`sample_n\(n\)` will be deprecated"):
             draws = dist.sample_n(4)
         assert tuple(draws.shape) == (4, 2, 3) and not draws.requires_grad
 
