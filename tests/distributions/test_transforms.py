@@ -217,6 +217,9 @@ CONSTRAINTS = {
     "corr_cholesky": (lambda c: c.corr_cholesky, X),
     "lower_cholesky": (lambda c: c.lower_cholesky, [X[0], X[1], [1.0, 0.0, -0.2]]),
     "positive_definite": (lambda c: c.positive_definite, [X[0], X[1], [1.0, 0.0, -0.2]]),
+    "positive_semidefinite": (lambda c: c.positive_semidefinite, [X[0], X[1], [1.0, 0.0, -0.2]]),
+    "symmetric": (lambda c: c.symmetric, [X[0], X[1], [1.0, 0.0, -0.2]]),  # neither has one
+    "lower_triangular": (lambda c: c.lower_triangular, [X[0], X[1], [1.0, 0.0, -0.2]]),
 }
 
 
