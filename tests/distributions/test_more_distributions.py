@@ -178,6 +178,25 @@ def test_generalized_pareto_log_prob_and_cdf(device: str) -> None:
     )
 
 
+def test_student_t_moments_and_their_gradients_where_nan_or_infinite_as_torch() -> None:
+    """The mean is nan for df <= 1 and the variance inf for 1 < df <= 2: constants there,
+    with gradient 0 (not nan) to df and scale, as torch."""
+    values = [[0.5, 1.0, 1.5, 2.0, 3.0], [0.0, 1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 1.0, 2.0, 1.0]]
+    for quantity in ("mean", "variance", "stddev"):
+        results = []
+        for lib, d in ((microtorch, D), (torch, TD)):
+            params = _params(lib, "cpu", values)
+            out = getattr(d.StudentT(*params), quantity)
+            out.sum().backward()
+            results.append([_np(out)] + [_np(p.grad) if p.grad is not None else None
+                                         for p in params])  # fmt: skip
+        for ours, theirs in zip(*results):
+            if theirs is None:
+                assert ours is None or not ours.any()
+            else:
+                np.testing.assert_allclose(ours, theirs, rtol=1e-12, equal_nan=True)
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_float32_parameters_stay_float32_as_torch(case: str) -> None:
     check_float32_against_torch(CASES[case])
