@@ -571,6 +571,20 @@ def test_gamma_log_prob_takes_a_number_and_uses_rates_dtype_as_torch() -> None:
         np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-6)
 
 
+def test_integer_logits_are_normalised_in_the_default_float_dtype_as_torch() -> None:
+    """Categorical (and OneHotCategorical, Multinomial) of int64 logits: float32 logits and
+    probs, as PyTorch's logits - logsumexp(logits) gives (it raised in log_softmax)."""
+    for make in (lambda d, v: d.Categorical(logits=v), lambda d, v: d.OneHotCategorical(logits=v),
+                 lambda d, v: d.Multinomial(3, logits=v)):  # fmt: skip
+        ours = make(D, microtorch.tensor([[1, 3, 0], [0, -2, 2]]))
+        theirs = make(TD, torch.tensor([[1, 3, 0], [0, -2, 2]]))
+        for name in ("logits", "probs", "mean", "entropy"):
+            got, expected = getattr(ours, name), getattr(theirs, name)
+            got, expected = (got(), expected()) if callable(got) else (got, expected)
+            assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1], name
+            np.testing.assert_allclose(_np(got), expected.numpy(), rtol=1e-6, atol=1e-7)
+
+
 def test_lognormal_is_an_exp_transformed_normal_as_torch() -> None:
     """A TransformedDistribution with base_dist and transforms, as PyTorch's: its cdf
     validates the base's value (cdf(0) is 0 and cdf(-1) raises), and an expand keeps it."""
