@@ -571,6 +571,20 @@ def test_gamma_log_prob_takes_a_number_and_uses_rates_dtype_as_torch() -> None:
         np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-6)
 
 
+def test_half_cauchy_log_prob_uses_scales_dtype_as_torch() -> None:
+    """HalfCauchy.log_prob reads value in scale's dtype (HalfNormal's does not): float32
+    for a float64 value, and a number when validation is off."""
+    for value, validate in (("float64", True), (0.5, False), ([0.5, -1.0], False)):
+        results = []
+        for lib, d in ((microtorch, D), (torch, TD)):
+            dist = d.HalfCauchy(lib.tensor([2.0, 1.0]), validate_args=validate)
+            v = lib.tensor([0.5, 1.0], dtype=lib.float64) if value == "float64" else value
+            results.append(dist.log_prob(v))
+        ours, theirs = results
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == "float32"
+        np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-6)
+
+
 def test_integer_logits_are_normalised_in_the_default_float_dtype_as_torch() -> None:
     """Categorical (and OneHotCategorical, Multinomial) of int64 logits: float32 logits and
     probs, as PyTorch's logits - logsumexp(logits) gives (it raised in log_softmax)."""
