@@ -599,19 +599,20 @@ def test_integer_logits_are_normalised_in_the_default_float_dtype_as_torch() -> 
             np.testing.assert_allclose(_np(got), expected.numpy(), rtol=1e-6, atol=1e-7)
 
 
-def test_lognormal_is_an_exp_transformed_normal_as_torch() -> None:
+def test_lognormal_is_an_exp_transformed_normal_as_torch(device: str) -> None:
     """A TransformedDistribution with base_dist and transforms, as PyTorch's: its cdf
     validates the base's value (cdf(0) is 0 and cdf(-1) raises), and an expand keeps it."""
-    for lib, d in ((microtorch, D), (torch, TD)):
-        dist = d.LogNormal(lib.tensor([0.5, -1.0], dtype=lib.float64), 2.0)
+    for lib, d, dev in ((microtorch, D, device), (torch, TD, "cpu")):
+        dist = d.LogNormal(lib.tensor([0.5, -1.0], dtype=lib.float64, device=dev), 2.0)
         assert isinstance(dist, d.TransformedDistribution)
         assert type(dist.base_dist) is d.Normal and len(dist.transforms) == 1
         assert isinstance(dist.transforms[0], d.transforms.ExpTransform)
-        np.testing.assert_array_equal(_np(dist.cdf(lib.tensor(0.0, dtype=lib.float64))), 0.0)
+        zero = lib.tensor(0.0, dtype=lib.float64, device=dev)
+        np.testing.assert_array_equal(_np(dist.cdf(zero)), 0.0)
         with pytest.raises(ValueError):
-            dist.cdf(lib.tensor(-1.0, dtype=lib.float64))
+            dist.cdf(zero - 1)
         with pytest.raises(ValueError):
-            dist.log_prob(lib.tensor(0.0, dtype=lib.float64))
+            dist.log_prob(zero)
         expanded = dist.expand((3, 2))
         assert type(expanded) is d.LogNormal and tuple(expanded.base_dist.batch_shape) == (3, 2)
 
@@ -646,12 +647,13 @@ MATRICES = [
 
 @pytest.mark.parametrize("name", ["lower_triangular", "square", "symmetric",
                                   "positive_semidefinite", "positive_definite"])  # fmt: skip
-def test_matrix_constraints_as_torch(name: str) -> None:
+def test_matrix_constraints_as_torch(name: str, device: str) -> None:
     ours, theirs = getattr(D.constraints, name), getattr(TD.constraints, name)
     assert repr(ours) == repr(theirs)
     assert (ours.event_dim, ours.is_discrete) == (theirs.event_dim, theirs.is_discrete)
     for m in MATRICES:
-        got = ours.check(microtorch.tensor(m, dtype=microtorch.float64))
+        got = ours.check(microtorch.tensor(m, dtype=microtorch.float64, device=device))
+        assert got.device == microtorch.device(device)
         expected = theirs.check(torch.tensor(m, dtype=torch.float64))
         assert tuple(got.shape) == tuple(expected.shape) and str(got.dtype).endswith("bool")
         np.testing.assert_array_equal(_np(got), expected.numpy())
