@@ -255,6 +255,29 @@ def test_sample_has_no_gradient_and_rsample_is_refused_without_reparameterisatio
     assert D.Independent(D.Normal(microtorch.zeros(2), 1.0), 1).has_rsample
 
 
+def test_a_subclass_without_constraints_warns_instead_of_validating_as_torch() -> None:
+    """A Distribution subclass with no arg_constraints or support: making it and scoring a
+    value each warn that validation is skipped; reading either raises NotImplementedError."""
+    for d, lib in ((D, microtorch), (TD, torch)):
+
+        class Bare(d.Distribution):
+            def __init__(self) -> None:
+                super().__init__(validate_args=True)
+
+            def log_prob(self, value):
+                self._validate_sample(value)
+                return value * 0
+
+        with pytest.warns(UserWarning, match="does not define `arg_constraints`"):
+            bare = Bare()
+        with pytest.warns(UserWarning, match="does not define `support`"):
+            bare.log_prob(lib.zeros(2))
+        with pytest.raises(NotImplementedError):
+            _ = bare.support
+        with pytest.raises(NotImplementedError):
+            _ = d.Distribution(validate_args=False).arg_constraints
+
+
 def test_sample_n_is_sample_of_n_with_a_warning_as_torch() -> None:
     for d, lib in ((D, microtorch), (TD, torch)):
         dist = d.Normal(lib.zeros(2, 3), 1.0)
@@ -691,6 +714,8 @@ def test_dependent_constraints_and_properties_as_torch() -> None:
     assert repr(D.Uniform(0.0, 2.0).support) == repr(TD.Uniform(0.0, 2.0).support)
 
     class Shifted(D.Distribution):
+        arg_constraints: dict = {}
+
         @D.constraints.dependent_property(is_discrete=False, event_dim=0)
         def support(self):
             return D.constraints.greater_than(self.low)
