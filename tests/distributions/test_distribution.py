@@ -580,27 +580,25 @@ def test_enumerate_support_as_torch() -> None:
             assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
 
 
-def test_gamma_log_prob_takes_a_number_and_uses_rates_dtype_as_torch() -> None:
-    """PyTorch's Gamma.log_prob reads value with as_tensor in rate's dtype: a number works
-    (it raised 'must be a Tensor') and a float64 value gives float32 (it gave float64)."""
-    for value in (0.5, [0.5, 1.0], "float64"):
-        results = []
-        for lib, d in ((microtorch, D), (torch, TD)):
-            gamma = d.Gamma(lib.tensor([2.0, 1.0]), 3.0)
-            v = lib.tensor([0.5, 1.0], dtype=lib.float64) if value == "float64" else value
-            results.append(gamma.log_prob(v))
-        ours, theirs = results
-        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == "float32"
-        np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-6)
+# (make(dists, lib, validate_args), [(value, validate_args), ...])
+VALUE_IN_PARAMETER_DTYPE = {
+    "Gamma": (lambda d, lib, v: d.Gamma(lib.tensor([2.0, 1.0]), 3.0, validate_args=v),
+              [(0.5, True), ([0.5, 1.0], True), ("float64", True)]),
+    "HalfCauchy": (lambda d, lib, v: d.HalfCauchy(lib.tensor([2.0, 1.0]), validate_args=v),
+                   [("float64", True), (0.5, False), ([0.5, -1.0], False)]),
+}  # fmt: skip
 
 
-def test_half_cauchy_log_prob_uses_scales_dtype_as_torch() -> None:
-    """HalfCauchy.log_prob reads value in scale's dtype (HalfNormal's does not): float32
-    for a float64 value, and a number when validation is off."""
-    for value, validate in (("float64", True), (0.5, False), ([0.5, -1.0], False)):
+@pytest.mark.parametrize("case", list(VALUE_IN_PARAMETER_DTYPE))
+def test_log_prob_takes_value_in_the_parameters_dtype_as_torch(case: str) -> None:
+    """PyTorch's Gamma and HalfCauchy read log_prob's value with as_tensor in their
+    parameter's dtype (HalfNormal and the others do not): a float64 value gives float32,
+    and a number works (Gamma's even with validation; HalfCauchy's validates first)."""
+    make, values = VALUE_IN_PARAMETER_DTYPE[case]
+    for value, validate in values:
         results = []
         for lib, d in ((microtorch, D), (torch, TD)):
-            dist = d.HalfCauchy(lib.tensor([2.0, 1.0]), validate_args=validate)
+            dist = make(d, lib, validate)
             v = lib.tensor([0.5, 1.0], dtype=lib.float64) if value == "float64" else value
             results.append(dist.log_prob(v))
         ours, theirs = results
