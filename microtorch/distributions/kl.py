@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 
 from .. import functional as F
@@ -59,14 +60,25 @@ def register_kl(type_p: type, type_q: type) -> Callable:
 
 
 def _dispatch_kl(type_p: type, type_q: type) -> Callable | None:
-    """The registered function for the pair nearest to (type_p, type_q) in their MROs."""
-    best, best_rank = None, None
-    for (super_p, super_q), fun in _KL_REGISTRY.items():
-        if issubclass(type_p, super_p) and issubclass(type_q, super_q):
-            rank = (type_p.__mro__.index(super_p), type_q.__mro__.index(super_q))
-            if best_rank is None or rank < best_rank:
-                best, best_rank = fun, rank
-    return best
+    """The registered function for the pair nearest to (type_p, type_q) in their MROs, p's
+    nearness first; a RuntimeWarning (as PyTorch's) when putting q's first picks another."""
+    matches = [
+        ((type_p.__mro__.index(super_p), type_q.__mro__.index(super_q)), (super_p, super_q))
+        for super_p, super_q in _KL_REGISTRY
+        if issubclass(type_p, super_p) and issubclass(type_q, super_q)
+    ]
+    if not matches:
+        return None
+    p_first = min(matches)[1]
+    q_first = min(matches, key=lambda m: (m[0][1], m[0][0]))[1]
+    if _KL_REGISTRY[p_first] is not _KL_REGISTRY[q_first]:
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
+            f"register_kl({p_first[0].__name__}, {q_first[1].__name__})",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return _KL_REGISTRY[p_first]
 
 
 def kl_divergence(p: Distribution, q: Distribution) -> Tensor:

@@ -282,6 +282,28 @@ def test_register_kl_uses_the_most_specific_pair() -> None:
         D.register_kl(int, D.Normal)
 
 
+def test_ambiguous_pairs_warn_and_take_ps_nearest_as_torch() -> None:
+    """(A, Normal) and (Normal, B) both match (A, B): p's nearest wins, with a
+    RuntimeWarning naming the pair to register, as torch."""
+    for d in (D, TD):
+
+        class A(d.Normal):
+            pass
+
+        class B(d.Normal):
+            pass
+
+        d.register_kl(A, d.Normal)(lambda p, q: "A-Normal")
+        d.register_kl(d.Normal, B)(lambda p, q: "Normal-B")
+        try:
+            with pytest.warns(RuntimeWarning, match=r"Ambiguous kl_divergence\(A, B\)"):
+                assert d.kl_divergence(A(0.0, 1.0), B(0.0, 1.0)) == "A-Normal"
+            assert d.kl_divergence(d.Normal(0.0, 1.0), B(0.0, 1.0)) == "Normal-B"
+        finally:
+            del d.kl._KL_REGISTRY[A, d.Normal], d.kl._KL_REGISTRY[d.Normal, B]
+            getattr(d.kl, "_KL_MEMOIZE", {}).clear()
+
+
 def test_kl_of_transformed_distributions_needs_the_same_transforms_as_torch() -> None:
     for d, lib in ((D, microtorch), (TD, torch)):
         p = d.TransformedDistribution(d.Normal(lib.zeros(2), 1.0), d.transforms.ExpTransform())
