@@ -612,6 +612,13 @@ def _as_tensors(*values: Any) -> tuple:
     return tuple(v if isinstance(v, Tensor) else broadcast_all(v)[0] for v in values)
 
 
+def _clipped_sigmoid(x: Tensor) -> Tensor:
+    """sigmoid(x) kept within [tiny, 1 - eps] of x's dtype, so that log(y) and log(1 - y)
+    stay finite where sigmoid rounds to 0 or 1."""
+    finfo = dtypes.finfo(x.dtype)
+    return x.sigmoid().clamp(min=finfo.tiny, max=1.0 - finfo.eps)
+
+
 class SigmoidTransform(Transform):
     """y = sigmoid(x), from the reals onto (0, 1), kept a dtype's smallest step away from
     both ends; log |dy/dx| = log sigmoid(x) + log sigmoid(-x)."""
@@ -627,8 +634,7 @@ class SigmoidTransform(Transform):
     __hash__ = object.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
-        finfo = dtypes.finfo(x.dtype)
-        return x.sigmoid().clamp(min=finfo.tiny, max=1.0 - finfo.eps)
+        return _clipped_sigmoid(x)
 
     def _inverse(self, y: Tensor) -> Tensor:
         finfo = dtypes.finfo(y.dtype)
@@ -827,7 +833,9 @@ class StickBreakingTransform(Transform):
         return counts.log()
 
     def _call(self, x: Tensor) -> Tensor:
-        z = (x - self._offset_log(x)).sigmoid()
+        # clipped, as PyTorch's: a z of exactly 1 would make log(1 - z) = -inf, and the
+        # running sum below (a matrix product) nan
+        z = _clipped_sigmoid(x - self._offset_log(x))
         # what is left of the stick after each break: prod_{j <= k} (1 - z_j)
         left = _cumulative_sum((-z).log1p()).exp()
         # y_k = z_k * (left before k); the last part is what is left after K-1 breaks

@@ -137,6 +137,21 @@ def test_tanh_and_sigmoid_log_det_stay_finite_far_out() -> None:
         np.testing.assert_allclose(_np(ladj), _np(theirs.log_abs_det_jacobian(x_t, theirs(x_t))))
 
 
+def test_stick_breaking_far_out_stays_on_the_simplex_as_torch(device: str) -> None:
+    """An entry whose sigmoid rounds to 1 (x = 50) is clipped, as torch's: the parts stay
+    finite and on the simplex (they were nan), and LogisticNormal samples validate."""
+    x_t, x = _pair([[2.5, 50.0], [-40.0, 50.0], [50.0, 50.0]], device)
+    ours, theirs = T.StickBreakingTransform(), TT.StickBreakingTransform()
+    y = ours(x)
+    assert bool(D.constraints.simplex.check(y).all())
+    np.testing.assert_allclose(_np(y), _np(theirs(x_t)), rtol=1e-12, atol=1e-300)
+    ladj_t = theirs.log_abs_det_jacobian(x_t, theirs(x_t))
+    np.testing.assert_allclose(_np(ours.log_abs_det_jacobian(x, y)), _np(ladj_t), rtol=1e-12)
+    loc = microtorch.tensor([0.0, 50.0], dtype=microtorch.float64, device=device)
+    dist = D.LogisticNormal(loc, microtorch.tensor([20.0, 1.0], device=device).double())
+    assert np.isfinite(_np(dist.log_prob(dist.sample((200,))))).all()
+
+
 def test_inverse_caching_and_equality() -> None:
     t = T.ExpTransform()
     assert t.inv.inv is t and t.inv is t.inv
