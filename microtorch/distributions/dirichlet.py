@@ -44,6 +44,7 @@ class Dirichlet(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         a = self.concentration.expand(shape)
         g = random._rng(None).standard_gamma(backend.to_numpy(a.detach().array), size=shape)
+        g = g.clip(min=dtypes.finfo(a.dtype).tiny)  # none 0 in a's dtype: no 0 / 0 below
         g = elementwise.StandardGammaSample.apply(a, host_draws(g, a))
         x = g / g.sum(-1, keepdim=True)
         return x.clamp(min=dtypes.finfo(x.dtype).tiny)  # never exactly 0, as PyTorch

@@ -391,6 +391,19 @@ def test_relaxed_samples_by_their_limits(device: str) -> None:
     np.testing.assert_allclose(wins, [0.2, 0.3, 0.5], atol=0.015)
 
 
+def test_tiny_concentrations_in_float32_sample_inside_the_support(device: str) -> None:
+    """Gamma draws for concentrations near 0 underflow float32; clipped at its smallest
+    normal (as torch's), Dirichlet and Beta draws stay on the simplex (they were 0 / 0)."""
+    microtorch.manual_seed(0)
+    for dist in (D.Dirichlet(microtorch.tensor([0.01, 0.02, 0.05], device=device)),
+                 D.Beta(microtorch.tensor([0.01, 0.05, 100.0], device=device),
+                        microtorch.tensor([0.01, 100.0, 0.05], device=device))):  # fmt: skip
+        draws = dist.sample((10000,))
+        assert draws.dtype == microtorch.float32
+        assert bool(dist.support.check(draws).all())
+        dist.log_prob(draws)  # validates
+
+
 def test_heavy_tailed_samples_by_quantiles(device: str) -> None:
     """Cauchy and HalfCauchy have no moments: their sample quartiles against icdf."""
     microtorch.manual_seed(5)
