@@ -53,10 +53,14 @@ class Gamma(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         a = self.concentration.expand(shape)
         g = random._rng(None).standard_gamma(backend.to_numpy(a.detach().array), size=shape)
-        g = g.clip(min=dtypes.finfo(a.dtype).tiny)  # never exactly 0, as PyTorch (size=:
-        # an array even for 0-d parameters, where NumPy would return a float)
+        tiny = dtypes.finfo(a.dtype).tiny
+        g = g.clip(min=tiny)  # (size=: an array even for 0-d parameters, where NumPy would
+        # return a float)
         g = elementwise.StandardGammaSample.apply(a, host_draws(g, a))
-        return g / self.rate.expand(shape)
+        x = g / self.rate.expand(shape)
+        # never below tiny (a large rate can take g / rate under it, to 0), as PyTorch: the
+        # values are raised there, the gradient is still that of g / rate
+        return x + (x.detach().clamp(min=tiny) - x.detach())
 
     def log_prob(self, value: Any) -> Tensor:
         """log density at ``value``: a tensor or number, taken in rate's dtype and on its

@@ -393,15 +393,18 @@ def test_relaxed_samples_by_their_limits(device: str) -> None:
 
 def test_tiny_concentrations_in_float32_sample_inside_the_support(device: str) -> None:
     """Gamma draws for concentrations near 0 underflow float32; clipped at its smallest
-    normal (as torch's), Dirichlet and Beta draws stay on the simplex (they were 0 / 0)."""
+    normal (as torch's), Dirichlet and Beta draws stay on the simplex (they were 0 / 0) and
+    a Gamma's stay positive after the division by a large rate (they were 0, log_prob inf)."""
     microtorch.manual_seed(0)
     for dist in (D.Dirichlet(microtorch.tensor([0.01, 0.02, 0.05], device=device)),
                  D.Beta(microtorch.tensor([0.01, 0.05, 100.0], device=device),
-                        microtorch.tensor([0.01, 100.0, 0.05], device=device))):  # fmt: skip
+                        microtorch.tensor([0.01, 100.0, 0.05], device=device)),
+                 D.Gamma(microtorch.tensor([1e-3, 1.0], device=device),
+                         microtorch.tensor([1e8, 1e8], device=device))):  # fmt: skip
         draws = dist.sample((10000,))
         assert draws.dtype == microtorch.float32
-        assert bool(dist.support.check(draws).all())
-        dist.log_prob(draws)  # validates
+        assert bool(dist.support.check(draws).all()) and bool((draws > 0).all())
+        assert bool(microtorch.isfinite(dist.log_prob(draws)).all())
 
 
 def test_heavy_tailed_samples_by_quantiles(device: str) -> None:
