@@ -18,10 +18,10 @@ from typing import Any
 from .. import dtypes, linalg
 from .. import functional as F
 from .._tensor import Size, Tensor
-from ..factories import arange, eye, full_like, ones, tensor, zeros_like
+from ..factories import arange, eye, full_like, ones, zeros_like
 from ..nn import functional as nnF
 from . import constraints
-from .utils import broadcast_all, sum_rightmost
+from .utils import broadcast_all, sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = [
     "AbsTransform",
@@ -866,25 +866,6 @@ class StickBreakingTransform(Transform):
         return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
 
 
-def _tril_embedding(n: int, diag: int, like: Tensor) -> Tensor:
-    """The 0/1 matrix E (one row per entry with col - row <= diag of an n x n matrix, in
-    row order; n * n columns) such that vec @ E is that matrix flattened and
-    matrix.flatten(-2) @ E^T its entries as a vector."""
-    positions = [r * n + c for r in range(n) for c in range(n) if c - r <= diag]
-    index = tensor(positions, dtype=dtypes.int64, device=like.device)
-    return nnF.one_hot(index, n * n).to(like.dtype)
-
-
-def _tril_to_vec(matrix: Tensor, diag: int) -> Tensor:
-    n = matrix.shape[-1]
-    return matrix.flatten(-2) @ _tril_embedding(n, diag, matrix).mT
-
-
-def _vec_to_tril(vec: Tensor, n: int, diag: int) -> Tensor:
-    flat = vec @ _tril_embedding(n, diag, vec)
-    return flat.reshape(tuple(vec.shape[:-1]) + (n, n))
-
-
 def _corr_size(entries: int) -> int:
     """D for a vector of D (D - 1) / 2 entries (ValueError for any other length)."""
     d = round((0.25 + 2 * entries) ** 0.5 + 0.5)
@@ -908,7 +889,7 @@ class CorrCholeskyTransform(Transform):
         eps = dtypes.finfo(x.dtype).eps
         r = x.tanh().clamp(min=-1 + eps, max=1 - eps)
         n = _corr_size(x.shape[-1])
-        r = _vec_to_tril(r, n, -1)
+        r = vec_to_tril_matrix(r, -1)
         # prod_{j <= k} sqrt(1 - r_j^2) along each row (entries above the diagonal are 0)
         left = _cumulative_sum(0.5 * (-r.pow(2)).log1p()).exp()
         left_before = _prepend_one(left[..., :-1])  # what entry k of a row may take
@@ -916,13 +897,13 @@ class CorrCholeskyTransform(Transform):
 
     def _inverse(self, y: Tensor) -> Tensor:
         left_before = _prepend_one(1 - _cumulative_sum(y * y)[..., :-1])
-        t = _tril_to_vec(y, -1) / _tril_to_vec(left_before, -1).sqrt()
+        t = tril_matrix_to_vec(y, -1) / tril_matrix_to_vec(left_before, -1).sqrt()
         return t.atanh()
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         # the stick breaking's triangular Jacobian, and tanh' = 4 e^(-2x) sigmoid(2x)^2
         left = 1 - _cumulative_sum(y * y)
-        stick_breaking = 0.5 * _tril_to_vec(left, -2).log().sum(-1)
+        stick_breaking = 0.5 * tril_matrix_to_vec(left, -2).log().sum(-1)
         tanh = 2.0 * (math.log(2.0) - x + nnF.logsigmoid(2.0 * x)).sum(-1)
         return stick_breaking + tanh
 

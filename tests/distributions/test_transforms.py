@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 D = microtorch.distributions
 T = microtorch.distributions.transforms
 TT = torch.distributions.transforms
+TD = torch.distributions
 
 
 def _np(t) -> np.ndarray:
@@ -343,3 +344,23 @@ def test_transformed_distribution_argument_errors_as_torch() -> None:
         dist = d.TransformedDistribution(d.Normal(lib.zeros(2), 1.0), t.ExpTransform())
         with pytest.raises(ValueError, match="support"):
             dist.log_prob(lib.tensor([-1.0, 1.0]))
+
+
+@pytest.mark.parametrize("diag", [-3, -1, 0, 1, 3])
+def test_tril_matrix_to_vec_and_back_as_torch(diag: int, device: str) -> None:
+    """distributions.utils' lower-triangle packing, row by row, with its gradient."""
+    values = np.arange(2 * 16.0).reshape(2, 4, 4)
+    theirs_m, ours_m = _pair(values.tolist(), device)
+    theirs = TD.utils.tril_matrix_to_vec(theirs_m, diag)
+    ours = D.utils.tril_matrix_to_vec(ours_m, diag)
+    np.testing.assert_array_equal(_np(ours), _np(theirs))
+    back_t, back = TD.utils.vec_to_tril_matrix(theirs, diag), D.utils.vec_to_tril_matrix(ours, diag)
+    np.testing.assert_array_equal(_np(back), _np(back_t))
+    (back_t * theirs_m).sum().backward()
+    (back * ours_m).sum().backward()
+    np.testing.assert_array_equal(_np(ours_m.grad), _np(theirs_m.grad))
+    for utils in (D.utils, TD.utils):
+        with pytest.raises(ValueError, match="outside"):
+            utils.tril_matrix_to_vec(theirs_m if utils is TD.utils else ours_m, 4)
+        with pytest.raises(ValueError, match="cannot be expressed"):
+            utils.vec_to_tril_matrix(torch.ones(5) if utils is TD.utils else microtorch.ones(5))
