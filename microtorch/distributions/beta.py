@@ -10,11 +10,11 @@ from .. import functional as F
 from .._tensor import Size, Tensor
 from . import constraints
 from .dirichlet import Dirichlet
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta(a, b): density x^(a-1) (1 - x)^(b-1) / B(a, b) on [0, 1].
 
     A draw is the first entry of a Dirichlet([a, b]) draw, g_a / (g_a + g_b) for two gamma
@@ -82,6 +82,13 @@ class Beta(Distribution):
         a, b = self.concentration1, self.concentration0
         log_beta = a.lgamma() + b.lgamma() - (a + b).lgamma()
         return F.xlogy(a - 1, value) + F.xlogy(b - 1, 1 - value) - log_beta
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()
 
     def entropy(self) -> Tensor:
         a, b = self.concentration1, self.concentration0

@@ -10,11 +10,11 @@ from .._tensor import Size, Tensor
 from ..factories import as_tensor
 from ..ops import elementwise
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, host_draws
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma(concentration a, rate b): density b^a x^(a-1) e^(-b x) / Gamma(a) for x > 0.
 
     Draws come from the host generator's gamma sampler (Marsaglia and Tsang's method)."""
@@ -76,6 +76,15 @@ class Gamma(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         return F.igamma(self.concentration, self.rate * value)
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+
+    _mean_carrier_measure = 0
 
     def entropy(self) -> Tensor:
         a = self.concentration

@@ -6,8 +6,8 @@ import math
 import warnings
 from collections.abc import Callable
 
+from .. import autograd, linalg
 from .. import functional as F
-from .. import linalg
 from .._tensor import Tensor
 from ..factories import full_like
 from ..nn import functional as nnF
@@ -19,6 +19,7 @@ from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
@@ -272,6 +273,26 @@ def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal,
     trace = linalg.solve_triangular(q_full, p_full, upper=False).pow(2).flatten(-2).sum(-1)
     mahalanobis = batch_mahalanobis(q_L, q.loc - p.loc)
     return half_log_det(q_L) - half_log_det(p_L) + 0.5 * (trace + mahalanobis - n)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    """Two members of one exponential family with no pair of their own: the Bregman
+    divergence A(theta_q) - A(theta_p) - <theta_q - theta_p, grad A(theta_p)> of the log
+    normalizer A (p's natural parameters taken as constants, as PyTorch)."""
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot be "
+            "computed using Bregman divergences"
+        )
+    p_theta = [t.detach().requires_grad_(True) for t in p._natural_params]
+    q_theta = q._natural_params
+    p_normalizer = p._log_normalizer(*p_theta)
+    grads = autograd.grad(p_normalizer.sum(), p_theta)
+    result = q._log_normalizer(*q_theta) - p_normalizer.detach()
+    for pt, qt, g in zip(p_theta, q_theta, grads):
+        result = result - sum_rightmost((qt - pt.detach()) * g, len(q.event_shape))
+    return result
 
 
 @register_kl(Wishart, Wishart)

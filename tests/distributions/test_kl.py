@@ -3,6 +3,8 @@ dispatch, and the errors."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -249,10 +251,15 @@ def test_kl_broadcasts_batches() -> None:
 
 
 def test_unregistered_pair_raises_not_implemented_as_torch() -> None:
+    """Two exponential families reach the Bregman pair, which refuses different families;
+    a pair with no match at all names register_kl."""
+    for d in (D, TD):
+        with pytest.raises(NotImplementedError, match="different exponential families"):
+            d.kl_divergence(d.Normal(0.0, 1.0), d.Bernoulli(probs=0.5))
     with pytest.raises(NotImplementedError):
-        TD.kl_divergence(TD.Normal(0.0, 1.0), TD.Bernoulli(probs=0.5))
+        TD.kl_divergence(TD.Normal(0.0, 1.0), TD.Categorical(probs=torch.ones(2)))
     with pytest.raises(NotImplementedError, match="register_kl"):
-        D.kl_divergence(D.Normal(0.0, 1.0), D.Bernoulli(probs=0.5))
+        D.kl_divergence(D.Normal(0.0, 1.0), D.Categorical(probs=microtorch.ones(2)))
 
 
 def test_multivariate_normals_of_different_sizes_raise_value_error() -> None:
@@ -334,15 +341,95 @@ def test_every_torch_pair_between_our_families_is_registered() -> None:
 KNOWN_MISSING_PAIRS: list = []  # none: every pair torch registers between our families
 
 
-def test_same_family_pairs_torch_reaches_through_exponential_family() -> None:
-    """torch's (ExponentialFamily, ExponentialFamily) fallback covers two members of one
-    family with no pair of their own; microtorch has no ExponentialFamily (it needs double
-    backward), so each such family that microtorch has has its own pair (or its parent's:
-    Chi2 takes Gamma's)."""
+def test_exponential_families_as_torch() -> None:
+    """The same families are ExponentialFamily subclasses as in torch, and each has a
+    closed-form pair with itself (its parent's for Chi2) ahead of the Bregman fallback."""
     for name in dir(TD):
         cls = getattr(TD, name)
-        if not (isinstance(cls, type) and issubclass(cls, TD.ExponentialFamily)):
+        if not (isinstance(cls, type) and issubclass(cls, TD.Distribution)) or not hasattr(D, name):
             continue
-        if cls is TD.ExponentialFamily or not hasattr(D, name):
-            continue
-        assert D.kl._dispatch_kl(getattr(D, name), getattr(D, name)) is not None, name
+        ours = getattr(D, name)
+        assert issubclass(ours, D.ExponentialFamily) == issubclass(cls, TD.ExponentialFamily), name
+        if issubclass(cls, TD.ExponentialFamily) and cls is not TD.ExponentialFamily:
+            assert D.kl._dispatch_kl(ours, ours) is not D.kl._kl_expfamily_expfamily, name
+
+
+COV_2 = [[2.0, 0.3], [0.3, 1.0]]
+# name: (make(dists, lib) -> (p, q), whether the carrier measure is defined (entropy))
+EXPONENTIAL_FAMILIES = {
+    "Normal": (lambda d, lib: (d.Normal(lib.tensor([0.5, -1.0]), lib.tensor([1.0, 2.0])),
+                               d.Normal(lib.tensor([0.0, 1.0]), lib.tensor([0.5, 3.0]))), True),
+    "Bernoulli": (lambda d, lib: (d.Bernoulli(lib.tensor([0.2, 0.7])),
+                                  d.Bernoulli(lib.tensor([0.5, 0.1]))), True),
+    "Beta": (lambda d, lib: (d.Beta(lib.tensor([0.5, 3.0]), lib.tensor([1.0, 2.0])),
+                             d.Beta(lib.tensor([2.0, 1.0]), lib.tensor([0.5, 3.0]))), False),
+    "Dirichlet": (lambda d, lib: (d.Dirichlet(lib.tensor([[0.5, 2.0, 1.0]])),
+                                  d.Dirichlet(lib.tensor([[1.5, 1.0, 3.0]]))), False),
+    "Exponential": (lambda d, lib: (d.Exponential(lib.tensor([0.5, 2.0])),
+                                    d.Exponential(lib.tensor([1.5, 0.3]))), True),
+    "Gamma": (lambda d, lib: (d.Gamma(lib.tensor([0.5, 3.0]), lib.tensor([1.0, 2.0])),
+                              d.Gamma(lib.tensor([2.0, 1.0]), lib.tensor([0.5, 3.0]))), True),
+    "Chi2": (lambda d, lib: (d.Chi2(lib.tensor([1.0, 3.0])), d.Chi2(lib.tensor([2.0, 5.0]))), True),
+    "Poisson": (lambda d, lib: (d.Poisson(lib.tensor([0.5, 2.0])),
+                                d.Poisson(lib.tensor([1.5, 0.3]))), False),
+    "ContinuousBernoulli": (lambda d, lib: (d.ContinuousBernoulli(lib.tensor([0.2, 0.5, 0.9])),
+                                            d.ContinuousBernoulli(lib.tensor([0.6, 0.3, 0.5]))),
+                            True),
+    "Wishart": (lambda d, lib: (d.Wishart(lib.tensor(3.0), lib.tensor(COV_2)),
+                                d.Wishart(lib.tensor(4.0), lib.tensor(COV_Q))), True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(EXPONENTIAL_FAMILIES))
+def test_exponential_family_entropy_and_bregman_kl_as_torch(case: str) -> None:
+    """Each family's natural parameters and log normalizer (torch's): the Bregman entropy
+    and KL that ExponentialFamily derives from them agree with the family's closed forms
+    and with torch's ExponentialFamily versions."""
+    make, has_carrier = EXPONENTIAL_FAMILIES[case]
+    ours, theirs = make(D, microtorch), make(TD, torch)
+    assert isinstance(ours[0], D.ExponentialFamily) and isinstance(theirs[0], TD.ExponentialFamily)
+    if has_carrier:
+        bregman = D.ExponentialFamily.entropy(ours[0])
+        np.testing.assert_allclose(_np(bregman), _np(ours[0].entropy()), rtol=1e-5, atol=1e-6)
+        theirs_bregman = TD.ExponentialFamily.entropy(theirs[0])
+        np.testing.assert_allclose(_np(bregman), _np(theirs_bregman), rtol=1e-5, atol=1e-6)
+    else:
+        with pytest.raises(NotImplementedError):
+            D.ExponentialFamily.entropy(ours[0])
+    bregman_kl = D.kl._kl_expfamily_expfamily(*ours)
+    closed_kl = D.kl_divergence(*ours)
+    np.testing.assert_allclose(_np(bregman_kl), _np(closed_kl), rtol=1e-4, atol=1e-5)
+    theirs_kl = TD.kl._kl_expfamily_expfamily(*theirs)
+    np.testing.assert_allclose(_np(bregman_kl), _np(theirs_kl), rtol=1e-4, atol=1e-5)
+
+
+def test_a_new_exponential_family_gets_entropy_and_kl_from_its_log_normalizer() -> None:
+    """A unit-variance normal written only as natural parameter, log normalizer and carrier
+    measure: Normal's entropy and KL, and different families refuse the Bregman KL."""
+
+    class UnitNormal(D.ExponentialFamily):
+        arg_constraints: dict = {}
+        support = D.constraints.real
+
+        def __init__(self, loc):
+            self.loc = loc
+            super().__init__(loc.shape)
+
+        @property
+        def _natural_params(self):
+            return (self.loc,)
+
+        def _log_normalizer(self, x):
+            return 0.5 * x.pow(2)
+
+        @property
+        def _mean_carrier_measure(self):  # E[-x^2 / 2 - log(2 pi) / 2]
+            return -0.5 * (self.loc.pow(2) + 1) - 0.5 * math.log(2 * math.pi)
+
+    loc_p, loc_q = microtorch.tensor([0.5, -1.0]), microtorch.tensor([0.0, 2.0])
+    p, q = UnitNormal(loc_p), UnitNormal(loc_q)
+    np.testing.assert_allclose(_np(p.entropy()), _np(D.Normal(loc_p, 1.0).entropy()), rtol=1e-6)
+    expected = D.kl_divergence(D.Normal(loc_p, 1.0), D.Normal(loc_q, 1.0))
+    np.testing.assert_allclose(_np(D.kl_divergence(p, q)), _np(expected), rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="different exponential families"):
+        D.kl_divergence(p, D.Normal(loc_q, 1.0))
