@@ -10,12 +10,12 @@ from .._tensor import Size, Tensor
 from ..factories import arange
 from ..nn import functional as nnF
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import BinaryProbsLogits, broadcast_all, expand_probs_or_logits
 from .utils import one_of as _one_of  # noqa: F401 (Categorical, Binomial, ... import it here)
 
 
-class Bernoulli(BinaryProbsLogits, Distribution):
+class Bernoulli(BinaryProbsLogits, ExponentialFamily):
     """Bernoulli(probs=p) or Bernoulli(logits=l): P(1) = p = sigmoid(l), P(0) = 1 - p."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -57,6 +57,15 @@ class Bernoulli(BinaryProbsLogits, Distribution):
         logits, value = broadcast_all(self.logits, value)
         # log p for value 1 and log(1 - p) for 0: minus the cross-entropy with logits
         return -nnF.binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.logits,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return x.exp().log1p()
+
+    _mean_carrier_measure = 0
 
     def entropy(self) -> Tensor:
         return nnF.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")

@@ -5,25 +5,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import backend, dtypes, random
+from .. import dtypes
 from .. import functional as F
 from .._tensor import Size, Tensor
 from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all, host_draws
+from .dirichlet import Dirichlet
+from .exp_family import ExponentialFamily
+from .utils import broadcast_all
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta(a, b): density x^(a-1) (1 - x)^(b-1) / B(a, b) on [0, 1].
 
-    A draw is g_a / (g_a + g_b) for two gamma draws from the host generator. Unlike
-    PyTorch there is no rsample (as for Gamma)."""
+    A draw is the first entry of a Dirichlet([a, b]) draw, g_a / (g_a + g_b) for two gamma
+    draws from the host generator; rsample is differentiable in a and b through the gammas'
+    implicit reparameterisation (PyTorch differentiates the same draw another way: the
+    expected gradient is the same, a single draw's differs)."""
 
     arg_constraints = {
         "concentration1": constraints.positive,
         "concentration0": constraints.positive,
     }
     support = constraints.unit_interval
+    has_rsample = True
 
     def __init__(self, concentration1: Any, concentration0: Any,
                  validate_args: bool | None = None) -> None:  # fmt: skip
@@ -64,16 +68,13 @@ class Beta(Distribution):
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 
-    def sample(self, sample_shape: tuple = Size()) -> Tensor:
-        shape = tuple(self._extended_shape(sample_shape))
-        rng = random._rng(None)
-        g = [
-            rng.standard_gamma(backend.to_numpy(c.detach().expand(shape).array))
-            for c in self._concentrations
-        ]
-        x = host_draws(g[0] / (g[0] + g[1]), self.concentration1)
+    def rsample(self, sample_shape: tuple = Size()) -> Tensor:
+        """The first entry of a Dirichlet([a, b]) rsample, kept strictly inside (0, 1) as
+        PyTorch's draws are."""
+        concentrations = F.stack(list(self._concentrations), -1)
+        x = Dirichlet(concentrations, validate_args=False).rsample(sample_shape).select(-1, 0)
         finfo = dtypes.finfo(x.dtype)
-        return x.clamp(min=finfo.tiny, max=1 - finfo.eps)  # strictly inside, as PyTorch
+        return x.clamp(min=finfo.tiny, max=1 - finfo.eps)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
@@ -81,6 +82,13 @@ class Beta(Distribution):
         a, b = self.concentration1, self.concentration0
         log_beta = a.lgamma() + b.lgamma() - (a + b).lgamma()
         return F.xlogy(a - 1, value) + F.xlogy(b - 1, 1 - value) - log_beta
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()
 
     def entropy(self) -> Tensor:
         a, b = self.concentration1, self.concentration0

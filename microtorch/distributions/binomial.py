@@ -45,7 +45,7 @@ class Binomial(BinaryProbsLogits, Distribution):
         expand_probs_or_logits(self, new, batch_shape)
         return self._expanded(new, batch_shape)
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.integer_interval(0, self.total_count)
 

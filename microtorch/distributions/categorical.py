@@ -37,6 +37,8 @@ class Categorical(Distribution):
         else:
             if logits.dim() < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
+            if not logits.dtype.is_floating_point:  # integer logits: normalised as floats
+                logits = logits.to(dtypes.get_default_dtype())
             self.logits = F.log_softmax(logits, -1)  # logits minus their log-sum-exp
             param = self.logits
         self._param = param
@@ -56,7 +58,7 @@ class Categorical(Distribution):
         new._num_events = self._num_events
         return self._expanded(new, batch_shape)
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.integer_interval(0, self._num_events - 1)
 

@@ -12,7 +12,7 @@ from typing import Any
 from .. import dtypes, linalg
 from .. import functional as F
 from .._tensor import Tensor
-from ..factories import zeros
+from ..factories import full
 
 
 class Constraint:
@@ -30,10 +30,54 @@ class Constraint:
 
 class _Dependent(Constraint):
     """A constraint that depends on other parameters (Uniform's low < high): not checked on
-    its own."""
+    its own. ``is_discrete`` and ``event_dim`` are NotImplementedError unless given, as in
+    ``dependent(is_discrete=True, event_dim=1)``."""
+
+    def __init__(self, *, is_discrete: Any = NotImplemented,
+                 event_dim: Any = NotImplemented) -> None:  # fmt: skip
+        self._is_discrete = is_discrete
+        self._event_dim = event_dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        if self._is_discrete is NotImplemented:
+            raise NotImplementedError(".is_discrete cannot be determined statically")
+        return self._is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        if self._event_dim is NotImplemented:
+            raise NotImplementedError(".event_dim cannot be determined statically")
+        return self._event_dim
+
+    def __call__(self, *, is_discrete: Any = NotImplemented,
+                 event_dim: Any = NotImplemented) -> _Dependent:  # fmt: skip
+        """A dependent constraint with these static attributes (the others kept)."""
+        if is_discrete is NotImplemented:
+            is_discrete = self._is_discrete
+        if event_dim is NotImplemented:
+            event_dim = self._event_dim
+        return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
 
     def check(self, value: Tensor) -> Tensor:
         raise ValueError("Cannot determine validity of dependent constraint")
+
+
+class _DependentProperty(property, _Dependent):
+    """A property (a distribution's support computed from its parameters) that, read from
+    the class rather than an instance, is a dependent constraint:
+    ``@constraints.dependent_property(is_discrete=True, event_dim=0)`` over ``def support``
+    makes ``Binomial.support`` dependent and ``Binomial(...).support`` the real one."""
+
+    def __init__(self, fn: Any = None, *, is_discrete: Any = NotImplemented,
+                 event_dim: Any = NotImplemented) -> None:  # fmt: skip
+        property.__init__(self, fn)
+        self._is_discrete = is_discrete
+        self._event_dim = event_dim
+
+    def __call__(self, fn: Any) -> _DependentProperty:  # type: ignore[override]
+        """The decorator form: fn as the property, with these static attributes."""
+        return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
 def is_dependent(constraint: Any) -> bool:
@@ -182,17 +226,53 @@ class _CorrCholesky(Constraint):
         return _LowerCholesky().check(value) & unit_rows
 
 
-class _PositiveDefinite(Constraint):
+class _LowerTriangular(Constraint):
+    """Square matrices with zeros above the diagonal."""
+
     event_dim = 2
 
     def check(self, value: Tensor) -> Tensor:
-        value = value.detach()
-        if value.shape[-2] != value.shape[-1]:  # not square: no matrix of it is positive definite
-            return zeros(tuple(value.shape[:-2]), dtype=dtypes.bool, device=value.device)
-        symmetric = F.isclose(value, value.mT, atol=1e-6).flatten(-2).all(-1)
+        return (value.tril() == value).flatten(-2).all(-1)
+
+
+class _Square(Constraint):
+    """Matrices with as many rows as columns (one answer for a whole batch of them)."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        is_square = value.shape[-2] == value.shape[-1]
+        return full(tuple(value.shape[:-2]), is_square, dtype=dtypes.bool, device=value.device)
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transpose (to an absolute 1e-6)."""
+
+    def check(self, value: Tensor) -> Tensor:
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return F.isclose(value, value.mT, atol=1e-6).flatten(-2).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices with no negative eigenvalue."""
+
+    def check(self, value: Tensor) -> Tensor:
+        symmetric = super().check(value)
         if not bool(symmetric.all()):
             return symmetric
-        return linalg.eigvalsh(value).min(-1).values > 0
+        return linalg.eigvalsh(value.detach()).min(-1).values >= 0
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices whose eigenvalues are all positive."""
+
+    def check(self, value: Tensor) -> Tensor:
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return linalg.eigvalsh(value.detach()).min(-1).values > 0
 
 
 class _IndependentConstraint(Constraint):
@@ -314,6 +394,7 @@ class MixtureSameFamilyConstraint(Constraint):
 
 
 dependent = _Dependent()
+dependent_property = _DependentProperty
 real = _Real()
 boolean = _Boolean()
 one_hot = _OneHot()
@@ -330,8 +411,12 @@ half_open_interval = _HalfOpenInterval
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 multinomial = _Multinomial
+lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint
 cat = _Cat

@@ -10,7 +10,7 @@ from .._tensor import Size, Tensor
 from ..nn import functional as nnF
 from . import constraints
 from .bernoulli import _one_of
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import (
     broadcast_all,
     clamp_probs,
@@ -22,7 +22,7 @@ from .utils import (
 )
 
 
-class ContinuousBernoulli(Distribution):
+class ContinuousBernoulli(ExponentialFamily):
     """ContinuousBernoulli(probs=p | logits=l): density C(p) p^x (1 - p)^(1 - x) on [0, 1],
     with C(p) = 2 atanh(1 - 2p) / (1 - 2p) normalising it (2 at p = 1/2). Near p = 1/2
     (inside ``lims``) the closed forms divide 0 by 0, so there the normaliser, mean and
@@ -137,6 +137,21 @@ class ContinuousBernoulli(Distribution):
         p = self._cut_probs()
         closed = ((-p + value * (2.0 * p - 1.0)).log1p() - (-p).log1p()) / (p.log() - (-p).log1p())
         return F.where(self._stable(), closed, value)
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.logits,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        """log((e^x - 1) / x) of the logit x, by its Taylor series near x = 0 (where
+        |x| <= lims - 1/2, as PyTorch's)."""
+        outside = (x <= self._lims[0] - 0.5) | (x > self._lims[1] - 0.5)
+        cut = F.where(outside, x, self._lims[0] - 0.5)
+        closed = cut.expm1().abs().log() - cut.abs().log()
+        taylor = 0.5 * x + x.pow(2) / 24.0 - x.pow(4) / 2880.0
+        return F.where(outside, closed, taylor)
+
+    _mean_carrier_measure = 0
 
     def entropy(self) -> Tensor:
         log_probs0 = (-self.probs).log1p()

@@ -10,11 +10,11 @@ from .._tensor import Size, Tensor
 from ..nn import functional as nnF
 from ..ops import elementwise
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import host_draws
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Dirichlet(alpha): density prod_k x_k^(alpha_k - 1) / B(alpha) on the simplex; the
     last dimension of concentration is the event (K categories).
 
@@ -44,6 +44,7 @@ class Dirichlet(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         a = self.concentration.expand(shape)
         g = random._rng(None).standard_gamma(backend.to_numpy(a.detach().array), size=shape)
+        g = g.clip(min=dtypes.finfo(a.dtype).tiny)  # none 0 in a's dtype: no 0 / 0 below
         g = elementwise.StandardGammaSample.apply(a, host_draws(g, a))
         x = g / g.sum(-1, keepdim=True)
         return x.clamp(min=dtypes.finfo(x.dtype).tiny)  # never exactly 0, as PyTorch
@@ -74,6 +75,13 @@ class Dirichlet(Distribution):
         a = self.concentration
         total = a.sum(-1, keepdim=True)
         return a * (total - a) / (total.pow(2) * (total + 1))
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
 
     def entropy(self) -> Tensor:
         a = self.concentration

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .._tensor import Size, Tensor
@@ -22,8 +23,6 @@ class Distribution:
     has_rsample = False
     has_enumerate_support = False
     _validate_args = True
-    arg_constraints: dict = {}
-    support: Any = None
 
     @staticmethod
     def set_default_validate_args(value: bool) -> None:
@@ -41,8 +40,30 @@ class Distribution:
         if self._validate_args:
             self._check_parameters()
 
+    @property
+    def arg_constraints(self) -> dict:
+        """Each parameter's constraint, by name (a subclass sets its own; validation is
+        skipped, with a warning, for one that does not)."""
+        raise NotImplementedError
+
+    @property
+    def support(self) -> Any:
+        """The constraint every value of the distribution satisfies (a subclass sets its
+        own; log_prob's value goes unchecked, with a warning, for one that does not)."""
+        raise NotImplementedError
+
     def _check_parameters(self) -> None:
-        for param, constraint in self.arg_constraints.items():
+        try:
+            arg_constraints = self.arg_constraints
+        except NotImplementedError:
+            warnings.warn(
+                f"{self.__class__} does not define `arg_constraints`. Please set "
+                "`arg_constraints = {}` or initialize the distribution with "
+                "`validate_args=False` to turn off validation.",
+                stacklevel=3,
+            )
+            return
+        for param, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue  # checked by the distribution itself
             lazily_computed = isinstance(getattr(type(self), param, None), lazy_property)
@@ -93,6 +114,13 @@ class Distribution:
         """Draws of shape sample_shape + batch_shape + event_shape, without gradient."""
         with grad_mode.no_grad():
             return self.rsample(sample_shape)
+
+    def sample_n(self, n: int) -> Tensor:
+        """sample((n,)), under the old name PyTorch still keeps (with a FutureWarning that it
+        will go)."""
+        message = "`sample_n(n)` will be deprecated. Use `sample((n,))` instead."
+        warnings.warn(message, FutureWarning, stacklevel=2)
+        return self.sample(Size((n,)))
 
     def rsample(self, sample_shape: tuple = Size()) -> Tensor:
         raise NotImplementedError(
@@ -154,7 +182,16 @@ class Distribution:
                     "Value is not broadcastable with batch_shape+event_shape: "
                     f"{Size(actual)} vs {Size(expected)}."
                 )
-        support = self.support
+        try:
+            support = self.support
+        except NotImplementedError:
+            warnings.warn(
+                f"{self.__class__} does not define `support` to enable sample validation. "
+                "Please initialize the distribution with `validate_args=False` to turn off "
+                "validation.",
+                stacklevel=3,
+            )
+            return
         if not bool(support.check(value).all()):
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)})"
@@ -163,7 +200,11 @@ class Distribution:
             )
 
     def __repr__(self) -> str:
-        names = [k for k in self.arg_constraints if k in self.__dict__]
+        try:
+            arg_constraints = self.arg_constraints
+        except NotImplementedError:  # a subclass without them: no parameters to show
+            arg_constraints = {}
+        names = [k for k in arg_constraints if k in self.__dict__]
         args = ", ".join(f"{k}: {_short(self.__dict__[k])}" for k in names)
         return f"{self.__class__.__name__}({args})"
 

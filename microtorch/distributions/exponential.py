@@ -8,11 +8,11 @@ from .. import random
 from .._tensor import Size, Tensor
 from ..factories import zeros_like
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, host_draws
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """Exponential(rate): density rate * exp(-rate x) for x >= 0."""
 
     arg_constraints = {"rate": constraints.positive}
@@ -63,6 +63,15 @@ class Exponential(Distribution):
 
     def icdf(self, value: Tensor) -> Tensor:
         return -(-value).log1p() / self.rate
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (-self.rate,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return -(-x).log()
+
+    _mean_carrier_measure = 0
 
     def entropy(self) -> Tensor:
         return 1.0 - self.rate.log()

@@ -10,11 +10,11 @@ from .._tensor import Size, Tensor
 from ..factories import as_tensor
 from ..ops import elementwise
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, host_draws
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma(concentration a, rate b): density b^a x^(a-1) e^(-b x) / Gamma(a) for x > 0.
 
     Draws come from the host generator's gamma sampler (Marsaglia and Tsang's method)."""
@@ -53,10 +53,14 @@ class Gamma(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         a = self.concentration.expand(shape)
         g = random._rng(None).standard_gamma(backend.to_numpy(a.detach().array), size=shape)
-        g = g.clip(min=dtypes.finfo(a.dtype).tiny)  # never exactly 0, as PyTorch (size=:
-        # an array even for 0-d parameters, where NumPy would return a float)
+        tiny = dtypes.finfo(a.dtype).tiny
+        g = g.clip(min=tiny)  # (size=: an array even for 0-d parameters, where NumPy would
+        # return a float)
         g = elementwise.StandardGammaSample.apply(a, host_draws(g, a))
-        return g / self.rate.expand(shape)
+        x = g / self.rate.expand(shape)
+        # never below tiny (a large rate can take g / rate under it, to 0), as PyTorch: the
+        # values are raised there, the gradient is still that of g / rate
+        return x + (x.detach().clamp(min=tiny) - x.detach())
 
     def log_prob(self, value: Any) -> Tensor:
         """log density at ``value``: a tensor or number, taken in rate's dtype and on its
@@ -72,6 +76,15 @@ class Gamma(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         return F.igamma(self.concentration, self.rate * value)
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+
+    _mean_carrier_measure = 0
 
     def entropy(self) -> Tensor:
         a = self.concentration

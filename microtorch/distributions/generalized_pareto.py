@@ -37,7 +37,7 @@ class GeneralizedPareto(Distribution):
         new.concentration = self.concentration.expand(batch_shape)
         return self._expanded(new, batch_shape)
 
-    @property
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         upper = self.loc - self.scale / self.concentration
         return constraints.interval(self.loc, F.where(self.concentration < 0, upper, float("inf")))

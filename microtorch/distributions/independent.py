@@ -49,7 +49,7 @@ class Independent(Distribution):
     def has_enumerate_support(self) -> bool:  # type: ignore[override]
         return self.reinterpreted_batch_ndims == 0 and self.base_dist.has_enumerate_support
 
-    @property
+    @constraints.dependent_property()
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         """The base distribution's support, its last reinterpreted_batch_ndims dimensions
         read as one event (the base support itself when there are none, as PyTorch)."""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 
+from .. import autograd, linalg
 from .. import functional as F
-from .. import linalg
 from .._tensor import Tensor
 from ..factories import full_like
 from ..nn import functional as nnF
@@ -18,6 +19,7 @@ from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
@@ -38,6 +40,7 @@ from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import sum_rightmost
+from .wishart import Wishart, mvdigamma
 
 _KL_REGISTRY: dict = {}
 
@@ -58,14 +61,25 @@ def register_kl(type_p: type, type_q: type) -> Callable:
 
 
 def _dispatch_kl(type_p: type, type_q: type) -> Callable | None:
-    """The registered function for the pair nearest to (type_p, type_q) in their MROs."""
-    best, best_rank = None, None
-    for (super_p, super_q), fun in _KL_REGISTRY.items():
-        if issubclass(type_p, super_p) and issubclass(type_q, super_q):
-            rank = (type_p.__mro__.index(super_p), type_q.__mro__.index(super_q))
-            if best_rank is None or rank < best_rank:
-                best, best_rank = fun, rank
-    return best
+    """The registered function for the pair nearest to (type_p, type_q) in their MROs, p's
+    nearness first; a RuntimeWarning (as PyTorch's) when putting q's first picks another."""
+    matches = [
+        ((type_p.__mro__.index(super_p), type_q.__mro__.index(super_q)), (super_p, super_q))
+        for super_p, super_q in _KL_REGISTRY
+        if issubclass(type_p, super_p) and issubclass(type_q, super_q)
+    ]
+    if not matches:
+        return None
+    p_first = min(matches)[1]
+    q_first = min(matches, key=lambda m: (m[0][1], m[0][0]))[1]
+    if _KL_REGISTRY[p_first] is not _KL_REGISTRY[q_first]:
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
+            f"register_kl({p_first[0].__name__}, {q_first[1].__name__})",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return _KL_REGISTRY[p_first]
 
 
 def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
@@ -259,6 +273,53 @@ def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal,
     trace = linalg.solve_triangular(q_full, p_full, upper=False).pow(2).flatten(-2).sum(-1)
     mahalanobis = batch_mahalanobis(q_L, q.loc - p.loc)
     return half_log_det(q_L) - half_log_det(p_L) + 0.5 * (trace + mahalanobis - n)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    """Two members of one exponential family with no pair of their own: the Bregman
+    divergence A(theta_q) - A(theta_p) - <theta_q - theta_p, grad A(theta_p)> of the log
+    normalizer A (p's natural parameters taken as constants, as PyTorch)."""
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot be "
+            "computed using Bregman divergences"
+        )
+    p_theta = [t.detach().requires_grad_(True) for t in p._natural_params]
+    q_theta = q._natural_params
+    p_normalizer = p._log_normalizer(*p_theta)
+    grads = autograd.grad(p_normalizer.sum(), p_theta)
+    result = q._log_normalizer(*q_theta) - p_normalizer.detach()
+    for pt, qt, g in zip(p_theta, q_theta, grads):
+        result = result - sum_rightmost((qt - pt.detach()) * g, len(q.event_shape))
+    return result
+
+
+@register_kl(Wishart, Wishart)
+def _kl_wishart_wishart(p: Wishart, q: Wishart) -> Tensor:
+    """Closed form for p = W(n_p, S_p), q = W(n_q, S_q) of p x p matrices (PyTorch gets
+    the same from their exponential-family form):
+    n_q / 2 (log det S_q - log det S_p) + n_p / 2 (tr(S_q^-1 S_p) - p)
+    + log Gamma_p(n_q / 2) - log Gamma_p(n_p / 2) + (n_p - n_q) / 2 psi_p(n_p / 2)."""
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Wisharts with different event shapes cannot be computed"
+        )
+    p_L, q_L = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    n = p.event_shape[-1]
+    batch = tuple(F.broadcast_shapes(tuple(q_L.shape[:-2]), tuple(p_L.shape[:-2])))
+    # tr(S_q^-1 S_p) = |L_q^-1 L_p|^2 (Frobenius), as for two MultivariateNormals
+    trace = _batch_trace_XXT(
+        linalg.solve_triangular(q_L.expand(batch + (n, n)), p_L.expand(batch + (n, n)), upper=False)
+    )
+    nu_p, nu_q = p.df, q.df
+    return (
+        nu_q * (half_log_det(q_L) - half_log_det(p_L))
+        + nu_p / 2 * (trace - n)
+        + F.mvlgamma(nu_q / 2, n)
+        - F.mvlgamma(nu_p / 2, n)
+        + (nu_p - nu_q) / 2 * mvdigamma(nu_p / 2, n)
+    )
 
 
 def _batch_trace_XXT(X: Tensor) -> Tensor:

@@ -66,7 +66,7 @@ class MixtureSameFamily(Distribution):
         new._event_ndims = self._event_ndims
         return self._expanded(new, batch_shape)
 
-    @property
+    @constraints.dependent_property()
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
 

@@ -44,7 +44,7 @@ class Multinomial(Distribution):
         new._binomial = self._binomial.expand(tuple(batch_shape) + tuple(self._event_shape))
         return self._expanded(new, batch_shape)
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.multinomial(self.total_count)
 

@@ -7,11 +7,11 @@ from typing import Any
 
 from .._tensor import Size, Tensor
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, standard_normal
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """Normal(loc, scale): density exp(-(x - loc)^2 / (2 scale^2)) / (scale sqrt(2 pi))."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
@@ -66,6 +66,15 @@ class Normal(Distribution):
 
     def icdf(self, value: Tensor) -> Tensor:
         return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
+
+    _mean_carrier_measure = 0
 
     def entropy(self) -> Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

@@ -31,7 +31,7 @@ class Pareto(TransformedDistribution):
         new.alpha = self.alpha.expand(batch_shape)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
 
-    @property
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.greater_than_eq(self.scale)
 

@@ -8,11 +8,11 @@ from .. import backend, random
 from .. import functional as F
 from .._tensor import Size, Tensor
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, host_draws
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """Poisson(rate): P(k) = rate^k e^(-rate) / k! for k = 0, 1, 2, ..."""
 
     arg_constraints = {"rate": constraints.nonnegative}
@@ -51,3 +51,10 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return F.xlogy(value, rate) - rate - (value + 1).lgamma()  # log(rate^k e^-rate / k!)
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return x.exp()

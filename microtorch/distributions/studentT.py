@@ -52,7 +52,10 @@ class StudentT(Distribution):
 
     @property
     def variance(self) -> Tensor:
-        finite = self.scale.pow(2) * self.df / (self.df - 2)
+        # df / (df - 2) only where df > 2 (elsewhere at df = 3, unused): its gradient at
+        # df = 2 would be 0 * inf = nan through the where, where PyTorch's is 0
+        df = F.where(self.df > 2, self.df, 3.0)
+        finite = self.scale.pow(2) * df / (df - 2)
         m = F.where(self.df > 2, finite, float("inf"))
         return F.where(self.df <= 1, float("nan"), m)
 

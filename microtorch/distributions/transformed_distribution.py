@@ -64,7 +64,7 @@ class TransformedDistribution(Distribution):
         new.transforms = self.transforms
         return self._expanded(new, batch_shape)
 
-    @property
+    @constraints.dependent_property(is_discrete=False)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         """The last transform's codomain, read over the whole event."""
         if not self.transforms:

@@ -18,10 +18,10 @@ from typing import Any
 from .. import dtypes, linalg
 from .. import functional as F
 from .._tensor import Size, Tensor
-from ..factories import arange, eye, full_like, ones, tensor, zeros_like
+from ..factories import arange, eye, full_like, ones, zeros_like
 from ..nn import functional as nnF
 from . import constraints
-from .utils import broadcast_all, sum_rightmost
+from .utils import broadcast_all, sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = [
     "AbsTransform",
@@ -65,9 +65,11 @@ class Transform:
 
     @property
     def event_dim(self) -> int:
-        """How many rightmost dimensions make one event (the larger of domain's and
-        codomain's)."""
-        return max(self.domain.event_dim, self.codomain.event_dim)
+        """How many rightmost dimensions make one event, when domain and codomain agree on
+        it (ValueError otherwise, as PyTorch: ask domain.event_dim or codomain.event_dim)."""
+        if self.domain.event_dim == self.codomain.event_dim:
+            return self.domain.event_dim
+        raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
 
     @property
     def inv(self) -> Transform:
@@ -610,6 +612,13 @@ def _as_tensors(*values: Any) -> tuple:
     return tuple(v if isinstance(v, Tensor) else broadcast_all(v)[0] for v in values)
 
 
+def _clipped_sigmoid(x: Tensor) -> Tensor:
+    """sigmoid(x) kept within [tiny, 1 - eps] of x's dtype, so that log(y) and log(1 - y)
+    stay finite where sigmoid rounds to 0 or 1."""
+    finfo = dtypes.finfo(x.dtype)
+    return x.sigmoid().clamp(min=finfo.tiny, max=1.0 - finfo.eps)
+
+
 class SigmoidTransform(Transform):
     """y = sigmoid(x), from the reals onto (0, 1), kept a dtype's smallest step away from
     both ends; log |dy/dx| = log sigmoid(x) + log sigmoid(-x)."""
@@ -625,8 +634,7 @@ class SigmoidTransform(Transform):
     __hash__ = object.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
-        finfo = dtypes.finfo(x.dtype)
-        return x.sigmoid().clamp(min=finfo.tiny, max=1.0 - finfo.eps)
+        return _clipped_sigmoid(x)
 
     def _inverse(self, y: Tensor) -> Tensor:
         finfo = dtypes.finfo(y.dtype)
@@ -825,7 +833,9 @@ class StickBreakingTransform(Transform):
         return counts.log()
 
     def _call(self, x: Tensor) -> Tensor:
-        z = (x - self._offset_log(x)).sigmoid()
+        # clipped, as PyTorch's: a z of exactly 1 would make log(1 - z) = -inf, and the
+        # running sum below (a matrix product) nan
+        z = _clipped_sigmoid(x - self._offset_log(x))
         # what is left of the stick after each break: prod_{j <= k} (1 - z_j)
         left = _cumulative_sum((-z).log1p()).exp()
         # y_k = z_k * (left before k); the last part is what is left after K-1 breaks
@@ -856,25 +866,6 @@ class StickBreakingTransform(Transform):
         return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
 
 
-def _tril_embedding(n: int, diag: int, like: Tensor) -> Tensor:
-    """The 0/1 matrix E (one row per entry with col - row <= diag of an n x n matrix, in
-    row order; n * n columns) such that vec @ E is that matrix flattened and
-    matrix.flatten(-2) @ E^T its entries as a vector."""
-    positions = [r * n + c for r in range(n) for c in range(n) if c - r <= diag]
-    index = tensor(positions, dtype=dtypes.int64, device=like.device)
-    return nnF.one_hot(index, n * n).to(like.dtype)
-
-
-def _tril_to_vec(matrix: Tensor, diag: int) -> Tensor:
-    n = matrix.shape[-1]
-    return matrix.flatten(-2) @ _tril_embedding(n, diag, matrix).mT
-
-
-def _vec_to_tril(vec: Tensor, n: int, diag: int) -> Tensor:
-    flat = vec @ _tril_embedding(n, diag, vec)
-    return flat.reshape(tuple(vec.shape[:-1]) + (n, n))
-
-
 def _corr_size(entries: int) -> int:
     """D for a vector of D (D - 1) / 2 entries (ValueError for any other length)."""
     d = round((0.25 + 2 * entries) ** 0.5 + 0.5)
@@ -894,16 +885,11 @@ class CorrCholeskyTransform(Transform):
     codomain = constraints.corr_cholesky
     bijective = True
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CorrCholeskyTransform)
-
-    __hash__ = object.__hash__
-
     def _call(self, x: Tensor) -> Tensor:
         eps = dtypes.finfo(x.dtype).eps
         r = x.tanh().clamp(min=-1 + eps, max=1 - eps)
         n = _corr_size(x.shape[-1])
-        r = _vec_to_tril(r, n, -1)
+        r = vec_to_tril_matrix(r, -1)
         # prod_{j <= k} sqrt(1 - r_j^2) along each row (entries above the diagonal are 0)
         left = _cumulative_sum(0.5 * (-r.pow(2)).log1p()).exp()
         left_before = _prepend_one(left[..., :-1])  # what entry k of a row may take
@@ -911,13 +897,13 @@ class CorrCholeskyTransform(Transform):
 
     def _inverse(self, y: Tensor) -> Tensor:
         left_before = _prepend_one(1 - _cumulative_sum(y * y)[..., :-1])
-        t = _tril_to_vec(y, -1) / _tril_to_vec(left_before, -1).sqrt()
+        t = tril_matrix_to_vec(y, -1) / tril_matrix_to_vec(left_before, -1).sqrt()
         return t.atanh()
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         # the stick breaking's triangular Jacobian, and tanh' = 4 e^(-2x) sigmoid(2x)^2
         left = 1 - _cumulative_sum(y * y)
-        stick_breaking = 0.5 * _tril_to_vec(left, -2).log().sum(-1)
+        stick_breaking = 0.5 * tril_matrix_to_vec(left, -2).log().sum(-1)
         tanh = 2.0 * (math.log(2.0) - x + nnF.logsigmoid(2.0 * x)).sum(-1)
         return stick_breaking + tanh
 

@@ -30,7 +30,7 @@ class Uniform(Distribution):
         new.high = self.high.expand(batch_shape)
         return self._expanded(new, batch_shape)
 
-    @property
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.interval(self.low, self.high)
 

@@ -13,6 +13,7 @@ from .. import functional as F
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..factories import full, tensor
+from ..nn import functional as nnF
 
 
 class lazy_property(cached_property):
@@ -141,3 +142,43 @@ def sum_rightmost(value: Tensor, dim: int) -> Tensor:
     if dim == 0:
         return value
     return value.reshape(tuple(value.shape[: value.dim() - dim]) + (-1,)).sum(-1)
+
+
+def _tril_embedding(n: int, diag: int, like: Tensor) -> Tensor:
+    """The 0/1 matrix E (one row per entry with col - row <= diag of an n x n matrix, in
+    row order; n * n columns) such that vec @ E is that matrix flattened and
+    matrix.flatten(-2) @ E^T its entries as a vector (matrix products of existing ops, so
+    the gradients come from autograd)."""
+    positions = [r * n + c for r in range(n) for c in range(n) if c - r <= diag]
+    index = tensor(positions, dtype=dtypes.int64, device=like.device)
+    return nnF.one_hot(index, n * n).to(like.dtype)
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The entries of mat's (n x n) lower triangle, row by row, as its last dimension:
+    those with col - row <= diag (diag=0 with the diagonal, -1 without)."""
+    n = mat.shape[-1]
+    if not -n <= diag < n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat.flatten(-2) @ _tril_embedding(n, diag, mat).mT
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The n x n lower-triangular matrix (zeros above col - row = diag) whose triangle,
+    row by row, is vec's last dimension: tril_matrix_to_vec's inverse."""
+    entries = vec.shape[-1]
+    n = 0
+    while _tril_count(n, diag) < entries:
+        n += 1
+    if _tril_count(n, diag) != entries:
+        raise ValueError(
+            f"The size of last dimension is {entries} which cannot be expressed as the "
+            "lower triangular part of a square D x D matrix."
+        )
+    flat = vec @ _tril_embedding(n, diag, vec)
+    return flat.reshape(tuple(vec.shape[:-1]) + (n, n))
+
+
+def _tril_count(n: int, diag: int) -> int:
+    """How many entries of an n x n matrix have col - row <= diag."""
+    return sum(min(max(r + diag + 1, 0), n) for r in range(n))

@@ -31,8 +31,17 @@ class VonMises(Distribution):
         super().__init__(self.loc.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: tuple, _instance: Any = None) -> VonMises:
-        new = self._get_checked_instance(VonMises, _instance)
+        """The parameters expanded; a subclass with its own __init__ is made anew from them
+        by that __init__ (PyTorch's VonMises does this, where other families raise)."""
         batch_shape = Size(batch_shape)
+        if _instance is None and type(self).__init__ is not VonMises.__init__:
+            validate_args = self.__dict__.get("_validate_args")
+            loc, concentration = (
+                self.loc.expand(batch_shape),
+                self.concentration.expand(batch_shape),
+            )
+            return type(self)(loc, concentration, validate_args=validate_args)
+        new = self._get_checked_instance(VonMises, _instance)
         new.loc = self.loc.expand(batch_shape)
         new.concentration = self.concentration.expand(batch_shape)
         return self._expanded(new, batch_shape)

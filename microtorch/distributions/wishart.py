@@ -12,7 +12,7 @@ from .._tensor import Size, Tensor
 from ..factories import arange, eye, tensor
 from . import constraints
 from .chi2 import Chi2
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import lazy_property, standard_normal
 
 
@@ -25,7 +25,7 @@ def mvdigamma(x: Tensor, p: int) -> Tensor:
     return (x.unsqueeze(-1) - halves).digamma().sum(-1)
 
 
-class Wishart(Distribution):
+class Wishart(ExponentialFamily):
     """Wishart(df, covariance_matrix=S | precision_matrix=S^-1 | scale_tril=L): the
     distribution of X^T X for df rows X of Normal(0, S) (df any real > p - 1 for p x p
     matrices); density det(X)^((df - p - 1)/2) exp(-tr(S^-1 X) / 2) over
@@ -202,6 +202,19 @@ class Wishart(Distribution):
             + (nu - p - 1) / 2 * linalg.slogdet(value).logabsdet
             - trace / 2
         )
+
+    @property
+    def _natural_params(self) -> tuple:
+        p = self._event_shape[-1]
+        return (-self.precision_matrix / 2, (self.df - p - 1) / 2)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        p = self._event_shape[-1]
+        half_df = y + (p + 1) / 2
+        log_det = p * math.log(2) - linalg.slogdet(-2 * x).logabsdet
+        return half_df * log_det + F.mvlgamma(half_df, p)
+
+    _mean_carrier_measure = 0
 
     def entropy(self) -> Tensor:
         nu = self.df

@@ -251,8 +251,39 @@ def test_sample_has_no_gradient_and_rsample_is_refused_without_reparameterisatio
         D.Bernoulli(probs=microtorch.tensor([0.5])).rsample()
     assert not D.Categorical(probs=microtorch.ones(3)).has_rsample
     with pytest.raises(NotImplementedError):
-        D.Beta(1.0, 2.0).rsample()
+        D.Poisson(2.0).rsample()
     assert D.Independent(D.Normal(microtorch.zeros(2), 1.0), 1).has_rsample
+
+
+def test_a_subclass_without_constraints_warns_instead_of_validating_as_torch() -> None:
+    """A Distribution subclass with no arg_constraints or support: making it and scoring a
+    value each warn that validation is skipped; reading either raises NotImplementedError."""
+    for d, lib in ((D, microtorch), (TD, torch)):
+
+        class Bare(d.Distribution):
+            def __init__(self) -> None:
+                super().__init__(validate_args=True)
+
+            def log_prob(self, value):
+                self._validate_sample(value)
+                return value * 0
+
+        with pytest.warns(UserWarning, match="does not define `arg_constraints`"):
+            bare = Bare()
+        with pytest.warns(UserWarning, match="does not define `support`"):
+            bare.log_prob(lib.zeros(2))
+        with pytest.raises(NotImplementedError):
+            _ = bare.support
+        with pytest.raises(NotImplementedError):
+            _ = d.Distribution(validate_args=False).arg_constraints
+
+
+def test_sample_n_is_sample_of_n_with_a_warning_as_torch() -> None:
+    for d, lib in ((D, microtorch), (TD, torch)):
+        dist = d.Normal(lib.zeros(2, 3), 1.0)
+        with pytest.warns(FutureWarning, match=r"`sample_n\(n\)` will be deprecated"):
+            draws = dist.sample_n(4)
+        assert tuple(draws.shape) == (4, 2, 3) and not draws.requires_grad
 
 
 STATS = {
@@ -549,18 +580,62 @@ def test_enumerate_support_as_torch() -> None:
             assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
 
 
-def test_gamma_log_prob_takes_a_number_and_uses_rates_dtype_as_torch() -> None:
-    """PyTorch's Gamma.log_prob reads value with as_tensor in rate's dtype: a number works
-    (it raised 'must be a Tensor') and a float64 value gives float32 (it gave float64)."""
-    for value in (0.5, [0.5, 1.0], "float64"):
+# (make(dists, lib, validate_args), [(value, validate_args), ...])
+VALUE_IN_PARAMETER_DTYPE = {
+    "Gamma": (lambda d, lib, v: d.Gamma(lib.tensor([2.0, 1.0]), 3.0, validate_args=v),
+              [(0.5, True), ([0.5, 1.0], True), ("float64", True)]),
+    "HalfCauchy": (lambda d, lib, v: d.HalfCauchy(lib.tensor([2.0, 1.0]), validate_args=v),
+                   [("float64", True), (0.5, False), ([0.5, -1.0], False)]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(VALUE_IN_PARAMETER_DTYPE))
+def test_log_prob_takes_value_in_the_parameters_dtype_as_torch(case: str) -> None:
+    """PyTorch's Gamma and HalfCauchy read log_prob's value with as_tensor in their
+    parameter's dtype (HalfNormal and the others do not): a float64 value gives float32,
+    and a number works (Gamma's even with validation; HalfCauchy's validates first)."""
+    make, values = VALUE_IN_PARAMETER_DTYPE[case]
+    for value, validate in values:
         results = []
         for lib, d in ((microtorch, D), (torch, TD)):
-            gamma = d.Gamma(lib.tensor([2.0, 1.0]), 3.0)
+            dist = make(d, lib, validate)
             v = lib.tensor([0.5, 1.0], dtype=lib.float64) if value == "float64" else value
-            results.append(gamma.log_prob(v))
+            results.append(dist.log_prob(v))
         ours, theirs = results
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == "float32"
         np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-6)
+
+
+def test_integer_logits_are_normalised_in_the_default_float_dtype_as_torch() -> None:
+    """Categorical (and OneHotCategorical, Multinomial) of int64 logits: float32 logits and
+    probs, as PyTorch's logits - logsumexp(logits) gives (it raised in log_softmax)."""
+    for make in (lambda d, v: d.Categorical(logits=v), lambda d, v: d.OneHotCategorical(logits=v),
+                 lambda d, v: d.Multinomial(3, logits=v)):  # fmt: skip
+        ours = make(D, microtorch.tensor([[1, 3, 0], [0, -2, 2]]))
+        theirs = make(TD, torch.tensor([[1, 3, 0], [0, -2, 2]]))
+        for name in ("logits", "probs", "mean", "entropy"):
+            got, expected = getattr(ours, name), getattr(theirs, name)
+            got, expected = (got(), expected()) if callable(got) else (got, expected)
+            assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1], name
+            np.testing.assert_allclose(_np(got), expected.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_lognormal_is_an_exp_transformed_normal_as_torch(device: str) -> None:
+    """A TransformedDistribution with base_dist and transforms, as PyTorch's: its cdf
+    validates the base's value (cdf(0) is 0 and cdf(-1) raises), and an expand keeps it."""
+    for lib, d, dev in ((microtorch, D, device), (torch, TD, "cpu")):
+        dist = d.LogNormal(lib.tensor([0.5, -1.0], dtype=lib.float64, device=dev), 2.0)
+        assert isinstance(dist, d.TransformedDistribution)
+        assert type(dist.base_dist) is d.Normal and len(dist.transforms) == 1
+        assert isinstance(dist.transforms[0], d.transforms.ExpTransform)
+        zero = lib.tensor(0.0, dtype=lib.float64, device=dev)
+        np.testing.assert_array_equal(_np(dist.cdf(zero)), 0.0)
+        with pytest.raises(ValueError):
+            dist.cdf(zero - 1)
+        with pytest.raises(ValueError):
+            dist.log_prob(zero)
+        expanded = dist.expand((3, 2))
+        assert type(expanded) is d.LogNormal and tuple(expanded.base_dist.batch_shape) == (3, 2)
 
 
 def test_independent_support_as_torch() -> None:
@@ -579,3 +654,71 @@ def test_constraint_reprs_as_torch() -> None:
         assert repr(getattr(D.constraints, name)) == repr(getattr(TD.constraints, name))
     assert repr(D.constraints.integer_interval(0, 3)) == repr(TD.constraints.integer_interval(0, 3))
     assert repr(D.constraints.interval(0.0, 2.0)) == repr(TD.constraints.interval(0.0, 2.0))
+
+
+MATRICES = [
+    [[1.0, 0.0], [0.5, 1.0]],  # lower triangular, not symmetric
+    [[2.0, 0.5], [0.5, 1.0]],  # positive definite
+    [[1.0, 1.0], [1.0, 1.0]],  # positive semidefinite, singular
+    [[1.0, 2.0], [2.0, 1.0]],  # symmetric, indefinite
+    [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, -1.0]]],  # a batch
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],  # not square
+]
+
+
+@pytest.mark.parametrize("name", ["lower_triangular", "square", "symmetric",
+                                  "positive_semidefinite", "positive_definite"])  # fmt: skip
+def test_matrix_constraints_as_torch(name: str, device: str) -> None:
+    ours, theirs = getattr(D.constraints, name), getattr(TD.constraints, name)
+    assert repr(ours) == repr(theirs)
+    assert (ours.event_dim, ours.is_discrete) == (theirs.event_dim, theirs.is_discrete)
+    for m in MATRICES:
+        got = ours.check(microtorch.tensor(m, dtype=microtorch.float64, device=device))
+        assert got.device == microtorch.device(device)
+        expected = theirs.check(torch.tensor(m, dtype=torch.float64))
+        assert tuple(got.shape) == tuple(expected.shape) and str(got.dtype).endswith("bool")
+        np.testing.assert_array_equal(_np(got), expected.numpy())
+
+
+def _static(constraint) -> tuple:
+    """(is_discrete, event_dim), each NotImplementedError where it cannot be known."""
+    out = []
+    for attr in ("is_discrete", "event_dim"):
+        try:
+            out.append(getattr(constraint, attr))
+        except NotImplementedError:
+            out.append(NotImplementedError)
+    return tuple(out)
+
+
+def test_dependent_constraints_and_properties_as_torch() -> None:
+    """constraints.dependent(is_discrete=, event_dim=); a support computed from parameters
+    is, read from the class, a dependent constraint with torch's static attributes."""
+    for c in (D.constraints, TD.constraints):
+        with pytest.raises(ValueError):
+            c.dependent.check(microtorch.zeros(1) if c is D.constraints else torch.zeros(1))
+    assert _static(D.constraints.dependent) == _static(TD.constraints.dependent)
+    for kwargs in ({"is_discrete": True}, {"event_dim": 1}, {"is_discrete": False, "event_dim": 2}):
+        ours, theirs = D.constraints.dependent(**kwargs), TD.constraints.dependent(**kwargs)
+        assert repr(ours) == repr(theirs) == "Dependent()"
+        assert _static(ours) == _static(theirs) and D.constraints.is_dependent(ours)
+    names = ["Binomial", "Categorical", "GeneralizedPareto", "Independent", "MixtureSameFamily",
+             "Multinomial", "Pareto", "Uniform", "TransformedDistribution", "Normal", "LogNormal",
+             "HalfNormal"]  # fmt: skip
+    for name in names:
+        ours, theirs = getattr(D, name).support, getattr(TD, name).support
+        assert D.constraints.is_dependent(ours) == TD.constraints.is_dependent(theirs), name
+        assert _static(ours) == _static(theirs), name
+    assert repr(D.Uniform(0.0, 2.0).support) == repr(TD.Uniform(0.0, 2.0).support)
+
+    class Shifted(D.Distribution):
+        arg_constraints: dict = {}
+
+        @D.constraints.dependent_property(is_discrete=False, event_dim=0)
+        def support(self):
+            return D.constraints.greater_than(self.low)
+
+    shifted = Shifted()
+    shifted.low = 1.5
+    assert repr(shifted.support) == "GreaterThan(lower_bound=1.5)"
+    assert _static(Shifted.support) == (False, 0)

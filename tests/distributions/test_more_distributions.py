@@ -178,6 +178,25 @@ def test_generalized_pareto_log_prob_and_cdf(device: str) -> None:
     )
 
 
+def test_student_t_moments_and_their_gradients_where_nan_or_infinite_as_torch() -> None:
+    """The mean is nan for df <= 1 and the variance inf for 1 < df <= 2: constants there,
+    with gradient 0 (not nan) to df and scale, as torch."""
+    values = [[0.5, 1.0, 1.5, 2.0, 3.0], [0.0, 1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 1.0, 2.0, 1.0]]
+    for quantity in ("mean", "variance", "stddev"):
+        results = []
+        for lib, d in ((microtorch, D), (torch, TD)):
+            params = _params(lib, "cpu", values)
+            out = getattr(d.StudentT(*params), quantity)
+            out.sum().backward()
+            results.append([_np(out)] + [_np(p.grad) if p.grad is not None else None
+                                         for p in params])  # fmt: skip
+        for ours, theirs in zip(*results):
+            if theirs is None:
+                assert ours is None or not ours.any()
+            else:
+                np.testing.assert_allclose(ours, theirs, rtol=1e-12, equal_nan=True)
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_float32_parameters_stay_float32_as_torch(case: str) -> None:
     check_float32_against_torch(CASES[case])
@@ -210,6 +229,7 @@ UNBIASED = {
     "StudentT": (lambda d, p: d.StudentT(p[0], p[1], p[2]), [[3.0, 6.0], [0.5, -1.0], [1.0, 2.0]]),
     "Chi2": (lambda d, p: d.Chi2(p[0]), [[0.7, 3.0]]),
     "Dirichlet": (lambda d, p: d.Dirichlet(p[0]), [[[0.5, 2.0, 3.0], [2.0, 1.5, 4.0]]]),
+    "Beta": (lambda d, p: d.Beta(p[0], p[1]), [[0.5, 2.0, 3.0], [2.0, 1.5, 0.4]]),
     "FisherSnedecor": (lambda d, p: d.FisherSnedecor(p[0], p[1]), [[3.0, 5.0], [6.0, 9.0]]),
     "InverseGamma": (lambda d, p: d.InverseGamma(p[0], p[1]), [[3.0, 4.0], [1.0, 2.0]]),
     "LogisticNormal": (lambda d, p: d.LogisticNormal(p[0], p[1]), [[0.5, -1.0], [1.0, 0.5]]),
@@ -369,6 +389,22 @@ def test_relaxed_samples_by_their_limits(device: str) -> None:
     assert bool(D.constraints.simplex.check(s).all())
     wins = np.bincount(_np(s).argmax(-1), minlength=3) / 20000
     np.testing.assert_allclose(wins, [0.2, 0.3, 0.5], atol=0.015)
+
+
+def test_tiny_concentrations_in_float32_sample_inside_the_support(device: str) -> None:
+    """Gamma draws for concentrations near 0 underflow float32; clipped at its smallest
+    normal (as torch's), Dirichlet and Beta draws stay on the simplex (they were 0 / 0) and
+    a Gamma's stay positive after the division by a large rate (they were 0, log_prob inf)."""
+    microtorch.manual_seed(0)
+    for dist in (D.Dirichlet(microtorch.tensor([0.01, 0.02, 0.05], device=device)),
+                 D.Beta(microtorch.tensor([0.01, 0.05, 100.0], device=device),
+                        microtorch.tensor([0.01, 100.0, 0.05], device=device)),
+                 D.Gamma(microtorch.tensor([1e-3, 1.0], device=device),
+                         microtorch.tensor([1e8, 1e8], device=device))):  # fmt: skip
+        draws = dist.sample((10000,))
+        assert draws.dtype == microtorch.float32
+        assert bool(dist.support.check(draws).all()) and bool((draws > 0).all())
+        assert bool(microtorch.isfinite(dist.log_prob(draws)).all())
 
 
 def test_heavy_tailed_samples_by_quantiles(device: str) -> None:
@@ -587,6 +623,39 @@ def test_von_mises_matches_torch_to_its_bessel_approximation(device: str) -> Non
     x = microtorch.linspace(-np.pi, np.pi, 2001, dtype=microtorch.float64)[:-1]
     np.testing.assert_allclose(_np(exact.log_prob(x.unsqueeze(-1)).exp()).sum() * 2 * np.pi / 2000,
                                1.0, rtol=1e-12)  # fmt: skip
+
+
+SUBCLASSED = {
+    "Normal": lambda d, lib: (d.Normal, (lib.zeros(2), lib.ones(2))),
+    "Beta": lambda d, lib: (d.Beta, (lib.ones(2), 2.0)),
+    "LogNormal": lambda d, lib: (d.LogNormal, (lib.zeros(2), 1.0)),
+    "HalfNormal": lambda d, lib: (d.HalfNormal, (lib.ones(2),)),
+    "Binomial": lambda d, lib: (d.Binomial, (3, lib.full((2,), 0.5))),
+    "VonMises": lambda d, lib: (d.VonMises, (lib.zeros(2), lib.ones(2))),
+}
+
+
+@pytest.mark.parametrize("custom_init", [False, True])
+@pytest.mark.parametrize("case", list(SUBCLASSED))
+def test_expand_of_a_subclass_as_torch(case: str, custom_init: bool) -> None:
+    """A subclass keeps its type through expand; with its own __init__ expand raises
+    NotImplementedError, except VonMises, which calls that __init__ again (as torch)."""
+    outcomes = []
+    for d, lib in ((D, microtorch), (TD, torch)):
+        cls, args = SUBCLASSED[case](d, lib)
+
+        def __init__(self, *a, _cls=cls, **k):
+            _cls.__init__(self, *a, **k)
+
+        sub = type("Sub", (cls,), {"__init__": __init__} if custom_init else {})
+        try:
+            expanded = sub(*args).expand((3, 2))
+        except NotImplementedError:
+            outcomes.append(NotImplementedError)
+            continue
+        outcomes.append((type(expanded).__name__, tuple(expanded.batch_shape),
+                         tuple(expanded.sample().shape)))  # fmt: skip
+    assert outcomes[0] == outcomes[1]
 
 
 def test_von_mises_samples_by_circular_moments(device: str) -> None:

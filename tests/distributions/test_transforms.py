@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 D = microtorch.distributions
 T = microtorch.distributions.transforms
 TT = torch.distributions.transforms
+TD = torch.distributions
 
 
 def _np(t) -> np.ndarray:
@@ -137,6 +138,21 @@ def test_tanh_and_sigmoid_log_det_stay_finite_far_out() -> None:
         np.testing.assert_allclose(_np(ladj), _np(theirs.log_abs_det_jacobian(x_t, theirs(x_t))))
 
 
+def test_stick_breaking_far_out_stays_on_the_simplex_as_torch(device: str) -> None:
+    """An entry whose sigmoid rounds to 1 (x = 50) is clipped, as torch's: the parts stay
+    finite and on the simplex (they were nan), and LogisticNormal samples validate."""
+    x_t, x = _pair([[2.5, 50.0], [-40.0, 50.0], [50.0, 50.0]], device)
+    ours, theirs = T.StickBreakingTransform(), TT.StickBreakingTransform()
+    y = ours(x)
+    assert bool(D.constraints.simplex.check(y).all())
+    np.testing.assert_allclose(_np(y), _np(theirs(x_t)), rtol=1e-12, atol=1e-300)
+    ladj_t = theirs.log_abs_det_jacobian(x_t, theirs(x_t))
+    np.testing.assert_allclose(_np(ours.log_abs_det_jacobian(x, y)), _np(ladj_t), rtol=1e-12)
+    loc = microtorch.tensor([0.0, 50.0], dtype=microtorch.float64, device=device)
+    dist = D.LogisticNormal(loc, microtorch.tensor([20.0, 1.0], device=device).double())
+    assert np.isfinite(_np(dist.log_prob(dist.sample((200,))))).all()
+
+
 def test_inverse_caching_and_equality() -> None:
     t = T.ExpTransform()
     assert t.inv.inv is t and t.inv is t.inv
@@ -158,6 +174,30 @@ def test_inverse_caching_and_equality() -> None:
         T.ExpTransform(cache_size=2)
     with pytest.raises(ValueError, match="cache_size"):
         TT.ExpTransform(cache_size=2)
+
+
+def test_event_dim_and_equality_of_every_transform_as_torch() -> None:
+    """event_dim is a ValueError where domain and codomain disagree on it (CorrCholesky,
+    Reshape); == is identity where torch's class defines no equality of its own."""
+    makers = {
+        "Exp": lambda t: t.ExpTransform(),
+        "StickBreaking": lambda t: t.StickBreakingTransform(),
+        "LowerCholesky": lambda t: t.LowerCholeskyTransform(),
+        "CorrCholesky": lambda t: t.CorrCholeskyTransform(),
+        "Reshape": lambda t: t.ReshapeTransform((2, 3), (6,)),
+        "Independent": lambda t: t.IndependentTransform(t.ExpTransform(), 1),
+        "Affine-event": lambda t: t.AffineTransform(0.0, 2.0, event_dim=2),
+        "Compose": lambda t: t.ComposeTransform([t.ExpTransform(), t.StickBreakingTransform()]),
+    }
+    for name, make in makers.items():
+        outcomes = []
+        for t in (T, TT):
+            try:
+                event_dim = make(t).event_dim
+            except ValueError:
+                event_dim = "ValueError"
+            outcomes.append((event_dim, make(t) == make(t), make(t).inv == make(t).inv))
+        assert outcomes[0] == outcomes[1], name
 
 
 def test_sign_and_shape_errors_as_torch() -> None:
@@ -193,6 +233,9 @@ CONSTRAINTS = {
     "corr_cholesky": (lambda c: c.corr_cholesky, X),
     "lower_cholesky": (lambda c: c.lower_cholesky, [X[0], X[1], [1.0, 0.0, -0.2]]),
     "positive_definite": (lambda c: c.positive_definite, [X[0], X[1], [1.0, 0.0, -0.2]]),
+    "positive_semidefinite": (lambda c: c.positive_semidefinite, [X[0], X[1], [1.0, 0.0, -0.2]]),
+    "symmetric": (lambda c: c.symmetric, [X[0], X[1], [1.0, 0.0, -0.2]]),  # neither has one
+    "lower_triangular": (lambda c: c.lower_triangular, [X[0], X[1], [1.0, 0.0, -0.2]]),
 }
 
 
@@ -301,3 +344,23 @@ def test_transformed_distribution_argument_errors_as_torch() -> None:
         dist = d.TransformedDistribution(d.Normal(lib.zeros(2), 1.0), t.ExpTransform())
         with pytest.raises(ValueError, match="support"):
             dist.log_prob(lib.tensor([-1.0, 1.0]))
+
+
+@pytest.mark.parametrize("diag", [-3, -1, 0, 1, 3])
+def test_tril_matrix_to_vec_and_back_as_torch(diag: int, device: str) -> None:
+    """distributions.utils' lower-triangle packing, row by row, with its gradient."""
+    values = np.arange(2 * 16.0).reshape(2, 4, 4)
+    theirs_m, ours_m = _pair(values.tolist(), device)
+    theirs = TD.utils.tril_matrix_to_vec(theirs_m, diag)
+    ours = D.utils.tril_matrix_to_vec(ours_m, diag)
+    np.testing.assert_array_equal(_np(ours), _np(theirs))
+    back_t, back = TD.utils.vec_to_tril_matrix(theirs, diag), D.utils.vec_to_tril_matrix(ours, diag)
+    np.testing.assert_array_equal(_np(back), _np(back_t))
+    (back_t * theirs_m).sum().backward()
+    (back * ours_m).sum().backward()
+    np.testing.assert_array_equal(_np(ours_m.grad), _np(theirs_m.grad))
+    for utils in (D.utils, TD.utils):
+        with pytest.raises(ValueError, match="outside"):
+            utils.tril_matrix_to_vec(theirs_m if utils is TD.utils else ours_m, 4)
+        with pytest.raises(ValueError, match="cannot be expressed"):
+            utils.vec_to_tril_matrix(torch.ones(5) if utils is TD.utils else microtorch.ones(5))
