@@ -21,6 +21,7 @@ from typing import Any
 from .. import backend, factories
 from .. import dtypes as _dtypes
 from .. import functional as F
+from .._hooks import RemovableHandle
 from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
 from ..ops import shape as _shape_ops
@@ -37,18 +38,7 @@ class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpe
         return super().__repr__()
 
 
-class _RemovableHandle:
-    """Returned by ``register_forward_hook``: call ``.remove()`` to take the hook out."""
-
-    _next_id = 0
-
-    def __init__(self, hooks: dict) -> None:
-        self.hooks = hooks
-        self.id = _RemovableHandle._next_id
-        _RemovableHandle._next_id += 1
-
-    def remove(self) -> None:
-        self.hooks.pop(self.id, None)
+_RemovableHandle = RemovableHandle  # (the name the optimizers import)
 
 
 def _add_hook(hooks: OrderedDict, entry: tuple, prepend: bool) -> _RemovableHandle:
@@ -57,6 +47,39 @@ def _add_hook(hooks: OrderedDict, entry: tuple, prepend: bool) -> _RemovableHand
     if prepend:
         hooks.move_to_end(handle.id, last=False)
     return handle
+
+
+# The hooks of every module (register_module_forward_hook & co., below), as
+# (hook, with_kwargs, always_call): they run before each module's own.
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_backward_pre_hooks: OrderedDict = OrderedDict()
+_global_backward_hooks: OrderedDict = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, args)`` before the forward of every module, before the module's own
+    pre-hooks; a returned value replaces ``args``."""
+    return _add_hook(_global_forward_pre_hooks, (hook, False, False), False)
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:  # fmt: skip
+    """``hook(module, args, output)`` after the forward of every module, before the module's
+    own forward hooks (``with_kwargs`` and ``always_call`` as in Module.register_forward_hook)."""
+    return _add_hook(_global_forward_hooks, (hook, with_kwargs, always_call), False)
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, grad_output)`` for every module, as Module.register_full_backward_pre_hook,
+    before the module's own."""
+    return _add_hook(_global_backward_pre_hooks, (hook, False, False), False)
+
+
+def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, grad_input, grad_output)`` for every module, as
+    Module.register_full_backward_hook, before the module's own."""
+    return _add_hook(_global_backward_hooks, (hook, False, False), False)
 
 
 class _InputGradients:
@@ -126,6 +149,10 @@ class Module:
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
         object.__setattr__(self, "_backward_hooks", OrderedDict())
+        object.__setattr__(self, "_state_dict_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_state_dict_hooks", OrderedDict())
+        object.__setattr__(self, "_load_state_dict_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_load_state_dict_post_hooks", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(  # (PyTorch's error type, so `except` clauses carry over)
@@ -134,35 +161,43 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_pre_hooks
-                or self._backward_hooks):  # fmt: skip
+                or self._backward_hooks or _global_forward_pre_hooks or _global_forward_hooks
+                or _global_backward_pre_hooks or _global_backward_hooks):  # fmt: skip
             return self.forward(*args, **kwargs)
-        for hook, with_kwargs, _ in list(self._forward_pre_hooks.values()):
+        pre_hooks = [*_global_forward_pre_hooks.values(), *self._forward_pre_hooks.values()]
+        for hook, with_kwargs, _ in pre_hooks:
             if with_kwargs:  # hook(module, args, kwargs) -> None or (args, kwargs)
                 result = hook(self, args, kwargs)
                 if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {result}."
+                        )
                     args, kwargs = result
             else:  # hook(module, args) -> None or the new args
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
         inputs = None
-        if self._backward_hooks and grad_mode.enabled:  # full backward hooks: tap the inputs
-            inputs = _InputGradients(self, args)
+        if (self._backward_hooks or _global_backward_hooks) and grad_mode.enabled:
+            inputs = _InputGradients(self, args)  # full backward hooks: tap the inputs
             args = inputs.args
+        forward_hooks = [*_global_forward_hooks.values(), *self._forward_hooks.values()]
         try:
             output = self.forward(*args, **kwargs)
         except Exception:
-            for hook, with_kwargs, always_call in list(self._forward_hooks.values()):
+            for hook, with_kwargs, always_call in forward_hooks:
                 if always_call and with_kwargs:  # even when forward raised (output None)
                     hook(self, args, kwargs, None)
                 elif always_call:
                     hook(self, args, None)
             raise
-        for hook, with_kwargs, _ in list(self._forward_hooks.values()):
+        for hook, with_kwargs, _ in forward_hooks:
             result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
-        if self._backward_pre_hooks or inputs is not None:
+        if self._backward_pre_hooks or _global_backward_pre_hooks or inputs is not None:
             output = self._hook_output_gradient(output, inputs)
         return output
 
@@ -184,7 +219,8 @@ class Module:
 
         def run_hooks(grad: Tensor) -> Tensor:
             grad_output = (grad,)
-            for hook, _, _ in list(self._backward_pre_hooks.values()):
+            pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+            for hook, _, _ in pre_hooks:
                 result = hook(self, grad_output)  # hook(module, grad_output) -> None or new
                 if result is not None:
                     grad_output = result if isinstance(result, tuple) else (result,)
@@ -204,7 +240,7 @@ class Module:
         return output
 
     def _run_backward_hooks(self, grad_input: tuple, grad_output: tuple) -> tuple:
-        for hook, _, _ in list(self._backward_hooks.values()):
+        for hook, _, _ in [*_global_backward_hooks.values(), *self._backward_hooks.values()]:
             result = hook(self, grad_input, grad_output)  # -> None or the new grad_input
             if result is not None:
                 result = result if isinstance(result, tuple) else (result,)
@@ -599,9 +635,11 @@ class Module:
                    keep_vars: bool = False) -> OrderedDict[str, Tensor]:  # fmt: skip
         """Every parameter and persistent buffer by dotted name (tied weights appear under
         each of their names). Values share memory with the module; ``keep_vars=False`` gives
-        detached tensors."""
+        detached tensors. Each module's state-dict hooks run around its part."""
         if destination is None:
             destination = OrderedDict()
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -611,7 +649,30 @@ class Module:
         for name, child in self._modules.items():
             if child is not None:
                 child.state_dict(destination, prefix + name + ".", keep_vars)
+        for hook, public in list(self._state_dict_hooks.values()):
+            result = hook(self, destination, prefix, {"version": 1})
+            if result is not None and public:
+                raise RuntimeError(
+                    "state_dict post-hook must return None: change the state_dict in place "
+                    "(a hook from _register_state_dict_hook may return a new one)"
+                )
+            if result is not None:
+                destination = result
         return destination
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, prefix, keep_vars)`` runs before this module's ``state_dict``."""
+        return _add_hook(self._state_dict_pre_hooks, hook, False)
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` runs once this module and
+        those below it are in ``state_dict``; it may change it in place (and returns None)."""
+        return _add_hook(self._state_dict_hooks, (hook, True), False)
+
+    def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
+        """PyTorch's older form of register_state_dict_post_hook: the hook may also return
+        a new state_dict, which replaces it."""
+        return _add_hook(self._state_dict_hooks, (hook, False), False)
 
     def _state_tensors(self) -> OrderedDict[str, Tensor]:
         return self.state_dict(keep_vars=True)
@@ -623,28 +684,32 @@ class Module:
         Values are written into the existing tensors, so tied weights stay tied and an
         optimizer keeps pointing at the right ones (``assign=True`` shares the given arrays
         instead of copying). With ``strict=True`` (the default) a missing or unexpected key
-        is an error; a shape mismatch is always an error. Returns (missing_keys,
-        unexpected_keys)."""
+        is an error (raised after the rest is loaded and the post-hooks ran, as in PyTorch);
+        a shape mismatch is always an error, raised before anything is copied. Returns
+        (missing_keys, unexpected_keys).
+
+        Each module's load pre-hooks run first (from the top down; they may change the
+        state_dict, a copy of the caller's), its post-hooks last (children first)."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(
                 f"Expected state_dict to be dict-like, got {type(state_dict).__name__}."
             )
+        metadata = getattr(state_dict, "_metadata", None) or {}  # (a PyTorch state_dict's)
+        state_dict = OrderedDict(state_dict)  # the hooks may change it; the caller's stays
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+        for name, module in self.named_modules(remove_duplicate=False):
+            for hook, with_module in list(module._load_state_dict_pre_hooks.values()):
+                prefix = name + "." if name else ""
+                # (strict: True whatever the caller's, as PyTorch passes it to each module)
+                hook_args = (state_dict, prefix, metadata.get(name, {}), True, missing,
+                             unexpected, errors)  # fmt: skip
+                hook(module, *hook_args) if with_module else hook(*hook_args)
         own = self._state_tensors()
         state_dict = self._with_older_checkpoint_defaults(state_dict, own)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        if strict:
-            if unexpected:
-                errors.append(
-                    "Unexpected key(s) in state_dict: "
-                    + ", ".join(f'"{k}"' for k in unexpected)
-                    + ". "
-                )
-            if missing:
-                errors.append(
-                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". "
-                )
+        missing += [k for k in own if k not in state_dict]
+        unexpected += [k for k in state_dict if k not in own]
         for key, target in own.items():
             if key not in state_dict:
                 continue
@@ -664,16 +729,50 @@ class Module:
                     f"size mismatch for {key}: copying a param with shape {value.shape} from "
                     f"checkpoint, the shape in current model is {target.shape}."
                 )
+        if not errors:  # (a shape or type error stops it before anything is copied)
+            with grad_mode.no_grad():
+                for key, target in own.items():
+                    if key in state_dict:
+                        _copy_into(target, state_dict[key], assign)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for module in _children_first(self):
+                for hook in list(module._load_state_dict_post_hooks.values()):
+                    if hook(module, keys) is not None:  # it may change the two lists instead
+                        raise AssertionError(  # (PyTorch's error type)
+                            "Hooks registered with ``register_load_state_dict_post_hook`` are "
+                            "not expected to return new values; change the lists of "
+                            "missing_keys / unexpected_keys in place instead."
+                        )
+        if strict and unexpected:
+            errors.insert(0, "Unexpected key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")  # fmt: skip
+        if strict and missing:
+            errors.insert(0, "Missing key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in missing) + ". ")  # fmt: skip
         if errors:
             raise RuntimeError(
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                 + "\n\t".join(errors)
             )
-        with grad_mode.no_grad():
-            for key, target in own.items():
-                if key in state_dict:
-                    _copy_into(target, state_dict[key], assign)
         return _IncompatibleKeys(missing, unexpected)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` runs before load_state_dict loads anything; it may
+        change ``state_dict`` in place (rename an old checkpoint's keys, say)."""
+        return _add_hook(self._load_state_dict_pre_hooks, (hook, True), False)
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable,
+                                           with_module: bool = False) -> RemovableHandle:  # fmt: skip
+        """PyTorch's older form of register_load_state_dict_pre_hook: without
+        ``with_module`` the hook is called without the module."""
+        return _add_hook(self._load_state_dict_pre_hooks, (hook, with_module), False)
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, incompatible_keys)`` runs once load_state_dict has loaded this module
+        and those below it; it may change ``incompatible_keys.missing_keys`` and
+        ``.unexpected_keys`` in place (which ``strict`` then checks), and returns None."""
+        return _add_hook(self._load_state_dict_post_hooks, hook, False)
 
     def _older_checkpoint_defaults(self) -> dict[str, Tensor]:
         """Values for this module's own entries that checkpoints from older versions lack,
@@ -698,7 +797,9 @@ class Module:
         empty (as PyTorch does for old checkpoints)."""
         self.__dict__.update(state)
         registries = ("_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks",
-                      "_backward_pre_hooks", "_backward_hooks")  # fmt: skip
+                      "_backward_pre_hooks", "_backward_hooks", "_state_dict_pre_hooks",
+                      "_state_dict_hooks", "_load_state_dict_pre_hooks",
+                      "_load_state_dict_post_hooks")  # fmt: skip
         for name in registries:
             if name not in self.__dict__:
                 object.__setattr__(self, name, OrderedDict())
@@ -726,6 +827,15 @@ class Module:
         if len(lines) == 1 and not self._modules:
             return main + lines[0] + ")"
         return main + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _children_first(module: Module) -> Iterator[Module]:
+    """``module`` and every module below it, each after those below it (as load_state_dict
+    finishes them), a module shared by two parents once per parent."""
+    for child in module._modules.values():
+        if child is not None:
+            yield from _children_first(child)
+    yield module
 
 
 def _copy_into(target: Tensor, value: Tensor, assign: bool) -> None:

@@ -229,6 +229,124 @@ def test_forward_hooks_with_kwargs_prepend_and_always_call() -> None:
     assert seen[-1] == ("always", None)
 
 
+def _state_dict_hooks(lib) -> list:
+    """What state_dict and load_state_dict hooks see, in ``lib`` (microtorch or torch): the
+    order they run in, a pre-hook renaming an old checkpoint's key, a post-hook dropping an
+    unexpected key (so that strict loading passes), and the errors of wrong returns."""
+    seen = []
+    model = lib.nn.Sequential(lib.nn.Linear(2, 1), lib.nn.Sequential(lib.nn.ReLU()))
+    for name, module in model.named_modules():
+        module.register_state_dict_pre_hook(lambda m, prefix, keep: seen.append(("pre", prefix)))
+        module.register_state_dict_post_hook(
+            lambda m, sd, prefix, meta: seen.append(("post", prefix, sorted(sd), meta))
+        )
+    model._register_state_dict_hook(lambda m, sd, prefix, meta: {**sd, "extra": 1})
+    seen.append(sorted(model.state_dict(keep_vars=True)))
+
+    layer = lib.nn.Linear(2, 1)
+
+    def rename(module, sd, prefix, meta, strict, missing, unexpected, errors):
+        seen.append(("load pre", prefix, strict, sorted(sd)))
+        if prefix + "w" in sd:
+            sd[prefix + "weight"] = sd.pop(prefix + "w")
+
+    def drop_junk(module, keys):
+        seen.append(("load post", list(keys.missing_keys), list(keys.unexpected_keys)))
+        keys.unexpected_keys.remove("junk")
+
+    layer.register_load_state_dict_pre_hook(rename)
+    layer._register_load_state_dict_pre_hook(lambda sd, *rest: seen.append(len(rest)))
+    layer.register_load_state_dict_post_hook(drop_junk)
+    given = {"w": lib.ones(1, 2), "bias": lib.zeros(1), "junk": lib.zeros(1)}
+    seen.append(repr(layer.load_state_dict(given)))  # strict, after drop_junk
+    seen.append((sorted(given), layer.weight.tolist()))  # the caller's dict is unchanged
+
+    other = lib.nn.Linear(2, 1)
+    other.register_load_state_dict_post_hook(lambda m, keys: keys)
+    other.register_state_dict_post_hook(lambda m, sd, prefix, meta: sd)
+    for call in (lambda: other.load_state_dict(other.state_dict()), other.state_dict,
+                 lambda: lib.nn.Linear(2, 1).load_state_dict({"weight": lib.ones(1, 3)})):  # fmt: skip
+        try:
+            call()
+        except (AssertionError, RuntimeError) as error:
+            seen.append((type(error).__name__, [line.split(":")[0] for line in
+                                                str(error).splitlines()]))  # fmt: skip
+    return seen
+
+
+def test_state_dict_and_load_state_dict_hooks_as_in_pytorch() -> None:
+    seen = _state_dict_hooks(torch)
+    assert seen[0] == ("pre", "") and seen[-1][0] == "RuntimeError"
+    assert ("load post", [], ["junk"]) in seen
+    pt = pytest.importorskip("torch")
+    assert repr(_state_dict_hooks(pt)) == repr(seen).replace("microtorch.", "torch.")
+
+
+def _module_hooks_of_every_module(lib) -> list:
+    """register_module_*_hook: the hooks of every module run before each module's own."""
+    from importlib import import_module
+
+    module_module = import_module(lib.__name__ + ".nn.modules.module")
+    seen = []
+    model = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())
+    model[0].register_forward_pre_hook(lambda m, args: seen.append("own pre"))
+    model[0].register_forward_hook(lambda m, args, out: seen.append("own post"))
+    model[0].register_full_backward_hook(lambda m, gi, go: seen.append("own backward"))
+    handles = [
+        module_module.register_module_forward_pre_hook(
+            lambda m, args: seen.append(("pre", type(m).__name__))
+        ),
+        module_module.register_module_forward_hook(
+            lambda m, args, kwargs, out: seen.append(("post", type(m).__name__, kwargs)),
+            with_kwargs=True,
+        ),
+        module_module.register_module_full_backward_pre_hook(
+            lambda m, go: seen.append(("backward pre", type(m).__name__))
+        ),
+        module_module.register_module_full_backward_hook(
+            lambda m, gi, go: seen.append(("backward", type(m).__name__))
+        ),
+    ]
+    try:
+        model(lib.ones(1, 2, requires_grad=True)).sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    with pytest.warns(UserWarning):  # (the input needs no gradient: grad_input is None)
+        model(lib.ones(1, 2)).sum().backward()  # only the module's own hooks now
+    return seen
+
+
+def test_hooks_of_every_module_as_in_pytorch() -> None:
+    seen = _module_hooks_of_every_module(torch)
+    assert seen[:2] == [("pre", "Sequential"), ("pre", "Linear")]
+    assert seen[-3:] == ["own pre", "own post", "own backward"]
+    pt = pytest.importorskip("torch")
+    assert _module_hooks_of_every_module(pt) == seen
+
+
+def test_hook_handles_are_removable_handles() -> None:
+    from microtorch.utils.hooks import RemovableHandle
+
+    layer = nn.Linear(2, 2)
+    x = torch.ones(1, 2, requires_grad=True)
+    handles = [layer.register_forward_hook(lambda *a: None), x.register_hook(lambda g: g),
+               layer.register_load_state_dict_post_hook(lambda *a: None)]  # fmt: skip
+    assert all(isinstance(h, RemovableHandle) for h in handles)
+    seen = []
+    with layer.register_forward_hook(lambda *a: seen.append(1)):
+        layer(x)
+    layer(x)
+    assert seen == [1]
+
+
+def test_forward_pre_hook_with_kwargs_must_return_args_and_kwargs() -> None:
+    layer = nn.Linear(2, 2)
+    layer.register_forward_pre_hook(lambda m, args, kwargs: args, with_kwargs=True)
+    with pytest.raises(RuntimeError, match="tuple of \\(new_args, new_kwargs\\)"):
+        layer(torch.ones(1, 2))
+
+
 def test_load_state_dict_result_prints_as_in_pytorch() -> None:
     layer = nn.Linear(2, 2)
     assert repr(layer.load_state_dict(layer.state_dict())) == "<All keys matched successfully>"
