@@ -235,7 +235,7 @@ def _state_dict_hooks(lib) -> list:
     unexpected key (so that strict loading passes), and the errors of wrong returns."""
     seen = []
     model = lib.nn.Sequential(lib.nn.Linear(2, 1), lib.nn.Sequential(lib.nn.ReLU()))
-    for name, module in model.named_modules():
+    for module in model.modules():
         module.register_state_dict_pre_hook(lambda m, prefix, keep: seen.append(("pre", prefix)))
         module.register_state_dict_post_hook(
             lambda m, sd, prefix, meta: seen.append(("post", prefix, sorted(sd), meta))
