@@ -5,19 +5,29 @@
 runs ``block(x)`` under no_grad, so none of the activations inside ``block`` are kept: the
 graph gets one ``CheckpointFunction`` node that stores only the inputs. When backward reaches
 that node it runs ``block`` again, this time recording a graph, and backpropagates through
-that recomputed graph: into the inputs (whose gradients it returns to the outer walk) and into
-every parameter ``block`` used (whose ``.grad`` it adds to, as PyTorch's reentrant variant
-does). The host generator's state is put back first, so dropout draws the same masks.
+that recomputed graph. The host generator's state is put back first, so dropout draws the
+same masks.
+
+``use_reentrant=True``: that inner backward goes into the inputs (whose gradients the node
+returns to the outer walk) and straight into the ``.grad`` of every parameter ``block`` used,
+as PyTorch's reentrant variant does; so it cannot run under ``autograd.grad`` or
+``backward(inputs=...)``, which must not change ``.grad`` (an error, as in PyTorch).
+
+``use_reentrant=False``: the first run notes every tensor from outside that ``block``'s ops
+read and that requires grad (its parameters, a tensor it closes over) through the ops' trace
+hook, and the node lists them as inputs too. The inner backward then only returns their
+gradients (``capture``) and the outer walk does the rest, as for any op: ``.grad``, hooks,
+``autograd.grad`` and ``backward(inputs=...)`` work as without the checkpoint.
 
 Several outputs: each tensor output gets a small ``CheckpointOutput`` node that only hands its
 gradient to the shared ``CheckpointFunction`` node and passes on an empty placeholder. The
 engine runs every node before the nodes that made its inputs, so all the output gradients are
 in by the time ``CheckpointFunction.backward`` runs.
 
-Differences from PyTorch: ``use_reentrant=False`` works like ``True`` (with one exception:
-when no input requires grad, the function simply runs with gradients on, so that its
-parameters still get gradients, as they would in PyTorch); neither variant works under
-``autograd.grad`` or ``backward(inputs=...)``, which must not change ``.grad``.
+Differences from PyTorch: with ``use_reentrant=False``, when no input requires grad the
+function simply runs with gradients on (nothing is saved), so that its parameters still get
+gradients, as they would in PyTorch; a non-leaf tensor that ``block`` closes over is
+backpropagated into by the inner walk too (its hooks run twice; a leaf's run once).
 """
 
 from __future__ import annotations
@@ -30,6 +40,8 @@ from .. import functional as F
 from .._tensor import Tensor
 from .._warn import warn_user
 from ..autograd import engine, grad_mode
+from ..autograd import function as _function
+from ..autograd.anomaly import chain_hooks
 from ..autograd.function import Function
 
 
@@ -37,15 +49,18 @@ class CheckpointFunction(Function):
     """The graph node of one checkpoint() call: it keeps the inputs, not the activations."""
 
     def __init__(self, function: Callable, args: tuple, kwargs: dict,
-                 rng_state: dict | None) -> None:  # fmt: skip
+                 rng_state: dict | None, outside: tuple | None = None) -> None:  # fmt: skip
         self.function, self.args, self.kwargs = function, args, kwargs  # stored ...
         self.rng_state = rng_state  # ... with the generator's state before the first run
         self.versions = [a._version if isinstance(a, Tensor) else None for a in args]
         self.output_grads: list = []  # filled in by the CheckpointOutput nodes during backward
+        # use_reentrant=False: the tensors from outside that the function used (its
+        # parameters...), inputs of the node after args; None for use_reentrant=True
+        self.outside = outside
 
     def backward(self, grad: Any) -> tuple:
         """Recompute the function with gradients on, then backpropagate through it."""
-        if engine.capturing:
+        if engine.capturing and self.outside is None:
             raise RuntimeError(
                 "checkpoint: not compatible with autograd.grad() or backward(inputs=...): the "
                 "recomputation adds the parameters' gradients into their .grad; call "
@@ -70,12 +85,21 @@ class CheckpointFunction(Function):
                     term = F.mul(out, Tensor._make(g)).sum()
                 total = term if total is None else total + term
         self.output_grads = [None] * len(self.output_grads)  # ready for another backward
-        if total is not None:
-            seed = backend.xp_of(total.array).ones_like(total.array)
-            engine.backward(total, seed)  # into the inputs' and the parameters' .grad
-        return tuple(
-            x.grad.array if isinstance(x, Tensor) and x.grad is not None else None for x in inputs
-        )
+        if total is None:
+            return (None,) * len(self.parents)
+        seed = backend.xp_of(total.array).ones_like(total.array)
+        if self.outside is None:  # reentrant: into the inputs' and the parameters' .grad
+            engine.backward(total, seed)
+            return tuple(x.grad.array if isinstance(x, Tensor) and x.grad is not None else None
+                         for x in inputs)  # fmt: skip
+        # not reentrant: the gradients of the inputs and of the outside tensors, for the outer
+        # walk (the recomputed graph is dropped after it; retain_graph keeps the nodes of a
+        # closed-over non-leaf's graph for the outer walk)
+        targets = [x if isinstance(x, Tensor) and x.requires_grad else None for x in inputs]
+        targets += self.outside
+        found = iter(engine.backward(total, seed, retain_graph=True, leaf_hooks=False,
+                                     capture=[t for t in targets if t is not None]))  # fmt: skip
+        return tuple(None if t is None else next(found) for t in targets)
 
     def _recompute(self, inputs: list) -> tuple:
         """Run the function again on ``inputs`` with gradients on and the saved RNG state."""
@@ -139,12 +163,27 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
         return function(*args, **kwargs)  # parameters may still need gradients: a plain run
 
     rng_state = random.get_rng_state() if preserve_rng_state else None
-    with grad_mode.no_grad():  # the first run: no graph, so no activations are kept
-        outputs = function(*args, **kwargs)
+    outside: dict | None = None if use_reentrant else {}  # id -> tensor, in order of use
+    previous_hook = _function._trace_hook
 
-    run = CheckpointFunction(function, args, kwargs, rng_state)
-    run.needs_input_grad = tuple(needs)
+    def note_outside(fn: Any, op_inputs: tuple, params: dict, result: Any) -> None:
+        for t in op_inputs:
+            if isinstance(t, Tensor) and t.requires_grad and not any(t is a for a in args):
+                outside.setdefault(id(t), t)  # (under no_grad only outside tensors require grad)
+
+    if outside is not None:
+        _function._trace_hook = chain_hooks(previous_hook, note_outside)
+    try:
+        with grad_mode.no_grad():  # the first run: no graph, so no activations are kept
+            outputs = function(*args, **kwargs)
+    finally:
+        _function._trace_hook = previous_hook
+
+    extra = () if outside is None else tuple(outside.values())
+    run = CheckpointFunction(function, args, kwargs, rng_state, None if outside is None else extra)
+    run.needs_input_grad = tuple(needs) + (True,) * len(extra)
     run.parents = tuple((a.grad_fn or a) if need else None for a, need in zip(args, needs))
+    run.parents += tuple(t.grad_fn or t for t in extra)
     single = not isinstance(outputs, tuple)
     outs = (outputs,) if single else outputs
     run.output_grads = [None] * len(outs)
