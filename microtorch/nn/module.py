@@ -24,6 +24,7 @@ from .. import functional as F
 from .._hooks import RemovableHandle
 from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
+from ..autograd.function import Function as _AutogradFunction
 from ..ops import shape as _shape_ops
 from .parameter import Buffer, Parameter, is_lazy
 
@@ -130,6 +131,40 @@ class _InputGradients:
         return F.cat(joined)
 
 
+class _OutputGradients(_AutogradFunction):
+    """Backward hooks of a module that returns a tuple: an identity on the tensors in it that
+    require grad, so that its backward gets all their gradients at once and passes them
+    through the module's backward pre-hooks: one per entry of the tuple, None for one that
+    got none or is no tensor (a nested tuple, a number), as in PyTorch."""
+
+    @staticmethod
+    def hook(module: Module, output: tuple, inputs: _InputGradients | None) -> tuple:
+        """``output`` with a view of each tensor that requires grad, through this Function."""
+        needing = [i for i, o in enumerate(output) if isinstance(o, Tensor) and o.requires_grad]
+        if not needing:
+            return output  # no gradient will reach it: the hooks never run, as in PyTorch
+        views = _OutputGradients.apply(module, inputs, len(output), needing,
+                                       *[output[i] for i in needing])  # fmt: skip
+        views = views if isinstance(views, tuple) else (views,)
+        result = list(output)
+        for i, view in zip(needing, views, strict=True):
+            result[i] = view
+        return tuple(result)
+
+    @staticmethod
+    def forward(ctx, module, inputs, count, needing, *outputs):
+        ctx.set_materialize_grads(False)
+        ctx.module, ctx.inputs, ctx.count, ctx.needing = module, inputs, count, needing
+        return outputs if len(outputs) > 1 else outputs[0]  # (new tensors on their memory)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        given = dict(zip(ctx.needing, grads, strict=True))  # one entry per output (as PyTorch)
+        grad_output = tuple(given.get(i) for i in range(ctx.count))
+        grad_output = ctx.module._on_output_gradients(grad_output, ctx.inputs)
+        return (None, None, None, None, *(grad_output[i] for i in ctx.needing))
+
+
 class Module:
     training: bool
 
@@ -203,41 +238,49 @@ class Module:
 
     def _hook_output_gradient(self, output: Any, inputs: _InputGradients | None) -> Any:
         """A view of ``output`` whose gradient passes through the backward pre-hooks, and is
-        kept for the full backward hooks (``inputs``), which run when the inputs' is known."""
+        kept for the full backward hooks (``inputs``), which run when the inputs' is known.
+        A tuple of outputs: a view of each tensor in it (_OutputGradients)."""
+        if isinstance(output, tuple):
+            return _OutputGradients.hook(self, output, inputs)
         if not isinstance(output, Tensor):
             raise NotImplementedError(
                 f"backward hooks: {type(self).__name__} returned {type(output).__name__}; "
                 "microtorch runs register_full_backward_pre_hook and register_full_backward_hook "
-                "hooks only for a module that returns one tensor (several outputs would need "
-                "one node for all of them)"
+                "hooks only for a module that returns a tensor or a tuple"
             )
         if not output.requires_grad:
             return output  # no gradient will reach it: the hooks never run, as in PyTorch
         # a view with a node of its own (view_as would return output itself), so that the
         # hooks see only the gradient that flows through this module's output
         output = _shape_ops.Reshape.apply(output, shape=tuple(output.shape))
-
-        def run_hooks(grad: Tensor) -> Tensor:
-            grad_output = (grad,)
-            pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
-            for hook, _, _ in pre_hooks:
-                result = hook(self, grad_output)  # hook(module, grad_output) -> None or new
-                if result is not None:
-                    grad_output = result if isinstance(result, tuple) else (result,)
-            if inputs is not None:
-                inputs.grad_output = grad_output
-                if inputs.joined is None:  # no input needs a gradient: the hooks run now
-                    warnings.warn(
-                        f"register_full_backward_hook: no input of {type(self).__name__} needs "
-                        "a gradient, so its full backward hooks run when the gradient of its "
-                        "output is known, with grad_input all None (as in PyTorch)",
-                        stacklevel=2,
-                    )
-                    self._run_backward_hooks((None,) * len(inputs.originals), grad_output)
-            return grad_output[0]
-
-        output.register_hook(run_hooks)
+        output.register_hook(lambda grad: self._on_output_gradients((grad,), inputs)[0])
         return output
+
+    def _on_output_gradients(self, grad_output: tuple, inputs: _InputGradients | None) -> tuple:
+        """The backward pre-hooks on the gradients of the outputs (one per tensor output;
+        None for one that got none); what they give is kept for the full backward hooks."""
+        pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        for hook, _, _ in pre_hooks:
+            result = hook(self, grad_output)  # hook(module, grad_output) -> None or new
+            if result is not None:
+                result = result if isinstance(result, tuple) else (result,)
+                if len(result) != len(grad_output):
+                    raise RuntimeError(
+                        "Backward pre hook returned an invalid number of grad_output, got "
+                        f"{len(result)}, but expected {len(grad_output)}"
+                    )
+                grad_output = result
+        if inputs is not None:
+            inputs.grad_output = grad_output
+            if inputs.joined is None:  # no input needs a gradient: the hooks run now
+                warnings.warn(
+                    f"register_full_backward_hook: no input of {type(self).__name__} needs "
+                    "a gradient, so its full backward hooks run when the gradient of its "
+                    "output is known, with grad_input all None (as in PyTorch)",
+                    stacklevel=2,
+                )
+                self._run_backward_hooks((None,) * len(inputs.originals), grad_output)
+        return grad_output
 
     def _run_backward_hooks(self, grad_input: tuple, grad_output: tuple) -> tuple:
         for hook, _, _ in [*_global_backward_hooks.values(), *self._backward_hooks.values()]:
@@ -269,8 +312,9 @@ class Module:
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> _RemovableHandle:  # fmt: skip
         """``hook(module, grad_output)`` runs when the gradient of the module's output is
         known, before it flows into the module; a returned tuple (or tensor) replaces
-        ``grad_output``. The caller gets a view of the output. Only for modules returning
-        one tensor (NotImplementedError otherwise)."""
+        ``grad_output`` (one entry per output: a tuple's entries, None where no gradient
+        reached it). The caller gets a view of each output. For modules returning a tensor or
+        a tuple (NotImplementedError otherwise)."""
         return _add_hook(self._backward_pre_hooks, (hook, False, False), prepend)
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> _RemovableHandle:  # fmt: skip
@@ -278,7 +322,7 @@ class Module:
         the module's positional inputs are known: ``grad_input`` has one entry per positional
         argument (None for one that is not a floating-point tensor, or when no input needs a
         gradient), ``grad_output`` one per output. A returned tuple replaces ``grad_input``:
-        it is what the inputs receive. Only for modules returning one tensor."""
+        it is what the inputs receive. For modules returning a tensor or a tuple."""
         return _add_hook(self._backward_hooks, (hook, False, False), prepend)
 
     # ------------------------------------------------------------ attribute registration

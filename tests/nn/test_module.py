@@ -736,14 +736,14 @@ def test_full_backward_pre_hook_sees_and_replaces_the_output_gradient_as_pytorch
 
 
 def test_full_backward_pre_hook_limits() -> None:
-    class Pair(nn.Module):
-        def forward(self, x: torch.Tensor) -> tuple:
-            return x * 2, x * 3
+    class Mapping(nn.Module):
+        def forward(self, x: torch.Tensor) -> dict:
+            return {"double": x * 2}
 
-    pair = Pair()
-    pair.register_full_backward_pre_hook(lambda mod, g: None)
-    with pytest.raises(NotImplementedError, match="returns one tensor"):
-        pair(torch.ones(2, requires_grad=True))
+    mapping = Mapping()
+    mapping.register_full_backward_pre_hook(lambda mod, g: None)
+    with pytest.raises(NotImplementedError, match="returns a tensor or a tuple"):
+        mapping(torch.ones(2, requires_grad=True))
     calls = []
     relu = nn.ReLU()
     relu.register_full_backward_pre_hook(lambda mod, g: calls.append(g))
@@ -824,6 +824,58 @@ def test_full_backward_hook_sees_and_replaces_the_input_gradients_as_pytorch() -
     ours, theirs = (_full_backward_hooked_modules(lib) for lib in (torch, pt))
     ours = repr(ours).replace("microtorch.", "torch.")
     assert ours == repr(theirs)
+
+
+def _backward_hooks_of_a_tuple(lib) -> list:
+    """Backward hooks of modules that return tuples, in ``lib`` (microtorch or torch): one
+    grad_output entry per entry of the tuple (None for a number, an integer tensor, a nested
+    tuple or an output that got no gradient), a pre-hook replacing them, a wrong count."""
+    seen = []
+
+    def rounded(grads):
+        return [None if g is None else np.round(g.detach().numpy(), 5).tolist() for g in grads]
+
+    class Parts(lib.nn.Module):
+        def forward(self, a, b):
+            return a * b, a + b, 3, (a > 0).long()
+
+    parts = Parts()
+
+    def times_ten(m, go):
+        seen.append(("pre", rounded(go)))
+        return (None if go[0] is None else go[0] * 10, *go[1:])
+
+    parts.register_full_backward_pre_hook(times_ten)
+    parts.register_full_backward_hook(lambda m, gi, go: seen.append((rounded(gi), rounded(go))))
+    a = lib.tensor([2.0, -1.0], requires_grad=True)
+    b = lib.tensor([3.0, 4.0], requires_grad=True)
+    product, total, number, positive = parts(a, b)
+    seen.append((number, positive.tolist(), positive.requires_grad))
+    (product + total * 2).sum().backward()
+    seen.append(rounded([a.grad, b.grad]))
+    product, total, _, _ = parts(a, b)
+    total.sum().backward()  # the product got no gradient
+    parts.register_full_backward_pre_hook(lambda m, go: go[:2])
+    try:
+        parts(a, b)[0].sum().backward()
+    except RuntimeError as error:
+        seen.append(str(error).split(",")[0])
+
+    lib.manual_seed(0)
+    lstm = lib.nn.LSTM(2, 3, batch_first=True)  # returns (output, (h, c))
+    lstm.register_full_backward_hook(
+        lambda m, gi, go: seen.append(([g is None for g in gi], [g is None for g in go]))
+    )
+    out, (h, c) = lstm(lib.ones(1, 2, 2, requires_grad=True))
+    out.sum().backward()
+    return seen
+
+
+def test_backward_hooks_of_a_module_returning_a_tuple_as_in_pytorch() -> None:
+    seen = _backward_hooks_of_a_tuple(torch)
+    assert seen[0] == (3, [1, 0], False) and seen[-1] == ([False], [False, True])
+    pt = pytest.importorskip("torch")
+    assert _backward_hooks_of_a_tuple(pt) == seen
 
 
 def test_full_backward_hook_without_pytorch() -> None:
