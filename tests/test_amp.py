@@ -177,6 +177,22 @@ def test_cuda_list_output_dtypes(cuda_table_on: str, op: str, fn: object, given:
     assert out.device.type == device
 
 
+def test_float32_norm_layers_after_a_float16_layer(cuda_table_on: str) -> None:
+    """Linear gives float16 in a region; a float32 BatchNorm after it takes that mix (float16
+    out, float32 statistics and gradients), as PyTorch's does; GroupNorm is on the float32
+    list."""
+    device = cuda_table_on
+    for norm, dtype in ((microtorch.nn.BatchNorm1d(3), f16),
+                        (microtorch.nn.GroupNorm(1, 3), microtorch.float32)):  # fmt: skip
+        model = microtorch.nn.Sequential(microtorch.nn.Linear(4, 3), norm).to(device)
+        with _region(device):
+            out = model(microtorch.randn(5, 4, device=device))
+        assert out.dtype is dtype
+        out.float().sum().backward()
+        assert all(p.grad.dtype is microtorch.float32 for p in model.parameters())
+        assert all(b.dtype is not f16 for b in model.buffers())
+
+
 def test_binary_cross_entropy_is_refused_under_cuda_autocast(cuda_table_on: str) -> None:
     p = microtorch.rand(4, device=cuda_table_on)
     with _region(cuda_table_on), pytest.raises(RuntimeError, match="unsafe to autocast"):
