@@ -83,6 +83,40 @@ def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
     return _add_hook(_global_backward_hooks, (hook, False, False), False)
 
 
+# hook(module, name, value) when a module registers a parameter, a buffer or a submodule
+# (register_module_*_registration_hook); a returned value is registered instead.
+_global_parameter_registration_hooks: OrderedDict = OrderedDict()
+_global_buffer_registration_hooks: OrderedDict = OrderedDict()
+_global_module_registration_hooks: OrderedDict = OrderedDict()
+
+
+def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, name, param)`` whenever a module registers a parameter; a returned
+    value is registered instead."""
+    return _add_hook(_global_parameter_registration_hooks, hook, False)
+
+
+def register_module_buffer_registration_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, name, buffer)`` whenever a module registers a buffer; a returned value
+    is registered instead."""
+    return _add_hook(_global_buffer_registration_hooks, hook, False)
+
+
+def register_module_module_registration_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, name, submodule)`` whenever a module registers a submodule; a returned
+    value is registered instead."""
+    return _add_hook(_global_module_registration_hooks, hook, False)
+
+
+def _registered(hooks: OrderedDict, module: Module, name: str, value: Any) -> Any:
+    """``value`` after the registration hooks in ``hooks`` (each may replace it)."""
+    for hook in list(hooks.values()):
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 class _InputGradients:
     """The gradients with respect to a module's positional tensor inputs, all known at one
     moment, for ``register_full_backward_hook``.
@@ -332,7 +366,7 @@ class Module:
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             self._forget(name, "_parameters")
-            params[name] = value
+            params[name] = _registered(_global_parameter_registration_hooks, self, name, value)
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(
@@ -346,7 +380,7 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._forget(name, "_modules")
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
         elif name in self.__dict__.get("_modules", {}):
             if value is not None:
                 raise TypeError(
@@ -362,7 +396,7 @@ class Module:
                     f"cannot assign '{type(value).__name__}' as buffer '{name}' of "
                     f"{type(self).__name__} (microtorch.Tensor or None expected)"
                 )
-            self._buffers[name] = value
+            self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, value)
         else:
             object.__setattr__(self, name, value)
 
@@ -410,7 +444,8 @@ class Module:
                 f"'{name}' (microtorch.nn.Parameter or None expected)"
             )
         self._forget(name, "_parameters")
-        self._parameters[name] = param
+        self._parameters[name] = _registered(_global_parameter_registration_hooks, self, name,
+                                             param)  # fmt: skip
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """A tensor that belongs to the module's state but is not learned (e.g. a mask).
@@ -422,7 +457,7 @@ class Module:
                 "(microtorch.Tensor or None expected)"
             )
         self._forget(name, "_buffers")
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, tensor)
         if not persistent:
             self._non_persistent_buffers_set.add(name)
 
@@ -431,7 +466,7 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: {type(module).__name__} is not a Module subclass")
         self._forget(name, "_modules")
-        self._modules[name] = module
+        self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
 
     register_module = add_module
 

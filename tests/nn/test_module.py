@@ -325,6 +325,45 @@ def test_hooks_of_every_module_as_in_pytorch() -> None:
     assert _module_hooks_of_every_module(pt) == seen
 
 
+def _registration_hooks(lib) -> list:
+    """register_module_*_registration_hook: called for every registration, by assignment or
+    register_*; a returned value is registered instead."""
+    from importlib import import_module
+
+    module_module = import_module(lib.__name__ + ".nn.modules.module")
+    seen = []
+    handles = [
+        module_module.register_module_parameter_registration_hook(
+            lambda m, name, p: seen.append(("parameter", type(m).__name__, name))
+        ),
+        module_module.register_module_buffer_registration_hook(
+            lambda m, name, b: seen.append(("buffer", name)) or lib.zeros(2)
+        ),
+        module_module.register_module_module_registration_hook(
+            lambda m, name, sub: seen.append(("module", name, type(sub).__name__))
+        ),
+    ]
+    try:
+        layer = lib.nn.Linear(2, 1)
+        layer.register_buffer("scale", lib.ones(1))
+        layer.scale = lib.ones(3)  # an existing buffer, assigned again
+        model = lib.nn.Sequential()
+        model.add_module("act", lib.nn.ReLU())
+        model.head = layer
+    finally:
+        for handle in handles:
+            handle.remove()
+    lib.nn.Linear(1, 1)  # nothing any more
+    return seen + [layer.scale.tolist()]
+
+
+def test_registration_hooks_of_every_module_as_in_pytorch() -> None:
+    seen = _registration_hooks(torch)
+    assert seen[-1] == [0.0, 0.0]
+    pt = pytest.importorskip("torch")
+    assert _registration_hooks(pt) == seen
+
+
 def test_hook_handles_are_removable_handles() -> None:
     from microtorch.utils.hooks import RemovableHandle
 
