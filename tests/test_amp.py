@@ -316,6 +316,15 @@ def test_bad_device_types_raise_as_pytorch() -> None:
         microtorch.autocast("mps")
 
 
+@pytest.mark.parametrize("enabled", ["yes", 1, None])
+def test_enabled_must_be_a_bool_as_in_pytorch(enabled: object) -> None:
+    for lib in (microtorch, pytest.importorskip("torch")):
+        region = lib.autocast("cpu", dtype=lib.float16, enabled=enabled)  # (accepted here)
+        with pytest.raises(TypeError, match="enabled"), region:
+            pass
+        assert not lib.is_autocast_enabled("cpu")
+
+
 def test_parameters_are_cast_once_per_region_and_the_cache_clears() -> None:
     w = microtorch.randn(3, 3, requires_grad=True)
     x = microtorch.randn(2, 3)
