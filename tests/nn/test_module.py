@@ -370,8 +370,11 @@ def test_hook_handles_are_removable_handles() -> None:
     layer = nn.Linear(2, 2)
     x = torch.ones(1, 2, requires_grad=True)
     handles = [layer.register_forward_hook(lambda *a: None), x.register_hook(lambda g: g),
-               layer.register_load_state_dict_post_hook(lambda *a: None)]  # fmt: skip
+               layer.register_load_state_dict_post_hook(lambda *a: None),
+               (x * 2).grad_fn.register_prehook(lambda g: None),
+               torch.autograd.graph.register_multi_grad_hook((x,), lambda g: None)]  # fmt: skip
     assert all(isinstance(h, RemovableHandle) for h in handles)
+    assert torch.autograd.graph.RemovableHandle is RemovableHandle
     seen = []
     with layer.register_forward_hook(lambda *a: seen.append(1)):
         layer(x)
