@@ -285,6 +285,30 @@ def test_outputs_used_together_share_one_backward_as_in_pytorch() -> None:
     assert _two_outputs_used_together(torch) == seen
 
 
+def test_gradcheck_and_jacobian_of_several_outputs() -> None:
+    class SinSquare(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin(), x * x
+
+        @staticmethod
+        def backward(ctx, g_sin, g_square):
+            (x,) = ctx.saved_tensors
+            return g_sin * x.cos() + g_square * 2 * x
+
+    class Wrong(SinSquare):
+        @staticmethod
+        def backward(ctx, g_sin, g_square):
+            return g_sin + g_square
+
+    x = microtorch.tensor([0.3, -1.2], dtype=microtorch.float64, requires_grad=True)
+    assert gradcheck(SinSquare.apply, (x,))
+    assert not gradcheck(Wrong.apply, (x,), raise_exception=False)
+    d_sin, d_square = microtorch.autograd.functional.jacobian(SinSquare.apply, x.detach())
+    np.testing.assert_allclose(d_square.numpy(), np.diag(2 * x.detach().numpy()))
+
+
 def test_forward_returns_a_tensor_or_a_tuple() -> None:
     class Listed(Function):
         @staticmethod
