@@ -149,8 +149,8 @@ class _InputGradients:
         for i, a in enumerate(self.originals):
             if i in grads:
                 grad_input.append(grads[i].reshape(a.shape).to(a.dtype))
-            elif isinstance(a, Tensor) and a.is_floating_point():
-                grad_input.append(factories.zeros_like(a))  # needs none: zeros, as in PyTorch
+            elif isinstance(a, Tensor):  # needs none (integer ones too): zeros, as in PyTorch
+                grad_input.append(factories.zeros_like(a))
             else:
                 grad_input.append(None)
         grad_input = self.module._run_backward_hooks(tuple(grad_input), self.grad_output)
@@ -354,8 +354,8 @@ class Module:
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> _RemovableHandle:  # fmt: skip
         """``hook(module, grad_input, grad_output)`` runs once the gradients with respect to
         the module's positional inputs are known: ``grad_input`` has one entry per positional
-        argument (None for one that is not a floating-point tensor, or when no input needs a
-        gradient), ``grad_output`` one per output. A returned tuple replaces ``grad_input``:
+        argument (zeros for a tensor that needs none, None for a non-tensor or when no input
+        needs a gradient), ``grad_output`` one per output. A returned tuple replaces ``grad_input``:
         it is what the inputs receive. For modules returning a tensor or a tuple."""
         return _add_hook(self._backward_hooks, (hook, False, False), prepend)
 

@@ -913,6 +913,28 @@ def _backward_hooks_of_a_tuple(lib) -> list:
     return seen
 
 
+def _grad_input_of_an_index_input(lib) -> list:
+    class Pick(lib.nn.Module):
+        def forward(self, x, index):
+            return x[index]
+
+    seen = []
+    pick = Pick()
+    pick.register_full_backward_hook(
+        lambda m, gi, go: seen.append([(g.tolist(), str(g.dtype).split(".")[-1]) for g in gi])
+    )
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    pick(x, lib.tensor([0, 2])).sum().backward()
+    return seen
+
+
+def test_an_integer_input_gets_zeros_in_grad_input_as_in_pytorch() -> None:
+    seen = _grad_input_of_an_index_input(torch)
+    assert seen == [[([1.0, 0.0, 1.0], "float32"), ([0, 0], "int64")]]
+    pt = pytest.importorskip("torch")
+    assert _grad_input_of_an_index_input(pt) == seen
+
+
 def test_backward_hooks_of_a_module_returning_a_tuple_as_in_pytorch() -> None:
     seen = _backward_hooks_of_a_tuple(torch)
     assert seen[0] == (3, [1, 0], False) and seen[-1] == ([False], [False, True])
