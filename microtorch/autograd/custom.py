@@ -108,6 +108,11 @@ class FunctionCtx:
 class CustomBackward(Function):
     """The graph node of one call of a PyTorch-style Function."""
 
+    # Several outputs: the register_prehook / register_hook hooks of the call, registered
+    # through an output's node (CustomOutput); run here, on all the outputs' gradients.
+    call_pre_hooks: list | None = None
+    call_post_hooks: list | None = None
+
     def __init__(self, function_class: type, ctx: FunctionCtx, inputs: tuple,
                  outputs: tuple | None = None) -> None:  # fmt: skip
         self.function_class, self.ctx = function_class, ctx
@@ -124,10 +129,15 @@ class CustomBackward(Function):
     def backward(self, grad: Any) -> tuple:
         Tensor = function._tensor_class()
         if self.outputs_like is None:  # one output: grad is its gradient
+            given = (grad,)
             grad_outputs = (Tensor._make(grad),)
         else:  # a PieceGrads: {output position: gradient} from the CustomOutput nodes
-            grad_outputs = tuple(self._output_grad(i, grad.grads.get(i)) for i in
-                                 range(len(self.outputs_like)))  # fmt: skip
+            given = tuple(grad.grads.get(i) for i in range(len(self.outputs_like)))
+            for hook in list(self.call_pre_hooks or ()):  # hook(grad_outputs) -> None or new
+                replaced = hook(graph._tensors(given))
+                if replaced is not None:
+                    given = graph._arrays(self, replaced, len(given), "pre-hook")
+            grad_outputs = tuple(self._output_grad(i, g) for i, g in enumerate(given))
         with grad_mode.no_grad():
             grads = _user_backward(self.function_class)(self.ctx, *grad_outputs)  # <- yours
         grads = grads if isinstance(grads, tuple) else (grads,)
@@ -137,7 +147,12 @@ class CustomBackward(Function):
                 f"{self.name()}: backward returned an incorrect number of gradients (expected "
                 f"{n}, one per input of forward, got {len(grads)})"
             )
-        return tuple(self._as_input_grad(i, g) for i, g in enumerate(grads[:n]))
+        grad_inputs = tuple(self._as_input_grad(i, g) for i, g in enumerate(grads[:n]))
+        for hook in list(self.call_post_hooks or ()):  # hook(grad_inputs, grad_outputs)
+            replaced = hook(graph._tensors(grad_inputs), graph._tensors(given))
+            if replaced is not None:
+                grad_inputs = graph._arrays(self, replaced, n, "hook")
+        return grad_inputs
 
     def _output_grad(self, i: int, grad: Any) -> Any:
         """What backward gets for output ``i``: its gradient; zeros of its shape and dtype
@@ -218,6 +233,20 @@ class CustomOutput(Function):
     def next_functions(self) -> tuple:
         """The call's inputs, as PyTorch's one node for all the outputs lists them."""
         return self.call.next_functions
+
+    def register_prehook(self, hook: Any) -> Any:
+        """``hook(grad_outputs)`` with the gradients of all the call's outputs (None for one
+        that got none), as on PyTorch's one node; a returned tuple replaces them."""
+        if self.call.call_pre_hooks is None:
+            self.call.call_pre_hooks = []
+        return graph._handle(self.call.call_pre_hooks, hook)
+
+    def register_hook(self, hook: Any) -> Any:
+        """``hook(grad_inputs, grad_outputs)`` once the call's backward has run, as on
+        PyTorch's one node; a returned tuple replaces grad_inputs."""
+        if self.call.call_post_hooks is None:
+            self.call.call_post_hooks = []
+        return graph._handle(self.call.call_post_hooks, hook)
 
     def name(self) -> str:
         return self.call.name()

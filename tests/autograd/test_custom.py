@@ -309,6 +309,40 @@ def test_gradcheck_and_jacobian_of_several_outputs() -> None:
     np.testing.assert_allclose(d_square.numpy(), np.diag(2 * x.detach().numpy()))
 
 
+def _node_hooks_of_several_outputs(T) -> list:
+    class Pair(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g_double, g_triple):
+            return g_double * 2 + g_triple * 3
+
+    seen = []
+
+    def rounded(grads):
+        return [None if g is None else g.tolist() for g in grads]
+
+    x = T.ones(2, requires_grad=True)
+    double, triple = Pair.apply(x)
+    node = double.grad_fn  # (PyTorch's one node of the call; here the output's, which passes
+    # the hooks on to it)
+    node.register_prehook(lambda go: seen.append(("pre", rounded(go))) or (go[0] * 10, go[1]))
+    node.register_hook(lambda gi, go: seen.append(("post", rounded(gi), rounded(go))))
+    (double + triple).sum().backward()
+    seen.append(x.grad.tolist())
+    return seen
+
+
+def test_node_hooks_of_a_function_with_several_outputs_as_in_pytorch() -> None:
+    seen = _node_hooks_of_several_outputs(microtorch)
+    assert seen == [("pre", [[1.0, 1.0], [1.0, 1.0]]),
+                    ("post", [[23.0, 23.0]], [[10.0, 10.0], [1.0, 1.0]]), [23.0, 23.0]]  # fmt: skip
+    torch = pytest.importorskip("torch")
+    assert _node_hooks_of_several_outputs(torch) == seen
+
+
 def test_forward_returns_a_tensor_or_a_tuple() -> None:
     class Listed(Function):
         @staticmethod
