@@ -297,13 +297,7 @@ class Module:
         for hook, _, _ in pre_hooks:
             result = hook(self, grad_output)  # hook(module, grad_output) -> None or new
             if result is not None:
-                result = result if isinstance(result, tuple) else (result,)
-                if len(result) != len(grad_output):
-                    raise RuntimeError(
-                        "Backward pre hook returned an invalid number of grad_output, got "
-                        f"{len(result)}, but expected {len(grad_output)}"
-                    )
-                grad_output = result
+                grad_output = _as_gradients(result, grad_output, "Backward pre hook", "grad_output")
         if inputs is not None:
             inputs.grad_output = grad_output
             if inputs.joined is None:  # no input needs a gradient: the hooks run now
@@ -320,13 +314,7 @@ class Module:
         for hook, _, _ in [*_global_backward_hooks.values(), *self._backward_hooks.values()]:
             result = hook(self, grad_input, grad_output)  # -> None or the new grad_input
             if result is not None:
-                result = result if isinstance(result, tuple) else (result,)
-                if len(result) != len(grad_input):
-                    raise RuntimeError(
-                        "Backward hook returned an invalid number of grad_input, got "
-                        f"{len(result)}, but expected {len(grad_input)}"
-                    )
-                grad_input = result
+                grad_input = _as_gradients(result, grad_input, "Backward hook", "grad_input")
         return grad_input
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
@@ -906,6 +894,18 @@ class Module:
         if len(lines) == 1 and not self._modules:
             return main + lines[0] + ")"
         return main + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _as_gradients(result: Any, replaced: tuple, hook: str, name: str) -> tuple:
+    """What a backward (pre-)hook returned, as a tuple of as many gradients as ``replaced``
+    (a lone tensor is one); PyTorch's RuntimeError for another count."""
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(replaced):
+        raise RuntimeError(
+            f"{hook} returned an invalid number of {name}, got {len(result)}, but expected "
+            f"{len(replaced)}"
+        )
+    return result
 
 
 def _children_first(module: Module) -> Iterator[Module]:
