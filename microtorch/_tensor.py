@@ -21,7 +21,6 @@ import numpy
 from . import backend
 from . import dtypes as _dtypes
 from . import memory_format as _formats
-from ._hooks import RemovableHandle
 from ._repr import tensor_repr
 from ._warn import warn_user
 from .autograd import engine
@@ -2620,6 +2619,9 @@ def clear_grads(tensors: Any, set_to_none: bool = True) -> None:
         else:
             t.grad.grad_fn = None
             t.grad.array.fill(0)
+
+
+from ._hooks import RemovableHandle  # noqa: E402  (here: docs/autograd.md cites lines above)
 
 
 class _HookHandle(RemovableHandle):

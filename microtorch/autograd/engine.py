@@ -49,9 +49,7 @@ def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
 
     With ``capture`` (a list of tensors; ``autograd.grad``), return d(root_tensor)/d(t) * grad
     for each t in it instead (None where no gradient reaches t), and leave the leaves'
-    ``.grad`` as they are (a retain_grad() non-leaf still gets its own, as in PyTorch).
-    ``leaf_hooks=False``: a captured leaf's gradient before its hooks (checkpoint's inner
-    walk, whose outer walk runs them)."""
+    ``.grad`` as they are (a retain_grad() non-leaf still gets its own, as in PyTorch)."""
     with queued_callbacks():  # queue_callback(f) in a hook: f() runs at the walk's end
         root = root_tensor.grad_fn
         if root is None:  # backward() called on a leaf: its gradient is grad itself
@@ -98,8 +96,8 @@ def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
                 if t.grad_fn is not None:  # a non-leaf: the gradient of its node's output
                     found.append(wanted[t.grad_fn])
                 elif id(t) in leaf_grads:  # a leaf: its summed gradient, after its hooks
-                    g = leaf_grads[id(t)][1]
-                    found.append(_leaf_hooks(t, g) if leaf_hooks else g)
+                    g = leaf_grads[id(t)][1]  # (leaf_hooks=False: before them, for the
+                    found.append(_leaf_hooks(t, g) if leaf_hooks else g)  # checkpoint's walk)
                 else:
                     found.append(None)  # no path from the root to t
             return found
