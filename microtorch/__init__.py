@@ -209,6 +209,14 @@ from ._windows import (
     kaiser_window,
 )
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .amp._deprecated import (
+    get_autocast_cpu_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cpu_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_gpu_dtype,
+)
 from .amp.autocast_mode import (
     clear_autocast_cache,
     is_autocast_cache_enabled,

@@ -703,6 +703,33 @@ def test_deprecated_aliases_warn_future_warning() -> None:
             assert (microtorch.randn(2, 2) @ microtorch.randn(2, 2)).dtype is f16
 
 
+def _old_per_device_functions(lib) -> list:
+    """torch.get_autocast_cpu_dtype() & co.: DeprecationWarning, then the new call's result."""
+    seen = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lib.set_autocast_cpu_dtype(lib.float16)
+        lib.set_autocast_gpu_dtype(lib.float16)
+        seen += [lib.get_autocast_cpu_dtype(), lib.get_autocast_gpu_dtype()]
+        lib.set_autocast_cpu_enabled(True)
+        seen.append(lib.is_autocast_cpu_enabled())
+        lib.set_autocast_cpu_enabled(False)
+        seen.append(lib.is_autocast_cpu_enabled())
+    seen = [_name(v) if not isinstance(v, bool) else v for v in seen]
+    return seen + [w.category.__name__ for w in caught]
+
+
+def test_old_per_device_functions_warn_as_in_pytorch() -> None:
+    seen = _old_per_device_functions(microtorch)
+    assert seen == ["float16", "float16", True, False] + ["DeprecationWarning"] * 8
+    torch = pytest.importorskip("torch")
+    previous = torch.get_autocast_dtype("cpu")
+    try:
+        assert _old_per_device_functions(torch) == seen
+    finally:
+        torch.set_autocast_dtype("cpu", previous)
+
+
 def test_the_deprecation_warning_names_the_callers_line() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -42,3 +42,46 @@ class DeprecatedGradScaler(grad_scaler.GradScaler):
         super().__init__(
             device, init_scale, growth_factor, backoff_factor, growth_interval, enabled
         )
+
+
+# The per-device getters and setters PyTorch had before the device_type argument: each warns
+# DeprecationWarning, as PyTorch's do, naming the call to use instead.
+def _old_name(old: str, new: str) -> None:
+    warnings.warn(f"torch.{old}() is deprecated: use torch.{new} instead", DeprecationWarning,
+                  stacklevel=3)  # fmt: skip
+
+
+def get_autocast_cpu_dtype() -> Any:
+    """get_autocast_dtype("cpu")."""
+    _old_name("get_autocast_cpu_dtype", "get_autocast_dtype('cpu')")
+    return autocast_mode.get_autocast_dtype("cpu")
+
+
+def get_autocast_gpu_dtype() -> Any:
+    """get_autocast_dtype("cuda")."""
+    _old_name("get_autocast_gpu_dtype", "get_autocast_dtype('cuda')")
+    return autocast_mode.get_autocast_dtype("cuda")
+
+
+def is_autocast_cpu_enabled() -> bool:
+    """is_autocast_enabled("cpu")."""
+    _old_name("is_autocast_cpu_enabled", "is_autocast_enabled('cpu')")
+    return autocast_mode.is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled: bool) -> None:
+    """set_autocast_enabled("cpu", enabled)."""
+    _old_name("set_autocast_cpu_enabled", "set_autocast_enabled('cpu', enabled)")
+    autocast_mode.set_autocast_enabled("cpu", enabled)
+
+
+def set_autocast_cpu_dtype(dtype: Any) -> None:
+    """set_autocast_dtype("cpu", dtype)."""
+    _old_name("set_autocast_cpu_dtype", "set_autocast_dtype('cpu', dtype)")
+    autocast_mode.set_autocast_dtype("cpu", dtype)
+
+
+def set_autocast_gpu_dtype(dtype: Any) -> None:
+    """set_autocast_dtype("cuda", dtype)."""
+    _old_name("set_autocast_gpu_dtype", "set_autocast_dtype('cuda', dtype)")
+    autocast_mode.set_autocast_dtype("cuda", dtype)
