@@ -32,6 +32,7 @@ backpropagated into by the inner walk too (its hooks run twice; a leaf's run onc
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -57,6 +58,7 @@ class CheckpointFunction(Function):
         # use_reentrant=False: the tensors from outside that the function used (its
         # parameters...), inputs of the node after args; None for use_reentrant=True
         self.outside = outside
+        self.recompute_context: Any = contextlib.nullcontext()  # (context_fn's second)
 
     def backward(self, grad: Any) -> tuple:
         """Recompute the function with gradients on, then backpropagate through it."""
@@ -107,7 +109,7 @@ class CheckpointFunction(Function):
         if self.rng_state is not None:
             random.set_rng_state(self.rng_state)
         try:
-            with grad_mode.enable_grad():
+            with grad_mode.enable_grad(), self.recompute_context:
                 outputs = self.function(*inputs, **self.kwargs)
         finally:
             if state_now is not None:  # the generator goes on as if nothing had been redrawn
@@ -141,16 +143,36 @@ class CheckpointOutput(Function):
         return backend.xp_of(grad).zeros((0,), dtype=grad.dtype)  # the placeholder's gradient
 
 
+def noop_context_fn() -> tuple:
+    """checkpoint's default ``context_fn``: no context around either run."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
 def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None,
-               preserve_rng_state: bool = True, **kwargs: Any) -> Any:  # fmt: skip
+               context_fn: Callable = noop_context_fn, determinism_check: str = "default",
+               debug: bool = False, early_stop: bool = True, preserve_rng_state: bool = True,
+               **kwargs: Any) -> Any:  # fmt: skip
     """``function(*args, **kwargs)``, keeping only the inputs for backward, which runs the
-    function again (with the same random numbers when ``preserve_rng_state``)."""
+    function again (with the same random numbers when ``preserve_rng_state``).
+
+    ``use_reentrant=False`` only: ``context_fn()`` gives two context managers, entered around
+    the first run and around the recomputation. ``determinism_check``, ``debug`` and
+    ``early_stop`` are accepted for PyTorch code (checked, with no effect here: the
+    recomputation always runs the whole function)."""
     if use_reentrant is None:
         warn_user(
             "checkpoint: pass use_reentrant explicitly (True or False; False is recommended). "
             "Left out, it means True, as in PyTorch, which warns the same way."
         )
         use_reentrant = True
+    if use_reentrant and (context_fn is not noop_context_fn or debug):
+        raise ValueError(
+            "checkpoint: context_fn and debug are only supported with use_reentrant=False"
+        )
+    if determinism_check not in ("default", "none"):
+        raise ValueError(
+            f"checkpoint: determinism_check should be 'default' or 'none', got {determinism_check!r}"
+        )
     if use_reentrant and kwargs:
         raise ValueError(f"Unexpected keyword arguments: {','.join(kwargs)}")
     needs = [isinstance(a, Tensor) and a.requires_grad for a in args]
@@ -171,16 +193,18 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
             if isinstance(t, Tensor) and t.requires_grad and not any(t is a for a in args):
                 outside.setdefault(id(t), t)  # (under no_grad only outside tensors require grad)
 
+    forward_context, recompute_context = context_fn()
     if outside is not None:
         _function._trace_hook = chain_hooks(previous_hook, note_outside)
     try:
-        with grad_mode.no_grad():  # the first run: no graph, so no activations are kept
+        with forward_context, grad_mode.no_grad():  # the first run: no graph, no activations
             outputs = function(*args, **kwargs)
     finally:
         _function._trace_hook = previous_hook
 
     extra = () if outside is None else tuple(outside.values())
     run = CheckpointFunction(function, args, kwargs, rng_state, None if outside is None else extra)
+    run.recompute_context = recompute_context
     run.needs_input_grad = tuple(needs) + (True,) * len(extra)
     run.parents = tuple((a.grad_fn or a) if need else None for a, need in zip(args, needs))
     run.parents += tuple(t.grad_fn or t for t in extra)
@@ -233,4 +257,4 @@ def _run_in_order(functions: list, input: Any) -> Any:
     return input
 
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]

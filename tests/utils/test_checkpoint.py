@@ -310,3 +310,43 @@ def test_checkpoint_sequential_matches_torch(device, segments):
     np.testing.assert_allclose(x.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-10)
     for p, tp in zip(net.parameters(), tnet.parameters()):
         np.testing.assert_allclose(p.grad.cpu().numpy(), tp.grad.numpy(), rtol=1e-10)
+
+
+def _context_fn_and_options(lib) -> list:
+    from contextlib import contextmanager
+    from importlib import import_module
+
+    ckpt_module = import_module(lib.__name__ + ".utils.checkpoint")
+    seen = []
+
+    @contextmanager
+    def noted(name):
+        seen.append(("enter", name, lib.is_grad_enabled()))
+        try:
+            yield
+        finally:  # (PyTorch leaves the recomputation early, by an exception)
+            seen.append(("exit", name))
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = ckpt_module.checkpoint(lambda t: t.exp(), x, use_reentrant=False,
+                               context_fn=lambda: (noted("forward"), noted("recompute")),
+                               determinism_check="none", debug=False)  # fmt: skip
+    seen.append("backward")
+    y.sum().backward()
+    seen.append(np.round(x.grad.numpy(), 4).tolist())
+    for bad in (dict(use_reentrant=True, context_fn=lambda: (noted("a"), noted("b"))),
+                dict(use_reentrant=False, determinism_check="sometimes")):  # fmt: skip
+        try:
+            ckpt_module.checkpoint(lambda t: t * 2, x, **bad)
+        except ValueError:
+            seen.append("ValueError")
+    assert ckpt_module.noop_context_fn is not None
+    return seen
+
+
+def test_context_fn_and_the_other_options_as_in_pytorch():
+    seen = _context_fn_and_options(mt)
+    assert seen[:3] == [("enter", "forward", True), ("exit", "forward"), "backward"]
+    assert seen[3] == ("enter", "recompute", True) and seen[-2:] == ["ValueError"] * 2
+    torch = pytest.importorskip("torch")
+    assert _context_fn_and_options(torch) == seen
