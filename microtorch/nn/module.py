@@ -20,7 +20,6 @@ from typing import Any
 
 from .. import backend, factories
 from .. import dtypes as _dtypes
-from .. import functional as F
 from .._hooks import RemovableHandle
 from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
@@ -121,48 +120,53 @@ class _InputGradients:
     """The gradients with respect to a module's positional tensor inputs, all known at one
     moment, for ``register_full_backward_hook``.
 
-    The inputs that need a gradient are joined into one flat tensor (``joined``), and the
-    module gets pieces of it instead (the same values, shapes and dtypes: ``args``). Autograd
-    sums every gradient of every piece into ``joined``'s gradient before passing it on, so
-    a hook on ``joined`` sees them all together, and what the module's hooks return is what
-    the inputs receive."""
+    The inputs that need a gradient go through an identity custom Function (_InputHooks),
+    and the module gets its outputs instead (the same values, shapes and dtypes: ``args``).
+    Its backward gets all their gradients at once; what the module's hooks return is what
+    the inputs receive (None: no gradient, as in PyTorch)."""
 
     def __init__(self, module: Module, args: tuple) -> None:
         self.module, self.originals, self.args = module, args, args
         self.grad_output: tuple = (None,)  # set by the output's hook, which runs first
         self.needing = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
-        self.joined = None
+        self.tapped = bool(self.needing)  # False: no input needs a gradient
         if not self.needing:
             return
-        flat = [args[i].reshape(-1) for i in self.needing]
-        self.sizes = [f.shape[0] for f in flat]
-        self.joined = F.cat(flat)  # (sum of sizes,) in the inputs' promoted dtype
-        self.joined.register_hook(self._on_input_gradients)
+        views = _InputHooks.apply(self, *[args[i] for i in self.needing])
+        views = views if isinstance(views, tuple) else (views,)
         pieces = list(args)
-        for i, piece in zip(self.needing, self.joined.split(self.sizes), strict=True):
-            pieces[i] = piece.reshape(args[i].shape).to(args[i].dtype)
+        for i, view in zip(self.needing, views, strict=True):
+            pieces[i] = view
         self.args = tuple(pieces)
 
-    def _on_input_gradients(self, grad: Tensor) -> Tensor:
-        grads = dict(zip(self.needing, grad.split(self.sizes), strict=True))
+    def on_input_gradients(self, grads: tuple) -> tuple:
+        """The full backward hooks on the inputs' gradients (``grads``: one per input that
+        needs one); what they return, for those inputs."""
+        given = dict(zip(self.needing, grads, strict=True))
         grad_input = []
         for i, a in enumerate(self.originals):
-            if i in grads:
-                grad_input.append(grads[i].reshape(a.shape).to(a.dtype))
+            if i in given:
+                grad_input.append(given[i])
             elif isinstance(a, Tensor):  # needs none (integer ones too): zeros, as in PyTorch
                 grad_input.append(factories.zeros_like(a))
             else:
                 grad_input.append(None)
         grad_input = self.module._run_backward_hooks(tuple(grad_input), self.grad_output)
-        joined = []
-        for i in self.needing:
-            g = (
-                grad_input[i]
-                if grad_input[i] is not None
-                else factories.zeros_like(self.originals[i])
-            )
-            joined.append(g.reshape(-1).to(grad.dtype))
-        return F.cat(joined)
+        return tuple(grad_input[i] for i in self.needing)
+
+
+class _InputHooks(_AutogradFunction):
+    """Identity on the inputs of a module with full backward hooks that need a gradient:
+    its backward gets all their gradients at once and runs the hooks on them."""
+
+    @staticmethod
+    def forward(ctx, inputs, *tensors):
+        ctx.inputs = inputs
+        return tensors if len(tensors) > 1 else tensors[0]  # (new tensors on their memory)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None, *ctx.inputs.on_input_gradients(grads))
 
 
 class _OutputGradients(_AutogradFunction):
@@ -300,7 +304,7 @@ class Module:
                 grad_output = _as_gradients(result, grad_output, "Backward pre hook", "grad_output")
         if inputs is not None:
             inputs.grad_output = grad_output
-            if inputs.joined is None:  # no input needs a gradient: the hooks run now
+            if not inputs.tapped:  # no input needs a gradient: the hooks run now
                 warnings.warn(
                     f"register_full_backward_hook: no input of {type(self).__name__} needs "
                     "a gradient, so its full backward hooks run when the gradient of its "

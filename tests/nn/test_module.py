@@ -935,6 +935,43 @@ def test_an_integer_input_gets_zeros_in_grad_input_as_in_pytorch() -> None:
     assert _grad_input_of_an_index_input(pt) == seen
 
 
+def _full_backward_hook_gradients(lib) -> list:
+    """An input the output does not use, inputs of two dtypes, and a hook returning None for
+    an input (which then gets no gradient through the module)."""
+    seen = []
+
+    class Mixed(lib.nn.Module):
+        def forward(self, a, b, unused):
+            return a.float() * b
+
+    mixed = Mixed()
+    mixed.register_full_backward_hook(
+        lambda m, gi, go: seen.append(
+            [None if g is None else (g.tolist(), str(g.dtype).split(".")[-1]) for g in gi]
+        )
+    )
+    a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    b = lib.tensor([3.0, 4.0], requires_grad=True)
+    unused = lib.ones(2, requires_grad=True)
+    mixed(a, b, unused).sum().backward()
+    seen.append([a.grad.dtype is lib.float64, unused.grad.tolist()])  # zeros, as in PyTorch
+    blocked = lib.nn.Identity()
+    blocked.register_full_backward_hook(lambda m, gi, go: (None,))
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    blocked(x * 1).sum().backward()
+    seen.append(x.grad)
+    (blocked(x * 1) + x).sum().backward()  # only the other path reaches x
+    seen.append(x.grad.tolist())
+    return seen
+
+
+def test_full_backward_hook_gradients_as_in_pytorch() -> None:
+    seen = _full_backward_hook_gradients(torch)
+    assert seen[-2:] == [None, [1.0, 1.0]]
+    pt = pytest.importorskip("torch")
+    assert _full_backward_hook_gradients(pt) == seen
+
+
 def test_backward_hooks_of_a_module_returning_a_tuple_as_in_pytorch() -> None:
     seen = _backward_hooks_of_a_tuple(torch)
     assert seen[0] == (3, [1, 0], False) and seen[-1] == ([False], [False, True])
