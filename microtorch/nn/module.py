@@ -711,12 +711,7 @@ class Module:
             destination = OrderedDict()
         for hook in list(self._state_dict_pre_hooks.values()):
             hook(self, prefix, keep_vars)
-        for name, p in self._parameters.items():
-            if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
-        for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, child in self._modules.items():
             if child is not None:
                 child.state_dict(destination, prefix + name + ".", keep_vars)
@@ -730,6 +725,24 @@ class Module:
             if result is not None:
                 destination = result
         return destination
+
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        """Put this module's own parameters and persistent buffers into ``destination``
+        (state_dict calls it for each module; override it to add entries, as in PyTorch)."""
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
+                              strict: bool, missing_keys: list, unexpected_keys: list,
+                              error_msgs: list) -> None:  # fmt: skip
+        """Called by load_state_dict for each module, after its load pre-hooks, with the
+        whole state_dict: PyTorch code overrides it to change the state_dict first (rename an
+        old checkpoint's keys, say) and then calls super(). Here it does nothing itself:
+        load_state_dict loads every module's tensors together once all have been called."""
 
     def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, prefix, keep_vars)`` runs before this module's ``state_dict``."""
@@ -746,7 +759,12 @@ class Module:
         return _add_hook(self._state_dict_hooks, (hook, False), False)
 
     def _state_tensors(self) -> OrderedDict[str, Tensor]:
-        return self.state_dict(keep_vars=True)
+        """What load_state_dict fills: every parameter and persistent buffer by dotted name,
+        as state_dict(keep_vars=True) has them, without its hooks or overrides' entries."""
+        own: OrderedDict[str, Tensor] = OrderedDict()
+        for name, module in self.named_modules(remove_duplicate=False):
+            Module._save_to_state_dict(module, own, name + "." if name else "", True)
+        return own
 
     def load_state_dict(self, state_dict: dict, strict: bool = True,
                         assign: bool = False) -> _IncompatibleKeys:  # fmt: skip
@@ -759,8 +777,9 @@ class Module:
         a shape mismatch is always an error, raised before anything is copied. Returns
         (missing_keys, unexpected_keys).
 
-        Each module's load pre-hooks run first (from the top down; they may change the
-        state_dict, a copy of the caller's), its post-hooks last (children first)."""
+        Each module's load pre-hooks and ``_load_from_state_dict`` run first (from the top
+        down; they may change the state_dict, a copy of the caller's), its post-hooks last
+        (children first)."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(
                 f"Expected state_dict to be dict-like, got {type(state_dict).__name__}."
@@ -771,12 +790,12 @@ class Module:
         unexpected: list[str] = []
         errors: list[str] = []
         for name, module in self.named_modules(remove_duplicate=False):
+            # (strict: True whatever the caller's, as PyTorch passes it to each module)
+            hook_args = (state_dict, name + "." if name else "", metadata.get(name, {}), True,
+                         missing, unexpected, errors)  # fmt: skip
             for hook, with_module in list(module._load_state_dict_pre_hooks.values()):
-                prefix = name + "." if name else ""
-                # (strict: True whatever the caller's, as PyTorch passes it to each module)
-                hook_args = (state_dict, prefix, metadata.get(name, {}), True, missing,
-                             unexpected, errors)  # fmt: skip
                 hook(module, *hook_args) if with_module else hook(*hook_args)
+            module._load_from_state_dict(*hook_args)
         own = self._state_tensors()
         state_dict = self._with_older_checkpoint_defaults(state_dict, own)
         missing += [k for k in own if k not in state_dict]

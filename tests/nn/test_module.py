@@ -317,6 +317,39 @@ def _module_hooks_of_every_module(lib) -> list:
     return seen
 
 
+def _save_and_load_overrides(lib) -> list:
+    """A layer overriding _save_to_state_dict (an extra entry) and _load_from_state_dict
+    (renaming an old checkpoint's key and taking the extra entry before super())."""
+    seen = []
+
+    class Scaled(lib.nn.Linear):
+        def _save_to_state_dict(self, destination, prefix, keep_vars):
+            super()._save_to_state_dict(destination, prefix, keep_vars)
+            destination[prefix + "scale"] = lib.tensor(2.0)
+
+        def _load_from_state_dict(self, state_dict, prefix, *rest):
+            if prefix + "w" in state_dict:  # an old checkpoint's name
+                state_dict[prefix + "weight"] = state_dict.pop(prefix + "w")
+            seen.append(("scale", state_dict.pop(prefix + "scale").item()))
+            super()._load_from_state_dict(state_dict, prefix, *rest)
+
+    model = lib.nn.Sequential(Scaled(2, 1))
+    model.register_state_dict_pre_hook(lambda *args: seen.append("state_dict"))  # (not load's)
+    seen.append(list(model.state_dict()))
+    old = {"0.w": lib.ones(1, 2), "0.bias": lib.zeros(1), "0.scale": lib.tensor(3.0)}
+    seen.append(repr(model.load_state_dict(old)))
+    seen.append(model[0].weight.tolist())
+    return seen
+
+
+def test_save_to_and_load_from_state_dict_overrides_as_in_pytorch() -> None:
+    seen = _save_and_load_overrides(torch)
+    assert seen[:2] == ["state_dict", ["0.weight", "0.bias", "0.scale"]]
+    assert seen[2:] == [("scale", 3.0), "<All keys matched successfully>", [[1.0, 1.0]]]
+    pt = pytest.importorskip("torch")
+    assert _save_and_load_overrides(pt) == seen
+
+
 def test_hooks_of_every_module_as_in_pytorch() -> None:
     seen = _module_hooks_of_every_module(torch)
     assert seen[:2] == [("pre", "Sequential"), ("pre", "Linear")]
