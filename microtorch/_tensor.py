@@ -2664,22 +2664,21 @@ def clear_grads(tensors: Any, set_to_none: bool = True) -> None:
             t.grad.array.fill(0)
 
 
-class _HookHandle:
+from ._hooks import RemovableHandle  # noqa: E402  (here: docs/autograd.md cites lines above)
+
+
+class _HookHandle(RemovableHandle):
     """What register_hook returns: ``.remove()`` takes the hook out; as a context manager
-    (``with x.register_hook(fn):``) the hook is removed at the end of the block."""
+    (``with x.register_hook(fn):``) the hook is removed at the end of the block. (A
+    RemovableHandle whose registry is a list, in the order the engine runs the hooks.)"""
 
     def __init__(self, hooks: list, hook: Callable) -> None:
+        super().__init__({})
         self._hooks, self._hook = hooks, hook
 
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
-
-    def __enter__(self) -> _HookHandle:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.remove()
 
 
 def _shape_args(args: tuple, keyword: Any = None, *, op: str, name: str) -> tuple:

@@ -178,6 +178,22 @@ def test_cuda_list_output_dtypes(cuda_table_on: str, op: str, fn: object, given:
     assert out.device.type == device
 
 
+def test_float32_norm_layers_after_a_float16_layer(cuda_table_on: str) -> None:
+    """Linear gives float16 in a region; a float32 BatchNorm after it takes that mix (float16
+    out, float32 statistics and gradients), as PyTorch's does; GroupNorm is on the float32
+    list."""
+    device = cuda_table_on
+    for norm, dtype in ((microtorch.nn.BatchNorm1d(3), f16),
+                        (microtorch.nn.GroupNorm(1, 3), microtorch.float32)):  # fmt: skip
+        model = microtorch.nn.Sequential(microtorch.nn.Linear(4, 3), norm).to(device)
+        with _region(device):
+            out = model(microtorch.randn(5, 4, device=device))
+        assert out.dtype is dtype
+        out.float().sum().backward()
+        assert all(p.grad.dtype is microtorch.float32 for p in model.parameters())
+        assert all(b.dtype is not f16 for b in model.buffers())
+
+
 def test_binary_cross_entropy_is_refused_under_cuda_autocast(cuda_table_on: str) -> None:
     p = microtorch.rand(4, device=cuda_table_on)
     with _region(cuda_table_on), pytest.raises(RuntimeError, match="unsafe to autocast"):
@@ -299,6 +315,15 @@ def test_bad_device_types_raise_as_pytorch() -> None:
         microtorch.get_autocast_dtype("xyz")
     with pytest.warns(UserWarning, match="no 'mps' device"):
         microtorch.autocast("mps")
+
+
+@pytest.mark.parametrize("enabled", ["yes", 1, None])
+def test_enabled_must_be_a_bool_as_in_pytorch(enabled: object) -> None:
+    for lib in (microtorch, pytest.importorskip("torch")):
+        region = lib.autocast("cpu", dtype=lib.float16, enabled=enabled)  # (accepted here)
+        with pytest.raises(TypeError, match="enabled"), region:
+            pass
+        assert not lib.is_autocast_enabled("cpu")
 
 
 def test_parameters_are_cast_once_per_region_and_the_cache_clears() -> None:
@@ -677,6 +702,33 @@ def test_deprecated_aliases_warn_future_warning() -> None:
     with pytest.warns(FutureWarning):
         with cpu_autocast(dtype=f16):
             assert (microtorch.randn(2, 2) @ microtorch.randn(2, 2)).dtype is f16
+
+
+def _old_per_device_functions(lib) -> list:
+    """torch.get_autocast_cpu_dtype() & co.: DeprecationWarning, then the new call's result."""
+    seen = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lib.set_autocast_cpu_dtype(lib.float16)
+        lib.set_autocast_gpu_dtype(lib.float16)
+        seen += [lib.get_autocast_cpu_dtype(), lib.get_autocast_gpu_dtype()]
+        lib.set_autocast_cpu_enabled(True)
+        seen.append(lib.is_autocast_cpu_enabled())
+        lib.set_autocast_cpu_enabled(False)
+        seen.append(lib.is_autocast_cpu_enabled())
+    seen = [_name(v) if not isinstance(v, bool) else v for v in seen]
+    return seen + [w.category.__name__ for w in caught]
+
+
+def test_old_per_device_functions_warn_as_in_pytorch() -> None:
+    seen = _old_per_device_functions(microtorch)
+    assert seen == ["float16", "float16", True, False] + ["DeprecationWarning"] * 8
+    torch = pytest.importorskip("torch")
+    previous = torch.get_autocast_dtype("cpu")
+    try:
+        assert _old_per_device_functions(torch) == seen
+    finally:
+        torch.set_autocast_dtype("cpu", previous)
 
 
 def test_the_deprecation_warning_names_the_callers_line() -> None:

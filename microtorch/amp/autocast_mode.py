@@ -173,6 +173,8 @@ class autocast:  # noqa: N801 (PyTorch's name)
 
     def __enter__(self) -> autocast:
         global _cache_enabled, _depth
+        if not isinstance(self._args[2], bool):  # (PyTorch's check, when the region starts)
+            raise TypeError(f"autocast: enabled must be a bool, not {type(self._args[2]).__name__}")
         name = self.device if self.device in _DEVICE_TYPES else None
         self._previous = (
             _enabled.get(name, False), _dtype.get(name), _cache_enabled

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import backend
+from .._warn import warn_user
 from . import function
 from .grad_mode import run_inside
 
@@ -197,8 +198,13 @@ class detect_anomaly:
     ``check_nan=False`` only records where each op was created (no checks). Slow: use it to
     debug, not to train."""
 
-    def __init__(self, check_nan: bool = True) -> None:
+    def __init__(self, check_nan: bool = True, *, _announce: bool = True) -> None:
         self.check_nan = check_nan
+        if _announce:  # (PyTorch warns too; set_detect_anomaly does not)
+            warn_user(
+                "detect_anomaly: anomaly detection is on; it checks every op and gradient, "
+                "which slows everything down: use it to debug, not to train"
+            )
 
     def __enter__(self) -> None:
         global enabled
@@ -213,7 +219,7 @@ class detect_anomaly:
         enabled, function._anomaly_hook, function._trace_hook = self._previous
 
     def __call__(self, fn: Callable) -> Callable:
-        return run_inside(functools.partial(detect_anomaly, self.check_nan), fn)
+        return run_inside(functools.partial(detect_anomaly, self.check_nan, _announce=False), fn)
 
 
 class set_detect_anomaly:
@@ -225,7 +231,7 @@ class set_detect_anomaly:
         global enabled
         self._previous = (enabled, function._anomaly_hook, function._trace_hook)
         if mode:
-            detect_anomaly(check_nan).__enter__()
+            detect_anomaly(check_nan, _announce=False).__enter__()
         else:  # (a trace() chained with the forward check keeps it, switched off by enabled)
             enabled, function._anomaly_hook = False, None
             if function._trace_hook is _check_forward:

@@ -44,7 +44,7 @@ def topological_order(root: Function) -> list[Function]:
 
 
 def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
-             capture: list | None = None) -> list | None:  # fmt: skip
+             capture: list | None = None, leaf_hooks: bool = True) -> list | None:  # fmt: skip
     """Accumulate d(root_tensor)/d(leaf) * grad into every leaf's ``.grad``.
 
     With ``capture`` (a list of tensors; ``autograd.grad``), return d(root_tensor)/d(t) * grad
@@ -100,7 +100,8 @@ def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
                 if t.grad_fn is not None:  # a non-leaf: the gradient of its node's output
                     found.append(wanted[t.grad_fn])
                 elif id(t) in leaf_grads:  # a leaf: its summed gradient, after its hooks
-                    found.append(_leaf_hooks(t, leaf_grads[id(t)][1]))
+                    g = leaf_grads[id(t)][1]  # (leaf_hooks=False: before them, for the
+                    found.append(_leaf_hooks(t, g) if leaf_hooks else g)  # checkpoint's walk)
                 else:
                     found.append(None)  # no path from the root to t
             return found

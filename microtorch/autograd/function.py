@@ -52,10 +52,10 @@ class Function(Node):
         cls.pytorch_style = isinstance(inspect.getattr_static(cls, "forward"), staticmethod)
 
     def forward(self, *arrays: Any) -> Any:
-        raise TypeError(f"{type(self).__name__} must define forward()")
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def backward(self, grad: Any) -> Any:
-        raise RuntimeError(f"{type(self).__name__} does not support backward()")
+        raise NotImplementedError(f"{type(self).__name__} does not support backward()")
 
     # --- used inside forward -------------------------------------------------------
     def save_for_backward(self, *arrays: Any) -> None:

@@ -36,6 +36,8 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
+from .._hooks import RemovableHandle  # (torch.autograd.graph has it too)
+
 
 class Node:
     """The common base of the graph's nodes: each op's ``Function`` and ``AccumulateGrad``."""
@@ -196,21 +198,17 @@ def increment_version(tensor: Any) -> None:
         t._version_counter.value += 1
 
 
-class _MultiHandle:
-    """What register_multi_grad_hook returns: ``.remove()`` takes out every tensor's hook."""
+class _MultiHandle(RemovableHandle):
+    """What register_multi_grad_hook returns: ``.remove()`` takes out every tensor's hook
+    (a RemovableHandle, as PyTorch's, also a context manager)."""
 
     def __init__(self, handles: tuple) -> None:
+        super().__init__({})
         self.handles = handles
 
     def remove(self) -> None:
         for handle in self.handles:
             handle.remove()
-
-    def __enter__(self) -> _MultiHandle:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.remove()
 
 
 def register_multi_grad_hook(tensors: Iterable, fn: Callable, *, mode: str = "all") -> Any:

@@ -464,6 +464,8 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
                 f"layer_norm: {name} of shape {tuple(p.shape)} does not match normalized_shape "
                 f"{list(normalized_shape)}"
             )
+    if _half_input_float_params(input, weight, bias):
+        return layer_norm(input.float(), normalized_shape, weight, bias, eps).to(input.dtype)
     _check_same_dtype("layer_norm", input, weight, bias)
     return _normalization.LayerNorm.apply(
         _floating_only(input, "layer_norm"), weight, bias, ndims=len(normalized_shape), eps=eps
@@ -2449,6 +2451,15 @@ def _check_vector_dtypes(input: Tensor, op: str, **vectors: Tensor | None) -> No
             )
 
 
+def _half_input_float_params(input: Tensor, *params: Tensor | None) -> bool:
+    """A float16 input with float32 parameters (a float32 norm layer after a float16 layer,
+    as under autocast): PyTorch's batch, layer and group norms accept that mix, compute in
+    float32 and return float16; the norms here then run on input.float() and cast back."""
+    given = [p for p in params if p is not None]
+    return (input.dtype is _dtypes.float16 and bool(given)
+            and all(p.dtype is _dtypes.float32 for p in given))  # fmt: skip
+
+
 def _update_running(running: Tensor, batch_value: Tensor, momentum: Any) -> None:
     """running = (1 - momentum) * running + momentum * batch_value, in place, untracked."""
     with _no_grad():
@@ -2462,6 +2473,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     scale and shift per channel. In training the batch's mean and biased variance are used
     and the running statistics (when given) move towards the batch's mean and unbiased
     variance by ``momentum``; otherwise the running statistics are used."""
+    if _half_input_float_params(input, running_mean, running_var, weight, bias):
+        out = batch_norm(input.float(), running_mean, running_var, weight, bias, training,
+                         momentum, eps)  # fmt: skip
+        return out.to(input.dtype)
     _check_norm_input(input, "batch_norm", 2, running_mean, running_var, weight, bias)
     _check_vector_dtypes(input, "batch_norm", running_mean=running_mean, running_var=running_var,
                          weight=weight, bias=bias)  # fmt: skip
@@ -2501,6 +2516,10 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     """Normalise each (sample, channel) of (N, C, *S) over its spatial dims, then scale and
     shift per channel. Running statistics (when given) move towards the batch average of the
     instances' means and unbiased variances; use_input_stats=False normalises with them."""
+    if _half_input_float_params(input, running_mean, running_var, weight, bias):
+        out = instance_norm(input.float(), running_mean, running_var, weight, bias,
+                            use_input_stats, momentum, eps)  # fmt: skip
+        return out.to(input.dtype)
     _check_norm_input(input, "instance_norm", 3, running_mean, running_var, weight, bias)
     _check_vector_dtypes(input, "instance_norm", weight=weight, bias=bias)
     if input.numel() == 0:  # nothing to normalise; running statistics unchanged (PyTorch)
@@ -2544,6 +2563,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
             f"but got input of shape {list(input.shape)} and num_groups={num_groups}"
         )
     _check_channel_vectors(input, "group_norm", weight, bias)
+    if _half_input_float_params(input, weight, bias):
+        return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
     _check_vector_dtypes(input, "group_norm", weight=weight, bias=bias)
     if input.numel() == 0:
         return _affine(input, weight, bias)

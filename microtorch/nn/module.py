@@ -20,9 +20,10 @@ from typing import Any
 
 from .. import backend, factories
 from .. import dtypes as _dtypes
-from .. import functional as F
+from .._hooks import RemovableHandle
 from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
+from ..autograd.function import Function as _AutogradFunction
 from ..ops import shape as _shape_ops
 from .parameter import Buffer, Parameter, is_lazy
 
@@ -37,18 +38,7 @@ class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpe
         return super().__repr__()
 
 
-class _RemovableHandle:
-    """Returned by ``register_forward_hook``: call ``.remove()`` to take the hook out."""
-
-    _next_id = 0
-
-    def __init__(self, hooks: dict) -> None:
-        self.hooks = hooks
-        self.id = _RemovableHandle._next_id
-        _RemovableHandle._next_id += 1
-
-    def remove(self) -> None:
-        self.hooks.pop(self.id, None)
+_RemovableHandle = RemovableHandle  # (the name the optimizers import)
 
 
 def _add_hook(hooks: OrderedDict, entry: tuple, prepend: bool) -> _RemovableHandle:
@@ -59,52 +49,158 @@ def _add_hook(hooks: OrderedDict, entry: tuple, prepend: bool) -> _RemovableHand
     return handle
 
 
+# The hooks of every module (register_module_forward_hook & co., below), as
+# (hook, with_kwargs, always_call): they run before each module's own.
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_backward_pre_hooks: OrderedDict = OrderedDict()
+_global_backward_hooks: OrderedDict = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, args)`` before the forward of every module, before the module's own
+    pre-hooks; a returned value replaces ``args``."""
+    return _add_hook(_global_forward_pre_hooks, (hook, False, False), False)
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:  # fmt: skip
+    """``hook(module, args, output)`` after the forward of every module, before the module's
+    own forward hooks (``with_kwargs`` and ``always_call`` as in Module.register_forward_hook)."""
+    return _add_hook(_global_forward_hooks, (hook, with_kwargs, always_call), False)
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, grad_output)`` for every module, as Module.register_full_backward_pre_hook,
+    before the module's own."""
+    return _add_hook(_global_backward_pre_hooks, (hook, False, False), False)
+
+
+def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, grad_input, grad_output)`` for every module, as
+    Module.register_full_backward_hook, before the module's own."""
+    return _add_hook(_global_backward_hooks, (hook, False, False), False)
+
+
+# hook(module, name, value) when a module registers a parameter, a buffer or a submodule
+# (register_module_*_registration_hook); a returned value is registered instead.
+_global_parameter_registration_hooks: OrderedDict = OrderedDict()
+_global_buffer_registration_hooks: OrderedDict = OrderedDict()
+_global_module_registration_hooks: OrderedDict = OrderedDict()
+
+
+def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, name, param)`` whenever a module registers a parameter; a returned
+    value is registered instead."""
+    return _add_hook(_global_parameter_registration_hooks, hook, False)
+
+
+def register_module_buffer_registration_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, name, buffer)`` whenever a module registers a buffer; a returned value
+    is registered instead."""
+    return _add_hook(_global_buffer_registration_hooks, hook, False)
+
+
+def register_module_module_registration_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, name, submodule)`` whenever a module registers a submodule; a returned
+    value is registered instead."""
+    return _add_hook(_global_module_registration_hooks, hook, False)
+
+
+def _registered(hooks: OrderedDict, module: Module, name: str, value: Any) -> Any:
+    """``value`` after the registration hooks in ``hooks`` (each may replace it)."""
+    for hook in list(hooks.values()):
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 class _InputGradients:
     """The gradients with respect to a module's positional tensor inputs, all known at one
     moment, for ``register_full_backward_hook``.
 
-    The inputs that need a gradient are joined into one flat tensor (``joined``), and the
-    module gets pieces of it instead (the same values, shapes and dtypes: ``args``). Autograd
-    sums every gradient of every piece into ``joined``'s gradient before passing it on, so
-    a hook on ``joined`` sees them all together, and what the module's hooks return is what
-    the inputs receive."""
+    The inputs that need a gradient go through an identity custom Function (_InputHooks),
+    and the module gets its outputs instead (the same values, shapes and dtypes: ``args``).
+    Its backward gets all their gradients at once; what the module's hooks return is what
+    the inputs receive (None: no gradient, as in PyTorch)."""
 
     def __init__(self, module: Module, args: tuple) -> None:
         self.module, self.originals, self.args = module, args, args
         self.grad_output: tuple = (None,)  # set by the output's hook, which runs first
         self.needing = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
-        self.joined = None
+        self.tapped = bool(self.needing)  # False: no input needs a gradient
         if not self.needing:
             return
-        flat = [args[i].reshape(-1) for i in self.needing]
-        self.sizes = [f.shape[0] for f in flat]
-        self.joined = F.cat(flat)  # (sum of sizes,) in the inputs' promoted dtype
-        self.joined.register_hook(self._on_input_gradients)
+        views = _InputHooks.apply(self, *[args[i] for i in self.needing])
+        views = views if isinstance(views, tuple) else (views,)
         pieces = list(args)
-        for i, piece in zip(self.needing, self.joined.split(self.sizes), strict=True):
-            pieces[i] = piece.reshape(args[i].shape).to(args[i].dtype)
+        for i, view in zip(self.needing, views, strict=True):
+            pieces[i] = view
         self.args = tuple(pieces)
 
-    def _on_input_gradients(self, grad: Tensor) -> Tensor:
-        grads = dict(zip(self.needing, grad.split(self.sizes), strict=True))
+    def on_input_gradients(self, grads: tuple) -> tuple:
+        """The full backward hooks on the inputs' gradients (``grads``: one per input that
+        needs one); what they return, for those inputs."""
+        given = dict(zip(self.needing, grads, strict=True))
         grad_input = []
         for i, a in enumerate(self.originals):
-            if i in grads:
-                grad_input.append(grads[i].reshape(a.shape).to(a.dtype))
-            elif isinstance(a, Tensor) and a.is_floating_point():
-                grad_input.append(factories.zeros_like(a))  # needs none: zeros, as in PyTorch
+            if i in given:
+                grad_input.append(given[i])
+            elif isinstance(a, Tensor):  # needs none (integer ones too): zeros, as in PyTorch
+                grad_input.append(factories.zeros_like(a))
             else:
                 grad_input.append(None)
         grad_input = self.module._run_backward_hooks(tuple(grad_input), self.grad_output)
-        joined = []
-        for i in self.needing:
-            g = (
-                grad_input[i]
-                if grad_input[i] is not None
-                else factories.zeros_like(self.originals[i])
-            )
-            joined.append(g.reshape(-1).to(grad.dtype))
-        return F.cat(joined)
+        return tuple(grad_input[i] for i in self.needing)
+
+
+class _InputHooks(_AutogradFunction):
+    """Identity on the inputs of a module with full backward hooks that need a gradient:
+    its backward gets all their gradients at once and runs the hooks on them."""
+
+    @staticmethod
+    def forward(ctx, inputs, *tensors):
+        ctx.inputs = inputs
+        return tensors if len(tensors) > 1 else tensors[0]  # (new tensors on their memory)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None, *ctx.inputs.on_input_gradients(grads))
+
+
+class _OutputGradients(_AutogradFunction):
+    """Backward hooks of a module that returns a tuple: an identity on the tensors in it that
+    require grad, so that its backward gets all their gradients at once and passes them
+    through the module's backward pre-hooks: one per entry of the tuple, None for one that
+    got none or is no tensor (a nested tuple, a number), as in PyTorch."""
+
+    @staticmethod
+    def hook(module: Module, output: tuple, inputs: _InputGradients | None) -> tuple:
+        """``output`` with a view of each tensor that requires grad, through this Function."""
+        needing = [i for i, o in enumerate(output) if isinstance(o, Tensor) and o.requires_grad]
+        if not needing:
+            return output  # no gradient will reach it: the hooks never run, as in PyTorch
+        views = _OutputGradients.apply(module, inputs, len(output), needing,
+                                       *[output[i] for i in needing])  # fmt: skip
+        views = views if isinstance(views, tuple) else (views,)
+        result = list(output)
+        for i, view in zip(needing, views, strict=True):
+            result[i] = view
+        return tuple(result)
+
+    @staticmethod
+    def forward(ctx, module, inputs, count, needing, *outputs):
+        ctx.set_materialize_grads(False)
+        ctx.module, ctx.inputs, ctx.count, ctx.needing = module, inputs, count, needing
+        return outputs if len(outputs) > 1 else outputs[0]  # (new tensors on their memory)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        given = dict(zip(ctx.needing, grads, strict=True))  # one entry per output (as PyTorch)
+        grad_output = tuple(given.get(i) for i in range(ctx.count))
+        grad_output = ctx.module._on_output_gradients(grad_output, ctx.inputs)
+        return (None, None, None, None, *(grad_output[i] for i in ctx.needing))
 
 
 class Module:
@@ -126,6 +222,10 @@ class Module:
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
         object.__setattr__(self, "_backward_hooks", OrderedDict())
+        object.__setattr__(self, "_state_dict_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_state_dict_hooks", OrderedDict())
+        object.__setattr__(self, "_load_state_dict_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_load_state_dict_post_hooks", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(  # (PyTorch's error type, so `except` clauses carry over)
@@ -134,86 +234,91 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_pre_hooks
-                or self._backward_hooks):  # fmt: skip
+                or self._backward_hooks or _global_forward_pre_hooks or _global_forward_hooks
+                or _global_backward_pre_hooks or _global_backward_hooks):  # fmt: skip
             return self.forward(*args, **kwargs)
-        for hook, with_kwargs, _ in list(self._forward_pre_hooks.values()):
+        pre_hooks = [*_global_forward_pre_hooks.values(), *self._forward_pre_hooks.values()]
+        for hook, with_kwargs, _ in pre_hooks:
             if with_kwargs:  # hook(module, args, kwargs) -> None or (args, kwargs)
                 result = hook(self, args, kwargs)
                 if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {result}."
+                        )
                     args, kwargs = result
             else:  # hook(module, args) -> None or the new args
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
         inputs = None
-        if self._backward_hooks and grad_mode.enabled:  # full backward hooks: tap the inputs
-            inputs = _InputGradients(self, args)
+        if (self._backward_hooks or _global_backward_hooks) and grad_mode.enabled:
+            inputs = _InputGradients(self, args)  # full backward hooks: tap the inputs
             args = inputs.args
+        forward_hooks = [*_global_forward_hooks.values(), *self._forward_hooks.values()]
         try:
             output = self.forward(*args, **kwargs)
         except Exception:
-            for hook, with_kwargs, always_call in list(self._forward_hooks.values()):
+            for hook, with_kwargs, always_call in forward_hooks:
                 if always_call and with_kwargs:  # even when forward raised (output None)
                     hook(self, args, kwargs, None)
                 elif always_call:
                     hook(self, args, None)
             raise
-        for hook, with_kwargs, _ in list(self._forward_hooks.values()):
+        for hook, with_kwargs, _ in forward_hooks:
             result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
-        if self._backward_pre_hooks or inputs is not None:
+        if self._backward_pre_hooks or _global_backward_pre_hooks or inputs is not None:
             output = self._hook_output_gradient(output, inputs)
         return output
 
     def _hook_output_gradient(self, output: Any, inputs: _InputGradients | None) -> Any:
         """A view of ``output`` whose gradient passes through the backward pre-hooks, and is
-        kept for the full backward hooks (``inputs``), which run when the inputs' is known."""
+        kept for the full backward hooks (``inputs``), which run when the inputs' is known.
+        A tuple of outputs: a view of each tensor in it (_OutputGradients)."""
+        if isinstance(output, tuple):
+            return _OutputGradients.hook(self, output, inputs)
         if not isinstance(output, Tensor):
             raise NotImplementedError(
                 f"backward hooks: {type(self).__name__} returned {type(output).__name__}; "
                 "microtorch runs register_full_backward_pre_hook and register_full_backward_hook "
-                "hooks only for a module that returns one tensor (several outputs would need "
-                "one node for all of them)"
+                "hooks only for a module that returns a tensor or a tuple"
             )
         if not output.requires_grad:
             return output  # no gradient will reach it: the hooks never run, as in PyTorch
         # a view with a node of its own (view_as would return output itself), so that the
         # hooks see only the gradient that flows through this module's output
         output = _shape_ops.Reshape.apply(output, shape=tuple(output.shape))
-
-        def run_hooks(grad: Tensor) -> Tensor:
-            grad_output = (grad,)
-            for hook, _, _ in list(self._backward_pre_hooks.values()):
-                result = hook(self, grad_output)  # hook(module, grad_output) -> None or new
-                if result is not None:
-                    grad_output = result if isinstance(result, tuple) else (result,)
-            if inputs is not None:
-                inputs.grad_output = grad_output
-                if inputs.joined is None:  # no input needs a gradient: the hooks run now
-                    warnings.warn(
-                        f"register_full_backward_hook: no input of {type(self).__name__} needs "
-                        "a gradient, so its full backward hooks run when the gradient of its "
-                        "output is known, with grad_input all None (as in PyTorch)",
-                        stacklevel=2,
-                    )
-                    self._run_backward_hooks((None,) * len(inputs.originals), grad_output)
-            return grad_output[0]
-
-        output.register_hook(run_hooks)
+        output.register_hook(lambda grad: self._on_output_gradients((grad,), inputs)[0])
         return output
 
+    def _on_output_gradients(self, grad_output: tuple, inputs: _InputGradients | None) -> tuple:
+        """The backward pre-hooks on the gradients of the outputs (one per tensor output;
+        None for one that got none); what they give is kept for the full backward hooks."""
+        pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        for hook, _, _ in pre_hooks:
+            result = hook(self, grad_output)  # hook(module, grad_output) -> None or new
+            if result is not None:
+                grad_output = _as_gradients(result, grad_output, "Backward pre hook", "grad_output")
+        if inputs is not None:
+            inputs.grad_output = grad_output
+            if not inputs.tapped:  # no input needs a gradient: the hooks run now
+                warnings.warn(
+                    f"register_full_backward_hook: no input of {type(self).__name__} needs "
+                    "a gradient, so its full backward hooks run when the gradient of its "
+                    "output is known, with grad_input all None (as in PyTorch)",
+                    stacklevel=2,
+                )
+                self._run_backward_hooks((None,) * len(inputs.originals), grad_output)
+        return grad_output
+
     def _run_backward_hooks(self, grad_input: tuple, grad_output: tuple) -> tuple:
-        for hook, _, _ in list(self._backward_hooks.values()):
+        for hook, _, _ in [*_global_backward_hooks.values(), *self._backward_hooks.values()]:
             result = hook(self, grad_input, grad_output)  # -> None or the new grad_input
             if result is not None:
-                result = result if isinstance(result, tuple) else (result,)
-                if len(result) != len(grad_input):
-                    raise RuntimeError(
-                        "Backward hook returned an invalid number of grad_input, got "
-                        f"{len(result)}, but expected {len(grad_input)}"
-                    )
-                grad_input = result
+                grad_input = _as_gradients(result, grad_input, "Backward hook", "grad_input")
         return grad_input
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
@@ -233,16 +338,17 @@ class Module:
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> _RemovableHandle:  # fmt: skip
         """``hook(module, grad_output)`` runs when the gradient of the module's output is
         known, before it flows into the module; a returned tuple (or tensor) replaces
-        ``grad_output``. The caller gets a view of the output. Only for modules returning
-        one tensor (NotImplementedError otherwise)."""
+        ``grad_output`` (one entry per output: a tuple's entries, None where no gradient
+        reached it). The caller gets a view of each output. For modules returning a tensor or
+        a tuple (NotImplementedError otherwise)."""
         return _add_hook(self._backward_pre_hooks, (hook, False, False), prepend)
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> _RemovableHandle:  # fmt: skip
         """``hook(module, grad_input, grad_output)`` runs once the gradients with respect to
         the module's positional inputs are known: ``grad_input`` has one entry per positional
-        argument (None for one that is not a floating-point tensor, or when no input needs a
-        gradient), ``grad_output`` one per output. A returned tuple replaces ``grad_input``:
-        it is what the inputs receive. Only for modules returning one tensor."""
+        argument (zeros for a tensor that needs none, None for a non-tensor or when no input
+        needs a gradient), ``grad_output`` one per output. A returned tuple replaces ``grad_input``:
+        it is what the inputs receive. For modules returning a tensor or a tuple."""
         return _add_hook(self._backward_hooks, (hook, False, False), prepend)
 
     # ------------------------------------------------------------ attribute registration
@@ -252,7 +358,7 @@ class Module:
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             self._forget(name, "_parameters")
-            params[name] = value
+            params[name] = _registered(_global_parameter_registration_hooks, self, name, value)
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(
@@ -266,7 +372,7 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._forget(name, "_modules")
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
         elif name in self.__dict__.get("_modules", {}):
             if value is not None:
                 raise TypeError(
@@ -282,7 +388,7 @@ class Module:
                     f"cannot assign '{type(value).__name__}' as buffer '{name}' of "
                     f"{type(self).__name__} (microtorch.Tensor or None expected)"
                 )
-            self._buffers[name] = value
+            self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, value)
         else:
             object.__setattr__(self, name, value)
 
@@ -330,7 +436,8 @@ class Module:
                 f"'{name}' (microtorch.nn.Parameter or None expected)"
             )
         self._forget(name, "_parameters")
-        self._parameters[name] = param
+        self._parameters[name] = _registered(_global_parameter_registration_hooks, self, name,
+                                             param)  # fmt: skip
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """A tensor that belongs to the module's state but is not learned (e.g. a mask).
@@ -342,7 +449,7 @@ class Module:
                 "(microtorch.Tensor or None expected)"
             )
         self._forget(name, "_buffers")
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, tensor)
         if not persistent:
             self._non_persistent_buffers_set.add(name)
 
@@ -351,7 +458,7 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: {type(module).__name__} is not a Module subclass")
         self._forget(name, "_modules")
-        self._modules[name] = module
+        self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
 
     register_module = add_module
 
@@ -599,22 +706,65 @@ class Module:
                    keep_vars: bool = False) -> OrderedDict[str, Tensor]:  # fmt: skip
         """Every parameter and persistent buffer by dotted name (tied weights appear under
         each of their names). Values share memory with the module; ``keep_vars=False`` gives
-        detached tensors."""
+        detached tensors. Each module's state-dict hooks run around its part."""
         if destination is None:
             destination = OrderedDict()
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(destination, prefix + name + ".", keep_vars)
+        for hook, public in list(self._state_dict_hooks.values()):
+            result = hook(self, destination, prefix, {"version": 1})
+            if result is not None and public:
+                raise RuntimeError(
+                    "state_dict post-hook must return None: change the state_dict in place "
+                    "(a hook from _register_state_dict_hook may return a new one)"
+                )
+            if result is not None:
+                destination = result
+        return destination
+
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        """Put this module's own parameters and persistent buffers into ``destination``
+        (state_dict calls it for each module; override it to add entries, as in PyTorch)."""
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
-        for name, child in self._modules.items():
-            if child is not None:
-                child.state_dict(destination, prefix + name + ".", keep_vars)
-        return destination
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
+                              strict: bool, missing_keys: list, unexpected_keys: list,
+                              error_msgs: list) -> None:  # fmt: skip
+        """Called by load_state_dict for each module, after its load pre-hooks, with the
+        whole state_dict: PyTorch code overrides it to change the state_dict first (rename an
+        old checkpoint's keys, say) and then calls super(). Here it does nothing itself:
+        load_state_dict loads every module's tensors together once all have been called."""
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, prefix, keep_vars)`` runs before this module's ``state_dict``."""
+        return _add_hook(self._state_dict_pre_hooks, hook, False)
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` runs once this module and
+        those below it are in ``state_dict``; it may change it in place (and returns None)."""
+        return _add_hook(self._state_dict_hooks, (hook, True), False)
+
+    def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
+        """PyTorch's older form of register_state_dict_post_hook: the hook may also return
+        a new state_dict, which replaces it."""
+        return _add_hook(self._state_dict_hooks, (hook, False), False)
 
     def _state_tensors(self) -> OrderedDict[str, Tensor]:
-        return self.state_dict(keep_vars=True)
+        """What load_state_dict fills: every parameter and persistent buffer by dotted name,
+        as state_dict(keep_vars=True) has them, without its hooks or overrides' entries."""
+        own: OrderedDict[str, Tensor] = OrderedDict()
+        for name, module in self.named_modules(remove_duplicate=False):
+            Module._save_to_state_dict(module, own, name + "." if name else "", True)
+        return own
 
     def load_state_dict(self, state_dict: dict, strict: bool = True,
                         assign: bool = False) -> _IncompatibleKeys:  # fmt: skip
@@ -623,28 +773,33 @@ class Module:
         Values are written into the existing tensors, so tied weights stay tied and an
         optimizer keeps pointing at the right ones (``assign=True`` shares the given arrays
         instead of copying). With ``strict=True`` (the default) a missing or unexpected key
-        is an error; a shape mismatch is always an error. Returns (missing_keys,
-        unexpected_keys)."""
+        is an error (raised after the rest is loaded and the post-hooks ran, as in PyTorch);
+        a shape mismatch is always an error, raised before anything is copied. Returns
+        (missing_keys, unexpected_keys).
+
+        Each module's load pre-hooks and ``_load_from_state_dict`` run first (from the top
+        down; they may change the state_dict, a copy of the caller's), its post-hooks last
+        (children first)."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(
                 f"Expected state_dict to be dict-like, got {type(state_dict).__name__}."
             )
+        metadata = getattr(state_dict, "_metadata", None) or {}  # (a PyTorch state_dict's)
+        state_dict = OrderedDict(state_dict)  # the hooks may change it; the caller's stays
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+        for name, module in self.named_modules(remove_duplicate=False):
+            # (strict: True whatever the caller's, as PyTorch passes it to each module)
+            hook_args = (state_dict, name + "." if name else "", metadata.get(name, {}), True,
+                         missing, unexpected, errors)  # fmt: skip
+            for hook, with_module in list(module._load_state_dict_pre_hooks.values()):
+                hook(module, *hook_args) if with_module else hook(*hook_args)
+            module._load_from_state_dict(*hook_args)
         own = self._state_tensors()
         state_dict = self._with_older_checkpoint_defaults(state_dict, own)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        if strict:
-            if unexpected:
-                errors.append(
-                    "Unexpected key(s) in state_dict: "
-                    + ", ".join(f'"{k}"' for k in unexpected)
-                    + ". "
-                )
-            if missing:
-                errors.append(
-                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". "
-                )
+        missing += [k for k in own if k not in state_dict]
+        unexpected += [k for k in state_dict if k not in own]
         for key, target in own.items():
             if key not in state_dict:
                 continue
@@ -664,16 +819,50 @@ class Module:
                     f"size mismatch for {key}: copying a param with shape {value.shape} from "
                     f"checkpoint, the shape in current model is {target.shape}."
                 )
+        if not errors:  # (a shape or type error stops it before anything is copied)
+            with grad_mode.no_grad():
+                for key, target in own.items():
+                    if key in state_dict:
+                        _copy_into(target, state_dict[key], assign)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for module in _children_first(self):
+                for hook in list(module._load_state_dict_post_hooks.values()):
+                    if hook(module, keys) is not None:  # it may change the two lists instead
+                        raise AssertionError(  # (PyTorch's error type)
+                            "Hooks registered with ``register_load_state_dict_post_hook`` are "
+                            "not expected to return new values; change the lists of "
+                            "missing_keys / unexpected_keys in place instead."
+                        )
+        if strict and unexpected:
+            errors.insert(0, "Unexpected key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")  # fmt: skip
+        if strict and missing:
+            errors.insert(0, "Missing key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in missing) + ". ")  # fmt: skip
         if errors:
             raise RuntimeError(
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                 + "\n\t".join(errors)
             )
-        with grad_mode.no_grad():
-            for key, target in own.items():
-                if key in state_dict:
-                    _copy_into(target, state_dict[key], assign)
         return _IncompatibleKeys(missing, unexpected)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` runs before load_state_dict loads anything; it may
+        change ``state_dict`` in place (rename an old checkpoint's keys, say)."""
+        return _add_hook(self._load_state_dict_pre_hooks, (hook, True), False)
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable,
+                                           with_module: bool = False) -> RemovableHandle:  # fmt: skip
+        """PyTorch's older form of register_load_state_dict_pre_hook: without
+        ``with_module`` the hook is called without the module."""
+        return _add_hook(self._load_state_dict_pre_hooks, (hook, with_module), False)
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, incompatible_keys)`` runs once load_state_dict has loaded this module
+        and those below it; it may change ``incompatible_keys.missing_keys`` and
+        ``.unexpected_keys`` in place (which ``strict`` then checks), and returns None."""
+        return _add_hook(self._load_state_dict_post_hooks, hook, False)
 
     def _older_checkpoint_defaults(self) -> dict[str, Tensor]:
         """Values for this module's own entries that checkpoints from older versions lack,
@@ -698,7 +887,9 @@ class Module:
         empty (as PyTorch does for old checkpoints)."""
         self.__dict__.update(state)
         registries = ("_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks",
-                      "_backward_pre_hooks", "_backward_hooks")  # fmt: skip
+                      "_backward_pre_hooks", "_backward_hooks", "_state_dict_pre_hooks",
+                      "_state_dict_hooks", "_load_state_dict_pre_hooks",
+                      "_load_state_dict_post_hooks")  # fmt: skip
         for name in registries:
             if name not in self.__dict__:
                 object.__setattr__(self, name, OrderedDict())
@@ -726,6 +917,27 @@ class Module:
         if len(lines) == 1 and not self._modules:
             return main + lines[0] + ")"
         return main + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _as_gradients(result: Any, replaced: tuple, hook: str, name: str) -> tuple:
+    """What a backward (pre-)hook returned, as a tuple of as many gradients as ``replaced``
+    (a lone tensor is one); PyTorch's RuntimeError for another count."""
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(replaced):
+        raise RuntimeError(
+            f"{hook} returned an invalid number of {name}, got {len(result)}, but expected "
+            f"{len(replaced)}"
+        )
+    return result
+
+
+def _children_first(module: Module) -> Iterator[Module]:
+    """``module`` and every module below it, each after those below it (as load_state_dict
+    finishes them), a module shared by two parents once per parent."""
+    for child in module._modules.values():
+        if child is not None:
+            yield from _children_first(child)
+    yield module
 
 
 def _copy_into(target: Tensor, value: Tensor, assign: bool) -> None:

@@ -5,23 +5,34 @@
 runs ``block(x)`` under no_grad, so none of the activations inside ``block`` are kept: the
 graph gets one ``CheckpointFunction`` node that stores only the inputs. When backward reaches
 that node it runs ``block`` again, this time recording a graph, and backpropagates through
-that recomputed graph: into the inputs (whose gradients it returns to the outer walk) and into
-every parameter ``block`` used (whose ``.grad`` it adds to, as PyTorch's reentrant variant
-does). The host generator's state is put back first, so dropout draws the same masks.
+that recomputed graph. The host generator's state is put back first, so dropout draws the
+same masks.
+
+``use_reentrant=True``: that inner backward goes into the inputs (whose gradients the node
+returns to the outer walk) and straight into the ``.grad`` of every parameter ``block`` used,
+as PyTorch's reentrant variant does; so it cannot run under ``autograd.grad`` or
+``backward(inputs=...)``, which must not change ``.grad`` (an error, as in PyTorch).
+
+``use_reentrant=False``: the first run notes every tensor from outside that ``block``'s ops
+read and that requires grad (its parameters, a tensor it closes over) through the ops' trace
+hook, and the node lists them as inputs too. The inner backward then only returns their
+gradients (``capture``) and the outer walk does the rest, as for any op: ``.grad``, hooks,
+``autograd.grad`` and ``backward(inputs=...)`` work as without the checkpoint.
 
 Several outputs: each tensor output gets a small ``CheckpointOutput`` node that only hands its
 gradient to the shared ``CheckpointFunction`` node and passes on an empty placeholder. The
 engine runs every node before the nodes that made its inputs, so all the output gradients are
 in by the time ``CheckpointFunction.backward`` runs.
 
-Differences from PyTorch: ``use_reentrant=False`` works like ``True`` (with one exception:
-when no input requires grad, the function simply runs with gradients on, so that its
-parameters still get gradients, as they would in PyTorch); neither variant works under
-``autograd.grad`` or ``backward(inputs=...)``, which must not change ``.grad``.
+Differences from PyTorch: with ``use_reentrant=False``, when no input requires grad the
+function simply runs with gradients on (nothing is saved), so that its parameters still get
+gradients, as they would in PyTorch; a non-leaf tensor that ``block`` closes over is
+backpropagated into by the inner walk too (its hooks run twice; a leaf's run once).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +41,8 @@ from .. import functional as F
 from .._tensor import Tensor
 from .._warn import warn_user
 from ..autograd import engine, grad_mode
+from ..autograd import function as _function
+from ..autograd.anomaly import chain_hooks
 from ..autograd.function import Function
 
 
@@ -37,15 +50,19 @@ class CheckpointFunction(Function):
     """The graph node of one checkpoint() call: it keeps the inputs, not the activations."""
 
     def __init__(self, function: Callable, args: tuple, kwargs: dict,
-                 rng_state: dict | None) -> None:  # fmt: skip
+                 rng_state: dict | None, outside: tuple | None = None) -> None:  # fmt: skip
         self.function, self.args, self.kwargs = function, args, kwargs  # stored ...
         self.rng_state = rng_state  # ... with the generator's state before the first run
         self.versions = [a._version if isinstance(a, Tensor) else None for a in args]
         self.output_grads: list = []  # filled in by the CheckpointOutput nodes during backward
+        # use_reentrant=False: the tensors from outside that the function used (its
+        # parameters...), inputs of the node after args; None for use_reentrant=True
+        self.outside = outside
+        self.recompute_context: Any = contextlib.nullcontext()  # (context_fn's second)
 
     def backward(self, grad: Any) -> tuple:
         """Recompute the function with gradients on, then backpropagate through it."""
-        if engine.capturing:
+        if engine.capturing and self.outside is None:
             raise RuntimeError(
                 "checkpoint: not compatible with autograd.grad() or backward(inputs=...): the "
                 "recomputation adds the parameters' gradients into their .grad; call "
@@ -70,12 +87,21 @@ class CheckpointFunction(Function):
                     term = F.mul(out, Tensor._make(g)).sum()
                 total = term if total is None else total + term
         self.output_grads = [None] * len(self.output_grads)  # ready for another backward
-        if total is not None:
-            seed = backend.xp_of(total.array).ones_like(total.array)
-            engine.backward(total, seed)  # into the inputs' and the parameters' .grad
-        return tuple(
-            x.grad.array if isinstance(x, Tensor) and x.grad is not None else None for x in inputs
-        )
+        if total is None:
+            return (None,) * len(self.parents)
+        seed = backend.xp_of(total.array).ones_like(total.array)
+        if self.outside is None:  # reentrant: into the inputs' and the parameters' .grad
+            engine.backward(total, seed)
+            return tuple(x.grad.array if isinstance(x, Tensor) and x.grad is not None else None
+                         for x in inputs)  # fmt: skip
+        # not reentrant: the gradients of the inputs and of the outside tensors, for the outer
+        # walk (the recomputed graph is dropped after it; retain_graph keeps the nodes of a
+        # closed-over non-leaf's graph for the outer walk)
+        targets = [x if isinstance(x, Tensor) and x.requires_grad else None for x in inputs]
+        targets += self.outside
+        found = iter(engine.backward(total, seed, retain_graph=True, leaf_hooks=False,
+                                     capture=[t for t in targets if t is not None]))  # fmt: skip
+        return tuple(None if t is None else next(found) for t in targets)
 
     def _recompute(self, inputs: list) -> tuple:
         """Run the function again on ``inputs`` with gradients on and the saved RNG state."""
@@ -83,7 +109,7 @@ class CheckpointFunction(Function):
         if self.rng_state is not None:
             random.set_rng_state(self.rng_state)
         try:
-            with grad_mode.enable_grad():
+            with grad_mode.enable_grad(), self.recompute_context:
                 outputs = self.function(*inputs, **self.kwargs)
         finally:
             if state_now is not None:  # the generator goes on as if nothing had been redrawn
@@ -117,16 +143,36 @@ class CheckpointOutput(Function):
         return backend.xp_of(grad).zeros((0,), dtype=grad.dtype)  # the placeholder's gradient
 
 
+def noop_context_fn() -> tuple:
+    """checkpoint's default ``context_fn``: no context around either run."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
 def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None,
-               preserve_rng_state: bool = True, **kwargs: Any) -> Any:  # fmt: skip
+               context_fn: Callable = noop_context_fn, determinism_check: str = "default",
+               debug: bool = False, early_stop: bool = True, preserve_rng_state: bool = True,
+               **kwargs: Any) -> Any:  # fmt: skip
     """``function(*args, **kwargs)``, keeping only the inputs for backward, which runs the
-    function again (with the same random numbers when ``preserve_rng_state``)."""
+    function again (with the same random numbers when ``preserve_rng_state``).
+
+    ``use_reentrant=False`` only: ``context_fn()`` gives two context managers, entered around
+    the first run and around the recomputation. ``determinism_check``, ``debug`` and
+    ``early_stop`` are accepted for PyTorch code (checked, with no effect here: the
+    recomputation always runs the whole function)."""
     if use_reentrant is None:
         warn_user(
             "checkpoint: pass use_reentrant explicitly (True or False; False is recommended). "
             "Left out, it means True, as in PyTorch, which warns the same way."
         )
         use_reentrant = True
+    if use_reentrant and (context_fn is not noop_context_fn or debug):
+        raise ValueError(
+            "checkpoint: context_fn and debug are only supported with use_reentrant=False"
+        )
+    if determinism_check not in ("default", "none"):
+        raise ValueError(
+            f"checkpoint: determinism_check should be 'default' or 'none', got {determinism_check!r}"
+        )
     if use_reentrant and kwargs:
         raise ValueError(f"Unexpected keyword arguments: {','.join(kwargs)}")
     needs = [isinstance(a, Tensor) and a.requires_grad for a in args]
@@ -139,12 +185,29 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
         return function(*args, **kwargs)  # parameters may still need gradients: a plain run
 
     rng_state = random.get_rng_state() if preserve_rng_state else None
-    with grad_mode.no_grad():  # the first run: no graph, so no activations are kept
-        outputs = function(*args, **kwargs)
+    outside: dict | None = None if use_reentrant else {}  # id -> tensor, in order of use
+    previous_hook = _function._trace_hook
 
-    run = CheckpointFunction(function, args, kwargs, rng_state)
-    run.needs_input_grad = tuple(needs)
+    def note_outside(fn: Any, op_inputs: tuple, params: dict, result: Any) -> None:
+        for t in op_inputs:
+            if isinstance(t, Tensor) and t.requires_grad and not any(t is a for a in args):
+                outside.setdefault(id(t), t)  # (under no_grad only outside tensors require grad)
+
+    forward_context, recompute_context = context_fn()
+    if outside is not None:
+        _function._trace_hook = chain_hooks(previous_hook, note_outside)
+    try:
+        with forward_context, grad_mode.no_grad():  # the first run: no graph, no activations
+            outputs = function(*args, **kwargs)
+    finally:
+        _function._trace_hook = previous_hook
+
+    extra = () if outside is None else tuple(outside.values())
+    run = CheckpointFunction(function, args, kwargs, rng_state, None if outside is None else extra)
+    run.recompute_context = recompute_context
+    run.needs_input_grad = tuple(needs) + (True,) * len(extra)
     run.parents = tuple((a.grad_fn or a) if need else None for a, need in zip(args, needs))
+    run.parents += tuple(t.grad_fn or t for t in extra)
     single = not isinstance(outputs, tuple)
     outs = (outputs,) if single else outputs
     run.output_grads = [None] * len(outs)
@@ -194,4 +257,4 @@ def _run_in_order(functions: list, input: Any) -> Any:
     return input
 
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]

@@ -198,3 +198,24 @@ def test_set_detect_anomaly_switches_now_or_for_a_block_as_in_pytorch():
     pt = pytest.importorskip("torch")
     with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
         assert _anomaly_switches(pt) == seen
+
+
+def _anomaly_warnings(lib) -> list:
+    """Which of detect_anomaly() / set_detect_anomaly(True) warn that the mode is slow."""
+    import warnings
+
+    seen = []
+    for switch_on in (lambda: lib.autograd.detect_anomaly(),
+                      lambda: lib.autograd.set_detect_anomaly(True)):  # fmt: skip
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with switch_on():
+                pass
+        seen.append([w.category.__name__ for w in caught])
+    return seen
+
+
+def test_detect_anomaly_warns_that_it_is_slow_as_in_pytorch():
+    assert _anomaly_warnings(torch) == [["UserWarning"], []]
+    pt = pytest.importorskip("torch")
+    assert _anomaly_warnings(pt) == _anomaly_warnings(torch)

@@ -201,18 +201,193 @@ def test_extra_none_gradients_and_keyword_arguments_are_accepted() -> None:
     assert x.grad.tolist() == [3.0, 3.0, 3.0]
 
 
-def test_forward_must_return_one_tensor() -> None:
-    class Pair(Function):
+def _several_outputs(T, materialize: bool = True) -> list:
+    """A Function returning two tensors, an integer result marked non-differentiable and a
+    number; only the first output is used, so the second's gradient is materialized."""
+    seen = []
+
+    class Parts(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.set_materialize_grads(materialize)
+            ctx.save_for_backward(x, y)
+            index = (x > 1).long()
+            ctx.mark_non_differentiable(index)
+            return x * y, x + y, index, 7
+
+        @staticmethod
+        def backward(ctx, g_prod, g_sum, g_index, g_number):
+            x, y = ctx.saved_tensors
+            seen.append([None if g is None else (g.tolist(), str(g.dtype).split(".")[-1])
+                         for g in (g_prod, g_sum, g_index, g_number)])  # fmt: skip
+            g_sum = 0 if g_sum is None else g_sum
+            return g_prod * y + g_sum, g_prod * x + g_sum
+
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    y = T.tensor([3.0, 4.0], requires_grad=True)
+    prod, total, index, number = Parts.apply(x, y)
+    seen.append([prod.grad_fn.name(), total.grad_fn.name(), index.requires_grad, number])
+    seen.append([node.variable is leaf for (node, _), leaf in
+                 zip(total.grad_fn.next_functions, (x, y))])  # fmt: skip
+    prod.register_hook(lambda g: g * 10)
+    (prod * 2).sum().backward()
+    seen.append((x.grad.tolist(), y.grad.tolist()))
+    return seen
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_several_outputs_as_in_pytorch(materialize: bool) -> None:
+    seen = _several_outputs(microtorch, materialize)
+    unused = ([0.0, 0.0], "float32") if materialize else None
+    assert seen == [
+        ["PartsBackward", "PartsBackward", False, 7],
+        [True, True],
+        [([20.0, 20.0], "float32"), unused, ([0, 0], "int64") if materialize else None, None],
+        ([60.0, 80.0], [20.0, 40.0]),
+    ]
+    torch = pytest.importorskip("torch")
+    assert _several_outputs(torch, materialize) == seen
+
+
+def _two_outputs_used_together(T) -> list:
+    class Pair(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2, x * x
+
+        @staticmethod
+        def backward(ctx, g_double, g_square):
+            (x,) = ctx.saved_tensors
+            return g_double * 2 + g_square * 2 * x
+
+    x = T.tensor([1.0, -3.0], requires_grad=True)
+    double, square = Pair.apply(x)
+    square.retain_grad()
+    (double * square).sum().backward(retain_graph=True)  # d/dx 2x^3 = 6 x^2
+    seen = [x.grad.tolist(), square.grad.tolist()]
+    seen.append([g.tolist() for g in T.autograd.grad((double + square).sum(), [square, x])])
+    (one,) = Pair.apply(x)[:1]
+    one.sum().backward()
+    seen.append(x.grad.tolist())
+    try:
+        one.sum().backward()  # the saved x was freed by the first backward
+    except RuntimeError:
+        seen.append("RuntimeError")
+    return seen
+
+
+def test_outputs_used_together_share_one_backward_as_in_pytorch() -> None:
+    seen = _two_outputs_used_together(microtorch)
+    assert seen == [[6.0, 54.0], [2.0, -6.0], [[1.0, 1.0], [4.0, -4.0]], [8.0, 56.0],
+                    "RuntimeError"]  # fmt: skip
+    torch = pytest.importorskip("torch")
+    assert _two_outputs_used_together(torch) == seen
+
+
+def test_gradcheck_and_jacobian_of_several_outputs() -> None:
+    class SinSquare(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin(), x * x
+
+        @staticmethod
+        def backward(ctx, g_sin, g_square):
+            (x,) = ctx.saved_tensors
+            return g_sin * x.cos() + g_square * 2 * x
+
+    class Wrong(SinSquare):
+        @staticmethod
+        def backward(ctx, g_sin, g_square):
+            return g_sin + g_square
+
+    x = microtorch.tensor([0.3, -1.2], dtype=microtorch.float64, requires_grad=True)
+    assert gradcheck(SinSquare.apply, (x,))
+    assert not gradcheck(Wrong.apply, (x,), raise_exception=False)
+    d_sin, d_square = microtorch.autograd.functional.jacobian(SinSquare.apply, x.detach())
+    np.testing.assert_allclose(d_square.numpy(), np.diag(2 * x.detach().numpy()))
+
+
+def _node_hooks_of_several_outputs(T) -> list:
+    class Pair(T.autograd.Function):
         @staticmethod
         def forward(ctx, x):
             return x * 2, x * 3
 
         @staticmethod
-        def backward(ctx, a, b):
-            return a * 2 + b * 3
+        def backward(ctx, g_double, g_triple):
+            return g_double * 2 + g_triple * 3
 
-    with pytest.raises(TypeError, match="must return one tensor, got tuple.*one output"):
-        Pair.apply(microtorch.ones(2, requires_grad=True))
+    seen = []
+
+    def rounded(grads):
+        return [None if g is None else g.tolist() for g in grads]
+
+    x = T.ones(2, requires_grad=True)
+    double, triple = Pair.apply(x)
+    node = double.grad_fn  # (PyTorch's one node of the call; here the output's, which passes
+    # the hooks on to it)
+    node.register_prehook(lambda go: seen.append(("pre", rounded(go))) or (go[0] * 10, go[1]))
+    node.register_hook(lambda gi, go: seen.append(("post", rounded(gi), rounded(go))))
+    (double + triple).sum().backward()
+    seen.append(x.grad.tolist())
+    return seen
+
+
+def test_node_hooks_of_a_function_with_several_outputs_as_in_pytorch() -> None:
+    seen = _node_hooks_of_several_outputs(microtorch)
+    assert seen == [("pre", [[1.0, 1.0], [1.0, 1.0]]),
+                    ("post", [[23.0, 23.0]], [[10.0, 10.0], [1.0, 1.0]]), [23.0, 23.0]]  # fmt: skip
+    torch = pytest.importorskip("torch")
+    assert _node_hooks_of_several_outputs(torch) == seen
+
+
+def test_forward_returns_a_tensor_or_a_tuple() -> None:
+    class Listed(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return [x * 2]
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    with pytest.raises(TypeError, match="must return a tensor or a tuple.*got list"):
+        Listed.apply(microtorch.ones(2, requires_grad=True))
+
+
+def _missing_methods(T) -> list:
+    class NoForward(T.autograd.Function):
+        pass
+
+    class NoBackward(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+    class WithVjp(NoBackward):
+        @staticmethod
+        def vjp(ctx, grad):
+            return grad * 7
+
+    seen = []
+    for call in (lambda: NoForward.apply(T.ones(1, requires_grad=True)),
+                 lambda: NoBackward.apply(T.ones(1, requires_grad=True)).sum().backward()):  # fmt: skip
+        try:
+            call()
+        except NotImplementedError:
+            seen.append("NotImplementedError")
+    x = T.ones(2, requires_grad=True)
+    WithVjp.apply(x).sum().backward()
+    return seen + [x.grad.tolist()]
+
+
+def test_missing_forward_or_backward_and_vjp_as_in_pytorch() -> None:
+    seen = _missing_methods(microtorch)
+    assert seen == ["NotImplementedError"] * 2 + [[7.0, 7.0]]
+    torch = pytest.importorskip("torch")
+    assert _missing_methods(torch) == seen
 
 
 def test_array_level_ops_are_unchanged() -> None:
@@ -299,7 +474,7 @@ def _in_place_function_with_mark_dirty(T) -> list:
     a = T.tensor([1.0, 2.0], requires_grad=True)
     b = a * 1
     c = DoubleInPlace.apply(b)
-    seen = [c is b, b.tolist(), b.grad_fn is not None]
+    seen = [c is b, b.tolist(), b.grad_fn is not None, b._version]  # mul_, then mark_dirty
     (b * b).sum().backward()  # b is the output now: d/da (2 a)^2 = 8 a
     seen.append(a.grad.tolist())
     z = T.tensor([1.0, 2.0])
@@ -317,7 +492,8 @@ def test_mark_dirty_makes_the_changed_input_the_output_as_in_pytorch() -> None:
     seen = _in_place_function_with_mark_dirty(microtorch)
     assert (
         seen
-        == [True, [2.0, 4.0], True, [8.0, 16.0], (True, [2.0, 4.0], False)] + ["RuntimeError"] * 2
+        == [True, [2.0, 4.0], True, 2, [8.0, 16.0], (True, [2.0, 4.0], False)]
+        + ["RuntimeError"] * 2
     )
     torch = pytest.importorskip("torch")
     assert _in_place_function_with_mark_dirty(torch) == seen

@@ -229,6 +229,199 @@ def test_forward_hooks_with_kwargs_prepend_and_always_call() -> None:
     assert seen[-1] == ("always", None)
 
 
+def _state_dict_hooks(lib) -> list:
+    """What state_dict and load_state_dict hooks see, in ``lib`` (microtorch or torch): the
+    order they run in, a pre-hook renaming an old checkpoint's key, a post-hook dropping an
+    unexpected key (so that strict loading passes), and the errors of wrong returns."""
+    seen = []
+    model = lib.nn.Sequential(lib.nn.Linear(2, 1), lib.nn.Sequential(lib.nn.ReLU()))
+    for module in model.modules():
+        module.register_state_dict_pre_hook(lambda m, prefix, keep: seen.append(("pre", prefix)))
+        module.register_state_dict_post_hook(
+            lambda m, sd, prefix, meta: seen.append(("post", prefix, sorted(sd), meta))
+        )
+    model._register_state_dict_hook(lambda m, sd, prefix, meta: {**sd, "extra": 1})
+    seen.append(sorted(model.state_dict(keep_vars=True)))
+
+    layer = lib.nn.Linear(2, 1)
+
+    def rename(module, sd, prefix, meta, strict, missing, unexpected, errors):
+        seen.append(("load pre", prefix, strict, sorted(sd)))
+        if prefix + "w" in sd:
+            sd[prefix + "weight"] = sd.pop(prefix + "w")
+
+    def drop_junk(module, keys):
+        seen.append(("load post", list(keys.missing_keys), list(keys.unexpected_keys)))
+        keys.unexpected_keys.remove("junk")
+
+    layer.register_load_state_dict_pre_hook(rename)
+    layer._register_load_state_dict_pre_hook(lambda sd, *rest: seen.append(len(rest)))
+    layer.register_load_state_dict_post_hook(drop_junk)
+    given = {"w": lib.ones(1, 2), "bias": lib.zeros(1), "junk": lib.zeros(1)}
+    seen.append(repr(layer.load_state_dict(given)))  # strict, after drop_junk
+    seen.append((sorted(given), layer.weight.tolist()))  # the caller's dict is unchanged
+
+    other = lib.nn.Linear(2, 1)
+    other.register_load_state_dict_post_hook(lambda m, keys: keys)
+    other.register_state_dict_post_hook(lambda m, sd, prefix, meta: sd)
+    for call in (lambda: other.load_state_dict(other.state_dict()), other.state_dict,
+                 lambda: lib.nn.Linear(2, 1).load_state_dict({"weight": lib.ones(1, 3)})):  # fmt: skip
+        try:
+            call()
+        except (AssertionError, RuntimeError) as error:
+            seen.append((type(error).__name__, [line.split(":")[0] for line in
+                                                str(error).splitlines()]))  # fmt: skip
+    return seen
+
+
+def test_state_dict_and_load_state_dict_hooks_as_in_pytorch() -> None:
+    seen = _state_dict_hooks(torch)
+    assert seen[0] == ("pre", "") and seen[-1][0] == "RuntimeError"
+    assert ("load post", [], ["junk"]) in seen
+    pt = pytest.importorskip("torch")
+    assert repr(_state_dict_hooks(pt)) == repr(seen).replace("microtorch.", "torch.")
+
+
+def _module_hooks_of_every_module(lib) -> list:
+    """register_module_*_hook: the hooks of every module run before each module's own."""
+    from importlib import import_module
+
+    module_module = import_module(lib.__name__ + ".nn.modules.module")
+    seen = []
+    model = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())
+    model[0].register_forward_pre_hook(lambda m, args: seen.append("own pre"))
+    model[0].register_forward_hook(lambda m, args, out: seen.append("own post"))
+    model[0].register_full_backward_hook(lambda m, gi, go: seen.append("own backward"))
+    handles = [
+        module_module.register_module_forward_pre_hook(
+            lambda m, args: seen.append(("pre", type(m).__name__))
+        ),
+        module_module.register_module_forward_hook(
+            lambda m, args, kwargs, out: seen.append(("post", type(m).__name__, kwargs)),
+            with_kwargs=True,
+        ),
+        module_module.register_module_full_backward_pre_hook(
+            lambda m, go: seen.append(("backward pre", type(m).__name__))
+        ),
+        module_module.register_module_full_backward_hook(
+            lambda m, gi, go: seen.append(("backward", type(m).__name__))
+        ),
+    ]
+    try:
+        model(lib.ones(1, 2, requires_grad=True)).sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    with pytest.warns(UserWarning):  # (the input needs no gradient: grad_input is None)
+        model(lib.ones(1, 2)).sum().backward()  # only the module's own hooks now
+    return seen
+
+
+def _save_and_load_overrides(lib) -> list:
+    """A layer overriding _save_to_state_dict (an extra entry) and _load_from_state_dict
+    (renaming an old checkpoint's key and taking the extra entry before super())."""
+    seen = []
+
+    class Scaled(lib.nn.Linear):
+        def _save_to_state_dict(self, destination, prefix, keep_vars):
+            super()._save_to_state_dict(destination, prefix, keep_vars)
+            destination[prefix + "scale"] = lib.tensor(2.0)
+
+        def _load_from_state_dict(self, state_dict, prefix, *rest):
+            if prefix + "w" in state_dict:  # an old checkpoint's name
+                state_dict[prefix + "weight"] = state_dict.pop(prefix + "w")
+            seen.append(("scale", state_dict.pop(prefix + "scale").item()))
+            super()._load_from_state_dict(state_dict, prefix, *rest)
+
+    model = lib.nn.Sequential(Scaled(2, 1))
+    model.register_state_dict_pre_hook(lambda *args: seen.append("state_dict"))  # (not load's)
+    seen.append(list(model.state_dict()))
+    old = {"0.w": lib.ones(1, 2), "0.bias": lib.zeros(1), "0.scale": lib.tensor(3.0)}
+    seen.append(repr(model.load_state_dict(old)))
+    seen.append(model[0].weight.tolist())
+    return seen
+
+
+def test_save_to_and_load_from_state_dict_overrides_as_in_pytorch() -> None:
+    seen = _save_and_load_overrides(torch)
+    assert seen[:2] == ["state_dict", ["0.weight", "0.bias", "0.scale"]]
+    assert seen[2:] == [("scale", 3.0), "<All keys matched successfully>", [[1.0, 1.0]]]
+    pt = pytest.importorskip("torch")
+    assert _save_and_load_overrides(pt) == seen
+
+
+def test_hooks_of_every_module_as_in_pytorch() -> None:
+    seen = _module_hooks_of_every_module(torch)
+    assert seen[:2] == [("pre", "Sequential"), ("pre", "Linear")]
+    assert seen[-3:] == ["own pre", "own post", "own backward"]
+    pt = pytest.importorskip("torch")
+    assert _module_hooks_of_every_module(pt) == seen
+
+
+def _registration_hooks(lib) -> list:
+    """register_module_*_registration_hook: called for every registration, by assignment or
+    register_*; a returned value is registered instead."""
+    from importlib import import_module
+
+    module_module = import_module(lib.__name__ + ".nn.modules.module")
+    seen = []
+    handles = [
+        module_module.register_module_parameter_registration_hook(
+            lambda m, name, p: seen.append(("parameter", type(m).__name__, name))
+        ),
+        module_module.register_module_buffer_registration_hook(
+            lambda m, name, b: seen.append(("buffer", name)) or lib.zeros(2)
+        ),
+        module_module.register_module_module_registration_hook(
+            lambda m, name, sub: seen.append(("module", name, type(sub).__name__))
+        ),
+    ]
+    try:
+        layer = lib.nn.Linear(2, 1)
+        layer.register_buffer("scale", lib.ones(1))
+        layer.scale = lib.ones(3)  # an existing buffer, assigned again
+        model = lib.nn.Sequential()
+        model.add_module("act", lib.nn.ReLU())
+        model.head = layer
+    finally:
+        for handle in handles:
+            handle.remove()
+    lib.nn.Linear(1, 1)  # nothing any more
+    return seen + [layer.scale.tolist()]
+
+
+def test_registration_hooks_of_every_module_as_in_pytorch() -> None:
+    seen = _registration_hooks(torch)
+    assert seen[-1] == [0.0, 0.0]
+    pt = pytest.importorskip("torch")
+    assert _registration_hooks(pt) == seen
+
+
+def test_hook_handles_are_removable_handles() -> None:
+    from microtorch.utils.hooks import RemovableHandle
+
+    layer = nn.Linear(2, 2)
+    x = torch.ones(1, 2, requires_grad=True)
+    handles = [layer.register_forward_hook(lambda *a: None), x.register_hook(lambda g: g),
+               layer.register_load_state_dict_post_hook(lambda *a: None),
+               (x * 2).grad_fn.register_prehook(lambda g: None),
+               torch.autograd.graph.register_multi_grad_hook((x,), lambda g: None)]  # fmt: skip
+    assert all(isinstance(h, RemovableHandle) for h in handles)
+    assert torch.autograd.graph.RemovableHandle is RemovableHandle
+    seen = []
+    with layer.register_forward_hook(lambda *a: seen.append(1)):
+        layer(x)
+    layer(x)
+    assert seen == [1]
+
+
+def test_forward_pre_hook_with_kwargs_must_return_args_and_kwargs() -> None:
+    layer = nn.Linear(2, 2)
+    layer.register_forward_pre_hook(lambda m, args, kwargs: args, with_kwargs=True)
+    with pytest.raises(RuntimeError, match="tuple of \\(new_args, new_kwargs\\)"):
+        layer(torch.ones(1, 2))
+
+
 def test_load_state_dict_result_prints_as_in_pytorch() -> None:
     layer = nn.Linear(2, 2)
     assert repr(layer.load_state_dict(layer.state_dict())) == "<All keys matched successfully>"
@@ -618,14 +811,14 @@ def test_full_backward_pre_hook_sees_and_replaces_the_output_gradient_as_pytorch
 
 
 def test_full_backward_pre_hook_limits() -> None:
-    class Pair(nn.Module):
-        def forward(self, x: torch.Tensor) -> tuple:
-            return x * 2, x * 3
+    class Mapping(nn.Module):
+        def forward(self, x: torch.Tensor) -> dict:
+            return {"double": x * 2}
 
-    pair = Pair()
-    pair.register_full_backward_pre_hook(lambda mod, g: None)
-    with pytest.raises(NotImplementedError, match="returns one tensor"):
-        pair(torch.ones(2, requires_grad=True))
+    mapping = Mapping()
+    mapping.register_full_backward_pre_hook(lambda mod, g: None)
+    with pytest.raises(NotImplementedError, match="returns a tensor or a tuple"):
+        mapping(torch.ones(2, requires_grad=True))
     calls = []
     relu = nn.ReLU()
     relu.register_full_backward_pre_hook(lambda mod, g: calls.append(g))
@@ -706,6 +899,117 @@ def test_full_backward_hook_sees_and_replaces_the_input_gradients_as_pytorch() -
     ours, theirs = (_full_backward_hooked_modules(lib) for lib in (torch, pt))
     ours = repr(ours).replace("microtorch.", "torch.")
     assert ours == repr(theirs)
+
+
+def _backward_hooks_of_a_tuple(lib) -> list:
+    """Backward hooks of modules that return tuples, in ``lib`` (microtorch or torch): one
+    grad_output entry per entry of the tuple (None for a number, an integer tensor, a nested
+    tuple or an output that got no gradient), a pre-hook replacing them, a wrong count."""
+    seen = []
+
+    def rounded(grads):
+        return [None if g is None else np.round(g.detach().numpy(), 5).tolist() for g in grads]
+
+    class Parts(lib.nn.Module):
+        def forward(self, a, b):
+            return a * b, a + b, 3, (a > 0).long()
+
+    parts = Parts()
+
+    def times_ten(m, go):
+        seen.append(("pre", rounded(go)))
+        return (None if go[0] is None else go[0] * 10, *go[1:])
+
+    parts.register_full_backward_pre_hook(times_ten)
+    parts.register_full_backward_hook(lambda m, gi, go: seen.append((rounded(gi), rounded(go))))
+    a = lib.tensor([2.0, -1.0], requires_grad=True)
+    b = lib.tensor([3.0, 4.0], requires_grad=True)
+    product, total, number, positive = parts(a, b)
+    seen.append((number, positive.tolist(), positive.requires_grad))
+    (product + total * 2).sum().backward()
+    seen.append(rounded([a.grad, b.grad]))
+    product, total, _, _ = parts(a, b)
+    total.sum().backward()  # the product got no gradient
+    parts.register_full_backward_pre_hook(lambda m, go: go[:2])
+    try:
+        parts(a, b)[0].sum().backward()
+    except RuntimeError as error:
+        seen.append(str(error).split(",")[0])
+
+    lib.manual_seed(0)
+    lstm = lib.nn.LSTM(2, 3, batch_first=True)  # returns (output, (h, c))
+    lstm.register_full_backward_hook(
+        lambda m, gi, go: seen.append(([g is None for g in gi], [g is None for g in go]))
+    )
+    out, (h, c) = lstm(lib.ones(1, 2, 2, requires_grad=True))
+    out.sum().backward()
+    return seen
+
+
+def _grad_input_of_an_index_input(lib) -> list:
+    class Pick(lib.nn.Module):
+        def forward(self, x, index):
+            return x[index]
+
+    seen = []
+    pick = Pick()
+    pick.register_full_backward_hook(
+        lambda m, gi, go: seen.append([(g.tolist(), str(g.dtype).split(".")[-1]) for g in gi])
+    )
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    pick(x, lib.tensor([0, 2])).sum().backward()
+    return seen
+
+
+def test_an_integer_input_gets_zeros_in_grad_input_as_in_pytorch() -> None:
+    seen = _grad_input_of_an_index_input(torch)
+    assert seen == [[([1.0, 0.0, 1.0], "float32"), ([0, 0], "int64")]]
+    pt = pytest.importorskip("torch")
+    assert _grad_input_of_an_index_input(pt) == seen
+
+
+def _full_backward_hook_gradients(lib) -> list:
+    """An input the output does not use, inputs of two dtypes, and a hook returning None for
+    an input (which then gets no gradient through the module)."""
+    seen = []
+
+    class Mixed(lib.nn.Module):
+        def forward(self, a, b, unused):
+            return a.float() * b
+
+    mixed = Mixed()
+    mixed.register_full_backward_hook(
+        lambda m, gi, go: seen.append(
+            [None if g is None else (g.tolist(), str(g.dtype).split(".")[-1]) for g in gi]
+        )
+    )
+    a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    b = lib.tensor([3.0, 4.0], requires_grad=True)
+    unused = lib.ones(2, requires_grad=True)
+    mixed(a, b, unused).sum().backward()
+    seen.append([a.grad.dtype is lib.float64, unused.grad.tolist()])  # zeros, as in PyTorch
+    blocked = lib.nn.Identity()
+    blocked.register_full_backward_hook(lambda m, gi, go: (None,))
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    blocked(x * 1).sum().backward()
+    seen.append(x.grad)
+    (blocked(x * 1) + x).sum().backward()  # only the other path reaches x
+    seen.append(x.grad.tolist())
+    return seen
+
+
+def test_full_backward_hook_gradients_as_in_pytorch() -> None:
+    seen = _full_backward_hook_gradients(torch)
+    assert seen[-2:] == [None, [1.0, 1.0]]
+    pt = pytest.importorskip("torch")
+    assert _full_backward_hook_gradients(pt) == seen
+
+
+def test_backward_hooks_of_a_module_returning_a_tuple_as_in_pytorch() -> None:
+    seen = _backward_hooks_of_a_tuple(torch)
+    assert seen[0] == (3, [1, 0], False) and seen[-1] == ([False], [False, True])
+    pt = pytest.importorskip("torch")
+    assert _backward_hooks_of_a_tuple(pt) == seen
 
 
 def test_full_backward_hook_without_pytorch() -> None:

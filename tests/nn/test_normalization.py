@@ -206,6 +206,38 @@ def test_norms_refuse_an_input_of_another_dtype_than_their_parameters(pt: object
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-6)
 
 
+def _half_input_through_float32_norms(lib) -> list:
+    """float16 inputs through float32 norm layers (as after a float16 layer under autocast):
+    float16 outputs, float32 running statistics and parameter gradients, float16 input
+    gradients."""
+    rng = np.random.default_rng(3)
+    seen = []
+    for build, shape in [(lambda m: m.BatchNorm1d(3), (4, 3)),
+                         (lambda m: m.BatchNorm2d(2).eval(), (2, 2, 3, 3)),
+                         (lambda m: m.LayerNorm(3), (4, 3)),
+                         (lambda m: m.GroupNorm(2, 4), (2, 4, 3)),
+                         (lambda m: m.InstanceNorm1d(3, affine=True, track_running_stats=True),
+                          (2, 3, 4))]:  # fmt: skip
+        layer = build(lib.nn)
+        x = lib.tensor(rng.standard_normal(shape)).half().requires_grad_()
+        out = layer(x)
+        (out.float() * lib.arange(out.numel()).reshape(out.shape)).sum().backward()
+        grads = [x.grad] + [p.grad for p in layer.parameters()]
+        seen.append([str(t.dtype).split(".")[-1] for t in [out, *grads, *layer.buffers()]])
+        seen.append([np.round(t.detach().float().numpy(), 2).tolist()
+                     for t in [out, *grads, *layer.buffers()]])  # fmt: skip
+    return seen
+
+
+def test_float16_input_through_float32_norms_as_in_pytorch(pt: object) -> None:
+    ours, theirs = _half_input_through_float32_norms(torch), _half_input_through_float32_norms(pt)
+    assert ours[0] == ["float16", "float16", "float32", "float32", "float32", "float32", "int64"]
+    assert [ours[i] for i in range(0, len(ours), 2)] == [theirs[i] for i in range(0, len(ours), 2)]
+    for a, b in zip(ours[1::2], theirs[1::2], strict=True):
+        for u, v in zip(a, b, strict=True):
+            np.testing.assert_allclose(u, v, rtol=2e-2, atol=5e-2)
+
+
 def test_a_checkpoint_without_num_batches_tracked_loads(pt: object) -> None:
     # checkpoints from before num_batches_tracked existed load in PyTorch (a plain dict, no
     # version metadata), the module's count left as it is

@@ -49,7 +49,8 @@ def _compare_step(ours, theirs, device: str, names: list[str]) -> None:
 @pytest.mark.parametrize("dim", [0, 1, None, -1, -2])
 def test_weight_norm_matches_torch(device, kind, dim):
     ours, theirs = _pair(kind, device)
-    weight_norm(ours, dim=dim)
+    with pytest.warns(FutureWarning, match="parametrizations.weight_norm"):  # as PyTorch's
+        weight_norm(ours, dim=dim)
     with pytest.warns(FutureWarning):
         tnu.weight_norm(theirs, dim=dim)
     assert list(ours.state_dict()) == list(theirs.state_dict())  # bias, weight_g, weight_v
@@ -61,7 +62,8 @@ def test_weight_norm_matches_torch(device, kind, dim):
 
 def test_weight_norm_follows_g_and_remove_folds_it_back(device):
     ours, theirs = _pair("linear", device)
-    weight_norm(ours)
+    with pytest.warns(FutureWarning):
+        weight_norm(ours)
     with pytest.warns(FutureWarning):
         tnu.weight_norm(theirs)
     with mt.no_grad():
@@ -76,6 +78,7 @@ def test_weight_norm_follows_g_and_remove_folds_it_back(device):
     np.testing.assert_allclose(_np(ours.weight), _np(theirs.weight), rtol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:nn.utils.weight_norm is deprecated:FutureWarning")
 @pytest.mark.parametrize(
     "apply, remove", [(weight_norm, remove_weight_norm), (spectral_norm, remove_spectral_norm)]
 )

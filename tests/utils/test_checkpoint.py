@@ -72,7 +72,11 @@ def test_nothing_but_the_inputs_is_recorded(device):
     y = checkpoint(module, x, use_reentrant=False)
     node = y.grad_fn.next_functions[0][0]  # CheckpointOutput -> the shared CheckpointFunction
     assert type(node).__name__ == "CheckpointFunction"
-    assert node.parents == (x,)  # no Linear/GELU nodes in between
+    # no Linear/GELU nodes in between: the input, then the parameters the module used
+    assert node.parents[0] is x and len(node.parents) == 1 + len(list(module.parameters()))
+    assert all(any(p is q for q in module.parameters()) for p in node.parents[1:])
+    y = checkpoint(module, x, use_reentrant=True)
+    assert y.grad_fn.next_functions[0][0].parents == (x,)  # its parameters get .grad directly
 
 
 class _AttentionBlock:
@@ -217,9 +221,9 @@ def test_no_input_requires_grad_as_torch():
     np.testing.assert_allclose(layer.bias.grad.numpy(), np.full(3, 5.0))
 
 
-def test_refused_under_autograd_grad_and_backward_inputs():
+def test_reentrant_refused_under_autograd_grad_and_backward_inputs():
     x = mt.tensor(X, requires_grad=True)
-    y = checkpoint(lambda a: a * 2, x, use_reentrant=False)
+    y = checkpoint(lambda a: a * 2, x, use_reentrant=True)
     with pytest.raises(RuntimeError, match="checkpoint: not compatible with autograd.grad"):
         mt.autograd.grad(y.sum(), x)
     y = checkpoint(lambda a: a * 2, x, use_reentrant=True)
@@ -228,6 +232,40 @@ def test_refused_under_autograd_grad_and_backward_inputs():
     y = checkpoint(lambda a: a * 2, x, use_reentrant=True)
     y.sum().backward()  # the refusal above left nothing behind
     np.testing.assert_allclose(x.grad.numpy(), np.full(X.shape, 2.0))
+
+
+def _non_reentrant_under_autograd_grad(lib) -> list:
+    """use_reentrant=False under autograd.grad and backward(inputs=...): the parameters'
+    gradients are returned (or put into .grad) as without the checkpoint; a tensor the
+    function closes over and a checkpoint inside the checkpoint get theirs too."""
+    from importlib import import_module
+
+    ckpt = import_module(lib.__name__ + ".utils.checkpoint").checkpoint
+    layer = lib.nn.Linear(2, 2)
+    with lib.no_grad():
+        layer.weight.copy_(lib.tensor([[1.0, 2.0], [3.0, -4.0]]))
+        layer.bias.fill_(0.5)
+    hooked = []
+    layer.weight.register_hook(lambda g: hooked.append("weight hook"))
+    x = lib.tensor([[1.0, -1.0]], requires_grad=True)
+    loss = ckpt(lambda t: layer(t).tanh(), x, use_reentrant=False).sum()
+    seen = [[np.round(g.numpy(), 5).tolist() for g in lib.autograd.grad(loss, [x, layer.weight])]]
+    seen.append((list(hooked), layer.weight.grad))  # the hook ran once, .grad is untouched
+    ckpt(lambda t: layer(t).tanh(), x, use_reentrant=False).sum().backward(inputs=[layer.bias])
+    seen.append((x.grad, layer.weight.grad, np.round(layer.bias.grad.numpy(), 5).tolist()))
+    w = lib.tensor([2.0, 3.0], requires_grad=True)
+    h = w * 2  # closed over by the function: a non-leaf from outside
+    inner = lambda t: ckpt(lambda u: (layer(u) * h).sin(), t, use_reentrant=False) * 2  # noqa: E731
+    ckpt(inner, x, use_reentrant=False).sum().backward()
+    seen.append([np.round(t.grad.numpy(), 3).tolist() for t in (x, w, layer.weight)])
+    return seen
+
+
+def test_non_reentrant_under_autograd_grad_and_backward_inputs_as_in_pytorch():
+    seen = _non_reentrant_under_autograd_grad(mt)
+    assert seen[1] == (["weight hook"], None) and seen[2][:2] == (None, None)
+    torch = pytest.importorskip("torch")
+    assert _non_reentrant_under_autograd_grad(torch) == seen
 
 
 def test_second_backward_needs_retain_graph():
@@ -272,3 +310,43 @@ def test_checkpoint_sequential_matches_torch(device, segments):
     np.testing.assert_allclose(x.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-10)
     for p, tp in zip(net.parameters(), tnet.parameters()):
         np.testing.assert_allclose(p.grad.cpu().numpy(), tp.grad.numpy(), rtol=1e-10)
+
+
+def _context_fn_and_options(lib) -> list:
+    from contextlib import contextmanager
+    from importlib import import_module
+
+    ckpt_module = import_module(lib.__name__ + ".utils.checkpoint")
+    seen = []
+
+    @contextmanager
+    def noted(name):
+        seen.append(("enter", name, lib.is_grad_enabled()))
+        try:
+            yield
+        finally:  # (PyTorch leaves the recomputation early, by an exception)
+            seen.append(("exit", name))
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = ckpt_module.checkpoint(lambda t: t.exp(), x, use_reentrant=False,
+                               context_fn=lambda: (noted("forward"), noted("recompute")),
+                               determinism_check="none", debug=False)  # fmt: skip
+    seen.append("backward")
+    y.sum().backward()
+    seen.append(np.round(x.grad.numpy(), 4).tolist())
+    for bad in (dict(use_reentrant=True, context_fn=lambda: (noted("a"), noted("b"))),
+                dict(use_reentrant=False, determinism_check="sometimes")):  # fmt: skip
+        try:
+            ckpt_module.checkpoint(lambda t: t * 2, x, **bad)
+        except ValueError:
+            seen.append("ValueError")
+    assert ckpt_module.noop_context_fn is not None
+    return seen
+
+
+def test_context_fn_and_the_other_options_as_in_pytorch():
+    seen = _context_fn_and_options(mt)
+    assert seen[:3] == [("enter", "forward", True), ("exit", "forward"), "backward"]
+    assert seen[3] == ("enter", "recompute", True) and seen[-2:] == ["ValueError"] * 2
+    torch = pytest.importorskip("torch")
+    assert _context_fn_and_options(torch) == seen

@@ -8,6 +8,7 @@ on to g and v. ``remove_weight_norm`` folds them back into one parameter."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..._tensor import Tensor
@@ -49,7 +50,14 @@ def find_hook(module: Module, kind: type, name: str) -> Any:
 
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
     """Reparametrise ``module.<name>`` as ``<name>_g * <name>_v / ||<name>_v||`` (norms over
-    every dim but ``dim``; over the whole tensor for ``dim=None``)."""
+    every dim but ``dim``; over the whole tensor for ``dim=None``). Deprecated, as in
+    PyTorch: ``nn.utils.parametrizations.weight_norm`` is the newer form."""
+    warnings.warn(
+        "nn.utils.weight_norm is deprecated: use nn.utils.parametrizations.weight_norm (the "
+        "same reparametrisation as a parametrization)",
+        FutureWarning,
+        stacklevel=2,
+    )
     if find_hook(module, WeightNorm, name)[1] is not None:
         raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
     weight = getattr(module, name)
