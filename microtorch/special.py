@@ -118,107 +118,77 @@ def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 
 # ------------------------------------------------------------ Bessel and Airy functions
+def _no_grad_out(array: Any, out: Any, op: str) -> Tensor:
+    """The array as a result without a gradient (as PyTorch's, these have none), written
+    into ``out`` when one is given."""
+    return _write_out(_F._no_grad_result(array), out, op)
+
+
 def bessel_j0(input: Tensor, *, out: Any = None) -> Tensor:
     """The Bessel function of the first kind of order 0, J_0(input)."""
-    return _write_out(
-        _F._no_grad_result(_special.bessel_jy("j0", _array_of(input, "bessel_j0"))),
-        out,
-        "bessel_j0",
-    )
+    return _no_grad_out(_special.bessel_jy("j0", _array_of(input, "bessel_j0")), out, "bessel_j0")
 
 
 def bessel_j1(input: Tensor, *, out: Any = None) -> Tensor:
     """The Bessel function of the first kind of order 1, J_1(input)."""
-    return _write_out(
-        _F._no_grad_result(_special.bessel_jy("j1", _array_of(input, "bessel_j1"))),
-        out,
-        "bessel_j1",
-    )
+    return _no_grad_out(_special.bessel_jy("j1", _array_of(input, "bessel_j1")), out, "bessel_j1")
 
 
 def bessel_y0(input: Tensor, *, out: Any = None) -> Tensor:
     """The Bessel function of the second kind of order 0, Y_0(input) (nan for input < 0)."""
-    return _write_out(
-        _F._no_grad_result(_special.bessel_jy("y0", _array_of(input, "bessel_y0"))),
-        out,
-        "bessel_y0",
-    )
+    return _no_grad_out(_special.bessel_jy("y0", _array_of(input, "bessel_y0")), out, "bessel_y0")
 
 
 def bessel_y1(input: Tensor, *, out: Any = None) -> Tensor:
     """The Bessel function of the second kind of order 1, Y_1(input) (nan for input < 0)."""
-    return _write_out(
-        _F._no_grad_result(_special.bessel_jy("y1", _array_of(input, "bessel_y1"))),
-        out,
-        "bessel_y1",
-    )
+    return _no_grad_out(_special.bessel_jy("y1", _array_of(input, "bessel_y1")), out, "bessel_y1")
 
 
 def modified_bessel_i0(input: Tensor, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the first kind of order 0, I_0 (i0 without a grad)."""
     array = _array_of(input, "modified_bessel_i0")
-    return _write_out(
-        _F._no_grad_result(_elementwise.bessel_i(array, 0, False)), out, "modified_bessel_i0"
-    )
+    return _no_grad_out(_elementwise.bessel_i(array, 0, False), out, "modified_bessel_i0")
 
 
 def modified_bessel_i1(input: Tensor, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the first kind of order 1, I_1 (i1 without a grad)."""
     array = _array_of(input, "modified_bessel_i1")
-    return _write_out(
-        _F._no_grad_result(_elementwise.bessel_i(array, 1, False)), out, "modified_bessel_i1"
-    )
+    return _no_grad_out(_elementwise.bessel_i(array, 1, False), out, "modified_bessel_i1")
 
 
 def modified_bessel_k0(input: Tensor, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the second kind of order 0, K_0(input)."""
     array = _array_of(input, "modified_bessel_k0")
-    return _write_out(
-        _F._no_grad_result(_special.bessel_k(0, array, scaled=False)), out, "modified_bessel_k0"
-    )
+    return _no_grad_out(_special.bessel_k(0, array, scaled=False), out, "modified_bessel_k0")
 
 
 def modified_bessel_k1(input: Tensor, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the second kind of order 1, K_1(input)."""
     array = _array_of(input, "modified_bessel_k1")
-    return _write_out(
-        _F._no_grad_result(_special.bessel_k(1, array, scaled=False)), out, "modified_bessel_k1"
-    )
+    return _no_grad_out(_special.bessel_k(1, array, scaled=False), out, "modified_bessel_k1")
 
 
 def scaled_modified_bessel_k0(input: Tensor, *, out: Any = None) -> Tensor:
     """exp(input) * K_0(input), which does not underflow for a large input."""
     array = _array_of(input, "scaled_modified_bessel_k0")
-    return _write_out(
-        _F._no_grad_result(_special.bessel_k(0, array, scaled=True)),
-        out,
-        "scaled_modified_bessel_k0",
-    )
+    return _no_grad_out(_special.bessel_k(0, array, scaled=True), out, "scaled_modified_bessel_k0")
 
 
 def scaled_modified_bessel_k1(input: Tensor, *, out: Any = None) -> Tensor:
     """exp(input) * K_1(input), which does not underflow for a large input."""
     array = _array_of(input, "scaled_modified_bessel_k1")
-    return _write_out(
-        _F._no_grad_result(_special.bessel_k(1, array, scaled=True)),
-        out,
-        "scaled_modified_bessel_k1",
-    )
+    return _no_grad_out(_special.bessel_k(1, array, scaled=True), out, "scaled_modified_bessel_k1")
 
 
 def spherical_bessel_j0(input: Tensor, *, out: Any = None) -> Tensor:
     """The spherical Bessel function of the first kind of order 0, sin(input) / input."""
     array = _array_of(input, "spherical_bessel_j0")
-    return _write_out(
-        _F._no_grad_result(_special.spherical_bessel_j0(array)), out, "spherical_bessel_j0"
-    )
+    return _no_grad_out(_special.spherical_bessel_j0(array), out, "spherical_bessel_j0")
 
 
 def airy_ai(input: Tensor, *, out: Any = None) -> Tensor:
     """The Airy function Ai(input), the solution of y'' = x y that decays as x -> inf."""
-    return _write_out(
-        _F._no_grad_result(_special.airy_ai(_array_of(input, "airy_ai"))), out, "airy_ai"
-    )
+    return _no_grad_out(_special.airy_ai(_array_of(input, "airy_ai")), out, "airy_ai")
 
 
 # ------------------------------------------------------------------------------- zeta
@@ -235,8 +205,7 @@ def zeta(input: Any, other: Any, *, out: Any = None) -> Tensor:
 
 # --------------------------------------------------------------- orthogonal polynomials
 def _polynomial(kind: str, x: Any, n: Any, op: str, out: Any) -> Tensor:
-    result = _F._no_grad_result(_special.orthogonal_polynomial(kind, *_two_arrays(x, n, op)))
-    return _write_out(result, out, op)
+    return _no_grad_out(_special.orthogonal_polynomial(kind, *_two_arrays(x, n, op)), out, op)
 
 
 def chebyshev_polynomial_t(x: Any, n: Any, *, out: Any = None) -> Tensor:
