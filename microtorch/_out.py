@@ -41,9 +41,14 @@ def write_out(result: Any, out: Any, op: str) -> Any:
     return out
 
 
-def _check_out(result: Tensor, out: Any, op: str, exact_dtype: bool) -> Tensor:
+def _tensor_out(out: Any, op: str) -> Tensor:
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    return out
+
+
+def _check_out(result: Tensor, out: Any, op: str, exact_dtype: bool) -> Tensor:
+    _tensor_out(out, op)
     if grad_mode.enabled and (result.requires_grad or out.requires_grad):
         raise RuntimeError(
             f"{op}(): functions with out=... arguments don't support automatic "
@@ -93,8 +98,7 @@ def factory_target(dtype: Any, device: Any, out: Any, op: str) -> tuple:
     out=t)``): out's, where none is given; a given dtype must be out's."""
     if out is None:
         return dtype, device
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    _tensor_out(out, op)
     if dtype is not None and _dtypes.get_dtype(dtype) != out.dtype:
         raise RuntimeError(
             f"{op}(): dtype {_dtypes.get_dtype(dtype)} does not match dtype of out parameter "

@@ -101,7 +101,26 @@ def _always_record(step: int) -> ProfilerAction:
     return ProfilerAction.RECORD
 
 
-class FunctionEvent:
+class _Times:
+    """The averages and PyTorch's older (cuda_) names that events and their sums share;
+    subclasses set count, cpu_time_total, device_time_total and the self_ times."""
+
+    @property
+    def cpu_time(self) -> float:
+        """The average time per call."""
+        return self.cpu_time_total / self.count if self.count else 0.0
+
+    @property
+    def device_time(self) -> float:
+        return self.device_time_total / self.count if self.count else 0.0
+
+    # PyTorch's older names for the device times
+    cuda_time_total = property(lambda self: self.device_time_total)
+    self_cuda_time_total = property(lambda self: self.self_device_time_total)
+    cuda_time = property(lambda self: self.device_time)
+
+
+class FunctionEvent(_Times):
     """One timed call: an op's forward, a node's backward or a ``record_function`` range.
     Times are in microseconds, as PyTorch's."""
 
@@ -126,19 +145,6 @@ class FunctionEvent:
     def self_device_time_total(self) -> float:
         return self.device_time_total - sum(c.device_time_total for c in self.cpu_children)
 
-    @property
-    def cpu_time(self) -> float:
-        return self.cpu_time_total / self.count
-
-    @property
-    def device_time(self) -> float:
-        return self.device_time_total / self.count
-
-    # PyTorch's older names for the device times
-    cuda_time_total = property(lambda self: self.device_time_total)
-    self_cuda_time_total = property(lambda self: self.self_device_time_total)
-    cuda_time = property(lambda self: self.device_time)
-
     def __repr__(self) -> str:
         return (
             f"<FunctionEvent name={self.name} cpu_time_total={_format_us(self.cpu_time_total)} "
@@ -146,7 +152,7 @@ class FunctionEvent:
         )
 
 
-class FunctionEventAvg:
+class FunctionEventAvg(_Times):
     """The events of one name (and, grouped by shape, one list of input shapes) added up."""
 
     def __init__(self, key: str, input_shapes: list) -> None:
@@ -166,19 +172,6 @@ class FunctionEventAvg:
         self.device_time_total += event.device_time_total
         self.self_device_time_total += event.self_device_time_total
         return self
-
-    @property
-    def cpu_time(self) -> float:
-        """The average time per call."""
-        return self.cpu_time_total / self.count if self.count else 0.0
-
-    @property
-    def device_time(self) -> float:
-        return self.device_time_total / self.count if self.count else 0.0
-
-    cuda_time_total = property(lambda self: self.device_time_total)
-    self_cuda_time_total = property(lambda self: self.self_device_time_total)
-    cuda_time = property(lambda self: self.device_time)
 
     def __repr__(self) -> str:
         return (
