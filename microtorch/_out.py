@@ -6,8 +6,8 @@ too) and returns that tensor, as PyTorch does:
 
 - the result is cast to ``out``'s dtype when PyTorch's casting rule allows it (an integer
   result into a float tensor, float64 into float32), else RuntimeError; for ops with
-  several results (``max(x, 0, out=(values, indices))``) each tensor's dtype must be the
-  result's own;
+  several results (``max(x, 0, out=(values, indices))``), and ops whose PyTorch kernels
+  take no cast (``index_copy``, ``multinomial``...), out's dtype must be the result's own;
 - ``out`` is resized to the result's shape, with PyTorch's warning if it had elements;
 - ``out=`` records no graph, so it is refused (RuntimeError) where a gradient would be
   needed: under grad mode with an input or ``out`` that requires grad.
@@ -23,9 +23,11 @@ from ._warn import warn_user
 from .autograd import grad_mode
 
 
-def write_out(result: Any, out: Any, op: str) -> Any:
+def write_out(result: Any, out: Any, op: str, exact_dtype: bool = False) -> Any:
     """``result`` if ``out`` is None; else ``result`` copied into ``out``, which is returned
-    (a tuple of tensors for ops with several results, as the same named tuple)."""
+    (a tuple of tensors for ops with several results, as the same named tuple).
+    ``exact_dtype``: out must have the result's dtype (no cast), as PyTorch's index_copy,
+    scatter_reduce, multinomial... require."""
     if out is None:
         return result
     if isinstance(result, tuple):
@@ -37,7 +39,7 @@ def write_out(result: Any, out: Any, op: str) -> Any:
         for r, o in zip(result, outs):
             _copy_into(r, o)
         return type(result)(*outs) if hasattr(result, "_fields") else tuple(outs)
-    _copy_into(result, _check_out(result, out, op, exact_dtype=False))
+    _copy_into(result, _check_out(result, out, op, exact_dtype=exact_dtype))
     return out
 
 

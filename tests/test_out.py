@@ -47,6 +47,19 @@ CALLS = {
     "linalg.solve": lambda T, a, b, out: T.linalg.solve(T.tensor(SQUARE), a[:, :2].T, out=out),
     "linalg.matrix_norm": lambda T, a, b, out: T.linalg.matrix_norm(a, ord=1, out=out),
     "narrow_copy": lambda T, a, b, out: T.narrow_copy(a, 1, 1, 2, out=out),
+    "index_copy": lambda T, a, b, out: T.index_copy(a, 1, T.tensor([2, 0]), b[:, :2], out=out),
+    "index_reduce": lambda T, a, b, out: T.index_reduce(
+        a, 1, T.tensor([2, 2]), b[:, :2], "amax", out=out
+    ),
+    "scatter_reduce": lambda T, a, b, out: T.scatter_reduce(
+        a, 1, T.tensor([[0, 0], [2, 1]]), b[:, :2], "prod", include_self=False, out=out
+    ),
+    "slice_scatter": lambda T, a, b, out: T.slice_scatter(a, b[:, :1], 1, 1, 2, out=out),
+    "nonzero_static": lambda T, a, b, out: T.nonzero_static(a > 0, size=5, out=out),
+    "argsort": lambda T, a, b, out: T.argsort(a, stable=True, descending=True, out=out),
+    "frobenius_norm": lambda T, a, b, out: T.frobenius_norm(a, (0, 1), out=out),
+    "nuclear_norm": lambda T, a, b, out: T.nuclear_norm(a, out=out),
+    "normalize": lambda T, a, b, out: T.nn.functional.normalize(a, 1.5, 0, out=out),
 }
 
 
@@ -177,9 +190,9 @@ def _takes_out(fn) -> bool:
     )
 
 
-# PyTorch names with out= that microtorch has but gives no out= (yet)
-WITHOUT_OUT = {"multinomial", "empty_permuted"}  # (empty_permuted: its docstring shows none)
-WITHOUT_OUT |= {"histogramdd"}  # (its out is a tensor and a list of tensors)
+# PyTorch names documented with out= that take none, in PyTorch 2.13 as here: empty_permuted's
+# docstring shows none; histogramdd's shows out= but its binding refuses every form of it
+WITHOUT_OUT = {"empty_permuted", "histogramdd"}
 # the exercises (docs/exercises): a learner's own op need not take out= to pass this file
 WITHOUT_OUT |= {"cumsum", "logsumexp", "softplus", "max_pool1d", "rms_norm", "logcumsumexp"}
 # names whose out= PyTorch's docstrings do not show (seen to work in PyTorch 2.13)
@@ -187,8 +200,17 @@ ALSO_WITH_OUT = (
     "sum prod nansum argmax argmin isin softmax log_softmax take true_divide median nanmedian "
     "index_add scatter scatter_add hardshrink clamp_max clamp_min tensordot alias_copy "
     "as_strided_copy detach_copy diagonal_copy expand_copy permute_copy select_copy slice_copy "
-    "squeeze_copy t_copy transpose_copy unfold_copy unsqueeze_copy view_copy orgqr"
+    "squeeze_copy t_copy transpose_copy unfold_copy unsqueeze_copy view_copy orgqr "
+    "index_copy index_reduce scatter_reduce slice_scatter nonzero_static argsort slogdet "
+    "frobenius_norm nuclear_norm multinomial"
 ).split()
+# names whose signature in torch.overrides.get_testing_overrides() shows out= but whose
+# PyTorch 2.13 function refuses it (TypeError), as microtorch's do
+OVERRIDES_OUT_REFUSED = (
+    "conj diag_embed full_like imag positive real resolve_conj resolve_neg squeeze unsqueeze"
+).split()
+# names PyTorch's overrides signatures leave out= off but whose functions refuse it too
+REFUSED_OUT = ("select_scatter", "diagonal_scatter", "as_strided_scatter", "histogramdd")
 
 
 def test_the_names_whose_docstrings_hide_out_take_it_too():
@@ -215,3 +237,93 @@ def test_every_function_pytorch_gives_out_has_it(namespace):
             if not _takes_out(getattr(ours_module, name)):
                 missing.append(name)
     assert not missing, f"these take out= in PyTorch but not here: {missing}"
+
+
+OVERRIDE_NAMESPACES = ["", "special", "linalg", "nn.functional"]
+
+
+def _module(library, namespace: str):
+    for part in namespace.split(".") if namespace else ():
+        library = getattr(library, part)
+    return library
+
+
+@pytest.mark.parametrize("namespace", OVERRIDE_NAMESPACES)
+def test_every_function_whose_overrides_signature_has_out_takes_it(namespace):
+    """The signatures torch.overrides.get_testing_overrides() gives PyTorch's functions show
+    out= on some that their docstrings do not: those take it here too (except where
+    PyTorch's own function refuses it)."""
+    torch = pytest.importorskip("torch")
+    overrides = pytest.importorskip("torch.overrides").get_testing_overrides()
+    theirs_module, ours_module = _module(torch, namespace), _module(microtorch, namespace)
+    missing = []
+    for name in dir(theirs_module):
+        theirs = getattr(theirs_module, name)
+        if name.startswith("_") or name in OVERRIDES_OUT_REFUSED or not callable(theirs):
+            continue
+        if isinstance(theirs, type) or theirs not in overrides:
+            continue
+        if not hasattr(ours_module, name) or name in WITHOUT_OUT:
+            continue
+        try:
+            takes_out = "out" in inspect.signature(overrides[theirs]).parameters
+        except (TypeError, ValueError):
+            continue
+        if takes_out and not _takes_out(getattr(ours_module, name)):
+            missing.append(name)
+    assert not missing, f"these take out= in PyTorch's overrides signatures: {missing}"
+
+
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+def test_names_pytorch_gives_no_out_refuse_it(library_name):
+    T = pytest.importorskip(library_name)
+    x, out = T.zeros(2, 3), T.empty(0)
+    calls = {
+        "select_scatter": lambda: T.select_scatter(x, T.ones(3), 0, 0, out=out),
+        "diagonal_scatter": lambda: T.diagonal_scatter(x, T.ones(2), out=out),
+        "as_strided_scatter": lambda: T.as_strided_scatter(x, T.ones(2), (2,), (1,), out=out),
+        "histogramdd": lambda: T.histogramdd(x, [2, 2, 2], out=(out, [T.empty(0)] * 3)),
+        "conj": lambda: T.conj(x, out=out),
+        "squeeze": lambda: T.squeeze(x, out=out),
+        "full_like": lambda: T.full_like(x, 1.0, out=out),
+    }
+    assert set(REFUSED_OUT) <= set(calls)
+    for call in calls.values():
+        with pytest.raises(TypeError):
+            call()
+
+
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+def test_out_of_another_dtype_is_refused_where_pytorch_refuses_a_cast(library_name):
+    """index_copy, scatter_reduce, multinomial... write only into out of the result's own
+    dtype (RuntimeError otherwise); normalize casts as add does."""
+    T = pytest.importorskip(library_name)
+    x, wide = T.zeros(2, 3), T.empty(0, dtype=T.float64)  # (torch resizes it, then refuses)
+    refused = {
+        "index_copy": lambda: T.index_copy(x, 1, T.tensor([0]), T.ones(2, 1), out=wide),
+        "slice_scatter": lambda: T.slice_scatter(x, T.ones(2, 1), 1, 0, 1, out=wide),
+        "argsort": lambda: T.argsort(x, stable=True, out=wide),
+        "multinomial": lambda: T.multinomial(T.ones(2), 1, out=T.empty(0, dtype=T.int32)),
+        "slogdet": lambda: T.slogdet(T.eye(2), out=(T.empty(0), wide)),
+    }
+    for call in refused.values():
+        with pytest.raises(RuntimeError):
+            call()
+    wide = T.empty(0, dtype=T.float64)
+    assert T.nn.functional.normalize(T.ones(2, 2), out=wide).dtype == T.float64
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        T.nn.functional.normalize(T.ones(2, 2), out=T.empty(0, dtype=T.int64))
+
+
+def test_multinomial_and_slogdet_write_into_out():
+    microtorch.manual_seed(0)
+    expected = microtorch.multinomial(microtorch.tensor([[0.2, 0.8], [1.0, 0.0]]), 3, True)
+    microtorch.manual_seed(0)
+    out = microtorch.empty(0, dtype=microtorch.int64)
+    probs = microtorch.tensor([[0.2, 0.8], [1.0, 0.0]])
+    assert microtorch.multinomial(probs, 3, True, out=out) is out
+    assert out.tolist() == expected.tolist() and out[1].tolist() == [0, 0, 0]
+    sign, logabsdet = microtorch.empty(0), microtorch.empty(0)
+    result = microtorch.slogdet(microtorch.tensor([[0.0, 2.0], [3.0, 0.0]]), out=(sign, logabsdet))
+    assert result.sign is sign and result.logabsdet is logabsdet
+    assert sign.item() == -1.0 and logabsdet.item() == pytest.approx(np.log(6.0))

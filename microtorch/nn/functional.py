@@ -413,10 +413,11 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
     return rrelu(input, lower, upper, training, inplace=True)
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:  # fmt: skip
     """input divided by its p-norm along ``dim`` (at least ``eps``): unit vectors."""
     (input,) = autocast_inputs("normalize", input)
-    return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
+    return _functional.div(input, input.norm(p, dim, keepdim=True).clamp(min=eps), out=out)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
