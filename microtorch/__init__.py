@@ -174,6 +174,7 @@ from ._nn_names import (
     poisson_nll_loss,
     rnn_relu_cell,
     rnn_tanh_cell,
+    threshold,
     triplet_margin_loss,
 )
 from ._repr import set_printoptions
@@ -665,7 +666,6 @@ from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
     rrelu_,
     selu,
     selu_,
-    threshold,
     threshold_,
 )
 from .random import (

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import dtypes as _dtypes
+from ._out import write_out
 from ._tensor import Tensor
 from .amp import autocast_mode
 from .nn import functional as F
@@ -275,6 +276,12 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
 
 
 # ----- shape ----------------------------------------------------------------------------------
+def threshold(input: Tensor, threshold: float, value: float, *, out: Any = None) -> Tensor:
+    """F.threshold(input, threshold, value): input where input > threshold, else value
+    (torch.threshold takes out= where F.threshold takes inplace=)."""
+    return write_out(F.threshold(input, threshold, value), out, "threshold")
+
+
 def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
     """F.pad(input, pad, "constant", value): (left, right) widths from the last dim on;
     negative widths take elements away."""

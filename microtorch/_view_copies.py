@@ -117,9 +117,27 @@ def as_strided_copy(input: Tensor, size: Sequence[int], stride: Sequence[int],
     )
 
 
-def split_copy(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
+def _pieces_out(pieces: tuple, out: Any, op: str) -> tuple | None:
+    """``pieces`` if ``out`` is None; else each piece written into its tensor of the list
+    ``out`` (of the piece's dtype), and None returned, as PyTorch's split_copy(..., out=)."""
+    if out is None:
+        return pieces
+    if not isinstance(out, (list, tuple)):
+        raise TypeError(
+            f"{op}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}"
+        )
+    if len(out) != len(pieces):
+        raise RuntimeError(
+            f"{op}(): expected an out= argument of size {len(pieces)}, got size {len(out)}"
+        )
+    for piece, target in zip(pieces, out):
+        write_out(piece, target, op, exact_dtype=True)
+    return None
+
+
+def split_copy(input: Tensor, split_size: Any, dim: int = 0, *, out: Any = None) -> tuple | None:
     """Copies of the pieces of input.split(split_size, dim)."""
-    return tuple(_copy(piece) for piece in F.split(input, split_size, dim))
+    return _pieces_out(tuple(_copy(p) for p in F.split(input, split_size, dim)), out, "split_copy")
 
 
 def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
@@ -130,14 +148,16 @@ def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) ->
     return F.split(input, list(split_sizes), dim)
 
 
-def split_with_sizes_copy(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+def split_with_sizes_copy(input: Tensor, split_sizes: Sequence[int], dim: int = 0, *,
+                          out: Any = None) -> tuple | None:  # fmt: skip
     """Copies of the pieces of split_with_sizes(input, split_sizes, dim)."""
-    return tuple(_copy(piece) for piece in split_with_sizes(input, split_sizes, dim))
+    pieces = tuple(_copy(piece) for piece in split_with_sizes(input, split_sizes, dim))
+    return _pieces_out(pieces, out, "split_with_sizes_copy")
 
 
-def unbind_copy(input: Tensor, dim: int = 0) -> tuple:
+def unbind_copy(input: Tensor, dim: int = 0, *, out: Any = None) -> tuple | None:
     """Copies of the slices input.unbind(dim)."""
-    return tuple(_copy(piece) for piece in F.unbind(input, dim))
+    return _pieces_out(tuple(_copy(piece) for piece in F.unbind(input, dim)), out, "unbind_copy")
 
 
 def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple:

@@ -652,8 +652,8 @@ def _check_older_tolerance(op: str, name: str, atol: Any, rtol: Any) -> None:
         )
 
 
-def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None
-          ) -> return_types.linalg_lstsq:  # fmt: skip
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None,
+          out: Any = None) -> return_types.linalg_lstsq:  # fmt: skip
     """The least-squares solution X of A @ X = B (the minimum-norm one, pinv(A) @ B, singular
     values at or below rcond * largest taken as 0, except for "gels"), with the extras of
     PyTorch's ``driver`` (default "gelsy" on the CPU, "gels" on CUDA): rank (int64, not
@@ -696,9 +696,10 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         singular_values = svdvals(A.detach())
     else:
         singular_values = Tensor._make(empty.array.copy())  # (not the residuals' array)
-    return return_types.linalg_lstsq(
+    result = return_types.linalg_lstsq(
         F.squeeze(X, -1) if vector else X, residuals, rank, singular_values
     )
+    return _write_out(result, out, "linalg.lstsq")
 
 
 # ---------------------------------------------------------------- decompositions

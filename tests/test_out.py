@@ -60,6 +60,7 @@ CALLS = {
     "frobenius_norm": lambda T, a, b, out: T.frobenius_norm(a, (0, 1), out=out),
     "nuclear_norm": lambda T, a, b, out: T.nuclear_norm(a, out=out),
     "normalize": lambda T, a, b, out: T.nn.functional.normalize(a, 1.5, 0, out=out),
+    "threshold": lambda T, a, b, out: T.threshold(a, 0.5, -7.0, out=out),
 }
 
 
@@ -202,7 +203,8 @@ ALSO_WITH_OUT = (
     "as_strided_copy detach_copy diagonal_copy expand_copy permute_copy select_copy slice_copy "
     "squeeze_copy t_copy transpose_copy unfold_copy unsqueeze_copy view_copy orgqr "
     "index_copy index_reduce scatter_reduce slice_scatter nonzero_static argsort slogdet "
-    "frobenius_norm nuclear_norm multinomial"
+    "frobenius_norm nuclear_norm multinomial threshold split_copy split_with_sizes_copy "
+    "unbind_copy"
 ).split()
 # names whose signature in torch.overrides.get_testing_overrides() shows out= but whose
 # PyTorch 2.13 function refuses it (TypeError), as microtorch's do
@@ -327,3 +329,37 @@ def test_multinomial_and_slogdet_write_into_out():
     result = microtorch.slogdet(microtorch.tensor([[0.0, 2.0], [3.0, 0.0]]), out=(sign, logabsdet))
     assert result.sign is sign and result.logabsdet is logabsdet
     assert sign.item() == -1.0 and logabsdet.item() == pytest.approx(np.log(6.0))
+
+
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+def test_split_and_unbind_copies_write_into_a_list_and_return_none(library_name):
+    T = pytest.importorskip(library_name)
+    x = T.tensor(A, dtype=T.float32)
+    rows = [T.empty(0), T.empty(0)]
+    assert T.unbind_copy(x, out=rows) is None
+    assert [r.tolist() for r in rows] == A.tolist()
+    pieces = [T.empty(2, 2), T.empty(2, 1)]
+    assert T.split_with_sizes_copy(x, [2, 1], 1, out=pieces) is None
+    assert pieces[1].tolist() == [[3.0], [-1.5]]
+    halves = [T.empty(1, 3), T.empty(1, 3)]
+    assert T.split_copy(x, 1, out=halves) is None and halves[1].tolist() == [A[1].tolist()]
+    with pytest.raises(RuntimeError, match="size 2, got size 1"):
+        T.unbind_copy(x, out=[T.empty(0)])
+    with pytest.raises(TypeError, match="tuple of Tensors"):
+        T.unbind_copy(x, out=T.empty(0))
+    with pytest.raises(RuntimeError, match="dtype"):
+        T.unbind_copy(x, out=[T.empty(3, dtype=T.float64)] * 2)
+
+
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+def test_lstsq_writes_its_four_results_into_a_tuple(library_name):
+    T = pytest.importorskip(library_name)
+    A_, B_ = T.tensor([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), T.tensor([[1.0], [2.0], [3.0]])
+    expected = T.linalg.lstsq(A_, B_, driver="gelsd")
+    outs = (T.empty(0), T.empty(0), T.empty(0, dtype=T.int64), T.empty(0))
+    result = T.linalg.lstsq(A_, B_, driver="gelsd", out=outs)
+    assert result.solution is outs[0] and result.rank is outs[2]
+    for got, want in zip(outs, expected):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    with pytest.raises(TypeError):
+        T.linalg.lstsq(A_, B_, out=outs[:2])
