@@ -49,8 +49,8 @@ class Adadelta(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self._state_of(p, "square_avg", "acc_delta")
-                state["step"] += 1
+                state = self._state_of(p, group, "square_avg", "acc_delta")
+                self._next_step(state)
                 a = p.array
                 xp = backend.xp_of(a)
                 g = grad_for_update(p, maximize, weight_decay)

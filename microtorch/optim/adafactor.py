@@ -54,13 +54,13 @@ class Adafactor(Optimizer):
                         foreach=foreach, maximize=maximize)  # fmt: skip
         super().__init__(params, defaults)
 
-    def _state_for(self, p: Tensor) -> dict:
+    def _state_for(self, p: Tensor, group: dict) -> dict:
         """p's state, made on its first step: the step count and the running averages of
         g^2 (per row and per column of a matrix, elementwise otherwise)."""
         state = self.state[p]
         if not state:
             xp = backend.xp_of(p.array)
-            state["step"] = 0
+            state["step"] = self._scalar_tensor(0.0, p, group, "step")
             if p.ndim > 1:
                 state["row_var"] = Tensor._make(xp.zeros(p.shape[:-1] + (1,), p.array.dtype))
                 state["col_var"] = Tensor._make(
@@ -82,9 +82,8 @@ class Adafactor(Optimizer):
                     continue
                 if eps1 is None:  # (fixed by the group's first parameter, as in PyTorch)
                     eps1 = _dtypes.finfo(p.dtype).eps
-                state = self._state_for(p)
-                state["step"] += 1
-                t = float(state["step"])
+                state = self._state_for(p, group)
+                t = float(self._next_step(state))
                 a = p.array
                 xp = backend.xp_of(a)
                 g = -p.grad.array if group["maximize"] else p.grad.array

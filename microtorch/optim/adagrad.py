@@ -56,7 +56,7 @@ class Adagrad(Optimizer):
         state = self.state[p]
         if not state:
             xp = backend.xp_of(p.array)
-            state["step"] = 0
+            state["step"] = self._scalar_tensor(0.0, p, group, "step")
             start = float(group["initial_accumulator_value"])
             state["sum"] = Tensor._make(xp.full_like(p.array, start))
         return state
@@ -71,7 +71,7 @@ class Adagrad(Optimizer):
                 if p.grad is None:
                     continue
                 state = self._adagrad_state(p, group)
-                state["step"] += 1
+                step = self._next_step(state)
                 a = p.array
                 xp = backend.xp_of(a)
                 g = grad_for_update(p, maximize, weight_decay)
@@ -79,7 +79,7 @@ class Adagrad(Optimizer):
                 s += g * g
                 std = xp.sqrt(s)
                 std += eps
-                clr = lr / (1.0 + (state["step"] - 1) * lr_decay)  # the decayed lr
+                clr = lr / (1.0 + (step - 1) * lr_decay)  # the decayed lr
                 a -= clr * (g / std)
                 p._version_counter.value += 1
         return loss

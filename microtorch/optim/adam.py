@@ -65,9 +65,8 @@ class Adam(Optimizer):
                 if p.grad is None:
                     continue
                 buffers = ["exp_avg", "exp_avg_sq"] + (["max_exp_avg_sq"] if amsgrad else [])
-                state = self._state_of(p, *buffers)
-                state["step"] += 1
-                step = state["step"]
+                state = self._state_of(p, group, *buffers)
+                step = self._next_step(state)
                 step_size = lr / (1.0 - beta1**step)
                 bias_correction2_sqrt = math.sqrt(1.0 - beta2**step)
                 # what multiplies p before the update: decoupled decay shrinks p directly

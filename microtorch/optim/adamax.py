@@ -50,8 +50,8 @@ class Adamax(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self._state_of(p, "exp_avg", "exp_inf")
-                state["step"] += 1
+                state = self._state_of(p, group, "exp_avg", "exp_inf")
+                step = self._next_step(state)
                 a = p.array
                 xp = backend.xp_of(a)
                 g = grad_for_update(p, maximize, weight_decay)
@@ -59,7 +59,7 @@ class Adamax(Optimizer):
                 lerp_(m, g, 1.0 - beta1)
                 u *= beta2
                 xp.maximum(u, xp.abs(g) + eps, out=u)
-                step_size = lr / (1.0 - beta1 ** state["step"])  # lr with m's bias correction
+                step_size = lr / (1.0 - beta1**step)  # lr with m's bias correction
                 a -= step_size * (m / u)
                 p._version_counter.value += 1
         return loss

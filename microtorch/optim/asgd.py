@@ -25,7 +25,6 @@ from .optimizer import (
     check_unsupported,
     grad_for_update,
     lr_value,
-    scalar_state,
     state_array,
 )
 
@@ -42,6 +41,10 @@ class ASGD(Optimizer):
                         capturable=capturable)  # fmt: skip
         super().__init__(params, defaults)
 
+    def _scalars_on_device(self, group: dict) -> bool:
+        """ASGD keeps its step, eta and mu on the parameter's device, as PyTorch's does."""
+        return True
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._run_closure(closure)
@@ -52,9 +55,9 @@ class ASGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self._state_of(p, "ax", eta=scalar_state(lr), mu=1.0)
-                state["step"] += 1
-                t, eta, mu = state["step"], state["eta"], state["mu"]
+                state = self._state_of(p, group, "ax", eta=lr, mu=1.0)
+                t = self._next_step(state)
+                eta, mu = self._scalar(state, "eta"), self._scalar(state, "mu")
                 a = p.array
                 g = grad_for_update(p, maximize, weight_decay)
                 a *= 1.0 - lambd * eta
@@ -64,7 +67,7 @@ class ASGD(Optimizer):
                     ax += (a - ax) * mu
                 else:
                     ax[...] = a
-                state["eta"] = scalar_state(lr / (1.0 + lambd * lr * t) ** alpha)
-                state["mu"] = scalar_state(1.0 / max(1.0, t - t0))
+                self._set_scalar(state, "eta", lr / (1.0 + lambd * lr * t) ** alpha)
+                self._set_scalar(state, "mu", 1.0 / max(1.0, t - t0))
                 p._version_counter.value += 1
         return loss

@@ -29,7 +29,7 @@ from .optimizer import (
     decay_weights,
     grad_for_update,
     lr_value,
-    scalar_state,
+    rounded_as,
     state_array,
     update_moments_,
 )
@@ -65,9 +65,8 @@ class NAdam(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self._state_of(p, "exp_avg", "exp_avg_sq", mu_product=1.0)
-                state["step"] += 1
-                t = state["step"]
+                state = self._state_of(p, group, "exp_avg", "exp_avg_sq", mu_product=1.0)
+                t = self._next_step(state)
                 a = p.array
                 xp = backend.xp_of(a)
                 g = decay_weights(p, grad_for_update(p, maximize, 0.0), lr, weight_decay,
@@ -75,8 +74,10 @@ class NAdam(Optimizer):
                 mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * momentum_decay))
                 mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * momentum_decay))
                 # P_t = P_{t-1} * mu_t, multiplied in the state's precision as PyTorch does
-                mu_product = state["mu_product"] = scalar_state(
-                    state["mu_product"] * scalar_state(mu)
+                mu_product = self._set_scalar(
+                    state,
+                    "mu_product",
+                    self._scalar(state, "mu_product") * rounded_as(mu, state["mu_product"]),
                 )
                 m, v = state_array(state["exp_avg"], a), state_array(state["exp_avg_sq"], a)
                 update_moments_(m, v, g, beta1, beta2)

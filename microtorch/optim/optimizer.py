@@ -62,6 +62,8 @@ class Optimizer:
         self._state_dict_post_hooks: OrderedDict = OrderedDict()
         self._load_state_dict_pre_hooks: OrderedDict = OrderedDict()
         self._load_state_dict_post_hooks: OrderedDict = OrderedDict()
+        # id(0-d state tensor on a GPU) -> (tensor, its version, the value step() wrote)
+        self._host_copies: dict = {}
         # opt.step(...) runs the step hooks around the class's own step(): this instance
         # attribute shadows the method, so no optimizer's step() has to call the hooks.
         self.step = self._step_with_hooks
@@ -201,18 +203,71 @@ class Optimizer:
         with grad_mode.enable_grad():
             return closure()
 
-    def _state_of(self, p: Tensor, *buffers: str, **numbers: float) -> dict:
+    def _state_of(self, p: Tensor, group: dict, *buffers: str, **numbers: float) -> dict:
         """``self.state[p]``, set up on p's first step: ``"step"`` 0, then the scalar state
-        in ``numbers`` (NAdam's mu_product...) and, for each name in ``buffers``, an array of
-        zeros like p (a running average, a momentum...), in PyTorch's order."""
+        in ``numbers`` (NAdam's mu_product...), all 0-d tensors as in PyTorch, and, for each
+        name in ``buffers``, an array of zeros like p (a running average, a momentum...), in
+        PyTorch's order."""
         state = self.state[p]
         if not state:
             xp = backend.xp_of(p.array)
-            state["step"] = 0
-            state.update(numbers)
+            state["step"] = self._scalar_tensor(0.0, p, group, "step")
+            for name, value in numbers.items():
+                state[name] = self._scalar_tensor(value, p, group, name)
             for name in buffers:
                 state[name] = Tensor._make(xp.zeros_like(p.array))
         return state
+
+    # -------------------------------------------- the 0-d state: step count, eta, mu...
+    # PyTorch keeps these as 0-d tensors (on the CPU, or on p's device for capturable or
+    # fused); step() computes with their Python values. On the CPU reading one is free; on a
+    # GPU it would wait for the device, so step() remembers the value it wrote last.
+    def _scalars_on_device(self, group: dict) -> bool:
+        """Whether this group's 0-d state lives on its parameters' device (PyTorch's rule:
+        with capturable or fused; ASGD's always) rather than on the CPU."""
+        return bool(group.get("capturable") or group.get("fused"))
+
+    def _scalar_tensor(self, value: float, p: Tensor, group: dict, name: str) -> Tensor:
+        """A new 0-d state tensor holding ``value``, of PyTorch's dtype (float32, or float64
+        when that is the default dtype; a fused optimizer's step always float32)."""
+        fused_step = name == "step" and bool(group.get("fused"))
+        wide = dtypes.get_default_dtype() is dtypes.float64 and not fused_step
+        array = np.array(value, dtype=np.float64 if wide else np.float32)
+        on_device = self._scalars_on_device(group) and p.device.type != "cpu"
+        t = Tensor._make(backend.to_device(array, p.device) if on_device else array)
+        if on_device:  # (its value known here: no read back at the first step)
+            self._host_copies[id(t)] = (t, t._version_counter.value, float(array))
+        return t
+
+    def _scalar(self, state: dict, name: str) -> float:
+        """The 0-d state ``state[name]`` as a Python float, read back from a GPU only when it
+        was changed outside step() (or never written by it)."""
+        t = state[name]
+        if not isinstance(t, Tensor):  # (a number put there by hand)
+            return float(t)
+        if isinstance(t.array, np.ndarray):
+            return float(t.array)
+        kept = self._host_copies.get(id(t))
+        if kept is not None and kept[0] is t and kept[1] == t._version_counter.value:
+            return kept[2]
+        return float(t.item())
+
+    def _set_scalar(self, state: dict, name: str, value: float) -> float:
+        """Write ``value`` into the 0-d state ``state[name]`` in place; returns it rounded
+        to the tensor's dtype, as the tensor now holds it."""
+        t = state[name]
+        if not isinstance(t, Tensor):  # (a number put there by hand: a tensor from now on)
+            t = state[name] = Tensor._make(np.array(0.0, dtype=_default_scalar_dtype()))
+        array = t.array
+        value = rounded_as(value, t)
+        array.fill(value)
+        if not isinstance(array, np.ndarray):
+            self._host_copies[id(t)] = (t, t._version_counter.value, value)
+        return value
+
+    def _next_step(self, state: dict) -> int:
+        """Add one to ``state["step"]``; returns the new count."""
+        return int(self._set_scalar(state, "step", self._scalar(state, "step") + 1.0))
 
     # ------------------------------------------------------------ saving and resuming
     def state_dict(self) -> dict:
@@ -282,13 +337,15 @@ class Optimizer:
         by_index = {}
         for group, saved in zip(self.param_groups, saved_groups):
             for p, saved_index in zip(group["params"], saved["params"]):
-                by_index[int(saved_index)] = p
+                by_index[int(saved_index)] = (p, saved)
         new_state: defaultdict = defaultdict(dict)
         for key, values in state_dict["state"].items():
-            p = by_index.get(int(key))
+            p, saved = by_index.get(int(key), (None, None))
             if p is None:
                 continue
-            new_state[p] = {name: _state_value_for(p, name, v) for name, v in values.items()}
+            new_state[p] = {
+                name: self._state_value_for(p, saved, name, v) for name, v in values.items()
+            }
         new_groups = []
         for group, saved in zip(self.param_groups, saved_groups):
             restored = {k: v for k, v in saved.items() if k != "params"}
@@ -299,8 +356,29 @@ class Optimizer:
             new_groups.append(restored)
         self.state = new_state
         self.param_groups = new_groups
+        self._host_copies = {}
         for hook in list(self._load_state_dict_post_hooks.values()):
             hook(self)
+
+    def _state_value_for(self, p: Tensor, group: dict, name: str, value: Any) -> Any:
+        """A private copy of one saved state entry, as PyTorch loads it: the step count as
+        saved (made float32 on p's device for capturable or fused), other tensors moved to
+        p's device (floating ones in p's dtype); a number saved for a 0-d state (older state
+        dicts) becomes its 0-d tensor."""
+        if name in _SCALAR_STATE and isinstance(value, numbers.Real):
+            return self._scalar_tensor(float(value), p, group, name)
+        if not isinstance(value, Tensor):
+            return value
+        array = value.array
+        if name != "step":
+            if array.dtype.kind == "f":
+                array = array.astype(p.array.dtype, copy=False)
+            array = backend.to_device(array, p.device)
+        elif self._scalars_on_device(group):
+            array = backend.to_device(array.astype(np.float32, copy=False), p.device)
+        if array is value.array:
+            array = array.copy()
+        return Tensor._make(array)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
@@ -324,34 +402,23 @@ def _check_capturable(name: str, params: list) -> None:
             )
 
 
-# State entries that are Python numbers here and 0-d tensors in PyTorch's state dicts
-_SCALAR_STATE = {"step": int, "eta": float, "mu": float, "mu_product": float}
+# The state entries PyTorch keeps as 0-d tensors (the step count, ASGD's eta and mu, NAdam's
+# mu_product)
+_SCALAR_STATE = ("step", "eta", "mu", "mu_product")
+
+
+def _default_scalar_dtype() -> Any:
+    """The NumPy dtype of a 0-d optimizer state: float32, or float64 when that is the
+    default dtype (PyTorch's rule)."""
+    return np.float64 if dtypes.get_default_dtype() is dtypes.float64 else np.float32
 
 
 def _saved_state_value(name: str, value: Any) -> Any:
-    """One state entry as ``state_dict()`` gives it: a scalar state kept here as a number
-    becomes the 0-d tensor PyTorch keeps (float32, or float64 if that is the default dtype)."""
-    if name in _SCALAR_STATE and isinstance(value, (int, float)):
-        dtype = np.float64 if dtypes.get_default_dtype() is dtypes.float64 else np.float32
-        return Tensor._make(np.array(value, dtype=dtype))
+    """One state entry as ``state_dict()`` gives it: the live tensor (as PyTorch's), or, for
+    a 0-d state set to a number by hand, the 0-d tensor PyTorch would keep."""
+    if name in _SCALAR_STATE and isinstance(value, numbers.Real):
+        return Tensor._make(np.array(value, dtype=_default_scalar_dtype()))
     return value
-
-
-def _state_value_for(p: Tensor, name: str, value: Any) -> Any:
-    """A private copy of one saved state entry, on ``p``'s device and (if float) dtype. The
-    step count (and ASGD's eta, mu, NAdam's mu_product) are numbers here; PyTorch saves them
-    as 0-d tensors, which become numbers, so a state dict saved by PyTorch resumes as there."""
-    if name in _SCALAR_STATE and isinstance(value, Tensor) and value.ndim == 0:
-        return _SCALAR_STATE[name](value.item())
-    if not isinstance(value, Tensor):
-        return value
-    array = value.array
-    if array.dtype.kind == "f" and name != "step":
-        array = array.astype(p.array.dtype, copy=False)
-    array = backend.to_device(array, p.device)
-    if array is value.array:
-        array = array.copy()
-    return Tensor._make(array)
 
 
 def state_array(state_tensor: Tensor, a: Any) -> Any:
@@ -453,10 +520,7 @@ def update_moments_(m: Any, v: Any, g: Any, beta1: float, beta2: float) -> None:
     v += (1.0 - beta2) * g * g
 
 
-def scalar_state(value: float) -> float:
-    """``value`` rounded as PyTorch keeps a 0-d optimizer state (NAdam's ``mu_product``,
-    ASGD's ``eta`` and ``mu``): in float32, or float64 when that is the default dtype. Kept
-    as a Python float, so that step() never reads a value back from the device."""
-    if dtypes.get_default_dtype() is dtypes.float64:
-        return float(value)
-    return float(np.float32(value))
+def rounded_as(value: float, state_tensor: Tensor) -> float:
+    """``value`` rounded to the dtype of a 0-d state tensor (float32 or float64), as PyTorch
+    rounds a Python number that multiplies it."""
+    return float(np.asarray(value, dtype=state_tensor.array.dtype))

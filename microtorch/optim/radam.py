@@ -62,9 +62,8 @@ class RAdam(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self._state_of(p, "exp_avg", "exp_avg_sq")
-                state["step"] += 1
-                t = state["step"]
+                state = self._state_of(p, group, "exp_avg", "exp_avg_sq")
+                t = self._next_step(state)
                 a = p.array
                 xp = backend.xp_of(a)
                 g = decay_weights(p, grad_for_update(p, maximize, 0.0), lr, weight_decay,

@@ -53,8 +53,8 @@ class RMSprop(Optimizer):
                     continue
                 buffers = (["square_avg"] + (["momentum_buffer"] if momentum > 0 else [])
                            + (["grad_avg"] if centered else []))  # fmt: skip
-                state = self._state_of(p, *buffers)
-                state["step"] += 1
+                state = self._state_of(p, group, *buffers)
+                self._next_step(state)
                 a = p.array
                 xp = backend.xp_of(a)
                 g = grad_for_update(p, maximize, weight_decay)

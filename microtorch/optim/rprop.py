@@ -59,10 +59,10 @@ class Rprop(Optimizer):
                     continue
                 a = p.array
                 xp = backend.xp_of(a)
-                state = self._state_of(p, "prev")
+                state = self._state_of(p, group, "prev")
                 if "step_size" not in state:  # every step size starts at the group's lr
                     state["step_size"] = Tensor._make(xp.full_like(a, float(group["lr"])))
-                state["step"] += 1
+                self._next_step(state)
                 g = grad_for_update(p, maximize, 0.0)
                 prev = state_array(state["prev"], a)
                 step_size = state_array(state["step_size"], a)
