@@ -382,22 +382,23 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
     _matrices(A, op, square=True, integers=NotImplementedError)
     F._check_tensor(B, op, "B")
     B = _matrices(F.cast(B, A.dtype), op, name="B")
-    T = F.triu(A) if upper else F.tril(A)
-    if unitriangular:  # the diagonal replaced by ones (so it gets no gradient)
-        ones = eye(A.shape[-1], dtype=A.dtype, device=A.device)
-        T = T - F.diag_embed(F.diagonal(T, 0, -2, -1)) + ones
-    return _write_out(_solve_matrices(T, B, left, op), out, "solve_triangular")
+    X = _solve_matrices(A, B, left, op, triangle=(upper, unitriangular))
+    return _write_out(X, out, "solve_triangular")
 
 
-def _solve_matrices(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
-    """X with A @ X = B, or X @ A = B (A^T X^T = B^T) when not left, B a batch of matrices."""
+def _solve_matrices(A: Tensor, B: Tensor, left: bool, op: str,
+                    triangle: tuple | None = None) -> Tensor:  # fmt: skip
+    """X with A @ X = B, or X @ A = B (A^T X^T = B^T) when not left, B a batch of matrices;
+    ``triangle``: (upper, unitriangular) to solve with that triangle of A only."""
     if left:
-        return _solve_columns(A, B, True, op)
-    return F.swapaxes(_solve_columns(A, F.swapaxes(B, -1, -2), False, op), -1, -2)
+        return _solve_columns(A, B, True, op, triangle)
+    return F.swapaxes(_solve_columns(A, F.swapaxes(B, -1, -2), False, op, triangle), -1, -2)
 
 
-def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
-    """X with A @ X = B (A^T @ X = B when not left), B (..., n, k): the checks, then Solve."""
+def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str,
+                   triangle: tuple | None = None) -> Tensor:  # fmt: skip
+    """X with A @ X = B (A^T @ X = B when not left), B (..., n, k): the checks, then Solve
+    (SolveTriangular, by substitution where it must, given ``triangle``)."""
     if B.dtype is not A.dtype:
         raise RuntimeError(
             f"{op}: Expected A and B to have the same dtype, but found A of type {A.dtype} and "
@@ -410,7 +411,15 @@ def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
             f"{'AX = B' if left else 'XA = B'} ({tuple(A.shape)} and {given})"
         )
     F._check_broadcast(tuple(A.shape[:-2]), tuple(B.shape[:-2]), op + " (batch dims)")
-    return ops.Solve.apply(A if left else F.swapaxes(A, -1, -2), B)  # (inf, nan if singular)
+    if triangle is None:
+        return ops.Solve.apply(A if left else F.swapaxes(A, -1, -2), B)  # (inf, nan if singular)
+    upper, unitriangular = triangle  # (A^T's triangle is the other one)
+    return ops.SolveTriangular.apply(
+        A if left else F.swapaxes(A, -1, -2),
+        B,
+        upper=builtins.bool(upper) if left else not upper,
+        unitriangular=builtins.bool(unitriangular),
+    )
 
 
 def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,

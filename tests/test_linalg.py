@@ -642,6 +642,71 @@ def test_triangular_solves_with_a_zero_on_the_diagonal_give_inf_and_nan_as_pytor
         np.testing.assert_array_equal(np.isfinite(grads[0]), np.isfinite(grads[1]))
 
 
+def _with_infinities(rng, shape: tuple) -> np.ndarray:
+    """Normal values with about a tenth each of inf, -inf, nan and zeros."""
+    values = rng.standard_normal(shape)
+    u = rng.random(shape)
+    values[u < 0.1], values[(u >= 0.1) & (u < 0.2)] = np.inf, -np.inf
+    values[(u >= 0.2) & (u < 0.3)], values[(u >= 0.3) & (u < 0.4)] = np.nan, 0.0
+    return values
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unitriangular", [False, True])
+def test_solve_triangular_with_inf_nan_and_zero_pivots_gives_pytorchs_values(
+    upper: bool, left: bool, unitriangular: bool
+) -> None:
+    """By substitution, as BLAS's trsm (PyTorch's): an inf in B or in A's triangle, or a
+    zero on its diagonal, gives inf where PyTorch's does (a general solve gave nan all
+    over); A's other triangle, and its diagonal when unitriangular, are never read. Batched,
+    broadcast, in float64 and float32; triangular_solve too."""
+    rng = np.random.default_rng(7)
+    for trial in range(12):
+        n, k = 1 + trial % 4, 1 + trial % 3
+        A = _with_infinities(rng, (3, 1, n, n) if trial % 2 else (n, n))
+        B = _with_infinities(rng, (2, n, k) if left else (2, k, n))
+        for dtype in ("float64", "float32"):
+            solved = []
+            for T in (microtorch, torch):
+                a, b = T.tensor(A, dtype=getattr(T, dtype)), T.tensor(B, dtype=getattr(T, dtype))
+                X = T.linalg.solve_triangular(
+                    a, b, upper=upper, left=left, unitriangular=unitriangular
+                )
+                solved.append(X.numpy())
+                if left:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # (triangular_solve's deprecation)
+                        Y = T.triangular_solve(b, a, upper, not upper, unitriangular).solution
+                    solved.append(Y.numpy())
+            half = len(solved) // 2
+            for ours, theirs in zip(solved[:half], solved[half:]):
+                assert ours.dtype == theirs.dtype
+                np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+                np.testing.assert_array_equal(np.isposinf(ours), np.isposinf(theirs))
+                np.testing.assert_array_equal(np.isneginf(ours), np.isneginf(theirs))
+                rtol = 1e-4 if dtype == "float32" else 1e-10
+                np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=rtol)
+
+
+def test_solve_triangular_gradients_at_a_zero_pivot_and_an_inf_are_pytorchs() -> None:
+    rng = np.random.default_rng(8)
+    A = np.triu(rng.standard_normal((3, 3))) + 2 * np.eye(3)
+    A[1, 1] = 0.0
+    B = rng.standard_normal((3, 2))
+    B[0, 0] = np.inf
+    for upper, unitriangular in ((True, False), (False, False), (True, True)):
+        grads = []
+        for T in (microtorch, torch):
+            a, b = T.tensor(A, requires_grad=True), T.tensor(B, requires_grad=True)
+            X = T.linalg.solve_triangular(a, b, upper=upper, unitriangular=unitriangular)
+            X.sum().backward()
+            grads.append((X.detach().numpy(), a.grad.numpy(), b.grad.numpy()))
+        for ours, theirs in zip(*grads):
+            np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+            np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+
+
 @pytest.mark.parametrize("dim", [1, None, (0,), (0, 1, 2)])
 def test_matrix_norm_dim_errors_as_pytorch(dim) -> None:
     """An int or None is the wrong type (TypeError); a tuple of another length RuntimeError."""

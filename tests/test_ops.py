@@ -2376,6 +2376,7 @@ LINALG = [
             T.linalg.solve_triangular(
                 a + 3 * T.eye(3, device=a.device), b.mT, upper=False, left=False
             ),
+            T.linalg.solve_triangular(a, b.mT, upper=True, left=False, unitriangular=True),
         ),
         (x(2, 3, 3), x(3, 2)),
         lambda a, b: (
@@ -2384,6 +2385,7 @@ LINALG = [
             np.swapaxes(
                 np.linalg.solve(np.swapaxes(np.tril(a + 3 * np.eye(3)), -1, -2), b), -1, -2
             ),
+            b.T @ np.linalg.inv(np.triu(a, 1) + np.eye(3)),
         ),
     ),
     C(

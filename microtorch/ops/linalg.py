@@ -190,14 +190,23 @@ def _solve(a, b):
         return _substitute(lu, y, upper=True, unit=False)
 
 
-def _solve_triangle(t, b, upper):
-    """X with T X = b for T the upper (or lower) triangle of t, batch dims broadcast; a zero
-    on T's diagonal gives inf and nan, as LAPACK's trsm (PyTorch's) does."""
-    t, b = _broadcast_batches(xp_of(t).triu(t) if upper else xp_of(t).tril(t), b)
-    try:
-        return xp_of(t).linalg.solve(t, b)
-    except numpy.linalg.LinAlgError:
-        return _substitute(t, b, upper=upper, unit=False)
+def _solve_triangle(t, b, upper, unit=False):
+    """X with T X = b for T the upper (or lower) triangle of t, its diagonal taken as ones
+    when unit, batch dims broadcast. A general solve would turn an inf in b or T into nan
+    (and refuses a zero on T's diagonal), so then X comes by substitution, whose inf and nan
+    are those of BLAS's trsm (PyTorch's). (Deciding that reads one bool back from a GPU.)"""
+    xp = xp_of(t)
+    t = xp.triu(t) if upper else xp.tril(t)
+    if unit:
+        t = xp.where(xp.eye(t.shape[-1], dtype=bool), xp.ones((), dtype=t.dtype), t)
+    t, b = _broadcast_batches(t, b)
+    diagonal = xp.diagonal(t, 0, -2, -1)
+    if bool(xp.isfinite(t).all() & xp.isfinite(b).all() & (diagonal != 0).all()):
+        try:
+            return xp.linalg.solve(t, b)
+        except numpy.linalg.LinAlgError:
+            pass
+    return _substitute(t, b, upper=upper, unit=False)
 
 
 def _broadcast_batches(a, b):
@@ -315,6 +324,33 @@ class Solve(Function):
         a, x = self.saved
         gb = _solve(_mT(a), grad)
         ga = unbroadcast(-(gb @ _mT(x)), a.shape) if self.needs_input_grad[0] else None
+        return ga, unbroadcast(gb, self.b_shape)
+
+
+class SolveTriangular(Function):
+    """X = T^-1 B for T the upper (or lower) triangle of a (..., n, n), its diagonal taken as
+    ones when unitriangular (a's own is never read), and B (..., n, k), batch dims broadcast.
+    From T dX = dB - dT X: dB = T^-T g (T^T: the other triangle) and dT = -dB X^T, kept to
+    the entries the forward reads (the triangle, without the diagonal when unitriangular)."""
+
+    def forward(self, a, b, upper=True, unitriangular=False):
+        self.upper, self.unit, self.b_shape = upper, unitriangular, b.shape
+        x = _solve_triangle(a, b, upper, unitriangular)
+        self.save_for_backward(a, x)
+        return x
+
+    def backward(self, grad):
+        a, x = self.saved
+        xp = xp_of(a)
+        gb = _solve_triangle(_mT(a), grad, not self.upper, self.unit)
+        ga = None
+        if self.needs_input_grad[0]:
+            full = -(gb @ _mT(x))
+            if self.upper:
+                ga = xp.triu(full, 1 if self.unit else 0)
+            else:
+                ga = xp.tril(full, -1 if self.unit else 0)
+            ga = unbroadcast(ga, a.shape)
         return ga, unbroadcast(gb, self.b_shape)
 
 
