@@ -2,11 +2,13 @@
 CPU tensor of its dtype (FloatTensor(2, 3) of that size, uninitialised; FloatTensor([1, 2])
 from data), and ``isinstance(t, FloatTensor)`` holds exactly for CPU float32 tensors, as in
 PyTorch. They are classes with no instances of their own: LegacyTensorType, their metaclass,
-answers both."""
+answers both. CudaLegacyTensorType does the same for torch.cuda.FloatTensor... (in
+microtorch/_cuda_legacy_types.py): CUDA tensors, refused where CUDA is not available."""
 
 from __future__ import annotations
 
 import builtins
+import numbers
 from typing import Any
 
 from . import backend
@@ -14,32 +16,54 @@ from . import dtypes as _dtypes
 from ._tensor import Size, Tensor
 
 
-def legacy_new(args: tuple, dtype: _dtypes.dtype, device: Any, op: str) -> Tensor:
-    """PyTorch's legacy constructor, shared by FloatTensor(...) and Tensor.new(...): sizes
-    (ints, or one Size) give an uninitialised tensor, no arguments an empty one, a tensor of
-    this dtype and device an alias of it, anything else data to copy."""
+def _is_size(n: Any, among_several: builtins.bool) -> builtins.bool:
+    """Whether the legacy constructors read ``n`` as a size: an int (a NumPy one too); a bool
+    only among several sizes (Tensor(2, True) is (2, 1) in PyTorch, Tensor(True) an error)."""
+    if isinstance(n, builtins.bool):
+        return among_several
+    return isinstance(n, numbers.Integral)
+
+
+def legacy_new(args: tuple, dtype: _dtypes.dtype | None, device: Any, op: str,
+               given_device: Any = None) -> Tensor:  # fmt: skip
+    """PyTorch's legacy constructor, shared by FloatTensor(...), Tensor(...) and
+    Tensor.new(...): sizes (ints, or one Size) give an uninitialised tensor, no arguments an
+    empty one, a tensor of this dtype and device an alias of it (of any dtype when ``dtype``
+    is None: Tensor(...)'s, whose data is then in the default dtype), a sequence or array
+    data to copy. A ``device=`` given must be of the constructor's own type (Tensor's: the
+    default device's)."""
     from . import factories
 
-    sizes = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
-    if builtins.all(isinstance(n, builtins.int) and not isinstance(n, builtins.bool)
-                    for n in sizes):  # fmt: skip
-        return factories.empty(tuple(sizes) or (0,), dtype=dtype, device=device)  # (): 0 elements
+    if given_device is not None:  # (device None: the default device's type)
+        expected = backend.as_device(None).type if device is None else backend.device(device).type
+        given = backend.device(given_device).type
+        if given != expected:
+            raise RuntimeError(
+                f"{op}(): legacy constructor expects device type: {expected} but device type: "
+                f"{given} was passed; use microtorch.tensor(data, device=...) or .to(device)"
+            )
+    sizes = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+    if builtins.all(_is_size(n, len(sizes) > 1) for n in sizes):  # (): 0 elements
+        shape = tuple(builtins.int(n) for n in sizes) or (0,)
+        return factories.empty(shape, dtype=dtype or _dtypes.get_default_dtype(), device=device)
     if len(args) > 1:
         raise TypeError(f"{op}(): give either sizes (all ints) or one sequence of data, got {args}")
     data = args[0]
     if isinstance(data, Tensor):  # the same tensor, seen through a new one (an alias)
-        if data.dtype is not dtype or data.device != backend.as_device(device):
+        if dtype is not None and (
+            data.dtype is not dtype or data.device != backend.as_device(device)
+        ):
             raise TypeError(
                 f"{op}(): expected a tensor of dtype {dtype} on {device}, got one of dtype "
                 f"{data.dtype} on {data.device}; convert it with .to(...)"
             )
         return data.view(data.shape)
-    if isinstance(data, (builtins.int, builtins.float, builtins.bool)):
+    if isinstance(data, numbers.Number):
         raise TypeError(
-            f"{op}(): a single number is neither sizes nor data; write {op}([{data}]) for a "
-            "tensor holding it"
+            f"{op}(): data must be a sequence (got {type(data).__name__}); a single number is "
+            f"neither sizes nor data: write {op}([{data}]) for a tensor holding it"
         )
-    return factories.tensor(data, dtype=dtype, device=device)
+    return factories.tensor(data, dtype=dtype or _dtypes.get_default_dtype(), device=device)
 
 
 class LegacyTensorType(type):
@@ -49,13 +73,30 @@ class LegacyTensorType(type):
     is_cuda = False
 
     def __instancecheck__(cls, obj: Any) -> builtins.bool:
-        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and not obj.is_cuda
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.is_cuda is cls.is_cuda
 
-    def __call__(cls, *args: Any) -> Tensor:
-        return legacy_new(args, cls.dtype, "cpu", cls.__name__)
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:
+        return legacy_new(args, cls.dtype, "cpu", cls.__name__, device)
 
     def __repr__(cls) -> str:
         return f"<class 'microtorch.{cls.__name__}'>"
+
+
+class CudaLegacyTensorType(LegacyTensorType):
+    """The type of microtorch.cuda.FloatTensor and the others: CUDA tensors of a dtype."""
+
+    is_cuda = True
+
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:
+        if not backend.cuda_is_available():
+            raise TypeError(
+                f"type microtorch.cuda.{cls.__name__} not available: CUDA is not available "
+                "(microtorch needs CuPy and a GPU for it)"
+            )
+        return legacy_new(args, cls.dtype, "cuda", f"cuda.{cls.__name__}", device)
+
+    def __repr__(cls) -> str:
+        return f"<class 'microtorch.cuda.{cls.__name__}'>"
 
 
 class FloatTensor(metaclass=LegacyTensorType):
@@ -152,6 +193,12 @@ def set_default_tensor_type(t: Any, /) -> None:
         raise TypeError(
             "invalid type object: only floating-point types are supported as the default type"
         )
+    if t.is_cuda and not on_cuda:  # (set_default_tensor_type(microtorch.cuda.FloatTensor))
+        if not backend.cuda_is_available():
+            raise TypeError(
+                f"type microtorch.cuda.{t.__name__} not available: CUDA is not available"
+            )
+        on_cuda = True
     _dtypes.set_default_dtype(t.dtype)
     if on_cuda:
         backend.set_default_device("cuda")

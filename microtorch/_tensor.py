@@ -84,25 +84,14 @@ class Tensor:
     )
     __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__
 
-    def __init__(self, *data: Any, requires_grad: bool = False) -> None:
+    def __init__(self, *data: Any, device: Any = None, requires_grad: bool = False) -> None:
         """PyTorch's legacy constructor: ``Tensor(2, 3)`` is an uninitialised float tensor of
-        that shape; ``Tensor([1, 2])`` or ``Tensor(array)`` a copy of the data in the default
-        float dtype; ``Tensor(other)`` shares other's values."""
-        from . import factories
+        that shape (nn.Parameter(torch.Tensor(out_features, in_features))); ``Tensor([1,
+        2])`` or ``Tensor(array)`` a copy of the data in the default float dtype;
+        ``Tensor(other)`` shares other's values; a single number is refused (TypeError)."""
+        from ._legacy_types import legacy_new
 
-        if len(data) == 1 and isinstance(data[0], Size):  # Tensor(x.shape): sizes, not data
-            data = tuple(data[0])
-        if data and all(type(d) is int for d in data):
-            t = factories.empty(*data)  # nn.Parameter(torch.Tensor(out_features, in_features))
-        elif len(data) > 1:
-            raise TypeError(
-                f"Tensor(): expected sizes (ints) or one data argument, got {data!r}; use "
-                "microtorch.tensor(data) to make a tensor from data"
-            )
-        elif data and isinstance(data[0], Tensor):
-            t = data[0]
-        else:
-            t = factories.tensor(data[0] if data else [], dtype=_dtypes.get_default_dtype())
+        t = legacy_new(data, None, None, "Tensor", device)
         self.array = t.array
         self._grad = self.grad_fn = self._hooks = self._post_accumulate_hooks = None
         self._version_counter = _Version()
@@ -1178,17 +1167,22 @@ class Tensor:
         if dtype is None:
             prefix = "microtorch.cuda." if self.is_cuda else "microtorch."
             return prefix + _LEGACY_TYPE_NAMES[self.dtype.name]
-        if isinstance(dtype, str):
-            name = dtype.rsplit(".", 1)[-1]
+        if isinstance(dtype, str):  # "torch.DoubleTensor", "torch.cuda.LongTensor"...
+            module, _, name = dtype.rpartition(".")
             by_name = {v: k for k, v in _LEGACY_TYPE_NAMES.items()}
-            if name not in by_name:
-                raise ValueError(f"type: unknown tensor type {dtype!r}")
-            device = "cuda" if ".cuda." in dtype else None
+            if module not in _LEGACY_MODULES or name not in by_name:
+                raise ValueError(
+                    f"type: invalid type {dtype!r}; give a legacy type name such as "
+                    "'torch.FloatTensor' or 'torch.cuda.LongTensor', or a dtype"
+                )
+            device = "cuda" if module.endswith("cuda") else "cpu"
             return self.to(device=device, dtype=_dtypes.get_dtype(by_name[name]))
         from ._legacy_types import LegacyTensorType
 
         if isinstance(dtype, LegacyTensorType):  # x.type(microtorch.DoubleTensor)
-            return self.to(device="cpu", dtype=dtype.dtype)
+            return self.to(device="cuda" if dtype.is_cuda else "cpu", dtype=dtype.dtype)
+        if dtype is Tensor:  # the default tensor type: a CPU tensor of the default dtype
+            return self.to(device="cpu", dtype=_dtypes.get_default_dtype())
         return self.to(dtype=dtype)
 
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
@@ -2552,6 +2546,7 @@ class Tensor:
                       requires_grad=requires_grad)  # fmt: skip
 
 
+_LEGACY_MODULES = ("torch", "torch.cuda", "microtorch", "microtorch.cuda")
 _LEGACY_TYPE_NAMES = {
     "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",

@@ -6,6 +6,17 @@ import sys
 from typing import Any
 
 from . import backend
+from ._cuda_legacy_types import (  # noqa: F401 (torch.cuda.FloatTensor...: the legacy types)
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from ._errors import OutOfMemoryError  # noqa: F401 (torch.cuda.OutOfMemoryError is torch's)
 from .amp import cuda_amp as amp  # torch.cuda.amp: the deprecated spellings of torch.amp
 

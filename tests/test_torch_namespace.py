@@ -645,6 +645,73 @@ def test_legacy_types_match_cpu_tensors_only(device) -> None:
     assert isinstance(x, microtorch.FloatTensor) is (device == "cpu")
     assert isinstance(x, microtorch.Tensor)
     assert x.type(microtorch.DoubleTensor).device.type == "cpu"
+    assert isinstance(x, microtorch.cuda.FloatTensor) is (device == "cuda")
+    assert not isinstance(x, microtorch.cuda.DoubleTensor)
+    assert x.type() == (
+        "microtorch.cuda.FloatTensor" if device == "cuda" else "microtorch.FloatTensor"
+    )
+    assert x.type("torch.LongTensor").device.type == "cpu"  # (a CPU type's name: to the CPU)
+    if device == "cuda":
+        made = microtorch.cuda.LongTensor([1, 2])
+        assert made.is_cuda and made.dtype is microtorch.int64 and made.tolist() == [1, 2]
+        assert microtorch.cuda.FloatTensor(2, 3).shape == (2, 3)
+        moved = microtorch.ones(2).type(microtorch.cuda.DoubleTensor)
+        assert moved.is_cuda and moved.dtype is microtorch.float64
+        assert microtorch.ones(2).type("torch.cuda.HalfTensor").is_cuda
+
+
+@pytest.mark.parametrize("name, dtype", LEGACY, ids=[n for n, _ in LEGACY])
+def test_cuda_legacy_types_are_pytorchs_and_refused_without_cuda(name, dtype) -> None:
+    M, T = getattr(microtorch.cuda, name), getattr(torch.cuda, name)
+    assert M.dtype is getattr(microtorch, dtype) and M.is_cuda is T.is_cuda is True
+    assert repr(M) == f"<class 'microtorch.cuda.{name}'>" == repr(T).replace("torch", "microtorch")
+    cpu = microtorch.zeros(2, dtype=M.dtype)
+    assert not isinstance(cpu, M)
+    assert not isinstance(torch.zeros(2, dtype=T.dtype), T)
+    if not microtorch.cuda.is_available():
+        with pytest.raises(TypeError, match="not available"):
+            M(2)
+        with pytest.raises(TypeError, match="CUDA is not available"):
+            microtorch.set_default_tensor_type(M) if M.dtype.is_floating_point else M([1])
+    if not torch.cuda.is_available():
+        with pytest.raises(TypeError, match="not available"):
+            T(2)
+
+
+def test_legacy_constructors_read_sizes_data_and_devices_as_pytorch() -> None:
+    for T in (microtorch, torch):
+        assert tuple(T.Tensor(np.int64(2), 3).shape) == (2, 3)  # NumPy ints are sizes
+        assert tuple(T.Tensor(2, True).shape) == (2, 1)  # a bool among sizes: one
+        assert tuple(T.FloatTensor(np.int64(4)).shape) == (4,)
+        assert T.Tensor((2, 3)).tolist() == [2.0, 3.0]  # a tuple is data
+        assert T.Tensor(np.array(3.5)).shape == ()  # a 0-d array is data
+        assert T.Tensor(2, device="cpu").shape == (2,) and T.LongTensor(2, device="cpu").shape == (
+            2,
+        )
+        assert T.Tensor([1.0], device="cpu").tolist() == [1.0]
+        for single in (3.5, True, np.float64(3.5)):
+            with pytest.raises(TypeError, match="must be a sequence"):
+                T.Tensor(single)
+            with pytest.raises(TypeError, match="must be a sequence"):
+                T.DoubleTensor(single)
+        with pytest.raises(RuntimeError, match="expects device type: cpu but device type: cuda"):
+            T.FloatTensor(2, device="cuda")
+        with pytest.raises(RuntimeError, match="expects device type: cpu but device type: cuda"):
+            T.Tensor([1.0], device="cuda")
+        with pytest.raises(TypeError):
+            T.Tensor(2, dtype=T.float64)
+        longs = T.tensor([1, 2])
+        assert T.Tensor(longs).dtype is T.int64  # Tensor(a tensor): an alias, any dtype
+        assert longs.type(T.Tensor).dtype is T.float32  # the default tensor type
+        for bad in ("FloatTensor", "cuda.FloatTensor", "torch.float64", "float"):
+            with pytest.raises(ValueError):
+                longs.type(bad)
+    microtorch.set_default_dtype(microtorch.float64)
+    try:
+        assert microtorch.ones(1).type(microtorch.Tensor).dtype is microtorch.float64
+        assert microtorch.Tensor(2).dtype is microtorch.float64
+    finally:
+        microtorch.set_default_dtype(microtorch.float32)
 
 
 # ------------------------------------------------------------------ predicates on real tensors
