@@ -18,6 +18,7 @@ from . import (
     linalg,
     nn,
     optim,
+    overrides,
     profiler,
     return_types,
     special,

@@ -1315,6 +1315,15 @@ class Tensor:
         out._version_counter, out._view = alias._version_counter, alias._view
         return out
 
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        """PyTorch's default implementation of the override protocol (microtorch.overrides):
+        ``func(*args, **kwargs)``, its tensors returned as ``cls``; NotImplemented unless
+        cls is a subclass of every type in ``types``."""
+        from .overrides import default_torch_function
+
+        return default_torch_function(cls, func, types, args, kwargs)
+
     def reshape_as(self, other: Tensor) -> Tensor:
         return F.reshape(self, other.shape)
 
