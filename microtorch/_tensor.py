@@ -2503,32 +2503,32 @@ class Tensor:
 
     # new_*: a new tensor with this one's dtype and device unless given
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:  # fmt: skip
+                  requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import zeros
 
         return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
-                     requires_grad=requires_grad)  # fmt: skip
+                     requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:  # fmt: skip
+                 requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import ones
 
         return ones(*size, dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)  # fmt: skip
+                    requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:  # fmt: skip
+                 requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import full
 
         return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)  # fmt: skip
+                    requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:  # fmt: skip
+                  requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import empty
 
         return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
-                     requires_grad=requires_grad)  # fmt: skip
+                     requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
     def new(self, *args: Any) -> Tensor:
         """The legacy constructor in this tensor's dtype and device: x.new(2, 3) (sizes,
@@ -2538,18 +2538,20 @@ class Tensor:
         return legacy_new(args, self.dtype, self.device, "new")
 
     def new_empty_strided(self, size: Any, stride: Any, *, dtype: Any = None,
-                          device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+                          device: Any = None, requires_grad: bool = False, layout: Any = None,
+                          pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import empty_strided
 
-        return empty_strided(size, stride, dtype=dtype or self.dtype,
-                             device=device or self.device, requires_grad=requires_grad)  # fmt: skip
+        return empty_strided(size, stride, dtype=dtype or self.dtype, layout=layout,
+                             device=device or self.device, requires_grad=requires_grad,
+                             pin_memory=pin_memory)  # fmt: skip
 
     def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
-                   requires_grad: bool = False) -> Tensor:  # fmt: skip
+                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import tensor
 
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
-                      requires_grad=requires_grad)  # fmt: skip
+                      requires_grad=requires_grad, pin_memory=pin_memory)  # fmt: skip
 
 
 _LEGACY_TYPE_NAMES = {

@@ -1564,6 +1564,8 @@ class _Clone(Function):
 def clone(input: Tensor, *, memory_format: Any = _formats.preserve_format) -> Tensor:
     """A copy with its own memory, laid out as ``memory_format`` says (by default as
     input's strides, as PyTorch's: the copy of a transposed tensor is transposed too)."""
+    if memory_format is None:  # (PyTorch's signature writes the default so)
+        memory_format = _formats.preserve_format
     return _Clone.apply(_check_tensor(input, "clone"), memory_format=memory_format)
 
 
@@ -5057,17 +5059,23 @@ def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple:
 
 
 def tril_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *,
-                 dtype: Any = None, device: Any = None, layout: Any = None) -> Tensor:  # fmt: skip
+                 dtype: Any = None, device: Any = None, layout: Any = None,
+                 pin_memory: bool = False, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """The (2, N) row and column indices of the lower triangle of a row x col matrix (on and
     below diagonal ``offset``), in row-major order. int64 unless ``dtype`` says."""
-    return _triangle_indices(numpy.tril_indices, row, col, offset, dtype, device, "tril_indices")
+    _formats.check_layout(layout, pin_memory, "tril_indices")
+    t = _triangle_indices(numpy.tril_indices, row, col, offset, dtype, device, "tril_indices")
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def triu_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *,
-                 dtype: Any = None, device: Any = None, layout: Any = None) -> Tensor:  # fmt: skip
+                 dtype: Any = None, device: Any = None, layout: Any = None,
+                 pin_memory: bool = False, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """The (2, N) row and column indices of the upper triangle of a row x col matrix (on and
     above diagonal ``offset``), in row-major order. int64 unless ``dtype`` says."""
-    return _triangle_indices(numpy.triu_indices, row, col, offset, dtype, device, "triu_indices")
+    _formats.check_layout(layout, pin_memory, "triu_indices")
+    t = _triangle_indices(numpy.triu_indices, row, col, offset, dtype, device, "triu_indices")
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def _triangle_indices(
