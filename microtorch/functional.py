@@ -1950,7 +1950,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
     return write_out(cast(result, _dtypes.float16) if half else result, out, "addcdiv")
 
 
-def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Any = None) -> Tensor:
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     """The sum of products over pairs of dims of a and b: an int n pairs a's last n dims
     with b's first n; a pair of lists pairs a's dim dims[0][i] with b's dim dims[1][i]. The
     result has a's other dims, then b's."""
@@ -2475,7 +2475,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
     )
 
 
-def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None,
+def histogramdd(input: Tensor, bins: Any = 10, range: Any = None,
                 weight: Tensor | None = None,
                 density: bool = False) -> return_types.histogramdd:  # fmt: skip
     """(hist, bin_edges): a D-dimensional histogram of the points in ``input`` (its last dim
@@ -3451,10 +3451,11 @@ def rot90(input: Tensor, k: builtins.int = 1, dims: Sequence[builtins.int] = (0,
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """input with its elements moved ``shifts`` places along ``dims``, those pushed past the
     end coming back at the start; with dims=None the flattened tensor is rolled and then
-    takes input's shape again. shifts and dims may be tuples of one shift per dim."""
+    takes input's shape again. shifts and dims may be tuples of one shift per dim (dims=()
+    is dims=None, as in PyTorch)."""
     _check_tensor(input, "roll")
     shifts = (shifts,) if not isinstance(shifts, (tuple, list)) else tuple(shifts)
-    if dims is None:
+    if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
         if len(shifts) != 1:
             raise RuntimeError(f"roll: with dims=None give one shift, got shifts={list(shifts)}")
         return _roll_along(reshape(input, (-1,)), shifts[0], 0).reshape(input.shape)
