@@ -174,6 +174,8 @@ from ._nn_names import (
     poisson_nll_loss,
     rnn_relu_cell,
     rnn_tanh_cell,
+    rrelu,
+    rrelu_,
     triplet_margin_loss,
 )
 from ._repr import set_printoptions
@@ -661,8 +663,6 @@ from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
     native_channel_shuffle,
     pixel_shuffle,
     pixel_unshuffle,
-    rrelu,
-    rrelu_,
     selu,
     selu_,
     threshold,

@@ -821,10 +821,10 @@ class Tensor:
     def bitwise_xor_(self, other: Any) -> Tensor:
         return F.inplace(self, F.bitwise_xor, other)
 
-    def add_(self, other: Any, alpha: Any = 1) -> Tensor:
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return F.inplace(self, F.add, other, alpha=alpha)
 
-    def sub_(self, other: Any, alpha: Any = 1) -> Tensor:
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return F.inplace(self, F.sub, other, alpha=alpha)
 
     def mul_(self, other: Any) -> Tensor:
@@ -1035,7 +1035,7 @@ class Tensor:
     def is_distributed(self) -> bool:
         return False
 
-    def to_dense(self, dtype: Any = None, *, masked_grad: bool = True) -> Tensor:
+    def to_dense(self, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
         """The tensor itself (it is dense already), or a copy in ``dtype`` when that differs,
         as in PyTorch."""
         return self if dtype is None or dtype == self.dtype else self.to(dtype)
@@ -1119,17 +1119,17 @@ class Tensor:
         values = [callable(v) for v in self.array.reshape(-1).tolist()]
         return F.inplace(self, F.python_values, values)
 
-    def map_(self, tensor: Tensor, callable: Callable) -> Tensor:
-        """Replace each element by callable(element, the element of tensor at the same place),
-        tensor broadcast to this one's shape, in place (CPU only, as in PyTorch)."""
-        return _mapped(self, (tensor,), callable, "map_")
+    def map_(self, other: Tensor, callable: Callable) -> Tensor:
+        """Replace each element by callable(element, the element of other at the same place),
+        other broadcast to this one's shape, in place (CPU only, as in PyTorch)."""
+        return _mapped(self, (other,), callable, "map_")
 
     def map2_(self, x: Tensor, y: Tensor, callable: Callable) -> Tensor:
         """Replace each element by callable(element, x's element, y's element), x and y
         broadcast to this one's shape, in place (CPU only, as in PyTorch)."""
         return _mapped(self, (x, y), callable, "map2_")
 
-    def record_stream(self, stream: Any) -> None:
+    def record_stream(self, s: Any) -> None:
         """Nothing to do here: microtorch runs CUDA work on one stream and frees memory
         through CuPy's pool, so no other stream can still be using it. CPU tensors have no
         streams; PyTorch refuses them, and so does microtorch."""
@@ -1194,8 +1194,10 @@ class Tensor:
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return F.inplace(self, F.masked_fill, mask, value)
 
-    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
-        return F.inplace(self, F.copy_from, src)
+    def copy_(self, other: Any, non_blocking: bool = False) -> Tensor:
+        """Write other's values (broadcast, cast to this dtype) into this tensor. PyTorch's
+        docs call it src; its parser takes other=."""
+        return F.inplace(self, F.copy_from, other)
 
     def fill_(self, value: Any) -> Tensor:
         return F.inplace(self, F.full_like_graph, value)
@@ -1330,8 +1332,8 @@ class Tensor:
     def expand_as(self, other: Tensor) -> Tensor:
         return F.expand(self, other.shape)
 
-    def broadcast_to(self, size: Any) -> Tensor:
-        return F.expand(self, _shape_args((size,), op="broadcast_to", name="size"))
+    def broadcast_to(self, *args: Any, size: Any = None) -> Tensor:
+        return F.expand(self, _shape_args(args, size, op="broadcast_to", name="size"))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         return F.transpose(self, dim0, dim1)
@@ -1466,7 +1468,10 @@ class Tensor:
     def transpose_(self, dim0: int, dim1: int) -> Tensor:
         return F.inplace_view(self, F.transpose, dim0, dim1)
 
-    swapdims_ = swapaxes_ = transpose_
+    swapdims_ = transpose_
+
+    def swapaxes_(self, axis0: int, axis1: int) -> Tensor:
+        return F.inplace_view(self, F.transpose, axis0, axis1)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return F.flatten(self, start_dim, end_dim)
@@ -1605,14 +1610,21 @@ class Tensor:
                      sections: Any = None, indices: Any = None) -> tuple:  # fmt: skip
         return F.tensor_split(self, indices_or_sections, dim, sections=sections, indices=indices)
 
-    def hsplit(self, indices_or_sections: Any) -> tuple:
-        return F.hsplit(self, indices_or_sections)
+    # x.hsplit(2), x.hsplit([1, 3]), x.hsplit(1, 3), x.hsplit(sections=2), x.hsplit(indices=[1])
+    def hsplit(self, indices_or_sections: Any = None, *more_indices: int, sections: Any = None,
+               indices: Any = None) -> tuple:  # fmt: skip
+        cuts = _split_arguments(indices_or_sections, more_indices)
+        return F.hsplit(self, cuts, sections=sections, indices=indices)
 
-    def vsplit(self, indices_or_sections: Any) -> tuple:
-        return F.vsplit(self, indices_or_sections)
+    def vsplit(self, indices_or_sections: Any = None, *more_indices: int, sections: Any = None,
+               indices: Any = None) -> tuple:  # fmt: skip
+        cuts = _split_arguments(indices_or_sections, more_indices)
+        return F.vsplit(self, cuts, sections=sections, indices=indices)
 
-    def dsplit(self, indices_or_sections: Any) -> tuple:
-        return F.dsplit(self, indices_or_sections)
+    def dsplit(self, indices_or_sections: Any = None, *more_indices: int, sections: Any = None,
+               indices: Any = None) -> tuple:  # fmt: skip
+        cuts = _split_arguments(indices_or_sections, more_indices)
+        return F.dsplit(self, cuts, sections=sections, indices=indices)
 
     def ravel(self) -> Tensor:
         return F.ravel(self)
@@ -1819,7 +1831,7 @@ class Tensor:
     def sinc(self) -> Tensor:
         return F.sinc(self)
 
-    def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
+    def nan_to_num(self, nan: float | None = None, posinf: float | None = None,
                    neginf: float | None = None) -> Tensor:  # fmt: skip
         return F.nan_to_num(self, nan, posinf, neginf)
 
@@ -1896,10 +1908,10 @@ class Tensor:
     def pow(self, exponent: Any) -> Tensor:
         return F.pow(self, exponent)
 
-    def add(self, other: Any, alpha: Any = 1) -> Tensor:
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return F.add(self, other, alpha=alpha)
 
-    def sub(self, other: Any, alpha: Any = 1) -> Tensor:
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return F.sub(self, other, alpha=alpha)
 
     def mul(self, other: Any) -> Tensor:
@@ -2176,7 +2188,7 @@ class Tensor:
     def sinc_(self) -> Tensor:
         return F.inplace(self, F.sinc)
 
-    def nan_to_num_(self, nan: float = 0.0, posinf: float | None = None,
+    def nan_to_num_(self, nan: float | None = None, posinf: float | None = None,
                     neginf: float | None = None) -> Tensor:  # fmt: skip
         return F.inplace(self, F.nan_to_num, nan, posinf, neginf)
 
@@ -2231,7 +2243,7 @@ class Tensor:
         return F.inplace(self, F.triu, diagonal)
 
     # reductions also take NumPy's axis= and keepdims= (as PyTorch's do): **numpy_style
-    def sum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None,
+    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
             **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.sum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
@@ -2263,11 +2275,12 @@ class Tensor:
              **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.prod(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
-        return F.sort(self, dim, descending, stable)
+    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
+        return F.sort(self, dim, descending, stable=stable)
 
-    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
-        return F.argsort(self, dim, descending, stable)
+    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False
+                ) -> Tensor:  # fmt: skip
+        return F.argsort(self, dim, descending, stable=stable)
 
     def argmax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.argmax(self, dim, keepdim, **numpy_style)
@@ -2278,7 +2291,7 @@ class Tensor:
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
         return F.topk(self, k, dim, largest, sorted)
 
-    def nansum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None,
+    def nansum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
                **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.nansum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
@@ -2286,8 +2299,9 @@ class Tensor:
                 **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.nanmean(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def count_nonzero(self, dim: Any = None) -> Tensor:
-        return F.count_nonzero(self, dim)
+    def count_nonzero(self, *dims: Any, dim: Any = None) -> Tensor:
+        """How many elements are not zero over dim (x.count_nonzero(0, 1) or dim=(0, 1))."""
+        return F.count_nonzero(self, _squeeze_dims(dims, dim))
 
     def median(self, dim: Any = None, keepdim: bool = False) -> Any:
         return F.median(self, dim, keepdim)
@@ -2306,10 +2320,10 @@ class Tensor:
                     interpolation: str = "linear") -> Tensor:  # fmt: skip
         return F.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
 
-    def cumprod(self, dim: int, dtype: Any = None) -> Tensor:
+    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
         return F.cumprod(self, dim, dtype=dtype)
 
-    def cumprod_(self, dim: int, dtype: Any = None) -> Tensor:
+    def cumprod_(self, dim: int, *, dtype: Any = None) -> Tensor:
         return F.inplace(self, F.cumprod, dim, dtype=dtype)
 
     def cummax(self, dim: int) -> Any:
@@ -2695,6 +2709,11 @@ def _shape_args(args: tuple, keyword: Any = None, *, op: str, name: str) -> tupl
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     return tuple(args)
+
+
+def _split_arguments(first: Any, more: tuple) -> Any:
+    """x.hsplit's indices as one value: x.hsplit(1, 3) is x.hsplit([1, 3])."""
+    return [first, *more] if more else first
 
 
 def _squeeze_dims(dims: tuple, dim: Any) -> Any:

@@ -295,14 +295,25 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
     return t.requires_grad_(True) if requires_grad else t
 
 
-def from_dlpack(obj: Any) -> Tensor:
-    """A tensor sharing memory with any DLPack producer (a numpy/cupy array, a torch tensor)."""
+def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None) -> Tensor:
+    """A tensor sharing memory with any DLPack producer (a numpy/cupy array, a torch tensor);
+    with ``device`` it is moved there (a copy when that is another device), and copy=True
+    always copies (copy=False refuses to, as in PyTorch, where a move would be needed)."""
+    obj = ext_tensor
     device_type = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else 1
     if int(device_type) == 2:  # kDLCUDA
         xp = backend.xp_for(backend.device("cuda"))
     else:
         xp = numpy
-    return Tensor._make(xp.from_dlpack(obj))
+    t = Tensor._make(xp.from_dlpack(obj))
+    if device is not None and backend.as_device(device) != t.device:
+        if copy is False:
+            raise ValueError(
+                f"from_dlpack: copy=False, but the tensor is on {t.device}, not {device}: "
+                "moving it needs a copy"
+            )
+        return t.to(device)
+    return t.clone() if copy else t
 
 
 def _size(size: tuple, keyword: Any = None, *, op: str) -> tuple:

@@ -178,11 +178,12 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     return a, b
 
 
-def result_type(tensor1: Any, tensor2: Any) -> _dtypes.dtype:
+def result_type(tensor: Any, other: Any) -> _dtypes.dtype:
     """The dtype of an arithmetic op on two operands (tensors or numbers), by PyTorch's rules:
     a 0-d tensor beside one with dims, and a number beside any tensor, lift the kind (bool <
-    int < float) but never the width."""
-    a, b = (x.item() if isinstance(x, numpy.generic) else x for x in (tensor1, tensor2))
+    int < float) but never the width. (PyTorch's docs call them tensor1 and tensor2; its
+    parser takes tensor= and other=.)"""
+    a, b = (x.item() if isinstance(x, numpy.generic) else x for x in (tensor, other))
     for x in (a, b):
         if not isinstance(x, (Tensor, *_Number)):
             raise TypeError(
@@ -1153,7 +1154,7 @@ def sinc(input: Tensor, *, out: Any = None) -> Tensor:
     return write_out(elementwise.Sinc.apply(_float_input(input, "sinc")), out, "sinc")
 
 
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+def nan_to_num(input: Tensor, nan: float | None = None, posinf: float | None = None,
                neginf: float | None = None, *, out: Any = None) -> Tensor:  # fmt: skip
     """nan, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (None: the dtype's
     largest and lowest finite values); integer tensors come back as a copy."""
@@ -3057,7 +3058,7 @@ def topk(
 
 
 def sort(
-    input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out: Any = None
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, out: Any = None
 ) -> Any:
     """The values along ``dim`` in order, and where each came from: (values, indices).
     Values carry gradient back to their positions."""
@@ -3073,7 +3074,8 @@ def msort(input: Tensor, *, out: Any = None) -> Tensor:
     return write_out(sort(input, dim=0).values, out, "msort")
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
+            ) -> Tensor:  # fmt: skip
     """The indices that put ``input`` in order along ``dim`` (sort(...).indices)."""
     return Tensor._make(_sort_order(input, dim, descending, "argsort"))
 
@@ -4179,20 +4181,40 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: builtins.i
     return tuple(getitem(input, before + (slice(a, b),)) for a, b in zip(bounds, bounds[1:]))
 
 
-def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
-    """tensor_split along dim 1 (dim 0 of a 1-D input); sections must divide that dim."""
+def hsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple:  # fmt: skip
+    """tensor_split along dim 1 (dim 0 of a 1-D input); sections must divide that dim. The
+    sections or indices come positionally or as PyTorch's sections= / indices=."""
+    cuts = _sections_or_indices(indices_or_sections, sections, indices, "hsplit")
     dim = 0 if _check_tensor(input, "hsplit").ndim == 1 else 1
-    return _split_evenly(input, indices_or_sections, dim, 1, "hsplit")
+    return _split_evenly(input, cuts, dim, 1, "hsplit")
 
 
-def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+def vsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple:  # fmt: skip
     """tensor_split along dim 0 of an input of 2 or more dims; sections must divide it."""
-    return _split_evenly(input, indices_or_sections, 0, 2, "vsplit")
+    cuts = _sections_or_indices(indices_or_sections, sections, indices, "vsplit")
+    return _split_evenly(input, cuts, 0, 2, "vsplit")
 
 
-def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+def dsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple:  # fmt: skip
     """tensor_split along dim 2 of an input of 3 or more dims; sections must divide it."""
-    return _split_evenly(input, indices_or_sections, 2, 3, "dsplit")
+    cuts = _sections_or_indices(indices_or_sections, sections, indices, "dsplit")
+    return _split_evenly(input, cuts, 2, 3, "dsplit")
+
+
+def _sections_or_indices(given: Any, sections: Any, indices: Any, op: str) -> Any:
+    """The one of hsplit's positional argument, sections= and indices= that was given."""
+    named = [v for v in (given, sections, indices) if v is not None]
+    if len(named) != 1:
+        raise TypeError(
+            f"{op}: give one of a number of sections or a list of indices (positionally, or as "
+            f"sections= or indices=), got {len(named)}"
+        )
+    if indices is not None and not isinstance(indices, (list, tuple, Tensor)):
+        raise TypeError(f"{op}: indices= must be a list or tuple of ints, got {indices!r}")
+    return named[0]
 
 
 def _split_evenly(input: Tensor, cuts: Any, dim: builtins.int, min_ndim: builtins.int,

@@ -84,8 +84,9 @@ def get_rng_state() -> dict:
     return default_generator.get_state()
 
 
-def set_rng_state(state: dict) -> None:
-    default_generator.set_state(state)
+def set_rng_state(new_state: Any) -> None:
+    """Restore the default generator to a state from get_rng_state()."""
+    default_generator.set_state(new_state)
 
 
 @contextlib.contextmanager

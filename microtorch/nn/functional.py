@@ -15,6 +15,7 @@ from .. import backend
 from .. import dtypes as _dtypes
 from .. import functional as _functional
 from .. import random as _random
+from .._out import write_out as _write_out
 from .._tensor import Tensor
 from .._warn import warn_user
 from ..amp.autocast_mode import autocast_inputs
@@ -32,12 +33,10 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
     _floating_only,
     gelu,
     hardshrink,
-    log_softmax,
     pairwise_distance,
     pdist,
     prelu,
     sigmoid,
-    softmax,
     tanh,
 )
 from ..ops import attention as _attention
@@ -324,6 +323,20 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return _functional.narrow(x, d, 0, half) * sigmoid(_functional.narrow(x, d, half, half))
 
 
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:  # fmt: skip
+    """exp(input) normalised to sum to 1 along ``dim``: torch.softmax with F.softmax's
+    signature, whose third argument is PyTorch's warning stack level (unused here)."""
+    return _functional.softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:  # fmt: skip
+    """log(softmax(input, dim)) without overflow: torch.log_softmax with F.log_softmax's
+    signature (its third argument, the warning stack level, is unused here)."""
+    return _functional.log_softmax(input, dim, dtype)
+
+
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:  # fmt: skip
     """softmax(-input) along ``dim``: the smallest entries get the largest weights.
@@ -335,7 +348,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
         _floating_only(input, "softmin")
     if dim is None:
         dim = _functional._implicit_softmax_dim(input.ndim, "softmin")
-    return softmax(negated, dim, dtype)
+    return softmax(negated, dim, dtype=dtype)
 
 
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
@@ -393,17 +406,24 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:  # fmt: skip
     """leaky_relu with slope (lower + upper) / 2; in training, each element's slope is drawn
     uniformly from [lower, upper) by the host generator (the same numbers on CPU and GPU)."""
+    if inplace:
+        return _functional.inplace(input, random_leaky_relu, lower, upper, training)
+    return random_leaky_relu(input, lower, upper, training)
+
+
+def random_leaky_relu(input: Tensor, lower: float, upper: float, training: bool,
+                      generator: Any = None) -> Tensor:  # fmt: skip
+    """rrelu's values, its slopes drawn by ``generator`` (the default one if None): F.rrelu
+    and torch.rrelu (which takes a generator where F.rrelu takes inplace) share it."""
     if lower > upper:
         raise RuntimeError(
             f"rrelu: Lower bound should be less than or equal to the upper bound, got "
             f"lower={lower} and upper={upper}"
         )
-    if inplace:
-        return _functional.inplace(input, rrelu, lower, upper, training)
     x = _floating_only(input, "rrelu")
     if not training:
         return leaky_relu(x, (lower + upper) / 2)
-    slopes = _random.uniform_array(tuple(x.shape), lower, upper, x.dtype, x.device)
+    slopes = _random.uniform_array(tuple(x.shape), lower, upper, x.dtype, x.device, generator)
     return _functional.where(x > 0, x, x * Tensor._make(slopes))
 
 
@@ -413,10 +433,11 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
     return rrelu(input, lower, upper, training, inplace=True)
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:  # fmt: skip
     """input divided by its p-norm along ``dim`` (at least ``eps``): unit vectors."""
     (input,) = autocast_inputs("normalize", input)
-    return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
+    return _write_out(input / input.norm(p, dim, keepdim=True).clamp(min=eps), out, "normalize")
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
