@@ -176,6 +176,7 @@ from ._nn_names import (
     rnn_tanh_cell,
     rrelu,
     rrelu_,
+    threshold,
     triplet_margin_loss,
 )
 from ._repr import set_printoptions
@@ -665,7 +666,6 @@ from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
     pixel_unshuffle,
     selu,
     selu_,
-    threshold,
     threshold_,
 )
 from .random import (

@@ -24,9 +24,9 @@ def det(input: Tensor) -> Tensor:
     return linalg.det(input)
 
 
-def slogdet(input: Tensor) -> return_types.slogdet:
+def slogdet(input: Tensor, *, out: Any = None) -> return_types.slogdet:
     """linalg.slogdet(input): (sign, log|det|) of each square matrix."""
-    return return_types.slogdet(*linalg.slogdet(input))
+    return write_out(return_types.slogdet(*linalg.slogdet(input)), out, "slogdet")
 
 
 def matrix_power(input: Tensor, n: int, *, out: Any = None) -> Tensor:
@@ -46,7 +46,8 @@ def logdet(input: Tensor) -> Tensor:
     return where(sign < 0, math.nan, logabsdet)
 
 
-def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False, *, out: Any = None
+                   ) -> Tensor:  # fmt: skip
     """Deprecated: linalg.vector_norm(input, 2, dim, keepdim), over at most two dims."""
     warn_user(
         "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
@@ -59,10 +60,11 @@ def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
             f"frobenius_norm: Expected at most 2 dimensions, but got {len(dims)} dimensions "
             "instead."
         )
-    return linalg.vector_norm(input, 2, dims, keepdim)
+    return linalg.vector_norm(input, 2, dims, keepdim, out=out)
 
 
-def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
+                 ) -> Tensor:  # fmt: skip
     """Deprecated: linalg.matrix_norm(input, "nuc", dim, keepdim), the sum of the singular
     values of the matrices in dims ``dim`` (the last two by default). Like PyTorch's,
     ``nuclear_norm(input, True)`` reads True as keepdim."""
@@ -73,7 +75,8 @@ def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tenso
     )
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
         dim, keepdim = None, dim
-    return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)
+    dims = (-2, -1) if dim is None else tuple(dim)
+    return linalg.matrix_norm(input, "nuc", dims, keepdim, out=out)
 
 
 def norm_except_dim(v: Tensor, pow: int = 2, dim: int = 0) -> Tensor:

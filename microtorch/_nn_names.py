@@ -218,6 +218,14 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
     return inplace(input, F.random_leaky_relu, lower, upper, training, generator)
 
 
+def threshold(input: Tensor, threshold: float, value: float, *, out: Any = None) -> Tensor:
+    """F.threshold (input where input > threshold, else value), with out= where F.threshold
+    has inplace."""
+    from ._out import write_out
+
+    return write_out(F.threshold(input, threshold, value), out, "threshold")
+
+
 # ----- losses: reduction is a number ------------------------------------------------------
 def kl_div(
     input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False

@@ -1437,8 +1437,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False, out: Any = None) -> Any:
     )
 
 
-def nonzero_static(input: Tensor, *, size: builtins.int,
-                   fill_value: builtins.int = -1) -> Tensor:  # fmt: skip
+def nonzero_static(input: Tensor, *, size: builtins.int, fill_value: builtins.int = -1,
+                   out: Any = None) -> Tensor:  # fmt: skip
     """nonzero(input) with exactly ``size`` rows: the first ``size`` indices, or all of them
     followed by rows of fill_value. A shape known in advance (no wait for the values)."""
     _check_tensor(input, "nonzero_static")
@@ -1447,7 +1447,7 @@ def nonzero_static(input: Tensor, *, size: builtins.int,
     found = nonzero(input).array[:size]
     xp = backend.xp_of(found)
     padding = xp.full((size - found.shape[0], input.ndim), fill_value, dtype="int64")
-    return Tensor._make(xp.concatenate([found, padding]))
+    return write_out(Tensor._make(xp.concatenate([found, padding])), out, "nonzero_static")
 
 
 def argwhere(input: Tensor) -> Tensor:
@@ -3074,10 +3074,10 @@ def msort(input: Tensor, *, out: Any = None) -> Tensor:
     return write_out(sort(input, dim=0).values, out, "msort")
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
-            ) -> Tensor:  # fmt: skip
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
+            out: Any = None) -> Tensor:  # fmt: skip
     """The indices that put ``input`` in order along ``dim`` (sort(...).indices)."""
-    return Tensor._make(_sort_order(input, dim, descending, "argsort"))
+    return write_out(Tensor._make(_sort_order(input, dim, descending, "argsort")), out, "argsort")
 
 
 def _sort_order(input: Tensor, dim: int, descending: bool, op: str) -> Any:
@@ -3553,7 +3553,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: builtins.int,
 
 def slice_scatter(input: Tensor, src: Tensor, dim: builtins.int = 0,
                   start: builtins.int | None = None, end: builtins.int | None = None,
-                  step: builtins.int = 1) -> Tensor:  # fmt: skip
+                  step: builtins.int = 1, *, out: Any = None) -> Tensor:  # fmt: skip
     """A copy of input whose slice input[..., start:end:step, ...] (along dim) holds src."""
     d = wrap_dim(dim, _check_tensor(input, "slice_scatter").ndim, "slice_scatter")
     if step <= 0:
@@ -3562,7 +3562,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: builtins.int = 0,
     _check_src_fits(src, getitem(input.detach(), where), "slice_scatter")
     start, stop, step = slice(start, end, step).indices(input.shape[d])
     view = functools.partial(shape_ops.slice_view, dim=d, start=start, stop=stop, step=step)
-    return _scatter_into_view(input, src, view)
+    return write_out(_scatter_into_view(input, src, view), out, "slice_scatter")
 
 
 def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
@@ -4777,7 +4777,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Any
 
 
 def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *,
-                   include_self: bool = True) -> Tensor:  # fmt: skip
+                   include_self: bool = True, out: Any = None) -> Tensor:  # fmt: skip
     """Like scatter_add, but the values meeting at a position (src's, and input's own unless
     include_self=False) are combined by ``reduce``: "sum", "prod", "mean" (integers: floor),
     "amax" or "amin". Gradients as PyTorch's (prod's where the values are nonzero)."""
@@ -4793,12 +4793,12 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
         )
     if input.ndim == 0:  # one element: as a 1-D one
         index, src = (reshape(t, (-1,)) if t.ndim == 0 else t for t in (index, src))
-        out = scatter_reduce(
+        one = scatter_reduce(
             reshape(input, (1,)), dim, index, src, reduce, include_self=include_self
         )
-        return reshape(out, ())
+        return write_out(reshape(one, ()), out, "scatter_reduce")
     d = _check_scatter(input, dim, index, src, "scatter_reduce")
-    return indexing.ScatterReduce.apply(
+    result = indexing.ScatterReduce.apply(
         input,
         src,
         index=index.array,
@@ -4806,10 +4806,11 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
         reduce=reduce,
         include_self=builtins.bool(include_self),
     )
+    return write_out(result, out, "scatter_reduce")
 
 
 def index_reduce(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *,
-                 include_self: bool = True) -> Tensor:  # fmt: skip
+                 include_self: bool = True, out: Any = None) -> Tensor:  # fmt: skip
     """A copy of input where slice index[k] along dim is combined with slice k of source by
     ``reduce`` ("prod", "mean", "amax" or "amin"), input's own slice counted unless
     include_self=False; scatter_reduce with the index spread over source's other dims."""
@@ -4841,7 +4842,7 @@ def index_reduce(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor
         )
     spread = reshape(index, (n,) + (1,) * (source.ndim - d - 1)) if source.ndim else index
     return scatter_reduce(input, d, expand(spread, source.shape), source, reduce,
-                          include_self=include_self)  # fmt: skip
+                          include_self=include_self, out=out)  # fmt: skip
 
 
 def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, op: str, add: bool) -> Tensor:
@@ -4946,14 +4947,16 @@ def index_fill(input: Tensor, dim: builtins.int, index: Tensor, value: Any) -> T
     return out
 
 
-def index_copy(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
+def index_copy(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, *,
+               out: Any = None) -> Tensor:  # fmt: skip
     """A copy of input in which the slice index[i] along ``dim`` is source's slice i; where
     an index repeats, one of its slices wins (which one is not defined, as in PyTorch). A
     0-d input counts as one element."""
     input, source = autocast_inputs("index_copy", input, source)
     if _check_tensor(input, "index_copy").ndim == 0:
         source = reshape(_check_tensor(source, "index_copy", "source"), (-1,))
-        return reshape(index_copy(reshape(input, (1,)), dim, index, source), ())
+        one = reshape(index_copy(reshape(input, (1,)), dim, index, source), ())
+        return write_out(one, out, "index_copy")
     where_to = _slices_at(input, dim, index, False, "index_copy")
     expected = list(input.shape)
     expected[len(where_to) - 1] = index.array.size  # (where_to is (:, ..., :, index))
@@ -4968,9 +4971,9 @@ def index_copy(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor) 
             f"index_copy: source has dtype {source.dtype} but input has {input.dtype}; they "
             "must be the same"
         )
-    out = clone(input)
-    setitem(out, where_to, source)
-    return out
+    copied = clone(input)
+    setitem(copied, where_to, source)
+    return write_out(copied, out, "index_copy")
 
 
 def _slices_at(input: Tensor, dim: builtins.int, index: Tensor, negative_ok: builtins.bool,

@@ -545,7 +545,7 @@ def _dropout_kernel() -> Any:
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
-                generator: Generator | None = None) -> Tensor:  # fmt: skip
+                generator: Generator | None = None, out: Any = None) -> Tensor:  # fmt: skip
     """Draw category indices from the (unnormalised) probabilities in each row of ``input``.
     Without replacement, categories of probability 0 come only after all the others."""
     if not input.dtype.is_floating_point:
@@ -570,20 +570,20 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
             f"multinomial: cannot sample {num_samples} > {n_categories} categories without replacement"
         )
     rng = _rng(generator)
-    out = numpy.empty((probs.shape[0], num_samples), dtype=numpy.int64)
+    draws = numpy.empty((probs.shape[0], num_samples), dtype=numpy.int64)
     for row, p in enumerate(probs):
         total = p.sum()
         if total <= 0:
             raise RuntimeError("multinomial: a row of the probability tensor sums to zero")
         p = p / total
         if replacement:
-            out[row] = numpy.searchsorted(numpy.cumsum(p), rng.random(num_samples), side="right")
-            numpy.minimum(out[row], n_categories - 1, out=out[row])
+            draws[row] = numpy.searchsorted(numpy.cumsum(p), rng.random(num_samples), side="right")
+            numpy.minimum(draws[row], n_categories - 1, out=draws[row])
         else:
             possible = int(numpy.count_nonzero(p))
             drawn = rng.choice(n_categories, size=min(num_samples, possible), replace=False, p=p)
             impossible = rng.permutation(numpy.flatnonzero(p == 0))[: num_samples - len(drawn)]
-            out[row] = numpy.concatenate([drawn, impossible])
+            draws[row] = numpy.concatenate([drawn, impossible])
     if one_d:
-        out = out[0]
-    return Tensor._make(backend.to_device(out, input.device))
+        draws = draws[0]
+    return write_out(Tensor._make(backend.to_device(draws, input.device)), out, "multinomial")
