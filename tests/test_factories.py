@@ -251,6 +251,7 @@ LAYOUT_CALLS = [
     "T.randn_like(x, {})", "T.randint_like(x, 5, {})", "T.empty_strided((2,), (1,), {})",
     "T.tril_indices(2, 2, {})", "T.scalar_tensor(1.0, {})", "x.new_zeros(2, {})",
     "x.new_full((2,), 1.0, {})", "x.new_empty_strided((2,), (1,), {})",
+    "T.hann_window(4, {})", "T.kaiser_window(4, {})",
 ]  # fmt: skip
 
 
