@@ -175,7 +175,6 @@ from ._nn_names import (
     rnn_relu_cell,
     rnn_tanh_cell,
     rrelu,
-    rrelu_,
     threshold,
     triplet_margin_loss,
 )
@@ -664,6 +663,7 @@ from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
     native_channel_shuffle,
     pixel_shuffle,
     pixel_unshuffle,
+    rrelu_,
     selu,
     selu_,
     threshold_,

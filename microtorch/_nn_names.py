@@ -210,14 +210,6 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     return F.random_leaky_relu(input, lower, upper, training, generator)
 
 
-def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
-           generator: Any = None) -> Tensor:  # fmt: skip
-    """torch.rrelu written into ``input``, which is returned."""
-    from .functional import inplace
-
-    return inplace(input, F.random_leaky_relu, lower, upper, training, generator)
-
-
 def threshold(input: Tensor, threshold: float, value: float, *, out: Any = None) -> Tensor:
     """F.threshold (input where input > threshold, else value), with out= where F.threshold
     has inplace."""

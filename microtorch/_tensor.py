@@ -525,7 +525,7 @@ class Tensor:
         if device is not None and device != out.device:
             out = F.to_device(out, device)
         if memory_format is not _formats.preserve_format:
-            out = out.contiguous(memory_format)
+            out = out.contiguous(memory_format=memory_format)
         return out.clone() if copy and out is self else out
 
     def cpu(self, memory_format: Any = _formats.preserve_format) -> Tensor:
@@ -587,7 +587,7 @@ class Tensor:
             memo[id(self)] = copy
         return memo[id(self)]
 
-    def contiguous(self, memory_format: Any = _formats.contiguous_format) -> Tensor:
+    def contiguous(self, *, memory_format: Any = _formats.contiguous_format) -> Tensor:
         """Self when its elements already lie in ``memory_format``'s order, else a copy that
         does (C order by default)."""
         if memory_format is _formats.contiguous_format:

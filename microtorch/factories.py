@@ -172,7 +172,7 @@ def _device_of_data(data: Any) -> Any:
     return None
 
 
-def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+def as_tensor(data: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
     """``data`` as a tensor, sharing memory where it can (as asarray): a tensor itself, or a
     NumPy/CuPy array of the dtype and device asked for (changes to one show in the other);
     other data, or another dtype or device, is copied."""

@@ -1302,7 +1302,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return where(x > 0, x, w * x)
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return elementwise.Gelu.apply(_floating_only(input, "gelu"), approximate=approximate)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 NO_DEFAULT = "<required>"
+SOME_DEFAULT = "<a default>"  # a stub's `= ...`: optional, its value not written
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ def _normal_default(value: Any) -> Any:
 
 def _default_from_source(source: str) -> Any:
     """A default as written in a stub or a docstring (`None`, `-1`, `'mean'`, `torch.strided`)."""
+    if source == "...":
+        return SOME_DEFAULT
     try:
         return _normal_default(ast.literal_eval(source))
     except (ValueError, SyntaxError):
@@ -176,6 +179,7 @@ def schema_overloads(aten_name: str) -> list[list[Param]]:
         schemas = torch._C._jit_get_schemas_for_operator(f"aten::{aten_name}")
     except RuntimeError:
         return []
+
     def is_out(schema: Any) -> bool:
         return any(a.is_out for a in schema.arguments)
 
@@ -200,10 +204,13 @@ def _docstring_overloads(name: str, doc: str | None, drop_self: bool) -> list[li
     words, `bool pivot=True`, left out)."""
     short = name.rsplit(".", 1)[-1]
     found = []
-    for line in (doc or "").splitlines():
+    lines = iter((doc or "").splitlines())
+    for line in lines:
+        while line.count("(") > line.count(")"):  # a signature written over several lines
+            line += " " + next(lines, ")").strip()
         line = line.strip().removeprefix(".. function::").removeprefix(".. method::").strip()
         line = re.sub(r"^(torch\.)?(linalg\.|special\.|Tensor\.)?", "", line)
-        match = re.match(rf"{re.escape(short)}\((.*)\)\s*(->.*)?$", line)
+        match = re.match(rf"{re.escape(short)}\((.*)\)\s*(->.*)?:?$", line)
         if not match:
             continue
         text = re.sub(r"\b(?:bool|int|float|str|Tensor)\s+(?=\w)", "", match.group(1))
@@ -215,26 +222,38 @@ def _docstring_overloads(name: str, doc: str | None, drop_self: bool) -> list[li
     return found
 
 
-def torch_overloads(obj: Any, name: str, stub: tuple[str, str | None] | None = None,
+def torch_overloads(obj: Any, name: str, stub: tuple | list | None = None,
                     method: bool = False, aten_prefix: str | None = None) -> list[list[Param]]:  # fmt: skip
     """PyTorch's overloads of one callable: inspect.signature where PyTorch wrote it in
-    Python, else the stub file's overloads, else (with aten_prefix, "linalg_" for
-    torch.linalg) the ATen schemas, else its docstring's signature lines."""
+    Python, else the stub file's overloads, else its docstring's signature lines, else the
+    ATen schemas of aten_prefix + name (given). For torch.linalg and torch.special, whose
+    docstrings write names their parser does not take (linalg.cholesky(A) takes input=),
+    pass aten_prefix "linalg_" / "special_" and the schemas come before the docstring."""
     try:
         signature = inspect.signature(obj)
     except (TypeError, ValueError):
         signature = None
     if signature is not None and not _is_opaque(params_of_signature(signature)):
         return [params_of_signature(signature, drop_self=method)]
-    if stub is not None:
-        overloads = _stub_overloads(*stub).get(name.rsplit(".", 1)[-1])
-        if overloads:
-            return overloads
-    if aten_prefix is not None:
-        overloads = schema_overloads(aten_prefix + name.rsplit(".", 1)[-1])
-        if overloads:
-            return overloads
-    return _docstring_overloads(name, getattr(obj, "__doc__", None), drop_self=method)
+    short = name.rsplit(".", 1)[-1]
+    schemas = schema_overloads(aten_prefix + short) if aten_prefix is not None else []
+    if schemas and aten_prefix:
+        return schemas
+    for one in [] if stub is None else stub if isinstance(stub, list) else [stub]:
+        if _stub_overloads(*one).get(short):  # (the first stub file that has it)
+            return [_keyword_only_as_in(o, schemas) for o in _stub_overloads(*one)[short]]
+    found = _docstring_overloads(name, getattr(obj, "__doc__", None), drop_self=method)
+    return [_keyword_only_as_in(o, schemas) for o in found] or schemas
+
+
+def _keyword_only_as_in(overload: list[Param], schemas: list[list[Param]]) -> list[Param]:
+    """A stub's or docstring's overload with the parameters that every ATen schema has
+    keyword-only made keyword-only (the hand-written stubs of F.gelu, as_tensor and
+    Tensor.contiguous leave out their `*`)."""
+    keyword = {p.name for s in schemas for p in s if p.kind == "keyword"}
+    keyword -= {p.name for s in schemas for p in s if p.kind == "positional"}
+    return [Param(p.name, "keyword", p.default) if p.name in keyword and p.kind == "positional"
+            else p for p in overload]  # fmt: skip
 
 
 def _is_opaque(params: list[Param]) -> bool:
@@ -297,7 +316,9 @@ def differences(overloads: list[list[Param]], ours: list[Param]) -> list[str]:
                 found.append(f"no *{p.name}")
             if p.kind in ("positional", "keyword") and p.name in by_name:
                 mine = by_name[p.name].default
-                if p.default is NO_DEFAULT:
+                if p.default is NO_DEFAULT or (
+                    p.default is SOME_DEFAULT and mine is not NO_DEFAULT
+                ):
                     continue
                 if mine is NO_DEFAULT:
                     found.append(f"{p.name!r} has no default (PyTorch: {p.default!r})")

@@ -24,7 +24,8 @@ from tests.signature_reference import (  # noqa: E402  (needs torch)
 
 VARIABLE_FUNCTIONS = ("_C/_VariableFunctions.pyi", None)
 TENSOR_METHODS = ("_C/__init__.pyi", "TensorBase")
-NN_FUNCTIONAL = ("nn/functional.pyi", None)
+# F's builtins are torch._C._nn's (F.gelu) or torch's own (F.conv1d is torch.conv1d)
+NN_FUNCTIONAL = [("nn/functional.pyi", None), ("_C/_nn.pyi", None), VARIABLE_FUNCTIONS]
 
 
 def _function_namespaces() -> list:
@@ -40,9 +41,9 @@ def _function_namespaces() -> list:
     import microtorch.utils.data
 
     return [
-        ("torch", microtorch, torch, VARIABLE_FUNCTIONS, False, None),
-        ("Tensor", microtorch.Tensor, torch.Tensor, TENSOR_METHODS, True, None),
-        ("F", microtorch.nn.functional, torch.nn.functional, NN_FUNCTIONAL, False, None),
+        ("torch", microtorch, torch, VARIABLE_FUNCTIONS, False, ""),
+        ("Tensor", microtorch.Tensor, torch.Tensor, TENSOR_METHODS, True, ""),
+        ("F", microtorch.nn.functional, torch.nn.functional, NN_FUNCTIONAL, False, ""),
         ("linalg", microtorch.linalg, torch.linalg, None, False, "linalg_"),
         ("special", microtorch.special, torch.special, None, False, "special_"),
         ("nn.init", microtorch.nn.init, torch.nn.init, None, False, None),
@@ -189,6 +190,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "torch.conv1d": ("'padding' defaults to 0 (PyTorch: 'valid')",),
     "torch.conv2d": ("'padding' defaults to 0 (PyTorch: 'valid')",),
     "torch.conv3d": ("'padding' defaults to 0 (PyTorch: 'valid')",),
+    "F.avg_pool1d": ("'stride' defaults to None (PyTorch: ())",),  # (F's are torch's)
+    "F.conv1d": ("'padding' defaults to 0 (PyTorch: 'valid')",),
+    "F.conv2d": ("'padding' defaults to 0 (PyTorch: 'valid')",),
+    "F.conv3d": ("'padding' defaults to 0 (PyTorch: 'valid')",),
     "utils.data.random_split": ("'generator' defaults to None (PyTorch: 'Generator()')",),
     "torch.save": ("'pickle_module' defaults to None (PyTorch: 'pickle')",),
     # PyTorch's stub says more than its parser takes: reduction's written default is Mean
@@ -199,9 +204,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "torch.cosine_embedding_loss": _REDUCTION, "torch.ctc_loss": _REDUCTION,
     "torch.hinge_embedding_loss": _REDUCTION, "torch.kl_div": _REDUCTION,
     "torch.margin_ranking_loss": _REDUCTION, "torch.triplet_margin_loss": _REDUCTION,
-    "torch.tensor": ("'dtype' is not positional argument 1", "'device' is not positional argument 2",
-                     "'requires_grad' is not positional argument 3",
-                     "'pin_memory' is not positional argument 4"),
+    "torch.tensor": ("'pin_memory' is not positional argument 1",),
     "torch.linspace": ("'steps' has no default (PyTorch: None)",),
     "torch.logspace": ("'steps' has no default (PyTorch: None)",),
     "torch.rsub": ("'alpha' is not positional argument 2",),
@@ -212,6 +215,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "Tensor.mul": ("missing keyword 'out'",), "Tensor.true_divide": ("missing keyword 'out'",),
     "Tensor.floor_divide": ("missing keyword 'out'",),
     "Tensor.requires_grad_": ("missing parameter 'mode'",),
+    "torch.unique_consecutive": ("missing keyword 'out'",),  # (ATen's; not its Python's)
     # PyTorch takes no keywords there at all (METH_O builtins): names cannot matter.
     "torch.from_numpy": ("missing parameter 'ndarray'",),
     "torch.set_num_threads": ("missing parameter 'num'",),
@@ -449,6 +453,10 @@ REFUSED_CALLS = [
     "x.clone().copy_(src=x)",  # ... and other here
     "x4.hsplit(2, sections=2)",  # one of them
     "T.tensor([1.0], T.float64)",  # dtype is keyword-only
+    "T.as_tensor([1.0], T.float64)",
+    "F.gelu(x, 'tanh')",  # approximate is keyword-only
+    "F.scaled_dot_product_attention(x[None], x[None], x[None], None, 0.0, False, 0.5)",
+    "x.contiguous(T.contiguous_format)",
 ]
 
 

@@ -428,9 +428,9 @@ def random_leaky_relu(input: Tensor, lower: float, upper: float, training: bool,
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
-           training: bool = False) -> Tensor:  # fmt: skip
-    """rrelu written into ``input``, which is returned."""
-    return rrelu(input, lower, upper, training, inplace=True)
+           training: bool = False, generator: Any = None) -> Tensor:  # fmt: skip
+    """rrelu written into ``input``, which is returned (its slopes drawn by ``generator``)."""
+    return _functional.inplace(input, random_leaky_relu, lower, upper, training, generator)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
@@ -1653,7 +1653,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
-                                 dropout_p: float = 0.0, is_causal: bool = False,
+                                 dropout_p: float = 0.0, is_causal: bool = False, *,
                                  scale: float | None = None, enable_gqa: bool = False) -> Tensor:  # fmt: skip
     """softmax(Q K^T * scale + mask) V over the last two dims, as one fused op.
 
@@ -1733,7 +1733,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             f"scaled_dot_product_attention: dropout_p has to be between 0 and 1, got {dropout_p}"
         )
     if dropout_p == 1.0:  # every attention weight dropped
-        return scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale) * 0.0
+        return scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale=scale) * 0.0
     if k_shape[-2] == 0:  # no keys at all: output 0 and gradients 0, as in PyTorch
         return (q @ k.transpose(-2, -1)) @ v
     scale = 1.0 / math.sqrt(q_shape[-1]) if scale is None else float(scale)
