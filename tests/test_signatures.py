@@ -83,6 +83,17 @@ def _signature(obj) -> inspect.Signature | None:
         return None
 
 
+def _method(cls, name: str):
+    """A class's function (plain, class- or static method) named ``name``, else None."""
+    try:
+        value = getattr(cls, name)
+    except Exception:  # (a descriptor that needs an instance)
+        return None
+    if inspect.isclass(value) or not callable(value) or isinstance(value, property):
+        return None
+    return value if hasattr(value, "__qualname__") else None
+
+
 def _all_differences() -> tuple[int, dict]:
     """(how many callables were compared, {qualified name: [differences]})."""
     checked, found = 0, {}
@@ -103,15 +114,23 @@ def _all_differences() -> tuple[int, dict]:
                 diff = differences(overloads, params_of_signature(signature, drop_self=method))
                 if diff:
                     found[f"{label}.{name}"] = diff
+        seen = set()  # (PyTorch's method, microtorch's): an inherited one is compared once
         for label, ours_ns, ref_ns, methods in _class_namespaces():
             for name in sorted(dir(ours_ns)):
                 ours, ref = getattr(ours_ns, name, None), getattr(ref_ns, name, None)
                 if name.startswith("_") or not (inspect.isclass(ours) and inspect.isclass(ref)):
                     continue
-                for meth in methods:
-                    ours_m, ref_m = getattr(ours, meth, None), getattr(ref, meth, None)
+                public = [m for m in sorted(dir(ref)) if not m.startswith("_")]
+                for meth in [*methods, *(m for m in public if m not in methods)]:
+                    ours_m, ref_m = _method(ours, meth), _method(ref, meth)
                     if ours_m is None or ref_m is None or ours_m is getattr(object, meth, None):
                         continue
+                    qualified = f"{label}.{name}.{meth}"
+                    if meth not in methods:  # (named by the class that defines it)
+                        qualified = f"{label}.{ref_m.__qualname__}"
+                        if (ref_m, ours_m) in seen:
+                            continue
+                        seen.add((ref_m, ours_m))
                     mine, theirs = _signature(ours_m), _signature(ref_m)
                     if mine is None or theirs is None:
                         continue
@@ -121,7 +140,7 @@ def _all_differences() -> tuple[int, dict]:
                     checked += 1
                     diff = differences([reference], params_of_signature(mine, drop_self=True))
                     if diff:
-                        found[f"{label}.{name}.{meth}"] = diff
+                        found[qualified] = diff
     return checked, found
 
 
@@ -234,7 +253,11 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "torch.compile": ("missing keyword 'recompile_limit'", "missing keyword 'isolate_recompiles'",
                       "missing keyword 'shapes_spec'"),
     "Tensor.expand": ("missing keyword 'implicit'",),
-    # Deprecated keywords PyTorch still maps (with a warning) onto the current ones.
+    # Deprecated forms PyTorch still takes (with a warning): state_dict's destination,
+    # prefix and keep_vars positionally (through *args), Hardtanh's old keywords.
+    "nn.Module.state_dict": ("no *args", "'destination' is keyword-only in PyTorch",
+                             "'prefix' is keyword-only in PyTorch",
+                             "'keep_vars' is keyword-only in PyTorch"),
     "nn.Hardtanh.__init__": ("missing parameter 'min_value'", "missing parameter 'max_value'"),
 }  # fmt: skip
 
