@@ -90,11 +90,12 @@ def set_rng_state(new_state: Any) -> None:
 
 
 @contextlib.contextmanager
-def fork_rng(devices: Any = None, enabled: bool = True,
-             device_type: str = "cuda") -> Iterator[None]:  # fmt: skip
+def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng",
+             _devices_kw: str = "devices", device_type: str | None = None) -> Iterator[None]:  # fmt: skip
     """Run a block with the global generator's state saved before it and restored after,
     so draws inside it leave the draws after it unchanged (as torch.random.fork_rng; one
-    host generator serves every device here, so ``devices`` changes nothing)."""
+    host generator serves every device here, so ``devices`` and ``device_type`` change
+    nothing; _caller and _devices_kw are PyTorch's names for its warnings)."""
     if not enabled:
         yield
         return

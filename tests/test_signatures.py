@@ -51,7 +51,37 @@ def _function_namespaces() -> list:
         ("autograd", microtorch.autograd, torch.autograd, None, False, None),
         ("func", microtorch.func, torch.func, None, False, None),
         ("utils.data", microtorch.utils.data, torch.utils.data, None, False, None),
+        *_submodules(),
     ]
+
+
+# the other modules both have, compared name by name (microtorch.functional is microtorch's
+# own home of torch.xxx, not torch.functional)
+SUBMODULES = (
+    "autograd.function", "autograd.functional", "autograd.graph", "autograd.forward_ad",
+    "backends.cudnn", "backends.cuda", "backends.mps", "backends.opt_einsum", "amp",
+    "cpu", "cuda", "random", "serialization", "profiler", "testing", "hub", "overrides",
+    "nn.utils.rnn", "nn.utils.parametrize", "nn.utils.parametrizations", "nn.utils.prune",
+    "nn.utils.stateless", "nn.utils.spectral_norm", "nn.utils.weight_norm",
+    "nn.utils.clip_grad", "nn.attention", "optim.swa_utils", "utils.checkpoint",
+    "utils.hooks", "utils.data.dataloader", "utils.data.sampler", "distributions.kl",
+    "distributions.constraints", "distributions.transforms",
+)  # fmt: skip
+
+
+def _submodules() -> list:
+    """(label, microtorch module, torch module, ...) for SUBMODULES both have."""
+    import importlib
+
+    found = []
+    for name in SUBMODULES:
+        try:
+            ours = importlib.import_module(f"microtorch.{name}")
+            theirs = importlib.import_module(f"torch.{name}")
+        except ImportError:
+            continue
+        found.append((name, ours, theirs, None, False, ""))
+    return found
 
 
 def _class_namespaces() -> list:
@@ -73,6 +103,7 @@ def _class_namespaces() -> list:
          ("__init__", "step")),
         ("utils.data", microtorch.utils.data, torch.utils.data, ("__init__",)),
         ("distributions", microtorch.distributions, torch.distributions, ("__init__",)),
+        *((label, ours, theirs, ("__init__",)) for label, ours, theirs, *_ in _submodules()),
     ]  # fmt: skip
 
 
@@ -81,6 +112,12 @@ def _signature(obj) -> inspect.Signature | None:
         return inspect.signature(obj)
     except (TypeError, ValueError):
         return None
+
+
+def _defined_in(obj, module) -> bool:
+    """Is obj a function of this module (not one imported into it)?"""
+    all_names = getattr(module, "__all__", ())
+    return getattr(obj, "__module__", None) == module.__name__ or obj.__name__ in all_names
 
 
 def _method(cls, name: str):
@@ -106,6 +143,8 @@ def _all_differences() -> tuple[int, dict]:
                     continue
                 if inspect.isclass(ours) or inspect.isclass(ref):
                     continue
+                if label in SUBMODULES and not _defined_in(ref, ref_ns):
+                    continue  # (torch.utils.data.dataset's randperm is torch.randperm)
                 signature = _signature(ours)
                 overloads = torch_overloads(ref, name, stub, method, prefix)
                 if signature is None or not overloads:
@@ -215,6 +254,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "F.conv3d": ("'padding' defaults to 0 (PyTorch: 'valid')",),
     "utils.data.random_split": ("'generator' defaults to None (PyTorch: 'Generator()')",),
     "torch.save": ("'pickle_module' defaults to None (PyTorch: 'pickle')",),
+    "serialization.save": ("'pickle_module' defaults to None (PyTorch: 'pickle')",),
     # PyTorch's stub says more than its parser takes: reduction's written default is Mean
     # (1), but torch.kl_div(x, y) and the others return per-element losses (0); tensor()
     # takes dtype= etc. by keyword only; linspace needs steps; rsub/subtract take alpha by
