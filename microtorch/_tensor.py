@@ -1326,7 +1326,9 @@ class Tensor:
     def reshape_as(self, other: Tensor) -> Tensor:
         return F.reshape(self, other.shape)
 
-    def expand(self, *args: Any, size: Any = None) -> Tensor:
+    def expand(self, *args: Any, size: Any = None, implicit: bool = False) -> Tensor:
+        """This tensor's size-1 dims repeated (a view) to ``size`` (-1 keeps a dim);
+        ``implicit`` is PyTorch's marker for its tracer, with no effect on the result."""
         return F.expand(self, _shape_args(args, size, op="expand", name="size"))
 
     def expand_as(self, other: Tensor) -> Tensor:

@@ -223,7 +223,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "torch.std": _UNBIASED_1, "torch.var": _UNBIASED_1, "torch.std_mean": _UNBIASED_1,
     "torch.var_mean": _UNBIASED_1, "Tensor.std": _UNBIASED_0, "Tensor.var": _UNBIASED_0,
     "torch.view_copy": ("missing parameter 'dtype'",),  # view_copy(x, torch.int32) works
-    "torch.max": ("missing parameter 'other'",),  # max(a, b) works; other= by keyword not
+    "torch.max": ("missing parameter 'other'",),  # max(a, b), max(a, other=b) work
     "torch.min": ("missing parameter 'other'",),
     "Tensor.max": ("missing parameter 'other'",),
     "Tensor.min": ("missing parameter 'other'",),
@@ -281,7 +281,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "torch.set_num_interop_threads": ("missing parameter 'num'",),
     # Features microtorch does not have: named tensors (names=), mixed-precision matmul
     # (out_dtype=, CUDA-only in PyTorch), out= lists of the *_copy splits, native_batch_norm's
-    # out= triple, torch.compile's graph tuning (it runs eagerly), the JIT's expand(implicit=).
+    # out= triple, torch.compile's graph tuning (it runs eagerly).
     "torch.full": ("missing keyword 'names'",),
     "torch.mm": ("missing parameter 'out_dtype'",), "torch.bmm": ("missing parameter 'out_dtype'",),
     "torch.addmm": ("missing parameter 'out_dtype'",),
@@ -292,7 +292,6 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "torch.native_batch_norm": ("missing keyword 'out'",),
     "torch.compile": ("missing keyword 'recompile_limit'", "missing keyword 'isolate_recompiles'",
                       "missing keyword 'shapes_spec'"),
-    "Tensor.expand": ("missing keyword 'implicit'",),
     # Deprecated forms PyTorch still takes (with a warning): state_dict's destination,
     # prefix and keep_vars positionally (through *args), Hardtanh's old keywords.
     "nn.Module.state_dict": ("no *args", "'destination' is keyword-only in PyTorch",
@@ -441,6 +440,9 @@ KEYWORD_CALLS = [
     "x.broadcast_to(size=(2, 3, 4))",
     "x.count_nonzero(0, 1)",
     "x.count_nonzero(dim=0)",
+    "T.max(x, other=x.flip(0))",
+    "x.max(other=x.flip(0))",
+    "x[:1].expand(3, 4, implicit=False)",
     "x4.hsplit(sections=2)",
     "x4.hsplit(1, 3)",
     "x4.vsplit(indices=[1])",
