@@ -1047,12 +1047,22 @@ class Tensor:
     def resize_(self, *sizes: Any, memory_format: Any = None) -> Tensor:
         """Give the tensor new sizes in place: its first elements (in memory order) keep their
         values; growing adds elements (zeros here, uninitialised in PyTorch). Not for a
-        tensor that requires grad, as in PyTorch."""
+        tensor that requires grad, as in PyTorch. ``memory_format=channels_last`` lays the
+        new sizes over that memory with the channels innermost."""
         sizes = _shape_args(sizes, op="resize_", name="size")
         if self.requires_grad:
             raise RuntimeError("cannot resize variables that require grad")
         if any(not isinstance(n, int) or n < 0 for n in sizes):
             raise RuntimeError(f"resize_: sizes must be non-negative integers, got {list(sizes)}")
+        if memory_format is _formats.preserve_format:
+            raise RuntimeError("resize_: Unsupported memory format preserve_format")
+        order = _formats.dims_order(memory_format or _formats.contiguous_format, len(sizes),
+                                    "resize_")  # fmt: skip
+        if order != tuple(range(len(sizes))):  # the memory in that order, viewed as sizes
+            in_memory = self.resize_(tuple(sizes[d] for d in order)).array
+            contiguous = backend.xp_of(in_memory).ascontiguousarray(in_memory)
+            self.array = contiguous.transpose(tuple(order.index(d) for d in range(len(order))))
+            return self
         if tuple(sizes) == tuple(self.shape):
             return self
         xp, n = backend.xp_of(self.array), int(numpy.prod(sizes, dtype=numpy.int64))
@@ -1069,7 +1079,7 @@ class Tensor:
 
     def resize_as_(self, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
         """resize_ to the sizes of the_template."""
-        return self.resize_(tuple(the_template.shape))
+        return self.resize_(tuple(the_template.shape), memory_format=memory_format)
 
     def resize(self, *sizes: Any) -> Tensor:
         """Deprecated out-of-place resize (warns, as PyTorch): the tensor reshaped to these
