@@ -207,7 +207,7 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           generator: Any = None) -> Tensor:  # fmt: skip
     """F.rrelu, its random slopes (in training) drawn by ``generator``."""
-    return F.random_leaky_relu(input, lower, upper, training, generator)
+    return F._random_leaky_relu(input, lower, upper, training, generator)
 
 
 def threshold(input: Tensor, threshold: float, value: float, *, out: Any = None) -> Tensor:

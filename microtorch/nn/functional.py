@@ -407,11 +407,11 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     """leaky_relu with slope (lower + upper) / 2; in training, each element's slope is drawn
     uniformly from [lower, upper) by the host generator (the same numbers on CPU and GPU)."""
     if inplace:
-        return _functional.inplace(input, random_leaky_relu, lower, upper, training)
-    return random_leaky_relu(input, lower, upper, training)
+        return _functional.inplace(input, _random_leaky_relu, lower, upper, training)
+    return _random_leaky_relu(input, lower, upper, training)
 
 
-def random_leaky_relu(input: Tensor, lower: float, upper: float, training: bool,
+def _random_leaky_relu(input: Tensor, lower: float, upper: float, training: bool,
                       generator: Any = None) -> Tensor:  # fmt: skip
     """rrelu's values, its slopes drawn by ``generator`` (the default one if None): F.rrelu
     and torch.rrelu (which takes a generator where F.rrelu takes inplace) share it."""
@@ -430,7 +430,7 @@ def random_leaky_relu(input: Tensor, lower: float, upper: float, training: bool,
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
            training: bool = False, generator: Any = None) -> Tensor:  # fmt: skip
     """rrelu written into ``input``, which is returned (its slopes drawn by ``generator``)."""
-    return _functional.inplace(input, random_leaky_relu, lower, upper, training, generator)
+    return _functional.inplace(input, _random_leaky_relu, lower, upper, training, generator)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
