@@ -179,10 +179,9 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple:
 
 
 def result_type(tensor: Any, other: Any) -> _dtypes.dtype:
-    """The dtype of an arithmetic op on two operands (tensors or numbers), by PyTorch's rules:
-    a 0-d tensor beside one with dims, and a number beside any tensor, lift the kind (bool <
-    int < float) but never the width. (PyTorch's docs call them tensor1 and tensor2; its
-    parser takes tensor= and other=.)"""
+    """The dtype of an arithmetic op on two operands (tensors or numbers; PyTorch's tensor=
+    and other=), by PyTorch's rules: a 0-d tensor beside one with dims, and a number beside
+    any tensor, lift the kind (bool < int < float) but never the width."""
     a, b = (x.item() if isinstance(x, numpy.generic) else x for x in (tensor, other))
     for x in (a, b):
         if not isinstance(x, (Tensor, *_Number)):
