@@ -2313,7 +2313,7 @@ class Tensor:
 
     def count_nonzero(self, *dims: Any, dim: Any = None) -> Tensor:
         """How many elements are not zero over dim (x.count_nonzero(0, 1) or dim=(0, 1))."""
-        return F.count_nonzero(self, _squeeze_dims(dims, dim))
+        return F.count_nonzero(self, _squeeze_dims(dims, dim, "count_nonzero"))
 
     def median(self, dim: Any = None, keepdim: bool = False) -> Any:
         return F.median(self, dim, keepdim)
@@ -2728,11 +2728,11 @@ def _split_arguments(first: Any, more: tuple) -> Any:
     return [first, *more] if more else first
 
 
-def _squeeze_dims(dims: tuple, dim: Any) -> Any:
+def _squeeze_dims(dims: tuple, dim: Any, op: str = "squeeze") -> Any:
     """squeeze's dims given as arguments (x.squeeze(0, 2)) or by keyword, not both."""
     if dims:
         if dim is not None:
-            raise TypeError("squeeze: give the dims either as arguments or by keyword")
+            raise TypeError(f"{op}: give the dims either as arguments or by keyword")
         dim = dims[0] if len(dims) == 1 else dims
     return dim
 

@@ -4134,20 +4134,21 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, math.ceil(n / chunks), dim)
 
 
-def _split_cuts(indices_or_sections: Any, sections: Any, indices: Any) -> Any:
-    """tensor_split's one way of giving the cuts: positionally, sections= (an int) or
-    indices= (a sequence of ints); anything else is a TypeError, as in PyTorch."""
+def _split_cuts(indices_or_sections: Any, sections: Any, indices: Any,
+                op: str = "tensor_split") -> Any:  # fmt: skip
+    """tensor_split's (and hsplit's...) one way of giving the cuts: positionally, sections=
+    (an int) or indices= (a sequence of ints); anything else is a TypeError, as in PyTorch."""
     given = [a for a in (indices_or_sections, sections, indices) if a is not None]
     if len(given) != 1:
         raise TypeError(
-            "tensor_split(): give exactly one of indices_or_sections, sections= or indices=, "
+            f"{op}(): give exactly one of indices_or_sections, sections= or indices=, "
             f"got {len(given)}"
         )
     if sections is not None and not isinstance(sections, (builtins.int, Tensor)):
-        raise TypeError(f"tensor_split(): sections= must be an int, got {type(sections).__name__}")
+        raise TypeError(f"{op}(): sections= must be an int, got {type(sections).__name__}")
     if indices is not None and not isinstance(indices, (list, tuple, Tensor)):
         raise TypeError(
-            f"tensor_split(): indices= must be a sequence of ints, got {type(indices).__name__}"
+            f"{op}(): indices= must be a sequence of ints, got {type(indices).__name__}"
         )
     return given[0]
 
@@ -4184,7 +4185,7 @@ def hsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = No
            indices: Any = None) -> tuple:  # fmt: skip
     """tensor_split along dim 1 (dim 0 of a 1-D input); sections must divide that dim. The
     sections or indices come positionally or as PyTorch's sections= / indices=."""
-    cuts = _sections_or_indices(indices_or_sections, sections, indices, "hsplit")
+    cuts = _split_cuts(indices_or_sections, sections, indices, "hsplit")
     dim = 0 if _check_tensor(input, "hsplit").ndim == 1 else 1
     return _split_evenly(input, cuts, dim, 1, "hsplit")
 
@@ -4192,28 +4193,15 @@ def hsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = No
 def vsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
            indices: Any = None) -> tuple:  # fmt: skip
     """tensor_split along dim 0 of an input of 2 or more dims; sections must divide it."""
-    cuts = _sections_or_indices(indices_or_sections, sections, indices, "vsplit")
+    cuts = _split_cuts(indices_or_sections, sections, indices, "vsplit")
     return _split_evenly(input, cuts, 0, 2, "vsplit")
 
 
 def dsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
            indices: Any = None) -> tuple:  # fmt: skip
     """tensor_split along dim 2 of an input of 3 or more dims; sections must divide it."""
-    cuts = _sections_or_indices(indices_or_sections, sections, indices, "dsplit")
+    cuts = _split_cuts(indices_or_sections, sections, indices, "dsplit")
     return _split_evenly(input, cuts, 2, 3, "dsplit")
-
-
-def _sections_or_indices(given: Any, sections: Any, indices: Any, op: str) -> Any:
-    """The one of hsplit's positional argument, sections= and indices= that was given."""
-    named = [v for v in (given, sections, indices) if v is not None]
-    if len(named) != 1:
-        raise TypeError(
-            f"{op}: give one of a number of sections or a list of indices (positionally, or as "
-            f"sections= or indices=), got {len(named)}"
-        )
-    if indices is not None and not isinstance(indices, (list, tuple, Tensor)):
-        raise TypeError(f"{op}: indices= must be a list or tuple of ints, got {indices!r}")
-    return named[0]
 
 
 def _split_evenly(input: Tensor, cuts: Any, dim: builtins.int, min_ndim: builtins.int,
