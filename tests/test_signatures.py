@@ -534,3 +534,12 @@ def test_calls_pytorch_refuses_raise_type_error(call: str) -> None:
     for T in (microtorch, torch):
         with pytest.raises(TypeError):
             eval(call, _inputs(T))
+
+
+def test_from_dlpack_copy_and_device_keywords_as_pytorch() -> None:
+    """copy=True gives memory of its own; the default shares the producer's, as PyTorch."""
+    for T in (microtorch, torch):
+        source = np.arange(3.0)
+        shared, copied = T.from_dlpack(source), T.from_dlpack(source, device="cpu", copy=True)
+        source[0] = 7.0
+        assert shared[0].item() == 7.0 and copied[0].item() == 0.0
