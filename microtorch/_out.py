@@ -23,9 +23,11 @@ from ._warn import warn_user
 from .autograd import grad_mode
 
 
-def write_out(result: Any, out: Any, op: str) -> Any:
+def write_out(result: Any, out: Any, op: str, *, exact_dtype: bool = False) -> Any:
     """``result`` if ``out`` is None; else ``result`` copied into ``out``, which is returned
-    (a tuple of tensors for ops with several results, as the same named tuple)."""
+    (a tuple of tensors for ops with several results, as the same named tuple). With
+    ``exact_dtype`` (ops that PyTorch does not cast into out: index_copy, scatter_reduce...)
+    out must have the result's dtype."""
     if out is None:
         return result
     if isinstance(result, tuple):
@@ -37,7 +39,7 @@ def write_out(result: Any, out: Any, op: str) -> Any:
         for r, o in zip(result, outs):
             _copy_into(r, o)
         return type(result)(*outs) if hasattr(result, "_fields") else tuple(outs)
-    _copy_into(result, _check_out(result, out, op, exact_dtype=False))
+    _copy_into(result, _check_out(result, out, op, exact_dtype=exact_dtype))
     return out
 
 

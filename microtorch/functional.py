@@ -3561,7 +3561,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: builtins.int = 0,
     _check_src_fits(src, getitem(input.detach(), where), "slice_scatter")
     start, stop, step = slice(start, end, step).indices(input.shape[d])
     view = functools.partial(shape_ops.slice_view, dim=d, start=start, stop=stop, step=step)
-    return write_out(_scatter_into_view(input, src, view), out, "slice_scatter")
+    return write_out(_scatter_into_view(input, src, view), out, "slice_scatter", exact_dtype=True)
 
 
 def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
@@ -4783,7 +4783,7 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
         one = scatter_reduce(
             reshape(input, (1,)), dim, index, src, reduce, include_self=include_self
         )
-        return write_out(reshape(one, ()), out, "scatter_reduce")
+        return write_out(reshape(one, ()), out, "scatter_reduce", exact_dtype=True)
     d = _check_scatter(input, dim, index, src, "scatter_reduce")
     result = indexing.ScatterReduce.apply(
         input,
@@ -4793,7 +4793,7 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
         reduce=reduce,
         include_self=builtins.bool(include_self),
     )
-    return write_out(result, out, "scatter_reduce")
+    return write_out(result, out, "scatter_reduce", exact_dtype=True)
 
 
 def index_reduce(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *,
@@ -4943,7 +4943,7 @@ def index_copy(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, 
     if _check_tensor(input, "index_copy").ndim == 0:
         source = reshape(_check_tensor(source, "index_copy", "source"), (-1,))
         one = reshape(index_copy(reshape(input, (1,)), dim, index, source), ())
-        return write_out(one, out, "index_copy")
+        return write_out(one, out, "index_copy", exact_dtype=True)
     where_to = _slices_at(input, dim, index, False, "index_copy")
     expected = list(input.shape)
     expected[len(where_to) - 1] = index.array.size  # (where_to is (:, ..., :, index))
@@ -4960,7 +4960,7 @@ def index_copy(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, 
         )
     copied = clone(input)
     setitem(copied, where_to, source)
-    return write_out(copied, out, "index_copy")
+    return write_out(copied, out, "index_copy", exact_dtype=True)
 
 
 def _slices_at(input: Tensor, dim: builtins.int, index: Tensor, negative_ok: builtins.bool,
