@@ -101,6 +101,7 @@ EXACT_OUT_CALLS = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
 @pytest.mark.parametrize("call", EXACT_OUT_CALLS)
 def test_indexing_ops_need_out_of_the_results_dtype_as_pytorch(call: str) -> None:
     """These ops do not cast into out (PyTorch: "Expected out tensor to have dtype
