@@ -175,6 +175,7 @@ from ._nn_names import (
     poisson_nll_loss,
     rnn_relu_cell,
     rnn_tanh_cell,
+    rrelu,
     threshold,
     triplet_margin_loss,
 )
@@ -663,7 +664,6 @@ from .nn.functional import (  # the nn functions PyTorch also has as torch.xxx
     native_channel_shuffle,
     pixel_shuffle,
     pixel_unshuffle,
-    rrelu,
     rrelu_,
     selu,
     selu_,

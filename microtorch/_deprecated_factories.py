@@ -14,12 +14,15 @@ from ._out import factory_target, write_out
 from ._tensor import Tensor
 from ._warn import warn_user
 from .factories import _placed, _plain
+from .memory_format import check_layout
 
 
 def range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
-          device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
+          device: Any = None, requires_grad: bool = False, out: Any = None,
+          layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """Deprecated: start, start + step, ... up to end included (arange stops before end);
     in the default float dtype unless ``dtype`` says otherwise, whatever the arguments."""
+    check_layout(layout, pin_memory, "range")
     dtype, device = factory_target(dtype, device, out, "range")
     warn_user(
         "torch.range is deprecated and will be removed in a future release because its "

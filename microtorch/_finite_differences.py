@@ -77,12 +77,13 @@ def _is_scalar(value: Any) -> bool:
     return isinstance(value, numbers.Number) or (isinstance(value, Tensor) and value.ndim == 0)
 
 
-def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
+def gradient(input: Tensor, *, spacing: Any = None, dim: Any = None,
              edge_order: int = 1) -> tuple[Tensor, ...]:  # fmt: skip
     """The derivative of ``input``'s values along each of ``dim`` (all dims by default),
     one tensor per dim: samples ``spacing`` apart (a number, one number per dim, or one
-    1-D tensor of coordinates per dim)."""
+    1-D tensor of coordinates per dim; None: 1)."""
     F._check_tensor(input, "gradient")
+    spacing = 1 if spacing is None else spacing
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if dim is None:

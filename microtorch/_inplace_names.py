@@ -226,7 +226,7 @@ def frac_(input: Tensor) -> Tensor:
     return input.frac_()
 
 
-def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+def nan_to_num_(input: Tensor, nan: float | None = None, posinf: float | None = None,
                 neginf: float | None = None) -> Tensor:  # fmt: skip
     """input.nan_to_num_(nan, posinf, neginf): nan and infinities replaced in place."""
     return input.nan_to_num_(nan, posinf, neginf)

@@ -267,9 +267,10 @@ def lu_unpack(
     return write_out(return_types.lu_unpack(P, L, U), out, "lu_unpack")
 
 
-def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = None) -> Tensor:
-    """linalg.lu_solve(LU_data, LU_pivots, b) (PyTorch's older argument order); deprecated
-    in PyTorch, as the warning says."""
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = None) -> Tensor:
+    """linalg.lu_solve(LU_data, LU_pivots, input) (PyTorch's older argument order; its docs
+    call input b); deprecated in PyTorch, as the warning says."""
+    b = input
     warn_user(
         "torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in "
         "a future PyTorch release; its arguments are reversed there: "
@@ -289,15 +290,18 @@ def geqrf(input: Tensor, *, out: Any = None) -> return_types.geqrf:
     return write_out(return_types.geqrf(Tensor._make(a), Tensor._make(tau)), out, "geqrf")
 
 
-def orgqr(input: Tensor, tau: Tensor, *, out: Any = None) -> Tensor:
-    """linalg.householder_product(input, tau): the Q of geqrf's output."""
-    return write_out(linalg.householder_product(input, tau), out, "orgqr")
+def orgqr(input: Tensor, input2: Tensor, *, out: Any = None) -> Tensor:
+    """linalg.householder_product(input, tau=input2): the Q of geqrf's output (PyTorch's
+    docs call input2 tau; its parser takes input2=)."""
+    return write_out(linalg.householder_product(input, input2), out, "orgqr")
 
 
-def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
           transpose: bool = False, *, out: Any = None) -> Tensor:  # fmt: skip
     """Q @ other (Q.mT @ other with transpose; other @ Q, other @ Q.mT when not left) for
-    the full square Q = H_1 ... H_k of geqrf's (input, tau), without forming Q."""
+    the full square Q = H_1 ... H_k of geqrf's (input, tau), without forming Q. PyTorch's
+    docs call input2 and input3 tau and other; its parser takes input2= and input3=."""
+    tau, other = input2, input3
     op = "ormqr"
     input, tau, other = autocast_inputs("ormqr", input, tau, other)
     linalg._matrices(input, op, integers=NotImplementedError)

@@ -204,6 +204,13 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
     return input * scaled, scaled > 0
 
 
+# ----- rrelu: a generator where F.rrelu has inplace ----------------------------------------
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:  # fmt: skip
+    """F.rrelu, its random slopes (in training) drawn by ``generator``."""
+    return F._random_leaky_relu(input, lower, upper, training, generator)
+
+
 # ----- losses: reduction is a number ------------------------------------------------------
 def kl_div(
     input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False

@@ -23,11 +23,11 @@ from ._warn import warn_user
 from .autograd import grad_mode
 
 
-def write_out(result: Any, out: Any, op: str, exact_dtype: bool = False) -> Any:
+def write_out(result: Any, out: Any, op: str, *, exact_dtype: bool = False) -> Any:
     """``result`` if ``out`` is None; else ``result`` copied into ``out``, which is returned
-    (a tuple of tensors for ops with several results, as the same named tuple).
-    ``exact_dtype``: out must have the result's dtype (no cast), as PyTorch's index_copy,
-    scatter_reduce, multinomial... require."""
+    (a tuple of tensors for ops with several results, as the same named tuple). With
+    ``exact_dtype`` (ops that PyTorch does not cast into out: index_copy, scatter_reduce...)
+    out must have the result's dtype."""
     if out is None:
         return result
     if isinstance(result, tuple):

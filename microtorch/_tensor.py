@@ -514,7 +514,7 @@ class Tensor:
         if device is not None and device != out.device:
             out = F.to_device(out, device)
         if memory_format is not _formats.preserve_format:
-            out = out.contiguous(memory_format)
+            out = out.contiguous(memory_format=memory_format)
         return out.clone() if copy and out is self else out
 
     def cpu(self, memory_format: Any = _formats.preserve_format) -> Tensor:
@@ -576,7 +576,7 @@ class Tensor:
             memo[id(self)] = copy
         return memo[id(self)]
 
-    def contiguous(self, memory_format: Any = _formats.contiguous_format) -> Tensor:
+    def contiguous(self, *, memory_format: Any = _formats.contiguous_format) -> Tensor:
         """Self when its elements already lie in ``memory_format``'s order, else a copy that
         does (C order by default)."""
         if memory_format is _formats.contiguous_format:
@@ -810,10 +810,10 @@ class Tensor:
     def bitwise_xor_(self, other: Any) -> Tensor:
         return F.inplace(self, F.bitwise_xor, other)
 
-    def add_(self, other: Any, alpha: Any = 1) -> Tensor:
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return F.inplace(self, F.add, other, alpha=alpha)
 
-    def sub_(self, other: Any, alpha: Any = 1) -> Tensor:
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return F.inplace(self, F.sub, other, alpha=alpha)
 
     def mul_(self, other: Any) -> Tensor:
@@ -1024,7 +1024,7 @@ class Tensor:
     def is_distributed(self) -> bool:
         return False
 
-    def to_dense(self, dtype: Any = None, *, masked_grad: bool = True) -> Tensor:
+    def to_dense(self, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
         """The tensor itself (it is dense already), or a copy in ``dtype`` when that differs,
         as in PyTorch."""
         return self if dtype is None or dtype == self.dtype else self.to(dtype)
@@ -1036,12 +1036,22 @@ class Tensor:
     def resize_(self, *sizes: Any, memory_format: Any = None) -> Tensor:
         """Give the tensor new sizes in place: its first elements (in memory order) keep their
         values; growing adds elements (zeros here, uninitialised in PyTorch). Not for a
-        tensor that requires grad, as in PyTorch."""
+        tensor that requires grad, as in PyTorch. ``memory_format=channels_last`` lays the
+        new sizes over that memory with the channels innermost."""
         sizes = _shape_args(sizes, op="resize_", name="size")
         if self.requires_grad:
             raise RuntimeError("cannot resize variables that require grad")
         if any(not isinstance(n, int) or n < 0 for n in sizes):
             raise RuntimeError(f"resize_: sizes must be non-negative integers, got {list(sizes)}")
+        if memory_format is _formats.preserve_format:
+            raise RuntimeError("resize_: Unsupported memory format preserve_format")
+        order = _formats.dims_order(memory_format or _formats.contiguous_format, len(sizes),
+                                    "resize_")  # fmt: skip
+        if order != tuple(range(len(sizes))):  # the memory in that order, viewed as sizes
+            in_memory = self.resize_(tuple(sizes[d] for d in order)).array
+            contiguous = backend.xp_of(in_memory).ascontiguousarray(in_memory)
+            self.array = contiguous.transpose(tuple(order.index(d) for d in range(len(order))))
+            return self
         if tuple(sizes) == tuple(self.shape):
             return self
         xp, n = backend.xp_of(self.array), int(numpy.prod(sizes, dtype=numpy.int64))
@@ -1058,7 +1068,7 @@ class Tensor:
 
     def resize_as_(self, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
         """resize_ to the sizes of the_template."""
-        return self.resize_(tuple(the_template.shape))
+        return self.resize_(tuple(the_template.shape), memory_format=memory_format)
 
     def resize(self, *sizes: Any) -> Tensor:
         """Deprecated out-of-place resize (warns, as PyTorch): the tensor reshaped to these
@@ -1108,17 +1118,17 @@ class Tensor:
         values = [callable(v) for v in self.array.reshape(-1).tolist()]
         return F.inplace(self, F.python_values, values)
 
-    def map_(self, tensor: Tensor, callable: Callable) -> Tensor:
-        """Replace each element by callable(element, the element of tensor at the same place),
-        tensor broadcast to this one's shape, in place (CPU only, as in PyTorch)."""
-        return _mapped(self, (tensor,), callable, "map_")
+    def map_(self, other: Tensor, callable: Callable) -> Tensor:
+        """Replace each element by callable(element, the element of other at the same place),
+        other broadcast to this one's shape, in place (CPU only, as in PyTorch)."""
+        return _mapped(self, (other,), callable, "map_")
 
     def map2_(self, x: Tensor, y: Tensor, callable: Callable) -> Tensor:
         """Replace each element by callable(element, x's element, y's element), x and y
         broadcast to this one's shape, in place (CPU only, as in PyTorch)."""
         return _mapped(self, (x, y), callable, "map2_")
 
-    def record_stream(self, stream: Any) -> None:
+    def record_stream(self, s: Any) -> None:
         """Nothing to do here: microtorch runs CUDA work on one stream and frees memory
         through CuPy's pool, so no other stream can still be using it. CPU tensors have no
         streams; PyTorch refuses them, and so does microtorch."""
@@ -1188,8 +1198,10 @@ class Tensor:
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return F.inplace(self, F.masked_fill, mask, value)
 
-    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
-        return F.inplace(self, F.copy_from, src)
+    def copy_(self, other: Any, non_blocking: bool = False) -> Tensor:
+        """Write other's values (broadcast, cast to this dtype) into this tensor. PyTorch's
+        docs call it src; its parser takes other=."""
+        return F.inplace(self, F.copy_from, other)
 
     def fill_(self, value: Any) -> Tensor:
         return F.inplace(self, F.full_like_graph, value)
@@ -1327,14 +1339,16 @@ class Tensor:
     def reshape_as(self, other: Tensor) -> Tensor:
         return F.reshape(self, other.shape)
 
-    def expand(self, *args: Any, size: Any = None) -> Tensor:
+    def expand(self, *args: Any, size: Any = None, implicit: bool = False) -> Tensor:
+        """This tensor's size-1 dims repeated (a view) to ``size`` (-1 keeps a dim);
+        ``implicit`` is PyTorch's marker for its tracer, with no effect on the result."""
         return F.expand(self, _shape_args(args, size, op="expand", name="size"))
 
     def expand_as(self, other: Tensor) -> Tensor:
         return F.expand(self, other.shape)
 
-    def broadcast_to(self, size: Any) -> Tensor:
-        return F.expand(self, _shape_args((size,), op="broadcast_to", name="size"))
+    def broadcast_to(self, *args: Any, size: Any = None) -> Tensor:
+        return F.expand(self, _shape_args(args, size, op="broadcast_to", name="size"))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         return F.transpose(self, dim0, dim1)
@@ -1469,7 +1483,10 @@ class Tensor:
     def transpose_(self, dim0: int, dim1: int) -> Tensor:
         return F.inplace_view(self, F.transpose, dim0, dim1)
 
-    swapdims_ = swapaxes_ = transpose_
+    swapdims_ = transpose_
+
+    def swapaxes_(self, axis0: int, axis1: int) -> Tensor:
+        return F.inplace_view(self, F.transpose, axis0, axis1)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return F.flatten(self, start_dim, end_dim)
@@ -1608,14 +1625,21 @@ class Tensor:
                      sections: Any = None, indices: Any = None) -> tuple:  # fmt: skip
         return F.tensor_split(self, indices_or_sections, dim, sections=sections, indices=indices)
 
-    def hsplit(self, indices_or_sections: Any) -> tuple:
-        return F.hsplit(self, indices_or_sections)
+    # x.hsplit(2), x.hsplit([1, 3]), x.hsplit(1, 3), x.hsplit(sections=2), x.hsplit(indices=[1])
+    def hsplit(self, indices_or_sections: Any = None, *more_indices: int, sections: Any = None,
+               indices: Any = None) -> tuple:  # fmt: skip
+        cuts = _split_arguments(indices_or_sections, more_indices)
+        return F.hsplit(self, cuts, sections=sections, indices=indices)
 
-    def vsplit(self, indices_or_sections: Any) -> tuple:
-        return F.vsplit(self, indices_or_sections)
+    def vsplit(self, indices_or_sections: Any = None, *more_indices: int, sections: Any = None,
+               indices: Any = None) -> tuple:  # fmt: skip
+        cuts = _split_arguments(indices_or_sections, more_indices)
+        return F.vsplit(self, cuts, sections=sections, indices=indices)
 
-    def dsplit(self, indices_or_sections: Any) -> tuple:
-        return F.dsplit(self, indices_or_sections)
+    def dsplit(self, indices_or_sections: Any = None, *more_indices: int, sections: Any = None,
+               indices: Any = None) -> tuple:  # fmt: skip
+        cuts = _split_arguments(indices_or_sections, more_indices)
+        return F.dsplit(self, cuts, sections=sections, indices=indices)
 
     def ravel(self) -> Tensor:
         return F.ravel(self)
@@ -1822,7 +1846,7 @@ class Tensor:
     def sinc(self) -> Tensor:
         return F.sinc(self)
 
-    def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
+    def nan_to_num(self, nan: float | None = None, posinf: float | None = None,
                    neginf: float | None = None) -> Tensor:  # fmt: skip
         return F.nan_to_num(self, nan, posinf, neginf)
 
@@ -1899,10 +1923,10 @@ class Tensor:
     def pow(self, exponent: Any) -> Tensor:
         return F.pow(self, exponent)
 
-    def add(self, other: Any, alpha: Any = 1) -> Tensor:
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return F.add(self, other, alpha=alpha)
 
-    def sub(self, other: Any, alpha: Any = 1) -> Tensor:
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return F.sub(self, other, alpha=alpha)
 
     def mul(self, other: Any) -> Tensor:
@@ -2179,7 +2203,7 @@ class Tensor:
     def sinc_(self) -> Tensor:
         return F.inplace(self, F.sinc)
 
-    def nan_to_num_(self, nan: float = 0.0, posinf: float | None = None,
+    def nan_to_num_(self, nan: float | None = None, posinf: float | None = None,
                     neginf: float | None = None) -> Tensor:  # fmt: skip
         return F.inplace(self, F.nan_to_num, nan, posinf, neginf)
 
@@ -2234,7 +2258,7 @@ class Tensor:
         return F.inplace(self, F.triu, diagonal)
 
     # reductions also take NumPy's axis= and keepdims= (as PyTorch's do): **numpy_style
-    def sum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None,
+    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
             **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.sum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
@@ -2266,11 +2290,12 @@ class Tensor:
              **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.prod(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
-        return F.sort(self, dim, descending, stable)
+    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
+        return F.sort(self, dim, descending, stable=stable)
 
-    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
-        return F.argsort(self, dim, descending, stable)
+    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False
+                ) -> Tensor:  # fmt: skip
+        return F.argsort(self, dim, descending, stable=stable)
 
     def argmax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.argmax(self, dim, keepdim, **numpy_style)
@@ -2281,7 +2306,7 @@ class Tensor:
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
         return F.topk(self, k, dim, largest, sorted)
 
-    def nansum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None,
+    def nansum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
                **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.nansum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
@@ -2289,8 +2314,9 @@ class Tensor:
                 **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.nanmean(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def count_nonzero(self, dim: Any = None) -> Tensor:
-        return F.count_nonzero(self, dim)
+    def count_nonzero(self, *dims: Any, dim: Any = None) -> Tensor:
+        """How many elements are not zero over dim (x.count_nonzero(0, 1) or dim=(0, 1))."""
+        return F.count_nonzero(self, _squeeze_dims(dims, dim, "count_nonzero"))
 
     def median(self, dim: Any = None, keepdim: bool = False) -> Any:
         return F.median(self, dim, keepdim)
@@ -2309,10 +2335,10 @@ class Tensor:
                     interpolation: str = "linear") -> Tensor:  # fmt: skip
         return F.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
 
-    def cumprod(self, dim: int, dtype: Any = None) -> Tensor:
+    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
         return F.cumprod(self, dim, dtype=dtype)
 
-    def cumprod_(self, dim: int, dtype: Any = None) -> Tensor:
+    def cumprod_(self, dim: int, *, dtype: Any = None) -> Tensor:
         return F.inplace(self, F.cumprod, dim, dtype=dtype)
 
     def cummax(self, dim: int) -> Any:
@@ -2506,32 +2532,32 @@ class Tensor:
 
     # new_*: a new tensor with this one's dtype and device unless given
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:  # fmt: skip
+                  requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import zeros
 
         return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
-                     requires_grad=requires_grad)  # fmt: skip
+                     requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:  # fmt: skip
+                 requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import ones
 
         return ones(*size, dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)  # fmt: skip
+                    requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:  # fmt: skip
+                 requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import full
 
         return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)  # fmt: skip
+                    requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:  # fmt: skip
+                  requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import empty
 
         return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
-                     requires_grad=requires_grad)  # fmt: skip
+                     requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
     def new(self, *args: Any) -> Tensor:
         """The legacy constructor in this tensor's dtype and device: x.new(2, 3) (sizes,
@@ -2541,18 +2567,20 @@ class Tensor:
         return legacy_new(args, self.dtype, self.device, "new")
 
     def new_empty_strided(self, size: Any, stride: Any, *, dtype: Any = None,
-                          device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+                          device: Any = None, requires_grad: bool = False, layout: Any = None,
+                          pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import empty_strided
 
-        return empty_strided(size, stride, dtype=dtype or self.dtype,
-                             device=device or self.device, requires_grad=requires_grad)  # fmt: skip
+        return empty_strided(size, stride, dtype=dtype or self.dtype, layout=layout,
+                             device=device or self.device, requires_grad=requires_grad,
+                             pin_memory=pin_memory)  # fmt: skip
 
     def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
-                   requires_grad: bool = False) -> Tensor:  # fmt: skip
+                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:  # fmt: skip
         from .factories import tensor
 
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
-                      requires_grad=requires_grad)  # fmt: skip
+                      requires_grad=requires_grad, pin_memory=pin_memory)  # fmt: skip
 
 
 _LEGACY_MODULES = ("torch", "torch.cuda", "microtorch", "microtorch.cuda")
@@ -2699,11 +2727,16 @@ def _shape_args(args: tuple, keyword: Any = None, *, op: str, name: str) -> tupl
     return tuple(args)
 
 
-def _squeeze_dims(dims: tuple, dim: Any) -> Any:
+def _split_arguments(first: Any, more: tuple) -> Any:
+    """x.hsplit's indices as one value: x.hsplit(1, 3) is x.hsplit([1, 3])."""
+    return [first, *more] if more else first
+
+
+def _squeeze_dims(dims: tuple, dim: Any, op: str = "squeeze") -> Any:
     """squeeze's dims given as arguments (x.squeeze(0, 2)) or by keyword, not both."""
     if dims:
         if dim is not None:
-            raise TypeError("squeeze: give the dims either as arguments or by keyword")
+            raise TypeError(f"{op}: give the dims either as arguments or by keyword")
         dim = dims[0] if len(dims) == 1 else dims
     return dim
 

@@ -14,6 +14,7 @@ import numpy
 from . import dtypes as _dtypes
 from ._tensor import Tensor
 from .factories import tensor
+from .memory_format import check_layout
 
 
 def _positions(window_length: int, periodic: bool, op: str) -> tuple:
@@ -30,8 +31,10 @@ def _positions(window_length: int, periodic: bool, op: str) -> tuple:
     return numpy.arange(window_length, dtype=numpy.float64), m
 
 
-def _window(values: Any, dtype: Any, device: Any, requires_grad: bool, op: str) -> Tensor:
+def _window(values: Any, dtype: Any, device: Any, requires_grad: bool, op: str,
+            layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """The window as a tensor of a floating dtype (the default one unless given)."""
+    check_layout(layout, pin_memory, op)
     target = _dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)
     if not target.is_floating_point:
         raise RuntimeError(f"{op} expects floating point dtypes, got: {target}")
@@ -54,7 +57,7 @@ def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                 requires_grad: bool = False) -> Tensor:  # fmt: skip
     """0.5 - 0.5 cos(2 pi n / m): a raised cosine, 0 at both ends of the symmetric window."""
     values = _cosine_sum(window_length, periodic, (0.5, 0.5), "hann_window")
-    return _window(values, dtype, device, requires_grad, "hann_window")
+    return _window(values, dtype, device, requires_grad, "hann_window", layout, pin_memory)
 
 
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54,
@@ -63,7 +66,7 @@ def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.5
                    requires_grad: bool = False) -> Tensor:  # fmt: skip
     """alpha - beta cos(2 pi n / m): a raised cosine that stops short of 0 at the ends."""
     values = _cosine_sum(window_length, periodic, (alpha, beta), "hamming_window")
-    return _window(values, dtype, device, requires_grad, "hamming_window")
+    return _window(values, dtype, device, requires_grad, "hamming_window", layout, pin_memory)
 
 
 def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
@@ -71,7 +74,7 @@ def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = N
                     requires_grad: bool = False) -> Tensor:  # fmt: skip
     """0.42 - 0.5 cos(2 pi n / m) + 0.08 cos(4 pi n / m)."""
     values = _cosine_sum(window_length, periodic, (0.42, 0.5, 0.08), "blackman_window")
-    return _window(values, dtype, device, requires_grad, "blackman_window")
+    return _window(values, dtype, device, requires_grad, "blackman_window", layout, pin_memory)
 
 
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
@@ -80,7 +83,7 @@ def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = N
     """1 - |2 n / m - 1|: a triangle, 0 at both ends of the symmetric window."""
     n, m = _positions(window_length, periodic, "bartlett_window")
     values = numpy.ones(1) if window_length == 1 else 1 - numpy.abs(2 * n / m - 1)
-    return _window(values, dtype, device, requires_grad, "bartlett_window")
+    return _window(values, dtype, device, requires_grad, "bartlett_window", layout, pin_memory)
 
 
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *,
@@ -93,4 +96,4 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
         values = numpy.ones(1)
     else:
         values = numpy.i0(beta * numpy.sqrt(1 - (2 * n / m - 1) ** 2)) / numpy.i0(beta)
-    return _window(values, dtype, device, requires_grad, "kaiser_window")
+    return _window(values, dtype, device, requires_grad, "kaiser_window", layout, pin_memory)

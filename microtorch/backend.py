@@ -115,10 +115,10 @@ def as_device(spec: str | device | None) -> device:
     return dev
 
 
-def set_default_device(spec: str | device | None) -> None:
+def set_default_device(device: str | device | None) -> None:
     """Make factories such as ``zeros`` and ``randn`` create tensors on this device."""
     global _default_device
-    _default_device = CPU if spec is None else as_device(spec)
+    _default_device = CPU if device is None else as_device(device)
 
 
 def get_default_device() -> device:

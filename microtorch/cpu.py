@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from .amp import cpu_amp as amp  # torch.cpu.amp: the deprecated spellings of torch.amp
 
@@ -18,5 +19,5 @@ def device_count() -> int:
     return 1
 
 
-def synchronize() -> None:
+def synchronize(device: Any = None) -> None:
     """Nothing to wait for: CPU ops finish before they return."""

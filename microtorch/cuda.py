@@ -32,7 +32,9 @@ def device_count() -> int:
     return _cupy().cuda.runtime.getDeviceCount() if is_available() else 0
 
 
-def synchronize() -> None:
+def synchronize(device: Any = None) -> None:
+    """Wait for the GPU's queued work (microtorch uses one GPU and one stream)."""
+    _one_gpu(device, "synchronize")
     backend.synchronize()
 
 
@@ -110,26 +112,38 @@ def get_device_capability(device: int | str | backend.device | None = None) -> t
 # ----- memory: CuPy's memory pool keeps freed GPU blocks for reuse, like PyTorch's
 # caching allocator; these report it with PyTorch's names. On a machine without a GPU
 # they report 0 and do nothing, as PyTorch's do.
-def memory_allocated() -> int:
+def memory_allocated(device: Any = None) -> int:
     """Bytes of GPU memory held by arrays now."""
+    _one_gpu(device, "memory_allocated")
     return _cupy().get_default_memory_pool().used_bytes() if is_available() else 0
 
 
-def memory_reserved() -> int:
+def memory_reserved(device: Any = None) -> int:
     """Bytes of GPU memory the pool holds: in use, plus freed blocks kept for reuse."""
+    _one_gpu(device, "memory_reserved")
     return _cupy().get_default_memory_pool().total_bytes() if is_available() else 0
 
 
-def max_memory_allocated() -> int:
+def max_memory_allocated(device: Any = None) -> int:
     """The pool's size (memory_reserved): CuPy does not track a high-water mark, and the
     pool only grows until empty_cache(), so this is an upper bound on the peak."""
-    return memory_reserved()
+    return memory_reserved(device)
 
 
 def empty_cache() -> None:
     """Hand the pool's unused blocks back to the GPU (arrays in use are not touched)."""
     if is_available():
         _cupy().get_default_memory_pool().free_all_blocks()
+
+
+def _one_gpu(device: Any, op: str) -> None:
+    """Check the device= of the memory and synchronize functions: microtorch uses one GPU,
+    so None, 0, "cuda" and "cuda:0" all mean it; anything else is a ValueError."""
+    if device is None:
+        return
+    dev = backend.device("cuda", device) if isinstance(device, int) else backend.device(device)
+    if dev.type != "cuda" or dev.index not in (None, 0):
+        raise ValueError(f"cuda.{op}: microtorch uses one GPU, cuda:0; got device={device!r}")
 
 
 def _cupy():  # noqa: ANN202 (the cupy module)

@@ -84,8 +84,9 @@ def get_dtype(spec: Any) -> dtype:
     return from_numpy_dtype(spec)
 
 
-def promote_types(a: dtype, b: dtype) -> dtype:
+def promote_types(type1: dtype, type2: dtype) -> dtype:
     """PyTorch's rule for two tensors: bool < integers < floats, and the wider wins within a kind."""
+    a, b = type1, type2
     if a is b:
         return a
     a_rank, b_rank = _category(a), _category(b)

@@ -112,11 +112,11 @@ def _nested_map(data: Any, fn: Any) -> Any:
     return fn(data)
 
 
-def tensor(
-    data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:  # fmt: skip
     """A new tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays, tensors).
     Python floats become float32, ints int64, bools bool; numpy arrays keep their dtype."""
+    _formats.check_layout(None, pin_memory, "tensor")
     if isinstance(data, Tensor):
         warn_user(
             "To copy construct from a tensor, it is recommended to use "
@@ -172,7 +172,7 @@ def _device_of_data(data: Any) -> Any:
     return None
 
 
-def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+def as_tensor(data: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
     """``data`` as a tensor, sharing memory where it can (as asarray): a tensor itself, or a
     NumPy/CuPy array of the dtype and device asked for (changes to one show in the other);
     other data, or another dtype or device, is copied."""
@@ -262,9 +262,11 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
 
 
 def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype: Any = None,
-              layout: Any = None, device: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False) -> Tensor:  # fmt: skip
     """A 1-D CPU tensor of ``size`` elements mapped from a file: with ``shared`` writes go
     to the file (which grows to fit), without it they stay private to the tensor."""
+    _formats.check_layout(layout, pin_memory, "from_file")
     target = (_dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)).np
     if backend.as_device(device).type != "cpu":
         raise RuntimeError("from_file: only CPU tensors can be mapped to files")
@@ -286,19 +288,32 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
             f"size <{nbytes}>"
         )
     if size == 0:  # (a file cannot be mapped with no bytes)
-        return Tensor._make(numpy.empty(0, dtype=target))
-    mapped = numpy.memmap(filename, dtype=target, mode="r+" if shared else "c", shape=(size,))
-    return Tensor._make(mapped.view(numpy.ndarray))  # (a plain array; the map stays its base)
+        t = Tensor._make(numpy.empty(0, dtype=target))
+    else:
+        mapped = numpy.memmap(filename, dtype=target, mode="r+" if shared else "c", shape=(size,))
+        t = Tensor._make(mapped.view(numpy.ndarray))  # (a plain array; the map stays its base)
+    return t.requires_grad_(True) if requires_grad else t
 
 
-def from_dlpack(obj: Any) -> Tensor:
-    """A tensor sharing memory with any DLPack producer (a numpy/cupy array, a torch tensor)."""
+def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None) -> Tensor:
+    """A tensor sharing memory with any DLPack producer (a numpy/cupy array, a torch tensor);
+    with ``device`` it is moved there (a copy when that is another device), and copy=True
+    always copies (copy=False refuses to, as in PyTorch, where a move would be needed)."""
+    obj = ext_tensor
     device_type = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else 1
     if int(device_type) == 2:  # kDLCUDA
         xp = backend.xp_for(backend.device("cuda"))
     else:
         xp = numpy
-    return Tensor._make(xp.from_dlpack(obj))
+    t = Tensor._make(xp.from_dlpack(obj))
+    if device is not None and backend.as_device(device) != t.device:
+        if copy is False:
+            raise ValueError(
+                f"from_dlpack: copy=False, but the tensor is on {t.device}, not {device}: "
+                "moving it needs a copy"
+            )
+        return t.to(device)
+    return t.clone() if copy else t
 
 
 def _size(size: tuple, keyword: Any = None, *, op: str) -> tuple:
@@ -345,8 +360,9 @@ def _make(fill: str, size: tuple, dtype: Any, device: Any, requires_grad: bool, 
 
 
 def zeros(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
+          requires_grad: bool = False, out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """zeros(2, 3), zeros((2, 3)) or zeros(size=(2, 3))."""
+    _formats.check_layout(layout, pin_memory, "zeros")
     dtype, device = factory_target(dtype, device, out, "zeros")
     return write_out(
         _make("zeros", _size(shape, size, op="zeros"), dtype, device, requires_grad), out, "zeros"
@@ -354,8 +370,9 @@ def zeros(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 
 
 def ones(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
+         requires_grad: bool = False, out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """ones(2, 3), ones((2, 3)) or ones(size=(2, 3))."""
+    _formats.check_layout(layout, pin_memory, "ones")
     dtype, device = factory_target(dtype, device, out, "ones")
     return write_out(
         _make("ones", _size(shape, size, op="ones"), dtype, device, requires_grad), out, "ones"
@@ -363,13 +380,14 @@ def ones(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
 
 
 def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False,
-          memory_format: Any = _formats.contiguous_format, out: Any = None) -> Tensor:  # fmt: skip
+          requires_grad: bool = False, memory_format: Any = _formats.contiguous_format,
+          out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """empty(2, 3), empty((2, 3)) or empty(size=(2, 3)); ``memory_format=channels_last``
-    lays an (N, C, H, W) batch out with the channels innermost."""
+    lays an (N, C, H, W) batch out with the channels innermost (None: contiguous_format)."""
+    _formats.check_layout(layout, pin_memory, "empty")
     dtype, device = factory_target(dtype, device, out, "empty")
     t = _make("empty", _size(shape, size, op="empty"), dtype, device, requires_grad)
-    if memory_format is not _formats.contiguous_format:
+    if memory_format is not None and memory_format is not _formats.contiguous_format:
         t.array = _formats.arranged(t.array, memory_format, "empty")
     return write_out(t, out, "empty")
 
@@ -379,6 +397,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = No
                   pin_memory: bool = False) -> Tensor:  # fmt: skip
     """An uninitialised tensor of shape ``size`` whose elements lie ``stride`` elements apart
     in memory along each dim (a view of just enough fresh memory)."""
+    _formats.check_layout(layout, pin_memory, "empty_strided")
     shape = _size((size,), op="empty_strided")
     steps = whole_numbers(stride, "empty_strided", "stride")
     if len(steps) != len(shape):
@@ -404,6 +423,7 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
     """An uninitialised tensor of shape ``size`` laid out in memory with its dims in the
     order ``physical_layout`` (outermost first): empty_permuted((2, 3, 4), (0, 2, 1)) has
     strides (12, 1, 3)."""
+    _formats.check_layout(layout, pin_memory, "empty_permuted")
     shape = _size((size,), op="empty_permuted")
     order = whole_numbers(physical_layout, "empty_permuted", "physical_layout")
     if sorted(order) != list(range(len(shape))):
@@ -417,10 +437,11 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
+         requires_grad: bool = False, out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """A tensor of shape ``size`` filled with ``fill_value``. Without a dtype, as in PyTorch:
     bool for a bool (or bool tensor), int64 for an integer (Python, NumPy or tensor), else
     the default float. A value the dtype cannot hold raises (-1 in uint8 wraps to 255)."""
+    _formats.check_layout(layout, pin_memory, "full")
     dtype, device = factory_target(dtype, device, out, "full")
     kind = fill_value.dtype if isinstance(fill_value, Tensor) else None
     if dtype is None:
@@ -441,6 +462,7 @@ def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any 
                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """A 0-d tensor holding the number s, in the default float dtype unless given (even for
     an int or a bool, as in PyTorch)."""
+    _formats.check_layout(layout, pin_memory, "scalar_tensor")
     if isinstance(s, Tensor):
         s = s.item()
     target = _dtypes.get_default_dtype() if dtype is None else dtype
@@ -448,16 +470,21 @@ def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any 
 
 
 def _like(fn: Any, input: Tensor, dtype: Any, device: Any, requires_grad: bool, *extra: Any,
-          memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+          memory_format: Any = _formats.preserve_format, layout: Any = None,
+          pin_memory: bool = False, **options: Any) -> Tensor:  # fmt: skip
+    """fn(*extra, **options) in input's dtype and on its device unless given, laid out as
+    memory_format says (randn_like passes its generator= in options)."""
+    _formats.check_layout(layout, pin_memory, fn.__name__ + "_like")
     t = fn(*extra, dtype=dtype or input.dtype, device=device or input.device,
-           requires_grad=requires_grad)  # fmt: skip
+           requires_grad=requires_grad, **options)  # fmt: skip
     return laid_out_as(t, input, memory_format, fn.__name__ + "_like")
 
 
 def laid_out_as(t: Tensor, input: Tensor, memory_format: Any, op: str) -> Tensor:
     """``t`` (a new tensor of input's shape) laid out in memory as ``memory_format`` says:
-    preserve_format (the *_like default, as in PyTorch) follows input's strides."""
-    if memory_format is _formats.preserve_format:
+    preserve_format (the *_like default, as in PyTorch; None means it too) follows input's
+    strides."""
+    if memory_format is None or memory_format is _formats.preserve_format:
         t.array = _formats.like_strides(t.array, input.array)
     elif memory_format is not _formats.contiguous_format:
         t.array = _formats.arranged(t.array, memory_format, op)
@@ -468,37 +495,40 @@ def laid_out_as(t: Tensor, input: Tensor, memory_format: Any, op: str) -> Tensor
 
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False,
-               memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+               memory_format: Any = _formats.preserve_format, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     return _like(zeros, input, dtype, device, requires_grad, tuple(input.shape),
-                 memory_format=memory_format)  # fmt: skip
+                 memory_format=memory_format, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False,
-              memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+              memory_format: Any = _formats.preserve_format, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     return _like(ones, input, dtype, device, requires_grad, tuple(input.shape),
-                 memory_format=memory_format)  # fmt: skip
+                 memory_format=memory_format, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False,
-               memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+               memory_format: Any = _formats.preserve_format, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     return _like(empty, input, dtype, device, requires_grad, tuple(input.shape),
-                 memory_format=memory_format)  # fmt: skip
+                 memory_format=memory_format, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False,
-              memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+              memory_format: Any = _formats.preserve_format, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
+    _formats.check_layout(layout, pin_memory, "full_like")
     t = full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
              device=device or input.device, requires_grad=requires_grad)  # fmt: skip
     return laid_out_as(t, input, memory_format, "full_like")
 
 
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None,
-           device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
+           device: Any = None, requires_grad: bool = False, out: Any = None,
+           layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """Values from start (default 0) up to, not including, end; int64 when all are ints.
     arange(5), arange(2, 5), arange(0, 1, 0.25) or arange(end=5)."""
+    _formats.check_layout(layout, pin_memory, "arange")
     dtype, device = factory_target(dtype, device, out, "arange")
     if start is None and end is None:
         raise TypeError("arange() missing its end argument: arange(end), arange(start, end)")
@@ -535,8 +565,9 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = No
 
 
 def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
+             requires_grad: bool = False, out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """``steps`` evenly spaced values from start to end, both included."""
+    _formats.check_layout(layout, pin_memory, "linspace")
     dtype, device = factory_target(dtype, device, out, "linspace")
     host = _evenly_spaced(start, end, steps, "linspace")
     return write_out(_placed(host, dtype, device, requires_grad), out, "linspace")
@@ -552,8 +583,11 @@ def logspace(
     device: Any = None,
     requires_grad: bool = False,
     out: Any = None,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """``steps`` values evenly spaced on a log scale: base ** v for v = linspace(start, end)."""
+    _formats.check_layout(layout, pin_memory, "logspace")
     dtype, device = factory_target(dtype, device, out, "logspace")
     host = _plain(base) ** _evenly_spaced(start, end, steps, "logspace")
     return write_out(_placed(host, dtype, device, requires_grad), out, "logspace")
@@ -583,8 +617,9 @@ def _placed(host: numpy.ndarray, dtype: Any, device: Any, requires_grad: bool) -
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
+        requires_grad: bool = False, out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """The n x m (n x n) matrix with ones on the diagonal and zeros elsewhere."""
+    _formats.check_layout(layout, pin_memory, "eye")
     dtype, device = factory_target(dtype, device, out, "eye")
     for name, size in (("n", n), ("m", m)):
         if size is not None and operator.index(size) < 0:

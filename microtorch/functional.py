@@ -178,11 +178,11 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple:
     return a, b
 
 
-def result_type(tensor1: Any, tensor2: Any) -> _dtypes.dtype:
-    """The dtype of an arithmetic op on two operands (tensors or numbers), by PyTorch's rules:
-    a 0-d tensor beside one with dims, and a number beside any tensor, lift the kind (bool <
-    int < float) but never the width."""
-    a, b = (x.item() if isinstance(x, numpy.generic) else x for x in (tensor1, tensor2))
+def result_type(tensor: Any, other: Any) -> _dtypes.dtype:
+    """The dtype of an arithmetic op on two operands (tensors or numbers; PyTorch's tensor=
+    and other=), by PyTorch's rules: a 0-d tensor beside one with dims, and a number beside
+    any tensor, lift the kind (bool < int < float) but never the width."""
+    a, b = (x.item() if isinstance(x, numpy.generic) else x for x in (tensor, other))
     for x in (a, b):
         if not isinstance(x, (Tensor, *_Number)):
             raise TypeError(
@@ -1153,7 +1153,7 @@ def sinc(input: Tensor, *, out: Any = None) -> Tensor:
     return write_out(elementwise.Sinc.apply(_float_input(input, "sinc")), out, "sinc")
 
 
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+def nan_to_num(input: Tensor, nan: float | None = None, posinf: float | None = None,
                neginf: float | None = None, *, out: Any = None) -> Tensor:  # fmt: skip
     """nan, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (None: the dtype's
     largest and lowest finite values); integer tensors come back as a copy."""
@@ -1301,7 +1301,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return where(x > 0, x, w * x)
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return elementwise.Gelu.apply(_floating_only(input, "gelu"), approximate=approximate)
@@ -1565,6 +1565,8 @@ class _Clone(Function):
 def clone(input: Tensor, *, memory_format: Any = _formats.preserve_format) -> Tensor:
     """A copy with its own memory, laid out as ``memory_format`` says (by default as
     input's strides, as PyTorch's: the copy of a transposed tensor is transposed too)."""
+    if memory_format is None:  # (PyTorch's signature writes the default so)
+        memory_format = _formats.preserve_format
     return _Clone.apply(_check_tensor(input, "clone"), memory_format=memory_format)
 
 
@@ -1949,7 +1951,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
     return write_out(cast(result, _dtypes.float16) if half else result, out, "addcdiv")
 
 
-def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Any = None) -> Tensor:
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     """The sum of products over pairs of dims of a and b: an int n pairs a's last n dims
     with b's first n; a pair of lists pairs a's dim dims[0][i] with b's dim dims[1][i]. The
     result has a's other dims, then b's."""
@@ -2474,7 +2476,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
     )
 
 
-def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None,
+def histogramdd(input: Tensor, bins: Any = 10, range: Any = None,
                 weight: Tensor | None = None,
                 density: bool = False) -> return_types.histogramdd:  # fmt: skip
     """(hist, bin_edges): a D-dimensional histogram of the points in ``input`` (its last dim
@@ -3056,7 +3058,7 @@ def topk(
 
 
 def sort(
-    input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out: Any = None
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, out: Any = None
 ) -> Any:
     """The values along ``dim`` in order, and where each came from: (values, indices).
     Values carry gradient back to their positions."""
@@ -3072,7 +3074,7 @@ def msort(input: Tensor, *, out: Any = None) -> Tensor:
     return write_out(sort(input, dim=0).values, out, "msort")
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *,
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
             out: Any = None) -> Tensor:  # fmt: skip
     """The indices that put ``input`` in order along ``dim`` (sort(...).indices)."""
     order = Tensor._make(_sort_order(input, dim, descending, "argsort"))
@@ -3452,10 +3454,11 @@ def rot90(input: Tensor, k: builtins.int = 1, dims: Sequence[builtins.int] = (0,
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """input with its elements moved ``shifts`` places along ``dims``, those pushed past the
     end coming back at the start; with dims=None the flattened tensor is rolled and then
-    takes input's shape again. shifts and dims may be tuples of one shift per dim."""
+    takes input's shape again. shifts and dims may be tuples of one shift per dim (dims=()
+    is dims=None, as in PyTorch)."""
     _check_tensor(input, "roll")
     shifts = (shifts,) if not isinstance(shifts, (tuple, list)) else tuple(shifts)
-    if dims is None:
+    if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
         if len(shifts) != 1:
             raise RuntimeError(f"roll: with dims=None give one shift, got shifts={list(shifts)}")
         return _roll_along(reshape(input, (-1,)), shifts[0], 0).reshape(input.shape)
@@ -4133,20 +4136,21 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, math.ceil(n / chunks), dim)
 
 
-def _split_cuts(indices_or_sections: Any, sections: Any, indices: Any) -> Any:
-    """tensor_split's one way of giving the cuts: positionally, sections= (an int) or
-    indices= (a sequence of ints); anything else is a TypeError, as in PyTorch."""
+def _split_cuts(indices_or_sections: Any, sections: Any, indices: Any,
+                op: str = "tensor_split") -> Any:  # fmt: skip
+    """tensor_split's (and hsplit's...) one way of giving the cuts: positionally, sections=
+    (an int) or indices= (a sequence of ints); anything else is a TypeError, as in PyTorch."""
     given = [a for a in (indices_or_sections, sections, indices) if a is not None]
     if len(given) != 1:
         raise TypeError(
-            "tensor_split(): give exactly one of indices_or_sections, sections= or indices=, "
+            f"{op}(): give exactly one of indices_or_sections, sections= or indices=, "
             f"got {len(given)}"
         )
     if sections is not None and not isinstance(sections, (builtins.int, Tensor)):
-        raise TypeError(f"tensor_split(): sections= must be an int, got {type(sections).__name__}")
+        raise TypeError(f"{op}(): sections= must be an int, got {type(sections).__name__}")
     if indices is not None and not isinstance(indices, (list, tuple, Tensor)):
         raise TypeError(
-            f"tensor_split(): indices= must be a sequence of ints, got {type(indices).__name__}"
+            f"{op}(): indices= must be a sequence of ints, got {type(indices).__name__}"
         )
     return given[0]
 
@@ -4179,20 +4183,27 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: builtins.i
     return tuple(getitem(input, before + (slice(a, b),)) for a, b in zip(bounds, bounds[1:]))
 
 
-def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
-    """tensor_split along dim 1 (dim 0 of a 1-D input); sections must divide that dim."""
+def hsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple:  # fmt: skip
+    """tensor_split along dim 1 (dim 0 of a 1-D input); sections must divide that dim. The
+    sections or indices come positionally or as PyTorch's sections= / indices=."""
+    cuts = _split_cuts(indices_or_sections, sections, indices, "hsplit")
     dim = 0 if _check_tensor(input, "hsplit").ndim == 1 else 1
-    return _split_evenly(input, indices_or_sections, dim, 1, "hsplit")
+    return _split_evenly(input, cuts, dim, 1, "hsplit")
 
 
-def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+def vsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple:  # fmt: skip
     """tensor_split along dim 0 of an input of 2 or more dims; sections must divide it."""
-    return _split_evenly(input, indices_or_sections, 0, 2, "vsplit")
+    cuts = _split_cuts(indices_or_sections, sections, indices, "vsplit")
+    return _split_evenly(input, cuts, 0, 2, "vsplit")
 
 
-def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+def dsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple:  # fmt: skip
     """tensor_split along dim 2 of an input of 3 or more dims; sections must divide it."""
-    return _split_evenly(input, indices_or_sections, 2, 3, "dsplit")
+    cuts = _split_cuts(indices_or_sections, sections, indices, "dsplit")
+    return _split_evenly(input, cuts, 2, 3, "dsplit")
 
 
 def _split_evenly(input: Tensor, cuts: Any, dim: builtins.int, min_ndim: builtins.int,
@@ -5064,17 +5075,23 @@ def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple:
 
 
 def tril_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *,
-                 dtype: Any = None, device: Any = None, layout: Any = None) -> Tensor:  # fmt: skip
+                 dtype: Any = None, device: Any = None, layout: Any = None,
+                 pin_memory: bool = False, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """The (2, N) row and column indices of the lower triangle of a row x col matrix (on and
     below diagonal ``offset``), in row-major order. int64 unless ``dtype`` says."""
-    return _triangle_indices(numpy.tril_indices, row, col, offset, dtype, device, "tril_indices")
+    _formats.check_layout(layout, pin_memory, "tril_indices")
+    t = _triangle_indices(numpy.tril_indices, row, col, offset, dtype, device, "tril_indices")
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def triu_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *,
-                 dtype: Any = None, device: Any = None, layout: Any = None) -> Tensor:  # fmt: skip
+                 dtype: Any = None, device: Any = None, layout: Any = None,
+                 pin_memory: bool = False, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """The (2, N) row and column indices of the upper triangle of a row x col matrix (on and
     above diagonal ``offset``), in row-major order. int64 unless ``dtype`` says."""
-    return _triangle_indices(numpy.triu_indices, row, col, offset, dtype, device, "triu_indices")
+    _formats.check_layout(layout, pin_memory, "triu_indices")
+    t = _triangle_indices(numpy.triu_indices, row, col, offset, dtype, device, "triu_indices")
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def _triangle_indices(

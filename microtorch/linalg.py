@@ -167,11 +167,12 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     )
 
 
-def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: bool = False,
+def matrix_norm(input: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepdim: bool = False,
                 *, dtype: Any = None, out: Any = None) -> Tensor:  # fmt: skip
     """The ord-norm of the matrices in dims ``dim``: "fro", "nuc" (the sum of singular
     values), inf / -inf (largest / smallest absolute row sum), 1 / -1 (the same of columns),
     2 / -2 (largest / smallest singular value)."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     op = "linalg.matrix_norm"
     _matrices(A, op, float16=ord not in ("nuc", 2, -2), halves=RuntimeError)  # (no float16 SVD)
     if dtype is not None:
@@ -209,41 +210,46 @@ def _largest(norms: Tensor, dim: int, keepdim: bool = False) -> Tensor:
     return F.amax(norms, dim, keepdim) if norms.shape[dim] else F.sum(norms, dim, keepdim)
 
 
-def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+def norm(input: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None, out: Any = None) -> Tensor:  # fmt: skip
     """A vector norm (dim an int, or no dim and no ord: all elements as one vector) or a matrix
-    norm (dim a 2-tuple, a string ord, or an ord with a 2-D A and no dim), as PyTorch picks."""
+    norm (dim a 2-tuple, a string ord, or an ord with a 2-D input and no dim), as PyTorch
+    picks. The first argument is named input, as PyTorch's (its docs write A)."""
     op = "linalg.norm"
-    F._check_tensor(A, op)
+    F._check_tensor(input, op)
     if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
         matrix = False
     elif dim is not None:
         matrix = True
     elif ord is None:
         matrix = False
-    elif A.ndim in (1, 2):
-        matrix = A.ndim == 2
+    elif input.ndim in (1, 2):
+        matrix = input.ndim == 2
     else:
         raise RuntimeError(
-            f"{op}: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D"
+            f"{op}: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+            f"{input.ndim}D"
         )
     if matrix:
         dims = (-2, -1) if dim is None else dim
         return _write_out(
-            matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype), out, "norm"
+            matrix_norm(input, "fro" if ord is None else ord, dims, keepdim, dtype=dtype),
+            out,
+            "norm",
         )
     if isinstance(ord, str):
         raise RuntimeError(f"{op}: ord {ord!r} is a matrix norm; pass dim as a 2-tuple")
     return _write_out(
-        _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype, op), out, "norm"
+        _vector_norm(input, 2 if ord is None else ord, dim, keepdim, dtype, op), out, "norm"
     )
 
 
-def cond(A: Tensor, p: Any = None, *, out: Any = None) -> Tensor:
+def cond(input: Tensor, p: Any = None, *, out: Any = None) -> Tensor:
     """The condition number of each matrix in the p-norm: largest / smallest singular value
     for p None or 2 (the reverse for -2, any m x n), else matrix_norm(A, p) *
     matrix_norm(inv(A), p) for square A ("fro", "nuc", inf, -inf, 1, -1), inf where A is
     singular."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     op = "linalg.cond"
     (A,) = autocast_inputs("cond", A)
     _matrices(A, op, float16=True)  # (float16: each branch's own error, as in PyTorch)
@@ -372,11 +378,12 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     )
 
 
-def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
+def solve_triangular(input: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False, out: Any = None) -> Tensor:  # fmt: skip
     """X with A @ X = B (X @ A = B when left=False) for B a batch of matrices, reading only
     A's upper (or lower) triangle, and taking its diagonal as ones when unitriangular. B of
     another dtype is cast to A's (the result's), as PyTorch does."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     A, B = autocast_inputs("solve_triangular", A, B)
     op = "linalg.solve_triangular"
     _matrices(A, op, square=True, integers=NotImplementedError)
@@ -422,12 +429,13 @@ def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str,
     )
 
 
-def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,
+def pinv(input: Tensor, rcond: float | None = None, hermitian: bool = False, *,
          atol: float | None = None, rtol: float | None = None, out: Any = None) -> Tensor:  # fmt: skip
     """The pseudo-inverse, through the SVD: singular values at or below max(atol, rtol *
     largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given).
     ``rcond`` is PyTorch's older, positional name for rtol. With hermitian, A is taken as
     symmetric, its lower triangle read, and the eigenvalues take the singular values' place."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     _matrices(A, "linalg.pinv", halves=RuntimeError)
     if rcond is not None:
         _check_older_tolerance("linalg.pinv", "rcond", atol, rtol)
@@ -438,9 +446,10 @@ def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,
     return _write_out(ops.Pinv.apply(A, atol=atol, rtol=rtol, hermitian=hermitian), out, "pinv")
 
 
-def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:
+def matrix_power(input: Tensor, n: int, *, out: Any = None) -> Tensor:
     """A multiplied by itself n times (the identity for n = 0, powers of inv(A) for n < 0),
     by repeated squaring."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     op = "linalg.matrix_power"
     F._check_tensor(A, op)
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
@@ -470,13 +479,16 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:
     return _write_out(result, out, "matrix_power")
 
 
-def matrix_exp(A: Tensor) -> Tensor:
+def matrix_exp(input: Tensor, *, out: Any = None) -> Tensor:
     """exp(A) = I + A + A^2 / 2! + ... of each square matrix (scaling and squaring with a
     Pade approximant); float16 is computed in float32 (NumPy has no float16 solve)."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     _matrices(A, "linalg.matrix_exp", square=True, float16=True)
     if A.dtype is _dtypes.float16:
-        return F.cast(ops.MatrixExp.apply(F.cast(A, _dtypes.float32)), _dtypes.float16)
-    return ops.MatrixExp.apply(A)
+        result = F.cast(ops.MatrixExp.apply(F.cast(A, _dtypes.float32)), _dtypes.float16)
+    else:
+        result = ops.MatrixExp.apply(A)
+    return _write_out(result, out, "matrix_exp")
 
 
 def multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
@@ -528,10 +540,11 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     return F.stack(columns, -1)
 
 
-def tensorinv(A: Tensor, ind: int = 2, *, out: Any = None) -> Tensor:
+def tensorinv(input: Tensor, ind: int = 2, *, out: Any = None) -> Tensor:
     """The inverse of A read as a matrix with A.shape[:ind] as rows and A.shape[ind:] as
     columns (their products equal), shaped A.shape[ind:] + A.shape[:ind]: then
     tensordot(tensorinv(A, ind), A, ind) is the identity."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     op = "linalg.tensorinv"
     (A,) = autocast_inputs("tensorinv", A)
     F._check_tensor(A, op, "A")
@@ -552,11 +565,13 @@ def tensorinv(A: Tensor, ind: int = 2, *, out: Any = None) -> Tensor:
 
 
 def tensorsolve(
-    A: Tensor, B: Tensor, dims: Sequence[int] | None = None, *, out: Any = None
+    input: Tensor, other: Tensor, dims: Sequence[int] | None = None, *, out: Any = None
 ) -> Tensor:
     """X with tensordot(A, X, X.ndim) = B: A read as a matrix with B's dims as rows and the
     rest, A.shape[B.ndim:], as columns (X's shape). ``dims``: dims of A moved to its end
     first."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
+    B = other  # (PyTorch's keyword is other; its docs write B)
     op = "linalg.tensorsolve"
     A, B = autocast_inputs("tensorsolve", A, B)
     F._check_tensor(A, op, "A"), F._check_tensor(B, op, "B")
@@ -609,12 +624,13 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return F.diagonal(A, offset, dim1, dim2)
 
 
-def matrix_rank(A: Tensor, tol: float | None = None, hermitian: bool = False, *,
+def matrix_rank(input: Tensor, tol: float | None = None, hermitian: bool = False, *,
                 atol: float | None = None, rtol: float | None = None, out: Any = None) -> Tensor:  # fmt: skip
     """How many singular values of each matrix are above max(atol, rtol * largest) (int64, no
     gradient; default rtol eps * max(m, n), 0 when only atol is given). ``tol`` is PyTorch's
     older, positional form: an absolute tolerance (atol=tol, rtol=0). With hermitian, A is
     taken as symmetric, its lower triangle read, and |eigenvalues| are counted instead."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     (A,) = autocast_inputs("matrix_rank", A)
     _matrices(A, "linalg.matrix_rank", halves=RuntimeError)
     if tol is not None:
@@ -661,7 +677,7 @@ def _check_older_tolerance(op: str, name: str, atol: Any, rtol: Any) -> None:
         )
 
 
-def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None,
+def lstsq(input: Tensor, b: Tensor, rcond: float | None = None, *, driver: str | None = None,
           out: Any = None) -> return_types.linalg_lstsq:  # fmt: skip
     """The least-squares solution X of A @ X = B (the minimum-norm one, pinv(A) @ B, singular
     values at or below rcond * largest taken as 0, except for "gels"), with the extras of
@@ -669,6 +685,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     for "gels"), the singular values of A ("gelsd", "gelss") and residuals, |A X - B|^2
     of each column of B (for m > n, "gels", or "gelsd" / "gelss" with every A of full
     rank), else empty. The solution and the residuals have gradients."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
+    B = b  # (PyTorch's keyword is b; its docs write B)
     A, B = autocast_inputs("lstsq", A, B)
     op = "linalg.lstsq"
     _matrices(A, op, halves=RuntimeError)
@@ -708,13 +726,14 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     result = return_types.linalg_lstsq(
         F.squeeze(X, -1) if vector else X, residuals, rank, singular_values
     )
-    return _write_out(result, out, "linalg.lstsq")
+    return _write_out(result, out, "lstsq")
 
 
 # ---------------------------------------------------------------- decompositions
-def cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
+def cholesky(input: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
     """L lower triangular with A = L @ L.mT for symmetric positive-definite A (U = L.mT with
     A = U.mT @ U when upper); LinAlgError if A is not positive-definite."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     (A,) = autocast_inputs("cholesky", A)
     op = "linalg.cholesky"
     _matrices(A, op, square=True)
@@ -726,12 +745,13 @@ def cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
     return _write_out(F.swapaxes(L, -1, -2) if upper else L, out, "cholesky")
 
 
-def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None
+def cholesky_ex(input: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None
                 ) -> return_types.linalg_cholesky_ex:  # fmt: skip
     """(L, info): cholesky(A, upper=upper) without raising; info (int32, one per matrix) is 0
     where A is positive-definite, else the order of its first leading minor that is not, and
     L is then the factor computed up to that column (as PyTorch's, not meant for use).
     check_errors raises LinAlgError instead."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     op = "linalg.cholesky_ex"
     (A,) = autocast_inputs("cholesky_ex", A)
     _matrices(A, op, square=True)
@@ -772,10 +792,11 @@ def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> return_types.lin
     return _write_out(return_types.linalg_qr(Q, R), out, "qr")
 
 
-def householder_product(A: Tensor, tau: Tensor, *, out: Any = None) -> Tensor:
+def householder_product(input: Tensor, tau: Tensor, *, out: Any = None) -> Tensor:
     """The first n columns of H_1 H_2 ... H_k for A (..., m, n), m >= n >= k, with H_i = I -
     tau_i v_i v_i^T, v_i column i of A below the diagonal with a 1 on it (LAPACK's orgqr:
     geqrf's output gives the Q of the QR)."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     op = "linalg.householder_product"
     A, tau = autocast_inputs("householder_product", A, tau)
     _matrices(A, op, integers=NotImplementedError)
@@ -822,9 +843,10 @@ def apply_householder(A: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: 
     return C
 
 
-def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> return_types.linalg_eigh:
+def eigh(input: Tensor, UPLO: str = "L", *, out: Any = None) -> return_types.linalg_eigh:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from
     its lower (UPLO="L") or upper triangle. The gradient assumes distinct eigenvalues."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     (A,) = autocast_inputs("eigh", A)
     op = "linalg.eigh"
     _matrices(A, op, square=True, integers=NotImplementedError)
@@ -842,8 +864,9 @@ def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> return_types.linalg_
     )
 
 
-def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
+def eigvalsh(input: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
     """The eigenvalues of each symmetric matrix, ascending (eigh's first output)."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     (A,) = autocast_inputs("eigvalsh", A)
     return _write_out(eigh(A, UPLO).eigenvalues, out, "eigvalsh")
 
@@ -1027,12 +1050,13 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
 
 
 # ---------------------------------------------------------------- LDL
-def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out: Any = None
+def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool = False, out: Any = None
                   ) -> return_types.linalg_ldl_factor_ex:  # fmt: skip
     """(LD, pivots, info): A = L D L^T for symmetric A (its lower triangle read), with
     Bunch-Kaufman pivoting, in LAPACK's sytrf form (microtorch/ops/ldl.py says how to read
     it); info (int32) is 1 + the first column with an exactly singular block of D, else 0.
     ``hermitian`` is the same as symmetric for real matrices. No gradient, as in PyTorch."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     op = "linalg.ldl_factor_ex"
     _matrices(A, op, square=True)
     ld, pivots, info = _ldl.ldl_factor_arrays(A.detach().array)
@@ -1049,9 +1073,10 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
 
 
 def ldl_factor(
-    A: Tensor, *, hermitian: bool = False, out: Any = None
+    input: Tensor, *, hermitian: bool = False, out: Any = None
 ) -> return_types.linalg_ldl_factor:
     """(LD, pivots) of ldl_factor_ex, raising RuntimeError where D is exactly singular."""
+    A = input  # (PyTorch's keyword is input; its docs write A)
     LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
     failed = F.backend.xp_of(info.array).flatnonzero(info.array.reshape(-1) > 0)
     if failed.size:

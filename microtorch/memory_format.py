@@ -45,6 +45,21 @@ channels_last_3d = memory_format("channels_last_3d")
 strided = layout("strided")
 
 
+def check_layout(layout: Any, pin_memory: Any, op: str) -> None:
+    """A factory's ``layout=`` and ``pin_memory=``, accepted at their defaults only (None or
+    strided; None or False): microtorch has no sparse layouts and no pinned host memory."""
+    if layout is not None and layout is not strided:
+        raise NotImplementedError(
+            f"{op}: layout={layout!r} is not supported: microtorch tensors are dense "
+            f"(layout=microtorch.strided, the default)"
+        )
+    if pin_memory:
+        raise NotImplementedError(
+            f"{op}: pin_memory=True is not supported: microtorch has no pinned host memory "
+            f"(leave pin_memory=False; .to('cuda') copies ordinary memory)"
+        )
+
+
 def dims_order(fmt: Any, ndim: int, op: str) -> tuple | None:
     """The dims from outermost to innermost in memory that ``fmt`` asks for (None for
     preserve_format: whatever order the input has)."""

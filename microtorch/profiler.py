@@ -311,7 +311,15 @@ class profile:
                  profile_memory: bool = False, with_stack: bool = False,
                  with_flops: bool = False, with_modules: bool = False,
                  experimental_config: Any = None, execution_trace_observer: Any = None,
-                 acc_events: bool = False, use_cuda: bool | None = None) -> None:  # fmt: skip
+                 acc_events: bool = False, use_cuda: bool | None = None,
+                 custom_trace_id_callback: Callable | None = None,
+                 post_processing_timeout_s: float | None = None) -> None:  # fmt: skip
+        # (post_processing_timeout_s bounds PyTorch's trace post-processing; there is none)
+        if custom_trace_id_callback is not None:
+            raise NotImplementedError(
+                "profile: custom_trace_id_callback is not supported (microtorch's traces carry "
+                "no trace id)"
+            )
         activities = set(activities) if activities is not None else {ProfilerActivity.CPU}
         if use_cuda:  # (deprecated in PyTorch for activities=[..., CUDA])
             activities.add(ProfilerActivity.CUDA)
@@ -427,8 +435,9 @@ class profile:
             )
         return self.events().key_averages(group_by_input_shape)
 
-    def export_chrome_trace(self, path: str) -> None:
-        """Write the events as a Chrome trace JSON file."""
+    def export_chrome_trace(self, path: str, use_python_export: bool = False) -> None:
+        """Write the events as a Chrome trace JSON file (microtorch writes it in Python
+        always, so use_python_export changes nothing)."""
         self.events().export_chrome_trace(path)
 
 
@@ -464,12 +473,14 @@ class record_function:
 
 
 def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None,
-                              use_gzip: bool = False) -> Callable[[profile], None]:  # fmt: skip
+                              use_gzip: bool = False,
+                              use_python_export: bool = False) -> Callable[[profile], None]:  # fmt: skip
     """An on_trace_ready that writes each recorded cycle as a Chrome trace into
     ``dir_name`` (``<worker>.<time in ms>.pt.trace.json``), where TensorBoard's profiler
     plugin looks for them."""
     if use_gzip:
         raise NotImplementedError("tensorboard_trace_handler: use_gzip=True is not supported")
+    # (use_python_export: microtorch writes its traces in Python anyway)
 
     def handler(prof: profile) -> None:
         os.makedirs(dir_name, exist_ok=True)

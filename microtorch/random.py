@@ -84,16 +84,18 @@ def get_rng_state() -> dict:
     return default_generator.get_state()
 
 
-def set_rng_state(state: dict) -> None:
-    default_generator.set_state(state)
+def set_rng_state(new_state: Any) -> None:
+    """Restore the default generator to a state from get_rng_state()."""
+    default_generator.set_state(new_state)
 
 
 @contextlib.contextmanager
-def fork_rng(devices: Any = None, enabled: bool = True,
-             device_type: str = "cuda") -> Iterator[None]:  # fmt: skip
+def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng",
+             _devices_kw: str = "devices", device_type: str | None = None) -> Iterator[None]:  # fmt: skip
     """Run a block with the global generator's state saved before it and restored after,
     so draws inside it leave the draws after it unchanged (as torch.random.fork_rng; one
-    host generator serves every device here, so ``devices`` changes nothing)."""
+    host generator serves every device here, so ``devices`` and ``device_type`` change
+    nothing; _caller and _devices_kw are PyTorch's names for its warnings)."""
     if not enabled:
         yield
         return
@@ -210,8 +212,11 @@ def randn(
     requires_grad: bool = False,
     generator: Generator | None = None,
     out: Any = None,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Standard normal samples of the given size: randn(2, 3), randn((2, 3)), randn(size=...)."""
+    _formats.check_layout(layout, pin_memory, "randn")
     dtype, device = factory_target(dtype, device, out, "randn")
     size = _size(shape, size, op="randn")
     host = _rng(generator).standard_normal(size).astype(_float_dtype(dtype, "randn"))
@@ -226,8 +231,11 @@ def rand(
     requires_grad: bool = False,
     generator: Generator | None = None,
     out: Any = None,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Uniform samples in [0, 1) of the given size (as for randn)."""
+    _formats.check_layout(layout, pin_memory, "rand")
     dtype, device = factory_target(dtype, device, out, "rand")
     size = _size(shape, size, op="rand")
     host = _rng(generator).random(size).astype(_float_dtype(dtype, "rand"))
@@ -324,11 +332,14 @@ def normal(
     device: Any = None,
     requires_grad: bool = False,
     out: Any = None,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Normal samples: ``size`` of them for a number mean and std; for tensors, one per
     element of mean and std broadcast together (mean + std * a standard normal sample),
     in the first tensor's dtype and on its device. As in PyTorch, the result depends on a
     mean or std that requires grad, with gradient 0 (RandomDraw)."""
+    _formats.check_layout(layout, pin_memory, "normal")
     dtype, device = factory_target(dtype, device, out, "normal")
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
     if not isinstance(std, Tensor) and not std >= 0.0:
@@ -361,10 +372,14 @@ def randn_like(
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = _formats.preserve_format,
+    generator: Generator | None = None,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """randn of input's shape, dtype and device (unless given)."""
     return _like(randn, input, dtype, device, requires_grad, tuple(input.shape),
-                 memory_format=memory_format)  # fmt: skip
+                 memory_format=memory_format, layout=layout, pin_memory=pin_memory,
+                 generator=generator)  # fmt: skip
 
 
 def rand_like(
@@ -374,18 +389,23 @@ def rand_like(
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = _formats.preserve_format,
+    generator: Generator | None = None,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """rand of input's shape, dtype and device (unless given)."""
     return _like(rand, input, dtype, device, requires_grad, tuple(input.shape),
-                 memory_format=memory_format)  # fmt: skip
+                 memory_format=memory_format, layout=layout, pin_memory=pin_memory,
+                 generator=generator)  # fmt: skip
 
 
 def randint(low: int = 0, high: int | None = None, size: Any = None, *,
             generator: Generator | None = None, dtype: Any = None, device: Any = None,
-            requires_grad: bool = False, out: Any = None) -> Tensor:  # fmt: skip
+            requires_grad: bool = False, out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """Integers in [low, high) (or [0, low) when high is omitted), int64 by default: as in
     PyTorch, the bounds are ints and the size a tuple (randint(0, 10, (3,)), randint(10,
     (3,)), randint(high=10, size=(3,)))."""
+    _formats.check_layout(layout, pin_memory, "randint")
     dtype, device = factory_target(dtype, device, out, "randint")
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size), as in PyTorch
         low, high, size = 0, low, high
@@ -426,7 +446,8 @@ def _int_range(dtype: Any) -> tuple:
 
 def randint_like(input: Tensor, low: int | None = None, high: int | None = None, *,
                  dtype: Any = None, device: Any = None, requires_grad: bool = False,
-                 memory_format: Any = _formats.preserve_format) -> Tensor:  # fmt: skip
+                 memory_format: Any = _formats.preserve_format,
+                 generator: Generator | None = None, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """randint of input's shape, dtype and device (unless given): randint_like(x, high) or
     randint_like(x, low, high)."""
     if high is None and low is None:
@@ -434,9 +455,10 @@ def randint_like(input: Tensor, low: int | None = None, high: int | None = None,
             "randint_like: missing the 'high' argument, e.g. randint_like(x, 10) or "
             "randint_like(x, 0, 10)"
         )
+    _formats.check_layout(layout, pin_memory, "randint_like")
     if high is None:
         low, high = 0, low
-    t = randint(0 if low is None else low, high, tuple(input.shape),
+    t = randint(0 if low is None else low, high, tuple(input.shape), generator=generator,
                 dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)  # fmt: skip
     return laid_out_as(t, input, memory_format, "randint_like")
@@ -450,8 +472,11 @@ def randperm(
     device: Any = None,
     requires_grad: bool = False,
     out: Any = None,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """0..n-1 in random order (int64 unless ``dtype`` says otherwise; n - 1 must fit it)."""
+    _formats.check_layout(layout, pin_memory, "randperm")
     dtype, device = factory_target(dtype, device, out, "randperm")
     if isinstance(n, (tuple, list)):
         raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")

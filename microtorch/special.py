@@ -107,7 +107,7 @@ def _float32_or_64(input: Tensor, op: str) -> Tensor:
     return x
 
 
-def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """exp(input) normalised to sum to 1 along ``dim`` (``dim`` is required here)."""
     return _F.softmax(input, dim, dtype=dtype)
 
@@ -168,27 +168,27 @@ def modified_bessel_k1(input: Tensor, *, out: Any = None) -> Tensor:
     return _no_grad_out(_special.bessel_k(1, array, scaled=False), out, "modified_bessel_k1")
 
 
-def scaled_modified_bessel_k0(input: Tensor, *, out: Any = None) -> Tensor:
-    """exp(input) * K_0(input), which does not underflow for a large input."""
-    array = _array_of(input, "scaled_modified_bessel_k0")
+def scaled_modified_bessel_k0(x: Tensor, *, out: Any = None) -> Tensor:
+    """exp(x) * K_0(x), which does not underflow for a large input."""
+    array = _array_of(x, "scaled_modified_bessel_k0")
     return _no_grad_out(_special.bessel_k(0, array, scaled=True), out, "scaled_modified_bessel_k0")
 
 
-def scaled_modified_bessel_k1(input: Tensor, *, out: Any = None) -> Tensor:
-    """exp(input) * K_1(input), which does not underflow for a large input."""
-    array = _array_of(input, "scaled_modified_bessel_k1")
+def scaled_modified_bessel_k1(x: Tensor, *, out: Any = None) -> Tensor:
+    """exp(x) * K_1(x), which does not underflow for a large input."""
+    array = _array_of(x, "scaled_modified_bessel_k1")
     return _no_grad_out(_special.bessel_k(1, array, scaled=True), out, "scaled_modified_bessel_k1")
 
 
-def spherical_bessel_j0(input: Tensor, *, out: Any = None) -> Tensor:
-    """The spherical Bessel function of the first kind of order 0, sin(input) / input."""
-    array = _array_of(input, "spherical_bessel_j0")
+def spherical_bessel_j0(x: Tensor, *, out: Any = None) -> Tensor:
+    """The spherical Bessel function of the first kind of order 0, sin(x) / x."""
+    array = _array_of(x, "spherical_bessel_j0")
     return _no_grad_out(_special.spherical_bessel_j0(array), out, "spherical_bessel_j0")
 
 
-def airy_ai(input: Tensor, *, out: Any = None) -> Tensor:
-    """The Airy function Ai(input), the solution of y'' = x y that decays as x -> inf."""
-    return _no_grad_out(_special.airy_ai(_array_of(input, "airy_ai")), out, "airy_ai")
+def airy_ai(x: Tensor, *, out: Any = None) -> Tensor:
+    """The Airy function Ai(x), the solution of y'' = x y that decays as x -> inf."""
+    return _no_grad_out(_special.airy_ai(_array_of(x, "airy_ai")), out, "airy_ai")
 
 
 # ------------------------------------------------------------------------------- zeta

@@ -243,6 +243,37 @@ def test_frombuffer_refuses_what_torch_refuses(kwargs, match) -> None:
             T.frombuffer(bytearray(4))
 
 
+LAYOUT_CALLS = [
+    "T.zeros(2, {})", "T.ones(2, {})", "T.empty(2, {})", "T.full((2,), 1.0, {})",
+    "T.arange(3, {})", "T.linspace(0, 1, 3, {})", "T.logspace(0, 1, 3, {})", "T.eye(2, {})",
+    "T.randn(2, {})", "T.rand(2, {})", "T.randint(5, (2,), {})", "T.randperm(3, {})",
+    "T.normal(0.0, 1.0, (2,), {})", "T.zeros_like(x, {})", "T.full_like(x, 1.0, {})",
+    "T.randn_like(x, {})", "T.randint_like(x, 5, {})", "T.empty_strided((2,), (1,), {})",
+    "T.tril_indices(2, 2, {})", "T.scalar_tensor(1.0, {})", "x.new_zeros(2, {})",
+    "x.new_full((2,), 1.0, {})", "x.new_empty_strided((2,), (1,), {})",
+    "T.hann_window(4, {})", "T.kaiser_window(4, {})",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", LAYOUT_CALLS)
+def test_layout_and_pin_memory_are_accepted_at_their_defaults_only(call: str) -> None:
+    """layout=strided (or None) and pin_memory=False change nothing, as in PyTorch; a sparse
+    layout or pinned memory, which microtorch does not have, raise NotImplementedError
+    naming the argument (PyTorch without a GPU refuses pin_memory=True too)."""
+    scope = {"T": microtorch, "x": microtorch.zeros(2)}
+    plain = eval(call.replace(", {}", ""), scope)
+    for given in ("layout=T.strided", "layout=None", "pin_memory=False"):
+        assert eval(call.format(given), scope).shape == plain.shape
+    with pytest.raises(NotImplementedError, match="layout="):
+        eval(call.format("layout='sparse_coo'"), scope)
+    with pytest.raises(NotImplementedError, match="pin_memory=True"):
+        eval(call.format("pin_memory=True"), scope)
+    torch = pytest.importorskip("torch")
+    scope = {"T": torch, "x": torch.zeros(2)}
+    for given in ("layout=T.strided", "layout=None", "pin_memory=False"):
+        assert tuple(eval(call.format(given), scope).shape) == tuple(plain.shape)
+
+
 def test_from_file_maps_a_file_privately_or_shared(tmp_path) -> None:
     torch = pytest.importorskip("torch")
     for T in (microtorch, torch):

@@ -54,3 +54,23 @@ def test_memory_format_errors_and_names(device: str) -> None:
         memory_format=microtorch.channels_last
     )
     assert nhwc.stride() == (60, 1, 15, 3) and nhwc.device == x.device
+
+
+def test_resize_with_a_memory_format_lays_the_memory_out_as_pytorch() -> None:
+    """resize_(..., memory_format=channels_last) keeps the memory and views it with the
+    channels innermost (it was accepted and ignored); preserve_format is refused."""
+
+    def resized(T) -> list:
+        x = T.arange(24.0)
+        y = x.clone().resize_(1, 2, 3, 4, memory_format=T.channels_last)
+        z = T.zeros(2, 3).resize_as_(T.zeros(1, 2, 3, 4), memory_format=T.channels_last)
+        return [y.stride(), y.tolist(), z.stride(), x.clone().resize_(2, 12).stride()]
+
+    ours = resized(microtorch)
+    assert ours[0] == (24, 1, 8, 2) and ours[1][0][1][0] == [1.0, 3.0, 5.0, 7.0]
+    with pytest.raises(RuntimeError, match="preserve_format"):
+        microtorch.zeros(4).resize_(2, 2, memory_format=microtorch.preserve_format)
+    torch = pytest.importorskip("torch")
+    assert ours == resized(torch)
+    with pytest.raises(RuntimeError):
+        torch.zeros(4).resize_(2, 2, memory_format=torch.preserve_format)

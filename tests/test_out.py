@@ -4,6 +4,7 @@ errors."""
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import re
 
@@ -104,6 +105,31 @@ def test_result_is_cast_into_outs_dtype_where_pytorch_allows_it():
         microtorch.add(microtorch.ones(3), 1, out=microtorch.zeros(3, dtype=microtorch.int64))
     with pytest.raises(RuntimeError, match="can't be cast"):
         microtorch.mul(microtorch.ones(3), 2, out=microtorch.zeros(3, dtype=microtorch.bool))
+
+
+EXACT_OUT_CALLS = [
+    "T.index_copy(x, 0, i, x[:2], out=out)",
+    "T.index_reduce(x, 0, i, x[:2], 'amax', out=out)",
+    "T.scatter_reduce(x, 0, i[None], x[:1, :2], 'sum', out=out)",
+    "T.slice_scatter(x, x[:1], 0, 0, 1, out=out)",
+]
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+@pytest.mark.parametrize("call", EXACT_OUT_CALLS)
+def test_indexing_ops_need_out_of_the_results_dtype_as_pytorch(call: str) -> None:
+    """These ops do not cast into out (PyTorch: "Expected out tensor to have dtype
+    double"): a float32 out for a float64 result is refused, a float64 one filled."""
+    libraries = [microtorch]
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        libraries.append(torch)
+    for T in libraries:
+        scope = {"T": T, "x": T.ones(3, 3, dtype=T.float64), "i": T.tensor([0, 2])}
+        with pytest.raises(RuntimeError, match="dtype"):
+            eval(call, {**scope, "out": T.empty(0)})
+        assert eval(call, {**scope, "out": T.empty(0, dtype=T.float64)}).shape == (3, 3)
 
 
 def test_out_is_refused_where_a_gradient_would_be_needed():

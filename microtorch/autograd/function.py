@@ -187,12 +187,13 @@ class Function(Node):
         return f"{type(self).__name__}Backward0"
 
 
-def once_differentiable(backward: Any) -> Any:
+def once_differentiable(fn: Any) -> Any:
     """PyTorch's decorator for a custom Function's ``backward`` that cannot itself be
     differentiated (``from torch.autograd.function import once_differentiable``). In
     microtorch every backward is like that (no gradients of gradients), and a PyTorch-style
-    backward already runs under no_grad (custom.py), so it returns ``backward`` unchanged."""
-    return backward
+    backward already runs under no_grad (custom.py), so it returns the backward ``fn``
+    unchanged."""
+    return fn
 
 
 class InplaceFunction(Function):

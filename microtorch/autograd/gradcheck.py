@@ -34,8 +34,8 @@ def _outputs(result: Any) -> list:
     return [r for r in result if isinstance(r, Tensor)]
 
 
-def gradcheck(func: Callable, inputs: Sequence[Any], eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, seed: int = 0, *, raise_exception: bool = True,
+def gradcheck(func: Callable, inputs: Sequence[Any], *, eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, seed: int = 0, raise_exception: bool = True,
               nondet_tol: float = 0.0, check_undefined_grad: bool = True,
               check_grad_dtypes: bool = False, check_batched_grad: bool = False,
               check_batched_forward_grad: bool = False, check_forward_ad: bool = False,

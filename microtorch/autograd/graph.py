@@ -64,21 +64,21 @@ class Node:
             self._metadata = {}
         return self._metadata
 
-    def register_prehook(self, hook: Callable) -> Any:
-        """Call ``hook(grad_outputs)`` (a tuple with the gradient of this node's output)
+    def register_prehook(self, fn: Callable) -> Any:
+        """Call ``fn(grad_outputs)`` (a tuple with the gradient of this node's output)
         before the node runs; a returned tuple replaces it. Returns a handle with
         ``.remove()``. Tensor hooks of the output run first, as in PyTorch."""
         if self.pre_hooks is None:
             self.pre_hooks = []
-        return _handle(self.pre_hooks, hook)
+        return _handle(self.pre_hooks, fn)
 
-    def register_hook(self, hook: Callable) -> Any:
-        """Call ``hook(grad_inputs, grad_outputs)`` after the node has run: the gradients it
+    def register_hook(self, fn: Callable) -> Any:
+        """Call ``fn(grad_inputs, grad_outputs)`` after the node has run: the gradients it
         computed for its inputs (None for an input that needs none) and the one it got; a
         returned tuple replaces grad_inputs. Returns a handle with ``.remove()``."""
         if self.post_hooks is None:
             self.post_hooks = []
-        return _handle(self.post_hooks, hook)
+        return _handle(self.post_hooks, fn)
 
     def __repr__(self) -> str:
         return f"<{self.name()}>"

@@ -17,6 +17,8 @@ benchmark = False
 benchmark_limit = 10
 deterministic = False
 allow_tf32 = True
+fp32_precision = "none"
+depthwise_kernel = "auto"
 
 
 def is_available() -> bool:
@@ -31,9 +33,11 @@ def version() -> None:
 
 @contextlib.contextmanager
 def flags(enabled: bool = False, benchmark: bool = False, benchmark_limit: int = 10,
-          deterministic: bool = False, allow_tf32: bool = True) -> Iterator[None]:  # fmt: skip
+          deterministic: bool = False, allow_tf32: bool = True, fp32_precision: str = "none",
+          depthwise_kernel: str = "auto") -> Iterator[None]:  # fmt: skip
     """Set the settings inside a ``with`` block and restore them after, as PyTorch's does."""
-    names = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32")
+    names = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32",
+             "fp32_precision", "depthwise_kernel")  # fmt: skip
     module = globals()
     before = {name: module[name] for name in names}
     module.update(
@@ -42,6 +46,8 @@ def flags(enabled: bool = False, benchmark: bool = False, benchmark_limit: int =
         benchmark_limit=benchmark_limit,
         deterministic=deterministic,
         allow_tf32=allow_tf32,
+        fp32_precision=fp32_precision,
+        depthwise_kernel=depthwise_kernel,
     )
     try:
         yield

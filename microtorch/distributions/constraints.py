@@ -59,7 +59,7 @@ class _Dependent(Constraint):
             event_dim = self._event_dim
         return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
 
-    def check(self, value: Tensor) -> Tensor:
+    def check(self, x: Tensor) -> Tensor:
         raise ValueError("Cannot determine validity of dependent constraint")
 
 
@@ -200,8 +200,8 @@ class _Multinomial(Constraint):
     def __init__(self, upper_bound: Any) -> None:
         self.upper_bound = upper_bound
 
-    def check(self, value: Tensor) -> Tensor:
-        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+    def check(self, x: Tensor) -> Tensor:
+        return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
 
 
 class _LowerCholesky(Constraint):

@@ -900,8 +900,9 @@ class CorrCholeskyTransform(Transform):
         t = tril_matrix_to_vec(y, -1) / tril_matrix_to_vec(left_before, -1).sqrt()
         return t.atanh()
 
-    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor, intermediates: Any = None) -> Tensor:
         # the stick breaking's triangular Jacobian, and tanh' = 4 e^(-2x) sigmoid(2x)^2
+        # (intermediates: what PyTorch's _call may pass along; not needed here)
         left = 1 - _cumulative_sum(y * y)
         stick_breaking = 0.5 * tril_matrix_to_vec(left, -2).log().sum(-1)
         tanh = 2.0 * (math.log(2.0) - x + nnF.logsigmoid(2.0 * x)).sum(-1)

@@ -69,10 +69,11 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             down.reset_parameters()
             up.reset_parameters()
 
-    def forward(self, input: Tensor, target: Tensor) -> _ASMoutput:
+    def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
         """(output, loss): log p(target) per row (N,), and the mean negative log-likelihood.
         input (N, in_features) with target (N,), or unbatched (in_features,) with a 0-d
-        target."""
+        target. (PyTorch's keywords are input_ and target_.)"""
+        input, target = input_, target_
         if target.ndim == 1:
             if input.shape[0] != target.shape[0]:
                 raise RuntimeError(

@@ -180,6 +180,16 @@ class ModuleList(_ListContainer):
         del self[key]
         return module
 
+    # the list methods under PyTorch's argument names for a ModuleList
+    def append(self, module: Module) -> ModuleList:
+        return super().append(module)
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        return super().extend(modules)
+
+    def insert(self, index: int, module: Module) -> None:
+        super().insert(index, module)
+
     def __add__(self, other: Iterable[Module]) -> ModuleList:
         """A new ModuleList of self's modules then other's (the same module objects)."""
         return ModuleList([*self, *other])
@@ -272,6 +282,10 @@ class ModuleDict(_DictContainer):
     def _put(self, key: str, module: Any) -> None:
         self.add_module(key, _check_module(module, "ModuleDict"))
 
+    def update(self, modules: Mapping[str, Module] | Iterable) -> None:
+        """Add or replace entries (PyTorch's argument name is modules)."""
+        super().update(modules)
+
 
 def _as_parameter(value: Any, container: str) -> Parameter:
     """A Parameter as it is; a plain tensor becomes one (requires grad), as in PyTorch."""
@@ -325,9 +339,10 @@ class ParameterDict(_DictContainer):
     def _put(self, key: str, value: Any) -> None:
         self.register_parameter(key, _as_parameter(value, "ParameterDict"))
 
-    def update(self, values: Mapping[str, Any] | Iterable) -> None:
+    def update(self, parameters: Mapping[str, Any] | Iterable) -> None:
         """Add or replace entries. As in PyTorch, a plain dict's entries go in sorted by key;
         an OrderedDict's, another ParameterDict's and a list of pairs' in their order."""
+        values = parameters
         if isinstance(values, Mapping) and not isinstance(values, (OrderedDict, ParameterDict)):
             values = sorted(values.items())
         super().update(values)

@@ -32,12 +32,10 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
     _floating_only,
     gelu,
     hardshrink,
-    log_softmax,
     pairwise_distance,
     pdist,
     prelu,
     sigmoid,
-    softmax,
     tanh,
 )
 from ..ops import attention as _attention
@@ -324,6 +322,20 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return _functional.narrow(x, d, 0, half) * sigmoid(_functional.narrow(x, d, half, half))
 
 
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:  # fmt: skip
+    """exp(input) normalised to sum to 1 along ``dim``: torch.softmax with F.softmax's
+    signature, whose third argument is PyTorch's warning stack level (unused here)."""
+    return _functional.softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:  # fmt: skip
+    """log(softmax(input, dim)) without overflow: torch.log_softmax with F.log_softmax's
+    signature (its third argument, the warning stack level, is unused here)."""
+    return _functional.log_softmax(input, dim, dtype)
+
+
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:  # fmt: skip
     """softmax(-input) along ``dim``: the smallest entries get the largest weights.
@@ -335,7 +347,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
         _floating_only(input, "softmin")
     if dim is None:
         dim = _functional._implicit_softmax_dim(input.ndim, "softmin")
-    return softmax(negated, dim, dtype)
+    return softmax(negated, dim, dtype=dtype)
 
 
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
@@ -393,24 +405,31 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:  # fmt: skip
     """leaky_relu with slope (lower + upper) / 2; in training, each element's slope is drawn
     uniformly from [lower, upper) by the host generator (the same numbers on CPU and GPU)."""
+    if inplace:
+        return _functional.inplace(input, _random_leaky_relu, lower, upper, training)
+    return _random_leaky_relu(input, lower, upper, training)
+
+
+def _random_leaky_relu(input: Tensor, lower: float, upper: float, training: bool,
+                      generator: Any = None) -> Tensor:  # fmt: skip
+    """rrelu's values, its slopes drawn by ``generator`` (the default one if None): F.rrelu
+    and torch.rrelu (which takes a generator where F.rrelu takes inplace) share it."""
     if lower > upper:
         raise RuntimeError(
             f"rrelu: Lower bound should be less than or equal to the upper bound, got "
             f"lower={lower} and upper={upper}"
         )
-    if inplace:
-        return _functional.inplace(input, rrelu, lower, upper, training)
     x = _floating_only(input, "rrelu")
     if not training:
         return leaky_relu(x, (lower + upper) / 2)
-    slopes = _random.uniform_array(tuple(x.shape), lower, upper, x.dtype, x.device)
+    slopes = _random.uniform_array(tuple(x.shape), lower, upper, x.dtype, x.device, generator)
     return _functional.where(x > 0, x, x * Tensor._make(slopes))
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
-           training: bool = False) -> Tensor:  # fmt: skip
-    """rrelu written into ``input``, which is returned."""
-    return rrelu(input, lower, upper, training, inplace=True)
+           training: bool = False, generator: Any = None) -> Tensor:  # fmt: skip
+    """rrelu written into ``input``, which is returned (its slopes drawn by ``generator``)."""
+    return _functional.inplace(input, _random_leaky_relu, lower, upper, training, generator)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
@@ -1633,7 +1652,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
-                                 dropout_p: float = 0.0, is_causal: bool = False,
+                                 dropout_p: float = 0.0, is_causal: bool = False, *,
                                  scale: float | None = None, enable_gqa: bool = False) -> Tensor:  # fmt: skip
     """softmax(Q K^T * scale + mask) V over the last two dims, as one fused op.
 
@@ -1713,7 +1732,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             f"scaled_dot_product_attention: dropout_p has to be between 0 and 1, got {dropout_p}"
         )
     if dropout_p == 1.0:  # every attention weight dropped
-        return scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale) * 0.0
+        return scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale=scale) * 0.0
     if k_shape[-2] == 0:  # no keys at all: output 0 and gradients 0, as in PyTorch
         return (q @ k.transpose(-2, -1)) @ v
     scale = 1.0 / math.sqrt(q_shape[-1]) if scale is None else float(scale)

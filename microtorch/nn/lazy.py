@@ -209,16 +209,18 @@ class LazyConvTranspose3d(_LazyConvTransposeMixin, ConvTranspose3d):
 class _LazyNormBase(LazyModuleMixin):
     """num_features from the first input's channel dim; weight, bias, running_mean and
     running_var uninitialized until then (num_batches_tracked is a plain 0 from the start).
-    affine and track_running_stats default to True for every lazy norm, as in PyTorch."""
+    affine and track_running_stats default to True for every lazy norm, as in PyTorch;
+    bias=False leaves the bias out (weight only)."""
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device: Any = None,
-                 dtype: Any = None) -> None:  # fmt: skip
+                 dtype: Any = None, *, bias: bool = True) -> None:  # fmt: skip
         super().__init__(0, eps, momentum, False, False)
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = _uninitialized(device, dtype)
-            self.bias = _uninitialized(device, dtype)
+            if bias:
+                self.bias = _uninitialized(device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", UninitializedBuffer(device=device, dtype=dtype))
             self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))

@@ -531,8 +531,10 @@ class Module:
             child_prefix = prefix + ("." if prefix else "") + name
             yield from child.named_modules(memo, child_prefix, remove_duplicate)
 
-    def modules(self) -> Iterator[Module]:
-        for _, module in self.named_modules():
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
+        """This module and every module below it (a shared one once, unless not
+        remove_duplicate)."""
+        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
     def named_children(self) -> Iterator[tuple[str, Module]]:

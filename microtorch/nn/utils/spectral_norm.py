@@ -25,7 +25,8 @@ from .weight_norm import find_hook
 class SpectralNorm:
     """The forward pre-hook that sets ``module.<name>`` to ``<name>_orig / sigma``."""
 
-    def __init__(self, name: str, n_power_iterations: int, dim: int, eps: float) -> None:
+    def __init__(self, name: str = "weight", n_power_iterations: int = 1, dim: int = 0,
+                 eps: float = 1e-12) -> None:  # fmt: skip
         self.name, self.n_power_iterations, self.dim, self.eps = name, n_power_iterations, dim, eps
 
     def as_matrix(self, weight: Tensor) -> Tensor:
