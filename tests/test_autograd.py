@@ -919,6 +919,21 @@ def test_post_accumulate_grad_hook_not_run_by_autograd_grad_and_refused_on_non_l
             T.ones(2).register_post_accumulate_grad_hook(seen.append)
 
 
+def test_backward_runs_with_grad_mode_off_so_hooks_can_update_leaves_in_place() -> None:
+    """PyTorch's walk records no graph (without create_graph): a hook sees grad mode off,
+    so an SGD step in a post-accumulate hook (p.add_ on a leaf) works; after the walk grad
+    mode is back on."""
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        v = T.tensor([0.0, 0.0, 0.0], requires_grad=True)
+        modes = []
+        v.register_hook(lambda g: modes.append(T.is_grad_enabled()))
+        v.register_post_accumulate_grad_hook(lambda p: p.add_(p.grad, alpha=-0.01))
+        v.backward(T.tensor([1.0, 2.0, 3.0]))
+        assert modes == [False] and T.is_grad_enabled()
+        assert v.tolist() == pytest.approx([-0.01, -0.02, -0.03]) and v.requires_grad
+
+
 def test_post_accumulate_grad_hook_on_a_parameter_steps_it() -> None:
     w = nn.Parameter(microtorch.ones(2))
     w.register_post_accumulate_grad_hook(lambda p: p.data.sub_(p.grad))

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import backend
-from . import anomaly, function, graph
+from . import anomaly, function, grad_mode, graph
 from .function import Function
 
 
@@ -49,8 +49,12 @@ def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
 
     With ``capture`` (a list of tensors; ``autograd.grad``), return d(root_tensor)/d(t) * grad
     for each t in it instead (None where no gradient reaches t), and leave the leaves'
-    ``.grad`` as they are (a retain_grad() non-leaf still gets its own, as in PyTorch)."""
-    with queued_callbacks():  # queue_callback(f) in a hook: f() runs at the walk's end
+    ``.grad`` as they are (a retain_grad() non-leaf still gets its own, as in PyTorch).
+
+    The walk records no graph (as PyTorch's without create_graph): hooks and custom
+    backward()s see grad mode off, and may update a leaf in place."""
+    # queue_callback(f) in a hook: f() runs at the walk's end
+    with grad_mode.no_grad(), queued_callbacks():
         root = root_tensor.grad_fn
         if root is None:  # backward() called on a leaf: its gradient is grad itself
             if capture is not None:
