@@ -927,7 +927,7 @@ def test_backward_runs_with_grad_mode_off_so_hooks_can_update_leaves_in_place() 
     for T in (microtorch, torch):
         v = T.tensor([0.0, 0.0, 0.0], requires_grad=True)
         modes = []
-        v.register_hook(lambda g: modes.append(T.is_grad_enabled()))
+        v.register_hook(lambda g, modes=modes, T=T: modes.append(T.is_grad_enabled()))
         v.register_post_accumulate_grad_hook(lambda p: p.add_(p.grad, alpha=-0.01))
         v.backward(T.tensor([1.0, 2.0, 3.0]))
         assert modes == [False] and T.is_grad_enabled()
