@@ -4729,19 +4729,40 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     """The reverse of gather: a copy of ``input`` in which, along ``dim``, the position
     ``index[i]`` holds ``src[i]`` (or ``value``) for every position i of ``index``: for a
     2-D input and dim=1, out[i][index[i][j]] = src[i][j]. Where an index repeats, one of
-    the values wins (which one is not defined, as in PyTorch)."""
-    if reduce is not None:
-        raise ValueError(
-            f"scatter: reduce={reduce!r} is not supported (PyTorch deprecates it); use "
-            "scatter_add for 'add'"
-        )
+    the values wins (which one is not defined, as in PyTorch). reduce="add" or "multiply"
+    combines them with input's instead (PyTorch's older form of scatter_reduce)."""
     if src is None and value is None:
         raise TypeError("scatter: give src (a tensor) or value (a number)")
+    if reduce is not None:
+        return write_out(
+            _scatter_reduce_form(input, dim, index, src, value, reduce), out, "scatter"
+        )
     return write_out(
         _scatter(input, dim, index, value if src is None else src, "scatter", add=False),
         out,
         "scatter",
     )
+
+
+def _scatter_reduce_form(input: Tensor, dim: int, index: Tensor, src: Any, value: Any,
+                         reduce: str) -> Tensor:  # fmt: skip
+    """scatter(..., reduce=): "add" adds the values at each position onto input's (as
+    scatter_add), "multiply" multiplies input's by them (scatter_reduce's "prod")."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"scatter: reduce argument must be either add or multiply, got {reduce}")
+    if not isinstance(src, Tensor):  # a number: as a tensor of it shaped like index
+        xp = backend.xp_of(_check_tensor(input, "scatter").array)
+        shape = _check_tensor(index, "scatter", "index").array.shape
+        number = value if src is None else src
+        src = Tensor._make(xp.full(shape, number, dtype=input.array.dtype))
+    else:
+        warn_user(
+            "scatter: the reduce argument with a tensor src is deprecated in PyTorch; use "
+            "scatter_reduce (or scatter_add)"
+        )
+    if reduce == "add":
+        return scatter_add(input, dim, index, src)
+    return scatter_reduce(input, dim, index, src, "prod")
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Any = None) -> Tensor:

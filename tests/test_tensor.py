@@ -1735,6 +1735,19 @@ EDGE_CASES = {
         T.scatter_add(T.zeros(3), 0, T.tensor([1]), T.tensor(2.0)),
         T.zeros(3).scatter(0, T.tensor(2), 7.0),
     ),
+    "scatter_reduce_add_and_multiply": lambda T: (  # (the older reduce= form of scatter)
+        T.full((2, 4), 2.0).scatter_(1, T.tensor([[2], [3]]), 1.23, reduce="multiply"),
+        T.full((2, 4), 2.0).scatter(1, T.tensor([[2], [3]]), value=1.5, reduce="add"),
+        T.ones(2, 3).scatter(
+            1, T.tensor([[2, 2], [0, 1]]), T.tensor([[1.5, 3.0], [2.0, 4.0]]), reduce="multiply"
+        ),
+        T.ones(2, 3).scatter(1, T.tensor([[2, 2], [0, 1]]), T.full((2, 3), 5.0), reduce="add"),
+        T.tensor([[1, 2]]).scatter(1, T.tensor([[0]]), 3, reduce="add"),
+        T.tensor([[1, 2]]).scatter(1, T.tensor([[0]]), 2, reduce="multiply"),
+    ),
+    "scatter_reduce_mean_refused": lambda T: T.ones(2).scatter(
+        0, T.tensor([0]), 1.0, reduce="mean"
+    ),
     "gather_int16_index_refused": lambda T: T.gather(T.ones(2), 0, T.tensor([0], dtype=T.int16)),
     "gather_int32_index": lambda T: T.gather(T.arange(3.0), 0, T.tensor([2], dtype=T.int32)),
     "gather_0d_index_of_2d_input_refused": lambda T: T.gather(T.ones(2, 3), 0, T.tensor(0)),

@@ -215,6 +215,9 @@ class Scatter(Function):
             gs[self.used] = grad[self.where]  # gather: each src element's one position
         return gx, gs
 
+    def name(self) -> str:
+        return "ScatterAddBackward0" if self.add else "ScatterBackward0"  # (PyTorch's two)
+
 
 class ScatterReduce(Function):
     """out = x, then every src[i] is combined into out[..index[i]..] along ``dim`` with
