@@ -5200,13 +5200,11 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     """The distinct values of input in ascending order (sorted=False too, one of the orders
     PyTorch allows); with ``return_inverse`` also where each element of input is in them
     (input's shape), with ``return_counts`` how often each occurs. No gradient. On a GPU the
-    host waits for the answer: its size depends on the values."""
+    host waits for the answer: its size depends on the values. With ``dim``: the distinct
+    slices along dim, in ascending (lexicographic) order."""
     _check_tensor(input, "unique")
     if dim is not None:
-        raise NotImplementedError(
-            "unique: dim= (unique slices along a dim) is not supported by microtorch; only "
-            "dim=None, the unique elements of the flattened input"
-        )
+        return _unique_slices(input, dim, return_inverse, return_counts)
     xp = backend.xp_of(input.array)
     values, inverse, counts = xp.unique(  # each nan distinct, as in PyTorch
         input.array.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
@@ -5216,6 +5214,39 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         out.append(Tensor._make(inverse.reshape(input.array.shape).astype("int64")))
     if return_counts:
         out.append(Tensor._make(counts.astype("int64")))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_slices(input: Tensor, dim: builtins.int, return_inverse: bool,
+                   return_counts: bool) -> Any:  # fmt: skip
+    """unique(input, dim=dim): the slices along dim sorted as rows (first element first),
+    then each run of equal ones kept once; inverse: each slice's place in them."""
+    a = input.array
+    if a.ndim == 0:
+        raise IndexError(f"unique: Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, input.ndim, "unique")
+    if a.size == 0 and a.shape[d] != 0:
+        raise RuntimeError(
+            "unique: There are 0 sized dimensions, and they aren't selected, so unique cannot "
+            "be applied"
+        )
+    xp = backend.xp_of(a)
+    others = math.prod(a.shape[:d] + a.shape[d + 1 :])
+    rows = xp.moveaxis(a, d, 0).reshape(a.shape[d], others)
+    order = xp.lexsort(rows.T[::-1]) if rows.size else xp.arange(rows.shape[0])
+    ranked = rows[order]
+    starts = xp.ones(rows.shape[0], dtype=bool)  # where a new distinct slice begins
+    if rows.shape[0] > 1:
+        starts[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)  # (nan != nan: kept apart)
+    first = xp.nonzero(starts)[0]
+    out = [Tensor._make(xp.take(a, order[first], axis=d))]
+    if return_inverse:
+        inverse = xp.empty(rows.shape[0], dtype="int64")
+        inverse[order] = xp.cumsum(starts) - 1
+        out.append(Tensor._make(inverse))
+    if return_counts:
+        ends = xp.concatenate([first[1:], xp.asarray([rows.shape[0]], dtype=first.dtype)])
+        out.append(Tensor._make((ends - first).astype("int64")))
     return out[0] if len(out) == 1 else tuple(out)
 
 

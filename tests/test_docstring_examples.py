@@ -462,7 +462,8 @@ BLOCKS = _collect()
 
 
 @pytest.mark.parametrize("name", sorted(BLOCKS))
-def test_docstring_example(name: str) -> None:
+def test_docstring_example(name: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # (torch.save examples write files)
     if name in SKIP:
         pytest.skip(SKIP[name])
     statements = BLOCKS[name]

@@ -1700,6 +1700,19 @@ EDGE_CASES = {
         *T.unique(T.tensor([True, False, True]), return_counts=True),
         *T.unique(T.tensor([], dtype=T.int64), return_inverse=True),
     ),
+    "unique_dim_slices_nan_bools_empty": lambda T: (
+        *T.unique(
+            T.tensor([[3, 1], [1, 2], [3, 1]]), dim=0, return_inverse=True, return_counts=True
+        ),
+        T.unique(T.tensor([[3, 1], [1, 2], [3, 1]]), sorted=False, dim=-2),
+        *T.unique(T.tensor([[2.0, float("nan")], [2.0, float("nan")]]), dim=0, return_counts=True),
+        *T.unique(T.tensor([True, False, True]), dim=0, return_inverse=True),
+        *T.unique(T.zeros(0, 2), dim=0, return_inverse=True, return_counts=True),
+        *T.unique(T.arange(24).reshape(2, 3, 4) % 2, dim=2, return_inverse=True),
+    ),
+    "unique_dim_of_0d_refused": lambda T: T.unique(T.tensor(5), dim=0),
+    "unique_dim_out_of_range": lambda T: T.unique(T.ones(2, 2), dim=2),
+    "unique_dim_with_other_empty_dims_refused": lambda T: T.unique(T.zeros(3, 0), dim=0),
     "index_fill_ints_negative_index_0d": lambda T: (
         T.index_fill(T.arange(4), 0, T.tensor([1]), 9),
         T.index_fill(T.arange(4), 0, T.tensor([1]), 2.7),
@@ -2291,9 +2304,13 @@ def test_cross_without_dim_warns_and_takes_the_first_dim_of_size_3(device: str) 
     np.testing.assert_allclose(out.cpu().numpy(), a.cross(b, dim=0).cpu().numpy())
 
 
-def test_unique_with_dim_is_refused_with_a_clear_error() -> None:
-    with pytest.raises(NotImplementedError, match=r"unique: dim= .* only dim=None"):
-        microtorch.unique(microtorch.ones(2, 2), dim=0)
+def test_unique_with_dim_keeps_distinct_slices_in_order(device: str) -> None:
+    x = microtorch.tensor([[1, 3, 2, 3], [1, 2, 1, 2]], device=device)
+    values, inverse, counts = microtorch.unique(x, dim=1, return_inverse=True, return_counts=True)
+    assert values.device.type == device
+    assert values.tolist() == [[1, 2, 3], [1, 1, 2]]
+    assert inverse.tolist() == [0, 2, 1, 2] and counts.tolist() == [1, 1, 2]
+    assert x.unique(dim=0).tolist() == [[1, 2, 1, 2], [1, 3, 2, 3]]
 
 
 def test_in_place_products_and_index_forms_write_into_the_tensor(device: str) -> None:
