@@ -1645,10 +1645,43 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     einsum("bhqd,bhkd->bhqk", q, k) the attention scores; einsum("ii", m) the trace.
     Without "->" the output is the letters used once, in alphabetical order (NumPy's and
     PyTorch's rule). "..." stands for the dims the letters leave over (broadcast across
-    operands); dims of size 1 broadcast against the same letter elsewhere."""
+    operands); dims of size 1 broadcast against the same letter elsewhere. PyTorch's
+    sublist form, einsum(a, [0, 1], b, [1, 2], [0, 2]), names the dims by numbers."""
+    if not isinstance(equation, str):
+        equation, operands = _einsum_sublists((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])  # einsum(eq, [a, b]), as PyTorch also takes it
     return _einsum(equation, operands, autocast=True)
+
+
+def _einsum_sublists(items: tuple) -> tuple[str, tuple]:
+    """The equation and the operands of einsum(op1, sublist1, op2, sublist2, ...,
+    [output sublist]): a sublist names its operand's dims by numbers in [0, 52) (0-25 as
+    "A"-"Z", 26-51 as "a"-"z", PyTorch's letters) and Ellipsis for "..."."""
+    operands, sublists = items[0::2], list(items[1::2])
+    if len(items) % 2:  # one more after the last pair: the output's sublist
+        *operands, output = operands
+        sublists.append(output)
+
+    def letters(sublist: Any) -> str:
+        text = ""
+        for n in sublist:
+            if n is Ellipsis:
+                text += "..."
+            elif isinstance(n, builtins.int) and 0 <= n < 52:
+                text += string.ascii_uppercase[n] if n < 26 else string.ascii_lowercase[n - 26]
+            else:
+                raise ValueError(
+                    f"einsum(): subscript {n!r} in subscript list is not within the valid "
+                    "range [0, 52) (nor Ellipsis)"
+                )
+        return text
+
+    names = [letters(sublist) for sublist in sublists]
+    equation = ",".join(names[: len(operands)])
+    if len(names) > len(operands):
+        equation += "->" + names[-1]
+    return equation, tuple(operands)
 
 
 def _einsum(equation: str, operands: tuple, autocast: builtins.bool) -> Tensor:

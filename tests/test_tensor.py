@@ -1700,6 +1700,8 @@ EDGE_CASES = {
         *T.unique(T.tensor([True, False, True]), return_counts=True),
         *T.unique(T.tensor([], dtype=T.int64), return_inverse=True),
     ),
+    "einsum_sublist_subscript_out_of_range": lambda T: T.einsum(T.ones(2, 3), [0, 52]),
+    "einsum_sublist_negative_subscript": lambda T: T.einsum(T.ones(2, 3), [0, -1]),
     "unique_dim_slices_nan_bools_empty": lambda T: (
         *T.unique(
             T.tensor([[3, 1], [1, 2], [3, 1]]), dim=0, return_inverse=True, return_counts=True
