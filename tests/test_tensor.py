@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import warnings
 from typing import Any
 
@@ -900,6 +901,14 @@ def test_fork_rng_restores_the_global_stream_after_the_block(lib_name: str) -> N
         inside = lib.rand(1).tolist()
     assert lib.rand(1).tolist() != inside  # not restored
     lib.manual_seed(0)
+
+
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_thread_safe_generator_is_none_outside_thread_workers(lib_name: str) -> None:
+    lib = microtorch if lib_name == "microtorch" else pytest.importorskip("torch")
+    from_module = importlib.import_module(f"{lib_name}.random").thread_safe_generator
+    assert from_module is lib.random.thread_safe_generator and from_module() is None
+    assert tuple(lib.randint(0, 10, (5,), generator=from_module()).shape) == (5,)
 
 
 def test_generator_objects_are_independent() -> None:
