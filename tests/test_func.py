@@ -152,6 +152,17 @@ def test_vmap_is_differentiable():
     _close(a.grad, ta.grad)
 
 
+def test_vmap_of_autograd_grad_gives_the_jacobian_rows():
+    """The rows of a Jacobian by one vjp per basis vector (torch.vmap's docstring example):
+    microtorch's vmap loops, so each index's backward must find the graph still there."""
+    x = mt.tensor(A[0], requires_grad=True)
+    tx = torch.tensor(A[0], requires_grad=True)
+    y, ty = x**2, tx**2
+    rows = vmap(lambda v: mt.autograd.grad(y, x, v))(mt.eye(x.shape[0]))
+    trows = tf.vmap(lambda v: torch.autograd.grad(ty, tx, v))(torch.eye(tx.shape[0]))
+    _close(rows[0], trows[0])
+
+
 def test_vmap_errors_and_randomness():
     a = mt.tensor(A)
     with pytest.raises(ValueError, match="same size in the mapped dimension, got sizes \\[4, 3\\]"):

@@ -43,6 +43,11 @@ def topological_order(root: Function) -> list[Function]:
     return order
 
 
+# > 0 while func.vmap calls its function once per index (a loop where PyTorch makes one
+# batched call): a backward inside keeps the graph for the next index's backward.
+keep_graphs = 0
+
+
 def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
              capture: list | None = None, leaf_hooks: bool = True) -> list | None:  # fmt: skip
     """Accumulate d(root_tensor)/d(leaf) * grad into every leaf's ``.grad``.
@@ -83,7 +88,7 @@ def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
                 grad_inputs = graph.run_post_hooks(fn, grad_inputs, grad_out)
             if anomaly.enabled:  # detect_anomaly(): stop at the first NaN/Inf gradient
                 anomaly.check_backward(fn, grad_inputs)
-            if not retain_graph:
+            if not retain_graph and not keep_graphs:
                 fn.release()
             for parent, g in zip(fn.parents, grad_inputs):
                 if parent is None or g is None:
