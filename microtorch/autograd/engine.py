@@ -58,7 +58,7 @@ def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
 
     The walk records no graph (as PyTorch's without create_graph): hooks and custom
     backward()s see grad mode off, and may update a leaf in place."""
-    # queue_callback(f) in a hook: f() runs at the walk's end
+    # no graph is recorded during the walk; queue_callback(f) in a hook: f() runs at its end
     with grad_mode.no_grad(), queued_callbacks():
         root = root_tensor.grad_fn
         if root is None:  # backward() called on a leaf: its gradient is grad itself

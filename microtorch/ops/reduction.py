@@ -129,7 +129,7 @@ class MaxDim(Function):
 
     def forward(self, x, dim=0, keepdim=False, largest=True):
         xp = xp_of(x)
-        self.in_shape, self.dim, self.keepdim = x.shape, dim, keepdim
+        self.in_shape, self.dim, self.keepdim, self.largest = x.shape, dim, keepdim, largest
         idx = xp.argmax(x, axis=dim) if largest else xp.argmin(x, axis=dim)
         idx = xp.expand_dims(idx, dim)
         values = xp.take_along_axis(x, idx, axis=dim)
@@ -145,6 +145,9 @@ class MaxDim(Function):
         full = xp.zeros(self.in_shape, dtype=grad.dtype)
         xp.put_along_axis(full, self.indices, grad, axis=self.dim)
         return full
+
+    def name(self) -> str:
+        return "MaxBackward0" if self.largest else "MinBackward0"
 
 
 class Var(Function):
