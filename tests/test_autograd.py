@@ -952,6 +952,19 @@ NODE_NAMES = {
     "max_dim": lambda T, x, y: x.max(0).values,
     "min_dim": lambda T, x, y: T.min(x, dim=0)[0],
     "scatter_add": lambda T, x, y: x.scatter_add(0, T.tensor([1, 0]), y[:2]),
+    "pow_number_exponent": lambda T, x, y: x**2,
+    "pow_tensors": lambda T, x, y: x.abs() ** y,
+    "pow_number_base": lambda T, x, y: 2.0**y,
+    "remainder_tensors": lambda T, x, y: x.remainder(y),
+    "remainder_number": lambda T, x, y: x % 2.0,
+    "fmod_number": lambda T, x, y: x.fmod(2.0),
+    "fmod_tensors": lambda T, x, y: T.fmod(x, y),
+    "sum_all": lambda T, x, y: x.sum(),
+    "sum_dim": lambda T, x, y: x.sum(0),
+    "mean_all": lambda T, x, y: x.mean(),
+    "mean_dims": lambda T, x, y: x.reshape(2, 2).mean((0, 1)),
+    "prod_all": lambda T, x, y: x.prod(),
+    "prod_dim": lambda T, x, y: x.prod(-1, keepdim=True),
 }
 
 

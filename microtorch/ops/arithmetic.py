@@ -79,6 +79,7 @@ class Pow(Function):
     def forward(self, a, b):
         out = a**b
         self.save_for_backward(a, b, out)
+        self.number_base, self.number_exponent = not hasattr(a, "shape"), not hasattr(b, "shape")
         return out
 
     def backward(self, grad):
@@ -101,6 +102,9 @@ class Pow(Function):
             gb = unbroadcast(grad * local, _shape(b))
         return ga, gb
 
+    def name(self) -> str:  # PyTorch's three: tensor ** number, tensor ** tensor, number ** tensor
+        return "PowBackward2" if self.number_base else f"PowBackward{int(not self.number_exponent)}"
+
 
 class Remainder(Function):
     """a % b, with the sign of b (Python's and PyTorch's rule): a - floor(a / b) * b; a zero
@@ -108,6 +112,7 @@ class Remainder(Function):
 
     def forward(self, a, b):
         self.save_for_backward(a, b)
+        self.number_divisor = not hasattr(b, "shape")
         r = a % b
         if r.dtype.kind != "f":
             return r
@@ -121,6 +126,9 @@ class Remainder(Function):
         if self.needs_input_grad[1]:
             gb = unbroadcast(-grad * xp_of(grad).floor_divide(a, b), _shape(b))
         return ga, gb
+
+    def name(self) -> str:  # (PyTorch's node for a number divisor is its Backward0)
+        return "RemainderBackward0" if self.number_divisor else "RemainderBackward1"
 
 
 class RoundedDiv(Function):

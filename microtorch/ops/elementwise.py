@@ -1451,6 +1451,7 @@ class Fmod(Function):
 
     def forward(self, a, b):
         self.save_for_backward(a, b)
+        self.number_divisor = not hasattr(b, "shape")
         return xp_of(a).fmod(a, b)
 
     def backward(self, grad):
@@ -1459,6 +1460,9 @@ class Fmod(Function):
         ga = unbroadcast(grad, a.shape) if self.needs_input_grad[0] else None
         gb = unbroadcast(-grad * xp.trunc(a / b), b.shape) if self.needs_input_grad[1] else None
         return ga, gb
+
+    def name(self) -> str:
+        return "FmodBackward0" if self.number_divisor else "FmodBackward1"  # (PyTorch's two)
 
 
 class Copysign(Function):
