@@ -53,6 +53,11 @@ NAMESPACES = {  # test-id prefix: the PyTorch namespace whose docstrings are rea
     "linalg": "torch.linalg",
     "special": "torch.special",
     "F": "torch.nn.functional",
+    "autograd": "torch.autograd",
+    "autograd.graph": "torch.autograd.graph",
+    "func": "torch.func",
+    "nn.utils": "torch.nn.utils",
+    "testing": "torch.testing",
 }
 
 
@@ -128,6 +133,7 @@ EXERCISE = "an exercise left for learners (docs/exercises)"
 RANDOM = "draws its own random numbers inside the op (no shared shim)"
 ADDRESS = "prints an address, a timing or an uninitialised buffer"
 CUDA = "needs a CUDA device (the comparison runs on the CPU)"
+HIGHER = "gradients of gradients or forward-mode AD (microtorch has neither)"
 SKIP: dict[str, str] = {
     **dict.fromkeys(
         """
@@ -157,21 +163,39 @@ SKIP: dict[str, str] = {
         QUANTIZED,
     ),
     "torch.is_storage": STORAGE,
+    **dict.fromkeys(["func.functionalize", "autograd.graph.region_activation_memory_budget"], JIT),
+    **dict.fromkeys(["func.hessian", "func.jacfwd", "func.jvp", "func.linearize"], HIGHER),
     **dict.fromkeys(
         ["torch.cumsum", "torch.cumulative_trapezoid", "torch.logcumsumexp", "torch.logsumexp"],
         EXERCISE,
     ),
     **dict.fromkeys(
-        ["torch.poisson", "F.gumbel_softmax", "F.fractional_max_pool2d", "F.fractional_max_pool3d"],
+        """
+        torch.poisson F.gumbel_softmax F.fractional_max_pool2d F.fractional_max_pool3d
+        testing.make_tensor
+        """.split(),
         RANDOM,
     ),
-    "torch.hash_tensor": "needs the uint64 dtype, which microtorch does not have",
     **dict.fromkeys(
         ["Tensor.new_empty", "Tensor.new_empty_strided", "torch.empty", "torch.empty_strided"],
         ADDRESS,
     ),
     "torch.set_flush_denormal": "NumPy has no flush-to-zero mode (microtorch returns False)",
-    **dict.fromkeys(["torch.empty_like", "torch.segment_reduce"], CUDA),
+    **dict.fromkeys(
+        """
+        torch.empty_like torch.segment_reduce nn.utils.convert_conv2d_weight_memory_format
+        nn.utils.convert_conv3d_weight_memory_format
+        """.split(),
+        CUDA,
+    ),
+}
+
+# Examples that show what microtorch does not do yet (not a deliberate lack): expected to
+# fail until it does.
+NOT_YET: dict[str, str] = {
+    "torch.hash_tensor": "needs the uint64 dtype, which microtorch does not have",
+    "autograd.graph.allow_mutation_on_saved_tensors": "not in microtorch",
+    "func.rearrange": "not in microtorch (functorch's einops-style rearrange)",
 }
 
 # Statements that run (later ones use their names) but whose output is not compared: it is
@@ -213,6 +237,11 @@ UNCOMPARED: dict[str, dict[str, str]] = {
     },
     "torch.from_dlpack": {"capsule": ADDRESS},
     "torch.sort": {"x.sort()": "the order of equal values without stable=True is unspecified"},
+    "autograd.graph.register_multi_grad_hook": {
+        "torch.autograd.graph.register_multi_grad_hook((a, b, c, d), fn)": ADDRESS
+    },
+    "nn.utils.skip_init": {"m.weight": ADDRESS, "m2.weight": ADDRESS},
+    "func.vmap": {"torch.dot  # [D], [D] -> []": ADDRESS, "torch.dot  # [N], [N] -> []": ADDRESS},
     "torch.vmap": {"torch.dot  # [D], [D] -> []": ADDRESS, "torch.dot  # [N], [N] -> []": ADDRESS},
 }
 
@@ -243,6 +272,8 @@ LEFT_OUT: dict[str, tuple[str, str]] = {
         """.split(),
         (r"cuda", CUDA),
     ),
+    "func.grad": (r"grad\(grad\(", HIGHER),
+    "func.jacrev": (r"jacrev\(jacrev\(", HIGHER),
 }
 
 
@@ -532,10 +563,14 @@ BLOCKS = _collect()
 
 
 @pytest.mark.parametrize("name", sorted(BLOCKS))
-def test_docstring_example(name: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_docstring_example(
+    name: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
     monkeypatch.chdir(tmp_path)  # (torch.save examples write files)
     if name in SKIP:
         pytest.skip(SKIP[name])
+    if name in NOT_YET:  # (it runs: once microtorch has it, the test says so)
+        request.applymarker(pytest.mark.xfail(reason=NOT_YET[name], strict=True))
     statements = BLOCKS[name]
     if name in LEFT_OUT:
         statements = [s for s in statements if not re.search(LEFT_OUT[name][0], s)]
