@@ -20,6 +20,7 @@ from typing import Any
 
 from . import functional as F
 from . import random
+from ._rearrange import rearrange
 from ._tensor import Tensor
 from .autograd import engine, grad_mode, no_gradients_of_gradients
 from .autograd import grad as _autograd_grad
@@ -475,4 +476,4 @@ def _substituted(module: Any, given: dict) -> Iterator[None]:
                 registry[attr] = original
 
 
-__all__ = ["functional_call", "grad", "grad_and_value", "jacrev", "vjp", "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "jacrev", "rearrange", "vjp", "vmap"]

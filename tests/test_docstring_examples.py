@@ -201,7 +201,6 @@ SKIP: dict[str, str] = {
 NOT_YET: dict[str, str] = {
     "torch.hash_tensor": "needs the uint64 dtype, which microtorch does not have",
     "autograd.graph.allow_mutation_on_saved_tensors": "not in microtorch",
-    "func.rearrange": "not in microtorch (functorch's einops-style rearrange)",
 }
 
 # Statements that run (later ones use their names) but whose output is not compared: it is
