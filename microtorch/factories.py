@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import ctypes
 import math
 import operator
 from typing import Any
@@ -296,10 +297,13 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
 
 
 def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None) -> Tensor:
-    """A tensor sharing memory with any DLPack producer (a numpy/cupy array, a torch tensor);
-    with ``device`` it is moved there (a copy when that is another device), and copy=True
-    always copies (copy=False refuses to, as in PyTorch, where a move would be needed)."""
+    """A tensor sharing memory with any DLPack producer (a numpy/cupy array, a torch tensor)
+    or with a DLPack capsule (``microtorch.utils.dlpack.to_dlpack``'s); with ``device`` it
+    is moved there (a copy when that is another device), and copy=True always copies
+    (copy=False refuses to, as in PyTorch, where a move would be needed)."""
     obj = ext_tensor
+    if type(obj).__name__ == "PyCapsule":
+        obj = _Capsule(obj)
     device_type = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else 1
     if int(device_type) == 2:  # kDLCUDA
         xp = backend.xp_for(backend.device("cuda"))
@@ -314,6 +318,34 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
             )
         return t.to(device)
     return t.clone() if copy else t
+
+
+class _Capsule:
+    """A bare DLPack capsule, as an object NumPy's and CuPy's from_dlpack take: its device
+    is read from the C struct the capsule points to (DLPack's layout)."""
+
+    def __init__(self, capsule: Any) -> None:
+        self.capsule = capsule
+
+    def __dlpack__(self, **_: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        get_name = ctypes.pythonapi.PyCapsule_GetName
+        get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+        name = get_name(self.capsule)
+        get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+        get_pointer.restype, get_pointer.argtypes = (
+            ctypes.c_void_p,
+            [ctypes.py_object, ctypes.c_char_p],
+        )
+        struct = get_pointer(self.capsule, name)
+        # the DLTensor opens DLManagedTensor; DLManagedTensorVersioned has a version, two
+        # pointers and flags (32 bytes) before it; its device (two int32) follows the data
+        # pointer
+        start = struct + (32 if name == b"dltensor_versioned" else 0) + 8
+        device = (ctypes.c_int32 * 2).from_address(start)
+        return int(device[0]), int(device[1])
 
 
 def _size(size: tuple, keyword: Any = None, *, op: str) -> tuple:

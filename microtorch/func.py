@@ -20,9 +20,10 @@ from typing import Any
 
 from . import functional as F
 from . import random
+from ._rearrange import rearrange
 from ._tensor import Tensor
+from .autograd import engine, grad_mode, no_gradients_of_gradients
 from .autograd import grad as _autograd_grad
-from .autograd import grad_mode, no_gradients_of_gradients
 
 _depth = 0  # how many grad/vjp/jacrev calls are running (one may not run inside another)
 
@@ -277,13 +278,17 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
                 "(a loop), so it cannot tell the shape of an empty result"
             )
         results = []
-        with _randomness(randomness) as before_each_call:
-            for i in range(sizes[0]):
-                before_each_call()
-                sliced = _map_with_dims(
-                    lambda t, d, i=i: t if d is None else t.select(d, i), args, dims, "in_dims"
-                )
-                results.append(func(*sliced, **kwargs))
+        engine.keep_graphs += 1  # (a backward in func runs once per index here)
+        try:
+            with _randomness(randomness) as before_each_call:
+                for i in range(sizes[0]):
+                    before_each_call()
+                    sliced = _map_with_dims(
+                        lambda t, d, i=i: t if d is None else t.select(d, i), args, dims, "in_dims"
+                    )
+                    results.append(func(*sliced, **kwargs))
+        finally:
+            engine.keep_graphs -= 1
         return _stacked(results, out_dims)
 
     return wrapper
@@ -471,4 +476,4 @@ def _substituted(module: Any, given: dict) -> Iterator[None]:
                 registry[attr] = original
 
 
-__all__ = ["functional_call", "grad", "grad_and_value", "jacrev", "vjp", "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "jacrev", "rearrange", "vjp", "vmap"]

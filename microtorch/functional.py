@@ -1648,10 +1648,43 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     einsum("bhqd,bhkd->bhqk", q, k) the attention scores; einsum("ii", m) the trace.
     Without "->" the output is the letters used once, in alphabetical order (NumPy's and
     PyTorch's rule). "..." stands for the dims the letters leave over (broadcast across
-    operands); dims of size 1 broadcast against the same letter elsewhere."""
+    operands); dims of size 1 broadcast against the same letter elsewhere. PyTorch's
+    sublist form, einsum(a, [0, 1], b, [1, 2], [0, 2]), names the dims by numbers."""
+    if not isinstance(equation, str):
+        equation, operands = _einsum_sublists((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])  # einsum(eq, [a, b]), as PyTorch also takes it
     return _einsum(equation, operands, autocast=True)
+
+
+def _einsum_sublists(items: tuple) -> tuple[str, tuple]:
+    """The equation and the operands of einsum(op1, sublist1, op2, sublist2, ...,
+    [output sublist]): a sublist names its operand's dims by numbers in [0, 52) (0-25 as
+    "A"-"Z", 26-51 as "a"-"z", PyTorch's letters) and Ellipsis for "..."."""
+    operands, sublists = items[0::2], list(items[1::2])
+    if len(items) % 2:  # one more after the last pair: the output's sublist
+        *operands, output = operands
+        sublists.append(output)
+
+    def letters(sublist: Any) -> str:
+        text = ""
+        for n in sublist:
+            if n is Ellipsis:
+                text += "..."
+            elif isinstance(n, builtins.int) and 0 <= n < 52:
+                text += string.ascii_uppercase[n] if n < 26 else string.ascii_lowercase[n - 26]
+            else:
+                raise ValueError(
+                    f"einsum(): subscript {n!r} in subscript list is not within the valid "
+                    "range [0, 52) (nor Ellipsis)"
+                )
+        return text
+
+    names = [letters(sublist) for sublist in sublists]
+    equation = ",".join(names[: len(operands)])
+    if len(names) > len(operands):
+        equation += "->" + names[-1]
+    return equation, tuple(operands)
 
 
 def _einsum(equation: str, operands: tuple, autocast: builtins.bool) -> Tensor:
@@ -4743,19 +4776,40 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     """The reverse of gather: a copy of ``input`` in which, along ``dim``, the position
     ``index[i]`` holds ``src[i]`` (or ``value``) for every position i of ``index``: for a
     2-D input and dim=1, out[i][index[i][j]] = src[i][j]. Where an index repeats, one of
-    the values wins (which one is not defined, as in PyTorch)."""
-    if reduce is not None:
-        raise ValueError(
-            f"scatter: reduce={reduce!r} is not supported (PyTorch deprecates it); use "
-            "scatter_add for 'add'"
-        )
+    the values wins (which one is not defined, as in PyTorch). reduce="add" or "multiply"
+    combines them with input's instead (PyTorch's older form of scatter_reduce)."""
     if src is None and value is None:
         raise TypeError("scatter: give src (a tensor) or value (a number)")
+    if reduce is not None:
+        return write_out(
+            _scatter_reduce_form(input, dim, index, src, value, reduce), out, "scatter"
+        )
     return write_out(
         _scatter(input, dim, index, value if src is None else src, "scatter", add=False),
         out,
         "scatter",
     )
+
+
+def _scatter_reduce_form(input: Tensor, dim: int, index: Tensor, src: Any, value: Any,
+                         reduce: str) -> Tensor:  # fmt: skip
+    """scatter(..., reduce=): "add" adds the values at each position onto input's (as
+    scatter_add), "multiply" multiplies input's by them (scatter_reduce's "prod")."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"scatter: reduce argument must be either add or multiply, got {reduce}")
+    if not isinstance(src, Tensor):  # a number: as a tensor of it shaped like index
+        xp = backend.xp_of(_check_tensor(input, "scatter").array)
+        shape = _check_tensor(index, "scatter", "index").array.shape
+        number = value if src is None else src
+        src = Tensor._make(xp.full(shape, number, dtype=input.array.dtype))
+    else:
+        warn_user(
+            "scatter: the reduce argument with a tensor src is deprecated in PyTorch; use "
+            "scatter_reduce (or scatter_add)"
+        )
+    if reduce == "add":
+        return scatter_add(input, dim, index, src)
+    return scatter_reduce(input, dim, index, src, "prod")
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Any = None) -> Tensor:
@@ -5203,13 +5257,11 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     """The distinct values of input in ascending order (sorted=False too, one of the orders
     PyTorch allows); with ``return_inverse`` also where each element of input is in them
     (input's shape), with ``return_counts`` how often each occurs. No gradient. On a GPU the
-    host waits for the answer: its size depends on the values."""
+    host waits for the answer: its size depends on the values. With ``dim``: the distinct
+    slices along dim, in ascending (lexicographic) order."""
     _check_tensor(input, "unique")
     if dim is not None:
-        raise NotImplementedError(
-            "unique: dim= (unique slices along a dim) is not supported by microtorch; only "
-            "dim=None, the unique elements of the flattened input"
-        )
+        return _unique_slices(input, dim, return_inverse, return_counts)
     xp = backend.xp_of(input.array)
     values, inverse, counts = xp.unique(  # each nan distinct, as in PyTorch
         input.array.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
@@ -5219,6 +5271,39 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         out.append(Tensor._make(inverse.reshape(input.array.shape).astype("int64")))
     if return_counts:
         out.append(Tensor._make(counts.astype("int64")))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_slices(input: Tensor, dim: builtins.int, return_inverse: bool,
+                   return_counts: bool) -> Any:  # fmt: skip
+    """unique(input, dim=dim): the slices along dim sorted as rows (first element first),
+    then each run of equal ones kept once; inverse: each slice's place in them."""
+    a = input.array
+    if a.ndim == 0:
+        raise IndexError(f"unique: Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, input.ndim, "unique")
+    if a.size == 0 and a.shape[d] != 0:
+        raise RuntimeError(
+            "unique: There are 0 sized dimensions, and they aren't selected, so unique cannot "
+            "be applied"
+        )
+    xp = backend.xp_of(a)
+    others = math.prod(a.shape[:d] + a.shape[d + 1 :])
+    rows = xp.moveaxis(a, d, 0).reshape(a.shape[d], others)
+    order = xp.lexsort(rows.T[::-1]) if rows.size else xp.arange(rows.shape[0])
+    ranked = rows[order]
+    starts = xp.ones(rows.shape[0], dtype=bool)  # where a new distinct slice begins
+    if rows.shape[0] > 1:
+        starts[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)  # (nan != nan: kept apart)
+    first = xp.nonzero(starts)[0]
+    out = [Tensor._make(xp.take(a, order[first], axis=d))]
+    if return_inverse:
+        inverse = xp.empty(rows.shape[0], dtype="int64")
+        inverse[order] = xp.cumsum(starts) - 1
+        out.append(Tensor._make(inverse))
+    if return_counts:
+        ends = xp.concatenate([first[1:], xp.asarray([rows.shape[0]], dtype=first.dtype)])
+        out.append(Tensor._make((ends - first).astype("int64")))
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -106,6 +106,12 @@ def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng
         set_rng_state(state)
 
 
+def thread_safe_generator() -> Generator | None:
+    """The generator for a DataLoader thread worker's draws, as torch.random's: None, which
+    means the global generator (microtorch's DataLoader loads in the calling thread)."""
+    return None
+
+
 def _rng(generator: Generator | None) -> numpy.random.Generator:
     if generator is not None and not isinstance(generator, Generator):
         raise TypeError(f"generator must be a microtorch.Generator, got {type(generator).__name__}")

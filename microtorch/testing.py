@@ -106,12 +106,17 @@ def _is_sequence(value: Any) -> bool:
 
 
 def _compare_numbers(actual: Any, expected: Any, where: str, options: dict) -> tuple | None:
-    if type(actual) is not type(expected):
+    if options["check_dtype"] and type(actual) is not type(expected):
         return f"The (d)types do not match: {type(actual)} != {type(expected)}.", where
-    kind = numpy.float64 if isinstance(actual, float) else numpy.int64
-    a, e = numpy.asarray(actual, kind), numpy.asarray(expected, kind)
-    # Python numbers: relative differences in Python's float, float64
-    return _compare_arrays(a, e, kind, numpy.float64, where, options)
+
+    def own(x: Any) -> Any:  # (a float, an int or a bool, each as itself)
+        return numpy.asarray(x, numpy.float64 if isinstance(x, float) else numpy.int64)
+
+    a, e = own(actual), own(expected)
+    common = numpy.promote_types(a.dtype, e.dtype)  # (an int with a float: check_dtype=False)
+    # Python numbers: relative differences in Python's float, float64; each number is
+    # shown as itself ("but got 2.", not 2.0, beside a float)
+    return _compare_arrays(a, e, common, numpy.float64, where, options, shown=(a, e))
 
 
 def _compare_tensors(actual: Tensor, expected: Tensor, where: str, options: dict) -> tuple | None:
@@ -133,9 +138,10 @@ def _compare_tensors(actual: Tensor, expected: Tensor, where: str, options: dict
 
 
 def _compare_arrays(actual: Any, expected: Any, common: Any, relative_dtype: Any, where: str,
-                    options: dict) -> tuple | None:  # fmt: skip
+                    options: dict, shown: tuple | None = None) -> tuple | None:  # fmt: skip
     """Compare two host arrays of one shape in their common dtype; dtypes may differ (with
-    check_dtype=False), and then each dtype's default tolerance is tried, the looser wins."""
+    check_dtype=False), and then each dtype's default tolerance is tried, the looser wins.
+    A failure's message shows the values in the common dtype, or ``shown``."""
     rtol, atol = options["rtol"], options["atol"]
     if rtol is None:
         rtol_a, atol_a = _DEFAULT_TOLERANCES.get(actual.dtype.name, (0.0, 0.0))
@@ -154,7 +160,8 @@ def _compare_arrays(actual: Any, expected: Any, common: Any, relative_dtype: Any
         return None
     with numpy.errstate(divide="ignore", invalid="ignore"):
         relative = difference.astype(relative_dtype) / numpy.abs(e).astype(relative_dtype)
-    return _describe_mismatch(a, e, difference, relative, ~close, rtol, atol), where
+    shown = (a, e) if shown is None else shown  # (the values, as the message writes them)
+    return _describe_mismatch(*shown, difference, relative, ~close, rtol, atol), where
 
 
 def _describe_mismatch(a: Any, e: Any, difference: Any, relative: Any, mismatched: Any,
@@ -171,6 +178,8 @@ def _describe_mismatch(a: Any, e: Any, difference: Any, relative: Any, mismatche
     if a.ndim == 0:
         lines.append(f"Expected {e.item()!r} but got {a.item()!r}.")
         lines.append(f"Absolute difference: {difference.item()!r}{allowed(atol)}")
+        if e.item() != 0:  # PyTorch divides the two Python numbers here (a float64 quotient)
+            relative = numpy.asarray(difference.item() / abs(e.item()))
         lines.append(f"Relative difference: {relative.item()!r}{allowed(rtol)}")
         return "\n".join(lines)
     count = int(mismatched.sum())

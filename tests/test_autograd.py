@@ -919,6 +919,80 @@ def test_post_accumulate_grad_hook_not_run_by_autograd_grad_and_refused_on_non_l
             T.ones(2).register_post_accumulate_grad_hook(seen.append)
 
 
+# ops whose node microtorch names as PyTorch does, though its class is named otherwise
+NODE_NAMES = {
+    "log1p": lambda T, x, y: T.log1p(x.abs()),
+    "logaddexp": lambda T, x, y: T.logaddexp(x, y),
+    "logaddexp2": lambda T, x, y: T.logaddexp2(x, y),
+    "xlog1py": lambda T, x, y: T.special.xlog1py(x, y.abs()),
+    "frexp": lambda T, x, y: T.frexp(x)[0],
+    "igamma": lambda T, x, y: T.igamma(x.abs(), y.abs()),
+    "igammac": lambda T, x, y: T.igammac(x.abs(), y.abs()),
+    "i0": lambda T, x, y: T.i0(x),
+    "i1": lambda T, x, y: T.special.i1(x),
+    "i0e": lambda T, x, y: T.special.i0e(x),
+    "i1e": lambda T, x, y: T.special.i1e(x),
+    "floor": lambda T, x, y: x.floor(),
+    "ceil": lambda T, x, y: x.ceil(),
+    "trunc": lambda T, x, y: T.fix(x),
+    "sign": lambda T, x, y: x.sign(),
+    "round": lambda T, x, y: x.round(),
+    "round_decimals": lambda T, x, y: x.round(decimals=2),
+    "erfcx": lambda T, x, y: T.special.erfcx(x),
+    "log_ndtr": lambda T, x, y: T.special.log_ndtr(x),
+    "ndtri": lambda T, x, y: T.special.ndtri(x.sigmoid()),
+    "entr": lambda T, x, y: T.special.entr(x.abs()),
+    "zeta": lambda T, x, y: T.special.zeta(x.abs() + 2, y.abs() + 1),
+    "clamp_numbers": lambda T, x, y: x.clamp(-0.5, 0.5),
+    "clamp_min_number": lambda T, x, y: x.clamp(min=0),
+    "clamp_tensors": lambda T, x, y: x.clamp(y, y + 1),
+    "tril": lambda T, x, y: x.reshape(2, 2).tril(),
+    "triu": lambda T, x, y: T.triu(x.reshape(2, 2)),
+    "layer_norm": lambda T, x, y: T.nn.functional.layer_norm(x, (4,)),
+    "max_dim": lambda T, x, y: x.max(0).values,
+    "min_dim": lambda T, x, y: T.min(x, dim=0)[0],
+    "scatter_add": lambda T, x, y: x.scatter_add(0, T.tensor([1, 0]), y[:2]),
+    "pow_number_exponent": lambda T, x, y: x**2,
+    "pow_tensors": lambda T, x, y: x.abs() ** y,
+    "pow_number_base": lambda T, x, y: 2.0**y,
+    "remainder_tensors": lambda T, x, y: x.remainder(y),
+    "remainder_number": lambda T, x, y: x % 2.0,
+    "fmod_number": lambda T, x, y: x.fmod(2.0),
+    "fmod_tensors": lambda T, x, y: T.fmod(x, y),
+    "sum_all": lambda T, x, y: x.sum(),
+    "sum_dim": lambda T, x, y: x.sum(0),
+    "mean_all": lambda T, x, y: x.mean(),
+    "mean_dims": lambda T, x, y: x.reshape(2, 2).mean((0, 1)),
+    "prod_all": lambda T, x, y: x.prod(),
+    "prod_dim": lambda T, x, y: x.prod(-1, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("name", list(NODE_NAMES))
+def test_node_names_are_pytorchs(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    values = [[0.3, -1.2, 2.5, 0.7], [1.1, 0.4, -0.6, 2.0]]
+    ours = NODE_NAMES[name](microtorch, *(leaf(v, "cpu") for v in values))
+    theirs = NODE_NAMES[name](torch, *(torch.tensor(v, requires_grad=True) for v in values))
+    assert ours.grad_fn.name() == type(theirs.grad_fn).__name__
+    assert f"grad_fn=<{type(theirs.grad_fn).__name__}>" in repr(ours)
+
+
+def test_backward_runs_with_grad_mode_off_so_hooks_can_update_leaves_in_place() -> None:
+    """PyTorch's walk records no graph (without create_graph): a hook sees grad mode off,
+    so an SGD step in a post-accumulate hook (p.add_ on a leaf) works; after the walk grad
+    mode is back on."""
+    torch = pytest.importorskip("torch")
+    for T in (microtorch, torch):
+        v = T.tensor([0.0, 0.0, 0.0], requires_grad=True)
+        modes = []
+        v.register_hook(lambda g, modes=modes, T=T: modes.append(T.is_grad_enabled()))
+        v.register_post_accumulate_grad_hook(lambda p: p.add_(p.grad, alpha=-0.01))
+        v.backward(T.tensor([1.0, 2.0, 3.0]))
+        assert modes == [False] and T.is_grad_enabled()
+        assert v.tolist() == pytest.approx([-0.01, -0.02, -0.03]) and v.requires_grad
+
+
 def test_post_accumulate_grad_hook_on_a_parameter_steps_it() -> None:
     w = nn.Parameter(microtorch.ones(2))
     w.register_post_accumulate_grad_hook(lambda p: p.data.sub_(p.grad))

@@ -152,6 +152,55 @@ def test_vmap_is_differentiable():
     _close(a.grad, ta.grad)
 
 
+def test_vmap_of_autograd_grad_gives_the_jacobian_rows():
+    """The rows of a Jacobian by one vjp per basis vector (torch.vmap's docstring example):
+    microtorch's vmap loops, so each index's backward must find the graph still there."""
+    x = mt.tensor(A[0], requires_grad=True)
+    tx = torch.tensor(A[0], requires_grad=True)
+    y, ty = x**2, tx**2
+    rows = vmap(lambda v: mt.autograd.grad(y, x, v))(mt.eye(x.shape[0]))
+    trows = tf.vmap(lambda v: torch.autograd.grad(ty, tx, v))(torch.eye(tx.shape[0]))
+    _close(rows[0], trows[0])
+
+
+@pytest.mark.parametrize(
+    "pattern, lengths",
+    [
+        ("b h w c -> b c h w", {}),
+        ("b h w c -> (b h) w c", {}),
+        ("b h w c -> h (b w) c", {}),
+        ("b (h1 h) (w1 w) c -> (b h1 w1) h w c", {"h1": 2, "w1": 2}),
+        ("b (h h1) (w w1) c -> b h w (c h1 w1)", {"h1": 2, "w1": 2}),
+        ("... c -> c ...", {}),
+        ("b ... c -> (b c) ...", {}),
+    ],
+)
+def test_rearrange_matches_torch(pattern, lengths):
+    x = np.random.default_rng(0).standard_normal((2, 4, 6, 3))
+    a, ta = mt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, tout = mt.func.rearrange(a, pattern, **lengths), tf.rearrange(ta, pattern, **lengths)
+    _close(out, tout)
+    weights = np.arange(out.numel(), dtype=np.float64).reshape(tuple(out.shape))
+    (out * mt.tensor(weights)).sum().backward()
+    (tout * torch.tensor(weights)).sum().backward()
+    _close(a.grad, ta.grad)
+
+
+def test_rearrange_of_a_list_and_its_errors():
+    pieces = [mt.ones(2), mt.zeros(2)]
+    _close(
+        mt.func.rearrange(pieces, "n d -> d n"),
+        tf.rearrange([torch.ones(2), torch.zeros(2)], "n d -> d n"),
+    )
+    for pattern in ("a b c -> a b", "a b -> b a", "a a c -> a c", "a b c -> a b c x"):
+        with pytest.raises(ValueError):
+            tf.rearrange(torch.ones(2, 6, 4), pattern)
+        with pytest.raises(ValueError, match="rearrange"):
+            mt.func.rearrange(mt.ones(2, 6, 4), pattern)
+    with pytest.raises(ValueError, match="do not fit"):
+        mt.func.rearrange(mt.ones(2, 6, 4), "a (b c) d -> a b c d", b=4)
+
+
 def test_vmap_errors_and_randomness():
     a = mt.tensor(A)
     with pytest.raises(ValueError, match="same size in the mapped dimension, got sizes \\[4, 3\\]"):

@@ -84,6 +84,27 @@ def test_dlpack_of_a_transposed_tensor():
     np.testing.assert_array_equal(a, np.arange(6.0).reshape(2, 3).T)
 
 
+def test_dlpack_capsules_share_memory_as_torch_utils_dlpack():
+    """to_dlpack's capsule goes to from_dlpack (here or PyTorch's) and the memory is
+    shared; a capsule from torch.utils.dlpack.to_dlpack is read too."""
+    from microtorch.utils import dlpack
+
+    t = microtorch.arange(4)
+    shared = microtorch.from_dlpack(dlpack.to_dlpack(t))
+    shared[0] = -9
+    assert t.tolist() == [-9, 1, 2, 3] and shared.device.type == "cpu"
+    assert dlpack.from_dlpack is microtorch.from_dlpack and dlpack.DLDeviceType.kDLCUDA == 2
+    torch = pytest.importorskip("torch")
+    assert {k: int(v) for k, v in dlpack.DLDeviceType.__members__.items()} == {
+        k: int(v) for k, v in torch.utils.dlpack.DLDeviceType.__members__.items()
+    }
+    theirs = torch.from_dlpack(dlpack.to_dlpack(t))
+    theirs[1] = -5
+    assert t.tolist() == [-9, -5, 2, 3]
+    ours = microtorch.from_dlpack(torch.utils.dlpack.to_dlpack(torch.arange(3.0)))
+    assert ours.dtype is microtorch.float32 and ours.tolist() == [0.0, 1.0, 2.0]
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
 def test_dlpack_round_trip_with_torch(dtype):
     torch = pytest.importorskip("torch")

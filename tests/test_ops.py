@@ -1965,6 +1965,15 @@ MATMUL = [
         lambda a, b, c: np.einsum("ij,ij,j->i", a, b, c),
     ),
     C(
+        "einsum_sublist_form",  # numbers for letters; without an output list: "ik" order
+        lambda T, F, a, b: (
+            T.einsum(a, [Ellipsis, 0, 1], b, [Ellipsis, 1, 2], [Ellipsis, 0, 2]),
+            T.einsum(a, [Ellipsis, 27, 1], b, [1, 26]),
+        ),
+        (x(2, 3, 4), x(4, 5)),
+        lambda a, b: (a @ b, np.einsum("...bB,Ba->...ab", a, b)),
+    ),
+    C(
         "einsum_ellipsis_batched_matmul",  # "..." covers (2, 3) in a, (3,) in b: broadcast
         lambda T, F, a, b: T.einsum("...ij,...jk->...ik", a, b),
         (x(2, 3, 2, 4), x(3, 4, 2)),

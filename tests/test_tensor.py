@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import warnings
 from typing import Any
 
@@ -902,6 +903,14 @@ def test_fork_rng_restores_the_global_stream_after_the_block(lib_name: str) -> N
     lib.manual_seed(0)
 
 
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_thread_safe_generator_is_none_outside_thread_workers(lib_name: str) -> None:
+    lib = microtorch if lib_name == "microtorch" else pytest.importorskip("torch")
+    from_module = importlib.import_module(f"{lib_name}.random").thread_safe_generator
+    assert from_module is lib.random.thread_safe_generator and from_module() is None
+    assert tuple(lib.randint(0, 10, (5,), generator=from_module()).shape) == (5,)
+
+
 def test_generator_objects_are_independent() -> None:
     g1 = microtorch.Generator().manual_seed(5)
     g2 = microtorch.Generator().manual_seed(5)
@@ -1700,6 +1709,21 @@ EDGE_CASES = {
         *T.unique(T.tensor([True, False, True]), return_counts=True),
         *T.unique(T.tensor([], dtype=T.int64), return_inverse=True),
     ),
+    "einsum_sublist_subscript_out_of_range": lambda T: T.einsum(T.ones(2, 3), [0, 52]),
+    "einsum_sublist_negative_subscript": lambda T: T.einsum(T.ones(2, 3), [0, -1]),
+    "unique_dim_slices_nan_bools_empty": lambda T: (
+        *T.unique(
+            T.tensor([[3, 1], [1, 2], [3, 1]]), dim=0, return_inverse=True, return_counts=True
+        ),
+        T.unique(T.tensor([[3, 1], [1, 2], [3, 1]]), sorted=False, dim=-2),
+        *T.unique(T.tensor([[2.0, float("nan")], [2.0, float("nan")]]), dim=0, return_counts=True),
+        *T.unique(T.tensor([True, False, True]), dim=0, return_inverse=True),
+        *T.unique(T.zeros(0, 2), dim=0, return_inverse=True, return_counts=True),
+        *T.unique(T.arange(24).reshape(2, 3, 4) % 2, dim=2, return_inverse=True),
+    ),
+    "unique_dim_of_0d_refused": lambda T: T.unique(T.tensor(5), dim=0),
+    "unique_dim_out_of_range": lambda T: T.unique(T.ones(2, 2), dim=2),
+    "unique_dim_with_other_empty_dims_refused": lambda T: T.unique(T.zeros(3, 0), dim=0),
     "index_fill_ints_negative_index_0d": lambda T: (
         T.index_fill(T.arange(4), 0, T.tensor([1]), 9),
         T.index_fill(T.arange(4), 0, T.tensor([1]), 2.7),
@@ -1734,6 +1758,19 @@ EDGE_CASES = {
         T.scatter(T.zeros(3), 0, T.tensor(1), T.tensor(2.0)),
         T.scatter_add(T.zeros(3), 0, T.tensor([1]), T.tensor(2.0)),
         T.zeros(3).scatter(0, T.tensor(2), 7.0),
+    ),
+    "scatter_reduce_add_and_multiply": lambda T: (  # (the older reduce= form of scatter)
+        T.full((2, 4), 2.0).scatter_(1, T.tensor([[2], [3]]), 1.23, reduce="multiply"),
+        T.full((2, 4), 2.0).scatter(1, T.tensor([[2], [3]]), value=1.5, reduce="add"),
+        T.ones(2, 3).scatter(
+            1, T.tensor([[2, 2], [0, 1]]), T.tensor([[1.5, 3.0], [2.0, 4.0]]), reduce="multiply"
+        ),
+        T.ones(2, 3).scatter(1, T.tensor([[2, 2], [0, 1]]), T.full((2, 3), 5.0), reduce="add"),
+        T.tensor([[1, 2]]).scatter(1, T.tensor([[0]]), 3, reduce="add"),
+        T.tensor([[1, 2]]).scatter(1, T.tensor([[0]]), 2, reduce="multiply"),
+    ),
+    "scatter_reduce_mean_refused": lambda T: T.ones(2).scatter(
+        0, T.tensor([0]), 1.0, reduce="mean"
     ),
     "gather_int16_index_refused": lambda T: T.gather(T.ones(2), 0, T.tensor([0], dtype=T.int16)),
     "gather_int32_index": lambda T: T.gather(T.arange(3.0), 0, T.tensor([2], dtype=T.int32)),
@@ -2278,9 +2315,13 @@ def test_cross_without_dim_warns_and_takes_the_first_dim_of_size_3(device: str) 
     np.testing.assert_allclose(out.cpu().numpy(), a.cross(b, dim=0).cpu().numpy())
 
 
-def test_unique_with_dim_is_refused_with_a_clear_error() -> None:
-    with pytest.raises(NotImplementedError, match=r"unique: dim= .* only dim=None"):
-        microtorch.unique(microtorch.ones(2, 2), dim=0)
+def test_unique_with_dim_keeps_distinct_slices_in_order(device: str) -> None:
+    x = microtorch.tensor([[1, 3, 2, 3], [1, 2, 1, 2]], device=device)
+    values, inverse, counts = microtorch.unique(x, dim=1, return_inverse=True, return_counts=True)
+    assert values.device.type == device
+    assert values.tolist() == [[1, 2, 3], [1, 1, 2]]
+    assert inverse.tolist() == [0, 2, 1, 2] and counts.tolist() == [1, 1, 2]
+    assert x.unique(dim=0).tolist() == [[1, 2, 1, 2], [1, 3, 2, 3]]
 
 
 def test_in_place_products_and_index_forms_write_into_the_tensor(device: str) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import backend
-from . import anomaly, function, graph
+from . import anomaly, function, grad_mode, graph
 from .function import Function
 
 
@@ -43,14 +43,23 @@ def topological_order(root: Function) -> list[Function]:
     return order
 
 
+# > 0 while func.vmap calls its function once per index (a loop where PyTorch makes one
+# batched call): a backward inside keeps the graph for the next index's backward.
+keep_graphs = 0
+
+
 def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
              capture: list | None = None, leaf_hooks: bool = True) -> list | None:  # fmt: skip
     """Accumulate d(root_tensor)/d(leaf) * grad into every leaf's ``.grad``.
 
     With ``capture`` (a list of tensors; ``autograd.grad``), return d(root_tensor)/d(t) * grad
     for each t in it instead (None where no gradient reaches t), and leave the leaves'
-    ``.grad`` as they are (a retain_grad() non-leaf still gets its own, as in PyTorch)."""
-    with queued_callbacks():  # queue_callback(f) in a hook: f() runs at the walk's end
+    ``.grad`` as they are (a retain_grad() non-leaf still gets its own, as in PyTorch).
+
+    The walk records no graph (as PyTorch's without create_graph): hooks and custom
+    backward()s see grad mode off, and may update a leaf in place."""
+    # no graph is recorded during the walk; queue_callback(f) in a hook: f() runs at its end
+    with grad_mode.no_grad(), queued_callbacks():
         root = root_tensor.grad_fn
         if root is None:  # backward() called on a leaf: its gradient is grad itself
             if capture is not None:
@@ -79,7 +88,7 @@ def backward(root_tensor: Any, grad: Any, retain_graph: bool = False,
                 grad_inputs = graph.run_post_hooks(fn, grad_inputs, grad_out)
             if anomaly.enabled:  # detect_anomaly(): stop at the first NaN/Inf gradient
                 anomaly.check_backward(fn, grad_inputs)
-            if not retain_graph:
+            if not retain_graph and not keep_graphs:
                 fn.release()
             for parent, g in zip(fn.parents, grad_inputs):
                 if parent is None or g is None:

@@ -181,9 +181,10 @@ class Function(Node):
 
     def name(self) -> str:
         """PyTorch's name for the op's node: the class name and ``Backward0``
-        (``MulBackward0``). Where microtorch's op class is not PyTorch's (``Matmul`` for
-        PyTorch's ``MmBackward0``, ``DotBackward0``, ...; one ``Sum`` for PyTorch's
-        ``SumBackward0`` and ``SumBackward1``), the name is microtorch's."""
+        (``MulBackward0``). An op whose class is named otherwise, or that is several of
+        PyTorch's nodes, overrides this (``Log1PBackward0``; ``SumBackward0`` and
+        ``SumBackward1``). Where microtorch's op is not PyTorch's (``Matmul`` for PyTorch's
+        ``MmBackward0``, ``DotBackward0``, ...), the name is microtorch's."""
         return f"{type(self).__name__}Backward0"
 
 

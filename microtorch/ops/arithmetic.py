@@ -43,15 +43,16 @@ class Sub(Function):
 
 class Mul(Function):
     # d(ab)/da = b and d(ab)/db = a: forward keeps each input only if the other one's
-    # gradient needs it, as PyTorch does (so after h * mask, changing h in place is fine)
+    # gradient needs it, as PyTorch does (so after h * mask, changing h in place is fine);
+    # b is saved first, as PyTorch's node does (what saved_tensors_hooks see, in order)
     def forward(self, a, b):
         self.shapes = _shape(a), _shape(b)
         need_a, need_b = self.needs_input_grad
-        self.save_for_backward(a if need_b else None, b if need_a else None)
+        self.save_for_backward(b if need_a else None, a if need_b else None)
         return a * b
 
     def backward(self, grad):
-        a, b = self.saved
+        b, a = self.saved
         ga = unbroadcast(grad * b, self.shapes[0]) if self.needs_input_grad[0] else None
         gb = unbroadcast(grad * a, self.shapes[1]) if self.needs_input_grad[1] else None
         return ga, gb
@@ -61,11 +62,11 @@ class Div(Function):
     def forward(self, a, b):
         # d(a/b)/da = 1/b needs only b; a is kept only for b's gradient (as in PyTorch)
         self.shapes = _shape(a), _shape(b)
-        self.save_for_backward(a if self.needs_input_grad[1] else None, b)
+        self.save_for_backward(b, a if self.needs_input_grad[1] else None)  # (PyTorch's order)
         return a / b
 
     def backward(self, grad):
-        a, b = self.saved
+        b, a = self.saved
         a_shape, b_shape = self.shapes
         ga = unbroadcast(grad / b, a_shape) if self.needs_input_grad[0] else None
         # -grad * a / b^2, as -grad * (a / b) / b: b * b would overflow (or underflow) first
@@ -79,6 +80,7 @@ class Pow(Function):
     def forward(self, a, b):
         out = a**b
         self.save_for_backward(a, b, out)
+        self.number_base, self.number_exponent = not hasattr(a, "shape"), not hasattr(b, "shape")
         return out
 
     def backward(self, grad):
@@ -101,6 +103,9 @@ class Pow(Function):
             gb = unbroadcast(grad * local, _shape(b))
         return ga, gb
 
+    def name(self) -> str:  # PyTorch's three: tensor ** number, tensor ** tensor, number ** tensor
+        return "PowBackward2" if self.number_base else f"PowBackward{int(not self.number_exponent)}"
+
 
 class Remainder(Function):
     """a % b, with the sign of b (Python's and PyTorch's rule): a - floor(a / b) * b; a zero
@@ -108,6 +113,7 @@ class Remainder(Function):
 
     def forward(self, a, b):
         self.save_for_backward(a, b)
+        self.number_divisor = not hasattr(b, "shape")
         r = a % b
         if r.dtype.kind != "f":
             return r
@@ -121,6 +127,9 @@ class Remainder(Function):
         if self.needs_input_grad[1]:
             gb = unbroadcast(-grad * xp_of(grad).floor_divide(a, b), _shape(b))
         return ga, gb
+
+    def name(self) -> str:  # (PyTorch's node for a number divisor is its Backward0)
+        return "RemainderBackward0" if self.number_divisor else "RemainderBackward1"
 
 
 class RoundedDiv(Function):

@@ -187,6 +187,9 @@ class Log1p(Function):
         (x,) = self.saved
         return grad / (1 + x)
 
+    def name(self) -> str:
+        return "Log1PBackward0"  # (PyTorch capitalises after the digit)
+
 
 class Log2(Function):
     def forward(self, x):
@@ -245,6 +248,9 @@ class LogAddExp(Function):
         gb = unbroadcast(grad * _share(b, a, power), b.shape) if self.needs_input_grad[1] else None
         return ga, gb
 
+    def name(self) -> str:
+        return "LogaddexpBackward0"
+
 
 class LogAddExp2(Function):
     """log2(2^a + 2^b). d/da = 2^a / (2^a + 2^b) = 1 / (1 + 2^(b - a)), likewise for b."""
@@ -259,6 +265,9 @@ class LogAddExp2(Function):
         ga = unbroadcast(grad * _share(a, b, power), a.shape) if self.needs_input_grad[0] else None
         gb = unbroadcast(grad * _share(b, a, power), b.shape) if self.needs_input_grad[1] else None
         return ga, gb
+
+    def name(self) -> str:
+        return "Logaddexp2Backward0"
 
 
 def _share(a, b, power):
@@ -320,6 +329,9 @@ class Xlog1py(Function):
             gy = unbroadcast(grad * x / (1 + y), y.shape)
         return gx, gy
 
+    def name(self) -> str:
+        return "SpecialXlog1PyBackward0"
+
 
 class FrexpMantissa(Function):
     """The mantissa m of x = m * 2**e, 0.5 <= |m| < 1 (for 0, inf and nan: x itself, e = 0);
@@ -334,6 +346,9 @@ class FrexpMantissa(Function):
     def backward(self, grad):
         (exponent,) = self.saved
         return xp_of(grad).ldexp(grad, -exponent)
+
+    def name(self) -> str:
+        return "FrexpBackward0"
 
 
 class Nextafter(Function):
@@ -656,6 +671,9 @@ class Igamma(Function):
         density = xp.exp((a - 1) * xp.log(x) - x - lgamma(a))
         return None, unbroadcast(grad * (-density if self.upper else density), x.shape)
 
+    def name(self) -> str:
+        return "IgammacBackward0" if self.upper else "IgammaBackward0"
+
 
 def standard_gamma_grad(a, x):
     """d x / d a for a standard gamma draw x held at its quantile u = P(a, x): by implicit
@@ -762,6 +780,11 @@ class BesselI(Function):
             slope = xp.where(x == 0, 0.5, slope)
         return grad * slope.astype(grad.dtype)
 
+    def name(self) -> str:
+        if not self.scaled:
+            return "I0Backward0" if self.order == 0 else "SpecialI1Backward0"
+        return "SpecialI0EBackward0" if self.order == 0 else "SpecialI1EBackward0"
+
 
 class Polygamma(Function):
     """psi^(n)(x) for n >= 1 (n = 0 is Digamma); its derivative is psi^(n+1)(x)."""
@@ -785,6 +808,7 @@ class Rounding(Function):
     the gradient is 0 wherever it exists (PyTorch's convention)."""
 
     def forward(self, x, how="floor", decimals=0):
+        self.how, self.decimals = how, decimals
         xp = xp_of(x)
         if how == "round":  # (float16 through float32: x * 10**decimals would overflow it)
             return xp.round(_float16_as_float32(x), decimals).astype(x.dtype, copy=False)
@@ -794,6 +818,11 @@ class Rounding(Function):
 
     def backward(self, grad):
         return xp_of(grad).zeros_like(grad)
+
+    def name(self) -> str:
+        if self.how == "round":  # round(x) and round(x, decimals=d): two PyTorch nodes
+            return "RoundBackward1" if self.decimals else "RoundBackward0"
+        return f"{self.how.capitalize()}Backward0"  # FloorBackward0, SignBackward0...
 
 
 class NormRoot(Function):
@@ -1104,6 +1133,9 @@ class Erfcx(Function):
         x, y = self.saved
         return grad * erfcx_slope(x, y)
 
+    def name(self) -> str:
+        return "SpecialErfcxBackward0"
+
 
 class LogNdtr(Function):
     """log Phi(x); d/dx = phi(x) / Phi(x), as log_ndtr_slope() computes it."""
@@ -1115,6 +1147,9 @@ class LogNdtr(Function):
     def backward(self, grad):
         (x,) = self.saved
         return grad * log_ndtr_slope(x).astype(grad.dtype)
+
+    def name(self) -> str:
+        return "SpecialLogNdtrBackward0"
 
 
 class Ndtri(Function):
@@ -1128,6 +1163,9 @@ class Ndtri(Function):
     def backward(self, grad):
         (x,) = self.saved
         return grad * math.sqrt(2 * math.pi) * xp_of(x).exp(x * x / 2)
+
+    def name(self) -> str:
+        return "SpecialNdtriBackward0"
 
 
 class Entr(Function):
@@ -1144,6 +1182,9 @@ class Entr(Function):
     def backward(self, grad):
         (x,) = self.saved
         return grad * -(xp_of(x).log(x) + 1)
+
+    def name(self) -> str:
+        return "SpecialEntrBackward0"
 
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -1298,6 +1339,9 @@ class Clamp(Function):
             inside = inside & (x <= high)
         return xp_of(grad).where(inside, grad, 0).astype(grad.dtype, copy=False)
 
+    def name(self) -> str:
+        return "ClampBackward1"  # (PyTorch's node for number bounds)
+
 
 class ClampTensors(Function):
     """clamp with tensor bounds (either may be None; all one dtype, broadcast together):
@@ -1327,6 +1371,9 @@ class ClampTensors(Function):
             None if low is None else unbroadcast(xp.where(to_low, grad, zero), low.shape),
             None if high is None else unbroadcast(xp.where(to_high, grad, zero), high.shape),
         )
+
+    def name(self) -> str:
+        return "ClampBackward0"  # (PyTorch's node for tensor bounds)
 
 
 class Maximum(Function):
@@ -1404,6 +1451,7 @@ class Fmod(Function):
 
     def forward(self, a, b):
         self.save_for_backward(a, b)
+        self.number_divisor = not hasattr(b, "shape")
         return xp_of(a).fmod(a, b)
 
     def backward(self, grad):
@@ -1412,6 +1460,9 @@ class Fmod(Function):
         ga = unbroadcast(grad, a.shape) if self.needs_input_grad[0] else None
         gb = unbroadcast(-grad * xp.trunc(a / b), b.shape) if self.needs_input_grad[1] else None
         return ga, gb
+
+    def name(self) -> str:
+        return "FmodBackward0" if self.number_divisor else "FmodBackward1"  # (PyTorch's two)
 
 
 class Copysign(Function):

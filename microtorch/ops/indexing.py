@@ -160,6 +160,9 @@ class Tri(Function):
         xp = xp_of(grad)
         return xp.triu(grad, self.diagonal) if self.upper else xp.tril(grad, self.diagonal)
 
+    def name(self) -> str:
+        return "TriuBackward0" if self.upper else "TrilBackward0"
+
 
 def along_dim(index, dim):
     """The positions ``index`` names along ``dim``, as an index tuple: arange(n) along every
@@ -214,6 +217,9 @@ class Scatter(Function):
             gs = xp.zeros(self.src_shape, dtype=grad.dtype)
             gs[self.used] = grad[self.where]  # gather: each src element's one position
         return gx, gs
+
+    def name(self) -> str:
+        return "ScatterAddBackward0" if self.add else "ScatterBackward0"  # (PyTorch's two)
 
 
 class ScatterReduce(Function):

@@ -66,6 +66,9 @@ class LayerNorm(Function):
             gx = g.reshape(grad.shape)
         return gx, gw, gb
 
+    def name(self) -> str:
+        return "NativeLayerNormBackward0"
+
 
 # ----- the same forward and backward as CUDA kernels: one thread block per row -------
 _LAYER_NORM_CUDA = backend.row_source(

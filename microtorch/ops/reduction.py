@@ -28,6 +28,9 @@ class Sum(Function):
         grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
         return xp_of(grad).broadcast_to(grad.astype(self.in_dtype, copy=False), self.in_shape)
 
+    def name(self) -> str:
+        return "SumBackward0" if self.axes is None else "SumBackward1"  # (all / along dims)
+
 
 class Mean(Function):
     def forward(self, x, axes=None, keepdim=False):
@@ -39,6 +42,9 @@ class Mean(Function):
     def backward(self, grad):
         grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
         return xp_of(grad).broadcast_to(grad / self.count, self.in_shape)
+
+    def name(self) -> str:
+        return "MeanBackward0" if self.axes is None else "MeanBackward1"
 
 
 class Prod(Function):
@@ -66,6 +72,9 @@ class Prod(Function):
         local = xp.where(zeros == 0, out / xp.where(zero, 1, x), 0)  # no 0: prod / x_i
         local = xp.where((zeros == 1) & zero, others, local)  # one 0: it gets the rest
         return (grad * local).astype(x.dtype, copy=False)
+
+    def name(self) -> str:
+        return "ProdBackward0" if self.axes is None else "ProdBackward1"
 
 
 def _reverse_cumsum(a, axis):
@@ -129,7 +138,7 @@ class MaxDim(Function):
 
     def forward(self, x, dim=0, keepdim=False, largest=True):
         xp = xp_of(x)
-        self.in_shape, self.dim, self.keepdim = x.shape, dim, keepdim
+        self.in_shape, self.dim, self.keepdim, self.largest = x.shape, dim, keepdim, largest
         idx = xp.argmax(x, axis=dim) if largest else xp.argmin(x, axis=dim)
         idx = xp.expand_dims(idx, dim)
         values = xp.take_along_axis(x, idx, axis=dim)
@@ -145,6 +154,9 @@ class MaxDim(Function):
         full = xp.zeros(self.in_shape, dtype=grad.dtype)
         xp.put_along_axis(full, self.indices, grad, axis=self.dim)
         return full
+
+    def name(self) -> str:
+        return "MaxBackward0" if self.largest else "MinBackward0"
 
 
 class Var(Function):

@@ -419,3 +419,6 @@ class Zeta(Function):
             raise NotImplementedError("the derivative for 'zeta' is not implemented.")
         slope = -s * hurwitz_zeta(s + 1, q)
         return None, unbroadcast(grad * slope.astype(grad.dtype), q.shape)
+
+    def name(self) -> str:
+        return "SpecialZetaBackward0"

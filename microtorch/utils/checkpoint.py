@@ -81,11 +81,11 @@ class CheckpointFunction(Function):
                   for a in self.args]  # fmt: skip
         outputs = self._recompute(inputs)
         total = None  # one root: sum over outputs of (output * its gradient)
-        for out, g in zip(outputs, self.output_grads):
-            if g is not None and isinstance(out, Tensor) and out.requires_grad:
-                with grad_mode.enable_grad():
+        with grad_mode.enable_grad():  # (the outer walk runs with grad mode off)
+            for out, g in zip(outputs, self.output_grads):
+                if g is not None and isinstance(out, Tensor) and out.requires_grad:
                     term = F.mul(out, Tensor._make(g)).sum()
-                total = term if total is None else total + term
+                    total = term if total is None else total + term
         self.output_grads = [None] * len(self.output_grads)  # ready for another backward
         if total is None:
             return (None,) * len(self.parents)

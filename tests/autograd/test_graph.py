@@ -329,6 +329,24 @@ def test_saved_tensors_hooks_pack_when_saved_and_unpack_in_backward():
     assert got == _saved_hooks(torch)
 
 
+def test_saved_tensors_hooks_see_mul_and_div_save_as_pytorch_does():
+    """The order pack_hook sees the saved tensors in (the saved_tensors_hooks docstring
+    example prints them): mul and div save the second operand first."""
+
+    def packed(lib) -> list:
+        shapes = []
+        a, b = lib.ones(2, requires_grad=True), lib.ones(3, 1, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: shapes.append(tuple(t.shape)) or t,
+                                                    lambda t: t):  # fmt: skip
+            (a * b + a / b + a * 2).sum().backward()
+        return shapes
+
+    got = packed(microtorch)
+    assert got == [(3, 1), (2,), (3, 1), (2,)]
+    torch = pytest.importorskip("torch")
+    assert got == packed(torch)
+
+
 def test_saved_tensors_hooks_own_the_values_and_nest():
     x = microtorch.tensor([1.0, 2.0], requires_grad=True)
     kept = []

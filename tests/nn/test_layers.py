@@ -81,6 +81,22 @@ def test_embedding_gradcheck() -> None:
     np.testing.assert_array_equal(emb.weight.grad.numpy()[5], 2.0)  # id 5 used twice
 
 
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_embedding_saves_its_ids_as_pytorch_does(lib_name: str) -> None:
+    """A second backward through a lookup raises (its ids were freed), and so does a backward
+    after the ids changed in place (TripletMarginWithDistanceLoss's docstring example)."""
+    lib = torch if lib_name == "microtorch" else pytest.importorskip("torch")
+    emb, ids = lib.nn.Embedding(10, 3), lib.tensor([1, 2])
+    out = emb(ids)
+    (out * 2).sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        (out * 3).sum().backward()
+    out = emb(ids)
+    ids.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
 def test_linear_shapes_and_math() -> None:
     layer = nn.Linear(3, 2)
     x = torch.randn(4, 5, 3)
