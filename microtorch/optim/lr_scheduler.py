@@ -605,10 +605,9 @@ class OneCycleLR(LRScheduler):
             if last_epoch == -1:
                 group["initial_lr"] = top / div_factor
                 group["max_lr"], group["min_lr"] = top, top / div_factor / final_div_factor
-            if cycle_momentum:
-                group["base_momentum"], group["max_momentum"] = low, high
-                if last_epoch == -1:
-                    _set_momentum(group, high, self.use_beta1)
+            if cycle_momentum and last_epoch == -1:  # a resumed group keeps its own
+                _set_momentum(group, high, self.use_beta1)
+                group["max_momentum"], group["base_momentum"] = high, low
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start: float, end: float, fraction: float) -> float:
