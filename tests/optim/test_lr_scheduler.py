@@ -701,8 +701,9 @@ def test_new_schedules_resume_from_their_state_dicts(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(SCHEDULES) + sorted(LONG_SCHEDULES) + ["plateau"])
 def test_state_dicts_have_pytorchs_entries(name: str) -> None:
-    """The same keys, each value of the same type (OneCycleLR's phases, ReduceLROnPlateau's
-    default_min_lr and mode_worse, the step counts): checkpoints load either way."""
+    """The same keys in the same order, each value of the same type (OneCycleLR's phases,
+    ReduceLROnPlateau's default_min_lr and mode_worse, the step counts): checkpoints load
+    either way, and print alike."""
     pt = pytest.importorskip("torch")
     layouts = []
     for lib in (torch, pt):
@@ -717,7 +718,7 @@ def test_state_dicts_have_pytorchs_entries(name: str) -> None:
 
         def layout(value):
             if isinstance(value, dict):
-                return {k: layout(v) for k, v in value.items()}
+                return [(k, layout(v)) for k, v in value.items()]
             if isinstance(value, list):
                 return [layout(v) for v in value]
             return type(value).__name__
