@@ -11,7 +11,8 @@ For each parameter p with gradient g (negated when ``maximize``), at step t = 1,
     eta = lr / (1 + lambd * lr * t)^alpha     (the next step's eta and mu)
     mu = 1 / max(1, t - t0)
 
-As PyTorch, eta and mu are kept in float32 (float64 when that is the default dtype).
+As PyTorch, eta and mu are kept in float32 (float64 when that is the default dtype), and in
+the parameter's dtype once loaded from a state dict.
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ class ASGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self._state_of(p, "ax", eta=scalar_state(lr), mu=1.0)
+                state = self._state_of(p, "ax", eta=scalar_state(lr), mu=scalar_state(1.0))
                 state["step"] += 1
-                t, eta, mu = state["step"], state["eta"], state["mu"]
+                t, eta, mu = state["step"], float(state["eta"]), float(state["mu"])
                 a = p.array
                 g = grad_for_update(p, maximize, weight_decay)
                 a *= 1.0 - lambd * eta
@@ -64,7 +65,10 @@ class ASGD(Optimizer):
                     ax += (a - ax) * mu
                 else:
                     ax[...] = a
-                state["eta"] = scalar_state(lr / (1.0 + lambd * lr * t) ** alpha)
-                state["mu"] = scalar_state(1.0 / max(1.0, t - t0))
+                # PyTorch makes each new value a default-dtype tensor, then copies it into
+                # the kept one (float64 once loaded for a float64 model): rounded twice
+                eta = scalar_state(lr / (1.0 + lambd * lr * t) ** alpha)
+                state["eta"] = scalar_state(eta, state["eta"])
+                state["mu"] = scalar_state(scalar_state(1.0 / max(1.0, t - t0)), state["mu"])
                 p._version_counter.value += 1
         return loss

@@ -13,7 +13,8 @@ For each parameter p with gradient g (negated when ``maximize``), at step t = 1,
     d = sqrt(v / (1 - beta2^t)) + eps
     p = p - lr * (1 - mu_t) / (1 - P_t) * g / d - lr * mu_{t+1} / (1 - P_t * mu_{t+1}) * m / d
 
-As PyTorch, the product P_t is kept in float32 (float64 when that is the default dtype).
+As PyTorch, the product P_t is kept in float32 (float64 when that is the default dtype), and
+in the parameter's dtype once loaded from a state dict.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class NAdam(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self._state_of(p, "exp_avg", "exp_avg_sq", mu_product=1.0)
+                state = self._state_of(p, "exp_avg", "exp_avg_sq", mu_product=scalar_state(1.0))
                 state["step"] += 1
                 t = state["step"]
                 a = p.array
@@ -75,9 +76,9 @@ class NAdam(Optimizer):
                 mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * momentum_decay))
                 mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * momentum_decay))
                 # P_t = P_{t-1} * mu_t, multiplied in the state's precision as PyTorch does
-                mu_product = state["mu_product"] = scalar_state(
-                    state["mu_product"] * scalar_state(mu)
-                )
+                kept = state["mu_product"]
+                state["mu_product"] = scalar_state(kept * scalar_state(mu, kept), kept)
+                mu_product = float(state["mu_product"])
                 m, v = state_array(state["exp_avg"], a), state_array(state["exp_avg_sq"], a)
                 update_moments_(m, v, g, beta1, beta2)
                 denominator = xp.sqrt(v / (1.0 - beta2**t))

@@ -330,7 +330,10 @@ _SCALAR_STATE = {"step": int, "eta": float, "mu": float, "mu_product": float}
 
 def _saved_state_value(name: str, value: Any) -> Any:
     """One state entry as ``state_dict()`` gives it: a scalar state kept here as a number
-    becomes the 0-d tensor PyTorch keeps (float32, or float64 if that is the default dtype)."""
+    becomes the 0-d tensor PyTorch keeps: of its NumPy scalar's dtype (see scalar_state), the
+    step count in float32 (float64 if that is the default dtype)."""
+    if name in _SCALAR_STATE and isinstance(value, np.floating):
+        return Tensor._make(np.array(value))
     if name in _SCALAR_STATE and isinstance(value, (int, float)):
         dtype = np.float64 if dtypes.get_default_dtype() is dtypes.float64 else np.float32
         return Tensor._make(np.array(value, dtype=dtype))
@@ -340,9 +343,14 @@ def _saved_state_value(name: str, value: Any) -> Any:
 def _state_value_for(p: Tensor, name: str, value: Any) -> Any:
     """A private copy of one saved state entry, on ``p``'s device and (if float) dtype. The
     step count (and ASGD's eta, mu, NAdam's mu_product) are numbers here; PyTorch saves them
-    as 0-d tensors, which become numbers, so a state dict saved by PyTorch resumes as there."""
+    as 0-d tensors, which become numbers, so a state dict saved by PyTorch resumes as there.
+    As PyTorch casts every loaded float state but the step to the parameter's dtype, eta, mu
+    and mu_product are then kept (rounded) in that dtype: float64 for a float64 model."""
     if name in _SCALAR_STATE and isinstance(value, Tensor) and value.ndim == 0:
-        return _SCALAR_STATE[name](value.item())
+        if _SCALAR_STATE[name] is int:
+            return int(value.item())
+        kind = p.array.dtype if p.array.dtype.kind == "f" else value.array.dtype
+        return kind.type(value.item())
     if not isinstance(value, Tensor):
         return value
     array = value.array
@@ -453,10 +461,14 @@ def update_moments_(m: Any, v: Any, g: Any, beta1: float, beta2: float) -> None:
     v += (1.0 - beta2) * g * g
 
 
-def scalar_state(value: float) -> float:
+def scalar_state(value: float, like: Any = None) -> Any:
     """``value`` rounded as PyTorch keeps a 0-d optimizer state (NAdam's ``mu_product``,
-    ASGD's ``eta`` and ``mu``): in float32, or float64 when that is the default dtype. Kept
-    as a Python float, so that step() never reads a value back from the device."""
+    ASGD's ``eta`` and ``mu``): a NumPy scalar of the dtype of ``like``, the state's value so
+    far (float32, or float64 when that is the default dtype, for a new one; the parameter's
+    dtype once loaded from a state dict). A host scalar, so that step() never reads a value
+    back from the device; step() computes with float() of it, as PyTorch with .item()."""
+    if isinstance(like, np.floating):
+        return type(like)(value)
     if dtypes.get_default_dtype() is dtypes.float64:
-        return float(value)
-    return float(np.float32(value))
+        return np.float64(value)
+    return np.float32(value)
