@@ -112,6 +112,12 @@ def _split_aux(output: Any, has_aux: bool, call: str) -> tuple:
         raise RuntimeError(
             f"{call}: output of function f should be a tuple: (output, aux) if has_aux is True"
         )
+    if not _only_tensors(output[1]):  # (PyTorch's check, made when it unwraps the aux)
+        raise RuntimeError(
+            f"{call}: Expected tensors, got unsupported type in the aux {output[1]!r:.80}: "
+            "with has_aux, f's aux must be a tensor or a tuple/list/dict of tensors (wrap a "
+            "number in a tensor)"
+        )
     return output
 
 

@@ -87,6 +87,22 @@ def test_grad_errors():
     np.testing.assert_allclose(grad(lambda x: (x**3).sum())(mt.tensor(B)).numpy(), 3 * B**2)
 
 
+@pytest.mark.parametrize("aux", [7, 1.5, None, "name", [1.0]])
+def test_an_aux_that_is_not_tensors_is_refused_as_in_pytorch(aux) -> None:
+    """grad, grad_and_value, vjp and jacrev with has_aux: PyTorch's RuntimeError for a
+    number, None or a string in the aux (a tensor or tuple/list/dict of tensors is fine)."""
+    for lib, func in ((mt, mt.func), (torch, tf)):
+        x = lib.ones(2)
+        calls = [lambda: func.grad(lambda a: ((a * a).sum(), aux), has_aux=True)(x),
+                 lambda: func.grad_and_value(lambda a: ((a * a).sum(), aux), has_aux=True)(x),
+                 lambda: func.vjp(lambda a: (a * a, aux), x, has_aux=True),
+                 lambda: func.jacrev(lambda a: (a * a, aux), has_aux=True)(x)]  # fmt: skip
+        for call in calls:
+            with pytest.raises(RuntimeError, match="Expected tensors, got unsupported type"):
+                call()
+        assert func.grad(lambda a: ((a * a).sum(), {"n": [a.sum()]}), has_aux=True)(x)[1]["n"]
+
+
 def test_vjp_matches_torch(device):
     def f(lib):
         return lambda a, b: (lib.sin(a) * b, a.sum(0) * 2)
