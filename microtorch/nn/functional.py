@@ -2752,14 +2752,24 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     if mode == "area":
         return _adaptive_avg_pool(input, out_sizes, spatial, "interpolate (mode='area')")
     if linear:
+        # float16: source positions, weights and sums in float32, rounded once, as PyTorch's
+        # kernels (float16 positions are 0.03 apart past 32: the weights were off that much)
+        wide = input.float() if input.dtype is _dtypes.float16 else input
+        if antialias and wide is not input:
+            raise NotImplementedError(
+                f"interpolate: antialias=True (mode={mode!r}) is not implemented for float16 "
+                "inputs, as in PyTorch's CPU kernel; convert the input with .float() first"
+            )
         if antialias:
-            matrices = [_antialias_matrix(n, o, factor, bool(align_corners), mode, input)
+            matrices = [_antialias_matrix(n, o, factor, bool(align_corners), mode, wide)
                         for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
-            return _along_spatial_dims(input, matrices)
-        along = _cubic_interpolation_matrix if mode == "bicubic" else _linear_interpolation_matrix
-        matrices = [along(n, o, factor, bool(align_corners), input)
-                    for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
-        return _along_spatial_dims(input, matrices)
+        else:
+            along = (_cubic_interpolation_matrix if mode == "bicubic"
+                     else _linear_interpolation_matrix)  # fmt: skip
+            matrices = [along(n, o, factor, bool(align_corners), wide)
+                        for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
+        out = _along_spatial_dims(wide, matrices)
+        return out.half() if wide is not input else out
     xp = backend.xp_of(input.array)
     out = input
     for d, (n, o, factor) in enumerate(zip(in_sizes, out_sizes, scales)):
