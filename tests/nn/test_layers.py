@@ -124,6 +124,39 @@ def test_float16_linear_and_addmm_family_round_once_as_pytorch() -> None:
             np.testing.assert_array_equal(r.numpy(), once)
 
 
+@pytest.mark.parametrize("name", ["layer_norm", "group_norm", "sdpa", "sdpa_causal_mask"])
+def test_float16_layer_norm_and_attention_are_computed_in_float32_as_pytorch(name: str) -> None:
+    """float16 layer_norm (group_norm uses it) and scaled_dot_product_attention: computed
+    in float32 and rounded once, as PyTorch's kernels; their float16 steps had 3x (the norms)
+    and 5x (attention) PyTorch's error. The gradients come back in float16."""
+    pt = pytest.importorskip("torch")
+    fn = {
+        "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (66,)),
+        "group_norm": lambda lib, x: lib.nn.functional.group_norm(x.reshape(4, 8, 33), 4),
+        "sdpa": lambda lib, x: lib.nn.functional.scaled_dot_product_attention(
+            x[None, :6, :32], x[None, 6:12, :32], x[None, 10:16, :32]),
+        "sdpa_causal_mask": lambda lib, x: lib.nn.functional.scaled_dot_product_attention(
+            x[None, :6, :32], x[None, 6:12, :32], x[None, 10:16, :32], is_causal=True),
+    }[name]  # fmt: skip
+    x = (np.random.default_rng(4).standard_normal((16, 66)) * 3).astype(np.float16)
+    results = []
+    for lib, dtype in (
+        (torch, np.float16),
+        (torch, np.float32),
+        (pt, np.float16),
+        (pt, np.float64),
+    ):
+        t = lib.tensor(x.astype(dtype), requires_grad=True)
+        y = fn(lib, t)
+        (y * y.detach()).sum().backward()
+        results.append((y.detach().numpy(), t.grad.numpy()))
+    (ours, grad), (wide, _), (theirs, their_grad), (exact, exact_grad) = results
+    assert ours.dtype == grad.dtype == np.float16
+    np.testing.assert_array_equal(ours, wide.astype(np.float16))
+    assert np.abs(ours - exact).max() <= 1.05 * np.abs(theirs - exact).max() + 1e-6
+    assert np.abs(grad - exact_grad).max() <= 2 * np.abs(their_grad - exact_grad).max() + 1e-3
+
+
 def test_layer_norm_math() -> None:
     ln = nn.LayerNorm(6, eps=1e-5)
     x = torch.randn(3, 6) * 3 + 1
