@@ -1098,6 +1098,47 @@ def autocast_cpu_and_grad_scaler_disabled_as_gpu_scripts_carry_them(torch: Any, 
     run.finish("model", model)
 
 
+# float16 results agree to about an ulp (1e-3): both libraries compute them in float32 and
+# round once, but their float32 steps differ in the last bits
+@program(rtol=4e-3, atol=4e-3)
+def autocast_cpu_float16_conv_groupnorm_silu_interpolate_attention(torch: Any, run: Run):
+    nn, F = torch.nn, torch.nn.functional
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(2, 8, 3, padding=1)
+            self.norm = nn.GroupNorm(2, 8)
+            self.qkv = nn.Linear(8, 24)
+            self.ln = nn.LayerNorm(8)
+            self.head = nn.Linear(8, 3)
+
+        def forward(self, x):
+            h = F.silu(self.norm(self.conv(x)))
+            h = F.interpolate(h, scale_factor=0.5, mode="bilinear", align_corners=False)
+            tokens = h.flatten(2).transpose(1, 2)  # (N, 16 tokens, 8)
+            q, k, v = self.qkv(tokens).chunk(3, dim=-1)
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            pooled = F.gelu(self.ln(a + tokens)).mean(1)
+            return self.head(pooled)
+
+    model = run.start("model", Net())
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    for x, y in zip(batches(63, 3, 2, 2, 8, 8, dtype="float32"), labels(64, 3, 3, 2)):
+        with torch.autocast("cpu", dtype=torch.float16):
+            logits = model(torch.tensor(x))
+            probs = F.softmax(logits, dim=-1)
+            loss = F.cross_entropy(logits, torch.tensor(y))  # (autocast: in float32)
+        run.record("dtypes", [str(t.dtype).split(".")[-1] for t in (logits, probs, loss)])
+        opt.zero_grad()
+        loss.backward()
+        run.record("grad dtypes", [str(p.grad.dtype).split(".")[-1] for p in model.parameters()])
+        opt.step()
+        run.record("loss", loss.item())
+        run.record("probs", probs.float())
+    run.finish("model", model)
+
+
 # ------------------------------------------------------------------ running and comparing
 # both libraries warn alike for these (the attention's mixed masks, the old weight_norm, a
 # non-leaf's .grad read on purpose)
