@@ -995,6 +995,32 @@ def torch_func_functional_call_grad_vmap_per_sample_and_jacobian(torch: Any, run
 
 
 @program()
+def model_ensembling_stack_module_state_vmap_adam(torch: Any, run: Run) -> None:
+    nn, F, func = torch.nn, torch.nn.functional, torch.func
+    models = [run.start(f"model {i}", nn.Sequential(nn.Linear(3, 6), nn.GELU(), nn.Linear(6, 2)))
+              for i in range(3)]  # fmt: skip
+    models = [m.double() for m in models]
+    params, buffers = func.stack_module_state(models)
+    base = models[0]
+
+    def predict(p, b, x):
+        return func.functional_call(base, (p, b), (x,))
+
+    opt = torch.optim.Adam(params.values(), lr=1e-2)
+    for x, y in zip(batches(65, 3, 5, 3), labels(66, 3, 2, 5)):
+        logits = func.vmap(predict, in_dims=(0, 0, None))(params, buffers, torch.tensor(x))
+        losses = torch.stack([F.cross_entropy(out, torch.tensor(y)) for out in logits])
+        opt.zero_grad()
+        losses.sum().backward()
+        opt.step()
+        run.record("losses", losses)
+        run.record("ensemble prediction", logits.mean(0).argmax(-1))
+    run.record("stacked", params)
+    run.record("stacked grads", {k: v.grad for k, v in params.items()})
+    record_optimizer(run, "optimizer", opt)
+
+
+@program()
 def hooks_grad_cam_forward_pre_kwargs_full_backward_register_hook_retain_grad(torch, run):
     nn, F = torch.nn, torch.nn.functional
 
