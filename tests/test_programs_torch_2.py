@@ -257,22 +257,23 @@ def learning_pytorch_polynomial_manual_autograd_function_nn_rmsprop_dynamic(torc
         run.record("autograd", loss.item())
     run.record("autograd coefficients", [a, b, c, d])
 
-    class LegendrePolynomial3(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, input):
-            ctx.save_for_backward(input)
-            return 0.5 * (5 * input**3 - 3 * input)
+    class P3(torch.autograd.Function):
+        """The Legendre polynomial P3(x) = (5 x^3 - 3 x) / 2; P3'(x) = (15 x^2 - 3) / 2."""
 
         @staticmethod
-        def backward(ctx, grad_output):
-            (input,) = ctx.saved_tensors
-            return grad_output * 1.5 * (5 * input**2 - 1)
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return (5 * x.pow(3) - 3 * x) / 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * (15 * x.pow(2) - 3) / 2 if ctx.needs_input_grad[0] else None
 
     a, b, c, d = (torch.full((), v, dtype=torch.float64, requires_grad=True)
                   for v in (0.0, -1.0, 0.0, 0.3))  # fmt: skip
     for _ in range(6):
-        P3 = LegendrePolynomial3.apply
-        y_pred = a + b * P3(c + d * x)
+        y_pred = a + b * P3.apply(c + d * x)
         loss = (y_pred - y).pow(2).sum()
         loss.backward()
         with torch.no_grad():
@@ -454,6 +455,31 @@ def text_classifier_embedding_bag_offsets_mean_sum_weights_adagrad(torch: Any, r
     record_optimizer(run, "optimizer", optimizer)
 
 
+def train_by_mse(torch: Any, run: Run, name: str, model: Any, make: Callable, data: list,
+                 resume_at: int | None = None, sign: float = 1.0) -> None:  # fmt: skip
+    """Train ``model`` on the (x, y) batches with the optimizer ``make(params)``, minimizing
+    the MSE (maximizing -MSE for ``sign`` -1), recording every loss, the end state and the
+    optimizer's. At step ``resume_at`` the optimizer goes through torch.save and torch.load
+    into a fresh one."""
+    nn = torch.nn
+    run.start(name, model)
+    opt = make(model.parameters())
+    for step, (x, y) in enumerate(data):
+        if step == resume_at:
+            buffer = io.BytesIO()
+            torch.save(opt.state_dict(), buffer)
+            buffer.seek(0)
+            opt = make(model.parameters())
+            opt.load_state_dict(torch.load(buffer, weights_only=True))
+        loss = sign * nn.functional.mse_loss(model(torch.tensor(x)), torch.tensor(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        run.record(f"{name} loss", loss.item())
+    run.finish(name, model)
+    record_optimizer(run, f"{name} optimizer", opt)
+
+
 def conv1d_net(nn: Any) -> Any:
     return nn.Sequential(
         nn.Conv1d(3, 6, kernel_size=3, padding="same", dilation=2),
@@ -483,18 +509,10 @@ def conv1d_dilated_same_padding_adamax_nadam_radam(torch: Any, run: Run) -> None
             p, lr=1e-2, betas=(0.8, 0.9), weight_decay=1e-1, decoupled_weight_decay=True
         ),  # fmt: skip
     }
+    # RAdam's rectification starts after 5 steps (rho_t > 5): run past it
+    data = list(zip(batches(37, 8, 3, 3, 11), batches(38, 8, 3, 2)))
     for name, make in optimizers.items():
-        model = run.start(name, conv1d_net(nn))
-        opt = make(model.parameters())
-        # RAdam's rectification starts after 5 steps (rho_t > 5): run past it
-        for x, y in zip(batches(37, 8, 3, 3, 11), batches(38, 8, 3, 2)):
-            loss = nn.functional.mse_loss(model(torch.tensor(x)), torch.tensor(y))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            run.record(f"{name} loss", loss.item())
-        run.finish(name, model)
-        record_optimizer(run, f"{name} optimizer", opt)
+        train_by_mse(torch, run, name, conv1d_net(nn), make, data)
 
 
 @program(atol=1e-9)  # key biases: exactly zero gradients up to rounding (see the first file)
@@ -830,24 +848,8 @@ def optimizers_adadelta_asgd_rprop_sgd_dampening_adamw_amsgrad_state_resume(torc
     }
     data = list(zip(batches(49, 6, 4, 3), batches(50, 6, 4, 2)))
     for name, make in optimizers.items():
-        model = run.start(name, small_model(nn))
-        opt = make(model.parameters())
-        for step, (x, y) in enumerate(data):
-            if step == 3:  # resume from a state dict saved through torch.save
-                buffer = io.BytesIO()
-                torch.save(opt.state_dict(), buffer)
-                buffer.seek(0)
-                opt = make(model.parameters())
-                opt.load_state_dict(torch.load(buffer, weights_only=True))
-            loss = nn.functional.mse_loss(model(torch.tensor(x)), torch.tensor(y))
-            if name == "sgd maximize":
-                loss = -loss
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            run.record(f"{name} loss", loss.item())
-        run.finish(name, model)
-        record_optimizer(run, f"{name} optimizer", opt)
+        sign = -1.0 if name == "sgd maximize" else 1.0
+        train_by_mse(torch, run, name, small_model(nn), make, data, resume_at=3, sign=sign)
 
 
 def lbfgs_fit(torch: Any, run: Run, line_search: str | None, x: Any, y: Any) -> None:

@@ -47,8 +47,7 @@ class LayerNorm(Function):
     def backward(self, grad):
         xp = xp_of(grad)
         if grad.dtype == xp.float16:  # forward ran in float32 (see there)
-            wide = self._backward(grad.astype(xp.float32))
-            return tuple(None if g is None else g.astype(xp.float16) for g in wide)
+            return backend.float16_results(self._backward(grad.astype(xp.float32)))
         return self._backward(grad)
 
     def _backward(self, grad):
