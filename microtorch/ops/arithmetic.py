@@ -17,34 +17,6 @@ def _shape(x: Any) -> tuple:
     return getattr(x, "shape", ())
 
 
-def _float16_and_number(a: Any, b: Any) -> bool:
-    """Whether one operand is a float16 array and the other a Python number. PyTorch's mul
-    and div then compute in float32 with the number itself (not its float16 rounding) and
-    round once: x * 0.1 differed in a third of the entries. (Its add and sub round the
-    number to float16 first, as NumPy does.)"""
-    if isinstance(b, (int, float)):
-        return getattr(a, "dtype", None) == "float16"
-    return isinstance(a, (int, float)) and getattr(b, "dtype", None) == "float16"
-
-
-def _times(x: Any, y: Any) -> Any:
-    """x * y; a float16 array with a Python number in float32, rounded once (see above)."""
-    if not _float16_and_number(x, y):
-        return x * y
-    array = x if hasattr(x, "dtype") else y
-    wide = array.astype("float32")
-    return (wide * y if array is x else x * wide).astype(array.dtype)
-
-
-def _over(x: Any, y: Any) -> Any:
-    """x / y; a float16 array with a Python number in float32, rounded once (see above)."""
-    if not _float16_and_number(x, y):
-        return x / y
-    array = x if hasattr(x, "dtype") else y
-    wide = array.astype("float32")
-    return (wide / y if array is x else x / wide).astype(array.dtype)
-
-
 class Add(Function):
     def forward(self, a, b):
         self.shapes = _shape(a), _shape(b)
@@ -76,12 +48,12 @@ class Mul(Function):
         self.shapes = _shape(a), _shape(b)
         need_a, need_b = self.needs_input_grad
         self.save_for_backward(a if need_b else None, b if need_a else None)
-        return _times(a, b)
+        return a * b
 
     def backward(self, grad):
         a, b = self.saved
-        ga = unbroadcast(_times(grad, b), self.shapes[0]) if self.needs_input_grad[0] else None
-        gb = unbroadcast(_times(grad, a), self.shapes[1]) if self.needs_input_grad[1] else None
+        ga = unbroadcast(grad * b, self.shapes[0]) if self.needs_input_grad[0] else None
+        gb = unbroadcast(grad * a, self.shapes[1]) if self.needs_input_grad[1] else None
         return ga, gb
 
 
@@ -90,12 +62,12 @@ class Div(Function):
         # d(a/b)/da = 1/b needs only b; a is kept only for b's gradient (as in PyTorch)
         self.shapes = _shape(a), _shape(b)
         self.save_for_backward(a if self.needs_input_grad[1] else None, b)
-        return _over(a, b)
+        return a / b
 
     def backward(self, grad):
         a, b = self.saved
         a_shape, b_shape = self.shapes
-        ga = unbroadcast(_over(grad, b), a_shape) if self.needs_input_grad[0] else None
+        ga = unbroadcast(grad / b, a_shape) if self.needs_input_grad[0] else None
         # -grad * a / b^2, as -grad * (a / b) / b: b * b would overflow (or underflow) first
         gb = unbroadcast(-grad * (a / b) / b, b_shape) if self.needs_input_grad[1] else None
         return ga, gb
