@@ -619,7 +619,9 @@ class Tensor:
 
     def __rtruediv__(self, other: Any) -> Tensor:
         (self,) = F.autocast_inputs("__rtruediv__", self)  # (float32 under CUDA autocast)
-        return F.div(other, self)
+        # number / tensor is reciprocal(tensor) * number in PyTorch: the division rounded
+        # twice, which differs from one rounded division in a quarter of the last bits
+        return F.mul(F.reciprocal(self), other)
 
     def __pow__(self, other: Any) -> Tensor:
         return F.pow(self, other)

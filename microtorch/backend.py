@@ -191,6 +191,12 @@ def to_numpy(array: Any) -> numpy.ndarray:
     return to_device(array, CPU)
 
 
+def float16_results(arrays: tuple) -> tuple:
+    """Arrays a float16 op computed in float32 (as PyTorch's kernels compute float16), each
+    rounded back to float16 once; None entries (inputs with no gradient) stay None."""
+    return tuple(None if a is None else a.astype(xp_of(a).float16) for a in arrays)
+
+
 def synchronize() -> None:
     """Wait for queued GPU work to finish (no-op on the CPU)."""
     if _cupy is not None:

@@ -5,6 +5,7 @@
     J = jacrev(f)(x)                            # d f(x) / dx, one backward per output element
     ys = vmap(f)(xs)                            # f applied to each xs[i], then stacked
     out = functional_call(model, params, (x,))  # model run with other parameters
+    params, buffers = stack_module_state(models)  # an ensemble's state, for vmap
 
 The transforms return plain (detached) tensors: microtorch's backward records no graph, so
 ``grad(grad(f))`` (gradients of gradients) is refused with a clear error. ``vmap`` is a Python
@@ -112,6 +113,12 @@ def _split_aux(output: Any, has_aux: bool, call: str) -> tuple:
     if not (isinstance(output, tuple) and len(output) == 2):
         raise RuntimeError(
             f"{call}: output of function f should be a tuple: (output, aux) if has_aux is True"
+        )
+    if not _only_tensors(output[1]):  # (PyTorch's check, made when it unwraps the aux)
+        raise RuntimeError(
+            f"{call}: Expected tensors, got unsupported type in the aux {output[1]!r:.80}: "
+            "with has_aux, f's aux must be a tensor or a tuple/list/dict of tensors (wrap a "
+            "number in a tensor)"
         )
     return output
 
@@ -476,4 +483,35 @@ def _substituted(module: Any, given: dict) -> Iterator[None]:
                 registry[attr] = original
 
 
-__all__ = ["functional_call", "grad", "grad_and_value", "jacrev", "rearrange", "vjp", "vmap"]
+def stack_module_state(models: Any) -> tuple[dict, dict]:
+    """(params, buffers) of ``models`` (a list of modules of one class, in one mode) for
+    ensembling with vmap: each name's tensors stacked along a new dim 0. Stacked parameters
+    are new leaves (they require grad, for an optimizer, when the models' do)."""
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if len({m.training for m in models}) != 1:
+        raise RuntimeError(
+            "stack_module_state: Expected all models to have the same training/eval mode."
+        )
+    if len({type(m) for m in models}) != 1:
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    stacked = []
+    for named in (lambda m: m.named_parameters(), lambda m: m.named_buffers()):
+        each = [dict(named(m)) for m in models]
+        stacked.append({name: _stacked_leaf([d[name] for d in each], name) for name in each[0]})
+    return stacked[0], stacked[1]
+
+
+def _stacked_leaf(tensors: list, name: str) -> Tensor:
+    """The tensors stacked: a new leaf that requires grad if they all do (mixed: an error)."""
+    wanted = {t.requires_grad for t in tensors}
+    if len(wanted) != 1:
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    with grad_mode.no_grad():
+        result = F.stack(tensors)
+    return result.requires_grad_() if wanted == {True} else result
+
+
+__all__ = ["functional_call", "grad", "grad_and_value", "jacrev", "rearrange",
+           "stack_module_state", "vjp", "vmap"]  # fmt: skip

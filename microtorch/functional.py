@@ -13,7 +13,7 @@ import functools
 import math
 import operator
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy
@@ -24,6 +24,7 @@ from . import memory_format as _formats
 from ._out import write_out
 from ._tensor import Size, Tensor
 from ._warn import warn_user
+from .amp import autocast_mode
 from .amp.autocast_mode import autocast_inputs
 from .autograd import engine, grad_mode
 from .autograd.function import Function
@@ -274,12 +275,16 @@ def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
 
 
 def mul(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    if _float16_and_number(input, other):  # (PyTorch: in float32, rounded once)
+        return write_out(_float32_of(mul, input, other).half(), out, "mul")
     return write_out(arithmetic.Mul.apply(*_binary_operands(input, other, "mul")), out, "mul")
 
 
 def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = None) -> Tensor:
     """input / other. rounding_mode="floor" rounds the quotient down (as //), "trunc"
     towards zero; both keep integers integers and have no gradient (it is 0)."""
+    if rounding_mode is None and _float16_and_number(input, other):  # (as mul)
+        return write_out(_float32_of(div, input, other).half(), out, "div")
     if rounding_mode is None:
         return write_out(arithmetic.Div.apply(*_float_operands(input, other, "div")), out, "div")
     if not isinstance(rounding_mode, str):
@@ -375,6 +380,23 @@ def remainder(input: Any, other: Any, *, out: Any = None) -> Tensor:
     _check_not_bool(a, b, "remainder")
     _check_integer_divisor(a, b, "remainder")
     return write_out(arithmetic.Remainder.apply(a, b), out, "remainder")
+
+
+def _float16_and_number(a: Any, b: Any) -> builtins.bool:
+    """Whether one operand is a float16 tensor and the other a Python number. PyTorch's mul
+    and div then compute in float32 with the number itself (not its float16 rounding) and
+    round once: x * 0.1 differed in a third of the entries. (Its add and sub round the
+    number to float16 first, as NumPy does.)"""
+    if isinstance(b, (builtins.int, builtins.float)):
+        return isinstance(a, Tensor) and a.dtype is _dtypes.float16
+    return isinstance(a, (builtins.int, builtins.float)) and (
+        isinstance(b, Tensor) and b.dtype is _dtypes.float16
+    )
+
+
+def _float32_of(op: Any, a: Any, b: Any) -> Tensor:
+    """op(a, b) with the float16 tensor among them widened to float32 (see above)."""
+    return op(a.float(), b) if isinstance(a, Tensor) else op(a, b.float())
 
 
 def _is_bool(x: Any) -> builtins.bool:
@@ -1854,7 +1876,9 @@ def addmm(
 ) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2) for matrices; input broadcasts to the product."""
     input, mat1, mat2 = autocast_inputs("addmm", input, mat1, mat2)
-    return write_out(_scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm"), out, "addmm")
+    result = _rounded_once(lambda i, x, y: _scaled_sum(i, mm(x, y), beta, alpha, "addmm"),
+                           input, mat1, mat2)  # fmt: skip
+    return write_out(result, out, "addmm")
 
 
 def addmv(
@@ -1862,7 +1886,9 @@ def addmv(
 ) -> Tensor:
     """beta * input + alpha * (mat @ vec) for a matrix and a vector."""
     input, mat, vec = autocast_inputs("addmv", input, mat, vec)
-    return write_out(_scaled_sum(input, mv(mat, vec), beta, alpha, "addmv"), out, "addmv")
+    result = _rounded_once(lambda i, x, y: _scaled_sum(i, mv(x, y), beta, alpha, "addmv"),
+                           input, mat, vec)  # fmt: skip
+    return write_out(result, out, "addmv")
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
@@ -1881,9 +1907,9 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
             alpha: Any = 1, out: Any = None) -> Tensor:  # fmt: skip
     """beta * input + alpha * (batch1 @ batch2), a batch of matrix products."""
     input, batch1, batch2 = autocast_inputs("baddbmm", input, batch1, batch2)
-    return write_out(
-        _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm"), out, "baddbmm"
-    )
+    result = _rounded_once(lambda i, x, y: _scaled_sum(i, bmm(x, y), beta, alpha, "baddbmm"),
+                           input, batch1, batch2)  # fmt: skip
+    return write_out(result, out, "baddbmm")
 
 
 def addr(
@@ -1911,6 +1937,17 @@ def addr(
     return write_out(
         _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr", promote=True), out, "addr"
     )
+
+
+def _rounded_once(compute: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
+    """compute(*tensors); for float16 tensors, computed in float32 (autocast off, which would
+    lower it again) and rounded once, as PyTorch's add-a-product kernels (addmm, addmv,
+    baddbmm) do: the float16 product and then the sum would round twice (an ulp apart in
+    1 of 5 entries). (addbmm is not one: PyTorch rounds after each matrix of the batch.)"""
+    if not builtins.all(isinstance(t, Tensor) and t.dtype is _dtypes.float16 for t in tensors):
+        return compute(*tensors)
+    with autocast_mode.autocast("cuda" if tensors[0].is_cuda else "cpu", enabled=False):
+        return compute(*(t.float() for t in tensors)).half()
 
 
 def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str,

@@ -87,6 +87,23 @@ def test_grad_errors():
     np.testing.assert_allclose(grad(lambda x: (x**3).sum())(mt.tensor(B)).numpy(), 3 * B**2)
 
 
+@pytest.mark.parametrize("aux", [7, 1.5, None, "name", [1.0]])
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_an_aux_that_is_not_tensors_is_refused_as_in_pytorch(lib_name: str, aux) -> None:
+    """grad, grad_and_value, vjp and jacrev with has_aux: PyTorch's RuntimeError for a
+    number, None or a string in the aux (a tensor or tuple/list/dict of tensors is fine)."""
+    lib, func = (mt, mt.func) if lib_name == "microtorch" else (torch, tf)
+    x = lib.ones(2)
+    calls = [lambda: func.grad(lambda a: ((a * a).sum(), aux), has_aux=True)(x),
+             lambda: func.grad_and_value(lambda a: ((a * a).sum(), aux), has_aux=True)(x),
+             lambda: func.vjp(lambda a: (a * a, aux), x, has_aux=True),
+             lambda: func.jacrev(lambda a: (a * a, aux), has_aux=True)(x)]  # fmt: skip
+    for call in calls:
+        with pytest.raises(RuntimeError, match="Expected tensors, got unsupported type"):
+            call()
+    assert func.grad(lambda a: ((a * a).sum(), {"n": [a.sum()]}), has_aux=True)(x)[1]["n"]
+
+
 def test_vjp_matches_torch(device):
     def f(lib):
         return lambda a, b: (lib.sin(a) * b, a.sum(0) * 2)
@@ -374,3 +391,47 @@ def test_differentiating_a_non_tensor_raises_value_error_as_torch(call):
     for lib, f in ((mt, mt.func), (torch, tf)):
         with pytest.raises(ValueError, match="must be Tensor"):
             call(lib, f, lib.ones(3, dtype=lib.float64))
+
+
+def _ensemble_step(lib, values: list) -> list:
+    """The model-ensembling recipe: stack_module_state, vmap over functional_call, then one
+    SGD step on the stacked (leaf) parameters."""
+    models = [
+        lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4)).double() for _ in values
+    ]
+    for model, (w, b) in zip(models, values):
+        with lib.no_grad():
+            model[0].weight.copy_(lib.tensor(w))
+            model[0].bias.copy_(lib.tensor(b))
+    params, buffers = lib.func.stack_module_state(models)
+    base = models[0]
+
+    def run(p, b, x):
+        return lib.func.functional_call(base, (p, b), (x,))
+
+    x = lib.tensor(A)
+    out = lib.func.vmap(run, in_dims=(0, 0, None))(params, buffers, x)
+    opt = lib.optim.SGD(params.values(), lr=0.1)
+    out.pow(2).sum().backward()
+    opt.step()
+    return [out, *params.values(), *(p.grad for p in params.values()), *buffers.values()]
+
+
+def test_stack_module_state_ensembles_with_vmap_as_in_pytorch() -> None:
+    rng = np.random.default_rng(5)
+    values = [(rng.standard_normal((4, 3)), rng.standard_normal(4)) for _ in range(3)]
+    ours, theirs = _ensemble_step(mt, values), _ensemble_step(torch, values)
+    for a, b in zip(ours, theirs, strict=True):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-12, atol=1e-12)
+    params, buffers = mt.func.stack_module_state([nn.Linear(2, 2), nn.Linear(2, 2)])
+    assert list(params) == ["weight", "bias"] and buffers == {}
+    assert all(p.is_leaf and p.requires_grad for p in params.values())
+    frozen = [nn.Linear(2, 2).requires_grad_(False) for _ in range(2)]
+    assert not mt.func.stack_module_state(frozen)[0]["weight"].requires_grad
+    for models, message in (([], "at least one model"),
+                            ([nn.Linear(2, 2), nn.Linear(2, 2).eval()], "same training/eval"),
+                            ([nn.Linear(2, 2), nn.Identity()], "same class"),
+                            ([nn.Linear(2, 2), frozen[0]], "same .requires_grad")):  # fmt: skip
+        with pytest.raises(RuntimeError, match=message):
+            mt.func.stack_module_state(models)

@@ -150,12 +150,20 @@ def relu_(input: Tensor) -> Tensor:
     return relu(input, inplace=True)
 
 
+def _float16_in_float32(fn: Any, x: Tensor) -> Tensor:
+    """fn(x); a float16 x computed in float32 and rounded once (the gradient too), as PyTorch's
+    kernels compute float16: an activation written as several float16 steps rounds at each
+    one (silu and hardswish were up to 2 ulps off, 4x PyTorch's error)."""
+    if x.dtype is not _dtypes.float16:
+        return fn(x)
+    return fn(x.float()).half()
+
+
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
     if inplace:
         return _functional.inplace(input, silu)
-    x = _floating_only(input, "silu")
-    return x * sigmoid(x)
+    return _float16_in_float32(lambda x: x * sigmoid(x), _floating_only(input, "silu"))
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -163,7 +171,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     if inplace:
         return _functional.inplace(input, leaky_relu, negative_slope)
     x = _floating_only(input, "leaky_relu")
-    return _functional.where(x > 0, x, x * negative_slope)
+    return _float16_in_float32(lambda x: _functional.where(x > 0, x, x * negative_slope), x)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -208,15 +216,14 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6: 0 below -3, 1 above 3, a straight line in between."""
     if inplace:
         return _functional.inplace(input, hardsigmoid)
-    return relu6(_floating_only(input, "hardsigmoid") + 3) / 6
+    return _float16_in_float32(lambda x: relu6(x + 3) / 6, _floating_only(input, "hardsigmoid"))
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * relu6(x + 3) / 6: 0 below -3, x above 3."""
     if inplace:
         return _functional.inplace(input, hardswish)
-    x = _floating_only(input, "hardswish")
-    return x * relu6(x + 3) / 6
+    return _float16_in_float32(lambda x: x * relu6(x + 3) / 6, _floating_only(input, "hardswish"))
 
 
 def _exponential_unit(x: Tensor, alpha: float, input_scale: float) -> Tensor:
@@ -2232,7 +2239,12 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
               count_include_pad: bool, divisor_override: int | None, spatial: int,
               op: str) -> Tensor:  # fmt: skip
     """The mean of each window; the divisor counts the window's input elements (and its
-    padding with count_include_pad, never the part past it that ceil_mode adds)."""
+    padding with count_include_pad, never the part past it that ceil_mode adds). float16 is
+    summed and divided in float32, rounded once, as PyTorch's kernels (its float16 sums had
+    1.7x PyTorch's error)."""
+    if isinstance(input, Tensor) and input.dtype is _dtypes.float16:
+        return _avg_pool(input.float(), kernel_size, stride, padding, ceil_mode,
+                         count_include_pad, divisor_override, spatial, op).half()  # fmt: skip
     x, unbatched = _batched(input, spatial, op)
     kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
     no_stride = stride is None or (isinstance(stride, (tuple, list)) and not stride)
@@ -2772,14 +2784,24 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     if mode == "area":
         return _adaptive_avg_pool(input, out_sizes, spatial, "interpolate (mode='area')")
     if linear:
+        # float16: source positions, weights and sums in float32, rounded once, as PyTorch's
+        # kernels (float16 positions are 0.03 apart past 32: the weights were off that much)
+        wide = input.float() if input.dtype is _dtypes.float16 else input
+        if antialias and wide is not input:
+            raise NotImplementedError(
+                f"interpolate: antialias=True (mode={mode!r}) is not implemented for float16 "
+                "inputs, as in PyTorch's CPU kernel; convert the input with .float() first"
+            )
         if antialias:
-            matrices = [_antialias_matrix(n, o, factor, bool(align_corners), mode, input)
+            matrices = [_antialias_matrix(n, o, factor, bool(align_corners), mode, wide)
                         for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
-            return _along_spatial_dims(input, matrices)
-        along = _cubic_interpolation_matrix if mode == "bicubic" else _linear_interpolation_matrix
-        matrices = [along(n, o, factor, bool(align_corners), input)
-                    for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
-        return _along_spatial_dims(input, matrices)
+        else:
+            along = (_cubic_interpolation_matrix if mode == "bicubic"
+                     else _linear_interpolation_matrix)  # fmt: skip
+            matrices = [along(n, o, factor, bool(align_corners), wide)
+                        for n, o, factor in zip(in_sizes, out_sizes, scales)]  # fmt: skip
+        out = _along_spatial_dims(wide, matrices)
+        return out.half() if wide is not input else out
     xp = backend.xp_of(input.array)
     out = input
     for d, (n, o, factor) in enumerate(zip(in_sizes, out_sizes, scales)):

@@ -25,6 +25,7 @@ from .. import dtypes as _dtypes
 from .. import factories
 from .. import functional as _functional
 from .._tensor import Tensor
+from .._warn import warn_user
 from . import functional as F
 from . import init
 from .linear import Linear
@@ -139,6 +140,7 @@ def multi_head_attention_forward(
             f"2-D (one sequence), got shapes {tuple(query.shape)}, {tuple(key.shape)} and "
             f"{tuple(value.shape)}"
         )
+    _check_mask_types(key_padding_mask, attn_mask)
     unbatched = query.ndim == 2
     if unbatched:  # one sequence: a batch of one, taken away again at the end
         query, key, value = (t.unsqueeze(1) for t in (query, key, value))
@@ -212,6 +214,24 @@ def _project(query: Tensor, key: Tensor, value: Tensor, in_proj_weight: Tensor |
     else:
         wq, wk, wv = separate
     return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+
+
+def _check_mask_types(key_padding_mask: Tensor | None, attn_mask: Tensor | None) -> None:
+    """Masks are bool or float (PyTorch's AssertionError otherwise); a key_padding_mask of
+    another dtype than attn_mask works but warns, as PyTorch's deprecation does."""
+    for name, mask in (("key_padding_mask", key_padding_mask), ("attn_mask", attn_mask)):
+        if mask is not None and mask.dtype is not _dtypes.bool and not mask.is_floating_point():
+            raise AssertionError(
+                f"MultiheadAttention: only bool and floating types of {name} are supported, "
+                f"got {mask.dtype}"
+            )
+    if key_padding_mask is not None and attn_mask is not None:
+        if key_padding_mask.dtype is not attn_mask.dtype:
+            warn_user(
+                "Support for mismatched key_padding_mask and attn_mask is deprecated. Use "
+                f"same type for both instead (got {key_padding_mask.dtype} and "
+                f"{attn_mask.dtype})."
+            )
 
 
 def _pad_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> tuple:

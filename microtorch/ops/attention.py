@@ -53,6 +53,13 @@ def causal_bias(xp, q_len: int, k_len: int, dtype):
 class ScaledDotProductAttention(Function):
     def forward(self, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=1.0):
         xp = xp_of(q)
+        if q.dtype == xp.float16:  # in float32, rounded once, as PyTorch computes it (the
+            # float16 scores and softmax were 5x PyTorch's error); backward likewise
+            q, k, v = (a.astype(xp.float32) for a in (q, k, v))
+            if attn_mask is not None and attn_mask.dtype != bool:
+                attn_mask = attn_mask.astype(xp.float32)
+            out = self.forward(q, k, v, attn_mask, dropout_p, is_causal, scale)
+            return out.astype(xp.float16)
         scores = matmul_arrays(q, xp.swapaxes(k, -1, -2))  # (..., L, S)
         self.scale, self.keep = scale, 1.0 - dropout_p
         self.fused = _fused_on_gpu(scores, attn_mask)
@@ -86,6 +93,12 @@ class ScaledDotProductAttention(Function):
         return matmul_arrays(p_used, v)  # (..., L, Ev)
 
     def backward(self, grad):
+        xp = xp_of(grad)
+        if grad.dtype == xp.float16:  # forward ran in float32 (see there)
+            return backend.float16_results(self._backward(grad.astype(xp.float32)))
+        return self._backward(grad)
+
+    def _backward(self, grad):
         if self.fused:
             q, k, v, p, p_used = self.saved
         else:

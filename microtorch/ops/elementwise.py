@@ -870,6 +870,10 @@ class Tanh(Function):
 class Sigmoid(Function):
     def forward(self, x):
         xp = xp_of(x)
+        if x.dtype == xp.float16:  # in float32, rounded once, as PyTorch computes it
+            y = self.forward(x.astype(xp.float32)).astype(xp.float16)
+            self.save_for_backward(y)
+            return y
         # 1 / (1 + e^-x) written so that no exp overflows for large |x|: with e = exp(-|x|),
         # it is 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0. The numerator is picked by
         # arithmetic on the sign masks (where() on a random sign mask is branchy and 4x slower).
@@ -886,6 +890,10 @@ class Sigmoid(Function):
 
     def backward(self, grad):
         (y,) = self.saved
+        xp = xp_of(y)
+        if y.dtype == xp.float16:  # (as forward)
+            wide = y.astype(xp.float32)
+            return ((1 - wide) * wide * grad.astype(xp.float32)).astype(xp.float16)
         dx = 1 - y
         dx *= y
         dx *= grad

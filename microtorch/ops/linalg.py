@@ -11,15 +11,22 @@ from ..autograd.function import Function, unbroadcast
 from ..backend import xp_of
 
 
-def matmul_arrays(a, b):
-    """a @ b of two raw arrays. NumPy has no BLAS product for float16 (its own loop is ~50x
-    slower than float32's); PyTorch's CPU kernel multiplies float16 in float32 and rounds
-    the result once, and so does this (the same numbers as PyTorch's). CuPy's float16
-    products already accumulate in float32 (cuBLAS)."""
+def matmul_arrays(a, b, add=None):
+    """a @ b (+ ``add``, a bias) of raw arrays. NumPy has no BLAS product for float16 (its
+    own loop is ~50x slower than float32's); PyTorch's CPU kernel multiplies float16 in
+    float32, adds a linear layer's bias there too, and rounds the result once, and so does
+    this (the same numbers as PyTorch's). CuPy's float16 products already accumulate in
+    float32 (cuBLAS)."""
     xp = xp_of(a)
     if a.dtype == xp.float16 and xp.__name__ == "numpy":
-        return xp.matmul(a.astype(xp.float32), b.astype(xp.float32)).astype(xp.float16)
-    return xp.matmul(a, b)
+        out = xp.matmul(a.astype(xp.float32), b.astype(xp.float32))
+        if add is not None:
+            out += add
+        return out.astype(xp.float16)
+    out = xp.matmul(a, b)
+    if add is not None:
+        out += add
+    return out
 
 
 class Matmul(Function):
@@ -71,9 +78,7 @@ class Linear(Function):
         )
         # One 2-D product over the leading dims folded together: BLAS runs it 1.5-2x faster
         # than NumPy's loop of one product per leading index.
-        y = matmul_arrays(_rows(x), weight.T)  # (N, in) @ (in, out) -> (N, out)
-        if bias is not None:
-            y += bias
+        y = matmul_arrays(_rows(x), weight.T, bias)  # (N, in) @ (in, out) + (out,)
         return y.reshape(*x.shape[:-1], weight.shape[0])  # (..., out)
 
     def backward(self, grad):

@@ -16,6 +16,10 @@ from ..backend import xp_of
 class LayerNorm(Function):
     def forward(self, x, weight=None, bias=None, ndims=1, eps=1e-5):
         xp = xp_of(x)
+        if x.dtype == xp.float16:  # in float32, rounded once, as PyTorch computes it (the
+            # float16 mean and variance were 3x PyTorch's error); backward likewise
+            weight, bias = (None if a is None else a.astype(xp.float32) for a in (weight, bias))
+            return self.forward(x.astype(xp.float32), weight, bias, ndims, eps).astype(x.dtype)
         axes = tuple(range(x.ndim - ndims, x.ndim))
         if _use_cuda_kernel(x, weight, bias):
             self.axes = axes
@@ -41,6 +45,12 @@ class LayerNorm(Function):
         return out
 
     def backward(self, grad):
+        xp = xp_of(grad)
+        if grad.dtype == xp.float16:  # forward ran in float32 (see there)
+            return backend.float16_results(self._backward(grad.astype(xp.float32)))
+        return self._backward(grad)
+
+    def _backward(self, grad):
         xhat, inv_std, weight = self.saved
         batch_axes = tuple(range(grad.ndim - len(self.axes)))
         gw = gb = gx = None

@@ -12,8 +12,11 @@ from ..backend import xp_of
 
 
 def softmax_array(x, axis):
-    """Numerically stable softmax of a raw array (shared by attention and cross-entropy)."""
+    """Numerically stable softmax of a raw array (shared by attention and cross-entropy).
+    float16 is computed in float32 and rounded once, as PyTorch's kernels do."""
     xp = xp_of(x)
+    if x.dtype == xp.float16:
+        return softmax_array(x.astype(xp.float32), axis).astype(xp.float16)
     if _use_cuda_rows(x, axis):
         return _softmax_cuda(x)
     e = x - x.max(axis=axis, keepdims=True)
@@ -24,7 +27,11 @@ def softmax_array(x, axis):
 
 def softmax_backward_array(y, grad, axis):
     """dx_i = y_i * (g_i - sum_j g_j y_j): the backward of y = softmax(x) (also used by
-    attention)."""
+    attention); float16 in float32, rounded once."""
+    xp = xp_of(y)
+    if y.dtype == xp.float16:
+        wide = softmax_backward_array(y.astype(xp.float32), grad.astype(xp.float32), axis)
+        return wide.astype(xp.float16)
     if _use_cuda_rows(y, axis) and grad.flags.c_contiguous:
         return _softmax_backward_cuda(y, grad)
     gy = grad * y
@@ -113,8 +120,11 @@ def _softmax_backward_cuda(y, grad):
 
 
 def log_softmax_array(x, axis):
-    """log(softmax(x)) = x - max - log(sum(exp(x - max))), without forming softmax."""
+    """log(softmax(x)) = x - max - log(sum(exp(x - max))), without forming softmax; float16
+    in float32, rounded once."""
     xp = xp_of(x)
+    if x.dtype == xp.float16:
+        return log_softmax_array(x.astype(xp.float32), axis).astype(xp.float16)
     if _use_cuda_rows(x, axis):
         return _softmax_cuda(x, log=True)
     shifted = x - x.max(axis=axis, keepdims=True)
@@ -141,6 +151,10 @@ class LogSoftmax(Function):
         return out
 
     def backward(self, grad):
-        # dx_i = g_i - softmax_i * sum_j g_j
+        # dx_i = g_i - softmax_i * sum_j g_j (float16: in float32, rounded once)
         (out,) = self.saved
-        return grad - xp_of(out).exp(out) * grad.sum(axis=self.dim, keepdims=True)
+        xp = xp_of(out)
+        wide = xp.float32 if out.dtype == xp.float16 else out.dtype
+        g = grad.astype(wide, copy=False)
+        dx = g - xp.exp(out.astype(wide, copy=False)) * g.sum(axis=self.dim, keepdims=True)
+        return dx.astype(out.dtype, copy=False)

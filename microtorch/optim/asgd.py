@@ -11,7 +11,8 @@ For each parameter p with gradient g (negated when ``maximize``), at step t = 1,
     eta = lr / (1 + lambd * lr * t)^alpha     (the next step's eta and mu)
     mu = 1 / max(1, t - t0)
 
-As PyTorch, eta and mu are kept in float32 (float64 when that is the default dtype).
+As PyTorch, eta and mu are kept in float32 (float64 when that is the default dtype), and in
+the parameter's dtype once loaded from a state dict.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .optimizer import (
     Optimizer,
     check_hyperparameters,
     check_unsupported,
+    default_rounded,
     grad_for_update,
     lr_value,
     state_array,
@@ -67,7 +69,11 @@ class ASGD(Optimizer):
                     ax += (a - ax) * mu
                 else:
                     ax[...] = a
-                self._set_scalar(state, "eta", lr / (1.0 + lambd * lr * t) ** alpha)
-                self._set_scalar(state, "mu", 1.0 / max(1.0, t - t0))
+                # PyTorch makes each new value a default-dtype tensor, then copies it into
+                # the kept one (float64 once loaded for a float64 model): rounded twice
+                self._set_scalar(
+                    state, "eta", default_rounded(lr / (1.0 + lambd * lr * t) ** alpha)
+                )
+                self._set_scalar(state, "mu", default_rounded(1.0 / max(1.0, t - t0)))
                 p._version_counter.value += 1
         return loss

@@ -580,8 +580,7 @@ class OneCycleLR(LRScheduler):
             raise ValueError(
                 f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got {anneal_strategy!r}"
             )
-        self.total_steps, self._anneal_func_type = total_steps, anneal_strategy
-        self.cycle_momentum = cycle_momentum
+        self.total_steps = total_steps
         up = pct_start * total_steps - 1  # the step where each stretch ends
         if three_phase:
             self._schedule_phases = [
@@ -595,6 +594,8 @@ class OneCycleLR(LRScheduler):
                 _phase(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
                 _phase(total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
             ]
+        # (set in PyTorch's order: a state dict lists the attributes so)
+        self._anneal_func_type, self.cycle_momentum = anneal_strategy, cycle_momentum
         groups = optimizer.param_groups
         self.use_beta1 = "betas" in optimizer.defaults
         if cycle_momentum and not self.use_beta1 and "momentum" not in optimizer.defaults:
@@ -605,10 +606,9 @@ class OneCycleLR(LRScheduler):
             if last_epoch == -1:
                 group["initial_lr"] = top / div_factor
                 group["max_lr"], group["min_lr"] = top, top / div_factor / final_div_factor
-            if cycle_momentum:
-                group["base_momentum"], group["max_momentum"] = low, high
-                if last_epoch == -1:
-                    _set_momentum(group, high, self.use_beta1)
+            if cycle_momentum and last_epoch == -1:  # a resumed group keeps its own
+                _set_momentum(group, high, self.use_beta1)
+                group["max_momentum"], group["base_momentum"] = high, low
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start: float, end: float, fraction: float) -> float:
@@ -733,7 +733,7 @@ class CyclicLR(LRScheduler):
         """As LRScheduler's, without a custom scale_fn (a function is not saved; a callable
         object's attributes are), as PyTorch does."""
         state = super().state_dict()
-        state["_scale_fn_custom"] = _callable_state(state["_scale_fn_custom"])
+        state["_scale_fn_custom"] = _callable_state(state.pop("_scale_fn_custom"))  # (last)
         return state
 
     def load_state_dict(self, state_dict: dict) -> None:
@@ -787,17 +787,16 @@ class ReduceLROnPlateau(LRScheduler):
                 f"ReduceLROnPlateau: mode must be 'min' or 'max' and threshold_mode 'rel' or "
                 f"'abs', got {mode!r} and {threshold_mode!r}"
             )
-        self.optimizer = optimizer
-        self.min_lrs = _per_group(min_lr, optimizer.param_groups, "min_lr")  # (as given)
+        # (the attributes set in PyTorch's order: a state dict lists them so)
+        self.factor, self.optimizer = factor, optimizer
         # the one min_lr given (None for a list), for groups added to the optimizer later
         self.default_min_lr = None if isinstance(min_lr, (list, tuple)) else min_lr
-        self.mode, self.factor, self.patience = mode, factor, patience
-        self.threshold, self.threshold_mode = threshold, threshold_mode
-        self.cooldown, self.eps = cooldown, eps
-        self.mode_worse = math.inf if mode == "min" else -math.inf  # (the best to start from)
-        self.best = self.mode_worse
-        self.num_bad_epochs, self.cooldown_counter, self.last_epoch = 0, 0, 0
+        self.min_lrs = _per_group(min_lr, optimizer.param_groups, "min_lr")  # (as given)
+        self.patience, self.cooldown, self.eps, self.last_epoch = patience, cooldown, eps, 0
         self._last_lr = self._copied_lrs()
+        self.mode_worse = math.inf if mode == "min" else -math.inf  # (the best to start from)
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
+        self.best, self.cooldown_counter, self.num_bad_epochs = self.mode_worse, 0, 0
 
     def _is_better(self, value: float) -> bool:
         """Better than the best so far by more than the threshold, in the mode's direction."""

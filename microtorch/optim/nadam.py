@@ -13,7 +13,8 @@ For each parameter p with gradient g (negated when ``maximize``), at step t = 1,
     d = sqrt(v / (1 - beta2^t)) + eps
     p = p - lr * (1 - mu_t) / (1 - P_t) * g / d - lr * mu_{t+1} / (1 - P_t * mu_{t+1}) * m / d
 
-As PyTorch, the product P_t is kept in float32 (float64 when that is the default dtype).
+As PyTorch, the product P_t is kept in float32 (float64 when that is the default dtype), and
+in the parameter's dtype once loaded from a state dict.
 """
 
 from __future__ import annotations

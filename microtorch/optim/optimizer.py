@@ -413,6 +413,12 @@ def _default_scalar_dtype() -> Any:
     return np.float64 if dtypes.get_default_dtype() is dtypes.float64 else np.float32
 
 
+def default_rounded(value: float) -> float:
+    """``value`` rounded to the 0-d optimizer state's default dtype (float32, or float64 when
+    that is the default dtype), as PyTorch rounds a number it makes into a new state tensor."""
+    return float(np.asarray(value, dtype=_default_scalar_dtype()))
+
+
 def _saved_state_value(name: str, value: Any) -> Any:
     """One state entry as ``state_dict()`` gives it: the live tensor (as PyTorch's), or, for
     a 0-d state set to a number by hand, the 0-d tensor PyTorch would keep."""

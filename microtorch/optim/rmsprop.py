@@ -36,8 +36,8 @@ class RMSprop(Optimizer):
         if not alpha >= 0.0:
             raise ValueError(f"RMSprop: invalid alpha value: {alpha}")
         check_unsupported("RMSprop", differentiable=differentiable)
-        defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                        momentum=momentum, centered=centered, capturable=capturable,
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable,
                         foreach=foreach, maximize=maximize, differentiable=differentiable)  # fmt: skip
         super().__init__(params, defaults)
 

@@ -108,6 +108,71 @@ def test_linear_shapes_and_math() -> None:
         layer(torch.randn(2, 4))
 
 
+def test_float16_linear_and_addmm_family_round_once_as_pytorch() -> None:
+    """F.linear, addmm, addmv and baddbmm on float16 (CPU autocast's linear): the product
+    and the bias computed in float32 and rounded once, bit for bit PyTorch's; rounding the
+    product and then the sum was an ulp off in 1 of 5 entries."""
+    rng = np.random.default_rng(3)
+    a, w = rng.standard_normal((6, 64)).astype(np.float16), rng.standard_normal((5, 64))
+    w, b = w.astype(np.float16), rng.standard_normal(5).astype(np.float16)
+    f = lambda x: x.astype(np.float32)  # noqa: E731
+    once = (f(a) @ f(w).T + f(b)).astype(np.float16)
+
+    def results(lib):
+        T = lib.tensor
+        return [lib.nn.functional.linear(T(a), T(w), T(b)),
+                lib.addmm(T(b), T(a), T(w).T), lib.baddbmm(T(b), T(a)[None], T(w).T[None])[0],
+                lib.addmv(T(b[0]).expand(6), T(a), T(w[0])).unsqueeze(1),
+                lib.addmm(T(b), T(a), T(w).T, beta=0.5, alpha=2.0)]  # fmt: skip
+
+    ours = [r.numpy() for r in results(torch)]
+    assert all(r.dtype == np.float16 for r in ours)
+    for got, want in zip(ours[:4], [once, once, once, once[:, :1]]):
+        np.testing.assert_array_equal(got, want)
+    pt = pytest.importorskip("torch")
+    for got, want in zip(ours, results(pt)):
+        np.testing.assert_array_equal(got, want.numpy())
+    for lib in (torch, pt):  # CPU autocast lowers float32 inputs to these float16 products
+        with lib.autocast("cpu", dtype=lib.float16):
+            a32, w32, b32 = lib.tensor(f(a)), lib.tensor(f(w)), lib.tensor(f(b))
+            got = [lib.nn.functional.linear(a32, w32, b32), lib.addmm(b32, a32, w32.T)]
+        for r in got:
+            np.testing.assert_array_equal(r.numpy(), once)
+
+
+@pytest.mark.parametrize("name", ["layer_norm", "group_norm", "sdpa", "sdpa_causal_mask"])
+def test_float16_layer_norm_and_attention_are_computed_in_float32_as_pytorch(name: str) -> None:
+    """float16 layer_norm (group_norm uses it) and scaled_dot_product_attention: computed
+    in float32 and rounded once, as PyTorch's kernels; their float16 steps had 3x (the norms)
+    and 5x (attention) PyTorch's error. The gradients come back in float16."""
+    pt = pytest.importorskip("torch")
+    fn = {
+        "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (66,)),
+        "group_norm": lambda lib, x: lib.nn.functional.group_norm(x.reshape(4, 8, 33), 4),
+        "sdpa": lambda lib, x: lib.nn.functional.scaled_dot_product_attention(
+            x[None, :6, :32], x[None, 6:12, :32], x[None, 10:16, :32]),
+        "sdpa_causal_mask": lambda lib, x: lib.nn.functional.scaled_dot_product_attention(
+            x[None, :6, :32], x[None, 6:12, :32], x[None, 10:16, :32], is_causal=True),
+    }[name]  # fmt: skip
+    x = (np.random.default_rng(4).standard_normal((16, 66)) * 3).astype(np.float16)
+    results = []
+    for lib, dtype in (
+        (torch, np.float16),
+        (torch, np.float32),
+        (pt, np.float16),
+        (pt, np.float64),
+    ):
+        t = lib.tensor(x.astype(dtype), requires_grad=True)
+        y = fn(lib, t)
+        (y * y.detach()).sum().backward()
+        results.append((y.detach().numpy(), t.grad.numpy()))
+    (ours, grad), (wide, _), (theirs, their_grad), (exact, exact_grad) = results
+    assert ours.dtype == grad.dtype == np.float16
+    np.testing.assert_array_equal(ours, wide.astype(np.float16))
+    assert np.abs(ours - exact).max() <= 1.05 * np.abs(theirs - exact).max() + 1e-6
+    assert np.abs(grad - exact_grad).max() <= 2 * np.abs(their_grad - exact_grad).max() + 1e-3
+
+
 def test_layer_norm_math() -> None:
     ln = nn.LayerNorm(6, eps=1e-5)
     x = torch.randn(3, 6) * 3 + 1

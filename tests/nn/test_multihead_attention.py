@@ -4,6 +4,8 @@ weights and gradients against torch.nn.MultiheadAttention given the same paramet
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -101,6 +103,26 @@ def test_key_padding_mask_hides_keys_and_errors() -> None:
         m(x, x, x, key_padding_mask=pad[:, :2])
     with pytest.raises(RuntimeError, match=r"need one batch size, key and value one length"):
         m(x, microtorch.randn(1, 3, 4), microtorch.randn(1, 3, 4))
+
+
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_mask_dtypes_integer_refused_mismatched_warned_as_in_pytorch(lib_name: str) -> None:
+    """An integer mask is an AssertionError; a bool key_padding_mask with a float attn_mask
+    (or a float one with a bool attn_mask) works but warns PyTorch's deprecation."""
+    lib = microtorch if lib_name == "microtorch" else pytest.importorskip("torch")
+    m = lib.nn.MultiheadAttention(4, 2)
+    x = lib.ones(3, 2, 4)
+    bool_pad, float_mask = lib.zeros(2, 3, dtype=lib.bool), lib.zeros(3, 3)
+    for kwargs in ({"key_padding_mask": lib.zeros(2, 3, dtype=lib.long)},
+                   {"attn_mask": lib.zeros(3, 3, dtype=lib.int32)}):  # fmt: skip
+        with pytest.raises(AssertionError, match="only bool and floating types of"):
+            m(x, x, x, **kwargs)
+    for pad, mask in ((bool_pad, float_mask), (float_mask[:2], bool_pad[0].expand(3, 3))):
+        with pytest.warns(UserWarning, match="mismatched key_padding_mask and attn_mask"):
+            m(x, x, x, key_padding_mask=pad, attn_mask=mask)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m(x, x, x, key_padding_mask=bool_pad, attn_mask=bool_pad[0].expand(3, 3))
 
 
 def test_query_key_value_of_the_wrong_number_of_dims_say_so() -> None:

@@ -427,6 +427,30 @@ def test_one_cycle_moves_momentum_against_the_lr_as_pytorch_does(optimizer: str)
     assert flat == pytest.approx([v for pair in run(pt) for v in pair], rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("name", ["OneCycleLR", "CyclicLR"])
+def test_cycling_schedulers_add_group_keys_in_pytorchs_order(name: str) -> None:
+    """max_momentum before base_momentum (printing a group or its state dict shows the
+    order); resumed with last_epoch set, the group's own momentum fields are left alone."""
+    pt = pytest.importorskip("torch")
+
+    def groups(lib, last_epoch: int) -> list:
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=0.1, momentum=0.9)
+        opt.param_groups[0].update(initial_lr=0.01, max_lr=0.1, min_lr=1e-6,
+                                   max_momentum=0.7, base_momentum=0.6)  # fmt: skip
+        if last_epoch == -1:
+            for key in ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum"):
+                del opt.param_groups[0][key]
+        schedulers = lib.optim.lr_scheduler
+        if name == "OneCycleLR":
+            schedulers.OneCycleLR(opt, max_lr=0.1, total_steps=10, last_epoch=last_epoch)
+        else:
+            schedulers.CyclicLR(opt, 0.01, 0.1, last_epoch=last_epoch)
+        return [(k, v) for k, v in opt.param_groups[0].items() if k != "params"]
+
+    for last_epoch in (-1, 3):
+        assert groups(torch, last_epoch) == groups(pt, last_epoch)
+
+
 def test_one_cycle_refuses_to_step_past_the_end() -> None:
     opt = _optimizer()
     sched = lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=3)
@@ -677,8 +701,9 @@ def test_new_schedules_resume_from_their_state_dicts(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(SCHEDULES) + sorted(LONG_SCHEDULES) + ["plateau"])
 def test_state_dicts_have_pytorchs_entries(name: str) -> None:
-    """The same keys, each value of the same type (OneCycleLR's phases, ReduceLROnPlateau's
-    default_min_lr and mode_worse, the step counts): checkpoints load either way."""
+    """The same keys in the same order, each value of the same type (OneCycleLR's phases,
+    ReduceLROnPlateau's default_min_lr and mode_worse, the step counts): checkpoints load
+    either way, and print alike."""
     pt = pytest.importorskip("torch")
     layouts = []
     for lib in (torch, pt):
@@ -693,7 +718,7 @@ def test_state_dicts_have_pytorchs_entries(name: str) -> None:
 
         def layout(value):
             if isinstance(value, dict):
-                return {k: layout(v) for k, v in value.items()}
+                return [(k, layout(v)) for k, v in value.items()]
             if isinstance(value, list):
                 return [layout(v) for v in value]
             return type(value).__name__

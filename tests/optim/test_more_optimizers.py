@@ -150,6 +150,35 @@ def test_nadam_and_asgd_follow_the_default_dtype_for_their_scalar_state() -> Non
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("case", ["nadam", "asgd_averaging_wd"])
+def test_loaded_scalar_state_takes_the_parameters_dtype_as_in_pytorch(case: str) -> None:
+    """PyTorch casts every loaded float state but the step to the parameter's dtype: after a
+    resume a float64 model's eta, mu and mu_product are float64 (they were float32), so the
+    steps that follow are no longer rounded through float32 (a ~1e-8 difference)."""
+    pt = pytest.importorskip("torch")
+    name, kw = CASES[case]
+    values, grads = _start(np.float64, steps=10)
+    results = []
+    for lib in (torch, pt):
+        params = _params(lib, values)
+        opt = getattr(lib.optim, name)(params, **kw)
+        _train(lib, params, opt, grads[:4])
+        resumed = getattr(lib.optim, name)(params, **kw)
+        resumed.load_state_dict(opt.state_dict())
+        _train(lib, params, resumed, grads[4:])
+        scalars = {k: (str(v.dtype).split(".")[-1], v.item())
+                   for k, v in resumed.state_dict()["state"][0].items() if v.ndim == 0}  # fmt: skip
+        results.append(([p.detach().numpy() for p in params], scalars))
+    (ours, our_scalars), (theirs, their_scalars) = results
+    assert {k: d for k, (d, _) in our_scalars.items()} == {
+        k: d for k, (d, _) in their_scalars.items()
+    }
+    for k, (_, value) in their_scalars.items():
+        assert our_scalars[k][1] == pytest.approx(value, rel=1e-14), k
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_state_dict_has_pytorchs_keys_and_resumes_exactly(case: str) -> None:
     """Save after 10 steps, load into a fresh optimizer over fresh parameters, go on 10

@@ -738,13 +738,14 @@ def test_a_tensor_lr_steps_alike_on_every_device(name: str, device: str) -> None
 
 def _state_dict_layout(state_dict: dict) -> tuple:
     """What a state dict holds, without the values: per parameter index, each state entry's
-    name (in order), type, dtype and shape; each group's keys and parameter indices."""
+    name (in order), type, dtype and shape; each group's keys (in order: printing a group
+    or its state dict shows them so) and parameter indices."""
     state = {
         index: [(name, type(v).__name__, str(getattr(v, "dtype", "")).split(".")[-1],
                  tuple(getattr(v, "shape", ()))) for name, v in entries.items()]
         for index, entries in state_dict["state"].items()
     }  # fmt: skip
-    groups = [sorted((k, v if k == "params" else type(v).__name__) for k, v in group.items())
+    groups = [[(k, v if k == "params" else type(v).__name__) for k, v in group.items()]
               for group in state_dict["param_groups"]]  # fmt: skip
     return state, groups
 
