@@ -362,11 +362,15 @@ divide, multiply, subtract, negative = div, mul, sub, neg
 
 
 def floor_divide(input: Any, other: Any, *, out: Any = None) -> Tensor:
-    """a // b, rounded down; no gradient (it is 0 wherever it exists)."""
+    """a // b, rounded down. As in PyTorch, a float result requires grad when an operand
+    does, and backward through it raises (its derivative is not implemented there)."""
     a, b = _binary_operands(input, other, "floor_divide")
     _check_not_bool(a, b, "floor_divide")
     _check_integer_divisor(a, b, "floor_divide")
-    return write_out(_no_grad_result(_raw(a) // _raw(b)), out, "floor_divide")
+    quotient = _no_grad_result(_raw(a) // _raw(b))
+    return write_out(
+        elementwise.Undifferentiable.apply(quotient, a, b, op="floor_divide"), out, "floor_divide"
+    )
 
 
 def remainder(input: Any, other: Any, *, out: Any = None) -> Tensor:
@@ -399,6 +403,8 @@ def _check_integer_divisor(a: Any, b: Any, op: str) -> None:
     dividend, divisor = _raw(a), _raw(b)
     if _is_float(dividend) or _is_float(divisor):
         return  # a float division: inf or nan, as in PyTorch
+    if builtins.any(backend.is_array(x) and x.size == 0 for x in (dividend, divisor)):
+        return  # an empty result: no division happens
     if not backend.is_array(divisor):
         zero = divisor == 0  # a Python number
     elif backend.xp_of(divisor).__name__ != "cupy":
@@ -1084,11 +1090,14 @@ def gcd(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
 
 def lcm(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The least common multiple of |input| and |other|, elementwise (integers only, no
-    gradient); 0 where either is 0. A result beyond the dtype wraps around, then its absolute
-    value is taken, as in PyTorch."""
+    gradient); 0 where either is 0. As in PyTorch, a result beyond the dtype wraps around:
+    for int32 and int64 before its absolute value is taken, for narrower dtypes (which
+    PyTorch computes in 32 bits) after, so lcm(-53, 4) in int8 is 212 - 256 = -44."""
     a, b = _integer_operands(input, other, "lcm")
-    xp = backend.xp_of(a.array)
-    return write_out(_no_grad_result(xp.abs(xp.lcm(a.array, b.array))), out, "lcm")
+    xp, dtype = backend.xp_of(a.array), a.array.dtype
+    wide = "int32" if dtype.itemsize < 4 else dtype
+    multiple = xp.abs(xp.lcm(a.array.astype(wide), b.array.astype(wide)))
+    return write_out(_no_grad_result(multiple.astype(dtype)), out, "lcm")
 
 
 def ldexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
@@ -2345,12 +2354,12 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     """The mean of the values that are not nan (nan where there are none)."""
     _check_tensor(input, "nanmean")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nanmean")
-    if dtype is not None:
-        input = cast(input, _dtypes.get_dtype(dtype))
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_floating_point:  # before dtype=: PyTorch checks the input's own
         raise RuntimeError(
             f"nanmean(): expected a floating point input, got {input.dtype}; use .float() first"
         )
+    if dtype is not None:
+        input = cast(input, _dtypes.get_dtype(dtype))
     return write_out(
         div(nansum(input, dim, keepdim), sum(logical_not(isnan(input)), dim, keepdim)),
         out,
@@ -3772,7 +3781,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
     if index.dtype.is_floating_point or index.dtype is _dtypes.bool:
         raise RuntimeError(f"index_select: index must be an integer tensor, got {index.dtype}")
     size = input.shape[d] if input.ndim else 1  # (no negative indices, as in PyTorch)
-    _check_indices_below(index, size, d, "index_select", tuple(input.shape))
+    error = IndexError if d == 0 else RuntimeError  # PyTorch's, as its kernels raise
+    _check_indices_below(index, size, d, "index_select", tuple(input.shape), error)
     rows = index.to(input.device).array.reshape(-1)  # (checked: GetItem, not getitem)
     if input.ndim == 0:  # as in PyTorch: a 0-d input is one element, picked by index 0
         return write_out(
@@ -3822,8 +3832,28 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dim ``dim`` into ``sizes`` (one of them may be -1): the inverse of flatten."""
     d = wrap_dim(dim, _check_not_0d(input, "unflatten").ndim, "unflatten")
-    old = input.array.shape
-    return reshape(input, old[:d] + tuple(sizes) + old[d + 1 :])
+    old, sizes = input.array.shape, tuple(builtins.int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError(
+            f"unflatten: only one dimension can be inferred, got sizes {list(sizes)}"
+        )
+    known = math.prod(s for s in sizes if s != -1)
+    n = old[d]
+    if -1 in sizes:  # inferred from dim d alone (not the whole tensor: it may be empty)
+        if known == 0 or n % known:
+            raise RuntimeError(
+                f"unflatten: sizes {list(sizes)} cannot be unflattened from dim {d} of size {n}"
+                + (" (the -1 could be any size)" if known == 0 and n == 0 else "")
+            )
+        sizes = tuple(n // known if s == -1 else s for s in sizes)
+    elif known != n:
+        raise RuntimeError(
+            f"unflatten: provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+            f"({n}) of the input"
+        )
+    return reshape(input, old[:d] + sizes + old[d + 1 :])
 
 
 def ravel(input: Tensor) -> Tensor:
@@ -4678,16 +4708,18 @@ def gather(
     return write_out(indexing.TakeAlongDim.apply(input, index=index.array, dim=d), out, "gather")
 
 
-def _check_indices_below(index: Tensor, n: int, dim: int, op: str, shape: tuple) -> None:
+def _check_indices_below(
+    index: Tensor, n: int, dim: int, op: str, shape: tuple, error: type = RuntimeError
+) -> None:
     """Every index in 0..n-1 (dim ``dim`` of a tensor of ``shape``): at once on the CPU, at
-    the next sync on a GPU (backend.check_on_device). A RuntimeError, as PyTorch's gather,
-    scatter, index_add and index_select raise (indexing with [] raises IndexError)."""
+    the next sync on a GPU (backend.check_on_device). A RuntimeError, as PyTorch's gather
+    and scatter raise; its index_add and index_select raise IndexError in some cases."""
     if index.array.size:
         backend.check_on_device(
             (index.array < 0).any() | (index.array >= n).any(),
             f"{op}: an index is out of bounds for dimension {dim} with size {n} (input shape "
             f"{shape})",
-            RuntimeError,
+            error,
         )
 
 
@@ -4902,7 +4934,8 @@ def index_add(
             f"index_add: source has dtype {source.dtype} but input has {input.dtype}; they must "
             "be the same"
         )
-    _check_indices_below(index, input.shape[d], d, "index_add", tuple(input.shape))
+    error = IndexError if input.ndim <= 1 else RuntimeError  # PyTorch's, as its kernels raise
+    _check_indices_below(index, input.shape[d], d, "index_add", tuple(input.shape), error)
     return write_out(
         indexing.IndexAdd.apply(input, source, index=index.array, dim=d, alpha=alpha),
         out,
@@ -5317,7 +5350,7 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     if result.array.shape != target.array.shape:
         raise RuntimeError(
             f"in-place op: output with shape {list(target.shape)} doesn't match the broadcast "
-            f"shape {list(result.shape)}"
+            f"shape {list(result.shape)}{_inplace_label(op)}"
         )
     if result.array.dtype != target.array.dtype:
         # PyTorch's rule: never down a kind (float -> integer or bool, integer -> bool)
@@ -5325,8 +5358,11 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
         if rank[result.array.dtype.kind] > rank[target.array.dtype.kind]:
             raise RuntimeError(
                 f"in-place op: result type {result.dtype} can't be cast to the desired output "
-                f"type {target.dtype}"
+                f"type {target.dtype}{_inplace_label(op)}"
             )
+        # float32 += float64: the graph records the cast to what the tensor stores, so the
+        # other operand's gradient comes back in its own dtype
+        result = cast(result, target.dtype)
     if tracking and target.requires_grad and not result.requires_grad:
         # constants (eq_, logical_not_...): the tensor stays in the graph, where its old
         # values get a zero gradient, as in PyTorch
@@ -5350,6 +5386,12 @@ def _refuse_grad_leaf(target: Tensor, hint: str) -> None:
         raise RuntimeError(
             f"a leaf Variable that requires grad is being used in an in-place operation; {hint}"
         )
+
+
+def _inplace_label(op: Any) -> str:
+    """The words " (in add_)" naming the in-place form of ``op`` in an error message."""
+    name = getattr(op, "__name__", "")
+    return f" (in {name}_)" if name.isidentifier() else ""
 
 
 def inplace_view(target: Tensor, op: Any, *args: Any) -> Tensor:

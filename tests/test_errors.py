@@ -207,6 +207,10 @@ def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
     # float division by zero is inf or nan, as in PyTorch (and NumPy)
     assert (t.float() // 0).tolist() == [float("inf"), float("-inf")]
     assert (t // 2.5).tolist() == [2.0, -3.0]
+    # an empty result divides nothing, so nothing raises (as in PyTorch)
+    assert (microtorch.zeros(0, dtype=microtorch.int64) // 0).shape == (0,)
+    empty = microtorch.zeros(1, 0, dtype=microtorch.int16)
+    assert microtorch.fmod(empty, microtorch.tensor(False)).shape == (1, 0)
 
 
 def test_cross_entropy_other_errors() -> None:

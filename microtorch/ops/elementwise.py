@@ -706,13 +706,14 @@ class RandomDraw(Function):
         return (None, *(xp.zeros(shape, dtype) for shape, dtype in self.param_shapes))
 
 
-class UndifferentiableDraw(Function):
-    """A random draw whose dependence on its parameters PyTorch leaves undefined (binomial's
-    count and prob): recorded in the graph, and backward through it raises, as there."""
+class Undifferentiable(Function):
+    """A result whose dependence on its inputs PyTorch leaves undefined (a random draw on
+    binomial's count and prob, floor_divide on its operands): recorded in the graph, so that
+    it requires grad as there, and backward through it raises, as there."""
 
-    def forward(self, draw, *params, op="binomial"):
+    def forward(self, result, *inputs, op="binomial"):
         self.op = op
-        return draw
+        return result
 
     def backward(self, grad):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
