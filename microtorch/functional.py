@@ -771,6 +771,9 @@ def lerp(input: Tensor, end: Any, weight: Any, *, out: Any = None) -> Tensor:
                 f"lerp: expected dtype {input.dtype} for `{name}` but got {other.dtype}; "
                 f"convert it with .to({input.dtype})"
             )
+    for other in (end, weight):
+        if isinstance(other, Tensor):
+            _check_broadcast(input.array.shape, other.array.shape, "lerp")
     if input.dtype is _dtypes.float16:  # in float32, rounded once (end - input may overflow)
         wide = [cast(t, _dtypes.float32) if isinstance(t, Tensor) else t for t in (end, weight)]
         return write_out(
@@ -1109,6 +1112,7 @@ def ldexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
         raise NotImplementedError(
             "ldexp: not implemented for a bool exponent, as in PyTorch; convert it with .long()"
         )
+    _check_broadcast(input.array.shape, other.array.shape, "ldexp")
     result = _promote_tensors(input, other)
     if not result.is_floating_point:
         result = _dtypes.get_default_dtype()
@@ -1227,6 +1231,8 @@ def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     """input ** exponent computed in float64, whatever the dtypes (as PyTorch's)."""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         _check_tensor(input, "float_power")  # raises: at least one must be a tensor
+    if isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        _check_broadcast(input.array.shape, exponent.array.shape, "float_power")
     base = cast(input, _dtypes.float64) if isinstance(input, Tensor) else input
     power = cast(exponent, _dtypes.float64) if isinstance(exponent, Tensor) else exponent
     return write_out(pow(base, power), out, "float_power")
@@ -2206,12 +2212,28 @@ def _correction(unbiased: Any, correction: Any) -> Any:
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
+    variance = _wide_variance(input, dim, unbiased, keepdim, correction)
+    return write_out(cast(variance, input.dtype), out, "var")
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
+    variance = _wide_variance(input, dim, unbiased, keepdim, correction)
+    return write_out(cast(elementwise.NormRoot.apply(variance), input.dtype), out, "std")
+
+
+def _wide_variance(input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+                   correction: Any) -> Tensor:  # fmt: skip
+    """var's value in the wider float PyTorch's CPU kernels accumulate in (float16 in
+    float32, float32 in float64), for var and std to cast back: std([1e30, -1e30]) in
+    float32 is finite."""
     if not _check_tensor(input, "var").dtype.is_floating_point:
         raise RuntimeError(
             f"var/std: only floating point inputs are supported (as in PyTorch), got "
             f"{input.dtype}; use .float() first"
         )
-    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
     if isinstance(dim, builtins.bool):  # var(x, False) means unbiased=False
         dim, unbiased = None, dim
     axes, correction = _dims(dim, input.ndim, "var"), _correction(unbiased, correction)
@@ -2221,19 +2243,11 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
             f"var/std: degrees of freedom is <= 0 ({n} elements reduced, correction "
             f"{correction}); the result is inf, or nan where the elements are all equal"
         )
-    return write_out(
-        reduction.Var.apply(input, axes=axes, correction=correction, keepdim=keepdim), out, "var"
-    )
+    wide = cast(input, _VARIANCE_ACCUMULATOR.get(input.dtype, input.dtype))
+    return reduction.Var.apply(wide, axes=axes, correction=correction, keepdim=keepdim)
 
 
-def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
-    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
-    return write_out(
-        elementwise.NormRoot.apply(var(input, dim, unbiased, keepdim, correction=correction)),
-        out,
-        "std",
-    )
+_VARIANCE_ACCUMULATOR = {_dtypes.float16: _dtypes.float32, _dtypes.float32: _dtypes.float64}
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -2258,6 +2272,7 @@ def _with_mean(spread: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: boo
         raise RuntimeError(f"{op}: only floating point inputs are supported, got {input.dtype}")
     if isinstance(dim, builtins.bool):  # var_mean(x, False) means unbiased=False
         dim, unbiased = None, dim
+    _dims(dim, input.ndim, op)  # errors under its own name
     average = mean(input, dim, keepdim)
     return spread(input, dim, unbiased, keepdim, correction=correction), average
 
@@ -2342,7 +2357,9 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
            **numpy_style: Any) -> Tensor:  # fmt: skip
     """sum, with nan counted as zero (and a gradient of zero there)."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nansum")
-    if _check_tensor(input, "nansum").dtype.is_floating_point:
+    _dims(dim, _check_tensor(input, "nansum").ndim, "nansum")  # errors under its own name
+    _total_dtype(input, dtype, "nansum")
+    if input.dtype.is_floating_point:
         input = where(isnan(input), 0.0, input)
     return write_out(
         sum(input, dim, keepdim, dtype=_own_dtype(input) if dtype is None else dtype), out, "nansum"
@@ -2359,6 +2376,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
             f"nanmean(): expected a floating point input, got {input.dtype}; use .float() first"
         )
     if dtype is not None:
+        if not _dtypes.get_dtype(dtype).is_floating_point:
+            raise RuntimeError(f"nanmean(): dtype= must be a floating point dtype, got {dtype}")
         input = cast(input, _dtypes.get_dtype(dtype))
     return write_out(
         div(nansum(input, dim, keepdim), sum(logical_not(isnan(input)), dim, keepdim)),
@@ -2657,8 +2676,11 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any
     """median ignoring nan: the lower middle of the values that are not nan (nan if there are
     none); with ``dim``, (values, indices) per row. Gradients as median's."""
     _refuse_bool(input, "nanmedian")
-    if not input.dtype.is_floating_point:
-        return write_out(median(input, dim, keepdim), out, "nanmedian")  # integers have no nan
+    if not input.dtype.is_floating_point:  # integers have no nan: median (dim checked here)
+        if dim is not None:
+            d = wrap_dim(dim, input.ndim, "nanmedian")
+            _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "nanmedian")
+        return write_out(median(input, dim, keepdim), out, "nanmedian")
     if dim is None:
         flat = reshape(input.detach(), (-1,))
         count = builtins.int((~backend.xp_of(flat.array).isnan(flat.array)).sum())
@@ -2885,6 +2907,8 @@ def aminmax(
     the gradient evenly, as amin and amax."""
     if dim is None and _check_tensor(input, "aminmax").array.size == 0:
         raise RuntimeError("aminmax(): an empty tensor has no minimum or maximum")
+    if dim is not None:
+        wrap_dim(dim, builtins.max(input.ndim, 1), "aminmax")
     axes = () if dim is None else dim
     return write_out(
         return_types.aminmax(amin(input, axes, keepdim), amax(input, axes, keepdim)), out, "aminmax"
@@ -3186,12 +3210,15 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         return sum(sign(where(x != 0, 1.0, x)), dim, keepdim)
     if ord == 1:
         return sum(abs(x), dim, keepdim)
+    # float16 powers summed in float32, as PyTorch does (a float16 norm of 3e4 is finite)
+    wide = cast(x, _dtypes.float32) if x.dtype is _dtypes.float16 else x
     if ord == 2:
-        return elementwise.NormRoot.apply(sum(x * x, dim, keepdim), p=2)
-    magnitude = abs(x)
+        return cast(elementwise.NormRoot.apply(sum(wide * wide, dim, keepdim), p=2), x.dtype)
+    magnitude = abs(wide)
     if ord < 1:  # |x|^p has an infinite slope at 0 for p < 1: PyTorch takes 0 there (no nan)
-        magnitude = where(x == 0, 0.0, magnitude)
-    return elementwise.NormRoot.apply(sum(pow(magnitude, ord), dim, keepdim), p=builtins.float(ord))
+        magnitude = where(wide == 0, 0.0, magnitude)
+    root = elementwise.NormRoot.apply(sum(pow(magnitude, ord), dim, keepdim), p=builtins.float(ord))
+    return cast(root, x.dtype)
 
 
 def _cast_for_norm(x: Tensor, dtype: Any, op: str) -> Tensor:

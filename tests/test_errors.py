@@ -213,6 +213,40 @@ def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
     assert microtorch.fmod(empty, microtorch.tensor(False)).shape == (1, 0)
 
 
+@pytest.mark.parametrize(
+    "op, call, error",
+    [
+        (
+            "lerp",
+            lambda: microtorch.lerp(microtorch.ones(3), microtorch.ones(4), 0.5),
+            RuntimeError,
+        ),
+        (
+            "ldexp",
+            lambda: microtorch.ldexp(microtorch.ones(3), microtorch.ones(4).long()),
+            RuntimeError,
+        ),  # fmt: skip
+        (
+            "float_power",
+            lambda: microtorch.float_power(microtorch.ones(3), microtorch.ones(2)),
+            RuntimeError,
+        ),  # fmt: skip
+        ("nansum", lambda: microtorch.nansum(microtorch.ones(3), 2), IndexError),
+        ("var_mean", lambda: microtorch.var_mean(microtorch.ones(3), 1), IndexError),
+        ("std_mean", lambda: microtorch.std_mean(microtorch.ones(2, 3), -3), IndexError),
+        ("aminmax", lambda: microtorch.aminmax(microtorch.ones(3), dim=1), IndexError),
+        ("nanmedian", lambda: microtorch.nanmedian(microtorch.tensor([1, 2]), 1), IndexError),
+        ("add_", lambda: microtorch.ones(3).add_(microtorch.ones(2, 3)), RuntimeError),
+        ("mul_", lambda: microtorch.ones(3, dtype=microtorch.int8).mul_(1.5), RuntimeError),
+    ],
+)
+def test_errors_of_ops_built_on_others_name_the_op_called(op, call, error) -> None:
+    """An op made of others (nansum of sum, lerp of sub...) reports its own name, and
+    raises the error type PyTorch does."""
+    with pytest.raises(error, match=op):
+        call()
+
+
 def test_cross_entropy_other_errors() -> None:
     logits = microtorch.zeros(3, 5)
     with pytest.raises(ValueError, match=r"cross_entropy: input of shape \(3, 5\) and target of "
