@@ -5238,8 +5238,9 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: builtins.int | None = None) -> Any:  # fmt: skip
     """The distinct values of input in ascending order (sorted=False too, one of the orders
     PyTorch allows); with ``return_inverse`` also where each element of input is in them
-    (input's shape), with ``return_counts`` how often each occurs. No gradient. On a GPU the
-    host waits for the answer: its size depends on the values."""
+    (input's shape), with ``return_counts`` how often each occurs. No gradient (the values
+    require grad as in PyTorch, and backward raises). On a GPU the host waits for the
+    answer: its size depends on the values."""
     _check_tensor(input, "unique")
     if dim is not None:
         raise NotImplementedError(
@@ -5250,7 +5251,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     values, inverse, counts = xp.unique(  # each nan distinct, as in PyTorch
         input.array.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
     )
-    out = [Tensor._make(values)]
+    out = [_without_derivative(values, input, "_unique2")]
     if return_inverse:
         out.append(Tensor._make(inverse.reshape(input.array.shape).astype("int64")))
     if return_counts:
@@ -5258,11 +5259,19 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _without_derivative(values: Any, input: Tensor, op: str) -> Tensor:
+    """unique's values: in the graph when input requires grad, as in PyTorch, where
+    backward through them raises NotImplementedError."""
+    return elementwise.Undifferentiable.apply(
+        Tensor._make(values), input, op=op, not_implemented=True
+    )
+
+
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: builtins.int | None = None) -> Any:  # fmt: skip
     """input with each run of equal consecutive elements (or, with ``dim``, equal consecutive
     slices along dim) kept once; with ``return_inverse`` also which run each element (or
-    slice) is in, with ``return_counts`` each run's length. No gradient."""
+    slice) is in, with ``return_counts`` each run's length. No gradient (as unique)."""
     a = _check_tensor(input, "unique_consecutive").array
     xp = backend.xp_of(a)
     if dim is None:
@@ -5275,7 +5284,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
     first = xp.nonzero(starts)[0]
     values = a.reshape(-1)[first] if d is None else xp.take(a, first, axis=d)
-    out = [Tensor._make(values)]
+    out = [_without_derivative(values, input, "unique_consecutive")]
     if return_inverse:
         inverse = xp.cumsum(starts).astype("int64") - 1
         out.append(Tensor._make(inverse.reshape(a.shape) if d is None else inverse))

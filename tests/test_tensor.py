@@ -2301,6 +2301,20 @@ def test_unique_with_dim_is_refused_with_a_clear_error() -> None:
         microtorch.unique(microtorch.ones(2, 2), dim=0)
 
 
+def test_unique_values_require_grad_and_refuse_backward_as_in_pytorch() -> None:
+    """PyTorch records unique and unique_consecutive in the graph with no derivative: the
+    values require grad (inverse and counts do not) and backward raises NotImplementedError."""
+    torch = pytest.importorskip("torch")
+    for T in (torch, microtorch):
+        x = T.tensor([3.0, 1.0, 3.0], requires_grad=True)
+        values, inverse, counts = T.unique(x, return_inverse=True, return_counts=True)
+        assert values.requires_grad and not inverse.requires_grad and not counts.requires_grad
+        for out, op in ((values, "_unique2"), (T.unique_consecutive(x), "unique_consecutive")):
+            with pytest.raises(NotImplementedError, match=f"the derivative for '{op}' is not"):
+                out.sum().backward()
+        assert not T.unique(T.tensor([2.0, 1.0])).requires_grad
+
+
 def test_in_place_products_and_index_forms_write_into_the_tensor(device: str) -> None:
     t = microtorch.ones(2, 2, device=device)
     same = t.addmm_(microtorch.eye(2, device=device), microtorch.eye(2, device=device), beta=2)

@@ -708,14 +708,16 @@ class RandomDraw(Function):
 
 class Undifferentiable(Function):
     """A result whose dependence on its inputs PyTorch leaves undefined (a random draw on
-    binomial's count and prob, floor_divide on its operands): recorded in the graph, so that
-    it requires grad as there, and backward through it raises, as there."""
+    binomial's count and prob, floor_divide or unique on their inputs): recorded in the
+    graph, so that it requires grad as there, and backward through it raises, as there."""
 
-    def forward(self, result, *inputs, op="binomial"):
-        self.op = op
+    def forward(self, result, *inputs, op="binomial", not_implemented=False):
+        self.op, self.not_implemented = op, not_implemented
         return result
 
     def backward(self, grad):
+        if self.not_implemented:  # (PyTorch's words for unique's missing derivative)
+            raise NotImplementedError(f"the derivative for '{self.op}' is not implemented.")
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
