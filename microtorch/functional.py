@@ -2213,19 +2213,19 @@ def _correction(unbiased: Any, correction: Any) -> Any:
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
-    variance = _wide_variance(input, dim, unbiased, keepdim, correction)
+    variance = _wide_variance(input, dim, unbiased, keepdim, correction, "var")
     return write_out(cast(variance, input.dtype), out, "var")
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
-    variance = _wide_variance(input, dim, unbiased, keepdim, correction)
+    variance = _wide_variance(input, dim, unbiased, keepdim, correction, "std")
     return write_out(cast(elementwise.NormRoot.apply(variance), input.dtype), out, "std")
 
 
 def _wide_variance(input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
-                   correction: Any) -> Tensor:  # fmt: skip
+                   correction: Any, op: str) -> Tensor:  # fmt: skip
     """var's value in the wider float PyTorch's CPU kernels accumulate in (float16 in
     float32, float32 in float64), for var and std to cast back: std([1e30, -1e30]) in
     float32 is finite."""
@@ -2236,7 +2236,7 @@ def _wide_variance(input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
         )
     if isinstance(dim, builtins.bool):  # var(x, False) means unbiased=False
         dim, unbiased = None, dim
-    axes, correction = _dims(dim, input.ndim, "var"), _correction(unbiased, correction)
+    axes, correction = _dims(dim, input.ndim, op), _correction(unbiased, correction)
     n = math.prod(input.shape if axes is None else [input.shape[a] for a in axes])
     if n - correction <= 0:
         warn_user(
@@ -2375,6 +2375,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         raise RuntimeError(
             f"nanmean(): expected a floating point input, got {input.dtype}; use .float() first"
         )
+    _dims(dim, input.ndim, "nanmean")  # errors under its own name
     if dtype is not None:
         if not _dtypes.get_dtype(dtype).is_floating_point:
             raise RuntimeError(f"nanmean(): dtype= must be a floating point dtype, got {dtype}")
@@ -2908,7 +2909,8 @@ def aminmax(
     if dim is None and _check_tensor(input, "aminmax").array.size == 0:
         raise RuntimeError("aminmax(): an empty tensor has no minimum or maximum")
     if dim is not None:
-        wrap_dim(dim, builtins.max(input.ndim, 1), "aminmax")
+        d = wrap_dim(dim, builtins.max(input.ndim, 1), "aminmax")
+        _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "aminmax")
     axes = () if dim is None else dim
     return write_out(
         return_types.aminmax(amin(input, axes, keepdim), amax(input, axes, keepdim)), out, "aminmax"
@@ -3193,6 +3195,7 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         raise TypeError(f"{op}: ord must be a number (or inf / -inf), got {ord!r}")
     if isinstance(dim, builtins.int):
         dim = (dim,)
+    _dims(dim, x.ndim, op)  # errors under its own name
     if ord < 0 or ord == math.inf:  # no identity (a max or a min): an empty dim has no norm
         axes = _dims(dim, x.ndim, op)
         for a in range(x.ndim) if axes is None else axes:
@@ -3206,8 +3209,8 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         return amax(abs(x), dim, keepdim)
     if ord == -math.inf:
         return amin(abs(x), dim, keepdim)
-    if ord == 0:  # how many are nonzero (nan too): 1 or x (then 0), whose sign has gradient 0
-        return sum(sign(where(x != 0, 1.0, x)), dim, keepdim)
+    if ord == 0:  # how many are nonzero (nan too), with no gradient for x (as PyTorch)
+        return reduction.NonzeroCount.apply(x, axes=_dims(dim, x.ndim, op), keepdim=keepdim)
     if ord == 1:
         return sum(abs(x), dim, keepdim)
     # float16 powers summed in float32, as PyTorch does (a float16 norm of 3e4 is finite)
@@ -4777,6 +4780,7 @@ def take_along_dim(
         )
     in_shape, idx_shape = list(input.shape), list(indices.shape)
     in_shape[d] = idx_shape[d] = 1
+    _check_broadcast(in_shape, idx_shape, "take_along_dim")
     common = list(broadcast_shapes(in_shape, idx_shape))
     input = expand(input, common[:d] + [input.shape[d]] + common[d + 1 :])
     indices = expand(indices, common[:d] + [indices.shape[d]] + common[d + 1 :])
@@ -5034,6 +5038,12 @@ def take(input: Tensor, index: Tensor, *, out: Any = None) -> Tensor:
     _check_tensor(input, "take")
     if _check_tensor(index, "take", "index").array.dtype.kind not in "iu":
         raise RuntimeError(f"take: index must be an integer (long) tensor, got {index.dtype}")
+    n = input.array.size
+    if index.array.size:
+        backend.check_on_device(
+            ((index.array < -n) | (index.array >= n)).any(),
+            f"take: out of range: an index is outside [-{n}, {n}) for a tensor of {n} elements",
+        )
     return write_out(getitem(reshape(input, (-1,)), (index,)), out, "take")
 
 

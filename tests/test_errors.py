@@ -225,17 +225,29 @@ def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
             "ldexp",
             lambda: microtorch.ldexp(microtorch.ones(3), microtorch.ones(4).long()),
             RuntimeError,
-        ),  # fmt: skip
+        ),
         (
             "float_power",
             lambda: microtorch.float_power(microtorch.ones(3), microtorch.ones(2)),
             RuntimeError,
-        ),  # fmt: skip
+        ),
         ("nansum", lambda: microtorch.nansum(microtorch.ones(3), 2), IndexError),
         ("var_mean", lambda: microtorch.var_mean(microtorch.ones(3), 1), IndexError),
         ("std_mean", lambda: microtorch.std_mean(microtorch.ones(2, 3), -3), IndexError),
         ("aminmax", lambda: microtorch.aminmax(microtorch.ones(3), dim=1), IndexError),
         ("nanmedian", lambda: microtorch.nanmedian(microtorch.tensor([1, 2]), 1), IndexError),
+        ("std", lambda: microtorch.std(microtorch.ones(3), 2), IndexError),
+        ("nanmean", lambda: microtorch.nanmean(microtorch.ones(3), 2), IndexError),
+        ("norm", lambda: microtorch.norm(microtorch.ones(3), dim=2), IndexError),
+        ("aminmax", lambda: microtorch.aminmax(microtorch.ones(3, 0), dim=1), IndexError),
+        ("take", lambda: microtorch.take(microtorch.ones(3), microtorch.tensor([3])), IndexError),
+        (
+            "take_along_dim",
+            lambda: microtorch.take_along_dim(
+                microtorch.ones(3, 4), microtorch.zeros(2, 4, dtype=microtorch.long), 1
+            ),
+            RuntimeError,
+        ),
         ("add_", lambda: microtorch.ones(3).add_(microtorch.ones(2, 3)), RuntimeError),
         ("mul_", lambda: microtorch.ones(3, dtype=microtorch.int8).mul_(1.5), RuntimeError),
     ],

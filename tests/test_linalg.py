@@ -664,6 +664,19 @@ def test_norm_gradient_where_the_norm_overflows_as_pytorch() -> None:
         np.testing.assert_array_equal(grads[0], grads[1])
 
 
+def test_zero_norm_counts_nonzeros_and_gives_no_gradient_as_pytorch() -> None:
+    """The 0-"norm" counts nonzero elements (nan too); it requires grad, but backward leaves
+    x.grad None in PyTorch (no zeros), for every dim and keepdim."""
+    for args in ({}, {"dim": 1}, {"dim": (0, 1), "keepdim": True}, {"dim": -1, "keepdim": True}):
+        got = []
+        for T in (microtorch, torch):
+            x = T.tensor([[0.0, 2.0, math.nan], [0.0, 0.0, -1.0]], requires_grad=True)
+            y = T.linalg.vector_norm(x, 0, **args)
+            y.sum().backward()
+            got.append((y.tolist(), y.requires_grad, x.grad is None))
+        assert got[0] == got[1], args
+
+
 def test_float16_norms_sum_their_powers_in_float32_as_pytorch() -> None:
     """3e4 ** 2 overflows float16; PyTorch sums a float16 norm's powers in float32, so the
     norm of [3e4, 2] is 3e4 (not inf), and the gradient of a tiny element is not lost."""
