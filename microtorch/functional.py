@@ -268,6 +268,8 @@ def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
             "inputs alpha must be an integer (or convert the tensors with .float() first)"
         )
     if not isinstance(b, Tensor):  # a Python number: the product fitted to the dtype too
+        if isinstance(b, numpy.generic):  # (one wrapped into a small dtype: -1 as uint8 255;
+            b = b.item()  # in NumPy's own arithmetic 255 * -1 would raise OverflowError)
         product = b * alpha
         return builtins.bool(product) if result is _dtypes.bool else _wrapped_into(product, result)
     return cast(mul(b, alpha), result)
@@ -5288,7 +5290,14 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         rows, d = a.reshape(-1, 1), None
     else:
         d = wrap_dim(dim, input.ndim, "unique_consecutive")
-        rows = xp.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+        empty_dims = [i for i, n in enumerate(a.shape) if n == 0]
+        if len(empty_dims) > 1 or (empty_dims and empty_dims != [d]):  # as PyTorch refuses
+            raise RuntimeError(
+                f"unique_consecutive: input of shape {tuple(a.shape)} has an empty dim other "
+                f"than dim {d}: the slices along dim would be empty, so unique cannot be applied"
+            )
+        others = math.prod(n for i, n in enumerate(a.shape) if i != d)
+        rows = xp.moveaxis(a, d, 0).reshape(a.shape[d], others)
     starts = xp.ones(rows.shape[0], dtype=bool)  # where a new run begins
     if rows.shape[0] > 1:
         starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
