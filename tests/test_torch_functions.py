@@ -229,7 +229,9 @@ def test_unique_consecutive_matches_pytorch(values, dim) -> None:
 def test_unique_consecutive_refuses_empty_slices_as_pytorch() -> None:
     """Along dim, the slices of a tensor empty in another dim would be empty: refused."""
     for shape, dim in (((0, 2), -1), ((0, 0), 0), ((2, 0), 0)):
-        _raise_alike(lambda T, a: T.unique_consecutive(a, dim=dim), RuntimeError, np.zeros(shape))
+        _raise_alike(
+            lambda T, a, d=dim: T.unique_consecutive(a, dim=d), RuntimeError, np.zeros(shape)
+        )
 
 
 def test_unravel_index_matches_pytorch() -> None:
