@@ -2596,7 +2596,7 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = 
     if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
     The gradient of median() is shared by the elements equal to it, that of median(dim=) goes
     to the index returned, as in PyTorch."""
-    _refuse_bool(input, "median")
+    _refuse_bool(input, "median", dim)
     if dim is None:
         flat = reshape(input.detach(), (-1,))  # (only to find the middle)
         if flat.shape[0] == 0:  # as in PyTorch: nan, in the graph (the lowest int for ints)
@@ -2638,9 +2638,13 @@ def kthvalue(
     return write_out(_order_statistic(input, d, keepdim, k - 1, False, "kthvalue"), out, "kthvalue")
 
 
-def _refuse_bool(input: Any, op: str) -> Tensor:
-    """input, if it is a tensor that is not bool: PyTorch has no median or kthvalue of bools."""
+def _refuse_bool(input: Any, op: str, dim: Any = None) -> Tensor:
+    """input, if it is a tensor that is not bool: PyTorch has no median or kthvalue of bools
+    (it checks ``dim`` first: out of range, or an empty one, raises IndexError before)."""
     if _check_tensor(input, op).array.dtype == bool:
+        if dim is not None:
+            d = wrap_dim(dim, input.ndim, op)
+            _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), op)
         raise NotImplementedError(
             f"{op}: not implemented for bool tensors, as in PyTorch; use .long() first"
         )
@@ -2678,7 +2682,7 @@ def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
 def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """median ignoring nan: the lower middle of the values that are not nan (nan if there are
     none); with ``dim``, (values, indices) per row. Gradients as median's."""
-    _refuse_bool(input, "nanmedian")
+    _refuse_bool(input, "nanmedian", dim)
     if not input.dtype.is_floating_point:  # integers have no nan: median (dim checked here)
         if dim is not None:
             d = wrap_dim(dim, input.ndim, "nanmedian")
@@ -4761,6 +4765,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
     _check_tensor(input, "masked_select")
     if _check_tensor(mask, "masked_select", "mask").array.dtype != bool:
         raise RuntimeError(f"masked_select: expected a bool mask, got {mask.dtype}")
+    _check_broadcast(input.array.shape, mask.array.shape, "masked_select")
     shape = broadcast_shapes(input.shape, mask.shape)
     return write_out(getitem(expand(input, shape), expand(mask, shape)), out, "masked_select")
 

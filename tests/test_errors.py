@@ -248,6 +248,20 @@ def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
             ),
             RuntimeError,
         ),
+        (
+            "masked_select",
+            lambda: microtorch.masked_select(
+                microtorch.ones(3, 4), microtorch.zeros(5, 1, dtype=microtorch.bool)
+            ),
+            RuntimeError,
+        ),  # fmt: skip
+        # a bool input: the dim is checked first, as in PyTorch (then NotImplementedError)
+        ("median", lambda: microtorch.median(microtorch.tensor([False]), 1), IndexError),
+        (
+            "nanmedian",
+            lambda: microtorch.nanmedian(microtorch.zeros(3, 0, 2, dtype=microtorch.bool), -2),
+            IndexError,
+        ),  # fmt: skip
         ("add_", lambda: microtorch.ones(3).add_(microtorch.ones(2, 3)), RuntimeError),
         ("mul_", lambda: microtorch.ones(3, dtype=microtorch.int8).mul_(1.5), RuntimeError),
     ],

@@ -48,7 +48,7 @@ TOL = {
     "float64": dict(rtol=1e-9, atol=1e-12),
 }
 GRAD_TOL = {
-    "float16": dict(rtol=1e-2, atol=1e-2),
+    "float16": dict(rtol=2e-2, atol=1e-2),
     "float32": dict(rtol=1e-4, atol=1e-4),
     "float64": dict(rtol=1e-7, atol=1e-9),
 }
@@ -326,6 +326,10 @@ def _mk_elementwise_unary() -> None:
             )
         elif n in ("lgamma", "digamma"):
             op(n, unary(poles=False), lambda lib, x, _n=n: getattr(lib, _n)(x))
+        elif n == "logit":  # no -0.0: PyTorch's gradient there is +-inf by kernel (size)
+            op(n, _no_negative_zero(unary()), lambda lib, x: lib.logit(x))
+        elif n == "i0":  # no wide integers: PyTorch's float32 i0(89) overflows, ours is 5e37
+            op(n, unary(wild=False), lambda lib, x: lib.i0(x))
         elif n == "sinc":  # float16: PyTorch's gradient is 0/0 = nan for tiny x, ours is not
             op(n, unary(["bool", *INTS, "float32", "float64"]), lambda lib, x: lib.sinc(x))
         else:
@@ -404,7 +408,7 @@ def _mk_elementwise_binary() -> None:
             op(n, _no_tiny(binary()), lambda lib, x, y, _n=n: getattr(lib, _n)(x, y))  # nan
             continue
         if n == "atan2":  # PyTorch's gradient squares an integer operand in its own dtype
-            op(n, binary(FLOATS, FLOATS), lambda lib, x, y: lib.atan2(x, y))  # (wrapping)
+            op(n, _no_tiny(binary(FLOATS, FLOATS)), lambda lib, x, y: lib.atan2(x, y))
             continue
         op(n, binary(), lambda lib, x, y, _n=n: getattr(lib, _n)(x, y))
     for n in ["bitwise_and", "bitwise_or", "bitwise_xor"]:
@@ -501,6 +505,17 @@ def _mk_elementwise_binary() -> None:
         lambda lib, x, y: _inplace(x, y, "mul_"),
         names=("mul",),
     )
+
+
+def _no_negative_zero(make: Callable) -> Callable:
+    def wrapped(rng: np.random.Generator) -> Case:
+        case = make(rng)
+        for x in case.inputs:
+            if isinstance(x, Input) and x.array.dtype.kind == "f":
+                x.array = x.array + x.array.dtype.type(0)  # -0.0 + 0.0 is 0.0
+        return case
+
+    return wrapped
 
 
 def _no_tiny(make: Callable) -> Callable:
@@ -627,16 +642,20 @@ def _mk_reductions() -> None:
     for n in ["cumprod", "cummax", "cummin"]:  # cumprod: no inf, as prod
         op(
             n,
-            _dim_case(ALL, wild=(n != "cumprod")),
+            _dim_case(ALL, wild=(n != "cumprod"), empty_dim_ok=False),
             lambda lib, x, _n=n, **a: getattr(lib, _n)(x, **a),
         )
 
 
-def _dim_case(dtypes: list, wild: bool = False, extra: Callable | None = None) -> Callable:
+def _dim_case(
+    dtypes: list, wild: bool = False, extra: Callable | None = None, empty_dim_ok: bool = True
+) -> Callable:
     def make(rng: np.random.Generator) -> Case:
         shape = _shape(rng)
         x = tensor_input(rng, shape, pick(rng, dtypes), wild=wild)
         args = {"dim": _dim(rng, len(shape), none=False)}
+        if not empty_dim_ok and 0 in shape:  # (PyTorch's cumulative ops check no dim of an
+            args["dim"] = int(rng.integers(-len(shape), len(shape)))  # empty tensor)
         if extra:
             extra(rng, shape, args)
         return Case([x], args)
@@ -648,7 +667,9 @@ def _var_case(rng: np.random.Generator) -> Case:
     case = reduction(ALL)(rng)
     r = rng.random()
     if r < 0.3:
-        case.args["correction"] = pick(rng, [0, 1, 2, 0.5])
+        # (no correction beyond 1: with no degrees of freedom left, PyTorch's gradient signs
+        # are not those of grad * 2 (x - mean) / 0, nor consistent)
+        case.args["correction"] = pick(rng, [0, 1, 0.5])
     elif r < 0.5:
         case.args["unbiased"] = bool(rng.random() < 0.5)
     return case
@@ -664,7 +685,7 @@ def _var_case_finite(rng: np.random.Generator) -> Case:
 def _norm_case(rng: np.random.Generator) -> Case:
     case = reduction(FLOATS)(rng)
     x = case.inputs[0]  # below 1e15: PyTorch's float32 2-norm over a dim of size 1 is |x|
-    x.array = np.clip(x.array, -1e15, 1e15).astype(x.array.dtype)  # (no square to overflow)
+    x.array = np.clip(x.array, -1e10, 1e10).astype(x.array.dtype)  # (no power to overflow)
     case.args["p"] = pick(rng, [2, 1, 3, 0.5, float("inf"), -float("inf"), 0, "fro"])
     return case
 
@@ -858,6 +879,8 @@ def _mk_shape_ops() -> None:
         if rng.random() < 0.3:
             return {"shifts": int(rng.integers(-5, 6)), "dims": None}
         d = _dim(rng, len(shape), none=False)
+        if 0 in shape:  # PyTorch checks no dim of an empty tensor
+            d = int(rng.integers(-len(shape), len(shape)))
         return {"shifts": int(rng.integers(-5, 6)), "dims": d}
 
     op(
