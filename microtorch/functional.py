@@ -773,9 +773,10 @@ def lerp(input: Tensor, end: Any, weight: Any, *, out: Any = None) -> Tensor:
                 f"lerp: expected dtype {input.dtype} for `{name}` but got {other.dtype}; "
                 f"convert it with .to({input.dtype})"
             )
-    for other in (end, weight):
-        if isinstance(other, Tensor):
-            _check_broadcast(input.array.shape, other.array.shape, "lerp")
+    shapes = [t.array.shape for t in (input, end, weight) if isinstance(t, Tensor)]
+    for i, shape in enumerate(shapes):  # every pair broadcasts, or lerp says which do not
+        for other in shapes[i + 1 :]:
+            _check_broadcast(shape, other, "lerp")
     if input.dtype is _dtypes.float16:  # in float32, rounded once (end - input may overflow)
         wide = [cast(t, _dtypes.float32) if isinstance(t, Tensor) else t for t in (end, weight)]
         return write_out(
@@ -2377,10 +2378,10 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         raise RuntimeError(
             f"nanmean(): expected a floating point input, got {input.dtype}; use .float() first"
         )
+    if dtype is not None and not _dtypes.get_dtype(dtype).is_floating_point:
+        raise RuntimeError(f"nanmean(): dtype= must be a floating point dtype, got {dtype}")
     _dims(dim, input.ndim, "nanmean")  # errors under its own name
     if dtype is not None:
-        if not _dtypes.get_dtype(dtype).is_floating_point:
-            raise RuntimeError(f"nanmean(): dtype= must be a floating point dtype, got {dtype}")
         input = cast(input, _dtypes.get_dtype(dtype))
     return write_out(
         div(nansum(input, dim, keepdim), sum(logical_not(isnan(input)), dim, keepdim)),

@@ -221,6 +221,13 @@ def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
             lambda: microtorch.lerp(microtorch.ones(3), microtorch.ones(4), 0.5),
             RuntimeError,
         ),
+        (  # end and weight each broadcast with input, but not with each other
+            "lerp",
+            lambda: microtorch.lerp(
+                microtorch.ones(1, 5), microtorch.ones(3, 1, 5), microtorch.ones(2, 1, 1)
+            ),
+            RuntimeError,
+        ),
         (
             "ldexp",
             lambda: microtorch.ldexp(microtorch.ones(3), microtorch.ones(4).long()),

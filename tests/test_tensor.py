@@ -1327,6 +1327,7 @@ EDGE_CASES = {
     "nanmean_all_nan": lambda T: T.nanmean(T.tensor([float("nan")])),
     "nanmean_ints": lambda T: T.nanmean(T.tensor([1, 2])),
     "nanmean_to_an_integer_dtype_refused": lambda T: T.nanmean(T.ones(3), dtype=T.int64),
+    "nanmean_integer_dtype_refused_before_dim": lambda T: T.nanmean(T.ones(3), 3, dtype=T.int64),
     "nanmean_ints_with_a_float_dtype_refused": lambda T: T.nanmean(
         T.tensor([1, 2], dtype=T.uint8), dtype=T.float32
     ),
