@@ -222,6 +222,22 @@ def test_nan_to_num_defaults_are_the_dtypes_extremes() -> None:
     assert microtorch.nan_to_num(ints) is not ints  # a copy, as in PyTorch
 
 
+def test_pow_with_a_tensor_exponent_of_one_value_is_pow_everywhere_as_pytorch() -> None:
+    """A 0-d, one-element or expand()-ed exponent tensor is not a Python number: PyTorch
+    computes pow (-inf ** 0.5 is inf, -0.0 ** 0.5 is 0.0), where NumPy's shortcut for a
+    repeated exponent takes sqrt (nan, -0.0). A Python 0.5 is sqrt in both libraries."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for T in (torch, microtorch):
+        x = T.tensor([-math.inf, -0.0, 4.0, -2.0], requires_grad=True)
+        outs = [x ** T.tensor(0.5), x ** T.tensor([0.5]), x ** T.tensor([0.5]).expand(4), x**0.5]
+        outs.append(T.pow(T.tensor([-math.inf], dtype=T.float16), T.tensor([0.5]).expand(1)))
+        outs.append(x ** T.tensor([2.0]).expand(4))
+        sum(o.sum() for o in outs[-1:]).backward()
+        results.append([o.tolist() for o in outs] + [x.grad.tolist()])
+    assert str(results[1]) == str(results[0])  # (str: nan equals nan, and -0.0 shows)
+
+
 def test_float_power_is_float64_with_gradients_in_the_inputs_dtypes() -> None:
     a = microtorch.tensor([2.0, 3.0], requires_grad=True)  # float32
     b = microtorch.tensor([0.5, 2.0], dtype=microtorch.float16, requires_grad=True)
