@@ -3300,6 +3300,15 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, 1, M) - (..., 1, R, M)
     if x1.shape[-1] == 0:  # no coordinates: every distance is 0, for every p (inf too)
         return sum(diff, -1)
+    return _distance_norm(diff, p)
+
+
+def _distance_norm(diff: Tensor, p: float) -> Tensor:
+    """The p-norm of ``diff`` along its last dim, for cdist and pdist. For p = 0, how many
+    coordinates differ: 1 or d (then 0), whose sign has gradient 0, as PyTorch's cdist and
+    pdist give a zero gradient there (its vector_norm gives none)."""
+    if p == 0:
+        return sum(sign(where(diff != 0, 1.0, diff)), -1)
     return norm(diff, p, -1)
 
 
@@ -3312,7 +3321,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError(f"pdist: only supports 2D tensors, got: {input.ndim}D")
     p = _check_distance_p(p, "pdist")
     rows, cols = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
-    return norm(input[rows] - input[cols], p, -1)
+    return _distance_norm(input[rows] - input[cols], p)
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2.0) -> Tensor:

@@ -675,6 +675,10 @@ def test_zero_norm_counts_nonzeros_and_gives_no_gradient_as_pytorch() -> None:
             y.sum().backward()
             got.append((y.tolist(), y.requires_grad, x.grad is None))
         assert got[0] == got[1], args
+    for T in (microtorch, torch):  # PyTorch's cdist and pdist do give a (zero) gradient
+        x = T.tensor([[0.0, 1.0], [0.0, 2.0], [3.0, 1.0]], requires_grad=True)
+        (T.cdist(x, x.flip(0), p=0).sum() + T.nn.functional.pdist(x, p=0).sum()).backward()
+        assert x.grad.tolist() == [[0.0, 0.0]] * 3
 
 
 def test_float16_norms_sum_their_powers_in_float32_as_pytorch() -> None:
