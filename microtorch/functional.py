@@ -268,9 +268,7 @@ def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
             "inputs alpha must be an integer (or convert the tensors with .float() first)"
         )
     if not isinstance(b, Tensor):  # a Python number: the product fitted to the dtype too
-        if isinstance(b, numpy.generic):  # (one wrapped into a small dtype: -1 as uint8 255;
-            b = b.item()  # in NumPy's own arithmetic 255 * -1 would raise OverflowError)
-        product = b * alpha
+        product = (b.item() if isinstance(b, numpy.generic) else b) * alpha  # int: no overflow
         return builtins.bool(product) if result is _dtypes.bool else _wrapped_into(product, result)
     return cast(mul(b, alpha), result)
 
