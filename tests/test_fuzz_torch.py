@@ -408,7 +408,8 @@ def _mk_elementwise_binary() -> None:
     aliases = {"true_divide": ("true_divide", "div")}
     for n in fns:
         if n in ("pow", "float_power"):  # (no int8 -128 exponent: PyTorch's gradient takes
-            make = _no_int_min(binary(scalars="int float"))  # x ** (-128 - 1), wrapped to 127)
+            make = _no_negative_zero(_no_int_min(binary(scalars="int float")))  # x ** (-129),
+            # wrapped to 127; and -0.0 ** 0.5 has a gradient of -inf or inf by kernel)
             op(n, make, lambda lib, x, y, _n=n: getattr(lib, _n)(x, y))
             continue
         if n in aliases:
@@ -1170,7 +1171,7 @@ def _getitem_case(rng: np.random.Generator) -> Case:
         key = _key(torch, [torch.tensor(t.array) for t in inputs[1:]], {"parts": parts})
         empty = torch.zeros(shape)[key].numel() == 0
     except (IndexError, RuntimeError, TypeError, ValueError):
-        empty = False
+        empty = 0 in shape  # (x[i] = v into an empty x checks no index either)
     if empty:
         for t in inputs[1:]:  # an empty slice: PyTorch checks no index then (the result is
             if t.array.dtype == np.int64:  # empty); so they are all in range
@@ -1202,6 +1203,8 @@ def _key(lib: Any, idx: tuple, a: dict) -> Any:
 
 def _setitem_case(rng: np.random.Generator) -> Case:
     case = _getitem_case(rng)
+    if 0 in case.inputs[0].array.shape:  # PyTorch writes nothing into an empty tensor and
+        case.inputs, case.args["parts"] = case.inputs[:1], [("ellipsis", 0)]  # checks no index
     case.args["value"] = pick(rng, ["scalar", "tensor", "row"])
     case.args["scalar"] = pick(rng, [0, 2.5, True, -1])
     return case
