@@ -144,11 +144,12 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
 
 def _check_fits(values: numpy.ndarray, dtype: Any, op: str = "tensor") -> None:
     """Python numbers bound for an integer dtype must fit it, as in PyTorch (an unsigned
-    dtype also takes negatives down to -max, which wrap around); NumPy would wrap silently."""
+    dtype also takes negative ints down to -max, which wrap around, but no negative float:
+    -1.5 overflows uint8); NumPy would wrap silently."""
     if dtype.is_floating_point or dtype.np.kind == "b" or values.size == 0:
         return
     info = numpy.iinfo(dtype.np)
-    low = -info.max if info.min == 0 else info.min
+    low = -info.max if info.min == 0 and values.dtype.kind != "f" else info.min
     outside = (values < low) | (values > info.max)
     if values.dtype.kind == "f":
         outside |= numpy.isnan(values)  # nan fits no integer (inf is caught above)

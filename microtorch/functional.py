@@ -269,7 +269,7 @@ def _times_alpha(a: Any, b: Any, alpha: Any, op: str) -> Any:
             "inputs alpha must be an integer (or convert the tensors with .float() first)"
         )
     if not isinstance(b, Tensor):  # a Python number: the product fitted to the dtype too
-        product = b * alpha
+        product = (b.item() if isinstance(b, numpy.generic) else b) * alpha  # int: no overflow
         return builtins.bool(product) if result is _dtypes.bool else _wrapped_into(product, result)
     return cast(mul(b, alpha), result)
 
@@ -367,11 +367,15 @@ divide, multiply, subtract, negative = div, mul, sub, neg
 
 
 def floor_divide(input: Any, other: Any, *, out: Any = None) -> Tensor:
-    """a // b, rounded down; no gradient (it is 0 wherever it exists)."""
+    """a // b, rounded down. As in PyTorch, a float result requires grad when an operand
+    does, and backward through it raises (its derivative is not implemented there)."""
     a, b = _binary_operands(input, other, "floor_divide")
     _check_not_bool(a, b, "floor_divide")
     _check_integer_divisor(a, b, "floor_divide")
-    return write_out(_no_grad_result(_raw(a) // _raw(b)), out, "floor_divide")
+    quotient = _no_grad_result(_raw(a) // _raw(b))
+    return write_out(
+        elementwise.Undifferentiable.apply(quotient, a, b, op="floor_divide"), out, "floor_divide"
+    )
 
 
 def remainder(input: Any, other: Any, *, out: Any = None) -> Tensor:
@@ -421,6 +425,8 @@ def _check_integer_divisor(a: Any, b: Any, op: str) -> None:
     dividend, divisor = _raw(a), _raw(b)
     if _is_float(dividend) or _is_float(divisor):
         return  # a float division: inf or nan, as in PyTorch
+    if builtins.any(backend.is_array(x) and x.size == 0 for x in (dividend, divisor)):
+        return  # an empty result: no division happens
     if not backend.is_array(divisor):
         zero = divisor == 0  # a Python number
     elif backend.xp_of(divisor).__name__ != "cupy":
@@ -787,6 +793,10 @@ def lerp(input: Tensor, end: Any, weight: Any, *, out: Any = None) -> Tensor:
                 f"lerp: expected dtype {input.dtype} for `{name}` but got {other.dtype}; "
                 f"convert it with .to({input.dtype})"
             )
+    shapes = [t.array.shape for t in (input, end, weight) if isinstance(t, Tensor)]
+    for i, shape in enumerate(shapes):  # every pair broadcasts, or lerp says which do not
+        for other in shapes[i + 1 :]:
+            _check_broadcast(shape, other, "lerp")
     if input.dtype is _dtypes.float16:  # in float32, rounded once (end - input may overflow)
         wide = [cast(t, _dtypes.float32) if isinstance(t, Tensor) else t for t in (end, weight)]
         return write_out(
@@ -1106,11 +1116,14 @@ def gcd(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
 
 def lcm(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The least common multiple of |input| and |other|, elementwise (integers only, no
-    gradient); 0 where either is 0. A result beyond the dtype wraps around, then its absolute
-    value is taken, as in PyTorch."""
+    gradient); 0 where either is 0. As in PyTorch, a result beyond the dtype wraps around:
+    for int32 and int64 before its absolute value is taken, for narrower dtypes (which
+    PyTorch computes in 32 bits) after, so lcm(-53, 4) in int8 is 212 - 256 = -44."""
     a, b = _integer_operands(input, other, "lcm")
-    xp = backend.xp_of(a.array)
-    return write_out(_no_grad_result(xp.abs(xp.lcm(a.array, b.array))), out, "lcm")
+    xp, dtype = backend.xp_of(a.array), a.array.dtype
+    wide = "int32" if dtype.itemsize < 4 else dtype
+    multiple = xp.abs(xp.lcm(a.array.astype(wide), b.array.astype(wide)))
+    return write_out(_no_grad_result(multiple.astype(dtype)), out, "lcm")
 
 
 def ldexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
@@ -1122,6 +1135,7 @@ def ldexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
         raise NotImplementedError(
             "ldexp: not implemented for a bool exponent, as in PyTorch; convert it with .long()"
         )
+    _check_broadcast(input.array.shape, other.array.shape, "ldexp")
     result = _promote_tensors(input, other)
     if not result.is_floating_point:
         result = _dtypes.get_default_dtype()
@@ -1240,6 +1254,8 @@ def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     """input ** exponent computed in float64, whatever the dtypes (as PyTorch's)."""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         _check_tensor(input, "float_power")  # raises: at least one must be a tensor
+    if isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        _check_broadcast(input.array.shape, exponent.array.shape, "float_power")
     base = cast(input, _dtypes.float64) if isinstance(input, Tensor) else input
     power = cast(exponent, _dtypes.float64) if isinstance(exponent, Tensor) else exponent
     return write_out(pow(base, power), out, "float_power")
@@ -2270,34 +2286,42 @@ def _correction(unbiased: Any, correction: Any) -> Any:
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
+    variance = _wide_variance(input, dim, unbiased, keepdim, correction, "var")
+    return write_out(cast(variance, input.dtype), out, "var")
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
+    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
+    variance = _wide_variance(input, dim, unbiased, keepdim, correction, "std")
+    return write_out(cast(elementwise.NormRoot.apply(variance), input.dtype), out, "std")
+
+
+def _wide_variance(input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+                   correction: Any, op: str) -> Tensor:  # fmt: skip
+    """var's value in the wider float PyTorch's CPU kernels accumulate in (float16 in
+    float32, float32 in float64), for var and std to cast back: std([1e30, -1e30]) in
+    float32 is finite."""
     if not _check_tensor(input, "var").dtype.is_floating_point:
         raise RuntimeError(
             f"var/std: only floating point inputs are supported (as in PyTorch), got "
             f"{input.dtype}; use .float() first"
         )
-    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
     if isinstance(dim, builtins.bool):  # var(x, False) means unbiased=False
         dim, unbiased = None, dim
-    axes, correction = _dims(dim, input.ndim, "var"), _correction(unbiased, correction)
+    axes, correction = _dims(dim, input.ndim, op), _correction(unbiased, correction)
     n = math.prod(input.shape if axes is None else [input.shape[a] for a in axes])
     if n - correction <= 0:
         warn_user(
             f"var/std: degrees of freedom is <= 0 ({n} elements reduced, correction "
             f"{correction}); the result is inf, or nan where the elements are all equal"
         )
-    return write_out(
-        reduction.Var.apply(input, axes=axes, correction=correction, keepdim=keepdim), out, "var"
-    )
+    wide = cast(input, _VARIANCE_ACCUMULATOR.get(input.dtype, input.dtype))
+    return reduction.Var.apply(wide, axes=axes, correction=correction, keepdim=keepdim)
 
 
-def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
-    dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
-    return write_out(
-        elementwise.NormRoot.apply(var(input, dim, unbiased, keepdim, correction=correction)),
-        out,
-        "std",
-    )
+_VARIANCE_ACCUMULATOR = {_dtypes.float16: _dtypes.float32, _dtypes.float32: _dtypes.float64}
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -2322,6 +2346,7 @@ def _with_mean(spread: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: boo
         raise RuntimeError(f"{op}: only floating point inputs are supported, got {input.dtype}")
     if isinstance(dim, builtins.bool):  # var_mean(x, False) means unbiased=False
         dim, unbiased = None, dim
+    _dims(dim, input.ndim, op)  # errors under its own name
     average = mean(input, dim, keepdim)
     return spread(input, dim, unbiased, keepdim, correction=correction), average
 
@@ -2406,7 +2431,9 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
            **numpy_style: Any) -> Tensor:  # fmt: skip
     """sum, with nan counted as zero (and a gradient of zero there)."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nansum")
-    if _check_tensor(input, "nansum").dtype.is_floating_point:
+    _dims(dim, _check_tensor(input, "nansum").ndim, "nansum")  # errors under its own name
+    _total_dtype(input, dtype, "nansum")
+    if input.dtype.is_floating_point:
         input = where(isnan(input), 0.0, input)
     return write_out(
         sum(input, dim, keepdim, dtype=_own_dtype(input) if dtype is None else dtype), out, "nansum"
@@ -2418,12 +2445,15 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     """The mean of the values that are not nan (nan where there are none)."""
     _check_tensor(input, "nanmean")
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "nanmean")
-    if dtype is not None:
-        input = cast(input, _dtypes.get_dtype(dtype))
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_floating_point:  # before dtype=: PyTorch checks the input's own
         raise RuntimeError(
             f"nanmean(): expected a floating point input, got {input.dtype}; use .float() first"
         )
+    if dtype is not None and not _dtypes.get_dtype(dtype).is_floating_point:
+        raise RuntimeError(f"nanmean(): dtype= must be a floating point dtype, got {dtype}")
+    _dims(dim, input.ndim, "nanmean")  # errors under its own name
+    if dtype is not None:
+        input = cast(input, _dtypes.get_dtype(dtype))
     return write_out(
         div(nansum(input, dim, keepdim), sum(logical_not(isnan(input)), dim, keepdim)),
         out,
@@ -2638,7 +2668,7 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = 
     if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
     The gradient of median() is shared by the elements equal to it, that of median(dim=) goes
     to the index returned, as in PyTorch."""
-    _refuse_bool(input, "median")
+    _refuse_bool(input, "median", dim)
     if dim is None:
         flat = reshape(input.detach(), (-1,))  # (only to find the middle)
         if flat.shape[0] == 0:  # as in PyTorch: nan, in the graph (the lowest int for ints)
@@ -2680,9 +2710,13 @@ def kthvalue(
     return write_out(_order_statistic(input, d, keepdim, k - 1, False, "kthvalue"), out, "kthvalue")
 
 
-def _refuse_bool(input: Any, op: str) -> Tensor:
-    """input, if it is a tensor that is not bool: PyTorch has no median or kthvalue of bools."""
+def _refuse_bool(input: Any, op: str, dim: Any = None) -> Tensor:
+    """input, if it is a tensor that is not bool: PyTorch has no median or kthvalue of bools
+    (it checks ``dim`` first: out of range, or an empty one, raises IndexError before)."""
     if _check_tensor(input, op).array.dtype == bool:
+        if dim is not None:
+            d = wrap_dim(dim, input.ndim, op)
+            _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), op)
         raise NotImplementedError(
             f"{op}: not implemented for bool tensors, as in PyTorch; use .long() first"
         )
@@ -2720,9 +2754,12 @@ def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
 def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """median ignoring nan: the lower middle of the values that are not nan (nan if there are
     none); with ``dim``, (values, indices) per row. Gradients as median's."""
-    _refuse_bool(input, "nanmedian")
-    if not input.dtype.is_floating_point:
-        return write_out(median(input, dim, keepdim), out, "nanmedian")  # integers have no nan
+    _refuse_bool(input, "nanmedian", dim)
+    if not input.dtype.is_floating_point:  # integers have no nan: median (dim checked here)
+        if dim is not None:
+            d = wrap_dim(dim, input.ndim, "nanmedian")
+            _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "nanmedian")
+        return write_out(median(input, dim, keepdim), out, "nanmedian")
     if dim is None:
         flat = reshape(input.detach(), (-1,))
         count = builtins.int((~backend.xp_of(flat.array).isnan(flat.array)).sum())
@@ -2949,6 +2986,9 @@ def aminmax(
     the gradient evenly, as amin and amax."""
     if dim is None and _check_tensor(input, "aminmax").array.size == 0:
         raise RuntimeError("aminmax(): an empty tensor has no minimum or maximum")
+    if dim is not None:
+        d = wrap_dim(dim, builtins.max(input.ndim, 1), "aminmax")
+        _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "aminmax")
     axes = () if dim is None else dim
     return write_out(
         return_types.aminmax(amin(input, axes, keepdim), amax(input, axes, keepdim)), out, "aminmax"
@@ -3235,6 +3275,7 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         raise TypeError(f"{op}: ord must be a number (or inf / -inf), got {ord!r}")
     if isinstance(dim, builtins.int):
         dim = (dim,)
+    _dims(dim, x.ndim, op)  # errors under its own name
     if ord < 0 or ord == math.inf:  # no identity (a max or a min): an empty dim has no norm
         axes = _dims(dim, x.ndim, op)
         for a in range(x.ndim) if axes is None else axes:
@@ -3248,16 +3289,19 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         return amax(abs(x), dim, keepdim)
     if ord == -math.inf:
         return amin(abs(x), dim, keepdim)
-    if ord == 0:  # how many are nonzero (nan too): 1 or x (then 0), whose sign has gradient 0
-        return sum(sign(where(x != 0, 1.0, x)), dim, keepdim)
+    if ord == 0:  # how many are nonzero (nan too), with no gradient for x (as PyTorch)
+        return reduction.NonzeroCount.apply(x, axes=_dims(dim, x.ndim, op), keepdim=keepdim)
     if ord == 1:
         return sum(abs(x), dim, keepdim)
+    # float16 powers summed in float32, as PyTorch does (a float16 norm of 3e4 is finite)
+    wide = cast(x, _dtypes.float32) if x.dtype is _dtypes.float16 else x
     if ord == 2:
-        return elementwise.NormRoot.apply(sum(x * x, dim, keepdim), p=2)
-    magnitude = abs(x)
+        return cast(elementwise.NormRoot.apply(sum(wide * wide, dim, keepdim), p=2), x.dtype)
+    magnitude = abs(wide)
     if ord < 1:  # |x|^p has an infinite slope at 0 for p < 1: PyTorch takes 0 there (no nan)
-        magnitude = where(x == 0, 0.0, magnitude)
-    return elementwise.NormRoot.apply(sum(pow(magnitude, ord), dim, keepdim), p=builtins.float(ord))
+        magnitude = where(wide == 0, 0.0, magnitude)
+    root = elementwise.NormRoot.apply(sum(pow(magnitude, ord), dim, keepdim), p=builtins.float(ord))
+    return cast(root, x.dtype)
 
 
 def _cast_for_norm(x: Tensor, dtype: Any, op: str) -> Tensor:
@@ -3329,6 +3373,15 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, 1, M) - (..., 1, R, M)
     if x1.shape[-1] == 0:  # no coordinates: every distance is 0, for every p (inf too)
         return sum(diff, -1)
+    return _distance_norm(diff, p)
+
+
+def _distance_norm(diff: Tensor, p: float) -> Tensor:
+    """The p-norm of ``diff`` along its last dim, for cdist and pdist. For p = 0, how many
+    coordinates differ: 1 or d (then 0), whose sign has gradient 0, as PyTorch's cdist and
+    pdist give a zero gradient there (its vector_norm gives none)."""
+    if p == 0:
+        return sum(sign(where(diff != 0, 1.0, diff)), -1)
     return norm(diff, p, -1)
 
 
@@ -3341,7 +3394,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError(f"pdist: only supports 2D tensors, got: {input.ndim}D")
     p = _check_distance_p(p, "pdist")
     rows, cols = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
-    return norm(input[rows] - input[cols], p, -1)
+    return _distance_norm(input[rows] - input[cols], p)
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
@@ -3848,7 +3901,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
     if index.dtype.is_floating_point or index.dtype is _dtypes.bool:
         raise RuntimeError(f"index_select: index must be an integer tensor, got {index.dtype}")
     size = input.shape[d] if input.ndim else 1  # (no negative indices, as in PyTorch)
-    _check_indices_below(index, size, d, "index_select", tuple(input.shape))
+    error = IndexError if d == 0 else RuntimeError  # PyTorch's, as its kernels raise
+    _check_indices_below(index, size, d, "index_select", tuple(input.shape), error)
     rows = index.to(input.device).array.reshape(-1)  # (checked: GetItem, not getitem)
     if input.ndim == 0:  # as in PyTorch: a 0-d input is one element, picked by index 0
         return write_out(
@@ -3898,8 +3952,28 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dim ``dim`` into ``sizes`` (one of them may be -1): the inverse of flatten."""
     d = wrap_dim(dim, _check_not_0d(input, "unflatten").ndim, "unflatten")
-    old = input.array.shape
-    return reshape(input, old[:d] + tuple(sizes) + old[d + 1 :])
+    old, sizes = input.array.shape, tuple(builtins.int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError(
+            f"unflatten: only one dimension can be inferred, got sizes {list(sizes)}"
+        )
+    known = math.prod(s for s in sizes if s != -1)
+    n = old[d]
+    if -1 in sizes:  # inferred from dim d alone (not the whole tensor: it may be empty)
+        if known == 0 or n % known:
+            raise RuntimeError(
+                f"unflatten: sizes {list(sizes)} cannot be unflattened from dim {d} of size {n}"
+                + (" (the -1 could be any size)" if known == 0 and n == 0 else "")
+            )
+        sizes = tuple(n // known if s == -1 else s for s in sizes)
+    elif known != n:
+        raise RuntimeError(
+            f"unflatten: provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+            f"({n}) of the input"
+        )
+    return reshape(input, old[:d] + sizes + old[d + 1 :])
 
 
 def ravel(input: Tensor) -> Tensor:
@@ -4762,16 +4836,18 @@ def gather(
     return write_out(indexing.TakeAlongDim.apply(input, index=index.array, dim=d), out, "gather")
 
 
-def _check_indices_below(index: Tensor, n: int, dim: int, op: str, shape: tuple) -> None:
+def _check_indices_below(
+    index: Tensor, n: int, dim: int, op: str, shape: tuple, error: type = RuntimeError
+) -> None:
     """Every index in 0..n-1 (dim ``dim`` of a tensor of ``shape``): at once on the CPU, at
-    the next sync on a GPU (backend.check_on_device). A RuntimeError, as PyTorch's gather,
-    scatter, index_add and index_select raise (indexing with [] raises IndexError)."""
+    the next sync on a GPU (backend.check_on_device). A RuntimeError, as PyTorch's gather
+    and scatter raise; its index_add and index_select raise IndexError in some cases."""
     if index.array.size:
         backend.check_on_device(
             (index.array < 0).any() | (index.array >= n).any(),
             f"{op}: an index is out of bounds for dimension {dim} with size {n} (input shape "
             f"{shape})",
-            RuntimeError,
+            error,
         )
 
 
@@ -4781,6 +4857,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
     _check_tensor(input, "masked_select")
     if _check_tensor(mask, "masked_select", "mask").array.dtype != bool:
         raise RuntimeError(f"masked_select: expected a bool mask, got {mask.dtype}")
+    _check_broadcast(input.array.shape, mask.array.shape, "masked_select")
     shape = broadcast_shapes(input.shape, mask.shape)
     return write_out(getitem(expand(input, shape), expand(mask, shape)), out, "masked_select")
 
@@ -4802,6 +4879,7 @@ def take_along_dim(
         )
     in_shape, idx_shape = list(input.shape), list(indices.shape)
     in_shape[d] = idx_shape[d] = 1
+    _check_broadcast(in_shape, idx_shape, "take_along_dim")
     common = list(broadcast_shapes(in_shape, idx_shape))
     input = expand(input, common[:d] + [input.shape[d]] + common[d + 1 :])
     indices = expand(indices, common[:d] + [indices.shape[d]] + common[d + 1 :])
@@ -5009,7 +5087,8 @@ def index_add(
             f"index_add: source has dtype {source.dtype} but input has {input.dtype}; they must "
             "be the same"
         )
-    _check_indices_below(index, input.shape[d], d, "index_add", tuple(input.shape))
+    error = IndexError if input.ndim <= 1 else RuntimeError  # PyTorch's, as its kernels raise
+    _check_indices_below(index, input.shape[d], d, "index_add", tuple(input.shape), error)
     return write_out(
         indexing.IndexAdd.apply(input, source, index=index.array, dim=d, alpha=alpha),
         out,
@@ -5083,6 +5162,12 @@ def take(input: Tensor, index: Tensor, *, out: Any = None) -> Tensor:
     _check_tensor(input, "take")
     if _check_tensor(index, "take", "index").array.dtype.kind not in "iu":
         raise RuntimeError(f"take: index must be an integer (long) tensor, got {index.dtype}")
+    n = input.array.size
+    if index.array.size:
+        backend.check_on_device(
+            ((index.array < -n) | (index.array >= n)).any(),
+            f"take: out of range: an index is outside [-{n}, {n}) for a tensor of {n} elements",
+        )
     return write_out(getitem(reshape(input, (-1,)), (index,)), out, "take")
 
 
@@ -5293,9 +5378,10 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: builtins.int | None = None) -> Any:  # fmt: skip
     """The distinct values of input in ascending order (sorted=False too, one of the orders
     PyTorch allows); with ``return_inverse`` also where each element of input is in them
-    (input's shape), with ``return_counts`` how often each occurs. No gradient. On a GPU the
-    host waits for the answer: its size depends on the values. With ``dim``: the distinct
-    slices along dim, in ascending (lexicographic) order."""
+    (input's shape), with ``return_counts`` how often each occurs. No gradient (the values
+    require grad as in PyTorch, and backward raises). On a GPU the host waits for the
+    answer: its size depends on the values. With ``dim``: the distinct slices along dim, in
+    ascending (lexicographic) order."""
     _check_tensor(input, "unique")
     if dim is not None:
         return _unique_slices(input, dim, return_inverse, return_counts)
@@ -5303,7 +5389,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     values, inverse, counts = xp.unique(  # each nan distinct, as in PyTorch
         input.array.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
     )
-    out = [Tensor._make(values)]
+    out = [_without_derivative(values, input, "_unique2")]
     if return_inverse:
         out.append(Tensor._make(inverse.reshape(input.array.shape).astype("int64")))
     if return_counts:
@@ -5333,7 +5419,7 @@ def _unique_slices(input: Tensor, dim: builtins.int, return_inverse: bool,
     if rows.shape[0] > 1:
         starts[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)  # (nan != nan: kept apart)
     first = xp.nonzero(starts)[0]
-    out = [Tensor._make(xp.take(a, order[first], axis=d))]
+    out = [_without_derivative(xp.take(a, order[first], axis=d), input, "unique_dim")]
     if return_inverse:
         inverse = xp.empty(rows.shape[0], dtype="int64")
         inverse[order] = xp.cumsum(starts) - 1
@@ -5344,24 +5430,39 @@ def _unique_slices(input: Tensor, dim: builtins.int, return_inverse: bool,
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _without_derivative(values: Any, input: Tensor, op: str) -> Tensor:
+    """unique's values: in the graph when input requires grad, as in PyTorch, where
+    backward through them raises NotImplementedError."""
+    return elementwise.Undifferentiable.apply(
+        Tensor._make(values), input, op=op, not_implemented=True
+    )
+
+
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: builtins.int | None = None) -> Any:  # fmt: skip
     """input with each run of equal consecutive elements (or, with ``dim``, equal consecutive
     slices along dim) kept once; with ``return_inverse`` also which run each element (or
-    slice) is in, with ``return_counts`` each run's length. No gradient."""
+    slice) is in, with ``return_counts`` each run's length. No gradient (as unique)."""
     a = _check_tensor(input, "unique_consecutive").array
     xp = backend.xp_of(a)
     if dim is None:
         rows, d = a.reshape(-1, 1), None
     else:
         d = wrap_dim(dim, input.ndim, "unique_consecutive")
-        rows = xp.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+        empty_dims = [i for i, n in enumerate(a.shape) if n == 0]
+        if len(empty_dims) > 1 or (empty_dims and empty_dims != [d]):  # as PyTorch refuses
+            raise RuntimeError(
+                f"unique_consecutive: input of shape {tuple(a.shape)} has an empty dim other "
+                f"than dim {d}: the slices along dim would be empty, so unique cannot be applied"
+            )
+        others = math.prod(n for i, n in enumerate(a.shape) if i != d)
+        rows = xp.moveaxis(a, d, 0).reshape(a.shape[d], others)
     starts = xp.ones(rows.shape[0], dtype=bool)  # where a new run begins
     if rows.shape[0] > 1:
         starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
     first = xp.nonzero(starts)[0]
     values = a.reshape(-1)[first] if d is None else xp.take(a, first, axis=d)
-    out = [Tensor._make(values)]
+    out = [_without_derivative(values, input, "unique_consecutive")]
     if return_inverse:
         inverse = xp.cumsum(starts).astype("int64") - 1
         out.append(Tensor._make(inverse.reshape(a.shape) if d is None else inverse))
@@ -5463,7 +5564,7 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
     if result.array.shape != target.array.shape:
         raise RuntimeError(
             f"in-place op: output with shape {list(target.shape)} doesn't match the broadcast "
-            f"shape {list(result.shape)}"
+            f"shape {list(result.shape)}{_inplace_label(op)}"
         )
     if result.array.dtype != target.array.dtype:
         # PyTorch's rule: never down a kind (float -> integer or bool, integer -> bool)
@@ -5471,8 +5572,11 @@ def inplace(target: Tensor, op: Any, *args: Any, **kwargs: Any) -> Tensor:
         if rank[result.array.dtype.kind] > rank[target.array.dtype.kind]:
             raise RuntimeError(
                 f"in-place op: result type {result.dtype} can't be cast to the desired output "
-                f"type {target.dtype}"
+                f"type {target.dtype}{_inplace_label(op)}"
             )
+        # float32 += float64: the graph records the cast to what the tensor stores, so the
+        # other operand's gradient comes back in its own dtype
+        result = cast(result, target.dtype)
     if tracking and target.requires_grad and not result.requires_grad:
         # constants (eq_, logical_not_...): the tensor stays in the graph, where its old
         # values get a zero gradient, as in PyTorch
@@ -5496,6 +5600,12 @@ def _refuse_grad_leaf(target: Tensor, hint: str) -> None:
         raise RuntimeError(
             f"a leaf Variable that requires grad is being used in an in-place operation; {hint}"
         )
+
+
+def _inplace_label(op: Any) -> str:
+    """The words " (in add_)" naming the in-place form of ``op`` in an error message."""
+    name = getattr(op, "__name__", "")
+    return f" (in {name}_)" if name.isidentifier() else ""
 
 
 def inplace_view(target: Tensor, op: Any, *args: Any) -> Tensor:

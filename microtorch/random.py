@@ -325,7 +325,7 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
     chance = numpy.clip(numpy.where(undefined, 0, p), 0, 1)
     draws = numpy.where(undefined, numpy.nan, _rng(generator).binomial(trials, chance))
     drawn = Tensor._make(backend.to_device(draws.astype(count.array.dtype), count.device))
-    return elementwise.UndifferentiableDraw.apply(drawn, count, prob, op="binomial")
+    return elementwise.Undifferentiable.apply(drawn, count, prob, op="binomial")
 
 
 def normal(

@@ -411,6 +411,24 @@ def test_writes_into_an_expanded_tensor_are_refused_clearly(device: str) -> None
     assert values(base) == [2.0, 2.0, 2.0]
 
 
+def test_float16_gradients_of_broadcasts_are_summed_in_float32_as_pytorch() -> None:
+    """The gradient of an expand (or of any broadcast operand) is a sum; PyTorch sums
+    float16 in float32, and so does unbroadcast: in float16 the error of a 3000-term sum
+    was a few percent."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    upstream = rng.standard_normal((3000, 4)).astype(np.float16)  # (summed along dim 0: in
+    grads = []  # float16 NumPy adds its rows one at a time, with no pairwise summation)
+    for T in (torch, microtorch):
+        x = T.tensor([[0.5, 1.0, 2.0, 3.0]], dtype=T.float16, requires_grad=True)
+        b = T.tensor([0.25], dtype=T.float16, requires_grad=True)
+        (x.expand(3000, 4) * 1 + b).backward(T.tensor(upstream))
+        grads.append(x.grad.reshape(-1).tolist() + [b.grad.item()])
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-3)
+    exact = upstream.astype(np.float64).sum(axis=0)
+    np.testing.assert_allclose(grads[1][:4], exact, rtol=2e-3)
+
+
 def test_copy_broadcasts_and_casts() -> None:
     t = microtorch.zeros(2, 3)
     t.copy_(microtorch.tensor([1, 2, 3]))  # int64 source, broadcast over rows

@@ -113,6 +113,8 @@ ALPHA_CASES = [
     ("i32.add(b, alpha=3)", [6, -2, 3], "int32"),
     ("torch.add(b, True, alpha=2)", [True, True, True], "bool"),  # bool + 2 * True stays bool
     ("torch.add(u8, 200, alpha=2)", [147, 146, 144], "uint8"),  # 400 wraps, as in PyTorch
+    ("torch.add(u8, -1, alpha=-1)", [4, 3, 1], "uint8"),  # -1 wrapped to 255 first (it raised)
+    ("torch.sub(u8, -3, alpha=-2)", [253, 252, 250], "uint8"),
 ]
 
 

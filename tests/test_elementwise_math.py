@@ -222,6 +222,22 @@ def test_nan_to_num_defaults_are_the_dtypes_extremes() -> None:
     assert microtorch.nan_to_num(ints) is not ints  # a copy, as in PyTorch
 
 
+def test_pow_with_a_tensor_exponent_of_one_value_is_pow_everywhere_as_pytorch() -> None:
+    """A 0-d, one-element or expand()-ed exponent tensor is not a Python number: PyTorch
+    computes pow (-inf ** 0.5 is inf, -0.0 ** 0.5 is 0.0), where NumPy's shortcut for a
+    repeated exponent takes sqrt (nan, -0.0). A Python 0.5 is sqrt in both libraries."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for T in (torch, microtorch):
+        x = T.tensor([-math.inf, -0.0, 4.0, -2.0], requires_grad=True)
+        outs = [x ** T.tensor(0.5), x ** T.tensor([0.5]), x ** T.tensor([0.5]).expand(4), x**0.5]
+        outs.append(T.pow(T.tensor([-math.inf], dtype=T.float16), T.tensor([0.5]).expand(1)))
+        outs.append(x ** T.tensor([2.0]).expand(4))
+        sum(o.sum() for o in outs[-1:]).backward()
+        results.append([o.tolist() for o in outs] + [x.grad.tolist()])
+    assert str(results[1]) == str(results[0])  # (str: nan equals nan, and -0.0 shows)
+
+
 def test_float_power_is_float64_with_gradients_in_the_inputs_dtypes() -> None:
     a = microtorch.tensor([2.0, 3.0], requires_grad=True)  # float32
     b = microtorch.tensor([0.5, 2.0], dtype=microtorch.float16, requires_grad=True)
@@ -386,6 +402,35 @@ def test_in_place_keeps_the_graph_and_checks_dtypes() -> None:
         microtorch.tensor([1.0, 2.0]).float_power_(2)
     x = microtorch.tensor([2.0, 3.0], dtype=microtorch.float64)
     assert x.float_power_(2).tolist() == [4.0, 9.0]
+
+
+def test_in_place_op_with_a_wider_operand_gives_it_a_gradient_in_its_own_dtype() -> None:
+    """float32 += float64 stores float32; the float64 operand's gradient comes back float64
+    (it raised an internal error in backward before), as in PyTorch."""
+    torch = pytest.importorskip("torch")
+    grads = []
+    for T in (torch, microtorch):
+        x = T.tensor([-7.5, 2.0], requires_grad=True)
+        y = T.tensor([-4.25, 3.0], dtype=T.float64, requires_grad=True)
+        z = x.clone()
+        z.add_(y, alpha=3)
+        assert z.dtype == T.float32
+        (z * T.tensor([1.0, 2.0])).sum().backward()
+        grads.append((str(y.grad.dtype).rsplit(".")[-1], y.grad.tolist(), x.grad.tolist()))
+    assert grads[0] == grads[1]
+
+
+def test_floor_divide_of_a_float_that_requires_grad_is_in_the_graph_as_in_pytorch() -> None:
+    """Its result requires grad, and backward through it raises: PyTorch implements no
+    derivative for floor_divide (rather than a silent zero)."""
+    x = microtorch.tensor([1.5, -2.5], requires_grad=True)
+    for q in (x // 2, microtorch.floor_divide(x, microtorch.tensor([1, 2])), 3.0 // x):
+        assert q.requires_grad and q.dtype == microtorch.float32
+        with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not"):
+            q.sum().backward()
+    assert not (microtorch.tensor([3, 4]) // 2).requires_grad
+    with microtorch.no_grad():
+        assert not (x // 2).requires_grad
 
 
 def test_in_place_comparisons_and_logical_ops_keep_integer_and_bool_dtypes() -> None:
@@ -1001,6 +1046,11 @@ def test_xlog1py_shapes_and_errors_match_pytorch(snippet: object) -> None:
         lambda T: T.gcd(T.tensor([-(2**63)]), T.tensor([0])),
         lambda T: T.gcd(T.tensor([4, 6], dtype=T.int8), T.tensor(4)),
         lambda T: T.lcm(T.tensor([4, 6], dtype=T.uint8), T.tensor([[3], [5]], dtype=T.int16)),
+        # narrower than 32 bits: |.| in 32 bits, then it wraps (212 is -44 in int8)
+        lambda T: T.lcm(
+            T.tensor([-53, 5, -128], dtype=T.int8), T.tensor([4, -51, 3], dtype=T.int8)
+        ),
+        lambda T: T.lcm(T.tensor([22073], dtype=T.int16), T.tensor([2], dtype=T.uint8)),
         lambda T: T.tensor([[4], [9]], dtype=T.int32).gcd(T.tensor([6, 3], dtype=T.int32)),
         lambda T: T.tensor(12).lcm(T.tensor(8)),
         lambda T: T.gcd(T.zeros(0, dtype=T.int64), T.zeros(0, dtype=T.int64)),

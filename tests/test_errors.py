@@ -207,6 +207,77 @@ def test_integer_division_by_zero_raises_as_in_pytorch() -> None:
     # float division by zero is inf or nan, as in PyTorch (and NumPy)
     assert (t.float() // 0).tolist() == [float("inf"), float("-inf")]
     assert (t // 2.5).tolist() == [2.0, -3.0]
+    # an empty result divides nothing, so nothing raises (as in PyTorch)
+    assert (microtorch.zeros(0, dtype=microtorch.int64) // 0).shape == (0,)
+    empty = microtorch.zeros(1, 0, dtype=microtorch.int16)
+    assert microtorch.fmod(empty, microtorch.tensor(False)).shape == (1, 0)
+
+
+@pytest.mark.parametrize(
+    "op, call, error",
+    [
+        (
+            "lerp",
+            lambda: microtorch.lerp(microtorch.ones(3), microtorch.ones(4), 0.5),
+            RuntimeError,
+        ),
+        (  # end and weight each broadcast with input, but not with each other
+            "lerp",
+            lambda: microtorch.lerp(
+                microtorch.ones(1, 5), microtorch.ones(3, 1, 5), microtorch.ones(2, 1, 1)
+            ),
+            RuntimeError,
+        ),
+        (
+            "ldexp",
+            lambda: microtorch.ldexp(microtorch.ones(3), microtorch.ones(4).long()),
+            RuntimeError,
+        ),
+        (
+            "float_power",
+            lambda: microtorch.float_power(microtorch.ones(3), microtorch.ones(2)),
+            RuntimeError,
+        ),
+        ("nansum", lambda: microtorch.nansum(microtorch.ones(3), 2), IndexError),
+        ("var_mean", lambda: microtorch.var_mean(microtorch.ones(3), 1), IndexError),
+        ("std_mean", lambda: microtorch.std_mean(microtorch.ones(2, 3), -3), IndexError),
+        ("aminmax", lambda: microtorch.aminmax(microtorch.ones(3), dim=1), IndexError),
+        ("nanmedian", lambda: microtorch.nanmedian(microtorch.tensor([1, 2]), 1), IndexError),
+        ("std", lambda: microtorch.std(microtorch.ones(3), 2), IndexError),
+        ("nanmean", lambda: microtorch.nanmean(microtorch.ones(3), 2), IndexError),
+        ("norm", lambda: microtorch.norm(microtorch.ones(3), dim=2), IndexError),
+        ("aminmax", lambda: microtorch.aminmax(microtorch.ones(3, 0), dim=1), IndexError),
+        ("take", lambda: microtorch.take(microtorch.ones(3), microtorch.tensor([3])), IndexError),
+        (
+            "take_along_dim",
+            lambda: microtorch.take_along_dim(
+                microtorch.ones(3, 4), microtorch.zeros(2, 4, dtype=microtorch.long), 1
+            ),
+            RuntimeError,
+        ),
+        (
+            "masked_select",
+            lambda: microtorch.masked_select(
+                microtorch.ones(3, 4), microtorch.zeros(5, 1, dtype=microtorch.bool)
+            ),
+            RuntimeError,
+        ),  # fmt: skip
+        # a bool input: the dim is checked first, as in PyTorch (then NotImplementedError)
+        ("median", lambda: microtorch.median(microtorch.tensor([False]), 1), IndexError),
+        (
+            "nanmedian",
+            lambda: microtorch.nanmedian(microtorch.zeros(3, 0, 2, dtype=microtorch.bool), -2),
+            IndexError,
+        ),  # fmt: skip
+        ("add_", lambda: microtorch.ones(3).add_(microtorch.ones(2, 3)), RuntimeError),
+        ("mul_", lambda: microtorch.ones(3, dtype=microtorch.int8).mul_(1.5), RuntimeError),
+    ],
+)
+def test_errors_of_ops_built_on_others_name_the_op_called(op, call, error) -> None:
+    """An op made of others (nansum of sum, lerp of sub...) reports its own name, and
+    raises the error type PyTorch does."""
+    with pytest.raises(error, match=op):
+        call()
 
 
 def test_cross_entropy_other_errors() -> None:

@@ -729,6 +729,38 @@ def test_norm_gradient_where_the_norm_overflows_as_pytorch() -> None:
         np.testing.assert_array_equal(grads[0], grads[1])
 
 
+def test_zero_norm_counts_nonzeros_and_gives_no_gradient_as_pytorch() -> None:
+    """The 0-"norm" counts nonzero elements (nan too); it requires grad, but backward leaves
+    x.grad None in PyTorch (no zeros), for every dim and keepdim."""
+    for args in ({}, {"dim": 1}, {"dim": (0, 1), "keepdim": True}, {"dim": -1, "keepdim": True}):
+        got = []
+        for T in (microtorch, torch):
+            x = T.tensor([[0.0, 2.0, math.nan], [0.0, 0.0, -1.0]], requires_grad=True)
+            y = T.linalg.vector_norm(x, 0, **args)
+            y.sum().backward()
+            got.append((y.tolist(), y.requires_grad, x.grad is None))
+        assert got[0] == got[1], args
+    for T in (microtorch, torch):  # PyTorch's cdist and pdist do give a (zero) gradient
+        x = T.tensor([[0.0, 1.0], [0.0, 2.0], [3.0, 1.0]], requires_grad=True)
+        (T.cdist(x, x.flip(0), p=0).sum() + T.nn.functional.pdist(x, p=0).sum()).backward()
+        assert x.grad.tolist() == [[0.0, 0.0]] * 3
+
+
+def test_float16_norms_sum_their_powers_in_float32_as_pytorch() -> None:
+    """3e4 ** 2 overflows float16; PyTorch sums a float16 norm's powers in float32, so the
+    norm of [3e4, 2] is 3e4 (not inf), and the gradient of a tiny element is not lost."""
+    for values, ord in (([3e4, 2.0, 1e-6], 2), ([1e-6], 2), ([10.0, -4.0, 0.0], 3)):
+        got = []
+        for T in (microtorch, torch):
+            x = T.tensor(values, dtype=T.float16, requires_grad=True)
+            y = T.linalg.vector_norm(x, ord)
+            y.backward()
+            got.append((y.dtype == T.float16, y.item(), x.grad.numpy()))
+        assert got[0][0] and got[1][0]
+        np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-3)
+        np.testing.assert_allclose(got[0][2], got[1][2], rtol=2e-3, atol=1e-4)
+
+
 def test_eigh_takes_uplo_in_either_case_as_pytorch() -> None:
     a = np.array([[2.0, 5.0], [1.0, 3.0]])  # not symmetric: the triangle read matters
     for uplo in ("l", "u"):

@@ -1360,6 +1360,11 @@ EDGE_CASES = {
     ),
     "nanmean_all_nan": lambda T: T.nanmean(T.tensor([float("nan")])),
     "nanmean_ints": lambda T: T.nanmean(T.tensor([1, 2])),
+    "nanmean_to_an_integer_dtype_refused": lambda T: T.nanmean(T.ones(3), dtype=T.int64),
+    "nanmean_integer_dtype_refused_before_dim": lambda T: T.nanmean(T.ones(3), 3, dtype=T.int64),
+    "nanmean_ints_with_a_float_dtype_refused": lambda T: T.nanmean(
+        T.tensor([1, 2], dtype=T.uint8), dtype=T.float32
+    ),
     "var_ints_refused": lambda T: T.var(T.tensor([1, 2])),
     "std_bools_refused": lambda T: T.tensor([True, False]).std(0),
     "var_mean_ints": lambda T: T.var_mean(T.tensor([1, 2])),
@@ -1417,6 +1422,14 @@ EDGE_CASES = {
     "flatten_0d": lambda T: (T.flatten(T.tensor(2.0)), T.tensor(3).flatten(-1, 0)),
     "flatten_0d_dim_out_of_range": lambda T: T.flatten(T.tensor(2.0), 1),
     "unflatten_0d_refused": lambda T: T.unflatten(T.tensor(2.0), 0, (1,)),
+    "unflatten_minus_one_from_the_dim_alone": lambda T: (
+        T.zeros(1, 0, 2).unflatten(0, (-1, 1)),
+        T.arange(12).reshape(3, 4).unflatten(-1, (4, 1, -1)),
+    ),
+    "unflatten_sizes_not_the_dims_refused": lambda T: T.zeros(3, 4).unflatten(1, (3,)),
+    "unflatten_no_sizes_refused": lambda T: T.zeros(3, 4).unflatten(1, ()),
+    "unflatten_two_minus_ones_refused": lambda T: T.zeros(3, 4).unflatten(1, (-1, -1)),
+    "unflatten_ambiguous_minus_one_refused": lambda T: T.zeros(1, 0, 2).unflatten(1, (0, -1)),
     "split_0d_refused": lambda T: T.split(T.tensor(2.0), 1),
     "chunk_0d_refused": lambda T: T.tensor(2.0).chunk(1),
     "narrow_start_out_of_range": lambda T: T.narrow(T.ones(3, 4), 1, -5, 1),
@@ -2049,6 +2062,12 @@ EDGE_CASES = {
     "masked_scatter_short_source": lambda T: T.zeros(3).masked_scatter(
         T.tensor([True, True, True]), T.arange(2.0)
     ),
+    "masked_fill_negative_float_into_uint8_refused": lambda T: T.zeros(
+        2, dtype=T.uint8
+    ).masked_fill(T.tensor([True, False]), -1.5),
+    "masked_fill_negative_int_into_uint8_wraps": lambda T: T.zeros(2, dtype=T.uint8).masked_fill(
+        T.tensor([True, False]), -3
+    ),
     "masked_scatter_int_mask": lambda T: T.zeros(3).masked_scatter(
         T.tensor([1, 1, 1]), T.arange(3.0)
     ),
@@ -2349,6 +2368,20 @@ def test_unique_with_dim_keeps_distinct_slices_in_order(device: str) -> None:
     assert x.unique(dim=0).tolist() == [[1, 2, 1, 2], [1, 3, 2, 3]]
 
 
+def test_unique_values_require_grad_and_refuse_backward_as_in_pytorch() -> None:
+    """PyTorch records unique and unique_consecutive in the graph with no derivative: the
+    values require grad (inverse and counts do not) and backward raises NotImplementedError."""
+    torch = pytest.importorskip("torch")
+    for T in (torch, microtorch):
+        x = T.tensor([3.0, 1.0, 3.0], requires_grad=True)
+        values, inverse, counts = T.unique(x, return_inverse=True, return_counts=True)
+        assert values.requires_grad and not inverse.requires_grad and not counts.requires_grad
+        for out, op in ((values, "_unique2"), (T.unique_consecutive(x), "unique_consecutive")):
+            with pytest.raises(NotImplementedError, match=f"the derivative for '{op}' is not"):
+                out.sum().backward()
+        assert not T.unique(T.tensor([2.0, 1.0])).requires_grad
+
+
 def test_in_place_products_and_index_forms_write_into_the_tensor(device: str) -> None:
     t = microtorch.ones(2, 2, device=device)
     same = t.addmm_(microtorch.eye(2, device=device), microtorch.eye(2, device=device), beta=2)
@@ -2505,6 +2538,12 @@ def test_index_errors_of_the_index_ops_have_pytorchs_types() -> None:
         lambda L, x: x.index_add(0, L.tensor([3]), L.ones(1, 4)),
         lambda L, x: x.gather(0, L.tensor([[3, 0, 0, 0]])),
         lambda L, x: x.scatter(0, L.tensor([[-1, 0, 0, 0]]), 1.0),
+        # PyTorch's kernels raise IndexError along dim 0, and for a 1-D or 0-d input
+        lambda L, x: x.index_select(0, L.tensor([3])),
+        lambda L, x: x[0].index_select(0, L.tensor([4])),
+        lambda L, x: x[0, 0].index_select(0, L.tensor([1])),
+        lambda L, x: x[0].index_add(0, L.tensor([4]), L.ones(1)),
+        lambda L, x: x[0, 0].index_add(0, L.tensor([1]), L.tensor(1.0)),
     ):
         kinds = []
         for lib in (torch, microtorch):

@@ -211,7 +211,8 @@ def test_histogramdd_errors_as_pytorch() -> None:
     "values, dim",
     [([1, 1, 2, 2, 3, 1, 1, 2], None), ([[1, 1], [1, 1], [2, 3]], 0), ([[1, 1, 2], [1, 1, 3]], 1),
      ([[1, 1, 2], [1, 1, 3]], -1), ([[1, 1, 2], [1, 1, 3]], None), (5, None), ([], None),
-     ([2.0, 2.0, -1.0], None), ([True, True, False], None)],
+     ([2.0, 2.0, -1.0], None), ([True, True, False], None),
+     (np.zeros(0), -1), (np.zeros((0, 2)), 0), (np.zeros((2, 0)), 1)],  # empty along dim
 )  # fmt: skip
 def test_unique_consecutive_matches_pytorch(values, dim) -> None:
     m, t = _both(values)
@@ -223,6 +224,14 @@ def test_unique_consecutive_matches_pytorch(values, dim) -> None:
         m.unique_consecutive(return_counts=True, dim=dim),
         t.unique_consecutive(return_counts=True, dim=dim),
     )
+
+
+def test_unique_consecutive_refuses_empty_slices_as_pytorch() -> None:
+    """Along dim, the slices of a tensor empty in another dim would be empty: refused."""
+    for shape, dim in (((0, 2), -1), ((0, 0), 0), ((2, 0), 0)):
+        _raise_alike(
+            lambda T, a, d=dim: T.unique_consecutive(a, dim=d), RuntimeError, np.zeros(shape)
+        )
 
 
 def test_unravel_index_matches_pytorch() -> None:

@@ -266,13 +266,16 @@ def unbroadcast(grad: Any, shape: tuple) -> Any:
     """Sum ``grad`` down to ``shape``: the backward of NumPy broadcasting.
 
     Broadcasting added leading dims and stretched size-1 dims; their gradient is
-    the sum over them."""
+    the sum over them. A float16 gradient is summed in float32, as PyTorch does (in float16
+    the rounding errors of long sums grow to a few percent)."""
     if grad.shape == shape:
         return grad
+    dtype = grad.dtype
+    wide = "float32" if dtype == "float16" else None
     extra = grad.ndim - len(shape)
     if extra:
-        grad = grad.sum(axis=tuple(range(extra)))
+        grad = grad.sum(axis=tuple(range(extra)), dtype=wide)
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     if stretched:
-        grad = grad.sum(axis=stretched, keepdims=True)
-    return grad
+        grad = grad.sum(axis=stretched, keepdims=True, dtype=wide)
+    return grad.astype(dtype, copy=False)

@@ -78,7 +78,17 @@ class Pow(Function):
     """a ** b. With a constant exponent, d/da = b * a**(b-1); d/db = a**b * log(a)."""
 
     def forward(self, a, b):
-        out = a**b
+        if hasattr(b, "strides") and (b.size == 1 or 0 in b.strides):
+            # NumPy reads an exponent array of one repeated value as a number, with shortcuts
+            # (0.5: sqrt, giving nan for -inf ** 0.5); PyTorch's tensor exponent is pow
+            # everywhere (inf): the repeats are written out, into at least one dim
+            xp = xp_of(b)
+            shape = xp.broadcast_shapes(_shape(a), b.shape)
+            exponent = xp.array(xp.broadcast_to(b, shape or (1,)))  # (a fresh copy)
+            base = a.reshape(1) if hasattr(a, "shape") and not shape else a
+            out = (base**exponent).reshape(shape)
+        else:
+            out = a**b
         self.save_for_backward(a, b, out)
         self.number_base, self.number_exponent = not hasattr(a, "shape"), not hasattr(b, "shape")
         return out

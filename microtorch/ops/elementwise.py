@@ -724,15 +724,18 @@ class RandomDraw(Function):
         return (None, *(xp.zeros(shape, dtype) for shape, dtype in self.param_shapes))
 
 
-class UndifferentiableDraw(Function):
-    """A random draw whose dependence on its parameters PyTorch leaves undefined (binomial's
-    count and prob): recorded in the graph, and backward through it raises, as there."""
+class Undifferentiable(Function):
+    """A result whose dependence on its inputs PyTorch leaves undefined (a random draw on
+    binomial's count and prob, floor_divide or unique on their inputs): recorded in the
+    graph, so that it requires grad as there, and backward through it raises, as there."""
 
-    def forward(self, draw, *params, op="binomial"):
-        self.op = op
-        return draw
+    def forward(self, result, *inputs, op="binomial", not_implemented=False):
+        self.op, self.not_implemented = op, not_implemented
+        return result
 
     def backward(self, grad):
+        if self.not_implemented:  # (PyTorch's words for unique's missing derivative)
+            raise NotImplementedError(f"the derivative for '{self.op}' is not implemented.")
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 

@@ -77,6 +77,18 @@ class Prod(Function):
         return "ProdBackward0" if self.axes is None else "ProdBackward1"
 
 
+class NonzeroCount(Function):
+    """How many elements are not 0 (a nan counts) over ``axes``, in x's float dtype: the
+    0-"norm". Its derivative is 0 wherever it exists; PyTorch's backward gives x no
+    gradient at all (x.grad stays None), and so does this one."""
+
+    def forward(self, x, axes=None, keepdim=False):
+        return (x != 0).sum(axis=axes, keepdims=keepdim).astype(x.dtype)
+
+    def backward(self, grad):
+        return None
+
+
 def _reverse_cumsum(a, axis):
     """sum_{j >= k} a_j along ``axis``, for every k."""
     xp = xp_of(a)
