@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy
 
-from . import backend, pytorch_files
+from . import backend, pytorch_files, pytorch_writer
 from . import dtypes as _dtypes
 from ._tensor import Size, Tensor
 
@@ -49,22 +49,42 @@ _MANIFEST = "__manifest__"
 def save(obj: Any, f: str | os.PathLike | io.IOBase, pickle_module: Any = None,
          pickle_protocol: int = 2, _use_new_zipfile_serialization: bool = True,
          _disable_byteorder_record: bool = False) -> None:  # fmt: skip
-    """Write ``obj`` to ``f`` (a path, written atomically, or a binary file object).
+    """Write ``obj`` to ``f`` (a path, written atomically, or a binary file object) in
+    PyTorch's zip format, which ``torch.load`` reads.
 
-    PyTorch's pickle and zip-format options are accepted and change nothing: a microtorch
-    checkpoint is never a pickle."""
+    ``_use_new_zipfile_serialization=False`` writes microtorch's own npz format instead
+    (PyTorch's format before 1.6, which False means there, is a bare pickle that microtorch
+    does not write). ``pickle_module`` and ``pickle_protocol`` change nothing: the pickle is
+    always protocol 2 and holds only what torch.load(weights_only=True) allows."""
+    if _use_new_zipfile_serialization:
+
+        def write(fh: Any) -> None:
+            pytorch_writer.write(obj, fh, _refuse)
+
+    else:
+        arrays = _npz_arrays(obj)
+
+        def write(fh: Any) -> None:
+            numpy.savez(fh, **arrays)
+
+    if isinstance(f, (str, os.PathLike)):
+        _atomic_write(os.fspath(f), write)
+    elif hasattr(f, "write"):
+        write(f)
+    else:
+        raise TypeError(f"save: expected a path or a binary file object, got {type(f).__name__}")
+
+
+def _npz_arrays(obj: Any) -> dict[str, numpy.ndarray]:
+    """The arrays of microtorch's npz format for ``obj``: one per distinct tensor, and the
+    manifest (the structure, as JSON)."""
     arrays: dict[str, numpy.ndarray] = {}
     names: dict[int, str] = {}  # id(array) -> archive name, so a shared tensor is stored once
     root = _encode(obj, arrays, names, "obj")
     manifest = {"format": FORMAT, "version": FORMAT_VERSION, "root": root}
     manifest_bytes = json.dumps(manifest).encode("utf-8")
     arrays[_MANIFEST] = numpy.frombuffer(manifest_bytes, dtype=numpy.uint8)
-    if isinstance(f, (str, os.PathLike)):
-        _atomic_write(os.fspath(f), arrays)
-    elif hasattr(f, "write"):
-        numpy.savez(f, **arrays)
-    else:
-        raise TypeError(f"save: expected a path or a binary file object, got {type(f).__name__}")
+    return arrays
 
 
 def _encode(obj: Any, arrays: dict, names: dict, where: str) -> Any:
@@ -96,10 +116,7 @@ def _encode(obj: Any, arrays: dict, names: dict, where: str) -> Any:
         items = []
         for key, value in obj.items():
             if isinstance(key, (Tensor, dict, list)) or backend.is_array(key):
-                raise TypeError(
-                    f"save: {where} has a key of type {type(key).__name__}; keys must be strings, "
-                    "numbers, bools, None or tuples of them"
-                )
+                _refuse(key, where, key=True)
             items.append(
                 [
                     _encode(key, arrays, names, where),
@@ -115,6 +132,16 @@ def _encode(obj: Any, arrays: dict, names: dict, where: str) -> Any:
         return {"size": [int(n) for n in obj]}
     if isinstance(obj, tuple):
         return {"tuple": [_encode(v, arrays, names, f"{where}[{i}]") for i, v in enumerate(obj)]}
+    _refuse(obj, where)
+
+
+def _refuse(obj: Any, where: str, key: bool = False) -> None:
+    """Raise the TypeError for ``obj`` (found at ``where``), which no checkpoint holds."""
+    if key:
+        raise TypeError(
+            f"save: {where} has a key of type {type(obj).__name__}; keys must be strings, "
+            "numbers, bools, None or tuples of them"
+        )
     if hasattr(obj, "state_dict") and hasattr(obj, "load_state_dict"):  # a Module, an optimizer
         raise TypeError(
             f"save: cannot save {where}, a whole {type(obj).__name__} (saving an object would "
@@ -137,8 +164,8 @@ def _store(array: Any, arrays: dict, names: dict) -> str:
     return name
 
 
-def _atomic_write(path: str, arrays: dict) -> None:
-    """Write the archive next to ``path``, fsync it, then rename it over ``path``."""
+def _atomic_write(path: str, write: Any) -> None:
+    """``write(file)`` the archive next to ``path``, fsync it, then rename it over ``path``."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise FileNotFoundError(f"save: the folder {directory!r} for {path!r} does not exist")
@@ -147,7 +174,7 @@ def _atomic_write(path: str, arrays: dict) -> None:
     )
     try:
         with os.fdopen(fd, "wb") as fh:
-            numpy.savez(fh, **arrays)
+            write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, _file_mode(path))
