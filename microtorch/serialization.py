@@ -4,17 +4,33 @@
 numbers, strings, bools, None, dtypes or devices: a model's ``state_dict()``, an
 optimizer's, the step count, the random generator's state...
 
-The file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) holding
+The file is in PyTorch's zip format (``pytorch_writer.py``): ``torch.load(path)`` reads it,
+with its default ``weights_only=True``, so a model trained with microtorch can be deployed
+or shared with PyTorch as it is. Tensors are ``_rebuild_tensor_v2`` calls on storages kept as
+raw little-endian bytes, tied weights are one object and views share their base's storage,
+as in a file torch.save writes. This is the default because nothing is lost by it: every
+value the earlier format held (below) it holds too, every test of saving, loading, atomicity
+and the char-GPT's checkpoint resume passes with it (one assertion counted the npz's array
+files; it counts the zip's storage files now), and microtorch reads it back through the same
+code-free reader it uses for PyTorch's own files. One thing is as in PyTorch rather than
+as before: a NumPy array in ``obj`` is pickled as NumPy pickles it (as torch.save does), so
+``torch.load`` wants ``weights_only=False`` (or NumPy's names allowed) for such a file,
+exactly as for one PyTorch wrote; ``microtorch.load`` reads it either way.
+
+Earlier microtorch versions wrote a NumPy ``.npz`` archive (a zip of ``.npy`` arrays);
+``save(..., _use_new_zipfile_serialization=False)`` still writes one, and ``load`` reads it:
 
     __manifest__.npy   the structure of ``obj`` as JSON (as uint8 bytes), where each tensor
                        is a reference such as {"tensor": "t3", "device": "cuda:0", ...}
     t0.npy, t1.npy...  one array per distinct tensor (tied weights are stored once)
 
-Loading executes no code: nothing is unpickled (``numpy.load(allow_pickle=False)``), so a
-checkpoint from an untrusted source can at worst fail to load. ``load`` also reads the files
-PyTorch's ``torch.save`` writes (a zip holding a pickle), through a reader that rebuilds
-only tensors, parameters and plain values and refuses every other name the pickle asks for
-(``pytorch_files.py``), so they cannot run code either.
+Loading executes no code in either format. An npz file is read with
+``numpy.load(allow_pickle=False)``. A zip file's pickle (ours, or one PyTorch's
+``torch.save`` wrote) goes through a reader that rebuilds only tensors, parameters and plain
+values and refuses every other name the pickle asks for (``pytorch_files.py``). So a
+checkpoint from an untrusted source can at worst fail to load. Objects no checkpoint holds
+(a whole Module, an arbitrary class instance, a tensor as a dict key) are refused by
+``save`` in both formats, with an error naming where in ``obj`` they are.
 
 Saving to a path is atomic: the archive is written to a temporary file in the same folder,
 flushed to disk (fsync) and then renamed over the target (``os.replace``). A crash or kill
