@@ -291,27 +291,29 @@ class _PickleWriter:
 
     def save_ndarray(self, array: numpy.ndarray, where: str) -> None:
         """A NumPy array as NumPy pickles it: _reconstruct(ndarray, (0,), b"b"), then its
-        state (version, shape, dtype, Fortran order, raw bytes)."""
-        if array.dtype.hasobject:
-            self.check(array, where)
-        array = numpy.ascontiguousarray(array)
-        reconstruct = numpy.ndarray.__reduce_ex__(array, 2)[0]  # NumPy's own rebuilder
+        state (version, shape, dtype, Fortran order, raw bytes); the dtype as
+        numpy.dtype(*args) with its own state."""
+        if array.dtype.hasobject or array.dtype.fields is not None:
+            raise TypeError(
+                f"save: cannot save {where}, a NumPy array of dtype {array.dtype} (Python "
+                "objects or fields): checkpoints hold plain NumPy arrays; convert it first "
+                "(e.g. array.tolist(), or one array per field)"
+            )
+        dtype = array.dtype.newbyteorder("<")
+        reconstruct = numpy.empty(0).__reduce__()[0]  # NumPy's own rebuilder (its module moved)
         self.save_global(reconstruct.__module__, reconstruct.__name__)
         self.out.write(b"(")
         self.save_global("numpy", "ndarray")
         self.save_tuple((0,), where)
         self.save(b"b", where)
-        self.out.write(b"tR")
-        dtype_args = (array.dtype.str[1:], False, True)  # e.g. ("f8", False, True)
-        self.out.write(b"(")  # the state tuple
+        self.out.write(b"tR(")  # TUPLE, REDUCE; MARK for the state
         self.save_int(1)
         self.save_tuple(array.shape, where)
+        _, dtype_args, dtype_state = dtype.__reduce__()  # e.g. ("f8", False, True), (3, "<", ...)
         self.save_call("numpy", "dtype", dtype_args, where)
-        order = "|" if array.dtype.itemsize == 1 else "<"
-        self.save_tuple((3, order, None, None, None, -1, -1, 0), where)
-        self.out.write(b"b")  # BUILD: the dtype's state
-        self.out.write(b"\x89")  # not Fortran-ordered
-        self.save(_little_endian_bytes(array), where)
+        self.save(dtype_state, where)
+        self.out.write(b"b\x89")  # BUILD the dtype; not Fortran-ordered
+        self.save(numpy.ascontiguousarray(array, dtype=dtype).tobytes(), where)
         self.out.write(b"tb")  # TUPLE, BUILD
 
 

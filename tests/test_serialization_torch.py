@@ -142,7 +142,9 @@ def test_microtorch_reads_back_what_it_saves(tmp_path) -> None:
 
 def test_numpy_arrays_are_pickled_as_numpy_pickles_them(tmp_path) -> None:
     arrays = {"f16": np.arange(6, dtype=np.float16).reshape(2, 3), "b": np.array([True]),
-              "t": np.arange(6.0).reshape(2, 3).T, "big": np.arange(3, dtype=">i4")}  # fmt: skip
+              "t": np.arange(6.0).reshape(2, 3).T, "big": np.arange(3, dtype=">i4"),
+              "text": np.array(["ab", "héllo"]), "time": np.array(["2020-01-01"], "M8[s]"),
+              "zero_d": np.array(3.5), "empty": np.zeros((0, 2), np.int16)}  # fmt: skip
     torch.save(arrays, tmp_path / "np.pt")
     for back in [torch.load(tmp_path / "np.pt")]:
         for key, value in arrays.items():
@@ -150,6 +152,8 @@ def test_numpy_arrays_are_pickled_as_numpy_pickles_them(tmp_path) -> None:
                 back[key].dtype == value.dtype.newbyteorder("=") and back[key].shape == value.shape
             )
             np.testing.assert_array_equal(back[key], value)
+    with pytest.raises(TypeError, match=r"obj\['o'\], a NumPy array of dtype object"):
+        torch.save({"o": np.array([1, None])}, tmp_path / "objects.pt")
     pt = pytest.importorskip("torch")
     theirs = pt.load(tmp_path / "np.pt", weights_only=False)  # as for torch.save's own file
     for key, value in arrays.items():
