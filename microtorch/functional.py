@@ -1956,10 +1956,12 @@ def addr(
 
 
 def _rounded_once(compute: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
-    """compute(*tensors); for float16 tensors, computed in float32 (autocast off, which would
-    lower it again) and rounded once, as PyTorch's add-a-product kernels (addmm, addmv,
-    baddbmm) do: the float16 product and then the sum would round twice (an ulp apart in
-    1 of 5 entries). (addbmm is not one: PyTorch rounds after each matrix of the batch.)"""
+    """compute(*tensors); when every tensor is float16, computed in float32 (autocast off,
+    which would lower it again) and rounded once, gradients too, as PyTorch's CPU kernels
+    compute most float16 ops: written as float16 steps, each step rounds (the activations
+    were an ulp or more off in up to a quarter of the entries). Also the add-a-product
+    kernels (addmm, addmv, baddbmm), whose float16 product and then sum would round twice.
+    (addbmm is not one: PyTorch rounds after each matrix of the batch.)"""
     if not builtins.all(isinstance(t, Tensor) and t.dtype is _dtypes.float16 for t in tensors):
         return compute(*tensors)
     with autocast_mode.autocast("cuda" if tensors[0].is_cuda else "cpu", enabled=False):
