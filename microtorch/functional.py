@@ -2436,7 +2436,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     _dims(dim, _check_tensor(input, "nansum").ndim, "nansum")  # errors under its own name
     _total_dtype(input, dtype, "nansum")
     if input.dtype.is_floating_point:
-        input = where(isnan(input), 0.0, input)
+        input = elementwise.NanToZero.apply(input)
     return write_out(
         sum(input, dim, keepdim, dtype=_own_dtype(input) if dtype is None else dtype), out, "nansum"
     )
@@ -3287,10 +3287,9 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
                     f"{op}: cannot compute the {ord} norm on {where_empty} (shape "
                     f"{tuple(x.shape)}): the operation has no identity"
                 )
-    if ord == math.inf:
-        return amax(abs(x), dim, keepdim)
-    if ord == -math.inf:
-        return amin(abs(x), dim, keepdim)
+    if ord == math.inf or ord == -math.inf:  # (a row with a nan has gradient 0, as PyTorch)
+        axes = _dims(dim, x.ndim, op)
+        return reduction.InfNorm.apply(x, largest=ord > 0, axes=axes, keepdim=keepdim)
     if ord == 0:  # how many are nonzero (nan too), with no gradient for x (as PyTorch)
         return reduction.NonzeroCount.apply(x, axes=_dims(dim, x.ndim, op), keepdim=keepdim)
     if ord == 1:

@@ -1567,6 +1567,20 @@ class NanToNum(Function):
         return grad * xp_of(x).isfinite(x)
 
 
+class NanToZero(Function):
+    """nan replaced by 0 (nansum's first step). The gradient is grad times "x is not nan",
+    as PyTorch's nansum has it: a nan or inf grad at a nan gives nan there (nanmean of a
+    row of nans: grad / 0 * 0), not 0."""
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).where(xp_of(x).isnan(x), 0, x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * ~xp_of(x).isnan(x)
+
+
 class Fmax(Function):
     """The larger operand, a nan ignored (fmax(nan, 1) = 1; nan only where both are): a
     where a >= b or b is nan, else b. On a tie it is a (-0.0 or 0.0 as a has it) and so is
