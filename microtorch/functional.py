@@ -1956,10 +1956,12 @@ def addr(
 
 
 def _rounded_once(compute: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
-    """compute(*tensors); for float16 tensors, computed in float32 (autocast off, which would
-    lower it again) and rounded once, as PyTorch's add-a-product kernels (addmm, addmv,
-    baddbmm) do: the float16 product and then the sum would round twice (an ulp apart in
-    1 of 5 entries). (addbmm is not one: PyTorch rounds after each matrix of the batch.)"""
+    """compute(*tensors); when every tensor is float16, computed in float32 (autocast off,
+    which would lower it again) and rounded once, gradients too, as PyTorch's CPU kernels
+    compute most float16 ops: written as float16 steps, each step rounds (the activations
+    were an ulp or more off in up to a quarter of the entries). Also the add-a-product
+    kernels (addmm, addmv, baddbmm), whose float16 product and then sum would round twice.
+    (addbmm is not one: PyTorch rounds after each matrix of the batch.)"""
     if not builtins.all(isinstance(t, Tensor) and t.dtype is _dtypes.float16 for t in tensors):
         return compute(*tensors)
     with autocast_mode.autocast("cuda" if tensors[0].is_cuda else "cpu", enabled=False):
@@ -2434,7 +2436,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     _dims(dim, _check_tensor(input, "nansum").ndim, "nansum")  # errors under its own name
     _total_dtype(input, dtype, "nansum")
     if input.dtype.is_floating_point:
-        input = where(isnan(input), 0.0, input)
+        input = elementwise.NanToZero.apply(input)
     return write_out(
         sum(input, dim, keepdim, dtype=_own_dtype(input) if dtype is None else dtype), out, "nansum"
     )
@@ -3285,10 +3287,9 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
                     f"{op}: cannot compute the {ord} norm on {where_empty} (shape "
                     f"{tuple(x.shape)}): the operation has no identity"
                 )
-    if ord == math.inf:
-        return amax(abs(x), dim, keepdim)
-    if ord == -math.inf:
-        return amin(abs(x), dim, keepdim)
+    if ord == math.inf or ord == -math.inf:  # (a row with a nan has gradient 0, as PyTorch)
+        axes = _dims(dim, x.ndim, op)
+        return reduction.InfNorm.apply(x, largest=ord > 0, axes=axes, keepdim=keepdim)
     if ord == 0:  # how many are nonzero (nan too), with no gradient for x (as PyTorch)
         return reduction.NonzeroCount.apply(x, axes=_dims(dim, x.ndim, op), keepdim=keepdim)
     if ord == 1:

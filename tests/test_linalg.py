@@ -868,6 +868,24 @@ def test_pinv_and_matrix_rank_hermitian_read_the_lower_triangle_as_pytorch() -> 
     np.testing.assert_allclose(results[0][0], np.linalg.pinv(symmetric), atol=1e-8)
 
 
+@pytest.mark.parametrize("ord", [math.inf, -math.inf])
+def test_inf_norm_gradient_of_a_row_with_nan_is_zero_as_pytorch(ord: float) -> None:
+    """PyTorch's inf-norm gradient is sign(x) shared by the entries whose |x| is the norm;
+    in a row holding nan none is, so that row gets 0 (abs then amax gave nan everywhere)."""
+    torch = pytest.importorskip("torch")
+    rows = [[math.nan, 1.0, -3.0], [1.0, 3.0, -3.0], [0.0, -0.0, 2.0]]
+    results = []
+    for lib in (microtorch, torch):
+        x = lib.tensor(rows, requires_grad=True)
+        y = lib.linalg.vector_norm(x, ord, 1)
+        y.backward(lib.tensor([1.0, 2.0, 3.0]))
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    (y, dx), (their_y, their_dx) = results
+    np.testing.assert_array_equal(y, their_y)
+    np.testing.assert_array_equal(dx, their_dx)
+    np.testing.assert_array_equal(np.signbit(dx), np.signbit(their_dx))
+
+
 def test_vector_norm_ord_as_a_0d_tensor_or_numpy_integer_as_pytorch() -> None:
     for T in (microtorch, torch):
         x = T.tensor([3.0, -4.0])

@@ -1238,6 +1238,24 @@ def test_topk_and_argmax(device: str) -> None:
         t.topk(4)
 
 
+def test_nanmean_of_an_all_nan_row_has_nan_gradient_as_pytorch() -> None:
+    """nansum's gradient is grad times "not nan" (PyTorch's formula), so nanmean of a row of
+    nans, grad / 0 there, gives nan gradients, and an inf grad into nansum gives nan at a nan
+    (it gave 0: where() dropped them)."""
+    torch = pytest.importorskip("torch")
+    nan = float("nan")
+    results = []
+    for lib in (microtorch, torch):
+        x = lib.tensor([[nan, nan], [1.0, nan], [2.0, 4.0]], requires_grad=True)
+        lib.nanmean(x, 1).backward(lib.tensor([1.0, 2.0, 3.0]))
+        z = lib.tensor([nan, 1.0, nan], requires_grad=True)
+        lib.nansum(z).backward(lib.tensor(float("inf")))
+        results.append((x.grad.numpy(), z.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
+    assert np.isnan(results[0][0][0]).all()
+
+
 def test_topk_of_unsigned_integers_nan_and_0d_as_in_pytorch(device: str) -> None:
     # largest first was found by negating, which wraps around for unsigned integers
     small = microtorch.tensor([1, 2, 0, 2], dtype=microtorch.uint8, device=device)

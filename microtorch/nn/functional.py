@@ -30,6 +30,7 @@ from ..functional import (  # noqa: F401  (re-exported under F.*)
     _check_tensor,
     _float_input,
     _floating_only,
+    _rounded_once,
     gelu,
     hardshrink,
     pairwise_distance,
@@ -150,20 +151,11 @@ def relu_(input: Tensor) -> Tensor:
     return relu(input, inplace=True)
 
 
-def _float16_in_float32(fn: Any, x: Tensor) -> Tensor:
-    """fn(x); a float16 x computed in float32 and rounded once (the gradient too), as PyTorch's
-    kernels compute float16: an activation written as several float16 steps rounds at each
-    one (silu and hardswish were up to 2 ulps off, 4x PyTorch's error)."""
-    if x.dtype is not _dtypes.float16:
-        return fn(x)
-    return fn(x.float()).half()
-
-
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
     if inplace:
         return _functional.inplace(input, silu)
-    return _float16_in_float32(lambda x: x * sigmoid(x), _floating_only(input, "silu"))
+    return _rounded_once(lambda x: x * sigmoid(x), _floating_only(input, "silu"))
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -171,7 +163,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     if inplace:
         return _functional.inplace(input, leaky_relu, negative_slope)
     x = _floating_only(input, "leaky_relu")
-    return _float16_in_float32(lambda x: _functional.where(x > 0, x, x * negative_slope), x)
+    return _rounded_once(lambda x: _functional.where(x > 0, x, x * negative_slope), x)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -216,14 +208,14 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6: 0 below -3, 1 above 3, a straight line in between."""
     if inplace:
         return _functional.inplace(input, hardsigmoid)
-    return _float16_in_float32(lambda x: relu6(x + 3) / 6, _floating_only(input, "hardsigmoid"))
+    return _rounded_once(lambda x: relu6(x + 3) / 6, _floating_only(input, "hardsigmoid"))
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * relu6(x + 3) / 6: 0 below -3, x above 3."""
     if inplace:
         return _functional.inplace(input, hardswish)
-    return _float16_in_float32(lambda x: x * relu6(x + 3) / 6, _floating_only(input, "hardswish"))
+    return _rounded_once(lambda x: x * relu6(x + 3) / 6, _floating_only(input, "hardswish"))
 
 
 def _exponential_unit(x: Tensor, alpha: float, input_scale: float) -> Tensor:
@@ -240,7 +232,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1)."""
     if inplace:
         return _functional.inplace(input, elu, alpha)
-    return _exponential_unit(_floating_only(input, "elu"), alpha, 1.0)
+    return _rounded_once(lambda x: _exponential_unit(x, alpha, 1.0), _floating_only(input, "elu"))
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -257,7 +249,8 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with SELU's fixed alpha ~ 1.6733 and scale ~ 1.0507."""
     if inplace:
         return _functional.inplace(input, selu)
-    return SELU_SCALE * _exponential_unit(_floating_only(input, "selu"), SELU_ALPHA, 1.0)
+    x = _floating_only(input, "selu")
+    return _rounded_once(lambda x: SELU_SCALE * _exponential_unit(x, SELU_ALPHA, 1.0), x)
 
 
 def selu_(input: Tensor) -> Tensor:
@@ -271,7 +264,8 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         raise RuntimeError("celu: ZeroDivisionError: alpha cannot be 0 for CELU")
     if inplace:
         return _functional.inplace(input, celu, alpha)
-    return _exponential_unit(_floating_only(input, "celu"), alpha, 1.0 / alpha)
+    x = _floating_only(input, "celu")
+    return _rounded_once(lambda x: _exponential_unit(x, alpha, 1.0 / alpha), x)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -302,7 +296,7 @@ def _log1p_exp(x: Tensor) -> Tensor:
 
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)) = -log(1 + exp(-x)), without overflow for large negative x."""
-    return -_log1p_exp(-_floating_only(input, "logsigmoid"))
+    return _rounded_once(lambda x: -_log1p_exp(-x), _floating_only(input, "logsigmoid"))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -310,7 +304,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     if inplace:
         return _functional.inplace(input, mish)
     x = _floating_only(input, "mish")
-    return x * tanh(_log1p_exp(x))
+    return _rounded_once(lambda x: x * tanh(_log1p_exp(x)), x)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -105,7 +105,7 @@ class Asin(Function):
 
     def backward(self, grad):
         (x,) = self.saved
-        return grad / xp_of(x).sqrt(1 - x * x)  # d/dx asin x = 1 / sqrt(1 - x^2)
+        return grad * _rsqrt(1 - x * x)  # d/dx asin x = 1 / sqrt(1 - x^2)
 
 
 class Acos(Function):
@@ -115,7 +115,7 @@ class Acos(Function):
 
     def backward(self, grad):
         (x,) = self.saved
-        return -grad / xp_of(x).sqrt(1 - x * x)  # d/dx acos x = -1 / sqrt(1 - x^2)
+        return grad * -_rsqrt(1 - x * x)  # d/dx acos x = -1 / sqrt(1 - x^2)
 
 
 class Atan(Function):
@@ -135,7 +135,7 @@ class Asinh(Function):
 
     def backward(self, grad):
         (x,) = self.saved
-        return grad / xp_of(x).sqrt(x * x + 1)  # d/dx asinh x = 1 / sqrt(x^2 + 1)
+        return grad * _rsqrt(x * x + 1)  # d/dx asinh x = 1 / sqrt(x^2 + 1)
 
 
 class Acosh(Function):
@@ -145,7 +145,7 @@ class Acosh(Function):
 
     def backward(self, grad):
         (x,) = self.saved
-        return grad / xp_of(x).sqrt(x * x - 1)  # d/dx acosh x = 1 / sqrt(x^2 - 1)
+        return grad * _rsqrt(x * x - 1)  # d/dx acosh x = 1 / sqrt(x^2 - 1)
 
 
 class Atanh(Function):
@@ -198,7 +198,7 @@ class Log2(Function):
 
     def backward(self, grad):
         (x,) = self.saved
-        return grad / (x * math.log(2))  # d/dx log2 x = 1 / (x ln 2)
+        return grad / _in_float32(lambda x: x * math.log(2), x)  # d/dx log2 x = 1 / (x ln 2)
 
 
 class Log10(Function):
@@ -208,7 +208,7 @@ class Log10(Function):
 
     def backward(self, grad):
         (x,) = self.saved
-        return grad / (x * math.log(10))  # d/dx log10 x = 1 / (x ln 10)
+        return grad / _in_float32(lambda x: x * math.log(10), x)  # d/dx log10 x = 1 / (x ln 10)
 
 
 class Exp2(Function):
@@ -219,7 +219,7 @@ class Exp2(Function):
 
     def backward(self, grad):
         (y,) = self.saved
-        return grad * y * math.log(2)  # d/dx 2^x = 2^x ln 2
+        return _in_float32(lambda gy: gy * math.log(2), grad * y)  # d/dx 2^x = 2^x ln 2
 
 
 class Expm1(Function):
@@ -405,9 +405,8 @@ class Erf(Function):
 
     def backward(self, grad):
         (x,) = self.saved
-        return (
-            grad * (2 / math.sqrt(math.pi)) * xp_of(x).exp(-x * x)
-        )  # d/dx erf = 2/sqrt(pi) e^-x^2
+        # d/dx erf = 2/sqrt(pi) e^-x^2
+        return _in_float32(lambda e: e * (2 / math.sqrt(math.pi)), xp_of(x).exp(-x * x)) * grad
 
 
 class Erfc(Function):
@@ -417,7 +416,8 @@ class Erfc(Function):
 
     def backward(self, grad):
         (x,) = self.saved
-        return grad * (-2 / math.sqrt(math.pi)) * xp_of(x).exp(-x * x)  # d/dx erfc = -d/dx erf
+        # d/dx erfc = -d/dx erf
+        return _in_float32(lambda e: e * (-2 / math.sqrt(math.pi)), xp_of(x).exp(-x * x)) * grad
 
 
 class Erfinv(Function):
@@ -429,7 +429,7 @@ class Erfinv(Function):
     def backward(self, grad):
         (y,) = self.saved
         # the inverse function's derivative, 1 / erf'(y) = sqrt(pi)/2 e^(y^2)
-        return grad * (math.sqrt(math.pi) / 2) * xp_of(y).exp(y * y)
+        return _in_float32(lambda e: e * (math.sqrt(math.pi) / 2), xp_of(y).exp(y * y)) * grad
 
 
 def _shift_up(z, steps=10):
@@ -850,13 +850,14 @@ class NormRoot(Function):
 
 class Rsqrt(Function):
     def forward(self, x):
-        y = 1 / xp_of(x).sqrt(x)
+        y = _rsqrt(x)
         self.save_for_backward(y)
         return y
 
     def backward(self, grad):
         (y,) = self.saved
-        return grad * (-0.5 * y * y * y)  # d/dx x^-1/2 = -1/2 x^-3/2
+        # d/dx x^-1/2 = -1/2 x^-3/2 (float16: in PyTorch's steps, -1/2 grad times y^3)
+        return _in_float32(lambda g: g * -0.5, grad) * y**3
 
 
 class Tanh(Function):
@@ -867,7 +868,7 @@ class Tanh(Function):
 
     def backward(self, grad):
         (y,) = self.saved
-        return grad * (1 - y * y)
+        return _in_float32(lambda g, y: g * (1 - y * y), grad, y)  # float16: in float32
 
 
 class Sigmoid(Function):
@@ -894,9 +895,8 @@ class Sigmoid(Function):
     def backward(self, grad):
         (y,) = self.saved
         xp = xp_of(y)
-        if y.dtype == xp.float16:  # (as forward)
-            wide = y.astype(xp.float32)
-            return ((1 - wide) * wide * grad.astype(xp.float32)).astype(xp.float16)
+        if y.dtype == xp.float16:  # PyTorch's float16 sigmoid gradient rounds at each step
+            return grad * (1 - y) * y
         dx = 1 - y
         dx *= y
         dx *= grad
@@ -1540,6 +1540,20 @@ def _float16_as_float32(x):
     return x.astype(xp.float32) if x.dtype == xp.float16 else x
 
 
+def _in_float32(fn, *arrays):
+    """fn(*arrays); float16 arrays computed in float32 and the result rounded once, as one
+    PyTorch float16 kernel does (NumPy's float16 x * 0.5 rounds 0.5 to float16 first)."""
+    xp = xp_of(arrays[0])
+    if not any(a.dtype == xp.float16 for a in arrays):
+        return fn(*arrays)
+    return fn(*(_float16_as_float32(a) for a in arrays)).astype(xp.float16)
+
+
+def _rsqrt(x):
+    """1 / sqrt(x), float16 rounded once (PyTorch's rsqrt kernel)."""
+    return _in_float32(lambda x: 1 / xp_of(x).sqrt(x), x)
+
+
 class NanToNum(Function):
     """nan, +inf and -inf replaced by the given numbers (for None: the dtype's largest and
     lowest finite values). The gradient passes where x is finite, 0 elsewhere."""
@@ -1551,6 +1565,20 @@ class NanToNum(Function):
     def backward(self, grad):
         (x,) = self.saved
         return grad * xp_of(x).isfinite(x)
+
+
+class NanToZero(Function):
+    """nan replaced by 0 (nansum's first step). The gradient is grad times "x is not nan",
+    as PyTorch's nansum has it: a nan or inf grad at a nan gives nan there (nanmean of a
+    row of nans: grad / 0 * 0), not 0."""
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return xp_of(x).where(xp_of(x).isnan(x), 0, x)
+
+    def backward(self, grad):
+        (x,) = self.saved
+        return grad * ~xp_of(x).isnan(x)
 
 
 class Fmax(Function):

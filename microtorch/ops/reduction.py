@@ -144,6 +144,30 @@ class MaxAll(Function):
         return grad * winners / winners.sum(axis=self.axes, keepdims=True, dtype=x.dtype)
 
 
+class InfNorm(Function):
+    """max(|x|) over ``axes`` (the inf norm), or min(|x|) (the -inf norm). The gradient is
+    sign(x) shared evenly by the entries whose |x| is the norm, as PyTorch's norm backward
+    has it; a norm of nan (a nan in the row) equals no entry, so the row's gradient is 0
+    (abs then amax would give nan: amax sends nan to every entry)."""
+
+    def forward(self, x, largest=True, axes=None, keepdim=False):
+        xp = xp_of(x)
+        size = xp.abs(x)
+        kept = size.max(axis=axes, keepdims=True) if largest else size.min(axis=axes, keepdims=True)
+        self.axes, self.keepdim = axes, keepdim
+        self.save_for_backward(x, kept)
+        return kept if keepdim else kept.squeeze(axis=axes)
+
+    def backward(self, grad):
+        x, kept = self.saved
+        xp = xp_of(x)
+        grad = _restore_dims(grad, self.axes, self.keepdim, x.shape)
+        winners = xp.abs(x) == kept
+        count = winners.sum(axis=self.axes, keepdims=True, dtype=x.dtype)
+        share = grad * winners / xp.maximum(count, 1)  # 0 where none wins
+        return share * xp.where(xp.isnan(x), 0, xp.sign(x)).astype(x.dtype, copy=False)
+
+
 class MaxDim(Function):
     """max(dim)/min(dim): values and the index of the first winner; the gradient goes
     to that index only."""
