@@ -21,6 +21,7 @@ import numpy
 from . import backend, return_types
 from . import dtypes as _dtypes
 from . import memory_format as _formats
+from ._dim_given import NO_DIM, given_dim
 from ._out import write_out
 from ._tensor import Size, Tensor
 from ._warn import warn_user
@@ -464,6 +465,11 @@ def _xp_function(a: Any, b: Any, function: str, name: str, **options: Any) -> Te
 def _compare(a: Any, b: Any, function: str, name: str) -> Tensor:
     if b is None or a is None:
         raise TypeError(f"{name}: cannot compare a Tensor with None")
+    if not isinstance(a, Tensor):  # (PyTorch's parser: input is a Tensor, other may be a number)
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}; "
+            f"swap the operands, e.g. {name}(tensor, number)"
+        )
     return _xp_function(a, b, function, name)
 
 
@@ -2276,13 +2282,14 @@ def _total_dtype(input: Tensor, dtype: Any, op: str) -> Any:
     return _dtypes.int64.np if input.array.dtype.kind in "biu" else None
 
 
-def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None,
-         **numpy_style: Any) -> Tensor:  # fmt: skip
+def prod(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None,
+         out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     """The product of all elements, or along ``dim``; integers and bools give int64, as in
     PyTorch."""
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("prod", input)
     _check_tensor(input, "prod")
+    dim = given_dim(dim, "prod", out if "axis" not in numpy_style else None)
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "prod")
     if isinstance(dim, (tuple, list)):
         raise TypeError("prod: dim must be one int (PyTorch's prod reduces one dim at a time)")
@@ -2704,11 +2711,12 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.i
     return Tensor._make(counts.astype(dtype))
 
 
-def median(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+def median(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, out: Any = None) -> Any:
     """The middle value, the lower of the two middles for an even count (as PyTorch), or nan
     if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
     The gradient of median() is shared by the elements equal to it, that of median(dim=) goes
     to the index returned, as in PyTorch."""
+    dim = given_dim(dim, "median", out)
     _refuse_bool(input, "median", dim)
     if dim is None:
         flat = reshape(input.detach(), (-1,))  # (only to find the middle)
@@ -2792,15 +2800,16 @@ def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
     return index
 
 
-def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+def nanmedian(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, out: Any = None) -> Any:
     """median ignoring nan: the lower middle of the values that are not nan (nan if there are
     none); with ``dim``, (values, indices) per row. Gradients as median's."""
+    dim = given_dim(dim, "nanmedian", out)
     _refuse_bool(input, "nanmedian", dim)
     if not input.dtype.is_floating_point:  # integers have no nan: median (dim checked here)
         if dim is not None:
             d = wrap_dim(dim, input.ndim, "nanmedian")
             _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "nanmedian")
-        return write_out(median(input, dim, keepdim), out, "nanmedian")
+        return write_out(median(input, NO_DIM if dim is None else dim, keepdim), out, "nanmedian")
     if dim is None:
         flat = reshape(input.detach(), (-1,))
         count = builtins.int((~backend.xp_of(flat.array).isnan(flat.array)).sum())
@@ -3071,24 +3080,26 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -
 
 
 def max(
-    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+    input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
 ) -> Any:
     """The largest value, (values, indices) along ``dim``, or with a tensor ``other`` (or
     a tensor in dim's place) the elementwise maximum."""
     if "other" in numpy_style:
         return write_out(maximum(input, numpy_style.pop("other")), out, "max")
+    dim = given_dim(dim, "max")  # (max(input, out=...) is PyTorch's too)
     return write_out(
         _extreme(input, *numpy_names(dim, keepdim, numpy_style, "max"), True, "max"), out, "max"
     )
 
 
 def min(
-    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+    input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
 ) -> Any:
     """The smallest value, (values, indices) along ``dim``, or the elementwise minimum
     with a tensor ``other``; see max."""
     if "other" in numpy_style:
         return write_out(minimum(input, numpy_style.pop("other")), out, "min")
+    dim = given_dim(dim, "min")  # (max(input, out=...) is PyTorch's too)
     return write_out(
         _extreme(input, *numpy_names(dim, keepdim, numpy_style, "min"), False, "min"), out, "min"
     )

@@ -442,7 +442,17 @@ def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str,
     )
 
 
-def pinv(input: Tensor, rcond: float | None = None, hermitian: bool = False, *,
+class _NoRcond:
+    """pinv's rcond left out (None given is refused, as PyTorch's parser refuses it)."""
+
+    def __repr__(self) -> str:
+        return "<no rcond>"
+
+
+_NO_RCOND: Any = _NoRcond()
+
+
+def pinv(input: Tensor, rcond: Any = _NO_RCOND, hermitian: bool = False, *,
          atol: float | None = None, rtol: float | None = None, out: Any = None) -> Tensor:  # fmt: skip
     """The pseudo-inverse, through the SVD: singular values at or below max(atol, rtol *
     largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given).
@@ -450,7 +460,9 @@ def pinv(input: Tensor, rcond: float | None = None, hermitian: bool = False, *,
     symmetric, its lower triangle read, and the eigenvalues take the singular values' place."""
     A = input  # (PyTorch's keyword is input; its docs write A)
     _matrices(A, "linalg.pinv", halves=RuntimeError)
-    if rcond is not None:
+    if rcond is None:  # (PyTorch's rcond form wants a number or a tensor; leave it out instead)
+        raise TypeError("linalg.pinv(): argument 'rcond' must be float or Tensor, not NoneType")
+    if rcond is not _NO_RCOND:
         _check_older_tolerance("linalg.pinv", "rcond", atol, rtol)
         rtol = rcond
     atol, rtol = _tolerances(A, atol, rtol)
