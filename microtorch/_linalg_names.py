@@ -31,7 +31,7 @@ def slogdet(input: Tensor, *, out: Any = None) -> return_types.slogdet:
 
 def matrix_power(input: Tensor, n: int, *, out: Any = None) -> Tensor:
     """linalg.matrix_power(input, n): input multiplied by itself n times."""
-    return write_out(linalg.matrix_power(input, n), out, "matrix_power")
+    return linalg.matrix_power(input, n, out=out)
 
 
 def matrix_exp(input: Tensor) -> Tensor:
@@ -95,7 +95,7 @@ def norm_except_dim(v: Tensor, pow: int = 2, dim: int = 0) -> Tensor:
 
 def inverse(input: Tensor, *, out: Any = None) -> Tensor:
     """linalg.inv(input)."""
-    return write_out(linalg.inv(input), out, "inverse")
+    return write_out(linalg.inv(input), out, "inverse", exact_dtype=True)
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
@@ -235,7 +235,10 @@ def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
                 f"{i} has shape {tuple(m.shape)})"
             )
     return write_out(
-        matrices[0] if len(matrices) == 1 else linalg.multi_dot(matrices), out, "chain_matmul"
+        matrices[0] if len(matrices) == 1 else linalg.multi_dot(matrices),
+        out,
+        "chain_matmul",
+        exact_dtype=True,
     )
 
 
@@ -277,7 +280,7 @@ def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = No
         "X = torch.linalg.lu_solve(LU, pivots, B)"
     )
     b, LU_data = autocast_inputs("lu_solve", b, LU_data)
-    return write_out(linalg.lu_solve(LU_data, LU_pivots, b), out, "lu_solve")
+    return write_out(linalg.lu_solve(LU_data, LU_pivots, b), out, "lu_solve", exact_dtype=True)
 
 
 def geqrf(input: Tensor, *, out: Any = None) -> return_types.geqrf:
@@ -335,7 +338,9 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
                 f"torch.ormqr: Expected batch dimensions of {name} to be equal to "
                 f"input.shape[:-2] = {tuple(input.shape[:-2])}, but got {tuple(dims)}"
             )
-    return write_out(linalg.apply_householder(input, tau, other, left, transpose), out, "ormqr")
+    return write_out(
+        linalg.apply_householder(input, tau, other, left, transpose), out, "ormqr", exact_dtype=True
+    )
 
 
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None

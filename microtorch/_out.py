@@ -5,9 +5,10 @@ Every function that takes ``out=`` computes its result as usual, then hands it t
 too) and returns that tensor, as PyTorch does:
 
 - the result is cast to ``out``'s dtype when PyTorch's casting rule allows it (an integer
-  result into a float tensor, float64 into float32), else RuntimeError; for ops with
-  several results (``max(x, 0, out=(values, indices))``), and ops whose PyTorch kernels
-  take no cast (``index_copy``, ``multinomial``...), out's dtype must be the result's own;
+  result into a float tensor, float64 into float32), else RuntimeError (TypeError for cat);
+  for ops with several results (``max(x, 0, out=(values, indices))``), and the many ops
+  whose PyTorch kernels take no cast (``exact_dtype``: matmul, abs, clamp by numbers, the
+  norms, the ``*_copy`` views, index_copy...), out's dtype must be the result's own;
 - ``out`` is resized to the result's shape, with PyTorch's warning if it had elements;
 - ``out=`` records no graph, so it is refused (RuntimeError) where a gradient would be
   needed: under grad mode with an input or ``out`` that requires grad.
@@ -23,11 +24,14 @@ from ._warn import warn_user
 from .autograd import grad_mode
 
 
-def write_out(result: Any, out: Any, op: str, *, exact_dtype: bool = False) -> Any:
+def write_out(
+    result: Any, out: Any, op: str, *, exact_dtype: bool = False, cast_error: type = RuntimeError
+) -> Any:
     """``result`` if ``out`` is None; else ``result`` copied into ``out``, which is returned
     (a tuple of tensors for ops with several results, as the same named tuple). With
     ``exact_dtype`` (ops that PyTorch does not cast into out: index_copy, scatter_reduce...)
-    out must have the result's dtype."""
+    out must have the result's dtype; ``cast_error`` is the error for a dtype the result
+    can't be cast to (TypeError for cat and the stacks, as in PyTorch)."""
     if out is None:
         return result
     if isinstance(result, tuple):
@@ -39,7 +43,7 @@ def write_out(result: Any, out: Any, op: str, *, exact_dtype: bool = False) -> A
         for r, o in zip(result, outs):
             _copy_into(r, o)
         return type(result)(*outs) if hasattr(result, "_fields") else tuple(outs)
-    _copy_into(result, _check_out(result, out, op, exact_dtype=exact_dtype))
+    _copy_into(result, _check_out(result, out, op, exact_dtype, cast_error))
     return out
 
 
@@ -49,7 +53,9 @@ def _tensor_out(out: Any, op: str) -> Tensor:
     return out
 
 
-def _check_out(result: Tensor, out: Any, op: str, exact_dtype: bool) -> Tensor:
+def _check_out(
+    result: Tensor, out: Any, op: str, exact_dtype: bool, cast_error: type = RuntimeError
+) -> Tensor:
     _tensor_out(out, op)
     if grad_mode.enabled and (result.requires_grad or out.requires_grad):
         raise RuntimeError(
@@ -66,7 +72,7 @@ def _check_out(result: Tensor, out: Any, op: str, exact_dtype: bool) -> Tensor:
             f"{op}(): expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead"
         )
     if not _dtypes.can_cast(result.dtype, out.dtype):
-        raise RuntimeError(
+        raise cast_error(
             f"{op}(): result type {result.dtype} can't be cast to the desired output type "
             f"{out.dtype}"
         )

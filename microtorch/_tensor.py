@@ -21,6 +21,7 @@ import numpy
 from . import backend
 from . import dtypes as _dtypes
 from . import memory_format as _formats
+from ._dim_given import NO_DIM
 from ._repr import tensor_repr
 from ._warn import warn_user
 from .autograd import engine
@@ -2276,10 +2277,10 @@ class Tensor:
             correction: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.std(self, dim, unbiased, keepdim, correction=correction, **numpy_style)
 
-    def max(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+    def max(self, dim: Any = NO_DIM, keepdim: bool = False, **numpy_style: Any) -> Any:
         return F.max(self, dim, keepdim, **numpy_style)
 
-    def min(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Any:
+    def min(self, dim: Any = NO_DIM, keepdim: bool = False, **numpy_style: Any) -> Any:
         return F.min(self, dim, keepdim, **numpy_style)
 
     def amax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
@@ -2288,7 +2289,7 @@ class Tensor:
     def amin(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.amin(self, dim, keepdim, **numpy_style)
 
-    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+    def prod(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None,
              **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.prod(self, dim, keepdim, dtype=dtype, **numpy_style)
 
@@ -2320,10 +2321,10 @@ class Tensor:
         """How many elements are not zero over dim (x.count_nonzero(0, 1) or dim=(0, 1))."""
         return F.count_nonzero(self, _squeeze_dims(dims, dim, "count_nonzero"))
 
-    def median(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def median(self, dim: Any = NO_DIM, keepdim: bool = False) -> Any:
         return F.median(self, dim, keepdim)
 
-    def nanmedian(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def nanmedian(self, dim: Any = NO_DIM, keepdim: bool = False) -> Any:
         return F.nanmedian(self, dim, keepdim)
 
     def mode(self, dim: int = -1, keepdim: bool = False) -> Any:
@@ -2578,11 +2579,12 @@ class Tensor:
                              pin_memory=pin_memory)  # fmt: skip
 
     def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
-                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:  # fmt: skip
+                   requires_grad: bool = False) -> Tensor:  # fmt: skip
+        # (no pin_memory=: PyTorch's docs show it, its new_tensor refuses it with TypeError)
         from .factories import tensor
 
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
-                      requires_grad=requires_grad, pin_memory=pin_memory)  # fmt: skip
+                      requires_grad=requires_grad)  # fmt: skip
 
 
 _LEGACY_MODULES = ("torch", "torch.cuda", "microtorch", "microtorch.cuda")

@@ -22,12 +22,16 @@ def _copy(view: Tensor) -> Tensor:
 
 def alias_copy(input: Tensor, *, out: Any = None) -> Tensor:
     """A copy of input (torch.alias_copy: the copy of the alias, input itself)."""
-    return write_out(_copy(F._check_tensor(input, "alias_copy")), out, "alias_copy")
+    return write_out(
+        _copy(F._check_tensor(input, "alias_copy")), out, "alias_copy", exact_dtype=True
+    )
 
 
 def detach_copy(input: Tensor, *, out: Any = None) -> Tensor:
     """A copy of input, out of the graph."""
-    return write_out(_copy(F.detach(F._check_tensor(input, "detach_copy"))), out, "detach_copy")
+    return write_out(
+        _copy(F.detach(F._check_tensor(input, "detach_copy"))), out, "detach_copy", exact_dtype=True
+    )
 
 
 def expand_copy(
@@ -35,35 +39,41 @@ def expand_copy(
 ) -> Tensor:
     """A copy of input.expand(size)."""
     return write_out(
-        _copy(F.expand(F._check_tensor(input, "expand_copy"), size)), out, "expand_copy"
+        _copy(F.expand(F._check_tensor(input, "expand_copy"), size)),
+        out,
+        "expand_copy",
+        exact_dtype=True,
     )
 
 
 def permute_copy(input: Tensor, dims: Sequence[int], *, out: Any = None) -> Tensor:
     """A copy of input.permute(dims)."""
-    return write_out(_copy(F.permute(input, dims)), out, "permute_copy")
+    return write_out(_copy(F.permute(input, dims)), out, "permute_copy", exact_dtype=True)
 
 
 def t_copy(input: Tensor, *, out: Any = None) -> Tensor:
     """A copy of input.t()."""
-    return write_out(_copy(F.t(input)), out, "t_copy")
+    return write_out(_copy(F.t(input)), out, "t_copy", exact_dtype=True)
 
 
 def transpose_copy(input: Tensor, dim0: int, dim1: int, *, out: Any = None) -> Tensor:
     """A copy of input.transpose(dim0, dim1)."""
-    return write_out(_copy(F.transpose(input, dim0, dim1)), out, "transpose_copy")
+    return write_out(_copy(F.transpose(input, dim0, dim1)), out, "transpose_copy", exact_dtype=True)
 
 
 def squeeze_copy(input: Tensor, dim: Any = None, *, out: Any = None) -> Tensor:
     """A copy of input.squeeze(dim)."""
     return write_out(
-        _copy(F.squeeze(F._check_tensor(input, "squeeze_copy"), dim)), out, "squeeze_copy"
+        _copy(F.squeeze(F._check_tensor(input, "squeeze_copy"), dim)),
+        out,
+        "squeeze_copy",
+        exact_dtype=True,
     )
 
 
 def unsqueeze_copy(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
     """A copy of input.unsqueeze(dim)."""
-    return write_out(_copy(F.unsqueeze(input, dim)), out, "unsqueeze_copy")
+    return write_out(_copy(F.unsqueeze(input, dim)), out, "unsqueeze_copy", exact_dtype=True)
 
 
 def view_copy(input: Tensor, size: Any, *, out: Any = None) -> Tensor:
@@ -71,13 +81,15 @@ def view_copy(input: Tensor, size: Any, *, out: Any = None) -> Tensor:
     from . import dtypes
 
     if isinstance(size, (dtypes.dtype, str)):
-        return write_out(_copy(F.view_dtype(input, size)), out, "view_copy")
-    return write_out(_copy(F.view(F._check_tensor(input, "view_copy"), size)), out, "view_copy")
+        return write_out(_copy(F.view_dtype(input, size)), out, "view_copy", exact_dtype=True)
+    return write_out(
+        _copy(F.view(F._check_tensor(input, "view_copy"), size)), out, "view_copy", exact_dtype=True
+    )
 
 
 def select_copy(input: Tensor, dim: int, index: int, *, out: Any = None) -> Tensor:
     """A copy of input.select(dim, index)."""
-    return write_out(_copy(F.select(input, dim, index)), out, "select_copy")
+    return write_out(_copy(F.select(input, dim, index)), out, "select_copy", exact_dtype=True)
 
 
 def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
@@ -87,33 +99,45 @@ def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int |
     if step <= 0:
         raise RuntimeError(f"slice_copy: slice step must be positive, got {step}")
     return write_out(
-        _copy(F.getitem(input, (slice(None),) * d + (slice(start, end, step),))), out, "slice_copy"
+        _copy(F.getitem(input, (slice(None),) * d + (slice(start, end, step),))),
+        out,
+        "slice_copy",
+        exact_dtype=True,
     )
 
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out: Any = None) -> Tensor:
     """A copy of input.narrow(dim, start, length)."""
-    return write_out(_copy(F.narrow(input, dim, start, length)), out, "narrow_copy")
+    return write_out(
+        _copy(F.narrow(input, dim, start, length)), out, "narrow_copy", exact_dtype=True
+    )
 
 
 def diagonal_copy(
     input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *, out: Any = None
 ) -> Tensor:
     """A copy of input.diagonal(offset, dim1, dim2)."""
-    return write_out(_copy(F.diagonal(input, offset, dim1, dim2)), out, "diagonal_copy")
+    return write_out(
+        _copy(F.diagonal(input, offset, dim1, dim2)), out, "diagonal_copy", exact_dtype=True
+    )
 
 
 def unfold_copy(input: Tensor, dimension: int, size: int, step: int, *, out: Any = None) -> Tensor:
     """A copy of input.unfold(dimension, size, step) (overlapping windows become separate
     elements)."""
-    return write_out(_copy(F.unfold(input, dimension, size, step)), out, "unfold_copy")
+    return write_out(
+        _copy(F.unfold(input, dimension, size, step)), out, "unfold_copy", exact_dtype=True
+    )
 
 
 def as_strided_copy(input: Tensor, size: Sequence[int], stride: Sequence[int],
                     storage_offset: int | None = None, *, out: Any = None) -> Tensor:  # fmt: skip
     """A copy of input.as_strided(size, stride, storage_offset)."""
     return write_out(
-        _copy(F.as_strided(input, size, stride, storage_offset)), out, "as_strided_copy"
+        _copy(F.as_strided(input, size, stride, storage_offset)),
+        out,
+        "as_strided_copy",
+        exact_dtype=True,
     )
 
 

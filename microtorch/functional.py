@@ -21,6 +21,7 @@ import numpy
 from . import backend, return_types
 from . import dtypes as _dtypes
 from . import memory_format as _formats
+from ._dim_given import NO_DIM, given_dim
 from ._out import write_out
 from ._tensor import Size, Tensor
 from ._warn import warn_user
@@ -347,7 +348,7 @@ def neg(input: Tensor, *, out: Any = None) -> Tensor:
             "neg: negation, the `-` operator, on a bool tensor is not supported; to invert a "
             "mask use the `~` operator or logical_not()"
         )
-    return write_out(arithmetic.Neg.apply(input), out, "neg")
+    return write_out(arithmetic.Neg.apply(input), out, "neg", exact_dtype=True)
 
 
 def positive(input: Tensor) -> Tensor:
@@ -464,6 +465,11 @@ def _xp_function(a: Any, b: Any, function: str, name: str, **options: Any) -> Te
 def _compare(a: Any, b: Any, function: str, name: str) -> Tensor:
     if b is None or a is None:
         raise TypeError(f"{name}: cannot compare a Tensor with None")
+    if not isinstance(a, Tensor):  # (PyTorch's parser: input is a Tensor, other may be a number)
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}; "
+            f"swap the operands, e.g. {name}(tensor, number)"
+        )
     return _xp_function(a, b, function, name)
 
 
@@ -606,7 +612,10 @@ def bitwise_not(input: Tensor, *, out: Any = None) -> Tensor:
     _check_tensor(input, "bitwise_not")
     _check_no_float(input, None, "bitwise_not", "~", "for a float condition use logical_not()")
     return write_out(
-        _no_grad_result(backend.xp_of(input.array).invert(input.array)), out, "bitwise_not"
+        _no_grad_result(backend.xp_of(input.array).invert(input.array)),
+        out,
+        "bitwise_not",
+        exact_dtype=True,
     )
 
 
@@ -643,7 +652,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     )
     xp = backend.xp_of(a)
     found = xp.isin(a, b.reshape(-1), assume_unique=assume_unique, invert=invert)
-    return write_out(_no_grad_result(found.reshape(a.shape)), out, "isin")
+    return write_out(_no_grad_result(found.reshape(a.shape)), out, "isin", exact_dtype=True)
 
 
 def isclose(input: Tensor, other: Any, rtol: float = 1e-5, atol: float = 1e-8,
@@ -736,33 +745,33 @@ def _rounding(input: Tensor, how: str, decimals: builtins.int = 0) -> Tensor:
 
 
 def floor(input: Tensor, *, out: Any = None) -> Tensor:
-    return write_out(_rounding(input, "floor"), out, "floor")
+    return write_out(_rounding(input, "floor"), out, "floor", exact_dtype=True)
 
 
 def ceil(input: Tensor, *, out: Any = None) -> Tensor:
-    return write_out(_rounding(input, "ceil"), out, "ceil")
+    return write_out(_rounding(input, "ceil"), out, "ceil", exact_dtype=True)
 
 
 def round(input: Tensor, *, decimals: builtins.int = 0, out: Any = None) -> Tensor:
     """To the nearest integer (or ``decimals`` places); halves go to the even neighbour."""
-    return write_out(_rounding(input, "round", decimals), out, "round")
+    return write_out(_rounding(input, "round", decimals), out, "round", exact_dtype=True)
 
 
 def trunc(input: Tensor, *, out: Any = None) -> Tensor:
-    return write_out(_rounding(input, "trunc"), out, "trunc")
+    return write_out(_rounding(input, "trunc"), out, "trunc", exact_dtype=True)
 
 
 fix = trunc  # PyTorch's other name for it
 
 
 def sign(input: Tensor, *, out: Any = None) -> Tensor:
-    return write_out(_rounding(input, "sign"), out, "sign")
+    return write_out(_rounding(input, "sign"), out, "sign", exact_dtype=True)
 
 
 def sgn(input: Tensor, *, out: Any = None) -> Tensor:
     """The sign, -1, 0 or 1 (PyTorch's sgn is x / |x| for complex numbers; microtorch has
     only real dtypes, where it is sign)."""
-    return write_out(_rounding(_check_tensor(input, "sgn"), "sign"), out, "sgn")
+    return write_out(_rounding(_check_tensor(input, "sgn"), "sign"), out, "sgn", exact_dtype=True)
 
 
 def angle(input: Tensor, *, out: Any = None) -> Tensor:
@@ -1181,7 +1190,7 @@ def heaviside(input: Tensor, values: Tensor, *, out: Any = None) -> Tensor:
             "values.to(input.dtype)"
         )
     _check_broadcast(input.array.shape, values.array.shape, "heaviside")
-    return write_out(elementwise.Heaviside.apply(input, values), out, "heaviside")
+    return write_out(elementwise.Heaviside.apply(input, values), out, "heaviside", exact_dtype=True)
 
 
 def sinc(input: Tensor, *, out: Any = None) -> Tensor:
@@ -1199,9 +1208,12 @@ def nan_to_num(input: Tensor, nan: float | None = None, posinf: float | None = N
                         ("neginf", neginf))
     )  # fmt: skip
     if not _check_tensor(input, "nan_to_num").dtype.is_floating_point:
-        return write_out(input.clone(), out, "nan_to_num")
+        return write_out(input.clone(), out, "nan_to_num", exact_dtype=True)
     return write_out(
-        elementwise.NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf), out, "nan_to_num"
+        elementwise.NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf),
+        out,
+        "nan_to_num",
+        exact_dtype=True,
     )
 
 
@@ -1212,7 +1224,9 @@ def frac(input: Tensor, *, out: Any = None) -> Tensor:
             f"frac: not implemented for {input.dtype} tensors, as in PyTorch (an integer "
             "has no fractional part); convert first, e.g. with .float()"
         )
-    return write_out(sub(input, trunc(input)), out, "frac")  # trunc's gradient is 0: frac's is 1
+    return write_out(
+        sub(input, trunc(input)), out, "frac", exact_dtype=True
+    )  # trunc's gradient is 0: frac's is 1
 
 
 def signbit(input: Tensor, *, out: Any = None) -> Tensor:
@@ -1220,23 +1234,31 @@ def signbit(input: Tensor, *, out: Any = None) -> Tensor:
     gradient)."""
     array = _check_tensor(input, "signbit").array
     if array.dtype.kind == "f":
-        return write_out(_no_grad_result(backend.xp_of(array).signbit(array)), out, "signbit")
+        return write_out(
+            _no_grad_result(backend.xp_of(array).signbit(array)), out, "signbit", exact_dtype=True
+        )
     return write_out(
-        _no_grad_result(array < 0), out, "signbit"
+        _no_grad_result(array < 0), out, "signbit", exact_dtype=True
     )  # integers (and bools, never negative)
 
 
 def isposinf(input: Tensor, *, out: Any = None) -> Tensor:
     """True where input is +inf (a bool tensor, no gradient)."""
     return write_out(
-        _no_grad_result(_check_tensor(input, "isposinf").array == math.inf), out, "isposinf"
+        _no_grad_result(_check_tensor(input, "isposinf").array == math.inf),
+        out,
+        "isposinf",
+        exact_dtype=True,
     )
 
 
 def isneginf(input: Tensor, *, out: Any = None) -> Tensor:
     """True where input is -inf (a bool tensor, no gradient)."""
     return write_out(
-        _no_grad_result(_check_tensor(input, "isneginf").array == -math.inf), out, "isneginf"
+        _no_grad_result(_check_tensor(input, "isneginf").array == -math.inf),
+        out,
+        "isneginf",
+        exact_dtype=True,
     )
 
 
@@ -1258,7 +1280,7 @@ def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
         _check_broadcast(input.array.shape, exponent.array.shape, "float_power")
     base = cast(input, _dtypes.float64) if isinstance(input, Tensor) else input
     power = cast(exponent, _dtypes.float64) if isinstance(exponent, Tensor) else exponent
-    return write_out(pow(base, power), out, "float_power")
+    return write_out(pow(base, power), out, "float_power", exact_dtype=True)
 
 
 def fmax(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
@@ -1308,7 +1330,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Any = None) -> Tensor:
     """0 where |input| <= lambd, else input."""
     x = _floating_only(input, "hardshrink")
     # |x| <= lambd picks 0, so a nan goes to x (gradient 1) and the edges get 0, as in PyTorch
-    return write_out(where(abs(x) <= lambd, 0.0, x), out, "hardshrink")
+    return write_out(where(abs(x) <= lambd, 0.0, x), out, "hardshrink", exact_dtype=True)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -1351,7 +1373,7 @@ def abs(input: Tensor, *, out: Any = None) -> Tensor:
         raise NotImplementedError(
             "abs: not implemented for bool tensors, as in PyTorch; convert with .int() first"
         )
-    return write_out(elementwise.Abs.apply(input), out, "abs")
+    return write_out(elementwise.Abs.apply(input), out, "abs", exact_dtype=True)
 
 
 absolute = abs  # PyTorch's other name for it
@@ -1390,7 +1412,9 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -
             "convert the tensor first, e.g. with .int()"
         )
     low, high = (_fitted_number(b, input.dtype, "clamp") for b in (min, max))
-    return write_out(elementwise.Clamp.apply(input, min=low, max=high), out, "clamp")
+    return write_out(
+        elementwise.Clamp.apply(input, min=low, max=high), out, "clamp", exact_dtype=True
+    )
 
 
 clip = clamp
@@ -1407,12 +1431,14 @@ def _one_bound(input: Tensor, bound: Any, op: str) -> Tensor:
 
 def clamp_min(input: Tensor, min: Any, *, out: Any = None) -> Tensor:
     """input limited from below by ``min`` (a number or a tensor): clamp(input, min=min)."""
-    return write_out(clamp(_one_bound(input, min, "clamp_min"), min, None), out, "clamp_min")
+    result = clamp(_one_bound(input, min, "clamp_min"), min, None)
+    return write_out(result, out, "clamp_min", exact_dtype=not isinstance(min, Tensor))
 
 
 def clamp_max(input: Tensor, max: Any, *, out: Any = None) -> Tensor:
     """input limited from above by ``max`` (a number or a tensor): clamp(input, max=max)."""
-    return write_out(clamp(_one_bound(input, max, "clamp_max"), None, max), out, "clamp_max")
+    result = clamp(_one_bound(input, max, "clamp_max"), None, max)
+    return write_out(result, out, "clamp_max", exact_dtype=not isinstance(max, Tensor))
 
 
 def maximum(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
@@ -1433,7 +1459,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Any =
     """input where condition is True, else other; ``where(condition)`` alone is
     ``nonzero(condition, as_tuple=True)``, as in PyTorch."""
     if input is None and other is None:
-        return write_out(nonzero(condition, as_tuple=True), out, "where")
+        return write_out(nonzero(condition, as_tuple=True), out, "where", exact_dtype=True)
     _check_tensor(condition, "where", "condition")
     if condition.array.dtype == "uint8":  # PyTorch still takes it, with a deprecation warning
         warn_user("where: a uint8 condition is deprecated in PyTorch; use a bool condition")
@@ -1455,7 +1481,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Any =
     for t in (a, b):  # a and b fit each other; each must also fit the condition
         if isinstance(t, Tensor):
             _check_broadcast(condition.array.shape, t.array.shape, "where")
-    return write_out(elementwise.Where.apply(condition, a, b), out, "where")
+    return write_out(elementwise.Where.apply(condition, a, b), out, "where", exact_dtype=True)
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False, out: Any = None) -> Any:
@@ -1467,10 +1493,16 @@ def nonzero(input: Tensor, *, as_tuple: bool = False, out: Any = None) -> Any:
     if as_tuple:  # a 0-d input counts as 1-d, as in PyTorch
         found = xp.nonzero(input.array.reshape(-1) if input.ndim == 0 else input.array)
         return write_out(
-            tuple(Tensor._make(i.astype("int64", copy=False)) for i in found), out, "nonzero"
+            tuple(Tensor._make(i.astype("int64", copy=False)) for i in found),
+            out,
+            "nonzero",
+            exact_dtype=True,
         )
     return write_out(
-        Tensor._make(xp.argwhere(input.array).astype("int64", copy=False)), out, "nonzero"
+        Tensor._make(xp.argwhere(input.array).astype("int64", copy=False)),
+        out,
+        "nonzero",
+        exact_dtype=True,
     )
 
 
@@ -1522,7 +1554,7 @@ def conj(input: Tensor) -> Tensor:
 def conj_physical(input: Tensor, *, out: Any = None) -> Tensor:
     """The conjugate, computed now (not lazily): input itself for a real tensor, as PyTorch
     returns it."""
-    return write_out(_check_tensor(input, "conj_physical"), out, "conj_physical")
+    return write_out(_check_tensor(input, "conj_physical"), out, "conj_physical", exact_dtype=True)
 
 
 def resolve_conj(input: Tensor) -> Tensor:
@@ -1616,7 +1648,7 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
 def matmul(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The matrix product, with NumPy's rules for 1-D operands and batch dims (the @ operator)."""
     input, other = autocast_inputs("matmul", input, other)
-    return write_out(_matmul(input, other), out, "matmul")
+    return write_out(_matmul(input, other), out, "matmul", exact_dtype=True)
 
 
 def _matmul(input: Tensor, other: Tensor) -> Tensor:
@@ -1652,7 +1684,7 @@ def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """The product of two matrices: (n, k) @ (k, m) -> (n, m); no broadcasting."""
     input, mat2 = autocast_inputs("mm", input, mat2)
     _check_ranks("mm", input, mat2, 2, "matrices")
-    return write_out(matmul(input, mat2), out, "mm")
+    return write_out(matmul(input, mat2), out, "mm", exact_dtype=True)
 
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
@@ -1664,7 +1696,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
             f"bmm: the batch sizes differ: shapes {tuple(input.shape)} and "
             f"{tuple(mat2.shape)}; use matmul to broadcast batch dims"
         )
-    return write_out(matmul(input, mat2), out, "bmm")
+    return write_out(matmul(input, mat2), out, "bmm", exact_dtype=True)
 
 
 def _check_ranks(op: str, input: Tensor, mat2: Tensor, ndim: int, what: str) -> None:
@@ -1836,13 +1868,18 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     operand just multiplies."""
     _check_tensor(input, "inner"), _check_tensor(other, "inner", "other")
     if input.ndim == 0 or other.ndim == 0:
-        return write_out(mul(input, other), out, "inner")
+        return write_out(mul(input, other), out, "inner", exact_dtype=True)
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(
             f"inner: the last dimension must match on both input tensors, but got shapes "
             f"{tuple(input.shape)} and {tuple(other.shape)}"
         )
-    return write_out(tensordot(input, other, ([input.ndim - 1], [other.ndim - 1])), out, "inner")
+    return write_out(
+        tensordot(input, other, ([input.ndim - 1], [other.ndim - 1])),
+        out,
+        "inner",
+        exact_dtype=True,
+    )
 
 
 def dot(input: Tensor, tensor: Tensor, *, out: Any = None) -> Tensor:
@@ -1859,7 +1896,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Any = None) -> Tensor:
             f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
             f"[{tensor.shape[0]}] to have the same number of elements"
         )
-    return write_out(_matmul(input, tensor), out, "dot")
+    return write_out(_matmul(input, tensor), out, "dot", exact_dtype=True)
 
 
 def vdot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
@@ -1867,7 +1904,7 @@ def vdot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     dtypes are all real."""
     input, other = autocast_inputs("vdot", input, other)
     _check_tensor(input, "vdot"), _check_tensor(other, "vdot", "other")
-    return write_out(dot(input, other), out, "vdot")
+    return write_out(dot(input, other), out, "vdot", exact_dtype=True)
 
 
 def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
@@ -1884,7 +1921,7 @@ def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
             f"mv: shapes {tuple(input.shape)} and {tuple(vec.shape)} cannot be multiplied "
             f"({input.shape[1]} != {vec.shape[0]})"
         )
-    return write_out(_matmul(input, vec), out, "mv")
+    return write_out(_matmul(input, vec), out, "mv", exact_dtype=True)
 
 
 def addmm(
@@ -1894,7 +1931,7 @@ def addmm(
     input, mat1, mat2 = autocast_inputs("addmm", input, mat1, mat2)
     result = _rounded_once(lambda i, x, y: _scaled_sum(i, mm(x, y), beta, alpha, "addmm"),
                            input, mat1, mat2)  # fmt: skip
-    return write_out(result, out, "addmm")
+    return write_out(result, out, "addmm", exact_dtype=True)
 
 
 def addmv(
@@ -1904,7 +1941,7 @@ def addmv(
     input, mat, vec = autocast_inputs("addmv", input, mat, vec)
     result = _rounded_once(lambda i, x, y: _scaled_sum(i, mv(x, y), beta, alpha, "addmv"),
                            input, mat, vec)  # fmt: skip
-    return write_out(result, out, "addmv")
+    return write_out(result, out, "addmv", exact_dtype=True)
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
@@ -1916,6 +1953,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
         _scaled_sum(input, sum(products, 0, dtype=products.dtype), beta, alpha, "addbmm"),
         out,
         "addbmm",
+        exact_dtype=True,
     )
 
 
@@ -1925,7 +1963,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
     input, batch1, batch2 = autocast_inputs("baddbmm", input, batch1, batch2)
     result = _rounded_once(lambda i, x, y: _scaled_sum(i, bmm(x, y), beta, alpha, "baddbmm"),
                            input, batch1, batch2)  # fmt: skip
-    return write_out(result, out, "baddbmm")
+    return write_out(result, out, "baddbmm", exact_dtype=True)
 
 
 def addr(
@@ -2091,6 +2129,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
         _einsum(f"{''.join(letters_a)},{''.join(letters_b)}->{''.join(kept)}", (a, b), False),
         out,
         "tensordot",
+        exact_dtype=True,
     )
 
 
@@ -2144,7 +2183,10 @@ def cross(
     a, b = broadcast_tensors(input, other)
     # (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0): rolled copies line up the terms
     return write_out(
-        sub(mul(roll(a, -1, d), roll(b, -2, d)), mul(roll(a, -2, d), roll(b, -1, d))), out, "cross"
+        sub(mul(roll(a, -1, d), roll(b, -2, d)), mul(roll(a, -2, d), roll(b, -1, d))),
+        out,
+        "cross",
+        exact_dtype=True,
     )
 
 
@@ -2242,13 +2284,14 @@ def _total_dtype(input: Tensor, dtype: Any, op: str) -> Any:
     return _dtypes.int64.np if input.array.dtype.kind in "biu" else None
 
 
-def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None,
-         **numpy_style: Any) -> Tensor:  # fmt: skip
+def prod(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None,
+         out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     """The product of all elements, or along ``dim``; integers and bools give int64, as in
     PyTorch."""
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("prod", input)
     _check_tensor(input, "prod")
+    dim = given_dim(dim, "prod", out if "axis" not in numpy_style else None)
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "prod")
     if isinstance(dim, (tuple, list)):
         raise TypeError("prod: dim must be one int (PyTorch's prod reduces one dim at a time)")
@@ -2496,7 +2539,12 @@ def histc(
     inside = (a >= low) & (a <= high)  # (False for nan)
     position = (a[inside] - low) * bins / (high - low)  # the bin, as PyTorch computes it
     which = xp.minimum(position.astype("int64"), bins - 1)  # max goes into the last bin
-    return write_out(Tensor._make(xp.bincount(which, minlength=bins).astype(a.dtype)), out, "histc")
+    return write_out(
+        Tensor._make(xp.bincount(which, minlength=bins).astype(a.dtype)),
+        out,
+        "histc",
+        exact_dtype=True,
+    )
 
 
 def _bin_edges(values: Any, bins: Any, limits: Any, dim: builtins.int, like: Tensor) -> Any:
@@ -2665,11 +2713,12 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.i
     return Tensor._make(counts.astype(dtype))
 
 
-def median(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+def median(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, out: Any = None) -> Any:
     """The middle value, the lower of the two middles for an even count (as PyTorch), or nan
     if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
     The gradient of median() is shared by the elements equal to it, that of median(dim=) goes
     to the index returned, as in PyTorch."""
+    dim = given_dim(dim, "median", out)
     _refuse_bool(input, "median", dim)
     if dim is None:
         flat = reshape(input.detach(), (-1,))  # (only to find the middle)
@@ -2753,15 +2802,16 @@ def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
     return index
 
 
-def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+def nanmedian(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, out: Any = None) -> Any:
     """median ignoring nan: the lower middle of the values that are not nan (nan if there are
     none); with ``dim``, (values, indices) per row. Gradients as median's."""
+    dim = given_dim(dim, "nanmedian", out)
     _refuse_bool(input, "nanmedian", dim)
     if not input.dtype.is_floating_point:  # integers have no nan: median (dim checked here)
         if dim is not None:
             d = wrap_dim(dim, input.ndim, "nanmedian")
             _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "nanmedian")
-        return write_out(median(input, dim, keepdim), out, "nanmedian")
+        return write_out(median(input, NO_DIM if dim is None else dim, keepdim), out, "nanmedian")
     if dim is None:
         flat = reshape(input.detach(), (-1,))
         count = builtins.int((~backend.xp_of(flat.array).isnan(flat.array)).sum())
@@ -2905,7 +2955,10 @@ def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
     The gradient goes to those two values (weights 1 - w and w), as in PyTorch."""
     input, q = autocast_inputs("quantile", input, q)
     return write_out(
-        _quantile(input, q, dim, keepdim, interpolation, False, "quantile"), out, "quantile"
+        _quantile(input, q, dim, keepdim, interpolation, False, "quantile"),
+        out,
+        "quantile",
+        exact_dtype=True,
     )
 
 
@@ -2914,7 +2967,10 @@ def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *
     """quantile of the values that are not nan (nan where a row has none)."""
     input, q = autocast_inputs("nanquantile", input, q)
     return write_out(
-        _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile"), out, "nanquantile"
+        _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile"),
+        out,
+        "nanquantile",
+        exact_dtype=True,
     )
 
 
@@ -3026,24 +3082,26 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool, name: str) -
 
 
 def max(
-    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+    input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
 ) -> Any:
     """The largest value, (values, indices) along ``dim``, or with a tensor ``other`` (or
     a tensor in dim's place) the elementwise maximum."""
     if "other" in numpy_style:
         return write_out(maximum(input, numpy_style.pop("other")), out, "max")
+    dim = given_dim(dim, "max")  # (max(input, out=...) is PyTorch's too)
     return write_out(
         _extreme(input, *numpy_names(dim, keepdim, numpy_style, "max"), True, "max"), out, "max"
     )
 
 
 def min(
-    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
+    input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, out: Any = None, **numpy_style: Any
 ) -> Any:
     """The smallest value, (values, indices) along ``dim``, or the elementwise minimum
     with a tensor ``other``; see max."""
     if "other" in numpy_style:
         return write_out(minimum(input, numpy_style.pop("other")), out, "min")
+    dim = given_dim(dim, "min")  # (max(input, out=...) is PyTorch's too)
     return write_out(
         _extreme(input, *numpy_names(dim, keepdim, numpy_style, "min"), False, "min"), out, "min"
     )
@@ -3059,7 +3117,10 @@ def amax(
     axes = _dims(dim, input.ndim, "amax")
     _check_extreme_dims(input, axes, "amax")
     return write_out(
-        reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim), out, "amax"
+        reduction.MaxAll.apply(input, largest=True, axes=axes, keepdim=keepdim),
+        out,
+        "amax",
+        exact_dtype=True,
     )
 
 
@@ -3072,7 +3133,10 @@ def amin(
     axes = _dims(dim, input.ndim, "amin")
     _check_extreme_dims(input, axes, "amin")
     return write_out(
-        reduction.MaxAll.apply(input, largest=False, axes=axes, keepdim=keepdim), out, "amin"
+        reduction.MaxAll.apply(input, largest=False, axes=axes, keepdim=keepdim),
+        out,
+        "amin",
+        exact_dtype=True,
     )
 
 
@@ -3112,7 +3176,7 @@ def argmax(
     """The index of the largest value along ``dim`` (of the flattened input if None); the
     first one where several tie."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmax")
-    return write_out(_arg_extreme(input, dim, keepdim, "argmax"), out, "argmax")
+    return write_out(_arg_extreme(input, dim, keepdim, "argmax"), out, "argmax", exact_dtype=True)
 
 
 def argmin(
@@ -3121,7 +3185,7 @@ def argmin(
     """The index of the smallest value along ``dim`` (of the flattened input if None); the
     first one where several tie."""
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "argmin")
-    return write_out(_arg_extreme(input, dim, keepdim, "argmin"), out, "argmin")
+    return write_out(_arg_extreme(input, dim, keepdim, "argmin"), out, "argmin", exact_dtype=True)
 
 
 def _arg_extreme(input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
@@ -3183,7 +3247,7 @@ def sort(
 
 def msort(input: Tensor, *, out: Any = None) -> Tensor:
     """The values of ``input`` sorted along dim 0 (sort(input, dim=0).values)."""
-    return write_out(sort(input, dim=0).values, out, "msort")
+    return write_out(sort(input, dim=0).values, out, "msort", exact_dtype=True)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
@@ -3218,7 +3282,7 @@ def all(
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "all")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "all")
     result = input.array.all(axis=axes, keepdims=keepdim)
-    return write_out(_truth_result(result, input), out, "all")
+    return write_out(_truth_result(result, input), out, "all", exact_dtype=True)
 
 
 def any(
@@ -3229,7 +3293,7 @@ def any(
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "any")
     axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, input.ndim, "any")
     result = input.array.any(axis=axes, keepdims=keepdim)
-    return write_out(_truth_result(result, input), out, "any")
+    return write_out(_truth_result(result, input), out, "any", exact_dtype=True)
 
 
 def _truth_result(result: Any, input: Tensor) -> Tensor:
@@ -3247,15 +3311,19 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
         (input,) = autocast_inputs("norm", input)
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2):
-            return write_out(_vector_norm(input, 2, dim, keepdim, dtype, "norm"), out, "norm")
+            return write_out(
+                _vector_norm(input, 2, dim, keepdim, dtype, "norm"), out, "norm", exact_dtype=True
+            )
         from . import linalg
 
         if dim is None:
             dim = tuple(range(_check_tensor(input, "norm").ndim))
         dims = (dim,) if isinstance(dim, builtins.int) else dim  # (RuntimeError: not 2 dims)
-        return write_out(linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype), out, "norm")
+        return write_out(
+            linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype), out, "norm", exact_dtype=True
+        )
     return write_out(_vector_norm(input, 2 if p is None else p, dim, keepdim, dtype, "norm"),
-                     out, "norm")  # fmt: skip
+                     out, "norm", exact_dtype=True)  # fmt: skip
 
 
 def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: str) -> Tensor:
@@ -3742,9 +3810,13 @@ def diag(input: Tensor, diagonal: builtins.int = 0, *, out: Any = None) -> Tenso
     """For a 1-D input, the square matrix with input on its ``diagonal``-th diagonal (zeros
     elsewhere); for a 2-D input, that diagonal as a 1-D tensor (a copy, see diagonal)."""
     if _check_tensor(input, "diag").ndim == 1:
-        return write_out(_embed_diagonal(input, diagonal, 0, 1, "diag"), out, "diag")
+        return write_out(
+            _embed_diagonal(input, diagonal, 0, 1, "diag"), out, "diag", exact_dtype=True
+        )
     if input.ndim == 2:  # a copy, as PyTorch's diag (diagonal gives a view)
-        return write_out(clone(_diagonal_of(input, diagonal, 0, 1, "diag")), out, "diag")
+        return write_out(
+            clone(_diagonal_of(input, diagonal, 0, 1, "diag")), out, "diag", exact_dtype=True
+        )
     raise RuntimeError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
 
 
@@ -3787,7 +3859,7 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
         size = builtins.max(result.shape[d] - 1, 0)
         later, earlier = narrow(result, d, result.shape[d] - size, size), narrow(result, d, 0, size)
         result = ne(later, earlier) if result.dtype is _dtypes.bool else sub(later, earlier)
-    return write_out(result, out, "diff")
+    return write_out(result, out, "diff", exact_dtype=n == 0)  # (n=0: a copy, not cast)
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: builtins.int | None = None, *,
@@ -3907,10 +3979,16 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
     rows = index.to(input.device).array.reshape(-1)  # (checked: GetItem, not getitem)
     if input.ndim == 0:  # as in PyTorch: a 0-d input is one element, picked by index 0
         return write_out(
-            indexing.GetItem.apply(input.reshape(1), index=(rows,)).reshape(()), out, "index_select"
+            indexing.GetItem.apply(input.reshape(1), index=(rows,)).reshape(()),
+            out,
+            "index_select",
+            exact_dtype=True,
         )
     return write_out(
-        indexing.GetItem.apply(input, index=(slice(None),) * d + (rows,)), out, "index_select"
+        indexing.GetItem.apply(input, index=(slice(None),) * d + (rows,)),
+        out,
+        "index_select",
+        exact_dtype=True,
     )
 
 
@@ -4118,7 +4196,12 @@ def cat(
                 f"cat: sizes of tensors must match except in dimension {d}; tensors[{kept[0][0]}] "
                 f"has shape {r} and tensors[{i}] has shape {s}"
             )
-    return write_out(shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d), out, "cat")
+    return write_out(
+        shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d),
+        out,
+        "cat",
+        cast_error=TypeError,
+    )
 
 
 concat = concatenate = cat
@@ -4151,19 +4234,28 @@ def stack(
                 f"stack: expects each tensor to be equal size, but got {tensors[0].array.shape} "
                 f"at entry 0 and {t.array.shape} at entry {i}"
             )
-    return write_out(shape_ops.Stack.apply(*_common_dtype(tensors), dim=d), out, "stack")
+    return write_out(
+        shape_ops.Stack.apply(*_common_dtype(tensors), dim=d), out, "stack", cast_error=TypeError
+    )
 
 
 def hstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
     tensors = [t if t.ndim else t.reshape(1) for t in _tensor_sequence(tensors, "hstack")]
-    return write_out(cat(tensors, 0 if tensors[0].ndim == 1 else 1), out, "hstack")
+    return write_out(
+        cat(tensors, 0 if tensors[0].ndim == 1 else 1), out, "hstack", cast_error=TypeError
+    )
 
 
 def vstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 0, 1-D (and 0-d) tensors first made rows (1, n): one under another."""
     rows = _tensor_sequence(tensors, "vstack")
-    return write_out(cat([t.reshape(1, -1) if t.ndim < 2 else t for t in rows], 0), out, "vstack")
+    return write_out(
+        cat([t.reshape(1, -1) if t.ndim < 2 else t for t in rows], 0),
+        out,
+        "vstack",
+        cast_error=TypeError,
+    )
 
 
 row_stack = vstack
@@ -4173,7 +4265,10 @@ def dstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 2 (depth), each tensor first made at least 3-D as atleast_3d does:
     (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
     return write_out(
-        cat([atleast_3d(t) for t in _tensor_sequence(tensors, "dstack")], 2), out, "dstack"
+        cat([atleast_3d(t) for t in _tensor_sequence(tensors, "dstack")], 2),
+        out,
+        "dstack",
+        cast_error=TypeError,
     )
 
 
@@ -4181,7 +4276,10 @@ def column_stack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join as columns: 1-D (and 0-d) tensors become (n, 1) columns, then hstack."""
     columns = _tensor_sequence(tensors, "column_stack")
     return write_out(
-        cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in columns], 1), out, "column_stack"
+        cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in columns], 1),
+        out,
+        "column_stack",
+        cast_error=TypeError,
     )
 
 
@@ -4666,13 +4764,17 @@ def tril(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
         indexing.Tri.apply(_check_matrix(input, "tril"), diagonal=diagonal, upper=False),
         out,
         "tril",
+        exact_dtype=True,
     )
 
 
 def triu(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     diagonal = _int_argument(diagonal, "triu", "diagonal")
     return write_out(
-        indexing.Tri.apply(_check_matrix(input, "triu"), diagonal=diagonal, upper=True), out, "triu"
+        indexing.Tri.apply(_check_matrix(input, "triu"), diagonal=diagonal, upper=True),
+        out,
+        "triu",
+        exact_dtype=True,
     )
 
 
@@ -4799,7 +4901,7 @@ def renorm(input: Tensor, p: Any, dim: builtins.int, maxnorm: Any, *, out: Any =
     others = tuple(i for i in range(input.ndim) if i != d)
     norms = _vector_norm(input, p, others, True, None, "renorm")
     factor = where(gt(norms, maxnorm), div(maxnorm, add(norms, 1e-7)), 1.0)
-    return write_out(mul(input, factor), out, "renorm")
+    return write_out(mul(input, factor), out, "renorm", exact_dtype=True)
 
 
 def gather(
@@ -4815,6 +4917,7 @@ def gather(
             reshape(gather(reshape(input, (-1,)), 0, reshape(index, (-1,))), index.shape),
             out,
             "gather",
+            exact_dtype=True,
         )
     if index.ndim != input.ndim:
         raise RuntimeError(
@@ -4834,7 +4937,12 @@ def gather(
     )
     if builtins.any(c != slice(None) for c in crop):
         input = getitem(input, crop)
-    return write_out(indexing.TakeAlongDim.apply(input, index=index.array, dim=d), out, "gather")
+    return write_out(
+        indexing.TakeAlongDim.apply(input, index=index.array, dim=d),
+        out,
+        "gather",
+        exact_dtype=True,
+    )
 
 
 def _check_indices_below(
@@ -4860,7 +4968,9 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
         raise RuntimeError(f"masked_select: expected a bool mask, got {mask.dtype}")
     _check_broadcast(input.array.shape, mask.array.shape, "masked_select")
     shape = broadcast_shapes(input.shape, mask.shape)
-    return write_out(getitem(expand(input, shape), expand(mask, shape)), out, "masked_select")
+    return write_out(
+        getitem(expand(input, shape), expand(mask, shape)), out, "masked_select", exact_dtype=True
+    )
 
 
 def take_along_dim(
@@ -4870,7 +4980,10 @@ def take_along_dim(
     broadcasts with input in the other dims); with no dim, of the flattened input."""
     if dim is None:
         return write_out(
-            gather(reshape(input, (-1,)), 0, reshape(indices, (-1,))), out, "take_along_dim"
+            gather(reshape(input, (-1,)), 0, reshape(indices, (-1,))),
+            out,
+            "take_along_dim",
+            exact_dtype=True,
         )
     d = wrap_dim(dim, input.ndim, "take_along_dim")
     if indices.ndim != input.ndim:
@@ -4884,7 +4997,7 @@ def take_along_dim(
     common = list(broadcast_shapes(in_shape, idx_shape))
     input = expand(input, common[:d] + [input.shape[d]] + common[d + 1 :])
     indices = expand(indices, common[:d] + [indices.shape[d]] + common[d + 1 :])
-    return write_out(gather(input, d, indices), out, "take_along_dim")
+    return write_out(gather(input, d, indices), out, "take_along_dim", exact_dtype=True)
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
@@ -4898,12 +5011,16 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         raise TypeError("scatter: give src (a tensor) or value (a number)")
     if reduce is not None:
         return write_out(
-            _scatter_reduce_form(input, dim, index, src, value, reduce), out, "scatter"
+            _scatter_reduce_form(input, dim, index, src, value, reduce),
+            out,
+            "scatter",
+            exact_dtype=True,
         )
     return write_out(
         _scatter(input, dim, index, value if src is None else src, "scatter", add=False),
         out,
         "scatter",
+        exact_dtype=True,
     )
 
 
@@ -4932,7 +5049,12 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Any
     """Like scatter, but each src[i] is added at its position, so values that meet at one
     position add up: out[i][index[i][j]] += src[i][j] (dim=1)."""
     input, src = autocast_inputs("scatter_add", input, src)
-    return write_out(_scatter(input, dim, index, src, "scatter_add", add=True), out, "scatter_add")
+    return write_out(
+        _scatter(input, dim, index, src, "scatter_add", add=True),
+        out,
+        "scatter_add",
+        exact_dtype=True,
+    )
 
 
 def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *,
@@ -5074,7 +5196,7 @@ def index_add(
                 "it must be 0-d too"
             )
         flat = index_add(reshape(input, (1,)), 0, index, reshape(source, (-1,)), alpha=alpha)
-        return write_out(reshape(flat, ()), out, "index_add")
+        return write_out(reshape(flat, ()), out, "index_add", exact_dtype=True)
     d = wrap_dim(dim, input.ndim, "index_add")
     expected = list(input.shape)
     expected[d] = index.shape[0]
@@ -5094,6 +5216,7 @@ def index_add(
         indexing.IndexAdd.apply(input, source, index=index.array, dim=d, alpha=alpha),
         out,
         "index_add",
+        exact_dtype=True,
     )
 
 
@@ -5169,7 +5292,7 @@ def take(input: Tensor, index: Tensor, *, out: Any = None) -> Tensor:
             ((index.array < -n) | (index.array >= n)).any(),
             f"take: out of range: an index is outside [-{n}, {n}) for a tensor of {n} elements",
         )
-    return write_out(getitem(reshape(input, (-1,)), (index,)), out, "take")
+    return write_out(getitem(reshape(input, (-1,)), (index,)), out, "take", exact_dtype=True)
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
@@ -5332,6 +5455,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         Tensor._make(xp.asarray(found).astype("int32" if out_int32 else "int64")),
         out,
         "searchsorted",
+        exact_dtype=True,
     )
 
 
@@ -5345,7 +5469,10 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
             f"bucketize: boundaries must be 1-D, got shape {tuple(boundaries.shape)}"
         )
     return write_out(
-        searchsorted(boundaries, input, out_int32=out_int32, right=right), out, "bucketize"
+        searchsorted(boundaries, input, out_int32=out_int32, right=right),
+        out,
+        "bucketize",
+        exact_dtype=True,
     )
 
 
@@ -5513,7 +5640,9 @@ def softmax(input: Tensor, dim: int | None = None, dtype: Any = None, *, out: An
         (input,) = autocast_inputs("softmax", input)
     x = _normalised_input(input, dtype, "softmax")
     dim = _implicit_softmax_dim(x.ndim, "softmax") if dim is None else dim
-    return write_out(_normalise_along(_softmax.Softmax, x, dim, "softmax"), out, "softmax")
+    return write_out(
+        _normalise_along(_softmax.Softmax, x, dim, "softmax"), out, "softmax", exact_dtype=True
+    )
 
 
 def log_softmax(
@@ -5524,7 +5653,10 @@ def log_softmax(
     x = _normalised_input(input, dtype, "log_softmax")
     dim = _implicit_softmax_dim(x.ndim, "log_softmax") if dim is None else dim
     return write_out(
-        _normalise_along(_softmax.LogSoftmax, x, dim, "log_softmax"), out, "log_softmax"
+        _normalise_along(_softmax.LogSoftmax, x, dim, "log_softmax"),
+        out,
+        "log_softmax",
+        exact_dtype=True,
     )
 
 

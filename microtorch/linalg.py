@@ -163,7 +163,10 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     """The ord-norm of x's elements over ``dim`` (all of them by default): sum(|x|^ord)^(1/ord),
     max |x| for inf, min |x| for -inf, the count of nonzeros for 0."""
     return _write_out(
-        _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm"), out, "vector_norm"
+        _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm"),
+        out,
+        "vector_norm",
+        exact_dtype=True,
     )
 
 
@@ -185,7 +188,9 @@ def matrix_norm(input: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepd
     if rows == cols:
         raise RuntimeError(f"{op}: dims must be different, got {tuple(dim)}")
     if ord == "fro":
-        return _write_out(_vector_norm(A, 2, (rows, cols), keepdim, None, op), out, op)
+        return _write_out(
+            _vector_norm(A, 2, (rows, cols), keepdim, None, op), out, op, exact_dtype=True
+        )
     if ord in ("nuc", 2, -2):
         s = svdvals(F.movedim(A, (rows, cols), (-2, -1)))
         norm = F.sum(s, -1) if ord == "nuc" else _largest(s, -1) if ord == 2 else F.amin(s, -1)
@@ -193,12 +198,14 @@ def matrix_norm(input: Tensor, ord: Any = "fro", dim: Sequence = (-2, -1), keepd
             norm = F.unsqueeze(
                 F.unsqueeze(norm, builtins.min(rows, cols)), builtins.max(rows, cols)
             )
-        return _write_out(norm, out, op)
+        return _write_out(norm, out, op, exact_dtype=True)
     if ord in (1, -1, float("inf"), -float("inf")):
         summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
         sums = F.sum(F.abs(A), summed, keepdim=True)
         norm = _largest(sums, across, True) if ord > 0 else F.amin(sums, across, True)
-        return _write_out(norm if keepdim else F.squeeze(norm, (rows, cols)), out, op)
+        return _write_out(
+            norm if keepdim else F.squeeze(norm, (rows, cols)), out, op, exact_dtype=True
+        )
     raise RuntimeError(
         f"{op}: Order {ord!r} not supported; use 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2"
     )
@@ -236,11 +243,15 @@ def norm(input: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False,
             matrix_norm(input, "fro" if ord is None else ord, dims, keepdim, dtype=dtype),
             out,
             "norm",
+            exact_dtype=True,
         )
     if isinstance(ord, str):
         raise RuntimeError(f"{op}: ord {ord!r} is a matrix norm; pass dim as a 2-tuple")
     return _write_out(
-        _vector_norm(input, 2 if ord is None else ord, dim, keepdim, dtype, op), out, "norm"
+        _vector_norm(input, 2 if ord is None else ord, dim, keepdim, dtype, op),
+        out,
+        "norm",
+        exact_dtype=True,
     )
 
 
@@ -275,7 +286,9 @@ def cond(input: Tensor, p: Any = None, *, out: Any = None) -> Tensor:
 # ---------------------------------------------------------------- determinants and inverses
 def det(A: Tensor, *, out: Any = None) -> Tensor:
     """The determinant of each square matrix."""
-    return _write_out(ops.Det.apply(_matrices(A, "linalg.det", square=True)), out, "det")
+    return _write_out(
+        ops.Det.apply(_matrices(A, "linalg.det", square=True)), out, "det", exact_dtype=True
+    )
 
 
 def slogdet(A: Tensor, *, out: Any = None) -> return_types.linalg_slogdet:
@@ -297,7 +310,7 @@ def inv(A: Tensor, *, out: Any = None) -> Tensor:
     (A,) = autocast_inputs("inv", A)
     result = ops.Inv.apply(_matrices(A, "linalg.inv", square=True, halves=RuntimeError))
     _check_factorizable("linalg.inv", A, result, "lu", _SINGULAR)
-    return _write_out(result, out, "inv")
+    return _write_out(result, out, "inv", exact_dtype=True)
 
 
 def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> return_types.linalg_inv_ex:
@@ -347,7 +360,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Any = None) -> Tensor
     op = "linalg.solve"
     result = _solve_vectors_or_matrices(A, B, left, op)
     _check_factorizable(op, A, result, "lu", _SOLVER_SINGULAR)
-    return _write_out(result, out, "solve")
+    return _write_out(result, out, "solve", exact_dtype=True)
 
 
 def _solve_vectors_or_matrices(A: Tensor, B: Tensor, left: bool, op: str) -> Tensor:
@@ -390,7 +403,7 @@ def solve_triangular(input: Tensor, B: Tensor, *, upper: bool, left: bool = True
     F._check_tensor(B, op, "B")
     B = _matrices(F.cast(B, A.dtype), op, name="B")
     X = _solve_matrices(A, B, left, op, triangle=(upper, unitriangular))
-    return _write_out(X, out, "solve_triangular")
+    return _write_out(X, out, "solve_triangular", exact_dtype=True)
 
 
 def _solve_matrices(A: Tensor, B: Tensor, left: bool, op: str,
@@ -429,7 +442,17 @@ def _solve_columns(A: Tensor, B: Tensor, left: bool, op: str,
     )
 
 
-def pinv(input: Tensor, rcond: float | None = None, hermitian: bool = False, *,
+class _NoRcond:
+    """pinv's rcond left out (None given is refused, as PyTorch's parser refuses it)."""
+
+    def __repr__(self) -> str:
+        return "<no rcond>"
+
+
+_NO_RCOND: Any = _NoRcond()
+
+
+def pinv(input: Tensor, rcond: Any = _NO_RCOND, hermitian: bool = False, *,
          atol: float | None = None, rtol: float | None = None, out: Any = None) -> Tensor:  # fmt: skip
     """The pseudo-inverse, through the SVD: singular values at or below max(atol, rtol *
     largest) count as zero (default rtol: eps * max(m, n); 0 when only atol is given).
@@ -437,7 +460,9 @@ def pinv(input: Tensor, rcond: float | None = None, hermitian: bool = False, *,
     symmetric, its lower triangle read, and the eigenvalues take the singular values' place."""
     A = input  # (PyTorch's keyword is input; its docs write A)
     _matrices(A, "linalg.pinv", halves=RuntimeError)
-    if rcond is not None:
+    if rcond is None:  # (PyTorch's rcond form wants a number or a tensor; leave it out instead)
+        raise TypeError("linalg.pinv(): argument 'rcond' must be float or Tensor, not NoneType")
+    if rcond is not _NO_RCOND:
         _check_older_tolerance("linalg.pinv", "rcond", atol, rtol)
         rtol = rcond
     atol, rtol = _tolerances(A, atol, rtol)
@@ -462,6 +487,9 @@ def matrix_power(input: Tensor, n: int, *, out: Any = None) -> Tensor:
         n = operator.index(n)
     except TypeError:
         raise TypeError(f"{op}: n must be an int, got {type(n).__name__} {n!r}") from None
+    # PyTorch casts into out where its last step is a copy (n = 0, 1, +-4, +-8, ...), not where
+    # it is a product or an inverse written into out
+    exact = n not in (0, 1) and not (abs(n) >= 4 and abs(n) & (abs(n) - 1) == 0)
     if n < 0:
         A, n = inv(A), -n
     if n == 0:  # the identity, taking A's gradient (zero) with it as PyTorch's does
@@ -476,7 +504,7 @@ def matrix_power(input: Tensor, n: int, *, out: Any = None) -> Tensor:
         n >>= 1
         if n:
             square = matmul(square, square)
-    return _write_out(result, out, "matrix_power")
+    return _write_out(result, out, "matrix_power", exact_dtype=exact)
 
 
 def matrix_exp(input: Tensor, *, out: Any = None) -> Tensor:
@@ -514,7 +542,7 @@ def multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     result = tensors[0]
     for t in tensors[1:]:
         result = matmul(result, t)
-    return _write_out(result, out, "multi_dot")
+    return _write_out(result, out, "multi_dot", exact_dtype=True)
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
@@ -595,7 +623,7 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None) -> Te
     number of dims, and sizes 1 broadcast."""
     if isinstance(dim, builtins.bool) or not isinstance(dim, int):  # (no first-dim-of-3 rule)
         raise TypeError(f"linalg.cross: dim must be an int, got {type(dim).__name__} {dim!r}")
-    return _write_out(F.cross(input, other, dim), out, "cross")
+    return _write_out(F.cross(input, other, dim), out, "cross", exact_dtype=True)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
@@ -615,7 +643,7 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
             f"y of type {y.dtype} instead; cast one, e.g. y.to(x.dtype)"
         )
     return _write_out(
-        F.sum(F.mul(x, y), dim, dtype=x.dtype), out, "vecdot"
+        F.sum(F.mul(x, y), dim, dtype=x.dtype), out, "vecdot", exact_dtype=True
     )  # (dtype: autocast leaves the sum alone)
 
 
@@ -742,7 +770,7 @@ def cholesky(input: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
     except numpy.linalg.LinAlgError:
         L = None
     _check_factorizable(op, A, L, "cholesky", _NOT_POSITIVE_DEFINITE)
-    return _write_out(F.swapaxes(L, -1, -2) if upper else L, out, "cholesky")
+    return _write_out(F.swapaxes(L, -1, -2) if upper else L, out, "cholesky", exact_dtype=True)
 
 
 def cholesky_ex(input: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None
@@ -868,7 +896,7 @@ def eigvalsh(input: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
     """The eigenvalues of each symmetric matrix, ascending (eigh's first output)."""
     A = input  # (PyTorch's keyword is input; its docs write A)
     (A,) = autocast_inputs("eigvalsh", A)
-    return _write_out(eigh(A, UPLO).eigenvalues, out, "eigvalsh")
+    return _write_out(eigh(A, UPLO).eigenvalues, out, "eigvalsh", exact_dtype=True)
 
 
 def svd(
@@ -899,7 +927,7 @@ def svdvals(A: Tensor, *, driver: str | None = None, out: Any = None) -> Tensor:
     _matrices(A, "linalg.svdvals")
     _check_svd_driver(A, driver, "linalg.svdvals")
     u, s, vh = F.backend.xp_of(A.array).linalg.svd(A.array, full_matrices=False)
-    return _write_out(ops.SvdS.apply(A, u=u, s=s, vh=vh), out, "svdvals")
+    return _write_out(ops.SvdS.apply(A, u=u, s=s, vh=vh), out, "svdvals", exact_dtype=True)
 
 
 def _check_svd_driver(A: Tensor, driver: str | None, op: str) -> None:
@@ -1031,21 +1059,22 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     Lt, Ut, Pt = (F.swapaxes(t, -1, -2) for t in (L, U, P))
     if left and not adjoint:  # P L U X = B
         Y = solve_triangular(L, _matmul(Pt, B), upper=False, unitriangular=True)
-        return _write_out(solve_triangular(U, Y, upper=True), out, "lu_solve")
+        return _write_out(solve_triangular(U, Y, upper=True), out, "lu_solve", exact_dtype=True)
     if left:  # U^T L^T P^T X = B
         Y = solve_triangular(Lt, solve_triangular(Ut, B, upper=False), upper=True,
                              unitriangular=True)  # fmt: skip
-        return _write_out(_matmul(P, Y), out, "lu_solve")
+        return _write_out(_matmul(P, Y), out, "lu_solve", exact_dtype=True)
     if not adjoint:  # X P L U = B
         Y = solve_triangular(U, B, upper=True, left=False)
         return _write_out(
             _matmul(solve_triangular(L, Y, upper=False, left=False, unitriangular=True), Pt),
             out,
             "lu_solve",
+            exact_dtype=True,
         )
     Y = solve_triangular(Lt, _matmul(B, P), upper=True, left=False, unitriangular=True)
     return _write_out(
-        solve_triangular(Ut, Y, upper=False, left=False), out, "lu_solve"
+        solve_triangular(Ut, Y, upper=False, left=False), out, "lu_solve", exact_dtype=True
     )  # X U^T L^T P^T = B
 
 
@@ -1110,4 +1139,6 @@ def ldl_solve(
         )
     F._check_broadcast(tuple(LD.shape[:-2]), tuple(B.shape[:-2]), op)
     arrays = (t.detach().array for t in (LD, pivots, B))
-    return _write_out(Tensor._make(_ldl.ldl_solve_arrays(*arrays)), out, "ldl_solve")
+    return _write_out(
+        Tensor._make(_ldl.ldl_solve_arrays(*arrays)), out, "ldl_solve", exact_dtype=True
+    )

@@ -907,3 +907,54 @@ def test_core_errors(bad, error, pattern) -> None:
 def test_nn_functional_errors(bad, error, pattern) -> None:
     with pytest.raises(error, match=pattern):
         bad()
+
+
+# calls PyTorch's argument parser refuses with TypeError: a number for a Tensor input, None
+# for a dim typed int, out= on the form without a dim, keywords the function does not take
+PARSER_REFUSED = [
+    "T.max(x, dim=None)",
+    "T.min(x, None, True)",
+    "T.median(x, dim=None)",
+    "T.nanmedian(x, None)",
+    "T.prod(x, dim=None)",
+    "x.max(dim=None)",
+    "x.prod(dim=None)",
+    "x.median(dim=None)",
+    "T.prod(x, out=T.empty(0))",
+    "T.median(x, out=T.empty(0))",
+    "T.nanmedian(x, out=T.empty(0))",
+    "T.eq(2, x)",
+    "T.ne(2.0, x)",
+    "T.lt(True, x)",
+    "T.le(2, x)",
+    "T.gt(2, x)",
+    "T.ge(2, x)",
+    "T.greater(2, x)",
+    "T.less_equal(2, x)",
+    "T.not_equal(2, x)",
+    "T.linalg.pinv(x, None, True)",
+    "T.linalg.pinv(x, rcond=None)",
+    "x.new_tensor([1.0], pin_memory=False)",
+]
+
+
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+@pytest.mark.parametrize("call", PARSER_REFUSED)
+def test_what_pytorchs_argument_parser_refuses_is_a_type_error(library_name, call):
+    T = pytest.importorskip(library_name)
+    with pytest.raises(TypeError):
+        eval(call, {"T": T, "x": T.tensor([[1.0, 2.0], [3.0, 0.5]])})
+
+
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+def test_the_forms_beside_the_refused_ones_still_work(library_name):
+    T = pytest.importorskip(library_name)
+    x = T.tensor([[1.0, 2.0], [3.0, 0.5]])
+    assert T.max(x).item() == 3.0 and x.min().item() == 0.5 and T.prod(x).item() == 3.0
+    assert T.median(x).item() == 1.0 and T.max(x, 1).indices.tolist() == [1, 0]
+    assert T.max(x, out=T.empty(0)).item() == 3.0  # the form without a dim takes out= here
+    assert T.eq(x, 2).tolist() == [[False, True], [False, False]] and (2 < x).sum().item() == 1
+    assert T.linalg.pinv(x, 1e-3).shape == (2, 2) and T.linalg.pinv(x, hermitian=False) is not None
+    assert T.prod(x, 0, out=T.empty(0)).tolist() == [3.0, 1.0]
+    with pytest.raises(TypeError, match="input"):  # (PyTorch lists its overloads' inputs)
+        T.eq(2, x)

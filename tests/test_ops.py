@@ -5198,10 +5198,11 @@ def test_norm_and_std_have_zero_gradient_where_they_are_zero(device: str) -> Non
     assert (t.grad.cpu().numpy()[1] == 0).all()  # equal values: std 0, gradient 0
 
 
-def test_comparison_functions_take_a_number_first(device: str) -> None:
-    """microtorch.lt(0.5, t) compares elementwise (PyTorch refuses a number first; this
-    used to return an array of objects)."""
+def test_comparison_functions_refuse_a_number_first(device: str) -> None:
+    """microtorch.lt(0.5, t) is refused with TypeError, as PyTorch's parser refuses it (this
+    once returned an array of objects); 0.5 < t still compares."""
     t = microtorch.tensor([0.0, 0.5, 1.0], device=device)
-    assert microtorch.lt(0.5, t).tolist() == [False, False, True]
-    assert microtorch.ge(0, t).tolist() == [True, False, False]
-    assert microtorch.eq(1.0, t).dtype == microtorch.bool
+    for compare in (microtorch.lt, microtorch.ge, microtorch.eq):
+        with pytest.raises(TypeError, match="argument 'input'"):
+            compare(0.5, t)
+    assert (0.5 < t).tolist() == [False, False, True]

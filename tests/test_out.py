@@ -389,3 +389,173 @@ def test_lstsq_writes_its_four_results_into_a_tuple(library_name):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
     with pytest.raises(TypeError):
         T.linalg.lstsq(A_, B_, out=outs[:2])
+
+
+# one call per function whose out= is checked for dtypes: x is a float32 vector, m a float32
+# 2x2 matrix, b a batch of two of them, i an int64 vector, o the out (float64, or float32
+# for results that are not float32)
+OUT_DTYPE_CALLS = {
+    "abs": "T.abs(x, out=o)",
+    "absolute": "T.absolute(x, out=o)",
+    "addbmm": "T.addbmm(m, b, b, out=o)",
+    "addmm": "T.addmm(m, m, m, out=o)",
+    "addmv": "T.addmv(x[:2], m, x[:2], out=o)",
+    "alias_copy": "T.alias_copy(x, out=o)",
+    "all": "T.all(x, 0, out=o)",
+    "amax": "T.amax(m, 0, out=o)",
+    "amin": "T.amin(m, 0, out=o)",
+    "any": "T.any(x, 0, out=o)",
+    "argmax": "T.argmax(x, 0, out=o)",
+    "argmin": "T.argmin(x, 0, out=o)",
+    "as_strided_copy": "T.as_strided_copy(x, (2,), (1,), out=o)",
+    "baddbmm": "T.baddbmm(b, b, b, out=o)",
+    "bitwise_not": "T.bitwise_not(i, out=o)",
+    "bmm": "T.bmm(b, b, out=o)",
+    "bucketize": "T.bucketize(x, T.tensor([0.0, 1.0]), out=o)",
+    "ceil": "T.ceil(x, out=o)",
+    "chain_matmul": "T.chain_matmul(m, m, out=o)",
+    "clamp": "T.clamp(x, 0, 1, out=o)",
+    "clamp_max": "T.clamp_max(x, 0, out=o)",
+    "clamp_min": "T.clamp_min(x, 0, out=o)",
+    "clip": "T.clip(x, 0, 1, out=o)",
+    "conj_physical": "T.conj_physical(x, out=o)",
+    "cross": "T.cross(x, x, dim=0, out=o)",
+    "detach_copy": "T.detach_copy(x, out=o)",
+    "diag": "T.diag(x, out=o)",
+    "diagonal_copy": "T.diagonal_copy(m, out=o)",
+    "diff n=0": "T.diff(x, n=0, out=o)",
+    "dot": "T.dot(x, x, out=o)",
+    "expand_copy": "T.expand_copy(x, (2, 3), out=o)",
+    "fix": "T.fix(x, out=o)",
+    "float_power": "T.float_power(x, 2, out=o)",
+    "floor": "T.floor(x, out=o)",
+    "frac": "T.frac(x, out=o)",
+    "gather": "T.gather(x, 0, T.tensor([1, 0]), out=o)",
+    "hardshrink": "T.hardshrink(x, out=o)",
+    "heaviside": "T.heaviside(x, x, out=o)",
+    "histc": "T.histc(x, 3, out=o)",
+    "index_add": "T.index_add(x, 0, T.tensor([1]), x[:1], out=o)",
+    "index_select": "T.index_select(x, 0, T.tensor([1]), out=o)",
+    "inner": "T.inner(x, x, out=o)",
+    "inverse": "T.inverse(m, out=o)",
+    "isin": "T.isin(x, x, out=o)",
+    "isneginf": "T.isneginf(x, out=o)",
+    "isposinf": "T.isposinf(x, out=o)",
+    "log_softmax": "T.log_softmax(x, 0, out=o)",
+    "lu_solve": "T.lu_solve(m, *T.linalg.lu_factor(m), out=o)",
+    "masked_select": "T.masked_select(x, x > 0, out=o)",
+    "matmul": "T.matmul(m, m, out=o)",
+    "matrix_power": "T.matrix_power(m, 3, out=o)",
+    "mm": "T.mm(m, m, out=o)",
+    "msort": "T.msort(x, out=o)",
+    "mv": "T.mv(m, x[:2], out=o)",
+    "nan_to_num": "T.nan_to_num(x, out=o)",
+    "nanquantile": "T.nanquantile(x, 0.5, out=o)",
+    "narrow_copy": "T.narrow_copy(x, 0, 0, 2, out=o)",
+    "neg": "T.neg(x, out=o)",
+    "negative": "T.negative(x, out=o)",
+    "nonzero": "T.nonzero(x, out=o)",
+    "norm": "T.norm(x, out=o)",
+    "ormqr": "T.ormqr(m, x[:2], m, out=o)",
+    "permute_copy": "T.permute_copy(m, (1, 0), out=o)",
+    "quantile": "T.quantile(x, 0.5, out=o)",
+    "renorm": "T.renorm(m, 2, 0, 1.0, out=o)",
+    "round": "T.round(x, out=o)",
+    "scatter": "T.scatter(x, 0, T.tensor([1]), x[:1], out=o)",
+    "scatter_add": "T.scatter_add(x, 0, T.tensor([1]), x[:1], out=o)",
+    "searchsorted": "T.searchsorted(T.tensor([0.0, 1.0]), x, out=o)",
+    "select_copy": "T.select_copy(m, 0, 1, out=o)",
+    "sgn": "T.sgn(x, out=o)",
+    "sign": "T.sign(x, out=o)",
+    "signbit": "T.signbit(x, out=o)",
+    "slice_copy": "T.slice_copy(m, 0, 0, 1, out=o)",
+    "softmax": "T.softmax(x, 0, out=o)",
+    "squeeze_copy": "T.squeeze_copy(m, out=o)",
+    "t_copy": "T.t_copy(m, out=o)",
+    "take": "T.take(x, T.tensor([1]), out=o)",
+    "take_along_dim": "T.take_along_dim(x, T.tensor([1]), 0, out=o)",
+    "tensordot": "T.tensordot(m, m, out=o)",
+    "transpose_copy": "T.transpose_copy(m, 0, 1, out=o)",
+    "tril": "T.tril(m, out=o)",
+    "triu": "T.triu(m, out=o)",
+    "trunc": "T.trunc(x, out=o)",
+    "unfold_copy": "T.unfold_copy(x, 0, 2, 1, out=o)",
+    "unsqueeze_copy": "T.unsqueeze_copy(x, 0, out=o)",
+    "vdot": "T.vdot(x, x, out=o)",
+    "view_copy": "T.view_copy(x, (3, 1), out=o)",
+    "where": "T.where(x > 0, x, x, out=o)",
+    "special.round": "T.special.round(x, out=o)",
+    "linalg.cholesky": "T.linalg.cholesky(m @ m.T, out=o)",
+    "linalg.cross": "T.linalg.cross(x, x, out=o)",
+    "linalg.det": "T.linalg.det(m, out=o)",
+    "linalg.eigvalsh": "T.linalg.eigvalsh(m, out=o)",
+    "linalg.inv": "T.linalg.inv(m, out=o)",
+    "linalg.ldl_solve": "T.linalg.ldl_solve(*T.linalg.ldl_factor(m @ m.T), m, out=o)",
+    "linalg.lu_solve": "T.linalg.lu_solve(*T.linalg.lu_factor(m), m, out=o)",
+    "linalg.matmul": "T.linalg.matmul(m, m, out=o)",
+    "linalg.matrix_norm": "T.linalg.matrix_norm(m, out=o)",
+    "linalg.matrix_power": "T.linalg.matrix_power(m, 2, out=o)",
+    "linalg.multi_dot": "T.linalg.multi_dot([m, m], out=o)",
+    "linalg.norm": "T.linalg.norm(m, out=o)",
+    "linalg.solve": "T.linalg.solve(m, m, out=o)",
+    "linalg.solve_triangular": "T.linalg.solve_triangular(m.triu(), m, upper=True, out=o)",
+    "linalg.svdvals": "T.linalg.svdvals(m, out=o)",
+    "linalg.vecdot": "T.linalg.vecdot(x, x, out=o)",
+    "linalg.vector_norm": "T.linalg.vector_norm(x, out=o)",
+    "nn.functional.hardshrink": "T.nn.functional.hardshrink(x, out=o)",
+    # these cast into out, as add does
+    "add": "T.add(x, x, out=o)",
+    "diff": "T.diff(x, out=o)",
+    "exp": "T.exp(x, out=o)",
+    "sum": "T.sum(x, 0, out=o)",
+    "mean": "T.mean(x, 0, out=o)",
+    "cat": "T.cat([x, x], out=o)",
+    "stack": "T.stack([x, x], out=o)",
+    "cholesky": "T.cholesky(m @ m.T, out=o)",
+    "clamp by tensors": "T.clamp(x, T.tensor(0.0), T.tensor(1.0), out=o)",
+    "clamp_min by a tensor": "T.clamp_min(x, T.tensor(0.0), out=o)",
+    "matrix_power 4": "T.matrix_power(m, 4, out=o)",
+    "linalg.matrix_power 1": "T.linalg.matrix_power(m, 1, out=o)",
+    "kron": "T.kron(m, m, out=o)",
+    "outer": "T.outer(x, x, out=o)",
+    "cumprod": "T.cumprod(x, 0, out=o)",
+    "maximum": "T.maximum(x, x, out=o)",
+    "lerp": "T.lerp(x, x, 0.5, out=o)",
+    "linalg.cond": "T.linalg.cond(m, out=o)",
+}
+OUT_DTYPE_CASTS = set(list(OUT_DTYPE_CALLS)[list(OUT_DTYPE_CALLS).index("add") :])
+
+
+def _out_dtype_call(T, name: str):
+    x = T.tensor([0.5, -1.5, 2.0])
+    m, i = T.tensor([[2.0, 1.0], [0.5, 3.0]]), T.tensor([3, 5, 6])
+    scope = {"T": T, "x": x, "m": m, "b": T.stack([m, m]), "i": i}
+    result = eval(OUT_DTYPE_CALLS[name].replace("out=o", "out=None"), scope)
+    wrong = T.float32 if result.dtype != T.float32 else T.float64
+    return lambda: eval(OUT_DTYPE_CALLS[name], {**scope, "o": T.empty(0, dtype=wrong)})
+
+
+@pytest.mark.filterwarnings("ignore:torch.chain_matmul is deprecated")
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+@pytest.mark.parametrize("name", list(OUT_DTYPE_CALLS))
+def test_out_of_another_float_dtype_is_refused_or_cast_as_in_pytorch(library_name, name):
+    """matmul, abs, the norms, the *_copy views... refuse an out of another dtype
+    (PyTorch's "Expected out tensor to have dtype float"); add, exp, cat... cast into it."""
+    T = pytest.importorskip(library_name)
+    call = _out_dtype_call(T, name)
+    if name in OUT_DTYPE_CASTS:
+        assert call().dtype in (T.float32, T.float64)
+    else:
+        with pytest.raises(RuntimeError):
+            call()
+
+
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+def test_cat_and_the_stacks_refuse_an_uncastable_out_with_type_error(library_name):
+    T = pytest.importorskip(library_name)
+    x, ints = T.ones(2), T.empty(0, dtype=T.int64)
+    for call in (T.cat, T.stack, T.hstack, T.vstack, T.dstack, T.column_stack, T.row_stack):
+        with pytest.raises(TypeError, match="can't be cast"):
+            call([x, x], out=ints)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        T.add(x, x, out=ints)

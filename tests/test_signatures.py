@@ -278,6 +278,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "Tensor.mul": ("missing keyword 'out'",), "Tensor.true_divide": ("missing keyword 'out'",),
     "Tensor.floor_divide": ("missing keyword 'out'",),
     "Tensor.requires_grad_": ("missing parameter 'mode'",),
+    "Tensor.new_tensor": ("missing parameter 'pin_memory'",),  # (its parser refuses it)
     "torch.unique_consecutive": ("missing keyword 'out'",),  # (ATen's; not its Python's)
     # PyTorch takes no keywords there at all (METH_O builtins): names cannot matter.
     "torch.from_numpy": ("missing parameter 'ndarray'",),

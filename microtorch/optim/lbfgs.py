@@ -219,7 +219,7 @@ class LBFGS(Optimizer):
             # the direction d = -H g
             if state["n_iter"] == 1:
                 d = -flat_grad
-                old_dirs, old_stps, ro, h_diag = [], [], [], 1.0
+                old_dirs, old_stps, ro, h_diag = [], [], [], 1  # (an int until a pair is kept)
             else:
                 y = flat_grad - prev_flat_grad
                 s = d * t
@@ -246,9 +246,12 @@ class LBFGS(Optimizer):
             prev_loss = loss
             # the step length
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / float(xp.abs(flat_grad).sum())) * lr
+                scale = 1.0 / float(xp.abs(flat_grad).sum())
+                t = min(1.0, scale) * lr
+                t_kind = "tensor" if scale < 1.0 else "float"  # (PyTorch: min(1.0, a tensor))
             else:
                 t = lr
+                t_kind = "int" if isinstance(group["lr"], int) else "float"  # (the lr given)
             gtd = float(xp.dot(flat_grad, d))  # the slope along d
             if gtd > -tolerance_change:  # not a descent direction (any more)
                 break
@@ -266,9 +269,11 @@ class LBFGS(Optimizer):
                     self._set_params(start)
                     return value, grad
 
+                tried = t
                 loss, flat_grad, t, ls_evals = _strong_wolfe(
                     evaluate, t, d, loss, flat_grad, gtd, max_ls=max_eval - evals
                 )
+                t_kind = t_kind if t == tried else "tensor"  # (PyTorch's search makes tensors)
                 self._add_to_params(t, d)
                 optimal = float(xp.abs(flat_grad).max()) <= tolerance_grad
             else:
@@ -289,11 +294,16 @@ class LBFGS(Optimizer):
                 break
 
         state["d"] = Tensor._make(d)
-        state["t"] = t
+        kinds = {"tensor": lambda: _scalar(t, flat_grad), "int": lambda: int(t), "float": lambda: t}
+        state["t"] = kinds[t_kind]() if n_iter else t
         state["old_dirs"] = [Tensor._make(y) for y in old_dirs]
         state["old_stps"] = [Tensor._make(s) for s in old_stps]
-        state["ro"] = ro
-        state["H_diag"] = h_diag
+        # as PyTorch keeps them: ro, al and H_diag as 0-d tensors of the parameters' dtype
+        # (H_diag stays the int 1 until a pair is kept), t and prev_loss as numbers
+        state["ro"] = [_scalar(r, flat_grad) for r in ro]
+        if "al" in state:
+            state["al"] = [None if a is None else _scalar(a, flat_grad) for a in state["al"]]
+        state["H_diag"] = h_diag if isinstance(h_diag, int) else _scalar(h_diag, flat_grad)
         state["prev_flat_grad"] = Tensor._make(prev_flat_grad)
         state["prev_loss"] = prev_loss
         return first_loss
@@ -302,6 +312,11 @@ class LBFGS(Optimizer):
 def _number(value: Any) -> Any:
     """A saved scalar state as a Python number (a 0-d tensor's value; None stays None)."""
     return value.item() if isinstance(value, Tensor) else value
+
+
+def _scalar(value: float, like: Any) -> Tensor:
+    """A number kept in the state as PyTorch keeps it: a 0-d tensor of like's dtype."""
+    return Tensor._make(backend.xp_of(like).asarray(value, dtype=like.dtype))
 
 
 def _array(value: Any) -> Any:

@@ -361,10 +361,11 @@ class Optimizer:
             hook(self)
 
     def _state_value_for(self, p: Tensor, group: dict, name: str, value: Any) -> Any:
-        """A private copy of one saved state entry, as PyTorch loads it: the step count as
-        saved (made float32 on p's device for capturable or fused), other tensors moved to
-        p's device (floating ones in p's dtype); a number saved for a 0-d state (older state
-        dicts) becomes its 0-d tensor."""
+        """One saved state entry as PyTorch loads it: the step count as saved (made float32
+        on p's device for capturable or fused), other tensors moved to p's device (floating
+        ones in p's dtype); a number saved for a 0-d state (older state dicts) becomes its 0-d
+        tensor. A tensor that needs no change is the saved tensor itself, not a copy (PyTorch
+        2.13's .to() returns it), so the steps that follow update it in the state dict too."""
         if name in _SCALAR_STATE and isinstance(value, numbers.Real):
             return self._scalar_tensor(float(value), p, group, name)
         if not isinstance(value, Tensor):
@@ -376,9 +377,7 @@ class Optimizer:
             array = backend.to_device(array, p.device)
         elif self._scalars_on_device(group):
             array = backend.to_device(array.astype(np.float32, copy=False), p.device)
-        if array is value.array:
-            array = array.copy()
-        return Tensor._make(array)
+        return value if array is value.array else Tensor._make(array)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]

@@ -6,6 +6,7 @@ resume exactly, parameters without gradients, and PyTorch's errors for bad argum
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import numpy as np
 import pytest
@@ -580,6 +581,35 @@ def test_lbfgs_trajectory_matches_pytorch(problem: str, kw: dict) -> None:
     assert set(state) == set(tstate)
     assert state["func_evals"] == tstate["func_evals"] and state["n_iter"] == tstate["n_iter"]
     assert not np.allclose(ours[0], ours[-1]) or problem == "least_squares"
+
+
+def _kind(value: Any) -> str:
+    """What a state entry is, as far as its type goes: a tensor's dtype and dims, a number's
+    type, a list of those."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_kind(v) for v in value) + "]"
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        return f"tensor {str(value.dtype).split('.')[-1]} {len(value.shape)}-d"
+    return type(value).__name__
+
+
+@pytest.mark.parametrize("steps", [1, 3])
+@pytest.mark.parametrize("problem,kw", LBFGS_CASES)
+def test_lbfgs_state_holds_pytorchs_types(problem: str, kw: dict, steps: int) -> None:
+    """Tensors where PyTorch keeps tensors (d, ro, al, H_diag once a pair is kept...), ints
+    and floats where it keeps those (func_evals, n_iter, prev_loss...)."""
+    pt = pytest.importorskip("torch")
+    make = _least_squares if problem == "least_squares" else _rosenbrock
+    # (float32 from the second step on: rounding decides how many pairs are kept)
+    for dtype in ("float32", "float64") if steps == 1 else ("float64",):
+        _, _, opt = _lbfgs_run(torch, make, kw, steps=steps, dtype=getattr(torch, dtype))
+        _, _, topt = _lbfgs_run(pt, make, kw, steps=steps, dtype=getattr(pt, dtype))
+        kinds = [{k: _kind(v) for k, v in o.state[o._params[0]].items()} for o in (opt, topt)]
+        if "line_search_fn" in kw:  # (whether the search's t is a tensor or a number in
+            for k in kinds:  # PyTorch depends on which branch of its interpolation made it)
+                k["t"] = "a number" if k["t"] in ("int", "float") else k["t"]
+                k["t"] = "a number" if k["t"].endswith("0-d") else k["t"]
+        assert kinds[0] == kinds[1]
 
 
 def test_lbfgs_solves_the_problems() -> None:

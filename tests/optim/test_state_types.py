@@ -139,3 +139,29 @@ def test_on_a_gpu_the_state_lives_there_and_step_reads_none_back(
     assert len(reads) == 1  # the changed count, read once
     opt.step()
     assert len(reads) == 1 and real_item(state["step"]) == 12.0
+
+
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+def test_load_state_dict_keeps_the_saved_tensors_where_nothing_changes(library_name) -> None:
+    """PyTorch 2.13's load_state_dict keeps the loaded step and buffers themselves (its .to()
+    returns a tensor already of p's dtype and device), so later steps update the dict's
+    tensors too; a buffer of another float dtype is converted, a new tensor."""
+    T = pytest.importorskip(library_name)
+    w = T.nn.Parameter(T.ones(2))
+    opt = T.optim.Adam([w], lr=0.1)
+    w.grad = T.ones(2)
+    opt.step()
+    saved = opt.state_dict()["state"][0]
+    w2 = T.nn.Parameter(T.ones(2))
+    opt2 = T.optim.Adam([w2], lr=0.1)
+    opt2.load_state_dict({"state": {0: saved}, "param_groups": opt.state_dict()["param_groups"]})
+    assert all(opt2.state[w2][k] is v for k, v in saved.items())
+    w2.grad = T.ones(2)
+    opt2.step()
+    assert saved["step"].item() == 2.0
+    wide = T.nn.Parameter(T.ones(2, dtype=T.float64))
+    opt3 = T.optim.Adam([wide], lr=0.1)
+    opt3.load_state_dict(opt2.state_dict())
+    assert opt3.state[wide]["step"] is saved["step"]
+    assert opt3.state[wide]["exp_avg"] is not saved["exp_avg"]
+    assert opt3.state[wide]["exp_avg"].dtype == T.float64
