@@ -50,7 +50,10 @@ import pytest
 
 import microtorch
 
+from .torch_reference import needs_torch
+
 torch = pytest.importorskip("torch")
+pytestmark = needs_torch((2, 13), "the examples in its docstrings")
 
 # -- the examples ------------------------------------------------------------------------
 

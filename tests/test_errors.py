@@ -16,6 +16,7 @@ import microtorch.nn.functional as F
 from microtorch import backend
 
 from .conftest import cuda_available, requires_cuda
+from .torch_reference import needs_torch
 
 
 def test_matmul_shape_mismatch_message() -> None:
@@ -938,6 +939,7 @@ PARSER_REFUSED = [
 ]
 
 
+@needs_torch((2, 13), "its argument parser's refusals")
 @pytest.mark.parametrize("library_name", ["microtorch", "torch"])
 @pytest.mark.parametrize("call", PARSER_REFUSED)
 def test_what_pytorchs_argument_parser_refuses_is_a_type_error(library_name, call):

@@ -10,6 +10,8 @@ import microtorch as mt
 from microtorch import nn
 from microtorch.func import functional_call, grad, grad_and_value, jacrev, vjp, vmap
 
+from .torch_reference import needs_torch
+
 torch = pytest.importorskip("torch")
 tf = torch.func
 
@@ -192,6 +194,7 @@ def test_vmap_of_autograd_grad_gives_the_jacobian_rows():
         ("b ... c -> (b c) ...", {}),
     ],
 )
+@needs_torch((2, 13), "torch.func.rearrange")
 def test_rearrange_matches_torch(pattern, lengths):
     x = np.random.default_rng(0).standard_normal((2, 4, 6, 3))
     a, ta = mt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
@@ -203,6 +206,7 @@ def test_rearrange_matches_torch(pattern, lengths):
     _close(a.grad, ta.grad)
 
 
+@needs_torch((2, 13), "torch.func.rearrange")
 def test_rearrange_of_a_list_and_its_errors():
     pieces = [mt.ones(2), mt.zeros(2)]
     _close(
