@@ -9,6 +9,8 @@ import pytest
 
 import microtorch
 
+from .torch_reference import value_and_grad
+
 
 def _torch_result(torch, snippet: str, arrays: dict):
     """Run ``snippet`` with torch; the value as a NumPy array and the dtype's name."""
@@ -482,12 +484,7 @@ def test_float16_unary_values_and_gradients_equal_pytorchs(name: str) -> None:
     elif name == "acosh":
         x = np.abs(x) + 1.001
     x, g = x.astype(np.float16), rng.uniform(-2, 2, 4096).astype(np.float16)
-    results = []
-    for lib in (microtorch, torch):
-        t = lib.tensor(x, requires_grad=True)
-        y = getattr(lib, name)(t)
-        y.backward(lib.tensor(g))
-        results.append((y.detach().numpy(), t.grad.numpy()))
+    results = [value_and_grad(lib, getattr(lib, name), x, g) for lib in (microtorch, torch)]
     (y, dx), (their_y, their_dx) = results
     assert y.dtype == dx.dtype == np.float16
     # (erf, erfinv and log10: NumPy's or our float32 formulas are not PyTorch's: a few values

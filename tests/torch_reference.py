@@ -39,3 +39,12 @@ def needs_torch(release: tuple[int, int], what: str) -> pytest.MarkDecorator:
         reason=f"the installed PyTorch is older than {release[0]}.{release[1]}, whose "
         f"behaviour microtorch follows here ({what})",
     )
+
+
+def value_and_grad(lib, fn, x, g):
+    """fn(lib.tensor(x)) and the input's gradient for the upstream gradient g, as arrays
+    (the same source run in microtorch and in torch)."""
+    t = lib.tensor(x, requires_grad=True)
+    y = fn(t)
+    y.backward(lib.tensor(g))
+    return y.detach().numpy(), t.grad.numpy()

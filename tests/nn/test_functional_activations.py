@@ -13,6 +13,8 @@ import pytest
 import microtorch
 import microtorch.nn.functional as mF
 
+from ..torch_reference import value_and_grad
+
 torch = pytest.importorskip("torch")
 tF = torch.nn.functional
 
@@ -233,12 +235,8 @@ def test_float16_exponential_activations_match_pytorch_to_the_ulp(name: str) -> 
     x[:200] *= 1e-3  # small and large magnitudes too
     x[200:300] *= 100
     x, g = x.astype(np.float16), rng.uniform(-2, 2, 4096).astype(np.float16)
-    results = []
-    for lib, F in ((microtorch, mF), (torch, tF)):
-        t = lib.tensor(x, requires_grad=True)
-        y = getattr(F, name)(t)
-        y.backward(lib.tensor(g))
-        results.append((y.detach().numpy(), t.grad.numpy()))
+    results = [value_and_grad(lib, getattr(F, name), x, g)
+               for lib, F in ((microtorch, mF), (torch, tF))]  # fmt: skip
     (y, dx), (their_y, their_dx) = results
     assert y.dtype == dx.dtype == np.float16
     np.testing.assert_array_equal(y, their_y)
