@@ -1175,10 +1175,12 @@ class Tensor:
         return (_address(a) - backend.memory_start(a)) // a.itemsize
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
-        """With no argument, the legacy type name ("microtorch.FloatTensor"); with a dtype,
-        such a name or such a type (microtorch.FloatTensor), the tensor converted to it."""
-        if dtype is None:
-            prefix = "microtorch.cuda." if self.is_cuda else "microtorch."
+        """With no argument, the legacy type name, PyTorch's string ("torch.FloatTensor",
+        "torch.cuda.LongTensor"), so that code comparing it with PyTorch's names works; with
+        a dtype, such a name (with "torch." or "microtorch.") or such a type
+        (microtorch.FloatTensor), the tensor converted to it."""
+        if dtype is None:  # (a name code compares, not a display name: PyTorch's spelling)
+            prefix = "torch.cuda." if self.is_cuda else "torch."
             return prefix + _LEGACY_TYPE_NAMES[self.dtype.name]
         if isinstance(dtype, str):  # "torch.DoubleTensor", "torch.cuda.LongTensor"...
             module, _, name = dtype.rpartition(".")
