@@ -2263,11 +2263,11 @@ class Tensor:
         return F.inplace(self, F.triu, diagonal)
 
     # reductions also take NumPy's axis= and keepdims= (as PyTorch's do): **numpy_style
-    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+    def sum(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None,
             **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.sum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+    def mean(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None,
              **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.mean(self, dim, keepdim, dtype=dtype, **numpy_style)
 
@@ -2295,12 +2295,15 @@ class Tensor:
              **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.prod(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
-        return F.sort(self, dim, descending, stable=stable)
+    def sort(self, *dim_descending: Any, dim: int = -1, descending: bool = False,
+             stable: bool | None = None) -> Any:  # fmt: skip
+        """F.sort: dim and descending positional, or all by keyword with stable=."""
+        return F.sort(self, *dim_descending, dim=dim, descending=descending, stable=stable)
 
-    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False
-                ) -> Tensor:  # fmt: skip
-        return F.argsort(self, dim, descending, stable=stable)
+    def argsort(self, *dim_descending: Any, dim: int = -1, descending: bool = False,
+                stable: bool | None = None) -> Tensor:  # fmt: skip
+        """F.argsort: dim and descending positional, or all by keyword with stable=."""
+        return F.argsort(self, *dim_descending, dim=dim, descending=descending, stable=stable)
 
     def argmax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.argmax(self, dim, keepdim, **numpy_style)
