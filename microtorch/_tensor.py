@@ -1222,6 +1222,8 @@ class Tensor:
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         from . import random
 
+        mean = F._float_argument(mean, "normal_", "mean")
+        std = F._float_argument(std, "normal_", "std")
         sample = random.normal_array(self.shape, mean, std, self.dtype, self.device, generator)
         return F.inplace(self, F.copy_from, Tensor._make(sample))
 
@@ -1238,6 +1240,7 @@ class Tensor:
         """Fill self with exponential draws of rate ``lambd`` (mean 1 / lambd)."""
         from . import random
 
+        lambd = F._float_argument(lambd, "exponential_", "lambd")
         if not lambd > 0:
             raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
         random.check_floating(self, "exponential_")
@@ -1249,6 +1252,7 @@ class Tensor:
         success of probability ``p``."""
         from . import random
 
+        p = F._float_argument(p, "geometric_", "p")
         if not 0 < p < 1:
             raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
         if self.dtype is _dtypes.bool:
@@ -1259,6 +1263,8 @@ class Tensor:
         """Fill self with Cauchy draws of location ``median`` and scale ``sigma``."""
         from . import random
 
+        median = F._float_argument(median, "cauchy_", "median")
+        sigma = F._float_argument(sigma, "cauchy_", "sigma")
         if not sigma > 0:
             raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
         random.check_floating(self, "cauchy_")
@@ -1269,6 +1275,8 @@ class Tensor:
         """Fill self with exp(x) for normal draws x of mean ``mean`` and std ``std``."""
         from . import random
 
+        mean = F._float_argument(mean, "log_normal_", "mean")
+        std = F._float_argument(std, "log_normal_", "std")
         if not std > 0:
             raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
         random.check_floating(self, "log_normal_", NotImplementedError)

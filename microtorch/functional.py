@@ -2532,11 +2532,12 @@ def histc(
     too). No gradient."""
     if not _check_tensor(input, "histc").dtype.is_floating_point:
         raise NotImplementedError(f'"histc" is not implemented for {input.dtype}, as in PyTorch')
+    bins = _int_argument(bins, "histc", "bins")
     if bins <= 0:
         raise RuntimeError(f"histc: bins must be > 0, but got {bins}")
     a = input.array
     xp = backend.xp_of(a)
-    low, high = builtins.float(min), builtins.float(max)
+    low, high = _float_argument(min, "histc", "min"), _float_argument(max, "histc", "max")
     if low == high and a.size:
         low, high = builtins.float(a.min()), builtins.float(a.max())
     if low == high:
@@ -3670,7 +3671,7 @@ def rot90(input: Tensor, k: builtins.int = 1, dims: Sequence[builtins.int] = (0,
     """input turned ``k`` quarter turns in the plane of ``dims``, from the first dim towards
     the second (as numpy.rot90); a negative k turns the other way."""
     _check_tensor(input, "rot90")
-    dims = list(dims)
+    k, dims = _int_argument(k, "rot90", "k"), list(dims)
     if len(dims) != 2:
         raise RuntimeError(f"rot90: expected 2 rotation dims, got dims={dims}")
     if input.ndim < 2:
@@ -3743,6 +3744,14 @@ def _int_argument(value: Any, op: str, name: str) -> builtins.int:
         except TypeError:
             pass
     raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
+
+
+def _float_argument(value: Any, op: str, name: str) -> builtins.float:
+    """A float argument (a mean, a scale, a bound) as PyTorch's parser takes it: a real
+    number or a one-element tensor; anything else (a str) is its TypeError."""
+    if isinstance(value, numbers.Real) or (isinstance(value, Tensor) and value.numel() == 1):
+        return builtins.float(value)
+    raise TypeError(f"{op}(): argument '{name}' must be float, not {type(value).__name__}")
 
 
 def _diagonal_of(input: Tensor, offset: builtins.int, dim1: builtins.int, dim2: builtins.int,
@@ -3893,6 +3902,7 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
     after ``prepend`` and ``append`` (tensors) are joined before and after; for bools
     input[i + 1] != input[i], as in PyTorch."""
     _check_not_0d(input, "diff")
+    n = _int_argument(n, "diff", "n")
     if n < 0:
         raise RuntimeError(f"diff: order n must be non-negative, got {n}")
     d = wrap_dim(dim, input.ndim, "diff")

@@ -256,12 +256,25 @@ def check_floating(tensor: Tensor, op: str, error: type = RuntimeError) -> None:
         )
 
 
+def _is_int(value: Any) -> bool:
+    """Whether PyTorch's parser reads ``value`` as an int: an int, a NumPy int or a one-element
+    integer tensor (and a bool, which callers refuse where PyTorch does)."""
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
 def random_bounds(tensor: Tensor, low: int | None, high: int | None) -> tuple:
     """[low, high] (both included) for Tensor.random_: random_() is 0 to the largest value
     of an integer dtype, or to 2**mantissa bits for a float one (every integer there is
     exact); random_(to) is [0, to - 1]; random_(from, to) is [from, to - 1]. Bounds that
     do not fit the dtype, or from >= to, raise a RuntimeError as in PyTorch."""
     dtype = tensor.dtype
+    for name, bound in (("from", low), ("to", high)):
+        if bound is not None and (isinstance(bound, bool) or not _is_int(bound)):
+            raise TypeError(f"random_(): argument '{name}' must be int, not {type(bound).__name__}")
     if high is None and low is None:
         if dtype is _dtypes.bool:
             return 0, 1
@@ -501,6 +514,8 @@ def randint(low: int = 0, high: int | None = None, size: Any = None, *,
             f"randint({low}, {high}, ({size},)) for a 1-D result"
         )
     try:
+        if isinstance(low, bool) or isinstance(high, bool):  # (an int to Python, not PyTorch)
+            raise TypeError
         low, high = operator.index(low), operator.index(high)
     except TypeError:
         raise TypeError(
