@@ -347,11 +347,16 @@ def bernoulli(input: Tensor, p: float | None = None, *,
         raise TypeError(
             f"bernoulli: input must be a tensor of probabilities, got {type(input).__name__}"
         )
-    if p is not None and not isinstance(p, (int, float)):
-        raise TypeError(
-            f"bernoulli: p must be a number, got {type(p).__name__}; for a probability per "
-            "element, pass them as the input (bernoulli(probs)) or use bernoulli_(probs)"
-        )
+    if p is not None:  # a number, or a one-element tensor (as PyTorch's parser takes it)
+        from . import functional as F
+
+        try:
+            p = F._float_argument(p, "bernoulli", "p")
+        except TypeError as error:
+            raise TypeError(
+                f"{error}; for a probability per element, pass them as the input "
+                "(bernoulli(probs)) or use bernoulli_(probs)"
+            ) from None
     if p is None and not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"bernoulli: probabilities must be floating point, got {input.dtype}; use "

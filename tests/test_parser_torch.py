@@ -140,6 +140,8 @@ CALLS = [
     "x.cauchy_(T.tensor(0.0), 1.0)",
     "x.normal_(0, T.tensor(2.0))",
     "x.geometric_(T.tensor(0.5))",
+    "T.bernoulli(x / 10, T.tensor(1))",
+    "T.bernoulli(x / 10, T.tensor([0.5, 0.5, 0.5]))",
     # a str where a number goes
     "T.full((2,), 'a')",
     "T.full((2,), None)",
