@@ -20,9 +20,9 @@ class _NoDim:
 NO_DIM: Any = _NoDim()
 
 
-def given_dim(dim: Any, op: str, out: Any = None) -> Any:
+def given_dim(dim: Any, op: str, out: Any = None, keepdim: Any = False) -> Any:
     """``dim`` as the function uses it (None for "every element"), refusing dim=None, and
-    out= without a dim, with PyTorch's TypeError."""
+    out= or keepdim=True without a dim, with PyTorch's TypeError."""
     if dim is None:
         raise TypeError(
             f"{op}(): argument 'dim' must be int, not NoneType; leave dim out to reduce over "
@@ -31,5 +31,10 @@ def given_dim(dim: Any, op: str, out: Any = None) -> Any:
     if dim is NO_DIM:
         if out is not None:
             raise TypeError(f"{op}(): out= needs a dim: {op}(input) without one takes no out")
+        if keepdim is not False:
+            raise TypeError(
+                f"{op}(): keepdim= needs a dim: {op}(input) without one takes no keepdim; give "
+                "the dim(s) to keep as size 1"
+            )
         return None
     return dim

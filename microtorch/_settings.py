@@ -134,8 +134,9 @@ def set_flush_denormal(mode: bool) -> bool:
 
 # ----- names of types ---------------------------------------------------------------------------
 def typename(obj: Any) -> str:
-    """A tensor's legacy type name (as x.type() gives it); for a class or function its module
-    and name; for anything else its class's module and name (no module for builtins)."""
+    """A tensor's legacy type name (as x.type() gives it: "torch.FloatTensor"); for a class
+    or function its module and name; for anything else its class's module and name (no
+    module for builtins)."""
     from ._tensor import Tensor
 
     if isinstance(obj, Tensor):

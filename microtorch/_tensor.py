@@ -1175,10 +1175,12 @@ class Tensor:
         return (_address(a) - backend.memory_start(a)) // a.itemsize
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
-        """With no argument, the legacy type name ("microtorch.FloatTensor"); with a dtype,
-        such a name or such a type (microtorch.FloatTensor), the tensor converted to it."""
-        if dtype is None:
-            prefix = "microtorch.cuda." if self.is_cuda else "microtorch."
+        """With no argument, the legacy type name, PyTorch's string ("torch.FloatTensor",
+        "torch.cuda.LongTensor"), so that code comparing it with PyTorch's names works; with
+        a dtype, such a name (with "torch." or "microtorch.") or such a type
+        (microtorch.FloatTensor), the tensor converted to it."""
+        if dtype is None:  # (a name code compares, not a display name: PyTorch's spelling)
+            prefix = "torch.cuda." if self.is_cuda else "torch."
             return prefix + _LEGACY_TYPE_NAMES[self.dtype.name]
         if isinstance(dtype, str):  # "torch.DoubleTensor", "torch.cuda.LongTensor"...
             module, _, name = dtype.rpartition(".")
@@ -1220,6 +1222,8 @@ class Tensor:
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         from . import random
 
+        mean = F._float_argument(mean, "normal_", "mean")
+        std = F._float_argument(std, "normal_", "std")
         sample = random.normal_array(self.shape, mean, std, self.dtype, self.device, generator)
         return F.inplace(self, F.copy_from, Tensor._make(sample))
 
@@ -1236,6 +1240,7 @@ class Tensor:
         """Fill self with exponential draws of rate ``lambd`` (mean 1 / lambd)."""
         from . import random
 
+        lambd = F._float_argument(lambd, "exponential_", "lambd")
         if not lambd > 0:
             raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
         random.check_floating(self, "exponential_")
@@ -1247,6 +1252,7 @@ class Tensor:
         success of probability ``p``."""
         from . import random
 
+        p = F._float_argument(p, "geometric_", "p")
         if not 0 < p < 1:
             raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
         if self.dtype is _dtypes.bool:
@@ -1257,6 +1263,8 @@ class Tensor:
         """Fill self with Cauchy draws of location ``median`` and scale ``sigma``."""
         from . import random
 
+        median = F._float_argument(median, "cauchy_", "median")
+        sigma = F._float_argument(sigma, "cauchy_", "sigma")
         if not sigma > 0:
             raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
         random.check_floating(self, "cauchy_")
@@ -1267,6 +1275,8 @@ class Tensor:
         """Fill self with exp(x) for normal draws x of mean ``mean`` and std ``std``."""
         from . import random
 
+        mean = F._float_argument(mean, "log_normal_", "mean")
+        std = F._float_argument(std, "log_normal_", "std")
         if not std > 0:
             raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
         random.check_floating(self, "log_normal_", NotImplementedError)
@@ -2261,11 +2271,11 @@ class Tensor:
         return F.inplace(self, F.triu, diagonal)
 
     # reductions also take NumPy's axis= and keepdims= (as PyTorch's do): **numpy_style
-    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+    def sum(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None,
             **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.sum(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+    def mean(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None,
              **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.mean(self, dim, keepdim, dtype=dtype, **numpy_style)
 
@@ -2293,12 +2303,15 @@ class Tensor:
              **numpy_style: Any) -> Tensor:  # fmt: skip
         return F.prod(self, dim, keepdim, dtype=dtype, **numpy_style)
 
-    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
-        return F.sort(self, dim, descending, stable=stable)
+    def sort(self, *dim_descending: Any, dim: int = -1, descending: bool = False,
+             stable: bool | None = None) -> Any:  # fmt: skip
+        """F.sort: dim and descending positional, or all by keyword with stable=."""
+        return F.sort(self, *dim_descending, dim=dim, descending=descending, stable=stable)
 
-    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False
-                ) -> Tensor:  # fmt: skip
-        return F.argsort(self, dim, descending, stable=stable)
+    def argsort(self, *dim_descending: Any, dim: int = -1, descending: bool = False,
+                stable: bool | None = None) -> Tensor:  # fmt: skip
+        """F.argsort: dim and descending positional, or all by keyword with stable=."""
+        return F.argsort(self, *dim_descending, dim=dim, descending=descending, stable=stable)
 
     def argmax(self, dim: Any = None, keepdim: bool = False, **numpy_style: Any) -> Tensor:
         return F.argmax(self, dim, keepdim, **numpy_style)

@@ -7,6 +7,7 @@ exports them."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy
@@ -21,8 +22,9 @@ def _positions(window_length: int, periodic: bool, op: str) -> tuple:
     """(n, m): the sample numbers 0..window_length-1 as float64, and m, the last position of
     the symmetric window they come from (window_length, or window_length - 1 when not
     periodic). Also checks window_length."""
-    if isinstance(window_length, bool) or not isinstance(window_length, int):
+    if isinstance(window_length, bool) or not isinstance(window_length, (int, Tensor)):
         raise TypeError(f"{op}: window_length must be an int, got {window_length!r}")
+    window_length = operator.index(window_length)  # (a 0-d integer tensor too, as in PyTorch)
     if window_length < 0:
         raise RuntimeError(
             f"{op} requires non-negative window_length, got window_length={window_length}"

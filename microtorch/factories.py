@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import ctypes
 import math
+import numbers
 import operator
 from typing import Any
 
@@ -365,10 +366,14 @@ def _size(size: tuple, keyword: Any = None, *, op: str) -> tuple:
 
 def whole_numbers(sizes: Any, op: str, name: str = "size") -> tuple:
     """``sizes`` as a tuple of Python ints: each a Python or NumPy int or a one-element
-    integer tensor. A float is an error, not a silently truncated size."""
+    integer tensor. A float is an error, not a silently truncated size; so is a bool first
+    (PyTorch's parser tells an int list by its first element: zeros(True) and zeros((True,
+    2)) are its TypeError, while zeros(2, True) is (2, 1) there)."""
     out = []
     for pos, n in enumerate(sizes):
         try:
+            if pos == 0 and isinstance(n, builtins.bool):
+                raise TypeError
             out.append(operator.index(n))
         except TypeError:
             raise TypeError(
@@ -476,6 +481,10 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     the default float. A value the dtype cannot hold raises (-1 in uint8 wraps to 255)."""
     _formats.check_layout(layout, pin_memory, "full")
     dtype, device = factory_target(dtype, device, out, "full")
+    if not isinstance(fill_value, (numbers.Number, numpy.number, numpy.bool_, Tensor)):
+        raise TypeError(  # (not NumPy's ValueError for "a", nor a nan for None)
+            f"full(): argument 'fill_value' must be Number, not {type(fill_value).__name__}"
+        )
     kind = fill_value.dtype if isinstance(fill_value, Tensor) else None
     if dtype is None:
         if isinstance(fill_value, bool) or kind is _dtypes.bool:

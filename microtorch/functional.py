@@ -11,6 +11,7 @@ import builtins
 import collections
 import functools
 import math
+import numbers
 import operator
 import string
 from collections.abc import Callable, Sequence
@@ -41,6 +42,8 @@ _Number = (int, float, bool)
 def wrap_dim(dim: int, ndim: int, op: str) -> int:
     """Turn a possibly negative dim into 0..ndim-1, or explain why it is out of range."""
     low, high = -builtins.max(ndim, 1), builtins.max(ndim, 1) - 1
+    if isinstance(dim, bool):  # an int to Python, not to PyTorch's parser
+        raise TypeError(f"{op}(): argument 'dim' must be int, not bool")
     if not isinstance(dim, int):
         try:
             dim = operator.index(dim)  # a NumPy int is fine, a float is not
@@ -1016,8 +1019,7 @@ def digamma(input: Tensor, *, out: Any = None) -> Tensor:
 def polygamma(n: builtins.int, input: Tensor, *, out: Any = None) -> Tensor:
     """psi^(n)(input), the n-th derivative of digamma (n = 0: digamma itself), elementwise;
     its gradient is polygamma(n + 1, input)."""
-    if not isinstance(n, builtins.int) or isinstance(n, builtins.bool):
-        raise TypeError(f"polygamma: n must be an int, got {type(n).__name__}")
+    n = _int_argument(n, "polygamma", "n")  # (a 0-d integer tensor too, as in PyTorch)
     if n < 0:
         raise RuntimeError(f"polygamma(n, x) does not support negative n (got n={n})")
     x = _float_input(input, "polygamma")
@@ -1030,8 +1032,7 @@ def mvlgamma(input: Tensor, p: builtins.int, *, out: Any = None) -> Tensor:
     """The log of the multivariate gamma function of dimension p:
     p (p - 1) / 4 * log(pi) + sum over j < p of lgamma(input - j / 2). It is defined for
     input > (p - 1) / 2; like PyTorch 2.x, other inputs are not refused (lgamma's values)."""
-    if not isinstance(p, builtins.int) or isinstance(p, builtins.bool):
-        raise TypeError(f"mvlgamma: p must be an int, got {type(p).__name__}")
+    p = _int_argument(p, "mvlgamma", "p")
     if p < 1:
         raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
     if _check_tensor(input, "mvlgamma").dtype is _dtypes.bool:
@@ -2239,7 +2240,8 @@ def numpy_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple:
 def sum_to_size(input: Tensor, size: Any) -> Tensor:
     """Sum ``input`` down to ``size``, a shape it can be expanded back to: leading dims it
     lacks are summed away, dims where size has 1 are summed keeping the dim."""
-    shape, size = tuple(_check_tensor(input, "sum_to_size").shape), tuple(size)
+    shape = tuple(_check_tensor(input, "sum_to_size").shape)
+    size = whole_numbers(size, "sum_to_size")
     lead = len(shape) - len(size)
     if lead < 0 or builtins.any(s not in (1, n) for s, n in zip(size, shape[lead:])):
         raise RuntimeError(
@@ -2251,11 +2253,15 @@ def sum_to_size(input: Tensor, size: Any) -> Tensor:
     return sum(out, ones, keepdim=True) if ones else out
 
 
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None,
-        **numpy_style: Any) -> Tensor:  # fmt: skip
+def sum(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None,
+        out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
+    """The sum of all elements, or along ``dim``. PyTorch's sum(input) form, without a dim,
+    takes no out= (TypeError); dim=None given is "every element" and takes it."""
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("sum", input)
     _check_tensor(input, "sum")
+    if dim is NO_DIM and "axis" not in numpy_style:
+        dim = given_dim(dim, "sum", out, keepdim)
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "sum")
     axes = _dims(dim, input.ndim, "sum")
     total = _total_dtype(input, dtype, "sum")
@@ -2291,7 +2297,7 @@ def prod(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any 
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("prod", input)
     _check_tensor(input, "prod")
-    dim = given_dim(dim, "prod", out if "axis" not in numpy_style else None)
+    dim = given_dim(dim, "prod", *((out, keepdim) if "axis" not in numpy_style else ()))
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "prod")
     if isinstance(dim, (tuple, list)):
         raise TypeError("prod: dim must be one int (PyTorch's prod reduces one dim at a time)")
@@ -2302,10 +2308,13 @@ def prod(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any 
     )
 
 
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None,
-         **numpy_style: Any) -> Tensor:  # fmt: skip
-    """The average over ``dim`` (all elements if None); ``dtype``: cast the input first."""
+def mean(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None,
+         out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
+    """The average over ``dim`` (all elements if None or left out); ``dtype``: cast the
+    input first. Without a dim it takes no keepdim=, as in PyTorch."""
     _check_tensor(input, "mean")
+    if dim is NO_DIM and "axis" not in numpy_style:
+        dim = given_dim(dim, "mean", None, keepdim)  # (mean(input, out=...) is PyTorch's too)
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "mean")
     if dtype is not None:
         input = cast(input, _dtypes.get_dtype(dtype))
@@ -2523,11 +2532,12 @@ def histc(
     too). No gradient."""
     if not _check_tensor(input, "histc").dtype.is_floating_point:
         raise NotImplementedError(f'"histc" is not implemented for {input.dtype}, as in PyTorch')
+    bins = _int_argument(bins, "histc", "bins")
     if bins <= 0:
         raise RuntimeError(f"histc: bins must be > 0, but got {bins}")
     a = input.array
     xp = backend.xp_of(a)
-    low, high = builtins.float(min), builtins.float(max)
+    low, high = _float_argument(min, "histc", "min"), _float_argument(max, "histc", "max")
     if low == high and a.size:
         low, high = builtins.float(a.min()), builtins.float(a.max())
     if low == high:
@@ -2718,7 +2728,7 @@ def median(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, out: Any 
     if there is a nan; with ``dim``, the (values, indices) of each row's median along dim.
     The gradient of median() is shared by the elements equal to it, that of median(dim=) goes
     to the index returned, as in PyTorch."""
-    dim = given_dim(dim, "median", out)
+    dim = given_dim(dim, "median", out, keepdim)
     _refuse_bool(input, "median", dim)
     if dim is None:
         flat = reshape(input.detach(), (-1,))  # (only to find the middle)
@@ -2754,6 +2764,7 @@ def kthvalue(
     (values, indices); nan counts as larger than any number. The gradient goes to the
     chosen element."""
     d = wrap_dim(dim, _refuse_bool(input, "kthvalue").ndim, "kthvalue")
+    k = _int_argument(k, "kthvalue", "k")
     n = input.shape[d] if input.ndim else 1
     _check_reduced_dims_not_empty(input, (d,) if input.ndim else (), "kthvalue")
     if not 1 <= k <= n:
@@ -2805,7 +2816,7 @@ def _sorted_position(input: Tensor, d: builtins.int, position: builtins.int,
 def nanmedian(input: Tensor, dim: Any = NO_DIM, keepdim: bool = False, *, out: Any = None) -> Any:
     """median ignoring nan: the lower middle of the values that are not nan (nan if there are
     none); with ``dim``, (values, indices) per row. Gradients as median's."""
-    dim = given_dim(dim, "nanmedian", out)
+    dim = given_dim(dim, "nanmedian", out, keepdim)
     _refuse_bool(input, "nanmedian", dim)
     if not input.dtype.is_floating_point:  # integers have no nan: median (dim checked here)
         if dim is not None:
@@ -2985,6 +2996,8 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
             f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
             f"but got {interpolation}"
         )
+    if not isinstance(q, (numbers.Real, Tensor)):  # (not NumPy's ValueError for "a")
+        raise TypeError(f"{op}(): argument 'q' must be float or Tensor, not {type(q).__name__}")
     xp = backend.xp_of(input.array)
     if isinstance(q, Tensor):
         if q.ndim > 1:
@@ -3088,7 +3101,7 @@ def max(
     a tensor in dim's place) the elementwise maximum."""
     if "other" in numpy_style:
         return write_out(maximum(input, numpy_style.pop("other")), out, "max")
-    dim = given_dim(dim, "max")  # (max(input, out=...) is PyTorch's too)
+    dim = given_dim(dim, "max", None, keepdim if "axis" not in numpy_style else False)
     return write_out(
         _extreme(input, *numpy_names(dim, keepdim, numpy_style, "max"), True, "max"), out, "max"
     )
@@ -3101,7 +3114,7 @@ def min(
     with a tensor ``other``; see max."""
     if "other" in numpy_style:
         return write_out(minimum(input, numpy_style.pop("other")), out, "min")
-    dim = given_dim(dim, "min")  # (max(input, out=...) is PyTorch's too)
+    dim = given_dim(dim, "min", None, keepdim if "axis" not in numpy_style else False)
     return write_out(
         _extreme(input, *numpy_names(dim, keepdim, numpy_style, "min"), False, "min"), out, "min"
     )
@@ -3217,7 +3230,7 @@ def topk(
     gradient back to the positions they came from."""
     if _check_tensor(input, "topk").array.dtype == bool:
         raise RuntimeError("topk: bool tensors are not supported, as in PyTorch; use .long()")
-    d = wrap_dim(dim, input.ndim, "topk")
+    d, k = wrap_dim(dim, input.ndim, "topk"), _int_argument(k, "topk", "k")
     n = input.array.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk: k ({k}) is out of range for dimension {dim} of size {n}")
@@ -3233,11 +3246,13 @@ def topk(
     )
 
 
-def sort(
-    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, out: Any = None
-) -> Any:
+def sort(input: Tensor, *dim_descending: Any, dim: int = -1, descending: bool = False,
+         stable: bool | None = None, out: Any = None) -> Any:  # fmt: skip
     """The values along ``dim`` in order, and where each came from: (values, indices).
-    Values carry gradient back to their positions."""
+    Values carry gradient back to their positions. PyTorch's two forms are
+    sort(input, dim=-1, descending=False) and sort(input, *, stable, dim=-1,
+    descending=False): hence ``*dim_descending`` (see _sort_arguments)."""
+    dim, descending = _sort_arguments("sort", dim_descending, dim, descending, stable)
     order = _sort_order(input, dim, descending, "sort")
     if input.ndim == 0:
         return write_out(return_types.sort(input.clone(), Tensor._make(order)), out, "sort")
@@ -3250,11 +3265,44 @@ def msort(input: Tensor, *, out: Any = None) -> Tensor:
     return write_out(sort(input, dim=0).values, out, "msort", exact_dtype=True)
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False,
-            out: Any = None) -> Tensor:  # fmt: skip
-    """The indices that put ``input`` in order along ``dim`` (sort(...).indices)."""
+def argsort(input: Tensor, *dim_descending: Any, dim: int = -1, descending: bool = False,
+            stable: bool | None = None, out: Any = None) -> Tensor:  # fmt: skip
+    """The indices that put ``input`` in order along ``dim`` (sort(...).indices); its forms
+    are sort's, and only the one with stable= takes out=, as in PyTorch."""
+    dim, descending = _sort_arguments("argsort", dim_descending, dim, descending, stable)
+    if out is not None and stable is None:
+        raise TypeError("argsort(): out= needs stable= (PyTorch's argsort(input, *, stable, "
+                        "dim=-1, descending=False, out=None) is the form that takes it)")  # fmt: skip
     order = Tensor._make(_sort_order(input, dim, descending, "argsort"))
     return write_out(order, out, "argsort", exact_dtype=True)
+
+
+def _sort_arguments(op: str, positional: tuple, dim: Any, descending: Any, stable: Any) -> tuple:
+    """(dim, descending) of sort or argsort, from its form without stable= (dim and
+    descending positional or by keyword) or its form with it (all by keyword), refusing
+    what PyTorch's parser refuses with its TypeError: positional ones with stable=, more
+    than two, one given twice, a descending or stable that is not a bool (1 is not)."""
+    if len(positional) > 2:
+        raise TypeError(
+            f"{op}() takes from 1 to 3 positional arguments but {len(positional) + 1} were given"
+        )
+    if positional and stable is not None:
+        raise TypeError(
+            f"{op}(): with stable= given, dim and descending go by keyword too, as in PyTorch: "
+            f"{op}(input, dim=..., descending=..., stable=...)"
+        )
+    defaults = (type(dim) is int and dim == -1, descending is False)
+    for name, _, default in zip(("dim", "descending"), positional, defaults):
+        if not default:
+            raise TypeError(f"{op}() got multiple values for argument {name!r}")
+    if len(positional) >= 1:
+        dim = positional[0]
+    if len(positional) == 2:
+        descending = positional[1]
+    for name, value in (("descending", descending), ("stable", stable)):
+        if not isinstance(value, bool) and not (name == "stable" and value is None):
+            raise TypeError(f"{op}(): argument {name!r} must be bool, not {type(value).__name__}")
+    return dim, descending
 
 
 def _sort_order(input: Tensor, dim: int, descending: bool, op: str) -> Any:
@@ -3623,7 +3671,7 @@ def rot90(input: Tensor, k: builtins.int = 1, dims: Sequence[builtins.int] = (0,
     """input turned ``k`` quarter turns in the plane of ``dims``, from the first dim towards
     the second (as numpy.rot90); a negative k turns the other way."""
     _check_tensor(input, "rot90")
-    dims = list(dims)
+    k, dims = _int_argument(k, "rot90", "k"), list(dims)
     if len(dims) != 2:
         raise RuntimeError(f"rot90: expected 2 rotation dims, got dims={dims}")
     if input.ndim < 2:
@@ -3649,7 +3697,8 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     takes input's shape again. shifts and dims may be tuples of one shift per dim (dims=()
     is dims=None, as in PyTorch)."""
     _check_tensor(input, "roll")
-    shifts = (shifts,) if not isinstance(shifts, (tuple, list)) else tuple(shifts)
+    shifts = whole_numbers(shifts if isinstance(shifts, (tuple, list)) else (shifts,), "roll",
+                           "shifts")  # fmt: skip
     if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
         if len(shifts) != 1:
             raise RuntimeError(f"roll: with dims=None give one shift, got shifts={list(shifts)}")
@@ -3695,6 +3744,14 @@ def _int_argument(value: Any, op: str, name: str) -> builtins.int:
         except TypeError:
             pass
     raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
+
+
+def _float_argument(value: Any, op: str, name: str) -> builtins.float:
+    """A float argument (a mean, a scale, a bound) as PyTorch's parser takes it: a real
+    number or a one-element tensor; anything else (a str) is its TypeError."""
+    if isinstance(value, numbers.Real) or (isinstance(value, Tensor) and value.numel() == 1):
+        return builtins.float(value)
+    raise TypeError(f"{op}(): argument '{name}' must be float, not {type(value).__name__}")
 
 
 def _diagonal_of(input: Tensor, offset: builtins.int, dim1: builtins.int, dim2: builtins.int,
@@ -3845,6 +3902,7 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
     after ``prepend`` and ``append`` (tensors) are joined before and after; for bools
     input[i + 1] != input[i], as in PyTorch."""
     _check_not_0d(input, "diff")
+    n = _int_argument(n, "diff", "n")
     if n < 0:
         raise RuntimeError(f"diff: order n must be non-negative, got {n}")
     d = wrap_dim(dim, input.ndim, "diff")
@@ -3905,14 +3963,8 @@ def _repeat_interleave(input: Tensor, repeats: Any, dim: builtins.int | None) ->
                 "repeat_interleave: repeats must be a 0-d or 1-D tensor, got shape "
                 f"{tuple(repeats.shape)}"
             )
-    elif not isinstance(repeats, (list, tuple)):
-        try:
-            repeats = operator.index(repeats)  # an int (a NumPy int too), not a float
-        except TypeError:
-            raise TypeError(
-                f"repeat_interleave: repeats must be an int or an integer tensor, got "
-                f"{type(repeats).__name__} {repeats!r}"
-            ) from None
+    elif not isinstance(repeats, (list, tuple)):  # an int (a NumPy int too), not a float
+        repeats = _int_argument(repeats, "repeat_interleave", "repeats")
     counts = repeats.tolist() if isinstance(repeats, Tensor) else repeats
     if isinstance(counts, list) and len(counts) == 1:
         counts = counts[0]
@@ -4344,8 +4396,8 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     input = tensor  # (PyTorch names this argument tensor)
     d = wrap_dim(dim, _check_not_0d(input, "split").ndim, "split")
     n = input.array.shape[d]
-    if isinstance(split_size_or_sections, int):
-        size = split_size_or_sections
+    if not isinstance(split_size_or_sections, (list, tuple)):  # one size (a 0-d tensor too)
+        size = _int_argument(split_size_or_sections, "split", "split_size")
         if size <= 0:
             raise RuntimeError(f"split: split_size must be positive, got {size}")
         sizes = [builtins.min(size, n - start) for start in range(0, n, size)] or [0]
@@ -4417,7 +4469,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: builtins.i
     if isinstance(cuts, (list, tuple)):
         bounds = [0, *(operator.index(i) for i in cuts), None]
     else:
-        sections = operator.index(cuts)
+        sections = _int_argument(cuts, "tensor_split", "sections")
         if sections <= 0:
             raise RuntimeError(f"tensor_split: number of sections must be positive, got {sections}")
         size, longer = divmod(n, sections)
@@ -4456,7 +4508,7 @@ def _split_evenly(input: Tensor, cuts: Any, dim: builtins.int, min_ndim: builtin
             f"{op}: input must have at least {min_ndim} dims, got shape {tuple(input.shape)}"
         )
     if not isinstance(cuts, (list, tuple, Tensor)):
-        sections = operator.index(cuts)
+        sections = _int_argument(cuts, op, "sections")
         if sections <= 0 or input.shape[dim] % sections:
             raise RuntimeError(
                 f"{op}: cannot split dim {dim} of size {input.shape[dim]} into {sections} equal "
@@ -5331,7 +5383,7 @@ def select(input: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     if _check_tensor(input, "select").ndim == 0:
         raise IndexError("select: cannot be applied to a 0-d tensor")
     d = wrap_dim(dim, input.ndim, "select")
-    n, i = input.shape[d], operator.index(index)
+    n, i = input.shape[d], _int_argument(index, "select", "index")
     if not -n <= i < n:
         raise IndexError(
             f"select: index {i} is out of range for dim {d} of size {n} (shape "
@@ -5406,6 +5458,8 @@ def _triangle_indices(
     """Made on the host (a small table of sizes, as the factories make theirs), then moved."""
     from .factories import tensor
 
+    row, col = _int_argument(row, op, "row"), _int_argument(col, op, "col")
+    offset = _int_argument(offset, op, "offset")
     if row < 0 or col < 0:
         raise RuntimeError(f"{op}: row and col must be non-negative, got {row} and {col}")
     dtype = _dtypes.int64 if dtype is None else _dtypes.get_dtype(dtype)
@@ -5635,23 +5689,22 @@ def _normalised_input(input: Tensor, dtype: Any, op: str) -> Tensor:
     return input
 
 
-def softmax(input: Tensor, dim: int | None = None, dtype: Any = None, *, out: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: int, dtype: Any = None, *, out: Any = None) -> Tensor:
+    """exp(input) normalised to sum to 1 along ``dim``, which torch.softmax requires (only
+    F.softmax picks one when it is left out)."""
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("softmax", input)
     x = _normalised_input(input, dtype, "softmax")
-    dim = _implicit_softmax_dim(x.ndim, "softmax") if dim is None else dim
     return write_out(
         _normalise_along(_softmax.Softmax, x, dim, "softmax"), out, "softmax", exact_dtype=True
     )
 
 
-def log_softmax(
-    input: Tensor, dim: int | None = None, dtype: Any = None, *, out: Any = None
-) -> Tensor:
+def log_softmax(input: Tensor, dim: int, dtype: Any = None, *, out: Any = None) -> Tensor:
+    """log(softmax(input, dim)) without overflow; ``dim`` is required, as for softmax."""
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("log_softmax", input)
     x = _normalised_input(input, dtype, "log_softmax")
-    dim = _implicit_softmax_dim(x.ndim, "log_softmax") if dim is None else dim
     return write_out(
         _normalise_along(_softmax.LogSoftmax, x, dim, "log_softmax"),
         out,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import numbers
 import operator
 from collections.abc import Iterator
 from typing import Any
@@ -26,8 +27,9 @@ from .ops import elementwise
 
 class Generator:
     """A seeded random stream (PCG64). ``manual_seed`` restarts it; ``get_state`` /
-    ``set_state`` save and restore it exactly (for resuming training). Its draws are made
-    on the host whatever its ``device`` (see the module docstring)."""
+    ``set_state`` save and restore it exactly (for resuming training) as a uint8 tensor,
+    as PyTorch's do. Its draws are made on the host whatever its ``device`` (see the module
+    docstring)."""
 
     def __init__(self, device: Any = "cpu") -> None:
         self.device = backend.device(device)
@@ -37,6 +39,11 @@ class Generator:
     def manual_seed(self, seed: int) -> Generator:
         """Restart the stream from ``seed`` (any int in [-2**63, 2**64); a negative one
         counts modulo 2**64, as in PyTorch) and return the generator."""
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise RuntimeError(
+                f"manual_seed expected a long, but got {type(seed).__name__}; pass an int "
+                "(microtorch.manual_seed(seed) converts it with int() first, as PyTorch's does)"
+            )
         seed = int(seed)
         if not -(2**63) <= seed < 2**64:
             raise ValueError(f"manual_seed: seed {seed} is outside [-2**63, 2**64)")
@@ -51,15 +58,81 @@ class Generator:
         return fresh
 
     def initial_seed(self) -> int:
+        """The seed the stream was last started from (manual_seed's, or seed()'s)."""
         return self.seed_value
 
-    def get_state(self) -> dict:
-        return self.rng.bit_generator.state
+    def get_state(self) -> Tensor:
+        """The stream's state as a uint8 CPU tensor (set_state takes it back), as PyTorch's
+        ByteTensor state: it goes into a checkpoint with microtorch.save like any tensor."""
+        host = numpy.frombuffer(state_bytes(self.seed_value, self.rng.bit_generator.state),
+                                dtype=numpy.uint8)  # fmt: skip
+        return Tensor._make(host.copy())
 
-    def set_state(self, state: dict) -> Generator:
-        """Resume from a state get_state returned (and return the generator)."""
-        self.rng.bit_generator.state = state
+    def set_state(self, new_state: Tensor, /) -> Generator:
+        """Resume from a state get_state returned (and return the generator). A dict, the
+        form earlier microtorch versions returned (NumPy's PCG64 state), is taken too, so old
+        checkpoints still resume; it leaves initial_seed() as it is."""
+        if isinstance(new_state, dict):
+            self.rng.bit_generator.state = new_state
+            return self
+        self.seed_value, self.rng.bit_generator.state = state_from_bytes(new_state)
         return self
+
+
+# The bytes of a generator's state (get_state's uint8 tensor), little-endian: the seed it
+# started from (8), then NumPy's PCG64 state: its 128-bit state (16) and increment (16), and
+# the cached half of a 64-bit draw, has_uint32 (4) and uinteger (4).
+STATE_SIZE = 48
+
+
+def state_bytes(seed: int, pcg64: dict) -> bytes:
+    """A generator's seed and NumPy PCG64 state dict, as STATE_SIZE bytes."""
+    inner = pcg64["state"]
+    return b"".join((
+        seed.to_bytes(8, "little"),
+        int(inner["state"]).to_bytes(16, "little"),
+        int(inner["inc"]).to_bytes(16, "little"),
+        int(pcg64["has_uint32"]).to_bytes(4, "little"),
+        int(pcg64["uinteger"]).to_bytes(4, "little"),
+    ))  # fmt: skip
+
+
+def state_from_bytes(state: Any) -> tuple[int, dict]:
+    """(seed, NumPy PCG64 state dict) from a uint8 CPU tensor state_bytes wrote, refusing
+    anything else with PyTorch's error types (TypeError for a wrong type or dtype,
+    RuntimeError for a wrong size or a state no generator can be in)."""
+    if not isinstance(state, Tensor):
+        raise TypeError(
+            f"expected a microtorch.ByteTensor (the uint8 tensor get_rng_state() returns), but "
+            f"got {type(state).__name__}"
+        )
+    if state.dtype is not _dtypes.uint8 or state.device.type != "cpu":
+        raise TypeError(
+            f"RNG state must be a microtorch.ByteTensor (uint8, on the CPU), got "
+            f"{state.dtype} on {state.device}; pass get_rng_state()'s tensor as it was"
+        )
+    if not state.is_contiguous():
+        raise RuntimeError("RNG state must be contiguous; pass state.contiguous()")
+    if state.numel() != STATE_SIZE:
+        raise RuntimeError(
+            f"Expected a microtorch generator state of size {STATE_SIZE} but found the input "
+            f"RNG state size to be {state.numel()}"
+        )
+    raw = numpy.ascontiguousarray(state.array).tobytes()
+    seed, inc = int.from_bytes(raw[:8], "little"), int.from_bytes(raw[24:40], "little")
+    has_uint32 = int.from_bytes(raw[40:44], "little")
+    if inc % 2 == 0 or has_uint32 not in (0, 1):
+        raise RuntimeError(
+            "Invalid PCG64 state: its increment must be odd and its has_uint32 0 or 1; pass "
+            "a state get_rng_state() returned"
+        )
+    pcg64 = {
+        "bit_generator": "PCG64",
+        "state": {"state": int.from_bytes(raw[8:24], "little"), "inc": inc},
+        "has_uint32": has_uint32,
+        "uinteger": int.from_bytes(raw[44:48], "little"),
+    }
+    return seed, pcg64
 
 
 default_generator = Generator()
@@ -67,8 +140,9 @@ default_generator.manual_seed(0)
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed the global generator: the same seed gives the same numbers on every run."""
-    return default_generator.manual_seed(seed)
+    """Seed the global generator: the same seed gives the same numbers on every run (a seed
+    that is not an int goes through int() first, as in PyTorch)."""
+    return default_generator.manual_seed(int(seed))
 
 
 def seed() -> int:
@@ -77,14 +151,16 @@ def seed() -> int:
 
 
 def initial_seed() -> int:
+    """The seed the global generator was last started from."""
     return default_generator.initial_seed()
 
 
-def get_rng_state() -> dict:
+def get_rng_state() -> Tensor:
+    """The global generator's state, a uint8 CPU tensor (as PyTorch's ByteTensor)."""
     return default_generator.get_state()
 
 
-def set_rng_state(new_state: Any) -> None:
+def set_rng_state(new_state: Tensor) -> None:
     """Restore the default generator to a state from get_rng_state()."""
     default_generator.set_state(new_state)
 
@@ -180,12 +256,25 @@ def check_floating(tensor: Tensor, op: str, error: type = RuntimeError) -> None:
         )
 
 
+def _is_int(value: Any) -> bool:
+    """Whether PyTorch's parser reads ``value`` as an int: an int, a NumPy int or a one-element
+    integer tensor (and a bool, which callers refuse where PyTorch does)."""
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
 def random_bounds(tensor: Tensor, low: int | None, high: int | None) -> tuple:
     """[low, high] (both included) for Tensor.random_: random_() is 0 to the largest value
     of an integer dtype, or to 2**mantissa bits for a float one (every integer there is
     exact); random_(to) is [0, to - 1]; random_(from, to) is [from, to - 1]. Bounds that
     do not fit the dtype, or from >= to, raise a RuntimeError as in PyTorch."""
     dtype = tensor.dtype
+    for name, bound in (("from", low), ("to", high)):
+        if bound is not None and (isinstance(bound, bool) or not _is_int(bound)):
+            raise TypeError(f"random_(): argument '{name}' must be int, not {type(bound).__name__}")
     if high is None and low is None:
         if dtype is _dtypes.bool:
             return 0, 1
@@ -258,11 +347,16 @@ def bernoulli(input: Tensor, p: float | None = None, *,
         raise TypeError(
             f"bernoulli: input must be a tensor of probabilities, got {type(input).__name__}"
         )
-    if p is not None and not isinstance(p, (int, float)):
-        raise TypeError(
-            f"bernoulli: p must be a number, got {type(p).__name__}; for a probability per "
-            "element, pass them as the input (bernoulli(probs)) or use bernoulli_(probs)"
-        )
+    if p is not None:  # a number, or a one-element tensor (as PyTorch's parser takes it)
+        from . import functional as F
+
+        try:
+            p = F._float_argument(p, "bernoulli", "p")
+        except TypeError as error:
+            raise TypeError(
+                f"{error}; for a probability per element, pass them as the input "
+                "(bernoulli(probs)) or use bernoulli_(probs)"
+            ) from None
     if p is None and not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"bernoulli: probabilities must be floating point, got {input.dtype}; use "
@@ -425,6 +519,8 @@ def randint(low: int = 0, high: int | None = None, size: Any = None, *,
             f"randint({low}, {high}, ({size},)) for a 1-D result"
         )
     try:
+        if isinstance(low, bool) or isinstance(high, bool):  # (an int to Python, not PyTorch)
+            raise TypeError
         low, high = operator.index(low), operator.index(high)
     except TypeError:
         raise TypeError(

@@ -55,6 +55,7 @@ import numpy
 from . import backend, pytorch_files, pytorch_writer
 from . import dtypes as _dtypes
 from ._tensor import Size, Tensor
+from ._warn import warn_user
 
 FORMAT = "microtorch.checkpoint"
 FORMAT_VERSION = 1
@@ -247,11 +248,12 @@ def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, pickle_modu
     ``map_location`` says where tensors go: None (where they were saved; CPU when CUDA is
     not available), a device such as ``"cpu"`` or ``"cuda"``, a dict from saved device to
     device (``{"cuda:0": "cpu"}``), or PyTorch's ``lambda storage, location: storage`` form
-    (see ``_placer``). ``weights_only`` is accepted for PyTorch compatibility: microtorch
-    checkpoints never contain code, so loading is always weights-only. ``pickle_module`` and
-    ``pickle_load_args`` (such as ``encoding=``) change nothing either: nothing is unpickled."""
-    if mmap:
-        raise ValueError("load: mmap=True is not supported; leave it None")
+    (see ``_placer``). ``weights_only`` is taken as PyTorch takes it (any value, by its
+    truth), but loading never runs code whatever it is: every load is weights-only. Like
+    ``pickle_module`` and ``pickle_load_args`` (such as ``encoding=``), it changes nothing
+    here; the combinations PyTorch refuses are refused (``_check_load_options``).
+    ``mmap=True`` needs a path, as in PyTorch; the file is then read as without it."""
+    _check_load_options(f, pickle_module, weights_only, mmap, pickle_load_args)
     place = _placer(map_location)
     name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", repr(f))
     if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
@@ -292,6 +294,37 @@ def load(f: str | os.PathLike | io.IOBase, map_location: Any = None, pickle_modu
             f"({type(error).__name__}: {error}). Was it copied completely? An interrupted "
             "microtorch.save never leaves a partial file, but a copy or download can."
         ) from error
+
+
+# the keywords pickle.Unpickler takes, and those PyTorch's weights-only unpickler takes
+_UNPICKLER_KEYWORDS = ("fix_imports", "encoding", "errors", "buffers")
+_WEIGHTS_ONLY_KEYWORDS = ("encoding",)
+
+
+def _check_load_options(f: Any, pickle_module: Any, weights_only: Any, mmap: Any,
+                        pickle_load_args: dict) -> None:  # fmt: skip
+    """Refuse what torch.load refuses of its options, with its error types: weights_only
+    (True by default, unless a pickle_module is given) with a pickle_module is a
+    RuntimeError, a keyword the unpickler would not take a TypeError, and mmap without a
+    path a ValueError. Keywords given with weights_only warn, as in PyTorch."""
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError(
+            "load: can not safely load weights when an explicit pickle_module is specified "
+            "(as in PyTorch); leave pickle_module out, microtorch's loader runs no code anyway"
+        )
+    if weights_only and pickle_load_args:
+        warn_user(
+            "load: pickle_load_args only work with weights_only=False, as in PyTorch "
+            "(microtorch's loader unpickles nothing, so they change nothing either way)"
+        )
+    allowed = _WEIGHTS_ONLY_KEYWORDS if weights_only else _UNPICKLER_KEYWORDS
+    for name in pickle_load_args:
+        if name not in allowed:
+            raise TypeError(f"load() got an unexpected keyword argument {name!r}")
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("load: f must be a file path in order to use the mmap argument")
 
 
 def add_safe_globals(safe_globals: list) -> None:

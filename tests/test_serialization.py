@@ -130,6 +130,56 @@ def test_save_and_load_accept_pytorchs_pickle_options(tmp_path) -> None:
     assert _save_and_load_with_pytorchs_options(pt, tmp_path) == [[0, 1, 2], [1.0, 1.0]]
 
 
+def _load_options(T, tmp_path) -> dict:
+    """What torch.load does with each value of its options: 'ok', or the error type (and
+    whether it warned)."""
+    import pickle
+    import warnings
+
+    T.save({"w": T.arange(3)}, tmp_path / "w.pt")
+    path, raw = tmp_path / "w.pt", (tmp_path / "w.pt").read_bytes()
+    calls = {
+        **{f"weights_only={v!r}": ({}, {"weights_only": v}) for v in (None, True, 0, 1, "x")},
+        "pickle_module": ({}, {"pickle_module": pickle}),
+        "pickle_module, weights_only=True": ({}, {"pickle_module": pickle, "weights_only": True}),
+        "pickle_module, weights_only=False": ({}, {"pickle_module": pickle, "weights_only": 0}),
+        "encoding=": ({}, {"encoding": "latin1"}),
+        "encoding=, weights_only=False": ({}, {"encoding": "latin1", "weights_only": False}),
+        "errors=": ({}, {"errors": "strict"}),
+        "errors=, weights_only=False": ({}, {"errors": "strict", "weights_only": False}),
+        "unknown keyword": ({}, {"bogus": 1, "weights_only": False}),
+        "mmap=True": ({}, {"mmap": True}),
+        "mmap=True, a buffer": ({"f": io.BytesIO(raw)}, {"mmap": True}),
+        "mmap=False, a buffer": ({"f": io.BytesIO(raw)}, {"mmap": False}),
+        **{f"map_location={v!r}": ({}, {"map_location": v}) for v in ("cpu", {"cpu": "cpu"})},
+        "map_location=device": ({}, {"map_location": T.device("cpu")}),
+        "map_location=function": ({}, {"map_location": lambda storage, location: storage}),
+        "map_location=int": ({}, {"map_location": 3}),
+    }
+    answers = {}
+    for label, (source, options) in calls.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                assert T.load(source.get("f", path), **options)["w"].tolist() == [0, 1, 2]
+                answers[label] = "ok"
+            except (TypeError, ValueError, RuntimeError) as error:
+                answers[label] = type(error).__name__
+        answers[label] += " (warns)" if caught else ""
+    return answers
+
+
+def test_load_takes_and_refuses_its_options_as_pytorch(tmp_path) -> None:
+    """load(weights_only=...) took anything and mmap=True never; other keywords were ignored.
+    Now each option is taken or refused as torch.load does (with its error types)."""
+    ours = _load_options(torch, tmp_path)
+    assert ours["pickle_module, weights_only=True"] == "RuntimeError"
+    assert ours["unknown keyword"] == "TypeError" and ours["mmap=True"] == "ok"
+    assert ours["encoding="] == "ok (warns)"
+    pt = pytest.importorskip("torch")
+    assert ours == _load_options(pt, tmp_path)
+
+
 def test_map_location_and_devices(tmp_path, device: str) -> None:
     t = torch.randn(3, device=device)
     torch.save({"t": t}, tmp_path / "d.pt")

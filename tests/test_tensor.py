@@ -444,12 +444,37 @@ def test_memory_details_legacy_type_names_and_none_comparison() -> None:
     assert x[1].storage_offset() == 3 and x[:, 1].storage_offset() == 1
     assert (x * 1).storage_offset() == 0 and x.t()[2].storage_offset() == 2
     assert x.nbytes == 24 and x.itemsize == 4 and x.ndimension() == 2 and not x.is_complex()
-    assert x.type() == "microtorch.FloatTensor" and x.long().type() == "microtorch.LongTensor"
+    assert x.type() == "torch.FloatTensor" and x.long().type() == "torch.LongTensor"
     assert x.type("torch.LongTensor").dtype is microtorch.int64
     assert x.type(microtorch.float64).dtype is microtorch.float64
     assert (x == None) is False and (x != None) is True  # noqa: E711 (what PyTorch gives)
     assert x.clone().clamp_min_(2.0)[0].tolist() == [2.0, 2.0, 2.0]
     assert x.clone().clamp_max_(1.0)[1].tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_type_names_are_pytorchs_strings(lib_name: str) -> None:
+    """x.type() gave "microtorch.FloatTensor", so `x.type() == "torch.FloatTensor"` in code
+    written for PyTorch was False; it is PyTorch's string now, and the names code passes
+    back (with "torch.", a dtype or a legacy type) convert as PyTorch's do."""
+    lib = microtorch if lib_name == "microtorch" else pytest.importorskip("torch")
+    x = lib.ones(2)
+    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+             "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+             "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}  # fmt: skip
+    for dtype_name, name in names.items():
+        converted = x.to(getattr(lib, dtype_name))
+        assert converted.type() == "torch." + name == lib.typename(converted)
+        assert x.type("torch." + name).dtype is getattr(lib, dtype_name)
+        assert x.type(converted.type()).dtype is getattr(lib, dtype_name)
+    assert x.type(lib.float64).dtype is lib.float64
+    assert x.type(lib.DoubleTensor).dtype is lib.float64
+    assert x.type("torch.FloatTensor") is x and x.type(dtype=None) == "torch.FloatTensor"
+    for bad in ("DoubleTensor", "torch.float64", "torch.Float"):
+        with pytest.raises(ValueError):
+            x.type(bad)
+    with pytest.raises(TypeError):
+        x.type(5)
 
 
 def test_tensor_class_constructor_makes_float() -> None:

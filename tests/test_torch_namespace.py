@@ -577,8 +577,8 @@ def test_warn_always_flush_denormal_typename_is_storage() -> None:
     finally:
         microtorch.set_warn_always(False)
     assert microtorch.set_flush_denormal(True) is False  # not supported: nothing changes
-    assert microtorch.typename(microtorch.ones(2).double()) == "microtorch.DoubleTensor"
-    assert microtorch.typename(microtorch.ones(2, dtype=microtorch.long)) == "microtorch.LongTensor"
+    assert microtorch.typename(microtorch.ones(2).double()) == "torch.DoubleTensor"
+    assert microtorch.typename(microtorch.ones(2, dtype=microtorch.long)) == "torch.LongTensor"
 
     def local() -> None:
         pass
@@ -647,9 +647,7 @@ def test_legacy_types_match_cpu_tensors_only(device) -> None:
     assert x.type(microtorch.DoubleTensor).device.type == "cpu"
     assert isinstance(x, microtorch.cuda.FloatTensor) is (device == "cuda")
     assert not isinstance(x, microtorch.cuda.DoubleTensor)
-    assert x.type() == (
-        "microtorch.cuda.FloatTensor" if device == "cuda" else "microtorch.FloatTensor"
-    )
+    assert x.type() == ("torch.cuda.FloatTensor" if device == "cuda" else "torch.FloatTensor")
     assert x.type("torch.LongTensor").device.type == "cpu"  # (a CPU type's name: to the CPU)
     if device == "cuda":
         made = microtorch.cuda.LongTensor([1, 2])

@@ -352,7 +352,8 @@ class ParameterDict(_DictContainer):
         return self._parameters.get(key, default)
 
     def extra_repr(self) -> str:  # (PyTorch names the tensor type here, not the dtype)
-        return _parameter_lines(self._parameters.items(), lambda p: p.type())
+        # printed as microtorch's names print (microtorch.FloatTensor), not x.type()'s string
+        return _parameter_lines(self._parameters.items(), lambda p: "micro" + p.type())
 
 
 def _index(idx: int, length: int, container: str) -> int:

@@ -326,14 +326,21 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:  # fmt: skip
     """exp(input) normalised to sum to 1 along ``dim``: torch.softmax with F.softmax's
-    signature, whose third argument is PyTorch's warning stack level (unused here)."""
+    signature, whose third argument is PyTorch's warning stack level (unused here). Without
+    ``dim`` it picks one, with PyTorch's warning (torch.softmax refuses)."""
+    if dim is None:
+        dim = _functional._implicit_softmax_dim(_check_tensor(input, "softmax").ndim, "softmax")
     return _functional.softmax(input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Tensor:  # fmt: skip
     """log(softmax(input, dim)) without overflow: torch.log_softmax with F.log_softmax's
-    signature (its third argument, the warning stack level, is unused here)."""
+    signature (its third argument, the warning stack level, is unused here); without
+    ``dim`` it picks one as F.softmax does."""
+    if dim is None:
+        ndim = _check_tensor(input, "log_softmax").ndim
+        dim = _functional._implicit_softmax_dim(ndim, "log_softmax")
     return _functional.log_softmax(input, dim, dtype)
 
 
@@ -2386,7 +2393,8 @@ def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -
         raise RuntimeError(f"{op}: output_size must be {spatial} values, got {output_size!r}")
     if spatial == 1 and sizes[0] is None:  # None (keep the size) is for the 2-d pool only
         raise TypeError(f"{op}: output_size must be an int or a tuple of one int, got None")
-    sizes = tuple(n if s is None else s for s, n in zip(sizes, x.shape[2:]))
+    sizes = tuple(n if s is None else _functional._int_argument(s, op, "output_size")
+                  for s, n in zip(sizes, x.shape[2:]))  # fmt: skip
     if any(s < 0 for s in sizes) or any(n == 0 for n in x.shape[2:]):
         raise RuntimeError(
             f"{op}: expected a non-empty input and output_size >= 0, got input "
@@ -2583,6 +2591,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     per channel."""
     input, weight, bias = autocast_inputs("group_norm", input, weight, bias)
     _floating_only(input, "group_norm")
+    num_groups = _functional._int_argument(num_groups, "group_norm", "num_groups")
     if input.ndim < 2 or num_groups < 1 or input.shape[1] % num_groups:
         raise RuntimeError(
             f"group_norm: Expected number of channels in input to be divisible by num_groups, "
