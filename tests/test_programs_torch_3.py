@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from .test_programs_torch import Run, assert_same, batches, labels, run_both, to_plain
+from .test_programs_torch import Run, assert_same, batches, labels, run_both
 from .test_programs_torch_2 import record_optimizer
 
 torch = pytest.importorskip("torch")
@@ -90,7 +90,7 @@ def word_language_model_lstm_tied_truncated_bptt_clip_manual_sgd(torch: Any, run
         model = run.start(name, RNNModel(dropout).double())
         run.record("parameters", [n for n, _ in model.named_parameters()])
 
-        def evaluate(data_source):
+        def evaluate(model, data_source):
             model.eval()
             total_loss = 0.0
             hidden = model.init_hidden(bsz)
@@ -117,9 +117,8 @@ def word_language_model_lstm_tied_truncated_bptt_clip_manual_sgd(torch: Any, run
                     p.data.add_(p.grad, alpha=-lr)
                 run.record("train", [loss.item(), norm])
             run.record("hidden", list(hidden))
-        run.record("valid", evaluate(val_data))
+        run.record("valid", evaluate(model, val_data))
         run.finish(name, model)
-
 
 
 @program()
@@ -151,9 +150,7 @@ def word_language_model_transformer_encoder_norm_first_causal_mask(torch: Any, r
             self.pos_encoder = PositionalEncoding(d_model, dropout=0.0)
             layer = nn.TransformerEncoderLayer(d_model, 2, 16, dropout=0.0,
                                                norm_first=norm_first)  # fmt: skip
-            self.transformer_encoder = nn.TransformerEncoder(
-                layer, 2, enable_nested_tensor=False
-            )
+            self.transformer_encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
             self.embedding = nn.Embedding(ntoken, d_model)
             self.decoder = nn.Linear(d_model, ntoken)
             self.init_weights()
@@ -254,7 +251,7 @@ def char_rnn_name_classification_nn_rnn_and_hand_written_cell_per_example(torch:
     criterion = nn.NLLLoss()
     hand = run.start("hand", HandRNN(n_letters, n_hidden, n_categories).double())
     learning_rate = 0.05
-    for epoch in range(2):
+    for _ in range(2):
         for name, category in zip(names, categories):
             category_tensor = torch.tensor([category], dtype=torch.long)
             line_tensor = line_to_tensor(name)
@@ -374,9 +371,7 @@ def seq2seq_gru_bahdanau_attention_teacher_forcing_padding_idx(torch: Any, run: 
         decoder_outputs, _, attentions = decoder(
             encoder_outputs, encoder_hidden, target_tensor, teacher.tolist()
         )
-        loss = criterion(
-            decoder_outputs.view(-1, decoder_outputs.size(-1)), target_tensor.view(-1)
-        )
+        loss = criterion(decoder_outputs.view(-1, decoder_outputs.size(-1)), target_tensor.view(-1))
         loss.backward()
         encoder_optimizer.step()
         decoder_optimizer.step()
@@ -393,6 +388,233 @@ def seq2seq_gru_bahdanau_attention_teacher_forcing_padding_idx(torch: Any, run: 
     run.finish("encoder", encoder)
     run.finish("decoder", decoder)
     record_optimizer(run, "decoder optimizer", decoder_optimizer)
+
+
+# ------------------------------------------------------------------ vision
+@program(rtol=1e-9, atol=1e-11)
+def dcgan_conv_transpose_batchnorm_leaky_relu_bce_two_adams_detach(torch: Any, run: Run):
+    nn = torch.nn
+    nz, ngf, ndf, nc, bsz = 6, 4, 4, 1, 3
+
+    def weights_init(m):
+        classname = m.__class__.__name__
+        if classname.find("Conv") != -1:
+            nn.init.normal_(m.weight.data, 0.0, 0.02)
+        elif classname.find("BatchNorm") != -1:
+            nn.init.normal_(m.weight.data, 1.0, 0.02)
+            nn.init.constant_(m.bias.data, 0)
+
+    class Generator(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.main = nn.Sequential(
+                nn.ConvTranspose2d(nz, ngf * 2, 4, 1, 0, bias=False),
+                nn.BatchNorm2d(ngf * 2), nn.ReLU(True),
+                nn.ConvTranspose2d(ngf * 2, ngf, 4, 2, 1, bias=False),
+                nn.BatchNorm2d(ngf), nn.ReLU(True),
+                nn.ConvTranspose2d(ngf, nc, 4, 2, 1, bias=False),
+                nn.Tanh(),
+            )  # fmt: skip
+
+        def forward(self, input):
+            return self.main(input)
+
+    class Discriminator(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.main = nn.Sequential(
+                nn.Conv2d(nc, ndf, 4, 2, 1, bias=False),
+                nn.LeakyReLU(0.2, inplace=True),
+                nn.Conv2d(ndf, ndf * 2, 4, 2, 1, bias=False),
+                nn.BatchNorm2d(ndf * 2), nn.LeakyReLU(0.2, inplace=True),
+                nn.Conv2d(ndf * 2, 1, 4, 1, 0, bias=False),
+                nn.Sigmoid(),
+            )  # fmt: skip
+
+        def forward(self, input):
+            return self.main(input)
+
+    netG, netD = Generator().double(), Discriminator().double()
+    netG.apply(weights_init)
+    netD.apply(weights_init)
+    run.start("netG", netG)
+    run.start("netD", netD)
+    criterion = nn.BCELoss()
+    real_label, fake_label = 1.0, 0.0
+    optimizerD = torch.optim.Adam(netD.parameters(), lr=2e-3, betas=(0.5, 0.999))
+    optimizerG = torch.optim.Adam(netG.parameters(), lr=2e-3, betas=(0.5, 0.999))
+    fixed_noise = torch.tensor(batches(43, 1, 2, nz, 1, 1)[0])
+    for real, z in zip(np.tanh(batches(44, 4, bsz, nc, 16, 16)), batches(45, 4, bsz, nz, 1, 1)):
+        # (1) update D: maximize log(D(x)) + log(1 - D(G(z)))
+        netD.zero_grad()
+        real_cpu = torch.tensor(real)
+        label = torch.full((bsz,), real_label, dtype=torch.float64)
+        output = netD(real_cpu).view(-1)
+        errD_real = criterion(output, label)
+        errD_real.backward()
+        D_x = output.mean().item()
+        fake = netG(torch.tensor(z))
+        label.fill_(fake_label)
+        output = netD(fake.detach()).view(-1)
+        errD_fake = criterion(output, label)
+        errD_fake.backward()
+        D_G_z1 = output.mean().item()
+        errD = errD_real + errD_fake
+        optimizerD.step()
+        # (2) update G: maximize log(D(G(z)))
+        netG.zero_grad()
+        label.fill_(real_label)
+        output = netD(fake).view(-1)
+        errG = criterion(output, label)
+        errG.backward()
+        D_G_z2 = output.mean().item()
+        optimizerG.step()
+        run.record("losses", [errD.item(), errG.item(), D_x, D_G_z1, D_G_z2])
+    with torch.no_grad():
+        run.record("fixed", netG(fixed_noise).detach().cpu())
+    netG.eval()
+    with torch.no_grad():
+        run.record("fixed eval", netG(fixed_noise))
+    run.finish("netG", netG)
+    run.finish("netD", netD)
+    record_optimizer(run, "optimizerD", optimizerD)
+    record_optimizer(run, "optimizerG", optimizerG)
+
+
+@program()
+def spatial_transformer_affine_grid_grid_sample_align_corners_both(torch: Any, run: Run):
+    nn, F = torch.nn, torch.nn.functional
+
+    class Net(nn.Module):
+        def __init__(self, align_corners):
+            super().__init__()
+            self.align_corners = align_corners
+            self.conv1 = nn.Conv2d(1, 4, kernel_size=3)
+            self.conv2 = nn.Conv2d(4, 6, kernel_size=3)
+            self.conv2_drop = nn.Dropout2d(0.0)
+            self.fc1 = nn.Linear(6 * 2 * 2, 10)
+            self.fc2 = nn.Linear(10, 3)
+            self.localization = nn.Sequential(
+                nn.Conv2d(1, 4, kernel_size=3), nn.AvgPool2d(2, stride=2), nn.ReLU(True),
+                nn.Conv2d(4, 5, kernel_size=3), nn.AvgPool2d(2, stride=2), nn.ReLU(True),
+            )  # fmt: skip
+            self.fc_loc = nn.Sequential(nn.Linear(5 * 2 * 2, 8), nn.ReLU(True), nn.Linear(8, 6))
+            self.fc_loc[2].weight.data.zero_()
+            self.fc_loc[2].bias.data.copy_(torch.tensor([1, 0, 0, 0, 1, 0], dtype=torch.float))
+
+        def stn(self, x):
+            xs = self.localization(x)
+            xs = xs.view(-1, 5 * 2 * 2)
+            theta = self.fc_loc(xs).view(-1, 2, 3)
+            grid = F.affine_grid(theta, x.size(), align_corners=self.align_corners)
+            return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros",
+                                 align_corners=self.align_corners)  # fmt: skip
+
+        def forward(self, x):
+            x = self.stn(x)
+            x = F.relu(F.avg_pool2d(self.conv1(x), 2))
+            x = F.relu(F.avg_pool2d(self.conv2_drop(self.conv2(x)), 2))
+            x = x.view(-1, 6 * 2 * 2)
+            x = F.relu(self.fc1(x))
+            x = F.dropout(x, training=False)
+            return F.log_softmax(self.fc2(x), dim=1)
+
+    data = batches(46, 4, 3, 1, 14, 14)
+    targets = labels(47, 4, 3, 3)
+    for align_corners in (False, True):
+        name = f"stn align_corners={align_corners}"
+        model = run.start(name, Net(align_corners).double())
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        for x, y in zip(data, targets):
+            model.train()
+            optimizer.zero_grad()
+            output = model(torch.tensor(x))
+            loss = F.nll_loss(output, torch.tensor(y))
+            loss.backward()
+            optimizer.step()
+            run.record("loss", loss.item())
+        model.eval()
+        with torch.no_grad():
+            x = torch.tensor(data[0])
+            transformed = model.stn(x)
+            theta = model.fc_loc(model.localization(x).view(-1, 20)).view(-1, 2, 3)
+            test_loss = F.nll_loss(model(x), torch.tensor(targets[0]), reduction="sum").item()
+        run.record("theta", theta)
+        run.record("transformed", transformed)
+        run.record("test", test_loss)
+        run.finish(name, model)
+
+
+@program()
+def fast_gradient_sign_attack_eval_model_input_grad_sign_clamp(torch: Any, run: Run):
+    nn, F = torch.nn, torch.nn.functional
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 4, 3, 1)
+            self.conv2 = nn.Conv2d(4, 6, 3, 1)
+            self.dropout1 = nn.Dropout(0.25)
+            self.fc1 = nn.Linear(6 * 4 * 4, 12)
+            self.fc2 = nn.Linear(12, 4)
+
+        def forward(self, x):
+            x = F.relu(self.conv1(x))
+            x = F.relu(self.conv2(x))
+            x = F.avg_pool2d(x, 2)
+            x = self.dropout1(x)
+            x = torch.flatten(x, 1)
+            x = F.relu(self.fc1(x))
+            return F.log_softmax(self.fc2(x), dim=1)
+
+    def fgsm_attack(image, epsilon, data_grad):
+        sign_data_grad = data_grad.sign()
+        perturbed_image = image + epsilon * sign_data_grad
+        return torch.clamp(perturbed_image, 0, 1)
+
+    def denorm(batch, mean=(0.1307,), std=(0.3081,)):
+        mean = torch.tensor(mean, dtype=batch.dtype).view(1, -1, 1, 1)
+        std = torch.tensor(std, dtype=batch.dtype).view(1, -1, 1, 1)
+        return batch * std + mean
+
+    model = run.start("model", Net().double())
+    model.eval()
+    rng = np.random.default_rng(48)
+    images = rng.random((6, 1, 1, 12, 12))
+    targets = rng.integers(0, 4, (6, 1))
+    for epsilon in (0.0, 0.05, 0.3):
+        correct, examples = 0, []
+        for image, target in zip(images, targets):
+            data = (torch.tensor(image) - 0.1307) / 0.3081
+            target = torch.tensor(target)
+            data.requires_grad = True
+            output = model(data)
+            init_pred = output.max(1, keepdim=True)[1]
+            loss = F.nll_loss(output, target)
+            model.zero_grad()
+            loss.backward()
+            data_grad = data.grad.data
+            data_denorm = denorm(data)
+            perturbed_data = fgsm_attack(data_denorm, epsilon, data_grad)
+            perturbed_data_normalized = (perturbed_data - 0.1307) / 0.3081
+            output = model(perturbed_data_normalized)
+            final_pred = output.max(1, keepdim=True)[1]
+            if final_pred.item() == target.item():
+                correct += 1
+            adv_ex = perturbed_data.squeeze().detach().cpu().numpy()
+            examples.append((init_pred.item(), final_pred.item(), adv_ex.sum()))
+            run.record("grad", data_grad)
+        run.record("accuracy", [epsilon, correct / float(len(images)), examples])
+    run.finish("model", model)
+
+    # the same attack on a batch, with the input's requires_grad_ and an L-inf bound
+    x = torch.tensor(images[:, 0]).requires_grad_()
+    y = torch.tensor(targets[:, 0])
+    loss = F.nll_loss(model(x), y, reduction="sum")
+    (grad,) = torch.autograd.grad(loss, x)
+    adv = (x + 0.1 * grad.sign()).clamp(min=0.0, max=1.0).detach()
+    run.record("batch", [grad.sign(), adv, (adv - x).abs().amax().item(), model(adv).argmax(1)])
+
 
 # ------------------------------------------------------------------ running and comparing
 @pytest.mark.parametrize(
