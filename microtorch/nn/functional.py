@@ -1400,6 +1400,11 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     _check_tensor(input, "soft_margin_loss")
     _check_tensor(target, "soft_margin_loss", "target")
     _check_target_fits(input, target, "soft_margin_loss")
+    if not input.dtype.is_floating_point:  # PyTorch writes the loss into input's dtype
+        raise RuntimeError(
+            f"soft_margin_loss: result type float can't be cast to the desired output type "
+            f"{input.dtype} (the input's); convert the input first, e.g. input.float()"
+        )
     return _reduce(_functional.log1p((-target * input).exp()), reduction)
 
 

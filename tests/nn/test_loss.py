@@ -172,6 +172,16 @@ def test_smooth_l1_and_huber_compute_in_floating_types_only_as_pytorch(name: str
     assert answers(microtorch) == answers(torch)
 
 
+def test_soft_margin_loss_of_an_integer_input_raises_as_pytorch() -> None:
+    for lib in (microtorch, pytest.importorskip("torch")):
+        F_ = lib.nn.functional
+        for target in ([1, -1], [1.0, -1.0]):
+            with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+                F_.soft_margin_loss(lib.tensor([1, 2]), lib.tensor(target))
+        loss = F_.soft_margin_loss(lib.tensor([1.0, 2.0]), lib.tensor([1, -1]))
+        assert loss.item() == pytest.approx(1.2201, abs=1e-4)
+
+
 def test_class_losses_raise_value_error_for_a_batch_size_mismatch() -> None:
     """As in PyTorch: a target whose batch size (dim 0) differs from the input's is a
     ValueError, so is a 0-d input to nll_loss; other shape mismatches are RuntimeErrors."""
