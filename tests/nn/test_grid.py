@@ -173,6 +173,12 @@ ERRORS = [
     (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5, dtype=T.float64),
                                            T.ones(2, 4, 5, 2), align_corners=False),
      RuntimeError, None),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5), T.ones(2, 4, 5, 2, dtype=T.int64),
+                                           align_corners=False),
+     RuntimeError, "of one dtype"),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5, dtype=T.int64),
+                                           T.ones(2, 4, 5, 2), align_corners=False),
+     NotImplementedError, "not implemented for an input of dtype"),  # no integer kernel
 ]  # fmt: skip
 
 
