@@ -7,9 +7,10 @@ outputs, optimizer states) and, at the end, every parameter, buffer and gradient
 agree: ~1e-10 in float64, ~1e-5 in float32.
 
 The programs follow PyTorch's examples and tutorials: word-level language models (LSTM
-and Transformer), name classification with RNNs, seq2seq with attention, DCGAN, a spatial
-transformer, the fast gradient sign attack, DQN, siamese networks, transfer learning, a
-small graph network and a CTC speech model.
+and Transformer), name classification with RNNs and packed sequences, seq2seq with
+attention and with nn.Transformer, DCGAN, a spatial transformer, the fast gradient sign
+attack, DQN, siamese networks, transfer learning, a small graph network and a CTC speech
+model. Dropout is either 0 or in eval mode: the two libraries' random streams differ.
 """
 
 from __future__ import annotations
@@ -287,6 +288,47 @@ def char_rnn_name_classification_nn_rnn_and_hand_written_cell_per_example(torch:
 
 
 @program()
+def packed_sequences_bidirectional_lstm_gru_pad_pack_unsorted_lengths(torch: Any, run: Run):
+    nn, F = torch.nn, torch.nn.functional
+    rnn_utils = torch.nn.utils.rnn
+
+    class Classifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(10, 5, padding_idx=0)
+            self.lstm = nn.LSTM(5, 6, num_layers=2, bidirectional=True, batch_first=True)
+            self.gru = nn.GRU(12, 4)
+            self.fc = nn.Linear(4 + 12, 3)
+
+        def forward(self, x, lengths):
+            packed = rnn_utils.pack_padded_sequence(self.emb(x), lengths, batch_first=True,
+                                                    enforce_sorted=False)  # fmt: skip
+            out, (h, c) = self.lstm(packed)
+            padded, lens = rnn_utils.pad_packed_sequence(out, batch_first=True,
+                                                         total_length=x.size(1))  # fmt: skip
+            seqs = rnn_utils.unpad_sequence(padded, lens, batch_first=True)
+            _, h_gru = self.gru(rnn_utils.pack_sequence(seqs, enforce_sorted=False))
+            features = torch.cat([h_gru[-1], h[-2], h[-1]], 1)  # last layer, both directions
+            return F.log_softmax(self.fc(features), 1), padded
+
+    model = run.start("model", Classifier().double())
+    opt = torch.optim.RMSprop(model.parameters(), lr=0.01, momentum=0.5, centered=True)
+    rng = np.random.default_rng(58)
+    for _ in range(4):
+        lengths = rng.integers(1, 7, 4)
+        x = rnn_utils.pad_sequence([torch.tensor(rng.integers(1, 10, n)) for n in lengths],
+                                   batch_first=True)  # fmt: skip
+        out, padded = model(x, torch.tensor(lengths))
+        loss = F.nll_loss(out, torch.tensor(rng.integers(0, 3, 4)))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        run.record("loss", [loss.item(), padded])
+    run.finish("model", model)
+    record_optimizer(run, "optimizer", opt)
+
+
+@program()
 def seq2seq_gru_bahdanau_attention_teacher_forcing_padding_idx(torch: Any, run: Run):
     nn, F = torch.nn, torch.nn.functional
     in_vocab, out_vocab, hidden_size, max_len, bsz = 11, 9, 10, 6, 4
@@ -388,6 +430,106 @@ def seq2seq_gru_bahdanau_attention_teacher_forcing_padding_idx(torch: Any, run: 
     run.finish("encoder", encoder)
     run.finish("decoder", decoder)
     record_optimizer(run, "decoder optimizer", decoder_optimizer)
+
+
+@program(atol=1e-9)  # key biases: exactly zero gradients up to rounding (see the first file)
+def seq2seq_nn_transformer_translation_padding_masks_label_smoothing_greedy(torch: Any, run: Run):
+    nn = torch.nn
+    src_vocab, tgt_vocab, emb_size, PAD, BOS = 13, 11, 8, 1, 2
+
+    class TokenEmbedding(nn.Module):
+        def __init__(self, vocab_size):
+            super().__init__()
+            self.embedding = nn.Embedding(vocab_size, emb_size, padding_idx=PAD)
+
+        def forward(self, tokens):
+            return self.embedding(tokens.long()) * math.sqrt(emb_size)
+
+    class PositionalEncoding(nn.Module):
+        def __init__(self, maxlen=32):
+            super().__init__()
+            den = torch.exp(-torch.arange(0, emb_size, 2) * math.log(10000) / emb_size)
+            pos = torch.arange(0, maxlen).reshape(maxlen, 1)
+            pos_embedding = torch.zeros((maxlen, emb_size))
+            pos_embedding[:, 0::2] = torch.sin(pos * den)
+            pos_embedding[:, 1::2] = torch.cos(pos * den)
+            self.register_buffer("pos_embedding", pos_embedding.unsqueeze(-2))
+
+        def forward(self, token_embedding):
+            return token_embedding + self.pos_embedding[: token_embedding.size(0), :]
+
+    class Seq2SeqTransformer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.transformer = nn.Transformer(d_model=emb_size, nhead=2, num_encoder_layers=2,
+                                              num_decoder_layers=2, dim_feedforward=16,
+                                              dropout=0.0)  # fmt: skip
+            self.generator = nn.Linear(emb_size, tgt_vocab)
+            self.src_tok_emb = TokenEmbedding(src_vocab)
+            self.tgt_tok_emb = TokenEmbedding(tgt_vocab)
+            self.positional_encoding = PositionalEncoding()
+
+        def forward(self, src, trg, src_mask, tgt_mask, src_padding_mask, tgt_padding_mask):
+            src_emb = self.positional_encoding(self.src_tok_emb(src))
+            tgt_emb = self.positional_encoding(self.tgt_tok_emb(trg))
+            outs = self.transformer(src_emb, tgt_emb, src_mask, tgt_mask, None,
+                                    src_padding_mask, tgt_padding_mask, src_padding_mask)  # fmt: skip
+            return self.generator(outs)
+
+        def encode(self, src, src_mask):
+            return self.transformer.encoder(self.positional_encoding(self.src_tok_emb(src)),
+                                            src_mask)  # fmt: skip
+
+        def decode(self, tgt, memory, tgt_mask):
+            return self.transformer.decoder(self.positional_encoding(self.tgt_tok_emb(tgt)),
+                                            memory, tgt_mask)  # fmt: skip
+
+    def generate_square_subsequent_mask(sz):
+        mask = (torch.triu(torch.ones((sz, sz))) == 1).transpose(0, 1)
+        return mask.double().masked_fill(mask == 0, float("-inf")).masked_fill(mask == 1, 0.0)
+
+    def create_mask(src, tgt):
+        tgt_mask = generate_square_subsequent_mask(tgt.shape[0])
+        src_mask = torch.zeros((src.shape[0], src.shape[0])).type(torch.bool)
+        return src_mask, tgt_mask, (src == PAD).transpose(0, 1), (tgt == PAD).transpose(0, 1)
+
+    model = Seq2SeqTransformer().double()
+    for p in model.parameters():
+        if p.dim() > 1:
+            nn.init.xavier_uniform_(p)
+    run.start("model", model)
+    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD, label_smoothing=0.1)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9)
+    rng = np.random.default_rng(57)
+
+    def batch():
+        src, tgt = rng.integers(3, src_vocab, (7, 3)), rng.integers(3, tgt_vocab, (6, 3))
+        src[5:, 0], tgt[4:, 1], tgt[0] = PAD, PAD, BOS
+        return torch.tensor(src), torch.tensor(tgt)
+
+    model.train()
+    for _ in range(3):
+        src, tgt = batch()
+        tgt_input = tgt[:-1, :]
+        masks = create_mask(src, tgt_input)
+        logits = model(src, tgt_input, *masks)
+        optimizer.zero_grad()
+        loss = loss_fn(logits.reshape(-1, logits.shape[-1]), tgt[1:, :].reshape(-1))
+        loss.backward()
+        optimizer.step()
+        run.record("loss", loss.item())
+    model.eval()
+    src = batch()[0][:, :1]
+    memory = model.encode(src, torch.zeros(src.shape[0], src.shape[0]).type(torch.bool))
+    ys = torch.ones(1, 1).fill_(BOS).type(torch.long)
+    for _ in range(4):  # greedy decoding
+        out = model.decode(ys, memory, generate_square_subsequent_mask(ys.size(0)).bool())
+        prob = model.generator(out.transpose(0, 1)[:, -1])
+        _, next_word = torch.max(prob, dim=1)
+        ys = torch.cat([ys, torch.ones(1, 1).type_as(src.data).fill_(next_word.item())], dim=0)
+        run.record("prob", prob)
+    run.record("ys", ys)
+    run.finish("model", model)
 
 
 # ------------------------------------------------------------------ vision
@@ -985,6 +1127,9 @@ def ctc_speech_conv1d_bidirectional_gru_log_softmax_ctc_loss(torch: Any, run: Ru
 
 
 # ------------------------------------------------------------------ running and comparing
+# both libraries warn alike for the translation model's mixed masks (the tutorial's own)
+@pytest.mark.filterwarnings("ignore:Support for mismatched key_padding_mask")
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")  # PyTorch's fast path
 @pytest.mark.parametrize(
     ("fn", "rtol", "atol"), PROGRAMS, ids=[fn.__name__ for fn, _, _ in PROGRAMS]
 )
