@@ -22,20 +22,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from .test_programs_torch import Run, assert_same, batches, labels, run_both
+from .test_programs_torch import Run, assert_program_matches, batches, labels, registry
 from .test_programs_torch_2 import record_optimizer
 
 torch = pytest.importorskip("torch")
 
-PROGRAMS: list[tuple[Callable[..., None], float, float]] = []
-
-
-def program(rtol: float = 1e-10, atol: float = 1e-12) -> Callable[..., Any]:
-    def register(fn: Callable[..., None]) -> Callable[..., None]:
-        PROGRAMS.append((fn, rtol, atol))
-        return fn
-
-    return register
+PROGRAMS, program = registry()
 
 
 # ------------------------------------------------------------------ word-level language models
@@ -1134,7 +1126,4 @@ def ctc_speech_conv1d_bidirectional_gru_log_softmax_ctc_loss(torch: Any, run: Ru
     ("fn", "rtol", "atol"), PROGRAMS, ids=[fn.__name__ for fn, _, _ in PROGRAMS]
 )
 def test_program_matches_pytorch(fn: Callable[..., None], rtol: float, atol: float) -> None:
-    ours, theirs = run_both(fn)
-    assert list(ours.log) == list(theirs.log)
-    for key in theirs.log:
-        assert_same(ours.log[key], theirs.log[key], rtol, atol, key)
+    assert_program_matches(fn, rtol, atol)
