@@ -15,6 +15,7 @@ import numpy
 from . import backend
 from . import dtypes as _dtypes
 from . import memory_format as _formats
+from ._fma import fused_multiply_add
 from ._out import factory_target, write_out
 from ._tensor import Tensor
 from ._warn import warn_user
@@ -611,7 +612,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
     """``steps`` evenly spaced values from start to end, both included."""
     _formats.check_layout(layout, pin_memory, "linspace")
     dtype, device = factory_target(dtype, device, out, "linspace")
-    host = _evenly_spaced(start, end, steps, "linspace")
+    host = _linspace_values(start, end, steps, dtype)
     return write_out(_placed(host, dtype, device, requires_grad), out, "linspace")
 
 
@@ -636,12 +637,44 @@ def logspace(
 
 
 def _evenly_spaced(start: Any, end: Any, steps: Any, op: str) -> numpy.ndarray:
-    """linspace's values in float64 on the host (the dtype is applied after)."""
+    """logspace's exponents in float64 on the host (the dtype is applied after)."""
+    _check_steps(steps, op)
+    return numpy.linspace(_plain(start), _plain(end), int(steps), dtype=numpy.float64)
+
+
+def _check_steps(steps: Any, op: str) -> None:
     if isinstance(steps, bool) or not isinstance(steps, (int, numpy.integer)):
         raise TypeError(f"{op}(): argument 'steps' must be an int, got {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
-    return numpy.linspace(_plain(start), _plain(end), int(steps), dtype=numpy.float64)
+
+
+def _linspace_values(start: Any, end: Any, steps: Any, dtype: Any) -> numpy.ndarray:
+    """linspace's values on the host, bit for bit as PyTorch computes them: the first half
+    start + step * i and the second half end - step * (steps - 1 - i), so both ends are
+    exact and the values symmetric, with step = (end - start) / (steps - 1). In the
+    result's float dtype, each value rounded once (a fused multiply-add); float16 rounds
+    the product and then the sum; an integer dtype truncates start and end first and
+    computes in float64."""
+    _check_steps(steps, "linspace")
+    target = (_dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)).np.type
+    if numpy.issubdtype(target, numpy.floating):
+        work = target
+    else:
+        work = numpy.float64  # start and end as the integer dtype holds them (wrapped)
+        start, end = (numpy.array(int(_plain(v))).astype(target) for v in (start, end))
+    first, last = work(_plain(start)), work(_plain(end))
+    if steps <= 1:
+        return numpy.full(int(steps), first, dtype=target)
+    step = (last - first) / work(steps - 1)
+    i = numpy.arange(int(steps), dtype=work)
+    if work == numpy.float16:
+        up, down = first + step * i, last - step * (steps - 1 - i)
+    else:
+        up = fused_multiply_add(numpy.float64(step), i.astype(numpy.float64), numpy.float64(first))
+        down = fused_multiply_add(-numpy.float64(step), steps - 1 - i.astype(numpy.float64),
+                                   numpy.float64(last))  # fmt: skip
+    return numpy.where(i < steps // 2, up, down).astype(work)
 
 
 def _plain(value: Any) -> Any:

@@ -128,6 +128,23 @@ def test_linspace_logspace_match_torch(snippet) -> None:
     np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int32", "uint8"])
+def test_linspace_values_are_pytorchs_bit_for_bit(dtype: str) -> None:
+    # PyTorch counts the first half up from start and the second half down from end, each
+    # value rounded once (a fused multiply-add), in the result's dtype (an integer dtype:
+    # start and end as that dtype holds them, then float64); NumPy's linspace differs in
+    # the last bit, which decides e.g. which pixel affine_grid's positions fall on
+    torch = pytest.importorskip("torch")
+    for steps in (*range(0, 40), 99, 1000):
+        for start, end in ((-1, 1), (0, 1), (0.3, 7.1), (-3, -1e-3), (5, -2), (0, 255), (2, 2)):
+            if dtype == "uint8" and start < 0:
+                continue
+            ours = microtorch.linspace(start, end, steps, dtype=getattr(microtorch, dtype))
+            theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=f"{start, end}")
+            assert ours.dtype.name == _name(theirs.dtype)
+
+
 @pytest.mark.parametrize("op", ["linspace", "logspace"])
 def test_linspace_logspace_bad_steps(op) -> None:
     with pytest.raises(RuntimeError, match=f"{op}\\(\\): number of steps must be non-negative"):

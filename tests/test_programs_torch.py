@@ -108,15 +108,22 @@ def labels(seed: int, n: int, high: int, *shape: int) -> list[np.ndarray]:
     return [rng.integers(0, high, shape) for _ in range(n)]
 
 
-PROGRAMS: list[tuple[Callable[..., None], float, float]] = []
+def registry() -> tuple[list[tuple[Callable[..., None], float, float]], Callable[..., Any]]:
+    """A new list of programs and the ``@program(rtol, atol)`` decorator that adds to it
+    (one pair per test file, each running its own programs)."""
+    programs: list[tuple[Callable[..., None], float, float]] = []
+
+    def program(rtol: float = 1e-10, atol: float = 1e-12) -> Callable[..., Any]:
+        def register(fn: Callable[..., None]) -> Callable[..., None]:
+            programs.append((fn, rtol, atol))
+            return fn
+
+        return register
+
+    return programs, program
 
 
-def program(rtol: float = 1e-10, atol: float = 1e-12) -> Callable[..., Any]:
-    def register(fn: Callable[..., None]) -> Callable[..., None]:
-        PROGRAMS.append((fn, rtol, atol))
-        return fn
-
-    return register
+PROGRAMS, program = registry()
 
 
 # ------------------------------------------------------------------ the programs
@@ -761,6 +768,11 @@ def run_both(fn: Callable[..., None]) -> tuple[Run, Run]:
     ("fn", "rtol", "atol"), PROGRAMS, ids=[fn.__name__ for fn, _, _ in PROGRAMS]
 )
 def test_program_matches_pytorch(fn: Callable[..., None], rtol: float, atol: float) -> None:
+    assert_program_matches(fn, rtol, atol)
+
+
+def assert_program_matches(fn: Callable[..., None], rtol: float, atol: float) -> None:
+    """Run ``fn`` in both libraries; every recorded series must agree."""
     ours, theirs = run_both(fn)
     assert list(ours.log) == list(theirs.log)
     for key in theirs.log:

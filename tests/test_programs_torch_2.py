@@ -24,19 +24,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from .test_programs_torch import Run, assert_same, batches, labels, run_both, to_plain
+from .test_programs_torch import Run, assert_program_matches, batches, labels, registry, to_plain
 
 torch = pytest.importorskip("torch")
 
-PROGRAMS: list[tuple[Callable[..., None], float, float]] = []
-
-
-def program(rtol: float = 1e-10, atol: float = 1e-12) -> Callable[..., Any]:
-    def register(fn: Callable[..., None]) -> Callable[..., None]:
-        PROGRAMS.append((fn, rtol, atol))
-        return fn
-
-    return register
+PROGRAMS, program = registry()
 
 
 def record_optimizer(run: Run, key: str, opt: Any) -> None:
@@ -1179,7 +1171,4 @@ def autocast_cpu_float16_conv_groupnorm_silu_interpolate_attention(torch: Any, r
     ("fn", "rtol", "atol"), PROGRAMS, ids=[fn.__name__ for fn, _, _ in PROGRAMS]
 )
 def test_program_matches_pytorch(fn: Callable[..., None], rtol: float, atol: float) -> None:
-    ours, theirs = run_both(fn)
-    assert list(ours.log) == list(theirs.log)
-    for key in theirs.log:
-        assert_same(ours.log[key], theirs.log[key], rtol, atol, key)
+    assert_program_matches(fn, rtol, atol)

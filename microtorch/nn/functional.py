@@ -1097,6 +1097,26 @@ def _warn_if_broadcast(input: Tensor, target: Tensor, op: str) -> None:
         )
 
 
+def _check_floating_kernel(input: Tensor, target: Tensor, op: str,
+                           into_input: bool = False) -> None:  # fmt: skip
+    """smooth_l1_loss and huber_loss compute in floating types only, as in PyTorch: integer
+    (or bool) input and target raise NotImplementedError; ``into_input`` (huber_loss, whose
+    result takes input's dtype): an integer input with a float target raises RuntimeError."""
+    if not (isinstance(input, Tensor) and isinstance(target, Tensor)):
+        return
+    common = _functional.result_type(input, target)
+    if not common.is_floating_point:
+        raise NotImplementedError(
+            f"{op}: not implemented for {input.dtype} input and {target.dtype} target (no "
+            "floating point among them); convert them first, e.g. input.float()"
+        )
+    if into_input and not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}: result type {common} can't be cast to the desired output type "
+            f"{input.dtype} (the input's); convert the input first, e.g. input.float()"
+        )
+
+
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # fmt: skip
     """|input - target|, averaged (or summed, or per element with reduction="none");
@@ -1116,6 +1136,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     reduction = _reduction(size_average, reduce, reduction, "smooth_l1_loss")
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss: beta must not be negative, got {beta}")
+    _check_floating_kernel(input, target, "smooth_l1_loss")
     _warn_if_broadcast(input, target, "smooth_l1_loss")
     d = (input - target).abs()
     if beta == 0:
@@ -1131,6 +1152,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     reduction = _reduction(None, None, reduction, "huber_loss")
     if not delta > 0:
         raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
+    _check_floating_kernel(input, target, "huber_loss", into_input=True)
     _warn_if_broadcast(input, target, "huber_loss")
     d = (input - target).abs()
     losses = _functional.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
@@ -1385,6 +1407,11 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     _check_tensor(input, "soft_margin_loss")
     _check_tensor(target, "soft_margin_loss", "target")
     _check_target_fits(input, target, "soft_margin_loss")
+    if not input.dtype.is_floating_point:  # PyTorch writes the loss into input's dtype
+        raise RuntimeError(
+            f"soft_margin_loss: result type float can't be cast to the desired output type "
+            f"{input.dtype} (the input's); convert the input first, e.g. input.float()"
+        )
     return _reduce(_functional.log1p((-target * input).exp()), reduction)
 
 

@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 from .. import functional as _functional
+from .._fma import fused_multiply_add
 from .._tensor import Tensor
 from .._warn import warn_user
 from ..amp.autocast_mode import autocast_inputs
@@ -33,7 +34,7 @@ def _pixel_centres(n: int, align_corners: bool, like: Tensor) -> Tensor:
     if n <= 1:  # one pixel sits at the centre, 0, in either convention (as PyTorch)
         return linspace(0, 0, n, dtype=like.dtype, device=like.device)
     centres = linspace(-1, 1, n, dtype=like.dtype, device=like.device)
-    return centres if align_corners else centres * ((n - 1) / n)
+    return centres if align_corners else centres * (n - 1) / n  # (two roundings, as PyTorch)
 
 
 def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
@@ -123,7 +124,12 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
             f"grid_sampler(): expected grid to have size {spatial} in last dimension, but got "
             f"grid with sizes {list(grid.shape)}"
         )
-    if not input.dtype.is_floating_point or input.dtype is not grid.dtype:
+    if not input.dtype.is_floating_point:  # PyTorch has no integer kernel
+        raise NotImplementedError(
+            f"grid_sampler(): not implemented for an input of dtype {input.dtype}; convert it "
+            "to the grid's floating dtype first, e.g. input.float()"
+        )
+    if input.dtype is not grid.dtype:
         raise RuntimeError(
             f"grid_sampler(): expected floating input and grid of one dtype, but got input "
             f"{input.dtype} and grid {grid.dtype}"
@@ -142,8 +148,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
         return out.reshape((n, c) + out_sizes)
     # the grid's last dim is (x, y[, z]): x runs along W (the last dim), y along H, z along
     # D; each coordinate (N, 1, P) in pixels
-    coords = [_source_position(points[..., k], sizes[-1 - k], padding_mode, align_corners)
-              for k in range(spatial)]  # fmt: skip
+    coords = [_source_position(points[..., k], sizes[-1 - k], padding_mode, align_corners,
+                               spatial) for k in range(spatial)]  # fmt: skip
     if mode == "nearest":  # bilinear at the rounded position: all the weight on one pixel
         rounded = [_functional.round(p) for p in coords]  # derivative 0
         weight = 1.0
@@ -229,17 +235,30 @@ def _strides(sizes: list) -> list:
     return [math.prod(sizes[len(sizes) - k :]) for k in range(len(sizes))]
 
 
-def _source_position(coord: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
+def _source_position(coord: Tensor, size: int, padding_mode: str, align_corners: bool,
+                     spatial: int) -> Tensor:  # fmt: skip
     """Normalized coordinates -> pixel coordinates along a dim of ``size`` pixels, folded
     back into the image for "border" (clamped) and "reflection" (mirrored)."""
-    return _fold(_unnormalize(coord, size, align_corners), size, padding_mode, align_corners)
+    pixels = _unnormalize(coord, size, align_corners, fused=spatial == 2)
+    return _fold(pixels, size, padding_mode, align_corners)
 
 
-def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
-    """Normalized coordinates (-1 .. 1 across the image) -> pixel coordinates."""
+def _unnormalize(coord: Tensor, size: int, align_corners: bool, fused: bool = True) -> Tensor:
+    """Normalized coordinates (-1 .. 1 across the image) -> pixel coordinates. With
+    align_corners=False, the 2-D sampler (``fused``) rounds (coord + 1) * (size / 2) - 0.5
+    once, as PyTorch's CPU kernel does (a fused multiply-add): a position on a pixel's edge
+    then falls on the same side, which decides the grid's gradient there."""
     if align_corners:
         return (coord + 1) * ((size - 1) / 2)
-    return ((coord + 1) * size - 1) / 2
+    if not fused:  # PyTorch's 3-D sampler
+        return ((coord + 1) * size - 1) / 2
+    shifted = coord + 1
+    pixels = shifted * (size / 2) - 0.5
+    with no_grad():  # a constant for the gradient: 0 or one unit in the last place
+        exact = fused_multiply_add(shifted.double(), size / 2, -0.5).to(coord.dtype)
+        nudge = exact - pixels
+        nudge = _functional.where(_functional.isfinite(nudge), nudge, 0.0)
+    return pixels + nudge
 
 
 def _fold(pixels: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:

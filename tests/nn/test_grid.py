@@ -72,6 +72,50 @@ def test_grid_sample_of_an_affine_grid_matches_pytorch(pt: object) -> None:
         np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_identity_and_zoom_grids_on_pixel_edges_give_pytorchs_gradients(
+    pt: object, dtype: str, align_corners: bool
+) -> None:
+    # the spatial transformer's start (theta the identity, every position on a pixel, where
+    # the bilinear weights have a kink): PyTorch's pixel positions, bit for bit, decide which
+    # side's slope the grid gets (its 2-D CPU kernel rounds (x + 1) * (size / 2) - 0.5 once)
+    rng = np.random.default_rng(2)
+    for shape in ((3, 1, 14, 14), (2, 2, 6, 12), (1, 1, 5, 7)):
+        a, r = rng.standard_normal(shape), rng.standard_normal(shape)
+        th = np.tile(np.eye(2, 3), (shape[0], 1, 1))
+        th[0] = [[2, 0, 0.25], [0, 0.5, -0.5]]  # a zoom and a shift: more positions on edges
+        results = []
+        for T in (torch, pt):
+            x = T.tensor(a, dtype=getattr(T, dtype), requires_grad=True)
+            theta = T.tensor(th, dtype=getattr(T, dtype), requires_grad=True)
+            grid = T.nn.functional.affine_grid(theta, x.size(), align_corners=align_corners)
+            grid.retain_grad()
+            for padding_mode in ("zeros", "border"):
+                y = T.nn.functional.grid_sample(x, grid, padding_mode=padding_mode,
+                                                align_corners=align_corners)  # fmt: skip
+                (y * T.tensor(r, dtype=getattr(T, dtype))).sum().backward(retain_graph=True)
+            results.append([grid.detach().numpy(), grid.grad.numpy(), theta.grad.numpy()])
+        tol = 1e-10 if dtype == "float64" else 1e-4
+        np.testing.assert_array_equal(results[0][0], results[1][0])  # the grids: bit for bit
+        for ours, theirs in zip(results[0][1:], results[1][1:]):
+            np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+def test_positions_nudged_onto_pytorchs_side_keep_non_finite_entries(pt: object) -> None:
+    a = np.arange(12.0).reshape(1, 1, 3, 4)
+    # (nan positions and reflection are left out: PyTorch's CPU kernel reads pixel 0 for
+    # what it cannot fold, and crashes in its backward)
+    g = np.array([[[[np.inf, 0.0], [-np.inf, 0.0], [1e300, 0.0], [-1e300, 0.5], [0.25, 0.0]]]])
+    for padding_mode in ("zeros", "border"):
+        ours = F.grid_sample(torch.tensor(a), torch.tensor(g), padding_mode=padding_mode,
+                             align_corners=False)  # fmt: skip
+        theirs = pt.nn.functional.grid_sample(
+            pt.tensor(a), pt.tensor(g), padding_mode=padding_mode, align_corners=False
+        )
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=padding_mode)
+
+
 def test_nearest_ties_round_to_even_as_pytorch(pt: object) -> None:
     a = np.arange(10.0).reshape(1, 1, 2, 5)
     g = np.array([[[[-0.75, 0], [-0.25, 0], [0.25, 0], [0.75, 0.0]]]])  # pixels 0.5 .. 3.5
@@ -129,6 +173,12 @@ ERRORS = [
     (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5, dtype=T.float64),
                                            T.ones(2, 4, 5, 2), align_corners=False),
      RuntimeError, None),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5), T.ones(2, 4, 5, 2, dtype=T.int64),
+                                           align_corners=False),
+     RuntimeError, "of one dtype"),
+    (lambda T: T.nn.functional.grid_sample(T.ones(2, 3, 4, 5, dtype=T.int64),
+                                           T.ones(2, 4, 5, 2), align_corners=False),
+     NotImplementedError, "not implemented for an input of dtype"),  # no integer kernel
 ]  # fmt: skip
 
 

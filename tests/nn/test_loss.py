@@ -150,6 +150,38 @@ def test_loss_errors_say_what_is_wrong() -> None:
         F.l1_loss(_t(np.zeros((3, 1))), _t(np.zeros(3)))
 
 
+@pytest.mark.parametrize("name", ["smooth_l1_loss", "huber_loss"])
+def test_smooth_l1_and_huber_compute_in_floating_types_only_as_pytorch(name: str) -> None:
+    # (a DQN's SmoothL1Loss fed integer rewards): no integer kernel, NotImplementedError;
+    # huber_loss writes into the input's dtype, so an integer input with a float target is
+    # a RuntimeError; a float on either side of smooth_l1_loss computes in float
+    pairs = [([1, 2], [2, 2]), ([True], [False]), ([1, 2], [2.0, 2.0]), ([1.0, 2.0], [2, 2])]
+
+    def answers(lib):
+        row = []
+        for a, b in pairs:
+            try:
+                row.append(getattr(lib.nn.functional, name)(lib.tensor(a), lib.tensor(b)).item())
+            except (NotImplementedError, RuntimeError) as e:
+                row.append(type(e).__name__)
+        return row
+
+    into_input = "RuntimeError" if name == "huber_loss" else 0.25
+    assert answers(microtorch) == ["NotImplementedError", "NotImplementedError", into_input, 0.25]
+    torch = pytest.importorskip("torch")
+    assert answers(microtorch) == answers(torch)
+
+
+def test_soft_margin_loss_of_an_integer_input_raises_as_pytorch() -> None:
+    for lib in (microtorch, pytest.importorskip("torch")):
+        F_ = lib.nn.functional
+        for target in ([1, -1], [1.0, -1.0]):
+            with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+                F_.soft_margin_loss(lib.tensor([1, 2]), lib.tensor(target))
+        loss = F_.soft_margin_loss(lib.tensor([1.0, 2.0]), lib.tensor([1, -1]))
+        assert loss.item() == pytest.approx(1.2201, abs=1e-4)
+
+
 def test_class_losses_raise_value_error_for_a_batch_size_mismatch() -> None:
     """As in PyTorch: a target whose batch size (dim 0) differs from the input's is a
     ValueError, so is a 0-d input to nll_loss; other shape mismatches are RuntimeErrors."""
