@@ -632,6 +632,12 @@ def _evenly_spaced(start: Any, end: Any, steps: Any, op: str) -> numpy.ndarray:
         raise TypeError(f"{op}(): argument 'steps' must be an int, got {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor) and value.ndim != 0:
+            raise RuntimeError(
+                f"{op} only supports 0-dimensional start and end tensors, but got {name} of "
+                f"shape {tuple(value.shape)}; pass a number or a 0-d tensor"
+            )
     return numpy.linspace(_plain(start), _plain(end), int(steps), dtype=numpy.float64)
 
 

@@ -1362,8 +1362,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
-    if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    if approximate not in ("none", "tanh"):  # (RuntimeError, as PyTorch's kernel raises)
+        raise RuntimeError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return elementwise.Gelu.apply(_floating_only(input, "gelu"), approximate=approximate)
 
 
@@ -1886,17 +1886,22 @@ def dot(input: Tensor, tensor: Tensor, *, out: Any = None) -> Tensor:
     """The sum of products of two 1-D tensors of one size (a 0-d tensor)."""
     input, tensor = autocast_inputs("dot", input, tensor)
     _check_tensor(input, "dot"), _check_tensor(tensor, "dot", "tensor")
+    return write_out(_dot(input, tensor, "dot"), out, "dot", exact_dtype=True)
+
+
+def _dot(input: Tensor, tensor: Tensor, op: str) -> Tensor:
+    """dot's product of two 1-D tensors of one size, its errors naming ``op`` (dot, vdot)."""
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(
-            f"dot: 1D tensors expected, but got shapes {tuple(input.shape)} and "
+            f"{op}: 1D tensors expected, but got shapes {tuple(input.shape)} and "
             f"{tuple(tensor.shape)}"
         )
     if input.shape[0] != tensor.shape[0]:
         raise RuntimeError(
-            f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+            f"{op}: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
             f"[{tensor.shape[0]}] to have the same number of elements"
         )
-    return write_out(_matmul(input, tensor), out, "dot", exact_dtype=True)
+    return _matmul(input, tensor)
 
 
 def vdot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
@@ -1904,7 +1909,7 @@ def vdot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     dtypes are all real."""
     input, other = autocast_inputs("vdot", input, other)
     _check_tensor(input, "vdot"), _check_tensor(other, "vdot", "other")
-    return write_out(dot(input, other), out, "vdot", exact_dtype=True)
+    return write_out(_dot(input, other, "vdot"), out, "vdot", exact_dtype=True)
 
 
 def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
@@ -2175,10 +2180,10 @@ def cross(
         if dim is None:
             raise RuntimeError(f"cross: no dim of size 3 in the shape {shape}")
     d = wrap_dim(dim, len(shape), "cross")
-    if shape[d] != 3:
+    if input.shape[d] != 3 or other.shape[d] != 3:  # (each itself: a size 1 does not stretch)
         raise RuntimeError(
             f"cross: dim {d} must have size 3, got shapes {tuple(input.shape)} and "
-            f"{tuple(other.shape)}"
+            f"{tuple(other.shape)} (both inputs need it; a size 1 does not broadcast here)"
         )
     a, b = broadcast_tensors(input, other)
     # (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0): rolled copies line up the terms
@@ -3770,7 +3775,13 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
     order = builtins.sorted(range(input.ndim), key=lambda d: -strides[d])  # outermost first
     laid_out = permute(input, order)  # its copy in C order is the clone's memory
     copy = clone(laid_out.detach(), memory_format=_formats.contiguous_format)
-    _check_src_fits(src, as_strided(copy, size, stride, offset), "as_strided_scatter")  # (bounds)
+    last = offset + builtins.sum((n - 1) * s for n, s in zip(size, stride))
+    if 0 not in size and len(size) == len(stride) and last >= copy.numel():
+        raise RuntimeError(
+            f"as_strided_scatter: size {list(size)}, stride {list(stride)} and storage offset "
+            f"{offset} reach element {last}, beyond the {copy.numel()} elements of input"
+        )
+    _check_src_fits(src, as_strided(copy, size, stride, offset), "as_strided_scatter")
     view = functools.partial(shape_ops.strided_view, size=size, stride=stride, offset=offset)
     return permute(_scatter_into_view(laid_out, src, view), _inverse_order(order))
 
@@ -3939,8 +3950,16 @@ def _check_not_0d(input: Any, op: str) -> Tensor:
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """The ``length`` elements from ``start`` along ``dim`` (a view, as in PyTorch)."""
+    """The ``length`` elements from ``start`` along ``dim`` (a view, as in PyTorch); start may
+    be a 0-d integer tensor."""
     d = wrap_dim(dim, _check_not_0d(input, "narrow").ndim, "narrow")
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start.dtype.is_floating_point or start.dtype is _dtypes.bool:
+            raise RuntimeError(
+                f"narrow: start must be an 0-dim integral Tensor, got {start.dtype} of shape "
+                f"{tuple(start.shape)}; pass an int or a 0-d integer tensor"
+            )
+        start = start.item()
     size = input.shape[d]
     if not -size <= start <= size:
         raise IndexError(
@@ -3958,6 +3977,8 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices along ``dim``, each without that dim: unbind(x)[i] is x[i]."""
+    if _check_tensor(input, "unbind").ndim == 0:
+        raise IndexError(f"unbind: dimension {dim} specified, but a 0-d tensor has no dims")
     d = wrap_dim(dim, input.ndim, "unbind")
     return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
 
@@ -4170,38 +4191,38 @@ def cat(
     tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None, out: Any = None
 ) -> Tensor:
     """The tensors joined along ``dim`` (NumPy's name ``axis`` works too, as in PyTorch)."""
-    (tensors,) = autocast_inputs("cat", tensors)
     dim = dim if axis is None else axis
+    return write_out(_cat(tensors, dim, "cat"), out, "cat", cast_error=TypeError)
+
+
+def _cat(tensors: Sequence[Tensor], dim: int, op: str) -> Tensor:
+    """cat's join, its errors naming ``op`` (hstack, vstack and dstack join with it)."""
+    (tensors,) = autocast_inputs("cat", tensors)
     if isinstance(tensors, (list, tuple)) and not tensors:  # ValueError here, as in PyTorch
-        raise ValueError("cat(): expected a non-empty list of Tensors")
-    tensors = _tensor_sequence(tensors, "cat")
+        raise ValueError(f"{op}(): expected a non-empty list of Tensors")
+    tensors = _tensor_sequence(tensors, op)
     for i, t in enumerate(tensors):
-        _check_tensor(t, "cat", f"tensors[{i}]")
+        _check_tensor(t, op, f"tensors[{i}]")
     target = _promoted_dtype(tensors)
     # As in PyTorch, 1-D empty tensors joined to tensors of more dims are left out (they
     # count for the dtype only): the usual start of `out = torch.tensor([])` then
     # `out = torch.cat([out, x])` in a loop. Among 1-D tensors they are kept (in the graph).
     ref = next((t for t in tensors if t.array.shape != (0,)), tensors[0])
     kept = [(i, t) for i, t in enumerate(tensors) if t.array.shape != (0,) or ref.ndim == 1]
-    d = wrap_dim(dim, ref.ndim, "cat")
+    d = wrap_dim(dim, ref.ndim, op)
     for i, t in kept:
         if t.ndim == 0:
             raise RuntimeError(
-                f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated; "
+                f"{op}: zero-dimensional tensor (at position {i}) cannot be concatenated; "
                 "use stack, or unsqueeze(0) it first"
             )
         s, r = t.array.shape, ref.array.shape
         if len(s) != len(r) or builtins.any(a != b for j, (a, b) in enumerate(zip(s, r)) if j != d):
             raise RuntimeError(
-                f"cat: sizes of tensors must match except in dimension {d}; tensors[{kept[0][0]}] "
+                f"{op}: sizes of tensors must match except in dimension {d}; tensors[{kept[0][0]}] "
                 f"has shape {r} and tensors[{i}] has shape {s}"
             )
-    return write_out(
-        shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d),
-        out,
-        "cat",
-        cast_error=TypeError,
-    )
+    return shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d)
 
 
 concat = concatenate = cat
@@ -4243,7 +4264,10 @@ def hstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
     tensors = [t if t.ndim else t.reshape(1) for t in _tensor_sequence(tensors, "hstack")]
     return write_out(
-        cat(tensors, 0 if tensors[0].ndim == 1 else 1), out, "hstack", cast_error=TypeError
+        _cat(tensors, 0 if tensors[0].ndim == 1 else 1, "hstack"),
+        out,
+        "hstack",
+        cast_error=TypeError,
     )
 
 
@@ -4251,7 +4275,7 @@ def vstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 0, 1-D (and 0-d) tensors first made rows (1, n): one under another."""
     rows = _tensor_sequence(tensors, "vstack")
     return write_out(
-        cat([t.reshape(1, -1) if t.ndim < 2 else t for t in rows], 0),
+        _cat([t.reshape(1, -1) if t.ndim < 2 else t for t in rows], 0, "vstack"),
         out,
         "vstack",
         cast_error=TypeError,
@@ -4265,7 +4289,7 @@ def dstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 2 (depth), each tensor first made at least 3-D as atleast_3d does:
     (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
     return write_out(
-        cat([atleast_3d(t) for t in _tensor_sequence(tensors, "dstack")], 2),
+        _cat([atleast_3d(t) for t in _tensor_sequence(tensors, "dstack")], 2, "dstack"),
         out,
         "dstack",
         cast_error=TypeError,
@@ -4276,7 +4300,7 @@ def column_stack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join as columns: 1-D (and 0-d) tensors become (n, 1) columns, then hstack."""
     columns = _tensor_sequence(tensors, "column_stack")
     return write_out(
-        cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in columns], 1),
+        _cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in columns], 1, "column_stack"),
         out,
         "column_stack",
         cast_error=TypeError,
@@ -4384,6 +4408,14 @@ def _split_cuts(indices_or_sections: Any, sections: Any, indices: Any,
     """tensor_split's (and hsplit's...) one way of giving the cuts: positionally, sections=
     (an int) or indices= (a sequence of ints); anything else is a TypeError, as in PyTorch."""
     given = [a for a in (indices_or_sections, sections, indices) if a is not None]
+    if not isinstance(indices_or_sections, (type(None), list, tuple, Tensor)):
+        try:
+            operator.index(indices_or_sections)  # an int (or a NumPy int)
+        except TypeError:
+            raise TypeError(
+                f"{op}(): indices_or_sections must be an int or a sequence of ints, got "
+                f"{type(indices_or_sections).__name__} {indices_or_sections!r}"
+            ) from None
     if len(given) != 1:
         raise TypeError(
             f"{op}(): give exactly one of indices_or_sections, sections= or indices=, "
@@ -4753,6 +4785,11 @@ def _fill_value(input: Tensor, value: Any, op: str) -> Any:
         if grad_mode.enabled and value.requires_grad:
             return value
         value = value.item()
+    elif isinstance(value, (complex, numpy.complexfloating)):  # (RuntimeError, as in PyTorch)
+        raise RuntimeError(
+            f"{op}: value {value!r} cannot be converted to type {input.dtype} (microtorch has "
+            "no complex dtypes); pass a real number"
+        )
     elif not isinstance(value, (*_Number, numpy.number)):
         raise TypeError(f"{op}: value must be a number or a 0-d tensor, got {type(value).__name__}")
     return _fitted_number(value, input.dtype, op)  # (inf or nan into an integer: RuntimeError)

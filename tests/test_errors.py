@@ -794,7 +794,7 @@ def test_core_errors(bad, error, pattern) -> None:
         ),
         (
             lambda: F.gelu(microtorch.ones(2), approximate="fast"),
-            ValueError,
+            RuntimeError,
             "gelu: approximate must be",
         ),
         (
@@ -908,6 +908,68 @@ def test_core_errors(bad, error, pattern) -> None:
 def test_nn_functional_errors(bad, error, pattern) -> None:
     with pytest.raises(error, match=pattern):
         bad()
+
+
+# calls from PyTorch's OpInfo error inputs (tests/test_opinfo_errors_torch.py) that
+# microtorch answered with another error type, none, or a message naming another op:
+# (the call with T for the library and x = T.ones(2, 3), the error, microtorch's message)
+OPINFO_ERRORS = [
+    ("T.nn.functional.gelu(x, approximate='fast')", RuntimeError, "gelu: approximate must"),
+    ("T.nn.functional.adaptive_avg_pool2d(T.ones(2, 2), (2, 2))", ValueError, "at least 3 dims"),
+    ("T.nn.functional.adaptive_avg_pool3d(x, (1, 1, 1))", ValueError, "at least 4 dims"),
+    ("T.masked_fill(x, T.tensor(True), 1j)", RuntimeError, "masked_fill: value 1j cannot be"),
+    ("x.fill_(1j)", RuntimeError, "fill_: value 1j cannot be converted"),
+    ("T.narrow(x, 1, T.tensor([0, 1]), 1)", RuntimeError, "narrow: start must be an 0-dim"),
+    ("T.narrow(x, 1, T.tensor(True), 1)", RuntimeError, "narrow: start must be an 0-dim"),
+    ("T.narrow_copy(x, 2, 0, 1)", RuntimeError, "narrow_copy: dim 2 is out of range"),
+    ("T.unbind(T.tensor(1.0))", IndexError, "unbind: dimension 0 specified, but a 0-d"),
+    ("T.hsplit(x, 'abc')", TypeError, "hsplit.*indices_or_sections must be an int"),
+    (
+        "T.nn.functional.embedding(T.tensor([0]), T.tensor(1.0))",
+        RuntimeError,
+        "'weight' must be 2-D",
+    ),
+    ("T.linalg.cross(T.ones(5, 3), T.ones(5, 1))", RuntimeError, "cross: dim 1 must have size 3"),
+    ("T.vdot(T.ones(1), T.ones(3))", RuntimeError, "^vdot: inconsistent tensor size"),
+    ("T.hstack([T.ones(5), T.ones(5, 5)])", RuntimeError, "^hstack: sizes of tensors must match"),
+    ("T.dstack([x, T.ones(4, 3)])", RuntimeError, "^dstack: sizes of tensors must match"),
+    ("T.linspace(T.ones(2), 1, 3)", RuntimeError, "linspace only supports 0-dimensional start"),
+    ("T.logspace(0, T.ones(1, 1), 3)", RuntimeError, "logspace only supports 0-dimensional"),
+    ("T.nn.functional.l1_loss(T.ones(5, 4), T.ones(5))", RuntimeError, "^l1_loss: shapes"),
+    ("T.nn.functional.poisson_nll_loss(T.ones(5), T.ones(5, 4))", RuntimeError, "^poisson_nll"),
+    ("T.nn.functional.gaussian_nll_loss(x, T.ones(2, 2), x)", RuntimeError, "^gaussian_nll_loss"),
+    (
+        "T.nn.functional.triplet_margin_loss(x, T.ones(2, 4), x)",
+        RuntimeError,
+        r"^triplet_margin_loss \(anchor and positive\): shapes",
+    ),
+    (
+        "T.nn.functional.nll_loss(T.ones(0, 0), T.zeros(0, dtype=T.long), T.ones(0).half())",
+        RuntimeError,
+        "nll_loss: weight is microtorch.float16 but input is microtorch.float32",
+    ),
+    ("T.as_strided_scatter(x, x, (2, 2), (200, 200))", RuntimeError, "as_strided_scatter: size"),
+    ("T.take(x, T.tensor([0, 1]), out=T.zeros(1).expand(2))", RuntimeError, r"take\(\): out="),
+    ("T.nn.HuberLoss(delta=1j)", TypeError, "HuberLoss: delta must be a float or int"),
+    ("T.nn.Embedding(-1, 3)", RuntimeError, "Embedding: num_embeddings and embedding_dim must"),
+    ("T.nn.RNN(3, 5, bias=0)", TypeError, "RNN: bias should be of type bool, got: int"),
+    ("T.nn.GRU(3, 5, batch_first='False')", TypeError, "GRU: batch_first should be of type bool"),
+    ("T.nn.LSTM(-1, 5)", ValueError, "LSTM: input_size must be greater than zero"),
+    ("T.nn.RNNCell(3, 2)(T.ones(4, 3), T.ones(4, 1, 1, 2))", ValueError, "RNNCell: Expected"),
+    ("T.nn.GRUCell(3, 2)(T.ones(4, 3), T.ones(4, 5))", RuntimeError, "GRUCell: hidden0 has"),
+]
+
+
+@needs_torch((2, 13), "the error types of its OpInfo error inputs")
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+@pytest.mark.parametrize("call, error, message", OPINFO_ERRORS, ids=[c for c, *_ in OPINFO_ERRORS])
+def test_pytorchs_opinfo_error_inputs_fail_with_its_error_type(library_name, call, error, message):
+    """The type is PyTorch's (checked against it); microtorch's message names the op."""
+    T = pytest.importorskip(library_name)
+    with pytest.raises(error) as info:
+        eval(call, {"T": T, "x": T.ones(2, 3)})
+    if library_name == "microtorch":
+        assert re.search(message, str(info.value)), str(info.value)
 
 
 # calls PyTorch's argument parser refuses with TypeError: a number for a Tensor input, None

@@ -503,6 +503,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     if sparse:
         raise ValueError("embedding: sparse=True is not supported; leave it False")
     _check_tensor(input, "embedding")
+    if _check_tensor(weight, "embedding", "weight").ndim != 2:
+        raise RuntimeError(
+            f"embedding: 'weight' must be 2-D (num_embeddings, embedding_dim), got shape "
+            f"{tuple(weight.shape)}"
+        )
     if input.dtype not in (_dtypes.int64, _dtypes.int32):  # PyTorch's "Long, Int"
         raise RuntimeError(
             f"embedding: indices must be an int64 (long) or int32 tensor, got {input.dtype}; "
@@ -993,7 +998,8 @@ def _rows_of_classes(input: Tensor, target: Tensor, ignore_index: int, op: str) 
     _check_index_range(op, target.array, num_classes, f"{num_classes} classes", ignore_index)
     if input.ndim > 2:  # (N, C, d...) -> (N, d..., C)
         input = input.permute(0, *range(2, input.ndim), 1)
-    return input.reshape(-1, num_classes), target.reshape(-1), expected
+    rows = math.prod(input.shape[:-1])  # (not -1: it can't be inferred when there are 0 classes)
+    return input.reshape(rows, num_classes), target.reshape(-1), expected
 
 
 def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
@@ -1082,6 +1088,8 @@ def _reduce(losses: Tensor, reduction: str) -> Tensor:
 
 
 def _warn_if_broadcast(input: Tensor, target: Tensor, op: str) -> None:
+    """Refuse shapes that do not broadcast; warn where they broadcast but differ."""
+    _functional._check_broadcast(input.shape, target.shape, op)
     if tuple(input.shape) != tuple(target.shape):  # (N, 1) vs (N,) broadcasts to (N, N)
         warn_user(
             f"{op}: target of shape {tuple(target.shape)} differs from input of shape "
@@ -1242,6 +1250,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     reduction = _reduction(size_average, reduce, reduction, "poisson_nll_loss")
     _check_tensor(input, "poisson_nll_loss")
     _check_tensor(target, "poisson_nll_loss", "target")
+    _functional._check_broadcast(input.shape, target.shape, "poisson_nll_loss")
     if log_input:
         losses = input.exp() - target * input
     else:
@@ -1263,6 +1272,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     not, as in PyTorch."""
     _check_tensor(input, "gaussian_nll_loss")
     _check_tensor(target, "gaussian_nll_loss", "target")
+    _functional._check_broadcast(input.shape, target.shape, "gaussian_nll_loss")
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("gaussian_nll_loss: var has negative entry/entries")
@@ -1488,6 +1498,13 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     return _reduce(losses.reshape(tuple(input.shape[:-1])), reduction)
 
 
+def _check_triplet_broadcast(op: str, anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
+    """anchor and each of positive and negative must broadcast, as pairwise_distance needs
+    (the error names the loss and the pair)."""
+    for name, other in (("positive", positive), ("negative", negative)):
+        _functional._check_broadcast(anchor.shape, other.shape, f"{op} (anchor and {name})")
+
+
 def _triplet_loss(anchor: Tensor, positive: Tensor, negative: Tensor, distance: Any,
                   margin: float, swap: bool, reduction: str) -> Tensor:  # fmt: skip
     """max(0, margin + d(anchor, positive) - d(anchor, negative)); with ``swap``, the
@@ -1510,6 +1527,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     _check_same_ndim("triplet_margin_loss", anchor=anchor, positive=positive, negative=negative)
     if margin <= 0:
         raise ValueError(f"triplet_margin_loss: margin must be greater than 0, got {margin}")
+    _check_triplet_broadcast("triplet_margin_loss", anchor, positive, negative)
 
     def distance(a: Tensor, b: Tensor) -> Tensor:
         return pairwise_distance(a, b, p, eps)
@@ -1527,6 +1545,8 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     if margin <= 0:
         raise ValueError(f"{op}: margin must be greater than 0, got {margin}")
     _check_same_ndim(op, anchor=anchor, positive=positive, negative=negative)
+    if distance_function is None:  # (a given one may take any shapes)
+        _check_triplet_broadcast(op, anchor, positive, negative)
     distance = pairwise_distance if distance_function is None else distance_function
     return _triplet_loss(anchor, positive, negative, distance, margin, swap, reduction)
 
@@ -2379,6 +2399,12 @@ def _adaptive_average_matrix(size: int, out: int, like: Tensor) -> Tensor:
 def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -> Tensor:
     """Average pooling to a given output size; the windows along each dim are independent,
     so it is a product with an averaging matrix along each spatial dim."""
+    if spatial > 1 and isinstance(output_size, Sequence):  # (PyTorch's Python-level check)
+        if _check_tensor(input, op).ndim <= len(output_size):
+            raise ValueError(
+                f"{op}: input must have at least {len(output_size) + 1} dims (channels and "
+                f"{len(output_size)} spatial dims), got shape {tuple(input.shape)}"
+            )
     x, unbatched = _batched(input, spatial, op)
     _floating_only(x, op)
     sizes = (output_size,) * spatial if not isinstance(output_size, Sequence) else output_size
