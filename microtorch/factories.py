@@ -475,6 +475,7 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     bool for a bool (or bool tensor), int64 for an integer (Python, NumPy or tensor), else
     the default float. A value the dtype cannot hold raises (-1 in uint8 wraps to 255)."""
     _formats.check_layout(layout, pin_memory, "full")
+    _check_fill_number(fill_value, "full")
     dtype, device = factory_target(dtype, device, out, "full")
     kind = fill_value.dtype if isinstance(fill_value, Tensor) else None
     if dtype is None:
@@ -547,10 +548,19 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                  memory_format=memory_format, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
 
+def _check_fill_number(fill_value: Any, op: str) -> None:
+    """A text fill value is a TypeError, as PyTorch's argument parser raises."""
+    if isinstance(fill_value, (str, bytes)):
+        raise TypeError(
+            f"{op}(): argument 'fill_value' must be Number, not {type(fill_value).__name__}"
+        )
+
+
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False,
               memory_format: Any = _formats.preserve_format, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     _formats.check_layout(layout, pin_memory, "full_like")
+    _check_fill_number(fill_value, "full_like")
     t = full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
              device=device or input.device, requires_grad=requires_grad)  # fmt: skip
     return laid_out_as(t, input, memory_format, "full_like")

@@ -1668,16 +1668,22 @@ def _matmul(input: Tensor, other: Tensor) -> Tensor:
         )
     if len(a) > 2 and len(b) > 2:
         _check_broadcast(a[:-2], b[:-2], "matmul (batch dims)")
-    if input.array.dtype != other.array.dtype:  # PyTorch does not promote here
-        raise RuntimeError(
-            f"matmul: expected both arguments to have the same dtype, but got {input.dtype} "
-            f"and {other.dtype} (shapes {a} and {b}); cast one first, e.g. b.to(a.dtype)"
-        )
+    _check_same_dtype(input, other, "matmul")
     if input.array.dtype == bool:
         raise NotImplementedError(
             "matmul: not implemented for bool tensors, as in PyTorch; use .long() or .float()"
         )
     return linalg.Matmul.apply(input, other)
+
+
+def _check_same_dtype(input: Tensor, other: Tensor, op: str) -> None:
+    """The products (matmul, mm, bmm, mv, dot) take one dtype: PyTorch does not promote."""
+    if input.array.dtype != other.array.dtype:
+        raise RuntimeError(
+            f"{op}: expected both arguments to have the same dtype, but got {input.dtype} "
+            f"and {other.dtype} (shapes {tuple(input.shape)} and {tuple(other.shape)}); cast "
+            "one first, e.g. b.to(a.dtype)"
+        )
 
 
 def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
@@ -1711,6 +1717,7 @@ def _check_ranks(op: str, input: Tensor, mat2: Tensor, ndim: int, what: str) -> 
             f"{op}: shapes {tuple(input.shape)} and {tuple(mat2.shape)} cannot be multiplied "
             f"({input.shape[-1]} != {mat2.shape[-2]})"
         )
+    _check_same_dtype(input, mat2, op)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
@@ -1901,6 +1908,7 @@ def _dot(input: Tensor, tensor: Tensor, op: str) -> Tensor:
             f"{op}: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
             f"[{tensor.shape[0]}] to have the same number of elements"
         )
+    _check_same_dtype(input, tensor, op)
     return _matmul(input, tensor)
 
 
@@ -1926,6 +1934,7 @@ def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
             f"mv: shapes {tuple(input.shape)} and {tuple(vec.shape)} cannot be multiplied "
             f"({input.shape[1]} != {vec.shape[0]})"
         )
+    _check_same_dtype(input, vec, "mv")
     return write_out(_matmul(input, vec), out, "mv", exact_dtype=True)
 
 
@@ -2416,6 +2425,8 @@ def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None 
         raise TypeError(
             f"cov(): argument 'correction' must be int, not {type(correction).__name__}"
         )
+    if input.dtype is _dtypes.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input; use .float() first")
     x = _float_input(input, "cov")
     x = reshape(x, (1, -1)) if x.ndim < 2 else x
     n = x.shape[1]
@@ -2896,6 +2907,9 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None,
     d = wrap_dim(dim, _check_tensor(y, "trapezoid", "y").ndim, "trapezoid")
     if x is not None and dx is not None:
         raise TypeError("trapezoid: give the sample positions x or their spacing dx, not both")
+    if y.dtype is _dtypes.bool or (isinstance(x, Tensor) and x.dtype is _dtypes.bool):
+        raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is not "
+                           "supported; convert it with .float()")  # fmt: skip
     y = _float_input(y, "trapezoid")
     n = y.shape[d]
     if x is None:
@@ -2991,6 +3005,10 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
             f"but got {interpolation}"
         )
     xp = backend.xp_of(input.array)
+    if not isinstance(q, (Tensor, builtins.float, builtins.int, list, tuple, numpy.number)):
+        raise TypeError(
+            f"{op}(): q must be a number, a sequence or a tensor, got {type(q).__name__}"
+        )
     if isinstance(q, Tensor):
         if q.ndim > 1:
             raise RuntimeError(
@@ -3411,8 +3429,14 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """The p-norm of x1 - x2 + eps along the last dim (after broadcasting): one distance
     per row. As in PyTorch, eps is added to the difference (not to the norm), so equal rows
     are at distance eps * n**(1/p), with a finite gradient; integers give the default float."""
-    x1 = _float_input(_check_tensor(x1, "pairwise_distance", "x1"), "pairwise_distance")
-    x2 = _float_input(_check_tensor(x2, "pairwise_distance", "x2"), "pairwise_distance")
+    op = "pairwise_distance"
+    for name, x in (("x1", x1), ("x2", x2)):
+        if _check_tensor(x, op, name).dtype is _dtypes.bool:  # (PyTorch subtracts: refused)
+            raise RuntimeError(
+                f"{op}: {name} is a bool tensor, which it cannot subtract; use .float()"
+            )
+    _check_broadcast(x1.shape, x2.shape, op)
+    x1, x2 = _float_input(x1, op), _float_input(x2, op)
     dim = -1 if builtins.max(x1.ndim, x2.ndim) else None  # two 0-d tensors: one number each
     return norm(x1 - x2 + eps, p, dim, keepdim)
 
@@ -5305,8 +5329,9 @@ def _slices_at(input: Tensor, dim: builtins.int, index: Tensor, negative_ok: bui
     d = wrap_dim(dim, input.ndim, op)
     if _check_tensor(index, op, "index").ndim > 1:
         raise RuntimeError(f"{op}: index must be 1-D (or 0-d), got shape {tuple(index.shape)}")
-    if index.dtype is not _dtypes.int64:
-        raise IndexError(f"{op}: index must be an int64 (long) tensor, got {index.dtype}")
+    if index.dtype is not _dtypes.int64:  # (PyTorch: IndexError for index_fill only)
+        error = IndexError if op == "index_fill" else RuntimeError
+        raise error(f"{op}: index must be an int64 (long) tensor, got {index.dtype}")
     n = input.shape[d]
     if index.array.size:
         backend.check_on_device(

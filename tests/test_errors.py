@@ -910,10 +910,11 @@ def test_nn_functional_errors(bad, error, pattern) -> None:
         bad()
 
 
-# calls from PyTorch's OpInfo error inputs (tests/test_opinfo_errors_torch.py) that
-# microtorch answered with another error type, none, or a message naming another op:
+# calls from PyTorch's OpInfo error inputs (tests/test_opinfo_errors_torch.py), and from
+# op_db's valid samples given wrong dtypes, that microtorch answered with another error
+# type, none, or a message naming another op:
 # (the call with T for the library and x = T.ones(2, 3), the error, microtorch's message)
-OPINFO_ERRORS = [
+PYTORCH_ERRORS = [
     ("T.nn.functional.gelu(x, approximate='fast')", RuntimeError, "gelu: approximate must"),
     ("T.nn.functional.adaptive_avg_pool2d(T.ones(2, 2), (2, 2))", ValueError, "at least 3 dims"),
     ("T.nn.functional.adaptive_avg_pool3d(x, (1, 1, 1))", ValueError, "at least 4 dims"),
@@ -957,13 +958,39 @@ OPINFO_ERRORS = [
     ("T.nn.LSTM(-1, 5)", ValueError, "LSTM: input_size must be greater than zero"),
     ("T.nn.RNNCell(3, 2)(T.ones(4, 3), T.ones(4, 1, 1, 2))", ValueError, "RNNCell: Expected"),
     ("T.nn.GRUCell(3, 2)(T.ones(4, 3), T.ones(4, 5))", RuntimeError, "GRUCell: hidden0 has"),
+    # wrong dtypes: PyTorch has no kernel for them, or can't hold the result
+    ("T.cov(x.bool())", RuntimeError, r"cov\(\): bool dtype is not supported"),
+    ("T.corrcoef(x.bool())", RuntimeError, r"cov\(\): bool dtype"),
+    ("T.gradient(x.bool())", RuntimeError, "gradient: bool tensors are not supported"),
+    ("T.trapezoid(x.bool())", RuntimeError, "trapezoid: received a bool input"),
+    ("T.trapezoid(x, x.bool())", RuntimeError, "trapezoid: received a bool input"),
+    ("T.quantile(x, 'abc')", TypeError, r"quantile\(\): q must be a number"),
+    ("T.full_like(x, 'abc')", TypeError, r"full_like\(\): argument 'fill_value' must be"),
+    ("T.full((2,), 'abc')", TypeError, r"full\(\): argument 'fill_value' must be Number"),
+    ("T.index_copy(x, 0, T.tensor([0.0]), T.ones(1, 3))", RuntimeError, "index_copy: index"),
+    ("T.index_fill(x, 0, T.tensor([0.0]), 1.0)", IndexError, "index_fill: index must be"),
+    ("T.nn.functional.pairwise_distance(x.bool(), x)", RuntimeError, "pairwise_distance: x1"),
+    ("T.nn.functional.nll_loss(x.long(), T.tensor([0, 1]))", NotImplementedError, "^nll_loss"),
+    ("T.nn.functional.huber_loss(x.long(), x)", RuntimeError, "^huber_loss: not implemented"),
+    ("T.nn.functional.mse_loss(x.long(), x.long())", NotImplementedError, "^mse_loss: not"),
+    ("T.nn.functional.smooth_l1_loss(x.long(), x.long())", NotImplementedError, "^smooth_l1"),
+    ("T.nn.functional.soft_margin_loss(x.long(), x)", RuntimeError, "^soft_margin_loss: not"),
+    ("T.nn.functional.avg_pool1d(x[None].bool(), 1)", NotImplementedError, "^avg_pool1d: not"),
+    ("T.nn.functional.unfold(T.ones(1, 1, 2, 2).long(), 1)", NotImplementedError, "^unfold: not"),
+    ("T.nn.functional.fold(T.ones(1, 1, 4).long(), (2, 2), 1)", NotImplementedError, "^fold: not"),
+    ("T.mm(x.long(), x.T)", RuntimeError, "^mm: expected both arguments to have the same dtype"),
+    ("T.bmm(x[None].long(), x.T[None])", RuntimeError, "^bmm: expected both arguments"),
+    ("T.mv(x.long(), x[0])", RuntimeError, "^mv: expected both arguments to have the same"),
+    ("T.dot(x[0].long(), x[0])", RuntimeError, "^dot: expected both arguments to have the same"),
 ]
 
 
 @needs_torch((2, 13), "the error types of its OpInfo error inputs")
 @pytest.mark.parametrize("library_name", ["microtorch", "torch"])
-@pytest.mark.parametrize("call, error, message", OPINFO_ERRORS, ids=[c for c, *_ in OPINFO_ERRORS])
-def test_pytorchs_opinfo_error_inputs_fail_with_its_error_type(library_name, call, error, message):
+@pytest.mark.parametrize(
+    "call, error, message", PYTORCH_ERRORS, ids=[c for c, *_ in PYTORCH_ERRORS]
+)
+def test_calls_pytorch_refuses_fail_with_its_error_type(library_name, call, error, message):
     """The type is PyTorch's (checked against it); microtorch's message names the op."""
     T = pytest.importorskip(library_name)
     with pytest.raises(error) as info:

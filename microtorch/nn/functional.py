@@ -937,7 +937,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     at class indices ``target`` (N), (N, d1, ...) or ()."""
     input, target, weight = autocast_inputs("nll_loss", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "nll_loss")
-    if _check_tensor(input, "nll_loss").ndim == 0:  # a ValueError in PyTorch
+    _floating_only(input, "nll_loss")
+    if input.ndim == 0:  # a ValueError in PyTorch
         raise ValueError("nll_loss: input must have a dim of classes, got a 0-d tensor")
     rows, targets, out_shape = _rows_of_classes(input, target, ignore_index, "nll_loss")
     loss = _weighted_nll(rows, targets, weight, ignore_index, reduction, "nll_loss")
@@ -1052,6 +1053,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     weighted mean."""
     input, target, weight = autocast_inputs("mse_loss", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
+    _no_integer_kernel(input, target, "mse_loss")
     _warn_if_broadcast(input, target, "mse_loss")
     diff = input - target
     return _reduce_weighted(diff * diff, weight, input, reduction, "mse_loss")
@@ -1087,6 +1089,14 @@ def _reduce(losses: Tensor, reduction: str) -> Tensor:
     return losses.sum() if reduction == "sum" else losses.mean()
 
 
+def _no_integer_kernel(input: Tensor, target: Tensor, op: str) -> None:
+    """PyTorch's mse and smooth_l1 kernels take any pair with a float in it, not two
+    integer (or bool) tensors: NotImplementedError, as there."""
+    if not (_check_tensor(input, op).dtype.is_floating_point or
+            _check_tensor(target, op, "target").dtype.is_floating_point):  # fmt: skip
+        _floating_only(input, op)
+
+
 def _warn_if_broadcast(input: Tensor, target: Tensor, op: str) -> None:
     """Refuse shapes that do not broadcast; warn where they broadcast but differ."""
     _functional._check_broadcast(input.shape, target.shape, op)
@@ -1117,6 +1127,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     reduction = _reduction(size_average, reduce, reduction, "smooth_l1_loss")
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss: beta must not be negative, got {beta}")
+    _no_integer_kernel(input, target, "smooth_l1_loss")
     _warn_if_broadcast(input, target, "smooth_l1_loss")
     d = (input - target).abs()
     if beta == 0:
@@ -1132,6 +1143,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     reduction = _reduction(None, None, reduction, "huber_loss")
     if not delta > 0:
         raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
+    _floating_only(input, "huber_loss")  # (an integer one can't hold the float result)
     _warn_if_broadcast(input, target, "huber_loss")
     d = (input - target).abs()
     losses = _functional.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
@@ -1385,7 +1397,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     """log(1 + exp(-target * input)) for targets 1 or -1: a smooth two-class hinge."""
     input, target = autocast_inputs("soft_margin_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction, "soft_margin_loss")
-    _check_tensor(input, "soft_margin_loss")
+    _floating_only(input, "soft_margin_loss")  # (an integer one can't hold the float result)
     _check_tensor(target, "soft_margin_loss", "target")
     _check_target_fits(input, target, "soft_margin_loss")
     return _reduce(_functional.log1p((-target * input).exp()), reduction)
@@ -2187,6 +2199,8 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
     """The sliding kH x kW blocks of (N, C, H, W) (or (C, H, W)) as columns:
     (N, C * kH * kW, L), L the number of block positions."""
     x, unbatched = _batched(input, 2, "unfold")
+    if x.dtype is not _dtypes.bool:  # (PyTorch's im2col takes floats and bools only)
+        _floating_only(x, "unfold")
     kernel = _ntuple(kernel_size, 2, "unfold", "kernel_size")
     dilation = _ntuple(dilation, 2, "unfold", "dilation")
     stride = _ntuple(stride, 2, "unfold", "stride")
@@ -2206,7 +2220,8 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
          stride: Any = 1) -> Tensor:  # fmt: skip
     """The inverse layout of unfold: columns (N, C * kH * kW, L) (or 2-D) summed back into
     (N, C, *output_size), overlapping blocks adding up."""
-    _check_tensor(input, "fold")
+    if _check_tensor(input, "fold").dtype is not _dtypes.bool:  # (as unfold: floats, bools)
+        _floating_only(input, "fold")
     if input.ndim not in (2, 3):
         raise RuntimeError(
             f"fold: expected 2-D or 3-D input (batch mode), but got input of size "
@@ -2260,6 +2275,10 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
         return _avg_pool(input.float(), kernel_size, stride, padding, ceil_mode,
                          count_include_pad, divisor_override, spatial, op).half()  # fmt: skip
     x, unbatched = _batched(input, spatial, op)
+    if x.dtype is _dtypes.bool:  # (integers are averaged, bools not: as PyTorch's kernels)
+        raise NotImplementedError(
+            f"{op}: not implemented for bool tensors, as in PyTorch; use .float()"
+        )
     kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
     no_stride = stride is None or (isinstance(stride, (tuple, list)) and not stride)
     stride = kernel if no_stride else _ntuple(stride, spatial, op, "stride")  # () as torch.xxx
