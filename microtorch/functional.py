@@ -2067,6 +2067,8 @@ def _in_common_dtype(input: Tensor, tensor1: Tensor, tensor2: Tensor, op: str) -
     way; then True, and the caller rounds the result to float16 once."""
     for x, name in ((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2")):
         _check_tensor(x, op, name)
+    for a, b in ((tensor1, tensor2), (input, tensor1), (input, tensor2)):  # all three together
+        _check_broadcast(a.shape, b.shape, op)
     target = _promote_tensors(input, tensor1, tensor2)
     half = target is _dtypes.float16
     wide = _dtypes.float32 if half else target
@@ -2179,6 +2181,7 @@ def cross(
             f"cross: inputs must have the same number of dims, got shapes {tuple(input.shape)} "
             f"and {tuple(other.shape)}"
         )
+    _check_broadcast(input.shape, other.shape, "cross")
     shape = tuple(broadcast_shapes(input.shape, other.shape))
     if dim is None:
         warn_user(
@@ -2214,6 +2217,11 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
             )
     if len(tensors) == 1:
         return tensors[0]
+    if builtins.any(t.dtype is not tensors[0].dtype for t in tensors):  # (meshgrid's rule)
+        raise RuntimeError(
+            "cartesian_prod: expected all tensors to have the same dtype, got "
+            f"{', '.join(str(t.dtype) for t in tensors)}"
+        )
     grids = meshgrid(*tensors, indexing="ij")
     return stack([reshape(g, (-1,)) for g in grids], 1)
 
@@ -3766,9 +3774,13 @@ def _check_src_fits(src: Tensor, slot: Tensor, op: str) -> None:
 def select_scatter(input: Tensor, src: Tensor, dim: builtins.int,
                    index: builtins.int) -> Tensor:  # fmt: skip
     """A copy of input whose slice select(input, dim, index) holds src."""
-    slot = select(_check_tensor(input, "select_scatter"), dim, index)
-    _check_src_fits(src, slot, "select_scatter")
-    d = wrap_dim(dim, input.ndim, "select_scatter")
+    d = wrap_dim(dim, _check_not_0d(input, "select_scatter").ndim, "select_scatter")
+    if not -input.shape[d] <= index < input.shape[d]:
+        raise IndexError(
+            f"select_scatter: index {index} is out of range for dim {d} of size "
+            f"{input.shape[d]} (shape {tuple(input.shape)})"
+        )
+    _check_src_fits(src, select(input, d, index), "select_scatter")
     i = index + input.shape[d] if index < 0 else index
     return _scatter_into_view(input, src, functools.partial(shape_ops.select_view, dim=d, index=i))
 
@@ -5039,6 +5051,11 @@ def take_along_dim(
 ) -> Tensor:
     """gather with broadcasting: along ``dim``, the elements at ``indices`` (which
     broadcasts with input in the other dims); with no dim, of the flattened input."""
+    if _check_tensor(indices, "take_along_dim", "indices").dtype is not _dtypes.int64:
+        raise RuntimeError(  # (int32 too: PyTorch takes int64 only here, unlike gather)
+            f"take_along_dim: dtype of indices should be int64 (long), got {indices.dtype}; "
+            "convert them with .long()"
+        )
     if dim is None:
         return write_out(
             gather(reshape(input, (-1,)), 0, reshape(indices, (-1,))),

@@ -982,6 +982,37 @@ PYTORCH_ERRORS = [
     ("T.bmm(x[None].long(), x.T[None])", RuntimeError, "^bmm: expected both arguments"),
     ("T.mv(x.long(), x[0])", RuntimeError, "^mv: expected both arguments to have the same"),
     ("T.dot(x[0].long(), x[0])", RuntimeError, "^dot: expected both arguments to have the same"),
+    ("T.nn.functional.conv1d(x[None].bool(), T.ones(1, 2, 1))", NotImplementedError, "^conv1d"),
+    (
+        "T.nn.functional.binary_cross_entropy_with_logits(x.long(), x)",
+        NotImplementedError,
+        "^binary_cross_entropy_with_logits: not implemented",
+    ),
+    (
+        "T.nn.functional.ctc_loss(T.ones(3, 1, 2).long(), T.ones(1, 1).long(), [3], [1])",
+        NotImplementedError,
+        "^ctc_loss: log_probs must be floating point",
+    ),
+    (
+        "T.nn.functional.grid_sample(T.ones(1, 1, 2, 2).long(), T.ones(1, 1, 1, 2))",
+        NotImplementedError,
+        r"^grid_sampler\(\): not implemented",
+    ),
+    ("T.take_along_dim(x, T.zeros(1, 3).int(), 0)", RuntimeError, "^take_along_dim: dtype"),
+    # shapes that do not broadcast, or a dim out of range: the error names the op called
+    ("T.addcmul(T.ones(2, 4), x, x)", RuntimeError, "^addcmul: shapes"),
+    ("T.addcdiv(x, T.ones(2, 4), x)", RuntimeError, "^addcdiv: shapes"),
+    ("T.cross(T.ones(2, 3), T.ones(2, 4), dim=1)", RuntimeError, "^cross: shapes"),
+    ("T.select_scatter(x, T.ones(3), 5, 0)", IndexError, "^select_scatter: dimension 5"),
+    ("T.select_scatter(x, T.ones(2), 1, 7)", IndexError, "^select_scatter: index 7"),
+    ("T.cartesian_prod(T.ones(2).long(), T.ones(2))", RuntimeError, "^cartesian_prod: expected"),
+    ("T.nn.functional.cosine_similarity(x, T.ones(2, 4))", RuntimeError, "^cosine_similarity"),
+    ("T.nn.functional.kl_div(T.ones(3), T.ones(2), reduction='sum')", RuntimeError, "^kl_div"),
+    (
+        "T.nn.functional.cosine_embedding_loss(x, T.ones(2, 4), T.ones(2))",
+        RuntimeError,
+        "^cosine_embedding_loss: shapes",
+    ),
 ]
 
 

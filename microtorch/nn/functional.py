@@ -56,6 +56,10 @@ from .multihead_attention import multi_head_attention_forward  # noqa: F401  (re
 def _check_same_dtype(op: str, input: Tensor, weight: Tensor | None,
                       bias: Tensor | None) -> None:  # fmt: skip
     """input, weight and bias (those given) must share one dtype, as PyTorch requires."""
+    if op.startswith("conv") and input.dtype is _dtypes.bool:  # (no bool convolution kernel)
+        raise NotImplementedError(
+            f"{op}: not implemented for bool inputs, as in PyTorch; use .float()"
+        )
     dtypes = [t.dtype for t in (input, weight, bias) if t is not None]
     if any(d is not dtypes[0] for d in dtypes):
         raise RuntimeError(
@@ -444,6 +448,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """x1 . x2 / (max(|x1|, eps) max(|x2|, eps)) along ``dim`` (after broadcasting the two),
     which goes away: the cosine of the angle between the vectors."""
     x1, x2 = autocast_inputs("cosine_similarity", x1, x2)
+    _check_tensor(x1, "cosine_similarity", "x1"), _check_tensor(x2, "cosine_similarity", "x2")
+    _functional._check_broadcast(x1.shape, x2.shape, "cosine_similarity")
     x1, x2 = _functional.broadcast_tensors(x1, x2)
     if not (x1.dtype.is_floating_point or x2.dtype.is_floating_point):
         raise RuntimeError(
@@ -1202,6 +1208,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     )
     op = "binary_cross_entropy_with_logits"
     reduction = _reduction(size_average, reduce, reduction, op)
+    _floating_only(input, op)  # (no integer logits: NotImplementedError, as in PyTorch)
     _check_binary_targets(input, target, op, one_dtype=False)
     if target.dtype is not input.dtype:  # e.g. float32 logits, float64 labels: promoted
         common = _dtypes.promote_types(input.dtype, target.dtype)
@@ -1240,6 +1247,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
                 f"kl_div: integer inputs are not supported, got {name} of dtype {t.dtype}; "
                 "pass floating point log-probabilities and probabilities"
             )
+    _functional._check_broadcast(input.shape, target.shape, "kl_div")
     if log_target:
         losses = target.exp() * (target - input)
     else:  # target * log(target), taken as 0 where target is 0 (not 0 * -inf = nan); a
@@ -1369,6 +1377,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
             f"0-d target, got {tuple(input1.shape)}, {tuple(input2.shape)} and target "
             f"{tuple(target.shape)}"
         )
+    _functional._check_broadcast(input1.shape, input2.shape, "cosine_embedding_loss")
     dim = target.ndim
     squares1 = (input1 * input1).sum(dim) + 1e-12
     squares2 = (input2 * input2).sum(dim) + 1e-12
@@ -1575,7 +1584,9 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     (log_probs,) = autocast_inputs("ctc_loss", log_probs)
     reduction = _reduction(None, None, reduction, op)
     if not _check_tensor(log_probs, op, "log_probs").dtype.is_floating_point:
-        raise RuntimeError(f"{op}: log_probs must be floating point, got {log_probs.dtype}")
+        raise NotImplementedError(  # (PyTorch's ctc kernel exists for floats only)
+            f"{op}: log_probs must be floating point, got {log_probs.dtype}; use .float()"
+        )
     _check_tensor(targets, op, "targets")
     if log_probs.ndim not in (2, 3):
         raise ValueError(

@@ -123,7 +123,11 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
             f"grid_sampler(): expected grid to have size {spatial} in last dimension, but got "
             f"grid with sizes {list(grid.shape)}"
         )
-    if not input.dtype.is_floating_point or input.dtype is not grid.dtype:
+    if not input.dtype.is_floating_point:  # (no integer kernel: NotImplementedError)
+        raise NotImplementedError(
+            f"grid_sampler(): not implemented for {input.dtype} inputs, as in PyTorch; use .float()"
+        )
+    if input.dtype is not grid.dtype:
         raise RuntimeError(
             f"grid_sampler(): expected floating input and grid of one dtype, but got input "
             f"{input.dtype} and grid {grid.dtype}"
