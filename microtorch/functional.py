@@ -754,6 +754,8 @@ def ceil(input: Tensor, *, out: Any = None) -> Tensor:
 
 def round(input: Tensor, *, decimals: builtins.int = 0, out: Any = None) -> Tensor:
     """To the nearest integer (or ``decimals`` places); halves go to the even neighbour."""
+    if isinstance(decimals, builtins.bool) or not isinstance(decimals, builtins.int):
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
     return write_out(_rounding(input, "round", decimals), out, "round", exact_dtype=True)
 
 

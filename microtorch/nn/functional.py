@@ -708,9 +708,10 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return channel_shuffle(input, groups)
 
 
-def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None) -> None:
-    """Raise a clear IndexError if an index is outside 0..n-1 (``ignore`` is allowed).
-    On a GPU the check stays on the GPU, read at the next sync (backend.check_on_device)."""
+def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None,
+                       error: type = IndexError) -> None:  # fmt: skip
+    """Raise a clear IndexError (or ``error``) if an index is outside 0..n-1 (``ignore`` is
+    allowed). On a GPU the check stays on the GPU, read at the next sync (backend.check_on_device)."""
     if idx.size == 0:
         return
     xp = backend.xp_of(idx)
@@ -720,7 +721,7 @@ def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None)
         if valid.size and (valid.min() < 0 or valid.max() >= n):
             bad = int(valid.min()) if valid.min() < 0 else int(valid.max())
             name = "target" if ignore is not None else "index"
-            raise IndexError(
+            raise error(
                 f"{op}: {name} {bad} is out of range for {what} (expected 0..{n - 1}{allowed})"
             )
         return
@@ -1691,7 +1692,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             raise RuntimeError("one_hot: can not infer the number of classes of an empty tensor")
         num_classes = int(tensor.array.max()) + 1
     what = f"one_hot with num_classes={num_classes}"
-    _check_index_range("one_hot", tensor.array, num_classes, what, None)
+    # (RuntimeError here, as in PyTorch; embedding and the losses raise IndexError)
+    _check_index_range("one_hot", tensor.array, num_classes, what, None, RuntimeError)
     return Tensor._make((tensor.array[..., None] == xp.arange(num_classes)).astype("int64"))
 
 
