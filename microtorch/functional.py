@@ -5306,6 +5306,13 @@ def index_fill(input: Tensor, dim: builtins.int, index: Tensor, value: Any) -> T
     end. A 0-d input counts as one element."""
     if _check_tensor(input, "index_fill").ndim == 0:
         return reshape(index_fill(reshape(input, (1,)), dim, index, value), ())
+    if isinstance(value, Tensor):  # (as PyTorch: 0-d only, cast to input's dtype like a number)
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"index_fill only supports a 0-dimensional value tensor, but got one of shape "
+                f"{tuple(value.shape)}; pass a single element (value[0], or value.item())"
+            )
+        value = cast(value, input.dtype) if value.dtype is not input.dtype else value
     out = clone(input)
     setitem(out, _slices_at(input, dim, index, True, "index_fill"), value)
     return out

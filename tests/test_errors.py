@@ -1002,6 +1002,7 @@ PYTORCH_ERRORS = [
     ("T.nn.functional.one_hot(T.tensor([3]), 2)", RuntimeError, "^one_hot: index 3 is out"),
     ("T.nn.functional.one_hot(T.tensor([-1]), 3)", RuntimeError, "^one_hot: index -1 is out"),
     ("T.round(x, decimals=1.5)", TypeError, r"^round\(\): argument 'decimals' must be int"),
+    ("T.index_fill(x, 0, T.tensor([1]), T.ones(1))", RuntimeError, "^index_fill only supports a 0"),
     # shapes that do not broadcast, or a dim out of range: the error names the op called
     ("T.addcmul(T.ones(2, 4), x, x)", RuntimeError, "^addcmul: shapes"),
     ("T.addcdiv(x, T.ones(2, 4), x)", RuntimeError, "^addcdiv: shapes"),
@@ -1031,6 +1032,18 @@ def test_calls_pytorch_refuses_fail_with_its_error_type(library_name, call, erro
         eval(call, {"T": T, "x": T.ones(2, 3)})
     if library_name == "microtorch":
         assert re.search(message, str(info.value)), str(info.value)
+
+
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+def test_index_fill_casts_a_0d_tensor_value_to_the_input_dtype(library_name):
+    """As a number is cast (-8.5 into int64 is -8), so is a 0-d tensor value (it was refused
+    as a dtype mismatch); found by the op_db probe."""
+    T = pytest.importorskip(library_name)
+    filled = T.index_fill(T.zeros(3, dtype=T.int64), 0, T.tensor([1]), T.tensor(-8.5))
+    assert filled.dtype == T.int64 and filled.tolist() == [0, -8, 0]
+    value = T.tensor(2.0, dtype=T.float64, requires_grad=True)
+    T.index_fill(T.zeros(3), 0, T.tensor([1, 2]), value).sum().backward()
+    assert value.grad.item() == 2.0 and value.grad.dtype == T.float64
 
 
 # calls PyTorch's argument parser refuses with TypeError: a number for a Tensor input, None
