@@ -347,11 +347,12 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     ``dtype`` casts the input first (an integer input needs it, as in PyTorch)."""
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("softmin", input)
-    negated = -_check_tensor(input, "softmin")
+    negated = -_check_tensor(input, "softmin")  # (a bool one: neg's RuntimeError, as PyTorch)
     if dtype is None:
         _floating_only(input, "softmin")
     if dim is None:
         dim = _functional._implicit_softmax_dim(input.ndim, "softmin")
+    _functional.wrap_dim(dim, input.ndim, "softmin")
     return softmax(negated, dim, dtype=dtype)
 
 
@@ -441,6 +442,9 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:  # fmt: skip
     """input divided by its p-norm along ``dim`` (at least ``eps``): unit vectors."""
     (input,) = autocast_inputs("normalize", input)
+    _functional._dims(dim, _check_tensor(input, "normalize").ndim, "normalize")  # (int or tuple)
+    if not input.dtype.is_floating_point:  # (the norm's rule, under this op's name)
+        raise RuntimeError(f"normalize: expected a floating point input, got {input.dtype}")
     return _functional.div(input, input.norm(p, dim, keepdim=True).clamp(min=eps), out=out)
 
 
@@ -2664,7 +2668,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     """x / (k + alpha * mean of x^2 over ``size`` neighbouring channels)^beta on (N, C, *):
     channel c's window is c - size // 2 .. c + (size - 1) // 2, zeros past the ends (the
     mean still divides by ``size``)."""
-    _check_tensor(input, "local_response_norm")
+    if _check_tensor(input, "local_response_norm").dtype is _dtypes.bool:  # (as PyTorch)
+        raise NotImplementedError("local_response_norm: not implemented for bool tensors")
     if input.ndim < 3:
         raise ValueError(
             f"local_response_norm: Expected 3D or higher dimensionality input (N, C, *), got "
