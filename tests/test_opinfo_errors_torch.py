@@ -371,6 +371,7 @@ if __name__ == "__main__":  # the counts for a report: python tests/test_opinfo_
             skipped[param.marks[0].kwargs["reason"]] += count
             continue
         found += run_op(op, totals)
+    print("ops:", dict(totals))
     for param in module_entries():
         (info,) = param.values
         if param.marks:
@@ -381,6 +382,6 @@ if __name__ == "__main__":  # the counts for a report: python tests/test_opinfo_
             continue
         found += run_module(info, totals)
     print("\n".join(found))
-    print(dict(totals))
+    print("ops and modules:", dict(totals))
     for reason, count in skipped.most_common():
         print(f"{count:4d} skipped: {reason}")
