@@ -82,7 +82,8 @@ def gradient(input: Tensor, *, spacing: Any = None, dim: Any = None,
     """The derivative of ``input``'s values along each of ``dim`` (all dims by default),
     one tensor per dim: samples ``spacing`` apart (a number, one number per dim, or one
     1-D tensor of coordinates per dim; None: 1)."""
-    F._check_tensor(input, "gradient")
+    if F._check_tensor(input, "gradient").dtype is F._dtypes.bool:
+        raise RuntimeError("gradient: bool tensors are not supported (it subtracts); use .float()")
     spacing = 1 if spacing is None else spacing
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")

@@ -57,6 +57,9 @@ def _check_out(
     result: Tensor, out: Any, op: str, exact_dtype: bool, cast_error: type = RuntimeError
 ) -> Tensor:
     _tensor_out(out, op)
+    from .functional import _check_writable  # (functional imports this module)
+
+    _check_writable(out, f"{op}(): out=")  # an expanded out: many elements, one memory cell
     if grad_mode.enabled and (result.requires_grad or out.requires_grad):
         raise RuntimeError(
             f"{op}(): functions with out=... arguments don't support automatic "

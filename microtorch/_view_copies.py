@@ -108,6 +108,11 @@ def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int |
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out: Any = None) -> Tensor:
     """A copy of input.narrow(dim, start, length)."""
+    if isinstance(dim, int) and dim >= F._check_tensor(input, "narrow_copy").ndim > 0:
+        raise RuntimeError(  # (PyTorch's kernel: RuntimeError here, IndexError below -ndim)
+            f"narrow_copy: dim {dim} is out of range for a tensor of {input.ndim} dims (expected "
+            f"to be in range of [{-input.ndim}, {input.ndim - 1}])"
+        )
     return write_out(
         _copy(F.narrow(input, dim, start, length)), out, "narrow_copy", exact_dtype=True
     )

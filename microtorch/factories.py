@@ -481,11 +481,8 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     bool for a bool (or bool tensor), int64 for an integer (Python, NumPy or tensor), else
     the default float. A value the dtype cannot hold raises (-1 in uint8 wraps to 255)."""
     _formats.check_layout(layout, pin_memory, "full")
+    _check_fill_number(fill_value, "full")
     dtype, device = factory_target(dtype, device, out, "full")
-    if not isinstance(fill_value, (numbers.Number, numpy.number, numpy.bool_, Tensor)):
-        raise TypeError(  # (not NumPy's ValueError for "a", nor a nan for None)
-            f"full(): argument 'fill_value' must be Number, not {type(fill_value).__name__}"
-        )
     kind = fill_value.dtype if isinstance(fill_value, Tensor) else None
     if dtype is None:
         if isinstance(fill_value, bool) or kind is _dtypes.bool:
@@ -557,10 +554,20 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                  memory_format=memory_format, layout=layout, pin_memory=pin_memory)  # fmt: skip
 
 
+def _check_fill_number(fill_value: Any, op: str) -> None:
+    """A fill value that is not a number (text, None...) is a TypeError, as PyTorch's argument
+    parser raises (not NumPy's ValueError for "a", nor a nan for None)."""
+    if not isinstance(fill_value, (numbers.Number, numpy.number, numpy.bool_, Tensor)):
+        raise TypeError(
+            f"{op}(): argument 'fill_value' must be Number, not {type(fill_value).__name__}"
+        )
+
+
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False,
               memory_format: Any = _formats.preserve_format, layout: Any = None, pin_memory: bool = False) -> Tensor:  # fmt: skip
     _formats.check_layout(layout, pin_memory, "full_like")
+    _check_fill_number(fill_value, "full_like")
     t = full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
              device=device or input.device, requires_grad=requires_grad)  # fmt: skip
     return laid_out_as(t, input, memory_format, "full_like")
@@ -638,15 +645,22 @@ def logspace(
 
 def _evenly_spaced(start: Any, end: Any, steps: Any, op: str) -> numpy.ndarray:
     """logspace's exponents in float64 on the host (the dtype is applied after)."""
-    _check_steps(steps, op)
+    _check_steps(start, end, steps, op)
     return numpy.linspace(_plain(start), _plain(end), int(steps), dtype=numpy.float64)
 
 
-def _check_steps(steps: Any, op: str) -> None:
+def _check_steps(start: Any, end: Any, steps: Any, op: str) -> None:
+    """linspace's and logspace's argument checks: an int number of steps, 0-d start and end."""
     if isinstance(steps, bool) or not isinstance(steps, (int, numpy.integer)):
         raise TypeError(f"{op}(): argument 'steps' must be an int, got {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor) and value.ndim != 0:
+            raise RuntimeError(
+                f"{op} only supports 0-dimensional start and end tensors, but got {name} of "
+                f"shape {tuple(value.shape)}; pass a number or a 0-d tensor"
+            )
 
 
 def _linspace_values(start: Any, end: Any, steps: Any, dtype: Any) -> numpy.ndarray:
@@ -656,7 +670,7 @@ def _linspace_values(start: Any, end: Any, steps: Any, dtype: Any) -> numpy.ndar
     result's float dtype, each value rounded once (a fused multiply-add); float16 rounds
     the product and then the sum; an integer dtype truncates start and end first and
     computes in float64."""
-    _check_steps(steps, "linspace")
+    _check_steps(start, end, steps, "linspace")
     target = (_dtypes.get_default_dtype() if dtype is None else _dtypes.get_dtype(dtype)).np.type
     if numpy.issubdtype(target, numpy.floating):
         work = target

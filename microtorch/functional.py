@@ -757,6 +757,8 @@ def ceil(input: Tensor, *, out: Any = None) -> Tensor:
 
 def round(input: Tensor, *, decimals: builtins.int = 0, out: Any = None) -> Tensor:
     """To the nearest integer (or ``decimals`` places); halves go to the even neighbour."""
+    if isinstance(decimals, builtins.bool) or not isinstance(decimals, builtins.int):
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
     return write_out(_rounding(input, "round", decimals), out, "round", exact_dtype=True)
 
 
@@ -1363,8 +1365,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
-    if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    if approximate not in ("none", "tanh"):  # (RuntimeError, as PyTorch's kernel raises)
+        raise RuntimeError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return elementwise.Gelu.apply(_floating_only(input, "gelu"), approximate=approximate)
 
 
@@ -1669,16 +1671,22 @@ def _matmul(input: Tensor, other: Tensor) -> Tensor:
         )
     if len(a) > 2 and len(b) > 2:
         _check_broadcast(a[:-2], b[:-2], "matmul (batch dims)")
-    if input.array.dtype != other.array.dtype:  # PyTorch does not promote here
-        raise RuntimeError(
-            f"matmul: expected both arguments to have the same dtype, but got {input.dtype} "
-            f"and {other.dtype} (shapes {a} and {b}); cast one first, e.g. b.to(a.dtype)"
-        )
+    _check_same_dtype(input, other, "matmul")
     if input.array.dtype == bool:
         raise NotImplementedError(
             "matmul: not implemented for bool tensors, as in PyTorch; use .long() or .float()"
         )
     return linalg.Matmul.apply(input, other)
+
+
+def _check_same_dtype(input: Tensor, other: Tensor, op: str) -> None:
+    """The products (matmul, mm, bmm, mv, dot) take one dtype: PyTorch does not promote."""
+    if input.array.dtype != other.array.dtype:
+        raise RuntimeError(
+            f"{op}: expected both arguments to have the same dtype, but got {input.dtype} "
+            f"and {other.dtype} (shapes {tuple(input.shape)} and {tuple(other.shape)}); cast "
+            "one first, e.g. b.to(a.dtype)"
+        )
 
 
 def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
@@ -1712,6 +1720,7 @@ def _check_ranks(op: str, input: Tensor, mat2: Tensor, ndim: int, what: str) -> 
             f"{op}: shapes {tuple(input.shape)} and {tuple(mat2.shape)} cannot be multiplied "
             f"({input.shape[-1]} != {mat2.shape[-2]})"
         )
+    _check_same_dtype(input, mat2, op)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
@@ -1887,17 +1896,23 @@ def dot(input: Tensor, tensor: Tensor, *, out: Any = None) -> Tensor:
     """The sum of products of two 1-D tensors of one size (a 0-d tensor)."""
     input, tensor = autocast_inputs("dot", input, tensor)
     _check_tensor(input, "dot"), _check_tensor(tensor, "dot", "tensor")
+    return write_out(_dot(input, tensor, "dot"), out, "dot", exact_dtype=True)
+
+
+def _dot(input: Tensor, tensor: Tensor, op: str) -> Tensor:
+    """dot's product of two 1-D tensors of one size, its errors naming ``op`` (dot, vdot)."""
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(
-            f"dot: 1D tensors expected, but got shapes {tuple(input.shape)} and "
+            f"{op}: 1D tensors expected, but got shapes {tuple(input.shape)} and "
             f"{tuple(tensor.shape)}"
         )
     if input.shape[0] != tensor.shape[0]:
         raise RuntimeError(
-            f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+            f"{op}: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
             f"[{tensor.shape[0]}] to have the same number of elements"
         )
-    return write_out(_matmul(input, tensor), out, "dot", exact_dtype=True)
+    _check_same_dtype(input, tensor, op)
+    return _matmul(input, tensor)
 
 
 def vdot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
@@ -1905,7 +1920,7 @@ def vdot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     dtypes are all real."""
     input, other = autocast_inputs("vdot", input, other)
     _check_tensor(input, "vdot"), _check_tensor(other, "vdot", "other")
-    return write_out(dot(input, other), out, "vdot", exact_dtype=True)
+    return write_out(_dot(input, other, "vdot"), out, "vdot", exact_dtype=True)
 
 
 def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
@@ -1922,6 +1937,7 @@ def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
             f"mv: shapes {tuple(input.shape)} and {tuple(vec.shape)} cannot be multiplied "
             f"({input.shape[1]} != {vec.shape[0]})"
         )
+    _check_same_dtype(input, vec, "mv")
     return write_out(_matmul(input, vec), out, "mv", exact_dtype=True)
 
 
@@ -2054,6 +2070,8 @@ def _in_common_dtype(input: Tensor, tensor1: Tensor, tensor2: Tensor, op: str) -
     way; then True, and the caller rounds the result to float16 once."""
     for x, name in ((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2")):
         _check_tensor(x, op, name)
+    for a, b in ((tensor1, tensor2), (input, tensor1), (input, tensor2)):  # all three together
+        _check_broadcast(a.shape, b.shape, op)
     target = _promote_tensors(input, tensor1, tensor2)
     half = target is _dtypes.float16
     wide = _dtypes.float32 if half else target
@@ -2166,6 +2184,7 @@ def cross(
             f"cross: inputs must have the same number of dims, got shapes {tuple(input.shape)} "
             f"and {tuple(other.shape)}"
         )
+    _check_broadcast(input.shape, other.shape, "cross")
     shape = tuple(broadcast_shapes(input.shape, other.shape))
     if dim is None:
         warn_user(
@@ -2176,10 +2195,10 @@ def cross(
         if dim is None:
             raise RuntimeError(f"cross: no dim of size 3 in the shape {shape}")
     d = wrap_dim(dim, len(shape), "cross")
-    if shape[d] != 3:
+    if input.shape[d] != 3 or other.shape[d] != 3:  # (each itself: a size 1 does not stretch)
         raise RuntimeError(
             f"cross: dim {d} must have size 3, got shapes {tuple(input.shape)} and "
-            f"{tuple(other.shape)}"
+            f"{tuple(other.shape)} (both inputs need it; a size 1 does not broadcast here)"
         )
     a, b = broadcast_tensors(input, other)
     # (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0): rolled copies line up the terms
@@ -2201,6 +2220,11 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
             )
     if len(tensors) == 1:
         return tensors[0]
+    if builtins.any(t.dtype is not tensors[0].dtype for t in tensors):  # (meshgrid's rule)
+        raise RuntimeError(
+            "cartesian_prod: expected all tensors to have the same dtype, got "
+            f"{', '.join(str(t.dtype) for t in tensors)}"
+        )
     grids = meshgrid(*tensors, indexing="ij")
     return stack([reshape(g, (-1,)) for g in grids], 1)
 
@@ -2420,6 +2444,8 @@ def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None 
         raise TypeError(
             f"cov(): argument 'correction' must be int, not {type(correction).__name__}"
         )
+    if input.dtype is _dtypes.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input; use .float() first")
     x = _float_input(input, "cov")
     x = reshape(x, (1, -1)) if x.ndim < 2 else x
     n = x.shape[1]
@@ -2902,6 +2928,9 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None,
     d = wrap_dim(dim, _check_tensor(y, "trapezoid", "y").ndim, "trapezoid")
     if x is not None and dx is not None:
         raise TypeError("trapezoid: give the sample positions x or their spacing dx, not both")
+    if y.dtype is _dtypes.bool or (isinstance(x, Tensor) and x.dtype is _dtypes.bool):
+        raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is not "
+                           "supported; convert it with .float()")  # fmt: skip
     y = _float_input(y, "trapezoid")
     n = y.shape[d]
     if x is None:
@@ -3454,8 +3483,14 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """The p-norm of x1 - x2 + eps along the last dim (after broadcasting): one distance
     per row. As in PyTorch, eps is added to the difference (not to the norm), so equal rows
     are at distance eps * n**(1/p), with a finite gradient; integers give the default float."""
-    x1 = _float_input(_check_tensor(x1, "pairwise_distance", "x1"), "pairwise_distance")
-    x2 = _float_input(_check_tensor(x2, "pairwise_distance", "x2"), "pairwise_distance")
+    op = "pairwise_distance"
+    for name, x in (("x1", x1), ("x2", x2)):
+        if _check_tensor(x, op, name).dtype is _dtypes.bool:  # (PyTorch subtracts: refused)
+            raise RuntimeError(
+                f"{op}: {name} is a bool tensor, which it cannot subtract; use .float()"
+            )
+    _check_broadcast(x1.shape, x2.shape, op)
+    x1, x2 = _float_input(x1, op), _float_input(x2, op)
     dim = -1 if builtins.max(x1.ndim, x2.ndim) else None  # two 0-d tensors: one number each
     return norm(x1 - x2 + eps, p, dim, keepdim)
 
@@ -3794,9 +3829,13 @@ def _check_src_fits(src: Tensor, slot: Tensor, op: str) -> None:
 def select_scatter(input: Tensor, src: Tensor, dim: builtins.int,
                    index: builtins.int) -> Tensor:  # fmt: skip
     """A copy of input whose slice select(input, dim, index) holds src."""
-    slot = select(_check_tensor(input, "select_scatter"), dim, index)
-    _check_src_fits(src, slot, "select_scatter")
-    d = wrap_dim(dim, input.ndim, "select_scatter")
+    d = wrap_dim(dim, _check_not_0d(input, "select_scatter").ndim, "select_scatter")
+    if not -input.shape[d] <= index < input.shape[d]:
+        raise IndexError(
+            f"select_scatter: index {index} is out of range for dim {d} of size "
+            f"{input.shape[d]} (shape {tuple(input.shape)})"
+        )
+    _check_src_fits(src, select(input, d, index), "select_scatter")
     i = index + input.shape[d] if index < 0 else index
     return _scatter_into_view(input, src, functools.partial(shape_ops.select_view, dim=d, index=i))
 
@@ -3827,7 +3866,13 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
     order = builtins.sorted(range(input.ndim), key=lambda d: -strides[d])  # outermost first
     laid_out = permute(input, order)  # its copy in C order is the clone's memory
     copy = clone(laid_out.detach(), memory_format=_formats.contiguous_format)
-    _check_src_fits(src, as_strided(copy, size, stride, offset), "as_strided_scatter")  # (bounds)
+    last = offset + builtins.sum((n - 1) * s for n, s in zip(size, stride))
+    if 0 not in size and len(size) == len(stride) and last >= copy.numel():
+        raise RuntimeError(
+            f"as_strided_scatter: size {list(size)}, stride {list(stride)} and storage offset "
+            f"{offset} reach element {last}, beyond the {copy.numel()} elements of input"
+        )
+    _check_src_fits(src, as_strided(copy, size, stride, offset), "as_strided_scatter")
     view = functools.partial(shape_ops.strided_view, size=size, stride=stride, offset=offset)
     return permute(_scatter_into_view(laid_out, src, view), _inverse_order(order))
 
@@ -3991,8 +4036,16 @@ def _check_not_0d(input: Any, op: str) -> Tensor:
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """The ``length`` elements from ``start`` along ``dim`` (a view, as in PyTorch)."""
+    """The ``length`` elements from ``start`` along ``dim`` (a view, as in PyTorch); start may
+    be a 0-d integer tensor."""
     d = wrap_dim(dim, _check_not_0d(input, "narrow").ndim, "narrow")
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start.dtype.is_floating_point or start.dtype is _dtypes.bool:
+            raise RuntimeError(
+                f"narrow: start must be an 0-dim integral Tensor, got {start.dtype} of shape "
+                f"{tuple(start.shape)}; pass an int or a 0-d integer tensor"
+            )
+        start = start.item()
     size = input.shape[d]
     if not -size <= start <= size:
         raise IndexError(
@@ -4010,6 +4063,8 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices along ``dim``, each without that dim: unbind(x)[i] is x[i]."""
+    if _check_tensor(input, "unbind").ndim == 0:
+        raise IndexError(f"unbind: dimension {dim} specified, but a 0-d tensor has no dims")
     d = wrap_dim(dim, input.ndim, "unbind")
     return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
 
@@ -4222,38 +4277,38 @@ def cat(
     tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None, out: Any = None
 ) -> Tensor:
     """The tensors joined along ``dim`` (NumPy's name ``axis`` works too, as in PyTorch)."""
-    (tensors,) = autocast_inputs("cat", tensors)
     dim = dim if axis is None else axis
+    return write_out(_cat(tensors, dim, "cat"), out, "cat", cast_error=TypeError)
+
+
+def _cat(tensors: Sequence[Tensor], dim: int, op: str) -> Tensor:
+    """cat's join, its errors naming ``op`` (hstack, vstack and dstack join with it)."""
+    (tensors,) = autocast_inputs("cat", tensors)
     if isinstance(tensors, (list, tuple)) and not tensors:  # ValueError here, as in PyTorch
-        raise ValueError("cat(): expected a non-empty list of Tensors")
-    tensors = _tensor_sequence(tensors, "cat")
+        raise ValueError(f"{op}(): expected a non-empty list of Tensors")
+    tensors = _tensor_sequence(tensors, op)
     for i, t in enumerate(tensors):
-        _check_tensor(t, "cat", f"tensors[{i}]")
+        _check_tensor(t, op, f"tensors[{i}]")
     target = _promoted_dtype(tensors)
     # As in PyTorch, 1-D empty tensors joined to tensors of more dims are left out (they
     # count for the dtype only): the usual start of `out = torch.tensor([])` then
     # `out = torch.cat([out, x])` in a loop. Among 1-D tensors they are kept (in the graph).
     ref = next((t for t in tensors if t.array.shape != (0,)), tensors[0])
     kept = [(i, t) for i, t in enumerate(tensors) if t.array.shape != (0,) or ref.ndim == 1]
-    d = wrap_dim(dim, ref.ndim, "cat")
+    d = wrap_dim(dim, ref.ndim, op)
     for i, t in kept:
         if t.ndim == 0:
             raise RuntimeError(
-                f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated; "
+                f"{op}: zero-dimensional tensor (at position {i}) cannot be concatenated; "
                 "use stack, or unsqueeze(0) it first"
             )
         s, r = t.array.shape, ref.array.shape
         if len(s) != len(r) or builtins.any(a != b for j, (a, b) in enumerate(zip(s, r)) if j != d):
             raise RuntimeError(
-                f"cat: sizes of tensors must match except in dimension {d}; tensors[{kept[0][0]}] "
+                f"{op}: sizes of tensors must match except in dimension {d}; tensors[{kept[0][0]}] "
                 f"has shape {r} and tensors[{i}] has shape {s}"
             )
-    return write_out(
-        shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d),
-        out,
-        "cat",
-        cast_error=TypeError,
-    )
+    return shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d)
 
 
 concat = concatenate = cat
@@ -4295,7 +4350,10 @@ def hstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
     tensors = [t if t.ndim else t.reshape(1) for t in _tensor_sequence(tensors, "hstack")]
     return write_out(
-        cat(tensors, 0 if tensors[0].ndim == 1 else 1), out, "hstack", cast_error=TypeError
+        _cat(tensors, 0 if tensors[0].ndim == 1 else 1, "hstack"),
+        out,
+        "hstack",
+        cast_error=TypeError,
     )
 
 
@@ -4303,7 +4361,7 @@ def vstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 0, 1-D (and 0-d) tensors first made rows (1, n): one under another."""
     rows = _tensor_sequence(tensors, "vstack")
     return write_out(
-        cat([t.reshape(1, -1) if t.ndim < 2 else t for t in rows], 0),
+        _cat([t.reshape(1, -1) if t.ndim < 2 else t for t in rows], 0, "vstack"),
         out,
         "vstack",
         cast_error=TypeError,
@@ -4317,7 +4375,7 @@ def dstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join along dim 2 (depth), each tensor first made at least 3-D as atleast_3d does:
     (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
     return write_out(
-        cat([atleast_3d(t) for t in _tensor_sequence(tensors, "dstack")], 2),
+        _cat([atleast_3d(t) for t in _tensor_sequence(tensors, "dstack")], 2, "dstack"),
         out,
         "dstack",
         cast_error=TypeError,
@@ -4328,7 +4386,7 @@ def column_stack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """Join as columns: 1-D (and 0-d) tensors become (n, 1) columns, then hstack."""
     columns = _tensor_sequence(tensors, "column_stack")
     return write_out(
-        cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in columns], 1),
+        _cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in columns], 1, "column_stack"),
         out,
         "column_stack",
         cast_error=TypeError,
@@ -4436,6 +4494,14 @@ def _split_cuts(indices_or_sections: Any, sections: Any, indices: Any,
     """tensor_split's (and hsplit's...) one way of giving the cuts: positionally, sections=
     (an int) or indices= (a sequence of ints); anything else is a TypeError, as in PyTorch."""
     given = [a for a in (indices_or_sections, sections, indices) if a is not None]
+    if not isinstance(indices_or_sections, (type(None), list, tuple, Tensor)):
+        try:
+            operator.index(indices_or_sections)  # an int (or a NumPy int)
+        except TypeError:
+            raise TypeError(
+                f"{op}(): indices_or_sections must be an int or a sequence of ints, got "
+                f"{type(indices_or_sections).__name__} {indices_or_sections!r}"
+            ) from None
     if len(given) != 1:
         raise TypeError(
             f"{op}(): give exactly one of indices_or_sections, sections= or indices=, "
@@ -4805,6 +4871,11 @@ def _fill_value(input: Tensor, value: Any, op: str) -> Any:
         if grad_mode.enabled and value.requires_grad:
             return value
         value = value.item()
+    elif isinstance(value, (complex, numpy.complexfloating)):  # (RuntimeError, as in PyTorch)
+        raise RuntimeError(
+            f"{op}: value {value!r} cannot be converted to type {input.dtype} (microtorch has "
+            "no complex dtypes); pass a real number"
+        )
     elif not isinstance(value, (*_Number, numpy.number)):
         raise TypeError(f"{op}: value must be a number or a 0-d tensor, got {type(value).__name__}")
     return _fitted_number(value, input.dtype, op)  # (inf or nan into an integer: RuntimeError)
@@ -5030,6 +5101,11 @@ def take_along_dim(
 ) -> Tensor:
     """gather with broadcasting: along ``dim``, the elements at ``indices`` (which
     broadcasts with input in the other dims); with no dim, of the flattened input."""
+    if _check_tensor(indices, "take_along_dim", "indices").dtype is not _dtypes.int64:
+        raise RuntimeError(  # (int32 too: PyTorch takes int64 only here, unlike gather)
+            f"take_along_dim: dtype of indices should be int64 (long), got {indices.dtype}; "
+            "convert them with .long()"
+        )
     if dim is None:
         return write_out(
             gather(reshape(input, (-1,)), 0, reshape(indices, (-1,))),
@@ -5278,6 +5354,13 @@ def index_fill(input: Tensor, dim: builtins.int, index: Tensor, value: Any) -> T
     end. A 0-d input counts as one element."""
     if _check_tensor(input, "index_fill").ndim == 0:
         return reshape(index_fill(reshape(input, (1,)), dim, index, value), ())
+    if isinstance(value, Tensor):  # (as PyTorch: 0-d only, cast to input's dtype like a number)
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"index_fill only supports a 0-dimensional value tensor, but got one of shape "
+                f"{tuple(value.shape)}; pass a single element (value[0], or value.item())"
+            )
+        value = cast(value, input.dtype) if value.dtype is not input.dtype else value
     out = clone(input)
     setitem(out, _slices_at(input, dim, index, True, "index_fill"), value)
     return out
@@ -5320,8 +5403,9 @@ def _slices_at(input: Tensor, dim: builtins.int, index: Tensor, negative_ok: bui
     d = wrap_dim(dim, input.ndim, op)
     if _check_tensor(index, op, "index").ndim > 1:
         raise RuntimeError(f"{op}: index must be 1-D (or 0-d), got shape {tuple(index.shape)}")
-    if index.dtype is not _dtypes.int64:
-        raise IndexError(f"{op}: index must be an int64 (long) tensor, got {index.dtype}")
+    if index.dtype is not _dtypes.int64:  # (PyTorch: IndexError for index_fill only)
+        error = IndexError if op == "index_fill" else RuntimeError
+        raise error(f"{op}: index must be an int64 (long) tensor, got {index.dtype}")
     n = input.shape[d]
     if index.array.size:
         backend.check_on_device(

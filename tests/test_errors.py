@@ -794,7 +794,7 @@ def test_core_errors(bad, error, pattern) -> None:
         ),
         (
             lambda: F.gelu(microtorch.ones(2), approximate="fast"),
-            ValueError,
+            RuntimeError,
             "gelu: approximate must be",
         ),
         (
@@ -895,7 +895,7 @@ def test_core_errors(bad, error, pattern) -> None:
         ),
         (
             lambda: F.one_hot(microtorch.tensor([0, 3]), 3),  # not a row of zeros
-            IndexError,
+            RuntimeError,  # (PyTorch's type)
             r"one_hot: index 3 is out of range for one_hot with num_classes=3 \(expected 0..2\)",
         ),
         (
@@ -908,6 +908,150 @@ def test_core_errors(bad, error, pattern) -> None:
 def test_nn_functional_errors(bad, error, pattern) -> None:
     with pytest.raises(error, match=pattern):
         bad()
+
+
+# calls from PyTorch's OpInfo error inputs (tests/test_opinfo_errors_torch.py), and from
+# op_db's valid samples given wrong dtypes, that microtorch answered with another error
+# type, none, or a message naming another op:
+# (the call with T for the library and x = T.ones(2, 3), the error, microtorch's message)
+PYTORCH_ERRORS = [
+    ("T.nn.functional.gelu(x, approximate='fast')", RuntimeError, "gelu: approximate must"),
+    ("T.nn.functional.adaptive_avg_pool2d(T.ones(2, 2), (2, 2))", ValueError, "at least 3 dims"),
+    ("T.nn.functional.adaptive_avg_pool3d(x, (1, 1, 1))", ValueError, "at least 4 dims"),
+    ("T.masked_fill(x, T.tensor(True), 1j)", RuntimeError, "masked_fill: value 1j cannot be"),
+    ("x.fill_(1j)", RuntimeError, "fill_: value 1j cannot be converted"),
+    ("T.narrow(x, 1, T.tensor([0, 1]), 1)", RuntimeError, "narrow: start must be an 0-dim"),
+    ("T.narrow(x, 1, T.tensor(True), 1)", RuntimeError, "narrow: start must be an 0-dim"),
+    ("T.narrow_copy(x, 2, 0, 1)", RuntimeError, "narrow_copy: dim 2 is out of range"),
+    ("T.unbind(T.tensor(1.0))", IndexError, "unbind: dimension 0 specified, but a 0-d"),
+    ("T.hsplit(x, 'abc')", TypeError, "hsplit.*indices_or_sections must be an int"),
+    (
+        "T.nn.functional.embedding(T.tensor([0]), T.tensor(1.0))",
+        RuntimeError,
+        "'weight' must be 2-D",
+    ),
+    ("T.linalg.cross(T.ones(5, 3), T.ones(5, 1))", RuntimeError, "cross: dim 1 must have size 3"),
+    ("T.vdot(T.ones(1), T.ones(3))", RuntimeError, "^vdot: inconsistent tensor size"),
+    ("T.hstack([T.ones(5), T.ones(5, 5)])", RuntimeError, "^hstack: sizes of tensors must match"),
+    ("T.dstack([x, T.ones(4, 3)])", RuntimeError, "^dstack: sizes of tensors must match"),
+    ("T.linspace(T.ones(2), 1, 3)", RuntimeError, "linspace only supports 0-dimensional start"),
+    ("T.logspace(0, T.ones(1, 1), 3)", RuntimeError, "logspace only supports 0-dimensional"),
+    ("T.nn.functional.l1_loss(T.ones(5, 4), T.ones(5))", RuntimeError, "^l1_loss: shapes"),
+    ("T.nn.functional.poisson_nll_loss(T.ones(5), T.ones(5, 4))", RuntimeError, "^poisson_nll"),
+    ("T.nn.functional.gaussian_nll_loss(x, T.ones(2, 2), x)", RuntimeError, "^gaussian_nll_loss"),
+    (
+        "T.nn.functional.triplet_margin_loss(x, T.ones(2, 4), x)",
+        RuntimeError,
+        r"^triplet_margin_loss \(anchor and positive\): shapes",
+    ),
+    (
+        "T.nn.functional.nll_loss(T.ones(0, 0), T.zeros(0, dtype=T.long), T.ones(0).half())",
+        RuntimeError,
+        "nll_loss: weight is microtorch.float16 but input is microtorch.float32",
+    ),
+    ("T.as_strided_scatter(x, x, (2, 2), (200, 200))", RuntimeError, "as_strided_scatter: size"),
+    ("T.take(x, T.tensor([0, 1]), out=T.zeros(1).expand(2))", RuntimeError, r"take\(\): out="),
+    ("T.nn.HuberLoss(delta=1j)", TypeError, "HuberLoss: delta must be a float or int"),
+    ("T.nn.Embedding(-1, 3)", RuntimeError, "Embedding: num_embeddings and embedding_dim must"),
+    ("T.nn.RNN(3, 5, bias=0)", TypeError, "RNN: bias should be of type bool, got: int"),
+    ("T.nn.GRU(3, 5, batch_first='False')", TypeError, "GRU: batch_first should be of type bool"),
+    ("T.nn.LSTM(-1, 5)", ValueError, "LSTM: input_size must be greater than zero"),
+    ("T.nn.RNNCell(3, 2)(T.ones(4, 3), T.ones(4, 1, 1, 2))", ValueError, "RNNCell: Expected"),
+    ("T.nn.GRUCell(3, 2)(T.ones(4, 3), T.ones(4, 5))", RuntimeError, "GRUCell: hidden0 has"),
+    # wrong dtypes: PyTorch has no kernel for them, or can't hold the result
+    ("T.cov(x.bool())", RuntimeError, r"cov\(\): bool dtype is not supported"),
+    ("T.corrcoef(x.bool())", RuntimeError, r"cov\(\): bool dtype"),
+    ("T.gradient(x.bool())", RuntimeError, "gradient: bool tensors are not supported"),
+    ("T.trapezoid(x.bool())", RuntimeError, "trapezoid: received a bool input"),
+    ("T.trapezoid(x, x.bool())", RuntimeError, "trapezoid: received a bool input"),
+    ("T.quantile(x, 'abc')", TypeError, r"quantile\(\): argument 'q' must be float or Tensor"),
+    ("T.full_like(x, 'abc')", TypeError, r"full_like\(\): argument 'fill_value' must be"),
+    ("T.full((2,), 'abc')", TypeError, r"full\(\): argument 'fill_value' must be Number"),
+    ("T.index_copy(x, 0, T.tensor([0.0]), T.ones(1, 3))", RuntimeError, "index_copy: index"),
+    ("T.index_fill(x, 0, T.tensor([0.0]), 1.0)", IndexError, "index_fill: index must be"),
+    ("T.nn.functional.pairwise_distance(x.bool(), x)", RuntimeError, "pairwise_distance: x1"),
+    ("T.nn.functional.nll_loss(x.long(), T.tensor([0, 1]))", NotImplementedError, "^nll_loss"),
+    ("T.nn.functional.huber_loss(x.long(), x)", RuntimeError, "^huber_loss: result type"),
+    ("T.nn.functional.mse_loss(x.long(), x.long())", NotImplementedError, "^mse_loss: not"),
+    ("T.nn.functional.smooth_l1_loss(x.long(), x.long())", NotImplementedError, "^smooth_l1"),
+    ("T.nn.functional.soft_margin_loss(x.long(), x)", RuntimeError, "^soft_margin_loss: result type"),
+    ("T.nn.functional.avg_pool1d(x[None].bool(), 1)", NotImplementedError, "^avg_pool1d: not"),
+    ("T.nn.functional.unfold(T.ones(1, 1, 2, 2).long(), 1)", NotImplementedError, "^unfold: not"),
+    ("T.nn.functional.fold(T.ones(1, 1, 4).long(), (2, 2), 1)", NotImplementedError, "^fold: not"),
+    ("T.mm(x.long(), x.T)", RuntimeError, "^mm: expected both arguments to have the same dtype"),
+    ("T.bmm(x[None].long(), x.T[None])", RuntimeError, "^bmm: expected both arguments"),
+    ("T.mv(x.long(), x[0])", RuntimeError, "^mv: expected both arguments to have the same"),
+    ("T.dot(x[0].long(), x[0])", RuntimeError, "^dot: expected both arguments to have the same"),
+    ("T.nn.functional.conv1d(x[None].bool(), T.ones(1, 2, 1))", NotImplementedError, "^conv1d"),
+    (
+        "T.nn.functional.binary_cross_entropy_with_logits(x.long(), x)",
+        NotImplementedError,
+        "^binary_cross_entropy_with_logits: not implemented",
+    ),
+    (
+        "T.nn.functional.ctc_loss(T.ones(3, 1, 2).long(), T.ones(1, 1).long(), [3], [1])",
+        NotImplementedError,
+        "^ctc_loss: log_probs must be floating point",
+    ),
+    (
+        "T.nn.functional.grid_sample(T.ones(1, 1, 2, 2).long(), T.ones(1, 1, 1, 2))",
+        NotImplementedError,
+        r"^grid_sampler\(\): not implemented",
+    ),
+    ("T.take_along_dim(x, T.zeros(1, 3).int(), 0)", RuntimeError, "^take_along_dim: dtype"),
+    ("T.nn.functional.one_hot(T.tensor([3]), 2)", RuntimeError, "^one_hot: index 3 is out"),
+    ("T.nn.functional.one_hot(T.tensor([-1]), 3)", RuntimeError, "^one_hot: index -1 is out"),
+    ("T.round(x, decimals=1.5)", TypeError, r"^round\(\): argument 'decimals' must be int"),
+    ("T.index_fill(x, 0, T.tensor([1]), T.ones(1))", RuntimeError, "^index_fill only supports a 0"),
+    # shapes that do not broadcast, or a dim out of range: the error names the op called
+    ("T.addcmul(T.ones(2, 4), x, x)", RuntimeError, "^addcmul: shapes"),
+    ("T.addcdiv(x, T.ones(2, 4), x)", RuntimeError, "^addcdiv: shapes"),
+    ("T.cross(T.ones(2, 3), T.ones(2, 4), dim=1)", RuntimeError, "^cross: shapes"),
+    ("T.select_scatter(x, T.ones(3), 5, 0)", IndexError, "^select_scatter: dimension 5"),
+    ("T.nn.functional.softmin(x, dim=3)", IndexError, "^softmin: dimension 3 is out of range"),
+    ("T.nn.functional.normalize(x, dim=4)", IndexError, "^normalize: dimension 4 is out"),
+    ("T.nn.functional.normalize(x.long())", RuntimeError, "^normalize: expected a floating"),
+    (
+        "T.nn.functional.local_response_norm(T.ones(1, 2, 3).bool(), 2)",
+        NotImplementedError,
+        "^local_response_norm: not implemented for bool",
+    ),
+    ("T.select_scatter(x, T.ones(2), 1, 7)", IndexError, "^select_scatter: index 7"),
+    ("T.cartesian_prod(T.ones(2).long(), T.ones(2))", RuntimeError, "^cartesian_prod: expected"),
+    ("T.nn.functional.cosine_similarity(x, T.ones(2, 4))", RuntimeError, "^cosine_similarity"),
+    ("T.nn.functional.kl_div(T.ones(3), T.ones(2), reduction='sum')", RuntimeError, "^kl_div"),
+    (
+        "T.nn.functional.cosine_embedding_loss(x, T.ones(2, 4), T.ones(2))",
+        RuntimeError,
+        "^cosine_embedding_loss: shapes",
+    ),
+]
+
+
+@needs_torch((2, 13), "the error types of its OpInfo error inputs")
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+@pytest.mark.parametrize(
+    "call, error, message", PYTORCH_ERRORS, ids=[c for c, *_ in PYTORCH_ERRORS]
+)
+def test_calls_pytorch_refuses_fail_with_its_error_type(library_name, call, error, message):
+    """The type is PyTorch's (checked against it); microtorch's message names the op."""
+    T = pytest.importorskip(library_name)
+    with pytest.raises(error) as info:
+        eval(call, {"T": T, "x": T.ones(2, 3)})
+    if library_name == "microtorch":
+        assert re.search(message, str(info.value)), str(info.value)
+
+
+@pytest.mark.parametrize("library_name", ["microtorch", "torch"])
+def test_index_fill_casts_a_0d_tensor_value_to_the_input_dtype(library_name):
+    """As a number is cast (-8.5 into int64 is -8), so is a 0-d tensor value (it was refused
+    as a dtype mismatch); found by the op_db probe."""
+    T = pytest.importorskip(library_name)
+    filled = T.index_fill(T.zeros(3, dtype=T.int64), 0, T.tensor([1]), T.tensor(-8.5))
+    assert filled.dtype == T.int64 and filled.tolist() == [0, -8, 0]
+    value = T.tensor(2.0, dtype=T.float64, requires_grad=True)
+    T.index_fill(T.zeros(3), 0, T.tensor([1, 2]), value).sum().backward()
+    assert value.grad.item() == 2.0 and value.grad.dtype == T.float64
 
 
 # calls PyTorch's argument parser refuses with TypeError: a number for a Tensor input, None

@@ -53,6 +53,11 @@ class Embedding(Module):
         super().__init__()
         if sparse:  # (max_norm and scale_grad_by_freq are supported: see F.embedding)
             raise ValueError("Embedding: sparse=True is not supported; leave it False")
+        if num_embeddings < 0 or embedding_dim < 0:  # (RuntimeError, as in PyTorch)
+            raise RuntimeError(
+                f"Embedding: num_embeddings and embedding_dim must be non-negative, got "
+                f"{num_embeddings} and {embedding_dim}"
+            )
         padding_idx = _checked_padding_idx("Embedding", padding_idx, num_embeddings)
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim

@@ -56,6 +56,10 @@ from .multihead_attention import multi_head_attention_forward  # noqa: F401  (re
 def _check_same_dtype(op: str, input: Tensor, weight: Tensor | None,
                       bias: Tensor | None) -> None:  # fmt: skip
     """input, weight and bias (those given) must share one dtype, as PyTorch requires."""
+    if op.startswith("conv") and input.dtype is _dtypes.bool:  # (no bool convolution kernel)
+        raise NotImplementedError(
+            f"{op}: not implemented for bool inputs, as in PyTorch; use .float()"
+        )
     dtypes = [t.dtype for t in (input, weight, bias) if t is not None]
     if any(d is not dtypes[0] for d in dtypes):
         raise RuntimeError(
@@ -350,11 +354,12 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     ``dtype`` casts the input first (an integer input needs it, as in PyTorch)."""
     if dtype is None:  # (a dtype given is kept under autocast too, as in PyTorch)
         (input,) = autocast_inputs("softmin", input)
-    negated = -_check_tensor(input, "softmin")
+    negated = -_check_tensor(input, "softmin")  # (a bool one: neg's RuntimeError, as PyTorch)
     if dtype is None:
         _floating_only(input, "softmin")
     if dim is None:
         dim = _functional._implicit_softmax_dim(input.ndim, "softmin")
+    _functional.wrap_dim(dim, input.ndim, "softmin")
     return softmax(negated, dim, dtype=dtype)
 
 
@@ -444,6 +449,9 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:  # fmt: skip
     """input divided by its p-norm along ``dim`` (at least ``eps``): unit vectors."""
     (input,) = autocast_inputs("normalize", input)
+    _functional._dims(dim, _check_tensor(input, "normalize").ndim, "normalize")  # (int or tuple)
+    if not input.dtype.is_floating_point:  # (the norm's rule, under this op's name)
+        raise RuntimeError(f"normalize: expected a floating point input, got {input.dtype}")
     return _functional.div(input, input.norm(p, dim, keepdim=True).clamp(min=eps), out=out)
 
 
@@ -451,6 +459,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """x1 . x2 / (max(|x1|, eps) max(|x2|, eps)) along ``dim`` (after broadcasting the two),
     which goes away: the cosine of the angle between the vectors."""
     x1, x2 = autocast_inputs("cosine_similarity", x1, x2)
+    _check_tensor(x1, "cosine_similarity", "x1"), _check_tensor(x2, "cosine_similarity", "x2")
+    _functional._check_broadcast(x1.shape, x2.shape, "cosine_similarity")
     x1, x2 = _functional.broadcast_tensors(x1, x2)
     if not (x1.dtype.is_floating_point or x2.dtype.is_floating_point):
         raise RuntimeError(
@@ -510,6 +520,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     if sparse:
         raise ValueError("embedding: sparse=True is not supported; leave it False")
     _check_tensor(input, "embedding")
+    if _check_tensor(weight, "embedding", "weight").ndim != 2:
+        raise RuntimeError(
+            f"embedding: 'weight' must be 2-D (num_embeddings, embedding_dim), got shape "
+            f"{tuple(weight.shape)}"
+        )
     if input.dtype not in (_dtypes.int64, _dtypes.int32):  # PyTorch's "Long, Int"
         raise RuntimeError(
             f"embedding: indices must be an int64 (long) or int32 tensor, got {input.dtype}; "
@@ -704,9 +719,10 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return channel_shuffle(input, groups)
 
 
-def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None) -> None:
-    """Raise a clear IndexError if an index is outside 0..n-1 (``ignore`` is allowed).
-    On a GPU the check stays on the GPU, read at the next sync (backend.check_on_device)."""
+def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None,
+                       error: type = IndexError) -> None:  # fmt: skip
+    """Raise a clear IndexError (or ``error``) if an index is outside 0..n-1 (``ignore`` is
+    allowed). On a GPU the check stays on the GPU, read at the next sync (backend.check_on_device)."""
     if idx.size == 0:
         return
     xp = backend.xp_of(idx)
@@ -716,7 +732,7 @@ def _check_index_range(op: str, idx: Any, n: int, what: str, ignore: int | None)
         if valid.size and (valid.min() < 0 or valid.max() >= n):
             bad = int(valid.min()) if valid.min() < 0 else int(valid.max())
             name = "target" if ignore is not None else "index"
-            raise IndexError(
+            raise error(
                 f"{op}: {name} {bad} is out of range for {what} (expected 0..{n - 1}{allowed})"
             )
         return
@@ -939,7 +955,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     at class indices ``target`` (N), (N, d1, ...) or ()."""
     input, target, weight = autocast_inputs("nll_loss", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "nll_loss")
-    if _check_tensor(input, "nll_loss").ndim == 0:  # a ValueError in PyTorch
+    _floating_only(input, "nll_loss")
+    if input.ndim == 0:  # a ValueError in PyTorch
         raise ValueError("nll_loss: input must have a dim of classes, got a 0-d tensor")
     rows, targets, out_shape = _rows_of_classes(input, target, ignore_index, "nll_loss")
     loss = _weighted_nll(rows, targets, weight, ignore_index, reduction, "nll_loss")
@@ -1000,7 +1017,8 @@ def _rows_of_classes(input: Tensor, target: Tensor, ignore_index: int, op: str) 
     _check_index_range(op, target.array, num_classes, f"{num_classes} classes", ignore_index)
     if input.ndim > 2:  # (N, C, d...) -> (N, d..., C)
         input = input.permute(0, *range(2, input.ndim), 1)
-    return input.reshape(-1, num_classes), target.reshape(-1), expected
+    rows = math.prod(input.shape[:-1])  # (not -1: it can't be inferred when there are 0 classes)
+    return input.reshape(rows, num_classes), target.reshape(-1), expected
 
 
 def _weighted_nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
@@ -1053,6 +1071,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     weighted mean."""
     input, target, weight = autocast_inputs("mse_loss", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
+    _check_floating_kernel(input, target, "mse_loss")
     _warn_if_broadcast(input, target, "mse_loss")
     diff = input - target
     return _reduce_weighted(diff * diff, weight, input, reduction, "mse_loss")
@@ -1089,6 +1108,8 @@ def _reduce(losses: Tensor, reduction: str) -> Tensor:
 
 
 def _warn_if_broadcast(input: Tensor, target: Tensor, op: str) -> None:
+    """Refuse shapes that do not broadcast; warn where they broadcast but differ."""
+    _functional._check_broadcast(input.shape, target.shape, op)
     if tuple(input.shape) != tuple(target.shape):  # (N, 1) vs (N,) broadcasts to (N, N)
         warn_user(
             f"{op}: target of shape {tuple(target.shape)} differs from input of shape "
@@ -1099,11 +1120,12 @@ def _warn_if_broadcast(input: Tensor, target: Tensor, op: str) -> None:
 
 def _check_floating_kernel(input: Tensor, target: Tensor, op: str,
                            into_input: bool = False) -> None:  # fmt: skip
-    """smooth_l1_loss and huber_loss compute in floating types only, as in PyTorch: integer
-    (or bool) input and target raise NotImplementedError; ``into_input`` (huber_loss, whose
-    result takes input's dtype): an integer input with a float target raises RuntimeError."""
-    if not (isinstance(input, Tensor) and isinstance(target, Tensor)):
-        return
+    """mse_loss, smooth_l1_loss and huber_loss compute in floating types only, as in PyTorch:
+    integer (or bool) input and target raise NotImplementedError; ``into_input`` (huber_loss,
+    whose result takes input's dtype): an integer input with a float target raises
+    RuntimeError."""
+    _check_tensor(input, op)
+    _check_tensor(target, op, "target")
     common = _functional.result_type(input, target)
     if not common.is_floating_point:
         raise NotImplementedError(
@@ -1211,6 +1233,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     )
     op = "binary_cross_entropy_with_logits"
     reduction = _reduction(size_average, reduce, reduction, op)
+    _floating_only(input, op)  # (no integer logits: NotImplementedError, as in PyTorch)
     _check_binary_targets(input, target, op, one_dtype=False)
     if target.dtype is not input.dtype:  # e.g. float32 logits, float64 labels: promoted
         common = _dtypes.promote_types(input.dtype, target.dtype)
@@ -1249,6 +1272,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
                 f"kl_div: integer inputs are not supported, got {name} of dtype {t.dtype}; "
                 "pass floating point log-probabilities and probabilities"
             )
+    _functional._check_broadcast(input.shape, target.shape, "kl_div")
     if log_target:
         losses = target.exp() * (target - input)
     else:  # target * log(target), taken as 0 where target is 0 (not 0 * -inf = nan); a
@@ -1271,6 +1295,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     reduction = _reduction(size_average, reduce, reduction, "poisson_nll_loss")
     _check_tensor(input, "poisson_nll_loss")
     _check_tensor(target, "poisson_nll_loss", "target")
+    _functional._check_broadcast(input.shape, target.shape, "poisson_nll_loss")
     if log_input:
         losses = input.exp() - target * input
     else:
@@ -1292,6 +1317,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     not, as in PyTorch."""
     _check_tensor(input, "gaussian_nll_loss")
     _check_tensor(target, "gaussian_nll_loss", "target")
+    _functional._check_broadcast(input.shape, target.shape, "gaussian_nll_loss")
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("gaussian_nll_loss: var has negative entry/entries")
@@ -1376,6 +1402,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
             f"0-d target, got {tuple(input1.shape)}, {tuple(input2.shape)} and target "
             f"{tuple(target.shape)}"
         )
+    _functional._check_broadcast(input1.shape, input2.shape, "cosine_embedding_loss")
     dim = target.ndim
     squares1 = (input1 * input1).sum(dim) + 1e-12
     squares2 = (input2 * input2).sum(dim) + 1e-12
@@ -1522,6 +1549,13 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     return _reduce(losses.reshape(tuple(input.shape[:-1])), reduction)
 
 
+def _check_triplet_broadcast(op: str, anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
+    """anchor and each of positive and negative must broadcast, as pairwise_distance needs
+    (the error names the loss and the pair)."""
+    for name, other in (("positive", positive), ("negative", negative)):
+        _functional._check_broadcast(anchor.shape, other.shape, f"{op} (anchor and {name})")
+
+
 def _triplet_loss(anchor: Tensor, positive: Tensor, negative: Tensor, distance: Any,
                   margin: float, swap: bool, reduction: str) -> Tensor:  # fmt: skip
     """max(0, margin + d(anchor, positive) - d(anchor, negative)); with ``swap``, the
@@ -1544,6 +1578,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     _check_same_ndim("triplet_margin_loss", anchor=anchor, positive=positive, negative=negative)
     if margin <= 0:
         raise ValueError(f"triplet_margin_loss: margin must be greater than 0, got {margin}")
+    _check_triplet_broadcast("triplet_margin_loss", anchor, positive, negative)
 
     def distance(a: Tensor, b: Tensor) -> Tensor:
         return pairwise_distance(a, b, p, eps)
@@ -1561,6 +1596,8 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     if margin <= 0:
         raise ValueError(f"{op}: margin must be greater than 0, got {margin}")
     _check_same_ndim(op, anchor=anchor, positive=positive, negative=negative)
+    if distance_function is None:  # (a given one may take any shapes)
+        _check_triplet_broadcast(op, anchor, positive, negative)
     distance = pairwise_distance if distance_function is None else distance_function
     return _triplet_loss(anchor, positive, negative, distance, margin, swap, reduction)
 
@@ -1577,7 +1614,9 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     (log_probs,) = autocast_inputs("ctc_loss", log_probs)
     reduction = _reduction(None, None, reduction, op)
     if not _check_tensor(log_probs, op, "log_probs").dtype.is_floating_point:
-        raise RuntimeError(f"{op}: log_probs must be floating point, got {log_probs.dtype}")
+        raise NotImplementedError(  # (PyTorch's ctc kernel exists for floats only)
+            f"{op}: log_probs must be floating point, got {log_probs.dtype}; use .float()"
+        )
     _check_tensor(targets, op, "targets")
     if log_probs.ndim not in (2, 3):
         raise ValueError(
@@ -1682,7 +1721,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             raise RuntimeError("one_hot: can not infer the number of classes of an empty tensor")
         num_classes = int(tensor.array.max()) + 1
     what = f"one_hot with num_classes={num_classes}"
-    _check_index_range("one_hot", tensor.array, num_classes, what, None)
+    # (RuntimeError here, as in PyTorch; embedding and the losses raise IndexError)
+    _check_index_range("one_hot", tensor.array, num_classes, what, None, RuntimeError)
     return Tensor._make((tensor.array[..., None] == xp.arange(num_classes)).astype("int64"))
 
 
@@ -2201,6 +2241,8 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
     """The sliding kH x kW blocks of (N, C, H, W) (or (C, H, W)) as columns:
     (N, C * kH * kW, L), L the number of block positions."""
     x, unbatched = _batched(input, 2, "unfold")
+    if x.dtype is not _dtypes.bool:  # (PyTorch's im2col takes floats and bools only)
+        _floating_only(x, "unfold")
     kernel = _ntuple(kernel_size, 2, "unfold", "kernel_size")
     dilation = _ntuple(dilation, 2, "unfold", "dilation")
     stride = _ntuple(stride, 2, "unfold", "stride")
@@ -2220,7 +2262,8 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
          stride: Any = 1) -> Tensor:  # fmt: skip
     """The inverse layout of unfold: columns (N, C * kH * kW, L) (or 2-D) summed back into
     (N, C, *output_size), overlapping blocks adding up."""
-    _check_tensor(input, "fold")
+    if _check_tensor(input, "fold").dtype is not _dtypes.bool:  # (as unfold: floats, bools)
+        _floating_only(input, "fold")
     if input.ndim not in (2, 3):
         raise RuntimeError(
             f"fold: expected 2-D or 3-D input (batch mode), but got input of size "
@@ -2274,6 +2317,10 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
         return _avg_pool(input.float(), kernel_size, stride, padding, ceil_mode,
                          count_include_pad, divisor_override, spatial, op).half()  # fmt: skip
     x, unbatched = _batched(input, spatial, op)
+    if x.dtype is _dtypes.bool:  # (integers are averaged, bools not: as PyTorch's kernels)
+        raise NotImplementedError(
+            f"{op}: not implemented for bool tensors, as in PyTorch; use .float()"
+        )
     kernel = _ntuple(kernel_size, spatial, op, "kernel_size")
     no_stride = stride is None or (isinstance(stride, (tuple, list)) and not stride)
     stride = kernel if no_stride else _ntuple(stride, spatial, op, "stride")  # () as torch.xxx
@@ -2413,6 +2460,12 @@ def _adaptive_average_matrix(size: int, out: int, like: Tensor) -> Tensor:
 def _adaptive_avg_pool(input: Tensor, output_size: Any, spatial: int, op: str) -> Tensor:
     """Average pooling to a given output size; the windows along each dim are independent,
     so it is a product with an averaging matrix along each spatial dim."""
+    if spatial > 1 and isinstance(output_size, Sequence):  # (PyTorch's Python-level check)
+        if _check_tensor(input, op).ndim <= len(output_size):
+            raise ValueError(
+                f"{op}: input must have at least {len(output_size) + 1} dims (channels and "
+                f"{len(output_size)} spatial dims), got shape {tuple(input.shape)}"
+            )
     x, unbatched = _batched(input, spatial, op)
     _floating_only(x, op)
     sizes = (output_size,) * spatial if not isinstance(output_size, Sequence) else output_size
@@ -2642,7 +2695,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     """x / (k + alpha * mean of x^2 over ``size`` neighbouring channels)^beta on (N, C, *):
     channel c's window is c - size // 2 .. c + (size - 1) // 2, zeros past the ends (the
     mean still divides by ``size``)."""
-    _check_tensor(input, "local_response_norm")
+    if _check_tensor(input, "local_response_norm").dtype is _dtypes.bool:  # (as PyTorch)
+        raise NotImplementedError("local_response_norm: not implemented for bool tensors")
     if input.ndim < 3:
         raise ValueError(
             f"local_response_norm: Expected 3D or higher dimensionality input (N, C, *), got "

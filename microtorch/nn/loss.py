@@ -138,6 +138,8 @@ class HuberLoss(_Loss):
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__(reduction=reduction)
+        if isinstance(delta, complex) or not isinstance(delta, (int, float)):
+            raise TypeError(f"HuberLoss: delta must be a float or int, got: {type(delta)}")
         self.delta = delta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:

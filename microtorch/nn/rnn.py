@@ -69,12 +69,12 @@ def _gru_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tenso
     return (1 - z) * n + z * h
 
 
-def _check_sizes(input_size: int, hidden_size: int) -> None:
+def _check_sizes(input_size: int, hidden_size: int, module: str) -> None:
     for name, value in (("input_size", input_size), ("hidden_size", hidden_size)):
         if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"{name} should be of type int, got: {type(value).__name__}")
+            raise TypeError(f"{module}: {name} should be of type int, got: {type(value).__name__}")
     if hidden_size <= 0:
-        raise ValueError("hidden_size must be greater than zero")
+        raise ValueError(f"{module}: hidden_size must be greater than zero, got {hidden_size}")
 
 
 def _init_uniform(module: Module) -> None:
@@ -93,7 +93,7 @@ class RNNCellBase(Module):
     def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
                  device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        _check_sizes(input_size, hidden_size)
+        _check_sizes(input_size, hidden_size, type(self).__name__)
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         make = {"device": device, "dtype": dtype}
         gates = num_chunks * hidden_size
@@ -132,6 +132,10 @@ class RNNCellBase(Module):
             return factories.zeros(
                 input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device
             )
+        if hx.ndim not in (1, 2):  # (ValueError, as in PyTorch; a 1-D/2-D mix: RuntimeError)
+            raise ValueError(
+                f"{type(self).__name__}: Expected {which} to be 1D or 2D, got {hx.ndim}D instead"
+            )
         if hx.ndim != (2 if batched else 1):
             raise RuntimeError(
                 f"{type(self).__name__}: {which} must be {1 + batched}D like the input, got "
@@ -140,12 +144,13 @@ class RNNCellBase(Module):
         hx = hx if batched else hx.unsqueeze(0)  # (B, hidden_size)
         if hx.shape[0] != input.shape[0]:
             raise RuntimeError(
-                f"Input batch size {input.shape[0]} doesn't match {which} batch size {hx.shape[0]}"
+                f"{type(self).__name__}: Input batch size {input.shape[0]} doesn't match {which} "
+                f"batch size {hx.shape[0]}"
             )
         if hx.shape[1] != self.hidden_size:
             raise RuntimeError(
-                f"{which} has inconsistent hidden_size: got {hx.shape[1]}, expected "
-                f"{self.hidden_size}"
+                f"{type(self).__name__}: {which} has inconsistent hidden_size: got "
+                f"{hx.shape[1]}, expected {self.hidden_size}"
             )
         return hx
 
@@ -234,7 +239,15 @@ class RNNBase(Module):
                  bidirectional: bool = False, proj_size: int = 0, device: Any = None,
                  dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        _check_sizes(input_size, hidden_size)
+        module = type(self).__name__
+        _check_sizes(input_size, hidden_size, module)
+        for name, flag in (("bias", bias), ("batch_first", batch_first)):
+            if not isinstance(flag, bool):  # (0, 1 or "True" would be taken silently)
+                raise TypeError(
+                    f"{module}: {name} should be of type bool, got: {type(flag).__name__}"
+                )
+        if input_size <= 0:
+            raise ValueError(f"{module}: input_size must be greater than zero, got {input_size}")
         if (
             isinstance(dropout, bool)
             or not isinstance(dropout, (int, float))
@@ -245,7 +258,7 @@ class RNNBase(Module):
                 "an element being zeroed"
             )
         if not isinstance(num_layers, int) or num_layers <= 0:
-            raise ValueError("num_layers must be greater than zero")
+            raise ValueError(f"{module}: num_layers must be greater than zero, got {num_layers}")
         if proj_size < 0:
             raise ValueError(
                 "proj_size should be a positive integer or zero to disable projections"
