@@ -69,10 +69,13 @@ def _gru_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tenso
     return (1 - z) * n + z * h
 
 
-def _check_sizes(input_size: int, hidden_size: int) -> None:
+def _check_sizes(input_size: int, hidden_size: int, layer: bool = False) -> None:
+    """PyTorch's size checks; the layers (RNN, LSTM, GRU) also refuse input_size < 1."""
     for name, value in (("input_size", input_size), ("hidden_size", hidden_size)):
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"{name} should be of type int, got: {type(value).__name__}")
+    if layer and input_size <= 0:
+        raise ValueError("input_size must be greater than zero")
     if hidden_size <= 0:
         raise ValueError("hidden_size must be greater than zero")
 
@@ -125,12 +128,16 @@ class RNNCellBase(Module):
         return (input if batched else input.unsqueeze(0)), batched  # (B, input_size)
 
     def _batched_state(self, hx: Tensor | None, input: Tensor, batched: bool,
-                       which: str = "hidden0") -> Tensor:  # fmt: skip
+                       which: str = "hidden0", label: str = "hidden") -> Tensor:  # fmt: skip
         """A state as (B, hidden_size): ``hx`` checked against the (B, input_size) input, or
-        zeros when it is None."""
+        zeros when it is None. ``label`` names it in the dimension error (PyTorch's words)."""
         if hx is None:
             return factories.zeros(
                 input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device
+            )
+        if hx.ndim not in (1, 2):  # a ValueError, as PyTorch's own check in forward
+            raise ValueError(
+                f"{type(self).__name__}: Expected {label} to be 1D or 2D, got {hx.ndim}D instead"
             )
         if hx.ndim != (2 if batched else 1):
             raise RuntimeError(
@@ -197,8 +204,8 @@ class LSTMCell(RNNCellBase):
             raise TypeError("LSTMCell: hx must be a tuple (h, c) of two tensors, or None")
         h, c = (None, None) if hx is None else hx
         input, batched = self._batched_input(input)
-        h = self._batched_state(h, input, batched, "hidden0")
-        c = self._batched_state(c, input, batched, "hidden1")
+        h = self._batched_state(h, input, batched, "hidden0", "hx[0]")
+        c = self._batched_state(c, input, batched, "hidden1", "hx[1]")
         input, h, c = autocast_inputs("lstm_cell", input, h, c)
         xw = F.linear(input, self.weight_ih, self.bias_ih)
         h, c = _lstm_step(xw, h, c, self.weight_hh, self.bias_hh)
@@ -234,7 +241,10 @@ class RNNBase(Module):
                  bidirectional: bool = False, proj_size: int = 0, device: Any = None,
                  dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        _check_sizes(input_size, hidden_size)
+        for name, flag in (("bias", bias), ("batch_first", batch_first)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} should be of type bool, got: {type(flag).__name__}")
+        _check_sizes(input_size, hidden_size, layer=True)
         if (
             isinstance(dropout, bool)
             or not isinstance(dropout, (int, float))
