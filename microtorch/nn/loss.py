@@ -137,6 +137,8 @@ class HuberLoss(_Loss):
     F.huber_loss."""
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        if not isinstance(delta, (float, int)):  # PyTorch's check (a bool passes as an int)
+            raise TypeError(f"delta must be a float or int, got: {type(delta)}")
         super().__init__(reduction=reduction)
         self.delta = delta
 
