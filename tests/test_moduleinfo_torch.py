@@ -1,0 +1,399 @@
+"""PyTorch's own nn-module samples (``torch.testing._internal.common_modules.module_db``), run
+through microtorch and compared with PyTorch.
+
+For every ModuleInfo whose module microtorch has, each sample's constructor arguments build
+the module in both libraries; PyTorch's parameters and buffers are loaded into ours, and then
+the two must agree on: state_dict keys, order, shapes and dtypes, named_parameters and
+named_buffers, repr, the forward outputs (nested tuples too) in train and eval mode, in
+float32 and float64, the gradients of the inputs and of every parameter for the same random
+upstream gradient, and the buffers after forward (running statistics). Once per module,
+also: ``.to(float64)`` / ``.double()`` / ``.half()``, pickling and deepcopy, non-contiguous
+inputs and inputs that do not require grad. Unbatched inputs are among the samples
+themselves (their ``desc`` says ``no_batch_dim``).
+
+By default each module runs a bounded spread of its samples (see ``_chosen``);
+``MICROTORCH_MODULEINFO_ALL=1`` runs every sample. Modules microtorch lacks are skipped with
+the reason in ``MISSING``; places where microtorch deliberately differs are in ``SKIPS``."""
+
+from __future__ import annotations
+
+import copy
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import microtorch
+import microtorch.nn.functional as mF
+
+from .torch_reference import needs_torch
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("expecttest")
+pytestmark = needs_torch((2, 13), "ModuleInfo samples")
+
+from torch.testing._internal import common_modules  # noqa: E402
+
+RUN_ALL = os.environ.get("MICROTORCH_MODULEINFO_ALL") == "1"
+PER_MODULE = 4  # samples per module, dtype and mode unless RUN_ALL
+
+# modules microtorch does not have, and why
+EXERCISE = "an exercise left for learners (docs/exercises)"
+MISSING = {
+    "nn.AdaptiveMaxPool1d": EXERCISE,
+    "nn.AdaptiveMaxPool2d": EXERCISE,
+    "nn.AdaptiveMaxPool3d": EXERCISE,
+    "nn.FractionalMaxPool2d": EXERCISE + " (max pooling)",
+    "nn.FractionalMaxPool3d": EXERCISE + " (max pooling)",
+    "nn.MaxPool1d": EXERCISE,
+    "nn.MaxPool2d": EXERCISE,
+    "nn.MaxPool3d": EXERCISE,
+    "nn.RMSNorm": EXERCISE,
+    "nn.Softplus": EXERCISE,
+    "nn.LinearCrossEntropyLoss": "not in microtorch",
+}
+
+# (module name, check) -> why microtorch deliberately differs there
+SKIPS: dict[tuple[str, str], str] = {}
+
+TOL = {
+    torch.float64: dict(rtol=1e-7, atol=1e-9),
+    torch.float32: dict(rtol=1e-4, atol=1e-5),
+}
+
+
+def _dtype_name(dtype: object) -> str:
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def _ours_dtype(dtype: object) -> object:
+    return getattr(microtorch, _dtype_name(dtype))
+
+
+class Converter:
+    """Turns PyTorch objects in a sample into microtorch ones; the same torch tensor always
+    becomes the same microtorch tensor (self-attention passes one tensor as query, key and
+    value, and its gradient must collect all three)."""
+
+    def __init__(self, layer_inputs: list | None = None) -> None:
+        self.memo: dict[int, tuple[object, object]] = {}
+        self.layer_inputs = layer_inputs
+
+    def __call__(self, obj: object) -> object:
+        if isinstance(obj, torch.Tensor):
+            if id(obj) not in self.memo:
+                a = obj.detach().numpy()
+                ours = microtorch.tensor(a, requires_grad=obj.requires_grad)
+                self.memo[id(obj)] = (obj, ours)
+            return self.memo[id(obj)][1]
+        if isinstance(obj, tuple):
+            return tuple(self(o) for o in obj)
+        if isinstance(obj, list):
+            return [self(o) for o in obj]
+        if isinstance(obj, dict):
+            return {k: self(v) for k, v in obj.items()}
+        if isinstance(obj, torch.dtype):
+            return _ours_dtype(obj)
+        if isinstance(obj, torch.device):
+            return str(obj)
+        if isinstance(obj, torch.nn.TransformerEncoderLayer):
+            return self.encoder_layer(obj)
+        if callable(obj) and not isinstance(obj, type):
+            return getattr(mF, obj.__name__)  # an activation such as F.gelu
+        return obj
+
+    def encoder_layer(self, layer: object) -> object:
+        """Our TransformerEncoderLayer built from the constructor arguments PyTorch's was."""
+        args, kwargs = self.layer_inputs.pop(0)
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("device", "dtype")}
+        ours = microtorch.nn.TransformerEncoderLayer(*self(args), **self(kwargs))
+        ours.to(_ours_dtype(layer.linear1.weight.dtype))
+        return ours
+
+    def pairs(self) -> list[tuple[object, object]]:
+        """(torch tensor, ours) for every tensor converted so far."""
+        return list(self.memo.values())
+
+
+def _flat(out: object) -> list:
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flat(o)]
+    return [] if out is None else [out]
+
+
+def _shape(out: object) -> object:
+    if isinstance(out, (tuple, list)):
+        return tuple(_shape(o) for o in out)
+    return None if out is None else "tensor"
+
+
+def _array(t: object) -> np.ndarray:
+    return t.detach().numpy()
+
+
+def _assert_close(ours: object, theirs: object, dtype: object, what: str) -> None:
+    assert tuple(ours.shape) == tuple(theirs.shape), f"{what}: shape {ours.shape} vs {theirs.shape}"
+    assert _dtype_name(ours.dtype) == _dtype_name(theirs.dtype), (
+        f"{what}: dtype {ours.dtype} vs {theirs.dtype}"
+    )
+    np.testing.assert_allclose(
+        _array(ours).astype(np.float64) if ours.dtype.is_floating_point else _array(ours),
+        _array(theirs).astype(np.float64) if theirs.dtype.is_floating_point else _array(theirs),
+        **TOL.get(dtype, TOL[torch.float32]),
+        err_msg=what,
+    )
+
+
+def _assert_same_state(ours: object, theirs: object, dtype: object, what: str) -> None:
+    """The same state_dict keys in the same order, each with the same shape, dtype, value."""
+    o, t = ours.state_dict(), theirs.state_dict()
+    assert list(o) == list(t), f"{what}: state_dict keys {list(o)} vs {list(t)}"
+    for k in t:
+        _assert_close(o[k], t[k], dtype, f"{what}: state_dict[{k!r}]")
+
+
+def _build(info: object, sample: object, dtype: object, layers: list | None) -> tuple:
+    """PyTorch's module and ours from the sample's constructor arguments, in ``dtype``, with
+    PyTorch's parameters and buffers loaded into ours."""
+    ci = sample.constructor_input
+    convert = Converter(None if layers is None else list(layers))
+    ours_cls = getattr(microtorch.nn, info.module_cls.__name__)
+    torch.manual_seed(0)
+    theirs = info.module_cls(*ci.args, **ci.kwargs).to(dtype)
+    ours = ours_cls(*convert(ci.args), **convert(ci.kwargs)).to(_ours_dtype(dtype))
+    return ours, theirs
+
+
+def _load(ours: object, theirs: object) -> None:
+    ours.load_state_dict({k: microtorch.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+
+
+def _layer_inputs(info: object, dtype: object, requires_grad: bool, training: bool) -> list | None:
+    """TransformerEncoder's samples hold a built TransformerEncoderLayer; its constructor
+    arguments are those of the TransformerEncoderLayer samples, in the same order."""
+    if info.module_cls is not torch.nn.TransformerEncoder:
+        return None
+    samples = common_modules.module_inputs_torch_nn_TransformerEncoderLayer(
+        None, "cpu", dtype, requires_grad, training
+    )
+    return [(s.constructor_input.args, s.constructor_input.kwargs) for s in samples]
+
+
+def _chosen(samples: list) -> list[int]:
+    """Which samples run: all with RUN_ALL, else an even spread of PER_MODULE of them plus
+    every unbatched one (``no_batch_dim``) up to two."""
+    n = len(samples)
+    if RUN_ALL or n <= PER_MODULE:
+        return list(range(n))
+    picked = sorted({round(i * (n - 1) / (PER_MODULE - 1)) for i in range(PER_MODULE)})
+    unbatched = [i for i, s in enumerate(samples) if "no_batch_dim" in s.desc][:2]
+    return sorted(set(picked) | set(unbatched))
+
+
+def _samples(info: object, dtype: object, requires_grad: bool, training: bool) -> list:
+    return info.module_inputs_func(
+        info, device="cpu", dtype=dtype, requires_grad=requires_grad, training=training
+    )
+
+
+def _forward_both(ours: object, theirs: object, fi: object, convert: Converter) -> tuple:
+    args, kwargs = convert(fi.args), convert(fi.kwargs)
+    return ours(*args, **kwargs), theirs(*fi.args, **fi.kwargs)
+
+
+def check_sample(info: object, sample: object, dtype: object, training: bool, layers: list | None,
+                 what: str) -> None:  # fmt: skip
+    """Everything one sample can show: structure, repr, forward, backward, buffers."""
+    ours, theirs = _build(info, sample, dtype, layers)
+    fi = sample.forward_input
+    if isinstance(theirs, torch.nn.modules.lazy.LazyModuleMixin):
+        _materialize(ours, theirs, fi, what)
+    o_keys = [(k, tuple(v.shape), _dtype_name(v.dtype)) for k, v in ours.state_dict().items()]
+    t_keys = [(k, tuple(v.shape), _dtype_name(v.dtype)) for k, v in theirs.state_dict().items()]
+    assert o_keys == t_keys, f"{what}: state_dict\n{o_keys}\nvs\n{t_keys}"
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
+    if (info.name, "repr") not in SKIPS:
+        assert repr(ours) == repr(theirs), f"{what}: repr"
+    _load(ours, theirs)
+    ours.train(training)
+    theirs.train(training)
+    assert ours.training == theirs.training
+
+    convert = Converter()
+    out, t_out = _forward_both(ours, theirs, fi, convert)
+    assert _shape(out) == _shape(t_out), (
+        f"{what}: output structure {_shape(out)} vs {_shape(t_out)}"
+    )
+    outs, t_outs = _flat(out), _flat(t_out)
+    for i, (o, t) in enumerate(zip(outs, t_outs)):
+        _assert_close(o, t, dtype, f"{what}: output {i}")
+        assert o.requires_grad == t.requires_grad, f"{what}: output {i} requires_grad"
+
+    # the same random upstream gradient for every differentiable output
+    rng = np.random.default_rng(0)
+    pairs = [(o, t) for o, t in zip(outs, t_outs) if t.requires_grad]
+    if pairs:
+        grads = [rng.standard_normal(tuple(t.shape)).astype(t.detach().numpy().dtype)
+                 for _, t in pairs]  # fmt: skip
+        torch.autograd.backward([t for _, t in pairs], [torch.tensor(g) for g in grads])
+        microtorch.autograd.backward([o for o, _ in pairs], [microtorch.tensor(g) for g in grads])
+        for i, (t, o) in enumerate(convert.pairs()):
+            if t.requires_grad and t.is_leaf:  # a non-leaf input is a leaf here
+                assert (o.grad is None) == (t.grad is None), f"{what}: input {i} grad presence"
+                if t.grad is not None:
+                    _assert_close(o.grad, t.grad, dtype, f"{what}: input {i} grad")
+        for (name, p), (_, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
+            assert (p.grad is None) == (tp.grad is None), f"{what}: {name}.grad presence"
+            if tp.grad is not None:
+                _assert_close(p.grad, tp.grad, dtype, f"{what}: {name}.grad")
+    for (name, b), (_, tb) in zip(ours.named_buffers(), theirs.named_buffers()):
+        _assert_close(b, tb, dtype, f"{what}: buffer {name} after forward")
+
+
+def _materialize(ours: object, theirs: object, fi: object, what: str) -> None:
+    """A lazy module's state and repr before its first forward, then that first forward (no
+    grad), which gives its parameters their shapes and turns it into its cls_to_become."""
+    assert list(ours.state_dict()) == list(theirs.state_dict()), f"{what}: lazy state_dict"
+    assert repr(ours) == repr(theirs), f"{what}: lazy repr"
+    with torch.no_grad(), microtorch.no_grad():
+        _forward_both(ours, theirs, fi, Converter())
+    assert type(ours).__name__ == type(theirs).__name__, f"{what}: class after first forward"
+
+
+def check_module_once(info: object, sample: object, dtype: object, layers: list | None,
+                      what: str) -> None:  # fmt: skip
+    """The per-module checks on one sample: conversions, pickling, deepcopy,
+    non-contiguous inputs."""
+    ours, theirs = _build(info, sample, dtype, layers)
+    fi = sample.forward_input
+    if isinstance(theirs, torch.nn.modules.lazy.LazyModuleMixin):
+        _materialize(ours, theirs, fi, what)
+    _load(ours, theirs)
+    ours.eval()
+    theirs.eval()
+    out, t_out = _forward_both(ours, theirs, fi, Converter())
+    expected = [_array(t) for t in _flat(t_out)]
+
+    for copy_name, twin in (
+        ("deepcopy", copy.deepcopy(ours)),
+        ("pickle", pickle.loads(pickle.dumps(ours))),
+    ):
+        _assert_same_state(twin, theirs, dtype, f"{what}: {copy_name}")
+        twin_out = _flat(_forward_both(twin, theirs, fi, Converter())[0])
+        for i, (o, e) in enumerate(zip(twin_out, expected)):
+            np.testing.assert_allclose(
+                _array(o), e, **TOL[dtype], err_msg=f"{what}: {copy_name}, output {i}"
+            )
+
+    if (info.name, "noncontiguous") not in SKIPS:
+        convert = Converter()
+        args, kwargs = convert(fi.args), convert(fi.kwargs)
+        args, kwargs = _non_contiguous(args), _non_contiguous(kwargs)
+        nc_out = _flat(ours(*args, **kwargs))
+        for i, (o, e) in enumerate(zip(nc_out, expected)):
+            np.testing.assert_allclose(
+                _array(o), e, **TOL[dtype], err_msg=f"{what}: non-contiguous input, output {i}"
+            )
+
+    for how in ("to(float64)", "double()", "half()", "to(float32)"):
+        o2, t2 = copy.deepcopy(ours), copy.deepcopy(theirs)
+        if how == "to(float64)":
+            o2, t2 = o2.to(microtorch.float64), t2.to(torch.float64)
+        elif how == "to(float32)":
+            o2, t2 = o2.to(dtype=microtorch.float32), t2.to(dtype=torch.float32)
+        elif how == "double()":
+            o2, t2 = o2.double(), t2.double()
+        else:
+            o2, t2 = o2.half(), t2.half()
+        _assert_same_state(o2, t2, torch.float32, f"{what}: .{how}")
+        names = [(n, _dtype_name(p.dtype)) for n, p in o2.named_parameters()]
+        t_names = [(n, _dtype_name(p.dtype)) for n, p in t2.named_parameters()]
+        assert names == t_names, f"{what}: .{how} parameters"
+
+
+def _non_contiguous(obj: object) -> object:
+    """The same values in a non-contiguous layout (every other element of a doubled last
+    dimension), keeping requires_grad."""
+    if isinstance(obj, microtorch.Tensor):
+        if obj.ndim == 0 or obj.numel() == 0:
+            return obj
+        wide = obj.detach().repeat_interleave(2, dim=-1)[..., ::2]
+        assert obj.shape[-1] < 2 or not wide.is_contiguous()
+        return wide.requires_grad_(obj.requires_grad) if obj.is_floating_point() else wide
+    if isinstance(obj, tuple):
+        return tuple(_non_contiguous(o) for o in obj)
+    if isinstance(obj, list):
+        return [_non_contiguous(o) for o in obj]
+    if isinstance(obj, dict):
+        return {k: _non_contiguous(v) for k, v in obj.items()}
+    return obj
+
+
+def _infos() -> list:
+    return [pytest.param(i, id=i.name) for i in common_modules.module_db]
+
+
+def _skip_missing(info: object) -> None:
+    if info.name in MISSING:
+        pytest.skip(f"{info.name}: {MISSING[info.name]}")
+
+
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=["float64", "float32"])
+@pytest.mark.parametrize("info", _infos())
+def test_module_samples(info: object, dtype: object, training: bool) -> None:
+    _skip_missing(info)
+    samples = _samples(info, dtype, True, training)
+    layers = _layer_inputs(info, dtype, True, training)
+    for i in _chosen(samples):
+        what = f"{info.name}[{i}] {samples[i].desc or ''} ({_dtype_name(dtype)}, " + (
+            "train)" if training else "eval)"
+        )
+        sample_layers = None if layers is None else layers[i:i + 1]  # fmt: skip
+        check_sample(info, samples[i], dtype, training, sample_layers, what)
+
+
+@pytest.mark.parametrize("info", _infos())
+def test_module_no_grad_inputs_copies_and_conversions(info: object) -> None:
+    _skip_missing(info)
+    dtype = torch.float64
+    samples = _samples(info, dtype, False, False)
+    layers = _layer_inputs(info, dtype, False, False)
+    for i in _chosen(samples)[:2]:
+        what = f"{info.name}[{i}] {samples[i].desc or ''} (inputs without grad)"
+        sample_layers = None if layers is None else layers[i:i + 1]  # fmt: skip
+        check_sample(info, samples[i], dtype, False, sample_layers, what)
+        check_module_once(info, samples[i], dtype, sample_layers, what)
+
+
+def _error_infos() -> list:
+    return [pytest.param(i, id=i.name) for i in common_modules.module_db
+            if i.module_error_inputs_func is not None]  # fmt: skip
+
+
+@pytest.mark.parametrize("info", _error_infos())
+def test_module_error_inputs(info: object) -> None:
+    """PyTorch's error samples raise the same error type here, at the same step
+    (construction or forward); the messages are microtorch's own."""
+    _skip_missing(info)
+    errors = info.module_error_inputs_func(
+        info, device="cpu", dtype=torch.float64, requires_grad=False, training=True
+    )
+    ours_cls = getattr(microtorch.nn, info.module_cls.__name__)
+    for i, e in enumerate(errors):
+        what = f"{info.name} error sample {i} ({e.error_type.__name__}: {e.error_regex})"
+        if (info.name, f"error {i}") in SKIPS:
+            continue
+        ci, fi = e.module_error_input.constructor_input, e.module_error_input.forward_input
+        convert = Converter()
+        construct = common_modules.ModuleErrorEnum.CONSTRUCTION_ERROR
+        if e.error_on == construct:
+            with pytest.raises(e.error_type):
+                ours_cls(*convert(ci.args), **convert(ci.kwargs))
+            continue
+        module = ours_cls(*convert(ci.args), **convert(ci.kwargs))
+        with pytest.raises(e.error_type) as raised:
+            module(*convert(fi.args), **convert(fi.kwargs))
+        assert raised.type is e.error_type or issubclass(raised.type, e.error_type), what
