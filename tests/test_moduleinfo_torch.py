@@ -18,6 +18,7 @@ the reason in ``MISSING``; places where microtorch deliberately differs are in `
 from __future__ import annotations
 
 import copy
+import inspect
 import os
 import pickle
 
@@ -264,8 +265,8 @@ def _materialize(ours: object, theirs: object, fi: object, what: str) -> None:
 
 def check_module_once(info: object, sample: object, dtype: object, layers: list | None,
                       what: str) -> None:  # fmt: skip
-    """The per-module checks on one sample: conversions, pickling, deepcopy,
-    non-contiguous inputs."""
+    """The per-module checks on one sample: copies, non-contiguous inputs, structure, two
+    training steps, float16, factory kwargs, inplace=True, channels_last, conversions."""
     ours, theirs = _build(info, sample, dtype, layers)
     fi = sample.forward_input
     if isinstance(theirs, torch.nn.modules.lazy.LazyModuleMixin):
@@ -288,14 +289,13 @@ def check_module_once(info: object, sample: object, dtype: object, layers: list 
             )
 
     if (info.name, "noncontiguous") not in SKIPS:
-        convert = Converter()
-        args, kwargs = convert(fi.args), convert(fi.kwargs)
-        args, kwargs = _non_contiguous(args), _non_contiguous(kwargs)
-        nc_out = _flat(ours(*args, **kwargs))
-        for i, (o, e) in enumerate(zip(nc_out, expected)):
-            np.testing.assert_allclose(
-                _array(o), e, **TOL[dtype], err_msg=f"{what}: non-contiguous input, output {i}"
-            )
+        _check_non_contiguous(ours, fi, expected, dtype, what)
+    _check_structure(ours, theirs, what)
+    _check_two_training_steps(info, sample, dtype, layers, what)
+    _check_half_forward(ours, theirs, fi, what)
+    _check_factory_kwargs(info, sample, layers, what)
+    _check_inplace(info, sample, what)
+    _check_channels_last(ours, theirs, fi, what)
 
     for how in ("to(float64)", "double()", "half()", "to(float32)"):
         o2, t2 = copy.deepcopy(ours), copy.deepcopy(theirs)
@@ -311,6 +311,173 @@ def check_module_once(info: object, sample: object, dtype: object, layers: list 
         names = [(n, _dtype_name(p.dtype)) for n, p in o2.named_parameters()]
         t_names = [(n, _dtype_name(p.dtype)) for n, p in t2.named_parameters()]
         assert names == t_names, f"{what}: .{how} parameters"
+
+
+def _upstream(outs: list, seed: int = 0) -> list:
+    rng = np.random.default_rng(seed)
+    return [microtorch.tensor(rng.standard_normal(tuple(o.shape)).astype(_array(o).dtype))
+            for o in outs]  # fmt: skip
+
+
+def _check_non_contiguous(ours: object, fi: object, expected: list, dtype: object,
+                          what: str) -> None:  # fmt: skip
+    """The same outputs, and the same parameter gradients for the same upstream gradient
+    (itself non-contiguous the second time), when every input is non-contiguous."""
+    runs = []
+    for layout in ("contiguous", "non-contiguous"):
+        ours.zero_grad()
+        convert = Converter()
+        args, kwargs = convert(fi.args), convert(fi.kwargs)
+        if layout == "non-contiguous":
+            args, kwargs = _non_contiguous(args), _non_contiguous(kwargs)
+        outs = [o for o in _flat(ours(*args, **kwargs))]
+        for i, (o, e) in enumerate(zip(outs, expected)):
+            np.testing.assert_allclose(
+                _array(o), e, **TOL[dtype], err_msg=f"{what}: {layout} input, output {i}"
+            )
+        pairs = [(o, g) for o, g in zip(outs, _upstream(outs)) if o.requires_grad]
+        if pairs:
+            grads = [g if layout == "contiguous" else _non_contiguous(g) for _, g in pairs]
+            microtorch.autograd.backward([o for o, _ in pairs], grads)
+        runs.append({n: None if p.grad is None else _array(p.grad).copy()
+                     for n, p in ours.named_parameters()})  # fmt: skip
+    for name, g in runs[0].items():
+        assert (g is None) == (runs[1][name] is None), f"{what}: {name}.grad presence"
+        if g is not None:
+            np.testing.assert_allclose(
+                runs[1][name], g, **TOL[dtype], err_msg=f"{what}: {name}.grad, non-contiguous"
+            )
+
+
+def _check_structure(ours: object, theirs: object, what: str) -> None:
+    """The same submodules (names and classes), children, parameter classes and
+    requires_grad flags."""
+    named = [(n, type(m).__name__) for n, m in ours.named_modules()]
+    t_named = [(n, type(m).__name__) for n, m in theirs.named_modules()]
+    assert named == t_named, f"{what}: named_modules\n{named}\nvs\n{t_named}"
+    assert [n for n, _ in ours.named_children()] == [n for n, _ in theirs.named_children()]
+    flags = [(type(p).__name__, p.requires_grad) for p in ours.parameters()]
+    assert flags == [(type(p).__name__, p.requires_grad) for p in theirs.parameters()]
+    assert [b.requires_grad for b in ours.buffers()] == [b.requires_grad for b in theirs.buffers()]
+
+
+def _check_two_training_steps(info: object, sample: object, dtype: object, layers: list | None,
+                              what: str) -> None:  # fmt: skip
+    """Two forwards in training mode: the buffers (running statistics, their count) move
+    alike."""
+    ours, theirs = _build(info, sample, dtype, layers)
+    fi = sample.forward_input
+    if isinstance(theirs, torch.nn.modules.lazy.LazyModuleMixin):
+        _materialize(ours, theirs, fi, what)
+    _load(ours, theirs)
+    ours.train()
+    theirs.train()
+    for step in range(2):
+        out, t_out = _forward_both(ours, theirs, fi, Converter())
+        for i, (o, t) in enumerate(zip(_flat(out), _flat(t_out))):  # (no sample drops out)
+            _assert_close(o, t, dtype, f"{what}: training step {step}, output {i}")
+    _assert_same_state(ours, theirs, dtype, f"{what}: after two training steps")
+
+
+def _half(obj: object) -> object:
+    """A torch sample's floating-point tensors in float16 (others as they are)."""
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().half() if obj.is_floating_point() else obj
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_half(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _half(v) for k, v in obj.items()}
+    return obj
+
+
+def _check_half_forward(ours: object, theirs: object, fi: object, what: str) -> None:
+    """After ``.half()``, float16 inputs give PyTorch's float16 outputs (to float16's
+    precision), where PyTorch's CPU build runs the module in float16 at all."""
+    o16, t16 = copy.deepcopy(ours).half(), copy.deepcopy(theirs).half()
+    args, kwargs = _half(fi.args), _half(fi.kwargs)
+    try:
+        t_out = t16(*args, **kwargs)
+    except (RuntimeError, NotImplementedError):  # e.g. "not implemented for 'Half'"
+        return
+    convert = Converter()
+    out = o16(*convert(args), **convert(kwargs))
+    for i, (o, t) in enumerate(zip(_flat(out), _flat(t_out))):
+        assert _dtype_name(o.dtype) == _dtype_name(t.dtype), f"{what}: half output {i} dtype"
+        np.testing.assert_allclose(
+            _array(o).astype(np.float64), _array(t).astype(np.float64), rtol=2e-2, atol=2e-2,
+            err_msg=f"{what}: half output {i}",
+        )  # fmt: skip
+
+
+def _check_factory_kwargs(info: object, sample: object, layers: list | None, what: str) -> None:
+    """Built with ``dtype=float64, device="cpu"`` (where the constructor takes them), the
+    same state_dict dtypes and shapes as PyTorch's."""
+    ci = sample.constructor_input
+    if "dtype" not in inspect.signature(info.module_cls.__init__).parameters:
+        return
+    if "dtype" in ci.kwargs or "device" in ci.kwargs:
+        return
+    convert = Converter(None if layers is None else list(layers))
+    make = dict(dtype=torch.float64, device="cpu")
+    theirs = info.module_cls(*ci.args, **ci.kwargs, **make)
+    ours_cls = getattr(microtorch.nn, info.module_cls.__name__)
+    ours = ours_cls(*convert(ci.args), **convert(ci.kwargs), **convert(make))
+    if isinstance(theirs, torch.nn.modules.lazy.LazyModuleMixin):
+        _materialize(ours, theirs, sample.forward_input, what)
+    got = [(k, tuple(v.shape), _dtype_name(v.dtype)) for k, v in ours.state_dict().items()]
+    want = [(k, tuple(v.shape), _dtype_name(v.dtype)) for k, v in theirs.state_dict().items()]
+    assert got == want, f"{what}: built with dtype=float64\n{got}\nvs\n{want}"
+
+
+def _check_inplace(info: object, sample: object, what: str) -> None:
+    """With ``inplace=True`` (where the constructor takes it): the same repr, the input
+    overwritten with the output (the very same tensor returned where PyTorch does), and the
+    same input gradient through it."""
+    ci = sample.constructor_input
+    if "inplace" not in inspect.signature(info.module_cls.__init__).parameters:
+        return
+    kwargs = dict(ci.kwargs, inplace=True)
+    theirs = info.module_cls(*ci.args, **kwargs)
+    ours = getattr(microtorch.nn, info.module_cls.__name__)(*ci.args, **kwargs)
+    assert repr(ours) == repr(theirs), f"{what}: inplace repr"
+    if "dropout" in info.name.lower():
+        return  # random: only the repr compares
+    x = sample.forward_input.args[0].detach()
+    tx = x.clone().requires_grad_()
+    ox = microtorch.tensor(x.numpy(), requires_grad=True)
+    t_in, o_in = tx * 1, ox * 1  # non-leaf, so that they may be overwritten
+    t_out, o_out = theirs(t_in), ours(o_in)
+    _assert_close(o_in, t_in, x.dtype, f"{what}: inplace input afterwards")
+    _assert_close(o_out, t_out, x.dtype, f"{what}: inplace output")
+    assert (o_out is o_in) == (t_out is t_in), f"{what}: inplace returns its input"
+    g = _upstream([o_out])[0]
+    o_out.backward(g)
+    t_out.backward(torch.tensor(_array(g)))
+    _assert_close(ox.grad, tx.grad, x.dtype, f"{what}: inplace input grad")
+
+
+def _check_channels_last(ours: object, theirs: object, fi: object, what: str) -> None:
+    """A 4-D (5-D) first input in channels_last (channels_last_3d) through the module moved
+    there by ``.to(memory_format=...)``: PyTorch's values. (Only the values: microtorch
+    does not carry the layout through every op, PyTorch does.)"""
+    x = fi.args[0] if fi.args else None
+    if not isinstance(x, torch.Tensor) or x.ndim not in (4, 5):
+        return
+    fmt = "channels_last" if x.ndim == 4 else "channels_last_3d"
+    if any(p.ndim in (4, 5) and p.ndim != x.ndim for p in theirs.parameters()):
+        return  # PyTorch refuses that format for the weight (a 5-D one, unbatched input)
+    o2, t2 = copy.deepcopy(ours), copy.deepcopy(theirs)
+    o2.to(memory_format=getattr(microtorch, fmt))
+    t2.to(memory_format=getattr(torch, fmt))
+    for (name, p), tp in zip(o2.named_parameters(), t2.parameters()):
+        assert p.stride() == tp.stride(), f"{what}: {name} stride after .to({fmt})"
+    convert = Converter()
+    args, kwargs = convert(fi.args), convert(fi.kwargs)
+    args = (args[0].to(memory_format=getattr(microtorch, fmt)), *args[1:])
+    t_args = (x.to(memory_format=getattr(torch, fmt)), *fi.args[1:])
+    out, t_out = o2(*args, **kwargs), t2(*t_args, **fi.kwargs)
+    for i, (o, t) in enumerate(zip(_flat(out), _flat(t_out))):
+        _assert_close(o, t, x.dtype, f"{what}: {fmt} output {i}")
 
 
 def _non_contiguous(obj: object) -> object:
@@ -361,7 +528,7 @@ def test_module_no_grad_inputs_copies_and_conversions(info: object) -> None:
     dtype = torch.float64
     samples = _samples(info, dtype, False, False)
     layers = _layer_inputs(info, dtype, False, False)
-    for i in _chosen(samples)[:2]:
+    for i in _chosen(samples)[: None if RUN_ALL else 2]:
         what = f"{info.name}[{i}] {samples[i].desc or ''} (inputs without grad)"
         sample_layers = None if layers is None else layers[i:i + 1]  # fmt: skip
         check_sample(info, samples[i], dtype, False, sample_layers, what)
