@@ -9,7 +9,8 @@ float32 and float64, the gradients of the inputs and of every parameter for the 
 upstream gradient, and the buffers after forward (running statistics). Once per module,
 also: ``.to(float64)`` / ``.double()`` / ``.half()``, pickling and deepcopy, non-contiguous
 inputs and inputs that do not require grad. Unbatched inputs are among the samples
-themselves (their ``desc`` says ``no_batch_dim``).
+themselves (their ``desc`` says ``no_batch_dim``). The per-sample checks take the
+``device`` fixture: MICROTORCH_TEST_DEVICE=fakecuda (or cuda) runs our side on CUDA.
 
 By default each module runs a bounded spread of its samples (see ``_chosen``);
 ``MICROTORCH_MODULEINFO_ALL=1`` runs every sample. Modules microtorch lacks are skipped with
@@ -77,15 +78,16 @@ class Converter:
     becomes the same microtorch tensor (self-attention passes one tensor as query, key and
     value, and its gradient must collect all three)."""
 
-    def __init__(self, layer_inputs: list | None = None) -> None:
+    def __init__(self, layer_inputs: list | None = None, device: str = "cpu") -> None:
         self.memo: dict[int, tuple[object, object]] = {}
         self.layer_inputs = layer_inputs
+        self.device = device
 
     def __call__(self, obj: object) -> object:
         if isinstance(obj, torch.Tensor):
             if id(obj) not in self.memo:
                 a = obj.detach().numpy()
-                ours = microtorch.tensor(a, requires_grad=obj.requires_grad)
+                ours = microtorch.tensor(a, requires_grad=obj.requires_grad, device=self.device)
                 self.memo[id(obj)] = (obj, ours)
             return self.memo[id(obj)][1]
         if isinstance(obj, tuple):
@@ -130,7 +132,7 @@ def _shape(out: object) -> object:
 
 
 def _array(t: object) -> np.ndarray:
-    return t.detach().numpy()
+    return t.detach().cpu().numpy()
 
 
 def _assert_close(ours: object, theirs: object, dtype: object, what: str) -> None:
@@ -154,19 +156,21 @@ def _assert_same_state(ours: object, theirs: object, dtype: object, what: str) -
         _assert_close(o[k], t[k], dtype, f"{what}: state_dict[{k!r}]")
 
 
-def _build(info: object, sample: object, dtype: object, layers: list | None) -> tuple:
-    """PyTorch's module and ours from the sample's constructor arguments, in ``dtype``, with
-    PyTorch's parameters and buffers loaded into ours."""
+def _build(info: object, sample: object, dtype: object, layers: list | None,
+           device: str = "cpu") -> tuple:  # fmt: skip
+    """PyTorch's module and ours (on ``device``) from the sample's constructor arguments, in
+    ``dtype``."""
     ci = sample.constructor_input
-    convert = Converter(None if layers is None else list(layers))
+    convert = Converter(None if layers is None else list(layers), device)
     ours_cls = getattr(microtorch.nn, info.module_cls.__name__)
     torch.manual_seed(0)
     theirs = info.module_cls(*ci.args, **ci.kwargs).to(dtype)
-    ours = ours_cls(*convert(ci.args), **convert(ci.kwargs)).to(_ours_dtype(dtype))
+    ours = ours_cls(*convert(ci.args), **convert(ci.kwargs)).to(device, _ours_dtype(dtype))
     return ours, theirs
 
 
 def _load(ours: object, theirs: object) -> None:
+    """PyTorch's parameters and buffers into ours (which keeps its device)."""
     ours.load_state_dict({k: microtorch.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
 
 
@@ -199,17 +203,18 @@ def _samples(info: object, dtype: object, requires_grad: bool, training: bool) -
 
 
 def _forward_both(ours: object, theirs: object, fi: object, convert: Converter) -> tuple:
+    """Our module on the converted sample inputs, PyTorch's on the sample's own."""
     args, kwargs = convert(fi.args), convert(fi.kwargs)
     return ours(*args, **kwargs), theirs(*fi.args, **fi.kwargs)
 
 
 def check_sample(info: object, sample: object, dtype: object, training: bool, layers: list | None,
-                 what: str) -> None:  # fmt: skip
+                 what: str, device: str = "cpu") -> None:  # fmt: skip
     """Everything one sample can show: structure, repr, forward, backward, buffers."""
-    ours, theirs = _build(info, sample, dtype, layers)
+    ours, theirs = _build(info, sample, dtype, layers, device)
     fi = sample.forward_input
     if isinstance(theirs, torch.nn.modules.lazy.LazyModuleMixin):
-        _materialize(ours, theirs, fi, what)
+        _materialize(ours, theirs, fi, what, device)
     o_keys = [(k, tuple(v.shape), _dtype_name(v.dtype)) for k, v in ours.state_dict().items()]
     t_keys = [(k, tuple(v.shape), _dtype_name(v.dtype)) for k, v in theirs.state_dict().items()]
     assert o_keys == t_keys, f"{what}: state_dict\n{o_keys}\nvs\n{t_keys}"
@@ -222,7 +227,7 @@ def check_sample(info: object, sample: object, dtype: object, training: bool, la
     theirs.train(training)
     assert ours.training == theirs.training
 
-    convert = Converter()
+    convert = Converter(device=device)
     out, t_out = _forward_both(ours, theirs, fi, convert)
     assert _shape(out) == _shape(t_out), (
         f"{what}: output structure {_shape(out)} vs {_shape(t_out)}"
@@ -239,7 +244,8 @@ def check_sample(info: object, sample: object, dtype: object, training: bool, la
         grads = [rng.standard_normal(tuple(t.shape)).astype(t.detach().numpy().dtype)
                  for _, t in pairs]  # fmt: skip
         torch.autograd.backward([t for _, t in pairs], [torch.tensor(g) for g in grads])
-        microtorch.autograd.backward([o for o, _ in pairs], [microtorch.tensor(g) for g in grads])
+        ours_grads = [microtorch.tensor(g, device=device) for g in grads]
+        microtorch.autograd.backward([o for o, _ in pairs], ours_grads)
         for i, (t, o) in enumerate(convert.pairs()):
             if t.requires_grad and t.is_leaf:  # a non-leaf input is a leaf here
                 assert (o.grad is None) == (t.grad is None), f"{what}: input {i} grad presence"
@@ -253,13 +259,13 @@ def check_sample(info: object, sample: object, dtype: object, training: bool, la
         _assert_close(b, tb, dtype, f"{what}: buffer {name} after forward")
 
 
-def _materialize(ours: object, theirs: object, fi: object, what: str) -> None:
+def _materialize(ours: object, theirs: object, fi: object, what: str, device: str = "cpu") -> None:
     """A lazy module's state and repr before its first forward, then that first forward (no
     grad), which gives its parameters their shapes and turns it into its cls_to_become."""
     assert list(ours.state_dict()) == list(theirs.state_dict()), f"{what}: lazy state_dict"
     assert repr(ours) == repr(theirs), f"{what}: lazy repr"
     with torch.no_grad(), microtorch.no_grad():
-        _forward_both(ours, theirs, fi, Converter())
+        _forward_both(ours, theirs, fi, Converter(device=device))
     assert type(ours).__name__ == type(theirs).__name__, f"{what}: class after first forward"
 
 
@@ -510,7 +516,7 @@ def _skip_missing(info: object) -> None:
 @pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=["float64", "float32"])
 @pytest.mark.parametrize("info", _infos())
-def test_module_samples(info: object, dtype: object, training: bool) -> None:
+def test_module_samples(info: object, dtype: object, training: bool, device: str) -> None:
     _skip_missing(info)
     samples = _samples(info, dtype, True, training)
     layers = _layer_inputs(info, dtype, True, training)
@@ -519,7 +525,7 @@ def test_module_samples(info: object, dtype: object, training: bool) -> None:
             "train)" if training else "eval)"
         )
         sample_layers = None if layers is None else layers[i:i + 1]  # fmt: skip
-        check_sample(info, samples[i], dtype, training, sample_layers, what)
+        check_sample(info, samples[i], dtype, training, sample_layers, f"{what} {device}", device)
 
 
 @pytest.mark.parametrize("info", _infos())
