@@ -211,6 +211,17 @@ def test_to_memory_format_lays_out_the_4d_and_5d_tensors_in_place(lib_name: str)
     assert w3.is_contiguous(memory_format=lib.channels_last_3d)
 
 
+def test_to_device_and_memory_format_together(device: str) -> None:
+    """to(device, memory_format=channels_last): moved and laid out at once, values kept."""
+    conv = nn.Conv2d(2, 3, 2)
+    before = conv.weight.detach().numpy().copy()
+    conv.to(device, memory_format=torch.channels_last)
+    assert conv.weight.device.type == device and conv.weight.stride() == (8, 1, 4, 2)
+    np.testing.assert_array_equal(conv.weight.detach().cpu().numpy(), before)
+    x = torch.ones(1, 2, 3, 3, device=device).to(memory_format=torch.channels_last)
+    assert conv(x).shape == (1, 3, 2, 2)
+
+
 def test_state_dict_round_trip_is_bit_exact() -> None:
     torch.manual_seed(1)
     a = Tied()
