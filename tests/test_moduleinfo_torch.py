@@ -274,17 +274,23 @@ def _materialize(ours: object, theirs: object, fi: object, what: str, device: st
     assert type(ours).__name__ == type(theirs).__name__, f"{what}: class after first forward"
 
 
+def _ready(info: object, sample: object, dtype: object, layers: list | None, training: bool,
+           what: str) -> tuple:  # fmt: skip
+    """Both modules built (a lazy one after its first forward), PyTorch's state loaded into
+    ours, both in training or eval mode."""
+    ours, theirs = _build(info, sample, dtype, layers)
+    if isinstance(theirs, torch.nn.modules.lazy.LazyModuleMixin):
+        _materialize(ours, theirs, sample.forward_input, what)
+    _load(ours, theirs)
+    return ours.train(training), theirs.train(training)
+
+
 def check_module_once(info: object, sample: object, dtype: object, layers: list | None,
                       what: str) -> None:  # fmt: skip
     """The per-module checks on one sample: copies, non-contiguous inputs, structure, two
     training steps, float16, factory kwargs, inplace=True, channels_last, conversions."""
-    ours, theirs = _build(info, sample, dtype, layers)
+    ours, theirs = _ready(info, sample, dtype, layers, False, what)
     fi = sample.forward_input
-    if isinstance(theirs, torch.nn.modules.lazy.LazyModuleMixin):
-        _materialize(ours, theirs, fi, what)
-    _load(ours, theirs)
-    ours.eval()
-    theirs.eval()
     out, t_out = _forward_both(ours, theirs, fi, Converter())
     expected = [_array(t) for t in _flat(t_out)]
 
@@ -376,13 +382,8 @@ def _check_two_training_steps(info: object, sample: object, dtype: object, layer
                               what: str) -> None:  # fmt: skip
     """Two forwards in training mode: the buffers (running statistics, their count) move
     alike."""
-    ours, theirs = _build(info, sample, dtype, layers)
+    ours, theirs = _ready(info, sample, dtype, layers, True, what)
     fi = sample.forward_input
-    if isinstance(theirs, torch.nn.modules.lazy.LazyModuleMixin):
-        _materialize(ours, theirs, fi, what)
-    _load(ours, theirs)
-    ours.train()
-    theirs.train()
     for step in range(2):
         out, t_out = _forward_both(ours, theirs, fi, Converter())
         for i, (o, t) in enumerate(zip(_flat(out), _flat(t_out))):  # (no sample drops out)
