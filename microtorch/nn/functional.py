@@ -2591,13 +2591,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         out = batch_norm(input.float(), running_mean, running_var, weight, bias, training,
                          momentum, eps)  # fmt: skip
         return out.to(input.dtype)
+    if training and eps <= 0:  # sqrt(var + eps) of a constant channel would be 0
+        raise ValueError(f"batch_norm: eps must be positive during training, but got {eps}")
+    if eps < 0:  # (checked before the tensors, as PyTorch does)
+        raise ValueError(f"batch_norm: eps must be non-negative, but got {eps}")
     _check_norm_input(input, "batch_norm", 2, running_mean, running_var, weight, bias)
     _check_vector_dtypes(input, "batch_norm", running_mean=running_mean, running_var=running_var,
                          weight=weight, bias=bias)  # fmt: skip
-    if training and eps <= 0:  # sqrt(var + eps) of a constant channel would be 0
-        raise ValueError(f"batch_norm: eps must be positive during training, but got {eps}")
-    if eps < 0:
-        raise ValueError(f"batch_norm: eps must be non-negative, but got {eps}")
     if input.numel() == 0:  # nothing to normalise; running statistics unchanged (PyTorch)
         return _affine(input, weight, bias)
     dims = (0,) + tuple(range(2, input.ndim))  # all but the channel dim

@@ -74,6 +74,12 @@ class Linear(Module):
         )
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under the name PyTorch gives MultiheadAttention's ``out_proj`` (PyTorch uses
+    the name to keep its quantization tools off that layer; here it is a plain Linear), so
+    that the attention modules print as PyTorch's do."""
+
+
 class Bilinear(Module):
     """Applies y[..., o] = input1 A_o input2 + b_o: (..., in1), (..., in2) -> (..., out).
 

@@ -137,9 +137,9 @@ class HuberLoss(_Loss):
     F.huber_loss."""
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
-        super().__init__(reduction=reduction)
-        if isinstance(delta, complex) or not isinstance(delta, (int, float)):
+        if not isinstance(delta, (float, int)):  # PyTorch's check (a bool passes as an int)
             raise TypeError(f"HuberLoss: delta must be a float or int, got: {type(delta)}")
+        super().__init__(reduction=reduction)
         self.delta = delta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:

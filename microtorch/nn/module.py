@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import backend, factories
 from .. import dtypes as _dtypes
+from .. import memory_format as _formats
 from .._hooks import RemovableHandle
 from .._tensor import Tensor, clear_grads, parse_to_args
 from ..autograd import grad_mode
@@ -619,7 +620,9 @@ class Module:
 
         Parameters and buffers are moved *in place*: each keeps its identity and only its
         array is replaced, so tied weights stay tied and an optimizer built before the move
-        still holds the right tensors. A dtype applies to floating-point tensors only."""
+        still holds the right tensors. A dtype applies to floating-point tensors only;
+        ``memory_format=`` (e.g. channels_last) lays out the 4-D and 5-D ones."""
+        memory_format = kwargs.pop("memory_format", None)
         target_device, target_dtype, copy = parse_to_args(args, kwargs)
         if copy:
             raise TypeError("Module.to() does not take copy=; it moves the module in place")
@@ -627,9 +630,10 @@ class Module:
             raise TypeError(
                 f"nn.Module.to only accepts floating point dtypes, but got desired dtype={target_dtype}"
             )
-        return self._apply_to_arrays(target_device, target_dtype)
+        return self._apply_to_arrays(target_device, target_dtype, memory_format)
 
-    def _apply_to_arrays(self, target_device: Any, target_dtype: Any) -> Module:
+    def _apply_to_arrays(self, target_device: Any, target_dtype: Any,
+                         memory_format: Any = None) -> Module:  # fmt: skip
         def convert(array: Any) -> Any:
             if (
                 target_dtype is not None
@@ -639,6 +643,8 @@ class Module:
                 array = array.astype(target_dtype.np)
             if target_device is not None:
                 array = backend.to_device(array, target_device)
+            if memory_format is not None and array.ndim in (4, 5):  # (PyTorch: only those)
+                array = _formats.arranged(array, memory_format, "Module.to")
             return array
 
         seen = set()

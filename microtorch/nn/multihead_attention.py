@@ -28,7 +28,7 @@ from .._tensor import Tensor
 from .._warn import warn_user
 from . import functional as F
 from . import init
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 from .parameter import Parameter
 
@@ -64,7 +64,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(factories.empty(3 * embed_dim, **make))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **make)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **make)
         if add_bias_kv:
             self.bias_k = Parameter(factories.empty(1, 1, embed_dim, **make))
             self.bias_v = Parameter(factories.empty(1, 1, embed_dim, **make))

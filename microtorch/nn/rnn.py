@@ -125,16 +125,16 @@ class RNNCellBase(Module):
         return (input if batched else input.unsqueeze(0)), batched  # (B, input_size)
 
     def _batched_state(self, hx: Tensor | None, input: Tensor, batched: bool,
-                       which: str = "hidden0") -> Tensor:  # fmt: skip
+                       which: str = "hidden0", label: str = "hidden") -> Tensor:  # fmt: skip
         """A state as (B, hidden_size): ``hx`` checked against the (B, input_size) input, or
-        zeros when it is None."""
+        zeros when it is None. ``label`` names it in the dimension error (PyTorch's words)."""
         if hx is None:
             return factories.zeros(
                 input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device
             )
-        if hx.ndim not in (1, 2):  # (ValueError, as in PyTorch; a 1-D/2-D mix: RuntimeError)
+        if hx.ndim not in (1, 2):  # a ValueError, as PyTorch's own check in forward
             raise ValueError(
-                f"{type(self).__name__}: Expected {which} to be 1D or 2D, got {hx.ndim}D instead"
+                f"{type(self).__name__}: Expected {label} to be 1D or 2D, got {hx.ndim}D instead"
             )
         if hx.ndim != (2 if batched else 1):
             raise RuntimeError(
@@ -202,8 +202,8 @@ class LSTMCell(RNNCellBase):
             raise TypeError("LSTMCell: hx must be a tuple (h, c) of two tensors, or None")
         h, c = (None, None) if hx is None else hx
         input, batched = self._batched_input(input)
-        h = self._batched_state(h, input, batched, "hidden0")
-        c = self._batched_state(c, input, batched, "hidden1")
+        h = self._batched_state(h, input, batched, "hidden0", "hx[0]")
+        c = self._batched_state(c, input, batched, "hidden1", "hx[1]")
         input, h, c = autocast_inputs("lstm_cell", input, h, c)
         xw = F.linear(input, self.weight_ih, self.bias_ih)
         h, c = _lstm_step(xw, h, c, self.weight_hh, self.bias_hh)

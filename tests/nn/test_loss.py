@@ -182,6 +182,17 @@ def test_soft_margin_loss_of_an_integer_input_raises_as_pytorch() -> None:
         assert loss.item() == pytest.approx(1.2201, abs=1e-4)
 
 
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_huber_loss_module_refuses_a_delta_that_is_not_a_number(lib_name: str) -> None:
+    """HuberLoss(delta=...) must be a float or int (PyTorch's TypeError at construction,
+    one of its ModuleInfo error samples); before, it failed only in forward, or not at all."""
+    lib = microtorch if lib_name == "microtorch" else pytest.importorskip("torch")
+    for delta in (1 + 0j, "1.0", None):
+        with pytest.raises(TypeError, match="delta must be a float or int, got: <class"):
+            lib.nn.HuberLoss(delta=delta)
+    assert lib.nn.HuberLoss(delta=2).delta == 2
+
+
 def test_class_losses_raise_value_error_for_a_batch_size_mismatch() -> None:
     """As in PyTorch: a target whose batch size (dim 0) differs from the input's is a
     ValueError, so is a 0-d input to nll_loss; other shape mismatches are RuntimeErrors."""

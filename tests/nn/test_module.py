@@ -185,6 +185,43 @@ def test_to_device_keeps_ties_and_moves_buffers(device: str) -> None:
     assert m.emb.weight.device.type == "cpu" and m.emb.weight.grad.device.type == "cpu"
 
 
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_to_memory_format_lays_out_the_4d_and_5d_tensors_in_place(lib_name: str) -> None:
+    """Module.to(memory_format=channels_last) (PyTorch's ModuleInfo memory-format check):
+    each 4-D parameter, its grad and each 4-D buffer is laid out channels-last in place,
+    the others are left as they are, values unchanged; a 5-D weight refuses channels_last.
+    Before, to() refused the keyword."""
+    lib = torch if lib_name == "microtorch" else pytest.importorskip("torch")
+    conv = lib.nn.Conv2d(3, 4, 3)
+    conv(lib.ones(1, 3, 4, 4)).sum().backward()
+    weight, before = conv.weight, conv.weight.detach().numpy().copy()
+    assert conv.to(lib.float64, memory_format=lib.channels_last) is conv
+    assert conv.weight is weight and weight.dtype == lib.float64
+    assert weight.is_contiguous(memory_format=lib.channels_last) and not weight.is_contiguous()
+    assert weight.stride() == (27, 1, 9, 3) and weight.grad.stride() == (27, 1, 9, 3)
+    assert conv.bias.is_contiguous()
+    np.testing.assert_array_equal(weight.detach().numpy(), before)
+    conv.to(memory_format=lib.contiguous_format)
+    assert weight.is_contiguous() and weight.stride() == (27, 9, 3, 1)
+    x = lib.ones(2, 3, 5, 5, dtype=lib.float64).to(memory_format=lib.channels_last)
+    assert conv.to(memory_format=lib.channels_last)(x).shape == (2, 4, 3, 3)
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last"):
+        lib.nn.Conv3d(3, 4, 3).to(memory_format=lib.channels_last)
+    w3 = lib.nn.Conv3d(3, 4, 3).to(memory_format=lib.channels_last_3d).weight
+    assert w3.is_contiguous(memory_format=lib.channels_last_3d)
+
+
+def test_to_device_and_memory_format_together(device: str) -> None:
+    """to(device, memory_format=channels_last): moved and laid out at once, values kept."""
+    conv = nn.Conv2d(2, 3, 2)
+    before = conv.weight.detach().numpy().copy()
+    conv.to(device, memory_format=torch.channels_last)
+    assert conv.weight.device.type == device and conv.weight.stride() == (8, 1, 4, 2)
+    np.testing.assert_array_equal(conv.weight.detach().cpu().numpy(), before)
+    x = torch.ones(1, 2, 3, 3, device=device).to(memory_format=torch.channels_last)
+    assert conv(x).shape == (1, 3, 2, 2)
+
+
 def test_state_dict_round_trip_is_bit_exact() -> None:
     torch.manual_seed(1)
     a = Tied()

@@ -87,6 +87,18 @@ def test_parameters_and_shapes_as_in_pytorch() -> None:
     assert out.shape == (3, 2, 4) and w.shape == (2, 3, 7)  # 5 keys + a learned one + a zero one
 
 
+def test_out_proj_prints_under_pytorchs_class_name() -> None:
+    """out_proj is a NonDynamicallyQuantizableLinear (a plain Linear), so the attention
+    modules print as PyTorch's; before, repr said Linear there."""
+    pt = pytest.importorskip("torch")
+    m = nn.MultiheadAttention(4, 2, bias=False)
+    assert isinstance(m.out_proj, nn.Linear)
+    assert type(m.out_proj).__name__ == "NonDynamicallyQuantizableLinear"
+    assert repr(m) == repr(pt.nn.MultiheadAttention(4, 2, bias=False))
+    layer = (4, 2, 8, 0.0)
+    assert repr(nn.TransformerEncoderLayer(*layer)) == repr(pt.nn.TransformerEncoderLayer(*layer))
+
+
 def test_key_padding_mask_hides_keys_and_errors() -> None:
     m = nn.MultiheadAttention(4, 2, batch_first=True)
     x = microtorch.randn(2, 3, 4)

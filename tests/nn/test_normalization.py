@@ -285,3 +285,7 @@ def test_batch_norm_checks_eps_as_pytorch(pt: object) -> None:
         with pytest.raises(ValueError, match="eps must be positive during training"):
             lib.nn.BatchNorm1d(3, eps=-1).double()(x)
         assert F.batch_norm(x, *stats, training=False, eps=0.0).shape == x.shape
+        # eps is checked before the tensors: a float32 module on float64 input (PyTorch's
+        # ModuleInfo error sample) says eps, not the dtype mix
+        with pytest.raises(ValueError, match="eps must be positive during training"):
+            lib.nn.BatchNorm1d(3, eps=0.0)(x)

@@ -296,6 +296,40 @@ def test_errors_name_the_problem() -> None:
         nn.LSTM(3, 4, num_layers=0)
 
 
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_layer_arguments_of_the_wrong_type_or_size_raise_as_in_pytorch(lib_name: str) -> None:
+    """PyTorch's ModuleInfo error samples: bias and batch_first must be bools (TypeError),
+    input_size at least 1 (ValueError); before, bias=0 or input_size=0 built a module."""
+    lib = microtorch if lib_name == "microtorch" else pytest.importorskip("torch")
+    for cls in (lib.nn.RNN, lib.nn.LSTM, lib.nn.GRU):
+        for kwargs, error in (
+            (dict(bias=0), "bias should be of type bool, got: int"),
+            (dict(bias="True"), "bias should be of type bool, got: str"),
+            (dict(batch_first=1), "batch_first should be of type bool, got: int"),
+        ):
+            with pytest.raises(TypeError, match=error):
+                cls(3, 5, **kwargs)
+        for input_size in (0, -1):
+            with pytest.raises(ValueError, match="input_size must be greater than zero"):
+                cls(input_size, 5)
+
+
+@pytest.mark.parametrize("lib_name", ["microtorch", "torch"])
+def test_cell_state_of_more_than_two_dims_is_a_value_error(lib_name: str) -> None:
+    """As PyTorch: a 3-D or 4-D hidden state given to a cell is a ValueError naming it
+    (hidden, or hx[0] / hx[1] for LSTMCell); before, a RuntimeError."""
+    lib = microtorch if lib_name == "microtorch" else pytest.importorskip("torch")
+    x, h, bad = lib.ones(3, 10), lib.zeros(3, 20), lib.zeros(3, 1, 1, 20)
+    for cls in ("RNNCell", "GRUCell"):
+        with pytest.raises(ValueError, match=f"{cls}: Expected hidden to be 1D or 2D, got 4D"):
+            getattr(lib.nn, cls)(10, 20)(x, bad)
+    cell = lib.nn.LSTMCell(10, 20)
+    with pytest.raises(ValueError, match=r"LSTMCell: Expected hx\[0\] to be 1D or 2D, got 4D"):
+        cell(x, (bad, h))
+    with pytest.raises(ValueError, match=r"LSTMCell: Expected hx\[1\] to be 1D or 2D, got 4D"):
+        cell(x, (h, bad))
+
+
 def test_float32_stays_float32(device: str) -> None:
     for module in (nn.LSTM(3, 4, proj_size=2), nn.GRU(3, 4, bidirectional=True), nn.RNN(3, 4)):
         out, h_n = module.to(device)(microtorch.randn(5, 2, 3, device=device))
