@@ -2011,7 +2011,8 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str,
     """beta * input + alpha * product, input broadcast to the product's shape. With beta = 0
     input is left out, so nan and inf in it do not reach the result (PyTorch's rule).
     Unless ``promote`` (addr's elementwise rule), input must have the product's dtype, as
-    PyTorch's matrix products ask."""
+    PyTorch's matrix products ask, and for integer products a float beta or alpha is
+    truncated to an integer (toward zero), as PyTorch does."""
     shape = tuple(product.shape)
     try:
         fits = tuple(broadcast_shapes(_check_tensor(input, op).shape, shape)) == shape
@@ -2027,6 +2028,8 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str,
             f"{op}: input and the matrices must have the same dtype, but got {input.dtype} and "
             f"{product.dtype}; cast input first, e.g. input.to({product.dtype})"
         )
+    if not promote and not product.dtype.is_floating_point:
+        beta, alpha = builtins.int(beta), builtins.int(alpha)  # PyTorch truncates them for ints
     scaled = product if alpha == 1 else mul(product, alpha)
     if beta == 0 and grad_mode.enabled and input.requires_grad:  # (zeros, in input's graph)
         return add(scaled, full_like_graph(input, 0))  # input's gradient: 0, as in PyTorch
@@ -2246,6 +2249,8 @@ def sum_to_size(input: Tensor, size: Any) -> Tensor:
             f"sum_to_size: size {list(size)} is not expandable to size {list(shape)}; each of "
             "its sizes must match the tensor's trailing sizes or be 1"
         )
+    if not size:  # to a 0-d tensor: a plain sum (integers and bools become int64, as PyTorch)
+        return sum(input)
     out = sum(input, tuple(range(lead))) if lead else input
     ones = tuple(i for i, (s, n) in enumerate(zip(size, shape[lead:])) if s == 1 and n != 1)
     return sum(out, ones, keepdim=True) if ones else out
@@ -2398,10 +2403,10 @@ def _with_mean(spread: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: boo
 
 def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:  # fmt: skip
-    """The covariance matrix of the variables in the rows of a 2-D input (a 1-D input is one
-    variable; its variance comes back 0-d), the columns its observations. fweights (integer
-    counts) and aweights (floating importances) weigh each observation; correction=1 is the
-    unbiased estimate (Bessel's), 0 the maximum-likelihood one."""
+    """The covariance matrix of the variables in the rows of a 2-D input (a 1-D input or a
+    single row is one variable; its variance comes back 0-d), the columns its observations.
+    fweights (integer counts) and aweights (floating importances) weigh each observation;
+    correction=1 is the unbiased estimate (Bessel's), 0 the maximum-likelihood one."""
     if _check_tensor(input, "cov").ndim > 2:
         raise RuntimeError(
             "cov(): expected input to have two or fewer dimensions but got an input with "
@@ -2440,7 +2445,7 @@ def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None 
     centred = x - average
     weighted = centred if weights is None else centred * weights
     out = matmul(weighted, t(centred)) / dof
-    return reshape(out, ()) if input.ndim < 2 else out
+    return squeeze(out)  # one variable (a 1-D input or one row): 0-d, as in PyTorch
 
 
 def _check_cov_weights(w: Tensor, name: str, integral: bool, n: builtins.int) -> None:
@@ -3854,12 +3859,14 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
             f"diff: prepend and append must have as many dims as input {tuple(input.shape)}, "
             f"got shapes {[tuple(t.shape) for t in parts]}"
         )
+    if n == 0:  # no differences taken: a copy of input alone, prepend and append left out
+        return write_out(clone(input), out, "diff", exact_dtype=True)
     result = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
         size = builtins.max(result.shape[d] - 1, 0)
         later, earlier = narrow(result, d, result.shape[d] - size, size), narrow(result, d, 0, size)
         result = ne(later, earlier) if result.dtype is _dtypes.bool else sub(later, earlier)
-    return write_out(result, out, "diff", exact_dtype=n == 0)  # (n=0: a copy, not cast)
+    return write_out(result, out, "diff")
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: builtins.int | None = None, *,

@@ -74,12 +74,12 @@ def test_tensor_of_a_list_takes_each_elements_dtype_promoted_as_in_pytorch() -> 
         microtorch.tensor([float("nan")], dtype=microtorch.int64)
 
 
-def test_arange_takes_0d_tensors_and_refuses_a_fractional_step_for_integers() -> None:
+def test_arange_takes_0d_tensors_and_refuses_a_step_truncating_to_0_for_integers() -> None:
     assert microtorch.arange(microtorch.tensor(3)).tolist() == [0, 1, 2]
     assert microtorch.arange(microtorch.tensor(3)).dtype is microtorch.int64
     assert microtorch.arange(np.int64(2), 5).dtype is microtorch.int64
     assert microtorch.arange(0, 1, 0.1)[9].item() == np.float32(0.9)  # the nearest float32
-    with pytest.raises(ValueError, match="integer dtype microtorch.int64 the step must be a whole"):
+    with pytest.raises(ValueError, match="the step 0.5 truncates to 0 \\(step must be nonzero"):
         microtorch.arange(0, 3, 0.5, dtype=microtorch.int64)
 
 
@@ -1422,6 +1422,10 @@ EDGE_CASES = {
         T.diff(T.tensor([True, False, False])),
         T.diff(T.tensor([1, 2], dtype=T.uint8)),
     ),
+    "diff_n_0_leaves_prepend_and_append_out": lambda T: (
+        T.diff(T.ones(2, 3), n=0, dim=0, prepend=T.zeros(1, 3), append=T.zeros(2, 3)),
+        T.diff(T.tensor([1, 4]), n=0, append=T.tensor([2.5])),
+    ),
     "diff_promotes_with_append": lambda T: T.diff(T.tensor([1, 4, 9]), append=T.tensor([1.5])),
     "diff_0d": lambda T: T.diff(T.tensor(1.0)),
     "diff_negative_n": lambda T: T.diff(T.tensor([1.0, 4.0]), n=-1),
@@ -1510,6 +1514,11 @@ EDGE_CASES = {
         T.arange(6.0).reshape(2, 3).sum_to_size([2, 1]),
         T.tensor(3.0).sum_to_size(()),
         T.zeros(0, 3).sum_to_size(1, 3),
+    ),
+    "sum_to_size_to_0d_is_a_plain_sum": lambda T: (  # int64 for ints and bools
+        T.tensor(True).sum_to_size(()),
+        T.tensor([[1, 2]]).sum_to_size(()),
+        T.tensor([True, True]).sum_to_size(T.Size([])),
     ),
     "sum_to_size_not_expandable_refused": lambda T: T.ones(2, 3).sum_to_size(2, 2),
     "sum_to_size_too_many_dims_refused": lambda T: T.ones(2, 3).sum_to_size(1, 2, 3),
@@ -1635,6 +1644,33 @@ EDGE_CASES = {
         T.ones(2, 2, dtype=T.int64),
         beta=2,
         alpha=3,
+    ),  # fmt: skip
+    "addmm_family_truncates_float_scales_for_ints": lambda T: (
+        T.addmm(
+            T.arange(2).reshape(2, 1),
+            T.ones(2, 3, dtype=T.int64),
+            T.ones(3, 2, dtype=T.int64),
+            beta=1.7,
+            alpha=2.9,
+        ),
+        T.addmv(
+            T.arange(2), T.ones(2, 3, dtype=T.int64), T.ones(3, dtype=T.int64), beta=-1.7, alpha=0.6
+        ),
+        T.addbmm(
+            T.arange(2).reshape(2, 1),
+            T.ones(4, 2, 3, dtype=T.int64),
+            T.ones(4, 3, 2, dtype=T.int64),
+            beta=0.2,
+            alpha=-2.5,
+        ),
+        T.baddbmm(
+            T.arange(2).reshape(2, 1),
+            T.ones(4, 2, 3, dtype=T.int64),
+            T.ones(4, 3, 2, dtype=T.int64),
+            beta=2.99,
+            alpha=1.5,
+        ),
+        T.arange(2).addmv_(T.ones(2, 3, dtype=T.int64), T.ones(3, dtype=T.int64), alpha=1.9),
     ),  # fmt: skip
     "addmm_input_larger_than_the_product": lambda T: T.addmm(
         T.ones(3, 3), T.ones(2, 2), T.ones(2, 2)

@@ -107,6 +107,9 @@ def test_cov_and_corrcoef_edge_cases() -> None:
             _check(lambda T, a: T.corrcoef(a), values)
         _check(lambda T, a: T.cov(a, correction=5), [[1.0, 2.0, 4.0], [0.0, 1.0, 5.0]])
         _check(lambda T, a: T.cov(a, correction=0), np.zeros((2, 0)))
+        for values in ([[1.0, 2.0]], [[1, 3, 4]], np.zeros((1, 0))):  # one variable: 0-d
+            _check(lambda T, a: T.cov(a), values)
+            _check(lambda T, a: T.corrcoef(a), values)
     with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
         microtorch.cov(microtorch.tensor([1.0]))
 
