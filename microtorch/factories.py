@@ -465,7 +465,7 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
             f"{list(shape)} once (Duplicate dim not allowed)"
         )
     t = empty(tuple(shape[d] for d in order), dtype=dtype, device=device)
-    t = t.permute(*sorted(range(len(order)), key=order.__getitem__))  # back to size's order
+    t = t.permute(tuple(sorted(range(len(order)), key=order.__getitem__)))  # to size's order
     return t.requires_grad_(True) if requires_grad else t
 
 

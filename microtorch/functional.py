@@ -2425,6 +2425,8 @@ def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None 
             continue
         _check_cov_weights(_check_tensor(w, "cov", name), name, integral, n)
         weights = w if weights is None else weights * w
+    if aweights is not None:  # the result takes aweights' dtype too (float16 x, float32 w)
+        x = cast(x, _dtypes.promote_types(x.dtype, aweights.dtype))
     if weights is None:
         total, average = n, mean(x, 1, keepdim=True)
         dof = n - correction
@@ -4917,7 +4919,10 @@ def gather(
     """out[i][j] = input[i][index[i][j]] for dim=1 (likewise for other dims): the values
     at ``index`` along ``dim``; out has index's shape. (``sparse_grad``: dense here.)"""
     d = wrap_dim(dim, _check_tensor(input, "gather").ndim, "gather")
-    if builtins.max(input.ndim, _check_tensor(index, "gather", "index").ndim) <= 1 and (
+    if _check_tensor(index, "gather", "index").numel() == 0:  # PyTorch checks nothing more
+        empty = narrow(reshape(input, (-1,)), 0, 0, 0)  # (in input's graph)
+        return write_out(reshape(empty, tuple(index.shape)), out, "gather", exact_dtype=True)
+    if builtins.max(input.ndim, index.ndim) <= 1 and (
         input.ndim == 0 or index.ndim == 0
     ):  # PyTorch counts a 0-d input or index as 1-D of size 1 here
         return write_out(
@@ -4984,7 +4989,8 @@ def take_along_dim(
     input: Tensor, indices: Tensor, dim: builtins.int | None = None, *, out: Any = None
 ) -> Tensor:
     """gather with broadcasting: along ``dim``, the elements at ``indices`` (which
-    broadcasts with input in the other dims); with no dim, of the flattened input."""
+    broadcasts with input in the other dims; a negative index counts from the end); with no
+    dim, of the flattened input (no negative indices, as in PyTorch)."""
     if dim is None:
         return write_out(
             gather(reshape(input, (-1,)), 0, reshape(indices, (-1,))),
@@ -5004,6 +5010,8 @@ def take_along_dim(
     common = list(broadcast_shapes(in_shape, idx_shape))
     input = expand(input, common[:d] + [input.shape[d]] + common[d + 1 :])
     indices = expand(indices, common[:d] + [indices.shape[d]] + common[d + 1 :])
+    if indices.dtype in (_dtypes.int64, _dtypes.int32):  # along a dim, -1 is the last, as PyTorch
+        indices = where(lt(indices, 0), add(indices, input.shape[d]), indices)
     return write_out(gather(input, d, indices), out, "take_along_dim", exact_dtype=True)
 
 
@@ -5117,7 +5125,11 @@ def index_reduce(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor
             f"index_reduce(): index must be a 1-D int64 or int32 tensor, got shape "
             f"{tuple(index.shape)} and dtype {index.dtype}"
         )
-    if source.ndim != input.ndim and input.ndim > 0:
+    if input.ndim == 0 and source.ndim == 0:  # each one element, as in PyTorch
+        flat = index_reduce(reshape(input, (1,)), 0, index, reshape(source, (1,)), reduce,
+                            include_self=include_self)  # fmt: skip
+        return write_out(reshape(flat, ()), out, "index_reduce", exact_dtype=True)
+    if source.ndim != input.ndim:
         raise RuntimeError(
             f"index_reduce(): source {tuple(source.shape)} must have as many dims as input "
             f"{tuple(input.shape)}"

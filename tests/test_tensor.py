@@ -1866,6 +1866,18 @@ EDGE_CASES = {
         0, T.tensor([0]), 1.0, reduce="mean"
     ),
     "gather_int16_index_refused": lambda T: T.gather(T.ones(2), 0, T.tensor([0], dtype=T.int16)),
+    "gather_of_an_empty_index_checks_nothing_more": lambda T: (
+        T.gather(T.ones(5), 0, T.ones(0, dtype=T.uint8)),
+        T.gather(T.ones(5), 0, T.ones(2, 0, dtype=T.int64)),
+        T.gather(T.ones(5, 2), 0, T.ones(2, 0, 3, dtype=T.int64)),
+    ),
+    "take_along_dim_negative_indices_along_a_dim": lambda T: (
+        T.take_along_dim(T.arange(10.0).reshape(2, 5), T.tensor([[-1], [-5]]), 1),
+        T.arange(10).reshape(2, 5).take_along_dim(T.tensor([[-1, 0]]), dim=0),
+    ),
+    "take_along_dim_negative_flat_index_refused": lambda T: T.take_along_dim(
+        T.arange(10.0), T.tensor([-1])
+    ),
     "gather_int32_index": lambda T: T.gather(T.arange(3.0), 0, T.tensor([2], dtype=T.int32)),
     "gather_0d_index_of_2d_input_refused": lambda T: T.gather(T.ones(2, 3), 0, T.tensor(0)),
     "gather_index_wider_than_input_refused": lambda T: T.gather(
