@@ -1139,10 +1139,11 @@ def ldexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """input * 2**other, in the dtype the two promote to (integers give the default float).
     As PyTorch computes it: 2**other in other's float dtype (an integer other: the default
     float), times input, then rounded to the result's dtype."""
-    _check_tensor(input, "ldexp")
-    if _check_tensor(other, "ldexp", "other").dtype is _dtypes.bool:
-        raise NotImplementedError(
-            "ldexp: not implemented for a bool exponent, as in PyTorch; convert it with .long()"
+    bool_power = _check_tensor(other, "ldexp", "other").dtype is _dtypes.bool
+    if bool_power and _check_tensor(input, "ldexp").dtype.is_floating_point:
+        raise NotImplementedError(  # (PyTorch's float kernel; other inputs multiply instead)
+            "ldexp: not implemented for a bool exponent of a float input, as in PyTorch; "
+            "convert it with .long()"
         )
     _check_broadcast(input.array.shape, other.array.shape, "ldexp")
     result = _promote_tensors(input, other)
