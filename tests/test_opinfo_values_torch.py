@@ -117,6 +117,9 @@ SKIPS: dict[tuple[str, str], str] = {
 # (op name, a fragment of microtorch's error) -> why microtorch refuses on purpose a sample
 # that PyTorch accepts
 REFUSED: dict[tuple[str, str], str] = {
+    ("nn.functional.embedding", "sparse=True is not supported"): "no sparse tensors",
+    ("nn.functional.embedding_bag", "sparse=True are not supported"): "no sparse tensors "
+    "(and scale_grad_by_freq, a gradient-only option, is refused with it)",
     ("tensordot", "contracted dims must match in size"): "PyTorch broadcasts a contracted "
     "dim of size 1 against a larger one (summing it as repeated); microtorch asks equal sizes",
 }
@@ -154,7 +157,7 @@ FLOAT16_DIFFERENCES = {
     "nn.functional.conv_transpose3d", "nn.functional.grid_sample", "nn.functional.group_norm",
     "nn.functional.huber_loss", "nn.functional.instance_norm", "nn.functional.interpolate",
     "nn.functional.nll_loss", "special.ndtr", "sum", "sum_to_size", "renorm",
-    "nn.functional.cross_entropy",
+    "nn.functional.cross_entropy", "nn.functional.embedding_bag",
 }  # fmt: skip
 # (op name, dtype) whose float32 / float64 values differ from PyTorch's past the tolerance
 # in the last digits: other algorithms (precision is followed elsewhere); shapes and dtypes
@@ -343,6 +346,25 @@ def resolve(name: str) -> object | None:
     return obj
 
 
+# PyTorch's lambdas that call torch functions, written with microtorch's
+LAMBDA_FORMS = {
+    ("einsum", ""): lambda tensors, equation: microtorch.einsum(equation, tensors),
+    ("nn.functional.embedding", ""): lambda weight, idx, **kwargs: (
+        microtorch.nn.functional.embedding(idx, weight, **kwargs)
+    ),
+    ("nn.functional.embedding_bag", ""): lambda weight, idx, **kwargs: (
+        microtorch.nn.functional.embedding_bag(idx, weight, **kwargs)
+    ),
+    ("linalg.pinv", "singular"): lambda a, b: microtorch.linalg.pinv(a @ b.mT),
+    ("linalg.lstsq", "grad_oriented"): lambda a, b, driver: microtorch.linalg.lstsq(
+        a, b, driver=driver
+    )[:2],
+    ("special.polygamma", "special_polygamma_n_0"): lambda x, n, **kwargs: (
+        microtorch.special.polygamma(n, x, **kwargs)
+    ),
+}
+
+
 def variants(op: object) -> list[tuple[str, object, bool]]:
     """(label, callable taking the microtorch input first, in-place?) for each variant of
     ``op`` and of its aliases that microtorch has."""
@@ -357,6 +379,9 @@ def variants(op: object) -> list[tuple[str, object, bool]]:
                 and "wrapper_set_seed" not in fn.__code__.co_names
             ):
                 found.append((f"{entry.name} (lambda)", fn, False))
+            elif (entry.name, op.variant_test_name) in LAMBDA_FORMS:
+                ours = LAMBDA_FORMS[entry.name, op.variant_test_name]
+                found.append((f"{entry.name} (lambda)", ours, False))
         else:
             ours = resolve(entry.name)
             if ours is not None:
