@@ -471,7 +471,7 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
             f"{list(shape)} once (Duplicate dim not allowed)"
         )
     t = empty(tuple(shape[d] for d in order), dtype=dtype, device=device)
-    t = t.permute(*sorted(range(len(order)), key=order.__getitem__))  # back to size's order
+    t = t.permute(tuple(sorted(range(len(order)), key=order.__getitem__)))  # to size's order
     return t.requires_grad_(True) if requires_grad else t
 
 
@@ -601,12 +601,13 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = No
     target = _dtypes.get_dtype(dtype)
     if target.is_floating_point:  # start + i * step in float64, then rounded, as PyTorch does
         host = numpy.arange(start, end, step, dtype=numpy.float64).astype(target.np)
-    else:
-        if step != int(step):  # PyTorch: "step must be nonzero", or a run of one repeated value
+    else:  # PyTorch truncates start, end and step to integers first (toward zero)
+        if int(step) == 0:
             raise ValueError(
-                f"arange: with the integer dtype {target} the step must be a whole number, got "
-                f"{step}; use a float dtype"
+                f"arange: with the integer dtype {target} the step {step} truncates to 0 (step "
+                "must be nonzero); use a float dtype or a step of at least 1"
             )
+        start, end, step = int(start), int(end), int(step)
         host = numpy.arange(start, end, step, dtype=target.np)
     t = Tensor._make(backend.to_device(host, backend.as_device(device)))
     if requires_grad:
@@ -639,14 +640,22 @@ def logspace(
     """``steps`` values evenly spaced on a log scale: base ** v for v = linspace(start, end)."""
     _formats.check_layout(layout, pin_memory, "logspace")
     dtype, device = factory_target(dtype, device, out, "logspace")
-    host = _plain(base) ** _evenly_spaced(start, end, steps, "logspace")
+    host = float(_plain(base)) ** _evenly_spaced(start, end, steps, dtype, "logspace")
     return write_out(_placed(host, dtype, device, requires_grad), out, "logspace")
 
 
-def _evenly_spaced(start: Any, end: Any, steps: Any, op: str) -> numpy.ndarray:
-    """logspace's exponents in float64 on the host (the dtype is applied after)."""
+def _evenly_spaced(start: Any, end: Any, steps: Any, dtype: Any, op: str) -> numpy.ndarray:
+    """logspace's exponents in float64 on the host (``dtype`` is applied after). For an
+    integer dtype PyTorch first truncates start and end to integers, then steps from both
+    ends (start + i * step in the first half, end - (steps - 1 - i) * step in the second)."""
     _check_steps(start, end, steps, op)
-    return numpy.linspace(_plain(start), _plain(end), int(steps), dtype=numpy.float64)
+    start, end, steps = _plain(start), _plain(end), int(steps)
+    if dtype is None or _dtypes.get_dtype(dtype).is_floating_point or steps == 1:
+        return numpy.linspace(start, end, steps, dtype=numpy.float64)
+    start, end = int(start), int(end)
+    step = (end - start) / (steps - 1)
+    i = numpy.arange(steps, dtype=numpy.float64)
+    return numpy.where(i < steps // 2, start + step * i, end - step * (steps - 1 - i))
 
 
 def _check_steps(start: Any, end: Any, steps: Any, op: str) -> None:

@@ -1142,11 +1142,13 @@ def ldexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """input * 2**other, in the dtype the two promote to (integers give the default float).
     As PyTorch computes it: 2**other in other's float dtype (an integer other: the default
     float), times input, then rounded to the result's dtype."""
-    _check_tensor(input, "ldexp")
-    if _check_tensor(other, "ldexp", "other").dtype is _dtypes.bool:
-        raise NotImplementedError(
-            "ldexp: not implemented for a bool exponent, as in PyTorch; convert it with .long()"
+    bool_power = _check_tensor(other, "ldexp", "other").dtype is _dtypes.bool
+    if bool_power and _check_tensor(input, "ldexp").dtype.is_floating_point:
+        raise NotImplementedError(  # (PyTorch's float kernel; other inputs multiply instead)
+            "ldexp: not implemented for a bool exponent of a float input, as in PyTorch; "
+            "convert it with .long()"
         )
+    _check_tensor(input, "ldexp")
     _check_broadcast(input.array.shape, other.array.shape, "ldexp")
     result = _promote_tensors(input, other)
     if not result.is_floating_point:
@@ -2028,7 +2030,8 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str,
     """beta * input + alpha * product, input broadcast to the product's shape. With beta = 0
     input is left out, so nan and inf in it do not reach the result (PyTorch's rule).
     Unless ``promote`` (addr's elementwise rule), input must have the product's dtype, as
-    PyTorch's matrix products ask."""
+    PyTorch's matrix products ask, and for integer products a float beta or alpha is
+    truncated to an integer (toward zero), as PyTorch does."""
     shape = tuple(product.shape)
     try:
         fits = tuple(broadcast_shapes(_check_tensor(input, op).shape, shape)) == shape
@@ -2044,6 +2047,8 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any, op: str,
             f"{op}: input and the matrices must have the same dtype, but got {input.dtype} and "
             f"{product.dtype}; cast input first, e.g. input.to({product.dtype})"
         )
+    if not promote and not product.dtype.is_floating_point:
+        beta, alpha = builtins.int(beta), builtins.int(alpha)  # PyTorch truncates them for ints
     scaled = product if alpha == 1 else mul(product, alpha)
     if beta == 0 and grad_mode.enabled and input.requires_grad:  # (zeros, in input's graph)
         return add(scaled, full_like_graph(input, 0))  # input's gradient: 0, as in PyTorch
@@ -2272,6 +2277,8 @@ def sum_to_size(input: Tensor, size: Any) -> Tensor:
             f"sum_to_size: size {list(size)} is not expandable to size {list(shape)}; each of "
             "its sizes must match the tensor's trailing sizes or be 1"
         )
+    if not size:  # to a 0-d tensor: a plain sum (integers and bools become int64, as PyTorch)
+        return sum(input)
     out = sum(input, tuple(range(lead))) if lead else input
     ones = tuple(i for i, (s, n) in enumerate(zip(size, shape[lead:])) if s == 1 and n != 1)
     return sum(out, ones, keepdim=True) if ones else out
@@ -2431,10 +2438,10 @@ def _with_mean(spread: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: boo
 
 def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:  # fmt: skip
-    """The covariance matrix of the variables in the rows of a 2-D input (a 1-D input is one
-    variable; its variance comes back 0-d), the columns its observations. fweights (integer
-    counts) and aweights (floating importances) weigh each observation; correction=1 is the
-    unbiased estimate (Bessel's), 0 the maximum-likelihood one."""
+    """The covariance matrix of the variables in the rows of a 2-D input (a 1-D input or a
+    single row is one variable; its variance comes back 0-d), the columns its observations.
+    fweights (integer counts) and aweights (floating importances) weigh each observation;
+    correction=1 is the unbiased estimate (Bessel's), 0 the maximum-likelihood one."""
     if _check_tensor(input, "cov").ndim > 2:
         raise RuntimeError(
             "cov(): expected input to have two or fewer dimensions but got an input with "
@@ -2455,6 +2462,8 @@ def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None 
             continue
         _check_cov_weights(_check_tensor(w, "cov", name), name, integral, n)
         weights = w if weights is None else weights * w
+    if aweights is not None:  # the result takes aweights' dtype too (float16 x, float32 w)
+        x = cast(x, _dtypes.promote_types(x.dtype, aweights.dtype))
     if weights is None:
         total, average = n, mean(x, 1, keepdim=True)
         dof = n - correction
@@ -2475,7 +2484,7 @@ def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None 
     centred = x - average
     weighted = centred if weights is None else centred * weights
     out = matmul(weighted, t(centred)) / dof
-    return reshape(out, ()) if input.ndim < 2 else out
+    return squeeze(out)  # one variable (a 1-D input or one row): 0-d, as in PyTorch
 
 
 def _check_cov_weights(w: Tensor, name: str, integral: bool, n: builtins.int) -> None:
@@ -3957,12 +3966,14 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
             f"diff: prepend and append must have as many dims as input {tuple(input.shape)}, "
             f"got shapes {[tuple(t.shape) for t in parts]}"
         )
+    if n == 0:  # no differences taken: a copy of input alone, prepend and append left out
+        return write_out(clone(input), out, "diff", exact_dtype=True)
     result = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
         size = builtins.max(result.shape[d] - 1, 0)
         later, earlier = narrow(result, d, result.shape[d] - size, size), narrow(result, d, 0, size)
         result = ne(later, earlier) if result.dtype is _dtypes.bool else sub(later, earlier)
-    return write_out(result, out, "diff", exact_dtype=n == 0)  # (n=0: a copy, not cast)
+    return write_out(result, out, "diff")
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: builtins.int | None = None, *,
@@ -5033,7 +5044,10 @@ def gather(
     """out[i][j] = input[i][index[i][j]] for dim=1 (likewise for other dims): the values
     at ``index`` along ``dim``; out has index's shape. (``sparse_grad``: dense here.)"""
     d = wrap_dim(dim, _check_tensor(input, "gather").ndim, "gather")
-    if builtins.max(input.ndim, _check_tensor(index, "gather", "index").ndim) <= 1 and (
+    if _check_tensor(index, "gather", "index").numel() == 0:  # PyTorch checks nothing more
+        empty = narrow(reshape(input, (-1,)), 0, 0, 0)  # (in input's graph)
+        return write_out(reshape(empty, tuple(index.shape)), out, "gather", exact_dtype=True)
+    if builtins.max(input.ndim, index.ndim) <= 1 and (
         input.ndim == 0 or index.ndim == 0
     ):  # PyTorch counts a 0-d input or index as 1-D of size 1 here
         return write_out(
@@ -5100,7 +5114,8 @@ def take_along_dim(
     input: Tensor, indices: Tensor, dim: builtins.int | None = None, *, out: Any = None
 ) -> Tensor:
     """gather with broadcasting: along ``dim``, the elements at ``indices`` (which
-    broadcasts with input in the other dims); with no dim, of the flattened input."""
+    broadcasts with input in the other dims; a negative index counts from the end); with no
+    dim, of the flattened input (no negative indices, as in PyTorch)."""
     if _check_tensor(indices, "take_along_dim", "indices").dtype is not _dtypes.int64:
         raise RuntimeError(  # (int32 too: PyTorch takes int64 only here, unlike gather)
             f"take_along_dim: dtype of indices should be int64 (long), got {indices.dtype}; "
@@ -5125,6 +5140,8 @@ def take_along_dim(
     common = list(broadcast_shapes(in_shape, idx_shape))
     input = expand(input, common[:d] + [input.shape[d]] + common[d + 1 :])
     indices = expand(indices, common[:d] + [indices.shape[d]] + common[d + 1 :])
+    if indices.dtype in (_dtypes.int64, _dtypes.int32):  # along a dim, -1 is the last, as PyTorch
+        indices = where(lt(indices, 0), add(indices, input.shape[d]), indices)
     return write_out(gather(input, d, indices), out, "take_along_dim", exact_dtype=True)
 
 
@@ -5238,7 +5255,11 @@ def index_reduce(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor
             f"index_reduce(): index must be a 1-D int64 or int32 tensor, got shape "
             f"{tuple(index.shape)} and dtype {index.dtype}"
         )
-    if source.ndim != input.ndim and input.ndim > 0:
+    if input.ndim == 0 and source.ndim == 0:  # each one element, as in PyTorch
+        flat = index_reduce(reshape(input, (1,)), 0, index, reshape(source, (1,)), reduce,
+                            include_self=include_self)  # fmt: skip
+        return write_out(reshape(flat, ()), out, "index_reduce", exact_dtype=True)
+    if source.ndim != input.ndim:
         raise RuntimeError(
             f"index_reduce(): source {tuple(source.shape)} must have as many dims as input "
             f"{tuple(input.shape)}"

@@ -548,10 +548,9 @@ def multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of the vectors in x's last dim: x (..., n) gives (..., n, N)
     with columns x^0, x^1, ..., x^(N-1) (N = n by default), by repeated products; int64 for
-    integer x."""
-    F._check_tensor(x, "linalg.vander", "x")
-    if x.ndim == 0:
-        raise RuntimeError("linalg.vander: x must have at least one dimension, got a 0-d tensor")
+    integer x; a 0-d x is one point."""
+    if F._check_tensor(x, "linalg.vander", "x").ndim == 0:  # one point, as PyTorch: (1, N)
+        x = F.reshape(x, (1,))
     if x.dtype in (_dtypes.bool, _dtypes.float16):
         raise RuntimeError(
             "linalg.vander supports floating point, complex, and integer tensors, but got "

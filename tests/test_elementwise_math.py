@@ -1072,6 +1072,8 @@ def test_xlog1py_shapes_and_errors_match_pytorch(snippet: object) -> None:
         lambda T: T.ldexp(T.tensor(1.5), T.tensor(2)),
         lambda T: T.ldexp(T.zeros(0), T.zeros(0)),
         lambda T: T.ldexp(T.tensor([1.0]), T.tensor([True])),
+        lambda T: T.ldexp(T.tensor([True, False]), T.tensor([True, True])),  # (not refused)
+        lambda T: T.ldexp(T.tensor([3]), T.tensor([True])),
         lambda T: T.ldexp(T.tensor([1.0]), 3),
         lambda T: T.tensor([1.0, 2.0]).ldexp_(T.tensor([2, 3])),
         lambda T: T.tensor([1, 2]).ldexp_(T.tensor([2, 3])),

@@ -113,6 +113,13 @@ SPACED = [
     "torch.logspace(0, 3, 4, 0.5)",
     "torch.logspace(0, 9, 4, dtype=torch.int32)",
     "torch.logspace(torch.tensor(1.0), 2, 3, requires_grad=True)",
+    # integer dtypes: start and end truncated first, values stepped from both ends
+    "torch.linspace(4.3, -3, 10, dtype=torch.int64)",
+    "torch.linspace(-7.9, 100.7, 17, dtype=torch.int32)",
+    "torch.linspace(4.3, -3, 1, dtype=torch.int64)",
+    "torch.logspace(0, 1.2, 4, dtype=torch.int64)",
+    "torch.logspace(0, 1.2, 2, 5.0, dtype=torch.int64)",
+    "torch.logspace(1.2, 3, 1, dtype=torch.int64)",
 ]
 
 
@@ -161,6 +168,24 @@ def test_arange_takes_end_as_a_keyword() -> None:
         microtorch.arange()
     torch = pytest.importorskip("torch")
     assert torch.arange(end=5).tolist() == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    "args", [(0.0, -8.000001, -4.0), (-0.9, 2.1, 2.0), (0, 5, 1.5), (5.9, -3.2, -1.5)]
+)
+def test_arange_with_an_integer_dtype_truncates_its_arguments(args) -> None:
+    ours = microtorch.arange(*args, dtype=microtorch.int64)
+    torch = pytest.importorskip("torch")
+    assert ours.tolist() == torch.arange(*args, dtype=torch.int64).tolist()
+    assert ours.dtype is microtorch.int64
+
+
+def test_arange_with_an_integer_dtype_refuses_a_step_that_truncates_to_0() -> None:
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        microtorch.arange(0, 5, 0.5, dtype=microtorch.int64)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError):
+        torch.arange(0, 5, 0.5, dtype=torch.int64)
 
 
 @pytest.mark.parametrize("args", [(float("inf"),), (0, float("nan")), (float("-inf"), 0, 1)])

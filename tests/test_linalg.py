@@ -1246,8 +1246,11 @@ def test_vander_tensorinv_tensorsolve_edges_as_pytorch() -> None:
         ]  # fmt: skip
         assert module.linalg.vander(module.tensor([1, 2, 3]), N=4).dtype is module.int64
         assert tuple(module.linalg.vander(module.zeros(0, 3)).shape) == (0, 3, 3)
+        assert module.linalg.vander(module.tensor(3), N=3).tolist() == [[1, 3, 9]]  # one point
         with pytest.raises(RuntimeError, match="greater than 1"):
             module.linalg.vander(module.tensor([2.0]))
+        with pytest.raises(RuntimeError, match="greater than 1"):
+            module.linalg.vander(module.tensor(2.0))
         with pytest.raises(RuntimeError):
             module.linalg.vander(module.tensor([True, False]))
         a = module.tensor(_rng_matrix(4, 6, 8, 3, seed=15))

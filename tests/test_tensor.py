@@ -74,12 +74,12 @@ def test_tensor_of_a_list_takes_each_elements_dtype_promoted_as_in_pytorch() -> 
         microtorch.tensor([float("nan")], dtype=microtorch.int64)
 
 
-def test_arange_takes_0d_tensors_and_refuses_a_fractional_step_for_integers() -> None:
+def test_arange_takes_0d_tensors_and_refuses_a_step_truncating_to_0_for_integers() -> None:
     assert microtorch.arange(microtorch.tensor(3)).tolist() == [0, 1, 2]
     assert microtorch.arange(microtorch.tensor(3)).dtype is microtorch.int64
     assert microtorch.arange(np.int64(2), 5).dtype is microtorch.int64
     assert microtorch.arange(0, 1, 0.1)[9].item() == np.float32(0.9)  # the nearest float32
-    with pytest.raises(ValueError, match="integer dtype microtorch.int64 the step must be a whole"):
+    with pytest.raises(ValueError, match="the step 0.5 truncates to 0 \\(step must be nonzero"):
         microtorch.arange(0, 3, 0.5, dtype=microtorch.int64)
 
 
@@ -1447,6 +1447,10 @@ EDGE_CASES = {
         T.diff(T.tensor([True, False, False])),
         T.diff(T.tensor([1, 2], dtype=T.uint8)),
     ),
+    "diff_n_0_leaves_prepend_and_append_out": lambda T: (
+        T.diff(T.ones(2, 3), n=0, dim=0, prepend=T.zeros(1, 3), append=T.zeros(2, 3)),
+        T.diff(T.tensor([1, 4]), n=0, append=T.tensor([2.5])),
+    ),
     "diff_promotes_with_append": lambda T: T.diff(T.tensor([1, 4, 9]), append=T.tensor([1.5])),
     "diff_0d": lambda T: T.diff(T.tensor(1.0)),
     "diff_negative_n": lambda T: T.diff(T.tensor([1.0, 4.0]), n=-1),
@@ -1535,6 +1539,11 @@ EDGE_CASES = {
         T.arange(6.0).reshape(2, 3).sum_to_size([2, 1]),
         T.tensor(3.0).sum_to_size(()),
         T.zeros(0, 3).sum_to_size(1, 3),
+    ),
+    "sum_to_size_to_0d_is_a_plain_sum": lambda T: (  # int64 for ints and bools
+        T.tensor(True).sum_to_size(()),
+        T.tensor([[1, 2]]).sum_to_size(()),
+        T.tensor([True, True]).sum_to_size(T.Size([])),
     ),
     "sum_to_size_not_expandable_refused": lambda T: T.ones(2, 3).sum_to_size(2, 2),
     "sum_to_size_too_many_dims_refused": lambda T: T.ones(2, 3).sum_to_size(1, 2, 3),
@@ -1660,6 +1669,33 @@ EDGE_CASES = {
         T.ones(2, 2, dtype=T.int64),
         beta=2,
         alpha=3,
+    ),  # fmt: skip
+    "addmm_family_truncates_float_scales_for_ints": lambda T: (
+        T.addmm(
+            T.arange(2).reshape(2, 1),
+            T.ones(2, 3, dtype=T.int64),
+            T.ones(3, 2, dtype=T.int64),
+            beta=1.7,
+            alpha=2.9,
+        ),
+        T.addmv(
+            T.arange(2), T.ones(2, 3, dtype=T.int64), T.ones(3, dtype=T.int64), beta=-1.7, alpha=0.6
+        ),
+        T.addbmm(
+            T.arange(2).reshape(2, 1),
+            T.ones(4, 2, 3, dtype=T.int64),
+            T.ones(4, 3, 2, dtype=T.int64),
+            beta=0.2,
+            alpha=-2.5,
+        ),
+        T.baddbmm(
+            T.arange(2).reshape(2, 1),
+            T.ones(4, 2, 3, dtype=T.int64),
+            T.ones(4, 3, 2, dtype=T.int64),
+            beta=2.99,
+            alpha=1.5,
+        ),
+        T.arange(2).addmv_(T.ones(2, 3, dtype=T.int64), T.ones(3, dtype=T.int64), alpha=1.9),
     ),  # fmt: skip
     "addmm_input_larger_than_the_product": lambda T: T.addmm(
         T.ones(3, 3), T.ones(2, 2), T.ones(2, 2)
@@ -1855,6 +1891,18 @@ EDGE_CASES = {
         0, T.tensor([0]), 1.0, reduce="mean"
     ),
     "gather_int16_index_refused": lambda T: T.gather(T.ones(2), 0, T.tensor([0], dtype=T.int16)),
+    "gather_of_an_empty_index_checks_nothing_more": lambda T: (
+        T.gather(T.ones(5), 0, T.ones(0, dtype=T.uint8)),
+        T.gather(T.ones(5), 0, T.ones(2, 0, dtype=T.int64)),
+        T.gather(T.ones(5, 2), 0, T.ones(2, 0, 3, dtype=T.int64)),
+    ),
+    "take_along_dim_negative_indices_along_a_dim": lambda T: (
+        T.take_along_dim(T.arange(10.0).reshape(2, 5), T.tensor([[-1], [-5]]), 1),
+        T.arange(10).reshape(2, 5).take_along_dim(T.tensor([[-1, 0]]), dim=0),
+    ),
+    "take_along_dim_negative_flat_index_refused": lambda T: T.take_along_dim(
+        T.arange(10.0), T.tensor([-1])
+    ),
     "gather_int32_index": lambda T: T.gather(T.arange(3.0), 0, T.tensor([2], dtype=T.int32)),
     "gather_0d_index_of_2d_input_refused": lambda T: T.gather(T.ones(2, 3), 0, T.tensor(0)),
     "gather_index_wider_than_input_refused": lambda T: T.gather(

@@ -107,6 +107,12 @@ def test_cov_and_corrcoef_edge_cases() -> None:
             _check(lambda T, a: T.corrcoef(a), values)
         _check(lambda T, a: T.cov(a, correction=5), [[1.0, 2.0, 4.0], [0.0, 1.0, 5.0]])
         _check(lambda T, a: T.cov(a, correction=0), np.zeros((2, 0)))
+        weights = [0.5, 1.0, 0.25]  # float32 aweights promote a float16 input's result
+        _check(lambda T, a, w: T.cov(a.half(), aweights=w.float()), [[1, 2, 4], [0, 1, 5]], weights)
+        _check(lambda T, a, w: T.cov(a, aweights=w.float()), [[1, 2, 4], [0, 1, 5]], weights)
+        for values in ([[1.0, 2.0]], [[1, 3, 4]], np.zeros((1, 0))):  # one variable: 0-d
+            _check(lambda T, a: T.cov(a), values)
+            _check(lambda T, a: T.corrcoef(a), values)
     with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
         microtorch.cov(microtorch.tensor([1.0]))
 
@@ -366,6 +372,10 @@ def test_index_reduce_edges() -> None:
            [1, 1], [2.0, 3.0])  # fmt: skip
     _check(lambda T, a, i, s: a.index_reduce(-1, i, s, "amax"), np.zeros((2, 3)), [2, 0],
            [[1.0, -1.0], [-2.0, 3.0]])  # fmt: skip
+    for reduce in ("mean", "prod", "amin", "amax"):  # 0-d input and source: one element each
+        _check(lambda T, a, i, s, reduce=reduce: T.index_reduce(a, 0, i, s, reduce), 7.8, [0], -5.1)
+    _raise_alike(lambda T, a, i, s: T.index_reduce(a, 0, i, s, "mean"), RuntimeError, 7.8, [0],
+                 [2.0])  # fmt: skip
     m, t = _both(np.ones((3, 2)))
     mi, ti = _both([0, 0])
     ms, ts = _both(np.full((2, 2), 3.0))

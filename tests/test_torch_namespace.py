@@ -867,7 +867,7 @@ def test_scalar_tensor_empty_strided_empty_permuted() -> None:
         m, t = microtorch.empty_strided(size, stride), torch.empty_strided(size, stride)
         assert tuple(m.shape) == tuple(t.shape) and m.stride() == t.stride()
         assert m.is_contiguous() is t.is_contiguous() and m.dtype is microtorch.float32
-    for size, order in (((2, 3, 4), (0, 2, 1)), ((2, 3, 4), (2, 0, 1)), ((5,), (0,))):
+    for size, order in (((2, 3, 4), (0, 2, 1)), ((2, 3, 4), (2, 0, 1)), ((5,), (0,)), ((), ())):
         m, t = microtorch.empty_permuted(size, order), torch.empty_permuted(size, order)
         assert tuple(m.shape) == tuple(t.shape) and m.stride() == t.stride()
     for T in (torch, microtorch):

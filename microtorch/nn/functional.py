@@ -1503,6 +1503,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError(f"multi_margin_loss: weight must be one-dimensional, got shape {tuple(weight.shape)}")  # fmt: skip
     if weight is not None and weight.requires_grad:  # PyTorch has no gradient for it either
         raise RuntimeError("multi_margin_loss: a weight that requires grad is not supported")
+    if _check_tensor(input, "multi_margin_loss").ndim == 0:  # one class, as in PyTorch
+        input = input.reshape(1)
     rows, classes = _class_rows(input, target, "multi_margin_loss")
     num_classes = rows.shape[1]
     own = classes.unsqueeze(1)
@@ -1527,6 +1529,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     reduction = _reduction(size_average, reduce, reduction, op)
     _floating_only(input, op)
     _check_tensor(target, op, "target")
+    if input.ndim == 0 and target.ndim == 0:  # one class, as in PyTorch
+        input, target = input.reshape(1), target.reshape(1)
     if input.ndim not in (1, 2) or input.shape[-1] == 0 or target.shape != input.shape:
         raise RuntimeError(
             f"{op}: expected a non-empty vector or matrix (N, C) input and a target of the "
@@ -2694,9 +2698,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
                         k: float = 1.0) -> Tensor:  # fmt: skip
     """x / (k + alpha * mean of x^2 over ``size`` neighbouring channels)^beta on (N, C, *):
     channel c's window is c - size // 2 .. c + (size - 1) // 2, zeros past the ends (the
-    mean still divides by ``size``)."""
-    if _check_tensor(input, "local_response_norm").dtype is _dtypes.bool:  # (as PyTorch)
-        raise NotImplementedError("local_response_norm: not implemented for bool tensors")
+    mean still divides by ``size``; for integers rounded down, as PyTorch's pooling does)."""
+    _check_tensor(input, "local_response_norm")
     if input.ndim < 3:
         raise ValueError(
             f"local_response_norm: Expected 3D or higher dimensionality input (N, C, *), got "
@@ -2707,12 +2710,21 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
             f"local_response_norm: size (the channels each window averages) should be greater "
             f"than zero, but got size={size}"
         )
+    if input.dtype is _dtypes.bool:
+        raise NotImplementedError(
+            "local_response_norm: not implemented for bool input (PyTorch's avg_pool has no "
+            "bool kernel); convert it with .float()"
+        )
     if input.numel() == 0:
         return input
     if input.ndim > 3:  # PyTorch averages these through avg_pool3d: autocast as it does
         (input,) = autocast_inputs("avg_pool3d", input)
     squares = pad(input * input, (0, 0) * (input.ndim - 2) + (size // 2, (size - 1) // 2))
-    means = squares.unfold(1, size, 1).mean(-1)  # (N, C, *, size) -> (N, C, *)
+    windows = squares.unfold(1, size, 1)  # (N, C, *, size)
+    if not input.dtype.is_floating_point:  # PyTorch's integer average pooling: floor of the mean
+        means = windows.sum(-1).div(size, rounding_mode="floor")
+    else:
+        means = windows.mean(-1)  # (N, C, *)
     return input / (means * alpha + k).pow(beta)
 
 

@@ -407,6 +407,19 @@ def test_new_losses_reduce_as_asked_and_take_the_deprecated_flags() -> None:
             fn(*args, reduction="batchmean")
 
 
+@pytest.mark.parametrize("value", [1.15, -0.3])
+def test_margin_losses_of_a_0d_input_have_one_class_as_pytorch(value: float) -> None:
+    pt = pytest.importorskip("torch")
+    for lib in (microtorch, pt):
+        fn = lib.nn.functional
+        for reduction in ("mean", "none"):
+            for loss in (fn.multi_margin_loss, fn.multilabel_margin_loss):
+                out = loss(lib.tensor(value), lib.tensor(0), reduction=reduction)
+                assert out.shape == () and out.item() == 0.0
+        with pytest.raises(RuntimeError):
+            fn.multi_margin_loss(lib.tensor(value), lib.tensor(1))
+
+
 def test_gaussian_nll_loss_variance_shapes_clamp_and_errors() -> None:
     pt = pytest.importorskip("torch")
     var = np.array([[0.5, 1e-9, 2.0, 1.0], [1.0, 1.0, 0.3, 0.0], [2.0, 2.0, 2.0, 2.0]])

@@ -76,6 +76,22 @@ def test_local_response_norm_matches_pytorch(pt: object, args: tuple, shape: tup
     assert tuple(ours(torch.ones(0, 2, 3)).shape) == (0, 2, 3)
 
 
+@pytest.mark.parametrize("shape, size", [((1, 6, 3), 2), ((1, 6, 2, 2), 3)])
+def test_local_response_norm_of_integers_floors_the_mean_as_pytorch(pt, shape, size) -> None:
+    values = np.arange(np.prod(shape)).reshape(shape) - 5
+    ours = torch.nn.functional.local_response_norm(
+        torch.tensor(values), size, alpha=0.3, beta=0.5, k=1.25
+    )
+    theirs = pt.nn.functional.local_response_norm(
+        pt.tensor(values), size, alpha=0.3, beta=0.5, k=1.25
+    )
+    assert ours.dtype is torch.float32 and theirs.dtype is pt.float32
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+    for lib in (torch, pt):
+        with pytest.raises(NotImplementedError):
+            lib.nn.functional.local_response_norm(lib.ones(1, 2, 2, dtype=lib.bool), 2)
+
+
 @pytest.mark.parametrize("cls, args, kwargs, shape", NORMS)
 def test_norm_training_then_eval_matches_pytorch(pt: object, cls: str, args: tuple,
                                                  kwargs: dict, shape: tuple) -> None:  # fmt: skip
