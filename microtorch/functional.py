@@ -1301,7 +1301,8 @@ def square(input: Tensor, *, out: Any = None) -> Tensor:
 def reciprocal(input: Tensor, *, out: Any = None) -> Tensor:
     """1 / input (integers give floats, as in PyTorch)."""
     (input,) = autocast_inputs("reciprocal", input)
-    return write_out(div(1.0, _check_tensor(input, "reciprocal")), out, "reciprocal")
+    x = _float_input(input, "reciprocal")
+    return write_out(elementwise.Reciprocal.apply(x), out, "reciprocal")
 
 
 def sigmoid(input: Tensor, *, out: Any = None) -> Tensor:
@@ -2332,22 +2333,19 @@ def _correction(unbiased: Any, correction: Any) -> Any:
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
-    variance = _wide_variance(input, dim, unbiased, keepdim, correction, "var")
-    return write_out(cast(variance, input.dtype), out, "var")
+    return write_out(_variance(input, dim, unbiased, keepdim, correction, "var"), out, "var")
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
-    variance = _wide_variance(input, dim, unbiased, keepdim, correction, "std")
-    return write_out(cast(elementwise.NormRoot.apply(variance), input.dtype), out, "std")
+    return write_out(_variance(input, dim, unbiased, keepdim, correction, "std"), out, "std")
 
 
-def _wide_variance(input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
-                   correction: Any, op: str) -> Tensor:  # fmt: skip
-    """var's value in the wider float PyTorch's CPU kernels accumulate in (float16 in
-    float32, float32 in float64), for var and std to cast back: std([1e30, -1e30]) in
-    float32 is finite."""
+def _variance(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
+              op: str) -> Tensor:  # fmt: skip
+    """var, or for op "std" its square root (reduction.Var accumulates in a wider float, as
+    PyTorch's CPU kernels: float16 in float32, float32 in float64)."""
     if not _check_tensor(input, "var").dtype.is_floating_point:
         raise RuntimeError(
             f"var/std: only floating point inputs are supported (as in PyTorch), got "
@@ -2362,11 +2360,9 @@ def _wide_variance(input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
             f"var/std: degrees of freedom is <= 0 ({n} elements reduced, correction "
             f"{correction}); the result is inf, or nan where the elements are all equal"
         )
-    wide = cast(input, _VARIANCE_ACCUMULATOR.get(input.dtype, input.dtype))
-    return reduction.Var.apply(wide, axes=axes, correction=correction, keepdim=keepdim)
-
-
-_VARIANCE_ACCUMULATOR = {_dtypes.float16: _dtypes.float32, _dtypes.float32: _dtypes.float64}
+    return reduction.Var.apply(
+        input, axes=axes, correction=correction, keepdim=keepdim, root=op == "std"
+    )
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -3362,15 +3358,8 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         return reduction.NonzeroCount.apply(x, axes=_dims(dim, x.ndim, op), keepdim=keepdim)
     if ord == 1:
         return sum(abs(x), dim, keepdim)
-    # float16 powers summed in float32, as PyTorch does (a float16 norm of 3e4 is finite)
-    wide = cast(x, _dtypes.float32) if x.dtype is _dtypes.float16 else x
-    if ord == 2:
-        return cast(elementwise.NormRoot.apply(sum(wide * wide, dim, keepdim), p=2), x.dtype)
-    magnitude = abs(wide)
-    if ord < 1:  # |x|^p has an infinite slope at 0 for p < 1: PyTorch takes 0 there (no nan)
-        magnitude = where(wide == 0, 0.0, magnitude)
-    root = elementwise.NormRoot.apply(sum(pow(magnitude, ord), dim, keepdim), p=builtins.float(ord))
-    return cast(root, x.dtype)
+    return reduction.PNorm.apply(x, p=builtins.float(ord), axes=_dims(dim, x.ndim, op),
+                                 keepdim=keepdim)  # fmt: skip
 
 
 def _cast_for_norm(x: Tensor, dtype: Any, op: str) -> Tensor:
