@@ -49,6 +49,7 @@ from ..ops import embedding as _embedding
 from ..ops import linalg as _linalg
 from ..ops import loss as _loss
 from ..ops import normalization as _normalization
+from ..ops import regression_loss as _regression_loss
 from .grid import affine_grid, grid_sample  # noqa: F401  (re-exported under F.*)
 from .multihead_attention import multi_head_attention_forward  # noqa: F401  (re-exported)
 
@@ -1047,8 +1048,18 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     input, target, weight = autocast_inputs("mse_loss", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     _warn_if_broadcast(input, target, "mse_loss")
+    if weight is None:  # (one op: its float16 steps are PyTorch's kernel's)
+        input, target = _loss_operands(input, target, "mse_loss")
+        return _regression_loss.MseLoss.apply(input, target, reduction=reduction)
     diff = input - target
     return _reduce_weighted(diff * diff, weight, input, reduction, "mse_loss")
+
+
+def _loss_operands(input: Tensor, target: Tensor, op: str) -> tuple:
+    """input and target in the dtype they promote to, which must be a floating one: PyTorch
+    has no integer kernel for mse_loss, smooth_l1_loss or huber_loss (NotImplementedError)."""
+    input, target = _functional._binary_operands(input, target, op)
+    return _floating_only(input, op), target
 
 
 def _weighted(losses: Tensor, weight: Tensor | None, input: Tensor, op: str) -> Tensor:
@@ -1110,10 +1121,10 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss: beta must not be negative, got {beta}")
     _warn_if_broadcast(input, target, "smooth_l1_loss")
-    d = (input - target).abs()
     if beta == 0:
-        return _reduce(d, reduction)
-    return _reduce(_functional.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+        return _reduce((input - target).abs(), reduction)
+    input, target = _loss_operands(input, target, "smooth_l1_loss")
+    return _regression_loss.SmoothL1Loss.apply(input, target, reduction=reduction, beta=beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -1125,6 +1136,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if not delta > 0:
         raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
     _warn_if_broadcast(input, target, "huber_loss")
+    input, target = _loss_operands(input, target, "huber_loss")
+    if weight is None:
+        return _regression_loss.HuberLoss.apply(input, target, reduction=reduction, delta=delta)
     d = (input - target).abs()
     losses = _functional.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     return _reduce(_weighted(losses, weight, input, "huber_loss"), reduction)
