@@ -47,6 +47,9 @@ def _F(lib):
 
 MATRIX = _values((256, 16))
 OTHER = _values((256, 16))
+PROBABILITIES = _between((256, 16), 0.01, 0.99)
+TARGETS = _between((256, 16), 0.0, 1.0)
+WEIGHT = _between((16,), 0.0, 2.0)
 # name: (fn, inputs, indices of the inputs with a gradient)
 CASES = {
     "softsign": (lambda L, x: _F(L).softsign(x), [_values(4096, -8, 8)], (0,)),
@@ -91,6 +94,35 @@ CASES = {
     "huber_loss_none": (
         lambda L, a, b: _F(L).huber_loss(a, b, reduction="none", delta=1.3),
         [MATRIX, OTHER],
+        (0, 1),
+    ),
+    "binary_cross_entropy": (
+        lambda L, x, y: _F(L).binary_cross_entropy(x, y),
+        [PROBABILITIES, TARGETS],
+        (0, 1),
+    ),
+    "binary_cross_entropy_weighted_none": (
+        lambda L, x, y: _F(L).binary_cross_entropy(x, y, L.tensor(WEIGHT), reduction="none"),
+        [PROBABILITIES, TARGETS],
+        (0, 1),
+    ),
+    "binary_cross_entropy_with_logits": (
+        lambda L, x, y: _F(L).binary_cross_entropy_with_logits(x, y),
+        [MATRIX, TARGETS],
+        (0, 1),
+    ),
+    "binary_cross_entropy_with_logits_pos_weight_none": (
+        lambda L, x, y: _F(L).binary_cross_entropy_with_logits(
+            x, y, pos_weight=L.tensor(WEIGHT), reduction="none"
+        ),
+        [MATRIX, TARGETS],
+        (0, 1),
+    ),
+    "binary_cross_entropy_with_logits_both_weights_sum": (
+        lambda L, x, y: _F(L).binary_cross_entropy_with_logits(
+            x, y, L.tensor(WEIGHT), pos_weight=L.tensor(WEIGHT[::-1].copy()), reduction="sum"
+        ),
+        [MATRIX, TARGETS],
         (0, 1),
     ),
 }

@@ -1180,8 +1180,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             raise RuntimeError(f"{why} (probabilities: apply sigmoid first, or use the _with_logits form)")  # fmt: skip
     else:  # on a GPU: checked at the next sync, without making the host wait here
         backend.check_on_device(((x < 0) | (x > 1)).any(), why)
-    losses = _binary_loss.BinaryCrossEntropy.apply(input, target)
-    return _reduce(losses if weight is None else losses * weight, reduction)
+    weight = _fixed_weight(weight, input, "binary_cross_entropy")
+    return _binary_loss.BinaryCrossEntropy.apply(input, target, weight=weight, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -1207,8 +1207,25 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         shapes = tuple(input.shape), tuple(pos_weight.shape)
         _check_broadcasts_to(*shapes, f"{op}: pos_weight", "input's shape")
         positive = pos_weight.array.astype(input.array.dtype, copy=False)
-    losses = _binary_loss.BinaryCrossEntropyWithLogits.apply(input, target, pos_weight=positive)
-    return _reduce(losses if weight is None else losses * weight, reduction)
+    return _binary_loss.BinaryCrossEntropyWithLogits.apply(
+        input, target, pos_weight=positive, weight=_fixed_weight(weight, input, op),
+        reduction=reduction,
+    )  # fmt: skip
+
+
+def _fixed_weight(weight: Tensor | None, input: Tensor, op: str) -> Any:
+    """The binary cross-entropies' ``weight`` as an array in input's dtype (None if none);
+    PyTorch's have no gradient for it and refuse one that requires grad."""
+    if weight is None:
+        return None
+    if _check_tensor(weight, op, "weight").requires_grad:
+        raise RuntimeError(
+            f"{op}: not differentiable with respect to argument 'weight', which cannot have "
+            "requires_grad=True; pass weight.detach()"
+        )
+    _check_broadcasts_to(tuple(input.shape), tuple(weight.shape), f"{op}: weight",
+                         "input's shape")  # fmt: skip
+    return weight.array.astype(input.array.dtype, copy=False)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
