@@ -125,6 +125,16 @@ CASES = {
         [MATRIX, TARGETS],
         (0, 1),
     ),
+    "kl_div_batchmean": (
+        lambda L, x, y: _F(L).kl_div(x, y, reduction="batchmean"),
+        [MATRIX, PROBABILITIES],
+        (0, 1),
+    ),
+    "kl_div_none": (
+        lambda L, x, y: _F(L).kl_div(x, y, reduction="none"),
+        [MATRIX, PROBABILITIES],
+        (0, 1),
+    ),
 }
 
 

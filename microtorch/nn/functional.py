@@ -1255,8 +1255,9 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
         losses = target.exp() * (target - input)
     else:  # target * log(target), taken as 0 where target is 0 (not 0 * -inf = nan); a
         # negative target is no probability: its log is nan, and so is its loss (PyTorch's)
-        safe = _functional.where(target == 0, 1.0, target)
-        losses = target * safe.log() - target * input
+        # (written so that autograd adds target's three gradients up in PyTorch's order,
+        # xlogy's two first, which float16 rounds differently)
+        losses = -(target * input) + _functional.xlogy(target, target)
     if reduction_kind == "batchmean":
         return losses.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(losses, reduction_kind)
