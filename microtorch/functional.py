@@ -1691,13 +1691,18 @@ def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
 def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """A batch of matrix products: (b, n, k) @ (b, k, m) -> (b, n, m); no broadcasting."""
     input, mat2 = autocast_inputs("bmm", input, mat2)
-    _check_ranks("bmm", input, mat2, 3, "batches of matrices")
+    _check_batches("bmm", input, mat2)
+    return write_out(matmul(input, mat2), out, "bmm", exact_dtype=True)
+
+
+def _check_batches(op: str, input: Tensor, mat2: Tensor) -> None:
+    """Two batches of matrices that bmm can multiply (one batch size, no broadcasting)."""
+    _check_ranks(op, input, mat2, 3, "batches of matrices")
     if input.shape[0] != mat2.shape[0]:
         raise RuntimeError(
-            f"bmm: the batch sizes differ: shapes {tuple(input.shape)} and "
+            f"{op}: the batch sizes differ: shapes {tuple(input.shape)} and "
             f"{tuple(mat2.shape)}; use matmul to broadcast batch dims"
         )
-    return write_out(matmul(input, mat2), out, "bmm", exact_dtype=True)
 
 
 def _check_ranks(op: str, input: Tensor, mat2: Tensor, ndim: int, what: str) -> None:
@@ -1949,6 +1954,13 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
            alpha: Any = 1, out: Any = None) -> Tensor:  # fmt: skip
     """beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b]."""
     input, batch1, batch2 = autocast_inputs("addbmm", input, batch1, batch2)
+    _check_batches("addbmm", batch1, batch2)
+    if batch1.dtype is _dtypes.float16 and batch1.shape[0]:
+        # PyTorch's CPU kernel: one addmm per matrix of the batch, each rounded once
+        result = input
+        for b in builtins.range(batch1.shape[0]):
+            result = addmm(result, batch1[b], batch2[b], beta=beta if b == 0 else 1, alpha=alpha)
+        return write_out(result, out, "addbmm", exact_dtype=True)
     products = bmm(batch1, batch2)
     return write_out(
         _scaled_sum(input, sum(products, 0, dtype=products.dtype), beta, alpha, "addbmm"),
@@ -2000,7 +2012,7 @@ def _rounded_once(compute: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
     compute most float16 ops: written as float16 steps, each step rounds (the activations
     were an ulp or more off in up to a quarter of the entries). Also the add-a-product
     kernels (addmm, addmv, baddbmm), whose float16 product and then sum would round twice.
-    (addbmm is not one: PyTorch rounds after each matrix of the batch.)"""
+    (addbmm is not one: PyTorch rounds after each matrix of the batch, addbmm's loop.)"""
     if not builtins.all(isinstance(t, Tensor) and t.dtype is _dtypes.float16 for t in tensors):
         return compute(*tensors)
     with autocast_mode.autocast("cuda" if tensors[0].is_cuda else "cpu", enabled=False):

@@ -135,6 +135,11 @@ CASES = {
         [MATRIX, PROBABILITIES],
         (0, 1),
     ),
+    "addbmm": (
+        lambda L, i, a, b: L.addbmm(i, a, b, beta=0.5),
+        [_values((8, 9)), _values((6, 8, 32)), _values((6, 32, 9))],
+        (0, 1, 2),
+    ),
 }
 
 
