@@ -135,6 +135,7 @@ CASES = {
         [MATRIX, PROBABILITIES],
         (0, 1),
     ),
+    "cumprod": (lambda L, x: L.cumprod(x, 1), [_between((256, 16), 0.5, 1.5)], (0,)),
     "addbmm": (
         lambda L, i, a, b: L.addbmm(i, a, b, beta=0.5),
         [_values((8, 9)), _values((6, 8, 32)), _values((6, 32, 9))],

@@ -90,10 +90,16 @@ class NonzeroCount(Function):
         return None
 
 
+_WIDE_FLOAT16 = {"float16": "float32"}  # (what float16 products and sums run in)
+
+
 def _reverse_cumsum(a, axis):
-    """sum_{j >= k} a_j along ``axis``, for every k."""
+    """sum_{j >= k} a_j along ``axis``, for every k (float16 summed in float32, each sum
+    rounded once, as PyTorch's cumsum)."""
     xp = xp_of(a)
-    return xp.flip(xp.cumsum(xp.flip(a, axis), axis=axis), axis)
+    wide = _WIDE_FLOAT16.get(a.dtype.name)
+    sums = xp.cumsum(xp.flip(a, axis), axis=axis, dtype=wide)
+    return xp.flip(sums, axis).astype(a.dtype, copy=False)
 
 
 class Cumprod(Function):
@@ -106,7 +112,9 @@ class Cumprod(Function):
 
     def forward(self, x, axis=0, dtype=None):
         self.axis = axis
-        out = xp_of(x).cumprod(x, axis=axis, dtype=dtype)
+        # float16 multiplied in float32, each product rounded once, as PyTorch's kernel
+        wide = _WIDE_FLOAT16.get(x.dtype.name) if dtype is None else dtype
+        out = xp_of(x).cumprod(x, axis=axis, dtype=wide).astype(dtype or x.dtype, copy=False)
         self.save_for_backward(x, out)
         return out
 
