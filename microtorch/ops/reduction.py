@@ -90,14 +90,16 @@ class NonzeroCount(Function):
         return None
 
 
-_WIDE_FLOAT16 = {"float16": "float32"}  # (what float16 products and sums run in)
+# What PyTorch's CPU kernels accumulate float16 and float32 in (var, cumprod, cumsum): the
+# result is rounded once from there.
+_WIDER = {"float16": "float32", "float32": "float64"}
 
 
 def _reverse_cumsum(a, axis):
-    """sum_{j >= k} a_j along ``axis``, for every k (float16 summed in float32, each sum
+    """sum_{j >= k} a_j along ``axis``, for every k (accumulated in a wider float, each sum
     rounded once, as PyTorch's cumsum)."""
     xp = xp_of(a)
-    wide = _WIDE_FLOAT16.get(a.dtype.name)
+    wide = _WIDER.get(a.dtype.name)
     sums = xp.cumsum(xp.flip(a, axis), axis=axis, dtype=wide)
     return xp.flip(sums, axis).astype(a.dtype, copy=False)
 
@@ -112,8 +114,9 @@ class Cumprod(Function):
 
     def forward(self, x, axis=0, dtype=None):
         self.axis = axis
-        # float16 multiplied in float32, each product rounded once, as PyTorch's kernel
-        wide = _WIDE_FLOAT16.get(x.dtype.name) if dtype is None else dtype
+        # float16 multiplied in float32 (float32 in float64), each product rounded once from
+        # there, as PyTorch's kernel
+        wide = _WIDER.get(x.dtype.name) if dtype is None else dtype
         out = xp_of(x).cumprod(x, axis=axis, dtype=wide).astype(dtype or x.dtype, copy=False)
         self.save_for_backward(x, out)
         return out
@@ -279,9 +282,6 @@ class Var(Function):
 
     def name(self) -> str:
         return "StdBackward0" if self.root else "VarBackward0"
-
-
-_WIDER = {"float16": "float32", "float32": "float64"}  # (what Var accumulates in)
 
 
 class MedianAll(Function):
