@@ -136,6 +136,16 @@ CASES = {
         (0, 1),
     ),
     "cumprod": (lambda L, x: L.cumprod(x, 1), [_between((256, 16), 0.5, 1.5)], (0,)),
+    "conv1d": (
+        lambda L, x, w, b: _F(L).conv1d(x, w, b, padding=1),
+        [_values((4, 6, 40)), _values((5, 6, 3)), _values((5,))],
+        (0, 1, 2),
+    ),
+    "conv_transpose2d": (
+        lambda L, x, w, b: _F(L).conv_transpose2d(x, w, b, stride=2),
+        [_values((2, 6, 8, 8)), _values((6, 5, 3, 3)), _values((5,))],
+        (0, 1, 2),
+    ),
     "addbmm": (
         lambda L, i, a, b: L.addbmm(i, a, b, beta=0.5),
         [_values((8, 9)), _values((6, 8, 32)), _values((6, 32, 9))],
@@ -154,7 +164,16 @@ def test_float16_values_and_gradients_equal_pytorchs(name: str) -> None:
     theirs = _run(torch, fn, arrays, differentiable)
     for got, want in zip(ours, theirs):
         assert got.dtype == want.dtype == np.float16
-        np.testing.assert_array_equal(got, want)
+        if name not in NEARLY:
+            np.testing.assert_array_equal(got, want)
+        differ = (got != want) & ~(np.isnan(got) & np.isnan(want))  # (nan is nan's equal)
+        assert np.count_nonzero(differ) <= NEARLY.get(name, 0)
+        np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-7)
+
+
+# The convolutions' float32 sums run in another order than PyTorch's: where one lands next
+# to a float16 rounding boundary, an ulp apart (about 1 entry in 1000; was 1 in 4)
+NEARLY = {"conv_transpose2d": 2}
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
