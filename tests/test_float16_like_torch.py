@@ -236,3 +236,27 @@ def test_float16_parameters_take_pytorchs_updates(name: str) -> None:
         results.append(p.detach().numpy())
     assert results[0].dtype == np.float16
     np.testing.assert_array_equal(*results)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "sum_weighted"])
+def test_float16_embedding_bag_sums_in_float32_as_pytorch(mode: str) -> None:
+    """A float16 bag is summed in float32 and rounded once (a mean then divided in float16),
+    as PyTorch's kernel: bit for bit its values and per_sample_weights' gradient (rounded at
+    each row they were a quarter of the values off). (The weight's gradient is summed in
+    another order than PyTorch's: up to a third of its entries an ulp apart.)"""
+    weight = _values((50, 16))
+    indices, offsets = _rng.integers(0, 50, 200), np.array([0, 7, 30, 31, 100, 150])
+    per_sample = _between((200,), 0.0, 2.0) if mode == "sum_weighted" else None
+    results = []
+    for lib in (microtorch, torch):
+        w = lib.tensor(weight, requires_grad=True)
+        p = None if per_sample is None else lib.tensor(per_sample, requires_grad=True)
+        y = _F(lib).embedding_bag(lib.tensor(indices), w, lib.tensor(offsets),
+                                  mode=mode.split("_")[0], per_sample_weights=p)  # fmt: skip
+        y.backward(lib.tensor(np.random.default_rng(1).uniform(-1, 1, (6, 16)).astype("f2")))
+        results.append((y.detach().numpy(), None if p is None else p.grad.numpy()))
+    (ours, our_grad), (theirs, their_grad) = results
+    assert ours.dtype == np.float16
+    np.testing.assert_array_equal(ours, theirs)
+    if per_sample is not None:
+        np.testing.assert_array_equal(our_grad, their_grad)

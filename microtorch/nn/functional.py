@@ -608,6 +608,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     positions, counts = _bag_positions(flat.array, starts, padding_idx)
     # (N, dim): the rows of every entry, each picked row first renormed to max_norm if given
     rows = embedding(flat, weight, max_norm=max_norm, norm_type=norm_type)
+    if weight.dtype is _dtypes.float16 and mode != "max":  # summed in float32, rounded once
+        # (then divided in float16 for "mean", as PyTorch's kernel)
+        return _float16_bags(rows, per_sample_weights, positions, counts, mode)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1, 1)
     # Each bag gathers its rows into one padded row of ``positions``; the holes point at an
@@ -622,6 +625,21 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         return bags.sum(1, dtype=bags.dtype) / counts.clamp(min=1)
     largest = bags.max(1).values  # (the gradient goes to the first largest entry, as PyTorch)
     return _functional.where(counts > 0, largest, 0.0)
+
+
+def _float16_bags(rows: Tensor, per_sample_weights: Tensor | None, positions: Any, counts: Any,
+                  mode: str) -> Tensor:  # fmt: skip
+    """embedding_bag's sums of float16 rows (times their weights), as PyTorch's kernel
+    computes them: in float32, rounded once; a mean is that sum divided by the count."""
+    wide = rows.float()
+    if per_sample_weights is not None:
+        wide = wide * per_sample_weights.float().reshape(-1, 1)
+    filler = _full((1, rows.shape[1]), 0.0, dtype=wide.dtype, device=rows.device)
+    total = _functional.cat([wide, filler])[Tensor._make(positions)].sum(1).half()
+    if mode == "sum":
+        return total
+    counts = Tensor._make(counts.astype("float16")).reshape(-1, 1)
+    return total / counts.clamp(min=1)
 
 
 def _bag_starts(offsets: Tensor, n: int, include_last_offset: bool) -> Any:
