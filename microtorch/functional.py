@@ -1306,7 +1306,8 @@ def square(input: Tensor, *, out: Any = None) -> Tensor:
 def reciprocal(input: Tensor, *, out: Any = None) -> Tensor:
     """1 / input (integers give floats, as in PyTorch)."""
     (input,) = autocast_inputs("reciprocal", input)
-    return write_out(div(1.0, _check_tensor(input, "reciprocal")), out, "reciprocal")
+    x = _float_input(input, "reciprocal")
+    return write_out(elementwise.Reciprocal.apply(x), out, "reciprocal")
 
 
 def sigmoid(input: Tensor, *, out: Any = None) -> Tensor:
@@ -1701,13 +1702,18 @@ def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
 def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """A batch of matrix products: (b, n, k) @ (b, k, m) -> (b, n, m); no broadcasting."""
     input, mat2 = autocast_inputs("bmm", input, mat2)
-    _check_ranks("bmm", input, mat2, 3, "batches of matrices")
+    _check_batches("bmm", input, mat2)
+    return write_out(matmul(input, mat2), out, "bmm", exact_dtype=True)
+
+
+def _check_batches(op: str, input: Tensor, mat2: Tensor) -> None:
+    """Two batches of matrices that bmm can multiply (one batch size, no broadcasting)."""
+    _check_ranks(op, input, mat2, 3, "batches of matrices")
     if input.shape[0] != mat2.shape[0]:
         raise RuntimeError(
-            f"bmm: the batch sizes differ: shapes {tuple(input.shape)} and "
+            f"{op}: the batch sizes differ: shapes {tuple(input.shape)} and "
             f"{tuple(mat2.shape)}; use matmul to broadcast batch dims"
         )
-    return write_out(matmul(input, mat2), out, "bmm", exact_dtype=True)
 
 
 def _check_ranks(op: str, input: Tensor, mat2: Tensor, ndim: int, what: str) -> None:
@@ -1967,6 +1973,13 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
            alpha: Any = 1, out: Any = None) -> Tensor:  # fmt: skip
     """beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b]."""
     input, batch1, batch2 = autocast_inputs("addbmm", input, batch1, batch2)
+    _check_batches("addbmm", batch1, batch2)
+    if batch1.dtype is _dtypes.float16 and batch1.shape[0]:
+        # PyTorch's CPU kernel: one addmm per matrix of the batch, each rounded once
+        result = input
+        for b in builtins.range(batch1.shape[0]):
+            result = addmm(result, batch1[b], batch2[b], beta=beta if b == 0 else 1, alpha=alpha)
+        return write_out(result, out, "addbmm", exact_dtype=True)
     products = bmm(batch1, batch2)
     return write_out(
         _scaled_sum(input, sum(products, 0, dtype=products.dtype), beta, alpha, "addbmm"),
@@ -2018,7 +2031,7 @@ def _rounded_once(compute: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
     compute most float16 ops: written as float16 steps, each step rounds (the activations
     were an ulp or more off in up to a quarter of the entries). Also the add-a-product
     kernels (addmm, addmv, baddbmm), whose float16 product and then sum would round twice.
-    (addbmm is not one: PyTorch rounds after each matrix of the batch.)"""
+    (addbmm is not one: PyTorch rounds after each matrix of the batch, addbmm's loop.)"""
     if not builtins.all(isinstance(t, Tensor) and t.dtype is _dtypes.float16 for t in tensors):
         return compute(*tensors)
     with autocast_mode.autocast("cuda" if tensors[0].is_cuda else "cpu", enabled=False):
@@ -2372,22 +2385,19 @@ def _correction(unbiased: Any, correction: Any) -> Any:
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "var")
-    variance = _wide_variance(input, dim, unbiased, keepdim, correction, "var")
-    return write_out(cast(variance, input.dtype), out, "var")
+    return write_out(_variance(input, dim, unbiased, keepdim, correction, "var"), out, "var")
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, out: Any = None, **numpy_style: Any) -> Tensor:  # fmt: skip
     dim, keepdim = numpy_names(dim, keepdim, numpy_style, "std")
-    variance = _wide_variance(input, dim, unbiased, keepdim, correction, "std")
-    return write_out(cast(elementwise.NormRoot.apply(variance), input.dtype), out, "std")
+    return write_out(_variance(input, dim, unbiased, keepdim, correction, "std"), out, "std")
 
 
-def _wide_variance(input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
-                   correction: Any, op: str) -> Tensor:  # fmt: skip
-    """var's value in the wider float PyTorch's CPU kernels accumulate in (float16 in
-    float32, float32 in float64), for var and std to cast back: std([1e30, -1e30]) in
-    float32 is finite."""
+def _variance(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
+              op: str) -> Tensor:  # fmt: skip
+    """var, or for op "std" its square root (reduction.Var accumulates in a wider float, as
+    PyTorch's CPU kernels: float16 in float32, float32 in float64)."""
     if not _check_tensor(input, "var").dtype.is_floating_point:
         raise RuntimeError(
             f"var/std: only floating point inputs are supported (as in PyTorch), got "
@@ -2402,11 +2412,9 @@ def _wide_variance(input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
             f"var/std: degrees of freedom is <= 0 ({n} elements reduced, correction "
             f"{correction}); the result is inf, or nan where the elements are all equal"
         )
-    wide = cast(input, _VARIANCE_ACCUMULATOR.get(input.dtype, input.dtype))
-    return reduction.Var.apply(wide, axes=axes, correction=correction, keepdim=keepdim)
-
-
-_VARIANCE_ACCUMULATOR = {_dtypes.float16: _dtypes.float32, _dtypes.float32: _dtypes.float64}
+    return reduction.Var.apply(
+        input, axes=axes, correction=correction, keepdim=keepdim, root=op == "std"
+    )
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -3448,15 +3456,8 @@ def _vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any, op: s
         return reduction.NonzeroCount.apply(x, axes=_dims(dim, x.ndim, op), keepdim=keepdim)
     if ord == 1:
         return sum(abs(x), dim, keepdim)
-    # float16 powers summed in float32, as PyTorch does (a float16 norm of 3e4 is finite)
-    wide = cast(x, _dtypes.float32) if x.dtype is _dtypes.float16 else x
-    if ord == 2:
-        return cast(elementwise.NormRoot.apply(sum(wide * wide, dim, keepdim), p=2), x.dtype)
-    magnitude = abs(wide)
-    if ord < 1:  # |x|^p has an infinite slope at 0 for p < 1: PyTorch takes 0 there (no nan)
-        magnitude = where(wide == 0, 0.0, magnitude)
-    root = elementwise.NormRoot.apply(sum(pow(magnitude, ord), dim, keepdim), p=builtins.float(ord))
-    return cast(root, x.dtype)
+    return reduction.PNorm.apply(x, p=builtins.float(ord), axes=_dims(dim, x.ndim, op),
+                                 keepdim=keepdim)  # fmt: skip
 
 
 def _cast_for_norm(x: Tensor, dtype: Any, op: str) -> Tensor:

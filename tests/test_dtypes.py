@@ -466,12 +466,14 @@ def test_isclose_allclose_of_two_dtypes_raise(snippet) -> None:
 
 # ------------------------------------------------------------------ set_default_dtype
 @pytest.mark.parametrize("name", ["tanh", "sigmoid", "rsqrt", "asin", "acos", "asinh", "acosh",
-                                  "log2", "log10", "exp2", "erf", "erfc", "erfinv"])  # fmt: skip
+                                  "log2", "log10", "exp2", "erf", "erfc", "erfinv",
+                                  "reciprocal", "sinc"])  # fmt: skip
 def test_float16_unary_values_and_gradients_equal_pytorchs(name: str) -> None:
     """float16 unary ops and their gradients equal PyTorch's to the ulp over 4096 values of
     all magnitudes: its derivative formulas round at each float16 step, except tanh's (one
     float32 kernel), and a float16 tensor times a Python float rounds once (NumPy would round
-    the float to float16 first). Before, 8% to 45% of the gradients were an ulp or more off."""
+    the float to float16 first). Before, 8% to 45% of the gradients were an ulp or more off
+    (reciprocal's 53%, sinc's 82%: computed in float32, where PyTorch rounds each step)."""
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(11)
     x = rng.uniform(-8, 8, 4096)
@@ -489,7 +491,8 @@ def test_float16_unary_values_and_gradients_equal_pytorchs(name: str) -> None:
     assert y.dtype == dx.dtype == np.float16
     # (erf, erfinv and log10: NumPy's or our float32 formulas are not PyTorch's: a few values
     # an ulp apart, and erfinv's gradient through them)
-    assert np.count_nonzero(y != their_y) <= {"erf": 24, "erfinv": 4, "log10": 4}.get(name, 0)
+    off = {"erf": 24, "erfinv": 4, "log10": 4, "sinc": 4}  # (sinc: NumPy's float32 sin)
+    assert np.count_nonzero(y != their_y) <= off.get(name, 0)
     assert np.count_nonzero(dx != their_dx) <= {"erfinv": 4}.get(name, 0)
     np.testing.assert_allclose(y, their_y, rtol=1e-3, atol=1e-6)
 

@@ -8,7 +8,7 @@ import builtins
 import math
 import operator
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import backend
@@ -49,6 +49,7 @@ from ..ops import embedding as _embedding
 from ..ops import linalg as _linalg
 from ..ops import loss as _loss
 from ..ops import normalization as _normalization
+from ..ops import regression_loss as _regression_loss
 from .grid import affine_grid, grid_sample  # noqa: F401  (re-exported under F.*)
 from .multihead_attention import multi_head_attention_forward  # noqa: F401  (re-exported)
 
@@ -629,6 +630,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     positions, counts = _bag_positions(flat.array, starts, padding_idx)
     # (N, dim): the rows of every entry, each picked row first renormed to max_norm if given
     rows = embedding(flat, weight, max_norm=max_norm, norm_type=norm_type)
+    if weight.dtype is _dtypes.float16 and mode != "max":  # summed in float32, rounded once
+        # (then divided in float16 for "mean", as PyTorch's kernel)
+        return _float16_bags(rows, per_sample_weights, positions, counts, mode)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1, 1)
     # Each bag gathers its rows into one padded row of ``positions``; the holes point at an
@@ -643,6 +647,21 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         return bags.sum(1, dtype=bags.dtype) / counts.clamp(min=1)
     largest = bags.max(1).values  # (the gradient goes to the first largest entry, as PyTorch)
     return _functional.where(counts > 0, largest, 0.0)
+
+
+def _float16_bags(rows: Tensor, per_sample_weights: Tensor | None, positions: Any, counts: Any,
+                  mode: str) -> Tensor:  # fmt: skip
+    """embedding_bag's sums of float16 rows (times their weights), as PyTorch's kernel
+    computes them: in float32, rounded once; a mean is that sum divided by the count."""
+    wide = rows.float()
+    if per_sample_weights is not None:
+        wide = wide * per_sample_weights.float().reshape(-1, 1)
+    filler = _full((1, rows.shape[1]), 0.0, dtype=wide.dtype, device=rows.device)
+    total = _functional.cat([wide, filler])[Tensor._make(positions)].sum(1).half()
+    if mode == "sum":
+        return total
+    counts = Tensor._make(counts.astype("float16")).reshape(-1, 1)
+    return total / counts.clamp(min=1)
 
 
 def _bag_starts(offsets: Tensor, n: int, include_last_offset: bool) -> Any:
@@ -1073,8 +1092,18 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     _check_floating_kernel(input, target, "mse_loss")
     _warn_if_broadcast(input, target, "mse_loss")
+    if weight is None:  # (one op: its float16 steps are PyTorch's kernel's)
+        input, target = _loss_operands(input, target, "mse_loss")
+        return _regression_loss.MseLoss.apply(input, target, reduction=reduction)
     diff = input - target
     return _reduce_weighted(diff * diff, weight, input, reduction, "mse_loss")
+
+
+def _loss_operands(input: Tensor, target: Tensor, op: str) -> tuple:
+    """input and target in the dtype they promote to, which must be a floating one: PyTorch
+    has no integer kernel for mse_loss, smooth_l1_loss or huber_loss (NotImplementedError)."""
+    input, target = _functional._binary_operands(input, target, op)
+    return _floating_only(input, op), target
 
 
 def _weighted(losses: Tensor, weight: Tensor | None, input: Tensor, op: str) -> Tensor:
@@ -1160,10 +1189,10 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
         raise RuntimeError(f"smooth_l1_loss: beta must not be negative, got {beta}")
     _check_floating_kernel(input, target, "smooth_l1_loss")
     _warn_if_broadcast(input, target, "smooth_l1_loss")
-    d = (input - target).abs()
     if beta == 0:
-        return _reduce(d, reduction)
-    return _reduce(_functional.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+        return _reduce((input - target).abs(), reduction)
+    input, target = _loss_operands(input, target, "smooth_l1_loss")
+    return _regression_loss.SmoothL1Loss.apply(input, target, reduction=reduction, beta=beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -1176,6 +1205,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
     _check_floating_kernel(input, target, "huber_loss", into_input=True)
     _warn_if_broadcast(input, target, "huber_loss")
+    input, target = _loss_operands(input, target, "huber_loss")
+    if weight is None:
+        return _regression_loss.HuberLoss.apply(input, target, reduction=reduction, delta=delta)
     d = (input - target).abs()
     losses = _functional.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     return _reduce(_weighted(losses, weight, input, "huber_loss"), reduction)
@@ -1217,8 +1249,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             raise RuntimeError(f"{why} (probabilities: apply sigmoid first, or use the _with_logits form)")  # fmt: skip
     else:  # on a GPU: checked at the next sync, without making the host wait here
         backend.check_on_device(((x < 0) | (x > 1)).any(), why)
-    losses = _binary_loss.BinaryCrossEntropy.apply(input, target)
-    return _reduce(losses if weight is None else losses * weight, reduction)
+    weight = _fixed_weight(weight, input, "binary_cross_entropy")
+    return _binary_loss.BinaryCrossEntropy.apply(input, target, weight=weight, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -1245,8 +1277,25 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         shapes = tuple(input.shape), tuple(pos_weight.shape)
         _check_broadcasts_to(*shapes, f"{op}: pos_weight", "input's shape")
         positive = pos_weight.array.astype(input.array.dtype, copy=False)
-    losses = _binary_loss.BinaryCrossEntropyWithLogits.apply(input, target, pos_weight=positive)
-    return _reduce(losses if weight is None else losses * weight, reduction)
+    return _binary_loss.BinaryCrossEntropyWithLogits.apply(
+        input, target, pos_weight=positive, weight=_fixed_weight(weight, input, op),
+        reduction=reduction,
+    )  # fmt: skip
+
+
+def _fixed_weight(weight: Tensor | None, input: Tensor, op: str) -> Any:
+    """The binary cross-entropies' ``weight`` as an array in input's dtype (None if none);
+    PyTorch's have no gradient for it and refuse one that requires grad."""
+    if weight is None:
+        return None
+    if _check_tensor(weight, op, "weight").requires_grad:
+        raise RuntimeError(
+            f"{op}: not differentiable with respect to argument 'weight', which cannot have "
+            "requires_grad=True; pass weight.detach()"
+        )
+    _check_broadcasts_to(tuple(input.shape), tuple(weight.shape), f"{op}: weight",
+                         "input's shape")  # fmt: skip
+    return weight.array.astype(input.array.dtype, copy=False)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -1277,8 +1326,9 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
         losses = target.exp() * (target - input)
     else:  # target * log(target), taken as 0 where target is 0 (not 0 * -inf = nan); a
         # negative target is no probability: its log is nan, and so is its loss (PyTorch's)
-        safe = _functional.where(target == 0, 1.0, target)
-        losses = target * safe.log() - target * input
+        # (written so that autograd adds target's three gradients up in PyTorch's order,
+        # xlogy's two first, which float16 rounds differently)
+        losses = -(target * input) + _functional.xlogy(target, target)
     if reduction_kind == "batchmean":
         return losses.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(losses, reduction_kind)
@@ -2118,12 +2168,23 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     return out.squeeze(0) if unbatched else out
 
 
+def _rounded_once_conv(conv: Callable[..., Tensor], input: Tensor, weight: Tensor,
+                       bias: Tensor | None, *args: Any) -> Tensor:  # fmt: skip
+    """conv(input, weight, bias, *args); float16 computed in float32, the bias included,
+    and rounded once (gradients too), as PyTorch's convolution kernels: rounding the product
+    and then the sum with the bias was an ulp off in a quarter of the entries."""
+    if bias is None:
+        return _rounded_once(lambda x, w: conv(x, w, None, *args), input, weight)
+    return _rounded_once(lambda x, w, b: conv(x, w, b, *args), input, weight, bias)
+
+
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     """1-d cross-correlation: input (N, C_in, L) or (C_in, L), weight (C_out, C_in/groups, k),
     bias (C_out,) -> (N, C_out, L_out)."""
     input, weight, bias = autocast_inputs("conv1d", input, weight, bias)
-    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+    return _rounded_once_conv(_conv, input, weight, bias, stride, padding, dilation, groups,
+                              1, "conv1d")  # fmt: skip
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
@@ -2131,7 +2192,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     """2-d cross-correlation: input (N, C_in, H, W) or (C_in, H, W), weight
     (C_out, C_in/groups, kH, kW), bias (C_out,) -> (N, C_out, H_out, W_out)."""
     input, weight, bias = autocast_inputs("conv2d", input, weight, bias)
-    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+    return _rounded_once_conv(_conv, input, weight, bias, stride, padding, dilation, groups,
+                              2, "conv2d")  # fmt: skip
 
 
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
@@ -2139,7 +2201,8 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     """3-d cross-correlation: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
     (C_out, C_in/groups, kD, kH, kW), bias (C_out,) -> (N, C_out, D_out, H_out, W_out)."""
     input, weight, bias = autocast_inputs("conv3d", input, weight, bias)
-    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+    return _rounded_once_conv(_conv, input, weight, bias, stride, padding, dilation, groups,
+                              3, "conv3d")  # fmt: skip
 
 
 def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
@@ -2204,8 +2267,8 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """1-d transposed convolution ("deconvolution"): input (N, C_in, L) or (C_in, L), weight
     (C_in, C_out/groups, k), bias (C_out,) -> (N, C_out, L_out)."""
     input, weight, bias = autocast_inputs("conv_transpose1d", input, weight, bias)
-    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
-                           dilation, 1, "conv_transpose1d")  # fmt: skip
+    return _rounded_once_conv(_conv_transpose, input, weight, bias, stride, padding,
+                              output_padding, groups, dilation, 1, "conv_transpose1d")  # fmt: skip
 
 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
@@ -2214,8 +2277,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """2-d transposed convolution: input (N, C_in, H, W) or (C_in, H, W), weight
     (C_in, C_out/groups, kH, kW), bias (C_out,) -> (N, C_out, H_out, W_out)."""
     input, weight, bias = autocast_inputs("conv_transpose2d", input, weight, bias)
-    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
-                           dilation, 2, "conv_transpose2d")  # fmt: skip
+    return _rounded_once_conv(_conv_transpose, input, weight, bias, stride, padding,
+                              output_padding, groups, dilation, 2, "conv_transpose2d")  # fmt: skip
 
 
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
@@ -2224,8 +2287,8 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """3-d transposed convolution: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
     (C_in, C_out/groups, kD, kH, kW), bias (C_out,) -> (N, C_out, D_out, H_out, W_out)."""
     input, weight, bias = autocast_inputs("conv_transpose3d", input, weight, bias)
-    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
-                           dilation, 3, "conv_transpose3d")  # fmt: skip
+    return _rounded_once_conv(_conv_transpose, input, weight, bias, stride, padding,
+                              output_padding, groups, dilation, 3, "conv_transpose3d")  # fmt: skip
 
 
 def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
@@ -2580,8 +2643,9 @@ def _half_input_float_params(input: Tensor, *params: Tensor | None) -> bool:
 
 def _update_running(running: Tensor, batch_value: Tensor, momentum: Any) -> None:
     """running = (1 - momentum) * running + momentum * batch_value, in place, untracked."""
-    with _no_grad():
-        running.copy_(running * (1 - momentum) + batch_value.detach() * momentum)
+    with _no_grad():  # (float16 statistics: in float32, rounded once, as PyTorch)
+        wide = running.float() if running.dtype is _dtypes.float16 else running
+        running.copy_(wide * (1 - momentum) + batch_value.detach() * momentum)
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -2612,6 +2676,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                 f"Expected more than 1 value per channel when training, got input size "
                 f"{tuple(input.shape)} (batch_norm)"
             )
+        if input.dtype is _dtypes.float16:  # (in float32, as PyTorch's kernel: see there)
+            return _float16_batch_norm(input, running_mean, running_var, weight, bias,
+                                       momentum, eps, dims)  # fmt: skip
         var, mean = _functional.var_mean(input, dims, unbiased=False, keepdim=True)
         if running_mean is not None:
             _update_running(running_mean, mean.reshape(-1), momentum)
@@ -2625,6 +2692,26 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         var = running_var.reshape(_channel_shape(input))
     out = (input - mean) * _elementwise.Rsqrt.apply(var + eps)  # (rsqrt's op: no autocast)
     return _affine(out, weight, bias)
+
+
+def _float16_batch_norm(input: Tensor, running_mean: Tensor | None,
+                        running_var: Tensor | None, weight: Tensor | None, bias: Tensor | None,
+                        momentum: float, eps: float, dims: tuple) -> Tensor:  # fmt: skip
+    """batch_norm in training of float16 input and parameters, as PyTorch's CPU kernel: the
+    batch statistics in float32 (the running ones move towards them, rounded once), the
+    mean and 1/std rounded to float16 (what it saves), then the output computed in float32
+    from those and rounded once. (Rounding each step was an ulp off in a third of it.)"""
+    wide = input.float()
+    var, mean = _functional.var_mean(wide, dims, unbiased=False, keepdim=True)
+    count = input.numel() // input.shape[1]
+    if running_mean is not None:
+        _update_running(running_mean, mean.reshape(-1), momentum)
+    if running_var is not None:  # the running variance is the unbiased one
+        _update_running(running_var, var.reshape(-1) * (count / (count - 1)), momentum)
+    inv_std = _elementwise.Rsqrt.apply(var + eps).half().float()
+    out = (wide - mean.half().float()) * inv_std
+    widened = [None if t is None else t.float() for t in (weight, bias)]
+    return _affine(out, *widened).half()
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,

@@ -1,61 +1,109 @@
-"""Binary cross-entropy, element by element (reduction happens outside, with sum/mean).
+"""Binary cross-entropy, element by element, then reduced (inside: PyTorch's backward
+divides by the count last, which float16 rounds differently from dividing first).
 
 On probabilities x and targets y in [0, 1]:
-    loss = -(y log x + (1 - y) log(1 - x)),  each log clamped at -100 as in PyTorch
-    d/dx = (x - y) / max(x (1 - x), 1e-12),  d/dy = log(1 - x) - log x  (unclamped)
+    loss = (y - 1) max(log(1 - x), -100) - y max(log x, -100)  (each log clamped at -100)
+    d/dx = (x - y) / max((1 - x) x, 1e-12),  d/dy = -logit(x) = -log(x / (1 - x))
 
 On logits x (the probability is sigmoid(x)), with positive-class weight p (1 if none):
-    loss = (1 - y) x + (1 + (p - 1) y) softplus(-x),  softplus(-x) = -log sigmoid(x)
-    d/dx = sigmoid(x) (p y + 1 - y) - p y,  d/dy = (p - 1) softplus(-x) - x
-softplus(-x) is computed as log(1 + exp(-|x|)) + max(-x, 0), which never overflows. These
-are the derivatives of the formulas written as one op: at x = 0 the logit gradient is
+    loss = (1 - y) x - (1 + (p - 1) y) log sigmoid(x)
+    d/dx = (p y + 1 - y) sigmoid(x) - p y,  d/dy = log sigmoid(-x) - p log sigmoid(x)
+log sigmoid(x) = -(log(1 + exp(-|x|)) + max(-x, 0)) never overflows. These are the
+derivatives of the formulas written as one op: at x = 0 the logit gradient is
 sigmoid(0) - y = 0.5 - y, where max and |x| composed by autograd would give a kink's 0.
+``weight`` (non-differentiable, as in PyTorch) multiplies each element's loss. Each step is
+PyTorch's, in x's dtype (float16 rounds each one; the clamped logs, log sigmoid and sigmoid
+are computed in float32 and rounded once, as its kernels).
 """
 
 from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend import xp_of
+from .elementwise import _float16_as_float32, _in_float32
 
 
-class BinaryCrossEntropy(Function):
-    def forward(self, x, y):
+def _rounded(fn, x):
+    """fn(x) for float16 x computed in float32 and rounded once (PyTorch's float16 kernels)."""
+    return fn(_float16_as_float32(x)).astype(x.dtype, copy=False)
+
+
+def _log_sigmoid(x):
+    xp = xp_of(x)
+    return -(xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0))
+
+
+def _sigmoid(x):
+    return 1 / (1 + xp_of(x).exp(-x))  # (PyTorch's form: exp(-x) = inf gives 0, rightly)
+
+
+class _ReducedLoss(Function):
+    """What the two share: the reduction and backward's last steps (times weight, then
+    divided by the count for "mean")."""
+
+    def _setup(self, x, weight, reduction):
+        self.weight, self.reduction, self.count = weight, reduction, max(x.size, 1)
+
+    def _reduced(self, losses):
+        if self.weight is not None:
+            losses = losses * self.weight
+        if self.reduction == "none":
+            return losses
+        wide = _float16_as_float32(losses)  # (float16 accumulated in float32, as PyTorch)
+        return (wide.mean() if self.reduction == "mean" else wide.sum()).astype(losses.dtype)
+
+    def _finished(self, g):
+        if g is None:
+            return None
+        if self.weight is not None:
+            g = g * self.weight
+        return _in_float32(lambda g: g / self.count, g) if self.reduction == "mean" else g
+
+
+class BinaryCrossEntropy(_ReducedLoss):
+    def forward(self, x, y, weight=None, reduction="mean"):
         xp = xp_of(x)
-        log_x = xp.maximum(xp.log(x), -100)
-        log_not_x = xp.maximum(xp.log(1 - x), -100)
+        self._setup(x, weight, reduction)
+        log_x = _rounded(lambda x: xp.maximum(xp.log(x), -100), x)
+        log_not_x = _rounded(lambda x: xp.maximum(xp.log1p(-x), -100), x)
         self.save_for_backward(x, y)
-        return -(y * log_x + (1 - y) * log_not_x)
+        return self._reduced((y - 1) * log_not_x - y * log_x)
 
     def backward(self, grad):
         x, y = self.saved
         xp = xp_of(x)
         gx = gy = None
         if self.needs_input_grad[0]:
-            gx = grad * (x - y) / xp.maximum(x * (1 - x), 1e-12)
-        if self.needs_input_grad[1]:  # (the logs unclamped here, as PyTorch's: inf at 0 or 1)
-            gy = grad * (xp.log(1 - x) - xp.log(x))
-        return gx, gy
+            gx = grad * (x - y) / xp.maximum((1 - x) * x, 1e-12)
+        if self.needs_input_grad[1]:  # (unclamped, as PyTorch's: inf at 0 or 1)
+            gy = -xp.log(x / (1 - x)) * grad  # -logit(x), its ratio rounded too (PyTorch's)
+        return self._finished(gx), self._finished(gy)
 
 
-class BinaryCrossEntropyWithLogits(Function):
-    def forward(self, x, y, pos_weight=None):
-        xp = xp_of(x)
-        e = xp.exp(-xp.abs(x))  # in (0, 1]: no overflow for any x
-        softplus_neg = xp.log1p(e) + xp.maximum(-x, 0)  # -log sigmoid(x)
+class BinaryCrossEntropyWithLogits(_ReducedLoss):
+    def forward(self, x, y, pos_weight=None, weight=None, reduction="mean"):
+        self._setup(x, weight, reduction)
         self.pos_weight = pos_weight
-        self.save_for_backward(x, y, e, softplus_neg)
+        log_sigmoid = _rounded(_log_sigmoid, x)
+        self.save_for_backward(x, y, log_sigmoid)
         if pos_weight is None:
-            return (1 - y) * x + softplus_neg
-        return (1 - y) * x + (1 + (pos_weight - 1) * y) * softplus_neg
+            return self._reduced((1 - y) * x - log_sigmoid)
+        return self._reduced((1 - y) * x - log_sigmoid * ((pos_weight - 1) * y + 1))
 
     def backward(self, grad):
-        x, y, e, softplus_neg = self.saved
-        xp = xp_of(x)
-        p = 1 if self.pos_weight is None else self.pos_weight
+        x, y, log_sigmoid = self.saved
+        p = self.pos_weight
         gx = gy = None
         if self.needs_input_grad[0]:
-            sigmoid = xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
-            gx = grad * (sigmoid * (p * y + 1 - y) - p * y)
+            sigmoid = _rounded(_sigmoid, x)
+            if p is None:
+                gx = (sigmoid - y) * grad
+            else:
+                py = p * y
+                gx = ((py + 1 - y) * sigmoid - py) * grad
         if self.needs_input_grad[1]:
-            gy = grad * ((p - 1) * softplus_neg - x)
-        return gx, gy
+            if p is None:
+                gy = -x * grad
+            else:
+                gy = (_rounded(_log_sigmoid, -x) - log_sigmoid * p) * grad
+        return self._finished(gx), self._finished(gy)

@@ -828,26 +828,6 @@ class Rounding(Function):
         return f"{self.how.capitalize()}Backward0"  # FloorBackward0, SignBackward0...
 
 
-class NormRoot(Function):
-    """y = s ** (1/p), the root that ends a p-norm (s = sum of |x|^p) and std (s = the
-    variance, p = 2); s >= 0. Where s is 0 (a zero vector, or values all equal) the gradient
-    is taken as 0, as in PyTorch: the true d/ds = s^(1/p) / (p s) is inf there, and further
-    back it would meet a zero and make 0 * inf = nan. Where s overflowed to inf, d/ds =
-    s^(1/p - 1) / p is 0 for p > 1 (PyTorch's x / norm = 0), not y / s = inf / inf = nan."""
-
-    def forward(self, s, p=2.0):
-        self.p = p
-        y = xp_of(s).sqrt(s) if p == 2 else s ** (1.0 / p)
-        self.save_for_backward(s, y)
-        return y
-
-    def backward(self, grad):
-        s, y = self.saved
-        xp = xp_of(y)
-        d = grad * y / (self.p * xp.where(s == 0, 1, s))  # the 1 only keeps 1 / 0 away
-        return xp.where((s == 0) | ((s == xp.inf) & (self.p > 1)), 0, d)
-
-
 class Rsqrt(Function):
     def forward(self, x):
         y = _rsqrt(x)
@@ -858,6 +838,18 @@ class Rsqrt(Function):
         (y,) = self.saved
         # d/dx x^-1/2 = -1/2 x^-3/2 (float16: in PyTorch's steps, -1/2 grad times y^3)
         return _in_float32(lambda g: g * -0.5, grad) * y**3
+
+
+class Reciprocal(Function):
+    def forward(self, x):
+        y = 1 / x
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad):
+        (y,) = self.saved
+        # d/dx 1/x = -1/x^2, as PyTorch writes it: -grad * (y * y) (float16 rounds each step)
+        return -grad * (y * y)
 
 
 class Tanh(Function):
@@ -1527,11 +1519,12 @@ class Sinc(Function):
     def backward(self, grad):
         (x,) = self.saved
         xp = xp_of(x)
-        wide = _float16_as_float32(x)
-        safe = xp.where(wide == 0, 1, wide)
-        px = math.pi * safe
-        d = (px * xp.cos(px) - xp.sin(px)) / px / safe  # (not / (px * x): x^2 would underflow)
-        return xp.where(x == 0, 0, grad * d.astype(grad.dtype))
+        # PyTorch's steps, each rounded in x's dtype: (px cos(px) - sin(px)) / (x x pi), 0
+        # where x x pi is 0 (x 0, or x x underflowing: its limit 0 is the gradient there too)
+        px = _in_float32(lambda x: x * math.pi, x)
+        denominator = _in_float32(lambda sq: sq * math.pi, x * x)
+        d = (px * xp.cos(px) - xp.sin(px)) / xp.where(denominator == 0, 1, denominator)
+        return xp.where(denominator == 0, 0, grad * d)
 
 
 def _float16_as_float32(x):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend import xp_of
+from .elementwise import _float16_as_float32
 from .softmax import log_softmax_array
 
 
@@ -38,18 +39,18 @@ class CrossEntropy(Function):
         (logp,) = self.saved
         xp = xp_of(logp)
         n, num_classes = logp.shape
-        d = xp.exp(logp)  # softmax
-        rows = xp.arange(n)
-        d[rows, self.target] -= 1 - self.smoothing
-        if self.smoothing:
-            d -= self.smoothing / num_classes
-        if self.reduction == "none":
-            scale = grad[:, None] * self.keep[:, None]
-        elif self.reduction == "mean":
+        if self.reduction == "mean":
             # every row ignored: the loss is nan (0 / 0), but the gradient 0, as in PyTorch
             count = xp.maximum(self.count, 1).astype(logp.dtype)
-            scale = (grad / count) * self.keep[:, None]
+            scale = (grad / count) * self.keep  # (N,), in logp's dtype
         else:
-            scale = grad * self.keep[:, None]
-        d *= scale
-        return d, None
+            scale = xp.broadcast_to(grad * self.keep, (n,))
+        # d loss_n / d logits_n = (softmax_n - onehot(target_n)) * scale_n, in PyTorch's two
+        # steps: nll_loss's gradient (-scale_n at the target) in logp's dtype, then
+        # log_softmax's backward, which computes float16 in float32 and rounds once
+        d = xp.exp(_float16_as_float32(logp))  # softmax
+        d *= scale[:, None]
+        d[xp.arange(n), self.target] -= (1 - self.smoothing) * scale
+        if self.smoothing:
+            d -= (self.smoothing / num_classes) * scale[:, None]
+        return d.astype(logp.dtype, copy=False), None

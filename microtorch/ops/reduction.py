@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend import xp_of
+from .elementwise import _float16_as_float32, _in_float32
 
 
 def _restore_dims(grad, axes, keepdim, in_shape):
@@ -89,10 +90,18 @@ class NonzeroCount(Function):
         return None
 
 
+# What PyTorch's CPU kernels accumulate float16 and float32 in (var, cumprod, cumsum): the
+# result is rounded once from there.
+_WIDER = {"float16": "float32", "float32": "float64"}
+
+
 def _reverse_cumsum(a, axis):
-    """sum_{j >= k} a_j along ``axis``, for every k."""
+    """sum_{j >= k} a_j along ``axis``, for every k (accumulated in a wider float, each sum
+    rounded once, as PyTorch's cumsum)."""
     xp = xp_of(a)
-    return xp.flip(xp.cumsum(xp.flip(a, axis), axis=axis), axis)
+    wide = _WIDER.get(a.dtype.name)
+    sums = xp.cumsum(xp.flip(a, axis), axis=axis, dtype=wide)
+    return xp.flip(sums, axis).astype(a.dtype, copy=False)
 
 
 class Cumprod(Function):
@@ -105,7 +114,10 @@ class Cumprod(Function):
 
     def forward(self, x, axis=0, dtype=None):
         self.axis = axis
-        out = xp_of(x).cumprod(x, axis=axis, dtype=dtype)
+        # float16 multiplied in float32 (float32 in float64), each product rounded once from
+        # there, as PyTorch's kernel
+        wide = _WIDER.get(x.dtype.name) if dtype is None else dtype
+        out = xp_of(x).cumprod(x, axis=axis, dtype=wide).astype(dtype or x.dtype, copy=False)
         self.save_for_backward(x, out)
         return out
 
@@ -168,6 +180,46 @@ class InfNorm(Function):
         return share * xp.where(xp.isnan(x), 0, xp.sign(x)).astype(x.dtype, copy=False)
 
 
+class PNorm(Function):
+    """sum(|x|^p)^(1/p) over ``axes``, for p other than 0, 1 and +-inf. float16 is summed in
+    float32 and rounded once, as in PyTorch (a float16 norm of 3e4 is finite); the gradient
+    takes PyTorch's steps in x's dtype (float16 rounds each one), 0 where the norm is 0:
+    p = 2: grad * (x / norm); p > 1: x |x|^(p-2) (sign(x) |x|^(p-1) for p < 2) times
+    grad / norm^(p-1); p < 1: sign(x) |x|^(p-1) (0 at x = 0) * grad * norm^(1-p)."""
+
+    def forward(self, x, p=2.0, axes=None, keepdim=False):
+        xp = xp_of(x)
+        self.p, self.axes, self.keepdim = p, axes, keepdim
+        wide = _float16_as_float32(x)
+        if p == 2:
+            norm = xp.sqrt((wide * wide).sum(axis=axes, keepdims=True))
+        else:
+            norm = ((xp.abs(wide) ** p).sum(axis=axes, keepdims=True)) ** (1 / p)
+        norm = norm.astype(x.dtype)
+        self.save_for_backward(x, norm)
+        return norm if keepdim else norm.reshape(()) if axes is None else norm.squeeze(axis=axes)
+
+    def backward(self, grad):
+        x, norm = self.saved
+        xp, p = xp_of(x), self.p
+        grad = _restore_dims(grad, self.axes, self.keepdim, x.shape)
+        zero = norm == 0
+        safe = xp.where(zero, 1, norm)  # (the 1 only keeps x / 0 away: those are 0)
+        if p == 2:
+            return grad * xp.where(zero, 0, x / safe)
+        if p >= 2:
+            scaled = x * _in_float32(lambda a: a ** (p - 2), xp.abs(x))
+        else:  # (|x|^(p-1) is infinite at 0 for p < 1: taken as 0 there, as in PyTorch)
+            power = _in_float32(lambda a: a ** (p - 1), xp.abs(x))
+            scaled = xp.sign(x) * (xp.where(x == 0, 0, power) if p < 1 else power)
+        if p < 1:
+            return scaled * grad * _in_float32(lambda n: n ** (1 - p), norm)
+        return scaled * xp.where(zero, 0, grad / _in_float32(lambda n: n ** (p - 1), safe))
+
+    def name(self) -> str:
+        return "LinalgVectorNormBackward0"
+
+
 class MaxDim(Function):
     """max(dim)/min(dim): values and the index of the first winner; the gradient goes
     to that index only."""
@@ -196,22 +248,40 @@ class MaxDim(Function):
 
 
 class Var(Function):
-    """Variance with ``correction`` (1 = unbiased, Bessel's correction)."""
+    """Variance with ``correction`` (1 = unbiased, Bessel's correction), or with ``root`` its
+    square root, the standard deviation. As PyTorch's CPU kernels, float16 and float32 are
+    accumulated in the next wider float and rounded once (std([1e30, -1e30]) in float32 is
+    finite); the gradient takes PyTorch's steps in x's dtype (float16 rounds each one)."""
 
-    def forward(self, x, axes=None, correction=1, keepdim=False):
-        self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
-        centered = x - x.mean(axis=axes, keepdims=True)
-        n = x.size // max(x.mean(axis=axes).size, 1) if x.size else 0
+    def forward(self, x, axes=None, correction=1, keepdim=False, root=False):
+        xp = xp_of(x)
+        self.in_shape, self.axes, self.keepdim, self.root = x.shape, axes, keepdim, root
+        wide = x.astype(_WIDER.get(x.dtype.name, x.dtype))
+        centered = wide - wide.mean(axis=axes, keepdims=True)
+        n = x.size // max(centered.mean(axis=axes).size, 1) if x.size else 0
         self.denominator = max(n - correction, 0)
-        self.save_for_backward(centered)
         sq = (centered * centered).sum(axis=axes, keepdims=keepdim)
         # no degrees of freedom left (denominator 0): inf, or nan where sq is 0, as in PyTorch
-        return sq / self.denominator
+        out = sq / self.denominator
+        out = (xp.sqrt(out) if root else out).astype(x.dtype)
+        self.save_for_backward(x, out if root else None)
+        return out
 
     def backward(self, grad):
-        (centered,) = self.saved
+        x, out = self.saved
+        xp = xp_of(x)
         grad = _restore_dims(grad, self.axes, self.keepdim, self.in_shape)
-        return grad * 2 * centered / self.denominator
+        if self.root:  # d std = d var / (2 std); 0 where std is 0, as in PyTorch
+            out = _restore_dims(out, self.axes, self.keepdim, self.in_shape)
+            grad = xp.where(out == 0, 0, grad / (xp.where(out == 0, 1, out) * 2))
+        centered = x - x.mean(axis=self.axes, keepdims=True)
+        if self.denominator == 0:  # (PyTorch's: nan where x is its mean, else inf)
+            return grad * xp.where(centered == 0, xp.nan, xp.inf).astype(x.dtype)
+        # d var / dx = 2 (x - mean) / denominator, as (2 / denominator * grad) * (x - mean)
+        return _in_float32(lambda g: g * (2 / self.denominator), grad) * centered
+
+    def name(self) -> str:
+        return "StdBackward0" if self.root else "VarBackward0"
 
 
 class MedianAll(Function):

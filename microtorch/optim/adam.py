@@ -23,13 +23,18 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
+
 from .. import backend
+from ..ops.elementwise import _in_float32
 from .optimizer import (
     Optimizer,
     check_fused,
     check_hyperparameters,
     check_unsupported,
     lr_value,
+    scale_,
+    scaled_sum,
     state_array,
 )
 
@@ -74,7 +79,11 @@ class Adam(Optimizer):
                 l2 = 0.0 if decoupled else weight_decay
                 a, g = p.array, p.grad.array
                 m, v = state_array(state["exp_avg"], a), state_array(state["exp_avg_sq"], a)
-                if amsgrad or not backend.has_cuda_kernels(a):  # (the kernel: no amsgrad)
+                if a.dtype == np.float16:  # (before the kernel, which would round each step)
+                    v_max = state_array(state["max_exp_avg_sq"], a) if amsgrad else None
+                    _adam_float16_arrays(a, g, m, v, v_max, keep, l2, beta1, beta2, step_size,
+                                         bias_correction2_sqrt, eps, maximize)  # fmt: skip
+                elif amsgrad or not backend.has_cuda_kernels(a):  # (the kernel: no amsgrad)
                     v_max = state_array(state["max_exp_avg_sq"], a) if amsgrad else None
                     _adam_arrays(a, g, m, v, v_max, keep, l2, beta1, beta2, step_size,
                                  bias_correction2_sqrt, eps, maximize)  # fmt: skip
@@ -115,6 +124,31 @@ def _adam_arrays(a: Any, g: Any, m: Any, v: Any, v_max: Any, keep: float, l2: fl
     xp.divide(m, tmp, out=tmp)
     tmp *= step_size
     a -= tmp
+
+
+def _adam_float16_arrays(a: Any, g: Any, m: Any, v: Any, v_max: Any, keep: float, l2: float,
+                         beta1: float, beta2: float, step_size: float,
+                         bias_correction2_sqrt: float, eps: float, maximize: bool) -> None:  # fmt: skip
+    """The same update of float16 arrays in PyTorch's steps (its for-loop Adam, the CPU's
+    default), each computed in float32 and rounded once as its float16 kernels do: m by
+    lerp, v by mul then addcmul, p by addcdiv; eps is added as a float16 number (1e-8 is 0
+    there, as in PyTorch)."""
+    xp = backend.xp_of(a)
+    if maximize:
+        g = -g
+    if l2 != 0.0:
+        g = scaled_sum(g, a, l2)  # Adam's L2 penalty
+    if keep != 1.0:
+        scale_(a, keep)  # AdamW: decoupled weight decay
+    w = 1.0 - beta1  # m = lerp(m, g, w), PyTorch's two forms for small and large weights
+    m[...] = _in_float32(lambda m, g: m + w * (g - m) if w < 0.5 else g - (g - m) * beta1, m, g)
+    scale_(v, beta2)
+    v[...] = _in_float32(lambda v, g: v + (1.0 - beta2) * g * g, v, g)
+    if v_max is not None:
+        xp.maximum(v_max, v, out=v_max)
+        v = v_max
+    denom = _in_float32(lambda root: root / bias_correction2_sqrt, xp.sqrt(v)) + a.dtype.type(eps)
+    a[...] = _in_float32(lambda a, m, d: a + -step_size * m / d, a, m, denom)
 
 
 # The same update as _adam_arrays (without amsgrad) as one CUDA elementwise kernel.

@@ -25,6 +25,7 @@ from .._tensor import Tensor, clear_grads
 from .._warn import warn_user
 from ..autograd import grad_mode
 from ..nn.module import _add_hook, _RemovableHandle
+from ..ops.elementwise import _in_float32
 
 # Step hooks every optimizer runs (register_optimizer_step_pre_hook / _post_hook below).
 _global_step_pre_hooks: OrderedDict = OrderedDict()
@@ -492,8 +493,36 @@ def grad_for_update(p: Tensor, maximize: bool, weight_decay: float) -> Any:
     if maximize:
         g = -g
     if weight_decay != 0.0:
-        g = g + weight_decay * p.array  # a new array
+        g = scaled_sum(g, p.array, weight_decay)  # a new array
     return g
+
+
+# Arithmetic on parameter and state arrays as PyTorch's CPU kernels do it for float16:
+# computed in float32 and rounded once (NumPy's float16 arithmetic rounds the number to
+# float16 first, then each step); add's alpha is rounded to float16 first, mul's number is
+# not. Other dtypes: plain NumPy / CuPy arithmetic, in place where the name ends in _.
+def scaled_sum(a: Any, b: Any, alpha: float) -> Any:
+    """a + alpha * b, a new array (PyTorch's a.add(b, alpha=alpha))."""
+    if a.dtype != np.float16:
+        return a + alpha * b
+    alpha = float(np.float16(alpha))
+    return _in_float32(lambda a, b: a + alpha * b, a, b)
+
+
+def add_scaled_(a: Any, b: Any, alpha: float) -> None:
+    """a += alpha * b in place (PyTorch's a.add_(b, alpha=alpha))."""
+    if a.dtype == np.float16:
+        a[...] = scaled_sum(a, b, alpha)
+    else:
+        a += alpha * b
+
+
+def scale_(a: Any, factor: float) -> None:
+    """a *= factor in place (PyTorch's a.mul_(factor))."""
+    if a.dtype == np.float16:
+        a[...] = _in_float32(lambda a: a * factor, a)
+    else:
+        a *= factor
 
 
 def decay_weights(p: Tensor, g: Any, lr: float, weight_decay: float, decoupled: bool) -> Any:

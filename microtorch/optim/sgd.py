@@ -19,10 +19,13 @@ from .. import backend
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
+    add_scaled_,
     check_fused,
     check_hyperparameters,
     check_unsupported,
     grad_for_update,
+    scale_,
+    scaled_sum,
     state_array,
 )
 
@@ -69,9 +72,9 @@ class SGD(Optimizer):
                         buf = state["momentum_buffer"] = Tensor._make(first)
                     else:
                         b = state_array(buf, p.array)
-                        b *= momentum
-                        b += g if dampening == 0.0 else (1.0 - dampening) * g
-                    g = g + momentum * buf.array if nesterov else buf.array
-                p.array -= lr * g
+                        scale_(b, momentum)
+                        add_scaled_(b, g, 1.0 - dampening)
+                    g = scaled_sum(g, buf.array, momentum) if nesterov else buf.array
+                add_scaled_(p.array, g, -lr)  # (float16: rounded as PyTorch's, see there)
                 p._version_counter.value += 1
         return loss
