@@ -5061,7 +5061,7 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
                    include_self: bool = True, out: Any = None) -> Tensor:  # fmt: skip
     """Like scatter_add, but the values meeting at a position (src's, and input's own unless
     include_self=False) are combined by ``reduce``: "sum", "prod", "mean" (integers: floor),
-    "amax" or "amin". Gradients as PyTorch's (prod's where the values are nonzero)."""
+    "amax" or "amin". Gradients as PyTorch's (prod's at zeros too)."""
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # (PyTorch takes these too)
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(
@@ -5227,7 +5227,11 @@ def index_fill(input: Tensor, dim: builtins.int, index: Tensor, value: Any) -> T
     if _check_tensor(input, "index_fill").ndim == 0:
         return reshape(index_fill(reshape(input, (1,)), dim, index, value), ())
     out = clone(input)
-    setitem(out, _slices_at(input, dim, index, True, "index_fill"), value)
+    where = _slices_at(input, dim, index, True, "index_fill")
+    # each slice once: a repeated index fills it once, so it adds to value's gradient once
+    n = input.shape[len(where) - 1]
+    once = Tensor._make(backend.xp_of(index.array).unique(where[-1].array % n))
+    setitem(out, where[:-1] + (once,), value)
     return out
 
 

@@ -379,6 +379,40 @@ def test_index_reduce_edges() -> None:
                  [0, 1], [1.0])  # fmt: skip
 
 
+def _grads(call, *arrays, g=None) -> None:
+    """call(T, *leaves) and every leaf's gradient for the upstream g agree with PyTorch's."""
+    results = []
+    for T in (microtorch, torch):
+        leaves = [T.tensor(np.array(a, dtype=np.float64), requires_grad=True) for a in arrays]
+        out = call(T, *leaves)
+        upstream = np.arange(1.0, out.numel() + 1).reshape(tuple(out.shape)) if g is None else g
+        out.backward(T.tensor(upstream))
+        results.append([out] + [leaf.grad for leaf in leaves])
+    _same(*results)
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+def test_prod_reductions_gradient_at_zeros(include_self: bool) -> None:
+    # the product of the other factors, also where some factors are 0 (PyTorch's rule; the
+    # gradient was NaN there): one zero at a position, two zeros, a zero in input only
+    x = [[0.0, 2.0, 3.0], [4.0, 0.0, 5.0]]
+    src = [[0.0, 7.0, 0.0, 2.0], [3.0, 0.0, 6.0, 0.5]]
+    where = (
+        microtorch.tensor([[0, 0, 1, 2], [1, 1, 1, 2]]),
+        torch.tensor([[0, 0, 1, 2], [1, 1, 1, 2]]),
+    )
+    _grads(lambda T, a, s: a.scatter_reduce(1, where[T is torch], s, "prod",
+                                           include_self=include_self), x, src)  # fmt: skip
+    index = microtorch.tensor([0, 0, 2, 1]), torch.tensor([0, 0, 2, 1])
+    _grads(lambda T, a, s: a.index_reduce(1, index[T is torch], s, "prod",
+                                         include_self=include_self), x, src)  # fmt: skip
+
+
+def test_index_fill_value_gradient_counts_a_repeated_index_once() -> None:
+    index = microtorch.tensor([1, 1, 0]), torch.tensor([1, 1, 0])
+    _grads(lambda T, a, v: a.index_fill(1, index[T is torch], v), np.ones((2, 3)), 2.0)
+
+
 @pytest.mark.parametrize(
     "shape, wrap", [((3, 3), False), ((7, 3), True), ((7, 3), False), ((3, 7), True), ((3, 3, 3), False),
                     ((2, 5), False), ((0, 3), False), ((4, 4), True), ((1, 1), False)],
