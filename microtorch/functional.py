@@ -3014,7 +3014,13 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     rank = qs * xp.maximum(count - 1, 0).astype(qs.dtype)  # (..., len(q)); all-nan rows: 0
     if not ignore_nan:
         rank = xp.where(has_nan, qs.dtype.type(n - 1), rank)  # a row's nan (sorted last)
-    out = _interpolate_sorted(ordered, rank, interpolation, xp)
+    weight = None  # linear between sorted values: d out / d q = (above - below) * (count - 1)
+    if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:
+        scale = Tensor._make(xp.maximum(count - 1, 0).astype(qs.dtype))
+        weight = reshape(q, (-1,)) * scale - Tensor._make(xp.floor(rank))
+        if not ignore_nan:
+            weight = where(Tensor._make(has_nan), Tensor._make(rank - xp.floor(rank)), weight)
+    out = _interpolate_sorted(ordered, rank, interpolation, xp, weight)
     out = movedim(out, -1, 0)  # one leading dim per q
     if keepdim:
         kept = [1] * input.ndim if d is None else list(input.shape)
@@ -3024,16 +3030,19 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     return squeeze(out, 0) if not isinstance(q, Tensor) or q.ndim == 0 else out
 
 
-def _interpolate_sorted(ordered: Tensor, rank: Any, interpolation: str, xp: Any) -> Tensor:
+def _interpolate_sorted(ordered: Tensor, rank: Any, interpolation: str, xp: Any,
+                        weight: Tensor | None = None) -> Tensor:  # fmt: skip
     """The value at fractional position ``rank`` of each sorted row: between the values at
-    floor(rank) and ceil(rank), as ``interpolation`` says ("nearest" rounds half to even)."""
+    floor(rank) and ceil(rank), as ``interpolation`` says ("nearest" rounds half to even);
+    ``weight``: rank - floor(rank) as a tensor that carries q's gradient (linear only)."""
     below, above = xp.floor(rank), xp.ceil(rank)
     if interpolation in ("lower", "higher", "nearest"):
         position = {"lower": below, "higher": above, "nearest": xp.round(rank)}[interpolation]
         return gather(ordered, -1, Tensor._make(position.astype("int64")))
     low = gather(ordered, -1, Tensor._make(below.astype("int64")))
     high = gather(ordered, -1, Tensor._make(above.astype("int64")))
-    weight = 0.5 if interpolation == "midpoint" else Tensor._make(rank - below)
+    if weight is None:
+        weight = 0.5 if interpolation == "midpoint" else Tensor._make(rank - below)
     return lerp(low, high, weight)
 
 

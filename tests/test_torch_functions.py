@@ -388,7 +388,9 @@ def _grads(call, *arrays, g=None) -> None:
         upstream = np.arange(1.0, out.numel() + 1).reshape(tuple(out.shape)) if g is None else g
         out.backward(T.tensor(upstream))
         results.append([out] + [leaf.grad for leaf in leaves])
-    _same(*results)
+    ours, theirs = results
+    assert [g is None for g in ours] == [g is None for g in theirs]
+    _same([g for g in ours if g is not None], [g for g in theirs if g is not None])
 
 
 @pytest.mark.parametrize("include_self", [True, False])
@@ -412,6 +414,17 @@ def test_index_fill_value_gradient_counts_a_repeated_index_once() -> None:
     index = microtorch.tensor([1, 1, 0]), torch.tensor([1, 1, 0])
     _grads(lambda T, a, v: a.index_fill(1, index[T is torch], v), np.ones((2, 3)), 2.0)
 
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile_gradient_for_q(name: str) -> None:
+    # linear: d out / d q = (above - below) * (count - 1); a row holding nan (quantile), a
+    # 0-d input (one value) and the other interpolations give q no gradient (zeros / None)
+    rows = [[1.0, 5.0, 2.0, 8.0], [1.0, float("nan"), 3.0, 4.0]]
+    _grads(lambda T, a, q: getattr(T, name)(a, q, dim=1), rows, [0.3, 0.6])
+    _grads(lambda T, a, q: getattr(T, name)(a, q, dim=0, keepdim=True), 3.0, [0.2, 0.7])
+    _grads(lambda T, a, q: getattr(T, name)(a, q), [4.0, 1.0, 2.0], 0.25)
+    _grads(lambda T, a, q: getattr(T, name)(a, q, interpolation="lower"), [4.0, 1.0], [0.5])
 
 @pytest.mark.parametrize(
     "shape, wrap", [((3, 3), False), ((7, 3), True), ((7, 3), False), ((3, 7), True), ((3, 3, 3), False),
