@@ -4188,8 +4188,9 @@ def cat(
         _check_tensor(t, "cat", f"tensors[{i}]")
     target = _promoted_dtype(tensors)
     # As in PyTorch, 1-D empty tensors joined to tensors of more dims are left out (they
-    # count for the dtype only): the usual start of `out = torch.tensor([])` then
-    # `out = torch.cat([out, x])` in a loop. Among 1-D tensors they are kept (in the graph).
+    # count for the dtype, and get an empty gradient): the usual start of
+    # `out = torch.tensor([])` then `out = torch.cat([out, x])` in a loop. Among 1-D tensors
+    # they are joined as any other.
     ref = next((t for t in tensors if t.array.shape != (0,)), tensors[0])
     kept = [(i, t) for i, t in enumerate(tensors) if t.array.shape != (0,) or ref.ndim == 1]
     d = wrap_dim(dim, ref.ndim, "cat")
@@ -4205,8 +4206,9 @@ def cat(
                 f"cat: sizes of tensors must match except in dimension {d}; tensors[{kept[0][0]}] "
                 f"has shape {r} and tensors[{i}] has shape {s}"
             )
+    left_out = tuple(i for i in range(len(tensors)) if i not in dict(kept))
     return write_out(
-        shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d),
+        shape_ops.Cat.apply(*[cast(t, target) for t in tensors], dim=d, left_out=left_out),
         out,
         "cat",
         cast_error=TypeError,

@@ -415,6 +415,11 @@ def test_index_fill_value_gradient_counts_a_repeated_index_once() -> None:
     _grads(lambda T, a, v: a.index_fill(1, index[T is torch], v), np.ones((2, 3)), 2.0)
 
 
+def test_cat_gives_a_left_out_empty_tensor_an_empty_gradient() -> None:
+    # a 1-D empty tensor beside 2-D ones is not joined, but stays in the graph as in PyTorch
+    _grads(lambda T, e, b: T.cat([e, b, e]), [], np.ones((2, 3)))
+    _grads(lambda T, e, b: T.cat([b, e], dim=1), [], np.ones((2, 3)))
+
 
 @pytest.mark.parametrize("name", ["quantile", "nanquantile"])
 def test_quantile_gradient_for_q(name: str) -> None:
@@ -425,6 +430,7 @@ def test_quantile_gradient_for_q(name: str) -> None:
     _grads(lambda T, a, q: getattr(T, name)(a, q, dim=0, keepdim=True), 3.0, [0.2, 0.7])
     _grads(lambda T, a, q: getattr(T, name)(a, q), [4.0, 1.0, 2.0], 0.25)
     _grads(lambda T, a, q: getattr(T, name)(a, q, interpolation="lower"), [4.0, 1.0], [0.5])
+
 
 @pytest.mark.parametrize(
     "shape, wrap", [((3, 3), False), ((7, 3), True), ((7, 3), False), ((3, 7), True), ((3, 3, 3), False),
