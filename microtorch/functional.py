@@ -3864,6 +3864,8 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
             f"got shapes {[tuple(t.shape) for t in parts]}"
         )
     result = cat(parts, d) if len(parts) > 1 else input
+    if n == 0:  # a copy of input: prepend and append are only checked, as in PyTorch
+        result = clone(input)
     for _ in range(n):
         size = builtins.max(result.shape[d] - 1, 0)
         later, earlier = narrow(result, d, result.shape[d] - size, size), narrow(result, d, 0, size)
