@@ -2424,13 +2424,12 @@ def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None 
         total, average = n, mean(x, 1, keepdim=True)
         dof = n - correction
     else:
-        weights = weights.to(x.dtype)
-        total = sum(weights)
+        total = sum(weights)  # in the weights' dtype (and so dof), as PyTorch computes them
         average = sum(x * weights, 1, keepdim=True) / total
         if aweights is None or correction == 0:
             dof = total - correction
         else:
-            dof = total - correction * sum(weights * aweights.to(x.dtype)) / total
+            dof = total - correction * sum(weights * aweights) / total
     if builtins.bool(dof <= 0):
         warn_user(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
@@ -2440,7 +2439,7 @@ def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None 
     centred = x - average
     weighted = centred if weights is None else centred * weights
     out = matmul(weighted, t(centred)) / dof
-    return reshape(out, ()) if input.ndim < 2 else out
+    return squeeze(out)  # (one variable, 1-D or one row: 0-d, as in PyTorch)
 
 
 def _check_cov_weights(w: Tensor, name: str, integral: bool, n: builtins.int) -> None:
