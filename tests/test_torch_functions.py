@@ -111,7 +111,6 @@ def test_cov_and_corrcoef_edge_cases() -> None:
         microtorch.cov(microtorch.tensor([1.0]))
 
 
-
 def test_cov_of_one_row_is_0d_and_weights_keep_their_dtype() -> None:
     # PyTorch squeezes the result, and sums the weights (and the degrees of freedom) in
     # their own dtype: float64 weights make a float64 result, float32 ones round dof
@@ -119,7 +118,10 @@ def test_cov_of_one_row_is_0d_and_weights_keep_their_dtype() -> None:
     x = np.array([[-4.8, -7.5, 2.0], [1.0, 0.5, 3.0]])
     for x_type, w_type in (("float32", "float64"), ("float64", "float32")):
         weights = np.array([0.26, 0.37, 0.9], dtype=w_type)
-        _grads(lambda T, a, w=weights: T.cov(a.to(getattr(T, x_type)), aweights=T.tensor(w)), x)
+        _grads(
+            lambda T, a, w=weights, k=x_type: T.cov(a.to(getattr(T, k)), aweights=T.tensor(w)), x
+        )
+
 
 @pytest.mark.parametrize(
     "kwargs, error",
