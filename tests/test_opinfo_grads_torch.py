@@ -196,31 +196,31 @@ class Mismatch(AssertionError):
     pass
 
 
-def _widened(value: Any, seen: dict) -> Any:
-    """The sample's value with every floating tensor as a float64 leaf (same tensor, same leaf)."""
+def _copied(value: Any, seen: dict, wide: bool = False) -> Any:
+    """The sample's value with every tensor a fresh contiguous leaf (float64 with ``wide``),
+    the same tensor twice one leaf. (Some samples hold leaves that are views, to which
+    PyTorch's graph never connects, or strides that a microtorch tensor does not copy.)"""
     if isinstance(value, torch.Tensor):
         if id(value) not in seen:
-            wide = value.detach().clone()
-            if wide.is_floating_point():
-                wide = wide.double().requires_grad_(value.requires_grad)
-            seen[id(value)] = wide
+            copy = value.detach().clone(memory_format=torch.contiguous_format)
+            if wide and copy.is_floating_point():
+                copy = copy.double()
+            seen[id(value)] = copy.requires_grad_(value.requires_grad)
         return seen[id(value)]
     if isinstance(value, (list, tuple)) and not isinstance(value, torch.Size):
-        return type(value)(_widened(v, seen) for v in value)
+        return type(value)(_copied(v, seen, wide) for v in value)
     if isinstance(value, dict):
-        return {k: _widened(v, seen) for k, v in value.items()}
+        return {k: _copied(v, seen, wide) for k, v in value.items()}
     return value
 
 
-def _torch_gradients(
-    op: Any, sample: Any, inputs: list, grads: list, wanted: list, widen: bool = False
-) -> list:
+def _torch_gradients(op: Any, sample: Any, args: tuple, kwargs: dict, inputs: list,
+                     grads: list, wanted: list, wide: bool = False) -> list:  # fmt: skip
     """PyTorch's gradients of ``inputs`` (None where unused) as float64 arrays; computed on
-    float64 copies of the sample with ``widen``."""
-    args, kwargs = (sample.input, *sample.args), sample.kwargs
-    if widen:
+    float64 copies of args and kwargs with ``wide``."""
+    if wide:
         seen: dict = {}
-        args, kwargs = _widened(args, seen), _widened(kwargs, seen)
+        args, kwargs = _copied(args, seen, wide=True), _copied(kwargs, seen, wide=True)
         inputs = [seen[id(t)] for t in inputs]
     outs = flat_outputs(sample.output_process_fn_grad(op.op(*args, **kwargs)))
     chosen = [outs[i] for i in wanted]
@@ -256,14 +256,16 @@ def compare_sample(op: Any, mt_fn: Callable, sample: Any, seed: int) -> str:
     the reason the sample was not compared, and raises Mismatch on a difference."""
     if _draws_masks(op, sample):
         return "random: dropout masks differ"
+    copies: dict = {}
+    args, kwargs = _copied((sample.input, *sample.args), copies), _copied(sample.kwargs, copies)
     leaves: dict = {}
     try:
-        mt_args = to_microtorch((sample.input, *sample.args), leaves)
-        mt_kwargs = to_microtorch(sample.kwargs, leaves)
+        mt_args = to_microtorch(args, leaves)
+        mt_kwargs = to_microtorch(kwargs, leaves)
     except Unconvertible as why:
         return f"sample holds {why}"
     process = sample.output_process_fn_grad
-    torch_outs = flat_outputs(process(op.op(sample.input, *sample.args, **sample.kwargs)))
+    torch_outs = flat_outputs(process(op.op(*args, **kwargs)))
     wanted = [i for i, t in enumerate(torch_outs) if t.requires_grad]
     inputs = [t for t, _ in leaves.values() if t.requires_grad]
     if not wanted or not inputs:
@@ -297,7 +299,7 @@ def compare_sample(op: Any, mt_fn: Callable, sample: Any, seed: int) -> str:
     if not wanted:
         return "no output with a gradient"
     grads = [rng.standard_normal(tuple(torch_outs[i].shape)) for i in wanted]
-    expected = _torch_gradients(op, sample, inputs, grads, wanted)
+    expected = _torch_gradients(op, sample, args, kwargs, inputs, grads, wanted)
     upstream = [microtorch.tensor(g, dtype=mt_outs[i].dtype) for i, g in zip(wanted, grads)]
     try:
         microtorch.autograd.backward([mt_outs[i] for i in wanted], upstream)
@@ -322,7 +324,7 @@ def compare_sample(op: Any, mt_fn: Callable, sample: Any, seed: int) -> str:
             # float32 rounding: good enough where no farther from the float64 answer than
             # PyTorch's own float32 gradient is
             if wide is None:
-                wide = _torch_gradients(op, sample, inputs, grads, wanted, widen=True)
+                wide = _torch_gradients(op, sample, args, kwargs, inputs, grads, wanted, True)
             slack = np.abs(theirs - wide[n])
             if np.all(np.abs(mine - wide[n]) <= slack + RTOL[t.dtype] * np.abs(wide[n]) + 1e-30):
                 differs = None
