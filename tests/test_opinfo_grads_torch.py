@@ -299,7 +299,10 @@ def compare_sample(op: Any, mt_fn: Callable, sample: Any, seed: int) -> str:
     if not wanted:
         return "no output with a gradient"
     grads = [rng.standard_normal(tuple(torch_outs[i].shape)) for i in wanted]
-    expected = _torch_gradients(op, sample, args, kwargs, inputs, grads, wanted)
+    try:
+        expected = _torch_gradients(op, sample, args, kwargs, inputs, grads, wanted)
+    except RuntimeError as why:  # (clamp's backward with input broadcast by min and max)
+        return f"PyTorch's backward raises {type(why).__name__}"
     upstream = [microtorch.tensor(g, dtype=mt_outs[i].dtype) for i, g in zip(wanted, grads)]
     try:
         microtorch.autograd.backward([mt_outs[i] for i in wanted], upstream)
@@ -321,12 +324,14 @@ def compare_sample(op: Any, mt_fn: Callable, sample: Any, seed: int) -> str:
         rtol = RTOL[t.dtype] if t.dtype != torch.float64 else LOOSER.get(op.name, (1e-10,))[0]
         differs = _close(mine, theirs, rtol, _largest(expected))
         if differs and t.dtype != torch.float64:
-            # float32 rounding: good enough where no farther from the float64 answer than
-            # PyTorch's own float32 gradient is
+            # float32 rounding: each element good enough where close to PyTorch's, or no
+            # farther from the float64 answer than PyTorch's own float32 gradient is
             if wide is None:
                 wide = _torch_gradients(op, sample, args, kwargs, inputs, grads, wanted, True)
-            slack = np.abs(theirs - wide[n])
-            if np.all(np.abs(mine - wide[n]) <= slack + RTOL[t.dtype] * np.abs(wide[n]) + 1e-30):
+            near = np.abs(mine - theirs) <= rtol * (np.abs(theirs) + _largest(expected))
+            slack = np.abs(theirs - wide[n]) + rtol * np.abs(wide[n])
+            same_nan = np.isnan(mine) & np.isnan(theirs)
+            if np.all(near | (np.abs(mine - wide[n]) <= slack) | same_nan):
                 differs = None
         if differs:
             raise Mismatch(f"input {n} (shape {theirs.shape}): {differs}")
