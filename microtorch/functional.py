@@ -2476,13 +2476,12 @@ def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None 
         total, average = n, mean(x, 1, keepdim=True)
         dof = n - correction
     else:
-        weights = weights.to(x.dtype)
-        total = sum(weights)
+        total = sum(weights)  # in the weights' dtype (and so dof), as PyTorch computes them
         average = sum(x * weights, 1, keepdim=True) / total
         if aweights is None or correction == 0:
             dof = total - correction
         else:
-            dof = total - correction * sum(weights * aweights.to(x.dtype)) / total
+            dof = total - correction * sum(weights * aweights) / total
     if builtins.bool(dof <= 0):
         warn_user(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
@@ -3073,7 +3072,13 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     rank = qs * xp.maximum(count - 1, 0).astype(qs.dtype)  # (..., len(q)); all-nan rows: 0
     if not ignore_nan:
         rank = xp.where(has_nan, qs.dtype.type(n - 1), rank)  # a row's nan (sorted last)
-    out = _interpolate_sorted(ordered, rank, interpolation, xp)
+    weight = None  # linear between sorted values: d out / d q = (above - below) * (count - 1)
+    if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:
+        scale = Tensor._make(xp.maximum(count - 1, 0).astype(qs.dtype))
+        weight = reshape(q, (-1,)) * scale - Tensor._make(xp.floor(rank))
+        if not ignore_nan:
+            weight = where(Tensor._make(has_nan), Tensor._make(rank - xp.floor(rank)), weight)
+    out = _interpolate_sorted(ordered, rank, interpolation, xp, weight)
     out = movedim(out, -1, 0)  # one leading dim per q
     if keepdim:
         kept = [1] * input.ndim if d is None else list(input.shape)
@@ -3083,16 +3088,19 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     return squeeze(out, 0) if not isinstance(q, Tensor) or q.ndim == 0 else out
 
 
-def _interpolate_sorted(ordered: Tensor, rank: Any, interpolation: str, xp: Any) -> Tensor:
+def _interpolate_sorted(ordered: Tensor, rank: Any, interpolation: str, xp: Any,
+                        weight: Tensor | None = None) -> Tensor:  # fmt: skip
     """The value at fractional position ``rank`` of each sorted row: between the values at
-    floor(rank) and ceil(rank), as ``interpolation`` says ("nearest" rounds half to even)."""
+    floor(rank) and ceil(rank), as ``interpolation`` says ("nearest" rounds half to even);
+    ``weight``: rank - floor(rank) as a tensor that carries q's gradient (linear only)."""
     below, above = xp.floor(rank), xp.ceil(rank)
     if interpolation in ("lower", "higher", "nearest"):
         position = {"lower": below, "higher": above, "nearest": xp.round(rank)}[interpolation]
         return gather(ordered, -1, Tensor._make(position.astype("int64")))
     low = gather(ordered, -1, Tensor._make(below.astype("int64")))
     high = gather(ordered, -1, Tensor._make(above.astype("int64")))
-    weight = 0.5 if interpolation == "midpoint" else Tensor._make(rank - below)
+    if weight is None:
+        weight = 0.5 if interpolation == "midpoint" else Tensor._make(rank - below)
     return lerp(low, high, weight)
 
 
@@ -3967,9 +3975,9 @@ def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: An
             f"diff: prepend and append must have as many dims as input {tuple(input.shape)}, "
             f"got shapes {[tuple(t.shape) for t in parts]}"
         )
+    result = cat(parts, d) if len(parts) > 1 else input  # (checks prepend's and append's sizes)
     if n == 0:  # no differences taken: a copy of input alone, prepend and append left out
         return write_out(clone(input), out, "diff", exact_dtype=True)
-    result = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
         size = builtins.max(result.shape[d] - 1, 0)
         later, earlier = narrow(result, d, result.shape[d] - size, size), narrow(result, d, 0, size)
@@ -4303,8 +4311,9 @@ def _cat(tensors: Sequence[Tensor], dim: int, op: str) -> Tensor:
         _check_tensor(t, op, f"tensors[{i}]")
     target = _promoted_dtype(tensors)
     # As in PyTorch, 1-D empty tensors joined to tensors of more dims are left out (they
-    # count for the dtype only): the usual start of `out = torch.tensor([])` then
-    # `out = torch.cat([out, x])` in a loop. Among 1-D tensors they are kept (in the graph).
+    # count for the dtype, and get an empty gradient): the usual start of
+    # `out = torch.tensor([])` then `out = torch.cat([out, x])` in a loop. Among 1-D tensors
+    # they are joined as any other.
     ref = next((t for t in tensors if t.array.shape != (0,)), tensors[0])
     kept = [(i, t) for i, t in enumerate(tensors) if t.array.shape != (0,) or ref.ndim == 1]
     d = wrap_dim(dim, ref.ndim, op)
@@ -4320,7 +4329,8 @@ def _cat(tensors: Sequence[Tensor], dim: int, op: str) -> Tensor:
                 f"{op}: sizes of tensors must match except in dimension {d}; tensors[{kept[0][0]}] "
                 f"has shape {r} and tensors[{i}] has shape {s}"
             )
-    return shape_ops.Cat.apply(*[cast(t, target) for _, t in kept], dim=d)
+    left_out = tuple(i for i in range(len(tensors)) if i not in dict(kept))
+    return shape_ops.Cat.apply(*[cast(t, target) for t in tensors], dim=d, left_out=left_out)
 
 
 concat = concatenate = cat
@@ -5207,7 +5217,7 @@ def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor,
                    include_self: bool = True, out: Any = None) -> Tensor:  # fmt: skip
     """Like scatter_add, but the values meeting at a position (src's, and input's own unless
     include_self=False) are combined by ``reduce``: "sum", "prod", "mean" (integers: floor),
-    "amax" or "amin". Gradients as PyTorch's (prod's where the values are nonzero)."""
+    "amax" or "amin". Gradients as PyTorch's (prod's at zeros too)."""
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # (PyTorch takes these too)
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(
@@ -5384,7 +5394,11 @@ def index_fill(input: Tensor, dim: builtins.int, index: Tensor, value: Any) -> T
             )
         value = cast(value, input.dtype) if value.dtype is not input.dtype else value
     out = clone(input)
-    setitem(out, _slices_at(input, dim, index, True, "index_fill"), value)
+    where = _slices_at(input, dim, index, True, "index_fill")
+    # each slice once: a repeated index fills it once, so it adds to value's gradient once
+    n = input.shape[len(where) - 1]
+    once = Tensor._make(backend.xp_of(index.array).unique(where[-1].array % n))
+    setitem(out, where[:-1] + (once,), value)
     return out
 
 

@@ -1442,7 +1442,9 @@ EDGE_CASES = {
     "diff_n_past_the_length_and_0": lambda T: (
         T.diff(T.tensor([1, 4, 9]), n=5),
         T.diff(T.tensor([1, 4, 9]), n=0),
+        T.diff(T.ones(2, 2), n=0, dim=0, prepend=T.zeros(1, 2), append=T.zeros(3, 2)),
     ),
+    "diff_n_0_still_checks_prepend": lambda T: T.diff(T.ones(2, 2), n=0, append=T.ones(3, 3)),
     "diff_bools_and_uint8": lambda T: (
         T.diff(T.tensor([True, False, False])),
         T.diff(T.tensor([1, 2], dtype=T.uint8)),

@@ -117,6 +117,18 @@ def test_cov_and_corrcoef_edge_cases() -> None:
         microtorch.cov(microtorch.tensor([1.0]))
 
 
+def test_cov_of_one_row_is_0d_and_weights_keep_their_dtype() -> None:
+    # PyTorch squeezes the result, and sums the weights (and the degrees of freedom) in
+    # their own dtype: float64 weights make a float64 result, float32 ones round dof
+    _check(lambda T, a: (T.cov(a), T.corrcoef(a)), [[1.0, 2.5, 4.0]])
+    x = np.array([[-4.8, -7.5, 2.0], [1.0, 0.5, 3.0]])
+    for x_type, w_type in (("float32", "float64"), ("float64", "float32")):
+        weights = np.array([0.26, 0.37, 0.9], dtype=w_type)
+        _grads(
+            lambda T, a, w=weights, k=x_type: T.cov(a.to(getattr(T, k)), aweights=T.tensor(w)), x
+        )
+
+
 @pytest.mark.parametrize(
     "kwargs, error",
     [({"fweights": [1.0, 2.0, 1.0]}, "integral dtype"), ({"aweights": [1, 2, 1]}, "floating point"),
@@ -387,6 +399,59 @@ def test_index_reduce_edges() -> None:
                      [0], [1.0], match="Expected reduce")  # fmt: skip
     _raise_alike(lambda T, a, i, s: T.index_reduce(a, 0, i, s, "prod"), RuntimeError, [1.0, 2.0],
                  [0, 1], [1.0])  # fmt: skip
+
+
+def _grads(call, *arrays, g=None) -> None:
+    """call(T, *leaves) and every leaf's gradient for the upstream g agree with PyTorch's."""
+    results = []
+    for T in (microtorch, torch):
+        leaves = [T.tensor(np.array(a, dtype=np.float64), requires_grad=True) for a in arrays]
+        out = call(T, *leaves)
+        upstream = np.arange(1.0, out.numel() + 1).reshape(tuple(out.shape)) if g is None else g
+        out.backward(T.tensor(upstream))
+        results.append([out] + [leaf.grad for leaf in leaves])
+    ours, theirs = results
+    assert [g is None for g in ours] == [g is None for g in theirs]
+    _same([g for g in ours if g is not None], [g for g in theirs if g is not None])
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+def test_prod_reductions_gradient_at_zeros(include_self: bool) -> None:
+    # the product of the other factors, also where some factors are 0 (PyTorch's rule; the
+    # gradient was NaN there): one zero at a position, two zeros, a zero in input only
+    x = [[0.0, 2.0, 3.0], [4.0, 0.0, 5.0]]
+    src = [[0.0, 7.0, 0.0, 2.0], [3.0, 0.0, 6.0, 0.5]]
+    where = (
+        microtorch.tensor([[0, 0, 1, 2], [1, 1, 1, 2]]),
+        torch.tensor([[0, 0, 1, 2], [1, 1, 1, 2]]),
+    )
+    _grads(lambda T, a, s: a.scatter_reduce(1, where[T is torch], s, "prod",
+                                           include_self=include_self), x, src)  # fmt: skip
+    index = microtorch.tensor([0, 0, 2, 1]), torch.tensor([0, 0, 2, 1])
+    _grads(lambda T, a, s: a.index_reduce(1, index[T is torch], s, "prod",
+                                         include_self=include_self), x, src)  # fmt: skip
+
+
+def test_index_fill_value_gradient_counts_a_repeated_index_once() -> None:
+    index = microtorch.tensor([1, 1, 0]), torch.tensor([1, 1, 0])
+    _grads(lambda T, a, v: a.index_fill(1, index[T is torch], v), np.ones((2, 3)), 2.0)
+
+
+def test_cat_gives_a_left_out_empty_tensor_an_empty_gradient() -> None:
+    # a 1-D empty tensor beside 2-D ones is not joined, but stays in the graph as in PyTorch
+    _grads(lambda T, e, b: T.cat([e, b, e]), [], np.ones((2, 3)))
+    _grads(lambda T, e, b: T.cat([b, e], dim=1), [], np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile_gradient_for_q(name: str) -> None:
+    # linear: d out / d q = (above - below) * (count - 1); a row holding nan (quantile), a
+    # 0-d input (one value) and the other interpolations give q no gradient (zeros / None)
+    rows = [[1.0, 5.0, 2.0, 8.0], [1.0, float("nan"), 3.0, 4.0]]
+    _grads(lambda T, a, q: getattr(T, name)(a, q, dim=1), rows, [0.3, 0.6])
+    _grads(lambda T, a, q: getattr(T, name)(a, q, dim=0, keepdim=True), 3.0, [0.2, 0.7])
+    _grads(lambda T, a, q: getattr(T, name)(a, q), [4.0, 1.0, 2.0], 0.25)
+    _grads(lambda T, a, q: getattr(T, name)(a, q, interpolation="lower"), [4.0, 1.0], [0.5])
 
 
 @pytest.mark.parametrize(

@@ -58,6 +58,10 @@ class CTCLoss(Function):
     def forward(self, log_probs, targets, input_lengths, target_lengths, blank=0,
                 zero_infinity=False):  # fmt: skip
         xp = xp_of(log_probs)
+        # the recursions add up T log-probabilities: in float32 their rounding reached 1e-4 of
+        # the gradient, so narrower floats are computed in float64 (and the results rounded)
+        self.dtype = log_probs.dtype
+        log_probs = log_probs.astype("float64", copy=False)
         T, N, C = log_probs.shape
         L = 2 * targets.shape[1] + 1
         s = xp.arange(L)
@@ -90,7 +94,7 @@ class CTCLoss(Function):
         log_p = _logaddexp3(end, before, xp.full_like(end, neg_inf))
         # no frames: only the empty target fits, with probability 1
         log_p = xp.where(input_lengths > 0, log_p, xp.where(target_lengths == 0, 0.0, neg_inf))
-        nll = (-log_p).astype(log_probs.dtype)
+        nll = -log_p
         self.infeasible = xp.isinf(nll)
         self.zero_infinity, self.blank = zero_infinity, blank
         self.input_lengths, self.target_lengths, self.ext, self.skip = (
@@ -100,7 +104,7 @@ class CTCLoss(Function):
             skip,
         )
         self.save_for_backward(log_probs, alpha, y, nll)
-        return xp.where(self.infeasible, 0, nll).astype(nll.dtype) if zero_infinity else nll
+        return (xp.where(self.infeasible, 0, nll) if zero_infinity else nll).astype(self.dtype)
 
     def backward(self, grad):
         log_probs, alpha, y, nll = self.saved
@@ -146,4 +150,4 @@ class CTCLoss(Function):
         g = xp.where(used, g, 0)
         if self.zero_infinity:
             g = xp.where(finite, g, 0)
-        return (g * grad[None, :, None]).astype(log_probs.dtype), None, None, None
+        return (g * grad[None, :, None]).astype(self.dtype), None, None, None

@@ -1507,7 +1507,7 @@ class Heaviside(Function):
 
 class Sinc(Function):
     """sin(pi x) / (pi x), and 1 at x = 0. d/dx = (pi x cos(pi x) - sin(pi x)) / (pi x^2),
-    and 0 at x = 0 (its limit)."""
+    and 0 at x = 0 (its limit); near 0, where the two terms cancel, its Taylor series."""
 
     def forward(self, x):
         xp = xp_of(x)

@@ -229,8 +229,8 @@ class ScatterReduce(Function):
 
     Gradients (as PyTorch's): sum passes the gradient to x and gathers it for src; mean
     divides it by each position's count first; amax/amin share it evenly among the
-    elements (of x and src) equal to the result; prod: d out / d v = out / v for each
-    factor v (nonzero factors)."""
+    elements (of x and src) equal to the result; prod: d out / d v is the product of the
+    other factors of v's position, zeros included."""
 
     def forward(self, x, src, index=None, dim=0, reduce="sum", include_self=True):
         xp = xp_of(x)
@@ -248,10 +248,9 @@ class ScatterReduce(Function):
             scatter_at("maximum", out, self.where, src)
         elif reduce == "amin":
             scatter_at("minimum", out, self.where, src)
-        else:  # prod: CuPy has no multiply.at; one slice of index along dim at a time has no
-            for j in range(index.shape[dim]):  # repeated position, so *= is safe there
-                part = tuple(w.take([j], axis=dim) for w in xp.broadcast_arrays(*self.where))
-                out[part] *= src.take([j], axis=dim)
+        else:
+            self.dim = dim
+            multiply_at(out, self.where, src, dim)
         if reduce == "mean":
             count = hit + (1 if include_self else 0)
             count = xp.maximum(count, 1).astype(x.dtype)  # untouched positions keep x
@@ -286,9 +285,20 @@ class ScatterReduce(Function):
             xp.add.at(winners, self.where, src_wins.astype(grad.dtype))
             grad = grad / winners
             gx, gs = grad * x_wins, grad[self.where] * src_wins
-        elif self.reduce == "prod":  # out / v: the product of the other factors
-            gx = xp.where(self.hit == 0, grad, grad * out / x)  # (untouched: out is x)
-            gs = (grad * out)[self.where] / src
+        elif self.reduce == "prod":  # the product of the other factors, zeros among them too
+            others = xp.ones_like(x)  # for x: the product of the src values it meets
+            multiply_at(others, self.where, src, self.dim)
+            gx = grad * others
+            # for src: out / v where v != 0; where v is its position's only zero src, out
+            # recomputed with v as 1; where there are more zeros, 0 (= out / 1)
+            zero = src == 0
+            zeros = xp.zeros(x.shape, dtype="int64")
+            xp.add.at(zeros, self.where, zero.astype("int64"))
+            alone = zero & (zeros[self.where] == 1)
+            without = x.copy() if self.kept is None else xp.where(self.kept, x, 1).astype(x.dtype)
+            multiply_at(without, self.where, xp.where(alone, 1, src).astype(src.dtype), self.dim)
+            divided = (grad * out)[self.where] / xp.where(zero, 1, src)
+            gs = xp.where(alone, (grad * without)[self.where], divided)
         else:
             gx, gs = grad, grad[self.where]
         if self.kept is not None:
@@ -296,6 +306,15 @@ class ScatterReduce(Function):
         full = xp.zeros(self.src_shape, dtype=grad.dtype)
         full[self.used] = gs
         return gx.astype(grad.dtype, copy=False), full
+
+
+def multiply_at(out, where, src, dim):
+    """out[where] *= src where positions repeat (where from along_dim(index, dim)): CuPy has
+    no multiply.at, and one slice of index along dim at a time has no repeated position."""
+    xp = xp_of(out)
+    for j in range(src.shape[dim]):
+        part = tuple(w.take([j], axis=dim) for w in xp.broadcast_arrays(*where))
+        out[part] *= src.take([j], axis=dim)
 
 
 class IndexAccumulate(Function):

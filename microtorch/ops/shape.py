@@ -83,14 +83,22 @@ class Contiguous(Function):
 
 
 class Cat(Function):
-    def forward(self, *arrays, dim=0):
-        self.dim = dim
-        self.sizes = [a.shape[dim] for a in arrays]
-        return xp_of(arrays[0]).concatenate(arrays, axis=dim)
+    """The arrays joined along ``dim``; those at the positions ``left_out`` (1-D empty ones
+    beside arrays of more dims, PyTorch's legacy rule) are not joined and get an empty
+    gradient."""
+
+    def forward(self, *arrays, dim=0, left_out=()):
+        self.dim, self.left_out = dim, left_out
+        self.sizes = [a.shape[dim] if i not in left_out else 0 for i, a in enumerate(arrays)]
+        joined = [a for i, a in enumerate(arrays) if i not in left_out]
+        return xp_of(arrays[0]).concatenate(joined, axis=dim)
 
     def backward(self, grad):
         grads, start = [], 0
-        for size, needed in zip(self.sizes, self.needs_input_grad):
+        for i, (size, needed) in enumerate(zip(self.sizes, self.needs_input_grad)):
+            if i in self.left_out:
+                grads.append(xp_of(grad).zeros((0,), dtype=grad.dtype) if needed else None)
+                continue
             index = [slice(None)] * grad.ndim
             index[self.dim] = slice(start, start + size)
             grads.append(grad[tuple(index)] if needed else None)

@@ -62,6 +62,26 @@ def test_random_batches_match_pytorch_forward_and_backward(reduction: str,
     assert zero_infinity or infeasible > 0  # the infinite losses (and nan gradients) were met
 
 
+def test_float32_gradient_of_long_inputs_rounds_once() -> None:
+    # 50 frames of 20 classes (PyTorch's OpInfo sample): summing that many log-probabilities
+    # in float32 left microtorch's gradient 1e-4 off, as PyTorch's; it now rounds once
+    rng = np.random.default_rng(0)
+    logits = rng.uniform(-9, 9, size=(50, 16, 20))
+    log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    targets = rng.integers(1, 20, size=(16, 30))
+    lengths = np.full(16, 50), rng.integers(12, 30, size=16)
+    grads = {}
+    for name, lib, fn, dtype in (("exact", torch, torch.nn.functional.ctc_loss, "float64"),
+                                 ("ours", microtorch, F.ctc_loss, "float32")):  # fmt: skip
+        x = lib.tensor(log_probs.astype(dtype), requires_grad=True)
+        loss = fn(x, lib.tensor(targets), *map(lib.tensor, lengths), reduction="sum")
+        loss.backward()
+        grads[name] = x.grad.numpy().astype(np.float64)
+    assert x.grad.dtype is microtorch.float32 and loss.dtype is microtorch.float32
+    ours = np.abs(grads["ours"] - grads["exact"]).max()
+    assert ours <= 1e-6  # (PyTorch's own float32 gradient is 1e-4 off here)
+
+
 def test_an_impossible_alignment_is_inf_with_nan_gradient_or_zero_with_zero_infinity() -> None:
     log_probs = np.log(np.full((2, 1, 3), 1 / 3))
     targets, lengths = [[1, 1]], ([2], [2])  # 1, 1 needs a blank between: 3 frames
