@@ -67,6 +67,15 @@ TOL = {
     torch.float32: dict(rtol=1e-4, atol=1e-5),
 }
 
+# (module name, dtype) -> a looser tolerance, and why microtorch is not PyTorch's rounding there
+LOOSER: dict[tuple[str, object], tuple[dict, str]] = {
+    ("nn.CTCLoss", torch.float32): (
+        dict(rtol=5e-3, atol=1e-4),
+        "microtorch runs CTC's recursions in float64 and rounds once; PyTorch's float32 "
+        "recursion drifts by ~1e-3 over 50 frames (tests/nn/test_ctc.py)",
+    ),
+}
+
 
 def _dtype_name(dtype: object) -> str:
     return str(dtype).rsplit(".", 1)[-1]
@@ -148,7 +157,7 @@ def _assert_close(ours: object, theirs: object, dtype: object, what: str) -> Non
     np.testing.assert_allclose(
         _array(ours).astype(np.float64) if ours.dtype.is_floating_point else _array(ours),
         _array(theirs).astype(np.float64) if theirs.dtype.is_floating_point else _array(theirs),
-        **TOL.get(dtype, TOL[torch.float32]),
+        **LOOSER.get((what.split("[")[0], dtype), (TOL.get(dtype, TOL[torch.float32]),))[0],
         err_msg=what,
     )
 
