@@ -9,6 +9,8 @@ import pytest
 
 import microtorch
 
+from .torch_reference import needs_torch
+
 
 def _name(dtype) -> str:
     return str(dtype).split(".")[-1]
@@ -180,6 +182,7 @@ def test_arange_with_an_integer_dtype_truncates_its_arguments(args) -> None:
     assert ours.dtype is microtorch.int64
 
 
+@needs_torch((2, 13), "arange's check of a step that truncates to 0 (2.11 crashes)")
 def test_arange_with_an_integer_dtype_refuses_a_step_that_truncates_to_0() -> None:
     with pytest.raises(ValueError, match="step must be nonzero"):
         microtorch.arange(0, 5, 0.5, dtype=microtorch.int64)

@@ -16,6 +16,8 @@ import pytest
 
 import microtorch
 
+from .torch_reference import torch_before
+
 torch = pytest.importorskip("torch")
 
 CALLS = [
@@ -180,8 +182,15 @@ def _outcome(call: str, T) -> str:
     return "ok"
 
 
+# PyTorch 2.11 answers these with RuntimeError; 2.13's parser (which microtorch follows) with
+# TypeError
+CHANGED_SINCE_2_11 = {"T.softmax(x, None)", "x.log_softmax(None)"}
+
+
 @pytest.mark.parametrize("call", CALLS)
 def test_call_is_taken_or_refused_as_by_pytorch(call: str) -> None:
+    if call in CHANGED_SINCE_2_11 and torch_before((2, 13)):
+        pytest.skip("the installed PyTorch is older than 2.13, whose parser microtorch follows")
     assert _outcome(call, microtorch) == _outcome(call, torch)
 
 

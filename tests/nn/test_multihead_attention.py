@@ -12,6 +12,8 @@ import pytest
 import microtorch
 from microtorch import nn
 
+from ..torch_reference import needs_torch
+
 
 def _np_softmax(x):
     e = np.exp(x - x.max(axis=-1, keepdims=True))
@@ -87,6 +89,7 @@ def test_parameters_and_shapes_as_in_pytorch() -> None:
     assert out.shape == (3, 2, 4) and w.shape == (2, 3, 7)  # 5 keys + a learned one + a zero one
 
 
+@needs_torch((2, 13), "LayerNorm's repr with bias=")
 def test_out_proj_prints_under_pytorchs_class_name() -> None:
     """out_proj is a NonDynamicallyQuantizableLinear (a plain Linear), so the attention
     modules print as PyTorch's; before, repr said Linear there."""
