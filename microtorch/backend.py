@@ -37,11 +37,21 @@ class device:
             return
         if not isinstance(spec, str):
             raise TypeError(f"device: expected a string such as 'cpu' or 'cuda', got {spec!r}")
-        kind, _, number = spec.partition(":")
-        if kind not in ("cpu", "cuda"):
-            raise ValueError(f"device: unknown device {spec!r}; microtorch knows 'cpu' and 'cuda'")
+        kind, colon, number = spec.partition(":")
+        if kind not in ("cpu", "cuda"):  # (RuntimeError, as PyTorch's device parser raises)
+            raise RuntimeError(
+                f"device: unknown device {spec!r}; microtorch knows 'cpu' and 'cuda'"
+            )
+        if colon and not number.isdigit():  # 'cuda:x', 'cuda:-1', 'cuda:'
+            raise RuntimeError(
+                f"device: invalid device string {spec!r}; write 'cuda' or 'cuda:N' with N >= 0"
+            )
         if number:
             index = int(number)
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+            raise TypeError(f"device: the index must be an int, got {type(index).__name__}")
+        if index is not None and index < 0:
+            raise RuntimeError(f"device: device index must not be negative, got {index}")
         if kind == "cuda" and index is None:
             index = 0
         if kind == "cpu":
@@ -60,7 +70,7 @@ class device:
         if isinstance(other, str):
             try:
                 other = device(other)
-            except ValueError:
+            except RuntimeError:
                 return False
         if not isinstance(other, device):
             return NotImplemented

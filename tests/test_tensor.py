@@ -749,8 +749,27 @@ def test_to_with_copy_true_always_copies() -> None:
 
 
 def test_to_unknown_device_is_rejected() -> None:
-    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+    with pytest.raises(RuntimeError, match="unknown device 'tpu'"):
         microtorch.ones(1).to("tpu")
+
+
+@pytest.mark.parametrize("spec", ["tpu", "cuda:x", "cuda:-1", "cpu:-1", "cuda:", "gpu:0"])
+def test_bad_device_strings_raise_runtime_error_as_in_pytorch(spec: str) -> None:
+    with pytest.raises(RuntimeError, match=r"device: (unknown device|invalid device string)"):
+        microtorch.device(spec)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.device(spec)
+
+
+def test_a_negative_device_index_raises_runtime_error_as_in_pytorch() -> None:
+    with pytest.raises(RuntimeError, match="device index must not be negative, got -2"):
+        microtorch.device("cuda", -2)
+    assert microtorch.device("cuda", 1) == "cuda:1" and microtorch.device("cuda:1").index == 1
+    assert microtorch.device("cpu") != "gpu"  # a bad string compares unequal, no error
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.device("cuda", -2)
 
 
 def test_requires_grad_flag() -> None:
