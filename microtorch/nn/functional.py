@@ -1093,17 +1093,10 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     _check_floating_kernel(input, target, "mse_loss")
     _warn_if_broadcast(input, target, "mse_loss")
     if weight is None:  # (one op: its float16 steps are PyTorch's kernel's)
-        input, target = _loss_operands(input, target, "mse_loss")
+        input, target = _functional._binary_operands(input, target, "mse_loss")
         return _regression_loss.MseLoss.apply(input, target, reduction=reduction)
     diff = input - target
     return _reduce_weighted(diff * diff, weight, input, reduction, "mse_loss")
-
-
-def _loss_operands(input: Tensor, target: Tensor, op: str) -> tuple:
-    """input and target in the dtype they promote to, which must be a floating one: PyTorch
-    has no integer kernel for mse_loss, smooth_l1_loss or huber_loss (NotImplementedError)."""
-    input, target = _functional._binary_operands(input, target, op)
-    return _floating_only(input, op), target
 
 
 def _weighted(losses: Tensor, weight: Tensor | None, input: Tensor, op: str) -> Tensor:
@@ -1191,7 +1184,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     _warn_if_broadcast(input, target, "smooth_l1_loss")
     if beta == 0:
         return _reduce((input - target).abs(), reduction)
-    input, target = _loss_operands(input, target, "smooth_l1_loss")
+    input, target = _functional._binary_operands(input, target, "smooth_l1_loss")
     return _regression_loss.SmoothL1Loss.apply(input, target, reduction=reduction, beta=beta)
 
 
@@ -1205,7 +1198,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
     _check_floating_kernel(input, target, "huber_loss", into_input=True)
     _warn_if_broadcast(input, target, "huber_loss")
-    input, target = _loss_operands(input, target, "huber_loss")
+    input, target = _functional._binary_operands(input, target, "huber_loss")
     if weight is None:
         return _regression_loss.HuberLoss.apply(input, target, reduction=reduction, delta=delta)
     d = (input - target).abs()
