@@ -23,11 +23,6 @@ from ..backend import xp_of
 from .elementwise import _float16_as_float32, _in_float32
 
 
-def _rounded(fn, x):
-    """fn(x) for float16 x computed in float32 and rounded once (PyTorch's float16 kernels)."""
-    return fn(_float16_as_float32(x)).astype(x.dtype, copy=False)
-
-
 def _log_sigmoid(x):
     xp = xp_of(x)
     return -(xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0))
@@ -64,8 +59,8 @@ class BinaryCrossEntropy(_ReducedLoss):
     def forward(self, x, y, weight=None, reduction="mean"):
         xp = xp_of(x)
         self._setup(x, weight, reduction)
-        log_x = _rounded(lambda x: xp.maximum(xp.log(x), -100), x)
-        log_not_x = _rounded(lambda x: xp.maximum(xp.log1p(-x), -100), x)
+        log_x = _in_float32(lambda x: xp.maximum(xp.log(x), -100), x)
+        log_not_x = _in_float32(lambda x: xp.maximum(xp.log1p(-x), -100), x)
         self.save_for_backward(x, y)
         return self._reduced((y - 1) * log_not_x - y * log_x)
 
@@ -84,7 +79,7 @@ class BinaryCrossEntropyWithLogits(_ReducedLoss):
     def forward(self, x, y, pos_weight=None, weight=None, reduction="mean"):
         self._setup(x, weight, reduction)
         self.pos_weight = pos_weight
-        log_sigmoid = _rounded(_log_sigmoid, x)
+        log_sigmoid = _in_float32(_log_sigmoid, x)
         self.save_for_backward(x, y, log_sigmoid)
         if pos_weight is None:
             return self._reduced((1 - y) * x - log_sigmoid)
@@ -95,7 +90,7 @@ class BinaryCrossEntropyWithLogits(_ReducedLoss):
         p = self.pos_weight
         gx = gy = None
         if self.needs_input_grad[0]:
-            sigmoid = _rounded(_sigmoid, x)
+            sigmoid = _in_float32(_sigmoid, x)
             if p is None:
                 gx = (sigmoid - y) * grad
             else:
@@ -105,5 +100,5 @@ class BinaryCrossEntropyWithLogits(_ReducedLoss):
             if p is None:
                 gy = -x * grad
             else:
-                gy = (_rounded(_log_sigmoid, -x) - log_sigmoid * p) * grad
+                gy = (_in_float32(_log_sigmoid, -x) - log_sigmoid * p) * grad
         return self._finished(gx), self._finished(gy)
