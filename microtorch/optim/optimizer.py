@@ -513,6 +513,8 @@ def add_scaled_(a: Any, b: Any, alpha: float) -> None:
     """a += alpha * b in place (PyTorch's a.add_(b, alpha=alpha))."""
     if a.dtype == np.float16:
         a[...] = scaled_sum(a, b, alpha)
+    elif alpha == 1.0:  # (no temporary alpha * b: SGD's momentum without dampening)
+        a += b
     else:
         a += alpha * b
 
