@@ -518,15 +518,13 @@ def randint(low: int = 0, high: int | None = None, size: Any = None, *,
             f"randint: size must be a tuple of ints, got {type(size).__name__}; write "
             f"randint({low}, {high}, ({size},)) for a 1-D result"
         )
-    try:
-        if isinstance(low, bool) or isinstance(high, bool):  # (an int to Python, not PyTorch)
-            raise TypeError
-        low, high = operator.index(low), operator.index(high)
-    except TypeError:
+    # (a bool is an int to Python, not to PyTorch)
+    if any(isinstance(v, bool) or not _is_int(v) for v in (low, high)):
         raise TypeError(
             f"randint: low and high must be ints, got low={low!r}, high={high!r}; round them "
             "first (a float bound would be truncated)"
-        ) from None
+        )
+    low, high = operator.index(low), operator.index(high)
     if low >= high:
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
     target = _dtypes.int64 if dtype is None else _dtypes.get_dtype(dtype)
